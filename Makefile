@@ -1,0 +1,43 @@
+# The project's vocabulary: `make demo` runs the seed's deploy example end to end,
+# `make test` runs every test (and installs what the tests need, idempotently).
+SHELL := /bin/bash
+GO ?= go
+BIN := $(CURDIR)/bin
+TOOLS := $(CURDIR)/.tools
+export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
+
+.PHONY: all build demo test unit lint setup bench clean
+
+all: build
+
+## build: the CLI and the example servers into ./bin
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/mcp-tester ./examples/...
+
+## setup: install everything the tests need (idempotent)
+setup:
+	@bash scripts/setup.sh
+
+## demo: the seed's deploy example, end to end
+demo: build
+	@bash scripts/demo.sh
+
+## lint: gofmt, go vet, staticcheck
+lint:
+	@bash scripts/lint.sh
+
+## unit: go test ./... (the testscript transcripts included)
+unit: build
+	$(GO) test -count=1 ./...
+
+## test: everything CI runs
+test: setup lint unit
+	@bash scripts/conformance.sh
+
+## bench: the benchmarks that BENCHMARKS.md reports
+bench: build
+	@bash scripts/bench.sh
+
+clean:
+	rm -rf $(BIN)
