@@ -1,0 +1,386 @@
+package formschema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Kind is the kind of input a field asks for.
+type Kind string
+
+// The kinds of field a form may contain.
+const (
+	String      Kind = "string"       // free text, optionally with a format
+	Number      Kind = "number"       // any JSON number
+	Integer     Kind = "integer"      // a whole number
+	Boolean     Kind = "boolean"      // a checkbox
+	SingleEnum  Kind = "single-enum"  // one value out of a list
+	MultiSelect Kind = "multi-select" // several values out of a list
+)
+
+// Formats a string field may declare.
+var allowedFormats = []string{"email", "uri", "date", "date-time"}
+
+// Option is one choice of an enum field.
+type Option struct {
+	Value string // the value sent back
+	Title string // what the user sees; equal to Value when the schema gives none
+}
+
+// Field is one property of a form.
+type Field struct {
+	Name        string
+	Kind        Kind
+	Title       string
+	Description string
+	Required    bool
+	// Default is the schema's default value as decoded from JSON (string,
+	// float64, bool or []any), or nil when there is none.
+	Default   any
+	Format    string   // string fields: email, uri, date or date-time
+	Options   []Option // enum and multi-select fields
+	Minimum   *float64 // number and integer fields
+	Maximum   *float64
+	MinLength *int // string fields
+	MaxLength *int
+	MinItems  *int // multi-select fields
+	MaxItems  *int
+}
+
+// Label is the field's title, or its name when it has none.
+func (f *Field) Label() string {
+	if f.Title != "" {
+		return f.Title
+	}
+	return f.Name
+}
+
+// Schema is a parsed form schema. Fields keep the order in which the server
+// declared them when that order is known (see [Parse]).
+type Schema struct {
+	Fields []*Field
+}
+
+// Field returns the field with the given name, or nil.
+func (s *Schema) Field(name string) *Field {
+	for _, f := range s.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Parse reads a requested schema and checks that it stays within the form
+// subset. The schema may be raw JSON ([]byte, json.RawMessage or string), a
+// decoded map, or any value that marshals to a JSON schema. A nil schema is
+// an empty form.
+//
+// Raw JSON keeps the properties in the order the server wrote them. A
+// decoded map has lost that order; its fields come in the order of the
+// schema's "required" list, then the remaining ones by name.
+func Parse(raw any) (*Schema, error) {
+	var data []byte
+	ordered := false
+	switch v := raw.(type) {
+	case nil:
+		return &Schema{}, nil
+	case json.RawMessage:
+		data, ordered = v, true
+	case []byte:
+		data, ordered = v, true
+	case string:
+		data, ordered = []byte(v), true
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("requested schema is not JSON: %w", err)
+		}
+		data = b
+	}
+	if len(bytes.TrimSpace(data)) == 0 || string(bytes.TrimSpace(data)) == "null" {
+		return &Schema{}, nil
+	}
+	var root struct {
+		Type       json.RawMessage            `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("requested schema is not a JSON object: %w", err)
+	}
+	if len(root.Type) > 0 {
+		var t string
+		if json.Unmarshal(root.Type, &t) != nil || t != "object" {
+			return nil, fmt.Errorf("requested schema must have type \"object\", got %s", root.Type)
+		}
+	}
+	names := propertyOrder(data, root.Properties)
+	if !ordered {
+		names = requiredFirst(names, root.Required)
+	}
+	s := &Schema{}
+	for _, name := range names {
+		f, err := parseField(name, root.Properties[name])
+		if err != nil {
+			return nil, err
+		}
+		f.Required = slices.Contains(root.Required, name)
+		s.Fields = append(s.Fields, f)
+	}
+	for _, r := range root.Required {
+		if _, ok := root.Properties[r]; !ok {
+			return nil, fmt.Errorf("field %q is required but not among the properties", r)
+		}
+	}
+	return s, nil
+}
+
+// propertyOrder returns the property names in the order they appear in the
+// raw JSON.
+func propertyOrder(data []byte, props map[string]json.RawMessage) []string {
+	var names []string
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return sortedKeys(props)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return sortedKeys(props)
+		}
+		key, _ := tok.(string)
+		if key != "properties" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return sortedKeys(props)
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return sortedKeys(props)
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return sortedKeys(props)
+			}
+			name, _ := tok.(string)
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return sortedKeys(props)
+			}
+		}
+		return names
+	}
+	return sortedKeys(props)
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func requiredFirst(names, required []string) []string {
+	out := make([]string, 0, len(names))
+	for _, r := range required {
+		if slices.Contains(names, r) && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// property is the wire shape of one property, with every keyword the subset
+// allows and the ones it forbids that are worth naming in an error.
+type property struct {
+	Type        json.RawMessage   `json:"type"`
+	Title       *string           `json:"title"`
+	Description *string           `json:"description"`
+	Default     json.RawMessage   `json:"default"`
+	Format      string            `json:"format"`
+	Enum        []json.RawMessage `json:"enum"`
+	EnumNames   []string          `json:"enumNames"`
+	OneOf       []titledConst     `json:"oneOf"`
+	AnyOf       []titledConst     `json:"anyOf"`
+	Items       *property         `json:"items"`
+	Minimum     *float64          `json:"minimum"`
+	Maximum     *float64          `json:"maximum"`
+	MinLength   *int              `json:"minLength"`
+	MaxLength   *int              `json:"maxLength"`
+	MinItems    *int              `json:"minItems"`
+	MaxItems    *int              `json:"maxItems"`
+	Properties  json.RawMessage   `json:"properties"`
+	Ref         string            `json:"$ref"`
+}
+
+type titledConst struct {
+	Const json.RawMessage `json:"const"`
+	Title string          `json:"title"`
+}
+
+func parseField(name string, raw json.RawMessage) (*Field, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("field %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	var p property
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fail("not a valid property schema: %v", err)
+	}
+	if len(p.Properties) > 0 {
+		return nil, fail("nested objects are not allowed in a form; use flat fields")
+	}
+	if p.Ref != "" {
+		return nil, fail("$ref is not allowed in a form schema")
+	}
+	var typ string
+	if len(p.Type) > 0 {
+		if err := json.Unmarshal(p.Type, &typ); err != nil {
+			return nil, fail("type must be a single string, got %s", p.Type)
+		}
+	}
+	f := &Field{Name: name}
+	if p.Title != nil {
+		f.Title = *p.Title
+	}
+	if p.Description != nil {
+		f.Description = *p.Description
+	}
+	if len(p.Default) > 0 && string(p.Default) != "null" {
+		if err := json.Unmarshal(p.Default, &f.Default); err != nil {
+			return nil, fail("default is not valid JSON: %v", err)
+		}
+	}
+	switch {
+	case typ == "array":
+		return parseMulti(f, &p, fail)
+	case len(p.Enum) > 0 || len(p.OneOf) > 0:
+		if typ != "" && typ != "string" {
+			return nil, fail("enum values must be strings, but type is %q", typ)
+		}
+		f.Kind = SingleEnum
+		opts, err := options(p.Enum, p.EnumNames, p.OneOf, "oneOf")
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		f.Options = opts
+	case typ == "string":
+		f.Kind = String
+		if p.Format != "" && !slices.Contains(allowedFormats, p.Format) {
+			return nil, fail("format %q is not allowed; use one of %s", p.Format, strings.Join(allowedFormats, ", "))
+		}
+		f.Format = p.Format
+		if p.MinLength != nil && *p.MinLength < 0 || p.MaxLength != nil && *p.MaxLength < 0 {
+			return nil, fail("minLength and maxLength must not be negative")
+		}
+		if p.MinLength != nil && p.MaxLength != nil && *p.MaxLength < *p.MinLength {
+			return nil, fail("maxLength %d is less than minLength %d", *p.MaxLength, *p.MinLength)
+		}
+		f.MinLength, f.MaxLength = p.MinLength, p.MaxLength
+	case typ == "number" || typ == "integer":
+		f.Kind = Number
+		if typ == "integer" {
+			f.Kind = Integer
+		}
+		if p.Minimum != nil && p.Maximum != nil && *p.Maximum < *p.Minimum {
+			return nil, fail("maximum %g is less than minimum %g", *p.Maximum, *p.Minimum)
+		}
+		f.Minimum, f.Maximum = p.Minimum, p.Maximum
+	case typ == "boolean":
+		f.Kind = Boolean
+	case typ == "":
+		return nil, fail("type is missing; use string, number, integer, boolean or array")
+	default:
+		return nil, fail("type %q is not allowed in a form; use string, number, integer, boolean or a multi-select array", typ)
+	}
+	if f.Default != nil {
+		if err := f.check(f.Default); err != nil {
+			return nil, fail("default %s", err)
+		}
+	}
+	return f, nil
+}
+
+func parseMulti(f *Field, p *property, fail func(string, ...any) error) (*Field, error) {
+	f.Kind = MultiSelect
+	if p.Items == nil {
+		return nil, fail("an array field needs items with enum or anyOf (only multi-select arrays are allowed)")
+	}
+	it := p.Items
+	var itemType string
+	if len(it.Type) > 0 {
+		_ = json.Unmarshal(it.Type, &itemType)
+	}
+	if itemType != "" && itemType != "string" {
+		return nil, fail("array items must be string enums, got type %q", itemType)
+	}
+	if len(it.Enum) == 0 && len(it.AnyOf) == 0 {
+		return nil, fail("array items must list their choices with enum or anyOf")
+	}
+	opts, err := options(it.Enum, it.EnumNames, it.AnyOf, "anyOf")
+	if err != nil {
+		return nil, fail("items: %v", err)
+	}
+	f.Options = opts
+	if p.MinItems != nil && *p.MinItems < 0 || p.MaxItems != nil && *p.MaxItems < 0 {
+		return nil, fail("minItems and maxItems must not be negative")
+	}
+	if p.MinItems != nil && p.MaxItems != nil && *p.MaxItems < *p.MinItems {
+		return nil, fail("maxItems %d is less than minItems %d", *p.MaxItems, *p.MinItems)
+	}
+	f.MinItems, f.MaxItems = p.MinItems, p.MaxItems
+	if f.Default != nil {
+		if err := f.check(f.Default); err != nil {
+			return nil, fail("default %s", err)
+		}
+	}
+	return f, nil
+}
+
+func options(enum []json.RawMessage, names []string, titled []titledConst, keyword string) ([]Option, error) {
+	var opts []Option
+	if len(enum) > 0 {
+		if len(names) > 0 && len(names) != len(enum) {
+			return nil, fmt.Errorf("%d enum values but %d enumNames", len(enum), len(names))
+		}
+		for i, e := range enum {
+			var v string
+			if err := json.Unmarshal(e, &v); err != nil {
+				return nil, fmt.Errorf("enum value %s is not a string", e)
+			}
+			o := Option{Value: v, Title: v}
+			if len(names) > 0 {
+				o.Title = names[i]
+			}
+			opts = append(opts, o)
+		}
+		return opts, nil
+	}
+	for i, t := range titled {
+		var v string
+		if len(t.Const) == 0 || json.Unmarshal(t.Const, &v) != nil || v == "" {
+			return nil, fmt.Errorf("%s entry %d needs a non-empty string const", keyword, i)
+		}
+		if t.Title == "" {
+			return nil, fmt.Errorf("%s entry %d (%q) needs a title", keyword, i, v)
+		}
+		opts = append(opts, Option{Value: v, Title: t.Title})
+	}
+	return opts, nil
+}

@@ -1,0 +1,232 @@
+package formschema
+
+import (
+	"fmt"
+	"math"
+	"net/mail"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// FieldError is one problem with one field of an answer.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Message) }
+
+// ValidationError lists every problem found in an answer, in field order.
+type ValidationError struct {
+	Problems []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Error()
+	}
+	return "answer does not match the requested schema: " + strings.Join(parts, "; ")
+}
+
+// ApplyDefaults returns a copy of content in which every field that is
+// absent and has a default in the schema holds that default (SEP-1034).
+// content may be nil.
+func (s *Schema) ApplyDefaults(content map[string]any) map[string]any {
+	out := make(map[string]any, len(content)+len(s.Fields))
+	for k, v := range content {
+		out[k] = v
+	}
+	for _, f := range s.Fields {
+		if _, ok := out[f.Name]; !ok && f.Default != nil {
+			out[f.Name] = f.Default
+		}
+	}
+	return out
+}
+
+// Validate checks an accepted answer's content against the schema: required
+// fields present, each value of the right type and within its bounds, enum
+// values among the choices, formats well formed, and no field the schema
+// does not ask for. It returns nil or a *ValidationError.
+func (s *Schema) Validate(content map[string]any) error {
+	var probs []FieldError
+	for _, f := range s.Fields {
+		v, ok := content[f.Name]
+		if !ok || v == nil {
+			if f.Required {
+				probs = append(probs, FieldError{f.Name, "is required"})
+			}
+			continue
+		}
+		if err := f.check(v); err != nil {
+			probs = append(probs, FieldError{f.Name, err.Error()})
+		}
+	}
+	var extra []string
+	for k := range content {
+		if s.Field(k) == nil {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		probs = append(probs, FieldError{k, "is not in the requested schema"})
+	}
+	if len(probs) > 0 {
+		return &ValidationError{Problems: probs}
+	}
+	return nil
+}
+
+// check reports what is wrong with one value for the field, or nil.
+func (f *Field) check(v any) error {
+	switch f.Kind {
+	case String:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("must be a string, got %s", describe(v))
+		}
+		n := utf8.RuneCountInString(s)
+		if f.MinLength != nil && n < *f.MinLength {
+			return fmt.Errorf("must be at least %d characters long, got %d", *f.MinLength, n)
+		}
+		if f.MaxLength != nil && n > *f.MaxLength {
+			return fmt.Errorf("must be at most %d characters long, got %d", *f.MaxLength, n)
+		}
+		return checkFormat(f.Format, s)
+	case Number, Integer:
+		x, ok := number(v)
+		if !ok {
+			return fmt.Errorf("must be a number, got %s", describe(v))
+		}
+		if f.Kind == Integer && x != math.Trunc(x) {
+			return fmt.Errorf("must be a whole number, got %v", x)
+		}
+		if f.Minimum != nil && x < *f.Minimum {
+			return fmt.Errorf("must be at least %v, got %v", *f.Minimum, x)
+		}
+		if f.Maximum != nil && x > *f.Maximum {
+			return fmt.Errorf("must be at most %v, got %v", *f.Maximum, x)
+		}
+	case Boolean:
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("must be true or false, got %s", describe(v))
+		}
+	case SingleEnum:
+		s, ok := v.(string)
+		if !ok || !f.allows(s) {
+			return fmt.Errorf("must be one of %s, got %s", f.choices(), describe(v))
+		}
+	case MultiSelect:
+		items, ok := toStrings(v)
+		if !ok {
+			return fmt.Errorf("must be a list of choices, got %s", describe(v))
+		}
+		for _, s := range items {
+			if !f.allows(s) {
+				return fmt.Errorf("%q is not one of %s", s, f.choices())
+			}
+		}
+		if f.MinItems != nil && len(items) < *f.MinItems {
+			return fmt.Errorf("must have at least %d choices, got %d", *f.MinItems, len(items))
+		}
+		if f.MaxItems != nil && len(items) > *f.MaxItems {
+			return fmt.Errorf("must have at most %d choices, got %d", *f.MaxItems, len(items))
+		}
+	}
+	return nil
+}
+
+func (f *Field) allows(s string) bool {
+	return slices.ContainsFunc(f.Options, func(o Option) bool { return o.Value == s })
+}
+
+func (f *Field) choices() string {
+	vals := make([]string, len(f.Options))
+	for i, o := range f.Options {
+		vals[i] = fmt.Sprintf("%q", o.Value)
+	}
+	return strings.Join(vals, ", ")
+}
+
+func checkFormat(format, s string) error {
+	switch format {
+	case "email":
+		a, err := mail.ParseAddress(s)
+		if err != nil || a.Address != s {
+			return fmt.Errorf("must be an email address, got %q", s)
+		}
+	case "uri":
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme == "" {
+			return fmt.Errorf("must be an absolute URI, got %q", s)
+		}
+	case "date":
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return fmt.Errorf("must be a date (YYYY-MM-DD), got %q", s)
+		}
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return fmt.Errorf("must be a date-time (RFC 3339), got %q", s)
+		}
+	}
+	return nil
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func toStrings(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case nil:
+		return "null"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	if n, ok := number(v); ok {
+		return fmt.Sprintf("the number %v", n)
+	}
+	return fmt.Sprintf("%T", v)
+}
