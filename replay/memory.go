@@ -1,0 +1,95 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultMaxEntries bounds a [Memory] store whose MaxEntries is zero.
+const DefaultMaxEntries = 1 << 20
+
+// MemoryOptions configures [NewMemory].
+type MemoryOptions struct {
+	// MaxEntries is the most nonces kept at once (DefaultMaxEntries if zero).
+	// When the store is full of live nonces, Claim fails with [ErrFull].
+	MaxEntries int
+	// Now returns the current time (time.Now if nil).
+	Now func() time.Time
+}
+
+// Memory is a [Store] held in this process's memory. It forgets everything when
+// the process ends, so it suits a single server instance whose states expire
+// within minutes. Expired nonces are swept as new ones arrive.
+type Memory struct {
+	mu        sync.Mutex
+	seen      map[string]time.Time
+	max       int
+	now       func() time.Time
+	nextSweep time.Time
+}
+
+// NewMemory returns an empty memory store.
+func NewMemory(opts *MemoryOptions) *Memory {
+	m := &Memory{seen: make(map[string]time.Time), max: DefaultMaxEntries, now: time.Now}
+	if opts != nil {
+		if opts.MaxEntries > 0 {
+			m.max = opts.MaxEntries
+		}
+		if opts.Now != nil {
+			m.now = opts.Now
+		}
+	}
+	return m
+}
+
+// Claim records nonce until expiry. It fails with [ErrUsed] if nonce is
+// already recorded and with [ErrFull] if the store holds MaxEntries live nonces.
+func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkNonce(nonce); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if exp, ok := m.seen[nonce]; ok && now.Before(exp) {
+		return fmt.Errorf("claim nonce: %w", ErrUsed)
+	}
+	// Sweep at most once a second, and whenever the store is full.
+	if len(m.seen) >= m.max || !now.Before(m.nextSweep) {
+		m.sweepLocked(now)
+		m.nextSweep = now.Add(time.Second)
+	}
+	if len(m.seen) >= m.max {
+		return fmt.Errorf("claim nonce: %w", ErrFull)
+	}
+	m.seen[nonce] = expiry
+	return nil
+}
+
+// Len reports how many nonces the store holds, expired ones included until
+// they are swept.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.seen)
+}
+
+// Sweep forgets every nonce whose expiry has passed.
+func (m *Memory) Sweep() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepLocked(m.now())
+}
+
+func (m *Memory) sweepLocked(now time.Time) {
+	for n, exp := range m.seen {
+		if !now.Before(exp) {
+			delete(m.seen, n)
+		}
+	}
+}

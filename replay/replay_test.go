@@ -1,0 +1,108 @@
+package replay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/replay/replaytest"
+)
+
+func TestMemoryContract(t *testing.T) {
+	replaytest.Run(t, func(t *testing.T) replay.Store { return replay.NewMemory(nil) })
+}
+
+func TestBoltContract(t *testing.T) {
+	replaytest.Run(t, func(t *testing.T) replay.Store {
+		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// fakeClock is a settable clock for expiry tests.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+func TestMemorySweepsExpired(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	m := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 10, Now: clock.now})
+	ctx := context.Background()
+	for i := range 10 {
+		if err := m.Claim(ctx, fmt.Sprint(i), clock.t.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Claim(ctx, "one-more", clock.t.Add(time.Minute)); !errors.Is(err, replay.ErrFull) {
+		t.Fatalf("Claim on a full store = %v, want ErrFull", err)
+	}
+	if err := m.Claim(ctx, "3", clock.t.Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse on a full store = %v, want ErrUsed", err)
+	}
+	clock.t = clock.t.Add(2 * time.Minute)
+	if err := m.Claim(ctx, "one-more", clock.t.Add(time.Minute)); err != nil {
+		t.Fatalf("Claim after the others expired: %v", err)
+	}
+	if n := m.Len(); n != 1 {
+		t.Fatalf("Len after sweep = %d, want 1", n)
+	}
+	// An expired nonce may be claimed again: the state it guarded is expired too.
+	if err := m.Claim(ctx, "3", clock.t.Add(time.Minute)); err != nil {
+		t.Fatalf("Claim of an expired nonce: %v", err)
+	}
+}
+
+func TestBoltSurvivesReopenAndSweeps(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	path := filepath.Join(t.TempDir(), "replay.db")
+	ctx := context.Background()
+	s, err := replay.OpenBolt(path, &replay.BoltOptions{Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Claim(ctx, "kept", clock.t.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Claim(ctx, "short", clock.t.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = replay.OpenBolt(path, &replay.BoltOptions{Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Claim(ctx, "kept", clock.t.Add(time.Hour)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("Claim after reopen = %v, want ErrUsed", err)
+	}
+	clock.t = clock.t.Add(2 * time.Minute)
+	if err := s.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Len(); err != nil || n != 1 {
+		t.Fatalf("Len after sweep = %d, %v; want 1", n, err)
+	}
+}
+
+func TestBoltSecondOpenTimesOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "replay.db")
+	s, err := replay.OpenBolt(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := replay.OpenBolt(path, &replay.BoltOptions{Timeout: 50 * time.Millisecond}); err == nil {
+		t.Fatal("a second OpenBolt of a file in use succeeded")
+	}
+}
