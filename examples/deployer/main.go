@@ -1,0 +1,45 @@
+// Command deployer is the example server of the seed's chapter on
+// elicitation: a `deploy` tool that asks the user where to roll a service
+// out and for confirmation, carrying the confirmed version from round 1 to
+// round 2 in a tamper-proof requestState.
+//
+// It speaks MCP over stdio. DEPLOY_STATE_KEY must hold a secret of at least
+// 32 characters.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY")); err != nil {
+		fmt.Fprintln(os.Stderr, "deployer:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, key string) error {
+	srv, err := newServer(key)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, &mcp.StdioTransport{})
+}
+
+// newServer builds the deployer's MCP server.
+func newServer(key string) (*mcp.Server, error) {
+	if len(key) < 32 {
+		return nil, fmt.Errorf("DEPLOY_STATE_KEY must be at least 32 characters long (it has %d); set it to a random secret, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)", len(key))
+	}
+	d := &deployer{key: []byte(key), latest: func(string) string { return "2.4.1" }}
+	s := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "deploy",
+		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",
+	}, d.deploy)
+	return s, nil
+}

@@ -1,0 +1,77 @@
+// Package answer turns a server's question into an answer. An [Answerer]
+// is the one interface every source of answers implements: the scripted
+// [Queue] (from --elicit flags or elicit_response), a person at the
+// terminal, the audit. [Finish] applies the schema's defaults and validates
+// an accepted answer, once, whoever gave it.
+package answer
+
+import (
+	"context"
+	"errors"
+
+	"github.com/askback/askback/formschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Question is what a server asked.
+type Question struct {
+	Key    string // the inputRequests key; empty for a server-initiated request
+	Round  int    // the round of the call, from 1
+	Via    string // how it arrived (see the exchange package)
+	Server string // the asking server's name
+	Params *mcp.ElicitParams
+	// Form is the parsed requested schema of a form question, nil for URL
+	// questions.
+	Form *formschema.Schema
+}
+
+// Mode is "form" or "url".
+func (q *Question) Mode() string {
+	if q.Params.Mode == "" {
+		return "form"
+	}
+	return q.Params.Mode
+}
+
+// ErrNoAnswer is returned by an Answerer that has nothing to say about a
+// question, so the next one in a [Chain] may answer.
+var ErrNoAnswer = errors.New("no answer for this question")
+
+// Answerer answers questions.
+type Answerer interface {
+	// Answer returns the answer to q, or ErrNoAnswer. The answer's content
+	// is checked by [Finish] afterwards.
+	Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error)
+}
+
+// Func adapts a function to an Answerer.
+type Func func(ctx context.Context, q *Question) (*mcp.ElicitResult, error)
+
+// Answer calls f.
+func (f Func) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) { return f(ctx, q) }
+
+// Chain asks each answerer in turn until one answers.
+type Chain []Answerer
+
+// Answer returns the first answer that is not ErrNoAnswer.
+func (c Chain) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) {
+	for _, a := range c {
+		if a == nil {
+			continue
+		}
+		res, err := a.Answer(ctx, q)
+		if errors.Is(err, ErrNoAnswer) {
+			continue
+		}
+		return res, err
+	}
+	return nil, ErrNoAnswer
+}
+
+// Declining is the last resort: it declines every question.
+type Declining struct{}
+
+// Answer declines.
+func (Declining) Answer(context.Context, *Question) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}

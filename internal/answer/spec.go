@@ -1,0 +1,105 @@
+package answer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Spec is one scripted answer: an action, optional content, and optionally
+// the key of the question it is meant for.
+type Spec struct {
+	Key     string         // empty: the next question, whatever its key
+	Action  string         // accept, decline or cancel
+	Content map[string]any // accept only; nil when none was given
+}
+
+// String renders the spec the way it is written on the command line.
+func (s Spec) String() string {
+	var b strings.Builder
+	if s.Key != "" {
+		b.WriteString(s.Key + "=")
+	}
+	b.WriteString(s.Action)
+	if s.Content != nil {
+		c, _ := json.Marshal(s.Content)
+		b.WriteString(":" + string(c))
+	}
+	return b.String()
+}
+
+// Result is the answer the spec gives, before defaults and validation.
+func (s Spec) Result() *mcp.ElicitResult {
+	res := &mcp.ElicitResult{Action: s.Action}
+	if s.Action == "accept" && s.Content != nil {
+		res.Content = make(map[string]any, len(s.Content))
+		for k, v := range s.Content {
+			res.Content[k] = v
+		}
+	}
+	return res
+}
+
+// ParseSpec reads an answer as written after --elicit:
+//
+//	accept | decline | cancel | accept:{"field":"value"} | KEY=ANSWER
+//
+// The key is the question's key in the server's inputRequests.
+func ParseSpec(text string) (Spec, error) {
+	var s Spec
+	rest := strings.TrimSpace(text)
+	if key, after, ok := strings.Cut(rest, "="); ok && !strings.ContainsAny(key, ":{ ") {
+		if key == "" {
+			return s, fmt.Errorf("answer %q: the key before '=' is empty", text)
+		}
+		s.Key, rest = key, after
+	}
+	action, content, hasContent := strings.Cut(rest, ":")
+	action = strings.TrimSpace(action)
+	if err := ParseAction(action); err != nil {
+		return s, fmt.Errorf("answer %q: %w", text, err)
+	}
+	s.Action = action
+	if !hasContent {
+		return s, nil
+	}
+	if action != "accept" {
+		return s, fmt.Errorf("answer %q: only accept carries content (%s takes none)", text, action)
+	}
+	c, err := ParseContent(content)
+	if err != nil {
+		return s, fmt.Errorf("answer %q: %w", text, err)
+	}
+	s.Content = c
+	return s, nil
+}
+
+// ParseAction checks that a is accept, decline or cancel.
+func ParseAction(a string) error {
+	switch a {
+	case "accept", "decline", "cancel":
+		return nil
+	case "":
+		return fmt.Errorf("the action is missing; use accept, decline or cancel")
+	}
+	return fmt.Errorf("unknown action %q; use accept, decline or cancel", a)
+}
+
+// ParseContent reads the content of an accept answer: a JSON object.
+func ParseContent(text string) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	var c map[string]any
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("content is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("content has text after the JSON object")
+	}
+	if c == nil {
+		c = map[string]any{}
+	}
+	return c, nil
+}

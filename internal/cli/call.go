@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/spf13/cobra"
+)
+
+// CallOptions are the options of `mcp-tester call`.
+type CallOptions struct {
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
+	Tool string
+	Args string
+	JSON bool
+}
+
+func newCallCmd(io *iostreams.IOStreams, runF func(context.Context, *CallOptions) error) *cobra.Command {
+	opts := &CallOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "call TOOL [flags]",
+		Short: "Call a tool and answer the questions it asks",
+		Long: `Call a tool. When the server asks a question (resultType "input_required",
+a server-initiated elicitation/create, or a URL-required error), the answers
+given with --elicit are used in the order the questions arrive; several
+questions in one round are answered in the order of their keys. A question
+with no answer left is declined. Each question is printed as an [ELICIT] line.`,
+		Example: `  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' \
+      --elicit 'accept:{"environment":"production","confirm":true}'
+  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline
+  mcp-tester call deploy -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $TOKEN" --elicit target=cancel`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Tool = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCall(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	addElicitFlag(cmd, &opts.Conn)
+	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of text")
+	return cmd
+}
+
+func runCall(ctx context.Context, opts *CallOptions) error {
+	args, err := parseArgs(opts.Args)
+	if err != nil {
+		return err
+	}
+	specs, err := opts.Conn.specs()
+	if err != nil {
+		return err
+	}
+	s, err := opts.Conn.open(ctx, opts.IO, answer.NewQueue(specs...))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, _, err := s.CallTool(ctx, opts.Tool, args, nil)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := printer.JSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+	} else {
+		printer.ToolResult(opts.IO.Out, res)
+	}
+	if res.IsError {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// parseArgs reads --args: a JSON object.
+func parseArgs(text string) (map[string]any, error) {
+	if text == "" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, usageErr("--args: not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return nil, usageErr("--args: text after the JSON object")
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/target"
+	"github.com/spf13/cobra"
+)
+
+// ConnOptions are the flags every command that talks to a server shares.
+type ConnOptions struct {
+	Command       string
+	URL           string
+	Headers       []string
+	Transport     string
+	Protocol      string
+	Timeout       time.Duration
+	MaxRounds     int
+	NoURL         bool
+	NoElicitation bool
+	NoValidate    bool
+	Elicit        []string
+}
+
+func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
+	f := cmd.Flags()
+	f.StringVarP(&o.Command, "command", "c", "", "start a stdio server with this shell command line")
+	f.StringVarP(&o.URL, "url", "u", "", "connect to an HTTP server at this URL")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, `send "Name: value" with every HTTP request (repeatable)`)
+	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
+	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request")
+	f.IntVar(&o.MaxRounds, "max-rounds", 10, "stop a call whose server keeps asking after this many rounds")
+	f.BoolVar(&o.NoURL, "no-url", false, "declare form elicitation only, no URL mode")
+	f.BoolVar(&o.NoElicitation, "no-elicitation", false, "declare no elicitation at all")
+	f.BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
+}
+
+func addElicitFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
+		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
+}
+
+// specs parses the --elicit answers.
+func (o *ConnOptions) specs() ([]answer.Spec, error) {
+	var out []answer.Spec
+	for _, e := range o.Elicit {
+		s, err := answer.ParseSpec(e)
+		if err != nil {
+			return nil, usageErr("--elicit: %v", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (o *ConnOptions) target() *target.Target {
+	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport}
+}
+
+// open checks the flags and opens a session whose questions are printed as
+// [ELICIT] lines to io.Out and answered by ans.
+func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans answer.Answerer) (*session.Session, error) {
+	t := o.target()
+	if err := t.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if o.MaxRounds < 1 {
+		return nil, usageErr("--max-rounds must be at least 1")
+	}
+	log := &exchange.Log{}
+	log.Observe(func(e exchange.Entry) {
+		printer.Elicit(io.Out, e)
+		if e.Note != "" {
+			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), e.Note)
+		}
+	})
+	caps := session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.NoURL}
+	return session.Open(ctx, session.Options{
+		Target:        t,
+		Protocol:      o.Protocol,
+		Capabilities:  caps,
+		Answerer:      ans,
+		Log:           log,
+		Validate:      !o.NoValidate,
+		MaxRounds:     o.MaxRounds,
+		Timeout:       o.Timeout,
+		ClientName:    "mcp-tester",
+		ClientVersion: Version,
+	})
+}
+
+func questionName(e exchange.Entry) string {
+	if e.Key != "" {
+		return fmt.Sprintf("question %q", e.Key)
+	}
+	return fmt.Sprintf("question %q", e.Message())
+}

@@ -1,0 +1,98 @@
+// Package exchange keeps the ordered log of every question a server asked
+// and the answer it got. The printer renders [ELICIT] lines from it, test
+// scripts assert on it, and the audit reads it as evidence.
+package exchange
+
+import (
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// How a question reached the client.
+const (
+	ViaInputRequired = "input_required"     // a 2026-07-28 result with resultType "input_required"
+	ViaRequest       = "elicitation/create" // a server-initiated request (2025-11-25 and older)
+	ViaURLError      = "url-required-error" // the -32042 error carrying URL questions (2025-11-25)
+	ViaTask          = "task"               // a task waiting in input_required (tasks extension)
+)
+
+// Entry is one question and its answer.
+type Entry struct {
+	Seq     int    // position in the log, from 1
+	Method  string // the call that asked: tools/call, prompts/get, resources/read
+	Name    string // the tool or prompt name, or the resource URI
+	Via     string // one of the Via constants
+	Key     string // the inputRequests key; empty for server-initiated requests
+	Round   int    // the round of the call in which the question came, from 1
+	Server  string // the asking server's name
+	Params  *mcp.ElicitParams
+	Answer  *mcp.ElicitResult // what was sent back; nil when no answer was sent
+	Note    string            // why the answer was chosen, e.g. "no answer left: declined"
+	Elapsed int64             // nanoseconds from question to answer
+}
+
+// Mode is the question's mode, "form" when the server left it out.
+func (e *Entry) Mode() string {
+	if e.Params == nil || e.Params.Mode == "" {
+		return "form"
+	}
+	return e.Params.Mode
+}
+
+// Message is the question's message.
+func (e *Entry) Message() string {
+	if e.Params == nil {
+		return ""
+	}
+	return e.Params.Message
+}
+
+// Log is an ordered, concurrency-safe log of entries with observers that see
+// each entry as it is added.
+type Log struct {
+	mu        sync.Mutex
+	entries   []Entry
+	observers []func(Entry)
+}
+
+// Observe registers f to be called, in order, with every entry added from
+// now on.
+func (l *Log) Observe(f func(Entry)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.observers = append(l.observers, f)
+}
+
+// Add appends an entry, numbering it, and tells the observers.
+func (l *Log) Add(e Entry) Entry {
+	l.mu.Lock()
+	e.Seq = len(l.entries) + 1
+	l.entries = append(l.entries, e)
+	obs := append([]func(Entry){}, l.observers...)
+	l.mu.Unlock()
+	for _, f := range obs {
+		f(e)
+	}
+	return e
+}
+
+// Len is the number of entries so far.
+func (l *Log) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries)
+}
+
+// Since returns a copy of the entries after the first n.
+func (l *Log) Since(n int) []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n >= len(l.entries) {
+		return nil
+	}
+	return append([]Entry(nil), l.entries[n:]...)
+}
+
+// Entries returns a copy of all entries.
+func (l *Log) Entries() []Entry { return l.Since(0) }

@@ -1,0 +1,160 @@
+// Package printer renders what a server said, as text a person reads (the
+// format the seed's transcripts show) or as JSON. No other code prints
+// results.
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/askback/askback/internal/exchange"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Elicit renders one question and its answer as an [ELICIT] line:
+//
+//	[ELICIT] <message> → <action>[ <content>]
+//
+// The content is the compact JSON that was sent, keys sorted. A URL
+// question shows its full URL after the message.
+func Elicit(w io.Writer, e exchange.Entry) {
+	var b strings.Builder
+	b.WriteString("[ELICIT] ")
+	b.WriteString(oneLine(e.Message()))
+	if e.Mode() == "url" && e.Params != nil {
+		b.WriteString(" <" + e.Params.URL + ">")
+	}
+	b.WriteString(" → ")
+	if e.Answer == nil {
+		b.WriteString("(no answer)")
+	} else {
+		b.WriteString(e.Answer.Action)
+		if e.Answer.Action == "accept" && e.Answer.Content != nil {
+			c, _ := json.Marshal(e.Answer.Content)
+			b.WriteString(" " + string(c))
+		}
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// ToolResult renders a tool's result: one "Content N (Kind):" block per
+// content item, then structured content, if any.
+func ToolResult(w io.Writer, res *mcp.CallToolResult) {
+	if res.IsError {
+		fmt.Fprintln(w, "Error (the tool reported isError):")
+	}
+	for i, c := range res.Content {
+		Content(w, i, c)
+	}
+	if res.StructuredContent != nil {
+		fmt.Fprintln(w, "Structured content:")
+		fmt.Fprintln(w, indentJSON(res.StructuredContent))
+	}
+}
+
+// Content renders one content item.
+func Content(w io.Writer, i int, c mcp.Content) {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		fmt.Fprintf(w, "Content %d (Text):\n%s\n", i, c.Text)
+	case *mcp.ImageContent:
+		fmt.Fprintf(w, "Content %d (Image): %s, %d bytes\n", i, orUnknown(c.MIMEType), len(c.Data))
+	case *mcp.AudioContent:
+		fmt.Fprintf(w, "Content %d (Audio): %s, %d bytes\n", i, orUnknown(c.MIMEType), len(c.Data))
+	case *mcp.ResourceLink:
+		fmt.Fprintf(w, "Content %d (Resource link): %s <%s>%s\n", i, orUnknown(c.Name), c.URI, mimeSuffix(c.MIMEType))
+		if c.Description != "" {
+			fmt.Fprintf(w, "%s\n", c.Description)
+		}
+	case *mcp.EmbeddedResource:
+		r := c.Resource
+		if r == nil {
+			fmt.Fprintf(w, "Content %d (Resource): (empty)\n", i)
+			return
+		}
+		fmt.Fprintf(w, "Content %d (Resource): <%s>%s\n", i, r.URI, mimeSuffix(r.MIMEType))
+		ResourceBody(w, r)
+	default:
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "Content %d (%T):\n%s\n", i, c, b)
+	}
+}
+
+// ResourceBody renders the text of a resource, or the size of its blob.
+func ResourceBody(w io.Writer, r *mcp.ResourceContents) {
+	switch {
+	case r.Blob != nil:
+		fmt.Fprintf(w, "(binary, %d bytes)\n", len(r.Blob))
+	default:
+		fmt.Fprintln(w, r.Text)
+	}
+}
+
+// PromptResult renders a prompt: its description, then its messages.
+func PromptResult(w io.Writer, res *mcp.GetPromptResult) {
+	if res.Description != "" {
+		fmt.Fprintf(w, "Description: %s\n", res.Description)
+	}
+	for i, m := range res.Messages {
+		fmt.Fprintf(w, "Message %d (%s):\n", i, m.Role)
+		var b strings.Builder
+		Content(&b, 0, m.Content)
+		// Drop the "Content 0 (Kind):" header line's index for messages.
+		fmt.Fprint(w, strings.Replace(b.String(), "Content 0 ", "", 1))
+	}
+}
+
+// ResourceResult renders the contents of a read resource.
+func ResourceResult(w io.Writer, res *mcp.ReadResourceResult) {
+	for i, c := range res.Contents {
+		fmt.Fprintf(w, "Contents %d: <%s>%s\n", i, c.URI, mimeSuffix(c.MIMEType))
+		ResourceBody(w, c)
+	}
+}
+
+// Tools renders a list of tools, one per line with its description.
+func Tools(w io.Writer, tools []*mcp.Tool) {
+	for _, t := range tools {
+		if t.Description != "" {
+			fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Description))
+		} else {
+			fmt.Fprintln(w, t.Name)
+		}
+	}
+}
+
+// JSON writes v as indented JSON.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func indentJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func mimeSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " (" + m + ")"
+}

@@ -1,0 +1,74 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Kind classifies what went wrong, so a command can choose its exit code.
+type Kind int
+
+// The kinds of failure.
+const (
+	// KindServer: the server answered with a JSON-RPC error.
+	KindServer Kind = iota + 1
+	// KindProtocol: the server broke the protocol or the rules of asking
+	// (endless questions, a malformed question, a question it may not ask).
+	KindProtocol
+	// KindAnswer: an answer given to the tester does not fit its question.
+	KindAnswer
+	// KindUnreachable: the server could not be reached, exited, or did not
+	// answer in time.
+	KindUnreachable
+)
+
+// Error is a failure of a session operation, with the kind and, for a
+// command server, the tail of what it wrote to stderr.
+type Error struct {
+	Kind   Kind
+	Op     string // e.g. `tools/call "deploy"`
+	Err    error
+	Stderr string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	if e.Stderr != "" {
+		b.WriteString("\nthe server's last words on stderr:\n")
+		for _, l := range strings.Split(e.Stderr, "\n") {
+			b.WriteString("  | " + l + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err, 0 when it is not a session error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// RPCError returns the JSON-RPC error inside err, if any.
+func RPCError(err error) *jsonrpc.Error {
+	var w *jsonrpc.Error
+	if errors.As(err, &w) {
+		return w
+	}
+	return nil
+}
+
+func protocolErr(op, format string, args ...any) *Error {
+	return &Error{Kind: KindProtocol, Op: op, Err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,333 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is the outcome of a call that may have asked questions.
+type Call struct {
+	Rounds    int              // requests sent, from 1
+	Questions []exchange.Entry // the questions asked during the call, in order
+}
+
+// reply is one round's answer from the server, whatever the method.
+type reply struct {
+	needsInput bool
+	requests   mcp.InputRequestMap
+	state      string
+}
+
+// sendFunc sends one round of a call with the given answers and state.
+type sendFunc func(ctx context.Context, responses mcp.InputResponseMap, state string) (reply, error)
+
+// CallTool calls a tool and answers its questions. ans answers them; nil
+// means the session's answerer.
+func (s *Session) CallTool(ctx context.Context, name string, args any, ans answer.Answerer) (*mcp.CallToolResult, *Call, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	var res *mcp.CallToolResult
+	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		res, err = s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return res, call, err
+}
+
+// GetPrompt gets a prompt and answers its questions.
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string, ans answer.Answerer) (*mcp.GetPromptResult, *Call, error) {
+	var res *mcp.GetPromptResult
+	call, err := s.drive(ctx, "prompts/get", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		res, err = s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return res, call, err
+}
+
+// ReadResource reads a resource and answers its questions.
+func (s *Session) ReadResource(ctx context.Context, uri string, ans answer.Answerer) (*mcp.ReadResourceResult, *Call, error) {
+	var res *mcp.ReadResourceResult
+	call, err := s.drive(ctx, "resources/read", uri, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		res, err = s.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, InputResponses: r, RequestState: st})
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return res, call, err
+}
+
+// drive runs the rounds of one call until the server gives a complete
+// result, bounded by MaxRounds and, per request, by Timeout.
+func (s *Session) drive(ctx context.Context, method, name string, ans answer.Answerer, send sendFunc) (*Call, error) {
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	op := fmt.Sprintf("%s %q", method, name)
+	start := s.log.Len()
+	call := &Call{}
+	defer func() { call.Questions = s.log.Since(start) }()
+
+	var responses mcp.InputResponseMap
+	var state string
+	emptyRounds := 0
+	for round := 1; ; round++ {
+		call.Rounds = round
+		s.setCall(&callState{method: method, name: name, round: round, ans: ans})
+		rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+		rep, err := send(rctx, responses, state)
+		s.setCall(nil)
+		if late := s.takeLate(); late != nil {
+			cancel()
+			return call, late
+		}
+		if err != nil {
+			if qs := urlRequired(err); qs != nil && round < s.opts.MaxRounds {
+				cancel()
+				// 2025-11-25: answer the URL questions, then repeat the call.
+				if err := s.answerURLError(ctx, method, name, round, ans, qs); err != nil {
+					return call, err
+				}
+				responses, state = nil, ""
+				continue
+			}
+			err = s.wrap(rctx, op, err)
+			cancel()
+			return call, err
+		}
+		cancel()
+		if !rep.needsInput {
+			return call, nil
+		}
+		if round >= s.opts.MaxRounds {
+			return call, protocolErr(op, "the server still asks after %d rounds; stopped (raise --max-rounds if this is intended)", round)
+		}
+		if len(rep.requests) == 0 {
+			// Load shedding: the server asks to be called again later.
+			emptyRounds++
+			if emptyRounds >= 3 {
+				return call, protocolErr(op, "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
+			}
+			select {
+			case <-time.After(time.Duration(emptyRounds) * 100 * time.Millisecond):
+			case <-ctx.Done():
+				return call, s.wrap(ctx, op, ctx.Err())
+			}
+			responses, state = nil, rep.state
+			continue
+		}
+		responses, err = s.answerAll(ctx, method, name, round, ans, rep.requests)
+		if err != nil {
+			return call, err
+		}
+		state = rep.state
+	}
+}
+
+// answerAll answers the questions of one round in the order of their keys.
+func (s *Session) answerAll(ctx context.Context, method, name string, round int, ans answer.Answerer, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	op := fmt.Sprintf("%s %q", method, name)
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(mcp.InputResponseMap, len(reqs))
+	for _, key := range keys {
+		p, ok := reqs[key].(*mcp.ElicitParams)
+		if !ok || p == nil {
+			return nil, protocolErr(op, "question %q asks for %s, which the tester did not declare and cannot answer", key, describeRequest(reqs[key]))
+		}
+		res, err := s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = res
+	}
+	return out, nil
+}
+
+func describeRequest(r mcp.InputRequest) string {
+	switch r.(type) {
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return "sampling (sampling/createMessage)"
+	case *mcp.ListRootsParams:
+		return "roots (roots/list)"
+	case nil:
+		return "nothing (the entry is empty)"
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// ask checks one question against the rules, gets its answer, prepares it
+// and logs both.
+func (s *Session) ask(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	op := fmt.Sprintf("%s %q", method, name)
+	label := fmt.Sprintf("question %q", key)
+	if key == "" {
+		label = fmt.Sprintf("question %q", p.Message)
+	}
+	q := &answer.Question{Key: key, Round: round, Via: via, Server: s.server, Params: p}
+	switch q.Mode() {
+	case "form":
+		if s.opts.Capabilities.None() || !s.opts.Capabilities.Form {
+			return nil, protocolErr(op, "%s is a form, but the tester declared no form support", label)
+		}
+		if p.URL != "" {
+			return nil, protocolErr(op, "%s is a form but carries a url", label)
+		}
+		form, err := formschema.Parse(p.RequestedSchema)
+		if err != nil {
+			if s.opts.Validate {
+				return nil, protocolErr(op, "%s: the requested schema is outside the form subset: %v", label, err)
+			}
+		} else {
+			q.Form = form
+		}
+	case "url":
+		if !s.opts.Capabilities.URL {
+			return nil, protocolErr(op, "%s is a URL question, but the tester declared no URL support", label)
+		}
+		if p.URL == "" {
+			return nil, protocolErr(op, "%s is a URL question without a url", label)
+		}
+	default:
+		return nil, protocolErr(op, "%s has unknown mode %q", label, p.Mode)
+	}
+	began := time.Now()
+	res, err := answerOrDecline(ctx, ans, q)
+	note := ""
+	if errors.Is(err, answer.ErrNoAnswer) {
+		res, err, note = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined"
+	}
+	if err != nil {
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
+	}
+	res, err = answer.Finish(q, res, s.opts.Validate)
+	if err != nil {
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
+	}
+	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
+		Params: p, Answer: res, Note: note, Elapsed: int64(time.Since(began))})
+	return res, nil
+}
+
+func answerOrDecline(ctx context.Context, ans answer.Answerer, q *answer.Question) (*mcp.ElicitResult, error) {
+	if ans == nil {
+		return nil, answer.ErrNoAnswer
+	}
+	return ans.Answer(ctx, q)
+}
+
+// urlRequired returns the URL questions carried by a -32042 error.
+func urlRequired(err error) []*mcp.ElicitParams {
+	w := RPCError(err)
+	if w == nil || w.Code != mcp.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if len(w.Data) == 0 || json.Unmarshal(w.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	return data.Elicitations
+}
+
+// answerURLError answers the URL questions of a -32042 error. Only when
+// every one is accepted (the user opened the links) is the call repeated.
+func (s *Session) answerURLError(ctx context.Context, method, name string, round int, ans answer.Answerer, qs []*mcp.ElicitParams) error {
+	op := fmt.Sprintf("%s %q", method, name)
+	for _, p := range qs {
+		if p == nil {
+			return protocolErr(op, "the URL-required error carries an empty question")
+		}
+		if p.Mode == "" {
+			p.Mode = "url"
+		}
+		if p.Mode != "url" {
+			return protocolErr(op, "the URL-required error carries a %q question; only URL questions are allowed there", p.Mode)
+		}
+		res, err := s.ask(ctx, exchange.ViaURLError, method, name, p.ElicitationID, round, ans, p)
+		if err != nil {
+			return err
+		}
+		if res.Action != "accept" {
+			return &Error{Kind: KindServer, Op: op, Err: fmt.Errorf("the server requires a URL to be opened (%s), and the answer was %s", p.URL, res.Action)}
+		}
+	}
+	return nil
+}
+
+// answerServerRequests is receiving middleware that answers a
+// server-initiated elicitation/create itself, so that those questions take
+// the same path (rules, answerer, defaults, validation, log) as the others.
+func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "elicitation/create" {
+			return next(ctx, method, req)
+		}
+		p, _ := req.GetParams().(*mcp.ElicitParams)
+		if p == nil {
+			p = &mcp.ElicitParams{}
+		}
+		c := s.getCall()
+		if c == nil {
+			c = &callState{method: "(between calls)", ans: s.opts.Answerer}
+		}
+		res, err := s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
+		if err != nil {
+			s.setLate(err)
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+func (s *Session) setCall(c *callState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = c
+}
+
+func (s *Session) getCall() *callState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (s *Session) setLate(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.late == nil {
+		s.late = err
+	}
+}
+
+func (s *Session) takeLate() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.late
+	s.late = nil
+	return err
+}

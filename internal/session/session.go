@@ -1,0 +1,262 @@
+// Package session is the only code in mcp-tester that talks to servers. It
+// wraps a go-sdk client session and answers every question a server asks,
+// whichever way it arrives: a 2026-07-28 result with resultType
+// "input_required" (the session drives the rounds itself, so that it can
+// log, validate and bound them), a server-initiated elicitation/create
+// request (2025-11-25 and older), and the older -32042 error that carries
+// URL questions. Every loop is bounded by a number of rounds and every
+// request by a time limit.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Capabilities is what the tester declares it can be asked.
+type Capabilities struct {
+	Form bool // form-mode elicitation
+	URL  bool // URL-mode elicitation
+}
+
+// None reports whether nothing may be asked.
+func (c Capabilities) None() bool { return !c.Form && !c.URL }
+
+// Options configure a session.
+type Options struct {
+	Target *target.Target
+	// Protocol is the protocol version to speak; empty means the newest the
+	// go-sdk knows.
+	Protocol string
+	// Capabilities is what the tester declares.
+	Capabilities Capabilities
+	// Answerer answers questions for which a call gives no answerer of its
+	// own. Nil declines them.
+	Answerer answer.Answerer
+	// Log receives every question and answer. Nil means a private log.
+	Log *exchange.Log
+	// Validate checks answers against the requested schema before sending.
+	Validate bool
+	// MaxRounds bounds the rounds of one call; zero means 10.
+	MaxRounds int
+	// Timeout bounds connecting and each request; zero means no limit.
+	Timeout time.Duration
+	// ClientName and ClientVersion identify the tester to the server.
+	ClientName, ClientVersion string
+	// Middleware, if set, is installed as sending and receiving middleware
+	// on the client, outermost (for tracing).
+	Middleware []mcp.Middleware
+}
+
+// Session is an open connection to a server.
+type Session struct {
+	opts   Options
+	cs     *mcp.ClientSession
+	conn   *target.Conn
+	log    *exchange.Log
+	server string
+
+	mu   sync.Mutex
+	cur  *callState // the call in progress, for server-initiated requests
+	late error      // an error met while answering a server-initiated request
+}
+
+// callState is what a server-initiated question needs to know about the
+// call it interrupts.
+type callState struct {
+	method, name string
+	round        int
+	ans          answer.Answerer
+}
+
+// Open connects to the target and initializes the session.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = 10
+	}
+	if opts.Log == nil {
+		opts.Log = &exchange.Log{}
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcp-tester"
+	}
+	if err := checkProtocol(opts.Protocol); err != nil {
+		return nil, &Error{Kind: KindAnswer, Err: err}
+	}
+	s := &Session{opts: opts, log: opts.Log}
+	if err := s.connect(ctx, ""); err != nil {
+		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
+			opts.Target.Transport != target.TransportSSE && target.IsHTTPNotStreamable(err) {
+			// A legacy server: try HTTP+SSE before giving up.
+			if err2 := s.connect(ctx, target.TransportSSE); err2 == nil {
+				return s, nil
+			}
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkProtocol(v string) error {
+	if v == "" {
+		return nil
+	}
+	for _, known := range mcp.SupportedProtocolVersions() {
+		if v == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("--protocol %q: this tester speaks %v", v, mcp.SupportedProtocolVersions())
+}
+
+func (s *Session) connect(ctx context.Context, transport string) error {
+	conn, err := s.opts.Target.Open(transport)
+	if err != nil {
+		return &Error{Kind: KindAnswer, Err: err}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, &mcp.ClientOptions{
+		Capabilities:   s.capabilities(),
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	client.AddReceivingMiddleware(s.answerServerRequests)
+	if len(s.opts.Middleware) > 0 {
+		client.AddSendingMiddleware(s.opts.Middleware...)
+		client.AddReceivingMiddleware(s.opts.Middleware...)
+	}
+	cctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	cs, err := client.Connect(cctx, conn.Transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
+	if err != nil {
+		conn.Cleanup()
+		e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
+		if cctx.Err() != nil && ctx.Err() == nil {
+			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+		}
+		return e
+	}
+	s.cs, s.conn = cs, conn
+	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
+		s.server = info.ServerInfo.Name
+	}
+	return nil
+}
+
+func (s *Session) capabilities() *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{}
+	if s.opts.Capabilities.None() {
+		return caps
+	}
+	caps.Elicitation = &mcp.ElicitationCapabilities{}
+	if s.opts.Capabilities.Form {
+		caps.Elicitation.Form = &mcp.FormElicitationCapabilities{}
+	}
+	if s.opts.Capabilities.URL {
+		caps.Elicitation.URL = &mcp.URLElicitationCapabilities{}
+	}
+	return caps
+}
+
+// SDK returns the underlying go-sdk session.
+func (s *Session) SDK() *mcp.ClientSession { return s.cs }
+
+// ServerName is the name the server gave in its implementation info.
+func (s *Session) ServerName() string { return s.server }
+
+// Log is the session's exchange log.
+func (s *Session) Log() *exchange.Log { return s.log }
+
+// ProtocolVersion is the version negotiated with the server.
+func (s *Session) ProtocolVersion() string {
+	if r := s.cs.InitializeResult(); r != nil {
+		return r.ProtocolVersion
+	}
+	return ""
+}
+
+// Close ends the session and, for a command server, the process: its input
+// is closed, it gets a short grace to exit, then it is terminated.
+func (s *Session) Close() error {
+	if s.cs == nil {
+		return nil
+	}
+	err := s.cs.Close()
+	s.conn.Cleanup()
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return nil
+}
+
+// Ping checks that the server answers.
+func (s *Session) Ping(ctx context.Context) error {
+	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.wrap(ctx, "ping", s.cs.Ping(ctx, nil))
+}
+
+// ListTools lists every tool, following pagination (bounded).
+func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	cursor := ""
+	for range 1000 {
+		rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+		res, err := s.cs.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
+		cancel()
+		if err != nil {
+			return nil, s.wrap(rctx, "tools/list", err)
+		}
+		tools = append(tools, res.Tools...)
+		if res.NextCursor == "" {
+			return tools, nil
+		}
+		cursor = res.NextCursor
+	}
+	return nil, protocolErr("tools/list", "more than 1000 pages")
+}
+
+// wrap turns an error from the SDK into a session *Error of the right kind.
+func (s *Session) wrap(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	e := &Error{Op: op, Err: err}
+	switch {
+	case RPCError(err) != nil:
+		e.Kind = KindServer
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
+		e.Stderr = s.conn.StderrTail()
+	case errors.Is(err, mcp.ErrConnectionClosed) || s.exited():
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server closed the connection (%v)", err)
+		if ok, state := s.conn.Exited(); ok {
+			e.Err = fmt.Errorf("the server exited (%s)", state)
+		}
+		e.Stderr = s.conn.StderrTail()
+	default:
+		e.Kind = KindProtocol
+		e.Err = fmt.Errorf("the server's answer could not be read: %w", err)
+	}
+	return e
+}
+
+func (s *Session) exited() bool {
+	if s.conn == nil {
+		return false
+	}
+	ok, _ := s.conn.Exited()
+	return ok
+}

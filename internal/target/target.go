@@ -1,0 +1,214 @@
+// Package target says how to reach an MCP server and opens the transport:
+// a command run through the shell (stdio), or a URL (Streamable HTTP, or
+// the legacy HTTP+SSE transport by flag or detection), with headers, a
+// protocol version and time limits.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transports a URL target may use.
+const (
+	TransportAuto       = "auto"       // Streamable HTTP, falling back to SSE
+	TransportStreamable = "streamable" // Streamable HTTP only
+	TransportSSE        = "sse"        // the legacy HTTP+SSE transport
+)
+
+// Target describes a server.
+type Target struct {
+	Command   string   // a shell command line that starts a stdio server
+	URL       string   // the endpoint of an HTTP server
+	Headers   []string // "Name: value" lines sent with every HTTP request
+	Transport string   // for URLs: auto, streamable or sse
+	// Env is added to the environment of a command server.
+	Env []string
+	// Grace is how long a command server may take to exit after its input
+	// is closed before it is terminated. Zero means 200ms.
+	Grace time.Duration
+}
+
+// Validate reports a target that names no server, or two.
+func (t *Target) Validate() error {
+	switch {
+	case t.Command == "" && t.URL == "":
+		return errors.New("no server given: use -c/--command \"CMD\" for a stdio server or -u/--url URL for an HTTP server")
+	case t.Command != "" && t.URL != "":
+		return errors.New("give either -c/--command or -u/--url, not both")
+	}
+	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
+		return fmt.Errorf("--url %q: must start with http:// or https://", t.URL)
+	}
+	switch t.Transport {
+	case "", TransportAuto, TransportStreamable, TransportSSE:
+	default:
+		return fmt.Errorf("--transport %q: use auto, streamable or sse", t.Transport)
+	}
+	if _, err := ParseHeaders(t.Headers); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ParseHeaders reads "Name: value" lines.
+func ParseHeaders(lines []string) (http.Header, error) {
+	h := http.Header{}
+	for _, l := range lines {
+		name, value, ok := strings.Cut(l, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("header %q: write it as \"Name: value\"", l)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// Describe names the target for messages.
+func (t *Target) Describe() string {
+	if t.Command != "" {
+		return fmt.Sprintf("command %q", t.Command)
+	}
+	return t.URL
+}
+
+// Conn is an opened transport and what is known about the process behind
+// it.
+type Conn struct {
+	Transport mcp.Transport
+	proc      *process
+}
+
+// StderrTail returns the last lines a command server wrote to stderr.
+func (c *Conn) StderrTail() string {
+	if c.proc == nil {
+		return ""
+	}
+	return c.proc.stderr.String()
+}
+
+// Exited reports whether a command server has exited, with its state.
+func (c *Conn) Exited() (bool, string) {
+	if c.proc == nil {
+		return false, ""
+	}
+	return c.proc.exited()
+}
+
+// Cleanup ends whatever the target started and is still running: the
+// command server's whole process group.
+func (c *Conn) Cleanup() {
+	if c.proc != nil {
+		c.proc.kill()
+	}
+}
+
+// Open prepares the transport. For a command it does not start the process:
+// the go-sdk does that when the client connects. transport, when not empty,
+// overrides t.Transport (used for the SSE fallback).
+func (t *Target) Open(transport string) (*Conn, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if t.Command != "" {
+		return t.openCommand(), nil
+	}
+	h, _ := ParseHeaders(t.Headers)
+	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: h}}
+	if transport == "" {
+		transport = t.Transport
+	}
+	if transport == TransportSSE {
+		return &Conn{Transport: &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}}, nil
+	}
+	return &Conn{Transport: &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2}}, nil
+}
+
+func (t *Target) openCommand() *Conn {
+	cmd := exec.Command("/bin/sh", "-c", t.Command)
+	cmd.Env = append(cmd.Environ(), t.Env...)
+	// A process group of its own, so that everything the shell started can
+	// be ended together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &process{cmd: cmd, stderr: newTail(8 << 10)}
+	cmd.Stderr = p.stderr
+	// Do not let a grandchild holding stderr open stall Wait.
+	cmd.WaitDelay = 300 * time.Millisecond
+	grace := t.Grace
+	if grace <= 0 {
+		grace = 200 * time.Millisecond
+	}
+	return &Conn{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace}, proc: p}
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	stderr *tail
+	once   sync.Once
+}
+
+func (p *process) exited() (bool, string) {
+	if p.cmd.ProcessState == nil {
+		return false, ""
+	}
+	return true, p.cmd.ProcessState.String()
+}
+
+func (p *process) kill() {
+	p.once.Do(func() {
+		if p.cmd.Process != nil {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+}
+
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, vs := range h.headers {
+			r.Header.Del(k)
+			for _, v := range vs {
+				r.Header.Add(k, v)
+			}
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// IsHTTPNotStreamable reports whether err from a Streamable HTTP connect
+// suggests that the server speaks the legacy SSE transport instead.
+func IsHTTPNotStreamable(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, s := range []string{"405", "404", "Method Not Allowed", "Not Found", "text/event-stream"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithTimeout is context.WithTimeout that treats d <= 0 as no limit.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
