@@ -1,0 +1,222 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// inputSchema is the part of a tool's input schema that argument conversion
+// reads.
+type inputSchema struct {
+	Properties           map[string]propSchema `json:"properties"`
+	AdditionalProperties json.RawMessage       `json:"additionalProperties"`
+}
+
+type propSchema struct {
+	Type json.RawMessage `json:"type"`
+}
+
+// typeName is the property's JSON type; for a list of types, the first that
+// is not "null".
+func (p propSchema) typeName() string {
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		return one
+	}
+	var many []string
+	if json.Unmarshal(p.Type, &many) == nil {
+		for _, t := range many {
+			if t != "null" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// tool returns the tool named name from tools/list, listing once per script.
+func (r *runner) tool(ctx context.Context, name string) (*mcp.Tool, error) {
+	if r.tools == nil && r.toolErr == nil {
+		tools, err := r.conn.ListTools(ctx)
+		if err != nil {
+			r.toolErr = err
+		} else {
+			r.tools = map[string]*mcp.Tool{}
+			for _, t := range tools {
+				if t != nil {
+					r.tools[t.Name] = t
+				}
+			}
+		}
+	}
+	if r.toolErr != nil {
+		return nil, fmt.Errorf("tools/list failed: %v", r.toolErr)
+	}
+	return r.tools[name], nil
+}
+
+// toolArgs converts call_tool arguments into the tool's arguments. Named
+// arguments go to their property; positional ones fill the remaining
+// properties in alphabetical order. Each value is converted to its
+// property's type.
+func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[string]any, error) {
+	args := map[string]any{}
+	if len(toks) == 0 {
+		return args, nil
+	}
+	t, lerr := r.tool(ctx, name)
+	var schema *inputSchema
+	if t != nil {
+		schema = &inputSchema{}
+		if b, err := json.Marshal(t.InputSchema); err == nil {
+			_ = json.Unmarshal(b, schema)
+		}
+	}
+	var names []string
+	if schema != nil {
+		for k := range schema.Properties {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+	}
+	for _, tk := range toks {
+		if tk.key == "" {
+			continue
+		}
+		if _, ok := schema.Properties[tk.key]; schema != nil && !ok && !schema.open() {
+			return nil, fmt.Errorf("unknown argument %q for tool %s; it takes: %s", tk.key, name, takes(names))
+		}
+	}
+	free := slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return slices.ContainsFunc(toks, func(tk token) bool { return tk.key == n })
+	})
+	for _, tk := range toks {
+		key := tk.key
+		if key == "" {
+			if schema == nil {
+				if lerr != nil {
+					return nil, fmt.Errorf("positional arguments need the tool's input schema: %v; name the arguments (key:value)", lerr)
+				}
+				return nil, fmt.Errorf("tool %s is not in tools/list, so positional arguments cannot be mapped; name them (key:value)", name)
+			}
+			if len(free) == 0 {
+				return nil, fmt.Errorf("too many arguments for tool %s at column %d; it takes: %s", name, tk.col, takes(names))
+			}
+			key, free = free[0], free[1:]
+		}
+		s, err := tk.value(r.vars)
+		if err != nil {
+			return nil, err
+		}
+		typ := ""
+		if schema != nil {
+			typ = schema.Properties[key].typeName()
+		}
+		v, err := convert(s, tk.kind, typ)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %v", key, err)
+		}
+		args[key] = v
+	}
+	return args, nil
+}
+
+// open reports whether the schema accepts properties it does not name.
+func (s *inputSchema) open() bool {
+	a := strings.TrimSpace(string(s.AdditionalProperties))
+	return a == "true" || strings.HasPrefix(a, "{")
+}
+
+func takes(names []string) string {
+	if len(names) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(names, ", ")
+}
+
+// convert turns the text of an argument into a value of type typ. Without
+// a type, a JSON value stays JSON, a quoted string stays a string, and a
+// bare word is a number, true, false or null when it reads as one.
+func convert(s string, kind tokenKind, typ string) (any, error) {
+	switch typ {
+	case "string":
+		return s, nil
+	case "integer":
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", s)
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return f, nil
+	case "boolean":
+		switch strings.TrimSpace(s) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q is not a boolean (true or false)", s)
+	case "object", "array":
+		v, err := decodeJSON(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a JSON %s", truncate(s, 60), typ)
+		}
+		if _, ok := v.(map[string]any); typ == "object" && !ok {
+			return nil, fmt.Errorf("%q is not a JSON object", truncate(s, 60))
+		}
+		if _, ok := v.([]any); typ == "array" && !ok {
+			return nil, fmt.Errorf("%q is not a JSON array", truncate(s, 60))
+		}
+		return v, nil
+	case "null":
+		if strings.TrimSpace(s) != "null" {
+			return nil, fmt.Errorf("%q is not null", s)
+		}
+		return nil, nil
+	}
+	switch kind {
+	case doubleToken, singleToken:
+		return s, nil
+	case jsonToken:
+		return decodeJSON(s)
+	}
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	case "null":
+		return nil, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !strings.EqualFold(s, "inf") && !strings.EqualFold(s, "nan") && !strings.EqualFold(s, "+inf") && !strings.EqualFold(s, "-inf") && !strings.EqualFold(s, "infinity") {
+		return f, nil
+	}
+	return s, nil
+}
+
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return normalizeNumbers(v), nil
+}

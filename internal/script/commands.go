@@ -1,0 +1,391 @@
+package script
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// spec describes a command for the parser.
+type spec struct {
+	usage    string
+	min, max int  // argument count bounds; max < 0: unbounded
+	named    bool // takes key:value arguments (or wraps a command that does)
+	check    func(p *parser, c *command, outers []string)
+}
+
+// lookup returns the spec of a command.
+func lookup(name string) (spec, bool) {
+	switch name {
+	case "elicit_response":
+		return spec{usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2, check: checkElicitResponse}, true
+	case "call_tool":
+		return spec{usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true, check: checkCall}, true
+	case "get_prompt":
+		return spec{usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true, check: checkPrompt}, true
+	case "read_resource":
+		return spec{usage: "read_resource URI", min: 1, max: 1}, true
+	case "ping":
+		return spec{usage: "ping", min: 0, max: 0}, true
+	case "assert_elicited":
+		return spec{usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5, check: checkFilter}, true
+	case "assert_not_elicited":
+		return spec{usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5, check: checkFilter}, true
+	case "assert_elicited_count":
+		return spec{usage: "assert_elicited_count N", min: 1, max: 1, check: checkCount}, true
+	case "assert_contains":
+		return spec{usage: `assert_contains "text"`, min: 1, max: 1}, true
+	case "assert_is_error":
+		return spec{usage: "assert_is_error", min: 0, max: 0}, true
+	case "assert_not_error":
+		return spec{usage: "assert_not_error", min: 0, max: 0}, true
+	case "set_var":
+		return spec{usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, check: checkSetVar}, true
+	case "input_var":
+		return spec{usage: `input_var NAME ["prompt"]`, min: 1, max: 2, check: checkVarName}, true
+	case "assert_equals":
+		return spec{usage: "assert_equals ACTUAL EXPECTED", min: 2, max: 2}, true
+	case "assert_number":
+		return spec{usage: "assert_number VALUE", min: 1, max: 1}, true
+	case "assert_gt":
+		return spec{usage: "assert_gt VALUE LIMIT", min: 2, max: 2, check: checkNumbers}, true
+	case "assert_string_length":
+		return spec{usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3, check: checkLength}, true
+	case "expect_error":
+		return spec{usage: "expect_error COMMAND...", min: 1, max: -1, named: true, check: checkWrapped}, true
+	case "assert_error_code":
+		return spec{usage: "assert_error_code CODE", min: 1, max: 1, check: checkCode}, true
+	case "timeout":
+		return spec{usage: "timeout MS COMMAND...", min: 2, max: -1, named: true, check: checkTimeout}, true
+	case "echo":
+		return spec{usage: "echo [TEXT]...", min: 0, max: -1}, true
+	}
+	return spec{}, false
+}
+
+// commandNames lists every command, for hints.
+func commandNames() []string {
+	names := []string{"elicit_response", "call_tool", "get_prompt", "read_resource", "ping",
+		"assert_elicited", "assert_not_elicited", "assert_elicited_count", "assert_contains",
+		"assert_is_error", "assert_not_error", "set_var", "input_var", "assert_equals",
+		"assert_number", "assert_gt", "assert_string_length", "expect_error",
+		"assert_error_code", "timeout", "echo"}
+	sort.Strings(names)
+	return names
+}
+
+// wrappable reports whether expect_error and timeout may wrap a command.
+func wrappable(name string) bool {
+	switch name {
+	case "call_tool", "get_prompt", "read_resource", "ping", "expect_error", "timeout":
+		return true
+	}
+	return false
+}
+
+// asks reports whether a command may be asked questions by the server, and
+// so consumes the answers queued by elicit_response.
+func asks(name string) bool {
+	return name == "call_tool" || name == "get_prompt" || name == "read_resource"
+}
+
+// literalArg returns the value of an argument that must not use variables.
+func (p *parser) literalArg(c *command, i int, what string) (string, bool) {
+	s, ok := c.args[i].literal()
+	if !ok {
+		p.errorf(c.args[i].col, "%s of %s cannot use variables", what, c.name)
+	}
+	return s, ok
+}
+
+// answerArg is the answer queued by elicit_response.
+type answerArg struct {
+	key, action string
+	content     map[string]any // parsed at parse time when written without variables
+	tmpl        *token         // content with variables, parsed when the step runs
+}
+
+func checkElicitResponse(p *parser, c *command, outers []string) {
+	a := &answerArg{}
+	t := c.args[0]
+	word, ok := p.literalArg(c, 0, "the action")
+	if !ok {
+		return
+	}
+	if t.kind != bareToken {
+		p.errorf(t.col, "the action of elicit_response is a bare word: accept, decline or cancel (KEY=ACTION for one question)")
+		return
+	}
+	if k, act, found := strings.Cut(word, "="); found {
+		if k == "" {
+			p.errorf(t.col, "empty question key before =; write KEY=%s", act)
+			return
+		}
+		a.key, word = k, act
+	}
+	switch word {
+	case "accept", "decline", "cancel":
+		a.action = word
+	default:
+		msg := fmt.Sprintf("unknown action %q; use accept, decline or cancel", word)
+		if h, ok := closest(word, []string{"accept", "cancel", "decline"}); ok {
+			msg = fmt.Sprintf("unknown action %q; did you mean %q?", word, h)
+		}
+		p.errorf(t.col, "%s", msg)
+		return
+	}
+	if len(c.args) == 2 {
+		ct := c.args[1]
+		if a.action != "accept" {
+			p.errorf(ct.col, "only accept carries content; remove it or change %s to accept", a.action)
+			return
+		}
+		if ct.kind == bareToken {
+			p.errorf(ct.col, "the content of elicit_response is a JSON object, e.g. '{\"confirm\": true}'")
+			return
+		}
+		if s, ok := ct.literal(); ok {
+			m, err := parseContent(s)
+			if err != nil {
+				p.errorf(ct.col, "%v", err)
+				return
+			}
+			a.content = m
+		} else {
+			a.tmpl = &c.args[1]
+		}
+	}
+	c.answer = a
+}
+
+// parseContent parses the JSON object of an accept answer.
+func parseContent(s string) (map[string]any, error) {
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil || m == nil {
+		if err == nil {
+			err = fmt.Errorf("it is null")
+		}
+		return nil, fmt.Errorf("the content of elicit_response must be a JSON object, e.g. '{\"confirm\": true}': %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("the content of elicit_response must be one JSON object; found more after it")
+	}
+	return normalizeNumbers(m).(map[string]any), nil
+}
+
+// normalizeNumbers turns json.Number values into int64 when integral and
+// float64 otherwise, so that answers compare and encode as written.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
+}
+
+func checkCall(p *parser, c *command, outers []string) {
+	if c.args[0].key != "" {
+		p.errorf(c.args[0].col, "%s needs a name first; usage: call_tool NAME [VALUE | key:VALUE]...", c.name)
+		return
+	}
+	seen := map[string]bool{}
+	for _, t := range c.args[1:] {
+		if t.key == "" {
+			continue
+		}
+		if seen[t.key] {
+			p.errorf(t.col, "argument %s is given twice", t.key)
+			return
+		}
+		seen[t.key] = true
+	}
+}
+
+func checkPrompt(p *parser, c *command, outers []string) {
+	checkCall(p, c, outers)
+	for _, t := range c.args[1:] {
+		if t.key == "" {
+			p.errorf(t.col, "get_prompt takes named arguments only: write NAME:VALUE")
+			return
+		}
+	}
+}
+
+// filter selects questions for assert_elicited and assert_not_elicited.
+type filter struct {
+	text                     *token
+	key, mode, field, action string
+}
+
+func (f *filter) String() string {
+	var parts []string
+	if f.text != nil {
+		s, _ := f.text.literal()
+		parts = append(parts, "containing "+strconv.Quote(s))
+	}
+	for _, kv := range [][2]string{{"key", f.key}, {"mode", f.mode}, {"field", f.field}, {"action", f.action}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	if len(parts) == 0 {
+		return "any question"
+	}
+	return "a question " + strings.Join(parts, ", ")
+}
+
+func checkFilter(p *parser, c *command, outers []string) {
+	f := &filter{}
+	for i := range c.args {
+		t := &c.args[i]
+		if t.kind == bareToken {
+			if s, ok := t.literal(); ok {
+				if k, v, found := strings.Cut(s, "="); found && isIdent(k) {
+					if !p.setFilter(f, t.col, k, v) {
+						return
+					}
+					continue
+				}
+			}
+		}
+		if f.text != nil {
+			p.errorf(t.col, "%s takes one text; quote text with spaces, and write filters as key=K, mode=M, field=F, action=A", c.name)
+			return
+		}
+		f.text = t
+	}
+	c.filter = f
+}
+
+func (p *parser) setFilter(f *filter, col int, k, v string) bool {
+	if v == "" {
+		p.errorf(col, "filter %s= has no value", k)
+		return false
+	}
+	var dst *string
+	switch k {
+	case "key":
+		dst = &f.key
+	case "mode":
+		if v != "form" && v != "url" {
+			p.errorf(col, "mode is form or url, not %q", v)
+			return false
+		}
+		dst = &f.mode
+	case "field":
+		dst = &f.field
+	case "action":
+		if v != "accept" && v != "decline" && v != "cancel" {
+			p.errorf(col, "action is accept, decline or cancel, not %q", v)
+			return false
+		}
+		dst = &f.action
+	default:
+		p.errorf(col, "unknown filter %q; use key=, mode=, field= or action=, or quote the text to search for", k)
+		return false
+	}
+	if *dst != "" {
+		p.errorf(col, "filter %s= is given twice", k)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// literalInt parses argument i as an integer within [lo, hi].
+func (p *parser) literalInt(c *command, i int, what string, lo, hi int64) (int64, bool) {
+	s, ok := p.literalArg(c, i, what)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < lo || n > hi {
+		p.errorf(c.args[i].col, "%s of %s must be an integer from %d to %d, not %q", what, c.name, lo, hi, s)
+		return 0, false
+	}
+	return n, true
+}
+
+func checkCount(p *parser, c *command, outers []string) {
+	c.n, _ = p.literalInt(c, 0, "the count", 0, 1000)
+}
+
+func checkCode(p *parser, c *command, outers []string) {
+	c.n, _ = p.literalInt(c, 0, "the code", -1<<31, 1<<31-1)
+}
+
+// maxTimeoutMS bounds the timeout command (one hour).
+const maxTimeoutMS = 3_600_000
+
+func checkTimeout(p *parser, c *command, outers []string) {
+	n, ok := p.literalInt(c, 0, "the time in milliseconds", 1, maxTimeoutMS)
+	if !ok {
+		return
+	}
+	c.n = n
+	c.sub = p.parseCommand(c.args[1:], append(outers, c.name)...)
+}
+
+func checkWrapped(p *parser, c *command, outers []string) {
+	c.sub = p.parseCommand(c.args, append(outers, c.name)...)
+}
+
+func checkVarName(p *parser, c *command, outers []string) {
+	s, ok := p.literalArg(c, 0, "the variable name")
+	if ok && !isIdent(s) {
+		p.errorf(c.args[0].col, "invalid variable name %q: use letters, digits and _, starting with a letter", s)
+	}
+}
+
+func checkSetVar(p *parser, c *command, outers []string) {
+	checkVarName(p, c, outers)
+	s, ok := p.literalArg(c, 1, "the path")
+	if !ok {
+		return
+	}
+	if s == "rawResponse" {
+		c.raw = true
+		return
+	}
+	path, err := parsePath(s)
+	if err != nil {
+		p.errorf(c.args[1].col, "%v", err)
+		return
+	}
+	c.path = path
+}
+
+func checkNumbers(p *parser, c *command, outers []string) {
+	for i := range c.args {
+		if s, ok := c.args[i].literal(); ok {
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				p.errorf(c.args[i].col, "%s compares numbers; %q is not a number", c.name, s)
+				return
+			}
+		}
+	}
+}
+
+func checkLength(p *parser, c *command, outers []string) {
+	lo, ok1 := p.literalInt(c, 1, "MIN", 0, 1<<31-1)
+	hi, ok2 := p.literalInt(c, 2, "MAX", 0, 1<<31-1)
+	if ok1 && ok2 && lo > hi {
+		p.errorf(c.args[1].col, "MIN (%d) is greater than MAX (%d)", lo, hi)
+	}
+}

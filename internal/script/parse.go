@@ -1,0 +1,214 @@
+package script
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Script is a parsed .mcp file: its steps in line order.
+type Script struct {
+	Name  string  // the file name given to ParseFile, used in reports
+	Steps []*Step // one per command line
+}
+
+// Step is one command line of a script.
+type Step struct {
+	Line    int    // 1-based line number
+	Col     int    // 1-based column of the command name
+	Command string // the command name, e.g. "call_tool"
+	Text    string // the command as written, without its comment
+	cmd     *command
+}
+
+// command is a parsed command with its arguments checked.
+type command struct {
+	name string
+	col  int
+	args []token
+	sub  *command // the command run by expect_error and timeout
+
+	answer *answerArg // elicit_response
+	filter *filter    // assert_elicited, assert_not_elicited
+	n      int64      // assert_elicited_count, assert_error_code, timeout (ms)
+	path   []string   // set_var; nil with raw set for rawResponse
+	raw    bool       // set_var NAME rawResponse
+}
+
+// maxLineLen bounds a script line so that parsing stays cheap on any input.
+const maxLineLen = 1 << 16
+
+// ParseFile parses the script src named name (the name appears in errors and
+// reports). Syntax errors are returned together as SyntaxErrors, each as
+// FILE:LINE:COL: message; nothing of a script with errors should run.
+func ParseFile(name string, src []byte) (*Script, error) {
+	p := &parser{file: name, vars: map[string]bool{}}
+	s := &Script{Name: name}
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	for i, line := range strings.Split(string(src), "\n") {
+		if len(p.errs) >= maxSyntaxErrors {
+			break
+		}
+		p.line = i + 1
+		if st := p.parseLine(strings.TrimSuffix(line, "\r")); st != nil {
+			s.Steps = append(s.Steps, st)
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return s, nil
+}
+
+// parser holds the state of one file: the current line, the variables set
+// by earlier lines and the errors so far.
+type parser struct {
+	file   string
+	line   int
+	vars   map[string]bool
+	errs   SyntaxErrors
+	failed bool // the current line has an error
+}
+
+func (p *parser) errorf(col int, format string, args ...any) {
+	if p.failed {
+		return // one error per line: later ones are usually consequences
+	}
+	p.failed = true
+	p.errs = append(p.errs, &SyntaxError{File: p.file, Line: p.line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) parseLine(line string) *Step {
+	p.failed = false
+	if len(line) > maxLineLen {
+		p.errorf(1, "line is longer than %d bytes", maxLineLen)
+		return nil
+	}
+	lx := &lexer{line: line}
+	toks, lerr := lx.tokens()
+	if lerr != nil {
+		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
+		return nil
+	}
+	if len(toks) == 0 {
+		return nil
+	}
+	c := p.parseCommand(toks)
+	if p.failed {
+		return nil
+	}
+	p.checkVars(c)
+	if p.failed {
+		return nil
+	}
+	if c.name == "set_var" || c.name == "input_var" {
+		name, _ := c.args[0].literal()
+		p.vars[name] = true
+	}
+	end := lx.pos
+	return &Step{Line: p.line, Col: c.col, Command: c.name, Text: strings.TrimSpace(line[:end]), cmd: c}
+}
+
+// checkVars reports a variable used before any line sets it.
+func (p *parser) checkVars(c *command) {
+	for ; c != nil; c = c.sub {
+		for _, t := range c.args {
+			for _, s := range t.segs {
+				if s.name != "" && !p.vars[s.name] {
+					p.errorf(s.col, "variable $%s is not set by an earlier line; set it with set_var or input_var, or write \\$ for a literal $", s.name)
+					return
+				}
+			}
+		}
+	}
+}
+
+// parseCommand parses toks as a command; outer is the wrapping command
+// (expect_error or timeout) or nil.
+func (p *parser) parseCommand(toks []token, outers ...string) *command {
+	first := toks[0]
+	name, ok := first.literal()
+	if first.kind != bareToken || first.key != "" || !ok {
+		p.errorf(first.col, "expected a command name, found %s; see docs/scripts.md for the commands", describeKind(first.kind))
+		return nil
+	}
+	sp, ok := lookup(name)
+	if !ok {
+		msg := fmt.Sprintf("unknown command %q", name)
+		if hint, ok := closest(name, commandNames()); ok {
+			msg += fmt.Sprintf("; did you mean %q?", hint)
+		} else {
+			msg += "; see docs/scripts.md for the commands"
+		}
+		p.errorf(first.col, "%s", msg)
+		return nil
+	}
+	c := &command{name: name, col: first.col, args: toks[1:]}
+	if !sp.named {
+		for i, t := range c.args {
+			c.args[i] = t.unkeyed()
+		}
+	}
+	if n := len(outers); n > 0 && !wrappable(name) {
+		p.errorf(first.col, "%s cannot wrap %s; it wraps call_tool, get_prompt, read_resource, ping, expect_error and timeout", outers[n-1], name)
+		return nil
+	}
+	if slices.Contains(outers, name) {
+		p.errorf(first.col, "%s inside %s has no meaning", name, name)
+		return nil
+	}
+	if len(c.args) < sp.min || sp.max >= 0 && len(c.args) > sp.max {
+		col := first.col
+		if len(c.args) > 0 && sp.max >= 0 && len(c.args) > sp.max {
+			col = c.args[sp.max].col
+		}
+		p.errorf(col, "%s takes %s; usage: %s", name, argCount(sp.min, sp.max), sp.usage)
+		return nil
+	}
+	if sp.check != nil {
+		sp.check(p, c, outers)
+	}
+	return c
+}
+
+func argCount(lo, hi int) string {
+	switch {
+	case hi < 0:
+		return fmt.Sprintf("at least %d argument%s", lo, plural(lo))
+	case lo == hi:
+		return fmt.Sprintf("%d argument%s", lo, plural(lo))
+	default:
+		return fmt.Sprintf("%d to %d arguments", lo, hi)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// unkeyed turns a key:value token back into one value, for commands that
+// take no named arguments.
+func (t token) unkeyed() token {
+	if t.key == "" {
+		return t
+	}
+	segs := append([]segment{{text: t.key + ":"}}, t.segs...)
+	t.segs, t.key = mergeText(segs), ""
+	return t
+}
+
+func mergeText(segs []segment) []segment {
+	var out []segment
+	for _, s := range segs {
+		if n := len(out); n > 0 && s.name == "" && out[n-1].name == "" {
+			out[n-1].text += s.text
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package script
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parsePath parses a set_var path: structuredContent.a.b, $.a.b, $ (the
+// whole result), content.0.text or content[0].text. Numbers index arrays.
+func parsePath(s string) ([]string, error) {
+	orig := s
+	if s == "$" {
+		return []string{}, nil
+	}
+	s = strings.TrimPrefix(s, "$.")
+	if s == "" || strings.HasPrefix(s, "$") {
+		return nil, fmt.Errorf("invalid path %q: write $.a.b, structuredContent.a.b, content.0.text or rawResponse", orig)
+	}
+	var out []string
+	for _, part := range strings.Split(s, ".") {
+		// content[0][1] → content, 0, 1
+		name, rest, _ := strings.Cut(part, "[")
+		if name == "" && rest == "" {
+			return nil, fmt.Errorf("invalid path %q: empty element; separate names with single dots", orig)
+		}
+		if name != "" {
+			out = append(out, name)
+		}
+		if rest == "" {
+			continue
+		}
+		for _, idx := range strings.Split("["+rest, "[")[1:] {
+			n, ok := strings.CutSuffix(idx, "]")
+			if _, err := strconv.Atoi(n); !ok || err != nil {
+				return nil, fmt.Errorf("invalid path %q: brackets hold an array index, e.g. content[0]", orig)
+			}
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// lookupPath follows path through a decoded JSON value.
+func lookupPath(v any, path []string) (any, error) {
+	for i, el := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[el]
+			if !ok {
+				return nil, fmt.Errorf("%s has no field %q", pathString(path[:i]), el)
+			}
+			v = next
+		case []any:
+			n, err := strconv.Atoi(el)
+			if err != nil {
+				return nil, fmt.Errorf("%s is an array; index it with a number, not %q", pathString(path[:i]), el)
+			}
+			if n < 0 || n >= len(x) {
+				return nil, fmt.Errorf("%s has %d element(s); index %d is out of range", pathString(path[:i]), len(x), n)
+			}
+			v = x[n]
+		default:
+			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonKind(v))
+		}
+	}
+	return v, nil
+}
+
+func pathString(path []string) string {
+	if len(path) == 0 {
+		return "the result"
+	}
+	return "$." + strings.Join(path, ".")
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	}
+	return "a value"
+}
+
+// varString renders a value for a variable: strings as they are, anything
+// else as compact JSON.
+func varString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

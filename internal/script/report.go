@@ -1,0 +1,77 @@
+package script
+
+import "time"
+
+// Exit codes of `mcp-tester test`.
+const (
+	ExitOK      = 0 // every step of every script passed
+	ExitFailed  = 1 // a step failed
+	ExitUsage   = 2 // bad flags, no script found, or a syntax error (nothing ran)
+	ExitConnect = 3 // a script could not connect to the server
+)
+
+// Report is the outcome of running scripts.
+type Report struct {
+	Scripts  []*ScriptResult // in the order given, whatever the parallelism
+	Duration time.Duration
+}
+
+// ScriptResult is the outcome of one script.
+type ScriptResult struct {
+	Name     string
+	Steps    []*StepResult // one per step that ran, in line order
+	Err      error         // set when the script could not run (no connection)
+	Duration time.Duration
+}
+
+// StepResult is the outcome of one step.
+type StepResult struct {
+	Line     int    // 1-based line of the command
+	Col      int    // 1-based column of the command name
+	Command  string // the command name
+	Text     string // the command as written
+	Passed   bool
+	Message  string // why the step failed
+	Expected string // what the step expected, when it compares
+	Actual   string // what it found
+	Response string // an excerpt of the last response, on failure
+	Output   string // what the step printed (echo, input_var) or noted
+	Duration time.Duration
+}
+
+// Counts returns the number of passed and failed steps of the script.
+func (s *ScriptResult) Counts() (passed, failed int) {
+	for _, st := range s.Steps {
+		if st.Passed {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	return passed, failed
+}
+
+// Counts returns the number of passed and failed steps of all scripts.
+func (r *Report) Counts() (passed, failed int) {
+	for _, s := range r.Scripts {
+		p, f := s.Counts()
+		passed += p
+		failed += f
+	}
+	return passed, failed
+}
+
+// ExitCode is ExitConnect when a script could not run, ExitFailed when a step
+// failed, ExitOK otherwise.
+func (r *Report) ExitCode() int {
+	code := ExitOK
+	for _, s := range r.Scripts {
+		if s.Err != nil {
+			return ExitConnect
+		}
+		if _, f := s.Counts(); f > 0 {
+			code = ExitFailed
+		}
+	}
+	return code
+}

@@ -1,0 +1,183 @@
+package script
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// DefaultStepTimeout bounds each step unless RunOptions.StepTimeout or the
+// timeout command says otherwise.
+const DefaultStepTimeout = 30 * time.Second
+
+// RunOptions configures a run.
+type RunOptions struct {
+	// Connect opens a fresh session for one script. It is called once per
+	// script, possibly from several goroutines when Jobs > 1. Required.
+	Connect func(ctx context.Context) (Conn, error)
+	// Jobs is how many scripts run at once, each on its own session; <= 1
+	// runs them one after the other.
+	Jobs int
+	// StepTimeout bounds each step (DefaultStepTimeout when zero).
+	StepTimeout time.Duration
+	// Stdin is where input_var reads its lines. Shared by all scripts.
+	Stdin io.Reader
+	// Progress, when set, receives the text report while the scripts run:
+	// each script's lines in the order of the scripts, whatever the
+	// parallelism, then the summary. The result is what WriteText writes.
+	Progress io.Writer
+	// Verbose adds to each asking step the questions asked and their answers.
+	Verbose bool
+}
+
+// Run runs one script. It is RunAll with a single script.
+func Run(ctx context.Context, s *Script, opts RunOptions) *Report {
+	return RunAll(ctx, []*Script{s}, opts)
+}
+
+// RunAll runs scripts, opts.Jobs at a time, each on its own Conn, and
+// returns their results in the order given.
+func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
+	start := time.Now()
+	if opts.StepTimeout <= 0 {
+		opts.StepTimeout = DefaultStepTimeout
+	}
+	jobs := min(max(opts.Jobs, 1), max(len(scripts), 1))
+	in := &lineReader{}
+	if opts.Stdin != nil {
+		in.r = bufio.NewReaderSize(opts.Stdin, 4096)
+	}
+	out := newOrderedWriter(opts.Progress, len(scripts))
+	rep := &Report{Scripts: make([]*ScriptResult, len(scripts))}
+
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &runner{opts: &opts, in: in, out: out.script(i), vars: map[string]string{}}
+				rep.Scripts[i] = r.run(ctx, scripts[i])
+				out.finish(i)
+			}
+		}()
+	}
+	for i := range scripts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	rep.Duration = time.Since(start)
+	if opts.Progress != nil {
+		writeTotal(opts.Progress, rep)
+	}
+	return rep
+}
+
+// lineReader hands lines of the shared stdin to input_var, one at a time.
+type lineReader struct {
+	mu sync.Mutex
+	r  *bufio.Reader
+}
+
+// maxInputLine bounds a line read by input_var.
+const maxInputLine = 64 << 10
+
+func (l *lineReader) readLine() (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.r == nil {
+		return "", errors.New("no input: the runner has no stdin")
+	}
+	var line []byte
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxInputLine {
+			return "", fmt.Errorf("input line longer than %d bytes", maxInputLine)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && len(line) > 0 {
+			break
+		}
+		if err != nil {
+			if err == io.EOF {
+				return "", errors.New("no input: stdin ended")
+			}
+			return "", err
+		}
+		break
+	}
+	s := string(line)
+	s = trimEOL(s)
+	return s, nil
+}
+
+func trimEOL(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// orderedWriter lets scripts that run in parallel write their text in the
+// order of the scripts: the earliest unfinished script writes through, the
+// others are buffered until their turn.
+type orderedWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	next int
+	bufs [][]byte
+	done []bool
+}
+
+func newOrderedWriter(w io.Writer, n int) *orderedWriter {
+	return &orderedWriter{w: w, bufs: make([][]byte, n), done: make([]bool, n)}
+}
+
+// scriptWriter is the writer of script i.
+type scriptWriter struct {
+	o *orderedWriter
+	i int
+}
+
+func (o *orderedWriter) script(i int) io.Writer {
+	if o.w == nil {
+		return io.Discard
+	}
+	return scriptWriter{o, i}
+}
+
+func (s scriptWriter) Write(p []byte) (int, error) {
+	o := s.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if s.i == o.next {
+		return o.w.Write(p)
+	}
+	o.bufs[s.i] = append(o.bufs[s.i], p...)
+	return len(p), nil
+}
+
+func (o *orderedWriter) finish(i int) {
+	if o.w == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done[i] = true
+	for o.next < len(o.done) && o.done[o.next] {
+		o.next++
+		if o.next < len(o.bufs) {
+			_, _ = o.w.Write(o.bufs[o.next])
+			o.bufs[o.next] = nil
+		}
+	}
+}
