@@ -59,7 +59,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.NewQueue(specs...))
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), humanAnswerer(opts.IO, &opts.Conn)})
 	if err != nil {
 		return err
 	}

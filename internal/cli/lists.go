@@ -81,7 +81,7 @@ func runPromptGet(ctx context.Context, opts *ListOptions, name string) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.NewQueue(specs...))
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), humanAnswerer(opts.IO, &opts.Conn)})
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func newResourcesCmd(io *iostreams.IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := opts.Conn.open(cmd.Context(), io, answer.NewQueue(specs...))
+			s, err := opts.Conn.open(cmd.Context(), io, answer.Chain{answer.NewQueue(specs...), humanAnswerer(io, &opts.Conn)})
 			if err != nil {
 				return err
 			}

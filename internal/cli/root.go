@@ -83,6 +83,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newResourcesCmd(io),
 		newPingCmd(io),
 		newVersionCmd(io),
+		newAuditCmd(io),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
