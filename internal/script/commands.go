@@ -85,12 +85,6 @@ func wrappable(name string) bool {
 	return false
 }
 
-// asks reports whether a command may be asked questions by the server, and
-// so consumes the answers queued by elicit_response.
-func asks(name string) bool {
-	return name == "call_tool" || name == "get_prompt" || name == "read_resource"
-}
-
 // literalArg returns the value of an argument that must not use variables.
 func (p *parser) literalArg(c *command, i int, what string) (string, bool) {
 	s, ok := c.args[i].literal()
@@ -160,11 +154,11 @@ func checkElicitResponse(p *parser, c *command, outers []string) {
 	c.answer = a
 }
 
-// parseContent parses the JSON object of an accept answer.
+// parseContent parses the JSON object of an accept answer. Numbers decode
+// as float64, as they would from the wire.
 func parseContent(s string) (map[string]any, error) {
 	var m map[string]any
 	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
 	if err := dec.Decode(&m); err != nil || m == nil {
 		if err == nil {
 			err = fmt.Errorf("it is null")
@@ -174,7 +168,7 @@ func parseContent(s string) (map[string]any, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("the content of elicit_response must be one JSON object; found more after it")
 	}
-	return normalizeNumbers(m).(map[string]any), nil
+	return m, nil
 }
 
 // normalizeNumbers turns json.Number values into int64 when integral and

@@ -47,9 +47,6 @@ func (t token) literal() (string, bool) {
 	return b.String(), true
 }
 
-// quoted reports whether the token was written as a quoted string.
-func (t token) quoted() bool { return t.kind == doubleToken || t.kind == singleToken }
-
 // value substitutes the variables of vars into the token's value.
 func (t token) value(vars map[string]string) (string, error) {
 	var b strings.Builder

@@ -1,0 +1,100 @@
+package script
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/target"
+)
+
+// buildDeployer builds examples/deployer into a temporary directory.
+func buildDeployer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the deployer example")
+	}
+	bin := filepath.Join(t.TempDir(), "deployer")
+	cmd := exec.Command("go", "build", "-o", bin, "../../examples/deployer")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build deployer: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func deployerOptions(bin string) session.Options {
+	return session.Options{
+		Target:       &target.Target{Command: bin, Env: []string{"DEPLOY_STATE_KEY=" + strings.Repeat("k", 40)}},
+		Capabilities: session.Capabilities{Form: true, URL: true},
+		Validate:     true,
+		Timeout:      20 * time.Second,
+	}
+}
+
+// TestDeployerEndToEnd runs scripts against the real deployer example over
+// stdio, through the mcp-tester session.
+func TestDeployerEndToEnd(t *testing.T) {
+	bin := buildDeployer(t)
+	connect := SessionConnect(deployerOptions(bin))
+
+	t.Run("seed", func(t *testing.T) {
+		src, err := os.ReadFile("testdata/deploy.mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, out := runText(t, "deploy.mcp", string(src), RunOptions{Connect: connect})
+		if !strings.HasSuffix(out, "deploy.mcp: 7 passed, 0 failed\n") || rep.ExitCode() != ExitOK {
+			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
+		}
+	})
+
+	t.Run("every command", func(t *testing.T) {
+		src, err := os.ReadFile("testdata/deployer-all.mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, out := runText(t, "deployer-all.mcp", string(src), RunOptions{Connect: connect, Stdin: strings.NewReader("auth-service\n")})
+		if rep.ExitCode() != ExitOK {
+			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
+		}
+	})
+
+	t.Run("failures", func(t *testing.T) {
+		src := `elicit_response accept '{"environment": "production", "confirm": true}'
+call_tool deploy service:"auth-service"
+assert_contains "to staging"
+elicit_response accept '{"environment": "staging", "confirm": true}'
+elicit_response decline
+call_tool deploy service:"auth-service"
+`
+		rep, out := runText(t, "fail.mcp", src, RunOptions{Connect: connect})
+		if p, f := rep.Counts(); p != 4 || f != 2 || rep.ExitCode() != ExitFailed {
+			t.Fatalf("counts %d/%d exit %d, output:\n%s", p, f, rep.ExitCode(), out)
+		}
+		for _, want := range []string{
+			`✗ assert_contains "to staging" (line 3)`,
+			`expected: text containing "to staging"`,
+			`actual:   "Rolling out auth-service 2.4.1 to production."`,
+			`✗ elicit_response decline (line 5)`,
+			"the answer was never used: the server asked only 1 question(s) during call_tool (line 6)",
+			"fail.mcp: 4 passed, 2 failed",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("could not connect", func(t *testing.T) {
+		opts := deployerOptions(bin)
+		opts.Target.Env = []string{"DEPLOY_STATE_KEY=short"}
+		rep, out := runText(t, "deploy.mcp", "ping\n", RunOptions{Connect: SessionConnect(opts)})
+		if rep.ExitCode() != ExitConnect || !strings.Contains(out, "deploy.mcp: could not connect") {
+			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SessionConn adapts an open mcp-tester session to Conn: the answers of a
+// command go into an answer.Queue (so defaults and validation are the
+// session's), the questions come from the session's exchange log, and the
+// answers the queue did not hand out are reported unused.
+type SessionConn struct {
+	S *session.Session
+}
+
+// NewSessionConn returns a Conn over s. Closing the Conn closes s.
+func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s} }
+
+// CallTool implements Conn.
+func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
+	q := queueOf(answers)
+	res, call, err := c.S.CallTool(ctx, name, args, q)
+	return outcomeOf(resultOrNil(res), call, q, answers), err
+}
+
+// GetPrompt implements Conn.
+func (c *SessionConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []Answer) (*Outcome, error) {
+	q := queueOf(answers)
+	res, call, err := c.S.GetPrompt(ctx, name, args, q)
+	return outcomeOf(resultOrNil(res), call, q, answers), err
+}
+
+// ReadResource implements Conn.
+func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []Answer) (*Outcome, error) {
+	q := queueOf(answers)
+	res, call, err := c.S.ReadResource(ctx, uri, q)
+	return outcomeOf(resultOrNil(res), call, q, answers), err
+}
+
+// ListTools implements Conn.
+func (c *SessionConn) ListTools(ctx context.Context) ([]*mcp.Tool, error) { return c.S.ListTools(ctx) }
+
+// Ping implements Conn.
+func (c *SessionConn) Ping(ctx context.Context) error { return c.S.Ping(ctx) }
+
+// Close implements Conn.
+func (c *SessionConn) Close() error { return c.S.Close() }
+
+// resultOrNil turns a typed nil result into a nil interface.
+func resultOrNil[T any](r *T) any {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
+func queueOf(answers []Answer) *answer.Queue {
+	q := answer.NewQueue()
+	for _, a := range answers {
+		q.Push(answer.Spec{Key: a.Key, Action: a.Action, Content: a.Content})
+	}
+	return q
+}
+
+func outcomeOf(res any, call *session.Call, q *answer.Queue, answers []Answer) *Outcome {
+	out := &Outcome{Result: res}
+	if call != nil {
+		for _, e := range call.Questions {
+			out.Questions = append(out.Questions, questionOf(e))
+		}
+	}
+	// Unused keeps the order of the queue: match it against the answers in
+	// order to give back the script lines.
+	unused := q.Unused()
+	for _, a := range answers {
+		if len(unused) > 0 && sameSpec(unused[0], a) {
+			out.Unused = append(out.Unused, a)
+			unused = unused[1:]
+		}
+	}
+	return out
+}
+
+func sameSpec(s answer.Spec, a Answer) bool {
+	if s.Key != a.Key || s.Action != a.Action {
+		return false
+	}
+	x, _ := json.Marshal(s.Content)
+	y, _ := json.Marshal(a.Content)
+	return string(x) == string(y)
+}
+
+func questionOf(e exchange.Entry) Question {
+	q := Question{Key: e.Key, Round: e.Round, Mode: e.Mode(), Message: e.Message(), Answer: e.Answer}
+	if e.Params != nil {
+		q.URL, q.Schema = e.Params.URL, e.Params.RequestedSchema
+	}
+	return q
+}
+
+// SessionConnect returns a RunOptions.Connect that opens a fresh session
+// with opts for each script. Leave opts.Log nil so that each session keeps
+// its own log (a shared log would mix the questions of parallel scripts).
+func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error) {
+	return func(ctx context.Context) (Conn, error) {
+		o := opts
+		if o.Target != nil {
+			t := *o.Target
+			o.Target = &t
+		}
+		s, err := session.Open(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return NewSessionConn(s), nil
+	}
+}
