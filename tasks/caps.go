@@ -1,0 +1,88 @@
+package tasks
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// requestCaps returns what the client declared it can do on this request: the
+// per-request _meta capabilities (2026-07-28), else those of the session's
+// initialize (older protocol versions), else nil.
+func requestCaps(req mcp.Request) *mcp.ClientCapabilities {
+	if p := req.GetParams(); !isNil(p) {
+		if m := p.GetMeta(); m != nil {
+			if v, ok := m[mcp.MetaKeyClientCapabilities]; ok {
+				var c mcp.ClientCapabilities
+				if b, err := json.Marshal(v); err == nil && json.Unmarshal(b, &c) == nil {
+					return &c
+				}
+				return nil
+			}
+		}
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		if ip := ss.InitializeParams(); ip != nil {
+			return ip.Capabilities
+		}
+	}
+	return nil
+}
+
+// usesOldProtocol reports whether the request came on a session that speaks a
+// protocol version before 2026-07-28, where the server may still send
+// elicitation/create to the client in the middle of a call.
+func usesOldProtocol(req *mcp.CallToolRequest) bool {
+	if req.Params != nil {
+		if _, ok := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion]; ok {
+			return false
+		}
+	}
+	if req.Session == nil {
+		return false
+	}
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.ProtocolVersion != "" && ip.ProtocolVersion < "2026-07-28"
+}
+
+func isNil(p mcp.Params) bool {
+	if p == nil {
+		return true
+	}
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// declaresTasks reports whether the capabilities include the extension.
+func declaresTasks(c *mcp.ClientCapabilities) bool {
+	if c == nil || c.Extensions == nil {
+		return false
+	}
+	_, ok := c.Extensions[ExtensionID]
+	return ok
+}
+
+// canAsk reports whether the client declared the elicitation mode: an empty
+// elicitation object means forms only.
+func canAsk(c *mcp.ClientCapabilities, mode string) bool {
+	if c == nil || c.Elicitation == nil {
+		return false
+	}
+	e := c.Elicitation
+	switch mode {
+	case "url":
+		return e.URL != nil
+	case "form", "":
+		return e.Form != nil || e.URL == nil
+	}
+	return false
+}
+
+// principal is the authenticated user behind a request, or "".
+func principal(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.TokenInfo == nil {
+		return ""
+	}
+	return extra.TokenInfo.UserID
+}

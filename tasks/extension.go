@@ -1,0 +1,285 @@
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure an [Extension]. The zero value is usable.
+type Options struct {
+	// Store keeps the task records. Default: a new [MemoryStore].
+	Store Store
+	// TTL is how long a task is kept after its creation; tasks/get reports
+	// an error for it afterwards. Default one hour; negative means unlimited.
+	TTL time.Duration
+	// PollInterval is the polling interval suggested to clients. Default 1s.
+	PollInterval time.Duration
+	// Heartbeat is how often a running task refreshes its record in a
+	// [SharedStore], and so how soon it sees an answer or a cancellation
+	// that reached another instance. A task whose heartbeat is older than
+	// three intervals is failed as interrupted. Default 2s.
+	Heartbeat time.Duration
+	// Logger receives store errors the task's code cannot act on.
+	// Default: discard.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Mode says whether a tool must run as a task.
+type Mode int
+
+const (
+	// Optional tools run as a task when the client declared the extension
+	// on the call, and synchronously otherwise.
+	Optional Mode = iota
+	// Required tools refuse a client that did not declare the extension,
+	// with the JSON-RPC error -32021.
+	Required
+)
+
+// Handler is the code of a task tool. It runs in its own goroutine once the
+// task is created; ctx ends when the client cancels the task, when its TTL
+// elapses or when the server shuts down (see [context.Cause]). A returned
+// result completes the task, including one with IsError set; a returned
+// error fails it with a JSON-RPC error (a *jsonrpc.Error keeps its code).
+type Handler func(ctx context.Context, t *Task) (*mcp.CallToolResult, error)
+
+// Extension is the tasks extension installed on one server.
+type Extension struct {
+	server   *mcp.Server
+	store    Store
+	opts     Options
+	logger   *slog.Logger
+	instance string
+	shared   bool
+
+	base context.Context
+	stop context.CancelCauseFunc
+	wg   sync.WaitGroup
+
+	mu   sync.Mutex
+	runs map[string]*run
+}
+
+// Install adds the extension to server: it advertises the extension in the
+// server's capabilities, serves tasks/get, tasks/update and tasks/cancel, and
+// turns a tools/call whose handler called [Extension.Start] into a
+// CreateTaskResult. Call it before the server serves its first request.
+func Install(server *mcp.Server, opts *Options) (*Extension, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Store == nil {
+		o.Store = NewMemoryStore()
+	}
+	if o.TTL == 0 {
+		o.TTL = time.Hour
+	}
+	if o.TTL < 0 {
+		o.TTL = 0
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 2 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	x := &Extension{
+		server:   server,
+		store:    o.Store,
+		opts:     o,
+		logger:   logger,
+		instance: rand.Text(),
+		runs:     map[string]*run{},
+	}
+	if s, ok := o.Store.(SharedStore); ok {
+		x.shared = s.Shared()
+	}
+	x.base, x.stop = context.WithCancelCause(context.Background())
+	if err := mcp.AddReceivingCustomMethod(server, MethodGet, x.get); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, MethodUpdate, x.update); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, MethodCancel, x.cancel); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	server.AddReceivingMiddleware(x.middleware)
+	return x, nil
+}
+
+// AddTool registers a tool whose calls run h as a task (see [Mode]).
+func (x *Extension) AddTool(tool *mcp.Tool, mode Mode, h Handler) {
+	x.server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return x.Start(ctx, req, mode, h)
+	})
+}
+
+// Start runs h for the tool call req. If the client declared the extension
+// on req, Start creates the task, starts h in its own goroutine and returns a
+// placeholder result; the extension answers the call with the task's
+// CreateTaskResult instead. Otherwise an [Optional] call runs h right here
+// and returns its result, and a [Required] one fails with -32021.
+//
+// A tool handler may do anything before it calls Start, for example gather
+// answers over multi round-trip requests and only then escalate to a task.
+// Start must be called from a tool handler of the server the extension is
+// installed on, at most once per call.
+func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mode, h Handler) (*mcp.CallToolResult, error) {
+	caps := requestCaps(req)
+	if !declaresTasks(caps) {
+		if mode == Required {
+			return nil, missingCapability(fmt.Sprintf("tool %q", req.Params.Name))
+		}
+		return x.runSync(ctx, req, caps, h)
+	}
+	slot, ok := ctx.Value(slotKey{}).(*startSlot)
+	if !ok || slot.x != x {
+		return nil, errors.New("tasks: Start was called outside a tools/call of the server the extension is installed on")
+	}
+	if slot.created != nil {
+		return nil, errors.New("tasks: Start was called twice for one tools/call")
+	}
+	now := x.opts.Now()
+	rec := &Record{
+		Owner:         principal(req.Extra),
+		Tool:          req.Params.Name,
+		Status:        StatusWorking,
+		StatusMessage: "The task has started.",
+		CreatedAt:     now,
+		UpdatedAt:     now,
+		TTL:           x.opts.TTL,
+		PollInterval:  x.opts.PollInterval,
+		Runner:        x.instance,
+		Heartbeat:     now,
+	}
+	var err error
+	for range 3 {
+		rec.ID = rand.Text()
+		if err = x.store.Create(ctx, rec); !errors.Is(err, ErrExists) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, internalError("create task: %v", err)
+	}
+	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}
+	x.launch(rec, req, caps, h)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "task " + rec.ID + " started"}}}, nil
+}
+
+// Close cancels every task still running with [ErrShutdown] as the cause and
+// waits, until ctx ends, for their code to return; they end failed.
+func (x *Extension) Close(ctx context.Context) error {
+	x.stop(ErrShutdown)
+	done := make(chan struct{})
+	go func() { x.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("tasks: waiting for running tasks to stop: %w", ctx.Err())
+	}
+}
+
+// startSlot carries the task a tool handler created back to the middleware.
+type startSlot struct {
+	x       *Extension
+	created *CreateTaskResult
+}
+
+type slotKey struct{}
+
+// callerKey carries the authenticated user of a tasks/* request.
+type callerKey struct{}
+
+func (x *Extension) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "initialize", "server/discover":
+			res, err := next(ctx, method, req)
+			if err == nil {
+				advertise(res)
+			}
+			return res, err
+		case "tools/call":
+			slot := &startSlot{x: x}
+			res, err := next(context.WithValue(ctx, slotKey{}, slot), method, req)
+			if slot.created != nil {
+				return slot.created, nil
+			}
+			return res, err
+		case MethodGet, MethodUpdate, MethodCancel:
+			if !declaresTasks(requestCaps(req)) {
+				return nil, missingCapability(method)
+			}
+			if err := checkRoutingHeader(req); err != nil {
+				return nil, err
+			}
+			return next(context.WithValue(ctx, callerKey{}, principal(req.GetExtra())), method, req)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// advertise adds the extension to the capabilities of an initialize or
+// server/discover result.
+func advertise(res mcp.Result) {
+	var caps **mcp.ServerCapabilities
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		caps = &r.Capabilities
+	case *mcp.DiscoverResult:
+		caps = &r.Capabilities
+	default:
+		return
+	}
+	if *caps == nil {
+		*caps = &mcp.ServerCapabilities{}
+	}
+	(*caps).AddExtension(ExtensionID, map[string]any{})
+}
+
+// checkRoutingHeader rejects a tasks/* request whose Mcp-Name header names
+// another task than its params. A missing header is tolerated.
+func checkRoutingHeader(req mcp.Request) error {
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil {
+		return nil
+	}
+	names := extra.Header.Values("Mcp-Name")
+	if len(names) == 0 {
+		return nil
+	}
+	var id string
+	switch p := req.GetParams().(type) {
+	case *GetTaskParams:
+		id = p.TaskID
+	case *UpdateTaskParams:
+		id = p.TaskID
+	case *CancelTaskParams:
+		id = p.TaskID
+	}
+	if len(names) != 1 || names[0] != id {
+		return &jsonrpc.Error{Code: CodeHeaderMismatch, Message: fmt.Sprintf("header mismatch: Mcp-Name %q does not match params.taskId %q", names[0], id)}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// run is a task whose code runs in this process.
+type run struct {
+	x      *Extension
+	id     string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu      sync.Mutex
+	waiters map[string]chan *mcp.ElicitResult
+}
+
+// launch starts h for a freshly created record.
+func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, caps *mcp.ClientCapabilities, h Handler) {
+	ctx, cancel := context.WithCancelCause(x.base)
+	if rec.TTL > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithDeadlineCause(ctx, rec.CreatedAt.Add(rec.TTL), ErrExpired)
+		inner := cancel
+		cancel = func(cause error) { inner(cause); stop() }
+	}
+	r := &run{x: x, id: rec.ID, ctx: ctx, cancel: cancel, waiters: map[string]chan *mcp.ElicitResult{}}
+	x.mu.Lock()
+	x.runs[rec.ID] = r
+	x.mu.Unlock()
+	t := &Task{run: r, id: rec.ID, req: req, caps: caps}
+	x.wg.Add(1)
+	go r.main(h, t)
+}
+
+// localRun returns the run of a task that runs in this process, or nil.
+func (x *Extension) localRun(id string) *run {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.runs[id]
+}
+
+func (r *run) main(h Handler, t *Task) {
+	defer r.x.wg.Done()
+	defer func() {
+		r.x.mu.Lock()
+		delete(r.x.runs, r.id)
+		r.x.mu.Unlock()
+		r.cancel(context.Canceled)
+	}()
+	if r.x.shared {
+		go r.heartbeat()
+	}
+	res, err := call(r.ctx, h, t)
+	r.finish(res, err)
+}
+
+// call runs the task's code, turning a panic into an error.
+func call(ctx context.Context, h Handler, t *Task) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, internalError("the task's code panicked: %v", p)
+		}
+	}()
+	return h(ctx, t)
+}
+
+// finish records how the task ended.
+func (r *run) finish(res *mcp.CallToolResult, err error) {
+	cause := context.Cause(r.ctx)
+	var result json.RawMessage
+	if err == nil && res != nil {
+		if len(res.InputRequests) > 0 {
+			err = internalError("a task cannot answer with input requests; ask with Task.Ask instead")
+		} else {
+			if res.Content == nil {
+				c := *res
+				c.Content = []mcp.Content{}
+				res = &c
+			}
+			result, err = json.Marshal(res)
+			if err != nil {
+				err = internalError("encode the task's result: %v", err)
+			}
+		}
+	}
+	if err == nil && res == nil {
+		err = internalError("the task's code returned neither a result nor an error")
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	_, uerr := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		if rec.Status.Terminal() {
+			return nil
+		}
+		rec.InputRequests, rec.Responses = nil, nil
+		rec.UpdatedAt = r.x.opts.Now()
+		switch {
+		case rec.CancelRequested || errors.Is(cause, ErrCancelled):
+			rec.Status = StatusCancelled
+			rec.StatusMessage = "Cancelled at the client's request."
+		case err != nil && errors.Is(cause, ErrShutdown):
+			rec.Status = StatusFailed
+			rec.Error = &ErrorObject{Code: -32603, Message: "task interrupted: " + ErrShutdown.Error()}
+			rec.StatusMessage = "The task was interrupted: the server shut down. Start it again."
+		case err != nil && errors.Is(cause, ErrExpired):
+			rec.Status = StatusFailed
+			rec.Error = &ErrorObject{Code: -32603, Message: ErrExpired.Error()}
+			rec.StatusMessage = "The task ran out of time."
+		case err != nil:
+			rec.Status = StatusFailed
+			rec.Error = errorObject(err)
+			rec.StatusMessage = "Tool execution failed: " + rec.Error.Message
+		default:
+			rec.Status = StatusCompleted
+			rec.Result = result
+			if res.IsError {
+				rec.StatusMessage = "The tool reported an error."
+			} else {
+				rec.StatusMessage = "Completed."
+			}
+		}
+		return nil
+	})
+	if uerr != nil && !errors.Is(uerr, ErrNotFound) {
+		r.x.logger.Error("record the end of a task", "task", r.id, "error", uerr)
+	}
+}
+
+// deliver hands answers to the questions waiting for them.
+func (r *run) deliver(answers map[string]*mcp.ElicitResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for key, a := range answers {
+		if ch, ok := r.waiters[key]; ok {
+			ch <- a // buffered, one answer per key
+			delete(r.waiters, key)
+		}
+	}
+}
+
+// heartbeat keeps the record of a task in a shared store alive and brings
+// in answers and cancellations that reached other server instances.
+func (r *run) heartbeat() {
+	tick := time.NewTicker(r.x.opts.Heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r.sync()
+	}
+}
+
+// sync refreshes the heartbeat and picks up what other instances stored.
+func (r *run) sync() {
+	ctx, stop := context.WithTimeout(r.ctx, r.x.opts.Heartbeat)
+	defer stop()
+	rec, err := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		rec.Heartbeat = r.x.opts.Now()
+		return nil
+	})
+	if err != nil {
+		r.x.logger.Warn("task heartbeat", "task", r.id, "error", err)
+		return
+	}
+	if rec.CancelRequested {
+		r.cancel(ErrCancelled)
+		return
+	}
+	answers := map[string]*mcp.ElicitResult{}
+	for key, raw := range rec.Responses {
+		var a mcp.ElicitResult
+		if json.Unmarshal(raw, &a) == nil {
+			answers[key] = &a
+		}
+	}
+	if len(answers) > 0 {
+		r.deliver(answers)
+	}
+}
+
+// setStatus writes a status message of a working task.
+func (r *run) setStatus(msg string) {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	_, err := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		if rec.Status.Terminal() || rec.CancelRequested {
+			return nil
+		}
+		rec.StatusMessage = msg
+		rec.UpdatedAt = r.x.opts.Now()
+		return nil
+	})
+	if err != nil {
+		r.x.logger.Warn("task status", "task", r.id, "error", fmt.Errorf("store: %w", err))
+	}
+}

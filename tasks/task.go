@@ -1,0 +1,334 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/formschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Task is what a [Handler] uses to report on its work and to ask the client.
+// Its methods are safe for concurrent use.
+type Task struct {
+	run  *run // nil when the call runs synchronously
+	id   string
+	req  *mcp.CallToolRequest
+	caps *mcp.ClientCapabilities
+
+	syncCtx context.Context // the call's context, synchronous mode only
+	mu      sync.Mutex
+	asked   []string // keys used, synchronous mode only
+}
+
+// ID is the task's ID, or "" when the call runs synchronously.
+func (t *Task) ID() string { return t.id }
+
+// Async reports whether the call runs as a task (the client declared the
+// extension) rather than synchronously.
+func (t *Task) Async() bool { return t.run != nil }
+
+// Request is the tools/call request the task runs: its arguments and, over
+// HTTP, the authenticated user. Its session may be gone by the time the task
+// reads it; use it for data only.
+func (t *Task) Request() *mcp.CallToolRequest { return t.req }
+
+// Arguments decodes the call's arguments into v.
+func (t *Task) Arguments(v any) error {
+	if t.req == nil || t.req.Params == nil || len(t.req.Params.Arguments) == 0 {
+		return json.Unmarshal([]byte("{}"), v)
+	}
+	if err := json.Unmarshal(t.req.Params.Arguments, v); err != nil {
+		return fmt.Errorf("decode the arguments of %q: %w", t.req.Params.Name, err)
+	}
+	return nil
+}
+
+// CanAsk reports whether the client can be asked in the given elicitation
+// mode ("form" or "url") right now.
+func (t *Task) CanAsk(mode string) bool {
+	if !canAsk(t.caps, mode) {
+		return false
+	}
+	return t.run != nil || usesOldProtocol(t.req)
+}
+
+// Status sets the task's status message, which the client sees on its next
+// tasks/get. In a synchronous call it is sent as a progress notification when
+// the client asked for progress.
+func (t *Task) Status(msg string) {
+	if t.run != nil {
+		t.run.setStatus(msg)
+		return
+	}
+	t.notify(0, 0, msg)
+}
+
+// Progress reports how far the work is: done out of total (total 0 when
+// unknown) and what is happening. It is one call: the status message becomes
+// "msg (done/total)".
+func (t *Task) Progress(done, total float64, msg string) {
+	if t.run != nil {
+		if total > 0 {
+			msg = fmt.Sprintf("%s (%s/%s)", msg, num(done), num(total))
+		}
+		t.run.setStatus(msg)
+		return
+	}
+	t.notify(done, total, msg)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// notify sends a progress notification for a synchronous call.
+func (t *Task) notify(done, total float64, msg string) {
+	if t.req == nil || t.req.Session == nil || t.req.Params == nil || t.syncCtx == nil {
+		return
+	}
+	token := t.req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	_ = t.req.Session.NotifyProgress(t.syncCtx, &mcp.ProgressNotificationParams{
+		ProgressToken: token, Progress: done, Total: total, Message: msg,
+	})
+}
+
+// Ask puts one question to the client and waits for the answer. While it
+// waits, the task is input_required and tasks/get shows the question under
+// key; the answer arrives through tasks/update and the code simply goes on.
+// Keys are unique over the task's lifetime.
+//
+// Ask returns [ErrCannotAsk] when the client did not declare the mode of p
+// (a URL question to a client that only does forms, for example) or cannot
+// be asked mid-call; ctx's error when it ends first, for example when the
+// client cancels the task. Decline and cancel are answers, not errors: look
+// at the result's Action.
+func (t *Task) Ask(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	res, err := t.AskAll(ctx, map[string]*mcp.ElicitParams{key: p})
+	if err != nil {
+		return nil, err
+	}
+	return res[key], nil
+}
+
+// AskAll puts several questions at once and waits until every one is
+// answered; the client may answer them one tasks/update at a time.
+func (t *Task) AskAll(ctx context.Context, questions map[string]*mcp.ElicitParams) (map[string]*mcp.ElicitResult, error) {
+	if len(questions) == 0 {
+		return map[string]*mcp.ElicitResult{}, nil
+	}
+	raws := map[string]json.RawMessage{}
+	for _, key := range sortedKeys(questions) {
+		raw, err := t.prepare(key, questions[key])
+		if err != nil {
+			return nil, err
+		}
+		raws[key] = raw
+	}
+	if t.run == nil {
+		return t.askSync(ctx, questions)
+	}
+	return t.run.ask(ctx, raws)
+}
+
+// prepare checks one question and renders it in wire form.
+func (t *Task) prepare(key string, p *mcp.ElicitParams) (json.RawMessage, error) {
+	if key == "" {
+		return nil, errors.New("tasks: a question needs a non-empty key")
+	}
+	if p == nil {
+		return nil, fmt.Errorf("tasks: question %q is nil", key)
+	}
+	q := *p
+	if q.Mode == "" {
+		q.Mode = "form"
+		if q.URL != "" {
+			q.Mode = "url"
+		}
+	}
+	if !t.CanAsk(q.Mode) {
+		if !canAsk(t.caps, q.Mode) {
+			return nil, fmt.Errorf("question %q: %w: the client did not declare %s elicitation", key, ErrCannotAsk, q.Mode)
+		}
+		return nil, fmt.Errorf("question %q: %w: the client did not declare the %s extension, so the call runs synchronously and cannot wait for an answer", key, ErrCannotAsk, ExtensionID)
+	}
+	switch q.Mode {
+	case "form":
+		if q.URL != "" {
+			return nil, fmt.Errorf("tasks: form question %q must not carry a URL", key)
+		}
+		if q.RequestedSchema == nil {
+			return nil, fmt.Errorf("tasks: form question %q needs a requested schema", key)
+		}
+		if _, err := formschema.Parse(q.RequestedSchema); err != nil {
+			return nil, fmt.Errorf("tasks: form question %q: %w", key, err)
+		}
+	case "url":
+		if q.URL == "" {
+			return nil, fmt.Errorf("tasks: URL question %q needs a URL", key)
+		}
+	default:
+		return nil, fmt.Errorf("tasks: question %q has unknown mode %q", key, q.Mode)
+	}
+	params, err := json.Marshal(&q)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: encode question %q: %w", key, err)
+	}
+	return json.Marshal(inputRequestWire{Method: methodElicit, Params: params})
+}
+
+// askSync asks over an older protocol, where the server may send
+// elicitation/create in the middle of the call.
+func (t *Task) askSync(ctx context.Context, questions map[string]*mcp.ElicitParams) (map[string]*mcp.ElicitResult, error) {
+	t.mu.Lock()
+	for key := range questions {
+		if slices.Contains(t.asked, key) {
+			t.mu.Unlock()
+			return nil, fmt.Errorf("question %q: %w", key, ErrKeyReused)
+		}
+	}
+	for key := range questions {
+		t.asked = append(t.asked, key)
+	}
+	t.mu.Unlock()
+	out := map[string]*mcp.ElicitResult{}
+	for _, key := range sortedKeys(questions) {
+		res, err := t.req.Session.Elicit(ctx, questions[key])
+		if err != nil {
+			return nil, fmt.Errorf("ask %q: %w", key, err)
+		}
+		out[key] = res
+	}
+	return out, nil
+}
+
+// ask records the questions, marks the task input_required and waits.
+func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[string]*mcp.ElicitResult, error) {
+	chans := map[string]chan *mcp.ElicitResult{}
+	r.mu.Lock()
+	for key := range raws {
+		if _, busy := r.waiters[key]; busy {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("question %q: %w", key, ErrKeyReused)
+		}
+	}
+	for key := range raws {
+		chans[key] = make(chan *mcp.ElicitResult, 1)
+		r.waiters[key] = chans[key]
+	}
+	r.mu.Unlock()
+	forget := func() {
+		r.mu.Lock()
+		for key, ch := range chans {
+			if r.waiters[key] == ch {
+				delete(r.waiters, key)
+			}
+		}
+		r.mu.Unlock()
+	}
+
+	first := sortedKeys(raws)[0]
+	var message string
+	var q struct {
+		Params struct {
+			Message string `json:"message"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raws[first], &q) == nil {
+		message = q.Params.Message
+	}
+	_, err := r.x.store.Update(r.ctx, r.id, func(rec *Record) error {
+		if rec.Status.Terminal() || rec.CancelRequested {
+			return ErrCancelled
+		}
+		for key := range raws {
+			if slices.Contains(rec.Asked, key) {
+				return fmt.Errorf("question %q: %w", key, ErrKeyReused)
+			}
+		}
+		if rec.InputRequests == nil {
+			rec.InputRequests = map[string]json.RawMessage{}
+		}
+		for _, key := range sortedKeys(raws) {
+			rec.InputRequests[key] = raws[key]
+			rec.Asked = append(rec.Asked, key)
+		}
+		rec.Status = StatusInputRequired
+		rec.StatusMessage = "Waiting for an answer: " + message
+		rec.UpdatedAt = r.x.opts.Now()
+		return nil
+	})
+	if err != nil {
+		forget()
+		if errors.Is(err, ErrCancelled) && r.ctx.Err() != nil {
+			return nil, context.Cause(r.ctx)
+		}
+		return nil, fmt.Errorf("tasks: record question: %w", err)
+	}
+
+	answers := map[string]*mcp.ElicitResult{}
+	for _, key := range sortedKeys(chans) {
+		select {
+		case a := <-chans[key]:
+			answers[key] = a
+		case <-ctx.Done():
+			forget()
+			r.withdraw(raws)
+			return nil, context.Cause(ctx)
+		case <-r.ctx.Done():
+			forget()
+			return nil, context.Cause(r.ctx)
+		}
+	}
+	r.consume(raws)
+	return answers, nil
+}
+
+// withdraw removes questions nobody waits for any more.
+func (r *run) withdraw(raws map[string]json.RawMessage) {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	_, _ = r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		for key := range raws {
+			delete(rec.InputRequests, key)
+			delete(rec.Responses, key)
+		}
+		if len(rec.InputRequests) == 0 && rec.Status == StatusInputRequired {
+			rec.Status = StatusWorking
+			rec.UpdatedAt = r.x.opts.Now()
+		}
+		return nil
+	})
+}
+
+// consume drops answers the code has taken.
+func (r *run) consume(raws map[string]json.RawMessage) {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	_, _ = r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		for key := range raws {
+			delete(rec.Responses, key)
+		}
+		return nil
+	})
+}
+
+// runSync runs h in the call itself, for a client without the extension.
+func (x *Extension) runSync(ctx context.Context, req *mcp.CallToolRequest, caps *mcp.ClientCapabilities, h Handler) (*mcp.CallToolResult, error) {
+	t := &Task{req: req, caps: caps, syncCtx: ctx}
+	res, err := call(ctx, h, t)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, internalError("the tool's code returned neither a result nor an error")
+	}
+	return res, nil
+}

@@ -1,0 +1,391 @@
+package taskclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// AnswerFunc answers one question of a task: key is its key in
+// inputRequests, p the elicitation it asks for. Declining is an answer; an
+// error stops waiting for the task.
+type AnswerFunc func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
+// Update is what the caller hears about a task while it waits for it.
+type Update struct {
+	TaskID        string
+	Status        tasks.Status
+	StatusMessage string
+	// Poll counts the tasks/get requests made so far.
+	Poll int
+}
+
+// Options configure a [Client]. The zero value declines every question.
+type Options struct {
+	// Answer answers the task's questions. Nil declines them all.
+	Answer AnswerFunc
+	// OnUpdate is called whenever the task's status or status message
+	// changes, and once with the first state seen.
+	OnUpdate func(Update)
+	// MaxPolls bounds the tasks/get requests for one task. Default 1000.
+	MaxPolls int
+	// DefaultPollInterval is used when the server suggests none. Default 1s.
+	DefaultPollInterval time.Duration
+	// MaxPollInterval caps the interval the server suggests. Default 30s.
+	MaxPollInterval time.Duration
+	// Sleep waits between two polls. Default: a timer bounded by ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client drives task calls on one session.
+type Client struct {
+	cs   *mcp.ClientSession
+	opts Options
+}
+
+// ErrCancelled is returned when the task ended cancelled.
+var ErrCancelled = errors.New("the task was cancelled")
+
+// ErrNoHandle is returned when the session was not connected through
+// [Transport], so a task handle in a tools/call answer cannot be read.
+var ErrNoHandle = errors.New("taskclient: cannot read the tool call's raw answer; connect the session through taskclient.Transport")
+
+// Register prepares c for task calls: it adds the tasks/* methods and a
+// sending middleware that declares the extension on the calls this package
+// makes (and on tasks/* requests), on top of what the client declares.
+func Register(c *mcp.Client) error {
+	if err := mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](c, tasks.MethodGet); err != nil {
+		return fmt.Errorf("register %s: %w", tasks.MethodGet, err)
+	}
+	if err := mcp.AddSendingCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](c, tasks.MethodUpdate); err != nil {
+		return fmt.Errorf("register %s: %w", tasks.MethodUpdate, err)
+	}
+	if err := mcp.AddSendingCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](c, tasks.MethodCancel); err != nil {
+		return fmt.Errorf("register %s: %w", tasks.MethodCancel, err)
+	}
+	c.AddSendingMiddleware(declare)
+	return nil
+}
+
+// declare adds the extension to the per-request capabilities the SDK put in
+// _meta, for the tool calls of this package and for tasks/* requests.
+func declare(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			if captureFrom(ctx) != nil {
+				addExtension(req.GetParams())
+			}
+		case tasks.MethodGet, tasks.MethodUpdate, tasks.MethodCancel:
+			addExtension(req.GetParams())
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func addExtension(p mcp.Params) {
+	if p == nil {
+		return
+	}
+	meta := p.GetMeta()
+	v, ok := meta[mcp.MetaKeyClientCapabilities]
+	if !ok {
+		return // an older protocol: no per-request capabilities
+	}
+	var caps map[string]any
+	if b, err := json.Marshal(v); err != nil || json.Unmarshal(b, &caps) != nil || caps == nil {
+		caps = map[string]any{}
+	}
+	ext, _ := caps["extensions"].(map[string]any)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext[tasks.ExtensionID] = map[string]any{}
+	caps["extensions"] = ext
+	meta[mcp.MetaKeyClientCapabilities] = caps
+	p.SetMeta(meta)
+}
+
+// New returns a Client for cs. The session's client must have been prepared
+// with [Register] and connected through [Transport].
+func New(cs *mcp.ClientSession, opts *Options) *Client {
+	c := &Client{cs: cs}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.MaxPolls <= 0 {
+		c.opts.MaxPolls = 1000
+	}
+	if c.opts.DefaultPollInterval <= 0 {
+		c.opts.DefaultPollInterval = time.Second
+	}
+	if c.opts.MaxPollInterval <= 0 {
+		c.opts.MaxPollInterval = 30 * time.Second
+	}
+	if c.opts.Sleep == nil {
+		c.opts.Sleep = sleep
+	}
+	return c
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Started is the answer to a tool call that may have become a task: either
+// Result (the server answered directly) or Task (the server created one).
+type Started struct {
+	Result *mcp.CallToolResult
+	Task   *tasks.CreateTaskResult
+}
+
+// StartTool calls a tool declaring the extension and returns without
+// waiting: the direct result, or the task handle.
+func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*Started, error) {
+	cctx, cp := withCapture(ctx)
+	res, err := c.cs.CallTool(cctx, params)
+	if err != nil {
+		return nil, err
+	}
+	raw, seen := cp.get()
+	if !seen {
+		if res != nil && res.Content == nil && res.StructuredContent == nil && !res.NeedsInput() {
+			return nil, ErrNoHandle
+		}
+		return &Started{Result: res}, nil
+	}
+	var probe struct {
+		ResultType string `json:"resultType"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("read the answer of tool %q: %w", params.Name, err)
+	}
+	if probe.ResultType != tasks.ResultTypeTask {
+		return &Started{Result: res}, nil
+	}
+	var ct tasks.CreateTaskResult
+	if err := json.Unmarshal(raw, &ct); err != nil {
+		return nil, fmt.Errorf("read the task handle of tool %q: %w", params.Name, err)
+	}
+	if ct.TaskID == "" {
+		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", params.Name)
+	}
+	return &Started{Task: &ct}, nil
+}
+
+// CallTool calls a tool and, if the server runs it as a task, waits for the
+// task to end, answering its questions on the way. It returns what a direct
+// call returns: the final CallToolResult (also one with IsError), or the
+// JSON-RPC error (*jsonrpc.Error) of a failed task. An input_required result
+// of the call itself (multi round-trip) is returned as is, for the caller to
+// answer and retry.
+func (c *Client) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	s, err := c.StartTool(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if s.Task == nil {
+		return s.Result, nil
+	}
+	c.report(Update{TaskID: s.Task.TaskID, Status: s.Task.Status, StatusMessage: s.Task.StatusMessage}, nil)
+	return c.wait(ctx, s.Task.TaskID, &s.Task.Info)
+}
+
+// Wait waits for a task to end, answering its questions, and returns its
+// result as [Client.CallTool] does.
+func (c *Client) Wait(ctx context.Context, taskID string) (*mcp.CallToolResult, error) {
+	return c.wait(ctx, taskID, nil)
+}
+
+func (c *Client) report(u Update, last *Update) {
+	if c.opts.OnUpdate == nil {
+		return
+	}
+	if last != nil && last.Status == u.Status && last.StatusMessage == u.StatusMessage {
+		return
+	}
+	c.opts.OnUpdate(u)
+}
+
+func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.CallToolResult, error) {
+	var last *Update
+	if first != nil {
+		last = &Update{TaskID: id, Status: first.Status, StatusMessage: first.StatusMessage}
+	}
+	interval := c.interval(first)
+	answered := map[string]bool{}
+	skipSleep := false
+	for poll := 1; ; poll++ {
+		if poll > c.opts.MaxPolls {
+			return nil, fmt.Errorf("task %s is still %s after %d polls; giving up (it may still run on the server: cancel it with tasks/cancel)", id, last.Status, c.opts.MaxPolls)
+		}
+		if poll > 1 || first != nil {
+			if !skipSleep {
+				if err := c.opts.Sleep(ctx, interval); err != nil {
+					return nil, fmt.Errorf("waiting for task %s: %w", id, err)
+				}
+			}
+		}
+		skipSleep = false
+		g, err := c.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		u := Update{TaskID: id, Status: g.Status, StatusMessage: g.StatusMessage, Poll: poll}
+		c.report(u, last)
+		last = &u
+		interval = c.interval(&g.Info)
+		switch g.Status {
+		case tasks.StatusCompleted:
+			if len(g.Result) == 0 {
+				return nil, fmt.Errorf("task %s completed without a result", id)
+			}
+			var res mcp.CallToolResult
+			if err := json.Unmarshal(g.Result, &res); err != nil {
+				return nil, fmt.Errorf("read the result of task %s: %w", id, err)
+			}
+			return &res, nil
+		case tasks.StatusFailed:
+			if g.Error == nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("task %s failed without an error", id)}
+			}
+			return nil, &jsonrpc.Error{Code: g.Error.Code, Message: g.Error.Message, Data: g.Error.Data}
+		case tasks.StatusCancelled:
+			return nil, fmt.Errorf("task %s: %w", id, ErrCancelled)
+		case tasks.StatusInputRequired:
+			n, err := c.answer(ctx, id, g.InputRequests, answered)
+			if err != nil {
+				return nil, err
+			}
+			skipSleep = n > 0
+		case tasks.StatusWorking:
+		default:
+			return nil, fmt.Errorf("task %s reports an unknown status %q", id, g.Status)
+		}
+	}
+}
+
+func (c *Client) interval(in *tasks.Info) time.Duration {
+	d := c.opts.DefaultPollInterval
+	if in != nil && in.PollIntervalMs > 0 {
+		d = time.Duration(in.PollIntervalMs) * time.Millisecond
+	}
+	return min(d, c.opts.MaxPollInterval)
+}
+
+// answer answers the questions not answered before, in key order, with one
+// tasks/update. It returns how many it answered.
+func (c *Client) answer(ctx context.Context, id string, requests map[string]json.RawMessage, answered map[string]bool) (int, error) {
+	keys := make([]string, 0, len(requests))
+	for k := range requests {
+		if !answered[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	responses := map[string]*mcp.ElicitResult{}
+	for _, key := range keys {
+		p, err := DecodeQuestion(requests[key])
+		if err != nil {
+			return 0, fmt.Errorf("task %s, question %q: %w", id, key, err)
+		}
+		a := &mcp.ElicitResult{Action: "decline"}
+		if c.opts.Answer != nil {
+			a, err = c.opts.Answer(ctx, key, p)
+			if err != nil {
+				return 0, fmt.Errorf("task %s, question %q: %w", id, key, err)
+			}
+			if a == nil {
+				a = &mcp.ElicitResult{Action: "decline"}
+			}
+		}
+		responses[key] = a
+		answered[key] = true
+	}
+	if len(responses) == 0 {
+		return 0, nil
+	}
+	return len(responses), c.Update(ctx, id, responses)
+}
+
+// DecodeQuestion reads one entry of a task's inputRequests. Only
+// elicitation questions can be answered; others are an error.
+func DecodeQuestion(raw json.RawMessage) (*mcp.ElicitParams, error) {
+	var q struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, fmt.Errorf("unreadable question: %w", err)
+	}
+	if q.Method != "elicitation/create" {
+		return nil, fmt.Errorf("the task asks with %q, which this client cannot answer", q.Method)
+	}
+	var p mcp.ElicitParams
+	if len(q.Params) == 0 {
+		return nil, errors.New("the question has no params")
+	}
+	if err := json.Unmarshal(q.Params, &p); err != nil {
+		return nil, fmt.Errorf("unreadable elicitation: %w", err)
+	}
+	if p.Mode == "" {
+		p.Mode = "form"
+		if p.URL != "" {
+			p.Mode = "url"
+		}
+	}
+	return &p, nil
+}
+
+// Get returns the task's current state (tasks/get).
+func (c *Client) Get(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
+	g, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](ctx, c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
+	if err != nil {
+		return nil, fmt.Errorf("tasks/get %s: %w", id, err)
+	}
+	if g.TaskID != id {
+		return nil, fmt.Errorf("tasks/get %s: the server answered for task %q", id, g.TaskID)
+	}
+	return g, nil
+}
+
+// Update sends answers to a task's questions (tasks/update).
+func (c *Client) Update(ctx context.Context, id string, responses map[string]*mcp.ElicitResult) error {
+	raw := make(map[string]json.RawMessage, len(responses))
+	for k, v := range responses {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode the answer to %q: %w", k, err)
+		}
+		raw[k] = b
+	}
+	_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](ctx, c.cs, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: id, InputResponses: raw})
+	if err != nil {
+		return fmt.Errorf("tasks/update %s: %w", id, err)
+	}
+	return nil
+}
+
+// Cancel asks the server to cancel a task (tasks/cancel). The task may still
+// end otherwise if it finished first.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](ctx, c.cs, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: id})
+	if err != nil {
+		return fmt.Errorf("tasks/cancel %s: %w", id, err)
+	}
+	return nil
+}
