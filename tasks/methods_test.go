@@ -1,0 +1,458 @@
+package tasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func rpcCode(t *testing.T, err error) int64 {
+	t.Helper()
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		t.Fatalf("want a JSON-RPC error, got %v", err)
+	}
+	return je.Code
+}
+
+// start calls a tool and returns the task handle it must have created.
+func start(t *testing.T, tc *taskclient.Client, tool string) *tasks.CreateTaskResult {
+	t.Helper()
+	s, err := tc.StartTool(context.Background(), &mcp.CallToolParams{Name: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Task == nil {
+		t.Fatalf("tool %q answered directly: %+v", tool, s.Result)
+	}
+	return s.Task
+}
+
+// waitFor polls until the task is in status (or terminal).
+func waitFor(t *testing.T, tc *taskclient.Client, id string, status tasks.Status) *tasks.GetTaskResult {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		g, err := tc.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Status == status || g.Status.Terminal() {
+			return g
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("task %s never reached %s", id, status)
+	return nil
+}
+
+func TestCreateTaskResultShape(t *testing.T) {
+	server, _ := newServer(t, &tasks.Options{TTL: time.Minute, PollInterval: 250 * time.Millisecond})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "sleep")
+	if ct.ResultType != "task" || ct.Status != tasks.StatusWorking || len(ct.TaskID) < 20 {
+		t.Errorf("CreateTaskResult = %+v", ct)
+	}
+	if ct.TTLMs == nil || *ct.TTLMs != 60000 || ct.PollIntervalMs != 250 {
+		t.Errorf("ttl/poll = %v/%d, want 60000/250", ct.TTLMs, ct.PollIntervalMs)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, ct.CreatedAt); err != nil {
+		t.Errorf("createdAt: %v", err)
+	}
+	// Durable before the answer: an immediate tasks/get resolves.
+	g, err := tc.Get(context.Background(), ct.TaskID)
+	if err != nil || g.ResultType != "complete" || g.Status != tasks.StatusWorking {
+		t.Fatalf("immediate get = %+v, %v", g, err)
+	}
+	if g.Result != nil || g.Error != nil || g.InputRequests != nil {
+		t.Errorf("a working task carries result/error/inputRequests: %+v", g)
+	}
+}
+
+func TestFailedCompletedCancelled(t *testing.T) {
+	server, _ := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+
+	_, err := tc.CallTool(ctx, &mcp.CallToolParams{Name: "fail"})
+	if code := rpcCode(t, err); code != -32050 {
+		t.Errorf("failed task: code %d, want the code the tool returned", code)
+	}
+	ct := start(t, tc, "fail")
+	g := waitFor(t, tc, ct.TaskID, tasks.StatusFailed)
+	if g.Status != tasks.StatusFailed || g.Error == nil || g.Error.Message != "backend unavailable" || g.Result != nil {
+		t.Errorf("failed task = %+v", g)
+	}
+
+	_, err = tc.CallTool(ctx, &mcp.CallToolParams{Name: "panic"})
+	if code := rpcCode(t, err); code != -32603 {
+		t.Errorf("panicking task: code %d, want -32603", code)
+	}
+
+	res, err := tc.CallTool(ctx, &mcp.CallToolParams{Name: "toolerror"})
+	if err != nil || !res.IsError || resultText(t, res) != "bad input" {
+		t.Errorf("tool error = %+v, %v; want a completed result with isError", res, err)
+	}
+
+	ct = start(t, tc, "sleep")
+	if err := tc.Cancel(ctx, ct.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	g = waitFor(t, tc, ct.TaskID, tasks.StatusCancelled)
+	if g.Status != tasks.StatusCancelled {
+		t.Errorf("after cancel: %s", g.Status)
+	}
+	// Cancelling a finished task is acknowledged and changes nothing.
+	if err := tc.Cancel(ctx, ct.TaskID); err != nil {
+		t.Errorf("cancel of a terminal task: %v", err)
+	}
+}
+
+func TestCancelWhileWaitingForInput(t *testing.T) {
+	server, _ := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "confirm")
+	g := waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
+	if _, ok := g.InputRequests["confirm"]; !ok {
+		t.Fatalf("input_required without the question: %+v", g)
+	}
+	if err := tc.Cancel(context.Background(), ct.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	g = waitFor(t, tc, ct.TaskID, tasks.StatusCancelled)
+	if g.Status != tasks.StatusCancelled || g.InputRequests != nil {
+		t.Errorf("after cancel: %+v", g)
+	}
+	_, err := tc.Wait(context.Background(), ct.TaskID)
+	if !errors.Is(err, taskclient.ErrCancelled) {
+		t.Errorf("Wait on a cancelled task: %v", err)
+	}
+}
+
+func TestPartialFulfilment(t *testing.T) {
+	server, _ := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+	ct := start(t, tc, "two")
+	g := waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
+	if len(g.InputRequests) != 2 {
+		t.Fatalf("want two questions, got %v", g.InputRequests)
+	}
+	yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+	if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"a": yes}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tc.Get(ctx, ct.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != tasks.StatusInputRequired || len(g.InputRequests) != 1 || g.InputRequests["b"] == nil {
+		t.Fatalf("after answering a: %s %v, want input_required with only b", g.Status, g.InputRequests)
+	}
+	// An answer to a, again, and to a key never asked, are ignored.
+	if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"a": {Action: "decline"}, "zzz": yes}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"b": {Action: "decline"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tc.Wait(ctx, ct.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(t, res); got != "accept+decline" {
+		t.Errorf("result %q, want accept+decline", got)
+	}
+}
+
+func TestUpdateRejectsAnswersOutsideTheSchema(t *testing.T) {
+	server, _ := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+	ct := start(t, tc, "confirm")
+	waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
+	for _, bad := range []*mcp.ElicitResult{
+		{Action: "accept", Content: map[string]any{"confirm": "yes please"}},
+		{Action: "accept", Content: map[string]any{}},
+		{Action: "maybe"},
+	} {
+		err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": bad})
+		if code := rpcCode(t, err); code != -32602 {
+			t.Errorf("answer %+v: code %d, want -32602", bad, code)
+		}
+	}
+	g, _ := tc.Get(ctx, ct.TaskID)
+	if g.Status != tasks.StatusInputRequired || g.InputRequests["confirm"] == nil {
+		t.Errorf("a rejected answer changed the task: %+v", g)
+	}
+	_ = tc.Cancel(ctx, ct.TaskID)
+}
+
+func TestUnknownTaskAndMissingCapability(t *testing.T) {
+	server, _ := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+	_, err := tc.Get(ctx, "no-such-task")
+	if code := rpcCode(t, err); code != -32602 {
+		t.Errorf("unknown task: code %d", code)
+	}
+	if code := rpcCode(t, tc.Cancel(ctx, "no-such-task")); code != -32602 {
+		t.Errorf("cancel unknown: code %d", code)
+	}
+	if code := rpcCode(t, tc.Update(ctx, "no-such-task", nil)); code != -32602 {
+		t.Errorf("update unknown: code %d", code)
+	}
+
+	// A client that does not declare the extension.
+	plain := plainClient(t, server)
+	for _, call := range []func() error{
+		func() error {
+			_, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](ctx, plain, tasks.MethodGet, &tasks.GetTaskParams{TaskID: "x"})
+			return err
+		},
+		func() error {
+			_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](ctx, plain, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: "x"})
+			return err
+		},
+		func() error {
+			_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](ctx, plain, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: "x"})
+			return err
+		},
+	} {
+		if code := rpcCode(t, call()); code != tasks.CodeMissingRequiredClientCapability {
+			t.Errorf("tasks/* without the extension: code %d, want -32021", code)
+		}
+	}
+	// A required task tool refuses it, saying what to declare.
+	_, err = plain.CallTool(ctx, &mcp.CallToolParams{Name: "sleep"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32021 || !strings.Contains(string(je.Data), `"io.modelcontextprotocol/tasks"`) {
+		t.Errorf("required tool without the extension: %v (data %s)", err, dataOf(je))
+	}
+	// An optional one runs synchronously, and cannot ask mid-way.
+	res, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "confirm"})
+	if err != nil || resultText(t, res) != "could not ask" {
+		t.Errorf("optional tool without the extension = %v, %v", res, err)
+	}
+}
+
+func dataOf(je *jsonrpc.Error) string {
+	if je == nil {
+		return ""
+	}
+	return string(je.Data)
+}
+
+// plainClient connects a client that knows the tasks/* methods but does not
+// declare the extension.
+func plainClient(t *testing.T, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	_ = mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](client, tasks.MethodGet)
+	_ = mcp.AddSendingCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](client, tasks.MethodUpdate)
+	_ = mcp.AddSendingCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](client, tasks.MethodCancel)
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestURLQuestionNeedsURLCapability(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "u", Version: "1"}, nil)
+	ext, err := tasks.Install(server, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext.AddTool(&mcp.Tool{Name: "link", InputSchema: emptySchema}, tasks.Optional,
+		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+			if tk.CanAsk("url") {
+				return text("could ask by URL"), nil
+			}
+			_, err := tk.Ask(ctx, "connect", &mcp.ElicitParams{Mode: "url", Message: "Connect", URL: "https://example.test/connect"})
+			if !errors.Is(err, tasks.ErrCannotAsk) {
+				return nil, errors.New("Ask by URL did not refuse a forms-only client")
+			}
+			return text("fell back"), nil
+		})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	res, err := tc.CallTool(context.Background(), &mcp.CallToolParams{Name: "link"})
+	if err != nil || resultText(t, res) != "fell back" {
+		t.Errorf("forms-only client: %v, %v", res, err)
+	}
+	both := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+	tc = taskclient.New(connect(t, server, both), fast())
+	res, err = tc.CallTool(context.Background(), &mcp.CallToolParams{Name: "link"})
+	if err != nil || resultText(t, res) != "could ask by URL" {
+		t.Errorf("client with URL: %v, %v", res, err)
+	}
+}
+
+func TestTTLExpiry(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	server, _ := newServer(t, &tasks.Options{TTL: time.Hour, Now: clock})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "toolerror")
+	waitFor(t, tc, ct.TaskID, tasks.StatusCompleted)
+	mu.Lock()
+	now = now.Add(59 * time.Minute)
+	mu.Unlock()
+	if _, err := tc.Get(context.Background(), ct.TaskID); err != nil {
+		t.Fatalf("before its TTL the task must stay readable: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	_, err := tc.Get(context.Background(), ct.TaskID)
+	if code := rpcCode(t, err); code != -32602 || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("after its TTL: %v", err)
+	}
+}
+
+// httpServer serves server statelessly over Streamable HTTP, with a fake
+// bearer token naming the user.
+func httpServer(t *testing.T, server *mcp.Server) *httptest.Server {
+	t.Helper()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		user, ok := strings.CutPrefix(token, "user:")
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+func httpClient(t *testing.T, url, user string) *taskclient.Client {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: &bearer{token: "user:" + user, base: http.DefaultTransport}}}
+	return taskclient.New(connectWith(t, tr, nil), fast())
+}
+
+func TestStreamableHTTPStateless(t *testing.T) {
+	server, _ := newServer(t, nil)
+	hs := httpServer(t, server)
+	alice := httpClient(t, hs.URL, "alice")
+	opts := fast()
+	opts.Answer = func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+	}
+	aliceAnswering := httpClientOpts(t, hs.URL, "alice", opts)
+	out, err := aliceAnswering.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"})
+	if err != nil || resultText(t, out) != "done" {
+		t.Fatalf("over HTTP: %v, %v", out, err)
+	}
+
+	// Another user cannot see, answer or cancel alice's task: it does not
+	// exist for them.
+	ct := start(t, alice, "confirm")
+	waitFor(t, alice, ct.TaskID, tasks.StatusInputRequired)
+	mallory := httpClient(t, hs.URL, "mallory")
+	ctx := context.Background()
+	if _, err := mallory.Get(ctx, ct.TaskID); rpcCode(t, err) != -32602 {
+		t.Errorf("mallory reads alice's task: %v", err)
+	}
+	yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+	if err := mallory.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": yes}); rpcCode(t, err) != -32602 {
+		t.Errorf("mallory answers alice's task: %v", err)
+	}
+	if err := mallory.Cancel(ctx, ct.TaskID); rpcCode(t, err) != -32602 {
+		t.Errorf("mallory cancels alice's task: %v", err)
+	}
+	g, err := alice.Get(ctx, ct.TaskID)
+	if err != nil || g.Status != tasks.StatusInputRequired || g.InputRequests["confirm"] == nil {
+		t.Errorf("mallory changed alice's task: %+v, %v", g, err)
+	}
+	_ = alice.Cancel(ctx, ct.TaskID)
+}
+
+func httpClientOpts(t *testing.T, url, user string, opts *taskclient.Options) *taskclient.Client {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: &bearer{token: "user:" + user, base: http.DefaultTransport}}}
+	return taskclient.New(connectWith(t, tr, nil), opts)
+}
+
+// TestRoutingHeaderMismatch sends a raw tasks/get whose Mcp-Name names
+// another task.
+func TestRoutingHeaderMismatch(t *testing.T) {
+	server, _ := newServer(t, nil)
+	hs := httpServer(t, server)
+	alice := httpClient(t, hs.URL, "alice")
+	ct := start(t, alice, "sleep")
+	defer alice.Cancel(context.Background(), ct.TaskID)
+	send := func(name string) map[string]any {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + ct.TaskID + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`
+		req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer user:alice")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tasks/get")
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var buf strings.Builder
+		_, _ = bufCopy(&buf, resp)
+		raw := buf.String()
+		if i := strings.Index(raw, "{"); i >= 0 {
+			raw = raw[i:]
+		}
+		raw = strings.TrimSpace(raw)
+		var m map[string]any
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			t.Fatalf("decode %q: %v", raw, err)
+		}
+		return m
+	}
+	if m := send(ct.TaskID); m["error"] != nil {
+		t.Errorf("matching Mcp-Name rejected: %v", m["error"])
+	}
+	m := send("some-other-task")
+	e, _ := m["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32020) {
+		t.Errorf("mismatched Mcp-Name: %v, want error -32020", m)
+	}
+}
