@@ -2,9 +2,12 @@ package script
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runText runs src against the test server and returns the report and the
@@ -49,5 +52,166 @@ deploy.mcp: 7 passed, 0 failed
 	}
 	if text.String() != want {
 		t.Errorf("WriteText differs from the progress output:\n%s", text.String())
+	}
+}
+
+// TestCommands runs each command against the in-process server, once
+// passing and once failing, and checks the verdict and its explanation.
+func TestCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		stdin     string
+		fail      int    // the line that must fail; 0: none
+		msg       string // part of the failure's explanation
+	}{
+		{name: "call_tool named", src: "call_tool args name:\"Ann\" count:3 flag:true ratio:0.5 tags:'[\"a\"]'\nassert_contains `{\"count\":3,\"flag\":true,\"name\":\"Ann\",\"ratio\":0.5,\"tags\":[\"a\"]}`"},
+		{name: "call_tool positional in alphabetical order", src: "call_tool args 3 true Ann 0.5 '[\"a\"]'\nset_var n structuredContent.echo.name\nassert_equals $n Ann\nset_var c $.structuredContent.echo.count\nassert_equals $c 3"},
+		{name: "call_tool mixed", src: "call_tool args name:007 3\nset_var n structuredContent.echo.name\nassert_equals $n 007\nset_var c structuredContent.echo.count\nassert_equals $c 3"},
+		{name: "call_tool bad type", src: "call_tool args count:many", fail: 1, msg: `argument count: "many" is not an integer`},
+		{name: "call_tool unknown argument", src: "call_tool args colour:red", fail: 1, msg: `unknown argument "colour" for tool args; it takes: count, flag, name, ratio, tags`},
+		{name: "call_tool too many", src: "call_tool args 1 true a 2 '[]' extra", fail: 1, msg: "too many arguments for tool args at column 32"},
+		{name: "call_tool protocol error", src: "call_tool broken", fail: 1, msg: "call_tool failed:"},
+		{name: "call_tool isError passes", src: "call_tool sad\nassert_is_error\nassert_contains wrong"},
+		{name: "assert_not_error", src: "call_tool sad\nassert_not_error", fail: 2, msg: "has isError: true"},
+		{name: "assert_is_error", src: "call_tool quiet\nassert_is_error", fail: 2, msg: "has isError: false"},
+		{name: "expect_error", src: "expect_error call_tool broken\nassert_error_code -32001\nexpect_error call_tool sad"},
+		{name: "expect_error succeeds", src: "expect_error call_tool quiet", fail: 1, msg: "expected the command to fail, but it succeeded"},
+		{name: "expect_error keeps script errors", src: "expect_error call_tool args colour:red", fail: 1, msg: `unknown argument "colour"`},
+		{name: "assert_error_code wrong", src: "expect_error call_tool broken\nassert_error_code -32602", fail: 2, msg: "wrong error code"},
+		{name: "assert_error_code no error", src: "call_tool quiet\nassert_error_code -32602", fail: 2, msg: "call_tool (line 1) did not fail"},
+		{name: "timeout", src: "expect_error timeout 50 call_tool slow\ntimeout 50 expect_error call_tool slow\nping"},
+		{name: "timeout fails", src: "timeout 50 call_tool slow", fail: 1, msg: "call_tool failed"},
+		{name: "ping", src: "ping\nassert_elicited_count 0"},
+		{name: "echo", src: "echo hello \"big world\""},
+		{name: "input_var", src: "input_var who \"Name?\"\ninput_var n\nassert_equals $who Ann\nassert_equals $n 42", stdin: "Ann\r\n42"},
+		{name: "input_var without input", src: "input_var who", fail: 1, msg: "no input: stdin ended"},
+		{name: "assert_equals", src: "assert_equals a b", fail: 1, msg: "the values differ"},
+		{name: "assert_number", src: "assert_number 1e3\nassert_number x", fail: 2, msg: "not a number"},
+		{name: "assert_gt", src: "assert_gt 3 2.5\nassert_gt 2 3", fail: 2, msg: "the value is not greater"},
+		{name: "assert_string_length", src: "assert_string_length héllo 5 5\nassert_string_length abc 4 9", fail: 2, msg: "the length is out of range"},
+		{name: "set_var missing field", src: "call_tool quiet\nset_var x structuredContent.nope", fail: 2, msg: `set_var x: the result has no field "structuredContent"`},
+		{name: "set_var out of range", src: "call_tool quiet\nset_var x content.3.text", fail: 2, msg: "$.content has 1 element(s); index 3 is out of range"},
+		{name: "set_var rawResponse", src: "call_tool quiet\nset_var r rawResponse\nassert_string_length $r 10 1000"},
+		{name: "assert_contains before any command", src: "assert_contains x", fail: 1, msg: "assert_contains needs a command before it"},
+		{name: "assert_contains after a failure", src: "expect_error call_tool broken\nassert_contains x", fail: 2, msg: "call_tool (line 1) failed, so there is no result to check"},
+		{name: "assert_elicited filters", src: "elicit_response a=accept '{\"name\": \"Ann\"}'\nelicit_response b=accept\ncall_tool two\nassert_elicited_count 2\nassert_elicited \"name?\" key=a mode=form field=name action=accept\nassert_elicited mode=url \"example.test\"\nassert_not_elicited mode=url field=name\nassert_contains `a=accept{\"name\":\"Ann\"} b=accept`"},
+		{name: "assert_elicited no match", src: "call_tool two\nassert_elicited mode=url action=accept", fail: 2, msg: "call_tool (line 1) asked no such question"},
+		{name: "assert_not_elicited match", src: "call_tool two\nassert_not_elicited mode=url", fail: 2, msg: "asked a question it should not have"},
+		{name: "assert_not_elicited nothing", src: "call_tool quiet\nassert_not_elicited"},
+		{name: "assert_elicited_count wrong", src: "call_tool two\nassert_elicited_count 1", fail: 2, msg: "asked 2 question(s)"},
+		{name: "keyed answers go to their key", src: "elicit_response b=decline\nelicit_response accept '{\"name\": \"Bo\"}'\ncall_tool two\nassert_contains `a=accept{\"name\":\"Bo\"} b=decline`"},
+		{name: "unused answer: nothing asked", src: "elicit_response accept\ncall_tool quiet", fail: 1, msg: "the answer was never used: the server asked nothing during call_tool (line 2)"},
+		{name: "unused answer: wrong key", src: "elicit_response c=accept\ncall_tool two", fail: 1, msg: `the answer was never used: no question of call_tool (line 2) had the key "c"`},
+		{name: "unused answer: end of script", src: "call_tool quiet\nelicit_response decline", fail: 2, msg: "the answer was never used: no call_tool, get_prompt or read_resource follows it"},
+		{name: "unused answer: command failed", src: "elicit_response decline\nexpect_error call_tool broken", fail: 1, msg: "the answer was never used: the server asked nothing during call_tool (line 2)"},
+		{name: "get_prompt asks", src: "elicit_response accept '{\"tone\": \"warm\"}'\nget_prompt greet who:Ann\nassert_elicited \"Which tone\"\nassert_contains \"Hello Ann, in a warm tone\""},
+		{name: "read_resource asks", src: "elicit_response accept '{}'\nread_resource note://secret\nassert_elicited key=ok\nassert_contains \"says hi\"\nread_resource note://secret\nassert_contains \"kept secret\""},
+		{name: "variables in answers", src: "input_var n\nelicit_response accept \"{\\\"name\\\": \\\"$n\\\"}\"\nelicit_response b=cancel\ncall_tool two\nassert_contains `a=accept{\"name\":\"Zed\"} b=cancel`", stdin: "Zed\n"},
+		{name: "bad JSON in a variable", src: "input_var n\nelicit_response accept \"$n\"\ncall_tool two", stdin: "nope\n", fail: 2, msg: "must be a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.ReplaceAll(tc.src, "`", "'")
+			rep, out := runText(t, "c.mcp", src, RunOptions{Stdin: strings.NewReader(tc.stdin)})
+			steps := rep.Scripts[0].Steps
+			if n := strings.Count(src, "\n") + 1; len(steps) != n {
+				t.Fatalf("%d steps for %d lines:\n%s", len(steps), n, out)
+			}
+			for _, st := range steps {
+				if st.Line == tc.fail {
+					if st.Passed || !strings.Contains(st.Message, tc.msg) {
+						t.Errorf("line %d: passed=%v message %q; want a failure with %q\n%s", st.Line, st.Passed, st.Message, tc.msg, out)
+					}
+				} else if !st.Passed {
+					t.Errorf("line %d failed: %s\n%s", st.Line, st.Message, out)
+				}
+			}
+			wantCode := ExitOK
+			if tc.fail != 0 {
+				wantCode = ExitFailed
+			}
+			if rep.ExitCode() != wantCode {
+				t.Errorf("exit code %d, want %d", rep.ExitCode(), wantCode)
+			}
+		})
+	}
+}
+
+func TestFailureCountsAndExcerpt(t *testing.T) {
+	src := "elicit_response accept '{\"environment\": \"production\", \"confirm\": true}'\ncall_tool deploy service:\"api\"\nassert_contains \"to staging\"\nassert_elicited \"version 9\"\nassert_contains \"to production\"\n"
+	rep, out := runText(t, "f.mcp", src, RunOptions{})
+	if p, f := rep.Counts(); p != 3 || f != 2 || rep.ExitCode() != ExitFailed {
+		t.Fatalf("%d passed, %d failed, exit %d:\n%s", p, f, rep.ExitCode(), out)
+	}
+	for _, want := range []string{
+		"  ✗ assert_contains \"to staging\" (line 3)\n      the result does not contain the text\n      expected: text containing \"to staging\"\n      actual:   \"Rolling out api 2.4.1 to production.\"\n      response: {",
+		"  ✗ assert_elicited \"version 9\" (line 4)\n      call_tool (line 2) asked no such question\n      expected: a question containing \"version 9\"\n      actual:   1 question(s):\n                  [form] target: Roll out api version 2.4.1 – where to? → accept {\"confirm\":true,\"environment\":\"production\"} (fields: confirm, environment)\n",
+		"f.mcp: 3 passed, 2 failed\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks\n%s\n---- output:\n%s", want, out)
+		}
+	}
+}
+
+func TestStepTimeout(t *testing.T) {
+	rep, out := runText(t, "t.mcp", "call_tool slow\nping\n", RunOptions{StepTimeout: 50 * time.Millisecond})
+	if p, f := rep.Counts(); p != 1 || f != 1 {
+		t.Fatalf("%d passed, %d failed:\n%s", p, f, out)
+	}
+}
+
+func TestVerbose(t *testing.T) {
+	_, out := runText(t, "v.mcp", "elicit_response decline\ncall_tool deploy service:x\n", RunOptions{Verbose: true})
+	if !strings.Contains(out, "      [ELICIT] target: Roll out x version 2.4.1 – where to? → decline\n") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestCouldNotConnect(t *testing.T) {
+	s := mustParse(t, "a.mcp", "ping\n")
+	var out strings.Builder
+	rep := RunAll(context.Background(), []*Script{s, s}, RunOptions{Progress: &out, Connect: func(context.Context) (Conn, error) {
+		return nil, errors.New("connection refused")
+	}})
+	want := "a.mcp\na.mcp: could not connect: connection refused\na.mcp\na.mcp: could not connect: connection refused\ntotal (2 scripts, 2 could not run): 0 passed, 0 failed\n"
+	if out.String() != want || rep.ExitCode() != ExitConnect {
+		t.Errorf("exit %d, output:\n%s", rep.ExitCode(), out.String())
+	}
+}
+
+// TestParallelMatchesSerial runs the same scripts one at a time and four at
+// a time: the results and the text are the same.
+func TestParallelMatchesSerial(t *testing.T) {
+	srcs := []string{
+		"elicit_response accept '{\"environment\": \"staging\", \"confirm\": true}'\ncall_tool deploy service:a\nassert_contains \"to staging\"\n",
+		"elicit_response decline\ncall_tool deploy service:b\nassert_contains \"to staging\"\n",
+		"call_tool two\nassert_elicited_count 2\nelicit_response accept\n",
+		"input_var x\necho $x\nexpect_error call_tool broken\nassert_error_code -32001\n",
+		"call_tool args 1 true n 2.5\nset_var v structuredContent.len\nassert_gt $v 0\n",
+		"elicit_response accept '{}'\nread_resource note://secret\nassert_contains hi\n",
+	}
+	var scripts []*Script
+	for i := range 3 {
+		for j, src := range srcs {
+			scripts = append(scripts, mustParse(t, fmt.Sprintf("s%d-%d.mcp", i, j), src))
+		}
+	}
+	run := func(jobs int) (*Report, string) {
+		var out strings.Builder
+		rep := RunAll(context.Background(), scripts, RunOptions{Jobs: jobs, Connect: testConnect(), Progress: &out, Stdin: strings.NewReader(strings.Repeat("line\n", 10))})
+		return rep, out.String()
+	}
+	serial, serialOut := run(1)
+	parallel, parallelOut := run(4)
+	if serialOut != parallelOut {
+		t.Errorf("text differs:\nserial:\n%s\nparallel:\n%s", serialOut, parallelOut)
+	}
+	sp, sf := serial.Counts()
+	pp, pf := parallel.Counts()
+	if sp != pp || sf != pf || serial.ExitCode() != parallel.ExitCode() {
+		t.Errorf("serial %d/%d exit %d, parallel %d/%d exit %d", sp, sf, serial.ExitCode(), pp, pf, parallel.ExitCode())
+	}
+	if sf != 6 || !strings.HasSuffix(serialOut, fmt.Sprintf("total (18 scripts): %d passed, 6 failed\n", sp)) {
+		t.Errorf("want 6 failures (the decline script and the unused answer, three times each):\n%s", serialOut)
 	}
 }

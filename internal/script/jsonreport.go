@@ -1,0 +1,72 @@
+package script
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// jsonReport is the JSON report's shape; docs/scripts.md documents it.
+type jsonReport struct {
+	Passed     int          `json:"passed"`
+	Failed     int          `json:"failed"`
+	ExitCode   int          `json:"exitCode"`
+	DurationMS int64        `json:"durationMs"`
+	Scripts    []jsonScript `json:"scripts"`
+}
+
+type jsonScript struct {
+	File       string     `json:"file"`
+	Passed     int        `json:"passed"`
+	Failed     int        `json:"failed"`
+	Error      string     `json:"error,omitempty"`
+	DurationMS int64      `json:"durationMs"`
+	Steps      []jsonStep `json:"steps"`
+}
+
+type jsonStep struct {
+	Line       int    `json:"line"`
+	Column     int    `json:"column"`
+	Command    string `json:"command"`
+	Text       string `json:"text"`
+	Status     string `json:"status"`
+	Message    string `json:"message,omitempty"`
+	Expected   string `json:"expected,omitempty"`
+	Actual     string `json:"actual,omitempty"`
+	Response   string `json:"response,omitempty"`
+	Output     string `json:"output,omitempty"`
+	DurationMS int64  `json:"durationMs"`
+}
+
+// WriteJSON writes the report as one indented JSON object: the totals, the
+// exit code, and per script its steps with their status ("passed" or
+// "failed") and, for a failure, the message, expected and actual values
+// and an excerpt of the last response.
+func WriteJSON(w io.Writer, r *Report) error {
+	p, f := r.Counts()
+	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Scripts: []jsonScript{}}
+	for _, s := range r.Scripts {
+		sp, sf := s.Counts()
+		js := jsonScript{File: s.Name, Passed: sp, Failed: sf, DurationMS: s.Duration.Milliseconds(), Steps: []jsonStep{}}
+		if s.Err != nil {
+			js.Error = s.Err.Error()
+		}
+		for _, st := range s.Steps {
+			status := "passed"
+			if !st.Passed {
+				status = "failed"
+			}
+			js.Steps = append(js.Steps, jsonStep{Line: st.Line, Column: st.Col, Command: st.Command, Text: st.Text, Status: status,
+				Message: st.Message, Expected: st.Expected, Actual: st.Actual, Response: st.Response, Output: st.Output,
+				DurationMS: st.Duration.Milliseconds()})
+		}
+		doc.Scripts = append(doc.Scripts, js)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write JSON report: %w", err)
+	}
+	return nil
+}
