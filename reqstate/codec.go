@@ -1,0 +1,208 @@
+package reqstate
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/askback/askback/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Mode says whether a codec hides the payload or only protects it.
+type Mode int
+
+const (
+	// Sealed encrypts and authenticates the state (AES-256-GCM): the client
+	// can neither read nor change it. It is the default.
+	Sealed Mode = iota
+	// Signed authenticates the state (HMAC-SHA256): the client can read the
+	// payload but not change it.
+	Signed
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Sealed:
+		return "sealed"
+	case Signed:
+		return "signed"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Defaults for [Options].
+const (
+	DefaultTTL     = 10 * time.Minute
+	DefaultMaxSize = 16 << 10
+	// MinSecretLen is the shortest key secret New accepts, in bytes.
+	MinSecretLen = 32
+	maxKeyIDLen  = 32
+)
+
+// A Key is a secret with an id. The id travels in the clear inside every
+// state so that the codec knows which key to open it with; it must be 1 to
+// 32 characters from [A-Za-z0-9_-].
+type Key struct {
+	ID     string
+	Secret []byte
+}
+
+// NewKey returns a key with the given id and a fresh random 32-byte secret.
+func NewKey(id string) (Key, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return Key{}, fmt.Errorf("new requestState key: %w", err)
+	}
+	return Key{ID: id, Secret: secret}, nil
+}
+
+// Options configures [New].
+type Options struct {
+	// Mode is Sealed (the default) or Signed.
+	Mode Mode
+	// Keys are the keys the codec knows. The first seals new states; every
+	// one of them opens. To rotate, put a new key first and keep the old one
+	// until the states it sealed have expired; then remove it (retire it).
+	Keys []Key
+	// TTL is how long an issued state stays valid (DefaultTTL if zero).
+	TTL time.Duration
+	// MaxSize is the longest state, in bytes, that Issue produces and Open
+	// reads (DefaultMaxSize if zero).
+	MaxSize int
+	// Replay records the nonces of single-use states. It is required to
+	// issue or open a state made with [SingleUse].
+	Replay replay.Store
+	// Subject returns the authenticated user of a request, whom a state is
+	// bound to. If nil, [TokenSubject] is used.
+	Subject func(mcp.Request) string
+	// RequireSubject makes Issue refuse to make a state for a request
+	// without a subject. Set it on servers where every request should be
+	// authenticated, so a missing verifier is not silently accepted.
+	RequireSubject bool
+	// Now returns the current time (time.Now if nil).
+	Now func() time.Time
+	// Rand is the source of nonces (crypto/rand if nil).
+	Rand io.Reader
+}
+
+// A Codec issues and opens requestStates. It is safe for concurrent use.
+type Codec struct {
+	mode           Mode
+	current        *codecKey
+	keys           map[string]*codecKey
+	ttl            time.Duration
+	maxSize        int
+	replay         replay.Store
+	subject        func(mcp.Request) string
+	requireSubject bool
+	now            func() time.Time
+	rand           io.Reader
+}
+
+type codecKey struct {
+	id     string
+	macKey []byte      // Signed
+	aead   cipher.AEAD // Sealed
+}
+
+// New returns a codec. It fails if there is no key, a key id is invalid or
+// repeated, or a secret is shorter than MinSecretLen.
+func New(opts Options) (*Codec, error) {
+	if opts.Mode != Sealed && opts.Mode != Signed {
+		return nil, fmt.Errorf("new requestState codec: unknown mode %v", opts.Mode)
+	}
+	if len(opts.Keys) == 0 {
+		return nil, errors.New("new requestState codec: no keys; give at least one Key")
+	}
+	c := &Codec{
+		mode:           opts.Mode,
+		keys:           make(map[string]*codecKey, len(opts.Keys)),
+		ttl:            opts.TTL,
+		maxSize:        opts.MaxSize,
+		replay:         opts.Replay,
+		subject:        opts.Subject,
+		requireSubject: opts.RequireSubject,
+		now:            opts.Now,
+		rand:           opts.Rand,
+	}
+	if c.ttl <= 0 {
+		c.ttl = DefaultTTL
+	}
+	if c.maxSize <= 0 {
+		c.maxSize = DefaultMaxSize
+	}
+	if c.subject == nil {
+		c.subject = TokenSubject
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.rand == nil {
+		c.rand = rand.Reader
+	}
+	for i, k := range opts.Keys {
+		if !validKeyID(k.ID) {
+			return nil, fmt.Errorf("new requestState codec: key %d: id %q must be 1 to %d characters from [A-Za-z0-9_-]", i, k.ID, maxKeyIDLen)
+		}
+		if _, dup := c.keys[k.ID]; dup {
+			return nil, fmt.Errorf("new requestState codec: key id %q appears twice", k.ID)
+		}
+		if len(k.Secret) < MinSecretLen {
+			return nil, fmt.Errorf("new requestState codec: key %q: secret is %d bytes; use at least %d random bytes", k.ID, len(k.Secret), MinSecretLen)
+		}
+		ck, err := deriveKey(opts.Mode, k)
+		if err != nil {
+			return nil, fmt.Errorf("new requestState codec: key %q: %w", k.ID, err)
+		}
+		c.keys[k.ID] = ck
+		if i == 0 {
+			c.current = ck
+		}
+	}
+	return c, nil
+}
+
+// Mode reports the codec's mode.
+func (c *Codec) Mode() Mode { return c.mode }
+
+// deriveKey derives a per-mode subkey from the secret, so that one secret
+// used in both modes never serves two algorithms.
+func deriveKey(mode Mode, k Key) (*codecKey, error) {
+	m := hmac.New(sha256.New, k.Secret)
+	m.Write([]byte("askback reqstate v1 " + mode.String()))
+	sub := m.Sum(nil)
+	ck := &codecKey{id: k.ID}
+	if mode == Signed {
+		ck.macKey = sub
+		return ck, nil
+	}
+	block, err := aes.NewCipher(sub)
+	if err != nil {
+		return nil, err
+	}
+	if ck.aead, err = cipher.NewGCM(block); err != nil {
+		return nil, err
+	}
+	return ck, nil
+}
+
+func validKeyID(id string) bool {
+	if id == "" || len(id) > maxKeyIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch b := id[i]; {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '-', b == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
