@@ -1,0 +1,83 @@
+package boltstore_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/boltstore"
+	"github.com/askback/askback/tasks/taskstoretest"
+)
+
+func open(t *testing.T, path string) *boltstore.Store {
+	t.Helper()
+	s, err := boltstore.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	taskstoretest.Run(t, func(t *testing.T) tasks.Store {
+		return open(t, filepath.Join(t.TempDir(), "tasks.db"))
+	})
+}
+
+func TestRecordsSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s, err := boltstore.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := taskstoretest.Sample("t1")
+	want.CreatedAt = time.Now()
+	if err := s.Create(context.Background(), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := open(t, path).Get(context.Background(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Owner != want.Owner || string(got.Result) != string(want.Result) || got.Status != want.Status {
+		t.Errorf("after reopening: %+v", got)
+	}
+}
+
+func TestExpiredRecordsAreDroppedOnOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s, err := boltstore.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := taskstoretest.Sample("old") // created in 2026-07 with a one-hour TTL
+	if err := s.Create(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	later := func() time.Time { return old.CreatedAt.Add(2 * time.Hour) }
+	s2, err := boltstore.Open(path, &boltstore.Options{Now: later})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := s2.Get(context.Background(), "old"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Errorf("expired record kept: %v", err)
+	}
+}
+
+func TestSecondOpenerIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	open(t, path)
+	_, err := boltstore.Open(path, &boltstore.Options{Timeout: 50 * time.Millisecond})
+	if err == nil {
+		t.Fatal("a second process could open a store in use")
+	}
+}

@@ -1,0 +1,12 @@
+package tasks_test
+
+import (
+	"testing"
+
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskstoretest"
+)
+
+func TestMemoryStore(t *testing.T) {
+	taskstoretest.Run(t, func(t *testing.T) tasks.Store { return tasks.NewMemoryStore() })
+}
