@@ -1,0 +1,196 @@
+package connect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/askback/askback/connect/tokenstore"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
+)
+
+// ErrNotConnected is returned by [Connector.TokenFor] when the user has not connected the
+// provider, or the connection has expired and cannot be refreshed.
+var ErrNotConnected = errors.New("account not connected")
+
+// ErrNoUser is returned when a request carries no user from MCP authorization. Wrap the
+// server's MCP handler with the go-sdk's auth.RequireBearerToken and have the token
+// verifier set TokenInfo.UserID.
+var ErrNoUser = errors.New("no authenticated user: the request did not pass MCP authorization (auth.RequireBearerToken with a verifier that sets TokenInfo.UserID)")
+
+// UserFrom returns the user that MCP authorization established for req: the UserID of
+// the bearer token's TokenInfo. It never reads anything the client sent about itself.
+func UserFrom(req mcp.Request) (string, error) {
+	if req == nil {
+		return "", ErrNoUser
+	}
+	extra := req.GetExtra()
+	if extra == nil || extra.TokenInfo == nil || extra.TokenInfo.UserID == "" {
+		return "", ErrNoUser
+	}
+	return extra.TokenInfo.UserID, nil
+}
+
+// TokenFor returns the user's token for provider, refreshing it (and storing the new one)
+// when it has expired and the provider gave a refresh token. It returns an error wrapping
+// [ErrNotConnected] when there is no usable token. The token is for calling the provider;
+// never put it in anything sent to the MCP client.
+func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth2.Token, error) {
+	p, err := c.provider(provider)
+	if err != nil {
+		return nil, err
+	}
+	if user == "" {
+		return nil, ErrNoUser
+	}
+	tok, err := c.store.Get(ctx, user, provider)
+	if errors.Is(err, tokenstore.ErrNotFound) {
+		return nil, fmt.Errorf("%s for %s: %w", p.Title, user, ErrNotConnected)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up %s token: %w", p.Title, err)
+	}
+	if tok.Expiry.IsZero() || c.now().Before(tok.Expiry) {
+		return tok, nil
+	}
+	if tok.RefreshToken == "" {
+		return nil, fmt.Errorf("%s token for %s has expired: %w", p.Title, user, ErrNotConnected)
+	}
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, c.client)
+	fresh, err := p.OAuth2.TokenSource(rctx, tok).Token()
+	if err != nil {
+		return nil, fmt.Errorf("refresh %s token for %s: %v: %w", p.Title, user, describeExchangeError(err), ErrNotConnected)
+	}
+	if err := c.store.Put(ctx, user, provider, fresh); err != nil {
+		return nil, fmt.Errorf("store refreshed %s token: %w", p.Title, err)
+	}
+	return fresh, nil
+}
+
+// Disconnect forgets the user's token for provider, for example after the provider
+// answered that it was revoked. The next [Connector.Require] asks again.
+func (c *Connector) Disconnect(ctx context.Context, user, provider string) error {
+	if _, err := c.provider(provider); err != nil {
+		return err
+	}
+	return c.store.Delete(ctx, user, provider)
+}
+
+// Ask returns the URL-mode question that sends user to the connect page for provider: a
+// message and a fresh link. Send it only to a client that declared URL elicitation (see
+// [URLAllowed]).
+func (c *Connector) Ask(user, provider string) (*mcp.ElicitParams, error) {
+	p, err := c.provider(provider)
+	if err != nil {
+		return nil, err
+	}
+	link, err := c.Link(user, provider)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ElicitParams{
+		Mode: "url",
+		Message: fmt.Sprintf("Connect your %s account to %s. The link opens a page of %s, where you sign in as yourself; "+
+			"then you approve access at %s. Retry when the page says you are connected.", p.Title, c.name, c.name, p.Title),
+		URL: link,
+	}, nil
+}
+
+// capabilityReporter is what the go-sdk's server requests offer: the client's declared
+// capabilities, from the request's _meta (2026-07-28) or the session's initialize
+// parameters (older clients).
+type capabilityReporter interface {
+	ClientCapabilities() *mcp.ClientCapabilities
+}
+
+// URLAllowed reports whether the client that sent req declared URL-mode elicitation, so
+// that a URL question may be sent to it. It reads the capabilities declared in the
+// request's _meta "io.modelcontextprotocol/clientCapabilities" (protocol 2026-07-28) or,
+// for older clients, in the session's initialize request.
+func URLAllowed(req mcp.Request) bool {
+	cr, ok := req.(capabilityReporter)
+	if !ok {
+		return false
+	}
+	caps := cr.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil && caps.Elicitation.URL != nil
+}
+
+// InputKey is the key under which [Connector.Require] asks for provider in a result's
+// inputRequests.
+func InputKey(provider string) string { return "connect_" + provider }
+
+// Require is the whole tool-side flow in one call. It returns the token when the MCP user
+// of req (from MCP authorization) has connected provider. Otherwise it returns the result
+// the tool should return as is:
+//   - an input_required result with a URL question, when the client declared URL mode;
+//   - a normal result saying what to do, when it did not, or when the user declined or
+//     cancelled the question.
+//
+// On a repeated call whose URL question was accepted but whose browser flow has not
+// finished yet, it asks again (clients on protocol 2026-07-28) or explains that the user
+// should finish in the browser and retry (older clients, which cannot be asked twice).
+func (c *Connector) Require(ctx context.Context, req *mcp.CallToolRequest, provider string) (*oauth2.Token, *mcp.CallToolResult, error) {
+	p, err := c.provider(provider)
+	if err != nil {
+		return nil, nil, err
+	}
+	user, err := UserFrom(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := c.TokenFor(ctx, user, provider)
+	if err == nil {
+		return tok, nil, nil
+	}
+	if !errors.Is(err, ErrNotConnected) {
+		return nil, nil, err
+	}
+	if !URLAllowed(req) {
+		return nil, textResult(fmt.Sprintf("This needs your %s account, which is not connected to %s yet, and this client "+
+			"cannot open links for the server (it did not declare URL elicitation). Use a client that supports URL "+
+			"elicitation to connect %s, then try again.", p.Title, c.name, p.Title)), nil
+	}
+	if req.Params != nil {
+		if ans, ok := req.Params.InputResponses[InputKey(provider)].(*mcp.ElicitResult); ok && ans != nil {
+			switch ans.Action {
+			case "decline":
+				return nil, textResult(fmt.Sprintf("Not done: you chose not to connect your %s account.", p.Title)), nil
+			case "cancel":
+				return nil, textResult(fmt.Sprintf("Not done: connecting your %s account was cancelled.", p.Title)), nil
+			case "accept":
+				if !supportsRoundTrips(req) {
+					return nil, textResult(fmt.Sprintf("Finish connecting your %s account in the browser, then run this again.", p.Title)), nil
+				}
+			}
+		}
+	}
+	q, err := c.Ask(user, provider)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{InputKey(provider): q}}, nil
+}
+
+// supportsRoundTrips reports whether the client speaks protocol 2026-07-28 or later,
+// where a repeated call may be asked again. Older clients get questions through the
+// go-sdk's elicitation/create translation, which re-runs the handler only once.
+func supportsRoundTrips(req *mcp.CallToolRequest) bool {
+	const v = "2026-07-28"
+	if req.Params != nil {
+		if pv, ok := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && pv >= v {
+			return true
+		}
+	}
+	if req.Session != nil {
+		if ip := req.Session.InitializeParams(); ip != nil {
+			return ip.ProtocolVersion >= v
+		}
+	}
+	return false
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}

@@ -1,0 +1,317 @@
+// Package fakegithub is a local OAuth 2.0 provider that plays GitHub for the
+// github-connect example and its tests: the authorization-code grant with PKCE (S256
+// only, required), a consent page on which a person signs in as one of a few demo users,
+// a token endpoint that refuses reused codes and wrong verifiers, and the one API call the
+// example makes, POST /repos/{owner}/{repo}/issues.
+//
+// The OAuth 2.0 protocol work is done by github.com/go-oauth2/oauth2/v4; this package
+// configures it strictly (one registered client, exact redirect URI, S256 PKCE) and adds
+// the pages and the API. It serves plain http on loopback for the demo; a real provider is
+// https only.
+package fakegithub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-oauth2/oauth2/v4"
+	oauth2errors "github.com/go-oauth2/oauth2/v4/errors"
+	"github.com/go-oauth2/oauth2/v4/manage"
+	"github.com/go-oauth2/oauth2/v4/models"
+	"github.com/go-oauth2/oauth2/v4/server"
+	"github.com/go-oauth2/oauth2/v4/store"
+)
+
+// Paths at which the provider serves, the same as GitHub's.
+const (
+	AuthorizePath = "/login/oauth/authorize"
+	TokenPath     = "/login/oauth/access_token"
+)
+
+// DefaultUsers are the demo accounts offered on the consent page.
+var defaultUsers = []string{"octo-alice", "octo-bob", "octo-carol"}
+
+// Options configure a [Provider].
+type Options struct {
+	// ClientID and ClientSecret of the one registered client (the MCP server).
+	ClientID     string
+	ClientSecret string
+	// RedirectURL is the client's registered callback; authorization requests must
+	// name exactly this URL.
+	RedirectURL string
+	// AppName is shown on the consent page. Default "MCP server".
+	AppName string
+	// Users are the demo accounts one can sign in as. Default octo-alice, octo-bob,
+	// octo-carol.
+	Users []string
+	// CodeTTL is how long an authorization code is valid. Default 1 minute.
+	CodeTTL time.Duration
+	// TokenTTL is how long an access token is valid. Default 8 hours.
+	TokenTTL time.Duration
+}
+
+// Issue is an issue created through the API.
+type Issue struct {
+	Number int    `json:"number"`
+	Repo   string `json:"-"`
+	Title  string `json:"title"`
+	Author string `json:"-"`
+	URL    string `json:"html_url"`
+}
+
+// Provider is the fake GitHub. It is an [http.Handler].
+type Provider struct {
+	opts Options
+	srv  *server.Server
+	mux  *http.ServeMux
+
+	mu     sync.Mutex
+	issues []Issue
+	issued []string // access tokens handed out, for tests that check where they went
+}
+
+// New returns a provider for one client.
+func New(opts Options) (*Provider, error) {
+	if opts.ClientID == "" || opts.RedirectURL == "" {
+		return nil, errors.New("fakegithub: ClientID and RedirectURL are required")
+	}
+	if opts.AppName == "" {
+		opts.AppName = "MCP server"
+	}
+	if len(opts.Users) == 0 {
+		opts.Users = defaultUsers
+	}
+	if opts.CodeTTL <= 0 {
+		opts.CodeTTL = time.Minute
+	}
+	if opts.TokenTTL <= 0 {
+		opts.TokenTTL = 8 * time.Hour
+	}
+	p := &Provider{opts: opts, mux: http.NewServeMux()}
+
+	manager := manage.NewDefaultManager()
+	manager.SetAuthorizeCodeExp(opts.CodeTTL)
+	manager.SetAuthorizeCodeTokenCfg(&manage.Config{
+		AccessTokenExp:    opts.TokenTTL,
+		RefreshTokenExp:   30 * 24 * time.Hour,
+		IsGenerateRefresh: true,
+	})
+	tokens, err := store.NewMemoryTokenStore()
+	if err != nil {
+		return nil, fmt.Errorf("fakegithub: token store: %w", err)
+	}
+	manager.MapTokenStorage(tokens)
+	clients := store.NewClientStore()
+	if err := clients.Set(opts.ClientID, &models.Client{ID: opts.ClientID, Secret: opts.ClientSecret, Domain: opts.RedirectURL}); err != nil {
+		return nil, fmt.Errorf("fakegithub: client store: %w", err)
+	}
+	manager.MapClientStorage(clients)
+	// Redirect URIs must match the registered one exactly, not just its host.
+	manager.SetValidateURIHandler(func(registered, redirect string) error {
+		if registered != redirect {
+			return oauth2errors.ErrInvalidRedirectURI
+		}
+		return nil
+	})
+
+	p.srv = server.NewServer(&server.Config{
+		TokenType:                   "bearer",
+		AllowedResponseTypes:        []oauth2.ResponseType{oauth2.Code},
+		AllowedGrantTypes:           []oauth2.GrantType{oauth2.AuthorizationCode, oauth2.Refreshing},
+		AllowedCodeChallengeMethods: []oauth2.CodeChallengeMethod{oauth2.CodeChallengeS256},
+		ForcePKCE:                   true,
+	}, manager)
+	p.srv.SetClientInfoHandler(func(r *http.Request) (string, string, error) {
+		if id, secret, ok := r.BasicAuth(); ok {
+			return id, secret, nil
+		}
+		return server.ClientFormHandler(r)
+	})
+	p.srv.SetUserAuthorizationHandler(p.consent)
+	p.srv.SetResponseTokenHandler(p.writeToken)
+
+	p.mux.HandleFunc(AuthorizePath, p.authorize)
+	p.mux.HandleFunc("POST "+TokenPath, p.token)
+	p.mux.HandleFunc("GET /user", p.user)
+	p.mux.HandleFunc("POST /repos/{owner}/{repo}/issues", p.createIssue)
+	return p, nil
+}
+
+// ServeHTTP implements [http.Handler].
+func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+
+// Issues returns the issues created so far.
+func (p *Provider) Issues() []Issue {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.issues)
+}
+
+// IssuedAccessTokens returns every access token the token endpoint handed out.
+func (p *Provider) IssuedAccessTokens() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.issued)
+}
+
+// authorize checks the client and its redirect URI before anything else, so that a bad
+// request gets an error page here instead of a redirect to an unregistered address.
+func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if r.FormValue("client_id") != p.opts.ClientID || r.FormValue("redirect_uri") != p.opts.RedirectURL {
+		renderPage(w, http.StatusBadRequest, pageData{Heading: "Unknown application",
+			Text: "The application or its redirect address is not registered here."})
+		return
+	}
+	if err := p.srv.HandleAuthorizeRequest(w, r); err != nil {
+		renderPage(w, http.StatusBadRequest, pageData{Heading: "Bad authorization request", Text: err.Error()})
+	}
+}
+
+// consent is the sign-in and consent page. On GET it shows the form and returns no user,
+// which tells the library the response is written. On POST it returns the chosen user, or
+// access_denied when the person declined.
+func (p *Provider) consent(w http.ResponseWriter, r *http.Request) (string, error) {
+	if r.Method == http.MethodPost {
+		switch r.PostFormValue("decision") {
+		case "allow":
+			user := r.PostFormValue("login")
+			if !slices.Contains(p.opts.Users, user) {
+				return "", oauth2errors.ErrAccessDenied
+			}
+			return user, nil
+		default:
+			return "", oauth2errors.ErrAccessDenied
+		}
+	}
+	renderPage(w, http.StatusOK, pageData{
+		Heading: "Authorize " + p.opts.AppName,
+		Text:    p.opts.AppName + " wants to create issues in your repositories. Sign in and choose.",
+		Users:   p.opts.Users,
+		Action:  r.URL.RequestURI(),
+	})
+	return "", nil
+}
+
+func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if err := p.srv.HandleTokenRequest(w, r); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+	}
+}
+
+func (p *Provider) writeToken(w http.ResponseWriter, data map[string]any, header http.Header, status ...int) error {
+	if tok, ok := data["access_token"].(string); ok && tok != "" {
+		p.mu.Lock()
+		p.issued = append(p.issued, tok)
+		p.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	for k := range header {
+		w.Header().Set(k, header.Get(k))
+	}
+	code := http.StatusOK
+	if len(status) > 0 && status[0] > 0 {
+		code = status[0]
+	}
+	w.WriteHeader(code)
+	return json.NewEncoder(w).Encode(data)
+}
+
+// login returns the user of the request's bearer token, or writes 401.
+func (p *Provider) login(w http.ResponseWriter, r *http.Request) (string, bool) {
+	ti, err := p.srv.ValidationBearerToken(r)
+	if err != nil || ti == nil || ti.GetUserID() == "" ||
+		ti.GetAccessCreateAt().Add(ti.GetAccessExpiresIn()).Before(time.Now()) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fakegithub"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
+		return "", false
+	}
+	return ti.GetUserID(), true
+}
+
+func (p *Provider) user(w http.ResponseWriter, r *http.Request) {
+	login, ok := p.login(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"login": login})
+}
+
+func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
+	login, ok := p.login(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Title string `json:"title"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || in.Title == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "title is required"})
+		return
+	}
+	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
+	p.mu.Lock()
+	n := 1
+	for _, is := range p.issues {
+		if is.Repo == repo {
+			n++
+		}
+	}
+	is := Issue{Number: n, Repo: repo, Title: in.Title, Author: login,
+		URL: fmt.Sprintf("http://%s/%s/issues/%d", r.Host, repo, n)}
+	p.issues = append(p.issues, is)
+	p.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"number": is.Number, "title": is.Title, "html_url": is.URL, "user": map[string]string{"login": login},
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+type pageData struct {
+	Heading string
+	Text    string
+	Users   []string
+	Action  string
+}
+
+var pageTemplate = template.Must(template.New("p").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Fake GitHub</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}</style></head>
+<body>
+<p><strong>Fake GitHub</strong> (local demo provider)</p>
+<h1 id="heading">{{.Heading}}</h1>
+<p>{{.Text}}</p>
+{{if .Users}}<form method="post" action="{{.Action}}">
+<fieldset><legend>Sign in as</legend>
+{{range $i, $u := .Users}}<label><input type="radio" name="login" id="login-{{$u}}" value="{{$u}}"{{if eq $i 0}} checked{{end}}> {{$u}}</label><br>
+{{end}}</fieldset>
+<p><button id="authorize" name="decision" value="allow" type="submit">Authorize</button>
+<button id="deny" name="decision" value="deny" type="submit">Cancel</button></p>
+</form>{{end}}
+</body></html>
+`))
+
+func renderPage(w http.ResponseWriter, status int, d pageData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_ = pageTemplate.Execute(w, d)
+}
