@@ -1,0 +1,229 @@
+// Package profile keeps named ways to reach a server in a YAML file,
+// mcp-tester.yml, so that a command line can say `-p staging` instead of a
+// URL, headers and a protocol version. Values may refer to environment
+// variables as ${NAME}, so that tokens stay out of the file.
+//
+// The file is looked for in the working directory first, then in the
+// user's configuration directory (mcp-tester/mcp-tester.yml under
+// os.UserConfigDir).
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the name of a profiles file.
+const FileName = "mcp-tester.yml"
+
+// Profile is a named way to reach a server.
+type Profile struct {
+	// Command is a shell command line that starts a stdio server.
+	Command string `yaml:"command,omitempty" json:"command,omitempty"`
+	// URL is the endpoint of an HTTP server.
+	URL string `yaml:"url,omitempty" json:"url,omitempty"`
+	// Headers are sent with every HTTP request, by name.
+	Headers map[string]string `yaml:"headers,omitempty" json:"headers,omitempty"`
+	// Transport is auto, streamable or sse.
+	Transport string `yaml:"transport,omitempty" json:"transport,omitempty"`
+	// Protocol is the protocol version to speak.
+	Protocol string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
+	// Timeout bounds connecting and each request, as a Go duration ("30s").
+	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+}
+
+// File is the content of a profiles file.
+type File struct {
+	Profiles map[string]*Profile `yaml:"profiles" json:"profiles"`
+}
+
+// namePattern is what a profile name may look like.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidName reports an error for a name that is not a usable profile name.
+func ValidName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("profile name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
+	}
+	return nil
+}
+
+// Validate checks a profile as written (before expansion).
+func (p *Profile) Validate() error {
+	switch {
+	case p.Command == "" && p.URL == "":
+		return errors.New("it names no server: give a command or a url")
+	case p.Command != "" && p.URL != "":
+		return errors.New("it gives both a command and a url; keep one")
+	}
+	if p.Timeout != "" {
+		if _, err := time.ParseDuration(p.Timeout); err != nil {
+			return fmt.Errorf("timeout %q: write a duration such as 30s or 2m", p.Timeout)
+		}
+	}
+	return nil
+}
+
+// TimeoutDuration returns the profile's timeout, zero when unset.
+func (p *Profile) TimeoutDuration() (time.Duration, error) {
+	if p.Timeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(p.Timeout)
+	if err != nil {
+		return 0, fmt.Errorf("timeout %q: write a duration such as 30s or 2m", p.Timeout)
+	}
+	return d, nil
+}
+
+// HeaderLines returns the headers as "Name: value" lines in name order.
+func (p *Profile) HeaderLines() []string {
+	names := make([]string, 0, len(p.Headers))
+	for n := range p.Headers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, n+": "+p.Headers[n])
+	}
+	return out
+}
+
+// maxFileSize bounds what Load reads.
+const maxFileSize = 1 << 20
+
+// Parse reads a profiles file's content.
+func Parse(data []byte) (*File, error) {
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	f := &File{}
+	if err := yaml.Unmarshal(data, f); err != nil {
+		return nil, err
+	}
+	if f.Profiles == nil {
+		f.Profiles = map[string]*Profile{}
+	}
+	for name, p := range f.Profiles {
+		if p == nil {
+			f.Profiles[name] = &Profile{}
+		}
+	}
+	return f, nil
+}
+
+// Load reads the profiles file at path. A file that does not exist is an
+// error that satisfies errors.Is(err, fs.ErrNotExist).
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("read profiles from %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Save writes the file to path, creating its directory, readable only by
+// the user (profiles may name tokens even when they should not).
+func (f *File) Save(path string) error {
+	data, err := yaml.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	return nil
+}
+
+// Names returns the profile names in order.
+func (f *File) Names() []string {
+	out := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Places are where profiles files are looked for, in order.
+type Places struct {
+	// Dir is the working directory's file.
+	Dir string
+	// User is the file in the user's configuration directory; empty when
+	// there is none.
+	User string
+}
+
+// DefaultPlaces returns the places for the working directory wd and the
+// user's configuration directory configDir (os.UserConfigDir; empty when
+// unknown).
+func DefaultPlaces(wd, configDir string) Places {
+	p := Places{Dir: filepath.Join(wd, FileName)}
+	if configDir != "" {
+		p.User = filepath.Join(configDir, "mcp-tester", FileName)
+	}
+	return p
+}
+
+// List returns the places in search order.
+func (p Places) List() []string {
+	out := []string{p.Dir}
+	if p.User != "" {
+		out = append(out, p.User)
+	}
+	return out
+}
+
+// Find returns the first profiles file that exists and its path. When none
+// exists it returns an empty File and the path "".
+func (p Places) Find() (string, *File, error) {
+	for _, path := range p.List() {
+		f, err := Load(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		return path, f, nil
+	}
+	return "", &File{Profiles: map[string]*Profile{}}, nil
+}
+
+// Lookup finds a profile by name in the first file that has it.
+func (p Places) Lookup(name string) (*Profile, string, error) {
+	for _, path := range p.List() {
+		f, err := Load(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if pr, ok := f.Profiles[name]; ok {
+			return pr, path, nil
+		}
+	}
+	return nil, "", fmt.Errorf("no profile %q in %v; add one with `mcp-tester profile add %s -c CMD` or `-u URL`", name, p.List(), name)
+}
