@@ -93,6 +93,7 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 		MaxRounds:     o.MaxRounds,
 		Timeout:       o.Timeout,
 		ClientName:    "mcp-tester",
+		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
 		ClientVersion: Version,
 	})
 }

@@ -102,11 +102,11 @@ func PromptResult(w io.Writer, res *mcp.GetPromptResult) {
 		fmt.Fprintf(w, "Description: %s\n", res.Description)
 	}
 	for i, m := range res.Messages {
-		fmt.Fprintf(w, "Message %d (%s):\n", i, m.Role)
 		var b strings.Builder
 		Content(&b, 0, m.Content)
-		// Drop the "Content 0 (Kind):" header line's index for messages.
-		fmt.Fprint(w, strings.Replace(b.String(), "Content 0 ", "", 1))
+		// "Content 0 (Text):" becomes "Message i (role, Text):".
+		body := strings.TrimPrefix(b.String(), "Content 0 (")
+		fmt.Fprintf(w, "Message %d (%s, %s", i, m.Role, body)
 	}
 }
 

@@ -117,6 +117,9 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		}
 		cancel()
 		if !rep.needsInput {
+			if len(rep.requests) > 0 && s.opts.Warn != nil {
+				s.opts.Warn(fmt.Sprintf("%s: the result carries inputRequests but is not marked input_required (resultType); the questions were ignored", op))
+			}
 			return call, nil
 		}
 		if round >= s.opts.MaxRounds {

@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +53,9 @@ type Options struct {
 	Timeout time.Duration
 	// ClientName and ClientVersion identify the tester to the server.
 	ClientName, ClientVersion string
+	// Warn, if set, receives warnings about a server's odd but survivable
+	// behaviour.
+	Warn func(string)
 	// Middleware, if set, is installed as sending and receiving middleware
 	// on the client, outermost (for tracing).
 	Middleware []mcp.Middleware
@@ -63,6 +68,8 @@ type Session struct {
 	conn   *target.Conn
 	log    *exchange.Log
 	server string
+
+	life context.CancelFunc // ends the connection's own context on Close
 
 	mu   sync.Mutex
 	cur  *callState // the call in progress, for server-initiated requests
@@ -133,8 +140,10 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	}
 	cctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	cs, err := client.Connect(cctx, conn.Transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	cs, err := client.Connect(cctx, target.Outliving(conn.Transport, life), &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
 	if err != nil {
+		endLife()
 		conn.Cleanup()
 		e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
 		if cctx.Err() != nil && ctx.Err() == nil {
@@ -142,7 +151,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		}
 		return e
 	}
-	s.cs, s.conn = cs, conn
+	s.cs, s.conn, s.life = cs, conn, endLife
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
 		s.server = info.ServerInfo.Name
 	}
@@ -187,11 +196,9 @@ func (s *Session) Close() error {
 	if s.cs == nil {
 		return nil
 	}
-	err := s.cs.Close()
+	s.cs.Close()
+	s.life()
 	s.conn.Cleanup()
-	if err != nil && errors.Is(err, context.Canceled) {
-		return nil
-	}
 	return nil
 }
 
@@ -239,7 +246,7 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
 		e.Stderr = s.conn.StderrTail()
-	case errors.Is(err, mcp.ErrConnectionClosed) || s.exited():
+	case s.broken(err):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server closed the connection (%v)", err)
 		if ok, state := s.conn.Exited(); ok {
@@ -253,10 +260,15 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	return e
 }
 
-func (s *Session) exited() bool {
-	if s.conn == nil {
+// broken reports whether err means the connection is gone. For a command
+// server it closes the session, which waits (briefly) for the process, so
+// that the error can say how it ended.
+func (s *Session) broken(err error) bool {
+	if !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") {
 		return false
 	}
-	ok, _ := s.conn.Exited()
-	return ok
+	if s.opts.Target.Command != "" {
+		s.cs.Close()
+	}
+	return true
 }

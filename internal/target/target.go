@@ -197,7 +197,7 @@ func IsHTTPNotStreamable(err error) bool {
 		return false
 	}
 	msg := err.Error()
-	for _, s := range []string{"405", "404", "Method Not Allowed", "Not Found", "text/event-stream"} {
+	for _, s := range []string{"400", "404", "405", "Bad Request", "Method Not Allowed", "Not Found", "text/event-stream"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -211,4 +211,41 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
+}
+
+// Outliving wraps t so that the connection it opens lives as long as life,
+// not as long as the context given to Connect: the SSE transport ties its
+// event stream to that context, so a time limit on connecting would cut the
+// stream the moment the connection is made. Connect still gives up when
+// its own context ends.
+func Outliving(t mcp.Transport, life context.Context) mcp.Transport {
+	return &outliving{inner: t, life: life}
+}
+
+type outliving struct {
+	inner mcp.Transport
+	life  context.Context
+}
+
+func (o *outliving) Connect(ctx context.Context) (mcp.Connection, error) {
+	type result struct {
+		c   mcp.Connection
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := o.inner.Connect(o.life)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }

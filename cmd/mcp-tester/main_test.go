@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/cli"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds the example and fixture servers, built once for all scripts.
+var binDir string
+
+// binParent is removed when the tests end.
+var binParent string
+
+func TestMain(m *testing.M) {
+	code := testscript.RunMain(m, map[string]func() int{
+		"mcp-tester": func() int {
+			return cli.Main(context.Background(), iostreams.System(), os.Args[1:])
+		},
+	})
+	if binParent != "" {
+		os.RemoveAll(binParent)
+	}
+	os.Exit(code)
+}
+
+// servers are the packages built into binDir for the transcripts.
+var servers = []string{
+	"./examples/deployer",
+	"./internal/fixtures/askserver",
+}
+
+func buildServers(t *testing.T) string {
+	t.Helper()
+	if binDir != "" {
+		return binDir
+	}
+	dir, err := os.MkdirTemp("", "mcp-tester-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binParent = dir
+	root := moduleRoot(t)
+	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, servers...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the servers: %v\n%s", err, out)
+	}
+	binDir = dir
+	return dir
+}
+
+func moduleRoot(t *testing.T) string {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+func TestScripts(t *testing.T) {
+	bin := buildServers(t)
+	root := moduleRoot(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
+			env.Setenv("MODULE_ROOT", root)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile": waitFile,
+		},
+	})
+}
+
+// waitfile FILE VAR waits (up to 10s) until FILE exists and sets VAR to its
+// trimmed content: how a script learns the address of a server it started
+// in the background.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE VAR")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			ts.Setenv(args[1], strings.TrimSpace(string(b)))
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within 10s", args[0])
+}
+
+// TestSeedTranscriptsByteForByte guards the two transcripts of the seed's
+// section 8 outside testscript too, with the exact bytes.
+func TestSeedTranscriptsByteForByte(t *testing.T) {
+	bin := buildServers(t)
+	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
+	cases := []struct {
+		elicit, want string
+	}{
+		{`accept:{"environment":"production","confirm":true}`,
+			"[ELICIT] Roll out auth-service version 2.4.1 – where to? → accept {\"confirm\":true,\"environment\":\"production\"}\nContent 0 (Text):\nRolling out auth-service 2.4.1 to production.\n"},
+		{"decline",
+			"[ELICIT] Roll out auth-service version 2.4.1 – where to? → decline\nContent 0 (Text):\nDeployment not started (decline).\n"},
+	}
+	for _, c := range cases {
+		for _, proto := range []string{"", "2025-11-25"} {
+			io, _, out, errOut := iostreams.Test()
+			args := []string{"call", "deploy", "-c", filepath.Join(bin, "deployer"), "--args", `{"service":"auth-service"}`, "--elicit", c.elicit}
+			if proto != "" {
+				args = append(args, "--protocol", proto)
+			}
+			if code := cli.Main(context.Background(), io, args); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if out.String() != c.want {
+				t.Errorf("protocol %q, --elicit %s:\ngot  %q\nwant %q", proto, c.elicit, out.String(), c.want)
+			}
+			if errOut.Len() != 0 {
+				t.Errorf("unexpected stderr: %s", errOut)
+			}
+		}
+	}
+	_ = fmt.Sprint
+}
