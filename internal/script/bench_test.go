@@ -1,0 +1,97 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// benchSteps is the number of call-and-assert pairs of the benchmark script.
+const benchSteps = 1000
+
+func benchServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		return textResult("echo: " + a.Text), nil, nil
+	})
+	return s
+}
+
+func benchScript() string {
+	var b strings.Builder
+	for i := range benchSteps {
+		fmt.Fprintf(&b, "call_tool echo text:\"hello-%d\"\nassert_contains \"echo: hello-%d\"\n", i, i)
+	}
+	return b.String()
+}
+
+// plainLoop makes the script's calls with the go-sdk alone: connect, call,
+// check the text, close.
+func plainLoop(ctx context.Context, s *mcp.Server) error {
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		return err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	for i := range benchSteps {
+		want := fmt.Sprintf("hello-%d", i)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "echo: "+want) {
+			return fmt.Errorf("step %d: wrong text", i)
+		}
+	}
+	return nil
+}
+
+// runScript parses and runs the benchmark script on a fresh in-memory
+// session.
+func runScript(ctx context.Context, s *mcp.Server, src string) error {
+	sc, err := ParseFile("bench.mcp", []byte(src))
+	if err != nil {
+		return err
+	}
+	rep := Run(ctx, sc, RunOptions{Connect: func(ctx context.Context) (Conn, error) { return connectInMemory(ctx, s) }})
+	if p, f := rep.Counts(); f != 0 || p != 2*benchSteps {
+		return fmt.Errorf("%d passed, %d failed", p, f)
+	}
+	return nil
+}
+
+// BenchmarkScriptVsPlainLoop runs 1,000 call-and-assert pairs (2,000 steps)
+// as a script and the same 1,000 calls as a plain go-sdk loop, alternating
+// in the same run, and reports the ratio of their times (script/plain).
+func BenchmarkScriptVsPlainLoop(b *testing.B) {
+	ctx := context.Background()
+	s := benchServer()
+	src := benchScript()
+	var plain, script time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := plainLoop(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := runScript(ctx, s, src); err != nil {
+			b.Fatal(err)
+		}
+		plain += t1.Sub(t0)
+		script += time.Since(t1)
+	}
+	b.ReportMetric(float64(script)/float64(plain), "script/plain")
+	b.ReportMetric(float64(plain.Nanoseconds())/float64(b.N*benchSteps), "plain-ns/call")
+	b.ReportMetric(float64(script.Nanoseconds())/float64(b.N*benchSteps), "script-ns/call")
+}
