@@ -105,8 +105,8 @@ func TestExpandPaths(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	for arg, msg := range map[string]string{
-		filepath.Join(dir, "none.mcp"): "none.mcp: no such file or directory",
-		filepath.Join(dir, "*.yaml"):   "matches no file",
+		filepath.Join(dir, "none.mcp"):  "none.mcp: no such file or directory",
+		filepath.Join(dir, "*.yaml"):    "matches no file",
 		filepath.Join(dir, "sub", ".."): "",
 	} {
 		_, err := ExpandPaths([]string{arg})
