@@ -68,12 +68,9 @@ func (o *ConnOptions) target() *target.Target {
 // open checks the flags and opens a session whose questions are printed as
 // [ELICIT] lines to io.Out and answered by ans.
 func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans answer.Answerer) (*session.Session, error) {
-	t := o.target()
-	if err := t.Validate(); err != nil {
-		return nil, usageErr("%v", err)
-	}
-	if o.MaxRounds < 1 {
-		return nil, usageErr("--max-rounds must be at least 1")
+	opts, err := o.sessionOptions(io)
+	if err != nil {
+		return nil, err
 	}
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
@@ -82,20 +79,33 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), e.Note)
 		}
 	})
+	opts.Log = log
+	opts.Answerer = ans
+	return session.Open(ctx, opts)
+}
+
+// sessionOptions checks the flags and turns them into session options with
+// no log and no answerer.
+func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, error) {
+	t := o.target()
+	if err := t.Validate(); err != nil {
+		return session.Options{}, usageErr("%v", err)
+	}
+	if o.MaxRounds < 1 {
+		return session.Options{}, usageErr("--max-rounds must be at least 1")
+	}
 	caps := session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.NoURL}
-	return session.Open(ctx, session.Options{
+	return session.Options{
 		Target:        t,
 		Protocol:      o.Protocol,
 		Capabilities:  caps,
-		Answerer:      ans,
-		Log:           log,
 		Validate:      !o.NoValidate,
 		MaxRounds:     o.MaxRounds,
 		Timeout:       o.Timeout,
 		ClientName:    "mcp-tester",
-		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
 		ClientVersion: Version,
-	})
+		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
+	}, nil
 }
 
 func questionName(e exchange.Entry) string {
