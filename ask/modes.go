@@ -1,0 +1,167 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated but still part of the protocol; clients may declare them.
+
+package ask
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Request is a server-side request. *mcp.CallToolRequest,
+// *mcp.GetPromptRequest and *mcp.ReadResourceRequest (every
+// *mcp.ServerRequest) satisfy it.
+type Request interface {
+	ClientCapabilities() *mcp.ClientCapabilities
+	ProtocolVersion() string
+}
+
+// Mode is a set of elicitation modes.
+type Mode uint8
+
+const (
+	// Form: the client shows a form built from a requested schema.
+	Form Mode = 1 << iota
+	// URL: the client offers to open a link; the input happens out of band.
+	URL
+	// None: the client may not be asked anything.
+	None Mode = 0
+)
+
+// Has reports whether m includes every mode of x.
+func (m Mode) Has(x Mode) bool { return m&x == x && x != None }
+
+func (m Mode) String() string {
+	var parts []string
+	if m&Form != 0 {
+		parts = append(parts, "form")
+	}
+	if m&URL != 0 {
+		parts = append(parts, "url")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "+")
+}
+
+// urlModeSince is the first protocol version with URL-mode elicitation.
+const urlModeSince = "2025-11-25"
+
+// Modes reports how the client that sent req may be asked. A client without
+// the elicitation capability may not be asked at all; an empty elicitation
+// capability means forms only; URL mode needs an explicit "url" and a
+// protocol version of 2025-11-25 or later.
+func Modes(req Request) Mode {
+	if req == nil {
+		return None
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return None
+	}
+	e := caps.Elicitation
+	var m Mode
+	if e.Form != nil || e.URL == nil {
+		m |= Form
+	}
+	if e.URL != nil {
+		if v := req.ProtocolVersion(); v == "" || v >= urlModeSince {
+			m |= URL
+		}
+	}
+	return m
+}
+
+// Permits reports whether the client that sent req declared what it needs to
+// answer q: the elicitation mode of an *mcp.ElicitParams (no mode means
+// form), sampling (with tools, if the request offers tools) for
+// *mcp.CreateMessageParams and *mcp.CreateMessageWithToolsParams, and roots
+// for *mcp.ListRootsParams. Anything else is not permitted.
+func Permits(req Request, q mcp.InputRequest) bool {
+	if req == nil {
+		return false
+	}
+	switch q := q.(type) {
+	case *mcp.ElicitParams:
+		if q == nil {
+			return false
+		}
+		switch q.Mode {
+		case "", "form":
+			return Modes(req).Has(Form)
+		case "url":
+			return Modes(req).Has(URL)
+		}
+		return false
+	case *mcp.CreateMessageParams:
+		caps := req.ClientCapabilities()
+		return q != nil && caps != nil && caps.Sampling != nil
+	case *mcp.CreateMessageWithToolsParams:
+		caps := req.ClientCapabilities()
+		if q == nil || caps == nil || caps.Sampling == nil {
+			return false
+		}
+		return len(q.Tools) == 0 && q.ToolChoice == nil || caps.Sampling.Tools != nil
+	case *mcp.ListRootsParams:
+		caps := req.ClientCapabilities()
+		return q != nil && caps != nil && (caps.RootsV2 != nil || caps.Roots.ListChanged)
+	}
+	return false
+}
+
+// Filter returns the questions of qs that the client of req may be asked
+// (see [Permits]), or nil if there are none.
+func Filter(req Request, qs mcp.InputRequestMap) mcp.InputRequestMap {
+	var out mcp.InputRequestMap
+	for k, q := range qs {
+		if Permits(req, q) {
+			if out == nil {
+				out = make(mcp.InputRequestMap)
+			}
+			out[k] = q
+		}
+	}
+	return out
+}
+
+// MissingCapability returns the JSON-RPC error (-32021,
+// MissingRequiredClientCapabilityError) for a request that cannot be served
+// without the given client capabilities. On HTTP the go-sdk sends it with
+// status 400. Return it from a handler when there is no way to do the work
+// without asking (otherwise, prefer a normal result that says what is missing).
+func MissingCapability(required *mcp.ClientCapabilities) error {
+	return &jsonrpc.Error{
+		Code:    mcp.CodeMissingRequiredClientCapabilities,
+		Message: "this request needs a client capability that the request did not declare",
+		Data:    capabilitiesJSON(required),
+	}
+}
+
+// capabilitiesJSON encodes caps as the protocol does. The go-sdk's own
+// encoding of ClientCapabilities always writes "roots" (a struct field kept
+// for compatibility); here roots appears only when RootsV2 is set.
+func capabilitiesJSON(caps *mcp.ClientCapabilities) json.RawMessage {
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	b, err := json.Marshal(caps)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil
+	}
+	delete(m, "roots")
+	if caps.RootsV2 != nil {
+		m["roots"] = caps.RootsV2
+	}
+	b, err = json.Marshal(map[string]any{"requiredCapabilities": m})
+	if err != nil {
+		return nil
+	}
+	return b
+}
