@@ -1,0 +1,162 @@
+package urlcheck
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func codes(r Report) []Code {
+	var cs []Code
+	for _, w := range r.Warnings {
+		cs = append(cs, w.Code)
+	}
+	return cs
+}
+
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		url         string
+		host        string
+		unicodeHost string
+		want        []Code
+	}{
+		{"https://mcp.example.com/connect/github?t=k1.eyJwIjoiZ2l0aHViIn0.c2ln", "mcp.example.com", "", nil},
+		{"http://127.0.0.1:8080/connect/github?t=abc", "127.0.0.1", "", nil},
+		{"http://localhost:8080/x", "localhost", "", nil},
+		{"http://[::1]:8080/x", "::1", "", nil},
+		{"http://app.localhost/x", "app.localhost", "", nil},
+		{"HTTPS://MCP.Example.COM/", "mcp.example.com", "", nil},
+		{"http://mcp.example.com/connect", "mcp.example.com", "", []Code{PlainHTTP}},
+		{"https://203.0.113.7/connect", "203.0.113.7", "", []Code{IPAddress}},
+		{"http://203.0.113.7/connect", "203.0.113.7", "", []Code{IPAddress, PlainHTTP}},
+		{"https://[2001:db8::1]/x", "2001:db8::1", "", []Code{IPAddress}},
+		// The Cyrillic look-alike of "apple".
+		{"https://xn--80ak6aa92e.com/login", "xn--80ak6aa92e.com", "аррӏе.com", []Code{Punycode}},
+		// Latin "p" "a" "y" with a Cyrillic "а" inside: mixed scripts.
+		{"https://xn--pypal-4ve.com/", "xn--pypal-4ve.com", "pаypal.com", []Code{Punycode, MixedScript}},
+		{"https://bücher.example/", "bücher.example", "", []Code{NonASCIIHost}},
+		{"https://xn--broken-.example/", "xn--broken-.example", "", []Code{Punycode}},
+		{"https://trusted.example@evil.example/", "evil.example", "", []Code{UserInfo}},
+		{"https://user:pw@mcp.example.com/", "mcp.example.com", "", []Code{UserInfo}},
+		{"https://mcp.example.com/cb?access_token=abc&x=1", "mcp.example.com", "", []Code{Credentials}},
+		{"https://mcp.example.com/cb#access_token=abc", "mcp.example.com", "", []Code{Credentials}},
+		{"https://mcp.example.com/cb?state=1&client_secret=s", "mcp.example.com", "", []Code{Credentials}},
+		{"https://mcp.example.com/x?q=ghp_0123456789abcdef0123", "mcp.example.com", "", []Code{Credentials}},
+		{"https://mcp.example.com/x?id=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln", "mcp.example.com", "", []Code{Credentials}},
+		{"https://s3.example.com/f?X-Amz-Signature=abc", "s3.example.com", "", []Code{Credentials}},
+		{"javascript://example.com/%0aalert(1)", "example.com", "", []Code{Scheme}},
+		{"ftp://files.example.com/a", "files.example.com", "", []Code{Scheme}},
+		{"http://xn--80ak6aa92e.com@203.0.113.7/?token=x", "203.0.113.7", "", []Code{IPAddress, PlainHTTP, UserInfo, Credentials}},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			r, err := Check(c.url)
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if r.URL != c.url {
+				t.Errorf("URL = %q, want the input unchanged", r.URL)
+			}
+			if r.Host != c.host {
+				t.Errorf("Host = %q, want %q", r.Host, c.host)
+			}
+			if r.UnicodeHost != c.unicodeHost {
+				t.Errorf("UnicodeHost = %q, want %q", r.UnicodeHost, c.unicodeHost)
+			}
+			if got := codes(r); !slices.Equal(got, c.want) {
+				t.Errorf("warnings = %v, want %v (%+v)", got, c.want, r.Warnings)
+			}
+			for _, w := range r.Warnings {
+				if w.Message == "" {
+					t.Errorf("warning %s has no message", w.Code)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckRefusesWhatIsNotAURL(t *testing.T) {
+	for _, s := range []string{"", " https://a.example", "/connect/github", "mailto:a@example.com",
+		"https://", "http://:80/", "https://a.example/" + strings.Repeat("a", maxURL), "ht tp://x"} {
+		if r, err := Check(s); err == nil {
+			t.Errorf("Check(%.40q) = %+v, want an error", s, r)
+		}
+	}
+}
+
+func TestDecodePunycode(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"bcher-kva", "bücher"},
+		{"mnchen-3ya", "münchen"},
+		{"e1afmkfd", "пример"},
+		{"80ak6aa92e", "аррӏе"},
+		{"pypal-4ve", "pаypal"},
+	} {
+		got, err := decodePunycode(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("decodePunycode(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "abc-", "-> $1.00 <--", "ü-abc", "99999999999999", "zzzzzzzzzzzzzzzzzzzz", strings.Repeat("a", 64)} {
+		if got, err := decodePunycode(bad); err == nil {
+			t.Errorf("decodePunycode(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST.": true, "a.localhost": true, "127.0.0.1": true, "127.9.9.9": true,
+		"::1": true, "[::1]": true, "::ffff:127.0.0.1": true,
+		"localhost.example.com": false, "10.0.0.1": false, "example.com": false, "": false,
+	} {
+		if got := IsLoopback(host); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		"https://mcp.example.com/connect/github?t=abc",
+		"http://xn--80ak6aa92e.com@203.0.113.7/?token=x#access_token=y",
+		"https://xn--pypal-4ve.com/",
+		"http://[::1]:8080/",
+		"https://bücher.example/?q=ghp_0123456789abcdef0123",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := Check(s)
+		if err != nil {
+			return
+		}
+		if r.URL != s || r.Host == "" {
+			t.Fatalf("Check(%q) = %+v: URL must be the input and Host non-empty", s, r)
+		}
+		for _, w := range r.Warnings {
+			if w.Code == "" || w.Message == "" {
+				t.Fatalf("empty warning in %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzDecodePunycode(f *testing.F) {
+	for _, s := range []string{"bcher-kva", "80ak6aa92e", "pypal-4ve", "-> $1.00 <--", "a-", "zz9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := decodePunycode(s)
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(out) {
+			t.Fatalf("decodePunycode(%q) gave invalid UTF-8 %q", s, out)
+		}
+		if utf8.RuneCountInString(out) > maxLabel {
+			t.Fatalf("decodePunycode(%q) gave %d runes", s, utf8.RuneCountInString(out))
+		}
+	})
+}
