@@ -78,12 +78,17 @@ from flags, from scripts, or from a person at the terminal.`,
 	root.SetErr(io.ErrOut)
 	root.AddCommand(
 		newCallCmd(io, nil),
+		newTestCmd(io, nil),
 		newToolsCmd(io),
 		newPromptsCmd(io),
 		newResourcesCmd(io),
 		newPingCmd(io),
 		newVersionCmd(io),
 		newAuditCmd(io),
+		newLoggingCmd(io),
+		newCompleteCmd(io),
+		newProfileCmd(io),
+		newCompletionCmd(io),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/script"
+	"github.com/spf13/cobra"
+)
+
+// TestOptions are the options of `mcp-tester test`.
+type TestOptions struct {
+	IO          *iostreams.IOStreams
+	Conn        ConnOptions
+	Scripts     []string
+	Jobs        int
+	JUnit       string
+	Format      string
+	StepTimeout time.Duration
+	Verbose     bool
+}
+
+func newTestCmd(io *iostreams.IOStreams, runF func(context.Context, *TestOptions) error) *cobra.Command {
+	opts := &TestOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "test [-s FILE]... [FILE|DIR|GLOB]...",
+		Short: "Run .mcp test scripts against a server",
+		Long: `Run .mcp scripts: each script gets a fresh session with the server, runs its
+steps in order, and prints one line per step, then a summary ending in
+"N passed, N failed". Scripts, directories (every *.mcp inside) and globs may
+be given with -s/--script or as arguments.
+
+Exit codes: 0 every step passed; 1 a step failed; 2 usage or syntax error
+(reported as FILE:LINE:COL before anything runs); 3 a script could not
+connect to the server.`,
+		Example: `  mcp-tester test -s deploy.mcp -c ./deployer
+  mcp-tester test tests/ -c ./deployer --jobs 4 --junit report.xml
+  mcp-tester test 'tests/*.mcp' -u http://127.0.0.1:8080/mcp --format json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Scripts = append(opts.Scripts, args...)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTest(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
+	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
+	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
+	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step")
+	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
+	return cmd
+}
+
+func runTest(ctx context.Context, opts *TestOptions) error {
+	if len(opts.Scripts) == 0 {
+		return usageErr("no script given: use -s FILE (or a directory or glob)")
+	}
+	if opts.Format != "text" && opts.Format != "json" {
+		return usageErr("--format %q: use text or json", opts.Format)
+	}
+	if opts.Jobs < 1 {
+		return usageErr("--jobs must be at least 1")
+	}
+	sopts, err := opts.Conn.sessionOptions(opts.IO)
+	if err != nil {
+		return err
+	}
+	scripts, err := script.LoadFiles(opts.Scripts)
+	if err != nil {
+		// Syntax errors and missing files: nothing has run.
+		return &exitError{code: ExitUsage, err: err}
+	}
+	ropts := script.RunOptions{
+		Connect:     script.SessionConnect(sopts),
+		Jobs:        opts.Jobs,
+		StepTimeout: opts.StepTimeout,
+		Stdin:       opts.IO.In,
+		Verbose:     opts.Verbose,
+	}
+	if opts.Format == "text" {
+		ropts.Progress = opts.IO.Out
+	}
+	rep := script.RunAll(ctx, scripts, ropts)
+	if opts.Format == "json" {
+		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	}
+	if opts.JUnit != "" {
+		f, err := os.Create(opts.JUnit)
+		if err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+		werr := script.WriteJUnit(f, rep)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("--junit: %w", werr)
+		}
+	}
+	if code := rep.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
