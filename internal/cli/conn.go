@@ -11,7 +11,10 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/trace"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ConnOptions are the flags every command that talks to a server shares.
@@ -27,6 +30,19 @@ type ConnOptions struct {
 	NoElicitation bool
 	NoValidate    bool
 	Elicit        []string
+	// Profile names a profile of mcp-tester.yml; its values fill the
+	// flags that were not given (see profile.go).
+	Profile string
+	// TraceFile, Verbose and ShowState choose where the JSON-RPC trace goes
+	// and whether it shows requestState (see trace.go).
+	TraceFile string
+	Verbose   bool
+	ShowState bool
+
+	flags      *pflag.FlagSet   // tells flags given from defaults
+	middleware []mcp.Middleware // for commands that listen to notifications
+	recorder   *trace.Recorder  // the trace, once sessionOptions made it
+	prepared   bool             // the profile is applied and the trace begun
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -41,6 +57,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.BoolVar(&o.NoURL, "no-url", false, "declare form elicitation only, no URL mode")
 	f.BoolVar(&o.NoElicitation, "no-elicitation", false, "declare no elicitation at all")
 	f.BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
+	addProfileAndTraceFlags(cmd, o)
 }
 
 func addElicitFlag(cmd *cobra.Command, o *ConnOptions) {
@@ -87,6 +104,9 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 // sessionOptions checks the flags and turns them into session options with
 // no log and no answerer.
 func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, error) {
+	if err := o.prepare(io); err != nil {
+		return session.Options{}, err
+	}
 	t := o.target()
 	if err := t.Validate(); err != nil {
 		return session.Options{}, usageErr("%v", err)
@@ -105,6 +125,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		ClientName:    "mcp-tester",
 		ClientVersion: Version,
 		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
+		Middleware:    o.sessionMiddleware(),
 	}, nil
 }
 

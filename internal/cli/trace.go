@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/trace"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+// addProfileAndTraceFlags adds the flags every connecting command shares
+// for profiles and tracing.
+func addProfileAndTraceFlags(cmd *cobra.Command, o *ConnOptions) {
+	f := cmd.Flags()
+	o.flags = f
+	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
+	f.StringVar(&o.TraceFile, "trace", "", "write every JSON-RPC message in and out to this file, one JSON line each (requestState shown by its length)")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "write the JSON-RPC trace to stderr")
+	f.BoolVar(&o.ShowState, "show-state", false, "show requestState values in the trace as they are (for debugging your own server)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+}
+
+// prepare applies the profile and begins the trace, once.
+func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
+	if o.prepared {
+		return nil
+	}
+	if err := o.applyProfile(); err != nil {
+		return err
+	}
+	var ws []io.Writer
+	if o.TraceFile != "" {
+		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return usageErr("--trace: %v", err)
+		}
+		f.Close()
+		ws = append(ws, appendFile(o.TraceFile))
+	}
+	if o.Verbose {
+		ws = append(ws, ios.ErrOut)
+	}
+	if len(ws) > 0 {
+		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState})
+		info := map[string]any{"client": "mcp-tester " + Version}
+		if o.Command != "" {
+			info["command"] = o.Command
+		} else {
+			info["url"] = o.URL
+			if len(o.Headers) > 0 {
+				info["headers"] = trace.RedactHeaders(o.Headers)
+			}
+		}
+		if o.Protocol != "" {
+			info["protocol"] = o.Protocol
+		}
+		o.recorder.Info(info)
+	}
+	o.prepared = true
+	return nil
+}
+
+// sessionMiddleware is the middleware the session installs: the trace's
+// first, then what the command listens with.
+func (o *ConnOptions) sessionMiddleware() []mcp.Middleware {
+	var mws []mcp.Middleware
+	if o.recorder != nil {
+		mws = append(mws, o.recorder.Middleware())
+	}
+	return append(mws, o.middleware...)
+}
+
+// appendFile is a writer that appends each write to a file, opening and
+// closing it every time, so that no file stays open after the command.
+type appendFile string
+
+func (p appendFile) Write(b []byte) (int, error) {
+	f, err := os.OpenFile(string(p), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("trace: %w", err)
+	}
+	n, err := f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
