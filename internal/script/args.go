@@ -16,6 +16,7 @@ import (
 type inputSchema struct {
 	Properties           map[string]propSchema `json:"properties"`
 	AdditionalProperties json.RawMessage       `json:"additionalProperties"`
+	names                []string              // the properties, sorted
 }
 
 type propSchema struct {
@@ -40,17 +41,18 @@ func (p propSchema) typeName() string {
 	return ""
 }
 
-// tool returns the tool named name from tools/list, listing once per script.
-func (r *runner) tool(ctx context.Context, name string) (*mcp.Tool, error) {
+// schema returns the input schema of the tool named name, nil when the
+// server has no such tool. Tools are listed once per script.
+func (r *runner) schema(ctx context.Context, name string) (*inputSchema, error) {
 	if r.tools == nil && r.toolErr == nil {
 		tools, err := r.conn.ListTools(ctx)
 		if err != nil {
 			r.toolErr = err
 		} else {
-			r.tools = map[string]*mcp.Tool{}
+			r.tools = map[string]*inputSchema{}
 			for _, t := range tools {
 				if t != nil {
-					r.tools[t.Name] = t
+					r.tools[t.Name] = schemaOf(t)
 				}
 			}
 		}
@@ -59,6 +61,18 @@ func (r *runner) tool(ctx context.Context, name string) (*mcp.Tool, error) {
 		return nil, fmt.Errorf("tools/list failed: %v", r.toolErr)
 	}
 	return r.tools[name], nil
+}
+
+func schemaOf(t *mcp.Tool) *inputSchema {
+	s := &inputSchema{}
+	if b, err := json.Marshal(t.InputSchema); err == nil {
+		_ = json.Unmarshal(b, s)
+	}
+	for k := range s.Properties {
+		s.names = append(s.names, k)
+	}
+	slices.Sort(s.names)
+	return s
 }
 
 // toolArgs converts call_tool arguments into the tool's arguments. Named
@@ -70,20 +84,10 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 	if len(toks) == 0 {
 		return args, nil
 	}
-	t, lerr := r.tool(ctx, name)
-	var schema *inputSchema
-	if t != nil {
-		schema = &inputSchema{}
-		if b, err := json.Marshal(t.InputSchema); err == nil {
-			_ = json.Unmarshal(b, schema)
-		}
-	}
+	schema, lerr := r.schema(ctx, name)
 	var names []string
 	if schema != nil {
-		for k := range schema.Properties {
-			names = append(names, k)
-		}
-		slices.Sort(names)
+		names = schema.names
 	}
 	for _, tk := range toks {
 		if tk.key == "" {

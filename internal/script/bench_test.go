@@ -3,10 +3,14 @@ package script
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,20 +82,76 @@ func BenchmarkScriptVsPlainLoop(b *testing.B) {
 	ctx := context.Background()
 	s := benchServer()
 	src := benchScript()
-	var plain, script time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		if err := plainLoop(ctx, s); err != nil {
+	compare(b, func() error { return plainLoop(ctx, s) }, func() error { return runScript(ctx, s, src) })
+}
+
+// compare times plain and script alternately, swapping which goes first
+// each iteration so that neither pays for the other's garbage, and reports
+// the ratio of the totals.
+func compare(b *testing.B, plain, script func() error) {
+	var tp, ts time.Duration
+	timed := func(f func() error, total *time.Duration) {
+		start := time.Now()
+		if err := f(); err != nil {
 			b.Fatal(err)
 		}
-		t1 := time.Now()
-		if err := runScript(ctx, s, src); err != nil {
-			b.Fatal(err)
-		}
-		plain += t1.Sub(t0)
-		script += time.Since(t1)
+		*total += time.Since(start)
 	}
-	b.ReportMetric(float64(script)/float64(plain), "script/plain")
-	b.ReportMetric(float64(plain.Nanoseconds())/float64(b.N*benchSteps), "plain-ns/call")
-	b.ReportMetric(float64(script.Nanoseconds())/float64(b.N*benchSteps), "script-ns/call")
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			timed(plain, &tp)
+			timed(script, &ts)
+		} else {
+			timed(script, &ts)
+			timed(plain, &tp)
+		}
+		i++
+	}
+	b.ReportMetric(float64(ts)/float64(tp), "script/plain")
+	b.ReportMetric(float64(tp.Nanoseconds())/float64(b.N*benchSteps), "plain-ns/call")
+	b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N*benchSteps), "script-ns/call")
+}
+
+// BenchmarkSessionScriptVsPlainLoopHTTP is the same comparison through the
+// whole mcp-tester stack: the script runs on SessionConn (the session that
+// drives rounds, logs and validates), the baseline is a plain go-sdk client,
+// both over Streamable HTTP to the same local server.
+func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
+	ctx := context.Background()
+	s := benchServer()
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer srv.Close()
+	src := benchScript()
+	sopts := session.Options{Target: &target.Target{URL: srv.URL}, Capabilities: session.Capabilities{Form: true, URL: true}, Validate: true, Timeout: 30 * time.Second}
+	plain := func() error {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		for i := range benchSteps {
+			want := fmt.Sprintf("hello-%d", i)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "echo: "+want) {
+				return fmt.Errorf("step %d: wrong text", i)
+			}
+		}
+		return nil
+	}
+	run := func() error {
+		sc, err := ParseFile("bench.mcp", []byte(src))
+		if err != nil {
+			return err
+		}
+		rep := Run(ctx, sc, RunOptions{Connect: SessionConnect(sopts)})
+		if p, f := rep.Counts(); f != 0 || p != 2*benchSteps {
+			return fmt.Errorf("%d passed, %d failed", p, f)
+		}
+		return nil
+	}
+	compare(b, plain, run)
 }

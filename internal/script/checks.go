@@ -111,13 +111,14 @@ func (r *runner) check(c *command, res *StepResult) *failure {
 		return nil
 	case "set_var":
 		if c.raw {
-			r.vars[args[0]] = l.raw
+			r.vars[args[0]] = l.rawJSON()
 			return nil
 		}
-		if l.decoded == nil {
+		decoded := l.decodedJSON()
+		if decoded == nil {
 			return &failure{msg: fmt.Sprintf("%s (line %d) has no JSON result", l.name, l.line), response: true}
 		}
-		v, err := lookupPath(l.decoded, c.path)
+		v, err := lookupPath(decoded, c.path)
 		if err != nil {
 			return &failure{msg: fmt.Sprintf("set_var %s: %v", args[0], err), response: true}
 		}

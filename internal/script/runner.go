@@ -28,7 +28,7 @@ type runner struct {
 	emitted int            // steps of res written to out
 	pending []pendingReply // answers queued for the next asking command
 	last    *last          // the last command that reached the server
-	tools   map[string]*mcp.Tool
+	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
 	toolErr error
 }
 
@@ -45,8 +45,10 @@ type last struct {
 	line    int
 	outcome *Outcome
 	err     error
-	decoded any    // the result's JSON, decoded
-	raw     string // the result's JSON
+	raw         string // the result's JSON, see rawJSON
+	decoded     any    // the result's JSON decoded, see decodedJSON
+	rawDone     bool
+	decodedDone bool
 }
 
 // failure is a failed step's explanation.
@@ -350,26 +352,42 @@ func newLast(name string, line int, out *Outcome, err error) *last {
 	l := &last{name: name, line: line, outcome: out, err: err}
 	if out == nil {
 		l.outcome = &Outcome{}
-		return l
-	}
-	raw := out.Raw
-	if len(raw) == 0 && out.Result != nil {
-		raw, _ = json.Marshal(out.Result)
-	}
-	l.raw = string(raw)
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		_ = dec.Decode(&l.decoded)
 	}
 	return l
+}
+
+// rawJSON is the result's JSON, encoded on first use.
+func (l *last) rawJSON() string {
+	if !l.rawDone {
+		l.rawDone = true
+		raw := l.outcome.Raw
+		if len(raw) == 0 && l.outcome.Result != nil {
+			raw, _ = json.Marshal(l.outcome.Result)
+		}
+		l.raw = string(raw)
+	}
+	return l.raw
+}
+
+// decodedJSON is the result's JSON decoded (numbers as json.Number), on
+// first use.
+func (l *last) decodedJSON() any {
+	if !l.decodedDone {
+		l.decodedDone = true
+		if raw := l.rawJSON(); raw != "" {
+			dec := json.NewDecoder(strings.NewReader(raw))
+			dec.UseNumber()
+			_ = dec.Decode(&l.decoded)
+		}
+	}
+	return l.decoded
 }
 
 // maxExcerpt bounds the excerpt of a response shown with a failure.
 const maxExcerpt = 400
 
 func (l *last) excerpt() string {
-	s := l.raw
+	s := l.rawJSON()
 	if l.err != nil {
 		s = "error: " + l.err.Error()
 	}
@@ -408,7 +426,7 @@ func (l *last) text() string {
 		}
 	}
 	if len(parts) == 0 {
-		return l.raw
+		return l.rawJSON()
 	}
 	return strings.Join(parts, "\n")
 }
