@@ -25,9 +25,9 @@ type runner struct {
 	vars map[string]string
 
 	res     *ScriptResult
-	emitted int            // steps of res written to out
-	pending []pendingReply // answers queued for the next asking command
-	last    *last          // the last command that reached the server
+	emitted int                     // steps of res written to out
+	pending []pendingReply          // answers queued for the next asking command
+	last    *last                   // the last command that reached the server
 	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
 	toolErr error
 }
@@ -41,10 +41,10 @@ type pendingReply struct {
 
 // last is what the last asking command (or ping) produced.
 type last struct {
-	name    string
-	line    int
-	outcome *Outcome
-	err     error
+	name        string
+	line        int
+	outcome     *Outcome
+	err         error
 	raw         string // the result's JSON, see rawJSON
 	decoded     any    // the result's JSON decoded, see decodedJSON
 	rawDone     bool
