@@ -47,12 +47,16 @@ func (c *Connector) newLinkToken(user, provider string) (string, error) {
 	if _, err := rand.Read(nonce); err != nil {
 		return "", fmt.Errorf("connect: random nonce: %w", err)
 	}
-	payload, err := json.Marshal(linkClaims{
+	return signLink(k, linkClaims{
 		Provider: provider,
 		UserHash: c.userHash(k, user),
 		Expires:  c.now().Add(c.linkTTL).Unix(),
 		Nonce:    b64.EncodeToString(nonce),
 	})
+}
+
+func signLink(k *derivedKey, cl linkClaims) (string, error) {
+	payload, err := json.Marshal(cl)
 	if err != nil {
 		return "", fmt.Errorf("connect: encode link: %w", err)
 	}

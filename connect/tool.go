@@ -58,7 +58,8 @@ func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth
 		return nil, fmt.Errorf("%s token for %s has expired: %w", p.Title, user, ErrNotConnected)
 	}
 	rctx := context.WithValue(ctx, oauth2.HTTPClient, c.client)
-	fresh, err := p.OAuth2.TokenSource(rctx, tok).Token()
+	// Only the refresh token goes in, so the refresh happens by the connector's clock.
+	fresh, err := p.OAuth2.TokenSource(rctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
 	if err != nil {
 		return nil, fmt.Errorf("refresh %s token for %s: %v: %w", p.Title, user, describeExchangeError(err), ErrNotConnected)
 	}
