@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +38,7 @@ var servers = []string{
 	"./internal/fixtures/askserver",
 }
 
-func buildServers(t *testing.T) string {
+func buildServers(t testing.TB) string {
 	t.Helper()
 	if binDir != "" {
 		return binDir
@@ -60,7 +59,7 @@ func buildServers(t *testing.T) string {
 	return dir
 }
 
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		t.Fatalf("go env GOMOD: %v", err)
@@ -135,5 +134,4 @@ func TestSeedTranscriptsByteForByte(t *testing.T) {
 			}
 		}
 	}
-	_ = fmt.Sprint
 }
