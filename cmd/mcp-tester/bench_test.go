@@ -81,4 +81,3 @@ func floorCall(b *testing.B, cmd *exec.Cmd, tool string, args map[string]any) {
 	}
 	cs.Close()
 }
-
