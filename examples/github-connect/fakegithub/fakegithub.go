@@ -17,6 +17,7 @@ import (
 	"html/template"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,6 +133,11 @@ func New(opts Options) (*Provider, error) {
 			return id, secret, nil
 		}
 		return server.ClientFormHandler(r)
+	})
+	// Tokens only in the Authorization header, never in a URL.
+	p.srv.SetAccessTokenResolveHandler(func(r *http.Request) (string, bool) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return tok, ok && tok != ""
 	})
 	p.srv.SetUserAuthorizationHandler(p.consent)
 	p.srv.SetResponseTokenHandler(p.writeToken)
