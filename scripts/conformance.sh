@@ -49,20 +49,23 @@ trap cleanup EXIT INT TERM
 
 go build -o "$work/conformance-server" ./examples/conformance
 
-# A free loopback port: bind port 0, read what the kernel chose, release it.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-url="http://127.0.0.1:$port/mcp"
-"$work/conformance-server" -http "127.0.0.1:$port" >"$work/server.log" 2>&1 &
+# Port 0: the server picks a free loopback port and logs the URL it serves.
+"$work/conformance-server" -http 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
 
-# Wait (at most 10 s) until the server accepts connections.
+# Wait (at most 10 s) for that line.
+url=""
 for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$work/server.log" | head -1 || true)
+  [ -n "$url" ] && break
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited:" >&2; cat "$work/server.log" >&2; exit 1
   fi
   sleep 0.1
 done
+if [ -z "$url" ]; then
+  echo "conformance: the server did not start within 10 s:" >&2; cat "$work/server.log" >&2; exit 1
+fi
 
 failed=()
 total_passed=0 total_checks=0

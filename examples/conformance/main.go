@@ -8,6 +8,8 @@
 //
 //	conformance -http 127.0.0.1:8080
 //
+// With port 0 it picks a free port and logs the URL it serves.
+//
 // The state key is random for each start, so states do not survive a
 // restart; set ASKBACK_STATE_KEY (at least 32 bytes) to share one key
 // between instances.
@@ -19,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -49,13 +52,18 @@ func run(addr string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	log.Printf("conformance server at http://%s/mcp", addr)
+	go func() { errc <- srv.Serve(ln) }()
+	// scripts/conformance.sh reads this line to learn the port of "-http 127.0.0.1:0".
+	log.Printf("conformance server at http://%s/mcp", ln.Addr())
 	select {
 	case err := <-errc:
 		return err
