@@ -8,8 +8,12 @@ if [ -x /usr/bin/chromium ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  echo "ensure-chromium: /usr/bin/chromium is missing; run this script as root to install it (apt-get install chromium)" >&2
-  exit 1
+  echo "ensure-chromium: /usr/bin/chromium is missing; run this script as root to install it (apt-get install chromium)." >&2
+  if [ -n "${CI:-}" ]; then
+    exit 1
+  fi
+  echo "ensure-chromium: the browser tests will be skipped." >&2
+  exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-cache show chromium >/dev/null 2>&1; then
