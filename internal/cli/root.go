@@ -89,6 +89,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newCompleteCmd(io),
 		newProfileCmd(io),
 		newCompletionCmd(io),
+		newInspectCmd(io),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/askback/askback/internal/inspect"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+// InspectOptions are the options of `mcp-tester inspect`.
+type InspectOptions struct {
+	IO            *iostreams.IOStreams
+	Conn          ConnOptions
+	Format        string
+	CheckIcons    bool
+	DownloadIcons string
+	Probe         bool
+	MaxProbes     int
+	MinScore      int
+}
+
+func newInspectCmd(ios *iostreams.IOStreams) *cobra.Command {
+	opts := &InspectOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "inspect",
+		Short: "Rate how well a server describes itself, from 0 to 100",
+		Long: `Inspect lists everything a server offers and rates it from 0 to 100 on named
+criteria: tool descriptions, input schemas, output schemas, annotations
+(read-only, destructive, idempotent hints), titles, prompts, icons, the
+protocol version and, when tools ask the user questions, whether they say
+so. Each finding says what is wrong and what to do.
+
+It also says which tools ask the user: from their descriptions, and with
+--probe by calling the tools marked read-only with sample arguments
+(questions are declined) to see which answer input_required. Tools not
+marked read-only are never called.
+
+--check-icons fetches every icon (http, https and data: URIs only, 5 s and
+1 MiB each) and checks that it is an image; --download-icons DIR also saves
+them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
+		Example: `  mcp-tester inspect -c ./server
+  mcp-tester inspect -p staging --probe --check-icons
+  mcp-tester inspect -c ./server --format json --min-score 80`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInspect(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image")
+	f.StringVar(&opts.DownloadIcons, "download-icons", "", "check the icons and save them in this directory")
+	f.BoolVar(&opts.Probe, "probe", false, "call read-only tools with sample arguments to see which ask the user")
+	f.IntVar(&opts.MaxProbes, "max-probes", 20, "call at most this many tools with --probe")
+	f.IntVar(&opts.MinScore, "min-score", 0, "exit 1 when the score is below this")
+	addFormatFlag(cmd, &opts.Format, nil)
+	return cmd
+}
+
+func runInspect(ctx context.Context, opts *InspectOptions) error {
+	if opts.MinScore < 0 || opts.MinScore > 100 {
+		return usageErr("--min-score must be between 0 and 100")
+	}
+	if opts.MaxProbes < 0 {
+		return usageErr("--max-probes must be 0 or more")
+	}
+	// Probe questions are declined quietly: the report tells of them.
+	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}
+	s, err := opts.Conn.open(ctx, quiet, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	srv, err := gather(ctx, s, &opts.Conn)
+	if err != nil {
+		return err
+	}
+	if opts.Probe {
+		srv.Probes = probe(ctx, s, srv.Tools, opts.MaxProbes)
+	}
+	if opts.CheckIcons || opts.DownloadIcons != "" {
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
+	}
+	rep := inspect.Evaluate(srv)
+	if opts.Format == "json" {
+		err = printer.JSON(opts.IO.Out, struct {
+			*inspect.Report
+			Icons  []inspect.IconCheck `json:"icons,omitempty"`
+			Probes []inspect.Probe     `json:"probes,omitempty"`
+		}{rep, srv.Icons, srv.Probes})
+	} else {
+		err = rep.WriteText(opts.IO.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Score < opts.MinScore {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("score %d is below --min-score %d", rep.Score, opts.MinScore)}
+	}
+	return nil
+}
+
+// gather lists everything the server offers, every page.
+func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspect.Server, error) {
+	srv := &inspect.Server{Info: s.SDK().InitializeResult()}
+	caps := &mcp.ServerCapabilities{}
+	if srv.Info != nil && srv.Info.Capabilities != nil {
+		caps = srv.Info.Capabilities
+	}
+	lo := &ListOptions{Conn: *conn, All: true}
+	var err error
+	if caps.Tools != nil {
+		srv.Tools, _, err = pages(ctx, lo, "tools/list", func(ctx context.Context, c string) ([]*mcp.Tool, string, error) {
+			r, err := s.SDK().ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.Tools, r.NextCursor, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if caps.Prompts != nil {
+		srv.Prompts, _, err = pages(ctx, lo, "prompts/list", func(ctx context.Context, c string) ([]*mcp.Prompt, string, error) {
+			r, err := s.SDK().ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: c})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.Prompts, r.NextCursor, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if caps.Resources != nil {
+		srv.Resources, _, err = pages(ctx, lo, "resources/list", func(ctx context.Context, c string) ([]*mcp.Resource, string, error) {
+			r, err := s.SDK().ListResources(ctx, &mcp.ListResourcesParams{Cursor: c})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.Resources, r.NextCursor, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		srv.Templates, _, err = pages(ctx, lo, "resources/templates/list", func(ctx context.Context, c string) ([]*mcp.ResourceTemplate, string, error) {
+			r, err := s.SDK().ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.ResourceTemplates, r.NextCursor, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return srv, nil
+}
+
+// probe calls up to max tools marked read-only with sample arguments and
+// notes the questions they ask (the session declines them).
+func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) []inspect.Probe {
+	out := []inspect.Probe{}
+	for _, t := range tools {
+		if len(out) >= max {
+			break
+		}
+		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+			continue
+		}
+		args := inspect.SampleArgs(t.InputSchema)
+		p := inspect.Probe{Tool: t.Name, Args: args}
+		_, call, err := s.CallTool(ctx, t.Name, args, nil)
+		if err != nil {
+			p.Error = err.Error()
+		}
+		if call != nil {
+			for _, q := range call.Questions {
+				p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}

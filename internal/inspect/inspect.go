@@ -1,0 +1,106 @@
+// Package inspect rates how well an MCP server describes itself to clients
+// and to the people behind them: a score from 0 to 100 made of named
+// criteria, each with findings that say what is wrong and what to do about
+// it, and a summary of which tools ask the user questions (elicitation).
+//
+// Evaluate works on what a client saw (the server's info and its lists),
+// so it needs no connection and its rules can be tested on plain values;
+// the checks that do talk to the network or the server (icons, probes) put
+// their results into the Server before Evaluate reads them.
+package inspect
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server is what a client saw of a server.
+type Server struct {
+	// Info is the server's initialize (or server/discover) result.
+	Info *mcp.InitializeResult `json:"info,omitempty"`
+	// Tools, Prompts, Resources and Templates are the server's lists, every
+	// page.
+	Tools     []*mcp.Tool             `json:"tools"`
+	Prompts   []*mcp.Prompt           `json:"prompts"`
+	Resources []*mcp.Resource         `json:"resources"`
+	Templates []*mcp.ResourceTemplate `json:"resourceTemplates"`
+	// Icons holds the results of checking icons; nil when not checked.
+	Icons []IconCheck `json:"icons,omitempty"`
+	// Probes holds the results of calling read-only tools; nil when not
+	// probed.
+	Probes []Probe `json:"probes,omitempty"`
+}
+
+// Probe is what calling one read-only tool with sample arguments showed.
+type Probe struct {
+	Tool      string     `json:"tool"`
+	Args      any        `json:"args"`
+	Questions []Question `json:"questions,omitempty"`
+	// Error is what went wrong, if the call failed.
+	Error string `json:"error,omitempty"`
+}
+
+// Question is one question a probed tool asked.
+type Question struct {
+	Key     string `json:"key,omitempty"`
+	Mode    string `json:"mode"`
+	Message string `json:"message"`
+}
+
+// Report is the outcome of Evaluate.
+type Report struct {
+	Server    string      `json:"server"`
+	Version   string      `json:"version,omitempty"`
+	Protocol  string      `json:"protocolVersion"`
+	Counts    Counts      `json:"counts"`
+	Score     int         `json:"score"`
+	Criteria  []Criterion `json:"criteria"`
+	Elicit    Elicitation `json:"elicitation"`
+	IconsSeen int         `json:"iconsSeen"`
+}
+
+// Counts are the sizes of the server's lists.
+type Counts struct {
+	Tools     int `json:"tools"`
+	Prompts   int `json:"prompts"`
+	Resources int `json:"resources"`
+	Templates int `json:"resourceTemplates"`
+}
+
+// Criterion is one named part of the score.
+type Criterion struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Weight is the most points the criterion gives.
+	Weight int `json:"weight"`
+	// Points is what the server earned, from 0 to Weight.
+	Points float64 `json:"points"`
+	// Applies is false when the criterion says nothing about this server
+	// (it then does not count toward the score).
+	Applies  bool      `json:"applies"`
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Finding is one concrete problem and what to do about it.
+type Finding struct {
+	// Subject names what the finding is about, e.g. `tool "rm"`.
+	Subject string `json:"subject,omitempty"`
+	Problem string `json:"problem"`
+	Advice  string `json:"advice"`
+}
+
+// Elicitation summarizes which tools ask the user.
+type Elicitation struct {
+	// Tools lists the tools that ask or say they do, in name order.
+	Tools []ElicitingTool `json:"tools"`
+	// Probed is whether read-only tools were called to find out.
+	Probed bool `json:"probed"`
+}
+
+// ElicitingTool is a tool that asks the user or says it does.
+type ElicitingTool struct {
+	Name string `json:"name"`
+	// Said is whether the tool's description or schema says it asks.
+	Said bool `json:"said"`
+	// Asked holds the questions a probe saw.
+	Asked []Question `json:"asked,omitempty"`
+}

@@ -1,0 +1,204 @@
+package inspect_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/inspect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func boolp(b bool) *bool { return &b }
+
+func info(proto string, icons ...mcp.Icon) *mcp.InitializeResult {
+	return &mcp.InitializeResult{ProtocolVersion: proto, ServerInfo: &mcp.Implementation{Name: "s", Version: "1", Icons: icons}}
+}
+
+func good() *inspect.Server {
+	icon := mcp.Icon{Source: "data:image/png;base64,iVBORw0KGgo=", MIMEType: "image/png"}
+	return &inspect.Server{
+		Info: info(inspect.Latest, icon),
+		Tools: []*mcp.Tool{{
+			Name: "search", Title: "Search", Description: "Searches the catalogue and returns matching items.",
+			InputSchema:  map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "description": "What to look for."}}},
+			OutputSchema: map[string]any{"type": "object"},
+			Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true},
+		}, {
+			Name: "delete_item", Title: "Delete", Description: "Deletes an item. Asks the user to confirm first.",
+			InputSchema:  map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string", "description": "The item."}}},
+			OutputSchema: map[string]any{"type": "object"},
+			Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true)},
+		}},
+		Prompts: []*mcp.Prompt{{Name: "p", Description: "Does a thing.", Arguments: []*mcp.PromptArgument{{Name: "x", Description: "The x."}}}},
+	}
+}
+
+func poor() *inspect.Server {
+	empty := map[string]any{"type": "object"}
+	return &inspect.Server{
+		Info:  info("2025-03-26"),
+		Tools: []*mcp.Tool{{Name: "a", InputSchema: empty}, {Name: "rm", InputSchema: empty}, {Name: "purge_all", Description: "purge", InputSchema: empty, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}},
+	}
+}
+
+func criterion(r *inspect.Report, id string) inspect.Criterion {
+	for _, c := range r.Criteria {
+		if c.ID == id {
+			return c
+		}
+	}
+	return inspect.Criterion{}
+}
+
+func TestGoodAndPoorScoreApartForTheStatedReasons(t *testing.T) {
+	g, p := inspect.Evaluate(good()), inspect.Evaluate(poor())
+	if g.Score != 100 {
+		t.Errorf("good server scored %d, want 100; criteria: %+v", g.Score, g.Criteria)
+	}
+	if p.Score > 25 {
+		t.Errorf("poor server scored %d, want at most 25", p.Score)
+	}
+	for _, id := range []string{inspect.CritDescriptions, inspect.CritOutput, inspect.CritAnnotations, inspect.CritTitles, inspect.CritPrompts, inspect.CritIcons, inspect.CritProtocol} {
+		c := criterion(p, id)
+		if c.Points >= float64(c.Weight) || len(c.Findings) == 0 {
+			t.Errorf("poor server: criterion %s = %v/%d with findings %v; want a loss with a reason", id, c.Points, c.Weight, c.Findings)
+		}
+		for _, f := range c.Findings {
+			if f.Problem == "" || f.Advice == "" {
+				t.Errorf("finding without problem or advice: %+v", f)
+			}
+		}
+	}
+	ann := criterion(p, inspect.CritAnnotations)
+	text, _ := json.Marshal(ann.Findings)
+	for _, want := range []string{`tool \"rm\"`, "looks destructive", `tool \"purge_all\"`, "marked read-only"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("annotation findings %s do not mention %s", text, want)
+		}
+	}
+}
+
+func TestElicitationCountsOnlyWhatWasSeenAsking(t *testing.T) {
+	s := good()
+	if c := criterion(inspect.Evaluate(s), inspect.CritElicitation); c.Applies {
+		t.Errorf("without probes nothing was seen asking, so the criterion should not apply: %+v", c)
+	}
+	s.Probes = []inspect.Probe{{Tool: "search", Questions: []inspect.Question{{Key: "which", Mode: "form", Message: "Which catalogue?"}}}}
+	r := inspect.Evaluate(s)
+	c := criterion(r, inspect.CritElicitation)
+	if !c.Applies || c.Points != 0 || len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Problem, "does not say so") {
+		t.Errorf("a tool that asks without saying so should lose the criterion: %+v", c)
+	}
+	names := []string{}
+	for _, et := range r.Elicit.Tools {
+		names = append(names, et.Name)
+	}
+	if strings.Join(names, ",") != "delete_item,search" {
+		t.Errorf("eliciting tools = %v, want delete_item (says so) and search (asked)", names)
+	}
+}
+
+func TestManyFindingsAreGrouped(t *testing.T) {
+	s := &inspect.Server{Info: info(inspect.Latest)}
+	for i := 0; i < 50; i++ {
+		s.Tools = append(s.Tools, &mcp.Tool{Name: strings.Repeat("x", i+1), InputSchema: map[string]any{"type": "object"}})
+	}
+	c := criterion(inspect.Evaluate(s), inspect.CritDescriptions)
+	if len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Subject, "50 tools") || !strings.Contains(c.Findings[0].Subject, "and 45 more") {
+		t.Errorf("findings = %+v, want one grouped finding", c.Findings)
+	}
+}
+
+func TestCheckIcons(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n0000")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok.png", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(png)
+	})
+	mux.HandleFunc("/page", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>hi</html>"))
+	})
+	mux.HandleFunc("/huge", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(make([]byte, inspect.MaxIconBytes+10))
+	})
+	mux.HandleFunc("/to-file", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	dir := t.TempDir()
+	icons := []inspect.OwnedIcon{
+		{Owner: "server", Icon: mcp.Icon{Source: ts.URL + "/ok.png"}},
+		{Owner: "tool a", Icon: mcp.Icon{Source: ts.URL + "/page"}},
+		{Owner: "tool b", Icon: mcp.Icon{Source: ts.URL + "/missing"}},
+		{Owner: "tool c", Icon: mcp.Icon{Source: ts.URL + "/huge"}},
+		{Owner: "tool d", Icon: mcp.Icon{Source: "file:///etc/passwd"}},
+		{Owner: "tool e", Icon: mcp.Icon{Source: ts.URL + "/to-file"}},
+		{Owner: "tool f", Icon: mcp.Icon{Source: "data:image/png;base64,iVBORw0KGgo="}},
+		{Owner: "tool g", Icon: mcp.Icon{Source: ts.URL + "/ok.png?name=../../../escape.png"}},
+	}
+	got := inspect.CheckIcons(context.Background(), icons, inspect.IconOptions{Dir: dir})
+	want := []bool{true, false, false, false, false, false, true, true}
+	for i, c := range got {
+		if c.OK != want[i] {
+			t.Errorf("%s (%s): ok=%v problem=%q, want ok=%v", c.Owner, c.Source, c.OK, c.Problem, want[i])
+		}
+		if c.OK && (c.File == "" || filepath.Dir(c.File) != dir) {
+			t.Errorf("%s saved as %q, want a file directly in %s", c.Owner, c.File, dir)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "..", "escape.png")); err == nil {
+		t.Error("an icon URL chose a file outside the directory")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("saved %d files, want 3", len(entries))
+	}
+}
+
+func TestSampleArgs(t *testing.T) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"name":  map[string]any{"type": "string"},
+			"env":   map[string]any{"type": "string", "enum": []any{"staging", "production"}},
+			"n":     map[string]any{"type": "integer", "minimum": 3.0},
+			"mail":  map[string]any{"type": "string", "format": "email"},
+			"opt":   map[string]any{"type": "string"},
+			"d":     map[string]any{"type": "string", "default": "x"},
+			"inner": map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "boolean"}}, "required": []any{"k"}},
+		},
+		"required": []any{"name", "env", "n", "mail", "d", "inner"},
+	}
+	got, _ := json.Marshal(inspect.SampleArgs(schema))
+	want := `{"d":"x","env":"staging","inner":{"k":false},"mail":"user@example.com","n":3,"name":"test"}`
+	if string(got) != want {
+		t.Errorf("SampleArgs = %s\nwant          %s", got, want)
+	}
+}
+
+func FuzzSampleArgs(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"required":[1,null,"x"]}`, `[]`, `{"properties":{"a":{"oneOf":[{"oneOf":[{}]}]}},"required":["a"]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			return
+		}
+		args := inspect.SampleArgs(v)
+		if _, err := json.Marshal(args); err != nil {
+			t.Fatalf("SampleArgs(%s) made unencodable args: %v", s, err)
+		}
+		inspect.Evaluate(&inspect.Server{Tools: []*mcp.Tool{{Name: "t", InputSchema: v, OutputSchema: v}}})
+	})
+}
