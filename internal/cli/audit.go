@@ -1,12 +1,157 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
+// AuditOptions are the options of `mcp-tester audit`.
+type AuditOptions struct {
+	IO           *iostreams.IOStreams
+	Conn         ConnOptions
+	OtherHeaders []string
+	Args         []string // NAME=JSON
+	Include      []string
+	Format       string
+	JUnit        string
+	Quiet        bool
+}
+
 // newAuditCmd builds `mcp-tester audit`.
 func newAuditCmd(io *iostreams.IOStreams) *cobra.Command {
-	_ = io
-	return &cobra.Command{Use: "audit", Short: "Check that a server asks within the rules (not yet available)", Hidden: true}
+	opts := &AuditOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "audit [flags]",
+		Short: "Check that a server asks within the rules",
+		Long: `Check from the outside that a server asks its questions within the rules of
+MCP elicitation and multi round-trip requests. The audit lists the server's
+tools, prompts and resources, calls each (arguments from --args or made up
+from the input schema) and, for each one that asks, probes it: tampered and
+replayed requestState, a second identity (--other-header), clients that
+declare no elicitation or forms only, form schemas and secrets, decline and
+cancel, missing and unknown answers, endless asking, URL safety, and
+input_required on methods that may not carry it.
+
+Destructive tools (destructiveHint true, or absent without readOnlyHint) are
+never called unless named with --include.
+
+Exit status: 0 when no rule fails, 1 when one does, 2 for bad flags, 3 when
+the audit could not run (the server could not be reached).`,
+		Example: `  mcp-tester audit -c ./deployer --include deploy
+  mcp-tester audit -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $ALICE" \
+      --other-header "Authorization: Bearer $BOB" --format json
+  mcp-tester audit -c ./server --args 'search={"query":"cats"}' --junit audit.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAudit(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	for _, name := range []string{"no-url", "no-elicitation", "no-validate"} {
+		// Each probe declares its own capabilities and makes its own answers.
+		_ = cmd.Flags().MarkHidden(name)
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.OtherHeaders, "other-header", nil, `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
+	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
+	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable)")
+	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
+	return cmd
+}
+
+func runAudit(ctx context.Context, opts *AuditOptions) error {
+	aopts, err := opts.auditOptions()
+	if err != nil {
+		return err
+	}
+	rep, err := audit.Run(ctx, aopts)
+	if err != nil {
+		var ue *audit.UnreachableError
+		if errors.As(err, &ue) {
+			return &exitError{code: ExitUnreachable, err: err}
+		}
+		return usageErr("%v", err)
+	}
+	if opts.JUnit != "" {
+		var b bytes.Buffer
+		if err := rep.WriteJUnit(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.JUnit, b.Bytes(), 0o644); err != nil {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
+		}
+	}
+	if opts.Format == "json" {
+		err = rep.WriteJSON(opts.IO.Out)
+	} else {
+		err = rep.WriteText(opts.IO.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// auditOptions checks the flags and turns them into the engine's options.
+func (o *AuditOptions) auditOptions() (audit.Options, error) {
+	t := o.Conn.target()
+	if err := t.Validate(); err != nil {
+		return audit.Options{}, usageErr("%v", err)
+	}
+	if o.Conn.MaxRounds < 1 {
+		return audit.Options{}, usageErr("--max-rounds must be at least 1")
+	}
+	if o.Conn.Protocol != "" && !slices.Contains(mcp.SupportedProtocolVersions(), o.Conn.Protocol) {
+		return audit.Options{}, usageErr("--protocol %q: this tester speaks %v", o.Conn.Protocol, mcp.SupportedProtocolVersions())
+	}
+	if o.Format != "text" && o.Format != "json" {
+		return audit.Options{}, usageErr("--format %q: use text or json", o.Format)
+	}
+	if len(o.OtherHeaders) > 0 && t.URL == "" {
+		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
+	}
+	args := map[string]map[string]any{}
+	for _, a := range o.Args {
+		name, text, ok := strings.Cut(a, "=")
+		if !ok || name == "" {
+			return audit.Options{}, usageErr("--args %q: write it as NAME=JSON, e.g. --args 'search={\"query\":\"cats\"}'", a)
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil || dec.More() || m == nil {
+			return audit.Options{}, usageErr("--args %s: not a JSON object", name)
+		}
+		args[name] = m
+	}
+	opts := audit.Options{
+		Target:        t,
+		OtherHeaders:  o.OtherHeaders,
+		Protocol:      o.Conn.Protocol,
+		Timeout:       o.Conn.Timeout,
+		MaxRounds:     o.Conn.MaxRounds,
+		Args:          args,
+		Include:       o.Include,
+		ClientName:    "mcp-tester-audit",
+		ClientVersion: Version,
+	}
+	if !o.Quiet {
+		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }
+	}
+	return opts, nil
 }

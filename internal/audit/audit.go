@@ -1,0 +1,320 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure an audit.
+type Options struct {
+	// Target is the server.
+	Target *target.Target
+	// OtherHeaders are the "Name: value" headers of a second identity (HTTP
+	// only). They replace the target's headers of the same names; with
+	// them the audit checks that state issued to one user is refused for
+	// the other.
+	OtherHeaders []string
+	// Protocol is the protocol version to ask for; empty means the newest.
+	Protocol string
+	// Timeout bounds connecting and each request; zero means no limit.
+	Timeout time.Duration
+	// MaxRounds bounds the rounds of one call; zero means 10.
+	MaxRounds int
+	// Args are the arguments to call a tool or get a prompt with, by name.
+	// Subjects not listed get arguments synthesized from their schema.
+	Args map[string]map[string]any
+	// Include names destructive tools the audit may call. Tools whose
+	// annotations say destructive (destructiveHint true, or absent without
+	// readOnlyHint) are never called otherwise.
+	Include []string
+	// ClientName and ClientVersion identify the audit to the server.
+	ClientName, ClientVersion string
+	// Progress, if set, is told what the audit is doing, one line at a time.
+	Progress func(line string)
+}
+
+// UnreachableError says that the audit could not run: the server could not
+// be reached, or did not answer the first requests.
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string { return "the audit could not run: " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// auditor holds the state of one audit.
+type auditor struct {
+	opts      Options
+	transport string // the HTTP transport that worked, for later probes
+	modern    bool   // the server speaks 2026-07-28 or newer
+	protocol  string
+	secrets   []string // credentials the audit sends, which URLs must not carry
+	pool      map[poolKey]*probe
+}
+
+// Run audits the server described by opts. It returns an
+// *UnreachableError when the server cannot be reached; a report with
+// failures is not an error.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Target == nil {
+		return nil, errors.New("audit: no target")
+	}
+	if err := opts.Target.Validate(); err != nil {
+		return nil, err
+	}
+	if len(opts.OtherHeaders) > 0 {
+		if opts.Target.URL == "" {
+			return nil, errors.New("--other-header needs an HTTP server (-u URL): a stdio server has no users to tell apart")
+		}
+		if _, err := target.ParseHeaders(opts.OtherHeaders); err != nil {
+			return nil, fmt.Errorf("--other-header: %w", err)
+		}
+	}
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = 10
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcp-tester-audit"
+	}
+	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders)}
+
+	p, err := a.open(ctx, capsAll, opts.Target)
+	if err != nil && opts.Target.URL != "" && (opts.Target.Transport == "" || opts.Target.Transport == target.TransportAuto) && target.IsHTTPNotStreamable(err) {
+		a.transport = target.TransportSSE
+		p, err = a.open(ctx, capsAll, opts.Target)
+	}
+	if err != nil {
+		return nil, &UnreachableError{Err: err}
+	}
+	defer p.close()
+	a.protocol = p.protocol()
+	a.modern = a.protocol >= "2026-07-28"
+	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
+	if r := p.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		rep.Server = r.ServerInfo.Name
+	}
+
+	subjects, err := a.list(ctx, p)
+	if err != nil {
+		return nil, &UnreachableError{Err: err}
+	}
+	server := a.placement(ctx, p, subjects)
+	p.close()
+	defer a.closePool()
+
+	for _, s := range subjects {
+		rep.Subjects = append(rep.Subjects, s.report)
+		if s.report.Skipped != "" {
+			continue
+		}
+		a.progress("auditing %s", s.report.Label())
+		a.auditSubject(ctx, s)
+		if ctx.Err() != nil {
+			return nil, &UnreachableError{Err: ctx.Err()}
+		}
+	}
+	rep.Subjects = append(rep.Subjects, server)
+	return rep, nil
+}
+
+func (a *auditor) progress(format string, args ...any) {
+	if a.opts.Progress != nil {
+		a.opts.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// maxPages bounds the pagination of each list.
+const maxPages = 100
+
+// list lists the tools, prompts and resources the server offers and
+// prepares a subject for each.
+func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
+	caps := &mcp.ServerCapabilities{}
+	if r := p.cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = r.Capabilities
+	}
+	var out []*subject
+	if caps.Tools != nil {
+		cursor := ""
+		for range maxPages {
+			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+			res, err := p.cs.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("tools/list: %w", err)
+			}
+			for _, t := range res.Tools {
+				out = append(out, a.toolSubject(t))
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+	}
+	if caps.Prompts != nil {
+		cursor := ""
+		for range maxPages {
+			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+			res, err := p.cs.ListPrompts(rctx, &mcp.ListPromptsParams{Cursor: cursor})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("prompts/list: %w", err)
+			}
+			for _, pr := range res.Prompts {
+				args := a.opts.Args[pr.Name]
+				if args == nil {
+					args = synthPromptArgs(pr)
+				}
+				out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
+					report: &Subject{Kind: "prompt", Name: pr.Name}})
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+	}
+	if caps.Resources != nil {
+		cursor := ""
+		for range maxPages {
+			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+			res, err := p.cs.ListResources(rctx, &mcp.ListResourcesParams{Cursor: cursor})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("resources/list: %w", err)
+			}
+			for _, r := range res.Resources {
+				out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+		rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+		_, _ = p.cs.ListResourceTemplates(rctx, &mcp.ListResourceTemplatesParams{})
+		cancel()
+	}
+	return out, nil
+}
+
+func (a *auditor) toolSubject(t *mcp.Tool) *subject {
+	s := &subject{kind: "tool", name: t.Name, schema: t.InputSchema, report: &Subject{Kind: "tool", Name: t.Name}}
+	if why := destructive(t); why != "" && !slices.Contains(a.opts.Include, t.Name) {
+		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
+		return s
+	}
+	s.args = a.opts.Args[t.Name]
+	if s.args == nil {
+		s.args = synthArgs(t.InputSchema)
+	}
+	return s
+}
+
+// destructive says why a tool counts as destructive by its annotations and
+// the spec's defaults (readOnlyHint false, destructiveHint true), or "".
+func destructive(t *mcp.Tool) string {
+	an := t.Annotations
+	switch {
+	case an == nil:
+		return "no annotations: destructiveHint defaults to true"
+	case an.ReadOnlyHint:
+		return ""
+	case an.DestructiveHint == nil:
+		return "destructiveHint absent, readOnlyHint not true"
+	case *an.DestructiveHint:
+		return "destructiveHint true"
+	}
+	return ""
+}
+
+// mrtrMethods are the only methods that may answer input_required.
+var mrtrMethods = []string{"tools/call", "prompts/get", "resources/read"}
+
+// placement checks rule 12: no input_required on any other method. It
+// sends ping and completion/complete (when the server completes) and looks
+// at the raw results of everything the first session received.
+func (a *auditor) placement(ctx context.Context, p *probe, subjects []*subject) *Subject {
+	srv := &Subject{Kind: "server"}
+	res := &Result{Rule: RulePlacement}
+	srv.Results = []*Result{res}
+	if !a.modern {
+		res.Status, res.Note = NA, fmt.Sprintf("protocol %s has no input_required results", a.protocol)
+		return srv
+	}
+	rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+	_ = p.cs.Ping(rctx, nil)
+	cancel()
+	if r := p.cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Completions != nil {
+		for _, s := range subjects {
+			if s.prompt == nil || len(s.prompt.Arguments) == 0 {
+				continue
+			}
+			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+			_, _ = p.cs.Complete(rctx, &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: s.prompt.Name},
+				Argument: mcp.CompleteParamsArgument{Name: s.prompt.Arguments[0].Name, Value: ""},
+			})
+			cancel()
+			break
+		}
+	}
+	var checked []string
+	for _, ex := range p.rec.all() {
+		if slices.Contains(mrtrMethods, ex.Method) || !ex.Done || ex.Err != nil {
+			continue
+		}
+		checked = append(checked, ex.Method)
+		var r struct {
+			ResultType    string          `json:"resultType"`
+			InputRequests json.RawMessage `json:"inputRequests"`
+		}
+		_ = json.Unmarshal(ex.Result, &r)
+		if r.ResultType == "input_required" || len(r.InputRequests) > 0 && string(r.InputRequests) != "null" {
+			e := ex
+			res.Evidence = append(res.Evidence, Evidence{
+				What: fmt.Sprintf("%s answered with an input_required result", ex.Method),
+				Sent: e.request(), Got: e.response()})
+		}
+	}
+	switch {
+	case len(res.Evidence) > 0:
+		res.Status = Fail
+	case len(checked) == 0:
+		res.Status, res.Note = NA, "no other request was answered"
+	default:
+		res.Status, res.Note = Pass, "checked "+strings.Join(dedupe(checked), ", ")
+	}
+	return srv
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// urlQuestions returns the URL questions of a -32042 error.
+func urlQuestions(w *jsonrpc.Error) []*mcp.ElicitParams {
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if len(w.Data) == 0 || json.Unmarshal(w.Data, &data) != nil {
+		return nil
+	}
+	for _, p := range data.Elicitations {
+		if p != nil && p.Mode == "" {
+			p.Mode = "url"
+		}
+	}
+	return data.Elicitations
+}

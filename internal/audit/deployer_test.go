@@ -1,0 +1,86 @@
+package audit_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/target"
+)
+
+const deployKey = "0123456789abcdef0123456789abcdef"
+
+func deployerTarget() *target.Target {
+	return &target.Target{
+		Command: filepath.Join(bin, "deployer"),
+		Env:     []string{"DEPLOY_STATE_KEY=" + deployKey},
+	}
+}
+
+// knownDeployerFindings are rules the deployer breaks today, reported to
+// the project: the rule stays as it is and the test says so.
+var knownDeployerFindings = map[int]string{
+	audit.RuleNoCapability.N: "deploy asks its form without looking at the client's declared capabilities",
+}
+
+// The seed's deployer, told that it may call its deploy tool, breaks no
+// rule beyond the known findings.
+func TestDeployerPassesClean(t *testing.T) {
+	rep, err := audit.Run(context.Background(), audit.Options{
+		Target: deployerTarget(), Timeout: 10 * time.Second, Include: []string{"deploy"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := rep.Subjects[0]
+	if deploy.Name != "deploy" || !deploy.Asks {
+		t.Fatalf("first subject = %+v, want the deploy tool, asking", deploy)
+	}
+	for _, f := range rep.Failures() {
+		if why, known := knownDeployerFindings[f.Result.Rule.N]; known {
+			t.Logf("known finding, rule %d: %s", f.Result.Rule.N, why)
+			continue
+		}
+		t.Errorf("%s fails rule %d (%s):\n%s", f.Subject.Label(), f.Result.Rule.N, f.Result.Rule.Title, text(rep))
+	}
+	for n := range knownDeployerFindings {
+		if deploy.Result(audit.Rules()[n-1]).Status != audit.Fail {
+			t.Logf("rule %d passes now: remove it from knownDeployerFindings", n)
+		}
+	}
+	server := rep.Subjects[len(rep.Subjects)-1]
+	for _, r := range []audit.Rule{audit.RuleTamper, audit.RuleReplay, audit.RuleSchema,
+		audit.RuleSecrets, audit.RuleDecline, audit.RuleMissing, audit.RuleBounded, audit.RulePlacement} {
+		res := deploy.Result(r)
+		if r == audit.RulePlacement {
+			res = server.Result(r)
+		}
+		if res == nil || res.Status != audit.Pass {
+			t.Errorf("rule %d (%s): %+v, want pass", r.N, r.Title, res)
+		}
+	}
+	// A stdio server has one user; no URL questions are asked.
+	for _, r := range []audit.Rule{audit.RuleUser, audit.RuleFormsOnly, audit.RuleURL} {
+		if res := deploy.Result(r); res.Status != audit.NA {
+			t.Errorf("rule %d: %s, want n/a", r.N, res.Status)
+		}
+	}
+}
+
+// Without --include the deployer's deploy tool (no annotations, so
+// destructive by default) is listed as skipped and never called.
+func TestDeployerDestructiveSkipped(t *testing.T) {
+	rep, err := audit.Run(context.Background(), audit.Options{Target: deployerTarget(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := rep.Subjects[0]
+	if deploy.Skipped == "" || len(deploy.Results) != 0 {
+		t.Fatalf("deploy = %+v, want skipped without results", deploy)
+	}
+	if rep.Failed() {
+		t.Fatalf("nothing was called, yet something failed:\n%s", text(rep))
+	}
+}

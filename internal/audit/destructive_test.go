@@ -1,0 +1,61 @@
+package audit_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/target"
+)
+
+// The audit never calls a tool whose annotations say destructive unless
+// it is told it may; the fixture's destroy tool writes a line to a file
+// each time it is called.
+func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "destroyed")
+	tgt := &target.Target{Command: fmt.Sprintf("%s -variant good -mark %s", filepath.Join(bin, "rulebreaker"), mark)}
+
+	rep, err := audit.Run(context.Background(), audit.Options{Target: tgt, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mark); !os.IsNotExist(err) {
+		t.Fatalf("destroy was called without --include (mark file: %v)", err)
+	}
+	var destroy *audit.Subject
+	for _, s := range rep.Subjects {
+		if s.Name == "destroy" {
+			destroy = s
+		}
+	}
+	if destroy == nil || !strings.Contains(destroy.Skipped, "--include destroy") {
+		t.Fatalf("destroy = %+v, want skipped with a hint to --include it", destroy)
+	}
+	if rep.Failed() {
+		t.Fatalf("the good fixture fails over stdio:\n%s", text(rep))
+	}
+
+	// Told it may, the audit calls it.
+	if _, err := audit.Run(context.Background(), audit.Options{Target: tgt, Timeout: 10 * time.Second, Include: []string{"destroy"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(mark); err != nil || !strings.Contains(string(b), "destroy called") {
+		t.Fatalf("with --include destroy the tool was not called: %q, %v", b, err)
+	}
+}
+
+// A server that cannot be reached is an *audit.UnreachableError.
+func TestUnreachable(t *testing.T) {
+	_, err := audit.Run(context.Background(), audit.Options{
+		Target: &target.Target{URL: "http://127.0.0.1:1/mcp"}, Timeout: 3 * time.Second,
+	})
+	var ue *audit.UnreachableError
+	if !asUnreachable(err, &ue) {
+		t.Fatalf("err = %v, want an UnreachableError", err)
+	}
+}

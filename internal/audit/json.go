@@ -1,0 +1,39 @@
+package audit
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// MarshalJSON renders a result with its rule.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		Rule  int    `json:"rule"`
+		ID    string `json:"id"`
+		Title string `json:"title"`
+		*plain
+	}{r.Rule.N, r.Rule.ID, r.Rule.Title, (*plain)(r)})
+}
+
+// WriteJSON renders the report as indented JSON with the score.
+func (r *Report) WriteJSON(w io.Writer) error {
+	p, f, a := r.Score()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		*Report
+		Score struct {
+			Passed     int     `json:"passed"`
+			Failed     int     `json:"failed"`
+			Applicable int     `json:"applicable"`
+			Percent    float64 `json:"percent"`
+		} `json:"score"`
+	}{Report: r, Score: struct {
+		Passed     int     `json:"passed"`
+		Failed     int     `json:"failed"`
+		Applicable int     `json:"applicable"`
+		Percent    float64 `json:"percent"`
+	}{p, f, a, r.Percent()}})
+}

@@ -1,0 +1,117 @@
+package audit
+
+import "fmt"
+
+// Status is the outcome of one rule for one subject.
+type Status string
+
+// The statuses of a rule.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	NA   Status = "n/a" // the rule does not apply, or could not be exercised
+)
+
+// Evidence is what shows a failure: what was done, the request sent and the
+// response received, each shortened.
+type Evidence struct {
+	What string `json:"what"`
+	Sent string `json:"sent,omitempty"`
+	Got  string `json:"got,omitempty"`
+}
+
+// Result is one rule's outcome for one subject.
+type Result struct {
+	Rule     Rule       `json:"-"`
+	Status   Status     `json:"status"`
+	Note     string     `json:"note,omitempty"` // why n/a, or a remark on a pass
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Subject is a tool, a prompt, a resource, or the server as a whole, with
+// the outcome of each rule checked for it.
+type Subject struct {
+	Kind string `json:"kind"` // tool, prompt, resource or server
+	Name string `json:"name"` // the tool or prompt name, the resource URI; empty for the server
+	// Skipped, when not empty, says why the subject was not called at all
+	// (a destructive tool the audit was not told it may call).
+	Skipped string    `json:"skipped,omitempty"`
+	Asks    bool      `json:"asks"` // whether it asked a question when called
+	Results []*Result `json:"results,omitempty"`
+}
+
+// Label names the subject for people: `tool "deploy"`.
+func (s *Subject) Label() string {
+	if s.Name == "" {
+		return s.Kind
+	}
+	return fmt.Sprintf("%s %q", s.Kind, s.Name)
+}
+
+// Result returns the subject's result for rule r, or nil.
+func (s *Subject) Result(r Rule) *Result {
+	for _, res := range s.Results {
+		if res.Rule.N == r.N {
+			return res
+		}
+	}
+	return nil
+}
+
+// Report is the outcome of an audit.
+type Report struct {
+	Server   string     `json:"server"`   // the server's name from its implementation info
+	Target   string     `json:"target"`   // how it was reached
+	Protocol string     `json:"protocol"` // the protocol version negotiated
+	Subjects []*Subject `json:"subjects"`
+}
+
+// Score counts the results: passed, failed, and applicable (passed plus
+// failed).
+func (r *Report) Score() (passed, failed, applicable int) {
+	for _, s := range r.Subjects {
+		for _, res := range s.Results {
+			switch res.Status {
+			case Pass:
+				passed++
+			case Fail:
+				failed++
+			}
+		}
+	}
+	return passed, failed, passed + failed
+}
+
+// Percent is passed / applicable × 100, and 100 when nothing applied.
+func (r *Report) Percent() float64 {
+	p, _, a := r.Score()
+	if a == 0 {
+		return 100
+	}
+	return float64(p) * 100 / float64(a)
+}
+
+// Failed reports whether any rule failed.
+func (r *Report) Failed() bool {
+	_, f, _ := r.Score()
+	return f > 0
+}
+
+// Failures lists the failed rules with their subjects, in report order.
+func (r *Report) Failures() []Failure {
+	var out []Failure
+	for _, s := range r.Subjects {
+		for _, res := range s.Results {
+			if res.Status == Fail {
+				out = append(out, Failure{Subject: s, Result: res})
+			}
+		}
+	}
+	return out
+}
+
+// Failure is one failed rule of one subject.
+type Failure struct {
+	Subject *Subject
+	Result  *Result
+}

@@ -1,0 +1,124 @@
+package audit_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/target"
+)
+
+// startHTTP starts the rulebreaker with variant over HTTP and returns its
+// URL. The process is killed when the test ends.
+func startHTTP(t *testing.T, variant string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "rulebreaker"), "-variant", variant, "-http", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("rulebreaker -variant %s printed no URL: %v", variant, err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// twoUsers audits url as alice, with bob as the second identity.
+func twoUsers(t *testing.T, url string) *audit.Report {
+	t.Helper()
+	rep, err := audit.Run(context.Background(), audit.Options{
+		Target:       &target.Target{URL: url, Headers: []string{"Authorization: Bearer alice"}},
+		OtherHeaders: []string{"Authorization: Bearer bob"},
+		Timeout:      10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// failedRules returns the numbers of the rules that failed anywhere.
+func failedRules(rep *audit.Report) []int {
+	seen := map[int]bool{}
+	for _, f := range rep.Failures() {
+		seen[f.Result.Rule.N] = true
+	}
+	var out []int
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func text(rep *audit.Report) string {
+	var b bytes.Buffer
+	_ = rep.WriteText(&b)
+	return b.String()
+}
+
+// Each variant of the rulebreaker breaks one rule; the audit must fail
+// that rule and no other.
+func TestRulebreakerVariants(t *testing.T) {
+	cases := []struct {
+		variant string
+		rule    int // 0: nothing may fail
+	}{
+		{"good", 0},
+		{"tamper", 1},
+		{"replay", 2},
+		{"user", 3},
+		{"nocap", 4},
+		{"urlforms", 5},
+		{"schema", 6},
+		{"secret", 7},
+		{"decline", 8},
+		{"reask", 9},
+		{"extra", 9},
+		{"endless", 10},
+		{"url", 11},
+		{"placement", 12},
+	}
+	for _, tc := range cases {
+		t.Run(tc.variant, func(t *testing.T) {
+			rep := twoUsers(t, startHTTP(t, tc.variant))
+			got := failedRules(rep)
+			var want []int
+			if tc.rule != 0 {
+				want = []int{tc.rule}
+			}
+			if !equalInts(got, want) {
+				t.Fatalf("failed rules = %v, want %v\n%s", got, want, text(rep))
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
