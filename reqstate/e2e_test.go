@@ -48,7 +48,9 @@ func deployTool(codec *reqstate.Codec) mcp.ToolHandlerFor[deployIn, any] {
 	}
 }
 
-func connect(t *testing.T, auto bool) *mcp.ClientSession {
+func connect(t *testing.T, auto bool) *mcp.ClientSession { return connectVersion(t, auto, "") }
+
+func connectVersion(t *testing.T, auto bool, version string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	codec, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
@@ -72,7 +74,7 @@ func connect(t *testing.T, auto bool) *mcp.ClientSession {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +99,19 @@ func TestOverTheWire(t *testing.T) {
 
 	t.Run("automatic rounds", func(t *testing.T) {
 		cs := connect(t, true)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := text(t, res); got != "Rolling out auth-service 2.4.1 (accept)." {
+			t.Fatalf("result %q", got)
+		}
+	})
+
+	// On 2025-11-25 the go-sdk asks with elicitation/create and calls the
+	// handler again with the answer and the state, within the same request.
+	t.Run("older client", func(t *testing.T) {
+		cs := connectVersion(t, true, "2025-11-25")
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args})
 		if err != nil {
 			t.Fatal(err)
