@@ -13,11 +13,12 @@ import (
 
 // CallOptions are the options of `mcp-tester call`.
 type CallOptions struct {
-	IO   *iostreams.IOStreams
-	Conn ConnOptions
-	Tool string
-	Args string
-	JSON bool
+	IO    *iostreams.IOStreams
+	Conn  ConnOptions
+	Human HumanOptions
+	Tool  string
+	Args  string
+	JSON  bool
 }
 
 func newCallCmd(io *iostreams.IOStreams, runF func(context.Context, *CallOptions) error) *cobra.Command {
@@ -45,6 +46,7 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
+	addHumanFlags(cmd, &opts.Human, true)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of text")
 	return cmd
@@ -59,13 +61,16 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), humanAnswerer(opts.IO, &opts.Conn)})
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, _, err := s.CallTool(ctx, opts.Tool, args, nil)
+	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	if err != nil {
+		return err
+	}
+	if err := opts.Human.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.JSON {

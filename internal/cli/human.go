@@ -1,13 +1,95 @@
 package cli
 
 import (
+	"os"
+	"runtime"
+
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/record"
+	"github.com/spf13/cobra"
 )
+
+// HumanOptions decide whether and how a person at the terminal answers the
+// questions no scripted answer covers, and whether the session is recorded
+// as a script.
+type HumanOptions struct {
+	// Interactive asks even when input or output is not a terminal, with
+	// line prompts (--interactive).
+	Interactive bool
+	// Accessible asks with plain line prompts, for screen readers
+	// (--accessible, or the ACCESSIBLE environment variable).
+	Accessible bool
+	// Record is the .mcp script the calls are appended to (--record).
+	Record string
+	// Getenv reads the environment (NO_COLOR, ACCESSIBLE,
+	// MCP_TESTER_BROWSER); nil means the process's.
+	Getenv func(string) string
+}
+
+// addHumanFlags binds the flags of a person answering; withRecord adds
+// --record.
+func addHumanFlags(cmd *cobra.Command, o *HumanOptions, withRecord bool) {
+	f := cmd.Flags()
+	f.BoolVar(&o.Interactive, "interactive", false, "ask a person for the questions no --elicit answer covers, even when input is not a terminal (line prompts)")
+	f.BoolVar(&o.Accessible, "accessible", false, "ask with plain line prompts that screen readers can follow (also: ACCESSIBLE=1)")
+	if withRecord {
+		f.StringVar(&o.Record, "record", "", "append the call, the answers given and checks of the result to this .mcp script")
+	}
+}
+
+func (o *HumanOptions) getenv(name string) string {
+	if o.Getenv != nil {
+		return o.Getenv(name)
+	}
+	return os.Getenv(name)
+}
 
 // humanAnswerer returns the answerer that asks a person at the terminal
 // when no scripted answer is left, or nil when no person can answer.
+// Commands without the human flags ask when stdin and stdout are a
+// terminal.
 func humanAnswerer(io *iostreams.IOStreams, o *ConnOptions) answer.Answerer {
-	_, _ = io, o
+	_ = o
+	return (&HumanOptions{}).answerer(io)
+}
+
+// answerer returns the answerer for a person, or nil (not a typed nil) when
+// nobody can be asked: the session then declines, as it always does when
+// no answer is left.
+func (o *HumanOptions) answerer(io *iostreams.IOStreams) answer.Answerer {
+	if io == nil || io.In == nil {
+		return nil
+	}
+	terminal := io.IsInteractive()
+	if !terminal && !o.Interactive {
+		return nil
+	}
+	// Draw where the person looks: stderr when it is a terminal, so that
+	// stdout keeps only results.
+	out := io.ErrOut
+	if terminal && !io.IsStderrTTY() {
+		out = io.Out
+	}
+	return interactive.New(interactive.Options{
+		In:         io.In,
+		Out:        out,
+		Accessible: o.Accessible || o.getenv("ACCESSIBLE") != "" || !terminal,
+		NoColor:    o.getenv("NO_COLOR") != "",
+		Opener:     interactive.SystemBrowser(o.getenv, runtime.GOOS),
+	})
+}
+
+// record appends one call to the --record script, when one was asked for.
+func (o *HumanOptions) record(method, name string, args map[string]any, questions []exchange.Entry, result any) error {
+	if o.Record == "" {
+		return nil
+	}
+	err := record.Append(o.Record, record.Step{Method: method, Name: name, Args: args, Questions: questions, Result: result})
+	if err != nil {
+		return &exitError{code: ExitFailed, err: err}
+	}
 	return nil
 }

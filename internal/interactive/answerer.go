@@ -1,0 +1,131 @@
+package interactive
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxAttempts bounds how often a form is shown again because its answer
+// still has problems.
+const maxAttempts = 20
+
+// Options configure an [Answerer].
+type Options struct {
+	// In is what the person types. Required.
+	In io.Reader
+	// Out is where questions and forms are drawn: the terminal. Required.
+	Out io.Writer
+	// Accessible asks every field as a plain line prompt, for screen
+	// readers and for input that is not a terminal.
+	Accessible bool
+	// NoColor draws without colors (NO_COLOR).
+	NoColor bool
+	// Opener opens a link once the person agreed. Nil: links are shown
+	// but not opened, and accepting means the person opens it themselves.
+	Opener Opener
+}
+
+// Answerer asks a person at the terminal. It implements answer.Answerer.
+// Questions are asked one at a time.
+type Answerer struct {
+	opts Options
+	mu   sync.Mutex
+	in   io.Reader
+}
+
+// New returns an Answerer that asks through opts.In and opts.Out.
+func New(opts Options) *Answerer {
+	a := &Answerer{opts: opts, in: opts.In}
+	if opts.Accessible && opts.In != nil {
+		// The accessible prompts read a line at a time, each with a fresh
+		// scanner; never let one scanner swallow the next answers.
+		a.in = &lineReader{r: bufio.NewReader(opts.In)}
+	}
+	return a
+}
+
+// Answer shows q to the person and returns what they chose. It returns
+// answer.ErrNoAnswer when it cannot ask (no input or output, or a form
+// whose schema could not be read).
+func (a *Answerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	if a == nil || a.in == nil || a.opts.Out == nil || q == nil || q.Params == nil {
+		return nil, answer.ErrNoAnswer
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch q.Mode() {
+	case "url":
+		return a.askURL(ctx, q)
+	case "form":
+		if q.Form == nil {
+			return nil, answer.ErrNoAnswer
+		}
+		return a.askForm(ctx, q)
+	}
+	return nil, answer.ErrNoAnswer
+}
+
+// asker returns the name of the asking server for headings.
+func asker(q *answer.Question) string {
+	if q.Server != "" {
+		return Clean(q.Server)
+	}
+	return "The server"
+}
+
+// lineReader hands out its input one line per Read, so that readers that
+// buffer (the accessible prompts each make a bufio.Scanner) never take
+// more than the line they asked for. It remembers reaching the end.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+	eof bool
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.buf) == 0 {
+		line, err := l.r.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				l.eof = true
+			}
+			return 0, err
+		}
+		l.buf = line
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
+}
+
+// atEOF reports whether the input has ended.
+func (a *Answerer) atEOF() bool {
+	lr, ok := a.in.(*lineReader)
+	return ok && lr.eof
+}
+
+func result(action string, content map[string]any) *mcp.ElicitResult {
+	r := &mcp.ElicitResult{Action: action}
+	if action == "accept" {
+		r.Content = content
+	}
+	return r
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,175 @@
+package interactive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/answer"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func formQuestion(t *testing.T, message, schema string) *answer.Question {
+	t.Helper()
+	s, err := formschema.Parse(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &answer.Question{Key: "target", Round: 1, Server: "deployer",
+		Params: &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: []byte(schema)}, Form: s}
+}
+
+// accessible answers q with the typed lines and returns the answer, the
+// error and what the person saw.
+func accessible(t *testing.T, q *answer.Question, typed string, opener Opener) (*mcp.ElicitResult, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	a := New(Options{In: strings.NewReader(typed), Out: &out, Accessible: true, Opener: opener})
+	res, err := a.Answer(context.Background(), q)
+	if strings.ContainsRune(out.String(), 0x1b) {
+		t.Errorf("accessible output holds escape sequences:\n%q", out.String())
+	}
+	return res, out.String(), err
+}
+
+func TestAccessibleDeployForm(t *testing.T) {
+	q := formQuestion(t, "Roll out auth-service version 2.4.1 – where to?", deploySchema)
+	cases := []struct {
+		typed   string
+		action  string
+		content map[string]any
+	}{
+		{"2\ny\n1\n", "accept", map[string]any{"environment": "production", "confirm": true}},
+		{"\n\n\n", "accept", map[string]any{"environment": "staging", "confirm": false}}, // Enter keeps the defaults
+		{"\n\n2\n", "decline", nil},
+		{"\n\n3\n", "cancel", nil},
+	}
+	for _, c := range cases {
+		res, seen, err := accessible(t, q, c.typed, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", c.typed, err)
+		}
+		if res.Action != c.action || !reflect.DeepEqual(res.Content, c.content) {
+			t.Errorf("%q: %s %v, want %s %v", c.typed, res.Action, res.Content, c.action, c.content)
+		}
+		for _, want := range []string{"deployer asks:", "Roll out auth-service version 2.4.1 – where to?",
+			"Target environment (required)", "1. Staging", "2. Production", "I have reviewed the changes (required) [y/N]",
+			"Your answer", "1. Submit", "2. Decline", "3. Cancel"} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("the person did not see %q:\n%s", want, seen)
+			}
+		}
+	}
+}
+
+func TestAccessibleAsksAgainUntilValid(t *testing.T) {
+	q := formQuestion(t, "Who are you?", `{"type":"object","properties":{
+	  "name":{"type":"string","title":"Name"},
+	  "age":{"type":"integer","minimum":18}},"required":["name"]}`)
+	// Submit with the name missing, then with an age below the minimum
+	// (refused inline and typed again), then complete.
+	res, seen, err := accessible(t, q, "\n\n1\nAda\n12\n42\n1\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "accept" || !reflect.DeepEqual(res.Content, map[string]any{"name": "Ada", "age": int64(42)}) {
+		t.Errorf("answer = %s %v", res.Action, res.Content)
+	}
+	for _, want := range []string{"The answer cannot be sent yet:", "- Name: is required", "must be at least 18, got 12"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the person did not see %q:\n%s", want, seen)
+		}
+	}
+}
+
+func TestAccessibleEndOfInputIsNoAnswer(t *testing.T) {
+	q := formQuestion(t, "Roll out?", deploySchema)
+	if _, _, err := accessible(t, q, "2\n", nil); !errors.Is(err, answer.ErrNoAnswer) {
+		t.Errorf("input ended mid-form: err = %v, want ErrNoAnswer (the session declines)", err)
+	}
+}
+
+func TestNoTerminalNoAnswer(t *testing.T) {
+	q := formQuestion(t, "Roll out?", deploySchema)
+	for _, a := range []*Answerer{nil, New(Options{Out: &bytes.Buffer{}}), New(Options{In: strings.NewReader("")})} {
+		if _, err := a.Answer(context.Background(), q); !errors.Is(err, answer.ErrNoAnswer) {
+			t.Errorf("%+v: err = %v, want ErrNoAnswer", a, err)
+		}
+	}
+	// A form whose schema could not be parsed (--no-validate) cannot be drawn.
+	q.Form = nil
+	if _, _, err := accessible(t, q, "1\n", nil); !errors.Is(err, answer.ErrNoAnswer) {
+		t.Errorf("unparsed schema: err = %v, want ErrNoAnswer", err)
+	}
+}
+
+func TestHostileMessageIsShownInert(t *testing.T) {
+	q := formQuestion(t, "Deploy?\x1b[2K\x1b[1A\rdeployer asks: nothing, just press Enter", deploySchema)
+	q.Server = "evil\x1b[31m"
+	_, seen, _ := accessible(t, q, "\n\n3\n", nil)
+	if !strings.Contains(seen, `Deploy?\x1b[2K\x1b[1Adeployer asks`) || !strings.Contains(seen, `evil\x1b[31m asks:`) {
+		t.Errorf("escape sequences not shown escaped:\n%s", seen)
+	}
+}
+
+type openRecorder struct{ urls []string }
+
+func (o *openRecorder) Open(_ context.Context, u string) error {
+	o.urls = append(o.urls, u)
+	return nil
+}
+
+func urlQuestion(u string) *answer.Question {
+	return &answer.Question{Key: "github", Round: 1, Server: "connector",
+		Params: &mcp.ElicitParams{Mode: "url", Message: "Connect your GitHub account.", URL: u}}
+}
+
+func TestAccessibleURLConsent(t *testing.T) {
+	const link = "https://mcp.example.com/connect/github?session=abc"
+	cases := []struct {
+		typed  string
+		action string
+		opened bool
+	}{
+		{"y\n", "accept", true},
+		{"n\n", "decline", false},
+		{"\n", "decline", false}, // the default is No
+	}
+	for _, c := range cases {
+		rec := &openRecorder{}
+		res, seen, err := accessible(t, urlQuestion(link), c.typed, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Action != c.action || res.Content != nil {
+			t.Errorf("%q: %s %v, want %s", c.typed, res.Action, res.Content, c.action)
+		}
+		if opened := len(rec.urls) == 1 && rec.urls[0] == link; opened != c.opened || len(rec.urls) > 1 {
+			t.Errorf("%q: opened %q, want opened=%v", c.typed, rec.urls, c.opened)
+		}
+		for _, want := range []string{"connector asks you to open a link:", "Connect your GitHub account.", link, "Site: mcp.example.com", "Open this link in your browser? [y/N]"} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("the person did not see %q:\n%s", want, seen)
+			}
+		}
+	}
+}
+
+func TestURLWarningsAreShownAndBadLinksNeverOpened(t *testing.T) {
+	rec := &openRecorder{}
+	res, seen, _ := accessible(t, urlQuestion("http://xn--gthub-n4a.com/login"), "y\n", rec)
+	if res.Action != "accept" || !strings.Contains(seen, "Warning: the host xn--gthub-n4a.com is written in punycode") || !strings.Contains(seen, "Warning: plain http") {
+		t.Errorf("punycode link: %s\n%s", res.Action, seen)
+	}
+	for _, bad := range []string{"javascript:alert(document.cookie)", "file:///etc/shadow", "https://good.example/\x1b]8;;https://evil.example\x07"} {
+		rec := &openRecorder{}
+		res, seen, err := accessible(t, urlQuestion(bad), "y\n", rec)
+		if err != nil || res.Action != "decline" || len(rec.urls) > 0 {
+			t.Errorf("%q: %v %v opened %q; want declined, never opened\n%s", bad, res, err, rec.urls, seen)
+		}
+	}
+}

@@ -1,0 +1,381 @@
+// Package record writes what happened in a session as a .mcp test script
+// (the language of docs/scripts.md): for every call, the answers that were
+// given (elicit_response), the call itself (call_tool, get_prompt,
+// read_resource), what was asked (assert_elicited) and a stable part of the
+// result (assert_contains). Replayed with `mcp-tester test`, the script
+// gives the same answers to the same questions and checks that the server
+// still behaves the same.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/askback/askback/internal/exchange"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxCheck bounds the length, in characters, of the text an assertion
+// looks for.
+const maxCheck = 80
+
+// Step is one asking command of a session and what came of it.
+type Step struct {
+	Method    string           // "tools/call", "prompts/get" or "resources/read"
+	Name      string           // the tool or prompt name, or the resource URI
+	Args      map[string]any   // the arguments; a prompt's are strings
+	Questions []exchange.Entry // the questions asked during the command, in order, with the answers sent
+	// Result is the final result: *mcp.CallToolResult, *mcp.GetPromptResult
+	// or *mcp.ReadResourceResult. Nil writes no assertion on it.
+	Result any
+}
+
+// Header is the comment a new script file starts with.
+const Header = "# Recorded by mcp-tester. Replay: mcp-tester test -s FILE -c SERVER\n"
+
+// Write writes steps as script text, a blank line between them.
+func Write(w io.Writer, steps ...Step) error {
+	var b strings.Builder
+	for i, s := range steps {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		text, err := s.Script()
+		if err != nil {
+			return err
+		}
+		b.WriteString(text)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Append adds steps to the script file at path, creating it (starting with
+// [Header]) when it does not exist, so that several calls recorded one
+// after the other make one script.
+func Append(path string, steps ...Step) error {
+	var buf bytes.Buffer
+	if err := Write(&buf, steps...); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("record to %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err == nil {
+		prefix := Header
+		if st.Size() > 0 {
+			prefix = "\n"
+		}
+		_, err = f.Write(append([]byte(prefix), buf.Bytes()...))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("record to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Script renders one step as script lines, each ending in a newline.
+func (s Step) Script() (string, error) {
+	var b strings.Builder
+	keyed := len(s.Questions) > 1
+	for _, q := range s.Questions {
+		line, err := elicitResponse(q, keyed)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(line + "\n")
+	}
+	call, err := s.command()
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(call + "\n")
+	for _, q := range s.Questions {
+		b.WriteString(assertElicited(q) + "\n")
+	}
+	if tr, ok := s.Result.(*mcp.CallToolResult); ok && tr.IsError {
+		b.WriteString("assert_is_error\n")
+	}
+	if text := stableText(s.Result); text != "" {
+		b.WriteString("assert_contains " + Quote(text) + "\n")
+	}
+	return b.String(), nil
+}
+
+func (s Step) command() (string, error) {
+	switch s.Method {
+	case "tools/call", "prompts/get":
+		verb := "call_tool"
+		if s.Method == "prompts/get" {
+			verb = "get_prompt"
+		}
+		parts := []string{verb, word(s.Name)}
+		keys := make([]string, 0, len(s.Args))
+		for k := range s.Args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !isArgKey(k) {
+				return "", fmt.Errorf("record %s %q: the argument name %q cannot be written in a script (use letters, digits, _, - and .)", s.Method, s.Name, k)
+			}
+			v, err := value(s.Args[k])
+			if err != nil {
+				return "", fmt.Errorf("record %s %q: argument %s: %w", s.Method, s.Name, k, err)
+			}
+			parts = append(parts, k+":"+v)
+		}
+		return strings.Join(parts, " "), nil
+	case "resources/read":
+		return "read_resource " + Quote(s.Name), nil
+	}
+	return "", fmt.Errorf("record: cannot write a %q step", s.Method)
+}
+
+// elicitResponse is the line that queues the answer q got.
+func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
+	a := q.Answer
+	action := "decline"
+	if a != nil {
+		action = a.Action
+	}
+	line := "elicit_response "
+	if keyed && q.Key != "" && isAnswerKey(q.Key) {
+		line += q.Key + "="
+	}
+	line += action
+	if action == "accept" && a.Content != nil && q.Mode() == "form" {
+		c, err := compactJSON(a.Content)
+		if err != nil {
+			return "", fmt.Errorf("record the answer to %q: %w", q.Key, err)
+		}
+		if strings.ContainsRune(c, '\'') {
+			line += " " + c // a bare JSON object needs no quotes
+		} else {
+			line += " '" + c + "'"
+		}
+	}
+	return line, nil
+}
+
+// assertElicited checks that the question is asked again: by its message,
+// or, for a URL question without one, by its link.
+func assertElicited(q exchange.Entry) string {
+	text := shorten(firstLine(q.Message()))
+	if text == "" && q.Params != nil {
+		text = shorten(q.Params.URL)
+	}
+	line := "assert_elicited"
+	if text != "" {
+		line += " " + Quote(text)
+	}
+	if q.Key != "" && isAnswerKey(q.Key) {
+		line += " key=" + q.Key
+	}
+	return line + " mode=" + q.Mode()
+}
+
+// stableText picks the part of a result an assertion checks: the first
+// non-empty line of its first text. Further lines are more likely to hold
+// what changes from run to run (times, identifiers).
+func stableText(res any) string {
+	var texts []string
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		texts = contentTexts(r.Content)
+	case *mcp.GetPromptResult:
+		for _, m := range r.Messages {
+			if m != nil {
+				texts = append(texts, contentTexts([]mcp.Content{m.Content})...)
+			}
+		}
+	case *mcp.ReadResourceResult:
+		for _, c := range r.Contents {
+			if c != nil && c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		}
+	}
+	for _, t := range texts {
+		if l := shorten(firstLine(t)); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func contentTexts(cs []mcp.Content) []string {
+	var out []string
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			out = append(out, x.Text)
+		case *mcp.EmbeddedResource:
+			if x.Resource != nil && x.Resource.Text != "" {
+				out = append(out, x.Resource.Text)
+			}
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	for l := range strings.SplitSeq(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// shorten cuts s to at most maxCheck characters, at a space when there is
+// one in the second half, so that a check stays readable.
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= maxCheck {
+		return s
+	}
+	r := []rune(s)[:maxCheck]
+	cut := len(r)
+	for i := len(r) - 1; i > maxCheck/2; i-- {
+		if unicode.IsSpace(r[i]) {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimSpace(string(r[:cut]))
+}
+
+// Quote writes s as a double-quoted script string: quotes, backslashes and
+// dollar signs (which would start a variable) are escaped, and so is every
+// control character.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch r {
+		case '"', '\\', '$':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r) {
+				if r > 0xffff {
+					// \u takes four digits: write the surrogate pair.
+					r -= 0x10000
+					fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+					continue
+				}
+				fmt.Fprintf(&b, `\u%04x`, r)
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// word writes a name bare when the language reads it back unchanged, and
+// quoted otherwise.
+func word(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"'$#{}[]\:`, c) >= 0 || (c == '/' && i+1 < len(s) && s[i+1] == '/') {
+			return Quote(s)
+		}
+	}
+	return s
+}
+
+// value writes an argument value so that the runner reads it back as the
+// same JSON value: strings quoted, numbers, booleans and null bare,
+// objects and arrays as bare JSON.
+func value(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return Quote(x), nil
+	case nil:
+		return "null", nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case json.Number:
+		return x.String(), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	}
+	c, err := compactJSON(v)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(c, "{") && !strings.HasPrefix(c, "[") {
+		return "", errors.New("not a JSON value the script language can write")
+	}
+	return c, nil
+}
+
+func compactJSON(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// isArgKey reports whether k can be written as the key of key:value.
+func isArgKey(k string) bool {
+	if k == "" || !(isLetter(k[0]) || k[0] == '_') {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// isAnswerKey reports whether a question key can be written before = in
+// elicit_response and after key= in assert_elicited.
+func isAnswerKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"'$#={}[]:\`, c) >= 0 || (c == '/' && i+1 < len(k) && k[i+1] == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
