@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -25,40 +26,72 @@ func requireChromium(t *testing.T) {
 	}
 }
 
-// browser is one person's browser: its own Chromium process with a fresh profile, so
-// cookies (the server's sign-in, the flow cookie) belong to that person only.
+// browser is one person's browser: a fresh browser context, so cookies (the server's
+// sign-in, the flow cookie) belong to that person only.
 type browser struct {
 	t   *testing.T
 	ctx context.Context
 }
 
+// chromium is the one browser process of this test binary; each person gets a fresh
+// browser context in it (own cookies and storage), which is much faster than a process
+// per person. TestMain starts it when the browser exists.
+var chromium struct {
+	ctx  context.Context
+	stop func()
+}
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if _, err := os.Stat(chromiumPath); err == nil {
+			dir, err := os.MkdirTemp("", "github-connect-chromium-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "chromium profile:", err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+				chromedp.ExecPath(chromiumPath),
+				chromedp.Headless,
+				chromedp.NoSandbox,
+				chromedp.DisableGPU,
+				chromedp.NoFirstRun,
+				chromedp.NoDefaultBrowserCheck,
+				chromedp.Flag("disable-quic", true),
+				chromedp.Flag("disable-background-networking", true),
+				chromedp.Flag("disable-component-update", true),
+				chromedp.Flag("disable-sync", true),
+				chromedp.Flag("disable-dev-shm-usage", true),
+				chromedp.UserDataDir(dir),
+			)
+			ctx, cancel := chromedp.NewContext(actx)
+			// The first run starts the browser; it must not carry a timeout (that
+			// would end the browser with it).
+			if err := chromedp.Do(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "start chromium:", err)
+				cancel()
+				cancelAlloc()
+				return 1
+			}
+			chromium.ctx = ctx
+			chromium.stop = func() { cancel(); cancelAlloc() }
+			defer chromium.stop()
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	requireChromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+	if chromium.ctx == nil {
+		t.Fatal("chromium exists but was not started")
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	// The first run starts the browser; it must not carry a timeout (that would end
-	// the browser with it).
+	ctx, cancel := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a browser context: %v", err)
 	}
 	return &browser{t: t, ctx: ctx}
 }

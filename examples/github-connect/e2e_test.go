@@ -16,6 +16,7 @@ import (
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
+	"github.com/askback/askback/internal/urlcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -243,6 +244,15 @@ func (s *stack) askedLink(t *testing.T, res *mcp.CallToolResult) string {
 	}
 	if q.Mode != "url" || !strings.HasPrefix(q.URL, s.appURL+"/connect/github?t=") {
 		t.Fatalf("want a URL question for %s/connect/github, got mode %q url %q", s.appURL, q.Mode, q.URL)
+	}
+	// What a careful client shows before opening it: the server's own host, nothing
+	// suspicious (http is fine on loopback), no credential in the query.
+	rep, err := urlcheck.Check(q.URL)
+	if err != nil {
+		t.Fatalf("urlcheck: %v", err)
+	}
+	if rep.Host != "127.0.0.1" || len(rep.Warnings) != 0 {
+		t.Errorf("urlcheck of the link: host %q, warnings %+v", rep.Host, rep.Warnings)
 	}
 	for _, u := range testUsers {
 		if strings.Contains(q.URL, u.Name) {
