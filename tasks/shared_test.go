@@ -1,0 +1,74 @@
+package tasks_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sharedStore is a memory store that says other instances use it, as a
+// Redis store would.
+type sharedStore struct{ *tasks.MemoryStore }
+
+func (sharedStore) Shared() bool { return true }
+
+// TestSharedStoreAcrossInstances runs a task on instance A and drives it
+// through instance B: the answer and the cancellation reach A through the
+// store.
+func TestSharedStoreAcrossInstances(t *testing.T) {
+	store := sharedStore{tasks.NewMemoryStore()}
+	opts := &tasks.Options{Store: store, Heartbeat: 10 * time.Millisecond}
+	serverA, _ := newServer(t, opts)
+	serverB, _ := newServer(t, opts)
+	onA := taskclient.New(connect(t, serverA, nil), fast())
+	onB := taskclient.New(connect(t, serverB, nil), fast())
+	ctx := context.Background()
+
+	ct := start(t, onA, "confirm")
+	g := waitFor(t, onB, ct.TaskID, tasks.StatusInputRequired)
+	if g.InputRequests["confirm"] == nil {
+		t.Fatalf("B does not see A's question: %+v", g)
+	}
+	yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+	if err := onB.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": yes}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := onB.Wait(ctx, ct.TaskID)
+	if err != nil || resultText(t, res) != "done" {
+		t.Fatalf("answer through B: %v, %v", res, err)
+	}
+
+	ct = start(t, onA, "sleep")
+	if err := onB.Cancel(ctx, ct.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	if g := waitFor(t, onA, ct.TaskID, tasks.StatusCancelled); g.Status != tasks.StatusCancelled {
+		t.Errorf("cancel through B: %s", g.Status)
+	}
+}
+
+func TestSharedStoreFailsTasksWithoutHeartbeat(t *testing.T) {
+	store := sharedStore{tasks.NewMemoryStore()}
+	server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Second})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+	now := time.Now()
+	for id, beat := range map[string]time.Time{"alive": now, "dead": now.Add(-time.Minute)} {
+		err := store.Create(ctx, &tasks.Record{ID: id, Status: tasks.StatusWorking, CreatedAt: now, UpdatedAt: now, Runner: "another-instance", Heartbeat: beat})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, err := tc.Get(ctx, "alive"); err != nil || g.Status != tasks.StatusWorking {
+		t.Errorf("a task with a fresh heartbeat: %+v, %v", g, err)
+	}
+	g, err := tc.Get(ctx, "dead")
+	if err != nil || g.Status != tasks.StatusFailed || !strings.Contains(g.Error.Message, "interrupted") {
+		t.Errorf("a task whose runner stopped: %+v, %v", g, err)
+	}
+}
