@@ -219,7 +219,7 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 	return listed(opts, "tools", nonNil(tools), len(tools), next, func(w io.Writer) {
 		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
 		for _, t := range tools {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name, hints(t.Annotations), cell(t.Description, 70))
+			fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name, hints(t.Annotations), cell(t.Description, 100))
 		}
 	})
 }
