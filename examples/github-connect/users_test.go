@@ -1,0 +1,85 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestReadUsers(t *testing.T) {
+	users, err := readUsers(strings.NewReader("# demo users\nalice:alice-mcp-token:pw\n\n bob:bob-mcp-token:p:w \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || users[1] != (demoUser{"bob", "bob-mcp-token", "p:w"}) {
+		t.Fatalf("users = %+v", users)
+	}
+	for _, bad := range []string{"alice", "alice:token-long", "alice::pw", ":token-long:pw", "alice:short:pw"} {
+		if _, err := readUsers(strings.NewReader(bad)); err == nil {
+			t.Errorf("readUsers(%q) accepted it", bad)
+		}
+	}
+}
+
+// The sign-in page sends the browser back only to a path on this server.
+func TestSignInIsNoOpenRedirect(t *testing.T) {
+	for in, want := range map[string]string{
+		"/connect/github?t=abc":      "/connect/github?t=abc",
+		"":                           "/signin",
+		"https://evil.example/":      "/signin",
+		"//evil.example/":            "/signin",
+		"/\\evil.example/":           "/signin",
+		"/ok\r\nSet-Cookie: x=1":     "/signin",
+		"javascript:alert(1)":        "/signin",
+		"/connect/github?t=a#frag":   "/connect/github?t=a#frag",
+		"http:/evil.example":         "/signin",
+		"/%2F%2Fevil.example/a?x=/b": "/%2F%2Fevil.example/a?x=/b",
+	} {
+		if got := localPath(in); got != want {
+			t.Errorf("localPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A cross-site form cannot sign a victim's browser into the attacker's account (login
+// CSRF), which would turn the connect page's user check against the victim.
+func TestSignInRefusesCrossSitePosts(t *testing.T) {
+	s := newStack(t)
+	form := url.Values{"name": {"bob"}, "password": {"bob-pw"}}.Encode()
+	req, _ := http.NewRequest(http.MethodPost, s.appURL+"/signin", strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+		t.Fatalf("cross-site sign-in: status %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+	// A wrong password gets no session either.
+	bad := url.Values{"name": {"bob"}, "password": {"alice-pw"}}.Encode()
+	resp, err = http.Post(s.appURL+"/signin", "application/x-www-form-urlencoded", strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+		t.Fatalf("wrong password: status %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+}
+
+func TestMCPRefusesUnknownBearerToken(t *testing.T) {
+	s := newStack(t)
+	req, _ := http.NewRequest(http.MethodPost, s.appURL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Authorization", "Bearer alice-mcp-token-guess")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unknown token: status %d, want 401", resp.StatusCode)
+	}
+}
