@@ -1,0 +1,257 @@
+package interactive
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/script"
+)
+
+// The tests in this file drive the real mcp-tester binary in a real
+// terminal (tmux), against the real example servers, as a person would:
+// they type keys and read the screen.
+
+const stateKey = "0123456789abcdef0123456789abcdef"
+
+var bins struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// binaries builds mcp-tester, the deployer example and the URL server once.
+func binaries(t *testing.T) string {
+	t.Helper()
+	bins.once.Do(func() {
+		dir, err := os.MkdirTemp("", "interactive-e2e-")
+		if err != nil {
+			bins.err = err
+			return
+		}
+		bins.dir = dir
+		root, err := moduleRoot()
+		if err != nil {
+			bins.err = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
+			"./cmd/mcp-tester", "./examples/deployer", "./internal/interactive/testdata/urlserver")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			bins.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return bins.dir
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
+
+// term is one tmux session on a private server.
+type term struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+// newTerm starts command (a shell command line) in a fresh 100x40 terminal
+// with the given environment. The shell prints EXIT=<code> when it ends.
+func newTerm(t *testing.T, env []string, command string) *term {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip("tmux is not installed (scripts/ensure-tmux.sh installs it)")
+		}
+		t.Fatal("tmux is required in CI: run scripts/ensure-tmux.sh")
+	}
+	tm := &term{t: t, socket: fmt.Sprintf("mcpt-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
+	args := []string{"new-session", "-d", "-s", tm.name, "-x", "100", "-y", "40"}
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	args = append(args, "sh", "-c", command+`; echo "EXIT=$?"; sleep 600`)
+	tm.tmux(args...)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
+	return tm
+}
+
+func (tm *term) tmux(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// screen is the terminal's content, wrapped lines joined.
+func (tm *term) screen() string {
+	return tm.tmux("capture-pane", "-p", "-J", "-t", tm.name)
+}
+
+// waitFor polls the screen until it shows want, failing after a deadline.
+func (tm *term) waitFor(want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := tm.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen never showed %q; it shows:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// keys types keys (tmux key names: Down, Enter, Escape, y).
+func (tm *term) keys(keys ...string) {
+	tm.t.Helper()
+	for _, k := range keys {
+		tm.tmux("send-keys", "-t", tm.name, k)
+	}
+}
+
+func deployCmd(dir, extra string) string {
+	return fmt.Sprintf(`%s/mcp-tester call deploy -c %s/deployer --args '{"service":"auth-service"}'%s`, dir, dir, extra)
+}
+
+func TestTerminalDeployAccept(t *testing.T) {
+	dir := binaries(t)
+	rec := filepath.Join(t.TempDir(), "deploy.mcp")
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey}, deployCmd(dir, " --record "+rec))
+	s := tm.waitFor("Target environment (required)")
+	for _, want := range []string{"deployer asks:", "Roll out auth-service version 2.4.1 – where to?", "Staging", "Production", "I have reviewed the changes (required)", "Submit", "Decline", "Cancel"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the form does not show %q:\n%s", want, s)
+		}
+	}
+	tm.keys("Down")
+	tm.waitFor("> Production")
+	tm.keys("Enter", "y", "Enter")
+	s = tm.waitFor("EXIT=")
+	for _, want := range []string{
+		`[ELICIT] Roll out auth-service version 2.4.1 – where to? → accept {"confirm":true,"environment":"production"}`,
+		"Rolling out auth-service 2.4.1 to production.",
+		"EXIT=0",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+
+	got, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `# Recorded by mcp-tester. Replay: mcp-tester test -s FILE -c SERVER
+elicit_response accept '{"confirm":true,"environment":"production"}'
+call_tool deploy service:"auth-service"
+assert_elicited "Roll out auth-service version 2.4.1 – where to?" key=target mode=form
+assert_contains "Rolling out auth-service 2.4.1 to production."
+`
+	if string(got) != want {
+		t.Errorf("recorded script:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := script.ParseFile(rec, got); err != nil {
+		t.Errorf("the recorded script does not parse: %v", err)
+	}
+	replay(t, dir, rec)
+}
+
+// replay runs the recorded script with `mcp-tester test` when the binary
+// has that command.
+func replay(t *testing.T, dir, rec string) {
+	t.Helper()
+	tester := filepath.Join(dir, "mcp-tester")
+	if exec.Command(tester, "test", "--help").Run() != nil {
+		t.Log("mcp-tester has no test command yet: replay skipped, the script was checked by content and parser")
+		return
+	}
+	cmd := exec.Command(tester, "test", "-s", rec, "-c", filepath.Join(dir, "deployer"))
+	cmd.Env = append(os.Environ(), "DEPLOY_STATE_KEY="+stateKey)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("replaying the recorded script failed: %v\n%s", err, out)
+	}
+}
+
+func TestTerminalDeployDecline(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey}, deployCmd(dir, ""))
+	tm.waitFor("Target environment (required)")
+	tm.keys("Enter", "Enter", "Down")
+	tm.waitFor("> Decline")
+	tm.keys("Enter")
+	s := tm.waitFor("EXIT=")
+	for _, want := range []string{"→ decline", "Deployment not started (decline).", "EXIT=0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestTerminalDeployEscapeCancels(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey, "NO_COLOR=1"}, deployCmd(dir, ""))
+	tm.waitFor("Target environment (required)")
+	tm.keys("Escape")
+	s := tm.waitFor("EXIT=")
+	for _, want := range []string{"→ cancel", "Deployment not started (cancel).", "EXIT=0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestTerminalURLConsent(t *testing.T) {
+	dir := binaries(t)
+	for _, c := range []struct {
+		key, result string
+		opened      bool
+	}{
+		{"n", "Not connected (decline).", false},
+		{"y", "Connected: the link was opened.", true},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			browser, log := recorder(t)
+			link := "http://93.184.216.34/connect/github?session=abc"
+			tm := newTerm(t, []string{"MCP_TESTER_BROWSER=" + browser},
+				fmt.Sprintf(`%s/mcp-tester call connect -c %s/urlserver --args '{"url":"%s"}'`, dir, dir, link))
+			s := tm.waitFor("Open this link in your browser?")
+			for _, want := range []string{"urlserver asks you to open a link:", "Connect your GitHub account so I can create issues.",
+				link, "Site: 93.184.216.34", "Warning: the host is a raw IP address", "Warning: plain http"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("the question does not show %q:\n%s", want, s)
+				}
+			}
+			if _, err := os.Stat(log); err == nil {
+				t.Fatal("the browser was started before the person agreed")
+			}
+			tm.keys(c.key)
+			s = tm.waitFor("EXIT=")
+			if !strings.Contains(s, c.result) || !strings.Contains(s, "EXIT=0") {
+				t.Errorf("the screen lacks %q:\n%s", c.result, s)
+			}
+			got, _ := os.ReadFile(log)
+			if opened := string(got) == link+"\n"; opened != c.opened {
+				t.Errorf("browser got %q; want opened=%v", got, c.opened)
+			}
+		})
+	}
+}
