@@ -42,23 +42,20 @@ func (p propSchema) typeName() string {
 }
 
 // schema returns the input schema of the tool named name, nil when the
-// server has no such tool. Tools are listed once per script.
+// server has no such tool. Tools are listed once per script (once it works).
 func (r *runner) schema(ctx context.Context, name string) (*inputSchema, error) {
-	if r.tools == nil && r.toolErr == nil {
+	if r.tools == nil {
 		tools, err := r.conn.ListTools(ctx)
 		if err != nil {
-			r.toolErr = err
-		} else {
-			r.tools = map[string]*inputSchema{}
-			for _, t := range tools {
-				if t != nil {
-					r.tools[t.Name] = schemaOf(t)
-				}
+			// Not kept: a later call_tool lists again.
+			return nil, fmt.Errorf("tools/list failed: %v", err)
+		}
+		r.tools = map[string]*inputSchema{}
+		for _, t := range tools {
+			if t != nil {
+				r.tools[t.Name] = schemaOf(t)
 			}
 		}
-	}
-	if r.toolErr != nil {
-		return nil, fmt.Errorf("tools/list failed: %v", r.toolErr)
 	}
 	return r.tools[name], nil
 }
@@ -93,7 +90,10 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		if tk.key == "" {
 			continue
 		}
-		if _, ok := schema.Properties[tk.key]; schema != nil && !ok && !schema.open() {
+		if schema == nil {
+			continue
+		}
+		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
 			return nil, fmt.Errorf("unknown argument %q for tool %s; it takes: %s", tk.key, name, takes(names))
 		}
 	}

@@ -28,7 +28,11 @@ func (r *runner) check(c *command, res *StepResult) *failure {
 		res.Output = strings.Join(args, " ")
 		return nil
 	case "input_var":
-		line, err := r.in.readLine()
+		prompt := ""
+		if len(args) > 1 {
+			prompt = args[1]
+		}
+		line, err := r.in.readLine(prompt, r.opts.Prompts)
 		if err != nil {
 			return fail("input_var %s: %v", args[0], err)
 		}
@@ -90,7 +94,7 @@ func (r *runner) check(c *command, res *StepResult) *failure {
 	}
 
 	if l.err != nil {
-		return &failure{msg: fmt.Sprintf("%s (line %d) failed, so there is no result to check: %v", l.name, l.line, l.err)}
+		return &failure{msg: fmt.Sprintf("%s (line %d) failed, so there is no result to check", l.name, l.line)}
 	}
 	switch c.name {
 	case "assert_contains":

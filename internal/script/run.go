@@ -14,6 +14,10 @@ import (
 // timeout command says otherwise.
 const DefaultStepTimeout = 30 * time.Second
 
+// DefaultConnectTimeout bounds opening a session unless
+// RunOptions.ConnectTimeout says otherwise.
+const DefaultConnectTimeout = 30 * time.Second
+
 // RunOptions configures a run.
 type RunOptions struct {
 	// Connect opens a fresh session for one script. It is called once per
@@ -24,8 +28,14 @@ type RunOptions struct {
 	Jobs int
 	// StepTimeout bounds each step (DefaultStepTimeout when zero).
 	StepTimeout time.Duration
+	// ConnectTimeout bounds opening a script's session
+	// (DefaultConnectTimeout when zero).
+	ConnectTimeout time.Duration
 	// Stdin is where input_var reads its lines. Shared by all scripts.
 	Stdin io.Reader
+	// Prompts, when set, receives the prompt of input_var before it reads
+	// (set it to the terminal when Stdin is one).
+	Prompts io.Writer
 	// Progress, when set, receives the text report while the scripts run:
 	// each script's lines in the order of the scripts, whatever the
 	// parallelism, then the summary. The result is what WriteText writes.
@@ -45,6 +55,9 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 	start := time.Now()
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = DefaultStepTimeout
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
 	}
 	jobs := min(max(opts.Jobs, 1), max(len(scripts), 1))
 	in := &lineReader{}
@@ -88,9 +101,14 @@ type lineReader struct {
 // maxInputLine bounds a line read by input_var.
 const maxInputLine = 64 << 10
 
-func (l *lineReader) readLine() (string, error) {
+// readLine shows prompt on w (when both are set) and reads one line; the
+// two happen together, whatever other scripts do.
+func (l *lineReader) readLine(prompt string, w io.Writer) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if prompt != "" && w != nil {
+		fmt.Fprintf(w, "%s ", prompt)
+	}
 	if l.r == nil {
 		return "", errors.New("no input: the runner has no stdin")
 	}

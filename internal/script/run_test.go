@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // runText runs src against the test server and returns the report and the
@@ -213,5 +215,61 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}
 	if sf != 6 || !strings.HasSuffix(serialOut, fmt.Sprintf("total (18 scripts): %d passed, 6 failed\n", sp)) {
 		t.Errorf("want 6 failures (the decline script and the unused answer, three times each):\n%s", serialOut)
+	}
+}
+
+func TestInputVarPrompt(t *testing.T) {
+	var prompts strings.Builder
+	rep, out := runText(t, "p.mcp", "input_var a \"First?\"\ninput_var b\nassert_equals \"$a/$b\" one/two\n", RunOptions{Stdin: strings.NewReader("one\ntwo\n"), Prompts: &prompts})
+	if rep.ExitCode() != ExitOK || prompts.String() != "First? " {
+		t.Fatalf("exit %d, prompts %q:\n%s", rep.ExitCode(), prompts.String(), out)
+	}
+}
+
+// FuzzRun runs any script that parses against the in-process server: the
+// runner must not panic, must report one result per step, and must end.
+func FuzzRun(f *testing.F) {
+	for _, s := range []string{
+		"elicit_response accept '{\"environment\": \"staging\", \"confirm\": true}'\ncall_tool deploy service:\"auth-service\"\nassert_elicited \"version 2.4.1\"\nassert_contains \"to staging\"\n",
+		"elicit_response a=accept '{\"name\": 1}'\nelicit_response b=decline\ncall_tool two\nassert_elicited_count 2\nassert_not_elicited mode=url\n",
+		"call_tool args 1 true x 2 '[1]'\nset_var v $.structuredContent.echo\nassert_equals $v x\nset_var w rawResponse\nassert_string_length $w 0 5\n",
+		"expect_error timeout 5 call_tool slow\nassert_error_code 1\nassert_is_error\nassert_gt 1 2\n",
+		"input_var x\nget_prompt greet who:$x\nread_resource note://secret\nping\necho $x\n",
+		"elicit_response cancel\nassert_contains x\nset_var y content[9].text\n",
+	} {
+		f.Add(s)
+	}
+	connect := testConnect()
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := ParseFile("f.mcp", []byte(src))
+		if err != nil || len(s.Steps) > 50 {
+			return
+		}
+		rep := Run(context.Background(), s, RunOptions{Connect: connect, StepTimeout: 20 * time.Millisecond, Stdin: strings.NewReader("a\nb\n")})
+		if rep.Scripts[0].Err != nil {
+			t.Skip(rep.Scripts[0].Err) // the machine is too busy to connect
+		}
+		if len(rep.Scripts[0].Steps) != len(s.Steps) {
+			t.Fatalf("%d results for %d steps", len(rep.Scripts[0].Steps), len(s.Steps))
+		}
+	})
+}
+
+// noList is a Conn whose tools/list fails.
+type noList struct{ Conn }
+
+func (noList) ListTools(context.Context) ([]*mcp.Tool, error) {
+	return nil, errors.New("not supported")
+}
+
+func TestArgumentsWithoutToolList(t *testing.T) {
+	connect := func(ctx context.Context) (Conn, error) {
+		c, err := testConnect()(ctx)
+		return noList{c}, err
+	}
+	rep, out := runText(t, "n.mcp", "call_tool args name:\"5\" count:5 flag:true\nassert_contains '{\"count\":5,\"flag\":true,\"name\":\"5\"}'\ncall_tool args 5\n", RunOptions{Connect: connect})
+	steps := rep.Scripts[0].Steps
+	if !steps[0].Passed || !steps[1].Passed || steps[2].Passed || !strings.Contains(steps[2].Message, "positional arguments need the tool's input schema: tools/list failed: not supported") {
+		t.Fatalf("output:\n%s", out)
 	}
 }

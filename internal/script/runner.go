@@ -29,7 +29,6 @@ type runner struct {
 	pending []pendingReply          // answers queued for the next asking command
 	last    *last                   // the last command that reached the server
 	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
-	toolErr error
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -101,7 +100,7 @@ func (r *runner) connect(ctx context.Context) (Conn, error) {
 	if r.opts.Connect == nil {
 		return nil, errors.New("no server: RunOptions.Connect is nil")
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.StepTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ConnectTimeout)
 	defer cancel()
 	return r.opts.Connect(ctx)
 }
