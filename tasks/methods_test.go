@@ -456,3 +456,32 @@ func TestRoutingHeaderMismatch(t *testing.T) {
 		t.Errorf("mismatched Mcp-Name: %v, want error -32020", m)
 	}
 }
+
+func TestSyncCallOnOlderProtocolAsksByElicitation(t *testing.T) {
+	server, _ := newServer(t, nil)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "old", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(t, res); got != "done" || len(asked) != 1 {
+		t.Errorf("got %q after questions %q", got, asked)
+	}
+}
