@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
@@ -98,24 +99,14 @@ func (c *Connector) Ask(user, provider string) (*mcp.ElicitParams, error) {
 	}, nil
 }
 
-// capabilityReporter is what the go-sdk's server requests offer: the client's declared
-// capabilities, from the request's _meta (2026-07-28) or the session's initialize
-// parameters (older clients).
-type capabilityReporter interface {
-	ClientCapabilities() *mcp.ClientCapabilities
-}
-
 // URLAllowed reports whether the client that sent req declared URL-mode elicitation, so
 // that a URL question may be sent to it. It reads the capabilities declared in the
 // request's _meta "io.modelcontextprotocol/clientCapabilities" (protocol 2026-07-28) or,
-// for older clients, in the session's initialize request.
+// for older clients, in the session's initialize request; URL mode also needs protocol
+// 2025-11-25 or later. The rules are those of [ask.Modes].
 func URLAllowed(req mcp.Request) bool {
-	cr, ok := req.(capabilityReporter)
-	if !ok {
-		return false
-	}
-	caps := cr.ClientCapabilities()
-	return caps != nil && caps.Elicitation != nil && caps.Elicitation.URL != nil
+	r, ok := req.(ask.Request)
+	return ok && ask.Modes(r).Has(ask.URL)
 }
 
 // InputKey is the key under which [Connector.Require] asks for provider in a result's
@@ -178,18 +169,7 @@ func (c *Connector) Require(ctx context.Context, req *mcp.CallToolRequest, provi
 // where a repeated call may be asked again. Older clients get questions through the
 // go-sdk's elicitation/create translation, which re-runs the handler only once.
 func supportsRoundTrips(req *mcp.CallToolRequest) bool {
-	const v = "2026-07-28"
-	if req.Params != nil {
-		if pv, ok := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && pv >= v {
-			return true
-		}
-	}
-	if req.Session != nil {
-		if ip := req.Session.InitializeParams(); ip != nil {
-			return ip.ProtocolVersion >= v
-		}
-	}
-	return false
+	return req.ProtocolVersion() >= "2026-07-28"
 }
 
 func textResult(s string) *mcp.CallToolResult {

@@ -105,6 +105,14 @@ func TestRequire(t *testing.T) {
 			}
 		})
 	}
+	t.Run("URL declared on a protocol without URL mode", func(t *testing.T) {
+		req := request("alice", capsURL, nil)
+		req.Params.Meta[mcp.MetaKeyProtocolVersion] = "2025-06-18"
+		_, res, err := f.c.Require(ctx, req, "github")
+		if err != nil || res == nil || len(res.InputRequests) != 0 {
+			t.Fatalf("Require = %#v, %v; want a normal result", res, err)
+		}
+	})
 	t.Run("connected", func(t *testing.T) {
 		f.store.Put(ctx, "alice", "github", &oauth2.Token{AccessToken: "gho_alice"})
 		tok, res, err := f.c.Require(ctx, request("alice", capsNone, nil), "github")
