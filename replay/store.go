@@ -26,8 +26,10 @@ const MaxNonceLen = 256
 // Claim must be atomic: when several callers, in this process or in others
 // sharing the store, claim the same nonce concurrently, exactly one of them
 // gets nil and the others get an error wrapping [ErrUsed]. A store keeps a
-// record at least until expiry and may drop it afterwards. Claim honours the
-// context's cancellation and returns its error.
+// record at least until expiry and may drop it afterwards; callers pass an
+// expiry in the future (reqstate passes the state's own expiry, checked just
+// before). Claim honours the context's cancellation and returns its error; a
+// refused claim (cancelled, invalid, full) must not consume the nonce.
 type Store interface {
 	Claim(ctx context.Context, nonce string, expiry time.Time) error
 }
