@@ -43,7 +43,7 @@ func (r *runner) check(c *command, res *StepResult) *failure {
 		return nil
 	case "assert_equals":
 		if args[0] != args[1] {
-			return &failure{msg: "the values differ", expected: strconv.Quote(args[1]), actual: strconv.Quote(args[0])}
+			return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt))}
 		}
 		return nil
 	case "assert_number":

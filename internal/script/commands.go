@@ -108,16 +108,22 @@ func checkElicitResponse(p *parser, c *command, outers []string) {
 	if !ok {
 		return
 	}
-	if t.kind != bareToken {
+	if t.kind == doubleToken || t.kind == singleToken {
 		p.errorf(t.col, "the action of elicit_response is a bare word: accept, decline or cancel (KEY=ACTION for one question)")
 		return
 	}
-	if k, act, found := strings.Cut(word, "="); found {
+	if k, act, found := strings.Cut(word, "="); found && !strings.ContainsAny(k, ":{") {
 		if k == "" {
 			p.errorf(t.col, "empty question key before =; write KEY=%s", act)
 			return
 		}
 		a.key, word = k, act
+	}
+	// The --elicit form accept:{JSON} is accepted too.
+	word, inline, hasInline := strings.Cut(word, ":")
+	if hasInline && len(c.args) == 2 {
+		p.errorf(c.args[1].col, "the content is given twice: after accept: and as an argument")
+		return
 	}
 	switch word {
 	case "accept", "decline", "cancel":
@@ -129,6 +135,18 @@ func checkElicitResponse(p *parser, c *command, outers []string) {
 		}
 		p.errorf(t.col, "%s", msg)
 		return
+	}
+	if hasInline {
+		if a.action != "accept" {
+			p.errorf(t.col, "only accept carries content; remove it or change %s to accept", a.action)
+			return
+		}
+		m, err := parseContent(inline)
+		if err != nil {
+			p.errorf(t.col, "%v", err)
+			return
+		}
+		a.content = m
 	}
 	if len(c.args) == 2 {
 		ct := c.args[1]

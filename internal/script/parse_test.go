@@ -1,6 +1,7 @@
 package script
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -30,6 +31,24 @@ assert_contains "not started"
 	}
 	if s.Steps[4].Line != 6 || s.Steps[4].Col != 1 {
 		t.Errorf("step 5 at %d:%d, want 6:1", s.Steps[4].Line, s.Steps[4].Col)
+	}
+}
+
+func TestParseElicitForms(t *testing.T) {
+	s := mustParse(t, "e.mcp", `elicit_response accept:{"confirm": true}
+elicit_response target=accept:{"confirm": false}
+elicit_response other=accept '{"x": 1}'
+elicit_response cancel`)
+	for i, want := range []string{`accept {"confirm":true}`, `target=accept {"confirm":false}`, `other=accept {"x":1}`, `cancel null`} {
+		a := s.Steps[i].cmd.answer
+		b, _ := json.Marshal(a.content)
+		got := a.action + " " + string(b)
+		if a.key != "" {
+			got = a.key + "=" + got
+		}
+		if got != want {
+			t.Errorf("line %d: %s, want %s", i+1, got, want)
+		}
 	}
 }
 
@@ -106,6 +125,9 @@ func TestSyntaxErrors(t *testing.T) {
 		{`elicit_response decline '{}'`, `t.mcp:1:25: only accept carries content; remove it or change decline to accept`},
 		{`elicit_response accept yes`, `t.mcp:1:24: the content of elicit_response is a JSON object, e.g. '{"confirm": true}'`},
 		{`elicit_response accept '[1]'`, `t.mcp:1:24: the content of elicit_response must be a JSON object, e.g. '{"confirm": true}': json: cannot unmarshal array into Go value of type map[string]interface {}`},
+		{`elicit_response decline:{}`, `t.mcp:1:17: only accept carries content; remove it or change decline to accept`},
+		{`elicit_response accept:{"a": 1} '{}'`, `t.mcp:1:33: the content is given twice: after accept: and as an argument`},
+		{`elicit_response accept:nope`, `t.mcp:1:17: the content of elicit_response must be a JSON object, e.g. '{"confirm": true}': invalid character 'o' in literal null (expecting 'u')`},
 		{`elicit_response accept '{} {}'`, `t.mcp:1:24: the content of elicit_response must be one JSON object; found more after it`},
 		{`assert_elicited "a" "b"`, `t.mcp:1:21: assert_elicited takes one text; quote text with spaces, and write filters as key=K, mode=M, field=F, action=A`},
 		{`assert_elicited mode=sms`, `t.mcp:1:17: mode is form or url, not "sms"`},

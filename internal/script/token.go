@@ -140,11 +140,12 @@ func describeKind(k tokenKind) string {
 }
 
 // namedPrefix recognizes "key:" at the start of s, where key is an
-// identifier and the value does not start with "/" (so that a URL such as
+// identifier (with = allowed after the first character, for
+// elicit_response KEY=accept:{...}) and the value does not start with "/" (so that a URL such as
 // http://host is a plain value). It returns the key and the prefix length.
 func namedPrefix(s string) (string, int) {
 	i := 0
-	for i < len(s) && (s[i] == '_' || s[i] == '-' || s[i] == '.' || isLetter(s[i]) || (i > 0 && isDigit(s[i]))) {
+	for i < len(s) && (s[i] == '_' || s[i] == '-' || s[i] == '.' || isLetter(s[i]) || (i > 0 && (isDigit(s[i]) || s[i] == '='))) {
 		i++
 	}
 	if i == 0 || !isLetter(s[0]) && s[0] != '_' || i >= len(s) || s[i] != ':' {
