@@ -40,3 +40,27 @@ func Example() {
 	// true
 	// requestState is invalid or expired; send the request again without requestState and inputResponses
 }
+
+// Rotating keys: the new key seals, the old one still opens until it is
+// removed from the list.
+func ExampleNew_rotation() {
+	old, _ := reqstate.NewKey("2026-06")
+	next, _ := reqstate.NewKey("2026-07")
+	req := func(state string) *mcp.CallToolRequest {
+		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "deploy", RequestState: state}}
+	}
+
+	before, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{old}})
+	state, _ := before.Issue(req(""), "2.4.1")
+
+	during, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{next, old}})
+	v, err := reqstate.Open[string](context.Background(), during, req(state))
+	fmt.Println(v, err)
+
+	after, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{next}})
+	_, err = reqstate.Open[string](context.Background(), after, req(state))
+	fmt.Println(errors.Is(err, reqstate.ErrUnknownKey))
+	// Output:
+	// 2.4.1 <nil>
+	// true
+}
