@@ -24,7 +24,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, c := range r.Criteria {
 		if !c.Applies {
-			fmt.Fprintf(tw, "  %s\tn/a\n", c.Name)
+			fmt.Fprintf(tw, "   %s\tn/a\n", c.Name)
 			continue
 		}
 		mark := "ok"

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -225,5 +226,5 @@ func (p Places) Lookup(name string) (*Profile, string, error) {
 			return pr, path, nil
 		}
 	}
-	return nil, "", fmt.Errorf("no profile %q in %v; add one with `mcp-tester profile add %s -c CMD` or `-u URL`", name, p.List(), name)
+	return nil, "", fmt.Errorf("no profile %q in %s; add one with: mcp-tester profile add %s -c CMD (or -u URL)", name, strings.Join(p.List(), " or "), name)
 }
