@@ -71,6 +71,9 @@ func (a *Answerer) keymap() *huh.KeyMap {
 // run shows a form and reports whether the person aborted it (Esc).
 func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool, err error) {
 	f := huh.NewForm(groups...).WithKeyMap(a.keymap()).WithShowHelp(true)
+	if a.opts.NoColor {
+		f = f.WithTheme(huh.ThemeFunc(plainTheme))
+	}
 	if a.opts.Accessible {
 		f = f.WithAccessible(true).WithInput(a.in).WithOutput(a.out())
 	} else {
@@ -90,6 +93,19 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		return false, answer.ErrNoAnswer
 	}
 	return false, nil
+}
+
+// plainTheme is the default theme for terminals without colors: the chosen
+// button of a yes/no question is bracketed and reversed, since its color
+// would have been the only sign of it.
+func plainTheme(isDark bool) *huh.Styles {
+	t := huh.ThemeCharm(isDark)
+	button := lipgloss.NewStyle().Padding(0, 1).MarginRight(1)
+	for _, fs := range []*huh.FieldStyles{&t.Focused, &t.Blurred} {
+		fs.FocusedButton = button.Reverse(true).Bold(true).Transform(func(s string) string { return "[" + s + "]" })
+		fs.BlurredButton = button.Transform(func(s string) string { return " " + s + " " })
+	}
+	return t
 }
 
 // askForm shows a form question until the person submits a valid answer,

@@ -255,3 +255,102 @@ func TestTerminalURLConsent(t *testing.T) {
 		})
 	}
 }
+
+func TestTerminalAccessibleMode(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey, "ACCESSIBLE=1"}, deployCmd(dir, ""))
+	tm.waitFor("Enter a number between 1 and 2")
+	tm.keys("2", "Enter")
+	tm.waitFor("[y/N]")
+	tm.keys("y", "Enter")
+	tm.waitFor("Enter a number between 1 and 3")
+	tm.keys("Enter") // Submit is the default
+	s := tm.waitFor("EXIT=")
+	if !strings.Contains(s, "Rolling out auth-service 2.4.1 to production.") {
+		t.Errorf("the screen lacks the result:\n%s", s)
+	}
+	if raw := tm.tmux("capture-pane", "-p", "-e", "-J", "-t", tm.name); len(sgrColors(raw)) > 0 || strings.Contains(raw, "\x1b[1m") {
+		t.Errorf("accessible mode drew styles %q:\n%q", sgrColors(raw), raw)
+	}
+}
+
+// sgrColors returns the color parameters of the SGR escape sequences in s.
+func sgrColors(s string) []string {
+	var found []string
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return found
+		}
+		s = s[i+2:]
+		end := strings.IndexByte(s, 'm')
+		if end < 0 || strings.ContainsAny(s[:end], "\x1b?") {
+			continue
+		}
+		params := strings.Split(s[:end], ";")
+		for j := 0; j < len(params); j++ {
+			var n int
+			if _, err := fmt.Sscanf(params[j], "%d", &n); err != nil {
+				continue
+			}
+			if n >= 30 && n <= 49 && n != 39 && n != 49 || n >= 90 && n <= 107 { // 39, 49: default colors
+				found = append(found, params[j])
+			}
+			if n == 38 || n == 48 {
+				j += 2 // 38;5;N or 38;2;R;G;B: the rest belongs to the color
+			}
+		}
+		s = s[end:]
+	}
+}
+
+func TestTerminalNoColor(t *testing.T) {
+	dir := binaries(t)
+	for _, noColor := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NO_COLOR=%v", noColor), func(t *testing.T) {
+			env := []string{"TERM=xterm-256color", "COLORTERM=truecolor"}
+			if noColor {
+				env = append(env, "NO_COLOR=1")
+			}
+			tm := newTerm(t, env, fmt.Sprintf(`%s/mcp-tester call connect -c %s/urlserver`, dir, dir))
+			s := tm.waitFor("Open this link in your browser?")
+			if noColor && !strings.Contains(s, "[No]") {
+				t.Errorf("without colors the chosen answer is not marked:\n%s", s)
+			}
+			raw := tm.tmux("capture-pane", "-p", "-e", "-J", "-t", tm.name)
+			colors := sgrColors(raw)
+			if noColor && len(colors) > 0 {
+				t.Errorf("NO_COLOR is set, but the screen has colors %q:\n%q", colors, raw)
+			}
+			if !noColor && len(colors) == 0 {
+				t.Errorf("no colors without NO_COLOR: the check would prove nothing:\n%q", raw)
+			}
+			tm.keys("Escape")
+			if s := tm.waitFor("EXIT="); !strings.Contains(s, "Not connected (cancel).") {
+				t.Errorf("Esc did not cancel the URL question:\n%s", s)
+			}
+		})
+	}
+}
+
+func TestTerminalResize(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey}, deployCmd(dir, ""))
+	tm.waitFor("Target environment (required)")
+	for _, width := range []string{"44", "120"} {
+		tm.tmux("resize-window", "-t", tm.name, "-x", width, "-y", "30")
+		// The form is drawn again at the new size, whole.
+		s := tm.waitFor("Cancel")
+		for _, want := range []string{"Target environment", "Production", "I have reviewed"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("after resizing to %s columns the form lacks %q:\n%s", width, want, s)
+			}
+		}
+	}
+	tm.keys("Down")
+	tm.waitFor("> Production")
+	tm.keys("Enter", "y", "Enter")
+	if s := tm.waitFor("EXIT="); !strings.Contains(s, "Rolling out auth-service 2.4.1 to production.") {
+		t.Errorf("the form did not work after resizing:\n%s", s)
+	}
+}
