@@ -14,6 +14,7 @@ type SyntaxError struct {
 	Msg  string // what is wrong and what to do
 }
 
+// Error returns FILE:LINE:COL: message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
@@ -22,6 +23,7 @@ func (e *SyntaxError) Error() string {
 // returns it as its error; use errors.As to reach the individual errors.
 type SyntaxErrors []*SyntaxError
 
+// Error returns the errors one per line.
 func (es SyntaxErrors) Error() string {
 	lines := make([]string, len(es))
 	for i, e := range es {
