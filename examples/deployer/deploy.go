@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
+	"github.com/askback/askback/ask"
+	"github.com/askback/askback/form"
+	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,94 +16,61 @@ type DeployIn struct {
 	Service string `json:"service" jsonschema:"Name of the service"`
 }
 
-// deployState travels through the client between round 1 and round 2.
+// Target is the form the deploy tool asks.
+type Target struct {
+	Environment string `json:"environment" form:"title=Target environment,default=staging,oneof=staging:Staging|production:Production"`
+	Confirm     bool   `json:"confirm" form:"title=I have reviewed the changes"`
+}
+
+// deployState travels through the client between round 1 and round 2,
+// sealed: the version the user confirms. The codec binds it to the tool,
+// the arguments, the user and an expiry, and lets it be used once.
 type deployState struct {
-	Service string    `json:"service"`
-	Version string    `json:"version"` // the version the user confirms
-	Expires time.Time `json:"exp"`
+	Version string `json:"version"`
 }
 
 type deployer struct {
-	key    []byte
+	states *reqstate.Codec
+	target *form.Form[Target]
 	latest func(service string) string // asks the build system
 }
 
-var targetSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"environment": map[string]any{
-			"type": "string", "title": "Target environment",
-			"oneOf": []map[string]any{
-				{"const": "staging", "title": "Staging"},
-				{"const": "production", "title": "Production"},
-			},
-			"default": "staging",
-		},
-		"confirm": map[string]any{"type": "boolean", "title": "I have reviewed the changes"},
-	},
-	"required": []string{"environment", "confirm"},
-}
-
 func (d *deployer) deploy(ctx context.Context, req *mcp.CallToolRequest, in DeployIn) (*mcp.CallToolResult, any, error) {
+	if !ask.Modes(req).Has(ask.Form) {
+		return text("Deployment not started: this client cannot ask you to confirm it."), nil, nil
+	}
 	answer, answered := req.Params.InputResponses["target"].(*mcp.ElicitResult)
 	if !answered {
-		version := d.latest(in.Service)
-		state, err := d.sign(deployState{Service: in.Service, Version: version, Expires: time.Now().Add(10 * time.Minute)})
-		if err != nil {
-			return nil, nil, err
-		}
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{"target": &mcp.ElicitParams{
-				Mode:            "form",
-				Message:         fmt.Sprintf("Roll out %s version %s – where to?", in.Service, version),
-				RequestedSchema: targetSchema,
-			}},
-			RequestState: state,
-		}, nil, nil
+		return d.ask(req, in, "")
 	}
-	if answer.Action != "accept" {
+	t, err := d.target.Decode(answer)
+	switch {
+	case errors.Is(err, form.ErrNotAccepted):
 		return text("Deployment not started (" + answer.Action + ")."), nil, nil
+	case err != nil:
+		return d.ask(req, in, fmt.Sprintf(" (%v)", err))
 	}
-	var st deployState
-	if err := d.verify(req.Params.RequestState, &st); err != nil {
-		return nil, nil, err
+	st, err := reqstate.Open[deployState](ctx, d.states, req)
+	if err != nil {
+		return nil, nil, reqstate.ClientError(err)
 	}
-	if st.Service != in.Service || time.Now().After(st.Expires) {
-		return nil, nil, errors.New("requestState does not match this request or has expired")
-	}
-	if confirm, _ := answer.Content["confirm"].(bool); !confirm {
+	if !t.Confirm {
 		return text("No deployment without confirmation."), nil, nil
 	}
-	env, _ := answer.Content["environment"].(string)
-	return text(fmt.Sprintf("Rolling out %s %s to %s.", st.Service, st.Version, env)), nil, nil
+	return text(fmt.Sprintf("Rolling out %s %s to %s.", in.Service, st.Version, t.Environment)), nil, nil
 }
 
-func (d *deployer) sign(v any) (string, error) {
-	b, err := json.Marshal(v)
+// ask is round 1: the question, and the version it is about, sealed.
+func (d *deployer) ask(req *mcp.CallToolRequest, in DeployIn, problem string) (*mcp.CallToolResult, any, error) {
+	version := d.latest(in.Service)
+	state, err := d.states.Issue(req, deployState{Version: version}, reqstate.SingleUse())
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	m := hmac.New(sha256.New, d.key)
-	m.Write(b)
-	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
-}
-
-func (d *deployer) verify(s string, v any) error {
-	payload, mac, ok := strings.Cut(s, ".")
-	if !ok {
-		return errors.New("requestState is missing")
-	}
-	b, err1 := base64.RawURLEncoding.DecodeString(payload)
-	sig, err2 := base64.RawURLEncoding.DecodeString(mac)
-	if err1 != nil || err2 != nil {
-		return errors.New("requestState is corrupted")
-	}
-	m := hmac.New(sha256.New, d.key)
-	m.Write(b)
-	if !hmac.Equal(sig, m.Sum(nil)) {
-		return errors.New("requestState has been tampered with")
-	}
-	return json.Unmarshal(b, v)
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{"target": d.target.Ask(fmt.Sprintf("Roll out %s version %s – where to?%s", in.Service, version, problem))},
+		RequestState:  state,
+	}, nil, nil
 }
 
 func text(s string) *mcp.CallToolResult {

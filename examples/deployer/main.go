@@ -1,7 +1,8 @@
 // Command deployer is the example server of the seed's chapter on
 // elicitation: a `deploy` tool that asks the user where to roll a service
 // out and for confirmation, carrying the confirmed version from round 1 to
-// round 2 in a tamper-proof requestState.
+// round 2 in a sealed requestState that is bound to the request and the
+// user, expires, and can be used once.
 //
 // It speaks MCP over stdio. DEPLOY_STATE_KEY must hold a secret of at least
 // 32 characters.
@@ -12,6 +13,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/askback/askback/form"
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +39,14 @@ func newServer(key string) (*mcp.Server, error) {
 	if len(key) < 32 {
 		return nil, fmt.Errorf("DEPLOY_STATE_KEY must be at least 32 characters long (it has %d); set it to a random secret, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)", len(key))
 	}
-	d := &deployer{key: []byte(key), latest: func(string) string { return "2.4.1" }}
+	states, err := reqstate.New(reqstate.Options{
+		Keys:   []reqstate.Key{{ID: "deploy", Secret: []byte(key)}},
+		Replay: replay.NewMemory(nil),
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &deployer{states: states, target: form.Must[Target](), latest: func(string) string { return "2.4.1" }}
 	s := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "deploy",
