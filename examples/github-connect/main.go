@@ -17,7 +17,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -65,8 +67,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		addr       = fs.String("http", "127.0.0.1:8080", "listen on `ADDR` for MCP (/mcp) and the browser pages")
 		publicURL  = fs.String("public-url", "", "the `URL` browsers use to reach this server (default http://ADDR)")
 		usersFile  = fs.String("users-file", "", "read users from `FILE`, one NAME:TOKEN:PASSWORD per line")
-		dbPath     = fs.String("db", "github-connect-tokens.db", "keep GitHub tokens in the bbolt database `FILE`")
-		keyFile    = fs.String("key-file", "", "read the link-signing key (64 hex digits) from `FILE`; default: a random key per run")
+		dbPath     = fs.String("db", "github-connect-tokens.db", "keep GitHub tokens, encrypted, in the bbolt database `FILE` (with -key-file)")
+		keyFile    = fs.String("key-file", "", "read the server's secret (64 hex digits) from `FILE`: it signs links and encrypts stored tokens; default: a random secret per run and tokens in memory")
 		fakeAddr   = fs.String("fake-github", "", "also run the local fake GitHub on `ADDR` and use it")
 		authURL    = fs.String("github-auth-url", "", "GitHub's authorization endpoint `URL`")
 		tokenURL   = fs.String("github-token-url", "", "GitHub's token endpoint `URL`")
@@ -123,11 +125,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return errors.New("say where GitHub is: -github-auth-url, -github-token-url and -github-api-url, or -fake-github ADDR for the local fake")
 	}
 
-	store, err := tokenstore.OpenBolt(*dbPath)
-	if err != nil {
-		return err
+	var store tokenstore.Store
+	if *keyFile == "" {
+		logger.Warn("no -key-file: GitHub tokens are kept in memory only and are lost when the server stops")
+		store = tokenstore.NewMemory()
+	} else {
+		bolt, err := tokenstore.OpenBolt(*dbPath)
+		if err != nil {
+			return err
+		}
+		defer bolt.Close()
+		// Sealed with a key derived from the key file: the database file alone
+		// gives away no token.
+		if store, err = tokenstore.NewEncrypted(bolt, derive(key.Secret, "github-connect token store")); err != nil {
+			return err
+		}
 	}
-	defer store.Close()
 
 	a, err := newApp(config{
 		PublicURL: *publicURL,
@@ -135,7 +148,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		GitHub: githubConfig{AuthURL: *authURL, TokenURL: *tokenURL, APIURL: *apiURL,
 			ClientID: *clientID, ClientSecret: secret},
 		Store:  store,
-		Keys:   []connect.Key{key},
+		Keys:   []connect.Key{{ID: key.ID, Secret: derive(key.Secret, "github-connect links")}},
 		Logger: logger,
 	})
 	if err != nil {
@@ -166,6 +179,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	return nil
 }
 
+// derive makes a key for one purpose from the server's secret.
+func derive(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
 // loadKey reads a 32-byte hex key from path, or makes a random one: links then stop
 // working when the server restarts, which is fine for a demo.
 func loadKey(path string, logger *slog.Logger) (connect.Key, error) {
@@ -174,7 +194,7 @@ func loadKey(path string, logger *slog.Logger) (connect.Key, error) {
 		if _, err := rand.Read(b); err != nil {
 			return connect.Key{}, err
 		}
-		logger.Warn("no -key-file: using a random link key; links stop working when the server restarts")
+		logger.Warn("no -key-file: using a random secret; links stop working when the server restarts")
 		return connect.Key{ID: "run", Secret: b}, nil
 	}
 	raw, err := os.ReadFile(path)

@@ -1,0 +1,126 @@
+package tokenstore
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// Encrypted wraps a [Store] so that what it keeps is sealed: the access and refresh
+// tokens are encrypted with AES-256-GCM before they reach the inner store, bound to the
+// user and provider they belong to (a sealed token copied to another user's entry does
+// not open). Token type and expiry stay readable.
+type Encrypted struct {
+	inner Store
+	aead  cipher.AEAD
+}
+
+// sealedPrefix marks a sealed value in the inner store.
+const sealedPrefix = "sealed.v1."
+
+// NewEncrypted returns a store that seals tokens with key (32 random bytes) before
+// passing them to inner.
+func NewEncrypted(inner Store, key []byte) (*Encrypted, error) {
+	if inner == nil {
+		return nil, errors.New("token store: no inner store to encrypt")
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("token store: the encryption key must be 32 bytes, not %d", len(key))
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("token store: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("token store: %w", err)
+	}
+	return &Encrypted{inner: inner, aead: aead}, nil
+}
+
+func additionalData(user, provider, field string) []byte {
+	return fmt.Appendf(nil, "%d:%s|%d:%s|%s", len(user), user, len(provider), provider, field)
+}
+
+func (e *Encrypted) seal(user, provider, field, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	nonce := make([]byte, e.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("token store: random nonce: %w", err)
+	}
+	out := e.aead.Seal(nonce, nonce, []byte(v), additionalData(user, provider, field))
+	return sealedPrefix + base64.RawURLEncoding.EncodeToString(out), nil
+}
+
+func (e *Encrypted) open(user, provider, field, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	body, ok := strings.CutPrefix(v, sealedPrefix)
+	if !ok {
+		return "", fmt.Errorf("token store: %s of %s for user %q is not sealed", field, provider, user)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil || len(raw) < e.aead.NonceSize()+e.aead.Overhead() {
+		return "", fmt.Errorf("token store: %s of %s for user %q is corrupt", field, provider, user)
+	}
+	n := e.aead.NonceSize()
+	plain, err := e.aead.Open(nil, raw[:n], raw[n:], additionalData(user, provider, field))
+	if err != nil {
+		return "", fmt.Errorf("token store: %s of %s for user %q does not open (wrong key, or moved from another entry)", field, provider, user)
+	}
+	return string(plain), nil
+}
+
+// Get implements [Store].
+func (e *Encrypted) Get(ctx context.Context, user, provider string) (*oauth2.Token, error) {
+	tok, err := e.inner.Get(ctx, user, provider)
+	if err != nil {
+		return nil, err
+	}
+	access, err := e.open(user, provider, "access", tok.AccessToken)
+	if err != nil {
+		return nil, err
+	}
+	refresh, err := e.open(user, provider, "refresh", tok.RefreshToken)
+	if err != nil {
+		return nil, err
+	}
+	return &oauth2.Token{AccessToken: access, TokenType: tok.TokenType, RefreshToken: refresh, Expiry: tok.Expiry}, nil
+}
+
+// Put implements [Store].
+func (e *Encrypted) Put(ctx context.Context, user, provider string, tok *oauth2.Token) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validKey(user, provider); err != nil {
+		return err
+	}
+	if tok == nil || tok.AccessToken == "" {
+		return errors.New("token store: refusing to store an empty token")
+	}
+	access, err := e.seal(user, provider, "access", tok.AccessToken)
+	if err != nil {
+		return err
+	}
+	refresh, err := e.seal(user, provider, "refresh", tok.RefreshToken)
+	if err != nil {
+		return err
+	}
+	return e.inner.Put(ctx, user, provider, &oauth2.Token{AccessToken: access, TokenType: tok.TokenType, RefreshToken: refresh, Expiry: tok.Expiry})
+}
+
+// Delete implements [Store].
+func (e *Encrypted) Delete(ctx context.Context, user, provider string) error {
+	return e.inner.Delete(ctx, user, provider)
+}
