@@ -158,6 +158,9 @@ func (r *runner) checkQuestions(c *command, l *last) *failure {
 		}
 	}
 	want := describeFilter(f, text)
+	if c.name == "assert_elicited" && len(qs) == 0 && l.err != nil {
+		return &failure{msg: fmt.Sprintf("%s (line %d) failed before the server asked anything", l.name, l.line), expected: want, actual: "no question"}
+	}
 	if c.name == "assert_elicited" && len(matched) == 0 {
 		return &failure{msg: fmt.Sprintf("%s (line %d) asked no such question", l.name, l.line), expected: want, actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
 	}

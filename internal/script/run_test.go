@@ -273,3 +273,19 @@ func TestArgumentsWithoutToolList(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 }
+
+func TestAssertionsAfterAFailedCommand(t *testing.T) {
+	rep, out := runText(t, "a.mcp", "call_tool args colour:red\nassert_elicited\nassert_contains x\nassert_elicited_count 0\n", RunOptions{})
+	steps := rep.Scripts[0].Steps
+	for i, want := range []string{`unknown argument "colour"`, "call_tool (line 1) failed before the server asked anything", "call_tool (line 1) failed, so there is no result to check", ""} {
+		if want == "" {
+			if !steps[i].Passed {
+				t.Errorf("line %d failed: %s", i+1, steps[i].Message)
+			}
+			continue
+		}
+		if steps[i].Passed || !strings.Contains(steps[i].Message, want) {
+			t.Errorf("line %d: %q, want %q\n%s", i+1, steps[i].Message, want, out)
+		}
+	}
+}

@@ -239,10 +239,6 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		out, err = r.send(ctx, c, answers)
 		r.settle(c, res.Line, answers, out, err)
 	}
-	var se *scriptError
-	if errors.As(err, &se) {
-		return err
-	}
 	r.last = newLast(c.name, res.Line, out, err)
 	return err
 }
