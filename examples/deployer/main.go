@@ -4,14 +4,22 @@
 // round 2 in a sealed requestState that is bound to the request and the
 // user, expires, and can be used once.
 //
-// It speaks MCP over stdio. DEPLOY_STATE_KEY must hold a secret of at least
-// 32 characters.
+// It also has a long-running `rollout` tool that runs as a task (the
+// io.modelcontextprotocol/tasks extension) and asks half-way whether to go
+// on.
+//
+// It speaks MCP over stdio, or stateless Streamable HTTP at /mcp with
+// -http ADDR. DEPLOY_STATE_KEY must hold a secret of at least 32
+// characters.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/replay"
@@ -20,18 +28,27 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY")); err != nil {
+	addr := flag.String("http", "", "serve stateless Streamable HTTP at /mcp on this address instead of stdio")
+	flag.Parse()
+	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, key string) error {
+func run(ctx context.Context, key, addr string) error {
 	srv, err := newServer(key)
 	if err != nil {
 		return err
 	}
-	return srv.Run(ctx, &mcp.StdioTransport{})
+	if addr == "" {
+		return srv.Run(ctx, &mcp.StdioTransport{})
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return hs.ListenAndServe()
 }
 
 // newServer builds the deployer's MCP server.
@@ -52,5 +69,8 @@ func newServer(key string) (*mcp.Server, error) {
 		Name:        "deploy",
 		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",
 	}, d.deploy)
+	if _, err := registerRollout(s, nil); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
