@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/iostreams"
+)
+
+// deployer builds the seed's deploy server for these tests.
+func deployer(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./examples/deployer")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the deployer: %v\n%s", err, b)
+	}
+	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
+	return filepath.Join(dir, "deployer")
+}
+
+func TestHumanFlags(t *testing.T) {
+	bin := deployer(t)
+	args := []string{"call", "deploy", "-c", bin, "--args", `{"service":"auth-service"}`}
+
+	t.Run("no terminal: declined with a note", func(t *testing.T) {
+		io, _, out, errOut := iostreams.Test()
+		if code := Main(context.Background(), io, args); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(out.String(), "→ decline") || !strings.Contains(errOut.String(), "no answer left: declined") {
+			t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
+		}
+	})
+
+	t.Run("--interactive on a pipe asks line by line and records", func(t *testing.T) {
+		rec := filepath.Join(t.TempDir(), "deploy.mcp")
+		io, in, out, errOut := iostreams.Test()
+		in.WriteString("2\ny\n1\n")
+		code := Main(context.Background(), io, append(args, "--interactive", "--record", rec))
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(out.String(), "Rolling out auth-service 2.4.1 to production.") {
+			t.Errorf("stdout:\n%s", out)
+		}
+		// The questions go to stderr, so that stdout holds only results.
+		if !strings.Contains(errOut.String(), "deployer asks:") || strings.Contains(out.String(), "deployer asks:") {
+			t.Errorf("the form went to the wrong stream:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+		}
+		got, _ := os.ReadFile(rec)
+		if !strings.Contains(string(got), `elicit_response accept '{"confirm":true,"environment":"production"}'`) {
+			t.Errorf("recorded:\n%s", got)
+		}
+	})
+
+	t.Run("--elicit comes first; the person answers only what is left", func(t *testing.T) {
+		io, in, out, errOut := iostreams.Test()
+		in.WriteString("1\n")
+		code := Main(context.Background(), io, append(args, "--interactive", "--elicit", "decline"))
+		if code != ExitOK || !strings.Contains(out.String(), "Deployment not started (decline).") || strings.Contains(errOut.String(), "asks:") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+	})
+}
+
+func TestHumanAnswererIsNilWhenNobodyCanAnswer(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	if a := (&HumanOptions{}).answerer(io); a != nil {
+		t.Errorf("not a terminal, no --interactive: answerer = %#v, want nil", a)
+	}
+	if a := humanAnswerer(io, &ConnOptions{}); a != nil {
+		t.Errorf("humanAnswerer = %#v, want nil", a)
+	}
+	io.SetTTY(true, true, true)
+	if a := humanAnswerer(io, &ConnOptions{}); a == nil {
+		t.Error("a terminal: want an answerer")
+	}
+}
