@@ -24,7 +24,7 @@ var confirmSchema = map[string]any{
 var emptySchema = map[string]any{"type": "object"}
 
 // newServer builds a server with a few task tools used across the tests.
-func newServer(t *testing.T, opts *tasks.Options) (*mcp.Server, *tasks.Extension) {
+func newServer(t testing.TB, opts *tasks.Options) (*mcp.Server, *tasks.Extension) {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "tasks-test", Version: "1"}, nil)
 	ext, err := tasks.Install(server, opts)

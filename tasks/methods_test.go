@@ -485,3 +485,26 @@ func TestSyncCallOnOlderProtocolAsksByElicitation(t *testing.T) {
 		t.Errorf("got %q after questions %q", got, asked)
 	}
 }
+
+func TestWithoutTheTransportTheHandleIsReportedMissing(t *testing.T) {
+	server, _ := newServer(t, nil)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "unwrapped", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	if err := taskclient.Register(client); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(context.Background(), ct, nil) // not through taskclient.Transport
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = taskclient.New(cs, nil).CallTool(context.Background(), &mcp.CallToolParams{Name: "sleep"})
+	if !errors.Is(err, taskclient.ErrNoHandle) {
+		t.Errorf("got %v, want ErrNoHandle", err)
+	}
+}
