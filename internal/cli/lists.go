@@ -177,7 +177,9 @@ func cell(s string, max int) string {
 }
 
 func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
-	cmd := &cobra.Command{Use: "tools", Short: "List a server's tools"}
+	cmd := &cobra.Command{Use: "tools", Short: "List a server's tools",
+		Example: `  mcp-tester tools list -c ./deployer
+  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline`}
 	opts := &ListOptions{IO: ios}
 	list := &cobra.Command{
 		Use:   "list",
@@ -253,7 +255,9 @@ func hints(a *mcp.ToolAnnotations) string {
 }
 
 func newPromptsCmd(ios *iostreams.IOStreams) *cobra.Command {
-	cmd := &cobra.Command{Use: "prompts", Short: "List and get a server's prompts"}
+	cmd := &cobra.Command{Use: "prompts", Short: "List and get a server's prompts",
+		Example: `  mcp-tester prompts list -c ./server
+  mcp-tester prompts get greeting -c ./server --args '{"name":"Ada"}'`}
 	lopts := &ListOptions{IO: ios}
 	list := &cobra.Command{
 		Use:   "list",
@@ -351,7 +355,11 @@ func runPromptGet(ctx context.Context, opts *ListOptions, name string) error {
 }
 
 func newResourcesCmd(ios *iostreams.IOStreams) *cobra.Command {
-	cmd := &cobra.Command{Use: "resources", Short: "List, read and watch a server's resources"}
+	cmd := &cobra.Command{Use: "resources", Short: "List, read and watch a server's resources",
+		Example: `  mcp-tester resources list -c ./server --all
+  mcp-tester resources templates -c ./server
+  mcp-tester resources read note://01 -c ./server
+  mcp-tester resources subscribe clock://now -c ./server --count 3`}
 
 	lopts := &ListOptions{IO: ios}
 	list := &cobra.Command{

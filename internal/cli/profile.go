@@ -130,6 +130,9 @@ that tokens stay out of the file; write $$ for a literal $.
     deployer:
       command: ./bin/deployer`,
 	}
+	cmd.Example = `  mcp-tester profile add staging -u https://staging.example.com/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
+  STAGING_TOKEN=... mcp-tester tools list -p staging
+  mcp-tester profile list`
 	cmd.AddCommand(newProfileAddCmd(ios), newProfileListCmd(ios), newProfileShowCmd(ios), newProfileRemoveCmd(ios))
 	return cmd
 }

@@ -18,7 +18,9 @@ func Redact(raw json.RawMessage, show bool) json.RawMessage {
 	if len(raw) == 0 || show {
 		return raw
 	}
-	if !bytes.Contains(raw, []byte(stateKey)) {
+	// Fast path: no key can spell requestState without these bytes (an
+	// escaped key, such as "request\u0053tate", needs a backslash).
+	if !bytes.Contains(raw, []byte(stateKey)) && !bytes.Contains(raw, []byte(`\`)) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -49,8 +51,12 @@ func redactValue(v any, depth int) any {
 			if k == stateKey {
 				if s, ok := x.(string); ok {
 					v[k] = StateNote(s)
-					continue
+				} else {
+					// Not a string, so not a valid state, but hidden all the same.
+					b, _ := json.Marshal(x)
+					v[k] = fmt.Sprintf("[requestState: %d bytes of JSON]", len(b))
 				}
+				continue
 			}
 			v[k] = redactValue(x, depth+1)
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,9 @@ func TestRedactNestedAndOdd(t *testing.T) {
 		{`{"a":[{"b":{"requestState":"xyz"}}]}`, `"xyz"`},
 		{`{"requestState":"abc", "x": "requestState"}`, `"abc"`},
 		{`not json requestState=abc`, `abc`},
+		{`{"requestState":{"token":"hidden-in-an-object"}}`, `hidden-in-an-object`},
+		{`{"structuredContent":{"requestState":["x","leak"]}}`, `leak`},
+		{`{"request\u0053tate":"escaped-key"}`, `escaped-key`},
 	} {
 		got := string(trace.Redact(json.RawMessage(tc.in), false))
 		if strings.Contains(got, tc.wantGone) {
@@ -207,7 +211,7 @@ func FuzzRedact(f *testing.F) {
 		var v any
 		if json.Unmarshal(got, &v) == nil {
 			if m, ok := v.(map[string]any); ok {
-				if st, ok := m["requestState"].(string); ok && !strings.HasPrefix(st, "[requestState:") {
+				if st, ok := m["requestState"]; ok && !strings.HasPrefix(fmt.Sprint(st), "[requestState:") {
 					t.Fatalf("Redact(%q) left the state: %q", s, got)
 				}
 			}
