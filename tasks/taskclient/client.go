@@ -163,7 +163,9 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 	}
 	raw, seen := cp.get()
 	if !seen {
-		if res != nil && res.Content == nil && res.StructuredContent == nil && !res.NeedsInput() {
+		// Not connected through Transport: a result with content cannot be
+		// a task handle (which has none); an empty one may be.
+		if res != nil && len(res.Content) == 0 && res.StructuredContent == nil && !res.NeedsInput() {
 			return nil, ErrNoHandle
 		}
 		return &Started{Result: res}, nil
