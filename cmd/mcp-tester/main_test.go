@@ -21,6 +21,7 @@ var binDir string
 var binParent string
 
 func TestMain(m *testing.M) {
+	//lint:ignore SA1019 the exit code is needed to remove the built servers afterwards
 	code := testscript.RunMain(m, map[string]func() int{
 		"mcp-tester": func() int {
 			return cli.Main(context.Background(), iostreams.System(), os.Args[1:])
