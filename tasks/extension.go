@@ -73,7 +73,8 @@ type Extension struct {
 // Install adds the extension to server: it advertises the extension in the
 // server's capabilities, serves tasks/get, tasks/update and tasks/cancel, and
 // turns a tools/call whose handler called [Extension.Start] into a
-// CreateTaskResult. Call it before the server serves its first request.
+// CreateTaskResult. Call it once per server, before the server serves its
+// first request.
 func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 	var o Options
 	if opts != nil {

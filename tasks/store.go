@@ -35,7 +35,8 @@ type Store interface {
 // heartbeats, and a task whose runner stopped sending them is failed as
 // interrupted. A store that is not shared (memory, a bbolt file, which one
 // process holds locked) lets the extension fail at once every unfinished task
-// that another process started: that process is gone.
+// that another process started: that process is gone. So a store that does
+// not report itself shared must serve a single [Extension].
 type SharedStore interface {
 	Store
 	// Shared reports whether other server instances use the store.
