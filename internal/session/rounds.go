@@ -1,4 +1,5 @@
 //lint:file-ignore SA1019 sampling and roots are deprecated but a server may still ask for them; the tester names them in its error.
+
 package session
 
 import (
