@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The scenarios to run. Add the tasks-* scenarios here once their fixtures exist.
+# The scenarios to run, by the fixtures they need.
 MRTR_SCENARIOS=(
   input-required-result-basic-elicitation
   input-required-result-basic-sampling
@@ -26,8 +26,19 @@ MRTR_SCENARIOS=(
   input-required-result-validate-input
 )
 STATELESS_SCENARIOS=(server-stateless)
-TASKS_SCENARIOS=()
-SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" ${TASKS_SCENARIOS[@]+"${TASKS_SCENARIOS[@]}"})
+TASKS_SCENARIOS=(
+  tasks-lifecycle
+  tasks-capability-negotiation
+  tasks-wire-fields
+  tasks-request-state-removal
+  tasks-mrtr-input
+  tasks-request-headers
+  tasks-dispatch-and-envelope
+  tasks-status-notifications
+  tasks-required-task-error
+  tasks-mrtr-composition
+)
+SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}")
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
   read -r -a SCENARIOS <<<"$CONFORMANCE_SCENARIOS"
 fi
