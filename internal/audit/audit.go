@@ -32,9 +32,9 @@ type Options struct {
 	// Args are the arguments to call a tool or get a prompt with, by name.
 	// Subjects not listed get arguments synthesized from their schema.
 	Args map[string]map[string]any
-	// Include names destructive tools the audit may call. Tools whose
-	// annotations say destructive (destructiveHint true, or absent without
-	// readOnlyHint) are never called otherwise.
+	// Include names destructive tools the audit may call; "*" allows every
+	// tool. Tools whose annotations say destructive (destructiveHint true,
+	// or absent without readOnlyHint) are never called otherwise.
 	Include []string
 	// ClientName and ClientVersion identify the audit to the server.
 	ClientName, ClientVersion string
@@ -205,7 +205,7 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 
 func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	s := &subject{kind: "tool", name: t.Name, schema: t.InputSchema, report: &Subject{Kind: "tool", Name: t.Name}}
-	if why := destructive(t); why != "" && !slices.Contains(a.opts.Include, t.Name) {
+	if why := destructive(t); why != "" && !slices.Contains(a.opts.Include, t.Name) && !slices.Contains(a.opts.Include, "*") {
 		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
 		return s
 	}

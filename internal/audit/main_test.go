@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		defer os.RemoveAll(dir)
 		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 			"github.com/askback/askback/examples/deployer",
+			"github.com/askback/askback/examples/conformance",
 			"github.com/askback/askback/internal/fixtures/rulebreaker")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {

@@ -135,6 +135,11 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 
 	// Rule 10: answering ends the asking.
 	switch {
+	case base.endless && asksURLNow(last):
+		// Accepting a URL question only says the user opened the link; the
+		// server rightly asks again until the out-of-band step is done,
+		// which the audit cannot do.
+		c.na(RuleBounded, "the server waits for the browser step of a URL question, which the audit cannot take")
 	case base.endless || legacyEndless:
 		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server still asks after %d rounds", len(base.rounds))))
 	case s.report.Asks:
@@ -167,6 +172,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	}
 	notComparable := ""
 	switch {
+	case base.endless && asksURLNow(last):
+		notComparable = "the call waits for the browser step of a URL question, which the audit cannot take"
 	case base.endless:
 		notComparable = "the call never completes with accepted answers"
 	case last.kind == kErrorResult || last.kind == kRPCError:
@@ -446,4 +453,14 @@ func sortedKeys(m mcp.InputResponseMap) []string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// asksURLNow reports whether a round asks a URL question.
+func asksURLNow(o outcome) bool {
+	for _, r := range o.requests {
+		if p, ok := r.(*mcp.ElicitParams); ok && modeOf(p) == "url" {
+			return true
+		}
+	}
+	return len(o.urlError) > 0
 }

@@ -65,7 +65,7 @@ the audit could not run (the server could not be reached).`,
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.OtherHeaders, "other-header", nil, `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
-	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable)")
+	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
