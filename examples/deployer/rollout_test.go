@@ -162,9 +162,19 @@ func TestRolloutShowsProgress(t *testing.T) {
 }
 
 func TestRolloutCancelledMidway(t *testing.T) {
-	for _, when := range []tasks.Status{tasks.StatusWorking, tasks.StatusInputRequired} {
-		t.Run(string(when), func(t *testing.T) {
-			cs := inMemory(t, rolloutServer(t, 30*time.Millisecond))
+	for _, c := range []struct {
+		transport string
+		connect   func(*testing.T, *mcp.Server) *mcp.ClientSession
+		when      tasks.Status
+	}{
+		{"in-memory", inMemory, tasks.StatusWorking},
+		{"in-memory", inMemory, tasks.StatusInputRequired},
+		{"streamable-http", overHTTP, tasks.StatusWorking},
+		{"streamable-http", overHTTP, tasks.StatusInputRequired},
+	} {
+		when := c.when
+		t.Run(c.transport+"/"+string(when), func(t *testing.T) {
+			cs := c.connect(t, rolloutServer(t, 30*time.Millisecond))
 			tc := taskclient.New(cs, &taskclient.Options{DefaultPollInterval: time.Millisecond})
 			ctx := context.Background()
 			s, err := tc.StartTool(ctx, &mcp.CallToolParams{Name: "rollout", Arguments: rolloutArgs})
