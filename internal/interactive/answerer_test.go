@@ -162,7 +162,8 @@ func TestAccessibleURLConsent(t *testing.T) {
 func TestURLWarningsAreShownAndBadLinksNeverOpened(t *testing.T) {
 	rec := &openRecorder{}
 	res, seen, _ := accessible(t, urlQuestion("http://xn--gthub-n4a.com/login"), "y\n", rec)
-	if res.Action != "accept" || !strings.Contains(seen, "Warning: the host xn--gthub-n4a.com is written in punycode") || !strings.Contains(seen, "Warning: plain http") {
+	if res.Action != "accept" || !strings.Contains(seen, "Warning: the host xn--gthub-n4a.com is punycode for") || !strings.Contains(seen, "Warning: the URL uses plain http") ||
+		!strings.Contains(seen, "Site: xn--gthub-n4a.com (reads as ") {
 		t.Errorf("punycode link: %s\n%s", res.Action, seen)
 	}
 	for _, bad := range []string{"javascript:alert(document.cookie)", "file:///etc/shadow", "https://good.example/\x1b]8;;https://evil.example\x07"} {

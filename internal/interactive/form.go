@@ -198,7 +198,11 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 	fmt.Fprintln(w, indent(CleanBlock(q.Params.Message), "  "))
 	fmt.Fprintln(w, "  "+l.Before+st.host.Render(l.Host)+l.After)
 	if l.Host != "" {
-		fmt.Fprintln(w, "  Site: "+st.host.Render(Clean(l.Host)))
+		site := "  Site: " + st.host.Render(l.Host)
+		if l.Unicode != "" {
+			site += " (reads as " + l.Unicode + ")"
+		}
+		fmt.Fprintln(w, site)
 	}
 	for _, warn := range l.Warnings {
 		fmt.Fprintln(w, st.warn.Render("  Warning: "+warn))

@@ -229,7 +229,7 @@ func TestTerminalURLConsent(t *testing.T) {
 				fmt.Sprintf(`%s/mcp-tester call connect -c %s/urlserver --args '{"url":"%s"}'`, dir, dir, link))
 			s := tm.waitFor("Open this link in your browser?")
 			for _, want := range []string{"urlserver asks you to open a link:", "Connect your GitHub account so I can create issues.",
-				link, "Site: 93.184.216.34", "Warning: the host is a raw IP address", "Warning: plain http"} {
+				link, "Site: 93.184.216.34", "Warning: the host is the raw IP address 93.184.216.34", "Warning: the URL uses plain http"} {
 				if !strings.Contains(s, want) {
 					t.Errorf("the question does not show %q:\n%s", want, s)
 				}

@@ -2,10 +2,10 @@ package interactive
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/askback/askback/internal/urlcheck"
 )
 
 // Link is the link of a URL question as a person is shown it: the full
@@ -14,10 +14,13 @@ import (
 //
 // The link is only looked at, never fetched.
 type Link struct {
-	URL      string   // the full URL, cleaned for the terminal
-	Before   string   // URL up to the host: scheme, "://" and any user part
-	Host     string   // the host, with its port if it has one
-	After    string   // the rest: path, query, fragment
+	URL    string // the full URL, cleaned for the terminal
+	Before string // URL up to the host: scheme, "://" and any user part
+	Host   string // the host, with its port if it has one, as written
+	After  string // the rest: path, query, fragment
+	// Unicode is the host with its punycode labels decoded (cleaned), when
+	// it had any: shown next to Host, never instead of it.
+	Unicode  string
 	Warnings []string // reasons to be careful, in plain words
 	// Openable is false for links the tester refuses to hand to a browser:
 	// anything but http and https, links without a host, and links with
@@ -25,10 +28,11 @@ type Link struct {
 	Openable bool
 }
 
-// Inspect reads a URL question's link. Its warnings follow the
-// specification's advice to clients: punycode hosts, raw IP addresses,
-// plain http to anything but this machine; and a user part before the
-// host, which makes a link look as if it went elsewhere.
+// Inspect reads a URL question's link. Its warnings are those of
+// internal/urlcheck (punycode and mixed-script hosts, raw IP addresses,
+// plain http to anything but this machine, a user part before the host,
+// credentials in the query), and it refuses to open what a browser
+// launcher should never get.
 func Inspect(raw string) Link {
 	l := Link{URL: Clean(raw)}
 	l.Before = l.URL
@@ -41,39 +45,23 @@ func Inspect(raw string) Link {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("the link cannot be read (%v); it will not be opened", err))
 		return l
 	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("only http and https links are opened; this one is %q", u.Scheme+":"))
 		return l
 	}
-	if u.Host == "" {
-		l.Warnings = append(l.Warnings, "the link has no host; it will not be opened")
+	rep, err := urlcheck.Check(raw)
+	if err != nil {
+		l.Warnings = append(l.Warnings, Clean(err.Error())+"; it will not be opened")
 		return l
 	}
+	for _, w := range rep.Warnings {
+		l.Warnings = append(l.Warnings, Clean(w.Message))
+	}
+	l.Unicode = Clean(rep.UnicodeHost)
 	l.Before, l.Host, l.After = splitHost(raw)
 	if l.Host != u.Host {
 		// Not written the way it was read: show it whole, unhighlighted.
 		l.Before, l.Host, l.After = raw, "", ""
-	}
-	host := strings.ToLower(u.Hostname())
-	if u.User != nil {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the link starts with a user part (%q before @): it goes to %s, not to that name", u.User.Username(), host))
-	}
-	for label := range strings.SplitSeq(host, ".") {
-		if strings.HasPrefix(label, "xn--") {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("the host %s is written in punycode (xn--): it may imitate a name you know", host))
-			break
-		}
-	}
-	if !isASCII(host) {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the host %s contains letters outside ASCII: it may imitate a name you know", host))
-	}
-	ip := net.ParseIP(host)
-	if ip != nil {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the host is a raw IP address (%s), not a name", host))
-	}
-	if scheme == "http" && !isLoopback(host, ip) {
-		l.Warnings = append(l.Warnings, "plain http: what you send there can be read and changed on the way")
 	}
 	l.Openable = true
 	return l
@@ -95,20 +83,4 @@ func splitHost(raw string) (before, host, after string) {
 		start += at + 1
 	}
 	return raw[:start], raw[start:end], raw[end:]
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-func isLoopback(host string, ip net.IP) bool {
-	if ip != nil {
-		return ip.IsLoopback()
-	}
-	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }

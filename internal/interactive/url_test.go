@@ -17,21 +17,22 @@ func TestInspectWarnings(t *testing.T) {
 		openable bool
 		warn     []string // each must appear in some warning
 	}{
-		{"https://mcp.example.com/connect/github?session=abc", "mcp.example.com", true, nil},
-		{"http://127.0.0.1:8080/connect", "127.0.0.1:8080", true, []string{"raw IP address"}},
+		{"https://mcp.example.com/connect/github", "mcp.example.com", true, nil},
+		{"https://mcp.example.com/connect?access_token=abcdef0123456789abcdef", "mcp.example.com", true, []string{"looks like a credential"}},
+		{"http://127.0.0.1:8080/connect", "127.0.0.1:8080", true, nil}, // this machine
 		{"http://localhost:3000/x", "localhost:3000", true, nil},
-		{"http://[::1]:3000/x", "[::1]:3000", true, []string{"raw IP address"}},
+		{"http://[::1]:3000/x", "[::1]:3000", true, nil},
 		{"http://mcp.example.com/connect", "mcp.example.com", true, []string{"plain http"}},
 		{"https://xn--gthub-n4a.com/login", "xn--gthub-n4a.com", true, []string{"punycode"}},
 		{"https://login.XN--80ak6aa92e.com/", "login.XN--80ak6aa92e.com", true, []string{"punycode"}},
-		{"https://gіthub.com/login", "gіthub.com", true, []string{"outside ASCII"}}, // Cyrillic і
-		{"https://github.com@evil.example/login", "evil.example", true, []string{`user part ("github.com" before @): it goes to evil.example`}},
-		{"https://a@a.example.com@evil.example/", "evil.example", true, []string{"user part"}},
+		{"https://gіthub.com/login", "gіthub.com", true, []string{"not plain ASCII", "mixes Latin and Cyrillic"}}, // Cyrillic і
+		{"https://github.com@evil.example/login", "evil.example", true, []string{`carries "github.com@" before the host; the real host is evil.example`}},
+		{"https://a@a.example.com@evil.example/", "evil.example", true, []string{"the real host is evil.example"}},
 		{"https://evil.example/?next=https://good.example", "evil.example", true, nil},
 		{"http://93.184.216.34/pay", "93.184.216.34", true, []string{"raw IP address", "plain http"}},
 		{"javascript:alert(1)", "", false, []string{`only http and https links are opened; this one is "javascript:"`}},
 		{"file:///etc/passwd", "", false, []string{"only http and https"}},
-		{"https:///nohost", "", false, []string{"no host"}},
+		{"https:///nohost", "", false, []string{"not an absolute URL with a host; it will not be opened"}},
 		{"https://good.example/\x1b[2K\rhttps://evil.example", "", false, []string{"hidden or control characters"}},
 		{"https://good.example/\u202emoc.elgoog", "", false, []string{"hidden or control characters"}},
 		{"https://exa mple.com/", "", false, []string{"cannot be read"}},
