@@ -92,6 +92,7 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
 		printer.Elicit(io.Out, e)
+		urlNotes(io.ErrOut, e)
 		if e.Note != "" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), e.Note)
 		}

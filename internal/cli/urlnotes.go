@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/urlcheck"
+)
+
+// urlNotes tells the person, on stderr, what to be careful about in the URL
+// of a URL question: its host, and the warnings of urlcheck (punycode, raw
+// IP addresses, plain http to another machine, user info, credentials in the
+// URL). The URL itself is printed in full on the [ELICIT] line; it is never
+// fetched.
+func urlNotes(w io.Writer, e exchange.Entry) {
+	if e.Mode() != "url" || e.Params == nil {
+		return
+	}
+	rep, err := urlcheck.Check(e.Params.URL)
+	if err != nil {
+		fmt.Fprintf(w, "mcp-tester: warning: %s: the URL %q is not valid: %v\n", questionName(e), e.Params.URL, err)
+		return
+	}
+	host := rep.Host
+	if rep.UnicodeHost != "" {
+		host += " (" + rep.UnicodeHost + ")"
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "mcp-tester: warning: %s: URL host %s: %s\n", questionName(e), host, warn.Message)
+	}
+}
