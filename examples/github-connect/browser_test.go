@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,62 +34,70 @@ type browser struct {
 	ctx context.Context
 }
 
-// chromium is the one browser process of this test binary; each person gets a fresh
-// browser context in it (own cookies and storage), which is much faster than a process
-// per person. TestMain starts it when the browser exists.
+// chromium is the one browser process of this test binary, started by the first test
+// that needs it; each person gets a fresh browser context in it (own cookies and
+// storage), which is much faster than a process per person. TestMain stops it.
 var chromium struct {
+	once sync.Once
 	ctx  context.Context
+	err  error
 	stop func()
 }
 
 func TestMain(m *testing.M) {
-	code := func() int {
-		if _, err := os.Stat(chromiumPath); err == nil {
-			dir, err := os.MkdirTemp("", "github-connect-chromium-")
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "chromium profile:", err)
-				return 1
-			}
-			defer os.RemoveAll(dir)
-			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-				chromedp.ExecPath(chromiumPath),
-				chromedp.Headless,
-				chromedp.NoSandbox,
-				chromedp.DisableGPU,
-				chromedp.NoFirstRun,
-				chromedp.NoDefaultBrowserCheck,
-				chromedp.Flag("disable-quic", true),
-				chromedp.Flag("disable-background-networking", true),
-				chromedp.Flag("disable-component-update", true),
-				chromedp.Flag("disable-sync", true),
-				chromedp.Flag("disable-dev-shm-usage", true),
-				chromedp.UserDataDir(dir),
-			)
-			ctx, cancel := chromedp.NewContext(actx)
-			// The first run starts the browser; it must not carry a timeout (that
-			// would end the browser with it).
-			if err := chromedp.Do(ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "start chromium:", err)
-				cancel()
-				cancelAlloc()
-				return 1
-			}
-			chromium.ctx = ctx
-			chromium.stop = func() { cancel(); cancelAlloc() }
-			defer chromium.stop()
-		}
-		return m.Run()
-	}()
+	code := m.Run()
+	if chromium.stop != nil {
+		chromium.stop()
+	}
 	os.Exit(code)
+}
+
+func startChromium() (context.Context, error) {
+	chromium.once.Do(func() {
+		dir, err := os.MkdirTemp("", "github-connect-chromium-")
+		if err != nil {
+			chromium.err = fmt.Errorf("chromium profile: %w", err)
+			return
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.UserDataDir(dir),
+		)
+		ctx, cancel := chromedp.NewContext(actx)
+		chromium.stop = func() {
+			cancel()
+			cancelAlloc()
+			os.RemoveAll(dir)
+		}
+		// The first run starts the browser; it must not carry a timeout (that would
+		// end the browser with it).
+		if err := chromedp.Do(ctx); err != nil {
+			chromium.err = fmt.Errorf("start chromium: %w", err)
+			return
+		}
+		chromium.ctx = ctx
+	})
+	return chromium.ctx, chromium.err
 }
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	requireChromium(t)
-	if chromium.ctx == nil {
-		t.Fatal("chromium exists but was not started")
+	root, err := startChromium()
+	if err != nil {
+		t.Fatal(err)
 	}
-	ctx, cancel := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("open a browser context: %v", err)

@@ -83,3 +83,24 @@ func TestMCPRefusesUnknownBearerToken(t *testing.T) {
 		t.Fatalf("unknown token: status %d, want 401", resp.StatusCode)
 	}
 }
+
+// Whatever the return parameter holds, the sign-in page redirects to a path on this
+// server.
+func FuzzLocalPath(f *testing.F) {
+	for _, s := range []string{"/connect/github?t=abc", "//evil.example", "/\\evil", "https://evil.example", "/a\r\nb", "/%2F%2Fx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := localPath(s)
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n\\") {
+			t.Fatalf("localPath(%q) = %q", s, p)
+		}
+		// What a browser makes of the redirect: resolved against this server, it
+		// stays on this server.
+		base, _ := url.Parse("http://127.0.0.1:8080/signin")
+		u, err := base.Parse(p)
+		if err != nil || u.Host != "127.0.0.1:8080" || u.Scheme != "http" {
+			t.Fatalf("localPath(%q) = %q resolves to %v (%v)", s, p, u, err)
+		}
+	})
+}
