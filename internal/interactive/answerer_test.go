@@ -174,3 +174,37 @@ func TestURLWarningsAreShownAndBadLinksNeverOpened(t *testing.T) {
 		}
 	}
 }
+
+func TestAccessibleEveryKind(t *testing.T) {
+	q := formQuestion(t, "Tell me about you.", `{"type":"object","properties":{
+	  "name":{"type":"string","title":"Name"},
+	  "age":{"type":"integer","minimum":18,"maximum":130,"default":30},
+	  "day":{"type":"string","format":"date"},
+	  "tags":{"type":"array","items":{"anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"},{"const":"c","title":"Gamma"}]},"default":["a"]},
+	  "ok":{"type":"boolean"},
+	  "color":{"type":"string","enum":["red","green"]}},
+	  "required":["name"]}`)
+	typed := strings.Join([]string{
+		"Ada",        // name
+		"",           // age: keep the default 30
+		"2026-13-01", // day: refused inline
+		"2026-07-28",
+		"2", "0", // tags: tick Beta (Alpha is pre-ticked), done
+		"y", // ok
+		"3", // color: (no answer), red, green
+		"1", // Submit
+	}, "\n") + "\n"
+	res, seen, err := accessible(t, q, typed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"name": "Ada", "age": int64(30), "day": "2026-07-28", "tags": []any{"a", "b"}, "ok": true, "color": "green"}
+	if res.Action != "accept" || !reflect.DeepEqual(res.Content, want) {
+		t.Errorf("answer = %s %#v\nwant %#v\n%s", res.Action, res.Content, want, seen)
+	}
+	for _, w := range []string{"Name (required)", "must be a date (YYYY-MM-DD)", "Alpha", "Gamma", "(no answer)"} {
+		if !strings.Contains(seen, w) {
+			t.Errorf("the person did not see %q:\n%s", w, seen)
+		}
+	}
+}
