@@ -17,6 +17,7 @@ type inputSchema struct {
 	Properties           map[string]propSchema `json:"properties"`
 	AdditionalProperties json.RawMessage       `json:"additionalProperties"`
 	names                []string              // the properties, sorted
+	types                map[string]string     // the type of each property
 }
 
 type propSchema struct {
@@ -65,8 +66,10 @@ func schemaOf(t *mcp.Tool) *inputSchema {
 	if b, err := json.Marshal(t.InputSchema); err == nil {
 		_ = json.Unmarshal(b, s)
 	}
-	for k := range s.Properties {
+	s.types = map[string]string{}
+	for k, p := range s.Properties {
 		s.names = append(s.names, k)
+		s.types[k] = p.typeName()
 	}
 	slices.Sort(s.names)
 	return s
@@ -120,7 +123,7 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		}
 		typ := ""
 		if schema != nil {
-			typ = schema.Properties[key].typeName()
+			typ = schema.types[key]
 		}
 		v, err := convert(s, tk.kind, typ)
 		if err != nil {

@@ -37,8 +37,9 @@ func benchScript() string {
 }
 
 // plainLoop makes the script's calls with the go-sdk alone: connect, call,
-// check the text, close.
-func plainLoop(ctx context.Context, s *mcp.Server) error {
+// check the text, close. With bounded, each call has its own deadline, as
+// the runner gives each step (and as every call to a peer should have).
+func plainLoop(ctx context.Context, s *mcp.Server, bounded bool) error {
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.Connect(ctx, st, nil); err != nil {
 		return err
@@ -48,9 +49,18 @@ func plainLoop(ctx context.Context, s *mcp.Server) error {
 		return err
 	}
 	defer cs.Close()
+	return plainCalls(ctx, cs, bounded)
+}
+
+func plainCalls(ctx context.Context, cs *mcp.ClientSession, bounded bool) error {
 	for i := range benchSteps {
 		want := fmt.Sprintf("hello-%d", i)
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if bounded {
+			cctx, cancel = context.WithTimeout(ctx, DefaultStepTimeout)
+		}
+		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
+		cancel()
 		if err != nil {
 			return err
 		}
@@ -76,41 +86,42 @@ func runScript(ctx context.Context, s *mcp.Server, src string) error {
 }
 
 // BenchmarkScriptVsPlainLoop runs 1,000 call-and-assert pairs (2,000 steps)
-// as a script and the same 1,000 calls as a plain go-sdk loop, alternating
-// in the same run, and reports the ratio of their times (script/plain).
+// as a script and the same 1,000 calls as a plain go-sdk loop, in turn in
+// the same run, and reports the ratios of their times: script/bounded
+// against a loop that gives each call a deadline (as the runner gives each
+// step), script/plain against one that does not.
 func BenchmarkScriptVsPlainLoop(b *testing.B) {
 	ctx := context.Background()
 	s := benchServer()
 	src := benchScript()
-	compare(b, func() error { return plainLoop(ctx, s) }, func() error { return runScript(ctx, s, src) })
+	compare(b,
+		func() error { return plainLoop(ctx, s, false) },
+		func() error { return plainLoop(ctx, s, true) },
+		func() error { return runScript(ctx, s, src) })
 }
 
-// compare times plain and script alternately, swapping which goes first
-// each iteration so that neither pays for the other's garbage, and reports
-// the ratio of the totals.
-func compare(b *testing.B, plain, script func() error) {
-	var tp, ts time.Duration
-	timed := func(f func() error, total *time.Duration) {
-		start := time.Now()
-		if err := f(); err != nil {
-			b.Fatal(err)
-		}
-		*total += time.Since(start)
-	}
+// compare times plain, bounded and script in turn, rotating which goes
+// first each iteration so that none pays for another's garbage, and
+// reports the ratios of the totals.
+func compare(b *testing.B, plain, bounded, script func() error) {
+	fs := []func() error{plain, bounded, script}
+	totals := make([]time.Duration, 3)
 	i := 0
 	for b.Loop() {
-		if i%2 == 0 {
-			timed(plain, &tp)
-			timed(script, &ts)
-		} else {
-			timed(script, &ts)
-			timed(plain, &tp)
+		for k := range 3 {
+			j := (i + k) % 3
+			start := time.Now()
+			if err := fs[j](); err != nil {
+				b.Fatal(err)
+			}
+			totals[j] += time.Since(start)
 		}
 		i++
 	}
-	b.ReportMetric(float64(ts)/float64(tp), "script/plain")
-	b.ReportMetric(float64(tp.Nanoseconds())/float64(b.N*benchSteps), "plain-ns/call")
-	b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N*benchSteps), "script-ns/call")
+	b.ReportMetric(float64(totals[2])/float64(totals[1]), "script/bounded")
+	b.ReportMetric(float64(totals[2])/float64(totals[0]), "script/plain")
+	b.ReportMetric(float64(totals[0].Nanoseconds())/float64(b.N*benchSteps), "plain-ns/call")
+	b.ReportMetric(float64(totals[2].Nanoseconds())/float64(b.N*benchSteps), "script-ns/call")
 }
 
 // BenchmarkSessionScriptVsPlainLoopHTTP is the same comparison through the
@@ -124,23 +135,13 @@ func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
 	defer srv.Close()
 	src := benchScript()
 	sopts := session.Options{Target: &target.Target{URL: srv.URL}, Capabilities: session.Capabilities{Form: true, URL: true}, Validate: true, Timeout: 30 * time.Second}
-	plain := func() error {
+	plain := func(bounded bool) error {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
 		if err != nil {
 			return err
 		}
 		defer cs.Close()
-		for i := range benchSteps {
-			want := fmt.Sprintf("hello-%d", i)
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "echo: "+want) {
-				return fmt.Errorf("step %d: wrong text", i)
-			}
-		}
-		return nil
+		return plainCalls(ctx, cs, bounded)
 	}
 	run := func() error {
 		sc, err := ParseFile("bench.mcp", []byte(src))
@@ -153,5 +154,5 @@ func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
 		}
 		return nil
 	}
-	compare(b, plain, run)
+	compare(b, func() error { return plain(false) }, func() error { return plain(true) }, run)
 }

@@ -113,7 +113,9 @@ func (r *runner) emit() {
 		if r.isPending(st) {
 			return
 		}
-		writeStep(r.out, st)
+		if r.out != io.Discard {
+			writeStep(r.out, st)
+		}
 		r.emitted++
 	}
 }
