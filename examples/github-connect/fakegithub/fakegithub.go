@@ -35,7 +35,7 @@ const (
 	TokenPath     = "/login/oauth/access_token"
 )
 
-// DefaultUsers are the demo accounts offered on the consent page.
+// defaultUsers are the demo accounts offered on the consent page.
 var defaultUsers = []string{"octo-alice", "octo-bob", "octo-carol"}
 
 // Options configure a [Provider].
