@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
@@ -164,6 +165,9 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 	return srv, nil
 }
 
+// probeTimeout bounds one probe, rounds included.
+const probeTimeout = 10 * time.Second
+
 // probe calls up to max tools marked read-only with sample arguments and
 // notes the questions they ask (the session declines them).
 func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) []inspect.Probe {
@@ -177,7 +181,9 @@ func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) 
 		}
 		args := inspect.SampleArgs(t.InputSchema)
 		p := inspect.Probe{Tool: t.Name, Args: args}
-		_, call, err := s.CallTool(ctx, t.Name, args, nil)
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		_, call, err := s.CallTool(pctx, t.Name, args, nil)
+		cancel()
 		if err != nil {
 			p.Error = err.Error()
 		}
