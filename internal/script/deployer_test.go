@@ -1,9 +1,12 @@
 package script
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +89,29 @@ call_tool deploy service:"auth-service"
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
+		}
+	})
+
+	t.Run("parallel equals serial", func(t *testing.T) {
+		var scripts []*Script
+		for i := range 6 {
+			src := "elicit_response accept '{\"environment\": \"staging\", \"confirm\": true}'\ncall_tool deploy service:s" + strconv.Itoa(i) + "\nassert_contains \"s" + strconv.Itoa(i) + " 2.4.1 to staging\"\nassert_elicited \"s" + strconv.Itoa(i) + " version\"\n"
+			if i%3 == 0 {
+				src += "elicit_response decline\nping\n" // fails: never used
+			}
+			scripts = append(scripts, mustParse(t, fmt.Sprintf("p%d.mcp", i), src))
+		}
+		run := func(jobs int) string {
+			var out strings.Builder
+			RunAll(context.Background(), scripts, RunOptions{Connect: connect, Jobs: jobs, Progress: &out})
+			return out.String()
+		}
+		serial, parallel := run(1), run(3)
+		if serial != parallel {
+			t.Fatalf("serial:\n%s\nparallel:\n%s", serial, parallel)
+		}
+		if !strings.HasSuffix(serial, "total (6 scripts): 26 passed, 2 failed\n") {
+			t.Fatalf("output:\n%s", serial)
 		}
 	})
 

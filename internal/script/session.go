@@ -104,11 +104,13 @@ func questionOf(e exchange.Entry) Question {
 }
 
 // SessionConnect returns a RunOptions.Connect that opens a fresh session
-// with opts for each script. Leave opts.Log nil so that each session keeps
-// its own log (a shared log would mix the questions of parallel scripts).
+// with opts for each script. opts.Log is ignored: each session keeps a log
+// of its own, since a shared one would mix the questions of scripts running
+// in parallel.
 func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error) {
 	return func(ctx context.Context) (Conn, error) {
 		o := opts
+		o.Log = nil
 		if o.Target != nil {
 			t := *o.Target
 			o.Target = &t
