@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/connect/tokenstore"
@@ -52,7 +53,8 @@ func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth
 	if err != nil {
 		return nil, fmt.Errorf("look up %s token: %w", p.Title, err)
 	}
-	if tok.Expiry.IsZero() || c.now().Before(tok.Expiry) {
+	// A token about to expire is refreshed now rather than failing at the provider.
+	if tok.Expiry.IsZero() || c.now().Add(expiryMargin).Before(tok.Expiry) {
 		return tok, nil
 	}
 	if tok.RefreshToken == "" {
@@ -69,6 +71,9 @@ func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth
 	}
 	return fresh, nil
 }
+
+// expiryMargin is how long before its expiry a token counts as expired.
+const expiryMargin = 30 * time.Second
 
 // Disconnect forgets the user's token for provider, for example after the provider
 // answered that it was revoked. The next [Connector.Require] asks again.
