@@ -97,7 +97,11 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 			continue
 		}
 		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
-			return nil, fmt.Errorf("unknown argument %q for tool %s; it takes: %s", tk.key, name, takes(names))
+			hint := ""
+			if h, ok := closest(tk.key, names); ok {
+				hint = fmt.Sprintf(" (did you mean %s?)", h)
+			}
+			return nil, fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, name, hint, takes(names))
 		}
 	}
 	free := slices.DeleteFunc(slices.Clone(names), func(n string) bool {

@@ -71,6 +71,7 @@ func TestCommands(t *testing.T) {
 		{name: "call_tool mixed", src: "call_tool args name:007 3\nset_var n structuredContent.echo.name\nassert_equals $n 007\nset_var c structuredContent.echo.count\nassert_equals $c 3"},
 		{name: "call_tool bad type", src: "call_tool args count:many", fail: 1, msg: `argument count: "many" is not an integer`},
 		{name: "call_tool unknown argument", src: "call_tool args colour:red", fail: 1, msg: `unknown argument "colour" for tool args; it takes: count, flag, name, ratio, tags`},
+		{name: "call_tool misspelt argument", src: "call_tool args cuont:1", fail: 1, msg: `unknown argument "cuont" for tool args (did you mean count?); it takes: count, flag, name, ratio, tags`},
 		{name: "call_tool too many", src: "call_tool args 1 true a 2 '[]' extra", fail: 1, msg: "too many arguments for tool args at column 32"},
 		{name: "call_tool protocol error", src: "call_tool broken", fail: 1, msg: "call_tool failed:"},
 		{name: "call_tool isError passes", src: "call_tool sad\nassert_is_error\nassert_contains wrong"},
