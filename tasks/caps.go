@@ -63,22 +63,6 @@ func declaresTasks(c *mcp.ClientCapabilities) bool {
 	return ok
 }
 
-// canAsk reports whether the client declared the elicitation mode: an empty
-// elicitation object means forms only.
-func canAsk(c *mcp.ClientCapabilities, mode string) bool {
-	if c == nil || c.Elicitation == nil {
-		return false
-	}
-	e := c.Elicitation
-	switch mode {
-	case "url":
-		return e.URL != nil
-	case "form", "":
-		return e.Form != nil || e.URL == nil
-	}
-	return false
-}
-
 // principal is the authenticated user behind a request, or "".
 func principal(extra *mcp.RequestExtra) string {
 	if extra == nil || extra.TokenInfo == nil {

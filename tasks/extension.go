@@ -150,7 +150,7 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		if mode == Required {
 			return nil, missingCapability(fmt.Sprintf("tool %q", req.Params.Name))
 		}
-		return x.runSync(ctx, req, caps, h)
+		return x.runSync(ctx, req, h)
 	}
 	slot, ok := ctx.Value(slotKey{}).(*startSlot)
 	if !ok || slot.x != x {
@@ -183,7 +183,7 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		return nil, internalError("create task: %v", err)
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}
-	x.launch(rec, req, caps, h)
+	x.launch(rec, req, h)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "task " + rec.ID + " started"}}}, nil
 }
 

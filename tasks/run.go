@@ -23,7 +23,7 @@ type run struct {
 }
 
 // launch starts h for a freshly created record.
-func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, caps *mcp.ClientCapabilities, h Handler) {
+func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) {
 	ctx, cancel := context.WithCancelCause(x.base)
 	if rec.TTL > 0 {
 		var stop context.CancelFunc
@@ -35,7 +35,7 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, caps *mcp.Clie
 	x.mu.Lock()
 	x.runs[rec.ID] = r
 	x.mu.Unlock()
-	t := &Task{run: r, id: rec.ID, req: req, caps: caps}
+	t := &Task{run: r, id: rec.ID, req: req}
 	x.wg.Add(1)
 	go r.main(h, t)
 }

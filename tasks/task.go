@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/formschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,10 +18,9 @@ import (
 // Task is what a [Handler] uses to report on its work and to ask the client.
 // Its methods are safe for concurrent use.
 type Task struct {
-	run  *run // nil when the call runs synchronously
-	id   string
-	req  *mcp.CallToolRequest
-	caps *mcp.ClientCapabilities
+	run *run // nil when the call runs synchronously
+	id  string
+	req *mcp.CallToolRequest
 
 	syncCtx context.Context // the call's context, synchronous mode only
 	mu      sync.Mutex
@@ -53,10 +53,25 @@ func (t *Task) Arguments(v any) error {
 // CanAsk reports whether the client can be asked in the given elicitation
 // mode ("form" or "url") right now.
 func (t *Task) CanAsk(mode string) bool {
-	if !canAsk(t.caps, mode) {
+	if !t.declared(mode) {
 		return false
 	}
 	return t.run != nil || usesOldProtocol(t.req)
+}
+
+// declared reports whether the client declared the elicitation mode on the
+// call (package ask reads the declaration).
+func (t *Task) declared(mode string) bool {
+	if t.req == nil {
+		return false
+	}
+	switch mode {
+	case "form", "":
+		return ask.Modes(t.req).Has(ask.Form)
+	case "url":
+		return ask.Modes(t.req).Has(ask.URL)
+	}
+	return false
 }
 
 // Status sets the task's status message, which the client sees on its next
@@ -154,7 +169,7 @@ func (t *Task) prepare(key string, p *mcp.ElicitParams) (json.RawMessage, error)
 		}
 	}
 	if !t.CanAsk(q.Mode) {
-		if !canAsk(t.caps, q.Mode) {
+		if !t.declared(q.Mode) {
 			return nil, fmt.Errorf("question %q: %w: the client did not declare %s elicitation", key, ErrCannotAsk, q.Mode)
 		}
 		return nil, fmt.Errorf("question %q: %w: the client did not declare the %s extension, so the call runs synchronously and cannot wait for an answer", key, ErrCannotAsk, ExtensionID)
@@ -321,8 +336,8 @@ func (r *run) consume(raws map[string]json.RawMessage) {
 }
 
 // runSync runs h in the call itself, for a client without the extension.
-func (x *Extension) runSync(ctx context.Context, req *mcp.CallToolRequest, caps *mcp.ClientCapabilities, h Handler) (*mcp.CallToolResult, error) {
-	t := &Task{req: req, caps: caps, syncCtx: ctx}
+func (x *Extension) runSync(ctx context.Context, req *mcp.CallToolRequest, h Handler) (*mcp.CallToolResult, error) {
+	t := &Task{req: req, syncCtx: ctx}
 	res, err := call(ctx, h, t)
 	if err != nil {
 		return nil, err
