@@ -508,3 +508,21 @@ func TestWithoutTheTransportTheHandleIsReportedMissing(t *testing.T) {
 		t.Errorf("got %v, want ErrNoHandle", err)
 	}
 }
+
+func TestCloseFailsRunningTasks(t *testing.T) {
+	server, ext := newServer(t, nil)
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "sleep")
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if err := ext.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tc.Get(context.Background(), ct.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != tasks.StatusFailed || g.Error == nil || !strings.Contains(g.Error.Message, "shut down") {
+		t.Errorf("after Close: %s %+v", g.Status, g.Error)
+	}
+}
