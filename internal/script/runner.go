@@ -176,11 +176,11 @@ func (r *runner) exec(ctx context.Context, c *command, res *StepResult) *failure
 		if errors.As(err, &se) {
 			return fail("%v", se)
 		}
-		if err != nil {
-			return &failure{msg: fmt.Sprintf("%s failed: %v", c.name, err)}
-		}
 		if r.opts.Verbose {
 			res.Output = r.last.describe()
+		}
+		if err != nil {
+			return &failure{msg: fmt.Sprintf("%s failed: %v", c.name, err)}
 		}
 		if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
 			res.Output = strings.TrimSpace("the result has isError: true\n" + res.Output)
