@@ -145,9 +145,10 @@ func (c *Connector) Require(ctx context.Context, req *mcp.CallToolRequest, provi
 		return nil, nil, err
 	}
 	if !URLAllowed(req) {
-		return nil, textResult(fmt.Sprintf("This needs your %s account, which is not connected to %s yet, and this client "+
-			"cannot open links for the server (it did not declare URL elicitation). Use a client that supports URL "+
-			"elicitation to connect %s, then try again.", p.Title, c.name, p.Title)), nil
+		return nil, textResult(fmt.Sprintf("This needs your %s account, which is not connected to %s yet. "+
+			"The server cannot ask this client to open a link: URL elicitation was not declared for this request "+
+			"(or is not available on the client's protocol version). Use a client that supports URL elicitation "+
+			"to connect %s, then try again.", p.Title, c.name, p.Title)), nil
 	}
 	if req.Params != nil {
 		if ans, ok := req.Params.InputResponses[InputKey(provider)].(*mcp.ElicitResult); ok && ans != nil {

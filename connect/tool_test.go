@@ -86,9 +86,9 @@ func TestRequire(t *testing.T) {
 		answers mcp.InputResponseMap
 		want    string
 	}{
-		"no elicitation declared": {capsNone, nil, "did not declare URL elicitation"},
-		"forms only":              {capsForm, nil, "did not declare URL elicitation"},
-		"no capabilities at all":  {nil, nil, "did not declare URL elicitation"},
+		"no elicitation declared": {capsNone, nil, "cannot ask this client to open a link"},
+		"forms only":              {capsForm, nil, "cannot ask this client to open a link"},
+		"no capabilities at all":  {nil, nil, "cannot ask this client to open a link"},
 		"declined":                {capsURL, declined, "you chose not to connect"},
 		"cancelled":               {capsURL, cancelled, "was cancelled"},
 	} {

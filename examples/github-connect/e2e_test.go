@@ -502,7 +502,7 @@ func TestClientWithoutURLSupportGetsAResult(t *testing.T) {
 			if res.NeedsInput() || len(res.InputRequests) != 0 {
 				t.Fatalf("client without URL support was asked: %#v", res.InputRequests)
 			}
-			if got := resultText(res); !strings.Contains(got, "did not declare URL elicitation") {
+			if got := resultText(res); !strings.Contains(got, "cannot ask this client to open a link") {
 				t.Fatalf("result does not say what to do: %q", got)
 			}
 		})
