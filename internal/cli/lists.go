@@ -289,6 +289,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	}
 	addConnFlags(get, &opts.Conn)
 	addElicitFlag(get, &opts.Conn)
+	get.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	get.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
 	addFormatFlag(get, &opts.Format, new(bool))
 	cmd.AddCommand(list, get)
@@ -405,6 +406,7 @@ func newResourcesCmd(ios *iostreams.IOStreams) *cobra.Command {
 	}
 	addConnFlags(read, &opts.Conn)
 	addElicitFlag(read, &opts.Conn)
+	read.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
 	addFormatFlag(read, &opts.Format, new(bool))
 
 	sopts := &ListOptions{IO: ios}
@@ -423,6 +425,7 @@ subscriptions/listen stream; with older versions, resources/subscribe.`,
 		},
 	}
 	addConnFlags(sub, &sopts.Conn)
+	sub.ValidArgsFunction = completeFromServer(ios, &sopts.Conn, "resources")
 	sub.Flags().IntVar(&sopts.Count, "count", 0, "stop after this many updates (0: no limit)")
 	addFormatFlag(sub, &sopts.Format, nil)
 
