@@ -21,6 +21,7 @@ func deployerTarget() *target.Target {
 
 // The deployer, told that it may call its deploy tool, breaks no rule.
 func TestDeployerPassesClean(t *testing.T) {
+	needBin(t)
 	rep, err := audit.Run(context.Background(), audit.Options{
 		Target: deployerTarget(), Timeout: 10 * time.Second, Include: []string{"deploy"},
 	})
@@ -56,6 +57,7 @@ func TestDeployerPassesClean(t *testing.T) {
 // Without --include the deployer's deploy tool (no annotations, so
 // destructive by default) is listed as skipped and never called.
 func TestDeployerDestructiveSkipped(t *testing.T) {
+	needBin(t)
 	rep, err := audit.Run(context.Background(), audit.Options{Target: deployerTarget(), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // it is told it may; the fixture's destroy tool writes a line to a file
 // each time it is called.
 func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
+	needBin(t)
 	mark := filepath.Join(t.TempDir(), "destroyed")
 	tgt := &target.Target{Command: fmt.Sprintf("%s -variant good -mark %s", filepath.Join(bin, "rulebreaker"), mark)}
 

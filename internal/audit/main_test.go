@@ -6,15 +6,37 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/askback/askback/internal/audit"
 )
 
-// bin is the folder holding the binaries the tests run.
-var bin string
+// bin is the folder holding the binaries the tests run, built on first
+// use so that unit and fuzz runs do not wait for them.
+var (
+	bin      string
+	buildErr error
+	built    sync.Once
+)
 
-// TestMain builds the example servers and the fixture once.
+// needBin builds the example servers and the fixture once.
+func needBin(t *testing.T) {
+	t.Helper()
+	built.Do(func() {
+		cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator),
+			"github.com/askback/askback/examples/deployer",
+			"github.com/askback/askback/examples/conformance",
+			"github.com/askback/askback/internal/fixtures/rulebreaker")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building the test servers: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+}
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "audit-test-")
 	if err != nil {
@@ -22,19 +44,8 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	bin = dir
-	code := func() int {
-		defer os.RemoveAll(dir)
-		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-			"github.com/askback/askback/examples/deployer",
-			"github.com/askback/askback/examples/conformance",
-			"github.com/askback/askback/internal/fixtures/rulebreaker")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building the test servers:", err)
-			return 2
-		}
-		return m.Run()
-	}()
+	code := m.Run()
+	os.RemoveAll(dir)
 	os.Exit(code)
 }
 

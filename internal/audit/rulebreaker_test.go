@@ -77,6 +77,7 @@ func text(rep *audit.Report) string {
 // Each variant of the rulebreaker breaks one rule; the audit must fail
 // that rule and no other.
 func TestRulebreakerVariants(t *testing.T) {
+	needBin(t)
 	cases := []struct {
 		variant string
 		rule    int // 0: nothing may fail
