@@ -60,7 +60,7 @@ func TestURLProblems(t *testing.T) {
 		"https://mcp.example.com/x?state=" + jwt:              "carries a JWT",
 		"https://mcp.example.com/u/alice@example.com/connect": "e-mail address",
 		"https://mcp.example.com/x?s=alice-mcp-token":         "a credential the client sent",
-		"not a url":                                           "not a valid absolute URL",
+		"not a url": "not a valid absolute URL",
 	}
 	for u, want := range bad {
 		p := urlProblems(u, []string{"alice-mcp-token"})
