@@ -1,0 +1,87 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/connect/tokenstore/redisstore"
+	"github.com/askback/askback/connect/tokenstore/storetest"
+	"github.com/askback/askback/internal/scaleout"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/oauth2"
+)
+
+func client(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.MaxRetries = 1
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+func TestContract(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := client(t, r.URL)
+	n := 0
+	storetest.Run(t, func(t *testing.T) tokenstore.Store {
+		n++
+		return redisstore.New(rdb, &redisstore.Options{Prefix: fmt.Sprintf("test%d:", n)})
+	})
+}
+
+// The encrypted wrapper works over Redis too, and what Redis holds is not
+// the token.
+func TestEncryptedOverRedis(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := client(t, r.URL)
+	storetest.Run(t, func(t *testing.T) tokenstore.Store {
+		s, err := tokenstore.NewEncrypted(redisstore.New(rdb, &redisstore.Options{Prefix: t.Name() + ":"}), []byte("0123456789abcdef0123456789abcdef"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// A token stored and acknowledged before Redis is killed is there after it
+// restarts (append-only file with fsync on every write). While Redis is
+// down, every call fails fast with an error that says so, and none of them
+// reports a missing token.
+func TestNoTokenLostWhenRedisRestarts(t *testing.T) {
+	r := scaleout.StartRedis(t, &scaleout.RedisOptions{Persist: true})
+	s := redisstore.New(client(t, r.URL), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range 50 {
+		if err := s.Put(ctx, fmt.Sprintf("user%d", i), "github", &oauth2.Token{AccessToken: fmt.Sprint("tok", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Kill()
+	start := time.Now()
+	if _, err := s.Get(ctx, "user1", "github"); err == nil || errors.Is(err, tokenstore.ErrNotFound) {
+		t.Errorf("Get with Redis down = %v, want a connection error (not ErrNotFound: the token exists)", err)
+	}
+	if err := s.Put(ctx, "late", "github", &oauth2.Token{AccessToken: "x"}); err == nil {
+		t.Error("Put with Redis down succeeded")
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("calls with Redis down took %s", d)
+	}
+	r.Restart()
+	for i := range 50 {
+		tok, err := s.Get(ctx, fmt.Sprintf("user%d", i), "github")
+		if err != nil || tok.AccessToken != fmt.Sprint("tok", i) {
+			t.Fatalf("after restart user%d: %v, %v", i, tok, err)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/replay/redisstore"
+	"github.com/askback/askback/replay/replaytest"
+	"github.com/redis/go-redis/v9"
+)
+
+func client(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.MaxRetries = 1
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+func TestContract(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := client(t, r.URL)
+	n := 0
+	replaytest.Run(t, func(t *testing.T) replay.Store {
+		n++
+		return redisstore.New(rdb, &redisstore.Options{Prefix: fmt.Sprintf("test%d:", n)})
+	})
+}
+
+// Two instances, each with its own client, share one Redis: a nonce claimed
+// through one is refused through the other.
+func TestSharedBetweenInstances(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	a := redisstore.New(client(t, r.URL), nil)
+	b := redisstore.New(client(t, r.URL), nil)
+	ctx := context.Background()
+	if err := a.Claim(ctx, "n1", time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Claim(ctx, "n1", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("claim through the second instance = %v, want ErrUsed", err)
+	}
+}
+
+// Redis forgets a nonce once its expiry has passed.
+func TestExpiry(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	s := redisstore.New(client(t, r.URL), nil)
+	ctx := context.Background()
+	if err := s.Claim(ctx, "short", time.Now().Add(50*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if err := s.Claim(ctx, "short", time.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("claim after expiry: %v", err)
+	}
+}
+
+// With Redis down a claim fails fast with an error that is not ErrUsed and
+// consumes nothing: once Redis is back the same nonce can be claimed.
+func TestRedisDown(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	s := redisstore.New(client(t, r.URL), nil)
+	r.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := s.Claim(ctx, "n1", time.Now().Add(time.Minute))
+	if err == nil || errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("claim with Redis down = %v, want a connection error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("claim with Redis down took %s", d)
+	}
+	r.Restart()
+	if err := s.Claim(ctx, "n1", time.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("claim after Redis came back: %v", err)
+	}
+}

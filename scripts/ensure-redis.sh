@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs Debian's redis-server so that the scale-out tests can start their own Redis on a
+# free loopback port (redis-server --port P --save "" --appendonly no) and stop it by PID.
+# Idempotent: quiet and quick when redis-server is already there. `apt-get update` runs
+# only when the package is unknown. No system service is started: the install runs with a
+# policy that forbids starting services, and the tests start and stop their own servers.
+set -euo pipefail
+
+if command -v redis-server >/dev/null 2>&1; then
+  exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "ensure-redis: redis-server is missing; run this script as root to install it (apt-get install redis-server)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+  # Exit code 101 tells invoke-rc.d not to start the service the package installs.
+  printf '#!/bin/sh\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  made_policy=1
+fi
+cleanup() { if [ "$made_policy" = 1 ]; then rm -f "$policy"; fi; }
+trap cleanup EXIT
+if ! apt-cache show redis-server >/dev/null 2>&1; then
+  echo "ensure-redis: refreshing the package lists"
+  apt-get update -qq
+fi
+echo "ensure-redis: installing redis-server"
+if ! apt-get install -y -qq --no-install-recommends redis-server >/dev/null; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+fi
+command -v redis-server >/dev/null 2>&1 || { echo "ensure-redis: redis-server was installed but is not on PATH" >&2; exit 1; }
