@@ -531,6 +531,9 @@ func runSubscribe(ctx context.Context, opts *ListOptions, uri string, limited bo
 		return err
 	}
 	defer s.Close()
+	if caps := serverCaps(s); caps.Resources == nil || !caps.Resources.Subscribe {
+		return &session.Error{Kind: session.KindServer, Op: "resources/subscribe " + strconv.Quote(uri), Err: errors.New("the server does not offer subscriptions (its capabilities have no resources.subscribe)")}
+	}
 	errc := make(chan error, 1)
 	go func() {
 		// With 2026-07-28 this call lasts as long as the subscription.
@@ -781,6 +784,9 @@ func runComplete(ctx context.Context, opts *CompleteOptions, arg, value string) 
 		return err
 	}
 	defer s.Close()
+	if serverCaps(s).Completions == nil {
+		return &session.Error{Kind: session.KindServer, Op: "completion/complete", Err: errors.New("the server does not offer completions (its capabilities have no completions)")}
+	}
 	rctx, cancel := target.WithTimeout(ctx, opts.Conn.Timeout)
 	defer cancel()
 	res, err := s.SDK().Complete(rctx, params)
@@ -798,4 +804,12 @@ func runComplete(ctx context.Context, opts *CompleteOptions, arg, value string) 
 		fmt.Fprintf(opts.IO.ErrOut, "(the server has more than these %d values)\n", len(values))
 	}
 	return nil
+}
+
+// serverCaps returns the capabilities the server declared, never nil.
+func serverCaps(s *session.Session) *mcp.ServerCapabilities {
+	if r := s.SDK().InitializeResult(); r != nil && r.Capabilities != nil {
+		return r.Capabilities
+	}
+	return &mcp.ServerCapabilities{}
 }
