@@ -202,3 +202,24 @@ func FuzzSampleArgs(f *testing.F) {
 		inspect.Evaluate(&inspect.Server{Tools: []*mcp.Tool{{Name: "t", InputSchema: v, OutputSchema: v}}})
 	})
 }
+
+func FuzzDataIcon(f *testing.F) {
+	for _, s := range []string{"data:image/png;base64,iVBORw0KGgo=", "data:,", "data:image/svg+xml,%3Csvg%3E", "data:;base64,!!", "data:text/html,<b>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !strings.HasPrefix(s, "data:") {
+			s = "data:" + s
+		}
+		got := inspect.CheckIcons(context.Background(), []inspect.OwnedIcon{{Owner: "x", Icon: mcp.Icon{Source: s}}}, inspect.IconOptions{})
+		if len(got) != 1 {
+			t.Fatalf("CheckIcons returned %d results for one icon", len(got))
+		}
+		if got[0].OK && (got[0].MIMEType == "" || !strings.HasPrefix(got[0].MIMEType, "image/")) {
+			t.Fatalf("%q passed as %q", s, got[0].MIMEType)
+		}
+		if !got[0].OK && got[0].Problem == "" {
+			t.Fatalf("%q failed without a problem", s)
+		}
+	})
+}
