@@ -135,7 +135,7 @@ func (t *Target) Open(transport string) (*Conn, error) {
 }
 
 func (t *Target) openCommand() *Conn {
-	cmd := exec.Command("/bin/sh", "-c", t.Command)
+	cmd := exec.Command("/bin/sh", "-c", shellLine(t.Command))
 	cmd.Env = append(cmd.Environ(), t.Env...)
 	// A process group of its own, so that everything the shell started can
 	// be ended together.
@@ -143,12 +143,24 @@ func (t *Target) openCommand() *Conn {
 	p := &process{cmd: cmd, stderr: newTail(8 << 10)}
 	cmd.Stderr = p.stderr
 	// Do not let a grandchild holding stderr open stall Wait.
-	cmd.WaitDelay = 300 * time.Millisecond
+	cmd.WaitDelay = 100 * time.Millisecond
 	grace := t.Grace
 	if grace <= 0 {
 		grace = 200 * time.Millisecond
 	}
 	return &Conn{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace}, proc: p}
+}
+
+// shellLine returns the line the shell runs for command. A simple command
+// (words only, no shell operators) is run with exec, so that the server is
+// the shell's own process and the signals of a close reach it directly;
+// anything else is run as written, and the process group is ended after
+// the close.
+func shellLine(command string) string {
+	if strings.ContainsAny(command, ";&|<>()`$\n\\'\"*?[]{}~#=") {
+		return command
+	}
+	return "exec " + command
 }
 
 type process struct {
