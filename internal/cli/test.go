@@ -87,6 +87,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Format == "text" {
 		ropts.Progress = opts.IO.Out
 	}
+	if opts.IO.IsInteractive() {
+		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
+	}
 	rep := script.RunAll(ctx, scripts, ropts)
 	if opts.Format == "json" {
 		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
