@@ -34,7 +34,6 @@ type ListOptions struct {
 	Cursor string
 	All    bool
 	Count  int
-	Raw    bool
 }
 
 // addFormatFlag adds --format text|json and, when alias is set, --json as
