@@ -14,3 +14,13 @@ type BrowserAuth interface {
 	// it to returnTo (a path and query on this server) once signed in.
 	SignIn(w http.ResponseWriter, r *http.Request, returnTo string)
 }
+
+// SessionBinder is implemented by a [BrowserAuth] that can name the browser session of a
+// request (its session id, or anything unique to that sign-in). The connector then binds
+// the provider flow to that session as well as to the user: a callback is accepted only
+// in the session that started the flow, not in another sign-in of the same user.
+type SessionBinder interface {
+	// Session returns an identifier of the browser session of r, or "" when r has
+	// none. It is hashed before use and never leaves the server.
+	Session(r *http.Request) string
+}

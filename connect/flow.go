@@ -21,7 +21,10 @@ type flowState struct {
 	Verifier string `json:"v"`
 	User     string `json:"u"`
 	Link     string `json:"l"` // nonce of the link that started the flow
-	Expires  int64  `json:"e"`
+	// Session is a keyed hash of the browser session that started the flow, when
+	// BrowserAuth is a SessionBinder.
+	Session string `json:"b,omitempty"`
+	Expires int64  `json:"e"`
 }
 
 // maxFlowCookie bounds what the parser reads from a cookie.
@@ -53,44 +56,44 @@ func (c *Connector) sealFlow(provider string, fs flowState) (string, error) {
 	return k.id + "." + b64.EncodeToString(sealed), nil
 }
 
-func (c *Connector) openFlow(provider, v string) (*flowState, error) {
+func (c *Connector) openFlow(provider, v string) (*flowState, *derivedKey, error) {
 	if v == "" || len(v) > maxFlowCookie {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	kid, body, ok := strings.Cut(v, ".")
 	if !ok {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	k, ok := c.keys.byID[kid]
 	if !ok {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	sealed, err := b64.DecodeString(body)
 	if err != nil {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	aead, err := newAEAD(k.cookie)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(sealed) < aead.NonceSize()+aead.Overhead() {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(kid+"|"+provider))
 	if err != nil {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	var fs flowState
 	if err := json.Unmarshal(plain, &fs); err != nil {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	if fs.State == "" || fs.Verifier == "" || fs.User == "" {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
 	if !c.now().Before(time.Unix(fs.Expires, 0)) {
-		return nil, errFlowCookie
+		return nil, nil, errFlowCookie
 	}
-	return &fs, nil
+	return &fs, k, nil
 }
 
 func newAEAD(key []byte) (cipher.AEAD, error) {
@@ -125,4 +128,18 @@ func (c *Connector) clearFlowCookie(w http.ResponseWriter, provider string) {
 		Secure:   c.base.Scheme == "https",
 		SameSite: http.SameSiteLaxMode,
 	})
+}
+
+// sessionHash returns a keyed hash of r's browser session, or "" when BrowserAuth does
+// not name sessions (or r has none).
+func (c *Connector) sessionHash(k *derivedKey, r *http.Request) string {
+	sb, ok := c.auth.(SessionBinder)
+	if !ok {
+		return ""
+	}
+	id := sb.Session(r)
+	if id == "" {
+		return ""
+	}
+	return b64.EncodeToString(mac(k.user, "session", id)[:16])
 }

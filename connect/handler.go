@@ -119,6 +119,7 @@ func (c *Connector) serveStart(w http.ResponseWriter, r *http.Request) {
 		Verifier: oauth2.GenerateVerifier(),
 		User:     user,
 		Link:     cl.Nonce,
+		Session:  c.sessionHash(c.keys.signing, r),
 		Expires:  c.now().Add(c.flowTTL).Unix(),
 	}
 	sealed, err := c.sealFlow(p.Name, fs)
@@ -145,8 +146,9 @@ func (c *Connector) serveCallback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	cookie, err := r.Cookie(c.cookieName(p.Name))
 	var fs *flowState
+	var fk *derivedKey
 	if err == nil {
-		fs, err = c.openFlow(p.Name, cookie.Value)
+		fs, fk, err = c.openFlow(p.Name, cookie.Value)
 	}
 	if err != nil {
 		c.log.Warn("connect: callback without a valid flow cookie; refused", "provider", p.Name)
@@ -174,6 +176,12 @@ func (c *Connector) serveCallback(w http.ResponseWriter, r *http.Request) {
 		c.log.Warn("connect: browser user changed during the flow; refused", "provider", p.Name)
 		c.fail(w, http.StatusForbidden, "You are signed in as someone else now",
 			"This connection was started for another account of "+c.name+". Nothing was stored.", restart)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(c.sessionHash(fk, r)), []byte(fs.Session)) != 1 {
+		c.log.Warn("connect: callback in another browser session; refused", "provider", p.Name)
+		c.fail(w, http.StatusForbidden, "This sign-in belongs to another session",
+			"The connection was started in another sign-in to "+c.name+". Nothing was stored.", restart)
 		return
 	}
 	if e := q.Get("error"); e != "" {

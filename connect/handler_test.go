@@ -208,6 +208,37 @@ func TestCallbackChecks(t *testing.T) {
 			t.Fatal("token stored although the browser user changed")
 		}
 	})
+	t.Run("another session of the same user", func(t *testing.T) {
+		f := newFixtureWith(t, sessionAuth{})
+		link, _ := f.c.Link("alice", "github")
+		b := f.browserAs(t, "alice")
+		f.setCookie(t, b, "test_session", "session-1")
+		b.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+			if strings.HasSuffix(req.URL.Path, "/callback") {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}
+		resp, _ := start(t, b, link)
+		callback := resp.Header.Get("Location")
+		b.CheckRedirect = nil
+		f.setCookie(t, b, "test_session", "session-2")
+		resp, err := b.Get(callback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page := body(t, resp); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "another session") {
+			t.Fatalf("status %d: %s", resp.StatusCode, page)
+		}
+		if f.store.Len() != 0 {
+			t.Fatal("token stored from another session")
+		}
+		// In the session that started it, the same kind of flow completes.
+		f.setCookie(t, b, "test_session", "session-1")
+		if resp, page := start(t, b, link); !strings.Contains(page, "Connected") {
+			t.Fatalf("status %d: %s", resp.StatusCode, page)
+		}
+	})
 	t.Run("provider denied", func(t *testing.T) {
 		f := newFixture(t)
 		f.provider.deny = true

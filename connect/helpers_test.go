@@ -145,6 +145,23 @@ var testKey = Key{ID: "k1", Secret: bytes.Repeat([]byte{1}, 32)}
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, headerAuth{})
+}
+
+// sessionAuth is headerAuth that also names the browser session: the test_session
+// cookie.
+type sessionAuth struct{ headerAuth }
+
+func (sessionAuth) Session(r *http.Request) string {
+	c, err := r.Cookie("test_session")
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func newFixtureWith(t *testing.T, ba BrowserAuth) *fixture {
+	t.Helper()
 	f := &fixture{provider: newTestProvider(t), store: tokenstore.NewMemory(), clock: &testClock{t: time.Now()}}
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)
@@ -157,7 +174,7 @@ func newFixture(t *testing.T) *fixture {
 			Endpoint: oauth2.Endpoint{AuthURL: f.provider.srv.URL + "/authorize", TokenURL: f.provider.srv.URL + "/token",
 				AuthStyle: oauth2.AuthStyleInHeader},
 		}}},
-		BrowserAuth: headerAuth{},
+		BrowserAuth: ba,
 		Store:       f.store,
 		ServerName:  "Test Server",
 		Now:         f.clock.now,
@@ -183,6 +200,11 @@ func (f *fixture) browserAs(t *testing.T, user string) *http.Client {
 		jar.SetCookies(u, []*http.Cookie{{Name: "test_user", Value: user, Path: "/"}})
 	}
 	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
+}
+
+func (f *fixture) setCookie(t *testing.T, b *http.Client, name, value string) {
+	u, _ := url.Parse(f.srv.URL)
+	b.Jar.SetCookies(u, []*http.Cookie{{Name: name, Value: value, Path: "/"}})
 }
 
 func (f *fixture) setBrowserUser(t *testing.T, b *http.Client, user string) {

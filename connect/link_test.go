@@ -84,20 +84,20 @@ func TestFlowCookieIsSealed(t *testing.T) {
 	if strings.Contains(v, "verifier") || strings.Contains(v, "alice") {
 		t.Fatal("sealed cookie is readable")
 	}
-	got, err := f.c.openFlow("github", v)
+	got, _, err := f.c.openFlow("github", v)
 	if err != nil || *got != fs {
 		t.Fatalf("openFlow = %+v, %v", got, err)
 	}
-	if _, err := f.c.openFlow("gitlab", v); err == nil {
+	if _, _, err := f.c.openFlow("gitlab", v); err == nil {
 		t.Fatal("a github flow cookie opened for gitlab")
 	}
 	raw := []byte(v)
 	raw[len(raw)-3] ^= 1
-	if _, err := f.c.openFlow("github", string(raw)); err == nil {
+	if _, _, err := f.c.openFlow("github", string(raw)); err == nil {
 		t.Fatal("a changed cookie opened")
 	}
 	f.clock.advance(2 * time.Minute)
-	if _, err := f.c.openFlow("github", v); err == nil {
+	if _, _, err := f.c.openFlow("github", v); err == nil {
 		t.Fatal("an expired cookie opened")
 	}
 }
@@ -139,7 +139,7 @@ func FuzzOpenFlow(f *testing.F) {
 	f.Add("k1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 	f.Add(strings.Repeat("k", 3000))
 	f.Fuzz(func(t *testing.T, s string) {
-		fs, err := fx.openFlow("github", s)
+		fs, _, err := fx.openFlow("github", s)
 		if err == nil && *fs != want {
 			t.Fatalf("opened a cookie that the connector did not seal: %q -> %+v", s, fs)
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/connect"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -103,6 +104,12 @@ type session struct {
 	expires time.Time
 }
 
+// sessions is the example's browser sign-in for the connect pages.
+var (
+	_ connect.BrowserAuth   = (*sessions)(nil)
+	_ connect.SessionBinder = (*sessions)(nil)
+)
+
 const (
 	sessionCookie = "askback_session"
 	maxSessions   = 10000
@@ -125,6 +132,21 @@ func (s *sessions) User(r *http.Request) (string, error) {
 		return "", nil
 	}
 	return se.user, nil
+}
+
+// Session implements connect.SessionBinder: the provider flow is bound to the browser
+// session that started it.
+func (s *sessions) Session(r *http.Request) string {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if se, ok := s.byID[c.Value]; ok && s.now().Before(se.expires) {
+		return c.Value
+	}
+	return ""
 }
 
 // SignIn implements connect.BrowserAuth.
