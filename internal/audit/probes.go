@@ -140,6 +140,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 		// server rightly asks again until the out-of-band step is done,
 		// which the audit cannot do.
 		c.na(RuleBounded, "the server waits for the browser step of a URL question, which the audit cannot take")
+	case !a.modern && last.leaked:
+		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server asks again in a result a protocol %s client cannot answer (inputRequests without input_required)", a.protocol)))
 	case base.endless || legacyEndless:
 		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server still asks after %d rounds", len(base.rounds))))
 	case s.report.Asks:

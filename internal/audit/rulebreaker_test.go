@@ -123,3 +123,47 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// Against a client speaking 2025-11-25 the questions come as
+// elicitation/create requests; the rules that still apply are checked on
+// them, and the rules of requestState are n/a.
+func TestRulebreakerOlderProtocol(t *testing.T) {
+	needBin(t)
+	cases := []struct {
+		variant string
+		rule    int
+	}{
+		{"good", 0},
+		{"schema", 6},
+		{"secret", 7},
+		{"decline", 8},
+		{"endless", 10}, // the go-sdk translates one round; the next leaks out
+		{"url", 11},
+	}
+	for _, tc := range cases {
+		t.Run(tc.variant, func(t *testing.T) {
+			rep, err := audit.Run(context.Background(), audit.Options{
+				Target:   &target.Target{Command: filepath.Join(bin, "rulebreaker") + " -variant " + tc.variant},
+				Protocol: "2025-11-25", Timeout: 10 * time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Protocol != "2025-11-25" {
+				t.Fatalf("protocol %s", rep.Protocol)
+			}
+			var want []int
+			if tc.rule != 0 {
+				want = []int{tc.rule}
+			}
+			if got := failedRules(rep); !equalInts(got, want) {
+				t.Fatalf("failed rules = %v, want %v\n%s", got, want, text(rep))
+			}
+			for _, s := range rep.Subjects {
+				if r := s.Result(audit.RuleTamper); r != nil && r.Status != audit.NA {
+					t.Errorf("%s: rule 1 is %s on 2025-11-25, want n/a", s.Label(), r.Status)
+				}
+			}
+		})
+	}
+}

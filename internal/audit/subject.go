@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,6 +51,9 @@ type outcome struct {
 	asked    []*mcp.ElicitParams
 	urlError []*mcp.ElicitParams
 	others   []string // other server-initiated requests (sampling, roots)
+	// leaked is set when a result that is not input_required still carries
+	// inputRequests: questions a client of an older protocol cannot see.
+	leaked bool
 }
 
 // refused reports whether the server did not complete the request as if
@@ -157,6 +161,9 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 	}
 	o.ex = p.rec.last(s.method())
 	o.asked, o.others = p.takeAsked()
+	if o.kind == kComplete || o.kind == kErrorResult {
+		o.leaked = carriesInputRequests(o.ex)
+	}
 	return o
 }
 
@@ -181,4 +188,15 @@ func stringArgs(args map[string]any) map[string]string {
 		}
 	}
 	return out
+}
+
+// carriesInputRequests reports whether a raw result has inputRequests.
+func carriesInputRequests(ex *exchange) bool {
+	if ex == nil || len(ex.Result) == 0 {
+		return false
+	}
+	var r struct {
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	}
+	return json.Unmarshal(ex.Result, &r) == nil && len(r.InputRequests) > 0
 }
