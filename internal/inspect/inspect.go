@@ -48,10 +48,13 @@ type Question struct {
 
 // Report is the outcome of Evaluate.
 type Report struct {
-	Server    string      `json:"server"`
-	Version   string      `json:"version,omitempty"`
-	Protocol  string      `json:"protocolVersion"`
-	Counts    Counts      `json:"counts"`
+	Server   string `json:"server"`
+	Version  string `json:"version,omitempty"`
+	Protocol string `json:"protocolVersion"`
+	Counts   Counts `json:"counts"`
+	// Declares lists the capabilities the server declared, e.g.
+	// "resources (subscribe)".
+	Declares  []string    `json:"declares"`
 	Score     int         `json:"score"`
 	Criteria  []Criterion `json:"criteria"`
 	Elicit    Elicitation `json:"elicitation"`

@@ -19,8 +19,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		name += " " + r.Version
 	}
 	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(r.Protocol))
-	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
-	fmt.Fprintf(&b, "Score: %d/100\n\n", r.Score)
+	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
+	if len(r.Declares) > 0 {
+		fmt.Fprintf(&b, "Declares: %s\n", strings.Join(r.Declares, ", "))
+	}
+	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, c := range r.Criteria {
 		if !c.Applies {

@@ -39,6 +39,7 @@ func Evaluate(s *Server) *Report {
 			r.Server, r.Version = s.Info.ServerInfo.Name, s.Info.ServerInfo.Version
 		}
 	}
+	r.Declares = declared(s)
 	r.Elicit = elicitation(s)
 	r.Criteria = []Criterion{
 		descriptions(s),
@@ -415,4 +416,68 @@ func elicitationCriterion(s *Server, e Elicitation) Criterion {
 	}
 	_ = s
 	return c
+}
+
+// declared names the capabilities the server declared.
+func declared(s *Server) []string {
+	out := []string{}
+	if s.Info == nil || s.Info.Capabilities == nil {
+		return out
+	}
+	c := s.Info.Capabilities
+	with := func(name string, extras ...string) string {
+		var on []string
+		for i := 0; i+1 < len(extras); i += 2 {
+			if extras[i+1] == "y" {
+				on = append(on, extras[i])
+			}
+		}
+		if len(on) == 0 {
+			return name
+		}
+		return name + " (" + strings.Join(on, ", ") + ")"
+	}
+	yn := func(b bool) string {
+		if b {
+			return "y"
+		}
+		return "n"
+	}
+	if c.Tools != nil {
+		out = append(out, with("tools", "listChanged", yn(c.Tools.ListChanged)))
+	}
+	if c.Prompts != nil {
+		out = append(out, with("prompts", "listChanged", yn(c.Prompts.ListChanged)))
+	}
+	if c.Resources != nil {
+		out = append(out, with("resources", "subscribe", yn(c.Resources.Subscribe), "listChanged", yn(c.Resources.ListChanged)))
+	}
+	if c.Completions != nil {
+		out = append(out, "completions")
+	}
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
+	if c.Logging != nil {
+		out = append(out, "logging")
+	}
+	for name := range c.Experimental {
+		out = append(out, "experimental "+name)
+	}
+	for name := range c.Extensions {
+		out = append(out, "extension "+name)
+	}
+	sort.Strings(out[min(len(out), countBasic(c)):])
+	return out
+}
+
+// countBasic is how many of the capabilities listed first are the fixed
+// ones (kept in their order; the rest are sorted).
+func countBasic(c *mcp.ServerCapabilities) int {
+	n := 0
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
+	for _, on := range []bool{c.Tools != nil, c.Prompts != nil, c.Resources != nil, c.Completions != nil, c.Logging != nil} {
+		if on {
+			n++
+		}
+	}
+	return n
 }
