@@ -10,7 +10,9 @@
 //
 // It speaks MCP over stdio, or stateless Streamable HTTP at /mcp with
 // -http ADDR. DEPLOY_STATE_KEY must hold a secret of at least 32
-// characters.
+// characters. With -redis URL (or DEPLOY_REDIS_URL) single-use states and
+// task records live in Redis, so that several instances behind a proxy
+// serve one conversation (see docs/scale-out.md).
 package main
 
 import (
@@ -22,22 +24,27 @@ import (
 	"time"
 
 	"github.com/askback/askback/form"
-	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
 	addr := flag.String("http", "", "serve stateless Streamable HTTP at /mcp on this address instead of stdio")
+	df := registerDeployFlags(flag.CommandLine)
 	flag.Parse()
-	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr); err != nil {
+	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr, df); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, key, addr string) error {
-	srv, err := newServer(key)
+func run(ctx context.Context, key, addr string, df *deployFlags) error {
+	st, err := openStores(ctx, df)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	srv, err := newServer(key, st)
 	if err != nil {
 		return err
 	}
@@ -48,17 +55,17 @@ func run(ctx context.Context, key, addr string) error {
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
 	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	return hs.ListenAndServe()
+	return listenAndServe(hs, mux, df)
 }
 
 // newServer builds the deployer's MCP server.
-func newServer(key string) (*mcp.Server, error) {
+func newServer(key string, st *stores) (*mcp.Server, error) {
 	if len(key) < 32 {
 		return nil, fmt.Errorf("DEPLOY_STATE_KEY must be at least 32 characters long (it has %d); set it to a random secret, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)", len(key))
 	}
 	states, err := reqstate.New(reqstate.Options{
 		Keys:   []reqstate.Key{{ID: "deploy", Secret: []byte(key)}},
-		Replay: replay.NewMemory(nil),
+		Replay: st.replay,
 	})
 	if err != nil {
 		return nil, err
@@ -69,7 +76,7 @@ func newServer(key string) (*mcp.Server, error) {
 		Name:        "deploy",
 		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",
 	}, d.deploy)
-	if _, err := registerRollout(s, nil); err != nil {
+	if _, err := registerRollout(s, &rolloutOptions{Tasks: st.tasks}); err != nil {
 		return nil, err
 	}
 	return s, nil

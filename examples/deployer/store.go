@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/replay"
+	replayredis "github.com/askback/askback/replay/redisstore"
+	"github.com/askback/askback/tasks"
+	taskredis "github.com/askback/askback/tasks/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+// deployFlags choose where the deployer keeps what several instances must
+// share, and how an HTTP instance announces itself.
+type deployFlags struct {
+	// redisURL, from -redis or DEPLOY_REDIS_URL, puts the replay store and
+	// the task records in Redis; empty keeps them in this process's memory
+	// (one instance).
+	redisURL string
+	// addrFile receives the address listened on (with -http).
+	addrFile string
+	// debugStats serves heap and goroutine counts at /debug/stats (with
+	// -http), for the benchmarks.
+	debugStats bool
+}
+
+// registerDeployFlags adds -redis, -addr-file and -debug-stats to fs.
+func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
+	f := &deployFlags{}
+	fs.StringVar(&f.redisURL, "redis", "", "keep single-use requestState nonces and task records in Redis at this URL (redis://HOST:PORT/DB), so that several instances can serve one conversation (default: env DEPLOY_REDIS_URL, else memory)")
+	fs.StringVar(&f.addrFile, "addr-file", "", "with -http: write the address listened on to this file")
+	fs.BoolVar(&f.debugStats, "debug-stats", false, "with -http: serve heap and goroutine counts at /debug/stats (for benchmarks)")
+	return f
+}
+
+// stores are the deployer's replay store and task options.
+type stores struct {
+	replay replay.Store
+	tasks  *tasks.Options
+	close  func() error
+}
+
+// redisHeartbeat is how often a running task refreshes its record in Redis
+// and so how soon it sees an answer that reached another instance; a task
+// whose heartbeat is older than three of these is failed as interrupted.
+const redisHeartbeat = 500 * time.Millisecond
+
+// openStores builds the stores: memory by default, Redis when f (or the
+// environment) names a URL. It checks that Redis answers.
+func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
+	url := ""
+	if f != nil {
+		url = f.redisURL
+	}
+	if url == "" {
+		url = os.Getenv("DEPLOY_REDIS_URL")
+	}
+	if url == "" {
+		return &stores{
+			replay: replay.NewMemory(nil),
+			tasks:  &tasks.Options{PollInterval: 500 * time.Millisecond},
+			close:  func() error { return nil },
+		}, nil
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("-redis %q: %w (use redis://HOST:PORT/DB)", url, err)
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*time.Second, 2*time.Second, 2*time.Second
+	opts.PoolTimeout = 3 * time.Second
+	opts.MaxRetries = 1
+	rdb := redis.NewClient(opts)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w; start it or fix -redis / DEPLOY_REDIS_URL", opts.Addr, err)
+	}
+	return &stores{
+		replay: replayredis.New(rdb, &replayredis.Options{Prefix: "deployer:replay:"}),
+		tasks: &tasks.Options{
+			Store:        taskredis.New(rdb, &taskredis.Options{Prefix: "deployer:task:"}),
+			PollInterval: 500 * time.Millisecond,
+			Heartbeat:    redisHeartbeat,
+		},
+		close: rdb.Close,
+	}, nil
+}
+
+// listenAndServe serves hs on its address, writing the address actually
+// listened on to -addr-file and mounting /debug/stats with -debug-stats.
+func listenAndServe(hs *http.Server, mux *http.ServeMux, f *deployFlags) error {
+	if f != nil && f.debugStats {
+		mux.Handle("/debug/stats", scaleout.StatsHandler())
+	}
+	ln, err := net.Listen("tcp", hs.Addr)
+	if err != nil {
+		return err
+	}
+	if f != nil && f.addrFile != "" {
+		if err := os.WriteFile(f.addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+			ln.Close()
+			return fmt.Errorf("-addr-file: %w", err)
+		}
+	}
+	return hs.Serve(ln)
+}

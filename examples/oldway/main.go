@@ -1,0 +1,118 @@
+// Command oldway is the baseline of the scale-out benchmarks: the seed's
+// deploy tool written the way protocol 2025-11-25 asked questions. The
+// handler holds the tools/call open, sends elicitation/create to the client
+// over the call's stream and waits for the answer, so every pending
+// question keeps a session, a goroutine and a connection alive on the
+// server, and the answer must come back to the very instance that waits.
+//
+// It serves stateful Streamable HTTP at /mcp on -http ADDR; clients must
+// speak 2025-11-25. Compare it with examples/deployer, which asks with
+// multi round-trip requests and holds nothing between rounds.
+//
+//	oldway -http 127.0.0.1:8081 [-addr-file FILE] [-debug-stats]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/askback/askback/internal/scaleout"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	addr := flag.String("http", "", "serve stateful Streamable HTTP at /mcp on this address (required)")
+	addrFile := flag.String("addr-file", "", "write the address listened on to this file")
+	stats := flag.Bool("debug-stats", false, "serve heap and goroutine counts at /debug/stats (for benchmarks)")
+	flag.Parse()
+	if err := run(*addr, *addrFile, *stats); err != nil {
+		fmt.Fprintln(os.Stderr, "oldway:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, addrFile string, stats bool) error {
+	if addr == "" {
+		return errors.New("-http ADDR is required, e.g. -http 127.0.0.1:8081")
+	}
+	srv := newServer()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute}))
+	if stats {
+		mux.Handle("/debug/stats", scaleout.StatsHandler())
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if addrFile != "" {
+		if err := os.WriteFile(addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+			return fmt.Errorf("-addr-file: %w", err)
+		}
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return hs.Serve(ln)
+}
+
+// DeployIn is the deploy tool's input.
+type DeployIn struct {
+	Service string `json:"service" jsonschema:"Name of the service"`
+}
+
+var targetSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"environment": map[string]any{
+			"type": "string", "title": "Target environment",
+			"oneOf": []map[string]any{
+				{"const": "staging", "title": "Staging"},
+				{"const": "production", "title": "Production"},
+			},
+			"default": "staging",
+		},
+		"confirm": map[string]any{"type": "boolean", "title": "I have reviewed the changes"},
+	},
+	"required": []string{"environment", "confirm"},
+}
+
+// newServer returns the server. The version the user confirms stays in the
+// handler's variables while it waits: nothing travels through the client.
+func newServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "oldway", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "deploy",
+		Description: "Rolls out a service. Holds the call open and asks the user (elicitation/create) for the target environment and confirmation.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in DeployIn) (*mcp.CallToolResult, any, error) {
+		version := "2.4.1"
+		ectx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		answer, err := req.Session.Elicit(ectx, &mcp.ElicitParams{
+			Mode:            "form",
+			Message:         fmt.Sprintf("Roll out %s version %s – where to?", in.Service, version),
+			RequestedSchema: targetSchema,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("ask the user: %w", err)
+		}
+		if answer.Action != "accept" {
+			return text("Deployment not started (" + answer.Action + ")."), nil, nil
+		}
+		if confirm, _ := answer.Content["confirm"].(bool); !confirm {
+			return text("No deployment without confirmation."), nil, nil
+		}
+		env, _ := answer.Content["environment"].(string)
+		return text(fmt.Sprintf("Rolling out %s %s to %s.", in.Service, version, env)), nil, nil
+	})
+	return s
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}

@@ -1,0 +1,38 @@
+package scaleout_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/askback/askback/internal/scaleout"
+)
+
+// bin holds the server binaries the tests start, built once.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "scaleout-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		root, err := scaleout.ModuleRoot()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := scaleout.Build(root, dir, "./examples/deployer", "./examples/oldway"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		bin = dir
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func binary(name string) string { return filepath.Join(bin, name) }
