@@ -21,7 +21,7 @@ var (
 )
 
 // needBin builds the example servers and the fixture once.
-func needBin(t *testing.T) {
+func needBin(t testing.TB) {
 	t.Helper()
 	built.Do(func() {
 		cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator),

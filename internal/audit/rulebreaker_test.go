@@ -20,6 +20,12 @@ import (
 // URL. The process is killed when the test ends.
 func startHTTP(t *testing.T, variant string) string {
 	t.Helper()
+	return startHTTPB(t, variant)
+}
+
+// startHTTPB is startHTTP for tests and benchmarks.
+func startHTTPB(t testing.TB, variant string) string {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "rulebreaker"), "-variant", variant, "-http", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -99,6 +105,7 @@ func TestRulebreakerVariants(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.variant, func(t *testing.T) {
+			t.Parallel()
 			rep := twoUsers(t, startHTTP(t, tc.variant))
 			got := failedRules(rep)
 			var want []int
@@ -142,6 +149,7 @@ func TestRulebreakerOlderProtocol(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.variant, func(t *testing.T) {
+			t.Parallel()
 			rep, err := audit.Run(context.Background(), audit.Options{
 				Target:   &target.Target{Command: filepath.Join(bin, "rulebreaker") + " -variant " + tc.variant},
 				Protocol: "2025-11-25", Timeout: 10 * time.Second,
