@@ -38,6 +38,7 @@ type Answerer struct {
 	opts Options
 	mu   sync.Mutex
 	in   io.Reader
+	tty  *terminalInput // the terminal shared by the forms, when In is one
 }
 
 // New returns an Answerer that asks through opts.In and opts.Out.
@@ -47,6 +48,8 @@ func New(opts Options) *Answerer {
 		// The accessible prompts read a line at a time, each with a fresh
 		// scanner; never let one scanner swallow the next answers.
 		a.in = &lineReader{r: bufio.NewReader(opts.In)}
+	} else {
+		a.tty = newTerminalInput(opts.In)
 	}
 	return a
 }

@@ -77,7 +77,13 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 	if a.opts.Accessible {
 		f = f.WithAccessible(true).WithInput(a.in).WithOutput(a.out())
 	} else {
-		opts := []tea.ProgramOption{tea.WithInput(a.in), tea.WithOutput(a.opts.Out)}
+		in := a.in
+		if a.tty != nil {
+			fin, release := a.tty.open()
+			defer release()
+			in = fin
+		}
+		opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(a.opts.Out)}
 		if a.opts.NoColor {
 			opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 		}

@@ -41,7 +41,7 @@ func binaries(t *testing.T) string {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
-			"./cmd/mcp-tester", "./examples/deployer", "./internal/interactive/testdata/urlserver")
+			"./cmd/mcp-tester", "./examples/deployer", "./internal/interactive/testdata/urlserver", "./internal/fixtures/askserver")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			bins.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -61,8 +61,8 @@ func moduleRoot() (string, error) {
 	return filepath.Dir(strings.TrimSpace(string(out))), nil
 }
 
-// term is one tmux session on a private server.
-type term struct {
+// screenTerm is one tmux session on a private server.
+type screenTerm struct {
 	t      *testing.T
 	socket string
 	name   string
@@ -70,7 +70,7 @@ type term struct {
 
 // newTerm starts command (a shell command line) in a fresh 100x40 terminal
 // with the given environment. The shell prints EXIT=<code> when it ends.
-func newTerm(t *testing.T, env []string, command string) *term {
+func newTerm(t *testing.T, env []string, command string) *screenTerm {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "" {
@@ -78,7 +78,7 @@ func newTerm(t *testing.T, env []string, command string) *term {
 		}
 		t.Fatal("tmux is required in CI: run scripts/ensure-tmux.sh")
 	}
-	tm := &term{t: t, socket: fmt.Sprintf("mcpt-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
+	tm := &screenTerm{t: t, socket: fmt.Sprintf("mcpt-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
 	args := []string{"new-session", "-d", "-s", tm.name, "-x", "100", "-y", "40"}
 	for _, e := range env {
 		args = append(args, "-e", e)
@@ -89,7 +89,7 @@ func newTerm(t *testing.T, env []string, command string) *term {
 	return tm
 }
 
-func (tm *term) tmux(args ...string) string {
+func (tm *screenTerm) tmux(args ...string) string {
 	tm.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-L", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 	if err != nil {
@@ -99,12 +99,12 @@ func (tm *term) tmux(args ...string) string {
 }
 
 // screen is the terminal's content, wrapped lines joined.
-func (tm *term) screen() string {
+func (tm *screenTerm) screen() string {
 	return tm.tmux("capture-pane", "-p", "-J", "-t", tm.name)
 }
 
 // waitFor polls the screen until it shows want, failing after a deadline.
-func (tm *term) waitFor(want string) string {
+func (tm *screenTerm) waitFor(want string) string {
 	tm.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -119,8 +119,14 @@ func (tm *term) waitFor(want string) string {
 	}
 }
 
+// focused waits until the field titled title has the focus (the bar).
+func (tm *screenTerm) focused(title string) {
+	tm.t.Helper()
+	tm.waitFor("┃ " + title)
+}
+
 // keys types keys (tmux key names: Down, Enter, Escape, y).
-func (tm *term) keys(keys ...string) {
+func (tm *screenTerm) keys(keys ...string) {
 	tm.t.Helper()
 	for _, k := range keys {
 		tm.tmux("send-keys", "-t", tm.name, k)
@@ -143,7 +149,11 @@ func TestTerminalDeployAccept(t *testing.T) {
 	}
 	tm.keys("Down")
 	tm.waitFor("> Production")
-	tm.keys("Enter", "y", "Enter")
+	tm.keys("Enter")
+	tm.focused("I have reviewed the changes")
+	tm.keys("y")
+	tm.focused("Your answer")
+	tm.keys("Enter")
 	s = tm.waitFor("EXIT=")
 	for _, want := range []string{
 		`[ELICIT] Roll out auth-service version 2.4.1 – where to? → accept {"confirm":true,"environment":"production"}`,
@@ -189,7 +199,11 @@ func TestTerminalDeployDecline(t *testing.T) {
 	dir := binaries(t)
 	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey}, deployCmd(dir, ""))
 	tm.waitFor("Target environment (required)")
-	tm.keys("Enter", "Enter", "Down")
+	tm.keys("Enter")
+	tm.focused("I have reviewed the changes")
+	tm.keys("Enter")
+	tm.focused("Your answer")
+	tm.keys("Down")
 	tm.waitFor("> Decline")
 	tm.keys("Enter")
 	s := tm.waitFor("EXIT=")
@@ -343,8 +357,30 @@ func TestTerminalResize(t *testing.T) {
 	}
 	tm.keys("Down")
 	tm.waitFor("> Production")
-	tm.keys("Enter", "y", "Enter")
+	tm.keys("Enter")
+	tm.focused("I have reviewed the changes")
+	tm.keys("y")
+	tm.focused("Your answer")
+	tm.keys("Enter")
 	if s := tm.waitFor("EXIT="); !strings.Contains(s, "Rolling out auth-service 2.4.1 to production.") {
 		t.Errorf("the form did not work after resizing:\n%s", s)
+	}
+}
+
+func TestTerminalTwoQuestionsInARow(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, nil, fmt.Sprintf(`%s/mcp-tester call pair -c %s/askserver`, dir, dir))
+	tm.waitFor("Question A?")
+	tm.keys("y")
+	tm.focused("Your answer")
+	tm.keys("Enter")
+	tm.waitFor("Question B?")
+	// The very first key of the second form must reach it.
+	tm.keys("Escape")
+	s := tm.waitFor("EXIT=")
+	for _, want := range []string{`[ELICIT] Question A? → accept {"ok":true}`, "[ELICIT] Question B? → cancel", `a=accept {"ok":true}; b=cancel`, "EXIT=0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
 	}
 }
