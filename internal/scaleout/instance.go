@@ -136,3 +136,13 @@ func (i *Instance) Stop() { i.signal(syscall.SIGTERM) }
 
 // Kill ends the instance with SIGKILL, as a crash would, and waits for it.
 func (i *Instance) Kill() { i.signal(syscall.SIGKILL) }
+
+// Exited reports whether the process has ended.
+func (i *Instance) Exited() bool {
+	select {
+	case <-i.done:
+		return true
+	default:
+		return false
+	}
+}

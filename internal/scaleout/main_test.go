@@ -1,10 +1,14 @@
 package scaleout_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/scaleout"
 )
@@ -36,3 +40,17 @@ func TestMain(m *testing.M) {
 }
 
 func binary(name string) string { return filepath.Join(bin, name) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// runDeployer runs the deployer to completion (bounded) and returns its
+// output.
+func runDeployer(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary("deployer"), args...)
+	cmd.Env = append(os.Environ(), stateKey)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
