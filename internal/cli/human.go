@@ -83,11 +83,23 @@ func (o *HumanOptions) answerer(io *iostreams.IOStreams) answer.Answerer {
 }
 
 // record appends one call to the --record script, when one was asked for.
-func (o *HumanOptions) record(method, name string, args map[string]any, questions []exchange.Entry, result any) error {
+// args are a tool's arguments (map[string]any) or a prompt's
+// (map[string]string); nil for a resource.
+func (o *HumanOptions) record(method, name string, args any, questions []exchange.Entry, result any) error {
 	if o.Record == "" {
 		return nil
 	}
-	err := record.Append(o.Record, record.Step{Method: method, Name: name, Args: args, Questions: questions, Result: result})
+	var m map[string]any
+	switch a := args.(type) {
+	case map[string]any:
+		m = a
+	case map[string]string:
+		m = make(map[string]any, len(a))
+		for k, v := range a {
+			m[k] = v
+		}
+	}
+	err := record.Append(o.Record, record.Step{Method: method, Name: name, Args: m, Questions: questions, Result: result})
 	if err != nil {
 		return &exitError{code: ExitFailed, err: err}
 	}

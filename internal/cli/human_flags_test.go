@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // deployer builds the seed's deploy server for these tests.
@@ -84,5 +85,27 @@ func TestHumanAnswererIsNilWhenNobodyCanAnswer(t *testing.T) {
 	io.SetTTY(true, true, true)
 	if a := humanAnswerer(io, &ConnOptions{}); a == nil {
 		t.Error("a terminal: want an answerer")
+	}
+}
+
+func TestHumanRecordPromptAndResource(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.mcp")
+	o := &HumanOptions{Record: path}
+	prompt := &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello Ada"}}}}
+	if err := o.record("prompts/get", "greeting", map[string]string{"name": "Ada"}, nil, prompt); err != nil {
+		t.Fatal(err)
+	}
+	res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "config://x", Text: "mode=on"}}}
+	if err := o.record("resources/read", "config://x", nil, nil, res); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	for _, want := range []string{"get_prompt greeting name:\"Ada\"\nassert_contains \"Hello Ada\"\n", "read_resource \"config://x\"\nassert_contains \"mode=on\"\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("recorded:\n%s\nlacks:\n%s", got, want)
+		}
+	}
+	if err := (&HumanOptions{}).record("tools/call", "x", nil, nil, nil); err != nil {
+		t.Errorf("no --record: %v", err)
 	}
 }
