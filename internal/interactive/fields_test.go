@@ -209,3 +209,26 @@ func TestCollect(t *testing.T) {
 		t.Errorf("the (no answer) choice was sent: %v", content)
 	}
 }
+
+// BenchmarkParse is the baseline: reading the seed's requested schema.
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := formschema.Parse(deploySchema); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDescribe maps the parsed schema to its form, the step this
+// package adds before a form is drawn; compare it with BenchmarkParse.
+func BenchmarkDescribe(b *testing.B) {
+	s, err := formschema.Parse(deploySchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if len(Describe(s)) != 2 {
+			b.Fatal("wrong field count")
+		}
+	}
+}

@@ -1,0 +1,31 @@
+package record_test
+
+import (
+	"os"
+
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/record"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A call in which the person answered the seed's deploy form becomes a
+// script that replays it.
+func ExampleWrite() {
+	step := record.Step{
+		Method: "tools/call",
+		Name:   "deploy",
+		Args:   map[string]any{"service": "auth-service"},
+		Questions: []exchange.Entry{{
+			Key:    "target",
+			Params: &mcp.ElicitParams{Mode: "form", Message: "Roll out auth-service version 2.4.1 – where to?"},
+			Answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "production", "confirm": true}},
+		}},
+		Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Rolling out auth-service 2.4.1 to production."}}},
+	}
+	_ = record.Write(os.Stdout, step)
+	// Output:
+	// elicit_response accept '{"confirm":true,"environment":"production"}'
+	// call_tool deploy service:"auth-service"
+	// assert_elicited "Roll out auth-service version 2.4.1 – where to?" key=target mode=form
+	// assert_contains "Rolling out auth-service 2.4.1 to production."
+}
