@@ -196,9 +196,29 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 				break
 			}
 		}
-		rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-		_, _ = p.cs.ListResourceTemplates(rctx, &mcp.ListResourceTemplatesParams{})
-		cancel()
+		cursor = ""
+		for range maxPages {
+			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
+			res, err := p.cs.ListResourceTemplates(rctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			cancel()
+			if err != nil {
+				break // templates are optional
+			}
+			for _, rt := range res.ResourceTemplates {
+				args := a.opts.Args[rt.URITemplate]
+				if args == nil {
+					args = map[string]any{}
+					for _, v := range templateVars(rt.URITemplate) {
+						args[v] = "example"
+					}
+				}
+				out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
+					report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
 	}
 	return out, nil
 }

@@ -164,3 +164,21 @@ func FuzzShorten(f *testing.F) {
 		}
 	})
 }
+
+func TestExpandTemplate(t *testing.T) {
+	args := map[string]any{"id": "a b", "q": "x", "n": 3.0}
+	for tmpl, want := range map[string]string{
+		"customer://{id}":          "customer://a%20b",
+		"test://items/{id}{?q,n}":  "test://items/a%20b?q=x&n=3",
+		"file:///{+id}":            "file:///a b",
+		"x://h{/id}{;n}{#q}":       "x://h/a%20b;n=3#x",
+		"x://{missing}/{id:3}{.q}": "x:///a%20b.x",
+	} {
+		if got := expand(tmpl, args); got != want {
+			t.Errorf("expand(%q) = %q, want %q", tmpl, got, want)
+		}
+	}
+	if got := strings.Join(templateVars("x://{a}/{+b,c*}{?d:4}"), ","); got != "a,b,c,d" {
+		t.Errorf("templateVars = %q", got)
+	}
+}

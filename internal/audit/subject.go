@@ -83,6 +83,9 @@ type subject struct {
 	schema any    // a tool's input schema
 	prompt *mcp.Prompt
 	args   map[string]any // the arguments to call it with
+	// template is a resource template's URI template; its variables are
+	// the arguments.
+	template string
 	report *Subject
 }
 
@@ -134,7 +137,11 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 		}
 	default:
 		var res *mcp.ReadResourceResult
-		res, err = p.cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: s.name, InputResponses: responses, RequestState: state})
+		uri := s.name
+		if s.template != "" {
+			uri = expand(s.template, args)
+		}
+		res, err = p.cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri, InputResponses: responses, RequestState: state})
 		if err == nil {
 			if res.NeedsInput() {
 				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
