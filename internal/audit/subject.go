@@ -86,7 +86,7 @@ type subject struct {
 	// template is a resource template's URI template; its variables are
 	// the arguments.
 	template string
-	report *Subject
+	report   *Subject
 }
 
 func (s *subject) method() string {
