@@ -115,6 +115,20 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 		caps = srv.Info.Capabilities
 	}
 	lo := &ListOptions{Conn: *conn, All: true}
+	// A list that fails is reported; a server that is gone ends inspect.
+	note := func(method string, err error) error {
+		if err == nil {
+			return nil
+		}
+		if session.KindOf(err) == session.KindUnreachable {
+			return err
+		}
+		if srv.ListErrors == nil {
+			srv.ListErrors = map[string]string{}
+		}
+		srv.ListErrors[method] = err.Error()
+		return nil
+	}
 	var err error
 	if caps.Tools != nil {
 		srv.Tools, _, err = pages(ctx, lo, "tools/list", func(ctx context.Context, c string) ([]*mcp.Tool, string, error) {
@@ -124,7 +138,7 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 			}
 			return r.Tools, r.NextCursor, nil
 		})
-		if err != nil {
+		if err := note("tools/list", err); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +150,7 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 			}
 			return r.Prompts, r.NextCursor, nil
 		})
-		if err != nil {
+		if err := note("prompts/list", err); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +162,7 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 			}
 			return r.Resources, r.NextCursor, nil
 		})
-		if err != nil {
+		if err := note("resources/list", err); err != nil {
 			return nil, err
 		}
 		srv.Templates, _, err = pages(ctx, lo, "resources/templates/list", func(ctx context.Context, c string) ([]*mcp.ResourceTemplate, string, error) {
@@ -158,7 +172,7 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 			}
 			return r.ResourceTemplates, r.NextCursor, nil
 		})
-		if err != nil {
+		if err := note("resources/templates/list", err); err != nil {
 			return nil, err
 		}
 	}

@@ -23,6 +23,9 @@ type Server struct {
 	Prompts   []*mcp.Prompt           `json:"prompts"`
 	Resources []*mcp.Resource         `json:"resources"`
 	Templates []*mcp.ResourceTemplate `json:"resourceTemplates"`
+	// ListErrors holds, by method (e.g. "prompts/list"), the lists the
+	// server declared but failed to give.
+	ListErrors map[string]string `json:"listErrors,omitempty"`
 	// Icons holds the results of checking icons; nil when not checked.
 	Icons []IconCheck `json:"icons,omitempty"`
 	// Probes holds the results of calling read-only tools; nil when not
@@ -54,9 +57,11 @@ type Report struct {
 	Counts   Counts `json:"counts"`
 	// Declares lists the capabilities the server declared, e.g.
 	// "resources (subscribe)".
-	Declares  []string    `json:"declares"`
-	Score     int         `json:"score"`
-	Criteria  []Criterion `json:"criteria"`
+	Declares []string    `json:"declares"`
+	Score    int         `json:"score"`
+	Criteria []Criterion `json:"criteria"`
+	// Errors are the lists the server declared but failed to give.
+	Errors    []Finding   `json:"errors,omitempty"`
 	Elicit    Elicitation `json:"elicitation"`
 	IconsSeen int         `json:"iconsSeen"`
 }

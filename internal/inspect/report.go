@@ -23,6 +23,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Declares) > 0 {
 		fmt.Fprintf(&b, "Declares: %s\n", strings.Join(r.Declares, ", "))
 	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "Error: %s %s\n", e.Subject, e.Problem)
+	}
 	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, c := range r.Criteria {

@@ -40,6 +40,9 @@ func Evaluate(s *Server) *Report {
 		}
 	}
 	r.Declares = declared(s)
+	for _, m := range sortedKeys(s.ListErrors) {
+		r.Errors = append(r.Errors, Finding{Subject: m, Problem: "failed: " + s.ListErrors[m], Advice: "Fix the handler: the server declares the capability, so clients will ask for this list."})
+	}
 	r.Elicit = elicitation(s)
 	r.Criteria = []Criterion{
 		descriptions(s),
@@ -270,6 +273,10 @@ func titles(s *Server) Criterion {
 
 func prompts(s *Server) Criterion {
 	c := Criterion{ID: CritPrompts, Name: "Prompts", Weight: 10, Applies: true}
+	if e, ok := s.ListErrors["prompts/list"]; ok && len(s.Prompts) == 0 {
+		c.Findings = append(c.Findings, Finding{Subject: "prompts/list", Problem: "failed: " + e, Advice: "Fix the prompts/list handler; the server declares prompts."})
+		return c
+	}
 	if len(s.Prompts) == 0 {
 		c.Findings = append(c.Findings, Finding{Problem: "no prompts", Advice: "Offer prompts for the common tasks with this server, so that users can start them by name."})
 		return c
@@ -480,4 +487,13 @@ func countBasic(c *mcp.ServerCapabilities) int {
 		}
 	}
 	return n
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
