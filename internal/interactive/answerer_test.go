@@ -202,9 +202,20 @@ func TestAccessibleEveryKind(t *testing.T) {
 	if res.Action != "accept" || !reflect.DeepEqual(res.Content, want) {
 		t.Errorf("answer = %s %#v\nwant %#v\n%s", res.Action, res.Content, want, seen)
 	}
-	for _, w := range []string{"Name (required)", "must be a date (YYYY-MM-DD)", "Alpha", "Gamma", "(no answer)"} {
+	for _, w := range []string{"Name (required)", "day — a date, YYYY-MM-DD", "age — a whole number between 18 and 130", "must be a date (YYYY-MM-DD)", "Alpha", "Gamma", "(no answer)"} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("the person did not see %q:\n%s", w, seen)
 		}
+	}
+}
+
+func TestSecretFieldIsFlagged(t *testing.T) {
+	q := formQuestion(t, "Log in to the registry.", `{"type":"object","properties":{"password":{"type":"string","title":"Registry password"}}}`)
+	res, seen, err := accessible(t, q, "\n2\n", nil)
+	if err != nil || res.Action != "decline" {
+		t.Fatalf("%v %v", res, err)
+	}
+	if !strings.Contains(seen, `Warning: Registry password looks like it asks for a secret ("password")`) {
+		t.Errorf("no warning about the secret field:\n%s", seen)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/form"
 	"github.com/askback/askback/formschema"
 )
 
@@ -47,7 +48,10 @@ type Field struct {
 	Placeholder string // TextInput: an example of the expected input
 	Options     []Option
 	Required    bool
-	CharLimit   int // TextInput: the schema's maxLength, 0 when none
+	// Warning says why the person should think twice before answering: the
+	// field looks like it asks for a secret, which a form must never do.
+	Warning   string
+	CharLimit int // TextInput: the schema's maxLength, 0 when none
 	Limit       int // SelectMany: the schema's maxItems, 0 when none
 	Start       Value
 
@@ -61,14 +65,18 @@ func Describe(s *formschema.Schema) []*Field {
 		return nil
 	}
 	out := make([]*Field, 0, len(s.Fields))
+	secrets := form.DefaultSecretPolicy()
 	for _, f := range s.Fields {
-		out = append(out, describeField(f))
+		out = append(out, describeField(f, secrets))
 	}
 	return out
 }
 
-func describeField(f *formschema.Field) *Field {
+func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 	d := &Field{Name: f.Name, Kind: f.Kind, Required: f.Required, schema: f}
+	if w := secrets.Match(f.Name, f.Title, f.Description); w != "" {
+		d.Warning = fmt.Sprintf("%s looks like it asks for a secret (%q); a form must never ask for passwords, keys, tokens or payment data: decline unless you are sure", Clean(f.Label()), w)
+	}
 	d.Title = Clean(f.Label())
 	if f.Required {
 		d.Title += requiredTag

@@ -232,3 +232,19 @@ func BenchmarkDescribe(b *testing.B) {
 		}
 	}
 }
+
+func TestDescribeWarnsAboutSecrets(t *testing.T) {
+	_, fields := describe(t, `{"type":"object","properties":{
+	  "user":{"type":"string","title":"User name"},
+	  "pw":{"type":"string","title":"Password"},
+	  "card":{"type":"string","description":"Your credit card number"},
+	  "apiKey":{"type":"string"}}}`)
+	for _, f := range fields {
+		if got := f.Warning != ""; got != (f.Name != "user") {
+			t.Errorf("%s: warning %q", f.Name, f.Warning)
+		}
+	}
+	if w := byName(fields, "pw").Warning; !strings.Contains(w, `Password looks like it asks for a secret ("password")`) {
+		t.Errorf("pw warning = %q", w)
+	}
+}

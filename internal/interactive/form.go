@@ -123,6 +123,11 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 	fmt.Fprintln(w, indent(CleanBlock(q.Params.Message), "  "))
 	fmt.Fprintln(w, st.faint.Render("  Fill in the form, then choose Submit, Decline or Cancel (Esc cancels)."))
 	fields := Describe(q.Form)
+	for _, f := range fields {
+		if f.Warning != "" {
+			fmt.Fprintln(w, st.warn.Render("  Warning: "+f.Warning))
+		}
+	}
 	values := make([]Value, len(fields))
 	for i, f := range fields {
 		values[i] = f.Start
@@ -132,7 +137,7 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 		action := "accept"
 		var hf []huh.Field
 		for i, f := range fields {
-			hf = append(hf, widget(f, &values[i]))
+			hf = append(hf, widget(f, &values[i], a.opts.Accessible))
 		}
 		hf = append(hf, selectOne("Your answer", "", actions, &action))
 		aborted, err := a.run(ctx, huh.NewGroup(hf...))
@@ -157,8 +162,14 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 	return nil, fmt.Errorf("the form was submitted %d times with problems; giving up", maxAttempts)
 }
 
-// widget builds the huh field for one described field, bound to v.
-func widget(f *Field, v *Value) huh.Field {
+// widget builds the huh field for one described field, bound to v. Line
+// prompts show only a title, so there the hints join it.
+func widget(f *Field, v *Value, accessible bool) huh.Field {
+	if accessible && f.Description != "" {
+		g := *f
+		g.Title += " — " + f.Description
+		f = &g
+	}
 	switch f.Widget {
 	case YesNo:
 		return huh.NewConfirm().Key(f.Name).Title(f.Title).Description(f.Description).
