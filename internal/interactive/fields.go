@@ -52,8 +52,8 @@ type Field struct {
 	// field looks like it asks for a secret, which a form must never do.
 	Warning   string
 	CharLimit int // TextInput: the schema's maxLength, 0 when none
-	Limit       int // SelectMany: the schema's maxItems, 0 when none
-	Start       Value
+	Limit     int // SelectMany: the schema's maxItems, 0 when none
+	Start     Value
 
 	schema *formschema.Field
 }
