@@ -49,7 +49,7 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		if o.Command != "" {
 			info["command"] = o.Command
 		} else {
-			info["url"] = o.URL
+			info["url"] = trace.RedactURL(o.URL)
 			if len(o.Headers) > 0 {
 				info["headers"] = trace.RedactHeaders(o.Headers)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -105,4 +106,34 @@ func IsSensitiveHeader(name string) bool {
 		}
 	}
 	return strings.Contains(n, "token") || strings.Contains(n, "secret") || strings.Contains(n, "auth")
+}
+
+// RedactURL hides the password of a URL's user information and the values
+// of query parameters named like credentials. Text that is not a URL is
+// returned as it is.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "redacted")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		changed := false
+		for k := range q {
+			n := strings.ToLower(k)
+			if IsSensitiveHeader(k) || n == "key" || strings.HasSuffix(n, "key") || n == "sig" || n == "signature" || n == "password" || n == "code" {
+				q[k] = []string{"redacted"}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
 }

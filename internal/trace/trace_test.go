@@ -218,3 +218,21 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactURL(t *testing.T) {
+	for in, secret := range map[string]string{
+		"https://alice:pa55@example.com/mcp":               "pa55",
+		"https://example.com/mcp?access_token=t0k&x=1":     "t0k",
+		"https://example.com/mcp?api_key=k3y":              "k3y",
+		"https://example.com/mcp?sig=s1g&expires=1":        "s1g",
+		"http://127.0.0.1:8080/mcp?Authorization=Bearer+b": "Bearer",
+	} {
+		got := trace.RedactURL(in)
+		if strings.Contains(got, secret) {
+			t.Errorf("RedactURL(%q) = %q still shows %q", in, got, secret)
+		}
+	}
+	if got := trace.RedactURL("http://127.0.0.1:8080/mcp?x=1"); got != "http://127.0.0.1:8080/mcp?x=1" {
+		t.Errorf("an ordinary URL changed: %q", got)
+	}
+}
