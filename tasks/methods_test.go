@@ -526,3 +526,19 @@ func TestCloseFailsRunningTasks(t *testing.T) {
 		t.Errorf("after Close: %s %+v", g.Status, g.Error)
 	}
 }
+
+func TestStreamableHTTPJSONResponses(t *testing.T) {
+	server, _ := newServer(t, nil)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(hs.Close)
+	opts := fast()
+	opts.Answer = func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+	}
+	tc := taskclient.New(connectWith(t, &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil), opts)
+	res, err := tc.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm"})
+	if err != nil || resultText(t, res) != "done" {
+		t.Errorf("JSON responses: %v, %v", res, err)
+	}
+}
