@@ -90,6 +90,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newProfileCmd(io),
 		newCompletionCmd(io),
 		newInspectCmd(io),
+		newBenchCmd(io),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}

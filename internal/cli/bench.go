@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/loadgen"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+// BenchOptions are the options of `mcp-tester bench`.
+type BenchOptions struct {
+	IO          *iostreams.IOStreams
+	Conn        ConnOptions
+	Tool        string
+	Args        string
+	Script      string
+	Concurrency int
+	Duration    time.Duration
+	Requests    int
+	Format      string
+	AllowRemote []string
+}
+
+// benchRecycle is how many flows a worker runs on one session before it
+// opens a fresh one, which bounds the memory of the session's question log.
+const benchRecycle = 10_000
+
+func newBenchCmd(io *iostreams.IOStreams) *cobra.Command {
+	opts := &BenchOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "bench [TOOL] [flags]",
+		Short: "Load a server with calls that ask questions and measure them",
+		Long: `Run flows against a server from several concurrent workers and report the
+throughput (completed flows per second) and the latency percentiles (p50, p90,
+p99) of whole flows and of each round. A flow is one call of TOOL with --args,
+its questions answered with --elicit as in ` + "`call`" + `, or one run of a .mcp script
+(--script). Each worker has its own session and runs one flow at a time.
+
+The run ends after --requests flows or after --duration (10s when neither is
+given), whichever comes first, and never lasts more than an hour; each flow
+is bounded by --timeout per request. A flow fails when the call fails, the
+tool reports an error, or a script step fails.
+
+Only servers on this machine are loaded: a URL must name a loopback address
+or localhost unless --allow-remote names its host. Exit codes: 0 every flow
+completed; 1 some flows failed; 2 usage error; 3 the server could not be
+reached.`,
+		Example: `  mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
+      --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 5s
+  mcp-tester bench --script deploy.mcp -c ./deployer --requests 200 --format json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Tool = args[0]
+			}
+			return runBench(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	addElicitFlag(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
+	f.StringVarP(&opts.Script, "script", "s", "", "run this .mcp script as one flow instead of calling a tool")
+	f.IntVar(&opts.Concurrency, "concurrency", 1, fmt.Sprintf("workers running flows at once, each on its own session (at most %d)", loadgen.MaxConcurrency))
+	f.DurationVar(&opts.Duration, "duration", 0, "stop starting flows after this long (default 10s when --requests is not given)")
+	f.IntVarP(&opts.Requests, "requests", "n", 0, "run this many flows in all")
+	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
+	f.StringArrayVar(&opts.AllowRemote, "allow-remote", nil, "allow loading a server on this host, which is not loopback (repeatable)")
+	return cmd
+}
+
+func runBench(ctx context.Context, opts *BenchOptions) error {
+	if (opts.Tool == "") == (opts.Script == "") {
+		return usageErr("give either a TOOL to call or --script FILE")
+	}
+	if opts.Format != "text" && opts.Format != "json" {
+		return usageErr("--format %q: use text or json", opts.Format)
+	}
+	if opts.Concurrency < 1 || opts.Concurrency > loadgen.MaxConcurrency {
+		return usageErr("--concurrency must be between 1 and %d", loadgen.MaxConcurrency)
+	}
+	if opts.Requests < 0 || opts.Requests > loadgen.MaxFlows {
+		return usageErr("--requests must be between 1 and %d", loadgen.MaxFlows)
+	}
+	if opts.Duration < 0 || opts.Duration > loadgen.MaxDuration {
+		return usageErr("--duration must be positive and at most %s", loadgen.MaxDuration)
+	}
+	sopts, err := opts.Conn.sessionOptions(opts.IO)
+	if err != nil {
+		return err
+	}
+	if err := checkBenchTarget(sopts.Target.URL, opts.AllowRemote); err != nil {
+		return err
+	}
+	flow := &benchFlow{tool: opts.Tool}
+	if opts.Tool != "" {
+		if flow.args, err = parseArgs(opts.Args); err != nil {
+			return err
+		}
+		if flow.specs, err = opts.Conn.specs(); err != nil {
+			return err
+		}
+	} else {
+		if len(opts.Conn.Elicit) > 0 {
+			return usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
+		}
+		src, err := os.ReadFile(opts.Script)
+		if err != nil {
+			return usageErr("--script: %v", err)
+		}
+		if flow.script, err = script.ParseFile(opts.Script, src); err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+		flow.stepTimeout = opts.Conn.Timeout
+	}
+	sopts.Warn = nil // one warning per flow would drown the report
+
+	lopts := loadgen.Options{
+		Concurrency: opts.Concurrency,
+		Requests:    opts.Requests,
+		Duration:    opts.Duration,
+		Open: func(ctx context.Context) (loadgen.Worker, error) {
+			w := &benchWorker{flow: flow, opts: sopts}
+			return w, w.open(ctx)
+		},
+	}
+	if opts.IO.IsStderrTTY() {
+		lopts.Progress = loadgen.Bar(opts.IO.ErrOut)
+	}
+	rep, err := loadgen.Run(ctx, lopts)
+	if err != nil {
+		var se *session.Error
+		if errors.As(err, &se) {
+			return err
+		}
+		return &exitError{code: ExitUnreachable, err: err}
+	}
+	if opts.Format == "json" {
+		err = loadgen.WriteJSON(opts.IO.Out, rep)
+	} else {
+		what := "tool " + opts.Tool
+		if opts.Script != "" {
+			what = "script " + opts.Script
+		}
+		err = loadgen.WriteText(opts.IO.Out, fmt.Sprintf("bench %s against %s", what, sopts.Target.Describe()), rep)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// checkBenchTarget refuses a URL whose host is not loopback unless allow
+// names it.
+func checkBenchTarget(raw string, allow []string) error {
+	if raw == "" {
+		return nil // a command started on this machine
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return usageErr("--url: %v", err)
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	for _, a := range allow {
+		if strings.EqualFold(a, host) {
+			return nil
+		}
+	}
+	return usageErr("refusing to load %s: it is not a loopback address; if you own it and mean to load it, add --allow-remote %s", host, host)
+}
+
+// benchFlow is what one flow does: a call or a script.
+type benchFlow struct {
+	tool        string
+	args        map[string]any
+	specs       []answer.Spec
+	script      *script.Script
+	stepTimeout time.Duration
+}
+
+// benchWorker runs flows on its own session and times each round.
+type benchWorker struct {
+	flow  *benchFlow
+	opts  session.Options
+	s     *session.Session
+	cur   *loadgen.Rounds
+	flows int
+}
+
+func (w *benchWorker) open(ctx context.Context) error {
+	o := w.opts
+	o.Log = &exchange.Log{}
+	if o.Target != nil {
+		t := *o.Target
+		o.Target = &t
+	}
+	o.Middleware = append(slices.Clone(o.Middleware), w.timing)
+	s, err := session.Open(ctx, o)
+	if err != nil {
+		return err
+	}
+	w.s, w.flows = s, 0
+	return nil
+}
+
+// timing is client middleware that reports the duration of each request of
+// an asking call as one round.
+func (w *benchWorker) timing(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call", "prompts/get", "resources/read":
+			t0 := time.Now()
+			res, err := next(ctx, method, req)
+			if r := w.cur; r != nil {
+				r.Add(time.Since(t0))
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// Flow implements loadgen.Worker.
+func (w *benchWorker) Flow(ctx context.Context, r *loadgen.Rounds) error {
+	if w.flows >= benchRecycle {
+		w.s.Close()
+		if err := w.open(ctx); err != nil {
+			return err
+		}
+	}
+	w.flows++
+	w.cur = r
+	defer func() { w.cur = nil }()
+	if w.flow.script != nil {
+		return w.runScript(ctx)
+	}
+	res, _, err := w.s.CallTool(ctx, w.flow.tool, w.flow.args, answer.NewQueue(w.flow.specs...))
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		var b strings.Builder
+		printer.ToolResult(&b, res)
+		return fmt.Errorf("tool %q reported an error: %s", w.flow.tool, strings.TrimSpace(b.String()))
+	}
+	return nil
+}
+
+func (w *benchWorker) runScript(ctx context.Context) error {
+	rep := script.Run(ctx, w.flow.script, script.RunOptions{
+		Connect:     func(context.Context) (script.Conn, error) { return keepOpen{script.NewSessionConn(w.s)}, nil },
+		StepTimeout: w.flow.stepTimeout,
+	})
+	for _, sr := range rep.Scripts {
+		if sr.Err != nil {
+			return sr.Err
+		}
+		for _, st := range sr.Steps {
+			if !st.Passed {
+				return fmt.Errorf("%s:%d: %s: %s", sr.Name, st.Line, st.Command, st.Message)
+			}
+		}
+	}
+	return nil
+}
+
+// Close implements loadgen.Worker.
+func (w *benchWorker) Close() error {
+	if w.s == nil {
+		return nil
+	}
+	return w.s.Close()
+}
+
+// keepOpen lends the worker's session to one script run: the runner closes
+// its Conn at the end of the script, the worker keeps the session.
+type keepOpen struct{ *script.SessionConn }
+
+func (keepOpen) Close() error { return nil }

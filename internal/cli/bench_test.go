@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// benchServer serves, over stateless Streamable HTTP, a tool "confirm"
+// that asks one question (multi round-trip) and answers with what it got,
+// and a tool "broken" that reports an error.
+func benchServer(t *testing.T) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench-fixture", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, ok := req.Params.InputResponses["ok"].(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ok": &mcp.ElicitParams{
+				Message:         "Go?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"go": map[string]any{"type": "boolean"}}},
+			}}}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "got " + a.Action}}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "broken", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it broke"}}}, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func bench(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	io, _, out, errOut := iostreams.Test()
+	code := Main(context.Background(), io, append([]string{"bench"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+func TestBenchCallReportsRounds(t *testing.T) {
+	url := benchServer(t)
+	code, out, errOut := bench(t, "confirm", "-u", url, "--elicit", "accept:{\"go\":true}", "--concurrency", "3", "--requests", "30", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Concurrency int `json:"concurrency"`
+		Flows       int `json:"flows"`
+		Failed      int `json:"failed"`
+		Flow        struct {
+			Count int     `json:"count"`
+			P50Ms float64 `json:"p50Ms"`
+			P99Ms float64 `json:"p99Ms"`
+		} `json:"flow"`
+		Rounds []struct {
+			Count int `json:"count"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Flows != 30 || rep.Failed != 0 || rep.Concurrency != 3 {
+		t.Errorf("report: %+v", rep)
+	}
+	if len(rep.Rounds) != 2 || rep.Rounds[0].Count != 30 || rep.Rounds[1].Count != 30 {
+		t.Errorf("a two-round flow must report two rounds of 30: %+v", rep.Rounds)
+	}
+	if rep.Flow.P50Ms <= 0 || rep.Flow.P99Ms < rep.Flow.P50Ms {
+		t.Errorf("percentiles: %+v", rep.Flow)
+	}
+	if errOut != "" {
+		t.Errorf("no terminal, no progress bar; stderr: %q", errOut)
+	}
+}
+
+func TestBenchTextAndProgressBar(t *testing.T) {
+	url := benchServer(t)
+	io, _, out, errOut := iostreams.Test()
+	io.SetTTY(false, false, true)
+	code := Main(context.Background(), io, []string{"bench", "confirm", "-u", url, "--elicit", "decline", "-n", "5"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"bench tool confirm against", "5 completed, 0 failed", "round 1", "round 2", "p90"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut.String(), "100%") {
+		t.Errorf("progress bar on a terminal: %q", errOut)
+	}
+}
+
+func TestBenchFailedFlows(t *testing.T) {
+	url := benchServer(t)
+	code, out, _ := bench(t, "broken", "-u", url, "-n", "4")
+	if code != ExitFailed || !strings.Contains(out, "0 completed, 4 failed") || !strings.Contains(out, "it broke") {
+		t.Errorf("exit %d, report:\n%s", code, out)
+	}
+}
+
+func TestBenchScript(t *testing.T) {
+	url := benchServer(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "flow.mcp")
+	os.WriteFile(file, []byte("elicit_response accept '{\"go\": true}'\ncall_tool confirm\nassert_contains \"got accept\"\n"), 0o600)
+	code, out, errOut := bench(t, "--script", file, "-u", url, "-n", "6", "--concurrency", "2")
+	if code != 0 || !strings.Contains(out, "6 completed, 0 failed") || !strings.Contains(out, "round 2") {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	os.WriteFile(file, []byte("elicit_response decline\ncall_tool confirm\nassert_contains \"got accept\"\n"), 0o600)
+	code, out, _ = bench(t, "--script", file, "-u", url, "-n", "3")
+	if code != ExitFailed || !strings.Contains(out, "3 failed") || !strings.Contains(out, "flow.mcp:3") {
+		t.Errorf("a failing step must fail the flow: exit %d\n%s", code, out)
+	}
+}
+
+// Only loopback targets, unless the host is named.
+func TestBenchRefusesRemoteTargets(t *testing.T) {
+	for _, u := range []string{"http://10.1.2.3/mcp", "http://example.test:8080/mcp", "http://[2001:db8::1]/mcp"} {
+		code, _, errOut := bench(t, "deploy", "-u", u, "-n", "1")
+		if code != ExitUsage || !strings.Contains(errOut, "--allow-remote") {
+			t.Errorf("%s: exit %d, %s", u, code, errOut)
+		}
+	}
+	// Naming another host does not allow this one.
+	code, _, errOut := bench(t, "deploy", "-u", "http://10.1.2.3/mcp", "--allow-remote", "10.1.2.4", "-n", "1")
+	if code != ExitUsage {
+		t.Errorf("allow-remote of another host: exit %d, %s", code, errOut)
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	url := benchServer(t)
+	for _, args := range [][]string{
+		{"-u", url}, // neither tool nor script
+		{"confirm", "--script", "x.mcp", "-u", url}, // both
+		{"confirm", "-u", url, "--concurrency", "0"},
+		{"confirm", "-u", url, "--concurrency", "100000"},
+		{"confirm", "-u", url, "--duration", "5h"},
+		{"confirm", "-u", url, "--format", "xml"},
+	} {
+		if code, _, _ := bench(t, args...); code != ExitUsage {
+			t.Errorf("bench %v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+}
+
+func TestBenchUnreachable(t *testing.T) {
+	code, _, errOut := bench(t, "confirm", "-u", "http://127.0.0.1:1/mcp", "-n", "1", "--timeout", "2s")
+	if code != ExitUnreachable {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

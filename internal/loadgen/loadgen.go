@@ -1,0 +1,319 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Limits on a run, whatever the options ask.
+const (
+	// MaxConcurrency bounds Options.Concurrency.
+	MaxConcurrency = 1000
+	// MaxDuration bounds a run, also one bounded by a number of flows.
+	MaxDuration = time.Hour
+	// MaxFlows bounds Options.Requests.
+	MaxFlows = 10_000_000
+	// DefaultDuration is the length of a run given neither a number of
+	// flows nor a duration.
+	DefaultDuration = 10 * time.Second
+	// DefaultFlowTimeout bounds one flow unless Options.FlowTimeout says
+	// otherwise.
+	DefaultFlowTimeout = 30 * time.Second
+	// maxSamples bounds the latencies kept for percentiles (per series);
+	// later ones replace kept ones at random (reservoir sampling).
+	maxSamples = 1 << 20
+	// giveUpAfter is how many failed flows, with none completed, end a run
+	// early.
+	giveUpAfter = 50
+	// maxErrorSamples is how many distinct error messages a report keeps.
+	maxErrorSamples = 5
+)
+
+// Worker runs flows one after the other on its own connection.
+type Worker interface {
+	// Flow runs one flow and reports the duration of each round to r.
+	Flow(ctx context.Context, r *Rounds) error
+	// Close releases the worker's connection.
+	Close() error
+}
+
+// Rounds collects the durations of the rounds of one flow, in order.
+type Rounds struct{ d []time.Duration }
+
+// Add records the duration of the next round.
+func (r *Rounds) Add(d time.Duration) { r.d = append(r.d, d) }
+
+// Options configure [Run].
+type Options struct {
+	// Concurrency is the number of workers, each running one flow at a
+	// time (default 1, at most MaxConcurrency).
+	Concurrency int
+	// Requests is the number of flows to run; zero means as many as fit
+	// in Duration.
+	Requests int
+	// Duration stops starting flows after this long (DefaultDuration when
+	// Requests is zero too; MaxDuration at most).
+	Duration time.Duration
+	// FlowTimeout bounds each flow (DefaultFlowTimeout if zero).
+	FlowTimeout time.Duration
+	// Open makes a worker. It is called Concurrency times before the clock
+	// starts. Required.
+	Open func(ctx context.Context) (Worker, error)
+	// Progress, if set, is called about ten times a second while the run
+	// lasts, and once at the end, from a single goroutine.
+	Progress func(Progress)
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+}
+
+// Progress is the state of a run, for a progress bar.
+type Progress struct {
+	Done, Failed int
+	// Total is Options.Requests, or zero for a run bounded by time.
+	Total    int
+	Elapsed  time.Duration
+	Duration time.Duration // the run's time bound
+}
+
+// Fraction is how far the run is, from 0 to 1.
+func (p Progress) Fraction() float64 {
+	f := 0.0
+	if p.Total > 0 {
+		f = float64(p.Done+p.Failed) / float64(p.Total)
+	}
+	if p.Duration > 0 {
+		if g := float64(p.Elapsed) / float64(p.Duration); g > f {
+			f = g
+		}
+	}
+	return min(f, 1)
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Concurrency int
+	// Flows and Failed count the flows that completed and that failed.
+	Flows, Failed int
+	Elapsed       time.Duration
+	// Throughput is completed flows per second.
+	Throughput float64
+	// Flow summarises the latency of completed flows, Rounds that of each
+	// round of completed flows (Rounds[0] is round 1).
+	Flow   Summary
+	Rounds []Summary
+	// Errors holds up to five distinct error messages of failed flows.
+	Errors []string
+}
+
+// Summary is the latency distribution of one series.
+type Summary struct {
+	Count                    int
+	Mean, P50, P90, P99, Max time.Duration
+	samples                  []time.Duration
+	seen                     int
+}
+
+// Run runs the flows and returns the report. It fails only when a worker
+// cannot be opened or the options are unusable; failed flows are counted.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Open == nil {
+		return nil, errors.New("loadgen: Options.Open is required")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 1
+	}
+	if opts.Concurrency > MaxConcurrency {
+		return nil, fmt.Errorf("concurrency %d is above the limit of %d", opts.Concurrency, MaxConcurrency)
+	}
+	if opts.Requests < 0 || opts.Requests > MaxFlows {
+		return nil, fmt.Errorf("the number of flows must be between 1 and %d", MaxFlows)
+	}
+	if opts.Duration < 0 || opts.Duration > MaxDuration {
+		return nil, fmt.Errorf("the duration must be positive and at most %s", MaxDuration)
+	}
+	if opts.Duration == 0 {
+		opts.Duration = MaxDuration
+		if opts.Requests == 0 {
+			opts.Duration = DefaultDuration
+		}
+	}
+	if opts.FlowTimeout <= 0 {
+		opts.FlowTimeout = DefaultFlowTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+
+	workers := make([]Worker, 0, opts.Concurrency)
+	defer func() {
+		for _, w := range workers {
+			w.Close()
+		}
+	}()
+	for i := 0; i < opts.Concurrency; i++ {
+		w, err := opts.Open(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("open worker %d of %d: %w", i+1, opts.Concurrency, err)
+		}
+		workers = append(workers, w)
+	}
+
+	start := opts.Now()
+	runCtx, cancel := context.WithDeadline(ctx, start.Add(opts.Duration))
+	defer cancel()
+	var (
+		tickets atomic.Int64 // flows handed out
+		done    atomic.Int64
+		failed  atomic.Int64
+		mu      sync.Mutex
+		rep     = &Report{Concurrency: opts.Concurrency}
+		rng     = newRand(start.UnixNano())
+	)
+	take := func() bool {
+		if runCtx.Err() != nil {
+			return false
+		}
+		if done.Load() == 0 && failed.Load() >= giveUpAfter {
+			return false // nothing works: stop rather than spin
+		}
+		if opts.Requests > 0 && tickets.Add(1) > int64(opts.Requests) {
+			return false
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for take() {
+				r := &Rounds{}
+				fctx, fcancel := context.WithTimeout(ctx, opts.FlowTimeout)
+				t0 := opts.Now()
+				err := w.Flow(fctx, r)
+				d := opts.Now().Sub(t0)
+				fcancel()
+				mu.Lock()
+				if err != nil {
+					failed.Add(1)
+					rep.addError(err)
+				} else {
+					done.Add(1)
+					rep.Flow.add(d, rng)
+					for k, rd := range r.d {
+						for len(rep.Rounds) <= k {
+							rep.Rounds = append(rep.Rounds, Summary{})
+						}
+						rep.Rounds[k].add(rd, rng)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+
+	progress := func() {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Done: int(done.Load()), Failed: int(failed.Load()), Total: opts.Requests,
+				Elapsed: opts.Now().Sub(start), Duration: durationBound(opts)})
+		}
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-finished:
+			break wait
+		case <-tick.C:
+			progress()
+		}
+	}
+	rep.Elapsed = opts.Now().Sub(start)
+	progress()
+	rep.Flows, rep.Failed = int(done.Load()), int(failed.Load())
+	if rep.Elapsed > 0 {
+		rep.Throughput = float64(rep.Flows) / rep.Elapsed.Seconds()
+	}
+	rep.Flow.finish()
+	for k := range rep.Rounds {
+		rep.Rounds[k].finish()
+	}
+	return rep, nil
+}
+
+// durationBound is the time bound a progress bar shows: none for a run
+// bounded by a number of flows.
+func durationBound(o Options) time.Duration {
+	if o.Requests > 0 {
+		return 0
+	}
+	return o.Duration
+}
+
+func (r *Report) addError(err error) {
+	msg := err.Error()
+	for _, e := range r.Errors {
+		if e == msg {
+			return
+		}
+	}
+	if len(r.Errors) < maxErrorSamples {
+		r.Errors = append(r.Errors, msg)
+	}
+}
+
+func (s *Summary) add(d time.Duration, rng *lcg) {
+	s.seen++
+	s.Count++
+	s.Mean += d // the sum until finish
+	if d > s.Max {
+		s.Max = d
+	}
+	if len(s.samples) < maxSamples {
+		s.samples = append(s.samples, d)
+		return
+	}
+	if k := rng.intn(s.seen); k < maxSamples {
+		s.samples[k] = d
+	}
+}
+
+func (s *Summary) finish() {
+	if s.Count == 0 {
+		return
+	}
+	s.Mean /= time.Duration(s.Count)
+	sort.Slice(s.samples, func(i, j int) bool { return s.samples[i] < s.samples[j] })
+	s.P50, s.P90, s.P99 = percentile(s.samples, 50), percentile(s.samples, 90), percentile(s.samples, 99)
+	s.samples = nil
+}
+
+// percentile is the nearest-rank percentile of sorted samples.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
+	if rank < 1 {
+		rank = 1
+	}
+	return sorted[rank-1]
+}
+
+// lcg is a small deterministic generator for reservoir sampling.
+type lcg struct{ x uint64 }
+
+func newRand(seed int64) *lcg { return &lcg{x: uint64(seed) | 1} }
+
+func (g *lcg) intn(n int) int {
+	g.x = g.x*6364136223846793005 + 1442695040888963407
+	return int((g.x >> 33) % uint64(n))
+}
