@@ -78,20 +78,21 @@ func newTerm(t *testing.T, env []string, command string) *screenTerm {
 		}
 		t.Fatal("tmux is required in CI: run scripts/ensure-tmux.sh")
 	}
-	tm := &screenTerm{t: t, socket: fmt.Sprintf("mcpt-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "e2e"}
+	// A private server whose socket lives (and goes) with the test.
+	tm := &screenTerm{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), name: "e2e"}
 	args := []string{"new-session", "-d", "-s", tm.name, "-x", "100", "-y", "40"}
 	for _, e := range env {
 		args = append(args, "-e", e)
 	}
 	args = append(args, "sh", "-c", command+`; echo "EXIT=$?"; sleep 600`)
 	tm.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 	return tm
 }
 
 func (tm *screenTerm) tmux(args ...string) string {
 	tm.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 	if err != nil {
 		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
