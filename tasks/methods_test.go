@@ -542,3 +542,36 @@ func TestStreamableHTTPJSONResponses(t *testing.T) {
 		t.Errorf("JSON responses: %v, %v", res, err)
 	}
 }
+
+// brokenStore fails every read after the first n.
+type brokenStore struct {
+	*tasks.MemoryStore
+	mu    sync.Mutex
+	reads int
+}
+
+func (s *brokenStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
+	s.mu.Lock()
+	s.reads++
+	n := s.reads
+	s.mu.Unlock()
+	if n > 1 {
+		return nil, errors.New("disk on fire")
+	}
+	return s.MemoryStore.Get(ctx, id)
+}
+
+func TestStoreFailureIsAnInternalError(t *testing.T) {
+	store := &brokenStore{MemoryStore: tasks.NewMemoryStore()}
+	server, _ := newServer(t, &tasks.Options{Store: store})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "sleep")
+	if _, err := tc.Get(context.Background(), ct.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tc.Get(context.Background(), ct.TaskID)
+	if code := rpcCode(t, err); code != -32603 || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("store failure: %v", err)
+	}
+	_ = tc.Cancel(context.Background(), ct.TaskID)
+}
