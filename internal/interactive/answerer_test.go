@@ -219,3 +219,16 @@ func TestSecretFieldIsFlagged(t *testing.T) {
 		t.Errorf("no warning about the secret field:\n%s", seen)
 	}
 }
+
+func TestEmptyFormIsAYesNoQuestion(t *testing.T) {
+	q := formQuestion(t, "Proceed with the migration?", `{"type":"object","properties":{}}`)
+	for typed, want := range map[string]string{"1\n": "accept", "2\n": "decline", "3\n": "cancel"} {
+		res, _, err := accessible(t, q, typed, nil)
+		if err != nil || res.Action != want {
+			t.Errorf("%q: %v %v, want %s", typed, res, err, want)
+		}
+		if want == "accept" && (res.Content == nil || len(res.Content) != 0) {
+			t.Errorf("accept content = %#v, want an empty object", res.Content)
+		}
+	}
+}
