@@ -57,6 +57,7 @@ type auditor struct {
 	protocol  string
 	secrets   []string // credentials the audit sends, which URLs must not carry
 	pool      map[poolKey]*probe
+	rep       *Report
 }
 
 // Run audits the server described by opts. It returns an
@@ -97,6 +98,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	a.protocol = p.protocol()
 	a.modern = a.protocol >= "2026-07-28"
 	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
+	a.rep = rep
 	if r := p.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 		rep.Server = r.ServerInfo.Name
 	}

@@ -63,8 +63,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	defer c.finish()
 	var seen []question
 	probeErr := func(err error) {
-		if err != nil {
-			a.progress("  %s: a probe could not connect: %v", s.report.Label(), err)
+		if err != nil && a.unprobed(s.report, err) {
+			a.progress("  %s: a probe could not connect: %v", s.report.Label(), firstLine(err.Error()))
 		}
 	}
 
@@ -76,6 +76,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 		base = a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, true, "every question accepted")
 	})
 	if err != nil {
+		a.unprobed(s.report, err)
 		for _, r := range subjectRules() {
 			c.na(r, "could not connect: "+firstLine(err.Error()))
 		}
@@ -465,4 +466,17 @@ func asksURLNow(o outcome) bool {
 		}
 	}
 	return len(o.urlError) > 0
+}
+
+// unprobed records that a probe of subject could not connect, once per
+// subject and error; it reports whether this one is new.
+func (a *auditor) unprobed(s *Subject, err error) bool {
+	msg := s.Label() + ": " + firstLine(err.Error())
+	for _, m := range a.rep.Unprobed {
+		if m == msg {
+			return false
+		}
+	}
+	a.rep.Unprobed = append(a.rep.Unprobed, msg)
+	return true
 }

@@ -64,7 +64,13 @@ type Report struct {
 	Target   string     `json:"target"`   // how it was reached
 	Protocol string     `json:"protocol"` // the protocol version negotiated
 	Subjects []*Subject `json:"subjects"`
+	// Unprobed lists the probes that could not connect (the server went
+	// away, or refused the second identity): the audit is incomplete.
+	Unprobed []string `json:"unprobed,omitempty"`
 }
+
+// Complete reports whether every probe could connect.
+func (r *Report) Complete() bool { return len(r.Unprobed) == 0 }
 
 // Score counts the results: passed, failed, and applicable (passed plus
 // failed).

@@ -44,6 +44,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	if len(r.Unprobed) > 0 {
+		ew.printf("\nincomplete: these probes could not connect:\n")
+		for _, u := range r.Unprobed {
+			ew.printf("  - %s\n", u)
+		}
+	}
 	p, f, a := r.Score()
 	ew.printf("\nscore: %d of %d applicable checks passed (%.0f%%), %d failed\n", p, a, r.Percent(), f)
 	return ew.err

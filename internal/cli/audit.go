@@ -47,7 +47,8 @@ Destructive tools (destructiveHint true, or absent without readOnlyHint) are
 never called unless named with --include.
 
 Exit status: 0 when no rule fails, 1 when one does, 2 for bad flags, 3 when
-the audit could not run (the server could not be reached).`,
+the audit could not run or not finish (the server could not be reached, or
+went away).`,
 		Example: `  mcp-tester audit -c ./deployer --include deploy
   mcp-tester audit -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $ALICE" \
       --other-header "Authorization: Bearer $BOB" --format json
@@ -102,8 +103,11 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	if err != nil {
 		return err
 	}
-	if rep.Failed() {
+	switch {
+	case rep.Failed():
 		return &exitError{code: ExitFailed}
+	case !rep.Complete():
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %d probe(s) could not connect (see the end of the report)", len(rep.Unprobed))}
 	}
 	return nil
 }
