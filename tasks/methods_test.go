@@ -336,8 +336,15 @@ func TestTTLExpiry(t *testing.T) {
 // httpServer serves server statelessly over Streamable HTTP, with a fake
 // bearer token naming the user.
 func httpServer(t *testing.T, server *mcp.Server) *httptest.Server {
+	return httpServerWrapped(t, server, nil)
+}
+
+func httpServerWrapped(t *testing.T, server *mcp.Server, wrap func(http.Handler) http.Handler) *httptest.Server {
 	t.Helper()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	if wrap != nil {
+		h = wrap(h)
+	}
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		user, ok := strings.CutPrefix(token, "user:")
 		if !ok {
@@ -413,12 +420,17 @@ func httpClientOpts(t *testing.T, url, user string, opts *taskclient.Options) *t
 // TestRoutingHeaderMismatch sends a raw tasks/get whose Mcp-Name names
 // another task.
 func TestRoutingHeaderMismatch(t *testing.T) {
+	t.Run("in the server", func(t *testing.T) { routingHeaderMismatch(t, nil, 0) })
+	t.Run("RoutingHeaders", func(t *testing.T) { routingHeaderMismatch(t, tasks.RoutingHeaders, http.StatusBadRequest) })
+}
+
+func routingHeaderMismatch(t *testing.T, wrap func(http.Handler) http.Handler, wantStatus int) {
 	server, _ := newServer(t, nil)
-	hs := httpServer(t, server)
+	hs := httpServerWrapped(t, server, wrap)
 	alice := httpClient(t, hs.URL, "alice")
 	ct := start(t, alice, "sleep")
 	defer alice.Cancel(context.Background(), ct.TaskID)
-	send := func(name string) map[string]any {
+	send := func(name string) (map[string]any, int) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + ct.TaskID + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`
 		req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -445,15 +457,18 @@ func TestRoutingHeaderMismatch(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &m); err != nil {
 			t.Fatalf("decode %q: %v", raw, err)
 		}
-		return m
+		return m, resp.StatusCode
 	}
-	if m := send(ct.TaskID); m["error"] != nil {
+	if m, _ := send(ct.TaskID); m["error"] != nil {
 		t.Errorf("matching Mcp-Name rejected: %v", m["error"])
 	}
-	m := send("some-other-task")
+	m, status := send("some-other-task")
 	e, _ := m["error"].(map[string]any)
 	if e == nil || e["code"] != float64(-32020) {
 		t.Errorf("mismatched Mcp-Name: %v, want error -32020", m)
+	}
+	if wantStatus != 0 && status != wantStatus {
+		t.Errorf("mismatched Mcp-Name: HTTP %d, want %d", status, wantStatus)
 	}
 }
 
