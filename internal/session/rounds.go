@@ -13,7 +13,6 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,8 +94,9 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 	emptyRounds := 0
 	for round := 1; ; round++ {
 		call.Rounds = round
-		s.setCall(&callState{method: method, name: name, round: round, ans: ans})
-		rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+		rctx, clock := startClock(ctx, s.opts.Timeout)
+		cancel := clock.stop
+		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock})
 		rep, err := send(rctx, responses, state)
 		s.setCall(nil)
 		if late := s.takeLate(); late != nil {
@@ -300,6 +300,9 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		if c == nil {
 			c = &callState{method: "(between calls)", ans: s.opts.Answerer}
 		}
+		// The person's time to answer does not count against the request.
+		c.clock.pause()
+		defer c.clock.resume()
 		res, err := s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
 		if err != nil {
 			s.setLate(err)

@@ -82,6 +82,7 @@ type callState struct {
 	method, name string
 	round        int
 	ans          answer.Answerer
+	clock        *requestClock // the time limit of the request in progress
 }
 
 // Open connects to the target and initializes the session.
@@ -242,7 +243,7 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	switch {
 	case RPCError(err) != nil:
 		e.Kind = KindServer
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case timedOut(ctx):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
 		e.Stderr = s.conn.StderrTail()
