@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/askback/askback/internal/target"
@@ -177,11 +178,11 @@ func (a *auditor) pendingAt(ctx context.Context, p *probe, s *subject, sends int
 // acceptPolicy answers server-initiated questions with accept and
 // synthesized content; after max questions in one call it cancels and
 // sets *endless.
-func acceptPolicy(max int, endless *bool) policy {
+func acceptPolicy(max int, endless *atomic.Bool) policy {
 	return func(p *mcp.ElicitParams, n int) (*mcp.ElicitResult, error) {
 		if n > max {
 			if endless != nil {
-				*endless = true
+				endless.Store(true)
 			}
 			return &mcp.ElicitResult{Action: "cancel"}, nil
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/target"
@@ -70,7 +71,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 
 	// The baseline: everything declared, every question accepted.
 	var base *flowResult
-	legacyEndless := false
+	var legacyEndless atomic.Bool
 	err := a.withProbe(ctx, capsAll, nil, func(p *probe) {
 		p.setPolicy(acceptPolicy(a.opts.MaxRounds, &legacyEndless))
 		base = a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, true, "every question accepted")
@@ -114,8 +115,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	}
 	for _, caps := range []capSet{capsForms, capsEmpty} {
 		probeErr(a.withProbe(ctx, caps, nil, func(p *probe) {
-			endless := false
-			p.setPolicy(acceptPolicy(a.opts.MaxRounds, &endless))
+			p.setPolicy(acceptPolicy(a.opts.MaxRounds, nil))
 			f := a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, false, caps.String())
 			seen = append(seen, f.questions...)
 			for _, q := range f.questions {
@@ -143,7 +143,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 		c.na(RuleBounded, "the server waits for the browser step of a URL question, which the audit cannot take")
 	case !a.modern && last.leaked:
 		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server asks again in a result a protocol %s client cannot answer (inputRequests without input_required)", a.protocol)))
-	case base.endless || legacyEndless:
+	case base.endless || legacyEndless.Load():
 		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server still asks after %d rounds", len(base.rounds))))
 	case s.report.Asks:
 		c.pass(RuleBounded, fmt.Sprintf("ends after %d round(s)", len(base.rounds)))
