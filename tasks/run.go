@@ -27,7 +27,7 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) {
 	ctx, cancel := context.WithCancelCause(x.base)
 	if rec.TTL > 0 {
 		var stop context.CancelFunc
-		ctx, stop = context.WithDeadlineCause(ctx, rec.CreatedAt.Add(rec.TTL), ErrExpired)
+		ctx, stop = context.WithTimeoutCause(ctx, rec.TTL, ErrExpired)
 		inner := cancel
 		cancel = func(cause error) { inner(cause); stop() }
 	}
