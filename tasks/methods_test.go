@@ -590,3 +590,32 @@ func TestStoreFailureIsAnInternalError(t *testing.T) {
 	}
 	_ = tc.Cancel(context.Background(), ct.TaskID)
 }
+
+func TestRunningTaskEndsAtItsTTL(t *testing.T) {
+	var ran = make(chan error, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "ttl", Version: "1"}, nil)
+	ext, err := tasks.Install(server, &tasks.Options{TTL: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext.AddTool(&mcp.Tool{Name: "forever", InputSchema: emptySchema}, tasks.Required,
+		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			ran <- context.Cause(ctx)
+			return nil, context.Cause(ctx)
+		})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ct := start(t, tc, "forever")
+	select {
+	case cause := <-ran:
+		if !errors.Is(cause, tasks.ErrExpired) {
+			t.Errorf("cause %v, want ErrExpired", cause)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the task's context did not end at its TTL")
+	}
+	_, err = tc.Get(context.Background(), ct.TaskID)
+	if code := rpcCode(t, err); code != -32602 || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("after the TTL: %v", err)
+	}
+}
