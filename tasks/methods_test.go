@@ -592,7 +592,7 @@ func TestStoreFailureIsAnInternalError(t *testing.T) {
 }
 
 func TestRunningTaskEndsAtItsTTL(t *testing.T) {
-	var ran = make(chan error, 1)
+	ran := make(chan error, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "ttl", Version: "1"}, nil)
 	ext, err := tasks.Install(server, &tasks.Options{TTL: 50 * time.Millisecond})
 	if err != nil {
