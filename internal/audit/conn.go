@@ -57,7 +57,8 @@ type probe struct {
 	caps capSet
 	// broken is set when a request got no answer: the session is not
 	// reused.
-	broken bool
+	broken  bool
+	endLife context.CancelFunc // ends the connection's context
 
 	mu     sync.Mutex
 	policy policy
@@ -79,9 +80,13 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 	client.AddReceivingMiddleware(p.serverRequests)
 	cctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
 	defer cancel()
-	cs, err := client.Connect(cctx, &recordingTransport{inner: conn.Transport, rec: p.rec},
+	// The connection outlives the time limit on connecting (the SSE
+	// transport ties its event stream to the context of Connect).
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	cs, err := client.Connect(cctx, &recordingTransport{inner: target.Outliving(conn.Transport, life), rec: p.rec},
 		&mcp.ClientSessionOptions{ProtocolVersion: a.opts.Protocol})
 	if err != nil {
+		endLife()
 		conn.Cleanup()
 		if cctx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %s", a.opts.Timeout)
@@ -91,7 +96,7 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		}
 		return nil, fmt.Errorf("connect to %s: %w", t.Describe(), err)
 	}
-	p.cs = cs
+	p.cs, p.endLife = cs, endLife
 	return p, nil
 }
 
@@ -100,6 +105,7 @@ func (p *probe) close() {
 		return
 	}
 	_ = p.cs.Close()
+	p.endLife()
 	p.conn.Cleanup()
 }
 
