@@ -37,10 +37,10 @@ criteria: tool descriptions, input schemas, output schemas, annotations
 protocol version and, when tools ask the user questions, whether they say
 so. Each finding says what is wrong and what to do.
 
-It also says which tools ask the user: from their descriptions, and with
---probe by calling the tools marked read-only with sample arguments
-(questions are declined) to see which answer input_required. Tools not
-marked read-only are never called.
+It also says which tools and prompts ask the user: from their descriptions,
+and with --probe by calling the tools marked read-only and getting the
+prompts with sample arguments (questions are declined) to see which answer
+input_required. Tools not marked read-only are never called.
 
 --check-icons fetches every icon (http, https and data: URIs only, 5 s and
 1 MiB each) and checks that it is an image; --download-icons DIR also saves
@@ -57,8 +57,8 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image")
 	f.StringVar(&opts.DownloadIcons, "download-icons", "", "check the icons and save them in this directory")
-	f.BoolVar(&opts.Probe, "probe", false, "call read-only tools with sample arguments to see which ask the user")
-	f.IntVar(&opts.MaxProbes, "max-probes", 20, "call at most this many tools with --probe")
+	f.BoolVar(&opts.Probe, "probe", false, "call read-only tools and get prompts with sample arguments to see which ask the user")
+	f.IntVar(&opts.MaxProbes, "max-probes", 20, "call at most this many tools, and get at most this many prompts, with --probe")
 	f.IntVar(&opts.MinScore, "min-score", 0, "exit 1 when the score is below this")
 	addFormatFlag(cmd, &opts.Format, nil)
 	return cmd
@@ -83,7 +83,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return err
 	}
 	if opts.Probe {
-		srv.Probes = probe(ctx, s, srv.Tools, opts.MaxProbes)
+		srv.Probes = append(probe(ctx, s, srv.Tools, opts.MaxProbes), probePrompts(ctx, s, srv.Prompts, opts.MaxProbes)...)
 	}
 	if opts.CheckIcons || opts.DownloadIcons != "" {
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
@@ -197,6 +197,37 @@ func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) 
 		p := inspect.Probe{Tool: t.Name, Args: args}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		_, call, err := s.CallTool(pctx, t.Name, args, nil)
+		cancel()
+		if err != nil {
+			p.Error = err.Error()
+		}
+		if call != nil {
+			for _, q := range call.Questions {
+				p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// probePrompts gets up to max prompts with sample arguments ("test" for
+// each required one) and notes the questions they ask (declined).
+func probePrompts(ctx context.Context, s *session.Session, prompts []*mcp.Prompt, max int) []inspect.Probe {
+	var out []inspect.Probe
+	for _, pr := range prompts {
+		if len(out) >= max {
+			break
+		}
+		args := map[string]string{}
+		for _, a := range pr.Arguments {
+			if a != nil && a.Required {
+				args[a.Name] = "test"
+			}
+		}
+		p := inspect.Probe{Prompt: pr.Name, Args: args}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		_, call, err := s.GetPrompt(pctx, pr.Name, args, nil)
 		cancel()
 		if err != nil {
 			p.Error = err.Error()

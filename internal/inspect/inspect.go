@@ -33,9 +33,12 @@ type Server struct {
 	Probes []Probe `json:"probes,omitempty"`
 }
 
-// Probe is what calling one read-only tool with sample arguments showed.
+// Probe is what calling one read-only tool, or getting one prompt, with
+// sample arguments showed.
 type Probe struct {
-	Tool      string     `json:"tool"`
+	// Tool or Prompt names what was probed.
+	Tool      string     `json:"tool,omitempty"`
+	Prompt    string     `json:"prompt,omitempty"`
 	Args      any        `json:"args"`
 	Questions []Question `json:"questions,omitempty"`
 	// Error is what went wrong, if the call failed.
@@ -100,11 +103,13 @@ type Finding struct {
 type Elicitation struct {
 	// Tools lists the tools that ask or say they do, in name order.
 	Tools []ElicitingTool `json:"tools"`
+	// Prompts lists the prompts a probe saw asking, in name order.
+	Prompts []ElicitingTool `json:"prompts,omitempty"`
 	// Probed is whether read-only tools were called to find out.
 	Probed bool `json:"probed"`
 }
 
-// ElicitingTool is a tool that asks the user or says it does.
+// ElicitingTool is a tool (or prompt) that asks the user or says it does.
 type ElicitingTool struct {
 	Name string `json:"name"`
 	// Said is whether the tool's description or schema says it asks.

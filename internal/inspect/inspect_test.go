@@ -102,6 +102,14 @@ func TestElicitationCountsOnlyWhatWasSeenAsking(t *testing.T) {
 	if strings.Join(names, ",") != "delete_item,search" {
 		t.Errorf("eliciting tools = %v, want delete_item (says so) and search (asked)", names)
 	}
+
+	// A prompt that asks without saying so is a finding too.
+	s.Probes = append(s.Probes, inspect.Probe{Prompt: "p", Questions: []inspect.Question{{Key: "k", Mode: "form", Message: "Which?"}}})
+	r = inspect.Evaluate(s)
+	c = criterion(r, inspect.CritElicitation)
+	if len(r.Elicit.Prompts) != 1 || c.Points != 0 || len(c.Findings) != 2 || c.Findings[1].Subject != `prompt "p"` {
+		t.Errorf("prompt probes: %+v; criterion %+v", r.Elicit.Prompts, c)
+	}
 }
 
 func TestManyFindingsAreGrouped(t *testing.T) {

@@ -55,7 +55,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\nQuestions to the user:")
-	if len(r.Elicit.Tools) == 0 {
+	if len(r.Elicit.Tools) == 0 && len(r.Elicit.Prompts) == 0 {
 		if r.Elicit.Probed {
 			b.WriteString(" none seen (read-only tools probed; no description says a tool asks)\n")
 		} else {
@@ -63,7 +63,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	} else {
 		b.WriteString("\n")
-		for _, t := range r.Elicit.Tools {
+		all := append([]ElicitingTool(nil), r.Elicit.Tools...)
+		for _, p := range r.Elicit.Prompts {
+			p.Name = "prompt " + p.Name
+			all = append(all, p)
+		}
+		for _, t := range all {
 			var how []string
 			if t.Said {
 				how = append(how, "says so in its description")

@@ -53,7 +53,7 @@ func Evaluate(s *Server) *Report {
 		prompts(s),
 		icons(s, &r.IconsSeen),
 		protocol(s),
-		elicitationCriterion(s, r.Elicit),
+		elicitationCriterion(r.Elicit),
 	}
 	var got, max float64
 	for _, c := range r.Criteria {
@@ -386,10 +386,18 @@ func elicitation(s *Server) Elicitation {
 	e := Elicitation{Probed: s.Probes != nil, Tools: []ElicitingTool{}}
 	asked := map[string][]Question{}
 	for _, p := range s.Probes {
-		if len(p.Questions) > 0 {
+		if len(p.Questions) > 0 && p.Tool != "" {
 			asked[p.Tool] = p.Questions
 		}
 	}
+	for _, pr := range s.Prompts {
+		for _, p := range s.Probes {
+			if p.Prompt == pr.Name && len(p.Questions) > 0 {
+				e.Prompts = append(e.Prompts, ElicitingTool{Name: pr.Name, Said: askWords.MatchString(pr.Description), Asked: p.Questions})
+			}
+		}
+	}
+	sort.Slice(e.Prompts, func(i, j int) bool { return e.Prompts[i].Name < e.Prompts[j].Name })
 	for _, t := range s.Tools {
 		said := saysItAsks(t)
 		if said || asked[t.Name] != nil {
@@ -400,9 +408,9 @@ func elicitation(s *Server) Elicitation {
 	return e
 }
 
-func elicitationCriterion(s *Server, e Elicitation) Criterion {
+func elicitationCriterion(e Elicitation) Criterion {
 	c := Criterion{ID: CritElicitation, Name: "Questions to the user", Weight: 10}
-	var silent []string
+	var silent, silentPrompts []string
 	asking := 0
 	for _, t := range e.Tools {
 		if t.Asked == nil {
@@ -413,15 +421,23 @@ func elicitationCriterion(s *Server, e Elicitation) Criterion {
 			silent = append(silent, t.Name)
 		}
 	}
+	for _, p := range e.Prompts {
+		asking++
+		if !p.Said {
+			silentPrompts = append(silentPrompts, p.Name)
+		}
+	}
 	if asking == 0 {
 		return c // nothing seen asking: not applicable
 	}
 	c.Applies = true
-	c.Points = round1(float64(c.Weight) * float64(asking-len(silent)) / float64(asking))
+	c.Points = round1(float64(c.Weight) * float64(asking-len(silent)-len(silentPrompts)) / float64(asking))
 	if len(silent) > 0 {
 		c.Findings = append(c.Findings, Finding{Subject: subject("tool", silent), Problem: "asks the user but its description does not say so", Advice: "Say in the description what the tool asks and why, so that clients and users are not surprised."})
 	}
-	_ = s
+	if len(silentPrompts) > 0 {
+		c.Findings = append(c.Findings, Finding{Subject: subject("prompt", silentPrompts), Problem: "asks the user but its description does not say so", Advice: "Say in the prompt's description what it asks, so that users are not surprised."})
+	}
 	return c
 }
 
