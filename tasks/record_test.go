@@ -2,8 +2,11 @@ package tasks
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestDetailedCarriesWhatTheStatusNeeds(t *testing.T) {
@@ -73,5 +76,22 @@ func TestStatus(t *testing.T) {
 	}
 	if Status("done").Valid() {
 		t.Error(`"done" is no status`)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tc := range []struct {
+		res  *mcp.CallToolResult
+		want string
+	}{
+		{&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Rollout complete.\nDetails follow."}}}, "Rollout complete."},
+		{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "bad input"}}}, "The tool reported an error: bad input"},
+		{&mcp.CallToolResult{Content: []mcp.Content{}}, "Completed."},
+		{&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: long}}}, strings.Repeat("é", 199) + "…"},
+	} {
+		if got := summary(tc.res); got != tc.want {
+			t.Errorf("summary = %q, want %q", got, tc.want)
+		}
 	}
 }

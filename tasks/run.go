@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,11 +122,7 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 		default:
 			rec.Status = StatusCompleted
 			rec.Result = result
-			if res.IsError {
-				rec.StatusMessage = "The tool reported an error."
-			} else {
-				rec.StatusMessage = "Completed."
-			}
+			rec.StatusMessage = summary(res)
 		}
 		return nil
 	})
@@ -204,4 +201,29 @@ func (r *run) setStatus(msg string) {
 	if err != nil {
 		r.x.logger.Warn("task status", "task", r.id, "error", fmt.Errorf("store: %w", err))
 	}
+}
+
+// summary is the status message of a completed task: the start of the
+// result's first text, or a plain word.
+func summary(res *mcp.CallToolResult) string {
+	const max = 200
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok && strings.TrimSpace(t.Text) != "" {
+			s := strings.TrimSpace(t.Text)
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = s[:i]
+			}
+			if r := []rune(s); len(r) > max {
+				s = string(r[:max-1]) + "…"
+			}
+			if res.IsError {
+				return "The tool reported an error: " + s
+			}
+			return s
+		}
+	}
+	if res.IsError {
+		return "The tool reported an error."
+	}
+	return "Completed."
 }
