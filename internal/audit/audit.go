@@ -97,6 +97,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer p.close()
 	a.protocol = p.protocol()
 	a.modern = a.protocol >= "2026-07-28"
+	if !a.modern && opts.Target.URL != "" && a.protocol != "" {
+		// Later probes send the negotiated version in every request, as a
+		// client of that version must (the SDK does it only for sessions it
+		// is not wrapped around).
+		a.opts.Target = withHeader(opts.Target, "Mcp-Protocol-Version", a.protocol)
+	}
 	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
 	a.rep = rep
 	if r := p.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
@@ -339,4 +345,15 @@ func urlQuestions(w *jsonrpc.Error) []*mcp.ElicitParams {
 		}
 	}
 	return data.Elicitations
+}
+
+// withHeader returns a copy of t that sends header name: value unless it
+// already sends that header.
+func withHeader(t *target.Target, name, value string) *target.Target {
+	c := *t
+	have, _ := target.ParseHeaders(t.Headers)
+	if have.Get(name) == "" {
+		c.Headers = append(append([]string{}, t.Headers...), name+": "+value)
+	}
+	return &c
 }

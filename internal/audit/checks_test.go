@@ -182,3 +182,23 @@ func TestExpandTemplate(t *testing.T) {
 		t.Errorf("templateVars = %q", got)
 	}
 }
+
+func TestDestructive(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		an   *mcp.ToolAnnotations
+		want bool
+	}{
+		{nil, true},
+		{&mcp.ToolAnnotations{}, true},
+		{&mcp.ToolAnnotations{ReadOnlyHint: true}, false},
+		{&mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, false}, // meaningful only when not read-only
+		{&mcp.ToolAnnotations{DestructiveHint: &no}, false},
+		{&mcp.ToolAnnotations{DestructiveHint: &yes}, true},
+	}
+	for _, c := range cases {
+		if got := destructive(&mcp.Tool{Name: "t", Annotations: c.an}) != ""; got != c.want {
+			t.Errorf("destructive(%+v) = %v, want %v", c.an, got, c.want)
+		}
+	}
+}

@@ -14,8 +14,9 @@ import (
 )
 
 // The audit never calls a tool whose annotations say destructive unless
-// it is told it may; the fixture's destroy tool writes a line to a file
-// each time it is called.
+// it is told it may; the fixture's destroy (no annotations) and wipe
+// (destructiveHint true) tools write a line to a file each time they are
+// called.
 func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
 	needBin(t)
 	mark := filepath.Join(t.TempDir(), "destroyed")
@@ -28,25 +29,27 @@ func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
 	if _, err := os.Stat(mark); !os.IsNotExist(err) {
 		t.Fatalf("destroy was called without --include (mark file: %v)", err)
 	}
-	var destroy *audit.Subject
-	for _, s := range rep.Subjects {
-		if s.Name == "destroy" {
-			destroy = s
+	for _, name := range []string{"destroy", "wipe"} {
+		var sub *audit.Subject
+		for _, s := range rep.Subjects {
+			if s.Name == name {
+				sub = s
+			}
 		}
-	}
-	if destroy == nil || !strings.Contains(destroy.Skipped, "--include destroy") {
-		t.Fatalf("destroy = %+v, want skipped with a hint to --include it", destroy)
+		if sub == nil || !strings.Contains(sub.Skipped, "--include "+name) {
+			t.Fatalf("%s = %+v, want skipped with a hint to --include it", name, sub)
+		}
 	}
 	if rep.Failed() {
 		t.Fatalf("the good fixture fails over stdio:\n%s", text(rep))
 	}
 
-	// Told it may, the audit calls it.
-	if _, err := audit.Run(context.Background(), audit.Options{Target: tgt, Timeout: 10 * time.Second, Include: []string{"destroy"}}); err != nil {
+	// Told it may call one, the audit calls that one only.
+	if _, err := audit.Run(context.Background(), audit.Options{Target: tgt, Timeout: 10 * time.Second, Include: []string{"wipe"}}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(mark); err != nil || !strings.Contains(string(b), "destroy called") {
-		t.Fatalf("with --include destroy the tool was not called: %q, %v", b, err)
+	if b, err := os.ReadFile(mark); err != nil || !strings.Contains(string(b), "wipe called") || strings.Contains(string(b), "destroy") {
+		t.Fatalf("with --include wipe: mark file %q, %v; want wipe called, destroy not", b, err)
 	}
 }
 
