@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +236,38 @@ func TestRedactURL(t *testing.T) {
 	}
 	if got := trace.RedactURL("http://127.0.0.1:8080/mcp?x=1"); got != "http://127.0.0.1:8080/mcp?x=1" {
 		t.Errorf("an ordinary URL changed: %q", got)
+	}
+}
+
+// Over HTTP every exchange is recorded with its status and headers, and no
+// credential: not the Authorization header, not a cookie the server sets,
+// not a token in the URL.
+func TestRoundTripperHidesCredentials(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "c00kie"})
+		w.Header().Set("Mcp-Session-Id", "sess-1d")
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer ts.Close()
+	var buf bytes.Buffer
+	rec := trace.New(&buf, trace.Options{})
+	client := &http.Client{Transport: rec.RoundTripper(nil)}
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp?access_token=t0k", strings.NewReader("{}"))
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := buf.String()
+	for _, secret := range []string{"s3cret", "c00kie", "t0k", "sess-1d"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the HTTP trace shows %q: %s", secret, got)
+		}
+	}
+	for _, want := range []string{`"kind":"http"`, `"status":202`, `"Mcp-Session-Id: [session id: 7 bytes]"`, `"Authorization: [redacted]"`, `"method":"POST"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the HTTP trace lacks %s: %s", want, got)
+		}
 	}
 }
