@@ -78,6 +78,7 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(p.serverRequests)
+	client.AddSendingMiddleware(noCache)
 	cctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
 	defer cancel()
 	// The connection outlives the time limit on connecting (the SSE
@@ -161,5 +162,18 @@ func (p *probe) serverRequests(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the client declared no " + method}
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// noCache is sending middleware that keeps the SDK from caching a
+// resources/read result (it caches by URI when the server gives a TTL,
+// whatever the answers and state sent): every probe must reach the server.
+func noCache(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ReadResourceResult); ok && r != nil {
+			r.TTLMs = 0
+		}
+		return res, err
 	}
 }
