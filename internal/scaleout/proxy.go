@@ -2,6 +2,8 @@ package scaleout
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -41,6 +43,8 @@ func NewProxy(bases ...string) (*Proxy, error) {
 			pr.SetURL(p.backends[k])
 		},
 		FlushInterval: -1, // stream server-sent events at once
+		// A client that hangs up mid-stream is not news.
+		ErrorLog: log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, "proxy: instance unreachable: "+err.Error(), http.StatusBadGateway)
 		},
