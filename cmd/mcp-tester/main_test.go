@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 var servers = []string{
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
+	"./internal/fixtures/manytools",
 }
 
 func buildServers(t testing.TB) string {

@@ -38,6 +38,8 @@ type ConnOptions struct {
 	TraceFile string
 	Verbose   bool
 	ShowState bool
+	// Raw prints results as the server sent them (see trace.go).
+	Raw bool
 
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
@@ -127,6 +129,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		ClientVersion: Version,
 		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
 		Middleware:    o.sessionMiddleware(),
+		WrapTransport: o.wrapTransport,
 	}, nil
 }
 

@@ -289,6 +289,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	addConnFlags(get, &opts.Conn)
 	addElicitFlag(get, &opts.Conn)
 	get.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
+	addRawFlag(get, &opts.Conn)
 	get.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
 	addFormatFlag(get, &opts.Format, new(bool))
 	cmd.AddCommand(list, get)
@@ -346,6 +347,9 @@ func runPromptGet(ctx context.Context, opts *ListOptions, name string) error {
 	res, _, err := s.GetPrompt(ctx, name, args, nil)
 	if err != nil {
 		return err
+	}
+	if opts.Conn.Raw {
+		return opts.Conn.printRaw(opts.IO.Out, "prompts/get")
 	}
 	if opts.Format == "json" {
 		return printer.JSON(opts.IO.Out, res)
@@ -406,6 +410,7 @@ func newResourcesCmd(ios *iostreams.IOStreams) *cobra.Command {
 	addConnFlags(read, &opts.Conn)
 	addElicitFlag(read, &opts.Conn)
 	read.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
+	addRawFlag(read, &opts.Conn)
 	addFormatFlag(read, &opts.Format, new(bool))
 
 	sopts := &ListOptions{IO: ios}
@@ -493,6 +498,9 @@ func runResourceRead(ctx context.Context, opts *ListOptions, uri string) error {
 	res, _, err := s.ReadResource(ctx, uri, nil)
 	if err != nil {
 		return err
+	}
+	if opts.Conn.Raw {
+		return opts.Conn.printRaw(opts.IO.Out, "resources/read")
 	}
 	if opts.Format == "json" {
 		return printer.JSON(opts.IO.Out, res)

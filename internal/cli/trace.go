@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +45,9 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	if o.Verbose {
 		ws = append(ws, ios.ErrOut)
 	}
+	if len(ws) == 0 && o.Raw {
+		ws = append(ws, io.Discard) // --raw needs the recorder's copy of results
+	}
 	if len(ws) > 0 {
 		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState})
 		info := map[string]any{"client": "mcp-tester " + Version}
@@ -67,7 +72,7 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 // first, then what the command listens with.
 func (o *ConnOptions) sessionMiddleware() []mcp.Middleware {
 	var mws []mcp.Middleware
-	if o.recorder != nil {
+	if o.recorder != nil && !o.wireTrace() {
 		mws = append(mws, o.recorder.Middleware())
 	}
 	return append(mws, o.middleware...)
@@ -87,4 +92,44 @@ func (p appendFile) Write(b []byte) (int, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// wireTrace reports whether the trace can be taken on the wire: always for
+// a command server; over HTTP only with 2026-07-28, since older HTTP
+// sessions need updates the go-sdk gives its own connection through an
+// unexported method that a wrapper cannot forward.
+func (o *ConnOptions) wireTrace() bool {
+	return o.Command != "" || o.Protocol == "" || o.Protocol >= "2026-07-28"
+}
+
+// wrapTransport traces every JSON-RPC message on the wire, ids included.
+func (o *ConnOptions) wrapTransport(t mcp.Transport) mcp.Transport {
+	if o.recorder == nil || !o.wireTrace() {
+		return t
+	}
+	return o.recorder.Transport(t)
+}
+
+// addRawFlag adds --raw.
+func addRawFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the final result exactly as the server sent it (JSON), without the go-sdk's typed decoding")
+}
+
+// printRaw prints the last result of method as it arrived.
+func (o *ConnOptions) printRaw(w io.Writer, method string) error {
+	var raw []byte
+	if o.recorder != nil {
+		raw = o.recorder.LastResult(method)
+	}
+	if raw == nil {
+		return usageErr("--raw: no raw result (over HTTP the wire is seen only with protocol 2026-07-28)")
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		_, err = w.Write(append(raw, '\n'))
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -59,6 +59,9 @@ type Options struct {
 	// Middleware, if set, is installed as sending and receiving middleware
 	// on the client, outermost (for tracing).
 	Middleware []mcp.Middleware
+	// WrapTransport, if set, wraps the transport before connecting, to see
+	// every JSON-RPC message on the wire (the trace).
+	WrapTransport func(mcp.Transport) mcp.Transport
 }
 
 // Session is an open connection to a server.
@@ -142,7 +145,11 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	cctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
-	cs, err := client.Connect(cctx, target.Outliving(conn.Transport, life), &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
+	tr := conn.Transport
+	if s.opts.WrapTransport != nil {
+		tr = s.opts.WrapTransport(tr)
+	}
+	cs, err := client.Connect(cctx, target.Outliving(tr, life), &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
 	if err != nil {
 		endLife()
 		conn.Cleanup()
