@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,6 +33,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Immediate, if positive, lets a task that ends this soon after it
+	// started answer its tools/call directly, as a synchronous call would,
+	// instead of with a task handle; the task record is then dropped. A task
+	// that asks a question in that time still answers with its handle.
+	// Default 0: every task call answers with a handle.
+	Immediate time.Duration
 }
 
 // Mode says whether a tool must run as a task.
@@ -183,8 +190,56 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		return nil, internalError("create task: %v", err)
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}
-	x.launch(rec, req, h)
+	r := x.launch(rec, req, h)
+	if x.opts.Immediate > 0 {
+		if res, ok, err := x.immediate(ctx, r); ok {
+			slot.created = nil
+			return res, err
+		}
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "task " + rec.ID + " started"}}}, nil
+}
+
+// immediate waits up to Options.Immediate for a task to end and, if it did
+// (without asking anything), returns what the call itself should answer.
+func (x *Extension) immediate(ctx context.Context, r *run) (*mcp.CallToolResult, bool, error) {
+	t := time.NewTimer(x.opts.Immediate)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		return nil, false, nil
+	case <-ctx.Done():
+		return nil, false, nil
+	}
+	rec, err := x.store.Get(ctx, r.id)
+	if err != nil || len(rec.Asked) > 0 {
+		return nil, false, nil
+	}
+	switch rec.Status {
+	case StatusCompleted:
+		var res mcp.CallToolResult
+		if json.Unmarshal(rec.Result, &res) != nil {
+			return nil, false, nil
+		}
+		x.drop(ctx, r.id)
+		return &res, true, nil
+	case StatusFailed:
+		x.drop(ctx, r.id)
+		e := rec.Error
+		if e == nil {
+			e = &ErrorObject{Code: -32603, Message: "the task failed"}
+		}
+		return nil, true, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}
+	}
+	return nil, false, nil
+}
+
+// drop deletes the record of a task nobody will ask about.
+func (x *Extension) drop(ctx context.Context, id string) {
+	if err := x.store.Delete(ctx, id); err != nil {
+		x.logger.Warn("drop the record of an immediate task", "task", id, "error", err)
+	}
 }
 
 // Close cancels every task still running with [ErrShutdown] as the cause and

@@ -619,3 +619,29 @@ func TestRunningTaskEndsAtItsTTL(t *testing.T) {
 		t.Errorf("after the TTL: %v", err)
 	}
 }
+
+func TestImmediateResults(t *testing.T) {
+	server, _ := newServer(t, &tasks.Options{Immediate: 300 * time.Millisecond})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+
+	s, err := tc.StartTool(ctx, &mcp.CallToolParams{Name: "toolerror"})
+	if err != nil || s.Task != nil || s.Result == nil || !s.Result.IsError || resultText(t, s.Result) != "bad input" {
+		t.Errorf("a fast task: %+v, %v; want its result directly", s, err)
+	}
+	_, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: "fail"})
+	if code := rpcCode(t, err); code != -32050 {
+		t.Errorf("a fast failure: code %d, want the tool's error directly", code)
+	}
+	for _, tool := range []string{"confirm", "sleep"} {
+		s, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: tool})
+		if err != nil || s.Task == nil {
+			t.Errorf("%s: %+v, %v; want a task handle", tool, s, err)
+			continue
+		}
+		if _, err := tc.Get(ctx, s.Task.TaskID); err != nil {
+			t.Errorf("%s: the handed-out task is not readable: %v", tool, err)
+		}
+		_ = tc.Cancel(ctx, s.Task.TaskID)
+	}
+}

@@ -19,12 +19,15 @@ type run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
+	// done is closed once the task's end is recorded.
+	done chan struct{}
+
 	mu      sync.Mutex
 	waiters map[string]chan *mcp.ElicitResult
 }
 
 // launch starts h for a freshly created record.
-func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) {
+func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) *run {
 	ctx, cancel := context.WithCancelCause(x.base)
 	if rec.TTL > 0 {
 		var stop context.CancelFunc
@@ -32,13 +35,14 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) {
 		inner := cancel
 		cancel = func(cause error) { inner(cause); stop() }
 	}
-	r := &run{x: x, id: rec.ID, ctx: ctx, cancel: cancel, waiters: map[string]chan *mcp.ElicitResult{}}
+	r := &run{x: x, id: rec.ID, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
 	x.mu.Lock()
 	x.runs[rec.ID] = r
 	x.mu.Unlock()
 	t := &Task{run: r, id: rec.ID, req: req}
 	x.wg.Add(1)
 	go r.main(h, t)
+	return r
 }
 
 // localRun returns the run of a task that runs in this process, or nil.
@@ -61,6 +65,7 @@ func (r *run) main(h Handler, t *Task) {
 	}
 	res, err := call(r.ctx, h, t)
 	r.finish(res, err)
+	close(r.done)
 }
 
 // call runs the task's code, turning a panic into an error.
