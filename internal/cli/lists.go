@@ -34,6 +34,7 @@ type ListOptions struct {
 	Cursor string
 	All    bool
 	Count  int
+	Human  HumanOptions
 }
 
 // addFormatFlag adds --format text|json and, when alias is set, --json as
@@ -288,6 +289,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	}
 	addConnFlags(get, &opts.Conn)
 	addElicitFlag(get, &opts.Conn)
+	addHumanFlags(get, &opts.Human, true)
 	get.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	addRawFlag(get, &opts.Conn)
 	get.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
@@ -339,13 +341,16 @@ func runPromptGet(ctx context.Context, opts *ListOptions, name string) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), humanAnswerer(opts.IO, &opts.Conn)})
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, _, err := s.GetPrompt(ctx, name, args, nil)
+	res, asked, err := s.GetPrompt(ctx, name, args, nil)
 	if err != nil {
+		return err
+	}
+	if err := opts.Human.record("prompts/get", name, args, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {
@@ -409,6 +414,7 @@ func newResourcesCmd(ios *iostreams.IOStreams) *cobra.Command {
 	}
 	addConnFlags(read, &opts.Conn)
 	addElicitFlag(read, &opts.Conn)
+	addHumanFlags(read, &opts.Human, true)
 	read.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
 	addRawFlag(read, &opts.Conn)
 	addFormatFlag(read, &opts.Format, new(bool))
@@ -490,13 +496,16 @@ func runResourceRead(ctx context.Context, opts *ListOptions, uri string) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), humanAnswerer(opts.IO, &opts.Conn)})
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, _, err := s.ReadResource(ctx, uri, nil)
+	res, asked, err := s.ReadResource(ctx, uri, nil)
 	if err != nil {
+		return err
+	}
+	if err := opts.Human.record("resources/read", uri, nil, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {
