@@ -160,3 +160,28 @@ func TestBenchUnreachable(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// Addresses that look local but are not, and ones that are.
+func TestBenchTargetCheck(t *testing.T) {
+	for _, u := range []string{
+		"http://127.0.0.1.evil.test/mcp",
+		"http://localhost.evil.test/mcp",
+		"http://127.0.0.1@10.0.0.1/mcp",
+		"http://[::ffff:10.0.0.1]/mcp",
+		"http://0x7f000001/mcp",
+		"http://0.0.0.0:8080/mcp",
+		"http://169.254.169.254/latest",
+	} {
+		if err := checkBenchTarget(u, nil); err == nil {
+			t.Errorf("%s was taken for a loopback target", u)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:8080/mcp", "http://127.9.9.9/mcp", "http://[::1]:80/mcp", "http://LOCALHOST/mcp", "http://[::ffff:127.0.0.1]/mcp"} {
+		if err := checkBenchTarget(u, nil); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	if err := checkBenchTarget("http://bench.example.test/mcp", []string{"bench.example.test"}); err != nil {
+		t.Errorf("--allow-remote naming the host: %v", err)
+	}
+}

@@ -239,8 +239,8 @@ func BenchmarkPendingQuestions(b *testing.B) {
 	b.ReportMetric(newHeap, "mrtr-heap-B/pending")
 	b.ReportMetric(oldG, "old-goroutines/pending")
 	b.ReportMetric(newG, "mrtr-goroutines/pending")
-	b.ReportMetric(float64(n)/(oldAsked+oldAnswered).Seconds(), "old-flows/s")
-	b.ReportMetric(float64(n)/(newAsked+newAnswered).Seconds(), "mrtr-flows/s")
+	b.ReportMetric(float64(n)/(oldAsked+oldAnswered).Seconds(), "old-burst-flows/s")
+	b.ReportMetric(float64(n)/(newAsked+newAnswered).Seconds(), "mrtr-burst-flows/s")
 	b.Logf("%d pending: old way %.0f B and %.2f goroutines each (asked in %s, answered in %s); MRTR %.0f B and %.2f goroutines each (asked in %s, answered in %s)",
 		n, oldHeap, oldG, oldAsked.Round(time.Millisecond), oldAnswered.Round(time.Millisecond), newHeap, newG, newAsked.Round(time.Millisecond), newAnswered.Round(time.Millisecond))
 }
