@@ -18,7 +18,8 @@ type CallOptions struct {
 	Human HumanOptions
 	Tool  string
 	Args  string
-	JSON  bool
+	// Format is text or json (--format, or --json).
+	Format string
 }
 
 func newCallCmd(io *iostreams.IOStreams, runF func(context.Context, *CallOptions) error) *cobra.Command {
@@ -48,7 +49,8 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	addElicitFlag(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Human, true)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of text")
+	addFormatFlag(cmd, &opts.Format, new(bool))
+	cmd.ValidArgsFunction = completeFromServer(io, &opts.Conn, "tools")
 	return cmd
 }
 
@@ -73,7 +75,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err := opts.Human.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}
-	if opts.JSON {
+	if opts.Format == "json" {
 		if err := printer.JSON(opts.IO.Out, res); err != nil {
 			return err
 		}
