@@ -27,6 +27,7 @@ func needBin(t testing.TB) {
 		cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator),
 			"github.com/askback/askback/examples/deployer",
 			"github.com/askback/askback/examples/conformance",
+			"github.com/askback/askback/examples/github-connect",
 			"github.com/askback/askback/internal/fixtures/rulebreaker")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building the test servers: %v\n%s", err, out)
