@@ -283,7 +283,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 				c.pass(RuleTamper, "")
 				return
 			}
-			c.fail(RuleTamper, o.evidence("requestState tampered ("+t.name+"): the server completed the call"))
+			c.fail(RuleTamper, o.evidence(fmt.Sprintf("requestState tampered (%s; %s): the server completed the call", t.name, describeChange(pending.state, bad))))
 		}))
 	}
 	c.na(RuleTamper, "no way to tamper with this requestState")
@@ -479,4 +479,16 @@ func (a *auditor) unprobed(s *Subject, err error) bool {
 	}
 	a.rep.Unprobed = append(a.rep.Unprobed, msg)
 	return true
+}
+
+// describeChange says where bad first differs from good.
+func describeChange(good, bad string) string {
+	i := 0
+	for i < len(good) && i < len(bad) && good[i] == bad[i] {
+		i++
+	}
+	if len(bad) != len(good) && i == min(len(good), len(bad)) {
+		return fmt.Sprintf("%d of %d characters kept", len(bad), len(good))
+	}
+	return fmt.Sprintf("first change at character %d of %d", i+1, len(good))
 }

@@ -219,16 +219,30 @@ func leafEdit(seg, nsegs int, c codec, path []string) tamper {
 			return "", false
 		}
 		obj, ok := decodeObject(b)
-		if !ok || !editLeaf(obj, path) {
+		if !ok {
+			return "", false
+		}
+		old, ok := leafAt(obj, path)
+		if !ok {
+			return "", false
+		}
+		nv, ok := editValue(old)
+		if !ok {
 			return "", false
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if enc.Encode(obj) != nil {
+		if enc.Encode(nv) != nil {
 			return "", false
 		}
-		segs[seg] = c.encode(bytes.TrimRight(buf.Bytes(), "\n"))
+		// Change the value in place, so that everything else (key order,
+		// spacing) stays as the server wrote it.
+		edited, ok := replaceLeaf(b, path, bytes.TrimRight(buf.Bytes(), "\n"))
+		if !ok {
+			return "", false
+		}
+		segs[seg] = c.encode(edited)
 		return strings.Join(segs, "."), true
 	}}
 }
@@ -271,25 +285,103 @@ func leafPaths(v map[string]any, prefix []string) [][]string {
 	return out
 }
 
-func editLeaf(obj map[string]any, path []string) bool {
+// leafAt returns the value at path.
+func leafAt(obj map[string]any, path []string) (any, bool) {
 	cur := obj
 	for _, k := range path[:len(path)-1] {
 		next, ok := cur[k].(map[string]any)
 		if !ok {
-			return false
+			return nil, false
 		}
 		cur = next
 	}
-	k := path[len(path)-1]
-	v, ok := cur[k]
-	if !ok {
-		return false
+	v, ok := cur[path[len(path)-1]]
+	return v, ok
+}
+
+// replaceLeaf replaces the primitive value at path in the JSON object raw
+// with val, leaving every other byte as it was.
+func replaceLeaf(raw []byte, path []string, val []byte) ([]byte, bool) {
+	type frame struct {
+		object    bool
+		expectKey bool
+		key       string
 	}
-	nv, ok := editValue(v)
-	if ok {
-		cur[k] = nv
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var stack []*frame
+	at := func() bool {
+		if len(stack) != len(path) {
+			return false
+		}
+		for i, f := range stack {
+			if !f.object || f.key != path[i] {
+				return false
+			}
+		}
+		return true
 	}
-	return ok
+	for {
+		if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if top.object && !top.expectKey && at() {
+				start := dec.InputOffset()
+				tok, err := dec.Token()
+				if err != nil {
+					return nil, false
+				}
+				if _, isDelim := tok.(json.Delim); isDelim {
+					return nil, false
+				}
+				end := dec.InputOffset()
+				colon := bytes.IndexByte(raw[start:end], ':')
+				if colon < 0 {
+					return nil, false
+				}
+				vs := int(start) + colon + 1
+				for vs < int(end) && (raw[vs] == ' ' || raw[vs] == '\t' || raw[vs] == '\n' || raw[vs] == '\r') {
+					vs++
+				}
+				out := append(append(append([]byte{}, raw[:vs]...), val...), raw[end:]...)
+				return out, true
+			}
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.object {
+					top.expectKey = true // after this value, a key comes next
+				}
+				stack = append(stack, &frame{object: t == '{', expectKey: t == '{'})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
+					return nil, false
+				}
+			}
+		case string:
+			if top != nil && top.object && top.expectKey {
+				top.key, top.expectKey = t, false
+				continue
+			}
+			if top != nil && top.object {
+				top.expectKey = true
+			}
+		default:
+			if top != nil && top.object {
+				top.expectKey = true
+			}
+		}
+	}
 }
 
 // editValue changes a value so that it keeps its type and shape: a later

@@ -146,3 +146,29 @@ func FuzzTampers(f *testing.F) {
 		}
 	})
 }
+
+// A readable edit changes the value in place: key order and spacing stay
+// as the server wrote them.
+func TestReplaceLeafInPlace(t *testing.T) {
+	raw := []byte(`{"z": 1, "nested": {"b": [1, {"c": 2}], "exp": 1790000000}, "a":"x"}`)
+	cases := []struct {
+		path []string
+		val  string
+		want string
+	}{
+		{[]string{"a"}, `"y"`, `{"z": 1, "nested": {"b": [1, {"c": 2}], "exp": 1790000000}, "a":"y"}`},
+		{[]string{"z"}, `2`, `{"z": 2, "nested": {"b": [1, {"c": 2}], "exp": 1790000000}, "a":"x"}`},
+		{[]string{"nested", "exp"}, `1790003600`, `{"z": 1, "nested": {"b": [1, {"c": 2}], "exp": 1790003600}, "a":"x"}`},
+	}
+	for _, c := range cases {
+		got, ok := replaceLeaf(raw, c.path, []byte(c.val))
+		if !ok || string(got) != c.want {
+			t.Errorf("replaceLeaf(%v) = %s, %v\nwant %s", c.path, got, ok, c.want)
+		}
+	}
+	for _, bad := range [][]string{{"nested"}, {"missing"}, {"nested", "b"}} {
+		if _, ok := replaceLeaf(raw, bad, []byte(`0`)); ok {
+			t.Errorf("replaceLeaf(%v) replaced something that is not a primitive value", bad)
+		}
+	}
+}
