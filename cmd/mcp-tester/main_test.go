@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
+			"grabvar":  grabVar,
 		},
 	})
 }
@@ -103,6 +105,21 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear within 10s", args[0])
+}
+
+// grabvar VAR REGEXP sets VAR to the first group of REGEXP in the last
+// command's stdout: how a script keeps a task id.
+func grabVar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grabvar VAR REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("grabvar: no match for %s in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // TestSeedTranscriptsByteForByte guards the two transcripts of the seed's

@@ -25,26 +25,38 @@ import (
 
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/reqstate"
+	"github.com/askback/askback/tasks/boltstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
 	addr := flag.String("http", "", "serve stateless Streamable HTTP at /mcp on this address instead of stdio")
+	taskDB := flag.String("task-db", "", "keep the rollout's task records in this bbolt file, so that they survive a restart (default: memory)")
+	step := flag.Duration("rollout-step", 300*time.Millisecond, "how long the rollout takes per instance")
 	df := registerDeployFlags(flag.CommandLine)
 	flag.Parse()
-	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr, df); err != nil {
+	ro := &rolloutOptions{Step: *step}
+	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr, *taskDB, ro, df); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, key, addr string, df *deployFlags) error {
+func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *deployFlags) error {
 	st, err := openStores(ctx, df)
 	if err != nil {
 		return err
 	}
 	defer st.close()
-	srv, err := newServer(key, st)
+	if taskDB != "" {
+		db, err := boltstore.Open(taskDB, nil)
+		if err != nil {
+			return fmt.Errorf("-task-db: %w", err)
+		}
+		defer db.Close()
+		st.tasks.Store = db
+	}
+	srv, err := newServer(key, st, ro)
 	if err != nil {
 		return err
 	}
@@ -59,7 +71,7 @@ func run(ctx context.Context, key, addr string, df *deployFlags) error {
 }
 
 // newServer builds the deployer's MCP server.
-func newServer(key string, st *stores) (*mcp.Server, error) {
+func newServer(key string, st *stores, ro *rolloutOptions) (*mcp.Server, error) {
 	if len(key) < 32 {
 		return nil, fmt.Errorf("DEPLOY_STATE_KEY must be at least 32 characters long (it has %d); set it to a random secret, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)", len(key))
 	}
@@ -76,7 +88,11 @@ func newServer(key string, st *stores) (*mcp.Server, error) {
 		Name:        "deploy",
 		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",
 	}, d.deploy)
-	if _, err := registerRollout(s, &rolloutOptions{Tasks: st.tasks}); err != nil {
+	if ro == nil {
+		ro = &rolloutOptions{}
+	}
+	ro.Tasks = st.tasks
+	if _, err := registerRollout(s, ro); err != nil {
 		return nil, err
 	}
 	return s, nil

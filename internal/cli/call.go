@@ -18,6 +18,9 @@ type CallOptions struct {
 	Human HumanOptions
 	Tool  string
 	Args  string
+	// NoWait returns the task id of a tool the server runs as a task,
+	// instead of waiting for it.
+	NoWait bool
 	// Format is text or json (--format, or --json).
 	Format string
 }
@@ -50,6 +53,7 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	addHumanFlags(cmd, &opts.Human, true)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
+	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "if the server runs the tool as a task, print the task id and return (see mcp-tester tasks)")
 	cmd.ValidArgsFunction = completeFromServer(io, &opts.Conn, "tools")
 	return cmd
 }
@@ -63,7 +67,11 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
+	ans := answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)}
+	if opts.NoWait {
+		return startNoWait(ctx, opts, args, ans)
+	}
+	s, err := opts.Conn.open(ctx, opts.IO, ans)
 	if err != nil {
 		return err
 	}

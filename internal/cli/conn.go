@@ -29,6 +29,7 @@ type ConnOptions struct {
 	NoURL         bool
 	NoElicitation bool
 	NoValidate    bool
+	NoTasks       bool
 	Elicit        []string
 	// Profile names a profile of mcp-tester.yml; its values fill the
 	// flags that were not given (see profile.go).
@@ -59,6 +60,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.BoolVar(&o.NoURL, "no-url", false, "declare form elicitation only, no URL mode")
 	f.BoolVar(&o.NoElicitation, "no-elicitation", false, "declare no elicitation at all")
 	f.BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
+	f.BoolVar(&o.NoTasks, "no-tasks", false, "do not declare the tasks extension: tools run synchronously")
 	addProfileAndTraceFlags(cmd, o)
 }
 
@@ -123,6 +125,8 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		Protocol:      o.Protocol,
 		Capabilities:  caps,
 		Validate:      !o.NoValidate,
+		Tasks:         !o.NoTasks,
+		OnTask:        taskStatusPrinter(io),
 		MaxRounds:     o.MaxRounds,
 		Timeout:       o.Timeout,
 		ClientName:    "mcp-tester",

@@ -79,6 +79,7 @@ from flags, from scripts, or from a person at the terminal.`,
 	root.AddCommand(
 		newCallCmd(io, nil),
 		newTestCmd(io, nil),
+		newTasksCmd(io),
 		newToolsCmd(io),
 		newPromptsCmd(io),
 		newResourcesCmd(io),

@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,16 +39,80 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	if args == nil {
 		args = map[string]any{}
 	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
 	var res *mcp.CallToolResult
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
-		res, err = s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
+		if s.opts.Tasks {
+			res, err = s.taskClient(name, ans).CallTool(ctx, params)
+		} else {
+			res, err = s.cs.CallTool(ctx, params)
+		}
 		if err != nil {
 			return reply{}, err
 		}
 		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
 	})
 	return res, call, err
+}
+
+// taskClient drives a tool that may run as a task: its questions arrive
+// while it waits in input_required and take the same path as any other
+// (rules, answerer, defaults, validation, log); the person's time to answer
+// does not count against the request's time limit.
+func (s *Session) taskClient(name string, ans answer.Answerer) *taskclient.Client {
+	return taskclient.New(s.cs, &taskclient.Options{
+		Answer: func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			c := s.getCall()
+			round := 1
+			if c != nil {
+				round = c.round
+				c.clock.pause()
+				defer c.clock.resume()
+			}
+			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p)
+		},
+		OnUpdate: s.opts.OnTask,
+	})
+}
+
+// StartTool calls a tool without waiting for a task it may start: it
+// returns the direct result or the task handle (--no-wait). Questions of a
+// direct result are answered as by CallTool.
+func (s *Session) StartTool(ctx context.Context, name string, args any, ans answer.Answerer) (*taskclient.Started, *Call, error) {
+	if !s.opts.Tasks {
+		res, call, err := s.CallTool(ctx, name, args, ans)
+		return &taskclient.Started{Result: res}, call, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	var started *taskclient.Started
+	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		started, err = s.taskClient(name, ans).StartTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		if err != nil || started.Result == nil {
+			return reply{}, err
+		}
+		res := started.Result
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return started, call, err
+}
+
+// Tasks returns a client for the tasks/* methods of this session, whose
+// questions are answered by ans (nil: the session's answerer).
+func (s *Session) Tasks(ans answer.Answerer) *taskclient.Client {
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	return s.taskClient("", ans)
 }
 
 // GetPrompt gets a prompt and answers its questions.

@@ -20,6 +20,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -62,6 +63,14 @@ type Options struct {
 	// WrapTransport, if set, wraps the transport before connecting, to see
 	// every JSON-RPC message on the wire (the trace).
 	WrapTransport func(mcp.Transport) mcp.Transport
+	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks):
+	// a tool the server runs as a task is then waited for, its questions
+	// answered through tasks/update, and its result returned like a direct
+	// call's.
+	Tasks bool
+	// OnTask, if set, hears a task's status and status message as they
+	// change.
+	OnTask func(taskclient.Update)
 }
 
 // Session is an open connection to a server.
@@ -137,6 +146,11 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		Capabilities:   s.capabilities(),
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
+	if s.opts.Tasks {
+		if err := taskclient.Register(client); err != nil {
+			return &Error{Kind: KindAnswer, Err: err}
+		}
+	}
 	client.AddReceivingMiddleware(s.answerServerRequests)
 	if len(s.opts.Middleware) > 0 {
 		client.AddSendingMiddleware(s.opts.Middleware...)
@@ -146,6 +160,10 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	defer cancel()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	tr := conn.Transport
+	if s.opts.Tasks {
+		// Innermost: it must see the raw answer to spot a task handle.
+		tr = taskclient.Transport(tr)
+	}
 	if s.opts.WrapTransport != nil {
 		tr = s.opts.WrapTransport(tr)
 	}
@@ -249,6 +267,8 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	e := &Error{Op: op, Err: err}
 	switch {
 	case RPCError(err) != nil:
+		e.Kind = KindServer
+	case errors.Is(err, taskclient.ErrCancelled):
 		e.Kind = KindServer
 	case timedOut(ctx):
 		e.Kind = KindUnreachable
