@@ -86,6 +86,10 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	seen = append(seen, base.questions...)
 	s.report.Asks = len(base.questions) > 0
 	last := base.last()
+	asksNothing := "asks nothing"
+	if !s.report.Asks && last.kind != kComplete {
+		asksNothing = "asks nothing: the call ends in " + firstLine(last.describe())
+	}
 
 	// Rule 4: no elicitation declared, nothing asked.
 	probeErr(a.withProbe(ctx, capsNone, nil, func(p *probe) {
@@ -105,7 +109,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	if s.report.Asks {
 		c.pass(RuleNoCapability, "")
 	} else {
-		c.na(RuleNoCapability, "asks nothing")
+		c.na(RuleNoCapability, asksNothing)
 	}
 
 	// Rule 5: forms only, never a URL.
@@ -148,12 +152,12 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	case s.report.Asks:
 		c.pass(RuleBounded, fmt.Sprintf("ends after %d round(s)", len(base.rounds)))
 	default:
-		c.na(RuleBounded, "asks nothing")
+		c.na(RuleBounded, asksNothing)
 	}
 
 	if !s.report.Asks {
 		for _, r := range []Rule{RuleTamper, RuleReplay, RuleUser, RuleDecline, RuleMissing} {
-			c.na(r, "asks nothing")
+			c.na(r, asksNothing)
 		}
 		return
 	}
