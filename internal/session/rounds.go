@@ -21,6 +21,9 @@ import (
 type Call struct {
 	Rounds    int              // requests sent, from 1
 	Questions []exchange.Entry // the questions asked during the call, in order
+	// Task is the last state seen of the task the server ran the call as,
+	// nil when it answered directly.
+	Task *taskclient.Update
 }
 
 // reply is one round's answer from the server, whatever the method.
@@ -43,11 +46,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		ans = s.opts.Answerer
 	}
 	var res *mcp.CallToolResult
+	var task *taskclient.Update
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
 		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
 		if s.opts.Tasks {
-			res, err = s.taskClient(name, ans).CallTool(ctx, params)
+			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
 		}
@@ -56,6 +60,10 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		}
 		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
 	})
+	call.Task = task
+	if task != nil && errors.Is(err, taskclient.ErrCancelled) {
+		call.Task.Status = "cancelled"
+	}
 	return res, call, err
 }
 
@@ -63,7 +71,16 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 // while it waits in input_required and take the same path as any other
 // (rules, answerer, defaults, validation, log); the person's time to answer
 // does not count against the request's time limit.
-func (s *Session) taskClient(name string, ans answer.Answerer) *taskclient.Client {
+func (s *Session) taskClient(name string, ans answer.Answerer, observe func(taskclient.Update)) *taskclient.Client {
+	onUpdate := s.opts.OnTask
+	if observe != nil {
+		onUpdate = func(u taskclient.Update) {
+			observe(u)
+			if s.opts.OnTask != nil {
+				s.opts.OnTask(u)
+			}
+		}
+	}
 	return taskclient.New(s.cs, &taskclient.Options{
 		Answer: func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			c := s.getCall()
@@ -75,7 +92,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer) *taskclient.Clien
 			}
 			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p)
 		},
-		OnUpdate: s.opts.OnTask,
+		OnUpdate: onUpdate,
 	})
 }
 
@@ -96,7 +113,7 @@ func (s *Session) StartTool(ctx context.Context, name string, args any, ans answ
 	var started *taskclient.Started
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
-		started, err = s.taskClient(name, ans).StartTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		started, err = s.taskClient(name, ans, nil).StartTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
 		if err != nil || started.Result == nil {
 			return reply{}, err
 		}
@@ -112,7 +129,7 @@ func (s *Session) Tasks(ans answer.Answerer) *taskclient.Client {
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
-	return s.taskClient("", ans)
+	return s.taskClient("", ans, nil)
 }
 
 // GetPrompt gets a prompt and answers its questions.
