@@ -103,7 +103,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 			c.fail(RuleNoCapability, Evidence{What: "the client declared nothing; the server asked for " + u, Sent: f.last().ex.request(), Got: f.last().ex.response()})
 		}
 	}))
-	for _, u := range base.undeclared {
+	for _, u := range dedupe(base.undeclared) {
 		c.fail(RuleNoCapability, Evidence{What: "the client declared no sampling or roots; the server asked for " + u})
 	}
 	if s.report.Asks {
@@ -140,6 +140,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 
 	// Rule 10: answering ends the asking.
 	switch {
+	case base.endless && undeclaredIn(last) != "":
+		c.na(RuleBounded, "the server keeps asking for "+undeclaredIn(last)+", which the audit does not answer")
 	case base.endless && asksURLNow(last):
 		// Accepting a URL question only says the user opened the link; the
 		// server rightly asks again until the out-of-band step is done,
@@ -179,6 +181,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	}
 	notComparable := ""
 	switch {
+	case base.endless && undeclaredIn(last) != "":
+		c.na(RuleBounded, "the server keeps asking for "+undeclaredIn(last)+", which the audit does not answer")
 	case base.endless && asksURLNow(last):
 		notComparable = "the call waits for the browser step of a URL question, which the audit cannot take"
 	case base.endless:
@@ -206,6 +210,11 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 					o = a.send(ctx, p, s, s.args, answerAll(o.requests, action), o.state)
 				}
 				what := fmt.Sprintf("every question of round %d answered %s", r, action)
+				switch {
+				case o.kind == kInputRequired && undeclaredIn(o) != "":
+					c.na(RuleDecline, "the server asks for "+undeclaredIn(o)+", which the audit does not answer")
+					return
+				}
 				switch o.kind {
 				case kComplete:
 					c.pass(RuleDecline, "")
@@ -495,4 +504,25 @@ func describeChange(good, bad string) string {
 		return fmt.Sprintf("%d of %d characters kept", len(bad), len(good))
 	}
 	return fmt.Sprintf("first change at character %d of %d", i+1, len(good))
+}
+
+// undeclaredIn names the questions of a round that are not elicitations
+// (sampling, roots), which the audit never answers; "" when there are none.
+func undeclaredIn(o outcome) string {
+	var out []string
+	for _, k := range sortedRequestKeys(o.requests) {
+		if _, ok := o.requests[k].(*mcp.ElicitParams); !ok {
+			out = append(out, requestKind(o.requests[k]))
+		}
+	}
+	return strings.Join(dedupe(out), ", ")
+}
+
+func sortedRequestKeys(m mcp.InputRequestMap) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
