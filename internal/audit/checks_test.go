@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -200,5 +201,25 @@ func TestDestructive(t *testing.T) {
 		if got := destructive(&mcp.Tool{Name: "t", Annotations: c.an}) != ""; got != c.want {
 			t.Errorf("destructive(%+v) = %v, want %v", c.an, got, c.want)
 		}
+	}
+}
+
+// The second identity's headers replace the first's of the same names and
+// keep the others.
+func TestOtherTarget(t *testing.T) {
+	a := &auditor{opts: Options{
+		Target:       &target.Target{URL: "http://127.0.0.1/mcp", Headers: []string{"authorization: Bearer alice", "X-Tenant: acme"}},
+		OtherHeaders: []string{"Authorization: Bearer bob"},
+	}}
+	got := strings.Join(a.otherTarget().Headers, "|")
+	if got != "X-Tenant: acme|Authorization: Bearer bob" {
+		t.Fatalf("other headers = %q", got)
+	}
+	if strings.Join(a.opts.Target.Headers, "|") != "authorization: Bearer alice|X-Tenant: acme" {
+		t.Fatal("the first identity's headers were changed")
+	}
+	w := withHeader(a.opts.Target, "Mcp-Protocol-Version", "2025-11-25")
+	if len(w.Headers) != 3 || len(withHeader(w, "mcp-protocol-version", "x").Headers) != 3 {
+		t.Fatalf("withHeader: %q", w.Headers)
 	}
 }
