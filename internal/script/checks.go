@@ -91,6 +91,8 @@ func (r *runner) check(c *command, res *StepResult) *failure {
 		return nil
 	case "assert_elicited", "assert_not_elicited", "assert_elicited_count":
 		return r.checkQuestions(c, l)
+	case "assert_task_status":
+		return r.checkTask(args[0], l)
 	}
 
 	if l.err != nil {

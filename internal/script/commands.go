@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,16 @@ func lookup(name string) (spec, bool) {
 		return spec{usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2, check: checkElicitResponse}, true
 	case "call_tool":
 		return spec{usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true, check: checkCall}, true
+	case "start_tool":
+		return spec{usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true, check: checkCall}, true
+	case "get_task":
+		return spec{usage: "get_task [TASK_ID]", min: 0, max: 1}, true
+	case "cancel_task":
+		return spec{usage: "cancel_task [TASK_ID]", min: 0, max: 1}, true
+	case "wait_task":
+		return spec{usage: "wait_task [TASK_ID]", min: 0, max: 1}, true
+	case "assert_task_status":
+		return spec{usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1, check: checkTaskStatus}, true
 	case "get_prompt":
 		return spec{usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true, check: checkPrompt}, true
 	case "read_resource":
@@ -71,7 +82,8 @@ func commandNames() []string {
 		"assert_elicited", "assert_not_elicited", "assert_elicited_count", "assert_contains",
 		"assert_is_error", "assert_not_error", "set_var", "input_var", "assert_equals",
 		"assert_number", "assert_gt", "assert_string_length", "expect_error",
-		"assert_error_code", "timeout", "echo"}
+		"assert_error_code", "timeout", "echo", "start_tool", "get_task", "cancel_task",
+		"wait_task", "assert_task_status"}
 	sort.Strings(names)
 	return names
 }
@@ -79,7 +91,8 @@ func commandNames() []string {
 // wrappable reports whether expect_error and timeout may wrap a command.
 func wrappable(name string) bool {
 	switch name {
-	case "call_tool", "get_prompt", "read_resource", "ping", "expect_error", "timeout":
+	case "call_tool", "get_prompt", "read_resource", "ping", "expect_error", "timeout",
+		"start_tool", "get_task", "cancel_task", "wait_task":
 		return true
 	}
 	return false
@@ -213,7 +226,7 @@ func normalizeNumbers(v any) any {
 
 func checkCall(p *parser, c *command, outers []string) {
 	if c.args[0].key != "" {
-		p.errorf(c.args[0].col, "%s needs a name first; usage: call_tool NAME [VALUE | key:VALUE]...", c.name)
+		p.errorf(c.args[0].col, "%s needs a name first; usage: %s NAME [VALUE | key:VALUE]...", c.name, c.name)
 		return
 	}
 	seen := map[string]bool{}
@@ -318,6 +331,21 @@ func (p *parser) setFilter(f *filter, col int, k, v string) bool {
 	}
 	*dst = v
 	return true
+}
+
+// taskStatuses are the statuses of a task, in the order of their life.
+var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
+
+func checkTaskStatus(p *parser, c *command, outers []string) {
+	s, ok := p.literalArg(c, 0, "the status")
+	if !ok || slices.Contains(taskStatuses, s) {
+		return
+	}
+	msg := fmt.Sprintf("unknown task status %q; use %s", s, strings.Join(taskStatuses, ", "))
+	if h, ok := closest(s, taskStatuses); ok {
+		msg = fmt.Sprintf("unknown task status %q; did you mean %q?", s, h)
+	}
+	p.errorf(c.args[0].col, "%s", msg)
 }
 
 // literalInt parses argument i as an integer within [lo, hi].

@@ -49,6 +49,36 @@ type Outcome struct {
 	Questions []Question
 	// Unused are the queued answers no question used.
 	Unused []Answer
+	// Task is the state of the task the command ran as or reads, nil when
+	// the server answered directly.
+	Task *TaskState
+}
+
+// TaskState is what a command saw of a task (the tasks extension).
+type TaskState struct {
+	ID            string
+	Status        string // working, input_required, completed, failed or cancelled; empty when unknown
+	StatusMessage string
+}
+
+// TaskConn is a Conn that can also drive tasks, for start_tool, get_task,
+// cancel_task and wait_task. A Conn without these methods still runs every
+// other command; call_tool on a task tool needs nothing more than CallTool
+// (which waits for the task and sets Outcome.Task).
+type TaskConn interface {
+	Conn
+	// StartTool calls a tool without waiting for a task it may start. A
+	// direct result is returned as CallTool returns it; a task sets
+	// Outcome.Task (and Raw to the task handle) and leaves Result nil.
+	StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error)
+	// GetTask reads a task's state once (tasks/get): Outcome.Task, Raw (the
+	// tasks/get result) and, once completed, Result (the tool's result).
+	GetTask(ctx context.Context, id string) (*Outcome, error)
+	// CancelTask asks the server to cancel a task (tasks/cancel).
+	CancelTask(ctx context.Context, id string) error
+	// WaitTask waits for a task to end, answering its questions with
+	// answers as CallTool does; Outcome.Task is its final state.
+	WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error)
 }
 
 // Question is one question a server asked during a command.

@@ -151,7 +151,7 @@ func (p *parser) parseCommand(toks []token, outers ...string) *command {
 		}
 	}
 	if n := len(outers); n > 0 && !wrappable(name) {
-		p.errorf(first.col, "%s cannot wrap %s; it wraps call_tool, get_prompt, read_resource, ping, expect_error and timeout", outers[n-1], name)
+		p.errorf(first.col, "%s cannot wrap %s; it wraps call_tool, get_prompt, read_resource, ping, start_tool, get_task, cancel_task, wait_task, expect_error and timeout", outers[n-1], name)
 		return nil
 	}
 	if slices.Contains(outers, name) {

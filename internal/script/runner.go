@@ -29,6 +29,7 @@ type runner struct {
 	pending []pendingReply          // answers queued for the next asking command
 	last    *last                   // the last command that reached the server
 	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
+	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -87,7 +88,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	for _, p := range r.pending {
 		p.step.Passed = false
-		p.step.Message = "the answer was never used: no call_tool, get_prompt or read_resource follows it"
+		p.step.Message = "the answer was never used: no call_tool, get_prompt or read_resource follows it, nor a start_tool or wait_task"
 	}
 	r.pending = nil
 	r.emit()
@@ -170,20 +171,23 @@ func (r *runner) exec(ctx context.Context, c *command, res *StepResult) *failure
 		a.Line = res.Line
 		r.pending = append(r.pending, pendingReply{answer: a, step: res})
 		return nil
-	case "call_tool", "get_prompt", "read_resource", "ping":
+	case "call_tool", "get_prompt", "read_resource", "ping", "start_tool", "get_task", "cancel_task", "wait_task":
 		err := r.act(ctx, c, res)
 		var se *scriptError
 		if errors.As(err, &se) {
 			return fail("%v", se)
 		}
-		if r.opts.Verbose {
-			res.Output = r.last.describe()
+		var notes []string
+		if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
+			notes = append(notes, "the result has isError: true")
 		}
+		notes = append(notes, r.last.taskNote())
+		if r.opts.Verbose {
+			notes = append(notes, r.last.describe())
+		}
+		res.Output = joinNotes(notes)
 		if err != nil {
 			return &failure{msg: fmt.Sprintf("%s failed: %v", c.name, err)}
-		}
-		if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
-			res.Output = strings.TrimSpace("the result has isError: true\n" + res.Output)
 		}
 		return nil
 	case "expect_error":
@@ -233,15 +237,23 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 	}
 	var out *Outcome
 	var err error
-	if c.name == "ping" {
+	switch c.name {
+	case "ping":
 		err = r.conn.Ping(ctx)
 		out = &Outcome{Raw: json.RawMessage("{}")}
-	} else {
+	case "get_task", "cancel_task":
+		out, err = r.taskOp(ctx, c)
+		var se *scriptError
+		if errors.As(err, &se) {
+			return err
+		}
+	default:
 		answers := r.takeAnswers()
 		out, err = r.send(ctx, c, answers)
 		r.settle(c, res.Line, answers, out, err)
 	}
 	r.last = newLast(c.name, res.Line, out, err)
+	r.remember(c.name, res.Line, out)
 	return err
 }
 
@@ -255,17 +267,36 @@ func (r *runner) takeAnswers() []Answer {
 
 // send sends an asking command with its arguments.
 func (r *runner) send(ctx context.Context, c *command, answers []Answer) (*Outcome, error) {
-	name, err := c.args[0].value(r.vars)
+	var name string
+	var err error
+	if c.name == "wait_task" {
+		name, err = r.taskID(c)
+	} else {
+		name, err = c.args[0].value(r.vars)
+	}
 	if err != nil {
 		return nil, &scriptError{err}
 	}
 	switch c.name {
-	case "call_tool":
+	case "call_tool", "start_tool":
 		args, err := r.toolArgs(ctx, name, c.args[1:])
 		if err != nil {
 			return nil, &scriptError{err}
 		}
-		return r.conn.CallTool(ctx, name, args, answers)
+		if c.name == "call_tool" {
+			return r.conn.CallTool(ctx, name, args, answers)
+		}
+		tc, err := r.taskConn(c)
+		if err != nil {
+			return nil, err
+		}
+		return tc.StartTool(ctx, name, args, answers)
+	case "wait_task":
+		tc, err := r.taskConn(c)
+		if err != nil {
+			return nil, err
+		}
+		return tc.WaitTask(ctx, name, answers)
 	case "get_prompt":
 		args := map[string]string{}
 		for _, t := range c.args[1:] {
@@ -314,6 +345,8 @@ func (r *runner) settle(c *command, line int, answers []Answer, out *Outcome, er
 		switch {
 		case out == nil && err != nil:
 			p.step.Message = fmt.Sprintf("the answer was never used: %s failed before any question: %v", where, err)
+		case out != nil && out.Task != nil && c.name == "start_tool" && len(out.Questions) == 0:
+			p.step.Message = fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after start_tool, for wait_task", where, out.Task.ID)
 		case out == nil || len(out.Questions) == 0:
 			p.step.Message = fmt.Sprintf("the answer was never used: the server asked nothing during %s", where)
 		case p.answer.Key != "":

@@ -3,10 +3,14 @@ package script
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,6 +22,8 @@ type SessionConn struct {
 	S *session.Session
 }
 
+var _ TaskConn = (*SessionConn)(nil)
+
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.
 func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s} }
 
@@ -25,7 +31,74 @@ func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s}
 func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
 	q := queueOf(answers)
 	res, call, err := c.S.CallTool(ctx, name, args, q)
-	return outcomeOf(resultOrNil(res), call, q, answers), err
+	out := outcomeOf(resultOrNil(res), call, q, answers)
+	if call != nil && call.Task != nil {
+		out.Task = &TaskState{ID: call.Task.TaskID, Status: string(call.Task.Status), StatusMessage: call.Task.StatusMessage}
+	}
+	return out, err
+}
+
+// StartTool implements TaskConn.
+func (c *SessionConn) StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
+	q := queueOf(answers)
+	started, call, err := c.S.StartTool(ctx, name, args, q)
+	var res any
+	if started != nil {
+		res = resultOrNil(started.Result)
+	}
+	out := outcomeOf(res, call, q, answers)
+	if err == nil && started != nil && started.Task != nil {
+		t := started.Task
+		out.Task = &TaskState{ID: t.TaskID, Status: string(t.Status), StatusMessage: t.StatusMessage}
+		out.Raw, _ = json.Marshal(t)
+	}
+	return out, err
+}
+
+// GetTask implements TaskConn.
+func (c *SessionConn) GetTask(ctx context.Context, id string) (*Outcome, error) {
+	g, err := c.S.Tasks(nil).Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Task: &TaskState{ID: g.TaskID, Status: string(g.Status), StatusMessage: g.StatusMessage}}
+	out.Raw, _ = json.Marshal(g)
+	if g.Status == tasks.StatusCompleted && len(g.Result) > 0 {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(g.Result, &res); err != nil {
+			return out, fmt.Errorf("read the result of task %s: %w", id, err)
+		}
+		out.Result = &res
+	}
+	return out, nil
+}
+
+// CancelTask implements TaskConn.
+func (c *SessionConn) CancelTask(ctx context.Context, id string) error {
+	return c.S.Tasks(nil).Cancel(ctx, id)
+}
+
+// WaitTask implements TaskConn. The questions are those the session logged
+// while it waited.
+func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error) {
+	q := queueOf(answers)
+	start := c.S.Log().Len()
+	res, err := c.S.Tasks(q).Wait(ctx, id)
+	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q, answers)
+	out.Task = &TaskState{ID: id}
+	switch {
+	case err == nil:
+		out.Task.Status = string(tasks.StatusCompleted)
+	case errors.Is(err, taskclient.ErrCancelled):
+		out.Task.Status = string(tasks.StatusCancelled)
+	case ctx.Err() == nil:
+		// A failed task, or tasks/get itself failed: ask once what the
+		// task's state is.
+		if g, gerr := c.S.Tasks(nil).Get(ctx, id); gerr == nil {
+			out.Task.Status, out.Task.StatusMessage = string(g.Status), g.StatusMessage
+		}
+	}
+	return out, err
 }
 
 // GetPrompt implements Conn.
