@@ -91,6 +91,33 @@ echo "tab\there \"q\" \\ \$who \u00e9" $who ${who}x 'raw $who' cost:$5`)
 	}
 }
 
+func TestParseTaskCommands(t *testing.T) {
+	s := mustParse(t, "k.mcp", `start_tool rollout service:auth "2.5.0"
+set_var id $.taskId
+get_task
+get_task $id
+assert_task_status input_required
+elicit_response decision=accept '{"decision": "continue"}'
+timeout 5000 wait_task
+expect_error cancel_task "$id"
+expect_error timeout 100 get_task NOPE
+assert_task_status cancelled`)
+	var got []string
+	for _, st := range s.Steps {
+		got = append(got, st.Command)
+	}
+	want := "start_tool set_var get_task get_task assert_task_status elicit_response timeout expect_error expect_error assert_task_status"
+	if strings.Join(got, " ") != want {
+		t.Errorf("commands %v", got)
+	}
+	if c := s.Steps[0].cmd; len(c.args) != 3 || c.args[1].key != "service" {
+		t.Errorf("start_tool arguments %+v", c.args)
+	}
+	if c := s.Steps[6].cmd; c.n != 5000 || c.sub == nil || c.sub.name != "wait_task" {
+		t.Errorf("timeout wraps %+v", c.sub)
+	}
+}
+
 // TestSyntaxErrors checks every message the parser gives, with its
 // position.
 func TestSyntaxErrors(t *testing.T) {
@@ -151,6 +178,21 @@ func TestSyntaxErrors(t *testing.T) {
 		{`expect_error assert_contains x`, `t.mcp:1:14: expect_error cannot wrap assert_contains; it wraps call_tool, get_prompt, read_resource, ping, start_tool, get_task, cancel_task, wait_task, expect_error and timeout`},
 		{`expect_error timeout 5 expect_error ping`, `t.mcp:1:24: expect_error inside expect_error has no meaning`},
 		{`expect_error call_tol x`, `t.mcp:1:14: unknown command "call_tol"; did you mean "call_tool"?`},
+		{"start_tool", `t.mcp:1:1: start_tool takes at least 1 argument; usage: start_tool NAME [VALUE | key:VALUE]...`},
+		{"start_tool a:1", `t.mcp:1:12: start_tool needs a name first; usage: start_tool NAME [VALUE | key:VALUE]...`},
+		{"start_tool rollout a:1 a:2", `t.mcp:1:24: argument a is given twice`},
+		{"start_tol rollout", `t.mcp:1:1: unknown command "start_tol"; did you mean "start_tool"?`},
+		{"get_task A B", `t.mcp:1:12: get_task takes 0 to 1 arguments; usage: get_task [TASK_ID]`},
+		{"cancel_task A B", `t.mcp:1:15: cancel_task takes 0 to 1 arguments; usage: cancel_task [TASK_ID]`},
+		{"  wait_task A B", `t.mcp:1:15: wait_task takes 0 to 1 arguments; usage: wait_task [TASK_ID]`},
+		{"wait_task $id", `t.mcp:1:11: variable $id is not set by an earlier line; set it with set_var or input_var, or write \$ for a literal $`},
+		{"wait_tsk", `t.mcp:1:1: unknown command "wait_tsk"; did you mean "wait_task"?`},
+		{"assert_task_status", `t.mcp:1:1: assert_task_status takes 1 argument; usage: assert_task_status working|input_required|completed|failed|cancelled`},
+		{"assert_task_status complete", `t.mcp:1:20: unknown task status "complete"; did you mean "completed"?`},
+		{"assert_task_status done", `t.mcp:1:20: unknown task status "done"; use working, input_required, completed, failed, cancelled`},
+		{"assert_task_status \"completed\" x", `t.mcp:1:32: assert_task_status takes 1 argument; usage: assert_task_status working|input_required|completed|failed|cancelled`},
+		{"input_var s\nassert_task_status $s", `t.mcp:2:20: the status of assert_task_status cannot use variables`},
+		{"timeout 10 assert_task_status working", `t.mcp:1:12: timeout cannot wrap assert_task_status; it wraps call_tool, get_prompt, read_resource, ping, start_tool, get_task, cancel_task, wait_task, expect_error and timeout`},
 		{"echo " + strings.Repeat("x", maxLineLen), `t.mcp:1:1: line is longer than 65536 bytes`},
 	} {
 		_, err := ParseFile("t.mcp", []byte(tc.src))
@@ -202,6 +244,7 @@ func FuzzParse(f *testing.F) {
 		"\xef\xbb\xbfping",
 		"echo ${",
 		"{[\"",
+		"start_tool r a:1 2\nset_var id $.taskId\nget_task $id\ncancel_task\ntimeout 9 wait_task\nassert_task_status working\n",
 	} {
 		f.Add([]byte(s))
 	}
