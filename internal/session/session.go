@@ -152,6 +152,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		}
 	}
 	client.AddReceivingMiddleware(s.answerServerRequests)
+	client.AddSendingMiddleware(freshReads)
 	if len(s.opts.Middleware) > 0 {
 		client.AddSendingMiddleware(s.opts.Middleware...)
 		client.AddReceivingMiddleware(s.opts.Middleware...)
@@ -167,7 +168,14 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	if s.opts.WrapTransport != nil {
 		tr = s.opts.WrapTransport(tr)
 	}
-	cs, err := client.Connect(cctx, target.Outliving(tr, life), &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
+		// Only the SSE transport ties its stream to the connect context.
+		// Other transports stay unwrapped here: a wrapper would hide the
+		// SDK's unexported hook that updates a Streamable HTTP connection
+		// after initialize (protocol header, standalone stream).
+		tr = target.Outliving(tr, life)
+	}
+	cs, err := client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
 	if err != nil {
 		endLife()
 		conn.Cleanup()
@@ -197,6 +205,19 @@ func (s *Session) capabilities() *mcp.ClientCapabilities {
 		caps.Elicitation.URL = &mcp.URLElicitationCapabilities{}
 	}
 	return caps
+}
+
+// freshReads keeps the go-sdk from caching resources/read results: a tester
+// must see what the server says now, and a read that asked a question must
+// be read again with its answers, not served from a cache keyed by URI.
+func freshReads(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ReadResourceResult); ok && r != nil {
+			r.TTLMs = 0
+		}
+		return res, err
+	}
 }
 
 // SDK returns the underlying go-sdk session.
