@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# What `make bench` runs: the benchmarks whose figures BENCHMARKS.md reports, each
+# a ratio measured in one run, then a summary of the scale-out figures. Every
+# run is short (seconds; the 10,000 pending questions take about a minute and a
+# half on two cores). Needs redis-server (scripts/ensure-redis.sh) for the
+# instances behind the proxy. Logs go to $BENCH_OUT (default: a temp directory).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/bin:$PATH"
+out="${BENCH_OUT:-$(mktemp -d -t askback-bench-XXXXXX)}"
+mkdir -p "$out"
+echo "bench: logs in $out"
+
+section() { printf '\n== %s ==\n' "$1"; }
+gobench() { # gobench LOG PKG PATTERN [go test flags...]
+  local log="$out/$1" pkg="$2" pattern="$3"
+  shift 3
+  echo "\$ go test $pkg -run '^\$' -bench '$pattern' $*"
+  go test "$pkg" -run '^$' -bench "$pattern" "$@" 2>&1 | tee "$log" | grep -E '^(Benchmark|ok|FAIL|---|    )' || true
+  if grep -q '^FAIL' "$log"; then
+    echo "bench: $pkg failed; see $log" >&2
+    exit 1
+  fi
+}
+
+section "mcp-tester call"
+gobench call.txt ./cmd/mcp-tester 'SeedCall|LingeringServer|PromptServer' -benchtime 30x -count 2
+section ".mcp scripts"
+gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
+section "requestState codec"
+gobench reqstate.txt ./reqstate . 
+
+section "Scale-out"
+bash scripts/ensure-redis.sh
+gobench scaleout.txt ./internal/scaleout 'PendingQuestions|Flows|Instances' -benchtime 1x -timeout 15m -v
+
+# One visible run of the load generator, as a user would type it.
+export DEPLOY_STATE_KEY="${DEPLOY_STATE_KEY:-bench-key-0123456789abcdef-0123456789}"
+addr_file="$out/deployer.addr"
+rm -f "$addr_file"
+deployer -http 127.0.0.1:0 -addr-file "$addr_file" &
+dep_pid=$!
+trap 'kill "$dep_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -s "$addr_file" ] && break; sleep 0.1; done
+addr=$(tr -d '\n' <"$addr_file")
+echo
+echo "\$ mcp-tester bench deploy -u http://$addr/mcp --args '{\"service\":\"auth-service\"}' --elicit 'accept:{\"environment\":\"production\",\"confirm\":true}' --concurrency 8 --duration 3s"
+mcp-tester bench deploy -u "http://$addr/mcp" --args '{"service":"auth-service"}' \
+  --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 3s | tee "$out/mcp-tester-bench.txt"
+kill "$dep_pid" 2>/dev/null || true
+
+# metric NAME: the value reported next to NAME in the scale-out log.
+metric() { awk -v m="$1" '{ for (i = 2; i <= NF; i++) if ($i == m) { print $(i-1); exit } }' "$out/scaleout.txt"; }
+section "Summary: scale-out ($(date -u +%Y-%m-%d), $(nproc) cores)"
+printf '%-58s %12s %12s\n' "" "old way" "MRTR"
+printf '%-58s %12s %12s\n' "pending questions held at once" "$(metric pending)" "$(metric pending)"
+printf '%-58s %12s %12s\n' "server heap in use per pending question (bytes)" "$(metric old-heap-B/pending)" "$(metric mrtr-heap-B/pending)"
+printf '%-58s %12s %12s\n' "server goroutines per pending question" "$(metric old-goroutines/pending)" "$(metric mrtr-goroutines/pending)"
+printf '%-58s %12s %12s\n' "completed two-step flows/s, loopback HTTP, 8 workers" "$(metric old-flows/s)" "$(metric mrtr-flows/s)"
+echo
+echo "MRTR / old way, flows/s:                 $(metric mrtr/old)"
+echo "two-round MRTR deploy / one-round call:  $(metric mrtr/one-round)   ($(metric one-round-calls/s) one-round calls/s)"
+echo "behind the proxy, flows/s: 1 instance $(metric flows/s-1-instances), 2 instances $(metric flows/s-2-instances) (x$(metric x-2/1)), 4 instances $(metric flows/s-4-instances) (x$(metric x-4/1))"
+echo "(load generator, proxy, Redis and instances share the machine's $(nproc) cores)"
