@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -53,6 +54,12 @@ type Outcome struct {
 	// the server answered directly.
 	Task *TaskState
 }
+
+// ErrNoTasks is returned (wrapped) by a TaskConn whose session does not
+// declare the tasks extension: it cannot read, cancel or wait for a task.
+// The runner reports it as a mistake of the run, which expect_error does
+// not hide.
+var ErrNoTasks = errors.New("the session does not declare the tasks extension")
 
 // TaskState is what a command saw of a task (the tasks extension).
 type TaskState struct {

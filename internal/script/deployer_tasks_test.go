@@ -40,6 +40,8 @@ assert_task_status working
 get_task
 assert_task_status input_required
 assert_contains "50% of instances updated"
+set_var s $.status
+assert_equals $s input_required
 cancel_task
 get_task
 assert_task_status cancelled
@@ -69,6 +71,7 @@ assert_task_status completed
 			"the answer was never used: the server asked only 1 question(s) during wait_task (line 5)",
 		}},
 		{name: "unknown task", src: `expect_error get_task NO-SUCH-TASK
+assert_error_code -32602
 expect_error cancel_task NO-SUCH-TASK
 expect_error wait_task NO-SUCH-TASK
 `},

@@ -252,6 +252,9 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		out, err = r.send(ctx, c, answers)
 		r.settle(c, res.Line, answers, out, err)
 	}
+	if errors.Is(err, ErrNoTasks) {
+		err = &scriptError{err}
+	}
 	r.last = newLast(c.name, res.Line, out, err)
 	r.remember(c.name, res.Line, out)
 	return err

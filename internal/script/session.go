@@ -20,6 +20,16 @@ import (
 // answers the queue did not hand out are reported unused.
 type SessionConn struct {
 	S *session.Session
+	// noTasks is set when the session was opened without the tasks
+	// extension: get_task, cancel_task and wait_task then say so.
+	noTasks bool
+}
+
+func (c *SessionConn) tasksOn(what string) error {
+	if c.noTasks {
+		return fmt.Errorf("%s: %w (--no-tasks was given); run without --no-tasks to drive tasks", what, ErrNoTasks)
+	}
+	return nil
 }
 
 var _ TaskConn = (*SessionConn)(nil)
@@ -57,6 +67,9 @@ func (c *SessionConn) StartTool(ctx context.Context, name string, args map[strin
 
 // GetTask implements TaskConn.
 func (c *SessionConn) GetTask(ctx context.Context, id string) (*Outcome, error) {
+	if err := c.tasksOn("tasks/get " + id); err != nil {
+		return nil, err
+	}
 	g, err := c.S.Tasks(nil).Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -75,12 +88,18 @@ func (c *SessionConn) GetTask(ctx context.Context, id string) (*Outcome, error) 
 
 // CancelTask implements TaskConn.
 func (c *SessionConn) CancelTask(ctx context.Context, id string) error {
+	if err := c.tasksOn("tasks/cancel " + id); err != nil {
+		return err
+	}
 	return c.S.Tasks(nil).Cancel(ctx, id)
 }
 
 // WaitTask implements TaskConn. The questions are those the session logged
 // while it waited.
 func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error) {
+	if err := c.tasksOn("waiting for task " + id); err != nil {
+		return nil, err
+	}
 	q := queueOf(answers)
 	start := c.S.Log().Len()
 	res, err := c.S.Tasks(q).Wait(ctx, id)
@@ -192,6 +211,8 @@ func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error
 		if err != nil {
 			return nil, err
 		}
-		return NewSessionConn(s), nil
+		c := NewSessionConn(s)
+		c.noTasks = !o.Tasks
+		return c, nil
 	}
 }
