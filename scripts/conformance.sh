@@ -129,6 +129,7 @@ for scenario in "${SCENARIOS[@]}"; do
 done
 
 echo "conformance: $total_passed of $total_checks checks passed in ${#SCENARIOS[@]} scenarios"
+echo "conformance: $total_passed passed, $((total_checks - total_passed)) failed"
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "conformance: failed: ${failed[*]}" >&2
   echo "conformance: server log:" >&2
