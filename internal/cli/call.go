@@ -67,7 +67,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	ans := answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)}
+	ans := answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)}
 	if opts.NoWait {
 		return startNoWait(ctx, opts, args, ans)
 	}

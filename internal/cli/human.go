@@ -24,6 +24,9 @@ type HumanOptions struct {
 	Accessible bool
 	// Record is the .mcp script the calls are appended to (--record).
 	Record string
+	// Open opens the system browser on each URL question a --elicit answer
+	// accepts (--open).
+	Open bool
 	// Getenv reads the environment (NO_COLOR, ACCESSIBLE,
 	// MCP_TESTER_BROWSER); nil means the process's.
 	Getenv func(string) string
@@ -35,6 +38,7 @@ func addHumanFlags(cmd *cobra.Command, o *HumanOptions, withRecord bool) {
 	f := cmd.Flags()
 	f.BoolVar(&o.Interactive, "interactive", false, "ask a person for the questions no --elicit answer covers, even when input is not a terminal (line prompts)")
 	f.BoolVar(&o.Accessible, "accessible", false, "ask with plain line prompts that screen readers can follow (also: ACCESSIBLE=1)")
+	f.BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts (never fetched by the tester)")
 	if withRecord {
 		f.StringVar(&o.Record, "record", "", "append the call, the answers given and checks of the result to this .mcp script")
 	}

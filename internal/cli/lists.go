@@ -341,7 +341,7 @@ func runPromptGet(ctx context.Context, opts *ListOptions, name string) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)})
 	if err != nil {
 		return err
 	}
@@ -496,7 +496,7 @@ func runResourceRead(ctx context.Context, opts *ListOptions, uri string) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{answer.NewQueue(specs...), opts.Human.answerer(opts.IO)})
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)})
 	if err != nil {
 		return err
 	}
