@@ -110,9 +110,10 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer)
 		out.Task.Status = string(tasks.StatusCompleted)
 	case errors.Is(err, taskclient.ErrCancelled):
 		out.Task.Status = string(tasks.StatusCancelled)
-	case ctx.Err() == nil:
-		// A failed task, or tasks/get itself failed: ask once what the
-		// task's state is.
+	}
+	if ctx.Err() == nil {
+		// The wait does not say how a task failed, nor the final status
+		// message: read them once.
 		if g, gerr := c.S.Tasks(nil).Get(ctx, id); gerr == nil {
 			out.Task.Status, out.Task.StatusMessage = string(g.Status), g.StatusMessage
 		}
