@@ -60,16 +60,13 @@ extension has no list: a task is known by its id only.`,
 			Example: `  mcp-tester tasks get 3f9c… -u http://127.0.0.1:8080/mcp`,
 			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				s, err := opts.Conn.open(cmd.Context(), io, nil)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				res, err := s.Tasks(nil).Get(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				return printer.JSON(io.Out, res)
+				return opts.withTasks(cmd.Context(), nil, func(tc *taskclient.Client) error {
+					res, err := tc.Get(cmd.Context(), args[0])
+					if err != nil {
+						return err
+					}
+					return printer.JSON(io.Out, res)
+				})
 			},
 		}
 		addConnFlags(c, &opts.Conn)
@@ -87,20 +84,17 @@ extension has no list: a task is known by its id only.`,
 				if err != nil {
 					return err
 				}
-				s, err := opts.Conn.open(cmd.Context(), io, answer.NewQueue(specs...))
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				res, err := s.Tasks(nil).Wait(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				printer.ToolResult(io.Out, res)
-				if res.IsError {
-					return &exitError{code: ExitFailed}
-				}
-				return nil
+				return opts.withTasks(cmd.Context(), answer.NewQueue(specs...), func(tc *taskclient.Client) error {
+					res, err := tc.Wait(cmd.Context(), args[0])
+					if err != nil {
+						return err
+					}
+					printer.ToolResult(io.Out, res)
+					if res.IsError {
+						return &exitError{code: ExitFailed}
+					}
+					return nil
+				})
 			},
 		}
 		addConnFlags(c, &opts.Conn)
@@ -115,16 +109,13 @@ extension has no list: a task is known by its id only.`,
 			Example: `  mcp-tester tasks cancel 3f9c… -u http://127.0.0.1:8080/mcp`,
 			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				s, err := opts.Conn.open(cmd.Context(), io, nil)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				if err := s.Tasks(nil).Cancel(cmd.Context(), args[0]); err != nil {
-					return err
-				}
-				fmt.Fprintf(io.Out, "task %s: cancel requested\n", args[0])
-				return nil
+				return opts.withTasks(cmd.Context(), nil, func(tc *taskclient.Client) error {
+					if err := tc.Cancel(cmd.Context(), args[0]); err != nil {
+						return err
+					}
+					fmt.Fprintf(io.Out, "task %s: cancel requested\n", args[0])
+					return nil
+				})
 			},
 		}
 		addConnFlags(c, &opts.Conn)
@@ -132,6 +123,17 @@ extension has no list: a task is known by its id only.`,
 	}()
 	cmd.AddCommand(get, wait, cancel)
 	return cmd
+}
+
+// withTasks opens a session whose questions ans answers and runs f with
+// its tasks client.
+func (o *TaskOptions) withTasks(ctx context.Context, ans answer.Answerer, f func(*taskclient.Client) error) error {
+	s, err := o.Conn.open(ctx, o.IO, ans)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return f(s.Tasks(nil))
 }
 
 // startNoWait calls a tool and, if the server runs it as a task, prints
