@@ -72,6 +72,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
+	sopts.OnTask = nil // the script report notes each task under its step
 	scripts, err := script.LoadFiles(opts.Scripts)
 	if err != nil {
 		// Syntax errors and missing files: nothing has run.
