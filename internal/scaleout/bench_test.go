@@ -379,6 +379,7 @@ func BenchmarkInstances(b *testing.B) {
 		srv := httptest.NewServer(p)
 		rep := benchRun(b, "deploy", "-u", srv.URL+"/mcp", "--args", `{"service":"auth-service"}`, "--elicit", answerYes, "--concurrency", "16", "--duration", d)
 		srv.Close()
+		b.Logf("%d instances: %d flows, %.1f flows/s, p50 %.2f ms, p99 %.2f ms, requests per instance %v", k, rep.Flows, rep.FlowsPerSecond, rep.Flow.P50Ms, rep.Flow.P99Ms, p.Hits())
 		if k == 1 {
 			base = rep.FlowsPerSecond
 		}
