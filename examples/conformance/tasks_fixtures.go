@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/askback/askback/ask"
 	"sync"
 	"time"
 
@@ -142,6 +143,9 @@ func addTaskFixtures(server *mcp.Server) {
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, ok := req.Params.InputResponses["user_name"].(*mcp.ElicitResult)
 		if !ok {
+			if !ask.Modes(req).Has(ask.Form) {
+				return taskText("no name given: this client cannot be asked (it declared no form elicitation)"), nil
+			}
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
 				"user_name": &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: userName},
 			}}, nil
