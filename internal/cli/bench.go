@@ -50,6 +50,8 @@ throughput (completed flows per second) and the latency percentiles (p50, p90,
 p99) of whole flows and of each round. A flow is one call of TOOL with --args,
 its questions answered with --elicit as in ` + "`call`" + `, or one run of a .mcp script
 (--script). Each worker has its own session and runs one flow at a time.
+Round N is the flow's Nth tools/call, prompts/get or resources/read request;
+in a script they are counted over the whole script.
 
 The run ends after --requests flows or after --duration (10s when neither is
 given), whichever comes first, and never lasts more than an hour; each flow
