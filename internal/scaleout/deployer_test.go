@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/cli"
+	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/scaleout"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -266,5 +268,22 @@ func TestInstanceKilledMidTask(t *testing.T) {
 	}
 	if g, _ := cl.tasks.Get(ctxT(t, 5*time.Second), id); g == nil || g.Status != tasks.StatusFailed {
 		t.Errorf("the failed task changed: %+v", g)
+	}
+}
+
+// The seed's transcript, through a round-robin proxy in front of two
+// instances: `mcp-tester call` needs no affinity either.
+func TestTesterThroughRoundRobin(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	c := newCluster(t, 2, r.URL)
+	io, _, out, errOut := iostreams.Test()
+	code := cli.Main(context.Background(), io, []string{"call", "deploy", "-u", c.url, "--args", `{"service":"auth-service"}`,
+		"--elicit", `accept:{"environment":"production","confirm":true}`})
+	want := "[ELICIT] Roll out auth-service version 2.4.1 – where to? → accept {\"confirm\":true,\"environment\":\"production\"}\nContent 0 (Text):\nRolling out auth-service 2.4.1 to production.\n"
+	if code != 0 || out.String() != want {
+		t.Fatalf("exit %d\n got %q\nwant %q\n%s", code, out, want, errOut)
+	}
+	if h := c.proxy.Hits(); h[0] == 0 || h[1] == 0 {
+		t.Errorf("the requests did not use both instances: %v", h)
 	}
 }
