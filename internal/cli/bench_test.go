@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,4 +186,25 @@ func TestBenchTargetCheck(t *testing.T) {
 	if err := checkBenchTarget("http://bench.example.test/mcp", []string{"bench.example.test"}); err != nil {
 		t.Errorf("--allow-remote naming the host: %v", err)
 	}
+}
+
+// Whatever the URL, bench loads it without --allow-remote only if its host
+// is loopback.
+func FuzzBenchTargetCheck(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/mcp", "http://localhost/mcp", "http://127.0.0.1@10.0.0.1/", "http://[::1]/", "http://10.0.0.1/", "http://127.0.0.1.evil.test/", "%", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if raw == "" || checkBenchTarget(raw, nil) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("%q accepted but does not parse: %v", raw, err)
+		}
+		h := u.Hostname()
+		if ip := net.ParseIP(h); !strings.EqualFold(h, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			t.Fatalf("%q accepted as loopback: host %q", raw, h)
+		}
+	})
 }
