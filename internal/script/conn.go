@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/askback/askback/internal/answer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,6 +87,14 @@ type TaskConn interface {
 	// WaitTask waits for a task to end, answering its questions with
 	// answers as CallTool does; Outcome.Task is its final state.
 	WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error)
+}
+
+// FallbackConn is a Conn that can ask a fallback answerer for the
+// questions the queued answers do not cover (RunOptions.Fallback); the
+// runner sets it once, right after connecting.
+type FallbackConn interface {
+	Conn
+	SetFallback(answer.Answerer)
 }
 
 // Question is one question a server asked during a command.

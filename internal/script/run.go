@@ -8,6 +8,9 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
 )
 
 // DefaultStepTimeout bounds each step unless RunOptions.StepTimeout or the
@@ -42,6 +45,23 @@ type RunOptions struct {
 	Progress io.Writer
 	// Verbose adds to each asking step the questions asked and their answers.
 	Verbose bool
+	// Fallback, when set, is asked for a question that the answers queued
+	// by elicit_response do not cover, instead of declining it: a person at
+	// the terminal, say. Its answers are reported like queued ones. Only a
+	// Conn that implements FallbackConn (SessionConn does) asks it. It is
+	// shared by all scripts: with Jobs > 1 it must be safe for concurrent
+	// use.
+	Fallback answer.Answerer
+	// Record, when set, is called after every call_tool, get_prompt and
+	// read_resource that got a result (one that failed is left out, so
+	// that what is recorded replays), with what it sent and what came of
+	// it: method is "tools/call", "prompts/get" or "resources/read"; name
+	// the tool or prompt name or the resource URI; args a tool's arguments
+	// (map[string]any), a prompt's (map[string]string) or nil; questions
+	// the questions asked, each with the answer given; result the final
+	// result. An error fails the step. With Jobs > 1 it is called from
+	// several goroutines.
+	Record func(method, name string, args any, questions []exchange.Entry, result any) error
 }
 
 // Run runs one script. It is RunAll with a single script.

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/exchange"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,6 +80,9 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.conn = conn
 	defer conn.Close()
+	if fc, ok := conn.(FallbackConn); ok && r.opts.Fallback != nil {
+		fc.SetFallback(r.opts.Fallback)
+	}
 	for _, st := range s.Steps {
 		if ctx.Err() != nil {
 			break
@@ -287,7 +291,8 @@ func (r *runner) send(ctx context.Context, c *command, answers []Answer) (*Outco
 			return nil, &scriptError{err}
 		}
 		if c.name == "call_tool" {
-			return r.conn.CallTool(ctx, name, args, answers)
+			out, err := r.conn.CallTool(ctx, name, args, answers)
+			return out, r.record("tools/call", name, args, out, err)
 		}
 		tc, err := r.taskConn(c)
 		if err != nil {
@@ -309,10 +314,29 @@ func (r *runner) send(ctx context.Context, c *command, answers []Answer) (*Outco
 			}
 			args[t.key] = v
 		}
-		return r.conn.GetPrompt(ctx, name, args, answers)
+		out, err := r.conn.GetPrompt(ctx, name, args, answers)
+		return out, r.record("prompts/get", name, args, out, err)
 	default:
-		return r.conn.ReadResource(ctx, name, answers)
+		out, err := r.conn.ReadResource(ctx, name, answers)
+		return out, r.record("resources/read", name, nil, out, err)
 	}
+}
+
+// record hands a command that got a result to RunOptions.Record and
+// returns err, or the recording's error as a mistake of the run.
+func (r *runner) record(method, name string, args any, out *Outcome, err error) error {
+	if r.opts.Record == nil || out == nil || err != nil {
+		return err
+	}
+	qs := make([]exchange.Entry, len(out.Questions))
+	for i, q := range out.Questions {
+		qs[i] = exchange.Entry{Method: method, Name: name, Key: q.Key, Round: q.Round, Answer: q.Answer,
+			Params: &mcp.ElicitParams{Mode: q.Mode, Message: q.Message, URL: q.URL, RequestedSchema: q.Schema}}
+	}
+	if rerr := r.opts.Record(method, name, args, qs, out.Result); rerr != nil {
+		return &scriptError{fmt.Errorf("record %s %s: %w", method, name, rerr)}
+	}
+	return err
 }
 
 // settle decides the elicit_response steps whose answers were handed to a

@@ -20,6 +20,9 @@ import (
 // answers the queue did not hand out are reported unused.
 type SessionConn struct {
 	S *session.Session
+	// Fallback, when set, answers the questions the queued answers do not
+	// cover; nil declines them.
+	Fallback answer.Answerer
 	// noTasks is set when the session was opened without the tasks
 	// extension: get_task, cancel_task and wait_task then say so.
 	noTasks bool
@@ -32,7 +35,22 @@ func (c *SessionConn) tasksOn(what string) error {
 	return nil
 }
 
-var _ TaskConn = (*SessionConn)(nil)
+var (
+	_ TaskConn     = (*SessionConn)(nil)
+	_ FallbackConn = (*SessionConn)(nil)
+)
+
+// SetFallback implements FallbackConn.
+func (c *SessionConn) SetFallback(a answer.Answerer) { c.Fallback = a }
+
+// answerer is what answers the questions of one command: its queued
+// answers, then the fallback.
+func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
+	if c.Fallback == nil {
+		return q
+	}
+	return answer.Chain{q, c.Fallback}
+}
 
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.
 func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s} }
@@ -40,7 +58,7 @@ func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s}
 // CallTool implements Conn.
 func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
 	q := queueOf(answers)
-	res, call, err := c.S.CallTool(ctx, name, args, q)
+	res, call, err := c.S.CallTool(ctx, name, args, c.answerer(q))
 	out := outcomeOf(resultOrNil(res), call, q, answers)
 	if call != nil && call.Task != nil {
 		out.Task = &TaskState{ID: call.Task.TaskID, Status: string(call.Task.Status), StatusMessage: call.Task.StatusMessage}
@@ -51,7 +69,7 @@ func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string
 // StartTool implements TaskConn.
 func (c *SessionConn) StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
 	q := queueOf(answers)
-	started, call, err := c.S.StartTool(ctx, name, args, q)
+	started, call, err := c.S.StartTool(ctx, name, args, c.answerer(q))
 	var res any
 	if started != nil {
 		res = resultOrNil(started.Result)
@@ -102,7 +120,7 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer)
 	}
 	q := queueOf(answers)
 	start := c.S.Log().Len()
-	res, err := c.S.Tasks(q).Wait(ctx, id)
+	res, err := c.S.Tasks(c.answerer(q)).Wait(ctx, id)
 	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q, answers)
 	out.Task = &TaskState{ID: id}
 	switch {
@@ -124,14 +142,14 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer)
 // GetPrompt implements Conn.
 func (c *SessionConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []Answer) (*Outcome, error) {
 	q := queueOf(answers)
-	res, call, err := c.S.GetPrompt(ctx, name, args, q)
+	res, call, err := c.S.GetPrompt(ctx, name, args, c.answerer(q))
 	return outcomeOf(resultOrNil(res), call, q, answers), err
 }
 
 // ReadResource implements Conn.
 func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []Answer) (*Outcome, error) {
 	q := queueOf(answers)
-	res, call, err := c.S.ReadResource(ctx, uri, q)
+	res, call, err := c.S.ReadResource(ctx, uri, c.answerer(q))
 	return outcomeOf(resultOrNil(res), call, q, answers), err
 }
 
