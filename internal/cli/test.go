@@ -21,6 +21,7 @@ type TestOptions struct {
 	Format      string
 	StepTimeout time.Duration
 	Verbose     bool
+	Human       HumanOptions
 }
 
 func newTestCmd(io *iostreams.IOStreams, runF func(context.Context, *TestOptions) error) *cobra.Command {
@@ -33,12 +34,19 @@ steps in order, and prints one line per step, then a summary ending in
 "N passed, N failed". Scripts, directories (every *.mcp inside) and globs may
 be given with -s/--script or as arguments.
 
+With a person at the terminal (or --interactive), a question that no
+elicit_response answers is asked to the person instead of being declined;
+--record FILE writes the calls and the answers given as a new script that
+replays them. A person answers one script at a time: --interactive and
+--record refuse --jobs above 1.
+
 Exit codes: 0 every step passed; 1 a step failed; 2 usage or syntax error
 (reported as FILE:LINE:COL before anything runs); 3 a script could not
 connect to the server.`,
 		Example: `  mcp-tester test -s deploy.mcp -c ./deployer
   mcp-tester test tests/ -c ./deployer --jobs 4 --junit report.xml
-  mcp-tester test 'tests/*.mcp' -u http://127.0.0.1:8080/mcp --format json`,
+  mcp-tester test 'tests/*.mcp' -u http://127.0.0.1:8080/mcp --format json
+  mcp-tester test -s ask.mcp -c ./deployer --interactive --record answered.mcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Scripts = append(opts.Scripts, args...)
 			if runF != nil {
@@ -48,7 +56,9 @@ connect to the server.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addHumanFlags(cmd, &opts.Human, true)
 	f := cmd.Flags()
+	f.Lookup("record").Usage = "write the calls, the answers given and checks of the results to this .mcp script, replacing it"
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
@@ -67,6 +77,12 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Jobs < 1 {
 		return usageErr("--jobs must be at least 1")
+	}
+	if opts.Human.Open {
+		return usageErr("--open is for call; in test, a person who agrees to open a link gets it opened")
+	}
+	if opts.Jobs > 1 && (opts.Human.Interactive || opts.Human.Record != "") {
+		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -90,6 +106,17 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
+	}
+	if opts.Jobs <= 1 {
+		// Parallel scripts in a terminal decline, as they always did.
+		ropts.Fallback = opts.Human.answerer(opts.IO)
+	}
+	if opts.Human.Record != "" {
+		// A new script: what an earlier run recorded is replaced.
+		if err := os.WriteFile(opts.Human.Record, nil, 0o644); err != nil {
+			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
+		}
+		ropts.Record = opts.Human.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
 	if opts.Format == "json" {
