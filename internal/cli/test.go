@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/script"
 	"github.com/spf13/cobra"
@@ -101,15 +102,21 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		Stdin:       opts.IO.In,
 		Verbose:     opts.Verbose,
 	}
+	if opts.Jobs <= 1 {
+		// Parallel scripts in a terminal decline, as they always did.
+		person := opts.Human.answerer(opts.IO)
+		if p, ok := person.(*interactive.Answerer); ok {
+			// input_var reads where the person's answers are read, so
+			// that neither takes the other's lines.
+			ropts.Stdin = p.Input()
+		}
+		ropts.Fallback = person
+	}
 	if opts.Format == "text" {
 		ropts.Progress = opts.IO.Out
 	}
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
-	}
-	if opts.Jobs <= 1 {
-		// Parallel scripts in a terminal decline, as they always did.
-		ropts.Fallback = opts.Human.answerer(opts.IO)
 	}
 	if opts.Human.Record != "" {
 		// A new script: what an earlier run recorded is replaced.

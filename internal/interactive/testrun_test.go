@@ -71,6 +71,27 @@ func TestScriptRunAnsweredOnPipe(t *testing.T) {
 	replay(t, dir, rec)
 }
 
+// TestScriptRunInputVarAndPersonShareStdin: input_var and the person's
+// prompts read one stdin, each taking its own lines.
+func TestScriptRunInputVarAndPersonShareStdin(t *testing.T) {
+	dir := binaries(t)
+	path := filepath.Join(t.TempDir(), "var.mcp")
+	src := "input_var svc \"Service?\"\ncall_tool deploy service:$svc\nassert_contains \"to production\"\ninput_var after\necho $after\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "out.mcp")
+	cmd := exec.Command(filepath.Join(dir, "mcp-tester"), "test", "-s", path, "-c", filepath.Join(dir, "deployer"),
+		"--interactive", "--record", rec)
+	cmd.Env = append(os.Environ(), "DEPLOY_STATE_KEY="+stateKey)
+	cmd.Stdin = strings.NewReader("auth-service\n2\ny\n\nthe-end\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "5 passed, 0 failed") || !strings.Contains(string(out), "the-end") {
+		t.Fatalf("mcp-tester test: %v\n%s", err, out)
+	}
+	checkRecording(t, rec)
+}
+
 // TestScriptRunWithoutPersonDeclines: on a pipe without --interactive
 // nobody is asked, and the question is declined as before.
 func TestScriptRunWithoutPersonDeclines(t *testing.T) {
@@ -116,4 +137,28 @@ func TestTerminalScriptRunAnswered(t *testing.T) {
 	}
 	checkRecording(t, rec)
 	replay(t, dir, rec)
+}
+
+// TestTerminalScriptRunInputVarAfterForm: after a form, input_var still
+// reads the next line typed in the terminal.
+func TestTerminalScriptRunInputVarAfterForm(t *testing.T) {
+	dir := binaries(t)
+	path := filepath.Join(t.TempDir(), "var.mcp")
+	src := "call_tool deploy service:\"auth-service\"\ninput_var after \"After?\"\necho got-$after\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey, "ACCESSIBLE="}, dir+"/mcp-tester test -s "+path+" -c "+dir+"/deployer")
+	tm.waitFor("Target environment (required)")
+	tm.keys("Enter")
+	tm.focused("I have reviewed the changes")
+	tm.keys("y")
+	tm.focused("Your answer")
+	tm.keys("Enter")
+	tm.waitFor("After?")
+	tm.keys("the-end", "Enter")
+	s := tm.waitFor("EXIT=")
+	if !strings.Contains(s, "got-the-end") || !strings.Contains(s, "EXIT=0") {
+		t.Errorf("input_var did not read the line typed after the form:\n%s", s)
+	}
 }

@@ -111,3 +111,27 @@ func (r *formInput) Read(p []byte) (int, error) {
 		return n, nil
 	}
 }
+
+// Input returns the person's input for readers other than the questions (a
+// script's input_var): it reads where the questions read, so that neither
+// takes what was typed for the other. On a terminal each Read takes what
+// was typed, as a form does; with line prompts, one line. Nil without
+// input.
+func (a *Answerer) Input() io.Reader {
+	switch {
+	case a == nil || a.opts.In == nil:
+		return nil
+	case a.tty != nil:
+		return sharedTerminal{a.tty}
+	}
+	return a.in
+}
+
+// sharedTerminal reads the terminal through the reader the forms share.
+type sharedTerminal struct{ t *terminalInput }
+
+func (r sharedTerminal) Read(p []byte) (int, error) {
+	in, done := r.t.open()
+	defer done()
+	return in.Read(p)
+}
