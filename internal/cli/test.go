@@ -6,9 +6,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/script"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +25,15 @@ type TestOptions struct {
 	StepTimeout time.Duration
 	Verbose     bool
 	Human       HumanOptions
+	// StepTimeoutSet is whether --step-timeout was given: without it, a
+	// step a person answers gets personStepTimeout.
+	StepTimeoutSet bool
 }
+
+// personStepTimeout bounds a step when a person may answer during it and
+// --step-timeout was not given: a person reads and types slower than a
+// script.
+const personStepTimeout = 10 * time.Minute
 
 func newTestCmd(io *iostreams.IOStreams, runF func(context.Context, *TestOptions) error) *cobra.Command {
 	opts := &TestOptions{IO: io}
@@ -39,7 +49,8 @@ With a person at the terminal (or --interactive), a question that no
 elicit_response answers is asked to the person instead of being declined;
 --record FILE writes the calls and the answers given as a new script that
 replays them. A person answers one script at a time: --interactive and
---record refuse --jobs above 1.
+--record refuse --jobs above 1. A step a person may answer during has 10
+minutes unless --step-timeout is given.
 
 Exit codes: 0 every step passed; 1 a step failed; 2 usage or syntax error
 (reported as FILE:LINE:COL before anything runs); 3 a script could not
@@ -50,6 +61,7 @@ connect to the server.`,
   mcp-tester test -s ask.mcp -c ./deployer --interactive --record answered.mcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Scripts = append(opts.Scripts, args...)
+			opts.StepTimeoutSet = cmd.Flags().Changed("step-timeout")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -64,7 +76,7 @@ connect to the server.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
 	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
-	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step")
+	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
 	return cmd
 }
@@ -110,7 +122,12 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			// that neither takes the other's lines.
 			ropts.Stdin = p.Input()
 		}
-		ropts.Fallback = person
+		if person != nil {
+			ropts.Fallback = bounded{person}
+		}
+		if person != nil && !opts.StepTimeoutSet {
+			ropts.StepTimeout = max(ropts.StepTimeout, personStepTimeout)
+		}
 	}
 	if opts.Format == "text" {
 		ropts.Progress = opts.IO.Out
@@ -148,4 +165,27 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// bounded gives up on a question when its step's time is up, even when the
+// answerer does not: line prompts block in a read of stdin that no context
+// ends. The abandoned question keeps the person's next line.
+type bounded struct{ inner answer.Answerer }
+
+func (b bounded) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	type reply struct {
+		res *mcp.ElicitResult
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		res, err := b.inner.Answer(ctx, q)
+		ch <- reply{res, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no answer from the person in time: %w", ctx.Err())
+	}
 }

@@ -92,6 +92,27 @@ func TestScriptRunInputVarAndPersonShareStdin(t *testing.T) {
 	checkRecording(t, rec)
 }
 
+// TestScriptRunPersonWhoNeverAnswers: the step ends at --step-timeout
+// even though the person is still being asked.
+func TestScriptRunPersonWhoNeverAnswers(t *testing.T) {
+	dir := binaries(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // open, silent: nobody types
+	cmd := exec.Command(filepath.Join(dir, "mcp-tester"), "test", "-s", askScript(t), "-c", filepath.Join(dir, "deployer"),
+		"--interactive", "--step-timeout", "1s")
+	cmd.Env = append(os.Environ(), "DEPLOY_STATE_KEY="+stateKey)
+	cmd.Stdin = r
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "0 passed, 2 failed") {
+		t.Errorf("want the step failed at its time limit: %v\n%s", err, out)
+	}
+}
+
 // TestScriptRunWithoutPersonDeclines: on a pipe without --interactive
 // nobody is asked, and the question is declined as before.
 func TestScriptRunWithoutPersonDeclines(t *testing.T) {
