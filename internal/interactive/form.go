@@ -89,7 +89,20 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		}
 		f = f.WithProgramOptions(opts...)
 	}
-	err = f.RunWithContext(ctx)
+	if a.opts.Accessible {
+		// The forms library's line prompts ignore the context while they
+		// read: run them aside, so that an interrupt or a deadline still
+		// ends the question. The abandoned prompt may take one more line.
+		done := make(chan error, 1)
+		go func() { done <- f.RunWithContext(ctx) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			return false, fmt.Errorf("ask at the terminal: %w", context.Cause(ctx))
+		}
+	} else {
+		err = f.RunWithContext(ctx)
+	}
 	switch {
 	case errors.Is(err, huh.ErrUserAborted):
 		return true, nil
