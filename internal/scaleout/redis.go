@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // RedisOptions configure [StartRedis].
@@ -210,4 +212,19 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Client returns a go-redis client for url with short time limits, closed
+// when the test ends.
+func Client(tb testing.TB, url string) *redis.Client {
+	tb.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.MaxRetries = 1
+	rdb := redis.NewClient(opts)
+	tb.Cleanup(func() { rdb.Close() })
+	return rdb
 }

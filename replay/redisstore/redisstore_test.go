@@ -11,25 +11,11 @@ import (
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/replay/replaytest"
-	"github.com/redis/go-redis/v9"
 )
-
-func client(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
-	opts.MaxRetries = 1
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
-}
 
 func TestContract(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	rdb := client(t, r.URL)
+	rdb := scaleout.Client(t, r.URL)
 	n := 0
 	replaytest.Run(t, func(t *testing.T) replay.Store {
 		n++
@@ -41,8 +27,8 @@ func TestContract(t *testing.T) {
 // through one is refused through the other.
 func TestSharedBetweenInstances(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	a := redisstore.New(client(t, r.URL), nil)
-	b := redisstore.New(client(t, r.URL), nil)
+	a := redisstore.New(scaleout.Client(t, r.URL), nil)
+	b := redisstore.New(scaleout.Client(t, r.URL), nil)
 	ctx := context.Background()
 	if err := a.Claim(ctx, "n1", time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
@@ -55,7 +41,7 @@ func TestSharedBetweenInstances(t *testing.T) {
 // Redis forgets a nonce once its expiry has passed.
 func TestExpiry(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	s := redisstore.New(client(t, r.URL), nil)
+	s := redisstore.New(scaleout.Client(t, r.URL), nil)
 	ctx := context.Background()
 	if err := s.Claim(ctx, "short", time.Now().Add(50*time.Millisecond)); err != nil {
 		t.Fatal(err)
@@ -70,7 +56,7 @@ func TestExpiry(t *testing.T) {
 // consumes nothing: once Redis is back the same nonce can be claimed.
 func TestRedisDown(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	s := redisstore.New(client(t, r.URL), nil)
+	s := redisstore.New(scaleout.Client(t, r.URL), nil)
 	r.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

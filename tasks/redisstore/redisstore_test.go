@@ -10,25 +10,11 @@ import (
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/redisstore"
 	"github.com/askback/askback/tasks/taskstoretest"
-	"github.com/redis/go-redis/v9"
 )
-
-func client(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
-	opts.MaxRetries = 1
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
-}
 
 func TestContract(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	rdb := client(t, r.URL)
+	rdb := scaleout.Client(t, r.URL)
 	n := 0
 	taskstoretest.Run(t, func(t *testing.T) tasks.Store {
 		n++
@@ -48,8 +34,8 @@ func TestShared(t *testing.T) {
 // through another's.
 func TestTwoClients(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	a := redisstore.New(client(t, r.URL), nil)
-	b := redisstore.New(client(t, r.URL), nil)
+	a := redisstore.New(scaleout.Client(t, r.URL), nil)
+	b := redisstore.New(scaleout.Client(t, r.URL), nil)
 	ctx := context.Background()
 	if err := a.Create(ctx, taskstoretest.Sample("t1")); err != nil {
 		t.Fatal(err)
@@ -66,7 +52,7 @@ func TestTwoClients(t *testing.T) {
 // Redis drops a record some time after its TTL, never before.
 func TestRecordExpiresInRedis(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	rdb := client(t, r.URL)
+	rdb := scaleout.Client(t, r.URL)
 	s := redisstore.New(rdb, &redisstore.Options{Grace: time.Minute})
 	ctx := context.Background()
 	rec := taskstoretest.Sample("t1")

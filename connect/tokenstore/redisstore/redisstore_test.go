@@ -11,26 +11,12 @@ import (
 	"github.com/askback/askback/connect/tokenstore/redisstore"
 	"github.com/askback/askback/connect/tokenstore/storetest"
 	"github.com/askback/askback/internal/scaleout"
-	"github.com/redis/go-redis/v9"
 	"golang.org/x/oauth2"
 )
 
-func client(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
-	opts.MaxRetries = 1
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
-}
-
 func TestContract(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	rdb := client(t, r.URL)
+	rdb := scaleout.Client(t, r.URL)
 	n := 0
 	storetest.Run(t, func(t *testing.T) tokenstore.Store {
 		n++
@@ -42,7 +28,7 @@ func TestContract(t *testing.T) {
 // the token.
 func TestEncryptedOverRedis(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
-	rdb := client(t, r.URL)
+	rdb := scaleout.Client(t, r.URL)
 	storetest.Run(t, func(t *testing.T) tokenstore.Store {
 		s, err := tokenstore.NewEncrypted(redisstore.New(rdb, &redisstore.Options{Prefix: t.Name() + ":"}), []byte("0123456789abcdef0123456789abcdef"))
 		if err != nil {
@@ -58,7 +44,7 @@ func TestEncryptedOverRedis(t *testing.T) {
 // reports a missing token.
 func TestNoTokenLostWhenRedisRestarts(t *testing.T) {
 	r := scaleout.StartRedis(t, &scaleout.RedisOptions{Persist: true})
-	s := redisstore.New(client(t, r.URL), nil)
+	s := redisstore.New(scaleout.Client(t, r.URL), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 50 {
