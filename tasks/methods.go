@@ -161,7 +161,9 @@ func (x *Extension) load(ctx context.Context, id string) (*Record, error) {
 // orphaned reports whether nobody runs an unfinished task any more.
 func (x *Extension) orphaned(r *Record) bool {
 	if r.Runner == x.instance {
-		return false
+		// Ours: orphaned only if its code no longer runs here, which means
+		// its end could not be recorded (the store was down when it ended).
+		return x.localRun(r.ID) == nil
 	}
 	if !x.shared {
 		// The store belongs to this process alone: the process that

@@ -2,7 +2,9 @@ package tasks_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,5 +72,47 @@ func TestSharedStoreFailsTasksWithoutHeartbeat(t *testing.T) {
 	g, err := tc.Get(ctx, "dead")
 	if err != nil || g.Status != tasks.StatusFailed || !strings.Contains(g.Error.Message, "interrupted") {
 		t.Errorf("a task whose runner stopped: %+v, %v", g, err)
+	}
+}
+
+// endlessStore is a shared store that cannot record the end of a task
+// while down is set, as a Redis store whose server is away.
+type endlessStore struct {
+	sharedStore
+	down atomic.Bool
+}
+
+func (s *endlessStore) Update(ctx context.Context, id string, f func(*tasks.Record) error) (*tasks.Record, error) {
+	return s.sharedStore.Update(ctx, id, func(r *tasks.Record) error {
+		if err := f(r); err != nil {
+			return err
+		}
+		if s.down.Load() && r.Status.Terminal() {
+			return errors.New("store unreachable")
+		}
+		return nil
+	})
+}
+
+// A task whose end could not be recorded is not left "working" on the
+// instance that ran it: once its code has stopped, that instance too
+// reports it failed.
+func TestOwnTaskWhoseEndWasLostFails(t *testing.T) {
+	store := &endlessStore{sharedStore: sharedStore{tasks.NewMemoryStore()}}
+	server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Hour})
+	tc := taskclient.New(connect(t, server, nil), fast())
+	ctx := context.Background()
+	ct := start(t, tc, "confirm")
+	waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
+	store.down.Store(true)
+	yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+	if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": yes}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the task ends; its end cannot be written
+	store.down.Store(false)
+	g := waitFor(t, tc, ct.TaskID, tasks.StatusFailed)
+	if g.Status != tasks.StatusFailed || g.Error == nil || !strings.Contains(g.Error.Message, "interrupted") {
+		t.Errorf("own task whose end was lost: %+v", g)
 	}
 }
