@@ -51,15 +51,6 @@ func (o *HumanOptions) getenv(name string) string {
 	return os.Getenv(name)
 }
 
-// humanAnswerer returns the answerer that asks a person at the terminal
-// when no scripted answer is left, or nil when no person can answer.
-// Commands without the human flags ask when stdin and stdout are a
-// terminal.
-func humanAnswerer(io *iostreams.IOStreams, o *ConnOptions) answer.Answerer {
-	_ = o
-	return (&HumanOptions{}).answerer(io)
-}
-
 // answerer returns the answerer for a person, or nil (not a typed nil) when
 // nobody can be asked: the session then declines, as it always does when
 // no answer is left.

@@ -79,11 +79,8 @@ func TestHumanAnswererIsNilWhenNobodyCanAnswer(t *testing.T) {
 	if a := (&HumanOptions{}).answerer(io); a != nil {
 		t.Errorf("not a terminal, no --interactive: answerer = %#v, want nil", a)
 	}
-	if a := humanAnswerer(io, &ConnOptions{}); a != nil {
-		t.Errorf("humanAnswerer = %#v, want nil", a)
-	}
 	io.SetTTY(true, true, true)
-	if a := humanAnswerer(io, &ConnOptions{}); a == nil {
+	if a := (&HumanOptions{}).answerer(io); a == nil {
 		t.Error("a terminal: want an answerer")
 	}
 }
