@@ -38,9 +38,8 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 
 // TaskOptions are the options of `mcp-tester tasks get|cancel|wait`.
 type TaskOptions struct {
-	IO     *iostreams.IOStreams
-	Conn   ConnOptions
-	Format string
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
 }
 
 func newTasksCmd(io *iostreams.IOStreams) *cobra.Command {
