@@ -158,3 +158,20 @@ func mimeSuffix(m string) string {
 	}
 	return " (" + m + ")"
 }
+
+// Texts returns the text of each content item that has one: text content
+// and the text of embedded resources, in order.
+func Texts(cs []mcp.Content) []string {
+	var out []string
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			out = append(out, x.Text)
+		case *mcp.EmbeddedResource:
+			if x.Resource != nil && x.Resource.Text != "" {
+				out = append(out, x.Resource.Text)
+			}
+		}
+	}
+	return out
+}

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/printer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -196,11 +197,11 @@ func stableText(res any) string {
 	var texts []string
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
-		texts = contentTexts(r.Content)
+		texts = printer.Texts(r.Content)
 	case *mcp.GetPromptResult:
 		for _, m := range r.Messages {
 			if m != nil {
-				texts = append(texts, contentTexts([]mcp.Content{m.Content})...)
+				texts = append(texts, printer.Texts([]mcp.Content{m.Content})...)
 			}
 		}
 	case *mcp.ReadResourceResult:
@@ -216,21 +217,6 @@ func stableText(res any) string {
 		}
 	}
 	return ""
-}
-
-func contentTexts(cs []mcp.Content) []string {
-	var out []string
-	for _, c := range cs {
-		switch x := c.(type) {
-		case *mcp.TextContent:
-			out = append(out, x.Text)
-		case *mcp.EmbeddedResource:
-			if x.Resource != nil && x.Resource.Text != "" {
-				out = append(out, x.Resource.Text)
-			}
-		}
-	}
-	return out
 }
 
 func firstLine(s string) string {

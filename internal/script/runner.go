@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/printer"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -468,11 +469,11 @@ func (l *last) text() string {
 	var parts []string
 	switch res := l.outcome.Result.(type) {
 	case *mcp.CallToolResult:
-		parts = contentTexts(res.Content)
+		parts = printer.Texts(res.Content)
 	case *mcp.GetPromptResult:
 		for _, m := range res.Messages {
 			if m != nil {
-				parts = append(parts, contentTexts([]mcp.Content{m.Content})...)
+				parts = append(parts, printer.Texts([]mcp.Content{m.Content})...)
 			}
 		}
 	case *mcp.ReadResourceResult:
@@ -486,21 +487,6 @@ func (l *last) text() string {
 		return l.rawJSON()
 	}
 	return strings.Join(parts, "\n")
-}
-
-func contentTexts(cs []mcp.Content) []string {
-	var out []string
-	for _, c := range cs {
-		switch x := c.(type) {
-		case *mcp.TextContent:
-			out = append(out, x.Text)
-		case *mcp.EmbeddedResource:
-			if x.Resource != nil && x.Resource.Text != "" {
-				out = append(out, x.Resource.Text)
-			}
-		}
-	}
-	return out
 }
 
 // describe lists the questions of the last command with their answers.
