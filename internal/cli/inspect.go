@@ -131,47 +131,23 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 	}
 	var err error
 	if caps.Tools != nil {
-		srv.Tools, _, err = pages(ctx, lo, "tools/list", func(ctx context.Context, c string) ([]*mcp.Tool, string, error) {
-			r, err := s.SDK().ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.Tools, r.NextCursor, nil
-		})
+		srv.Tools, _, err = pages(ctx, lo, "tools/list", toolsPage(s))
 		if err := note("tools/list", err); err != nil {
 			return nil, err
 		}
 	}
 	if caps.Prompts != nil {
-		srv.Prompts, _, err = pages(ctx, lo, "prompts/list", func(ctx context.Context, c string) ([]*mcp.Prompt, string, error) {
-			r, err := s.SDK().ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: c})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.Prompts, r.NextCursor, nil
-		})
+		srv.Prompts, _, err = pages(ctx, lo, "prompts/list", promptsPage(s))
 		if err := note("prompts/list", err); err != nil {
 			return nil, err
 		}
 	}
 	if caps.Resources != nil {
-		srv.Resources, _, err = pages(ctx, lo, "resources/list", func(ctx context.Context, c string) ([]*mcp.Resource, string, error) {
-			r, err := s.SDK().ListResources(ctx, &mcp.ListResourcesParams{Cursor: c})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.Resources, r.NextCursor, nil
-		})
+		srv.Resources, _, err = pages(ctx, lo, "resources/list", resourcesPage(s))
 		if err := note("resources/list", err); err != nil {
 			return nil, err
 		}
-		srv.Templates, _, err = pages(ctx, lo, "resources/templates/list", func(ctx context.Context, c string) ([]*mcp.ResourceTemplate, string, error) {
-			r, err := s.SDK().ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.ResourceTemplates, r.NextCursor, nil
-		})
+		srv.Templates, _, err = pages(ctx, lo, "resources/templates/list", templatesPage(s))
 		if err := note("resources/templates/list", err); err != nil {
 			return nil, err
 		}

@@ -104,6 +104,50 @@ func sdkErr(ctx context.Context, op string, err error, timeout time.Duration) er
 	return e
 }
 
+// toolsPage fetches one page of tools for pages.
+func toolsPage(s *session.Session) func(context.Context, string) ([]*mcp.Tool, string, error) {
+	return func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+		r, err := s.SDK().ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Tools, r.NextCursor, nil
+	}
+}
+
+// promptsPage fetches one page of prompts for pages.
+func promptsPage(s *session.Session) func(context.Context, string) ([]*mcp.Prompt, string, error) {
+	return func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
+		r, err := s.SDK().ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Prompts, r.NextCursor, nil
+	}
+}
+
+// resourcesPage fetches one page of resources for pages.
+func resourcesPage(s *session.Session) func(context.Context, string) ([]*mcp.Resource, string, error) {
+	return func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
+		r, err := s.SDK().ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Resources, r.NextCursor, nil
+	}
+}
+
+// templatesPage fetches one page of resourceTemplates for pages.
+func templatesPage(s *session.Session) func(context.Context, string) ([]*mcp.ResourceTemplate, string, error) {
+	return func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		r, err := s.SDK().ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	}
+}
+
 // pages fetches one page, or every page with --all, starting at --cursor.
 // It returns the items and the cursor of the next page ("" at the end).
 func pages[T any](ctx context.Context, opts *ListOptions, op string, fetch func(ctx context.Context, cursor string) ([]T, string, error)) ([]T, string, error) {
@@ -208,13 +252,7 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	tools, next, err := pages(ctx, opts, "tools/list", func(ctx context.Context, c string) ([]*mcp.Tool, string, error) {
-		r, err := s.SDK().ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Tools, r.NextCursor, nil
-	})
+	tools, next, err := pages(ctx, opts, "tools/list", toolsPage(s))
 	if err != nil {
 		return err
 	}
@@ -304,13 +342,7 @@ func runPromptsList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	prompts, next, err := pages(ctx, opts, "prompts/list", func(ctx context.Context, c string) ([]*mcp.Prompt, string, error) {
-		r, err := s.SDK().ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: c})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Prompts, r.NextCursor, nil
-	})
+	prompts, next, err := pages(ctx, opts, "prompts/list", promptsPage(s))
 	if err != nil {
 		return err
 	}
@@ -449,13 +481,7 @@ func runResourcesList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, next, err := pages(ctx, opts, "resources/list", func(ctx context.Context, c string) ([]*mcp.Resource, string, error) {
-		r, err := s.SDK().ListResources(ctx, &mcp.ListResourcesParams{Cursor: c})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Resources, r.NextCursor, nil
-	})
+	res, next, err := pages(ctx, opts, "resources/list", resourcesPage(s))
 	if err != nil {
 		return err
 	}
@@ -473,13 +499,7 @@ func runTemplatesList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, next, err := pages(ctx, opts, "resources/templates/list", func(ctx context.Context, c string) ([]*mcp.ResourceTemplate, string, error) {
-		r, err := s.SDK().ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.ResourceTemplates, r.NextCursor, nil
-	})
+	res, next, err := pages(ctx, opts, "resources/templates/list", templatesPage(s))
 	if err != nil {
 		return err
 	}
