@@ -49,10 +49,7 @@ func run(addr string) error {
 	server := newServer(codec)
 	addTaskFixtures(server)
 
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpHandler(server), ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -97,4 +94,16 @@ func newCodec(secret string) (*reqstate.Codec, error) {
 		return nil, fmt.Errorf("state key: %w (ASKBACK_STATE_KEY must be at least %d bytes)", err, reqstate.MinSecretLen)
 	}
 	return codec, nil
+}
+
+// maxRequestBody bounds the body of one HTTP request (413 beyond it).
+const maxRequestBody = 1 << 20
+
+// httpHandler serves server as stateless Streamable HTTP at /mcp, with
+// request bodies bounded.
+func httpHandler(server *mcp.Server) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	return http.MaxBytesHandler(mux, maxRequestBody)
 }

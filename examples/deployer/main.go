@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/form"
+	"github.com/askback/askback/internal/scaleout"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/tasks/boltstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,11 +64,25 @@ func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
+	hs := &http.Server{Addr: addr, Handler: httpHandler(srv, df), ReadHeaderTimeout: 10 * time.Second}
+	return listenAndServe(hs, df)
+}
+
+// maxRequestBody bounds the body of one HTTP request: a deploy or rollout
+// call is a few hundred bytes, so 1 MiB leaves room and refuses floods.
+const maxRequestBody = 1 << 20
+
+// httpHandler serves srv as stateless Streamable HTTP at /mcp (and
+// /debug/stats with -debug-stats). Bodies longer than maxRequestBody get
+// 413: the go-sdk's handler reads whatever it is sent.
+func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
-	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	return listenAndServe(hs, mux, df)
+	if df != nil && df.debugStats {
+		mux.Handle("/debug/stats", scaleout.StatsHandler())
+	}
+	return http.MaxBytesHandler(mux, maxRequestBody)
 }
 
 // newServer builds the deployer's MCP server.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
 	"github.com/askback/askback/replay"
 	replayredis "github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/tasks"
@@ -95,11 +94,8 @@ func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
 }
 
 // listenAndServe serves hs on its address, writing the address actually
-// listened on to -addr-file and mounting /debug/stats with -debug-stats.
-func listenAndServe(hs *http.Server, mux *http.ServeMux, f *deployFlags) error {
-	if f != nil && f.debugStats {
-		mux.Handle("/debug/stats", scaleout.StatsHandler())
-	}
+// listened on to -addr-file.
+func listenAndServe(hs *http.Server, f *deployFlags) error {
 	ln, err := net.Listen("tcp", hs.Addr)
 	if err != nil {
 		return err

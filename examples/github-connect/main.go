@@ -119,7 +119,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		base := "http://" + *fakeAddr
 		*authURL, *tokenURL, *apiURL = base+fakegithub.AuthorizePath, base+fakegithub.TokenPath, base
-		servers = append(servers, &http.Server{Addr: *fakeAddr, Handler: fake, ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, &http.Server{Addr: *fakeAddr, Handler: http.MaxBytesHandler(fake, maxRequestBody), ReadHeaderTimeout: 10 * time.Second})
 	}
 	if *authURL == "" || *tokenURL == "" || *apiURL == "" {
 		return errors.New("say where GitHub is: -github-auth-url, -github-token-url and -github-api-url, or -fake-github ADDR for the local fake")

@@ -115,5 +115,9 @@ func newApp(cfg config) (*app, error) {
 	mux.Handle("/mcp", auth.RequireBearerToken(dir.verifyToken, nil)(mcpHandler))
 	mux.Handle("/signin", http.NewCrossOriginProtection().Handler(browser.serveSignIn(serverName)))
 	mux.Handle("/connect/", conn)
-	return &app{handler: mux, connector: conn}, nil
+	return &app{handler: http.MaxBytesHandler(mux, maxRequestBody), connector: conn}, nil
 }
+
+// maxRequestBody bounds the body of one HTTP request (413 beyond it): the go-sdk's
+// handler reads whatever it is sent.
+const maxRequestBody = 1 << 20

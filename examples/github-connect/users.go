@@ -89,14 +89,19 @@ func (d *userDirectory) checkPassword(name, password string) bool {
 
 // sessions is the server's own browser sign-in: a random session id in an HttpOnly
 // cookie, mapped to the user in memory. It implements connect.BrowserAuth.
+//
+// Each user holds at most maxSessionsPerUser sessions: signing in once more ends that
+// user's oldest session. So memory is bounded by the user directory, and no user can
+// lock another out by signing in over and over.
 type sessions struct {
 	dir    *userDirectory
 	secure bool
 	ttl    time.Duration
 	now    func() time.Time
 
-	mu   sync.Mutex
-	byID map[string]session
+	mu     sync.Mutex
+	byID   map[string]session
+	byUser map[string][]string // session ids, oldest first
 }
 
 type session struct {
@@ -111,12 +116,13 @@ var (
 )
 
 const (
-	sessionCookie = "askback_session"
-	maxSessions   = 10000
+	sessionCookie      = "askback_session"
+	maxSessionsPerUser = 16
 )
 
 func newSessions(dir *userDirectory, secure bool, now func() time.Time) *sessions {
-	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now, byID: make(map[string]session)}
+	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now,
+		byID: make(map[string]session), byUser: make(map[string][]string)}
 }
 
 // User implements connect.BrowserAuth.
@@ -154,6 +160,8 @@ func (s *sessions) SignIn(w http.ResponseWriter, r *http.Request, returnTo strin
 	http.Redirect(w, r, "/signin?"+url.Values{"return": {returnTo}}.Encode(), http.StatusSeeOther)
 }
 
+// start opens a session for user and sets its cookie. The user's expired sessions
+// are dropped and, at the limit, the oldest live one is ended.
 func (s *sessions) start(w http.ResponseWriter, user string) error {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
@@ -162,18 +170,20 @@ func (s *sessions) start(w http.ResponseWriter, user string) error {
 	id := base64.RawURLEncoding.EncodeToString(b)
 	now := s.now()
 	s.mu.Lock()
-	if len(s.byID) >= maxSessions {
-		for k, se := range s.byID {
-			if !now.Before(se.expires) {
-				delete(s.byID, k)
-			}
+	ids := s.byUser[user][:0:0]
+	for _, old := range s.byUser[user] {
+		if se, ok := s.byID[old]; ok && now.Before(se.expires) {
+			ids = append(ids, old)
+		} else {
+			delete(s.byID, old)
 		}
 	}
-	if len(s.byID) >= maxSessions {
-		s.mu.Unlock()
-		return fmt.Errorf("too many browser sessions")
+	for len(ids) >= maxSessionsPerUser {
+		delete(s.byID, ids[0])
+		ids = ids[1:]
 	}
 	s.byID[id] = session{user: user, expires: now.Add(s.ttl)}
+	s.byUser[user] = append(ids, id)
 	s.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
 		Secure: s.secure, SameSite: http.SameSiteLaxMode, MaxAge: int(s.ttl / time.Second)})

@@ -2,9 +2,11 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadUsers(t *testing.T) {
@@ -103,4 +105,67 @@ func FuzzLocalPath(f *testing.F) {
 			t.Fatalf("localPath(%q) = %q resolves to %v (%v)", s, p, u, err)
 		}
 	})
+}
+
+// One user signing in over and over ends only their own oldest sessions: another
+// user still signs in, and memory holds at most maxSessionsPerUser per user.
+func TestSignInsOfOneUserLockNobodyOut(t *testing.T) {
+	dir := &userDirectory{users: testUsers}
+	s := newSessions(dir, false, time.Now)
+	signIn := func(user string) *http.Cookie {
+		t.Helper()
+		w := httptest.NewRecorder()
+		if err := s.start(w, user); err != nil {
+			t.Fatalf("sign-in of %s: %v", user, err)
+		}
+		return w.Result().Cookies()[0]
+	}
+	userOf := func(c *http.Cookie) string {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.AddCookie(c)
+		u, _ := s.User(r)
+		return u
+	}
+	first := signIn("bob")
+	var last *http.Cookie
+	for range 10000 {
+		last = signIn("bob")
+	}
+	alice := signIn("alice")
+	if got := userOf(alice); got != "alice" {
+		t.Fatalf("alice after 10,000 sign-ins by bob: signed in as %q", got)
+	}
+	if got := userOf(last); got != "bob" {
+		t.Fatalf("bob's newest session: %q", got)
+	}
+	if got := userOf(first); got != "" {
+		t.Fatalf("bob's oldest session is still valid (%q): it should have been ended", got)
+	}
+	s.mu.Lock()
+	n, nb := len(s.byID), len(s.byUser["bob"])
+	s.mu.Unlock()
+	if nb != maxSessionsPerUser || n != maxSessionsPerUser+1 {
+		t.Fatalf("%d sessions held (%d of bob), want %d of bob and one of alice", n, nb, maxSessionsPerUser)
+	}
+}
+
+// The MCP endpoint refuses a body over the limit with 413 (the sign-in and connect
+// pages read at most 4 KiB of their forms).
+func TestHTTPBodyIsBounded(t *testing.T) {
+	s := newStack(t)
+	huge := strings.Repeat("a", maxRequestBody+1)
+	for _, path := range []string{"/mcp"} {
+		req, _ := http.NewRequest(http.MethodPost, s.appURL+path, strings.NewReader(huge))
+		req.Header.Set("Authorization", "Bearer alice-mcp-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("POST %s with %d bytes: status %d, want 413", path, len(huge), resp.StatusCode)
+		}
+	}
 }

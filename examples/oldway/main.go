@@ -41,13 +41,6 @@ func run(addr, addrFile string, stats bool) error {
 	if addr == "" {
 		return errors.New("-http ADDR is required, e.g. -http 127.0.0.1:8081")
 	}
-	srv := newServer()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute}))
-	if stats {
-		mux.Handle("/debug/stats", scaleout.StatsHandler())
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -57,8 +50,23 @@ func run(addr, addrFile string, stats bool) error {
 			return fmt.Errorf("-addr-file: %w", err)
 		}
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: httpHandler(newServer(), stats), ReadHeaderTimeout: 10 * time.Second}
 	return hs.Serve(ln)
+}
+
+// maxRequestBody bounds the body of one HTTP request (413 beyond it).
+const maxRequestBody = 1 << 20
+
+// httpHandler serves srv as stateful Streamable HTTP at /mcp, and
+// /debug/stats when stats is set, with request bodies bounded.
+func httpHandler(srv *mcp.Server, stats bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute}))
+	if stats {
+		mux.Handle("/debug/stats", scaleout.StatsHandler())
+	}
+	return http.MaxBytesHandler(mux, maxRequestBody)
 }
 
 // DeployIn is the deploy tool's input.
