@@ -24,7 +24,7 @@ func (sharedStore) Shared() bool { return true }
 // store.
 func TestSharedStoreAcrossInstances(t *testing.T) {
 	store := sharedStore{tasks.NewMemoryStore()}
-	opts := &tasks.Options{Store: store, Heartbeat: 10 * time.Millisecond}
+	opts := &tasks.Options{Store: store, Heartbeat: 50 * time.Millisecond}
 	serverA, _ := newServer(t, opts)
 	serverB, _ := newServer(t, opts)
 	onA := taskclient.New(connect(t, serverA, nil), fast())
