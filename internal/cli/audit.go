@@ -29,7 +29,7 @@ type AuditOptions struct {
 }
 
 // newAuditCmd builds `mcp-tester audit`.
-func newAuditCmd(io *iostreams.IOStreams) *cobra.Command {
+func newAuditCmd(io *iostreams.IOStreams, runF func(context.Context, *AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "audit [flags]",
@@ -55,6 +55,9 @@ went away).`,
   mcp-tester audit -c ./server --args 'search={"query":"cats"}' --junit audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runAudit(cmd.Context(), opts)
 		},
 	}

@@ -40,7 +40,7 @@ type BenchOptions struct {
 // opens a fresh one, which bounds the memory of the session's question log.
 const benchRecycle = 10_000
 
-func newBenchCmd(io *iostreams.IOStreams) *cobra.Command {
+func newBenchCmd(io *iostreams.IOStreams, runF func(context.Context, *BenchOptions) error) *cobra.Command {
 	opts := &BenchOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "bench [TOOL] [flags]",
@@ -69,6 +69,9 @@ reached.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Tool = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return runBench(cmd.Context(), opts)
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
@@ -91,6 +92,35 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		printer.ToolResult(opts.IO.Out, res)
 	}
 	if res.IsError {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// startNoWait calls a tool and, if the server runs it as a task, prints
+// the task id instead of waiting.
+func startNoWait(ctx context.Context, opts *CallOptions, args map[string]any, ans answer.Answerer) error {
+	s, err := opts.Conn.open(ctx, opts.IO, ans)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	started, _, err := s.StartTool(ctx, opts.Tool, args, nil)
+	if err != nil {
+		return err
+	}
+	if started.Task != nil {
+		if opts.Format == "json" {
+			return printer.JSON(opts.IO.Out, started.Task)
+		}
+		fmt.Fprintf(opts.IO.Out, "task %s: %s\n", started.Task.TaskID, started.Task.Status)
+		return nil
+	}
+	if opts.Format == "json" {
+		return printer.JSON(opts.IO.Out, started.Result)
+	}
+	printer.ToolResult(opts.IO.Out, started.Result)
+	if started.Result.IsError {
 		return &exitError{code: ExitFailed}
 	}
 	return nil

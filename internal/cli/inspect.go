@@ -26,7 +26,7 @@ type InspectOptions struct {
 	MinScore      int
 }
 
-func newInspectCmd(ios *iostreams.IOStreams) *cobra.Command {
+func newInspectCmd(ios *iostreams.IOStreams, runF func(context.Context, *InspectOptions) error) *cobra.Command {
 	opts := &InspectOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "inspect",
@@ -50,6 +50,9 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
   mcp-tester inspect -c ./server --format json --min-score 80`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runInspect(cmd.Context(), opts)
 		},
 	}

@@ -83,15 +83,15 @@ from flags, from scripts, or from a person at the terminal.`,
 		newToolsCmd(io),
 		newPromptsCmd(io),
 		newResourcesCmd(io),
-		newPingCmd(io),
+		newPingCmd(io, nil),
 		newVersionCmd(io),
-		newAuditCmd(io),
-		newLoggingCmd(io),
-		newCompleteCmd(io),
+		newAuditCmd(io, nil),
+		newLoggingCmd(io, nil),
+		newCompleteCmd(io, nil),
 		newProfileCmd(io),
-		newCompletionCmd(io),
-		newInspectCmd(io),
-		newBenchCmd(io),
+		newCompletionCmd(io, nil),
+		newInspectCmd(io, nil),
+		newBenchCmd(io, nil),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
@@ -118,16 +118,4 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	}
 	fmt.Fprintf(io.ErrOut, "mcp-tester: %v\n", err)
 	return code
-}
-
-func newVersionCmd(io *iostreams.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the tester's version",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(io.Out, "mcp-tester %s\n", Version)
-			return nil
-		},
-	}
 }

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+)
+
+// addFormatFlag adds --format text|json and, when alias is set, --json as
+// its shorthand.
+func addFormatFlag(cmd *cobra.Command, format *string, alias *bool) {
+	*format = "text"
+	cmd.Flags().Var(formatValue{format}, "format", "output format: text or json")
+	if alias != nil {
+		f := cmd.Flags().VarPF(jsonAlias{format}, "json", "", "print JSON (same as --format json)")
+		f.NoOptDefVal = "true"
+	}
+}
+
+type formatValue struct{ p *string }
+
+func (f formatValue) String() string {
+	if f.p == nil {
+		return "text"
+	}
+	return *f.p
+}
+func (f formatValue) Type() string { return "text|json" }
+func (f formatValue) Set(s string) error {
+	if s != "text" && s != "json" {
+		return fmt.Errorf("%q: use text or json", s)
+	}
+	*f.p = s
+	return nil
+}
+
+type jsonAlias struct{ p *string }
+
+func (j jsonAlias) String() string { return strconv.FormatBool(j.p != nil && *j.p == "json") }
+func (j jsonAlias) Type() string   { return "bool" }
+func (j jsonAlias) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	if b {
+		*j.p = "json"
+	}
+	return nil
+}
+
+// compactWriter turns printer.JSON's indented output into one line.
+type compactWriter struct{ w io.Writer }
+
+func (c compactWriter) Write(b []byte) (int, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return c.w.Write(b)
+	}
+	buf.WriteByte('\n')
+	_, err := c.w.Write(buf.Bytes())
+	return len(b), err
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+// logLevels are the levels of logging/setLevel, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// LoggingOptions are the options of `mcp-tester logging`.
+type LoggingOptions struct {
+	IO     *iostreams.IOStreams
+	Conn   ConnOptions
+	Level  string
+	Count  int    // wait for this many log messages
+	Format string // text or json (one line per message)
+}
+
+func newLoggingCmd(ios *iostreams.IOStreams, runF func(context.Context, *LoggingOptions) error) *cobra.Command {
+	opts := &LoggingOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "logging LEVEL",
+		Short: "Set the server's logging level and print its log messages",
+		Long: `Set the level of the log messages the server sends (logging/setLevel):
+debug, info, notice, warning, error, critical, alert or emergency. With
+--count N, wait for N messages (bounded by --timeout) and print them.
+Logging is deprecated as of protocol 2026-07-28 but still works.`,
+		Example: `  mcp-tester logging warning -c ./server
+  mcp-tester logging debug -c ./server --count 4 --timeout 5s`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: logLevels,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Level = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogging(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	cmd.Flags().IntVar(&opts.Count, "count", 0, "wait for this many log messages and print them")
+	addFormatFlag(cmd, &opts.Format, nil)
+	return cmd
+}
+
+func runLogging(ctx context.Context, opts *LoggingOptions) error {
+	level := opts.Level
+	if !slices.Contains(logLevels, level) {
+		return usageErr("logging level %q: use one of %s", level, strings.Join(logLevels, ", "))
+	}
+	if opts.Count < 0 {
+		return usageErr("--count must be 0 or more")
+	}
+	msgs := opts.Conn.listen("notifications/message")
+	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rctx, cancel := target.WithTimeout(ctx, opts.Conn.Timeout)
+	defer cancel()
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28 but still works; the tester tests it
+	err = s.SDK().SetLoggingLevel(rctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
+	if err != nil {
+		if v := s.ProtocolVersion(); v >= "2026-07-28" && opts.Conn.URL != "" {
+			// Stateless servers refuse the deprecated request: with 2026-07-28
+			// the level travels in each request's _meta instead.
+			err = fmt.Errorf("%w (with protocol %s a stateless server takes the level in each request's _meta %q; use --protocol 2025-11-25 to set it for the session)", err, v, "io.modelcontextprotocol/logLevel")
+		}
+		return sdkErr(rctx, "logging/setLevel", err, opts.Conn.Timeout)
+	}
+	if opts.Format != "json" {
+		fmt.Fprintf(opts.IO.ErrOut, "Logging level set to %s.\n", level)
+	}
+	for n := 0; n < opts.Count; n++ {
+		select {
+		case p := <-msgs:
+			//lint:ignore SA1019 logging is deprecated as of 2026-07-28 but still works; the tester tests it
+			m, _ := p.(*mcp.LoggingMessageParams)
+			if m == nil {
+				continue
+			}
+			if opts.Format == "json" {
+				if err := printer.JSON(compactWriter{opts.IO.Out}, m); err != nil {
+					return err
+				}
+				continue
+			}
+			data, _ := json.Marshal(m.Data)
+			if s, ok := m.Data.(string); ok {
+				data = []byte(s)
+			}
+			logger := ""
+			if m.Logger != "" {
+				logger = m.Logger + ": "
+			}
+			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", m.Level, logger, data)
+		case <-rctx.Done():
+			if ctx.Err() != nil {
+				return nil
+			}
+			return &session.Error{Kind: session.KindUnreachable, Op: "notifications/message", Err: fmt.Errorf("%d of %d log messages arrived within %s", n, opts.Count, opts.Conn.Timeout)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/trace"
+	"github.com/spf13/cobra"
+)
+
+// ProfileAddOptions are the options of `mcp-tester profile add`.
+type ProfileAddOptions struct {
+	IO      *iostreams.IOStreams
+	Name    string
+	Profile profile.Profile
+	Headers []string
+	Timeout time.Duration
+	Local   bool
+	Global  bool
+	Force   bool
+}
+
+func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *ProfileAddOptions) error) *cobra.Command {
+	opts := &ProfileAddOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "add NAME (-c CMD | -u URL) [flags]",
+		Short: "Add or replace a profile",
+		Example: `  mcp-tester profile add deployer -c ./bin/deployer
+  mcp-tester profile add staging -u https://staging.example.com/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
+  mcp-tester tools list -p staging`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if cmd.Flags().Changed("timeout") {
+				opts.Profile.Timeout = opts.Timeout.String()
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runProfileAdd(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Profile.Command, "command", "c", "", "the shell command line that starts a stdio server")
+	f.StringVarP(&opts.Profile.URL, "url", "u", "", "the URL of an HTTP server")
+	f.StringArrayVarP(&opts.Headers, "header", "H", nil, `"Name: value" to send with every HTTP request; write secrets as ${ENV_VAR} (repeatable)`)
+	f.StringVar(&opts.Profile.Transport, "transport", "", "HTTP transport: auto, streamable or sse")
+	f.StringVar(&opts.Profile.Protocol, "protocol", "", "protocol version to speak")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "time limit for connecting and for each request")
+	f.BoolVar(&opts.Local, "local", false, "write to ./mcp-tester.yml")
+	f.BoolVar(&opts.Global, "global", false, "write to the user's configuration directory")
+	f.BoolVar(&opts.Force, "force", false, "replace a profile of the same name")
+	return cmd
+}
+
+func runProfileAdd(opts *ProfileAddOptions) error {
+	if err := profile.ValidName(opts.Name); err != nil {
+		return usageErr("%v", err)
+	}
+	if opts.Local && opts.Global {
+		return usageErr("give --local or --global, not both")
+	}
+	p := opts.Profile
+	if len(opts.Headers) > 0 {
+		h, err := target.ParseHeaders(opts.Headers)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		p.Headers = map[string]string{}
+		for name := range h {
+			p.Headers[name] = h.Get(name)
+			if trace.IsSensitiveHeader(name) && !strings.Contains(p.Headers[name], "${") {
+				fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: header %s is stored as written; write it as ${ENV_VAR} to keep the secret out of the file\n", name)
+			}
+		}
+	}
+	switch p.Transport {
+	case "", target.TransportAuto, target.TransportStreamable, target.TransportSSE:
+	default:
+		return usageErr("--transport %q: use auto, streamable or sse", p.Transport)
+	}
+	if err := p.Validate(); err != nil {
+		return usageErr("profile %s: %v", opts.Name, err)
+	}
+	pl, err := places()
+	if err != nil {
+		return err
+	}
+	path := pl.User
+	switch {
+	case opts.Local:
+		path = pl.Dir
+	case opts.Global:
+	default:
+		if _, err := os.Stat(pl.Dir); err == nil || pl.User == "" {
+			path = pl.Dir
+		}
+	}
+	if path == "" {
+		return usageErr("there is no user configuration directory here; use --local")
+	}
+	f, err := profile.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = &profile.File{Profiles: map[string]*profile.Profile{}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, ok := f.Profiles[opts.Name]; ok && !opts.Force {
+		return usageErr("profile %q already exists in %s; add --force to replace it", opts.Name, path)
+	}
+	f.Profiles[opts.Name] = &p
+	if err := f.Save(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "Saved profile %s in %s\n", opts.Name, path)
+	return nil
+}

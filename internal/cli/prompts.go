@@ -1,0 +1,15 @@
+package cli
+
+import (
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// newPromptsCmd groups the commands about a server's prompts.
+func newPromptsCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{Use: "prompts", Short: "List and get a server's prompts",
+		Example: `  mcp-tester prompts list -c ./server
+  mcp-tester prompts get greeting -c ./server --args '{"name":"Ada"}'`}
+	cmd.AddCommand(newPromptsListCmd(ios, nil), newPromptsGetCmd(ios, nil))
+	return cmd
+}

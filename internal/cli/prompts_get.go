@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/spf13/cobra"
+)
+
+// PromptsGetOptions are the options of `mcp-tester prompts get`.
+type PromptsGetOptions struct {
+	IO    *iostreams.IOStreams
+	Conn  ConnOptions
+	Human HumanOptions
+	Name  string
+	// Args are the prompt's arguments: a JSON object of strings.
+	Args   string
+	Format string // text or json
+}
+
+func newPromptsGetCmd(ios *iostreams.IOStreams, runF func(context.Context, *PromptsGetOptions) error) *cobra.Command {
+	opts := &PromptsGetOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Get a prompt and answer the questions it asks",
+		Long: `Get a prompt. Questions the server asks (input_required, or elicitation/create
+from older servers) are answered like those of call: --elicit answers in
+order, questions left over are declined, each is printed as an [ELICIT] line.`,
+		Example: `  mcp-tester prompts get release-notes -c ./server --args '{"version":"2.4.1"}' --elicit accept
+  mcp-tester prompts get greeting -c ./server --args '{"name":"Ada"}' --format json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPromptsGet(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	addElicitFlag(cmd, &opts.Conn)
+	addHumanFlags(cmd, &opts.Human, true)
+	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
+	addRawFlag(cmd, &opts.Conn)
+	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
+	addFormatFlag(cmd, &opts.Format, new(bool))
+	return cmd
+}
+
+func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
+	var args map[string]string
+	if opts.Args != "" {
+		if err := json.Unmarshal([]byte(opts.Args), &args); err != nil {
+			return usageErr("--args: a prompt takes a JSON object of strings: %v", err)
+		}
+	}
+	specs, err := opts.Conn.specs()
+	if err != nil {
+		return err
+	}
+	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, asked, err := s.GetPrompt(ctx, opts.Name, args, nil)
+	if err != nil {
+		return err
+	}
+	if err := opts.Human.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
+		return err
+	}
+	if opts.Conn.Raw {
+		return opts.Conn.printRaw(opts.IO.Out, "prompts/get")
+	}
+	if opts.Format == "json" {
+		return printer.JSON(opts.IO.Out, res)
+	}
+	printer.PromptResult(opts.IO.Out, res)
+	return nil
+}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+func newPromptsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	return newListCmd(ios, &cobra.Command{
+		Use:   "list",
+		Short: "List the server's prompts",
+		Example: `  mcp-tester prompts list -c ./server
+  mcp-tester prompts list -c ./server --all --format json`,
+	}, runPromptsList, runF)
+}
+
+func runPromptsList(ctx context.Context, opts *ListOptions) error {
+	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	prompts, next, err := pages(ctx, opts, "prompts/list", promptsPage(s))
+	if err != nil {
+		return err
+	}
+	return listed(opts, "prompts", nonNil(prompts), len(prompts), next, func(w io.Writer) {
+		fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
+		for _, p := range prompts {
+			var args []string
+			for _, a := range p.Arguments {
+				if a.Required {
+					args = append(args, a.Name+"*")
+				} else {
+					args = append(args, a.Name)
+				}
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, cell(strings.Join(args, ","), 40), cell(p.Description, 70))
+		}
+	})
+}

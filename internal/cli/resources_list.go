@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+func newResourcesListCmd(ios *iostreams.IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	return newListCmd(ios, &cobra.Command{
+		Use:   "list",
+		Short: "List the server's resources",
+		Example: `  mcp-tester resources list -c ./server
+  mcp-tester resources list -c ./server --all --format json`,
+	}, runResourcesList, runF)
+}
+
+func runResourcesList(ctx context.Context, opts *ListOptions) error {
+	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, next, err := pages(ctx, opts, "resources/list", resourcesPage(s))
+	if err != nil {
+		return err
+	}
+	return listed(opts, "resources", nonNil(res), len(res), next, func(w io.Writer) {
+		fmt.Fprintln(w, "URI\tNAME\tTYPE\tDESCRIPTION")
+		for _, r := range res {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.URI, cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
+		}
+	})
+}

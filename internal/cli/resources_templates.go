@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+func newResourcesTemplatesCmd(ios *iostreams.IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	return newListCmd(ios, &cobra.Command{
+		Use:     "templates",
+		Short:   "List the server's resource templates",
+		Example: `  mcp-tester resources templates -c ./server --all`,
+	}, runResourcesTemplates, runF)
+}
+
+func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
+	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, next, err := pages(ctx, opts, "resources/templates/list", templatesPage(s))
+	if err != nil {
+		return err
+	}
+	return listed(opts, "resourceTemplates", nonNil(res), len(res), next, func(w io.Writer) {
+		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tTYPE\tDESCRIPTION")
+		for _, r := range res {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.URITemplate, cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
+		}
+	})
+}

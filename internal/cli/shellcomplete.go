@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/profile"
+	"github.com/spf13/cobra"
+)
+
+// completeProfiles completes -p/--profile with the names of the profiles
+// found in the profiles files.
+func completeProfiles(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	pl, err := places()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, path := range pl.List() {
+		f, err := profile.Load(path)
+		if err != nil {
+			continue
+		}
+		for _, n := range f.Names() {
+			if strings.HasPrefix(n, prefix) && !seen[n] {
+				seen[n] = true
+				p := f.Profiles[n]
+				desc := p.URL
+				if p.Command != "" {
+					desc = p.Command
+				}
+				out = append(out, fmt.Sprintf("%s\t%s", n, desc))
+			}
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completionTimeout bounds the connection a completion makes.
+const completionTimeout = 3 * time.Second
+
+// completeFromServer returns a completion function for the first argument
+// of a command: it connects with the command's connection flags (-c, -u,
+// -p, …) and offers the names the server lists (kind: tools, prompts,
+// resources). Without a server, or on any error, it offers nothing.
+func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+		defer cancel()
+		conn := *o
+		conn.TraceFile, conn.Verbose = "", false
+		if conn.Timeout <= 0 || conn.Timeout > completionTimeout {
+			conn.Timeout = completionTimeout
+		}
+		quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: io.Discard}
+		s, err := conn.open(ctx, quiet, nil)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer s.Close()
+		var out []string
+		add := func(name, desc string) {
+			if strings.HasPrefix(name, prefix) && len(out) < 1000 {
+				if d := cell(desc, 60); d != "-" {
+					name += "\t" + d
+				}
+				out = append(out, name)
+			}
+		}
+		switch kind {
+		case "tools":
+			for t, err := range s.SDK().Tools(ctx, nil) {
+				if err != nil {
+					break
+				}
+				add(t.Name, t.Description)
+			}
+		case "prompts":
+			for p, err := range s.SDK().Prompts(ctx, nil) {
+				if err != nil {
+					break
+				}
+				add(p.Name, p.Description)
+			}
+		case "resources":
+			for r, err := range s.SDK().Resources(ctx, nil) {
+				if err != nil {
+					break
+				}
+				add(r.URI, r.Name)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

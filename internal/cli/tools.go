@@ -1,0 +1,15 @@
+package cli
+
+import (
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// newToolsCmd groups the commands about a server's tools.
+func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{Use: "tools", Short: "List a server's tools",
+		Example: `  mcp-tester tools list -c ./deployer
+  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline`}
+	cmd.AddCommand(newToolsListCmd(ios, nil))
+	return cmd
+}

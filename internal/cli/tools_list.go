@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+func newToolsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	return newListCmd(ios, &cobra.Command{
+		Use:   "list",
+		Short: "List the server's tools",
+		Long: `List the server's tools as a table: name, hints from the annotations
+(ro: read-only, destructive, idempotent) and description. One page by
+default; --all follows every page, --cursor starts at a given one.`,
+		Example: `  mcp-tester tools list -c ./deployer
+  mcp-tester tools list -c ./server --all --format json
+  mcp-tester tools list -p staging --cursor eyJvZmZzZXQiOjI1fQ`,
+	}, runToolsList, runF)
+}
+
+func runToolsList(ctx context.Context, opts *ListOptions) error {
+	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	tools, next, err := pages(ctx, opts, "tools/list", toolsPage(s))
+	if err != nil {
+		return err
+	}
+	return listed(opts, "tools", nonNil(tools), len(tools), next, func(w io.Writer) {
+		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
+		for _, t := range tools {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name, hints(t.Annotations), cell(t.Description, 100))
+		}
+	})
+}
+
+// hints summarizes a tool's annotations.
+func hints(a *mcp.ToolAnnotations) string {
+	if a == nil {
+		return "-"
+	}
+	var h []string
+	if a.ReadOnlyHint {
+		h = append(h, "ro")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint && !a.ReadOnlyHint {
+		h = append(h, "destructive")
+	}
+	if a.IdempotentHint {
+		h = append(h, "idempotent")
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, ",")
+}
