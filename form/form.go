@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -90,6 +91,13 @@ func New[T any](opts ...Option) (*Form[T], error) {
 	parsed, err := formschema.Parse(json.RawMessage(raw))
 	if err != nil {
 		return nil, fmt.Errorf("form %T: %w", zero, err)
+	}
+	folded := map[string]string{}
+	for _, f := range parsed.Fields {
+		if prev, ok := folded[strictjson.Fold(f.Name)]; ok {
+			return nil, fmt.Errorf("form %T: fields %q and %q differ only in letter case; an answer could not say which one it fills", zero, prev, f.Name)
+		}
+		folded[strictjson.Fold(f.Name)] = f.Name
 	}
 	if err := cfg.secrets.Check(parsed); err != nil {
 		return nil, fmt.Errorf("form %T: %w", zero, err)

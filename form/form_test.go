@@ -165,6 +165,25 @@ func TestNewRefusesOutsideTheSubset(t *testing.T) {
 	}
 }
 
+// Two fields whose names differ only in letter case cannot be told apart by
+// encoding/json, which decodes the answer: the form is refused; and an answer
+// that writes a field's name in another case is not that field.
+func TestCaseCollidingNames(t *testing.T) {
+	type twins struct {
+		To string `json:"to"`
+		TO string `json:"TO"`
+	}
+	if _, err := New[twins](); err == nil || !strings.Contains(err.Error(), "differ only in letter case") {
+		t.Fatalf("New with fields to and TO = %v, want a refusal", err)
+	}
+	f := Must[target]()
+	_, err := f.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true, "Environment": "production"}})
+	var ve *formschema.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("Decode with Environment = %v, want a validation error", err)
+	}
+}
+
 func TestDecode(t *testing.T) {
 	f := Must[target]()
 	got, err := f.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -104,9 +105,21 @@ func ArgsDigest(raw []byte) (string, error) {
 // CanonicalJSON returns the canonical form of a JSON value: object keys
 // sorted, no insignificant whitespace, numbers normalised, strings escaped the
 // same way each time. Empty input and null become {}.
+//
+// A value with an object, at any depth, whose keys repeat or differ only in
+// letter case has no canonical form: decoders disagree on which of the keys
+// counts (encoding/json takes the last one and ignores case), so a digest of
+// it would not bind what a handler acts on. CanonicalJSON refuses it with an
+// error wrapping [ErrAmbiguousArguments].
 func CanonicalJSON(raw []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return []byte("{}"), nil
+	}
+	if err := strictjson.CheckKeys(raw); err != nil {
+		if errors.Is(err, strictjson.ErrAmbiguous) {
+			return nil, fmt.Errorf("%w: %v", ErrAmbiguousArguments, err)
+		}
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

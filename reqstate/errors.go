@@ -30,6 +30,14 @@ var (
 	ErrReused = errors.New("requestState was already used")
 )
 
+// ErrAmbiguousArguments is wrapped by [Codec.Issue], [Open] and [ArgsDigest]
+// when the request's arguments hold an object, at any depth, with a key twice
+// or with keys that differ only in letter case ({"To":"mallory","to":"bob"}).
+// Such arguments have no one meaning to bind a state to. It is the client's
+// mistake, not a refusal of a state: [ClientError] turns it into an
+// invalid-params error that says what to fix.
+var ErrAmbiguousArguments = errors.New("the arguments are ambiguous")
+
 var refusals = []error{ErrMissing, ErrTooLarge, ErrTampered, ErrUnknownKey, ErrExpired, ErrOtherUser, ErrOtherRequest, ErrReused}
 
 // IsRefusal reports whether err says that a requestState was refused (as
@@ -47,11 +55,16 @@ func IsRefusal(err error) bool {
 // refused state.
 const ClientMessage = "requestState is invalid or expired; send the request again without requestState and inputResponses"
 
-// ClientError turns an error from [Open] into the error to return to the
+// AmbiguousArgumentsMessage is the message of the error [ClientError] returns
+// for arguments that wrap [ErrAmbiguousArguments].
+const AmbiguousArgumentsMessage = "arguments are ambiguous: an object has the same key twice, or keys that differ only in letter case; send each key once"
+
+// ClientError turns an error from [Codec.Issue] or [Open] into the error to return to the
 // client. Every refusal becomes the same JSON-RPC invalid-params error
 // ([ClientMessage]), so the client learns nothing about which check failed;
-// any other error becomes an internal error that hides its cause. A nil err
-// gives nil.
+// ambiguous arguments ([ErrAmbiguousArguments]) become an invalid-params
+// error saying so; any other error becomes an internal error that hides its
+// cause. A nil err gives nil.
 //
 // The result is a *jsonrpc.Error, which the go-sdk sends as a JSON-RPC error
 // even from a tool handler (other errors become a tool result with isError).
@@ -62,6 +75,9 @@ func ClientError(err error) error {
 	}
 	if IsRefusal(err) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ClientMessage}
+	}
+	if errors.Is(err, ErrAmbiguousArguments) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: AmbiguousArgumentsMessage}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not check requestState; try again later"}
 }

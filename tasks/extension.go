@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -152,6 +153,9 @@ func (x *Extension) AddTool(tool *mcp.Tool, mode Mode, h Handler) {
 // Start must be called from a tool handler of the server the extension is
 // installed on, at most once per call.
 func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mode, h Handler) (*mcp.CallToolResult, error) {
+	if err := strictjson.CheckKeys(req.Params.Arguments); err != nil {
+		return nil, invalidParams("arguments of %q: %v", req.Params.Name, err)
+	}
 	caps := requestCaps(req)
 	if !declaresTasks(caps) {
 		if mode == Required {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -196,7 +197,7 @@ func decodeAnswer(question, raw json.RawMessage) (*mcp.ElicitResult, error) {
 		return nil, fmt.Errorf("questions of method %q cannot be answered here", q.Method)
 	}
 	var a mcp.ElicitResult
-	if err := json.Unmarshal(raw, &a); err != nil {
+	if err := strictjson.Decode(raw, &a); err != nil {
 		return nil, fmt.Errorf("not an elicitation result: %v", err)
 	}
 	switch a.Action {

@@ -2,7 +2,6 @@ package tasks_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -431,33 +430,7 @@ func routingHeaderMismatch(t *testing.T, wrap func(http.Handler) http.Handler, w
 	ct := start(t, alice, "sleep")
 	defer alice.Cancel(context.Background(), ct.TaskID)
 	send := func(name string) (map[string]any, int) {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + ct.TaskID + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`
-		req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer user:alice")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tasks/get")
-		if name != "" {
-			req.Header.Set("Mcp-Name", name)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var buf strings.Builder
-		_, _ = bufCopy(&buf, resp)
-		raw := buf.String()
-		if i := strings.Index(raw, "{"); i >= 0 {
-			raw = raw[i:]
-		}
-		raw = strings.TrimSpace(raw)
-		var m map[string]any
-		if err := json.Unmarshal([]byte(raw), &m); err != nil {
-			t.Fatalf("decode %q: %v", raw, err)
-		}
-		return m, resp.StatusCode
+		return rawCall(t, hs.URL, "tasks/get", name, `"taskId":"`+ct.TaskID+`"`)
 	}
 	if m, _ := send(ct.TaskID); m["error"] != nil {
 		t.Errorf("matching Mcp-Name rejected: %v", m["error"])

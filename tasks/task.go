@@ -12,6 +12,7 @@ import (
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,12 +40,14 @@ func (t *Task) Async() bool { return t.run != nil }
 // reads it; use it for data only.
 func (t *Task) Request() *mcp.CallToolRequest { return t.req }
 
-// Arguments decodes the call's arguments into v.
+// Arguments decodes the call's arguments into v with encoding/json, after
+// refusing arguments with an object whose keys repeat or differ only in
+// letter case (at any depth): such arguments have no one meaning.
 func (t *Task) Arguments(v any) error {
-	if t.req == nil || t.req.Params == nil || len(t.req.Params.Arguments) == 0 {
-		return json.Unmarshal([]byte("{}"), v)
+	if t.req == nil || t.req.Params == nil {
+		return strictjson.Decode(nil, v)
 	}
-	if err := json.Unmarshal(t.req.Params.Arguments, v); err != nil {
+	if err := strictjson.Decode(t.req.Params.Arguments, v); err != nil {
 		return fmt.Errorf("decode the arguments of %q: %w", t.req.Params.Name, err)
 	}
 	return nil

@@ -65,7 +65,7 @@ func (d *deployer) ask(req *mcp.CallToolRequest, in DeployIn, problem string) (*
 	version := d.latest(in.Service)
 	state, err := d.states.Issue(req, deployState{Version: version}, reqstate.SingleUse())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, reqstate.ClientError(err)
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{"target": d.target.Ask(fmt.Sprintf("Roll out %s version %s – where to?%s", in.Service, version, problem))},

@@ -1,0 +1,189 @@
+// Package strictjson decodes untrusted JSON in one canonical reading: an
+// object whose keys repeat, or differ only in letter case, is refused at any
+// depth, and so is anything after the value.
+//
+// Decoders disagree on such objects: encoding/json keeps the last of two equal
+// keys and matches struct fields case-insensitively, the go-sdk's decoder
+// matches them case-sensitively, a canonical form sorts both. Whatever one of
+// them checks, another may act on differently; refusing the object closes
+// that gap.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrAmbiguous is wrapped by the errors for objects whose keys repeat or
+// differ only in letter case.
+var ErrAmbiguous = errors.New("ambiguous JSON object")
+
+// CheckKeys reports an error wrapping [ErrAmbiguous] when an object in data,
+// at any depth, has a key twice or two keys equal under Unicode case folding
+// ("To" and "to", "k" and the Kelvin sign), and a syntax error when data is
+// not exactly one JSON value. Empty data passes.
+func CheckKeys(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	for values := 0; ; {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if len(stack) > 0 {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		} else if values++; values > 1 {
+			return errors.New("more than one JSON value")
+		}
+		if top != nil && top.object && top.wantKey {
+			if tok == json.Delim('}') {
+				stack = stack[:len(stack)-1]
+				endValue(stack)
+				continue
+			}
+			k, _ := tok.(string)
+			fk := Fold(k)
+			if prev, dup := top.keys[fk]; dup {
+				if prev == k {
+					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path)
+				}
+				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path)
+			}
+			top.keys[fk] = k
+			top.key, top.wantKey = k, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			here := "$"
+			switch {
+			case top != nil && top.object:
+				here = top.path + "." + top.key
+			case top != nil:
+				here = top.path + "[" + strconv.Itoa(top.index) + "]"
+			}
+			f := &frame{path: here}
+			if tok == json.Delim('{') {
+				f.object, f.wantKey, f.keys = true, true, map[string]string{}
+			}
+			stack = append(stack, f)
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			endValue(stack)
+		default:
+			endValue(stack)
+		}
+	}
+}
+
+// frame is one open object or array of [CheckKeys].
+type frame struct {
+	object  bool
+	wantKey bool              // objects: the next token is a key or '}'
+	keys    map[string]string // objects: folded key -> key as written
+	key     string            // objects: the key of the value being read
+	index   int               // arrays: the index of the value being read
+	path    string
+}
+
+// endValue records that the innermost container read one more value.
+func endValue(stack []*frame) {
+	if len(stack) == 0 {
+		return
+	}
+	if f := stack[len(stack)-1]; f.object {
+		f.wantKey = true
+	} else {
+		f.index++
+	}
+}
+
+// Decode checks data with [CheckKeys] and decodes it into v with
+// encoding/json. Empty data decodes as {}.
+func Decode(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := CheckKeys(data); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Object reads one JSON object strictly (see [CheckKeys]), numbers as
+// json.Number. Empty data and null give an empty map; any other value that
+// is not an object is an error.
+func Object(data []byte) (map[string]any, error) {
+	if err := CheckKeys(data); err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return map[string]any{}, nil
+	}
+	if trimmed[0] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Fold returns the key under which s collides with every string equal to it
+// under Unicode simple case folding: each letter becomes the smallest rune of
+// its folding orbit. It is at least as broad as the case-insensitive field
+// matching of encoding/json.
+func Fold(s string) string {
+	ascii, lower := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+		if 'a' <= c && c <= 'z' {
+			lower = true
+		}
+	}
+	if ascii {
+		// The smallest rune of an ASCII letter's orbit is its upper case.
+		if !lower {
+			return s
+		}
+		return strings.ToUpper(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < least {
+				least = f
+			}
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}

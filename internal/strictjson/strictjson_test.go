@@ -1,0 +1,109 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckKeys(t *testing.T) {
+	for _, c := range []struct {
+		in, err string // err: "" for accepted, else a part of the message
+	}{
+		{``, ""},
+		{`{}`, ""},
+		{`null`, ""},
+		{`{"to":"bob","amount":10}`, ""},
+		{`{"a":{"b":1},"c":[{"b":2},{"b":3}]}`, ""},
+		{`{"to":"bob","to":"mallory"}`, `key "to" appears twice in the object at $`},
+		{`{"To":"mallory","to":"bob"}`, `keys "To" and "to" differ only in letter case in the object at $`},
+		{`{"x":{"y":{"id":1,"ID":2}}}`, `in the object at $.x.y`},
+		{`{"list":[{"ok":1},{"a":1,"A":2}]}`, `in the object at $.list[1]`},
+		{`[[{"k":1,"K":2}]]`, `in the object at $[0][0]`},
+		{`{"k":1,"\u212a":2}`, `differ only in letter case`}, // Kelvin sign
+		{`{"s":1,"\u017f":2}`, `differ only in letter case`}, // long s
+		{`{"\u0054o":1,"to":2}`, `differ only in letter case`}, // escaped "To"
+		{`{"a":1} {"b":2}`, "more than one JSON value"},
+		{`{"a":1`, "EOF"},
+		{`{"a" 1}`, "invalid"},
+	} {
+		err := CheckKeys([]byte(c.in))
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("CheckKeys(%s) = %v, want nil", c.in, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("CheckKeys(%s) = %v, want an error with %q", c.in, err, c.err)
+		case strings.Contains(c.err, "object at") && !errors.Is(err, ErrAmbiguous):
+			t.Errorf("CheckKeys(%s) = %v, want ErrAmbiguous", c.in, err)
+		}
+	}
+}
+
+// A handler that decodes with encoding/json acts on the last of two keys
+// that differ in case; Decode refuses such input instead.
+func TestDecodeRefusesWhatEncodingJSONReadsLoosely(t *testing.T) {
+	var loose, strict struct {
+		To string `json:"to"`
+	}
+	in := []byte(`{"to":"bob","To":"mallory"}`)
+	if err := json.Unmarshal(in, &loose); err != nil || loose.To != "mallory" {
+		t.Fatalf("encoding/json read %+v, %v: the attack no longer applies", loose, err)
+	}
+	if err := Decode(in, &strict); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("Decode = %v, %+v; want ErrAmbiguous", err, strict)
+	}
+	if err := Decode(nil, &strict); err != nil {
+		t.Fatalf("Decode(empty) = %v", err)
+	}
+}
+
+func TestObject(t *testing.T) {
+	m, err := Object([]byte(` {"n": 1.50, "s": "x"} `))
+	if err != nil || m["n"] != json.Number("1.50") || m["s"] != "x" {
+		t.Fatalf("Object = %v, %v", m, err)
+	}
+	for _, in := range []string{`[1]`, `"s"`, `{"a":1,"A":1}`, `{} []`} {
+		if _, err := Object([]byte(in)); err == nil {
+			t.Errorf("Object(%s) accepted it", in)
+		}
+	}
+	if m, err := Object([]byte(`null`)); err != nil || m == nil || len(m) != 0 {
+		t.Errorf("Object(null) = %v, %v", m, err)
+	}
+}
+
+func TestFoldAgreesWithEncodingJSON(t *testing.T) {
+	// Every pair encoding/json matches to one field must fold alike.
+	for _, pair := range [][2]string{{"to", "TO"}, {"k", "\u212a"}, {"s", "\u017f"}, {"straße", "STRAßE"}, {"Σ", "ς"}} {
+		if Fold(pair[0]) != Fold(pair[1]) {
+			t.Errorf("Fold(%q) = %q, Fold(%q) = %q", pair[0], Fold(pair[0]), pair[1], Fold(pair[1]))
+		}
+	}
+	if Fold("a") == Fold("b") {
+		t.Error("Fold merges different letters")
+	}
+}
+
+func FuzzCheckKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":[{"b":1}]}`, `[]`, `{"\u212a":1}`, `1`, `{"a":1}{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := CheckKeys(data)
+		if err != nil {
+			return
+		}
+		// Accepted input is one valid JSON value (or nothing) whose objects
+		// decode without losing a key.
+		if len(strings.TrimSpace(string(data))) == 0 {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("CheckKeys accepted %q, which encoding/json refuses: %v", data, err)
+		}
+	})
+}
