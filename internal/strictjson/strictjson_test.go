@@ -21,8 +21,8 @@ func TestCheckKeys(t *testing.T) {
 		{`{"x":{"y":{"id":1,"ID":2}}}`, `in the object at $.x.y`},
 		{`{"list":[{"ok":1},{"a":1,"A":2}]}`, `in the object at $.list[1]`},
 		{`[[{"k":1,"K":2}]]`, `in the object at $[0][0]`},
-		{`{"k":1,"\u212a":2}`, `differ only in letter case`}, // Kelvin sign
-		{`{"s":1,"\u017f":2}`, `differ only in letter case`}, // long s
+		{`{"k":1,"\u212a":2}`, `differ only in letter case`},   // Kelvin sign
+		{`{"s":1,"\u017f":2}`, `differ only in letter case`},   // long s
 		{`{"\u0054o":1,"to":2}`, `differ only in letter case`}, // escaped "To"
 		{`{"a":1} {"b":2}`, "more than one JSON value"},
 		{`{"a":1`, "EOF"},
