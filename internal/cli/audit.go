@@ -61,11 +61,10 @@ went away).`,
 			return runAudit(cmd.Context(), opts)
 		},
 	}
-	addConnFlags(cmd, &opts.Conn)
-	for _, name := range []string{"no-url", "no-elicitation", "no-validate"} {
-		// Each probe declares its own capabilities and makes its own answers.
-		_ = cmd.Flags().MarkHidden(name)
-	}
+	// Each probe declares its own capabilities and makes its own answers:
+	// the audit takes only how to reach the server and --max-rounds.
+	addTargetFlags(cmd, &opts.Conn)
+	addRoundsFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.OtherHeaders, "other-header", nil, `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
@@ -117,6 +116,9 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 
 // auditOptions checks the flags and turns them into the engine's options.
 func (o *AuditOptions) auditOptions() (audit.Options, error) {
+	if err := o.Conn.prepare(o.IO); err != nil {
+		return audit.Options{}, err
+	}
 	t := o.Conn.target()
 	if err := t.Validate(); err != nil {
 		return audit.Options{}, usageErr("%v", err)

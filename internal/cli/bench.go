@@ -77,6 +77,7 @@ reached.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addAskFlags(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	f.StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -206,5 +207,18 @@ func FuzzBenchTargetCheck(f *testing.F) {
 		if ip := net.ParseIP(h); !strings.EqualFold(h, "localhost") && (ip == nil || !ip.IsLoopback()) {
 			t.Fatalf("%q accepted as loopback: host %q", raw, h)
 		}
+	})
+}
+
+func TestNewBenchCmd(t *testing.T) {
+	conn := connDefaults("./deployer", true)
+	runFlagCases(t, newBenchCmd, []flagCase[BenchOptions]{
+		{name: "a tool", args: []string{"deploy", "-c", "./deployer", "--args", `{"service":"a"}`, "--elicit", "accept", "--concurrency", "8", "--duration", "5s"},
+			want: BenchOptions{Tool: "deploy", Args: `{"service":"a"}`, Concurrency: 8, Duration: 5 * time.Second, Format: "text",
+				Conn: func() ConnOptions { c := conn; c.Elicit = []string{"accept"}; return c }()}},
+		{name: "a script", args: []string{"--script", "deploy.mcp", "-c", "./deployer", "-n", "200", "--format", "json", "--allow-remote", "a.example", "--allow-remote", "b.example"},
+			want: BenchOptions{Script: "deploy.mcp", Args: "{}", Concurrency: 1, Requests: 200, Format: "json", AllowRemote: []string{"a.example", "b.example"}, Conn: conn}},
+		{name: "two tools", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s)"},
+		{name: "no person", args: []string{"deploy", "--interactive"}, wantErr: "unknown flag: --interactive"},
 	})
 }

@@ -50,8 +50,11 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addAskFlags(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human, true)
+	addHumanFlags(cmd, &opts.Human)
+	addOpenFlag(cmd, &opts.Human)
+	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "if the server runs the tool as a task, print the task id and return (see mcp-tester tasks)")

@@ -48,22 +48,68 @@ type ConnOptions struct {
 	prepared   bool             // the profile is applied and the trace begun
 }
 
+// addConnFlags binds what every command that connects takes: how to reach
+// the server (addTargetFlags) and where the trace goes (addTraceFlags).
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
+	addTargetFlags(cmd, o)
+	addTraceFlags(cmd, o)
+}
+
+// addTargetFlags binds how to reach a server: -c, -u, -H, --transport,
+// --protocol, --timeout and -p.
+func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	f := cmd.Flags()
+	o.flags = f
 	f.StringVarP(&o.Command, "command", "c", "", "start a stdio server with this shell command line")
 	f.StringVarP(&o.URL, "url", "u", "", "connect to an HTTP server at this URL")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, `send "Name: value" with every HTTP request (repeatable)`)
 	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
 	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request")
-	f.IntVar(&o.MaxRounds, "max-rounds", 10, "stop a call whose server keeps asking after this many rounds")
-	f.BoolVar(&o.NoURL, "no-url", false, "declare form elicitation only, no URL mode")
-	f.BoolVar(&o.NoElicitation, "no-elicitation", false, "declare no elicitation at all")
-	f.BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
-	f.BoolVar(&o.NoTasks, "no-tasks", false, "do not declare the tasks extension: tools run synchronously")
-	addProfileAndTraceFlags(cmd, o)
+	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 }
 
+// addCapabilityFlags binds what the tester declares it can be asked
+// (--no-url, --no-elicitation), for commands whose requests may ask.
+func addCapabilityFlags(cmd *cobra.Command, o *ConnOptions) {
+	f := cmd.Flags()
+	f.BoolVar(&o.NoURL, "no-url", false, "declare form elicitation only, no URL mode")
+	f.BoolVar(&o.NoElicitation, "no-elicitation", false, "declare no elicitation at all")
+}
+
+// addRoundsFlag binds --max-rounds, for commands that drive the rounds of
+// a call.
+func addRoundsFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().IntVar(&o.MaxRounds, "max-rounds", 10, "stop a call whose server keeps asking after this many rounds")
+}
+
+// addValidateFlag binds --no-validate, for commands that send answers.
+func addValidateFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
+}
+
+// addTasksFlag binds --no-tasks, for commands that call tools.
+func addTasksFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().BoolVar(&o.NoTasks, "no-tasks", false, "do not declare the tasks extension: tools run synchronously")
+}
+
+// addAskFlags binds the flags of commands that call tools and answer what
+// they ask: the capabilities declared, --max-rounds, --no-validate and
+// --no-tasks.
+func addAskFlags(cmd *cobra.Command, o *ConnOptions) {
+	addCapabilityFlags(cmd, o)
+	addRoundsFlag(cmd, o)
+	addValidateFlag(cmd, o)
+	addTasksFlag(cmd, o)
+}
+
+// given reports whether the flag name was given on the command line.
+func (o *ConnOptions) given(name string) bool {
+	return o.flags != nil && o.flags.Changed(name)
+}
+
+// addElicitFlag binds --elicit, the scripted answers.
 func addElicitFlag(cmd *cobra.Command, o *ConnOptions) {
 	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
 		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
@@ -116,7 +162,8 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if err := t.Validate(); err != nil {
 		return session.Options{}, usageErr("%v", err)
 	}
-	if o.MaxRounds < 1 {
+	if o.MaxRounds < 0 || o.given("max-rounds") && o.MaxRounds < 1 {
+		// Zero, when the command has no --max-rounds, is the session's default.
 		return session.Options{}, usageErr("--max-rounds must be at least 1")
 	}
 	caps := session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.NoURL}

@@ -32,16 +32,25 @@ type HumanOptions struct {
 	Getenv func(string) string
 }
 
-// addHumanFlags binds the flags of a person answering; withRecord adds
-// --record.
-func addHumanFlags(cmd *cobra.Command, o *HumanOptions, withRecord bool) {
+// addHumanFlags binds how a person answers: --interactive, --accessible.
+func addHumanFlags(cmd *cobra.Command, o *HumanOptions) {
 	f := cmd.Flags()
 	f.BoolVar(&o.Interactive, "interactive", false, "ask a person for the questions no --elicit answer covers, even when input is not a terminal (line prompts)")
 	f.BoolVar(&o.Accessible, "accessible", false, "ask with plain line prompts that screen readers can follow (also: ACCESSIBLE=1)")
-	f.BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts (never fetched by the tester)")
-	if withRecord {
-		f.StringVar(&o.Record, "record", "", "append the call, the answers given and checks of the result to this .mcp script")
-	}
+}
+
+// addOpenFlag binds --open, for commands with --elicit answers.
+func addOpenFlag(cmd *cobra.Command, o *HumanOptions) {
+	cmd.Flags().BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts (never fetched by the tester)")
+}
+
+// recordAppendUsage is the usage of --record for a command that makes one
+// call.
+const recordAppendUsage = "append the call, the answers given and checks of the result to this .mcp script"
+
+// addRecordFlag binds --record with the given usage.
+func addRecordFlag(cmd *cobra.Command, o *HumanOptions, usage string) {
+	cmd.Flags().StringVar(&o.Record, "record", "", usage)
 }
 
 func (o *HumanOptions) getenv(name string) string {

@@ -57,6 +57,9 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addCapabilityFlags(cmd, &opts.Conn)
+	addRoundsFlag(cmd, &opts.Conn)
+	addTasksFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image")
 	f.StringVar(&opts.DownloadIcons, "download-icons", "", "check the icons and save them in this directory")

@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -45,27 +46,27 @@ func TestApplyProfilePrecedence(t *testing.T) {
 	}
 }
 
-func TestFormatFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-		bad  bool
-	}{
-		{nil, "text", false},
-		{[]string{"--format", "json"}, "json", false},
-		{[]string{"--json"}, "json", false},
-		{[]string{"--json=false"}, "text", false},
-		{[]string{"--format", "xml"}, "", true},
-	} {
-		ios, _, _, _ := iostreams.Test()
-		cmd := newToolsCmd(ios).Commands()[0]
-		err := cmd.Flags().Parse(tc.args)
-		if tc.bad != (err != nil) {
-			t.Errorf("%v: error %v", tc.args, err)
-			continue
-		}
-		if got := cmd.Flags().Lookup("format").Value.String(); !tc.bad && got != tc.want {
-			t.Errorf("%v: format %q, want %q", tc.args, got, tc.want)
-		}
-	}
+func TestNewProfileCmds(t *testing.T) {
+	runFlagCases(t, newProfileAddCmd, []flagCase[ProfileAddOptions]{
+		{name: "a command", args: []string{"deployer", "-c", "./bin/deployer", "--local"},
+			want: ProfileAddOptions{Name: "deployer", Profile: profile.Profile{Command: "./bin/deployer"}, Local: true}},
+		{name: "a URL with everything", args: []string{"staging", "-u", "https://s.example/mcp", "-H", "Authorization: Bearer ${T}", "--transport", "sse", "--protocol", "2025-11-25", "--timeout", "20s", "--global", "--force"},
+			want: ProfileAddOptions{Name: "staging", Profile: profile.Profile{URL: "https://s.example/mcp", Transport: "sse", Protocol: "2025-11-25", Timeout: "20s"},
+				Headers: []string{"Authorization: Bearer ${T}"}, Timeout: 20 * time.Second, Global: true, Force: true}},
+		{name: "no name", args: []string{"-c", "x"}, wantErr: "accepts 1 arg(s), received 0"},
+		{name: "no trace", args: []string{"x", "--trace", "t"}, wantErr: "unknown flag: --trace"},
+	})
+	runFlagCases(t, newProfileListCmd, []flagCase[ProfileListOptions]{
+		{name: "text", args: nil, want: ProfileListOptions{Format: "text"}},
+		{name: "json", args: []string{"--format", "json"}, want: ProfileListOptions{Format: "json"}},
+		{name: "no arguments", args: []string{"x"}, wantErr: `unknown command "x"`},
+	})
+	runFlagCases(t, newProfileShowCmd, []flagCase[ProfileShowOptions]{
+		{name: "text", args: []string{"staging"}, want: ProfileShowOptions{Name: "staging", Format: "text"}},
+		{name: "json", args: []string{"staging", "--format", "json"}, want: ProfileShowOptions{Name: "staging", Format: "json"}},
+	})
+	runFlagCases(t, newProfileRemoveCmd, []flagCase[ProfileRemoveOptions]{
+		{name: "a name", args: []string{"staging"}, want: ProfileRemoveOptions{Name: "staging"}},
+		{name: "no name", args: nil, wantErr: "accepts 1 arg(s), received 0"},
+	})
 }

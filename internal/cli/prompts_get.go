@@ -41,8 +41,13 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addCapabilityFlags(cmd, &opts.Conn)
+	addRoundsFlag(cmd, &opts.Conn)
+	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human, true)
+	addHumanFlags(cmd, &opts.Human)
+	addOpenFlag(cmd, &opts.Human)
+	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	addRawFlag(cmd, &opts.Conn)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")

@@ -37,8 +37,13 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addCapabilityFlags(cmd, &opts.Conn)
+	addRoundsFlag(cmd, &opts.Conn)
+	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human, true)
+	addHumanFlags(cmd, &opts.Human)
+	addOpenFlag(cmd, &opts.Human)
+	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
 	addRawFlag(cmd, &opts.Conn)
 	addFormatFlag(cmd, &opts.Format, new(bool))

@@ -16,6 +16,8 @@ func newTasksWaitCmd(ios *iostreams.IOStreams, runF func(context.Context, *Tasks
 		Short:   "Wait for a task to end, answering its questions, and print its result",
 		Example: `  mcp-tester tasks wait 3f9c… -u http://127.0.0.1:8080/mcp --elicit 'accept:{"decision":"continue"}'`,
 	}, runTasksWait, runF)
+	addCapabilityFlags(cmd, &opts.Conn)
+	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Conn)
 	return cmd
 }

@@ -69,9 +69,10 @@ connect to the server.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human, true)
+	addAskFlags(cmd, &opts.Conn)
+	addHumanFlags(cmd, &opts.Human)
+	addRecordFlag(cmd, &opts.Human, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
 	f := cmd.Flags()
-	f.Lookup("record").Usage = "write the calls, the answers given and checks of the results to this .mcp script, replacing it"
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
@@ -90,9 +91,6 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Jobs < 1 {
 		return usageErr("--jobs must be at least 1")
-	}
-	if opts.Human.Open {
-		return usageErr("--open is for call; in test, a person who agrees to open a link gets it opened")
 	}
 	if opts.Jobs > 1 && (opts.Human.Interactive || opts.Human.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)

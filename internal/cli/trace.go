@@ -13,16 +13,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// addProfileAndTraceFlags adds the flags every connecting command shares
-// for profiles and tracing.
-func addProfileAndTraceFlags(cmd *cobra.Command, o *ConnOptions) {
+// addTraceFlags binds where the trace of the exchange goes.
+func addTraceFlags(cmd *cobra.Command, o *ConnOptions) {
 	f := cmd.Flags()
-	o.flags = f
-	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
 	f.StringVar(&o.TraceFile, "trace", "", "write every JSON-RPC message in and out to this file, one JSON line each (requestState shown by its length)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "write the JSON-RPC trace to stderr")
 	f.BoolVar(&o.ShowState, "show-state", false, "show requestState values in the trace as they are (for debugging your own server)")
-	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 }
 
 // prepare applies the profile and begins the trace, once.

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"testing"
+	"time"
+)
+
+func TestNewCallCmd(t *testing.T) {
+	conn := func(f func(*ConnOptions)) ConnOptions {
+		o := connDefaults("./deployer", true)
+		if f != nil {
+			f(&o)
+		}
+		return o
+	}
+	runFlagCases(t, newCallCmd, []flagCase[CallOptions]{
+		{name: "defaults", args: []string{"deploy", "-c", "./deployer"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "text", Conn: conn(nil)}},
+		{name: "arguments and answers", args: []string{"deploy", "-c", "./deployer", "--args", `{"service":"auth-service"}`, "--elicit", "decline", "--elicit", "target=cancel"},
+			want: CallOptions{Tool: "deploy", Args: `{"service":"auth-service"}`, Format: "text",
+				Conn: conn(func(o *ConnOptions) { o.Elicit = []string{"decline", "target=cancel"} })}},
+		{name: "--json", args: []string{"deploy", "-c", "./deployer", "--json"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "json", Conn: conn(nil)}},
+		{name: "--format json --no-wait", args: []string{"deploy", "-c", "./deployer", "--format", "json", "--no-wait"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "json", NoWait: true, Conn: conn(nil)}},
+		{name: "a person answers", args: []string{"deploy", "-c", "./deployer", "--interactive", "--accessible", "--open", "--record", "x.mcp"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "text", Conn: conn(nil),
+				Human: HumanOptions{Interactive: true, Accessible: true, Open: true, Record: "x.mcp"}}},
+		{name: "what the tester declares", args: []string{"deploy", "-u", "http://127.0.0.1:1/mcp", "-H", "A: 1", "-H", "B: 2", "--transport", "sse", "--protocol", "2025-11-25",
+			"--timeout", "5s", "--max-rounds", "3", "--no-url", "--no-elicitation", "--no-validate", "--no-tasks", "-p", "staging"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "text", Conn: ConnOptions{URL: "http://127.0.0.1:1/mcp", Headers: []string{"A: 1", "B: 2"},
+				Transport: "sse", Protocol: "2025-11-25", Timeout: 5 * time.Second, MaxRounds: 3, NoURL: true, NoElicitation: true, NoValidate: true, NoTasks: true, Profile: "staging"}}},
+		{name: "the trace", args: []string{"deploy", "-c", "./deployer", "--trace", "t.jsonl", "-v", "--show-state"},
+			want: CallOptions{Tool: "deploy", Args: "{}", Format: "text", Conn: conn(func(o *ConnOptions) { o.TraceFile, o.Verbose, o.ShowState = "t.jsonl", true, true })}},
+		{name: "no tool", args: []string{"-c", "./deployer"}, wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two tools", args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+		{name: "--format xml", args: []string{"deploy", "--format", "xml"}, wantErr: `"xml": use text or json`},
+		{name: "a list's flag", args: []string{"deploy", "--cursor", "x"}, wantErr: "unknown flag: --cursor"},
+	})
+}
