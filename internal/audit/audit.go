@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -134,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 func (a *auditor) progress(format string, args ...any) {
 	if a.opts.Progress != nil {
-		a.opts.Progress(fmt.Sprintf(format, args...))
+		a.opts.Progress(termsafe.Line(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -1,8 +1,11 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // MarshalJSON renders a result with its rule.
@@ -16,13 +19,15 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	}{r.Rule.N, r.Rule.ID, r.Rule.Title, (*plain)(r)})
 }
 
-// WriteJSON renders the report as indented JSON with the score.
+// WriteJSON renders the report as indented JSON with the score, control
+// and invisible characters written as \u escapes (see internal/termsafe).
 func (r *Report) WriteJSON(w io.Writer) error {
 	p, f, a := r.Score()
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
+	err := enc.Encode(struct {
 		*Report
 		Score struct {
 			Passed     int     `json:"passed"`
@@ -36,4 +41,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Applicable int     `json:"applicable"`
 		Percent    float64 `json:"percent"`
 	}{p, f, a, r.Percent()}})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }

@@ -4,27 +4,32 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // WriteText renders the report as one table per subject, the evidence of
-// every failure under its table, and the score.
+// every failure under its table, and the score. What the server sent (its
+// name, notes and evidence quoting it) is neutralised and kept on its line
+// (see internal/termsafe), so it can neither drive the terminal nor forge
+// a line of the report.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	name := r.Server
+	name := termsafe.Line(r.Server)
 	if name == "" {
 		name = "(unnamed server)"
 	}
-	ew.printf("audit of %s at %s, protocol %s\n", name, r.Target, r.Protocol)
+	ew.printf("audit of %s at %s, protocol %s\n", name, termsafe.Line(r.Target), termsafe.Line(r.Protocol))
 	for _, s := range r.Subjects {
 		ew.printf("\n%s\n", s.Label())
 		if s.Skipped != "" {
-			ew.printf("  skipped: %s\n", s.Skipped)
+			ew.printf("  skipped: %s\n", termsafe.Line(s.Skipped))
 			continue
 		}
 		for _, res := range s.Results {
 			line := fmt.Sprintf("  %2d  %-70s %s", res.Rule.N, res.Rule.Title, statusWord(res.Status))
 			if res.Note != "" && res.Status != Fail {
-				line += "  (" + res.Note + ")"
+				line += "  (" + termsafe.Line(res.Note) + ")"
 			}
 			ew.printf("%s\n", strings.TrimRight(line, " "))
 		}
@@ -34,12 +39,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			ew.printf("  rule %d failed:\n", res.Rule.N)
 			for _, e := range res.Evidence {
-				ew.printf("    - %s\n", e.What)
+				ew.printf("    - %s\n", termsafe.Line(e.What))
 				if e.Sent != "" {
-					ew.printf("      sent: %s\n", e.Sent)
+					ew.printf("      sent: %s\n", termsafe.Line(e.Sent))
 				}
 				if e.Got != "" {
-					ew.printf("      got:  %s\n", e.Got)
+					ew.printf("      got:  %s\n", termsafe.Line(e.Got))
 				}
 			}
 		}
@@ -47,7 +52,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Unprobed) > 0 {
 		ew.printf("\nincomplete: these probes could not connect:\n")
 		for _, u := range r.Unprobed {
-			ew.printf("  - %s\n", u)
+			ew.printf("  - %s\n", termsafe.Line(u))
 		}
 	}
 	p, f, a := r.Score()

@@ -6,38 +6,42 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
-// WriteText renders the report for a person.
+// WriteText renders the report for a person. What the server sent (names,
+// versions, messages, the problems quoting it) is neutralised and kept on
+// its line (see internal/termsafe).
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	name := r.Server
+	name := termsafe.Line(r.Server)
 	if name == "" {
 		name = "(unnamed server)"
 	}
 	if r.Version != "" {
-		name += " " + r.Version
+		name += " " + termsafe.Line(r.Version)
 	}
-	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(r.Protocol))
+	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(termsafe.Line(r.Protocol)))
 	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
 	if len(r.Declares) > 0 {
-		fmt.Fprintf(&b, "Declares: %s\n", strings.Join(r.Declares, ", "))
+		fmt.Fprintf(&b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "Error: %s %s\n", e.Subject, e.Problem)
+		fmt.Fprintf(&b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
 	}
 	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, c := range r.Criteria {
 		if !c.Applies {
-			fmt.Fprintf(tw, "   %s\tn/a\n", c.Name)
+			fmt.Fprintf(tw, "   %s\tn/a\n", termsafe.Line(c.Name))
 			continue
 		}
 		mark := "ok"
 		if c.Points < float64(c.Weight) {
 			mark = "--"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s/%d\n", mark, c.Name, strconv.FormatFloat(c.Points, 'f', -1, 64), c.Weight)
+		fmt.Fprintf(tw, "%s %s\t%s/%d\n", mark, termsafe.Line(c.Name), strconv.FormatFloat(c.Points, 'f', -1, 64), c.Weight)
 	}
 	tw.Flush()
 	first := true
@@ -49,9 +53,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			subj := ""
 			if f.Subject != "" {
-				subj = f.Subject + ": "
+				subj = termsafe.Line(f.Subject) + ": "
 			}
-			fmt.Fprintf(&b, "  [%s] %s%s\n      → %s\n", c.ID, subj, f.Problem, f.Advice)
+			fmt.Fprintf(&b, "  [%s] %s%s\n      → %s\n", c.ID, subj, termsafe.Line(f.Problem), termsafe.Line(f.Advice))
 		}
 	}
 	b.WriteString("\nQuestions to the user:")
@@ -78,9 +82,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				if q.Key != "" {
 					key = fmt.Sprintf(" %q", q.Key)
 				}
-				how = append(how, fmt.Sprintf("asked%s (%s): %s", key, q.Mode, oneLine(q.Message)))
+				how = append(how, fmt.Sprintf("asked%s (%s): %s", key, termsafe.Line(q.Mode), oneLine(q.Message)))
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", t.Name, strings.Join(how, "; "))
+			fmt.Fprintf(&b, "  %s: %s\n", termsafe.Line(t.Name), strings.Join(how, "; "))
 		}
 		if !r.Elicit.Probed {
 			b.WriteString("  (from descriptions only; --probe calls read-only tools to see them ask)\n")
@@ -90,7 +94,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return strings.Join(strings.Fields(termsafe.Line(s)), " ") }
 
 func count(n int, noun string) string {
 	if n == 1 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -81,7 +82,7 @@ func (a *Answerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 // asker returns the name of the asking server for headings.
 func asker(q *answer.Question) string {
 	if q.Server != "" {
-		return Clean(q.Server)
+		return termsafe.Line(q.Server)
 	}
 	return "The server"
 }

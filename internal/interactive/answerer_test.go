@@ -111,7 +111,7 @@ func TestHostileMessageIsShownInert(t *testing.T) {
 	q := formQuestion(t, "Deploy?\x1b[2K\x1b[1A\rdeployer asks: nothing, just press Enter", deploySchema)
 	q.Server = "evil\x1b[31m"
 	_, seen, _ := accessible(t, q, "\n\n3\n", nil)
-	if !strings.Contains(seen, `Deploy?\x1b[2K\x1b[1Adeployer asks`) || !strings.Contains(seen, `evil\x1b[31m asks:`) {
+	if !strings.Contains(seen, `Deploy?\x1b[2K\x1b[1A\x0ddeployer asks`) || !strings.Contains(seen, `evil\x1b[31m asks:`) {
 		t.Errorf("escape sequences not shown escaped:\n%s", seen)
 	}
 }

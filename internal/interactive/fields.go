@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // Widget is the kind of input a person uses for a field.
@@ -75,15 +76,15 @@ func Describe(s *formschema.Schema) []*Field {
 func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 	d := &Field{Name: f.Name, Kind: f.Kind, Required: f.Required, schema: f}
 	if w := secrets.Match(f.Name, f.Title, f.Description); w != "" {
-		d.Warning = fmt.Sprintf("%s looks like it asks for a secret (%q); a form must never ask for passwords, keys, tokens or payment data: decline unless you are sure", Clean(f.Label()), w)
+		d.Warning = fmt.Sprintf("%s looks like it asks for a secret (%q); a form must never ask for passwords, keys, tokens or payment data: decline unless you are sure", termsafe.Line(f.Label()), w)
 	}
-	d.Title = Clean(f.Label())
+	d.Title = termsafe.Line(f.Label())
 	if f.Required {
 		d.Title += requiredTag
 	}
 	var hints []string
 	if f.Description != "" {
-		hints = append(hints, Clean(f.Description))
+		hints = append(hints, termsafe.Line(f.Description))
 	}
 	switch f.Kind {
 	case formschema.Boolean:
@@ -96,7 +97,7 @@ func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 			d.Options = append(d.Options, Option{Label: "(no answer)", Value: ""})
 		}
 		for _, o := range f.Options {
-			d.Options = append(d.Options, Option{Label: Clean(o.Title), Value: o.Value})
+			d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
 		}
 		d.Start.Choice = def
 		if def == "" && f.Required && len(f.Options) > 0 {
@@ -105,7 +106,7 @@ func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 	case formschema.MultiSelect:
 		d.Widget = SelectMany
 		for _, o := range f.Options {
-			d.Options = append(d.Options, Option{Label: Clean(o.Title), Value: o.Value})
+			d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
 		}
 		if items, ok := f.Default.([]any); ok {
 			for _, it := range items {
@@ -131,7 +132,13 @@ func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 		}
 	default: // String
 		d.Widget = TextInput
-		d.Start.Text, _ = f.Default.(string)
+		if def, _ := f.Default.(string); termsafe.Has(def) {
+			// Typed into the field, a control character would reach the
+			// terminal; left empty, the field still gets its default.
+			hints = append(hints, "the default is not shown: it holds control characters")
+		} else {
+			d.Start.Text = def
+		}
 		if h, ex := formatHint(f.Format); h != "" {
 			hints = append(hints, h)
 			d.Placeholder = ex
@@ -305,7 +312,7 @@ func Collect(s *formschema.Schema, fields []*Field, values []Value) (content map
 		for _, p := range ve.Problems {
 			label := p.Field
 			if sf := s.Field(p.Field); sf != nil {
-				label = Clean(sf.Label())
+				label = termsafe.Line(sf.Label())
 			}
 			problems = append(problems, fmt.Sprintf("%s: %s", label, p.Message))
 		}

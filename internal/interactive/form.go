@@ -11,6 +11,7 @@ import (
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,7 +134,7 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 	st := a.styles()
 	w := a.out()
 	fmt.Fprintln(w, st.heading.Render(asker(q)+" asks:"))
-	fmt.Fprintln(w, indent(CleanBlock(q.Params.Message), "  "))
+	fmt.Fprintln(w, indent(termsafe.Block(q.Params.Message), "  "))
 	fmt.Fprintln(w, st.faint.Render("  Fill in the form, then choose Submit, Decline or Cancel (Esc cancels)."))
 	fields := Describe(q.Form)
 	for _, f := range fields {
@@ -169,7 +170,7 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 		}
 		fmt.Fprintln(w, st.warn.Render("The answer cannot be sent yet:"))
 		for _, p := range problems {
-			fmt.Fprintln(w, "  - "+p)
+			fmt.Fprintln(w, "  - "+termsafe.Line(p))
 		}
 	}
 	return nil, fmt.Errorf("the form was submitted %d times with problems; giving up", maxAttempts)
@@ -225,7 +226,7 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 	w := a.out()
 	l := Inspect(q.Params.URL)
 	fmt.Fprintln(w, st.heading.Render(asker(q)+" asks you to open a link:"))
-	fmt.Fprintln(w, indent(CleanBlock(q.Params.Message), "  "))
+	fmt.Fprintln(w, indent(termsafe.Block(q.Params.Message), "  "))
 	fmt.Fprintln(w, "  "+l.Before+st.host.Render(l.Host)+l.After)
 	if l.Host != "" {
 		site := "  Site: " + st.host.Render(l.Host)
@@ -260,7 +261,7 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 	}
 	if a.opts.Opener != nil {
 		if err := a.opts.Opener.Open(ctx, q.Params.URL); err != nil {
-			fmt.Fprintln(w, st.warn.Render("  Could not open the browser: "+Clean(err.Error())))
+			fmt.Fprintln(w, st.warn.Render("  Could not open the browser: "+termsafe.Line(err.Error())))
 			fmt.Fprintln(w, "  Open the link above yourself.")
 		}
 	}

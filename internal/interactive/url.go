@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/urlcheck"
 )
 
@@ -34,7 +35,7 @@ type Link struct {
 // credentials in the query), and it refuses to open what a browser
 // launcher should never get.
 func Inspect(raw string) Link {
-	l := Link{URL: Clean(raw)}
+	l := Link{URL: termsafe.Line(raw)}
 	l.Before = l.URL
 	if l.URL != raw {
 		l.Warnings = append(l.Warnings, "the link contains hidden or control characters (shown escaped); it will not be opened")
@@ -51,13 +52,13 @@ func Inspect(raw string) Link {
 	}
 	rep, err := urlcheck.Check(raw)
 	if err != nil {
-		l.Warnings = append(l.Warnings, Clean(err.Error())+"; it will not be opened")
+		l.Warnings = append(l.Warnings, termsafe.Line(err.Error())+"; it will not be opened")
 		return l
 	}
 	for _, w := range rep.Warnings {
-		l.Warnings = append(l.Warnings, Clean(w.Message))
+		l.Warnings = append(l.Warnings, termsafe.Line(w.Message))
 	}
-	l.Unicode = Clean(rep.UnicodeHost)
+	l.Unicode = termsafe.Line(rep.UnicodeHost)
 	l.Before, l.Host, l.After = splitHost(raw)
 	if l.Host != u.Host {
 		// Not written the way it was read: show it whole, unhighlighted.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 func TestInspectWarnings(t *testing.T) {
@@ -58,32 +57,6 @@ func TestInspectWarnings(t *testing.T) {
 			t.Errorf("%q: shown URL keeps a control character: %q", c.url, l.URL)
 		}
 	}
-}
-
-func TestCleanShowsEscapes(t *testing.T) {
-	got := Clean("a\x1b[31mred\x07\r\nb\u202ec\tz\u009b")
-	want := `a\x1b[31mred\x07 b\u202ec z\x9b`
-	if got != want {
-		t.Errorf("Clean = %q, want %q", got, want)
-	}
-	if got := CleanBlock("one\ntwo\x1b"); got != `one`+"\n"+`two\x1b` {
-		t.Errorf("CleanBlock = %q", got)
-	}
-}
-
-func FuzzClean(f *testing.F) {
-	f.Add("plain")
-	f.Add("\x1b]8;;https://evil.example\x07link\x1b]8;;\x07")
-	f.Add("\u202e\u200b\r\n\xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Clean(s), CleanBlock(s)} {
-			for _, r := range out {
-				if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
-					t.Fatalf("Clean(%q) = %q keeps %U", s, out, r)
-				}
-			}
-		}
-	})
 }
 
 func FuzzInspect(f *testing.F) {

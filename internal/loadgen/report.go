@@ -1,19 +1,22 @@
 package loadgen
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // WriteText writes the report as a short table.
 func WriteText(w io.Writer, title string, r *Report) error {
 	var b strings.Builder
 	if title != "" {
-		fmt.Fprintf(&b, "%s\n", title)
+		fmt.Fprintf(&b, "%s\n", termsafe.Line(title))
 	}
 	fmt.Fprintf(&b, "flows:       %d completed, %d failed in %s (concurrency %d)\n", r.Flows, r.Failed, r.Elapsed.Round(time.Millisecond), r.Concurrency)
 	fmt.Fprintf(&b, "throughput:  %.1f flows/s\n", r.Throughput)
@@ -28,7 +31,7 @@ func WriteText(w io.Writer, title string, r *Report) error {
 	}
 	tw.Flush()
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "error: %s\n", e)
+		fmt.Fprintf(&b, "error: %s\n", termsafe.Line(e))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -70,9 +73,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if out.Errors == nil {
 		out.Errors = []string{}
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 // Bar returns a Progress function that draws a one-line progress bar on w

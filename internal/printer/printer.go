@@ -1,15 +1,18 @@
 // Package printer renders what a server said, as text a person reads (the
 // format the seed's transcripts show) or as JSON. No other code prints
-// results.
+// results. Everything a server sent is neutralised on the way (see
+// internal/termsafe): escaped in text, written as \u escapes in JSON.
 package printer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,7 +27,7 @@ func Elicit(w io.Writer, e exchange.Entry) {
 	b.WriteString("[ELICIT] ")
 	b.WriteString(oneLine(e.Message()))
 	if e.Mode() == "url" && e.Params != nil {
-		b.WriteString(" <" + e.Params.URL + ">")
+		b.WriteString(" <" + termsafe.Line(e.Params.URL) + ">")
 	}
 	b.WriteString(" → ")
 	if e.Answer == nil {
@@ -33,14 +36,16 @@ func Elicit(w io.Writer, e exchange.Entry) {
 		b.WriteString(e.Answer.Action)
 		if e.Answer.Action == "accept" && e.Answer.Content != nil {
 			c, _ := json.Marshal(e.Answer.Content)
-			b.WriteString(" " + string(c))
+			b.WriteString(" " + string(termsafe.JSON(c)))
 		}
 	}
 	fmt.Fprintln(w, b.String())
 }
 
+// oneLine neutralises s and puts it on one line, runs of white space
+// collapsed.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return strings.Join(strings.Fields(termsafe.Line(s)), " ")
 }
 
 // ToolResult renders a tool's result: one "Content N (Kind):" block per
@@ -62,15 +67,15 @@ func ToolResult(w io.Writer, res *mcp.CallToolResult) {
 func Content(w io.Writer, i int, c mcp.Content) {
 	switch c := c.(type) {
 	case *mcp.TextContent:
-		fmt.Fprintf(w, "Content %d (Text):\n%s\n", i, c.Text)
+		fmt.Fprintf(w, "Content %d (Text):\n%s\n", i, termsafe.Block(c.Text))
 	case *mcp.ImageContent:
 		fmt.Fprintf(w, "Content %d (Image): %s, %d bytes\n", i, orUnknown(c.MIMEType), len(c.Data))
 	case *mcp.AudioContent:
 		fmt.Fprintf(w, "Content %d (Audio): %s, %d bytes\n", i, orUnknown(c.MIMEType), len(c.Data))
 	case *mcp.ResourceLink:
-		fmt.Fprintf(w, "Content %d (Resource link): %s <%s>%s\n", i, orUnknown(c.Name), c.URI, mimeSuffix(c.MIMEType))
+		fmt.Fprintf(w, "Content %d (Resource link): %s <%s>%s\n", i, orUnknown(c.Name), termsafe.Line(c.URI), mimeSuffix(c.MIMEType))
 		if c.Description != "" {
-			fmt.Fprintf(w, "%s\n", c.Description)
+			fmt.Fprintf(w, "%s\n", termsafe.Block(c.Description))
 		}
 	case *mcp.EmbeddedResource:
 		r := c.Resource
@@ -78,11 +83,11 @@ func Content(w io.Writer, i int, c mcp.Content) {
 			fmt.Fprintf(w, "Content %d (Resource): (empty)\n", i)
 			return
 		}
-		fmt.Fprintf(w, "Content %d (Resource): <%s>%s\n", i, r.URI, mimeSuffix(r.MIMEType))
+		fmt.Fprintf(w, "Content %d (Resource): <%s>%s\n", i, termsafe.Line(r.URI), mimeSuffix(r.MIMEType))
 		ResourceBody(w, r)
 	default:
 		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "Content %d (%T):\n%s\n", i, c, b)
+		fmt.Fprintf(w, "Content %d (%T):\n%s\n", i, c, termsafe.JSON(b))
 	}
 }
 
@@ -92,28 +97,28 @@ func ResourceBody(w io.Writer, r *mcp.ResourceContents) {
 	case r.Blob != nil:
 		fmt.Fprintf(w, "(binary, %d bytes)\n", len(r.Blob))
 	default:
-		fmt.Fprintln(w, r.Text)
+		fmt.Fprintln(w, termsafe.Block(r.Text))
 	}
 }
 
 // PromptResult renders a prompt: its description, then its messages.
 func PromptResult(w io.Writer, res *mcp.GetPromptResult) {
 	if res.Description != "" {
-		fmt.Fprintf(w, "Description: %s\n", res.Description)
+		fmt.Fprintf(w, "Description: %s\n", termsafe.Block(res.Description))
 	}
 	for i, m := range res.Messages {
 		var b strings.Builder
 		Content(&b, 0, m.Content)
 		// "Content 0 (Text):" becomes "Message i (role, Text):".
 		body := strings.TrimPrefix(b.String(), "Content 0 (")
-		fmt.Fprintf(w, "Message %d (%s, %s", i, m.Role, body)
+		fmt.Fprintf(w, "Message %d (%s, %s", i, termsafe.Line(string(m.Role)), body)
 	}
 }
 
 // ResourceResult renders the contents of a read resource.
 func ResourceResult(w io.Writer, res *mcp.ReadResourceResult) {
 	for i, c := range res.Contents {
-		fmt.Fprintf(w, "Contents %d: <%s>%s\n", i, c.URI, mimeSuffix(c.MIMEType))
+		fmt.Fprintf(w, "Contents %d: <%s>%s\n", i, termsafe.Line(c.URI), mimeSuffix(c.MIMEType))
 		ResourceBody(w, c)
 	}
 }
@@ -122,41 +127,53 @@ func ResourceResult(w io.Writer, res *mcp.ReadResourceResult) {
 func Tools(w io.Writer, tools []*mcp.Tool) {
 	for _, t := range tools {
 		if t.Description != "" {
-			fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Description))
+			fmt.Fprintf(w, "%s\t%s\n", termsafe.Line(t.Name), oneLine(t.Description))
 		} else {
-			fmt.Fprintln(w, t.Name)
+			fmt.Fprintln(w, termsafe.Line(t.Name))
 		}
 	}
 }
 
-// JSON writes v as indented JSON.
-func JSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// JSON writes v as one indented JSON document, control and invisible
+// characters written as \u escapes (see termsafe.JSON).
+func JSON(w io.Writer, v any) error { return encode(w, v, "  ") }
+
+// JSONLine writes v as JSON on one line, as JSON does: for streams of JSON
+// lines.
+func JSONLine(w io.Writer, v any) error { return encode(w, v, "") }
+
+func encode(w io.Writer, v any, indent string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", indent)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 func indentJSON(v any) string {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Sprint(v)
+		return termsafe.Block(fmt.Sprint(v))
 	}
-	return string(b)
+	return string(termsafe.JSON(b))
 }
 
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown"
 	}
-	return s
+	return termsafe.Line(s)
 }
 
 func mimeSuffix(m string) string {
 	if m == "" {
 		return ""
 	}
-	return " (" + m + ")"
+	return " (" + termsafe.Line(m) + ")"
 }
 
 // Texts returns the text of each content item that has one: text content

@@ -1,9 +1,12 @@
 package script
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // jsonReport is the JSON report's shape; docs/scripts.md documents it.
@@ -41,7 +44,8 @@ type jsonStep struct {
 // WriteJSON writes the report as one indented JSON object: the totals, the
 // exit code, and per script its steps with their status ("passed" or
 // "failed") and, for a failure, the message, expected and actual values
-// and an excerpt of the last response.
+// and an excerpt of the last response. Control and invisible characters
+// are written as \u escapes (see internal/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
 	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Scripts: []jsonScript{}}
@@ -62,11 +66,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		doc.Scripts = append(doc.Scripts, js)
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {
 		return fmt.Errorf("write JSON report: %w", err)
 	}
-	return nil
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }

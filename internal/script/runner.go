@@ -14,6 +14,7 @@ import (
 
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,7 +72,7 @@ func (e *scriptError) Error() string { return e.err.Error() }
 func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	start := time.Now()
 	r.res = &ScriptResult{Name: s.Name}
-	fmt.Fprintf(r.out, "%s\n", s.Name)
+	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
 	conn, err := r.connect(ctx)
 	if err != nil {
 		r.res.Err = fmt.Errorf("could not connect: %w", err)
@@ -501,17 +502,17 @@ func (l *last) describe() string {
 func describeQuestion(q Question) string {
 	var b strings.Builder
 	if q.Key != "" {
-		fmt.Fprintf(&b, "%s: ", q.Key)
+		fmt.Fprintf(&b, "%s: ", termsafe.Line(q.Key))
 	}
-	b.WriteString(q.Message)
+	b.WriteString(termsafe.Line(q.Message))
 	if q.URL != "" {
-		fmt.Fprintf(&b, " <%s>", q.URL)
+		fmt.Fprintf(&b, " <%s>", termsafe.Line(q.URL))
 	}
 	if q.Answer != nil {
-		fmt.Fprintf(&b, " → %s", q.Answer.Action)
+		fmt.Fprintf(&b, " → %s", termsafe.Line(q.Answer.Action))
 		if q.Answer.Content != nil {
 			c, _ := json.Marshal(q.Answer.Content)
-			fmt.Fprintf(&b, " %s", c)
+			fmt.Fprintf(&b, " %s", termsafe.JSON(c))
 		}
 	}
 	return b.String()

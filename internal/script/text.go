@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // WriteText writes the report as mcp-tester prints it: per script its
@@ -14,7 +16,7 @@ import (
 func WriteText(w io.Writer, r *Report) error {
 	ew := &errWriter{w: w}
 	for _, s := range r.Scripts {
-		fmt.Fprintf(ew, "%s\n", s.Name)
+		fmt.Fprintf(ew, "%s\n", termsafe.Line(s.Name))
 		for _, st := range s.Steps {
 			writeStep(ew, st)
 		}
@@ -45,7 +47,7 @@ func writeStep(w io.Writer, st *StepResult) {
 		mark = "✗"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %s %s (line %d)\n", mark, st.Text, st.Line)
+	fmt.Fprintf(&b, "  %s %s (line %d)\n", mark, termsafe.Line(st.Text), st.Line)
 	if st.Output != "" {
 		indent(&b, "", st.Output)
 	}
@@ -64,10 +66,12 @@ func writeStep(w io.Writer, st *StepResult) {
 	_, _ = io.WriteString(w, b.String())
 }
 
-// indent writes text under a step, each line indented.
+// indent writes text under a step, each line indented and neutralised
+// (see internal/termsafe): the text quotes what the server sent.
 func indent(b *strings.Builder, label, text string) {
 	pad := "      "
-	for i, line := range strings.Split(text, "\n") {
+	for i, line := range strings.Split(termsafe.Block(text), "\n") {
+		line = termsafe.Line(line)
 		if i == 0 {
 			fmt.Fprintf(b, "%s%s%s\n", pad, label, line)
 		} else {
@@ -78,11 +82,11 @@ func indent(b *strings.Builder, label, text string) {
 
 func writeScriptSummary(w io.Writer, s *ScriptResult) {
 	if s.Err != nil {
-		fmt.Fprintf(w, "%s: %v\n", s.Name, s.Err)
+		fmt.Fprintf(w, "%s: %s\n", termsafe.Line(s.Name), termsafe.Block(s.Err.Error()))
 		return
 	}
 	p, f := s.Counts()
-	fmt.Fprintf(w, "%s: %d passed, %d failed\n", s.Name, p, f)
+	fmt.Fprintf(w, "%s: %d passed, %d failed\n", termsafe.Line(s.Name), p, f)
 }
 
 // writeTotal writes the total line when there are several scripts or a
