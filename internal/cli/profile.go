@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/profile"
-	"github.com/askback/askback/internal/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -142,7 +142,7 @@ func redactProfile(p *profile.Profile) *profile.Profile {
 	if p.Headers != nil {
 		out.Headers = map[string]string{}
 		for k, v := range p.Headers {
-			if trace.IsSensitiveHeader(k) && !strings.Contains(v, "${") {
+			if credential.Name(k) && !strings.Contains(v, "${") {
 				v = "[redacted]"
 			}
 			out.Headers[k] = v

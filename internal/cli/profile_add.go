@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/profile"
 	"github.com/askback/askback/internal/target"
-	"github.com/askback/askback/internal/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +77,7 @@ func runProfileAdd(opts *ProfileAddOptions) error {
 		p.Headers = map[string]string{}
 		for name := range h {
 			p.Headers[name] = h.Get(name)
-			if trace.IsSensitiveHeader(name) && !strings.Contains(p.Headers[name], "${") {
+			if credential.Name(name) && !strings.Contains(p.Headers[name], "${") {
 				fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: header %s is stored as written; write it as ${ENV_VAR} to keep the secret out of the file\n", name)
 			}
 		}

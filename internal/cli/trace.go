@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/trace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,9 +49,9 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState})
 		info := map[string]any{"client": "mcp-tester " + Version}
 		if o.Command != "" {
-			info["command"] = o.Command
+			info["command"] = credential.RedactCommand(o.Command)
 		} else {
-			info["url"] = trace.RedactURL(o.URL)
+			info["url"] = credential.RedactURL(o.URL)
 			if len(o.Headers) > 0 {
 				info["headers"] = trace.RedactHeaders(o.Headers)
 			}

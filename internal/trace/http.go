@@ -1,9 +1,10 @@
 package trace
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
+
+	"github.com/askback/askback/internal/credential"
 )
 
 // KindHTTP is the kind of an Event that records one HTTP exchange.
@@ -11,7 +12,8 @@ const KindHTTP = "http"
 
 // RoundTripper returns base (http.DefaultTransport when nil) with every
 // HTTP exchange recorded as a KindHTTP event: method, URL (credentials
-// hidden), status, the headers both ways (credential headers hidden) and
+// hidden), status, the headers both ways (credential headers hidden,
+// unless Options.ShowSecrets) and
 // the time to the response headers. Bodies are not recorded: the JSON-RPC
 // messages they carry are recorded by Transport or Middleware.
 func (r *Recorder) RoundTripper(base http.RoundTripper) http.RoundTripper {
@@ -32,14 +34,14 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	end := t.rec.opts.Now()
 	info := map[string]any{
 		"method":  req.Method,
-		"url":     RedactURL(req.URL.String()),
-		"request": headerLines(req.Header),
+		"url":     t.rec.redactURL(req.URL.String()),
+		"request": t.rec.headerLines(req.Header),
 	}
 	if err != nil {
 		info["error"] = err.Error()
 	} else {
 		info["status"] = resp.StatusCode
-		info["response"] = headerLines(resp.Header)
+		info["response"] = t.rec.headerLines(resp.Header)
 	}
 	l := ms(end.Sub(begin))
 	t.rec.emit(Event{Dir: Out, Kind: KindHTTP, Latency: &l, Info: info}, end)
@@ -47,18 +49,24 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // headerLines renders headers as sorted "Name: value" lines, credentials
-// hidden and session ids shown by their length.
-func headerLines(h http.Header) []string {
+// hidden (unless ShowSecrets) and session ids shown by their length.
+func (r *Recorder) headerLines(h http.Header) []string {
 	var lines []string
 	for name, vs := range h {
 		for _, v := range vs {
-			if http.CanonicalHeaderKey(name) == "Mcp-Session-Id" {
-				// Whoever holds a session id may speak in that session.
-				v = fmt.Sprintf("[session id: %d bytes]", len(v))
-			}
 			lines = append(lines, name+": "+v)
 		}
 	}
 	sort.Strings(lines)
+	if r.opts.ShowSecrets {
+		return lines
+	}
 	return RedactHeaders(lines)
+}
+
+func (r *Recorder) redactURL(u string) string {
+	if r.opts.ShowSecrets {
+		return u
+	}
+	return credential.RedactURL(u)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
+	"net/http"
 	"strings"
+
+	"github.com/askback/askback/internal/credential"
 )
 
 // stateKey is the field whose value a trace hides.
@@ -74,66 +76,35 @@ func StateNote(s string) string {
 	return fmt.Sprintf("[requestState: %d bytes]", len(s))
 }
 
-// sensitiveHeaders are the HTTP headers whose values a trace never shows.
-var sensitiveHeaders = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
-
 // RedactHeaders returns "Name: value" lines with the values of credential
-// headers replaced by "[redacted]".
+// headers replaced by "[redacted]": headers whose name says key, token,
+// secret, auth, session, cookie, password or signature (credential.Name),
+// and any value that is a token by its form (credential.Token). An MCP
+// session id is shown by its length.
 func RedactHeaders(lines []string) []string {
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		name, _, ok := strings.Cut(l, ":")
+		name, value, ok := strings.Cut(l, ":")
 		if !ok {
 			out = append(out, "[unreadable header]")
 			continue
 		}
-		name = strings.TrimSpace(name)
-		if IsSensitiveHeader(name) {
-			out = append(out, name+": [redacted]")
-			continue
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		switch {
+		case http.CanonicalHeaderKey(name) == sessionHeader:
+			if !strings.HasPrefix(value, "[session id: ") {
+				value = fmt.Sprintf("[session id: %d bytes]", len(value))
+			}
+			out = append(out, name+": "+value)
+		case credential.Name(name) || credential.Token(value):
+			out = append(out, name+": "+credential.Hidden)
+		default:
+			out = append(out, l)
 		}
-		out = append(out, l)
 	}
 	return out
 }
 
-// IsSensitiveHeader reports whether a header carries credentials.
-func IsSensitiveHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range sensitiveHeaders {
-		if n == s {
-			return true
-		}
-	}
-	return strings.Contains(n, "token") || strings.Contains(n, "secret") || strings.Contains(n, "auth")
-}
-
-// RedactURL hides the password of a URL's user information and the values
-// of query parameters named like credentials. Text that is not a URL is
-// returned as it is.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "redacted")
-		}
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		changed := false
-		for k := range q {
-			n := strings.ToLower(k)
-			if IsSensitiveHeader(k) || n == "key" || strings.HasSuffix(n, "key") || n == "sig" || n == "signature" || n == "password" || n == "code" {
-				q[k] = []string{"redacted"}
-				changed = true
-			}
-		}
-		if changed {
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.String()
-}
+// sessionHeader carries the MCP session id: whoever holds it may speak in
+// that session, so a trace shows only its length.
+const sessionHeader = "Mcp-Session-Id"

@@ -14,6 +14,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // Directions of an Event.
@@ -60,6 +62,9 @@ type Options struct {
 	// ShowState prints requestState values as they are instead of their
 	// length. Only for debugging a server of one's own.
 	ShowState bool
+	// ShowSecrets shows credentials in HTTP headers and URLs as they are
+	// instead of "[redacted]". Only for debugging a server of one's own.
+	ShowSecrets bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -121,7 +126,9 @@ func (r *Recorder) emit(e Event, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
-		b = append(b, '\n')
+		// The trace may go to a terminal: what the server sent is written
+		// with its control characters as \u escapes.
+		b = append(termsafe.JSON(b), '\n')
 		_, err = r.w.Write(b)
 	}
 	if err != nil && r.err == nil {

@@ -190,8 +190,10 @@ func TestRedactNestedAndOdd(t *testing.T) {
 }
 
 func TestRedactHeaders(t *testing.T) {
-	got := strings.Join(trace.RedactHeaders([]string{"Authorization: Bearer sekrit", "X-Api-Key: k3y", "Accept: text/plain", "X-Auth-Token: t0k"}), "\n")
-	for _, s := range []string{"sekrit", "k3y", "t0k"} {
+	got := strings.Join(trace.RedactHeaders([]string{"Authorization: Bearer sekrit", "X-Api-Key: k3y", "Accept: text/plain", "X-Auth-Token: t0k",
+		"apikey: ak1", "X-Goog-Api-Key: goog1", "Ocp-Apim-Subscription-Key: azure1", "x-functions-key: fn1",
+		"X-Session: sess1", "X-Signature: sig1", "X-Password: pw1", "X-Anything: ghp_0123456789abcdef0123"}), "\n")
+	for _, s := range []string{"sekrit", "k3y", "t0k", "ak1", "goog1", "azure1", "fn1", "sess1", "sig1", "pw1", "ghp_"} {
 		if strings.Contains(got, s) {
 			t.Errorf("RedactHeaders shows %q:\n%s", s, got)
 		}
@@ -219,24 +221,6 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestRedactURL(t *testing.T) {
-	for in, secret := range map[string]string{
-		"https://alice:pa55@example.com/mcp":               "pa55",
-		"https://example.com/mcp?access_token=t0k&x=1":     "t0k",
-		"https://example.com/mcp?api_key=k3y":              "k3y",
-		"https://example.com/mcp?sig=s1g&expires=1":        "s1g",
-		"http://127.0.0.1:8080/mcp?Authorization=Bearer+b": "Bearer",
-	} {
-		got := trace.RedactURL(in)
-		if strings.Contains(got, secret) {
-			t.Errorf("RedactURL(%q) = %q still shows %q", in, got, secret)
-		}
-	}
-	if got := trace.RedactURL("http://127.0.0.1:8080/mcp?x=1"); got != "http://127.0.0.1:8080/mcp?x=1" {
-		t.Errorf("an ordinary URL changed: %q", got)
-	}
 }
 
 // Over HTTP every exchange is recorded with its status and headers, and no
@@ -269,5 +253,41 @@ func TestRoundTripperHidesCredentials(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the HTTP trace lacks %s: %s", want, got)
 		}
+	}
+
+	// ShowSecrets, and only it, shows them.
+	buf.Reset()
+	rec = trace.New(&buf, trace.Options{ShowSecrets: true})
+	client = &http.Client{Transport: rec.RoundTripper(nil)}
+	req, _ = http.NewRequest(http.MethodPost, ts.URL+"/mcp?access_token=t0k", strings.NewReader("{}"))
+	req.Header.Set("X-Goog-Api-Key", "g00g")
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, secret := range []string{"g00g", "t0k", "sess-1d"} {
+		if !strings.Contains(buf.String(), secret) {
+			t.Errorf("with ShowSecrets the HTTP trace hides %q: %s", secret, buf.String())
+		}
+	}
+}
+
+// What a server sends reaches the trace, which may be a terminal, with its
+// control characters escaped and the JSON intact.
+func TestTraceEscapesControls(t *testing.T) {
+	var buf bytes.Buffer
+	rec := trace.New(&buf, trace.Options{})
+	rec.Info(map[string]any{"server": "evil\u009b2J\u202e\x7f"})
+	line := buf.String()
+	if strings.ContainsAny(line, "\u009b\u202e\x7f") {
+		t.Errorf("the trace keeps raw controls: %q", line)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, line)
+	}
+	if got := v["info"].(map[string]any)["server"]; got != "evil\u009b2J\u202e\x7f" {
+		t.Errorf("the value changed: %q", got)
 	}
 }

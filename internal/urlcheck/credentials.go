@@ -1,25 +1,21 @@
 package urlcheck
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/askback/askback/internal/credential"
 )
 
-// credentialNames are query parameter names that carry secrets.
+// credentialNames are query parameter names that carry secrets. A warning
+// must mean something, so names are matched exactly here; the trace, which
+// loses little by hiding too much, uses the generous credential.Name.
 var credentialNames = []string{
 	"access_token", "accesstoken", "id_token", "refresh_token", "token", "auth", "auth_token",
 	"authorization", "api_key", "apikey", "api-key", "key", "secret", "client_secret",
 	"password", "passwd", "pwd", "pass", "session", "sessionid", "session_id", "sid",
 	"jwt", "bearer", "private_token", "x-amz-security-token", "x-amz-signature", "sig", "signature",
-}
-
-// credentialPrefixes are prefixes of well-known token formats.
-var credentialPrefixes = []string{
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-",
-	"sk-", "sk_live_", "rk_live_", "AKIA", "ASIA", "ya29.",
 }
 
 // credentialParams returns, sorted, the names of the parameters in a raw query (or
@@ -39,7 +35,7 @@ func credentialParams(raw string) []string {
 			if hit {
 				break
 			}
-			hit = looksLikeToken(v)
+			hit = credential.Token(v)
 		}
 		if hit {
 			names = append(names, name)
@@ -47,37 +43,4 @@ func credentialParams(raw string) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// looksLikeToken reports whether v has the form of a known token: a known prefix, a
-// JSON Web Token, or a "Bearer" value.
-func looksLikeToken(v string) bool {
-	if strings.HasPrefix(strings.ToLower(v), "bearer ") {
-		return true
-	}
-	for _, p := range credentialPrefixes {
-		if strings.HasPrefix(v, p) && len(v) >= len(p)+16 {
-			return true
-		}
-	}
-	return isJWT(v)
-}
-
-// isJWT reports whether v is three base64url parts whose first decodes to a JSON object
-// with an "alg" member.
-func isJWT(v string) bool {
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 || !strings.HasPrefix(parts[0], "eyJ") {
-		return false
-	}
-	head, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return false
-	}
-	var h map[string]any
-	if json.Unmarshal(head, &h) != nil {
-		return false
-	}
-	_, ok := h["alg"]
-	return ok
 }
