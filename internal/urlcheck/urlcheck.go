@@ -29,7 +29,12 @@ const (
 	// MixedScript: a host label mixes letters of different scripts, such as Latin and
 	// Cyrillic, the classic way to imitate a known name.
 	MixedScript Code = "mixed-script"
-	// IPAddress: the host is a raw IP address rather than a name (loopback excepted).
+	// IPAddress: the host is a raw IP address rather than a name (the usual
+	// spellings of loopback excepted), in any spelling a browser accepts:
+	// dotted, decimal ("3232235777"), hexadecimal ("0x7f.1"), octal
+	// ("0177.0.0.1"), shortened ("127.1"), full-width digits, IPv6, IPv4
+	// written as IPv6 ("::ffff:127.0.0.1"); or it ends in a number but is no
+	// valid address.
 	IPAddress Code = "ip-address"
 	// PlainHTTP: the URL uses http to a host other than this machine.
 	PlainHTTP Code = "plain-http"
@@ -98,8 +103,7 @@ func Check(raw string) (Report, error) {
 		r.Warnings = append(r.Warnings, Warning{Code: c, Message: fmt.Sprintf(format, args...)})
 	}
 
-	ip, ipErr := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
-	isIP := ipErr == nil
+	ipWarns, isIP := ipWarnings(host)
 	loopback := IsLoopback(host)
 
 	if !isIP {
@@ -123,9 +127,8 @@ func Check(raw string) (Report, error) {
 				warn(MixedScript, "the host label %q mixes %s letters", label, strings.Join(scripts, " and "))
 			}
 		}
-	} else if !loopback {
-		warn(IPAddress, "the host is the raw IP address %s, not a name", ip)
 	}
+	r.Warnings = append(r.Warnings, ipWarns...)
 
 	switch r.Scheme {
 	case "https":

@@ -1,6 +1,7 @@
 package urlcheck
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -74,6 +75,72 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every spelling of an IP address a browser accepts is warned about: a
+// raw address hides who runs the site, and an unusual spelling hides even
+// which address it is (loopback included).
+func TestCheckWarnsAboutEveryIPSpelling(t *testing.T) {
+	for url, goesTo := range map[string]string{
+		"https://3232235777/":         "192.168.1.1",
+		"http://0x7f.1/":              "127.0.0.1",
+		"http://0x7F000001/":          "127.0.0.1",
+		"https://0177.0.0.1/":         "127.0.0.1",
+		"https://0300.0250.01.01/":    "192.168.1.1",
+		"http://127.1/":               "127.0.0.1",
+		"https://10.1/":               "10.0.0.1",
+		"https://192.168.257/":        "192.168.1.1",
+		"https://127.0.0.1./":         "127.0.0.1",
+		"http://0/":                   "0.0.0.0",
+		"https://１２７．０．０．１/":          "127.0.0.1",
+		"https://[::ffff:127.0.0.1]/": "127.0.0.1",
+		"https://[::ffff:c0a8:101]/":  "192.168.1.1",
+		"https://[2001:db8::1]/":      "2001:db8::1",
+		"https://[fe80::1%25eth0]/":   "fe80::1%eth0",
+		"https://1.2.3.4.5/":          "",
+		"https://0x100000000/":        "",
+		"https://256.1.1.1/":          "",
+	} {
+		r, err := Check(url)
+		if err != nil {
+			t.Errorf("Check(%q): %v", url, err)
+			continue
+		}
+		if !r.Has(IPAddress) {
+			t.Errorf("Check(%q) gives no IP warning: %+v", url, r.Warnings)
+			continue
+		}
+		msg := r.Warnings[slices.IndexFunc(r.Warnings, func(w Warning) bool { return w.Code == IPAddress })].Message
+		if goesTo != "" && !strings.Contains(msg, goesTo) {
+			t.Errorf("Check(%q): the warning %q does not say it goes to %s", url, msg, goesTo)
+		}
+		if goesTo == "" && !strings.Contains(msg, "no valid IP address") {
+			t.Errorf("Check(%q): the warning %q does not say the address is invalid", url, msg)
+		}
+	}
+	for _, name := range []string{"https://example.com/", "https://1.example.com/", "https://0x.example/", "https://a1/", "http://127.0.0.1/", "http://[::1]/"} {
+		if r, _ := Check(name); r.Has(IPAddress) {
+			t.Errorf("Check(%q) warns about an IP address: %+v", name, r.Warnings)
+		}
+	}
+}
+
+func FuzzBrowserIPv4(f *testing.F) {
+	for _, s := range []string{"0x7f.1", "3232235777", "0177.0.0.1", "1.2.3.4.5", "0x", "09", "１２７．１"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		addr, numeric, err := browserIPv4(host)
+		if !numeric && (err != nil || addr.IsValid()) {
+			t.Fatalf("browserIPv4(%q) = %v, %v, %v: a name has no address and no error", host, addr, numeric, err)
+		}
+		if numeric && err == nil && !addr.Is4() {
+			t.Fatalf("browserIPv4(%q) = %v: not an IPv4 address", host, addr)
+		}
+		if a, perr := netip.ParseAddr(host); perr == nil && a.Is4() && (err != nil || addr != a) {
+			t.Fatalf("browserIPv4(%q) = %v, %v; the dotted form says %v", host, addr, err, a)
+		}
+	})
 }
 
 func TestCheckRefusesWhatIsNotAURL(t *testing.T) {
