@@ -3,6 +3,7 @@
 # headless through chromedp. Idempotent: quiet and quick when it is already there.
 # `apt-get update` runs only when the package is not known yet (a fresh machine).
 set -euo pipefail
+. "$(dirname "$0")/apt.sh"
 
 if [ -x /usr/bin/chromium ]; then
   exit 0
@@ -18,13 +19,13 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-cache show chromium >/dev/null 2>&1; then
   echo "ensure-chromium: refreshing the package lists"
-  apt-get update -qq
+  apt_get update -qq
 fi
 echo "ensure-chromium: installing chromium"
-if ! apt-get install -y -qq --no-install-recommends chromium >/dev/null; then
+if ! apt_get install -y -qq --no-install-recommends chromium >/dev/null; then
   # The lists may be stale (a package version that is gone): refresh once and retry.
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 if [ ! -x /usr/bin/chromium ]; then
   echo "ensure-chromium: chromium was installed but /usr/bin/chromium is missing" >&2

@@ -5,6 +5,7 @@
 # only when the package is unknown. No system service is started: the install runs with a
 # policy that forbids starting services, and the tests start and stop their own servers.
 set -euo pipefail
+. "$(dirname "$0")/apt.sh"
 
 if command -v redis-server >/dev/null 2>&1; then
   exit 0
@@ -26,11 +27,11 @@ cleanup() { if [ "$made_policy" = 1 ]; then rm -f "$policy"; fi; }
 trap cleanup EXIT
 if ! apt-cache show redis-server >/dev/null 2>&1; then
   echo "ensure-redis: refreshing the package lists"
-  apt-get update -qq
+  apt_get update -qq
 fi
 echo "ensure-redis: installing redis-server"
-if ! apt-get install -y -qq --no-install-recommends redis-server >/dev/null; then
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+if ! apt_get install -y -qq --no-install-recommends redis-server >/dev/null; then
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends redis-server >/dev/null
 fi
 command -v redis-server >/dev/null 2>&1 || { echo "ensure-redis: redis-server was installed but is not on PATH" >&2; exit 1; }

@@ -3,6 +3,7 @@
 # mcp-tester as a person would (send-keys, capture-pane). Idempotent: quiet and quick
 # when tmux is already there. `apt-get update` runs only when the package is unknown.
 set -euo pipefail
+. "$(dirname "$0")/apt.sh"
 
 if command -v tmux >/dev/null 2>&1; then
   exit 0
@@ -14,11 +15,11 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-cache show tmux >/dev/null 2>&1; then
   echo "ensure-tmux: refreshing the package lists"
-  apt-get update -qq
+  apt_get update -qq
 fi
 echo "ensure-tmux: installing tmux"
-if ! apt-get install -y -qq --no-install-recommends tmux >/dev/null; then
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends tmux >/dev/null
+if ! apt_get install -y -qq --no-install-recommends tmux >/dev/null; then
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends tmux >/dev/null
 fi
 command -v tmux >/dev/null 2>&1 || { echo "ensure-tmux: tmux was installed but is not on PATH" >&2; exit 1; }

@@ -1,0 +1,35 @@
+# Sourced by the ensure-*.sh scripts that install Debian packages.
+#
+# apt_get ARGS... runs apt-get and, when another apt or dpkg run holds the package
+# manager's lock (an unattended upgrade, another engineer's install, a parallel CI
+# step), waits for it instead of failing at once: apt itself waits up to a minute for
+# the dpkg lock, and the whole command is retried every few seconds until
+# APT_LOCK_WAIT seconds (default 600) have passed; then the script ends. Any other
+# failure is reported at once, for the caller to handle.
+
+apt_lock_wait=${APT_LOCK_WAIT:-600}
+apt_lock_poll=${APT_LOCK_POLL:-5}
+
+apt_get() {
+  local deadline=$((SECONDS + apt_lock_wait)) out said=0
+  while :; do
+    if out=$(apt-get -o DPkg::Lock::Timeout=60 "$@" 2>&1); then
+      [ -z "$out" ] || printf '%s\n' "$out"
+      return 0
+    fi
+    if ! printf '%s' "$out" | grep -qiE 'could not get lock|unable to acquire|unable to lock|is another process using it'; then
+      printf '%s\n' "$out" >&2
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      printf '%s\n' "$out" >&2
+      echo "apt-get: the package manager's lock was still held after ${apt_lock_wait}s; giving up (raise APT_LOCK_WAIT to wait longer)" >&2
+      exit 1 # not worth the retries of the caller, which would wait as long again
+    fi
+    if [ "$said" = 0 ]; then
+      echo "apt-get: another package manager run holds the lock; waiting for it (at most ${apt_lock_wait}s)" >&2
+      said=1
+    fi
+    sleep "$apt_lock_poll"
+  done
+}
