@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/b64url"
 )
 
 // flowState is what the browser carries, sealed, between the start of the provider's
@@ -53,7 +55,7 @@ func (c *Connector) sealFlow(provider string, fs flowState) (string, error) {
 		return "", fmt.Errorf("connect: random nonce: %w", err)
 	}
 	sealed := aead.Seal(nonce, nonce, plain, []byte(k.id+"|"+provider))
-	return k.id + "." + b64.EncodeToString(sealed), nil
+	return k.id + "." + b64url.Encode(sealed), nil
 }
 
 func (c *Connector) openFlow(provider, v string) (*flowState, *derivedKey, error) {
@@ -68,7 +70,7 @@ func (c *Connector) openFlow(provider, v string) (*flowState, *derivedKey, error
 	if !ok {
 		return nil, nil, errFlowCookie
 	}
-	sealed, err := b64.DecodeString(body)
+	sealed, err := b64url.Decode(body)
 	if err != nil {
 		return nil, nil, errFlowCookie
 	}
@@ -141,5 +143,5 @@ func (c *Connector) sessionHash(k *derivedKey, r *http.Request) string {
 	if id == "" {
 		return ""
 	}
-	return b64.EncodeToString(mac(k.user, "session", id)[:16])
+	return b64url.Encode(mac(k.user, "session", id)[:16])
 }

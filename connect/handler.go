@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/askback/askback/internal/b64url"
 	"golang.org/x/oauth2"
 )
 
@@ -115,7 +116,7 @@ func (c *Connector) serveStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fs := flowState{
-		State:    b64.EncodeToString(state),
+		State:    b64url.Encode(state),
 		Verifier: oauth2.GenerateVerifier(),
 		User:     user,
 		Link:     cl.Nonce,

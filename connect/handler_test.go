@@ -1,8 +1,10 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // start opens link in browser b and presses the button; it returns the final response
@@ -380,5 +384,38 @@ func TestNewRefusesUnsafeOptions(t *testing.T) {
 	o.BaseURL = "http://127.0.0.1:8080/connect"
 	if _, err := New(o); err != nil {
 		t.Fatalf("http on loopback refused: %v", err)
+	}
+}
+
+// A token store that fails (here: tokens sealed with another key) gives the tool, and
+// so the MCP client, a neutral error; the cause goes to the server's log.
+func TestTokenStoreFailureIsNeutral(t *testing.T) {
+	ctx := context.Background()
+	inner := tokenstore.NewMemory()
+	other, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{9}, 32))
+	if err := other.Put(ctx, "alice", "github", &oauthToken{AccessToken: "secret-access"}); err != nil {
+		t.Fatal(err)
+	}
+	ours, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{8}, 32))
+	var log bytes.Buffer
+	c, err := New(Options{BaseURL: "http://127.0.0.1:1/connect", Keys: []Key{testKey}, BrowserAuth: headerAuth{}, Store: ours,
+		Providers: []Provider{{Name: "github", OAuth2: oauthConfig("http://127.0.0.1:2/a", "http://127.0.0.1:2/t")}},
+		Logger:    slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"},
+		Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "alice"}}}
+	_, _, err = c.Require(ctx, req, "github")
+	if !errors.Is(err, ErrTokenStore) {
+		t.Fatalf("Require = %v, want ErrTokenStore", err)
+	}
+	for _, leak := range []string{"key", "open", "sealed", "alice", "token store"} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("the client would read %q in %q", leak, err)
+		}
+	}
+	if !strings.Contains(log.String(), "does not open") {
+		t.Errorf("the cause is not logged: %q", log.String())
 	}
 }

@@ -3,13 +3,14 @@ package connect
 import (
 	"crypto/hmac"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/b64url"
 )
 
 // A link token is "<key id>.<payload>.<mac>", payload and mac in unpadded base64url. The
@@ -34,10 +35,8 @@ var (
 	errLinkProvider  = errors.New("the link was made for another provider")
 )
 
-var b64 = base64.RawURLEncoding
-
 func (c *Connector) userHash(k *derivedKey, user string) string {
-	return b64.EncodeToString(mac(k.user, user)[:16])
+	return b64url.Encode(mac(k.user, user)[:16])
 }
 
 // newLinkToken signs a link token for user and provider, valid for the link TTL.
@@ -51,7 +50,7 @@ func (c *Connector) newLinkToken(user, provider string) (string, error) {
 		Provider: provider,
 		UserHash: c.userHash(k, user),
 		Expires:  c.now().Add(c.linkTTL).Unix(),
-		Nonce:    b64.EncodeToString(nonce),
+		Nonce:    b64url.Encode(nonce),
 	})
 }
 
@@ -60,8 +59,8 @@ func signLink(k *derivedKey, cl linkClaims) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("connect: encode link: %w", err)
 	}
-	p := b64.EncodeToString(payload)
-	return k.id + "." + p + "." + b64.EncodeToString(mac(k.link, k.id, p)), nil
+	p := b64url.Encode(payload)
+	return k.id + "." + p + "." + b64url.Encode(mac(k.link, k.id, p)), nil
 }
 
 // parseLinkToken checks a link token's form, key, signature, expiry and provider and
@@ -84,14 +83,14 @@ func (c *Connector) parseLinkToken(tok, provider string) (*linkClaims, *derivedK
 		// retired, or the link forged.
 		return nil, nil, errLinkSignature
 	}
-	gotMAC, err := b64.DecodeString(sig)
+	gotMAC, err := b64url.Decode(sig)
 	if err != nil {
 		return nil, nil, errLinkMalformed
 	}
 	if !hmac.Equal(gotMAC, mac(k.link, kid, p)) {
 		return nil, nil, errLinkSignature
 	}
-	raw, err := b64.DecodeString(p)
+	raw, err := b64url.Decode(p)
 	if err != nil {
 		return nil, nil, errLinkMalformed
 	}

@@ -16,6 +16,12 @@ import (
 // provider, or the connection has expired and cannot be refreshed.
 var ErrNotConnected = errors.New("account not connected")
 
+// ErrTokenStore is returned by [Connector.TokenFor] and [Connector.Require] when the
+// token store fails (unreachable, or a sealed token that does not open). Its text says
+// nothing about the cause, so it may reach the MCP client; the cause goes to
+// [Options.Logger].
+var ErrTokenStore = errors.New("the connected account could not be read; try again later")
+
 // ErrNoUser is returned when a request carries no user from MCP authorization. Wrap the
 // server's MCP handler with the go-sdk's auth.RequireBearerToken and have the token
 // verifier set TokenInfo.UserID.
@@ -36,7 +42,8 @@ func UserFrom(req mcp.Request) (string, error) {
 
 // TokenFor returns the user's token for provider, refreshing it (and storing the new one)
 // when it has expired and the provider gave a refresh token. It returns an error wrapping
-// [ErrNotConnected] when there is no usable token. The token is for calling the provider;
+// [ErrNotConnected] when there is no usable token, and one wrapping [ErrTokenStore] (the
+// cause logged, not returned) when the store fails. The token is for calling the provider;
 // never put it in anything sent to the MCP client.
 func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth2.Token, error) {
 	p, err := c.provider(provider)
@@ -51,7 +58,8 @@ func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth
 		return nil, fmt.Errorf("%s for %s: %w", p.Title, user, ErrNotConnected)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("look up %s token: %w", p.Title, err)
+		c.log.Error("connect: read token", "provider", p.Name, "user", user, "err", err)
+		return nil, fmt.Errorf("%s: %w", p.Title, ErrTokenStore)
 	}
 	// A token about to expire is refreshed now rather than failing at the provider.
 	if tok.Expiry.IsZero() || c.now().Add(expiryMargin).Before(tok.Expiry) {
@@ -67,7 +75,8 @@ func (c *Connector) TokenFor(ctx context.Context, user, provider string) (*oauth
 		return nil, fmt.Errorf("refresh %s token for %s: %v: %w", p.Title, user, describeExchangeError(err), ErrNotConnected)
 	}
 	if err := c.store.Put(ctx, user, provider, fresh); err != nil {
-		return nil, fmt.Errorf("store refreshed %s token: %w", p.Title, err)
+		c.log.Error("connect: store refreshed token", "provider", p.Name, "user", user, "err", err)
+		return nil, fmt.Errorf("%s: %w", p.Title, ErrTokenStore)
 	}
 	return fresh, nil
 }

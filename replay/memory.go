@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -17,17 +18,29 @@ type MemoryOptions struct {
 	MaxEntries int
 	// Now returns the current time (time.Now if nil).
 	Now func() time.Time
+	// Logger receives a warning, at most once a minute, while claims are
+	// refused because the store is full (nothing is logged if nil).
+	Logger *slog.Logger
 }
 
 // Memory is a [Store] held in this process's memory. It forgets everything when
 // the process ends, so it suits a single server instance whose states expire
 // within minutes. Expired nonces are swept as new ones arrive.
+//
+// It holds at most MaxEntries live nonces. When full it fails closed: Claim
+// refuses with [ErrFull], so a single-use requestState cannot be opened (the
+// client gets reqstate's internal error) until nonces expire. Size MaxEntries
+// for the rate of single-use states times their TTL, and watch
+// [Memory.FullRefusals] or the Logger's warning.
 type Memory struct {
 	mu        sync.Mutex
 	seen      map[string]time.Time
 	max       int
 	now       func() time.Time
 	nextSweep time.Time
+	logger    *slog.Logger
+	full      uint64    // claims refused with ErrFull
+	nextWarn  time.Time // when the next full-store warning may be logged
 }
 
 // NewMemory returns an empty memory store.
@@ -40,6 +53,10 @@ func NewMemory(opts *MemoryOptions) *Memory {
 		if opts.Now != nil {
 			m.now = opts.Now
 		}
+		m.logger = opts.Logger
+	}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
 	}
 	return m
 }
@@ -65,6 +82,12 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 		m.nextSweep = now.Add(time.Second)
 	}
 	if len(m.seen) >= m.max {
+		m.full++
+		if !now.Before(m.nextWarn) {
+			m.logger.Warn("replay store full: single-use states are refused until nonces expire; raise MaxEntries",
+				"max_entries", m.max, "refused_total", m.full)
+			m.nextWarn = now.Add(time.Minute)
+		}
 		return fmt.Errorf("claim nonce: %w", ErrFull)
 	}
 	m.seen[nonce] = expiry
@@ -77,6 +100,14 @@ func (m *Memory) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.seen)
+}
+
+// FullRefusals reports how many claims the store refused with [ErrFull] since
+// it was made: a counter to export as a metric and alert on.
+func (m *Memory) FullRefusals() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.full
 }
 
 // Sweep forgets every nonce whose expiry has passed.

@@ -1,10 +1,13 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +60,36 @@ func TestMemorySweepsExpired(t *testing.T) {
 	// An expired nonce may be claimed again: the state it guarded is expired too.
 	if err := m.Claim(ctx, "3", clock.t.Add(time.Minute)); err != nil {
 		t.Fatalf("Claim of an expired nonce: %v", err)
+	}
+}
+
+// A full store refuses, counts the refusals and says so in the log, once a
+// minute at most.
+func TestMemoryFullIsCountedAndLogged(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	var log bytes.Buffer
+	m := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 2, Now: clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	ctx := context.Background()
+	for _, n := range []string{"a", "b"} {
+		if err := m.Claim(ctx, n, clock.t.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		if err := m.Claim(ctx, fmt.Sprint("c", i), clock.t.Add(time.Hour)); !errors.Is(err, replay.ErrFull) {
+			t.Fatalf("claim on a full store = %v, want ErrFull", err)
+		}
+	}
+	if n := m.FullRefusals(); n != 3 {
+		t.Errorf("FullRefusals = %d, want 3", n)
+	}
+	if got := strings.Count(log.String(), "replay store full"); got != 1 {
+		t.Errorf("%d warnings in a burst, want 1: %q", got, log.String())
+	}
+	clock.t = clock.t.Add(2 * time.Minute)
+	_ = m.Claim(ctx, "d", clock.t.Add(time.Hour))
+	if got := strings.Count(log.String(), "replay store full"); got != 2 {
+		t.Errorf("%d warnings after a minute, want 2", got)
 	}
 }
 

@@ -3,7 +3,6 @@ package reqstate
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/b64url"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -99,7 +99,7 @@ func ArgsDigest(raw []byte) (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256(c)
-	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+	return b64url.Encode(sum[:]), nil
 }
 
 // CanonicalJSON returns the canonical form of a JSON value: object keys

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/b64url"
 	"github.com/askback/askback/replay"
 )
 
@@ -24,8 +24,6 @@ const (
 	signedPrefix = "s1."
 	nonceLen     = 16 // bytes of a single-use nonce, before encoding
 )
-
-var b64 = base64.RawURLEncoding.Strict()
 
 // claims is the authenticated content of a state.
 type claims struct {
@@ -88,7 +86,7 @@ func (c *Codec) Seal(b Binding, v any, opts ...IssueOption) (string, error) {
 		if _, err := io.ReadFull(c.rand, n[:]); err != nil {
 			return "", fmt.Errorf("issue requestState: nonce: %w", err)
 		}
-		cl.Nonce = b64.EncodeToString(n[:])
+		cl.Nonce = b64url.Encode(n[:])
 	}
 	body, err := json.Marshal(cl)
 	if err != nil {
@@ -108,10 +106,10 @@ func (c *Codec) Seal(b Binding, v any, opts ...IssueOption) (string, error) {
 
 func (c *Codec) sign(body []byte) string {
 	k := c.current
-	head := signedPrefix + k.id + "." + b64.EncodeToString(body)
+	head := signedPrefix + k.id + "." + b64url.Encode(body)
 	m := hmac.New(sha256.New, k.macKey)
 	m.Write([]byte(head))
-	return head + "." + b64.EncodeToString(m.Sum(nil))
+	return head + "." + b64url.Encode(m.Sum(nil))
 }
 
 func (c *Codec) seal(body []byte) (string, error) {
@@ -122,7 +120,7 @@ func (c *Codec) seal(body []byte) (string, error) {
 		return "", fmt.Errorf("nonce: %w", err)
 	}
 	buf = k.aead.Seal(buf, buf, body, []byte(aad))
-	return aad + "." + b64.EncodeToString(buf), nil
+	return aad + "." + b64url.Encode(buf), nil
 }
 
 // Unseal checks a state against b and decodes its payload into dst (a
@@ -170,15 +168,6 @@ func (c *Codec) verify(state string) (*claims, error) {
 	if len(state) > c.maxSize {
 		return nil, ErrTooLarge
 	}
-	// Only the characters of the wire form: base64 decoders skip newlines,
-	// which would let one state have many spellings.
-	for i := 0; i < len(state); i++ {
-		switch b := state[i]; {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '-', b == '_', b == '.':
-		default:
-			return nil, ErrTampered
-		}
-	}
 	prefix := sealedPrefix
 	if c.mode == Signed {
 		prefix = signedPrefix
@@ -201,7 +190,7 @@ func (c *Codec) verify(state string) (*claims, error) {
 		if !ok {
 			return nil, ErrTampered
 		}
-		got, err := b64.DecodeString(tag)
+		got, err := b64url.Decode(tag)
 		if err != nil {
 			return nil, ErrTampered
 		}
@@ -210,11 +199,11 @@ func (c *Codec) verify(state string) (*claims, error) {
 		if !hmac.Equal(got, m.Sum(nil)) {
 			return nil, ErrTampered
 		}
-		if body, err = b64.DecodeString(enc); err != nil {
+		if body, err = b64url.Decode(enc); err != nil {
 			return nil, ErrTampered
 		}
 	} else {
-		raw, err := b64.DecodeString(rest)
+		raw, err := b64url.Decode(rest)
 		if err != nil || len(raw) < k.aead.NonceSize()+k.aead.Overhead() {
 			return nil, ErrTampered
 		}

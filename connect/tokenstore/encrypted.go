@@ -5,11 +5,11 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/b64url"
 	"golang.org/x/oauth2"
 )
 
@@ -58,7 +58,7 @@ func (e *Encrypted) seal(user, provider, field, v string) (string, error) {
 		return "", fmt.Errorf("token store: random nonce: %w", err)
 	}
 	out := e.aead.Seal(nonce, nonce, []byte(v), additionalData(user, provider, field))
-	return sealedPrefix + base64.RawURLEncoding.EncodeToString(out), nil
+	return sealedPrefix + b64url.Encode(out), nil
 }
 
 func (e *Encrypted) open(user, provider, field, v string) (string, error) {
@@ -69,7 +69,7 @@ func (e *Encrypted) open(user, provider, field, v string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("token store: %s of %s for user %q is not sealed", field, provider, user)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
+	raw, err := b64url.Decode(body)
 	if err != nil || len(raw) < e.aead.NonceSize()+e.aead.Overhead() {
 		return "", fmt.Errorf("token store: %s of %s for user %q is corrupt", field, provider, user)
 	}

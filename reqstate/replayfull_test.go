@@ -1,0 +1,43 @@
+package reqstate_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/reqstate"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// With the replay store full of live nonces, a single-use state cannot be
+// opened: the client gets the internal error (try again later), the state is
+// not consumed, and it opens once the store has room.
+func TestFullReplayStoreFailsClosed(t *testing.T) {
+	clk := newClock()
+	store := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 1, Now: clk.Now})
+	codec, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, Now: clk.Now, Replay: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{codec: codec, clock: clk, store: store}
+	s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+	if err := store.Claim(t.Context(), "someone-else", clk.t.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = open(f, toolReq("alice", "deploy", args, s))
+	if !errors.Is(err, replay.ErrFull) || reqstate.IsRefusal(err) {
+		t.Fatalf("Open with a full store = %v, want ErrFull and no refusal", err)
+	}
+	var je *jsonrpc.Error
+	if !errors.As(reqstate.ClientError(err), &je) || je.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("ClientError = %v, want an internal error", reqstate.ClientError(err))
+	}
+	if store.FullRefusals() != 1 {
+		t.Errorf("FullRefusals = %d, want 1", store.FullRefusals())
+	}
+	clk.t = clk.t.Add(2 * time.Minute) // the other nonce expires; the state (10 min) does not
+	if _, err := open(f, toolReq("alice", "deploy", args, s)); err != nil {
+		t.Fatalf("Open once the store has room: %v", err)
+	}
+}
