@@ -41,6 +41,9 @@ func (m Mode) String() string {
 const (
 	DefaultTTL     = 10 * time.Minute
 	DefaultMaxSize = 16 << 10
+	// DefaultMaxSkew is the clock difference between instances a codec
+	// tolerates when Options.MaxSkew is zero.
+	DefaultMaxSkew = 30 * time.Second
 	// MinSecretLen is the shortest key secret New accepts, in bytes.
 	MinSecretLen = 32
 	maxKeyIDLen  = 32
@@ -71,8 +74,17 @@ type Options struct {
 	// one of them opens. To rotate, put a new key first and keep the old one
 	// until the states it sealed have expired; then remove it (retire it).
 	Keys []Key
-	// TTL is how long an issued state stays valid (DefaultTTL if zero).
+	// TTL is how long an issued state stays valid (DefaultTTL if zero), and
+	// the longest [TTL] may ask for one state.
 	TTL time.Duration
+	// MaxSkew is the largest difference between the clocks of the server
+	// instances that share the keys and the replay store (DefaultMaxSkew if
+	// zero). Keep the instances' clocks synchronised (NTP) well within it.
+	// Open refuses, with [ErrClockSkew], a state issued more than MaxSkew in
+	// the future or expiring more than TTL+MaxSkew from now; a single-use
+	// state's nonce is held until its expiry plus MaxSkew, so that no
+	// instance, however its clock is set within MaxSkew, accepts it again.
+	MaxSkew time.Duration
 	// MaxSize is the longest state, in bytes, that Issue produces and Open
 	// reads (DefaultMaxSize if zero).
 	MaxSize int
@@ -98,6 +110,7 @@ type Codec struct {
 	current        *codecKey
 	keys           map[string]*codecKey
 	ttl            time.Duration
+	maxSkew        time.Duration
 	maxSize        int
 	replay         replay.Store
 	subject        func(mcp.Request) string
@@ -125,6 +138,7 @@ func New(opts Options) (*Codec, error) {
 		mode:           opts.Mode,
 		keys:           make(map[string]*codecKey, len(opts.Keys)),
 		ttl:            opts.TTL,
+		maxSkew:        opts.MaxSkew,
 		maxSize:        opts.MaxSize,
 		replay:         opts.Replay,
 		subject:        opts.Subject,
@@ -134,6 +148,12 @@ func New(opts Options) (*Codec, error) {
 	}
 	if c.ttl <= 0 {
 		c.ttl = DefaultTTL
+	}
+	if c.maxSkew < 0 {
+		return nil, fmt.Errorf("new requestState codec: MaxSkew %v is negative", c.maxSkew)
+	}
+	if c.maxSkew == 0 {
+		c.maxSkew = DefaultMaxSkew
 	}
 	if c.maxSize <= 0 {
 		c.maxSize = DefaultMaxSize

@@ -21,6 +21,11 @@ var (
 	ErrUnknownKey = errors.New("requestState was sealed with an unknown or retired key")
 	// ErrExpired: the requestState's expiry has passed.
 	ErrExpired = errors.New("requestState has expired")
+	// ErrClockSkew: the requestState was issued further in the future, or
+	// expires further ahead, than Options.TTL and Options.MaxSkew allow: the
+	// clock of the instance that issued it is off, or it was made to outlive
+	// its TTL.
+	ErrClockSkew = errors.New("requestState was issued beyond the allowed clock skew")
 	// ErrOtherUser: the requestState was issued to another user.
 	ErrOtherUser = errors.New("requestState belongs to another user")
 	// ErrOtherRequest: the requestState was issued for another method,
@@ -38,7 +43,7 @@ var (
 // invalid-params error that says what to fix.
 var ErrAmbiguousArguments = errors.New("the arguments are ambiguous")
 
-var refusals = []error{ErrMissing, ErrTooLarge, ErrTampered, ErrUnknownKey, ErrExpired, ErrOtherUser, ErrOtherRequest, ErrReused}
+var refusals = []error{ErrMissing, ErrTooLarge, ErrTampered, ErrUnknownKey, ErrExpired, ErrClockSkew, ErrOtherUser, ErrOtherRequest, ErrReused}
 
 // IsRefusal reports whether err says that a requestState was refused (as
 // opposed to a failure of the server, such as an unreachable replay store).

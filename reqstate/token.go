@@ -50,7 +50,8 @@ type issueConfig struct {
 // codec's replay store and refuses it the second time with [ErrReused].
 func SingleUse() IssueOption { return func(c *issueConfig) { c.singleUse = true } }
 
-// TTL sets how long this state stays valid, instead of Options.TTL.
+// TTL sets how long this state stays valid, instead of Options.TTL; it may not
+// be longer than Options.TTL.
 func TTL(d time.Duration) IssueOption { return func(c *issueConfig) { c.ttl = d } }
 
 // Seal makes a state holding v (encoded as JSON) bound to b. Most servers use
@@ -62,6 +63,9 @@ func (c *Codec) Seal(b Binding, v any, opts ...IssueOption) (string, error) {
 	}
 	if cfg.ttl <= 0 {
 		return "", errors.New("issue requestState: TTL must be positive")
+	}
+	if cfg.ttl > c.ttl {
+		return "", fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.ttl, c.ttl)
 	}
 	payload, err := json.Marshal(v)
 	if err != nil {
@@ -125,15 +129,20 @@ func (c *Codec) seal(body []byte) (string, error) {
 
 // Unseal checks a state against b and decodes its payload into dst (a
 // pointer, as for json.Unmarshal). It checks, in this order: size, integrity
-// and key, expiry, user, request, and — for a single-use state, last — that
-// it was not used before. Most servers use [Open].
+// and key, expiry and clock skew, user, request, and — for a single-use
+// state, last — that it was not used before. Most servers use [Open].
 func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) error {
 	cl, err := c.verify(state)
 	if err != nil {
 		return fmt.Errorf("open requestState: %w", err)
 	}
-	if c.now().UnixMilli() >= cl.Expires {
+	now := c.now().UnixMilli()
+	if now >= cl.Expires {
 		return fmt.Errorf("open requestState: %w", ErrExpired)
+	}
+	skew := c.maxSkew.Milliseconds()
+	if cl.Issued > now+skew || cl.Expires > now+c.ttl.Milliseconds()+skew {
+		return fmt.Errorf("open requestState: %w", ErrClockSkew)
 	}
 	if cl.Subject != b.Subject {
 		return fmt.Errorf("open requestState: %w", ErrOtherUser)
@@ -150,7 +159,9 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 		if c.replay == nil {
 			return errors.New("open requestState: the state is single use but Options.Replay is not set")
 		}
-		if err := c.replay.Claim(ctx, cl.Nonce, time.UnixMilli(cl.Expires)); err != nil {
+		// Held past the expiry by the skew: an instance whose clock is behind
+		// still takes the state for live until then.
+		if err := c.replay.Claim(ctx, cl.Nonce, time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
 			if errors.Is(err, replay.ErrUsed) {
 				return fmt.Errorf("open requestState: %w", ErrReused)
 			}
