@@ -1,0 +1,97 @@
+// What the peer clients share: their command line, the scripted answers and
+// the output the interop transcripts read.
+//
+//   node ts2-client.mjs (--url URL | --command 'CMD ARG...') [--era legacy|auto|modern]
+//        [--answer accept|decline|cancel|accept:{json}]... [--no-elicitation]
+//        (call TOOL [JSON] | prompt NAME | read URI | tools)
+//
+// Each question prints as "asked: MESSAGE", the result's text as
+// "result: TEXT", an error as "error: MESSAGE" (exit 1). Questions beyond
+// the answers given are declined. Everything ends within 20 seconds.
+
+export function parseArgs(argv) {
+    const o = { answers: [], era: 'legacy', elicitation: true, rest: [] };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        if (a === '--url') o.url = argv[++i];
+        else if (a === '--command') o.command = argv[++i].split(' ');
+        else if (a === '--era') o.era = argv[++i];
+        else if (a === '--answer') o.answers.push(argv[++i]);
+        else if (a === '--no-elicitation') o.elicitation = false;
+        else o.rest.push(a);
+    }
+    if (!o.url === !o.command) usage('give --url or --command');
+    return o;
+}
+
+export function usage(msg) {
+    process.stderr.write(`peer client: ${msg}\n`);
+    process.exit(2);
+}
+
+// answerer returns the handler of questions: it prints each and gives the
+// next scripted answer.
+export function answerer(answers) {
+    return async (request) => {
+        const p = request.params;
+        console.log(`asked: ${p.message}${p.mode === 'url' ? ` <${p.url}>` : ''}`);
+        const spec = answers.shift() ?? 'decline';
+        if (spec.startsWith('accept:')) return { action: 'accept', content: JSON.parse(spec.slice('accept:'.length)) };
+        if (p.mode !== 'url' && spec === 'accept') return { action: 'accept', content: {} };
+        return { action: spec };
+    };
+}
+
+function texts(content) {
+    return (content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+// act runs the command of the rest of the arguments and prints its result.
+export async function act(client, rest) {
+    const [verb, name, json] = rest;
+    switch (verb) {
+        case 'call': {
+            const res = await client.callTool({ name, arguments: json ? JSON.parse(json) : {} });
+            console.log(`result: ${texts(res.content)}${res.isError ? ' (isError)' : ''}`);
+            return;
+        }
+        case 'prompt': {
+            const res = await client.getPrompt({ name, arguments: json ? JSON.parse(json) : {} });
+            console.log(`result: ${res.messages.map((m) => texts([m.content])).join('\n')}`);
+            return;
+        }
+        case 'read': {
+            const res = await client.readResource({ uri: name });
+            console.log(`result: ${res.contents.map((c) => c.text ?? '[blob]').join('\n')}`);
+            return;
+        }
+        case 'tools': {
+            const res = await client.listTools();
+            console.log(`result: ${res.tools.map((t) => t.name).join(' ')}`);
+            return;
+        }
+        default:
+            usage(`unknown command ${verb ?? '(none)'}: use call, prompt, read or tools`);
+    }
+}
+
+// main connects, acts, prints and exits, within a time limit.
+export async function main(connect, argv) {
+    const o = parseArgs(argv);
+    const timer = setTimeout(() => {
+        console.log('error: no result within 20s');
+        process.exit(1);
+    }, 20000);
+    let client;
+    try {
+        client = await connect(o);
+        await act(client, o.rest);
+    } catch (err) {
+        console.log(`error: ${err?.message ?? err}`);
+        process.exitCode = 1;
+    } finally {
+        clearTimeout(timer);
+        await client?.close().catch(() => {});
+    }
+    process.exit(process.exitCode ?? 0);
+}
