@@ -4,11 +4,13 @@
 // requestState it issues is sealed (AES-256-GCM), bound to the request and
 // checked when it comes back.
 //
-// It serves stateless Streamable HTTP at path /mcp:
+// It serves Streamable HTTP at path /mcp, 2026-07-28 requests statelessly
+// and 2025-11-25 clients in sessions of their own (endpoint.Handler):
 //
 //	conformance -http 127.0.0.1:8080
 //
-// With port 0 it picks a free port and logs the URL it serves.
+// With port 0 it picks a free port and logs the URL it serves; -addr-file
+// FILE writes that URL to FILE too.
 //
 // The state key is random for each start, so states do not survive a
 // restart; set ASKBACK_STATE_KEY (at least 32 bytes) to share one key
@@ -28,20 +30,22 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
-	addr := flag.String("http", "127.0.0.1:8080", "serve stateless Streamable HTTP at this address, path /mcp")
+	addr := flag.String("http", "127.0.0.1:8080", "serve Streamable HTTP at this address, path /mcp (2026-07-28 stateless, 2025-11-25 in sessions)")
+	addrFile := flag.String("addr-file", "", "write the URL served to this file once listening")
 	flag.Parse()
-	if err := run(*addr); err != nil {
+	if err := run(*addr, *addrFile); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr string) error {
+func run(addr, addrFile string) error {
 	codec, err := newCodec(os.Getenv("ASKBACK_STATE_KEY"))
 	if err != nil {
 		return err
@@ -60,7 +64,13 @@ func run(addr string) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	// scripts/conformance.sh reads this line to learn the port of "-http 127.0.0.1:0".
-	log.Printf("conformance server at http://%s/mcp", ln.Addr())
+	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
+	log.Printf("conformance server at %s", url)
+	if addrFile != "" {
+		if err := os.WriteFile(addrFile, []byte(url+"\n"), 0o644); err != nil {
+			return fmt.Errorf("-addr-file: %w", err)
+		}
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -99,11 +109,10 @@ func newCodec(secret string) (*reqstate.Codec, error) {
 // maxRequestBody bounds the body of one HTTP request (413 beyond it).
 const maxRequestBody = 1 << 20
 
-// httpHandler serves server as stateless Streamable HTTP at /mcp, with
-// request bodies bounded.
+// httpHandler serves server as Streamable HTTP at /mcp for both protocol
+// eras (endpoint.Handler), with request bodies bounded.
 func httpHandler(server *mcp.Server) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true}))
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return server }, nil))
 	return http.MaxBytesHandler(mux, maxRequestBody)
 }

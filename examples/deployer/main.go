@@ -8,9 +8,9 @@
 // io.modelcontextprotocol/tasks extension) and asks half-way whether to go
 // on.
 //
-// It speaks MCP over stdio, or stateless Streamable HTTP at /mcp with
-// -http ADDR. DEPLOY_STATE_KEY must hold a secret of at least 32
-// characters. With -redis URL (or DEPLOY_REDIS_URL) single-use states and
+// It speaks MCP over stdio, or Streamable HTTP at /mcp with -http ADDR:
+// 2026-07-28 requests stateless, 2025-11-25 clients in sessions.
+// DEPLOY_STATE_KEY must hold a secret of at least 32 characters. With -redis URL (or DEPLOY_REDIS_URL) single-use states and
 // task records live in Redis, so that several instances behind a proxy
 // serve one conversation (see docs/scale-out.md).
 package main
@@ -23,6 +23,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/internal/scaleout"
 	"github.com/askback/askback/reqstate"
@@ -31,7 +32,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("http", "", "serve stateless Streamable HTTP at /mcp on this address instead of stdio")
+	addr := flag.String("http", "", "serve Streamable HTTP at /mcp on this address instead of stdio (2026-07-28 stateless, 2025-11-25 in sessions)")
 	taskDB := flag.String("task-db", "", "keep the rollout's task records in this bbolt file, so that they survive a restart (default: memory)")
 	step := flag.Duration("rollout-step", 300*time.Millisecond, "how long the rollout takes per instance")
 	df := registerDeployFlags(flag.CommandLine)
@@ -72,13 +73,14 @@ func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *
 // call is a few hundred bytes, so 1 MiB leaves room and refuses floods.
 const maxRequestBody = 1 << 20
 
-// httpHandler serves srv as stateless Streamable HTTP at /mcp (and
-// /debug/stats with -debug-stats). Bodies longer than maxRequestBody get
-// 413: the go-sdk's handler reads whatever it is sent.
+// httpHandler serves srv as Streamable HTTP at /mcp (and /debug/stats with
+// -debug-stats): 2026-07-28 requests statelessly, 2025-11-25 clients in
+// sessions of their own, so that they are asked with elicitation/create
+// (endpoint.Handler). Bodies longer than maxRequestBody get 413: the
+// go-sdk's handler reads whatever it is sent.
 func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true}))
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, nil))
 	if df != nil && df.debugStats {
 		mux.Handle("/debug/stats", scaleout.StatsHandler())
 	}

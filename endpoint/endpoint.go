@@ -1,0 +1,286 @@
+// Package endpoint serves an MCP server over Streamable HTTP at one
+// endpoint for clients of both protocol eras.
+//
+// A request of protocol 2026-07-28 or newer (its MCP-Protocol-Version
+// header says so) is served statelessly: it carries everything it needs,
+// any instance can serve it, and a server asks its questions in the result
+// (input_required). A client of 2025-11-25 or older opens a session with
+// initialize and is served in that session, so that questions reach it as
+// server-initiated elicitation/create requests (the go-sdk turns a
+// handler's input_required result into those for older clients). A request
+// of an older client that opens no session is served statelessly, as a
+// stateless endpoint always did.
+//
+// What each era costs: a 2026-07-28 request costs nothing beyond itself. A
+// 2025-11-25 session lives in the memory of the instance that opened it:
+// behind several instances, requests carrying its Mcp-Session-Id must reach
+// that instance (route on the header), and a restart ends it. Sessions are
+// bounded in number ([Options.MaxSessions]) and closed when idle
+// ([Options.SessionTimeout]).
+package endpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of [Options].
+const (
+	DefaultSessionTimeout = 10 * time.Minute
+	DefaultMaxSessions    = 1000
+	// DefaultMaxPeek bounds how much of a sessionless POST body is read to
+	// tell an initialize request from others.
+	DefaultMaxPeek = 4 << 20
+)
+
+// Modern is the first protocol version served without sessions.
+const Modern = "2026-07-28"
+
+// Options configure a [Handler]. The zero value works.
+type Options struct {
+	// HTTP is given to both inner go-sdk handlers (JSONResponse, Logger,
+	// EventStore, DisableLocalhostProtection, CrossOriginProtection, ...).
+	// Its Stateless and SessionTimeout fields are set by the Handler.
+	HTTP mcp.StreamableHTTPOptions
+	// SessionTimeout closes a 2025-11-25 session that has seen no request
+	// for this long. Zero means DefaultSessionTimeout; it cannot be turned
+	// off.
+	SessionTimeout time.Duration
+	// MaxSessions bounds the open 2025-11-25 sessions; an initialize beyond
+	// it is answered 503 with Retry-After (the timeout, at most a minute).
+	// Zero means DefaultMaxSessions.
+	MaxSessions int
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Handler is an http.Handler for one MCP endpoint that serves both eras.
+type Handler struct {
+	stateless http.Handler
+	stateful  http.Handler
+	opts      Options
+
+	mu       sync.Mutex
+	sessions map[string]*session // open 2025-11-25 sessions by id
+}
+
+// session is what the Handler knows of an open session.
+type session struct {
+	last time.Time // when its last request began or ended
+	busy int       // its requests in progress (a GET stream, a call waiting for an answer)
+}
+
+// New returns a Handler serving the server getServer returns for each
+// request (as for mcp.NewStreamableHTTPHandler). opts may be nil.
+func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	stateless, stateful := o.HTTP, o.HTTP
+	stateless.Stateless, stateless.SessionTimeout = true, 0
+	stateful.Stateless, stateful.SessionTimeout = false, o.SessionTimeout
+	return &Handler{
+		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
+		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
+		opts:      o,
+		sessions:  map[string]*session{},
+	}
+}
+
+// Sessions returns the number of open 2025-11-25 sessions.
+func (h *Handler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sweepLocked()
+	return len(h.sessions)
+}
+
+// ServeHTTP routes r to the stateless or the session handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern {
+		h.stateless.ServeHTTP(w, r)
+		return
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		h.serveSession(w, r, id)
+		return
+	}
+	if r.Method != http.MethodPost {
+		// GET and DELETE belong to a session, which this request names not.
+		h.stateful.ServeHTTP(w, r)
+		return
+	}
+	body, err := peek(r)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
+		return
+	}
+	if !opensSession(body) {
+		h.stateless.ServeHTTP(w, r)
+		return
+	}
+	h.open(w, r)
+}
+
+// serveSession serves a request of an open session and keeps it alive.
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	h.mu.Lock()
+	s := h.sessions[id]
+	if s != nil {
+		s.last = h.opts.Now()
+		s.busy++
+	}
+	h.mu.Unlock()
+	rec := &statusWriter{ResponseWriter: w}
+	h.stateful.ServeHTTP(rec, r)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s != nil {
+		s.last = h.opts.Now()
+		s.busy--
+	}
+	if (r.Method == http.MethodDelete && rec.status/100 == 2) || rec.status == http.StatusNotFound {
+		delete(h.sessions, id)
+	}
+}
+
+// open serves an initialize request, which opens a session, unless too
+// many are open.
+func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.sweepLocked()
+	full := len(h.sessions) >= h.opts.MaxSessions
+	h.mu.Unlock()
+	if full {
+		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
+		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
+		return
+	}
+	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
+		if id := hdr.Get("Mcp-Session-Id"); id != "" {
+			h.mu.Lock()
+			h.sessions[id] = &session{last: h.opts.Now()}
+			h.mu.Unlock()
+		}
+	}}
+	h.stateful.ServeHTTP(rec, r)
+}
+
+// sweepLocked forgets sessions idle for longer than the timeout: the go-sdk
+// has closed them by then.
+func (h *Handler) sweepLocked() {
+	cutoff := h.opts.Now().Add(-h.opts.SessionTimeout)
+	for id, s := range h.sessions {
+		if s.busy == 0 && s.last.Before(cutoff) {
+			delete(h.sessions, id)
+		}
+	}
+}
+
+// peek reads r's body (bounded) and puts it back for the handler.
+func peek(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, DefaultMaxPeek+1))
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > DefaultMaxPeek {
+		return nil, &http.MaxBytesError{Limit: DefaultMaxPeek}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
+
+func bodyStatus(err error) int {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+// opensSession reports whether body is, or holds in a batch, an initialize
+// request. A body that is not JSON does not: the stateless handler answers
+// it with the go-sdk's error.
+func opensSession(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	var msgs []struct {
+		Method string `json:"method"`
+	}
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return false
+		}
+	} else {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(body, &m) != nil {
+			return false
+		}
+		msgs = append(msgs, m)
+	}
+	for _, m := range msgs {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
+}
+
+// statusWriter remembers the status written and lets its owner look at the
+// headers just before they go out.
+type statusWriter struct {
+	http.ResponseWriter
+	status   int
+	onHeader func(http.Header)
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+		if s.onHeader != nil {
+			s.onHeader(s.Header())
+		}
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush passes streaming through: the go-sdk flushes every event it writes.
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

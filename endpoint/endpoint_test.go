@@ -1,0 +1,198 @@
+package endpoint_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/endpoint"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// askingServer has one tool that asks for a name (input_required) and
+// greets with the answer.
+func askingServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+		if a, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult); ok {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("hello %v (%s)", a.Content["name"], a.Action)}}}, nil, nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{
+			Message:         "Your name?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+		}}}, nil, nil
+	})
+	return s
+}
+
+func serve(t *testing.T, opts *endpoint.Options) (*endpoint.Handler, string) {
+	t.Helper()
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, opts)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv.URL
+}
+
+// call connects a go-sdk client speaking protocol, calls greet and
+// answers its question with "ann"; it reports how the question came.
+func call(t *testing.T, url, protocol string) (text string, via string) {
+	t.Helper()
+	var mu sync.Mutex
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if req.Session != nil && req.Session.ID() != "" {
+				via = "elicitation/create in session"
+			} else {
+				via = "input_required"
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ann"}}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect (%s): %v", protocol, err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+		t.Fatalf("negotiated %s, want %s", got, protocol)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet"})
+	if err != nil {
+		t.Fatalf("call (%s): %v", protocol, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res.Content[0].(*mcp.TextContent).Text, via
+}
+
+func TestBothErasOnOneEndpoint(t *testing.T) {
+	h, url := serve(t, nil)
+	text, _ := call(t, url, "2026-07-28")
+	if text != "hello ann (accept)" {
+		t.Errorf("2026-07-28: %q", text)
+	}
+	if n := h.Sessions(); n != 0 {
+		t.Errorf("a 2026-07-28 client opened %d sessions, want none", n)
+	}
+	// The older client is asked with elicitation/create, in its session.
+	text, via := call(t, url, "2025-11-25")
+	if text != "hello ann (accept)" || via != "elicitation/create in session" {
+		t.Errorf("2025-11-25: %q, asked by %s", text, via)
+	}
+	// Its session was closed (DELETE) when the client closed.
+	if n := h.Sessions(); n != 0 {
+		t.Errorf("%d sessions open after the client closed, want 0", n)
+	}
+}
+
+// post sends one JSON-RPC message as a 2025-era client without a session.
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+
+// A request of an older client that opens no session is served as a
+// stateless endpoint serves it: no session, an answer.
+func TestSessionlessOldRequest(t *testing.T) {
+	h, url := serve(t, nil)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"greet"`) {
+		t.Errorf("status %d, body %s", resp.StatusCode, body)
+	}
+	if resp.Header.Get("Mcp-Session-Id") != "" || h.Sessions() != 0 {
+		t.Errorf("a sessionless request opened a session")
+	}
+}
+
+// A client cannot fill the server with sessions: beyond MaxSessions an
+// initialize is refused with 503 and Retry-After; closing one makes room.
+func TestSessionsAreBounded(t *testing.T) {
+	h, url := serve(t, &endpoint.Options{MaxSessions: 2, SessionTimeout: time.Minute})
+	var ids []string
+	for range 2 {
+		resp := post(t, url, initialize)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: status %d, session %q", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp := post(t, url, initialize)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "60" ||
+		!strings.Contains(string(body), "too many open sessions (2)") {
+		t.Errorf("third session: status %d, Retry-After %q, body %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// A modern request needs no session and is served anyway.
+	if text, _ := call(t, url, "2026-07-28"); text != "hello ann (accept)" {
+		t.Errorf("2026-07-28 while sessions are full: %q", text)
+	}
+
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	if h.Sessions() != 1 {
+		t.Fatalf("after DELETE: %d sessions, want 1", h.Sessions())
+	}
+	if resp := post(t, url, initialize); resp.StatusCode != http.StatusOK {
+		t.Errorf("after DELETE, initialize: status %d", resp.StatusCode)
+	}
+}
+
+// Sessions idle longer than SessionTimeout no longer count.
+func TestIdleSessionsAreForgotten(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h, url := serve(t, &endpoint.Options{MaxSessions: 1, SessionTimeout: time.Minute, Now: clock})
+	if resp := post(t, url, initialize); resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %d", resp.StatusCode)
+	}
+	if resp := post(t, url, initialize); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second initialize at the bound: %d", resp.StatusCode)
+	}
+	mu.Lock()
+	now = now.Add(61 * time.Second)
+	mu.Unlock()
+	if h.Sessions() != 0 {
+		t.Errorf("an idle session still counts")
+	}
+	if resp := post(t, url, initialize); resp.StatusCode != http.StatusOK {
+		t.Errorf("initialize after the idle one expired: %d", resp.StatusCode)
+	}
+}
+
+// A body too large to tell what it is gets 413, not a session.
+func TestOversizedSessionlessBody(t *testing.T) {
+	_, url := serve(t, nil)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", endpoint.DefaultMaxPeek) + `"}}`
+	if resp := post(t, url, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413", resp.StatusCode)
+	}
+}
