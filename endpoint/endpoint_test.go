@@ -196,3 +196,29 @@ func TestOversizedSessionlessBody(t *testing.T) {
 		t.Errorf("status %d, want 413", resp.StatusCode)
 	}
 }
+
+// Whatever a client posts without a session, the handler answers without
+// panicking, and never opens more sessions than allowed.
+func FuzzSessionlessPost(f *testing.F) {
+	f.Add(initialize)
+	f.Add(`[` + initialize + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	f.Add(`[]`)
+	f.Add(`{"method":`)
+	f.Add(`[{"method":"initialize"},{"method":"initialize"}]`)
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{MaxSessions: 3})
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusServiceUnavailable {
+			t.Errorf("status %d for %q", rec.Code, body)
+		}
+		if n := h.Sessions(); n > 3 {
+			t.Errorf("%d sessions open, limit 3", n)
+		}
+	})
+}
