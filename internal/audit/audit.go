@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -52,13 +53,12 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // auditor holds the state of one audit.
 type auditor struct {
-	opts      Options
-	transport string // the HTTP transport that worked, for later probes
-	modern    bool   // the server speaks 2026-07-28 or newer
-	protocol  string
-	secrets   []string // credentials the audit sends, which URLs must not carry
-	pool      map[poolKey]*probe
-	rep       *Report
+	opts     Options
+	modern   bool // the server speaks 2026-07-28 or newer
+	protocol string
+	secrets  []string // credentials the audit sends, which URLs must not carry
+	pool     map[poolKey]*probe
+	rep      *Report
 }
 
 // Run audits the server described by opts. It returns an
@@ -88,15 +88,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders)}
 
 	p, err := a.open(ctx, capsAll, opts.Target)
-	if err != nil && opts.Target.URL != "" && (opts.Target.Transport == "" || opts.Target.Transport == target.TransportAuto) && target.IsHTTPNotStreamable(err) {
-		a.transport = target.TransportSSE
-		p, err = a.open(ctx, capsAll, opts.Target)
-	}
 	if err != nil {
 		return nil, &UnreachableError{Err: err}
 	}
 	defer p.close()
-	a.protocol = p.protocol()
+	// Later probes use the transport that worked (HTTP+SSE for a legacy
+	// server) without trying Streamable HTTP first.
+	opts.Target = p.s.Target()
+	a.opts.Target = opts.Target
+	a.protocol = p.s.ProtocolVersion()
 	a.modern = a.protocol >= "2026-07-28"
 	if !a.modern && opts.Target.URL != "" && a.protocol != "" {
 		// Later probes send the negotiated version in every request, as a
@@ -106,9 +106,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
 	a.rep = rep
-	if r := p.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
-		rep.Server = r.ServerInfo.Name
-	}
+	rep.Server = p.s.ServerName()
 
 	subjects, err := a.list(ctx, p)
 	if err != nil {
@@ -139,94 +137,55 @@ func (a *auditor) progress(format string, args ...any) {
 	}
 }
 
-// maxPages bounds the pagination of each list.
-const maxPages = 100
-
 // list lists the tools, prompts and resources the server offers and
 // prepares a subject for each.
 func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
-	caps := &mcp.ServerCapabilities{}
-	if r := p.cs.InitializeResult(); r != nil && r.Capabilities != nil {
-		caps = r.Capabilities
-	}
+	caps := p.s.ServerCapabilities()
+	every := session.Pages{All: true}
 	var out []*subject
 	if caps.Tools != nil {
-		cursor := ""
-		for range maxPages {
-			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-			res, err := p.cs.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
-			cancel()
-			if err != nil {
-				return nil, fmt.Errorf("tools/list: %w", err)
-			}
-			for _, t := range res.Tools {
-				out = append(out, a.toolSubject(t))
-			}
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+		tools, _, err := p.s.ListTools(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tools {
+			out = append(out, a.toolSubject(t))
 		}
 	}
 	if caps.Prompts != nil {
-		cursor := ""
-		for range maxPages {
-			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-			res, err := p.cs.ListPrompts(rctx, &mcp.ListPromptsParams{Cursor: cursor})
-			cancel()
-			if err != nil {
-				return nil, fmt.Errorf("prompts/list: %w", err)
+		prompts, _, err := p.s.ListPrompts(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, pr := range prompts {
+			args := a.opts.Args[pr.Name]
+			if args == nil {
+				args = synthPromptArgs(pr)
 			}
-			for _, pr := range res.Prompts {
-				args := a.opts.Args[pr.Name]
-				if args == nil {
-					args = synthPromptArgs(pr)
-				}
-				out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
-					report: &Subject{Kind: "prompt", Name: pr.Name}})
-			}
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+			out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
+				report: &Subject{Kind: "prompt", Name: pr.Name}})
 		}
 	}
 	if caps.Resources != nil {
-		cursor := ""
-		for range maxPages {
-			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-			res, err := p.cs.ListResources(rctx, &mcp.ListResourcesParams{Cursor: cursor})
-			cancel()
-			if err != nil {
-				return nil, fmt.Errorf("resources/list: %w", err)
-			}
-			for _, r := range res.Resources {
-				out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
-			}
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+		resources, _, err := p.s.ListResources(ctx, every)
+		if err != nil {
+			return nil, err
 		}
-		cursor = ""
-		for range maxPages {
-			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-			res, err := p.cs.ListResourceTemplates(rctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			cancel()
-			if err != nil {
-				break // templates are optional
-			}
-			for _, rt := range res.ResourceTemplates {
-				args := a.opts.Args[rt.URITemplate]
-				if args == nil {
-					args = map[string]any{}
-					for _, v := range templateVars(rt.URITemplate) {
-						args[v] = "example"
-					}
+		for _, r := range resources {
+			out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
+		}
+		// Templates are optional: a server that cannot list them has none.
+		templates, _, _ := p.s.ListResourceTemplates(ctx, every)
+		for _, rt := range templates {
+			args := a.opts.Args[rt.URITemplate]
+			if args == nil {
+				args = map[string]any{}
+				for _, v := range templateVars(rt.URITemplate) {
+					args[v] = "example"
 				}
-				out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
-					report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
 			}
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+			out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
+				report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
 		}
 	}
 	return out, nil
@@ -276,20 +235,16 @@ func (a *auditor) placement(ctx context.Context, p *probe, subjects []*subject) 
 		res.Status, res.Note = NA, fmt.Sprintf("protocol %s has no input_required results", a.protocol)
 		return srv
 	}
-	rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-	_ = p.cs.Ping(rctx, nil)
-	cancel()
-	if r := p.cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Completions != nil {
+	_ = p.s.Ping(ctx)
+	if p.s.ServerCapabilities().Completions != nil {
 		for _, s := range subjects {
 			if s.prompt == nil || len(s.prompt.Arguments) == 0 {
 				continue
 			}
-			rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-			_, _ = p.cs.Complete(rctx, &mcp.CompleteParams{
+			_, _ = p.s.Complete(ctx, &mcp.CompleteParams{
 				Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: s.prompt.Name},
 				Argument: mcp.CompleteParamsArgument{Name: s.prompt.Arguments[0].Name, Value: ""},
 			})
-			cancel()
 			break
 		}
 	}

@@ -2,9 +2,9 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,17 +32,17 @@ func (c capSet) String() string {
 	return "no elicitation"
 }
 
-func (c capSet) client() *mcp.ClientCapabilities {
-	caps := &mcp.ClientCapabilities{}
+// session is what the probe's client declares.
+func (c capSet) session() session.Capabilities {
 	switch c {
 	case capsAll:
-		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+		return session.Capabilities{Form: true, URL: true}
 	case capsForms:
-		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		return session.Capabilities{Form: true}
 	case capsEmpty:
-		caps.Elicitation = &mcp.ElicitationCapabilities{}
+		return session.Capabilities{Form: true, Bare: true}
 	}
-	return caps
+	return session.Capabilities{}
 }
 
 // policy answers a server-initiated elicitation/create (protocol
@@ -51,14 +51,12 @@ type policy func(p *mcp.ElicitParams, n int) (*mcp.ElicitResult, error)
 
 // probe is one client session of the audit.
 type probe struct {
-	cs   *mcp.ClientSession
-	conn *target.Conn
+	s    *session.Session
 	rec  *recorder
 	caps capSet
 	// broken is set when a request got no answer: the session is not
 	// reused.
-	broken  bool
-	endLife context.CancelFunc // ends the connection's context
+	broken bool
 
 	mu     sync.Mutex
 	policy policy
@@ -66,56 +64,34 @@ type probe struct {
 	others []string            // other server-initiated requests in the current call
 }
 
-// open starts a probe session with the given capabilities against t.
+// open starts a probe session with the given capabilities against t. The
+// probe answers the server's requests itself (serverRequests, outermost)
+// and records every request and response on the wire.
 func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*probe, error) {
-	conn, err := t.Open(a.transport)
+	p := &probe{rec: newRecorder(), caps: caps}
+	s, err := session.Open(ctx, session.Options{
+		Target:        t,
+		Protocol:      a.opts.Protocol,
+		Capabilities:  caps.session(),
+		Timeout:       a.opts.Timeout,
+		MaxRounds:     a.opts.MaxRounds,
+		ClientName:    a.opts.ClientName,
+		ClientVersion: a.opts.ClientVersion,
+		Middleware:    []mcp.Middleware{p.serverRequests},
+		WrapTransport: func(tr mcp.Transport) mcp.Transport { return &recordingTransport{inner: tr, rec: p.rec} },
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &probe{conn: conn, rec: newRecorder(), caps: caps}
-	client := mcp.NewClient(&mcp.Implementation{Name: a.opts.ClientName, Version: a.opts.ClientVersion}, &mcp.ClientOptions{
-		Capabilities:   caps.client(),
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-	})
-	client.AddReceivingMiddleware(p.serverRequests)
-	client.AddSendingMiddleware(noCache)
-	cctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-	defer cancel()
-	// The connection outlives the time limit on connecting (the SSE
-	// transport ties its event stream to the context of Connect).
-	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
-	cs, err := client.Connect(cctx, &recordingTransport{inner: target.Outliving(conn.Transport, life), rec: p.rec},
-		&mcp.ClientSessionOptions{ProtocolVersion: a.opts.Protocol})
-	if err != nil {
-		endLife()
-		conn.Cleanup()
-		if cctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("no answer within %s", a.opts.Timeout)
-		}
-		if tail := conn.StderrTail(); tail != "" {
-			err = fmt.Errorf("%w\nthe server's last words on stderr:\n%s", err, tail)
-		}
-		return nil, fmt.Errorf("connect to %s: %w", t.Describe(), err)
-	}
-	p.cs, p.endLife = cs, endLife
+	p.s = s
 	return p, nil
 }
 
 func (p *probe) close() {
-	if p == nil || p.cs == nil {
+	if p == nil || p.s == nil {
 		return
 	}
-	_ = p.cs.Close()
-	p.endLife()
-	p.conn.Cleanup()
-}
-
-// protocol is the negotiated protocol version.
-func (p *probe) protocol() string {
-	if r := p.cs.InitializeResult(); r != nil {
-		return r.ProtocolVersion
-	}
-	return ""
+	_ = p.s.Close()
 }
 
 // setPolicy sets how server-initiated questions are answered from now on
@@ -162,18 +138,5 @@ func (p *probe) serverRequests(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the client declared no " + method}
 		}
 		return next(ctx, method, req)
-	}
-}
-
-// noCache is sending middleware that keeps the SDK from caching a
-// resources/read result (it caches by URI when the server gives a TTL,
-// whatever the answers and state sent): every probe must reach the server.
-func noCache(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.ReadResourceResult); ok && r != nil {
-			r.TTLMs = 0
-		}
-		return res, err
 	}
 }

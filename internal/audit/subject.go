@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/session"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -102,8 +102,6 @@ func (s *subject) method() string {
 // send sends one request of the subject's method with the given arguments,
 // answers and state, and classifies the answer.
 func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[string]any, responses mcp.InputResponseMap, state string) outcome {
-	rctx, cancel := target.WithTimeout(ctx, a.opts.Timeout)
-	defer cancel()
 	if len(responses) == 0 {
 		responses = nil
 	}
@@ -114,7 +112,7 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 	switch s.kind {
 	case "tool":
 		var res *mcp.CallToolResult
-		res, err = p.cs.CallTool(rctx, &mcp.CallToolParams{Name: s.name, Arguments: copyArgs(args), InputResponses: responses, RequestState: state})
+		res, err = p.s.CallToolOnce(ctx, &mcp.CallToolParams{Name: s.name, Arguments: copyArgs(args), InputResponses: responses, RequestState: state})
 		if err == nil {
 			switch {
 			case res.NeedsInput():
@@ -127,7 +125,7 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 		}
 	case "prompt":
 		var res *mcp.GetPromptResult
-		res, err = p.cs.GetPrompt(rctx, &mcp.GetPromptParams{Name: s.name, Arguments: stringArgs(args), InputResponses: responses, RequestState: state})
+		res, err = p.s.GetPromptOnce(ctx, &mcp.GetPromptParams{Name: s.name, Arguments: stringArgs(args), InputResponses: responses, RequestState: state})
 		if err == nil {
 			if res.NeedsInput() {
 				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
@@ -141,7 +139,7 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 		if s.template != "" {
 			uri = expand(s.template, args)
 		}
-		res, err = p.cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri, InputResponses: responses, RequestState: state})
+		res, err = p.s.ReadResourceOnce(ctx, &mcp.ReadResourceParams{URI: uri, InputResponses: responses, RequestState: state})
 		if err == nil {
 			if res.NeedsInput() {
 				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
@@ -152,15 +150,15 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 	}
 	if err != nil {
 		o = outcome{kind: kBroken, err: err}
+		if se := (*session.Error)(nil); errors.As(err, &se) {
+			o.err = se.Err // the report names the request already
+		}
 		var w *jsonrpc.Error
 		if errors.As(err, &w) {
 			o.kind = kRPCError
 			if w.Code == mcp.CodeURLElicitationRequired {
 				o.urlError = urlQuestions(w)
 			}
-		}
-		if rctx.Err() != nil && ctx.Err() == nil {
-			o.err = fmt.Errorf("no answer within %s", a.opts.Timeout)
 		}
 	}
 	if o.kind == kBroken {

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -85,14 +82,9 @@ func runComplete(ctx context.Context, opts *CompleteOptions) error {
 		return err
 	}
 	defer s.Close()
-	if serverCaps(s).Completions == nil {
-		return &session.Error{Kind: session.KindServer, Op: "completion/complete", Err: errors.New("the server does not offer completions (its capabilities have no completions)")}
-	}
-	rctx, cancel := target.WithTimeout(ctx, opts.Conn.Timeout)
-	defer cancel()
-	res, err := s.SDK().Complete(rctx, params)
+	res, err := s.Complete(ctx, params)
 	if err != nil {
-		return sdkErr(rctx, "completion/complete", err, opts.Conn.Timeout)
+		return err
 	}
 	if opts.Format == "json" {
 		return printer.JSON(opts.IO.Out, res.Completion)

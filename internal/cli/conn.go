@@ -190,11 +190,3 @@ func questionName(e exchange.Entry) string {
 	}
 	return fmt.Sprintf("question %q", e.Message())
 }
-
-// serverCaps returns the capabilities the server declared, never nil.
-func serverCaps(s *session.Session) *mcp.ServerCapabilities {
-	if r := s.SDK().InitializeResult(); r != nil && r.Capabilities != nil {
-		return r.Capabilities
-	}
-	return &mcp.ServerCapabilities{}
-}

@@ -84,7 +84,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return err
 	}
 	defer s.Close()
-	srv, err := gather(ctx, s, &opts.Conn)
+	srv, err := gather(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -114,13 +114,10 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 }
 
 // gather lists everything the server offers, every page.
-func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspect.Server, error) {
-	srv := &inspect.Server{Info: s.SDK().InitializeResult()}
-	caps := &mcp.ServerCapabilities{}
-	if srv.Info != nil && srv.Info.Capabilities != nil {
-		caps = srv.Info.Capabilities
-	}
-	lo := &ListOptions{Conn: *conn, All: true}
+func gather(ctx context.Context, s *session.Session) (*inspect.Server, error) {
+	srv := &inspect.Server{Info: s.InitializeResult()}
+	caps := s.ServerCapabilities()
+	every := session.Pages{All: true}
 	// A list that fails is reported; a server that is gone ends inspect.
 	note := func(method string, err error) error {
 		if err == nil {
@@ -137,23 +134,23 @@ func gather(ctx context.Context, s *session.Session, conn *ConnOptions) (*inspec
 	}
 	var err error
 	if caps.Tools != nil {
-		srv.Tools, _, err = pages(ctx, lo, "tools/list", toolsPage(s))
+		srv.Tools, _, err = s.ListTools(ctx, every)
 		if err := note("tools/list", err); err != nil {
 			return nil, err
 		}
 	}
 	if caps.Prompts != nil {
-		srv.Prompts, _, err = pages(ctx, lo, "prompts/list", promptsPage(s))
+		srv.Prompts, _, err = s.ListPrompts(ctx, every)
 		if err := note("prompts/list", err); err != nil {
 			return nil, err
 		}
 	}
 	if caps.Resources != nil {
-		srv.Resources, _, err = pages(ctx, lo, "resources/list", resourcesPage(s))
+		srv.Resources, _, err = s.ListResources(ctx, every)
 		if err := note("resources/list", err); err != nil {
 			return nil, err
 		}
-		srv.Templates, _, err = pages(ctx, lo, "resources/templates/list", templatesPage(s))
+		srv.Templates, _, err = s.ListResourceTemplates(ctx, every)
 		if err := note("resources/templates/list", err); err != nil {
 			return nil, err
 		}

@@ -2,23 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
-
-// maxPages bounds --all: a server whose cursors never end is stopped.
-const maxPages = 1000
 
 // ListOptions are the options of the list commands: tools list, prompts
 // list, resources list and resources templates.
@@ -51,96 +44,12 @@ func newListCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 // addPageFlags adds --cursor and --all.
 func addPageFlags(cmd *cobra.Command, opts *ListOptions) {
 	cmd.Flags().StringVar(&opts.Cursor, "cursor", "", "start at this page (the cursor a previous listing printed)")
-	cmd.Flags().BoolVar(&opts.All, "all", false, fmt.Sprintf("follow every page (at most %d)", maxPages))
+	cmd.Flags().BoolVar(&opts.All, "all", false, fmt.Sprintf("follow every page (at most %d)", session.MaxPages))
 }
 
-// sdkErr turns an error of a direct go-sdk call into a session error, so
-// that the exit code says what happened.
-func sdkErr(ctx context.Context, op string, err error, timeout time.Duration) error {
-	if err == nil {
-		return nil
-	}
-	e := &session.Error{Kind: session.KindProtocol, Op: op, Err: err}
-	switch {
-	case session.RPCError(err) != nil:
-		e.Kind = session.KindServer
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		e.Kind, e.Err = session.KindUnreachable, fmt.Errorf("the server did not answer within %s", timeout)
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF):
-		e.Kind = session.KindUnreachable
-	}
-	return e
-}
-
-// toolsPage fetches one page of tools for pages.
-func toolsPage(s *session.Session) func(context.Context, string) ([]*mcp.Tool, string, error) {
-	return func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
-		r, err := s.SDK().ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Tools, r.NextCursor, nil
-	}
-}
-
-// promptsPage fetches one page of prompts for pages.
-func promptsPage(s *session.Session) func(context.Context, string) ([]*mcp.Prompt, string, error) {
-	return func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
-		r, err := s.SDK().ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Prompts, r.NextCursor, nil
-	}
-}
-
-// resourcesPage fetches one page of resources for pages.
-func resourcesPage(s *session.Session) func(context.Context, string) ([]*mcp.Resource, string, error) {
-	return func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
-		r, err := s.SDK().ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Resources, r.NextCursor, nil
-	}
-}
-
-// templatesPage fetches one page of resourceTemplates for pages.
-func templatesPage(s *session.Session) func(context.Context, string) ([]*mcp.ResourceTemplate, string, error) {
-	return func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
-		r, err := s.SDK().ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.ResourceTemplates, r.NextCursor, nil
-	}
-}
-
-// pages fetches one page, or every page with --all, starting at --cursor.
-// It returns the items and the cursor of the next page ("" at the end).
-func pages[T any](ctx context.Context, opts *ListOptions, op string, fetch func(ctx context.Context, cursor string) ([]T, string, error)) ([]T, string, error) {
-	var all []T
-	cursor := opts.Cursor
-	seen := map[string]bool{}
-	for range maxPages {
-		rctx, cancel := target.WithTimeout(ctx, opts.Conn.Timeout)
-		items, next, err := fetch(rctx, cursor)
-		err = sdkErr(rctx, op, err, opts.Conn.Timeout)
-		cancel()
-		if err != nil {
-			return nil, "", err
-		}
-		all = append(all, items...)
-		if !opts.All || next == "" {
-			return all, next, nil
-		}
-		if seen[next] {
-			return nil, "", &session.Error{Kind: session.KindProtocol, Op: op, Err: fmt.Errorf("the server sent cursor %q twice; stopped", next)}
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return nil, "", &session.Error{Kind: session.KindProtocol, Op: op, Err: fmt.Errorf("more than %d pages; stopped", maxPages)}
+// pages says which pages the flags ask for.
+func (o *ListOptions) pages() session.Pages {
+	return session.Pages{Cursor: o.Cursor, All: o.All}
 }
 
 // listed prints a listing: JSON as the server's list result, or a table

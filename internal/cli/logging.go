@@ -68,18 +68,11 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.SetLogLevel(ctx, level); err != nil {
+		return err
+	}
 	rctx, cancel := target.WithTimeout(ctx, opts.Conn.Timeout)
 	defer cancel()
-	//lint:ignore SA1019 logging is deprecated as of 2026-07-28 but still works; the tester tests it
-	err = s.SDK().SetLoggingLevel(rctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
-	if err != nil {
-		if v := s.ProtocolVersion(); v >= "2026-07-28" && opts.Conn.URL != "" {
-			// Stateless servers refuse the deprecated request: with 2026-07-28
-			// the level travels in each request's _meta instead.
-			err = fmt.Errorf("%w (with protocol %s a stateless server takes the level in each request's _meta %q; use --protocol 2025-11-25 to set it for the session)", err, v, "io.modelcontextprotocol/logLevel")
-		}
-		return sdkErr(rctx, "logging/setLevel", err, opts.Conn.Timeout)
-	}
 	if opts.Format != "json" {
 		fmt.Fprintf(opts.IO.ErrOut, "Logging level set to %s.\n", level)
 	}

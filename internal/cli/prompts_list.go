@@ -25,7 +25,7 @@ func runPromptsList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	prompts, next, err := pages(ctx, opts, "prompts/list", promptsPage(s))
+	prompts, next, err := s.ListPrompts(ctx, opts.pages())
 	if err != nil {
 		return err
 	}

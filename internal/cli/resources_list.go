@@ -24,7 +24,7 @@ func runResourcesList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, next, err := pages(ctx, opts, "resources/list", resourcesPage(s))
+	res, next, err := s.ListResources(ctx, opts.pages())
 	if err != nil {
 		return err
 	}

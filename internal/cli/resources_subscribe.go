@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/session"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -85,14 +82,10 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 		return err
 	}
 	defer s.Close()
-	if caps := serverCaps(s); caps.Resources == nil || !caps.Resources.Subscribe {
-		return &session.Error{Kind: session.KindServer, Op: "resources/subscribe " + strconv.Quote(uri), Err: errors.New("the server does not offer subscriptions (its capabilities have no resources.subscribe)")}
+	errc, err := s.Subscribe(ctx, uri)
+	if err != nil {
+		return err
 	}
-	errc := make(chan error, 1)
-	go func() {
-		// With 2026-07-28 this call lasts as long as the subscription.
-		errc <- s.SDK().Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
-	}()
 	var deadline <-chan time.Time
 	if opts.Limited && opts.Conn.Timeout > 0 {
 		t := time.NewTimer(opts.Conn.Timeout)
@@ -104,7 +97,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 	defer func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		_ = s.SDK().Unsubscribe(uctx, &mcp.UnsubscribeParams{URI: uri})
+		_ = s.Unsubscribe(uctx, uri)
 	}()
 	if opts.Format != "json" {
 		fmt.Fprintf(opts.IO.ErrOut, "Subscribed to %s; waiting for updates.\n", uri)
@@ -127,7 +120,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 			}
 		case err := <-errc:
 			if err != nil && ctx.Err() == nil {
-				return sdkErr(ctx, "resources/subscribe "+strconv.Quote(uri), err, opts.Conn.Timeout)
+				return err
 			}
 			errc = nil
 		case <-deadline:

@@ -23,7 +23,7 @@ func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, next, err := pages(ctx, opts, "resources/templates/list", templatesPage(s))
+	res, next, err := s.ListResourceTemplates(ctx, opts.pages())
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/session"
 	"github.com/spf13/cobra"
 )
 
@@ -75,26 +76,21 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 				out = append(out, name)
 			}
 		}
+		every := session.Pages{All: true}
 		switch kind {
 		case "tools":
-			for t, err := range s.SDK().Tools(ctx, nil) {
-				if err != nil {
-					break
-				}
+			tools, _, _ := s.ListTools(ctx, every)
+			for _, t := range tools {
 				add(t.Name, t.Description)
 			}
 		case "prompts":
-			for p, err := range s.SDK().Prompts(ctx, nil) {
-				if err != nil {
-					break
-				}
+			prompts, _, _ := s.ListPrompts(ctx, every)
+			for _, p := range prompts {
 				add(p.Name, p.Description)
 			}
 		case "resources":
-			for r, err := range s.SDK().Resources(ctx, nil) {
-				if err != nil {
-					break
-				}
+			resources, _, _ := s.ListResources(ctx, every)
+			for _, r := range resources {
 				add(r.URI, r.Name)
 			}
 		}

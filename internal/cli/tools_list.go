@@ -30,7 +30,7 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer s.Close()
-	tools, next, err := pages(ctx, opts, "tools/list", toolsPage(s))
+	tools, next, err := s.ListTools(ctx, opts.pages())
 	if err != nil {
 		return err
 	}

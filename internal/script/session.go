@@ -154,7 +154,10 @@ func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []An
 }
 
 // ListTools implements Conn.
-func (c *SessionConn) ListTools(ctx context.Context) ([]*mcp.Tool, error) { return c.S.ListTools(ctx) }
+func (c *SessionConn) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
+	tools, _, err := c.S.ListTools(ctx, session.Pages{All: true})
+	return tools, err
+}
 
 // Ping implements Conn.
 func (c *SessionConn) Ping(ctx context.Context) error { return c.S.Ping(ctx) }

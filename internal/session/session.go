@@ -28,6 +28,10 @@ import (
 type Capabilities struct {
 	Form bool // form-mode elicitation
 	URL  bool // URL-mode elicitation
+	// Bare declares forms the way older clients do: "elicitation": {},
+	// naming no mode, which the specification reads as forms only. It
+	// needs Form and excludes URL.
+	Bare bool
 }
 
 // None reports whether nothing may be asked.
@@ -111,12 +115,18 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err := checkProtocol(opts.Protocol); err != nil {
 		return nil, &Error{Kind: KindAnswer, Err: err}
 	}
+	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
+		return nil, &Error{Kind: KindAnswer, Err: errors.New("bare elicitation capabilities declare forms only: set Form, not URL")}
+	}
 	s := &Session{opts: opts, log: opts.Log}
 	if err := s.connect(ctx, ""); err != nil {
 		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
 			opts.Target.Transport != target.TransportSSE && target.IsHTTPNotStreamable(err) {
 			// A legacy server: try HTTP+SSE before giving up.
 			if err2 := s.connect(ctx, target.TransportSSE); err2 == nil {
+				t := *opts.Target
+				t.Transport = target.TransportSSE
+				s.opts.Target = &t
 				return s, nil
 			}
 		}
@@ -198,6 +208,9 @@ func (s *Session) capabilities() *mcp.ClientCapabilities {
 		return caps
 	}
 	caps.Elicitation = &mcp.ElicitationCapabilities{}
+	if s.opts.Capabilities.Bare {
+		return caps
+	}
 	if s.opts.Capabilities.Form {
 		caps.Elicitation.Form = &mcp.FormElicitationCapabilities{}
 	}
@@ -220,8 +233,12 @@ func freshReads(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// SDK returns the underlying go-sdk session.
-func (s *Session) SDK() *mcp.ClientSession { return s.cs }
+// Target is the server as it was reached: the target given, with the
+// transport that worked when HTTP+SSE was the fallback.
+func (s *Session) Target() *target.Target {
+	t := *s.opts.Target
+	return &t
+}
 
 // ServerName is the name the server gave in its implementation info.
 func (s *Session) ServerName() string { return s.server }
@@ -254,26 +271,6 @@ func (s *Session) Ping(ctx context.Context) error {
 	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	return s.wrap(ctx, "ping", s.cs.Ping(ctx, nil))
-}
-
-// ListTools lists every tool, following pagination (bounded).
-func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
-	cursor := ""
-	for range 1000 {
-		rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-		res, err := s.cs.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
-		cancel()
-		if err != nil {
-			return nil, s.wrap(rctx, "tools/list", err)
-		}
-		tools = append(tools, res.Tools...)
-		if res.NextCursor == "" {
-			return tools, nil
-		}
-		cursor = res.NextCursor
-	}
-	return nil, protocolErr("tools/list", "more than 1000 pages")
 }
 
 // wrap turns an error from the SDK into a session *Error of the right kind.
