@@ -16,7 +16,8 @@
 //
 // The MCP user always comes from MCP authorization (the go-sdk's
 // [github.com/modelcontextprotocol/go-sdk/auth.RequireBearerToken] middleware puts it in
-// the request's TokenInfo), never from anything the client says.
+// the request's TokenInfo, read by [Options.Subject]), never from anything the client
+// says.
 package connect
 
 import (
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/subject"
 	"golang.org/x/oauth2"
 )
 
@@ -62,6 +64,10 @@ type Options struct {
 	BrowserAuth BrowserAuth
 	// Store keeps the tokens. Required.
 	Store tokenstore.Store
+	// Subject returns the MCP user of a request, whose account a link connects.
+	// Default subject.FromToken (TokenInfo.UserID, else its "sub"), as in every
+	// toolkit package: give them all the same function.
+	Subject subject.Func
 	// LinkTTL is how long a link stays valid. Default 10 minutes.
 	LinkTTL time.Duration
 	// FlowTTL is how long the browser may take at the provider. Default 10 minutes.
@@ -86,6 +92,7 @@ type Connector struct {
 	providers map[string]*Provider
 	auth      BrowserAuth
 	store     tokenstore.Store
+	subject   subject.Func
 	linkTTL   time.Duration
 	flowTTL   time.Duration
 	name      string
@@ -134,6 +141,7 @@ func New(opts Options) (*Connector, error) {
 		providers: make(map[string]*Provider),
 		auth:      opts.BrowserAuth,
 		store:     opts.Store,
+		subject:   opts.Subject.Or(),
 		linkTTL:   opts.LinkTTL,
 		flowTTL:   opts.FlowTTL,
 		name:      opts.ServerName,

@@ -24,20 +24,20 @@ var ErrTokenStore = errors.New("the connected account could not be read; try aga
 
 // ErrNoUser is returned when a request carries no user from MCP authorization. Wrap the
 // server's MCP handler with the go-sdk's auth.RequireBearerToken and have the token
-// verifier set TokenInfo.UserID.
-var ErrNoUser = errors.New("no authenticated user: the request did not pass MCP authorization (auth.RequireBearerToken with a verifier that sets TokenInfo.UserID)")
+// verifier name the user (TokenInfo.UserID or its "sub"; see [Options.Subject]).
+var ErrNoUser = errors.New("no authenticated user: the request did not pass MCP authorization (auth.RequireBearerToken with a verifier that names the user)")
 
-// UserFrom returns the user that MCP authorization established for req: the UserID of
-// the bearer token's TokenInfo. It never reads anything the client sent about itself.
-func UserFrom(req mcp.Request) (string, error) {
+// User returns the user that MCP authorization established for req, by
+// [Options.Subject]: by default the UserID of the bearer token's TokenInfo, or its
+// "sub". It never reads anything the client sent about itself.
+func (c *Connector) User(req mcp.Request) (string, error) {
 	if req == nil {
 		return "", ErrNoUser
 	}
-	extra := req.GetExtra()
-	if extra == nil || extra.TokenInfo == nil || extra.TokenInfo.UserID == "" {
-		return "", ErrNoUser
+	if user := c.subject(req); user != "" {
+		return user, nil
 	}
-	return extra.TokenInfo.UserID, nil
+	return "", ErrNoUser
 }
 
 // TokenFor returns the user's token for provider, refreshing it (and storing the new one)
@@ -142,7 +142,7 @@ func (c *Connector) Require(ctx context.Context, req *mcp.CallToolRequest, provi
 	if err != nil {
 		return nil, nil, err
 	}
-	user, err := UserFrom(req)
+	user, err := c.User(req)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -193,14 +193,50 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestUserFromIgnoresWhatTheClientSays(t *testing.T) {
+func TestUserIgnoresWhatTheClientSays(t *testing.T) {
+	f := newFixture(t)
 	req := request("", capsURL, nil)
 	req.Params.Meta["user"] = "alice"
+	req.Params.Meta["sub"] = "alice"
 	req.Params.Meta[mcp.MetaKeyClientInfo] = map[string]any{"name": "alice"}
-	if u, err := UserFrom(req); err == nil {
-		t.Fatalf("UserFrom took %q from the client's word", u)
+	if u, err := f.c.User(req); err == nil {
+		t.Fatalf("User took %q from the client's word", u)
 	}
-	if u, err := UserFrom(request("bob", nil, nil)); err != nil || u != "bob" {
-		t.Fatalf("UserFrom = %q, %v", u, err)
+	if u, err := f.c.User(request("bob", nil, nil)); err != nil || u != "bob" {
+		t.Fatalf("User = %q, %v", u, err)
+	}
+}
+
+// The MCP user is the same whether the verifier names it in TokenInfo.UserID or only
+// in the "sub" claim: Require finds that user's token, and asks another user's link
+// for that user, never for nobody.
+func TestUserFromEitherKindOfVerifier(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if err := f.store.Put(ctx, "alice", "github", &oauth2.Token{AccessToken: "alice-token"}); err != nil {
+		t.Fatal(err)
+	}
+	subRequest := func(user string) *mcp.CallToolRequest {
+		req := request("", capsURL, nil)
+		req.Extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{Extra: map[string]any{"sub": user}}}
+		return req
+	}
+	for name, req := range map[string]func(string) *mcp.CallToolRequest{
+		"UserID": func(u string) *mcp.CallToolRequest { return request(u, capsURL, nil) },
+		"sub":    subRequest,
+	} {
+		tok, _, err := f.c.Require(ctx, req("alice"), "github")
+		if err != nil || tok == nil || tok.AccessToken != "alice-token" {
+			t.Errorf("%s: Require as alice = %v, %v; want alice's token", name, tok, err)
+		}
+		_, res, err := f.c.Require(ctx, req("bob"), "github")
+		if err != nil || res == nil {
+			t.Fatalf("%s: Require as bob = %v, %v", name, res, err)
+		}
+		q := res.InputRequests["connect_github"].(*mcp.ElicitParams)
+		cl, k, err := f.c.parseLinkToken(tokenOf(t, q.URL), "github")
+		if err != nil || cl.UserHash != f.c.userHash(k, "bob") {
+			t.Errorf("%s: bob's link is not bound to bob: %+v, %v", name, cl, err)
+		}
 	}
 }

@@ -69,26 +69,6 @@ func BindRequest(req mcp.Request, subject string) (Binding, error) {
 	return b, nil
 }
 
-// TokenSubject returns the authenticated user of a request: the UserID of the
-// go-sdk's auth.TokenInfo (or, if that is empty, a string "sub" in its Extra),
-// or "" when the request carries no token.
-func TokenSubject(req mcp.Request) string {
-	if req == nil {
-		return ""
-	}
-	extra := req.GetExtra()
-	if extra == nil || extra.TokenInfo == nil {
-		return ""
-	}
-	if extra.TokenInfo.UserID != "" {
-		return extra.TokenInfo.UserID
-	}
-	if sub, ok := extra.TokenInfo.Extra["sub"].(string); ok {
-		return sub
-	}
-	return ""
-}
-
 // ArgsDigest returns the SHA-256 digest (base64url) of the canonical form of a
 // JSON arguments object. The canonical form ignores key order and
 // insignificant whitespace, writes numbers in one way (1, 1.0 and 1e0 are

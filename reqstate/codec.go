@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/replay"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/askback/askback/subject"
 )
 
 // Mode says whether a codec hides the payload or only protects it.
@@ -92,8 +92,9 @@ type Options struct {
 	// issue or open a state made with [SingleUse].
 	Replay replay.Store
 	// Subject returns the authenticated user of a request, whom a state is
-	// bound to. If nil, [TokenSubject] is used.
-	Subject func(mcp.Request) string
+	// bound to. If nil, subject.FromToken is used (TokenInfo.UserID, else its
+	// "sub"), as by every toolkit package: give them all the same function.
+	Subject subject.Func
 	// RequireSubject makes Issue refuse to make a state for a request
 	// without a subject. Set it on servers where every request should be
 	// authenticated, so a missing verifier is not silently accepted.
@@ -113,7 +114,7 @@ type Codec struct {
 	maxSkew        time.Duration
 	maxSize        int
 	replay         replay.Store
-	subject        func(mcp.Request) string
+	subject        subject.Func
 	requireSubject bool
 	now            func() time.Time
 	rand           io.Reader
@@ -141,7 +142,7 @@ func New(opts Options) (*Codec, error) {
 		maxSkew:        opts.MaxSkew,
 		maxSize:        opts.MaxSize,
 		replay:         opts.Replay,
-		subject:        opts.Subject,
+		subject:        opts.Subject.Or(),
 		requireSubject: opts.RequireSubject,
 		now:            opts.Now,
 		rand:           opts.Rand,
@@ -157,9 +158,6 @@ func New(opts Options) (*Codec, error) {
 	}
 	if c.maxSize <= 0 {
 		c.maxSize = DefaultMaxSize
-	}
-	if c.subject == nil {
-		c.subject = TokenSubject
 	}
 	if c.now == nil {
 		c.now = time.Now

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -63,10 +64,13 @@ func declaresTasks(c *mcp.ClientCapabilities) bool {
 	return ok
 }
 
-// principal is the authenticated user behind a request, or "".
-func principal(extra *mcp.RequestExtra) string {
-	if extra == nil || extra.TokenInfo == nil {
-		return ""
+// caller is the authenticated user behind a request ("" for none), or an error
+// when Options.RequireSubject is set and there is none.
+func (x *Extension) caller(req mcp.Request) (string, error) {
+	user := x.opts.Subject(req)
+	if user == "" && x.opts.RequireSubject {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "this server runs tasks only for an authenticated user; send the request with a bearer token"}
 	}
-	return extra.TokenInfo.UserID
+	return user, nil
 }

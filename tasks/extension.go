@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -34,6 +35,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Subject returns the authenticated user of a request: a task belongs to
+	// the user who started it, and only that user may read, answer or cancel
+	// it. Default subject.FromToken (TokenInfo.UserID, else its "sub"), as in
+	// every toolkit package: give them all the same function.
+	Subject subject.Func
+	// RequireSubject refuses to start a task, or to serve tasks/*, for a
+	// request without a user. Set it on servers where every request should be
+	// authenticated. Without it, on a server without authentication, every
+	// task belongs to the same nobody and is protected only by its id: 26
+	// random characters (130 bits), unguessable but a bearer secret.
+	RequireSubject bool
 	// Immediate, if positive, lets a task that ends this soon after it
 	// started answer its tools/call directly, as a synchronous call would,
 	// instead of with a task handle; the task record is then dropped. A task
@@ -106,6 +118,7 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Subject = o.Subject.Or()
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -170,9 +183,13 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	if slot.created != nil {
 		return nil, errors.New("tasks: Start was called twice for one tools/call")
 	}
+	owner, err := x.caller(req)
+	if err != nil {
+		return nil, err
+	}
 	now := x.opts.Now()
 	rec := &Record{
-		Owner:         principal(req.Extra),
+		Owner:         owner,
 		Tool:          req.Params.Name,
 		Status:        StatusWorking,
 		StatusMessage: "The task has started.",
@@ -183,7 +200,6 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		Runner:        x.instance,
 		Heartbeat:     now,
 	}
-	var err error
 	for range 3 {
 		rec.ID = rand.Text()
 		if err = x.store.Create(ctx, rec); !errors.Is(err, ErrExists) {
@@ -294,7 +310,11 @@ func (x *Extension) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err := checkRoutingHeader(req); err != nil {
 				return nil, err
 			}
-			return next(context.WithValue(ctx, callerKey{}, principal(req.GetExtra())), method, req)
+			caller, err := x.caller(req)
+			if err != nil {
+				return nil, err
+			}
+			return next(context.WithValue(ctx, callerKey{}, caller), method, req)
 		}
 		return next(ctx, method, req)
 	}

@@ -339,17 +339,28 @@ func httpServer(t *testing.T, server *mcp.Server) *httptest.Server {
 }
 
 func httpServerWrapped(t *testing.T, server *mcp.Server, wrap func(http.Handler) http.Handler) *httptest.Server {
-	t.Helper()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
-	if wrap != nil {
-		h = wrap(h)
-	}
-	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	return httpServerWith(t, server, wrap, tokenVerifier(func(user string) *auth.TokenInfo { return &auth.TokenInfo{UserID: user} }))
+}
+
+// tokenVerifier accepts the bearer token "user:NAME" and describes NAME's
+// token with info.
+func tokenVerifier(info func(user string) *auth.TokenInfo) auth.TokenVerifier {
+	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		user, ok := strings.CutPrefix(token, "user:")
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+		i := info(user)
+		i.Expiration = time.Now().Add(time.Hour)
+		return i, nil
+	}
+}
+
+func httpServerWith(t *testing.T, server *mcp.Server, wrap func(http.Handler) http.Handler, verify auth.TokenVerifier) *httptest.Server {
+	t.Helper()
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	if wrap != nil {
+		h = wrap(h)
 	}
 	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
 	t.Cleanup(hs.Close)

@@ -66,7 +66,7 @@ func (t *issueTool) createIssue(ctx context.Context, req *mcp.CallToolRequest, i
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		// The token was revoked or expired at GitHub: forget it and ask again.
-		user, _ := connect.UserFrom(req)
+		user, _ := t.connector.User(req)
 		if err := t.connector.Disconnect(ctx, user, "github"); err != nil {
 			return nil, nil, err
 		}
