@@ -26,6 +26,7 @@ import (
 type BenchOptions struct {
 	IO          *iostreams.IOStreams
 	Conn        ConnOptions
+	Answers     AnswerOptions // --elicit only: nobody answers a load
 	Tool        string
 	Args        string
 	Script      string
@@ -78,7 +79,7 @@ reached.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Conn)
+	addElicitFlag(cmd, &opts.Answers)
 	f := cmd.Flags()
 	f.StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	f.StringVarP(&opts.Script, "script", "s", "", "run this .mcp script as one flow instead of calling a tool")
@@ -118,11 +119,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		if flow.args, err = parseArgs(opts.Args); err != nil {
 			return err
 		}
-		if flow.specs, err = opts.Conn.specs(); err != nil {
+		if flow.specs, err = opts.Answers.specs(); err != nil {
 			return err
 		}
 	} else {
-		if len(opts.Conn.Elicit) > 0 {
+		if len(opts.Answers.Elicit) > 0 {
 			return usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
 		}
 		src, err := os.ReadFile(opts.Script)

@@ -14,11 +14,11 @@ import (
 
 // CallOptions are the options of `mcp-tester call`.
 type CallOptions struct {
-	IO    *iostreams.IOStreams
-	Conn  ConnOptions
-	Human HumanOptions
-	Tool  string
-	Args  string
+	IO      *iostreams.IOStreams
+	Conn    ConnOptions
+	Answers AnswerOptions
+	Tool    string
+	Args    string
 	// NoWait returns the task id of a tool the server runs as a task,
 	// instead of waiting for it.
 	NoWait bool
@@ -51,10 +51,10 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human)
-	addOpenFlag(cmd, &opts.Human)
-	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
+	addElicitFlag(cmd, &opts.Answers)
+	addHumanFlags(cmd, &opts.Answers)
+	addOpenFlag(cmd, &opts.Answers)
+	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "if the server runs the tool as a task, print the task id and return (see mcp-tester tasks)")
@@ -67,11 +67,10 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	specs, err := opts.Conn.specs()
+	ans, err := opts.Answers.answerer(opts.IO)
 	if err != nil {
 		return err
 	}
-	ans := answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)}
 	if opts.NoWait {
 		return startNoWait(ctx, opts, args, ans)
 	}
@@ -84,7 +83,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.Human.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
+	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Format == "json" {

@@ -30,7 +30,6 @@ type ConnOptions struct {
 	NoElicitation bool
 	NoValidate    bool
 	NoTasks       bool
-	Elicit        []string
 	// Profile names a profile of mcp-tester.yml; its values fill the
 	// flags that were not given (see profile.go).
 	Profile string
@@ -107,25 +106,6 @@ func addAskFlags(cmd *cobra.Command, o *ConnOptions) {
 // given reports whether the flag name was given on the command line.
 func (o *ConnOptions) given(name string) bool {
 	return o.flags != nil && o.flags.Changed(name)
-}
-
-// addElicitFlag binds --elicit, the scripted answers.
-func addElicitFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
-		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
-}
-
-// specs parses the --elicit answers.
-func (o *ConnOptions) specs() ([]answer.Spec, error) {
-	var out []answer.Spec
-	for _, e := range o.Elicit {
-		s, err := answer.ParseSpec(e)
-		if err != nil {
-			return nil, usageErr("--elicit: %v", err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 func (o *ConnOptions) target() *target.Target {

@@ -38,7 +38,7 @@ func TestCommandFlags(t *testing.T) {
 		"resources templates": conn + " all cursor format json",
 		"tasks cancel":        conn,
 		"tasks get":           conn,
-		"tasks wait":          conn + " elicit no-elicitation no-url no-validate",
+		"tasks wait":          conn + " accessible elicit interactive no-elicitation no-url no-validate open",
 		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record script step-timeout",
 		"tools list":          conn + " all cursor format json",
 		"version":             "",

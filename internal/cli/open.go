@@ -15,7 +15,7 @@ import (
 // scripted returns the answerer of the --elicit answers: q, and with
 // --open, the system browser opened on each URL question q accepts (accept
 // means "the user opened it"; the tester itself never fetches the URL).
-func (o *HumanOptions) scripted(ios *iostreams.IOStreams, q *answer.Queue) answer.Answerer {
+func (o *AnswerOptions) scripted(ios *iostreams.IOStreams, q *answer.Queue) answer.Answerer {
 	if !o.Open {
 		return q
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
@@ -12,10 +11,10 @@ import (
 
 // PromptsGetOptions are the options of `mcp-tester prompts get`.
 type PromptsGetOptions struct {
-	IO    *iostreams.IOStreams
-	Conn  ConnOptions
-	Human HumanOptions
-	Name  string
+	IO      *iostreams.IOStreams
+	Conn    ConnOptions
+	Answers AnswerOptions
+	Name    string
 	// Args are the prompt's arguments: a JSON object of strings.
 	Args   string
 	Format string // text or json
@@ -44,10 +43,10 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	addCapabilityFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	addValidateFlag(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human)
-	addOpenFlag(cmd, &opts.Human)
-	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
+	addElicitFlag(cmd, &opts.Answers)
+	addHumanFlags(cmd, &opts.Answers)
+	addOpenFlag(cmd, &opts.Answers)
+	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	addRawFlag(cmd, &opts.Conn)
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
@@ -62,11 +61,11 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 			return usageErr("--args: a prompt takes a JSON object of strings: %v", err)
 		}
 	}
-	specs, err := opts.Conn.specs()
+	ans, err := opts.Answers.answerer(opts.IO)
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)})
+	s, err := opts.Conn.open(ctx, opts.IO, ans)
 	if err != nil {
 		return err
 	}
@@ -75,7 +74,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.Human.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
+	if err := opts.Answers.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {

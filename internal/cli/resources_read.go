@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
@@ -11,11 +10,11 @@ import (
 
 // ResourcesReadOptions are the options of `mcp-tester resources read`.
 type ResourcesReadOptions struct {
-	IO     *iostreams.IOStreams
-	Conn   ConnOptions
-	Human  HumanOptions
-	URI    string
-	Format string // text or json
+	IO      *iostreams.IOStreams
+	Conn    ConnOptions
+	Answers AnswerOptions
+	URI     string
+	Format  string // text or json
 }
 
 func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *ResourcesReadOptions) error) *cobra.Command {
@@ -40,10 +39,10 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 	addCapabilityFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	addValidateFlag(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human)
-	addOpenFlag(cmd, &opts.Human)
-	addRecordFlag(cmd, &opts.Human, recordAppendUsage)
+	addElicitFlag(cmd, &opts.Answers)
+	addHumanFlags(cmd, &opts.Answers)
+	addOpenFlag(cmd, &opts.Answers)
+	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
 	addRawFlag(cmd, &opts.Conn)
 	addFormatFlag(cmd, &opts.Format, new(bool))
@@ -51,11 +50,11 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 }
 
 func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
-	specs, err := opts.Conn.specs()
+	ans, err := opts.Answers.answerer(opts.IO)
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, opts.IO, answer.Chain{opts.Human.scripted(opts.IO, answer.NewQueue(specs...)), opts.Human.answerer(opts.IO)})
+	s, err := opts.Conn.open(ctx, opts.IO, ans)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.Human.record("resources/read", opts.URI, nil, asked.Questions, res); err != nil {
+	if err := opts.Answers.record("resources/read", opts.URI, nil, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {

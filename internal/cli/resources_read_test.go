@@ -8,8 +8,8 @@ func TestNewResourcesReadCmd(t *testing.T) {
 		{name: "defaults", args: []string{"note://01", "-c", "./server"},
 			want: ResourcesReadOptions{URI: "note://01", Format: "text", Conn: conn}},
 		{name: "answers as JSON", args: []string{"config://prod", "-c", "./server", "--elicit", "accept", "--json", "--no-validate", "--interactive"},
-			want: ResourcesReadOptions{URI: "config://prod", Format: "json", Human: HumanOptions{Interactive: true},
-				Conn: func() ConnOptions { c := conn; c.Elicit, c.NoValidate = []string{"accept"}, true; return c }()}},
+			want: ResourcesReadOptions{URI: "config://prod", Format: "json", Answers: AnswerOptions{Elicit: []string{"accept"}, Interactive: true},
+				Conn: func() ConnOptions { c := conn; c.NoValidate = true; return c }()}},
 		{name: "no --args", args: []string{"note://01", "--args", "{}"}, wantErr: "unknown flag: --args"},
 		{name: "no URI", args: nil, wantErr: "accepts 1 arg(s), received 0"},
 	})

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/spf13/cobra"
@@ -23,7 +22,7 @@ extension has no list: a task is known by its id only.`,
 	return cmd
 }
 
-// TasksOptions are the options of `mcp-tester tasks get|wait|cancel`.
+// TasksOptions are the options of `mcp-tester tasks get|cancel`.
 type TasksOptions struct {
 	IO   *iostreams.IOStreams
 	Conn ConnOptions
@@ -46,10 +45,9 @@ func newTaskCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 	return cmd, opts
 }
 
-// withTasks opens a session whose questions ans answers and runs f with
-// its tasks client.
-func (o *TasksOptions) withTasks(ctx context.Context, ans answer.Answerer, f func(*taskclient.Client) error) error {
-	s, err := o.Conn.open(ctx, o.IO, ans)
+// withTasks opens a session and runs f with its tasks client.
+func (o *TasksOptions) withTasks(ctx context.Context, f func(*taskclient.Client) error) error {
+	s, err := o.Conn.open(ctx, o.IO, nil)
 	if err != nil {
 		return err
 	}

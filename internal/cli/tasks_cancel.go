@@ -19,7 +19,7 @@ func newTasksCancelCmd(ios *iostreams.IOStreams, runF func(context.Context, *Tas
 }
 
 func runTasksCancel(ctx context.Context, opts *TasksOptions) error {
-	return opts.withTasks(ctx, nil, func(tc *taskclient.Client) error {
+	return opts.withTasks(ctx, func(tc *taskclient.Client) error {
 		if err := tc.Cancel(ctx, opts.ID); err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func newTasksGetCmd(ios *iostreams.IOStreams, runF func(context.Context, *TasksO
 }
 
 func runTasksGet(ctx context.Context, opts *TasksOptions) error {
-	return opts.withTasks(ctx, nil, func(tc *taskclient.Client) error {
+	return opts.withTasks(ctx, func(tc *taskclient.Client) error {
 		res, err := tc.Get(ctx, opts.ID)
 		if err != nil {
 			return err

@@ -24,14 +24,14 @@ func TestNewTasksCmds(t *testing.T) {
 		})
 	}
 	t.Run("wait", func(t *testing.T) {
-		runFlagCases(t, newTasksWaitCmd, []flagCase[TasksOptions]{
+		runFlagCases(t, newTasksWaitCmd, []flagCase[TasksWaitOptions]{
 			{name: "an id and answers", args: []string{"3f9c", "-u", "http://127.0.0.1:1/mcp", "--elicit", `accept:{"decision":"continue"}`, "--no-url"},
-				want: TasksOptions{ID: "3f9c", Conn: func() ConnOptions {
-					c := conn
-					c.Elicit, c.NoURL = []string{`accept:{"decision":"continue"}`}, true
-					return c
-				}()}},
+				want: TasksWaitOptions{ID: "3f9c", Conn: func() ConnOptions { c := conn; c.NoURL = true; return c }(),
+					Answers: AnswerOptions{Elicit: []string{`accept:{"decision":"continue"}`}}}},
+			{name: "a person answers", args: []string{"3f9c", "-u", "http://127.0.0.1:1/mcp", "--interactive", "--accessible", "--open"},
+				want: TasksWaitOptions{ID: "3f9c", Conn: conn, Answers: AnswerOptions{Interactive: true, Accessible: true, Open: true}}},
 			{name: "no --no-tasks", args: []string{"3f9c", "--no-tasks"}, wantErr: "unknown flag: --no-tasks"},
+			{name: "no --record", args: []string{"3f9c", "--record", "x.mcp"}, wantErr: "unknown flag: --record"},
 		})
 	})
 }

@@ -24,7 +24,7 @@ type TestOptions struct {
 	Format      string
 	StepTimeout time.Duration
 	Verbose     bool
-	Human       HumanOptions
+	Answers     AnswerOptions
 	// StepTimeoutSet is whether --step-timeout was given: without it, a
 	// step a person answers gets personStepTimeout.
 	StepTimeoutSet bool
@@ -70,8 +70,8 @@ connect to the server.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Human)
-	addRecordFlag(cmd, &opts.Human, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
+	addHumanFlags(cmd, &opts.Answers)
+	addRecordFlag(cmd, &opts.Answers, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
 	f := cmd.Flags()
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
@@ -92,7 +92,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Jobs < 1 {
 		return usageErr("--jobs must be at least 1")
 	}
-	if opts.Jobs > 1 && (opts.Human.Interactive || opts.Human.Record != "") {
+	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
@@ -114,7 +114,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Jobs <= 1 {
 		// Parallel scripts in a terminal decline, as they always did.
-		person := opts.Human.answerer(opts.IO)
+		person := opts.Answers.person(opts.IO)
 		if p, ok := person.(*interactive.Answerer); ok {
 			// input_var reads where the person's answers are read, so
 			// that neither takes the other's lines.
@@ -133,12 +133,12 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
 	}
-	if opts.Human.Record != "" {
+	if opts.Answers.Record != "" {
 		// A new script: what an earlier run recorded is replaced.
-		if err := os.WriteFile(opts.Human.Record, nil, 0o644); err != nil {
+		if err := os.WriteFile(opts.Answers.Record, nil, 0o644); err != nil {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}
-		ropts.Record = opts.Human.record
+		ropts.Record = opts.Answers.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
 	if opts.Format == "json" {

@@ -27,7 +27,7 @@ func TestNewTestCmd(t *testing.T) {
 			})},
 		{name: "a person answers and the run is recorded", args: []string{"x.mcp", "-c", "./deployer", "--interactive", "--accessible", "--record", "out.mcp"},
 			want: base(func(o *TestOptions) {
-				o.Scripts, o.Human = []string{"x.mcp"}, HumanOptions{Interactive: true, Accessible: true, Record: "out.mcp"}
+				o.Scripts, o.Answers = []string{"x.mcp"}, AnswerOptions{Interactive: true, Accessible: true, Record: "out.mcp"}
 			})},
 		{name: "no --open", args: []string{"x.mcp", "--open"}, wantErr: "unknown flag: --open"},
 		{name: "no --elicit", args: []string{"x.mcp", "--elicit", "accept"}, wantErr: "unknown flag: --elicit"},

@@ -29,7 +29,7 @@ func deployer(t *testing.T) string {
 	return filepath.Join(dir, "deployer")
 }
 
-func TestHumanFlags(t *testing.T) {
+func TestAPersonAnswers(t *testing.T) {
 	bin := deployer(t)
 	args := []string{"call", "deploy", "-c", bin, "--args", `{"service":"auth-service"}`}
 
@@ -74,20 +74,20 @@ func TestHumanFlags(t *testing.T) {
 	})
 }
 
-func TestHumanAnswererIsNilWhenNobodyCanAnswer(t *testing.T) {
+func TestPersonIsNilWhenNobodyCanAnswer(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
-	if a := (&HumanOptions{}).answerer(io); a != nil {
+	if a := (&AnswerOptions{}).person(io); a != nil {
 		t.Errorf("not a terminal, no --interactive: answerer = %#v, want nil", a)
 	}
 	io.SetTTY(true, true, true)
-	if a := (&HumanOptions{}).answerer(io); a == nil {
+	if a := (&AnswerOptions{}).person(io); a == nil {
 		t.Error("a terminal: want an answerer")
 	}
 }
 
-func TestHumanRecordPromptAndResource(t *testing.T) {
+func TestRecordPromptAndResource(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.mcp")
-	o := &HumanOptions{Record: path}
+	o := &AnswerOptions{Record: path}
 	prompt := &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello Ada"}}}}
 	if err := o.record("prompts/get", "greeting", map[string]string{"name": "Ada"}, nil, prompt); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestHumanRecordPromptAndResource(t *testing.T) {
 			t.Errorf("recorded:\n%s\nlacks:\n%s", got, want)
 		}
 	}
-	if err := (&HumanOptions{}).record("tools/call", "x", nil, nil, nil); err != nil {
+	if err := (&AnswerOptions{}).record("tools/call", "x", nil, nil, nil); err != nil {
 		t.Errorf("no --record: %v", err)
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// HumanOptions decide whether and how a person at the terminal answers the
-// questions no scripted answer covers, and whether the session is recorded
-// as a script.
-type HumanOptions struct {
+// AnswerOptions say who answers a command's questions: the --elicit
+// answers first, then, for what they leave, a person at the terminal; and
+// whether the calls are recorded as a script.
+type AnswerOptions struct {
+	// Elicit are the scripted answers, in order (--elicit).
+	Elicit []string
 	// Interactive asks even when input or output is not a terminal, with
 	// line prompts (--interactive).
 	Interactive bool
@@ -33,14 +35,14 @@ type HumanOptions struct {
 }
 
 // addHumanFlags binds how a person answers: --interactive, --accessible.
-func addHumanFlags(cmd *cobra.Command, o *HumanOptions) {
+func addHumanFlags(cmd *cobra.Command, o *AnswerOptions) {
 	f := cmd.Flags()
 	f.BoolVar(&o.Interactive, "interactive", false, "ask a person for the questions no --elicit answer covers, even when input is not a terminal (line prompts)")
 	f.BoolVar(&o.Accessible, "accessible", false, "ask with plain line prompts that screen readers can follow (also: ACCESSIBLE=1)")
 }
 
 // addOpenFlag binds --open, for commands with --elicit answers.
-func addOpenFlag(cmd *cobra.Command, o *HumanOptions) {
+func addOpenFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts (never fetched by the tester)")
 }
 
@@ -49,21 +51,52 @@ func addOpenFlag(cmd *cobra.Command, o *HumanOptions) {
 const recordAppendUsage = "append the call, the answers given and checks of the result to this .mcp script"
 
 // addRecordFlag binds --record with the given usage.
-func addRecordFlag(cmd *cobra.Command, o *HumanOptions, usage string) {
+func addRecordFlag(cmd *cobra.Command, o *AnswerOptions, usage string) {
 	cmd.Flags().StringVar(&o.Record, "record", "", usage)
 }
 
-func (o *HumanOptions) getenv(name string) string {
+func (o *AnswerOptions) getenv(name string) string {
 	if o.Getenv != nil {
 		return o.Getenv(name)
 	}
 	return os.Getenv(name)
 }
 
-// answerer returns the answerer for a person, or nil (not a typed nil) when
+// addElicitFlag binds --elicit, the scripted answers.
+func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
+	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
+		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
+}
+
+// specs parses the --elicit answers.
+func (o *AnswerOptions) specs() ([]answer.Spec, error) {
+	var out []answer.Spec
+	for _, e := range o.Elicit {
+		s, err := answer.ParseSpec(e)
+		if err != nil {
+			return nil, usageErr("--elicit: %v", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// answerer is the chain that answers a command's questions: the --elicit
+// answers in order (with --open, the link of a URL question they accept is
+// opened), then a person when one can be asked. A question neither answers
+// is declined by the session.
+func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, error) {
+	specs, err := o.specs()
+	if err != nil {
+		return nil, err
+	}
+	return answer.Chain{o.scripted(io, answer.NewQueue(specs...)), o.person(io)}, nil
+}
+
+// person returns the answerer for a person, or nil (not a typed nil) when
 // nobody can be asked: the session then declines, as it always does when
 // no answer is left.
-func (o *HumanOptions) answerer(io *iostreams.IOStreams) answer.Answerer {
+func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 	if io == nil || io.In == nil {
 		return nil
 	}
@@ -89,7 +122,7 @@ func (o *HumanOptions) answerer(io *iostreams.IOStreams) answer.Answerer {
 // record appends one call to the --record script, when one was asked for.
 // args are a tool's arguments (map[string]any) or a prompt's
 // (map[string]string); nil for a resource.
-func (o *HumanOptions) record(method, name string, args any, questions []exchange.Entry, result any) error {
+func (o *AnswerOptions) record(method, name string, args any, questions []exchange.Entry, result any) error {
 	if o.Record == "" {
 		return nil
 	}
