@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/tasks"
@@ -576,56 +577,60 @@ func TestStoreFailureIsAnInternalError(t *testing.T) {
 }
 
 func TestRunningTaskEndsAtItsTTL(t *testing.T) {
-	ran := make(chan error, 1)
-	server := mcp.NewServer(&mcp.Implementation{Name: "ttl", Version: "1"}, nil)
-	ext, err := tasks.Install(server, &tasks.Options{TTL: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext.AddTool(&mcp.Tool{Name: "forever", InputSchema: emptySchema}, tasks.Required,
-		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
-			<-ctx.Done()
-			ran <- context.Cause(ctx)
-			return nil, context.Cause(ctx)
-		})
-	tc := taskclient.New(connect(t, server, nil), fast())
-	ct := start(t, tc, "forever")
-	select {
-	case cause := <-ran:
-		if !errors.Is(cause, tasks.ErrExpired) {
-			t.Errorf("cause %v, want ErrExpired", cause)
+	synctest.Test(t, func(t *testing.T) {
+		ran := make(chan error, 1)
+		server := mcp.NewServer(&mcp.Implementation{Name: "ttl", Version: "1"}, nil)
+		ext, err := tasks.Install(server, &tasks.Options{TTL: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the task's context did not end at its TTL")
-	}
-	_, err = tc.Get(context.Background(), ct.TaskID)
-	if code := rpcCode(t, err); code != -32602 || !strings.Contains(err.Error(), "expired") {
-		t.Errorf("after the TTL: %v", err)
-	}
+		ext.AddTool(&mcp.Tool{Name: "forever", InputSchema: emptySchema}, tasks.Required,
+			func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+				<-ctx.Done()
+				ran <- context.Cause(ctx)
+				return nil, context.Cause(ctx)
+			})
+		tc := taskclient.New(connect(t, server, nil), fast())
+		ct := start(t, tc, "forever")
+		select {
+		case cause := <-ran:
+			if !errors.Is(cause, tasks.ErrExpired) {
+				t.Errorf("cause %v, want ErrExpired", cause)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the task's context did not end at its TTL")
+		}
+		_, err = tc.Get(context.Background(), ct.TaskID)
+		if code := rpcCode(t, err); code != -32602 || !strings.Contains(err.Error(), "expired") {
+			t.Errorf("after the TTL: %v", err)
+		}
+	})
 }
 
 func TestImmediateResults(t *testing.T) {
-	server, _ := newServer(t, &tasks.Options{Immediate: 300 * time.Millisecond})
-	tc := taskclient.New(connect(t, server, nil), fast())
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		server, _ := newServer(t, &tasks.Options{Immediate: 300 * time.Millisecond})
+		tc := taskclient.New(connect(t, server, nil), fast())
+		ctx := context.Background()
 
-	s, err := tc.StartTool(ctx, &mcp.CallToolParams{Name: "toolerror"})
-	if err != nil || s.Task != nil || s.Result == nil || !s.Result.IsError || resultText(t, s.Result) != "bad input" {
-		t.Errorf("a fast task: %+v, %v; want its result directly", s, err)
-	}
-	_, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: "fail"})
-	if code := rpcCode(t, err); code != -32050 {
-		t.Errorf("a fast failure: code %d, want the tool's error directly", code)
-	}
-	for _, tool := range []string{"confirm", "sleep"} {
-		s, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: tool})
-		if err != nil || s.Task == nil {
-			t.Errorf("%s: %+v, %v; want a task handle", tool, s, err)
-			continue
+		s, err := tc.StartTool(ctx, &mcp.CallToolParams{Name: "toolerror"})
+		if err != nil || s.Task != nil || s.Result == nil || !s.Result.IsError || resultText(t, s.Result) != "bad input" {
+			t.Errorf("a fast task: %+v, %v; want its result directly", s, err)
 		}
-		if _, err := tc.Get(ctx, s.Task.TaskID); err != nil {
-			t.Errorf("%s: the handed-out task is not readable: %v", tool, err)
+		_, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: "fail"})
+		if code := rpcCode(t, err); code != -32050 {
+			t.Errorf("a fast failure: code %d, want the tool's error directly", code)
 		}
-		_ = tc.Cancel(ctx, s.Task.TaskID)
-	}
+		for _, tool := range []string{"confirm", "sleep"} {
+			s, err = tc.StartTool(ctx, &mcp.CallToolParams{Name: tool})
+			if err != nil || s.Task == nil {
+				t.Errorf("%s: %+v, %v; want a task handle", tool, s, err)
+				continue
+			}
+			if _, err := tc.Get(ctx, s.Task.TaskID); err != nil {
+				t.Errorf("%s: the handed-out task is not readable: %v", tool, err)
+			}
+			_ = tc.Cancel(ctx, s.Task.TaskID)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/tasks"
@@ -98,21 +99,23 @@ func (s *endlessStore) Update(ctx context.Context, id string, f func(*tasks.Reco
 // instance that ran it: once its code has stopped, that instance too
 // reports it failed.
 func TestOwnTaskWhoseEndWasLostFails(t *testing.T) {
-	store := &endlessStore{sharedStore: sharedStore{tasks.NewMemoryStore()}}
-	server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Hour})
-	tc := taskclient.New(connect(t, server, nil), fast())
-	ctx := context.Background()
-	ct := start(t, tc, "confirm")
-	waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
-	store.down.Store(true)
-	yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
-	if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": yes}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond) // the task ends; its end cannot be written
-	store.down.Store(false)
-	g := waitFor(t, tc, ct.TaskID, tasks.StatusFailed)
-	if g.Status != tasks.StatusFailed || g.Error == nil || !strings.Contains(g.Error.Message, "interrupted") {
-		t.Errorf("own task whose end was lost: %+v", g)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		store := &endlessStore{sharedStore: sharedStore{tasks.NewMemoryStore()}}
+		server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Hour})
+		tc := taskclient.New(connect(t, server, nil), fast())
+		ctx := context.Background()
+		ct := start(t, tc, "confirm")
+		waitFor(t, tc, ct.TaskID, tasks.StatusInputRequired)
+		store.down.Store(true)
+		yes := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+		if err := tc.Update(ctx, ct.TaskID, map[string]*mcp.ElicitResult{"confirm": yes}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // the task ends; its end cannot be written
+		store.down.Store(false)
+		g := waitFor(t, tc, ct.TaskID, tasks.StatusFailed)
+		if g.Status != tasks.StatusFailed || g.Error == nil || !strings.Contains(g.Error.Message, "interrupted") {
+			t.Errorf("own task whose end was lost: %+v", g)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,63 +12,40 @@ import (
 
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// binDir holds the example and fixture servers, built once for all scripts.
-var binDir string
-
-// binParent is removed when the tests end.
-var binParent string
-
 func TestMain(m *testing.M) {
-	//lint:ignore SA1019 the exit code is needed to remove the built servers afterwards
-	code := testscript.RunMain(m, map[string]func() int{
-		"mcp-tester": func() int {
-			return cli.Main(context.Background(), iostreams.System(), os.Args[1:])
+	testscript.Main(m, map[string]func(){
+		"mcp-tester": func() {
+			os.Exit(cli.Main(context.Background(), iostreams.System(), os.Args[1:]))
 		},
 	})
-	if binParent != "" {
-		os.RemoveAll(binParent)
-	}
-	os.Exit(code)
 }
 
-// servers are the packages built into binDir for the transcripts.
+// servers are the example and fixture servers the transcripts run, built
+// once per go test run.
 var servers = []string{
 	"./examples/conformance",
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
 	"./internal/fixtures/manytools",
+	"./internal/fixtures/rulebreaker",
 }
 
 func buildServers(t testing.TB) string {
 	t.Helper()
-	if binDir != "" {
-		return binDir
-	}
-	dir, err := os.MkdirTemp("", "mcp-tester-bin-")
+	return testbin.Need(t, servers...)
+}
+
+// moduleRoot is the folder of go.mod, two levels above this package.
+func moduleRoot(t testing.TB) string {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	binParent = dir
-	root := moduleRoot(t)
-	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, servers...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the servers: %v\n%s", err, out)
-	}
-	binDir = dir
-	return dir
-}
-
-func moduleRoot(t testing.TB) string {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
+	return root
 }
 
 func TestScripts(t *testing.T) {

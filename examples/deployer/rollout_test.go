@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/tasks"
@@ -149,16 +150,20 @@ func TestRolloutAnswers(t *testing.T) {
 	}
 }
 
+// The rollout's steps run in fake time (testing/synctest): in memory,
+// nothing waits for a real clock.
 func TestRolloutShowsProgress(t *testing.T) {
-	var rec record
-	cs := inMemory(t, rolloutServer(t, 20*time.Millisecond))
-	callText(t, taskclient.New(cs, rec.options(decide("continue"))))
-	joined := strings.Join(rec.statuses, "\n")
-	for _, want := range []string{"working: Updating instances to auth-service 2.4.1 (", "input_required: Waiting for an answer: Rollout of auth-service", "completed"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("statuses lack %q:\n%s", want, joined)
+	synctest.Test(t, func(t *testing.T) {
+		var rec record
+		cs := inMemory(t, rolloutServer(t, 20*time.Millisecond))
+		callText(t, taskclient.New(cs, rec.options(decide("continue"))))
+		joined := strings.Join(rec.statuses, "\n")
+		for _, want := range []string{"working: Updating instances to auth-service 2.4.1 (", "input_required: Waiting for an answer: Rollout of auth-service", "completed"} {
+			if !strings.Contains(joined, want) {
+				t.Errorf("statuses lack %q:\n%s", want, joined)
+			}
 		}
-	}
+	})
 }
 
 func TestRolloutCancelledMidway(t *testing.T) {
@@ -166,14 +171,17 @@ func TestRolloutCancelledMidway(t *testing.T) {
 		transport string
 		connect   func(*testing.T, *mcp.Server) *mcp.ClientSession
 		when      tasks.Status
+		// fakeTime runs the case in a synctest bubble; a real network
+		// needs the real clock.
+		fakeTime bool
 	}{
-		{"in-memory", inMemory, tasks.StatusWorking},
-		{"in-memory", inMemory, tasks.StatusInputRequired},
-		{"streamable-http", overHTTP, tasks.StatusWorking},
-		{"streamable-http", overHTTP, tasks.StatusInputRequired},
+		{"in-memory", inMemory, tasks.StatusWorking, true},
+		{"in-memory", inMemory, tasks.StatusInputRequired, true},
+		{"streamable-http", overHTTP, tasks.StatusWorking, false},
+		{"streamable-http", overHTTP, tasks.StatusInputRequired, false},
 	} {
 		when := c.when
-		t.Run(c.transport+"/"+string(when), func(t *testing.T) {
+		run := func(t *testing.T) {
 			cs := c.connect(t, rolloutServer(t, 30*time.Millisecond))
 			tc := taskclient.New(cs, &taskclient.Options{DefaultPollInterval: time.Millisecond})
 			ctx := context.Background()
@@ -203,6 +211,13 @@ func TestRolloutCancelledMidway(t *testing.T) {
 			if !errors.Is(err, taskclient.ErrCancelled) {
 				t.Fatalf("after tasks/cancel: %v, want cancelled", err)
 			}
+		}
+		t.Run(c.transport+"/"+string(when), func(t *testing.T) {
+			if c.fakeTime {
+				synctest.Test(t, run)
+				return
+			}
+			run(t)
 		})
 	}
 }

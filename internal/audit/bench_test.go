@@ -15,7 +15,6 @@ import (
 // same run: one two-round call of one tool with a plain go-sdk client. The
 // metric "calls/audit" is how many such calls an audit costs.
 func BenchmarkAudit(b *testing.B) {
-	needBin(b)
 	url := startHTTPB(b, "good")
 	ctx := context.Background()
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -21,8 +20,7 @@ var knownConformanceFindings = map[string]map[int]string{}
 // The conformance example, with every tool allowed (they are fixtures),
 // breaks no rule beyond the known findings.
 func TestConformancePassesClean(t *testing.T) {
-	needBin(t)
-	cmd := exec.Command(filepath.Join(bin, "conformance"), "-http", "127.0.0.1:0")
+	cmd := exec.Command(binary(t, "conformance"), "-http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

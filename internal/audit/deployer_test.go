@@ -2,7 +2,6 @@ package audit_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,18 +11,17 @@ import (
 
 const deployKey = "0123456789abcdef0123456789abcdef"
 
-func deployerTarget() *target.Target {
+func deployerTarget(t testing.TB) *target.Target {
 	return &target.Target{
-		Command: filepath.Join(bin, "deployer"),
+		Command: binary(t, "deployer"),
 		Env:     []string{"DEPLOY_STATE_KEY=" + deployKey},
 	}
 }
 
 // The deployer, told that it may call its deploy tool, breaks no rule.
 func TestDeployerPassesClean(t *testing.T) {
-	needBin(t)
 	rep, err := audit.Run(context.Background(), audit.Options{
-		Target: deployerTarget(), Timeout: 10 * time.Second, Include: []string{"deploy"},
+		Target: deployerTarget(t), Timeout: 10 * time.Second, Include: []string{"deploy"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +55,7 @@ func TestDeployerPassesClean(t *testing.T) {
 // Without --include the deployer's deploy tool (no annotations, so
 // destructive by default) is listed as skipped and never called.
 func TestDeployerDestructiveSkipped(t *testing.T) {
-	needBin(t)
-	rep, err := audit.Run(context.Background(), audit.Options{Target: deployerTarget(), Timeout: 10 * time.Second})
+	rep, err := audit.Run(context.Background(), audit.Options{Target: deployerTarget(t), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

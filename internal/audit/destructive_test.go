@@ -18,9 +18,8 @@ import (
 // (destructiveHint true) tools write a line to a file each time they are
 // called.
 func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
-	needBin(t)
 	mark := filepath.Join(t.TempDir(), "destroyed")
-	tgt := &target.Target{Command: fmt.Sprintf("%s -variant good -mark %s", filepath.Join(bin, "rulebreaker"), mark)}
+	tgt := &target.Target{Command: fmt.Sprintf("%s -variant good -mark %s", binary(t, "rulebreaker"), mark)}
 
 	rep, err := audit.Run(context.Background(), audit.Options{Target: tgt, Timeout: 10 * time.Second})
 	if err != nil {

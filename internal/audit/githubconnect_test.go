@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -27,9 +26,8 @@ func freeAddr(t *testing.T) string {
 // connect page: audited as alice with bob as the second identity, it
 // breaks no rule, and its link is not mistaken for a credential.
 func TestGitHubConnectPassesClean(t *testing.T) {
-	needBin(t)
 	addr, fake := freeAddr(t), freeAddr(t)
-	cmd := exec.Command(filepath.Join(bin, "github-connect"), "-http", addr, "-fake-github", fake,
+	cmd := exec.Command(binary(t, "github-connect"), "-http", addr, "-fake-github", fake,
 		"-user", "alice:alice-mcp-token:alice-pw", "-user", "bob:bob-mcp-token:bob-pw")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ func startHTTP(t *testing.T, variant string) string {
 // startHTTPB is startHTTP for tests and benchmarks.
 func startHTTPB(t testing.TB, variant string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "rulebreaker"), "-variant", variant, "-http", "127.0.0.1:0")
+	cmd := exec.Command(binary(t, "rulebreaker"), "-variant", variant, "-http", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +82,6 @@ func text(rep *audit.Report) string {
 // Each variant of the rulebreaker breaks one rule; the audit must fail
 // that rule and no other.
 func TestRulebreakerVariants(t *testing.T) {
-	needBin(t)
 	cases := []struct {
 		variant string
 		rule    int // 0: nothing may fail
@@ -135,7 +133,6 @@ func equalInts(a, b []int) bool {
 // elicitation/create requests; the rules that still apply are checked on
 // them, and the rules of requestState are n/a.
 func TestRulebreakerOlderProtocol(t *testing.T) {
-	needBin(t)
 	cases := []struct {
 		variant string
 		rule    int
@@ -151,7 +148,7 @@ func TestRulebreakerOlderProtocol(t *testing.T) {
 		t.Run(tc.variant, func(t *testing.T) {
 			t.Parallel()
 			rep, err := audit.Run(context.Background(), audit.Options{
-				Target:   &target.Target{Command: filepath.Join(bin, "rulebreaker") + " -variant " + tc.variant},
+				Target:   &target.Target{Command: binary(t, "rulebreaker") + " -variant " + tc.variant},
 				Protocol: "2025-11-25", Timeout: 10 * time.Second,
 			})
 			if err != nil {

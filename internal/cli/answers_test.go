@@ -3,30 +3,21 @@ package cli
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// deployer builds the seed's deploy server for these tests.
+// deployer returns the seed's deploy server, built once per go test run,
+// with its state key set.
 func deployer(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./examples/deployer")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the deployer: %v\n%s", err, b)
-	}
 	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
-	return filepath.Join(dir, "deployer")
+	return testbin.Path(t, "./examples/deployer")
 }
 
 func TestAPersonAnswers(t *testing.T) {

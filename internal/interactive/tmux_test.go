@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/testbin"
 )
 
 // The tests in this file drive the real mcp-tester binary in a real
@@ -19,46 +19,11 @@ import (
 
 const stateKey = "0123456789abcdef0123456789abcdef"
 
-var bins struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// binaries builds mcp-tester, the deployer example and the URL server once.
+// binaries returns the folder of mcp-tester, the deployer example, the URL
+// server and the ask server, built once per go test run.
 func binaries(t *testing.T) string {
 	t.Helper()
-	bins.once.Do(func() {
-		dir, err := os.MkdirTemp("", "interactive-e2e-")
-		if err != nil {
-			bins.err = err
-			return
-		}
-		bins.dir = dir
-		root, err := moduleRoot()
-		if err != nil {
-			bins.err = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
-			"./cmd/mcp-tester", "./examples/deployer", "./internal/interactive/testdata/urlserver", "./internal/fixtures/askserver")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			bins.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if bins.err != nil {
-		t.Fatal(bins.err)
-	}
-	return bins.dir
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %v", err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out))), nil
+	return testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/interactive/testdata/urlserver", "./internal/fixtures/askserver")
 }
 
 // screenTerm is one tmux session on a private server.

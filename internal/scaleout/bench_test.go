@@ -101,7 +101,7 @@ func BenchmarkPendingQuestions(b *testing.B) {
 	hc := httpClient()
 
 	// The old way: N sessions, each with a call waiting for its answer.
-	old := scaleout.StartInstance(b, "oldway", binary("oldway"), nil, "-debug-stats")
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-debug-stats")
 	// Each token lets one waiting question be answered. The answers are
 	// let go at most answerWindow at a time: every answer is a new request
 	// while its call's connection is still open, and the client process may
@@ -219,7 +219,7 @@ func BenchmarkPendingQuestions(b *testing.B) {
 	old.Stop()
 
 	// MRTR: N round-1 answers held by the client; the server holds nothing.
-	dep := scaleout.StartInstance(b, "deployer", binary("deployer"), []string{stateKey}, "-debug-stats")
+	dep := scaleout.StartInstance(b, "deployer", binary(b, "deployer"), []string{stateKey}, "-debug-stats")
 	const clients = 64
 	css := make([]*mcp.ClientSession, clients)
 	mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, &mcp.ClientOptions{Capabilities: formCaps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
@@ -346,8 +346,8 @@ const answerYes = `accept:{"environment":"production","confirm":true}`
 // a one-round call of the same tool (a client that declares no elicitation
 // gets a plain answer at once).
 func BenchmarkFlows(b *testing.B) {
-	old := scaleout.StartInstance(b, "oldway", binary("oldway"), nil)
-	dep := scaleout.StartInstance(b, "deployer", binary("deployer"), []string{stateKey})
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil)
+	dep := scaleout.StartInstance(b, "deployer", binary(b, "deployer"), []string{stateKey})
 	d := benchSeconds()
 	common := []string{"--args", `{"service":"auth-service"}`, "--concurrency", "8", "--duration", d}
 	oldRep := benchRun(b, append([]string{"deploy", "-u", old.Endpoint(), "--protocol", "2025-11-25", "--elicit", answerYes}, common...)...)
@@ -369,7 +369,7 @@ func BenchmarkFlows(b *testing.B) {
 // share this machine's cores.
 func BenchmarkInstances(b *testing.B) {
 	r := scaleout.StartRedis(b, nil)
-	ins := scaleout.StartInstances(b, 4, binary("deployer"), []string{stateKey}, "-redis", r.URL)
+	ins := scaleout.StartInstances(b, 4, binary(b, "deployer"), []string{stateKey}, "-redis", r.URL)
 	d := benchSeconds()
 	var base float64
 	for _, k := range []int{1, 2, 4} {

@@ -33,7 +33,7 @@ func newCluster(t *testing.T, n int, redisURL string) *cluster {
 	if redisURL != "" {
 		args = []string{"-redis", redisURL}
 	}
-	c := &cluster{instances: scaleout.StartInstances(t, n, binary("deployer"), []string{stateKey}, args...)}
+	c := &cluster{instances: scaleout.StartInstances(t, n, binary(t, "deployer"), []string{stateKey}, args...)}
 	var bases []string
 	for _, i := range c.instances {
 		bases = append(bases, i.Base())

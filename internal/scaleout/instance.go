@@ -2,7 +2,6 @@ package scaleout
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,28 +11,6 @@ import (
 	"testing"
 	"time"
 )
-
-// Build compiles the packages (paths relative to the module root, such as
-// "./examples/deployer") into dir. Call it once, from TestMain or the first
-// test that needs the binaries.
-func Build(moduleRoot, dir string, pkgs ...string) error {
-	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = moduleRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, out)
-	}
-	return nil
-}
-
-// ModuleRoot returns the directory of the module's go.mod.
-func ModuleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out))), nil
-}
 
 // Instance is one server process listening on a loopback port.
 type Instance struct {

@@ -9,7 +9,7 @@ import (
 // tool, which runs as a task, over stdio through the mcp-tester session
 // with the tasks extension declared.
 func TestDeployerTasks(t *testing.T) {
-	bin := buildDeployer(t)
+	bin := deployerBinary(t)
 	opts := deployerOptions(bin)
 	opts.Target.Command = bin + " -rollout-step 10ms"
 	opts.Tasks = true

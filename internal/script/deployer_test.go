@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,20 +11,16 @@ import (
 
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/testbin"
 )
 
-// buildDeployer builds examples/deployer into a temporary directory.
-func buildDeployer(t *testing.T) string {
+// deployerBinary returns the deployer example, built once per go test run.
+func deployerBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the deployer example")
 	}
-	bin := filepath.Join(t.TempDir(), "deployer")
-	cmd := exec.Command("go", "build", "-o", bin, "../../examples/deployer")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build deployer: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Path(t, "./examples/deployer")
 }
 
 func deployerOptions(bin string) session.Options {
@@ -41,7 +35,7 @@ func deployerOptions(bin string) session.Options {
 // TestDeployerEndToEnd runs scripts against the real deployer example over
 // stdio, through the mcp-tester session.
 func TestDeployerEndToEnd(t *testing.T) {
-	bin := buildDeployer(t)
+	bin := deployerBinary(t)
 	connect := SessionConnect(deployerOptions(bin))
 
 	t.Run("seed", func(t *testing.T) {

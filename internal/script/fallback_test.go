@@ -33,7 +33,7 @@ func production() *personAnswerer {
 }
 
 func TestFallbackAnswersWhatNoElicitResponseCovers(t *testing.T) {
-	connect := SessionConnect(deployerOptions(buildDeployer(t)))
+	connect := SessionConnect(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "ask.mcp", `call_tool deploy service:"auth-service"
 assert_elicited "version 2.4.1"
@@ -52,7 +52,7 @@ assert_contains "to production"
 }
 
 func TestQueuedAnswersWinOverTheFallback(t *testing.T) {
-	connect := SessionConnect(deployerOptions(buildDeployer(t)))
+	connect := SessionConnect(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "queued.mcp", `elicit_response accept '{"environment": "staging", "confirm": true}'
 call_tool deploy service:"auth-service"
@@ -70,7 +70,7 @@ assert_contains "not started"
 }
 
 func TestNoFallbackStillDeclines(t *testing.T) {
-	connect := SessionConnect(deployerOptions(buildDeployer(t)))
+	connect := SessionConnect(deployerOptions(deployerBinary(t)))
 	rep, out := runText(t, "none.mcp", `call_tool deploy service:"auth-service"
 assert_contains "not started (decline)"
 `, RunOptions{Connect: connect})
@@ -82,7 +82,7 @@ assert_contains "not started (decline)"
 // TestRecordWritesAReplayableScript records a run answered by the
 // fallback, then replays the recording without it: it passes.
 func TestRecordWritesAReplayableScript(t *testing.T) {
-	connect := SessionConnect(deployerOptions(buildDeployer(t)))
+	connect := SessionConnect(deployerOptions(deployerBinary(t)))
 	var steps []record.Step
 	rec := func(method, name string, args any, qs []exchange.Entry, result any) error {
 		m, _ := args.(map[string]any)

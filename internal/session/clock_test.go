@@ -3,26 +3,36 @@ package session
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
+// The clock runs in a bubble of fake time (testing/synctest): the person's
+// two minutes of thought and the limit pass at once, exactly.
 func TestRequestClockPausesWhileAPersonAnswers(t *testing.T) {
-	ctx, c := startClock(context.Background(), 50*time.Millisecond)
-	defer c.stop()
-	c.pause()
-	time.Sleep(120 * time.Millisecond) // a person thinking, longer than the limit
-	if ctx.Err() != nil {
-		t.Fatal("the clock ran while paused")
-	}
-	c.resume()
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the clock never ran out after resuming")
-	}
-	if !timedOut(ctx) {
-		t.Errorf("cause = %v, want the request time limit", context.Cause(ctx))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, c := startClock(context.Background(), 50*time.Millisecond)
+		defer c.stop()
+		time.Sleep(20 * time.Millisecond) // the request runs for a while
+		c.pause()
+		time.Sleep(2 * time.Minute) // a person thinking, longer than the limit
+		if ctx.Err() != nil {
+			t.Fatal("the clock ran while paused")
+		}
+		c.resume()
+		resumed := time.Now()
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("the clock never ran out after resuming")
+		}
+		if left := time.Since(resumed); left != 30*time.Millisecond {
+			t.Errorf("the clock ran out %s after resuming, want the 30ms that were left", left)
+		}
+		if !timedOut(ctx) {
+			t.Errorf("cause = %v, want the request time limit", context.Cause(ctx))
+		}
+	})
 }
 
 func TestRequestClockWithoutLimit(t *testing.T) {

@@ -1,0 +1,222 @@
+// Package testbin builds the module's commands (the CLI, the examples, the
+// fixture servers) for tests that run them as processes, each binary once per
+// `go test` run.
+//
+// `go test ./...` runs every package's tests in a process of its own, all
+// children of one go command. The binaries live in a folder named after that
+// go command (its process id and start time): the first test process that
+// needs a binary builds it there, under a file lock, and every later process
+// of the same run finds it built. A test binary started some other way (by
+// hand, under -exec) gets a folder of its own. A run's folder is removed by
+// a later run once the go command that owned it has ended and no process uses
+// it any more.
+package testbin
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Module is the import path of this module; Build accepts package paths
+// relative to it ("./examples/deployer").
+const Module = "github.com/askback/askback"
+
+// prefix starts the name of every run folder in the temporary directory.
+const prefix = "askback-testbin-"
+
+// Need returns the folder holding the binaries of pkgs, building those this
+// run has not built yet, and fails t when a build fails. A binary is named
+// after the last element of its package path: "./examples/deployer" is
+// Need(t, ...)/deployer.
+func Need(t testing.TB, pkgs ...string) string {
+	t.Helper()
+	dir, err := Build(pkgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Path returns the path of one package's binary, built as Need builds it.
+func Path(t testing.TB, pkg string) string {
+	t.Helper()
+	return filepath.Join(Need(t, pkg), path.Base(pkg))
+}
+
+// Build is Need for code without a testing.TB, such as TestMain.
+func Build(pkgs ...string) (string, error) {
+	runOnce.Do(func() { run, runErr = Open(os.TempDir(), RunID()) })
+	if runErr != nil {
+		return "", runErr
+	}
+	return run.Build(pkgs...)
+}
+
+// The folder of this process's run, opened on first use.
+var (
+	runOnce sync.Once
+	run     *Run
+	runErr  error
+)
+
+// Run is the folder of one run's binaries.
+type Run struct {
+	// Dir is the folder the binaries are built into.
+	Dir string
+
+	// inUse is held with a shared lock for as long as the process lives,
+	// so that no other run removes the folder while it is used.
+	inUse *os.File
+	mu    sync.Mutex
+}
+
+// Open opens (creating it if needed) the folder of the run with the given
+// identity under root, and removes the folders of runs that have ended.
+func Open(root, id string) (*Run, error) {
+	prune(root, id)
+	dir := filepath.Join(root, prefix+id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "in-use.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("test binaries: lock %s: %w", dir, err)
+	}
+	return &Run{Dir: dir, inUse: f}, nil
+}
+
+// Build builds into r.Dir the binaries of pkgs that are not there yet, in
+// one go build, while holding the run's build lock: processes of one run
+// never build the same binary twice.
+func (r *Run) Build(pkgs ...string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lock, err := os.OpenFile(filepath.Join(r.Dir, "build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("test binaries: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("test binaries: lock %s: %w", r.Dir, err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	var missing []string
+	for _, p := range pkgs {
+		if _, err := os.Stat(filepath.Join(r.Dir, path.Base(p))); errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, importPath(p))
+		}
+	}
+	if len(missing) == 0 {
+		return r.Dir, nil
+	}
+	// Build beside the folder and move each binary in whole, so that a
+	// failed build leaves nothing half written under a binary's name.
+	tmp, err := os.MkdirTemp(r.Dir, "build-")
+	if err != nil {
+		return "", fmt.Errorf("test binaries: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command("go", append([]string{"build", "-o", tmp + string(filepath.Separator)}, missing...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", strings.Join(missing, " "), err, out)
+	}
+	for _, p := range missing {
+		name := path.Base(p)
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(r.Dir, name)); err != nil {
+			return "", fmt.Errorf("test binaries: %w", err)
+		}
+	}
+	return r.Dir, nil
+}
+
+// importPath turns a package path relative to the module into an import
+// path; other paths are returned as they are.
+func importPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "./"); ok {
+		return Module + "/" + rest
+	}
+	return p
+}
+
+// RunID names the current run: the go command that started this test
+// process ("PID-STARTTIME"), or this process when it was not started by
+// go test.
+func RunID() string {
+	pid := os.Getppid()
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != "go" {
+		pid = os.Getpid()
+	}
+	return strconv.Itoa(pid) + "-" + startTime(pid)
+}
+
+// startTime is the start time of process pid in clock ticks since boot, as
+// /proc says, or "0" where there is no /proc.
+func startTime(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "0"
+	}
+	// The command name, in parentheses, may hold spaces: count the fields
+	// after its closing parenthesis (the state is field 3, the start time
+	// field 22).
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 20 {
+		return "0"
+	}
+	return fields[19]
+}
+
+// alive reports whether the run with identity id is still going.
+func alive(id string) bool {
+	pidText, start, ok := strings.Cut(id, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil {
+		return false
+	}
+	if start == "0" {
+		return syscall.Kill(pid, 0) == nil
+	}
+	return startTime(pid) == start
+}
+
+// prune removes the folders of ended runs that no process uses.
+func prune(root, current string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || id == current || !e.IsDir() || alive(id) {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		f, err := os.Open(filepath.Join(dir, "in-use.lock"))
+		if errors.Is(err, os.ErrNotExist) {
+			os.RemoveAll(dir) // its process ended before taking the lock
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
+}
