@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +20,28 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(waitingTests{m}, map[string]func(){
 		"mcp-tester": func() {
 			os.Exit(cli.Main(context.Background(), iostreams.System(), os.Args[1:]))
 		},
 	})
+}
+
+// waitingTests runs the tests (the transcripts among them) eight at a time
+// unless -parallel says otherwise: they wait on servers and time limits, not
+// on the processor, so GOMAXPROCS (the default) would leave it idle.
+type waitingTests struct{ m *testing.M }
+
+func (w waitingTests) Run() int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0)))); err != nil {
+			panic(err)
+		}
+	}
+	return w.m.Run()
 }
 
 // servers are the example and fixture servers the transcripts run, built

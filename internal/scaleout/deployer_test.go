@@ -126,6 +126,7 @@ const deployed = "Rolling out auth-service 2.4.1 to production."
 // nothing of A. Replaying the single-use state afterwards, to either
 // instance, is refused because the instances share the replay store.
 func TestDeployAcrossInstances(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, nil)
 	c := newCluster(t, 2, r.URL)
 	cl := dial(t, c.url)
@@ -155,6 +156,7 @@ func TestDeployAcrossInstances(t *testing.T) {
 // The attack the shared store stops: with each instance keeping its own
 // memory replay store, the state used on B is accepted again on A.
 func TestWithoutSharedStoreReplayIsAccepted(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 2, "")
 	cl := dial(t, c.url)
 	c.proxy.Pin(0)
@@ -173,6 +175,7 @@ func TestWithoutSharedStoreReplayIsAccepted(t *testing.T) {
 // over three instances, every request on another instance than the one
 // before, and every flow completes.
 func TestNoStickySessions(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, nil)
 	c := newCluster(t, 3, r.URL)
 	cl := dial(t, c.url)
@@ -228,6 +231,7 @@ var goOn = map[string]*mcp.ElicitResult{"decision": {Action: "accept", Content: 
 // The rollout task runs on A; its question is read and answered through B,
 // and the task, still on A, completes.
 func TestTaskAnsweredThroughAnotherInstance(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, nil)
 	c := newCluster(t, 2, r.URL)
 	cl := dial(t, c.url)
@@ -250,6 +254,7 @@ func TestTaskAnsweredThroughAnotherInstance(t *testing.T) {
 // An instance killed while its task waits leaves the task failed, with a
 // reason, as soon as its heartbeat is stale: never stuck.
 func TestInstanceKilledMidTask(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, nil)
 	c := newCluster(t, 2, r.URL)
 	cl := dial(t, c.url)
@@ -274,6 +279,7 @@ func TestInstanceKilledMidTask(t *testing.T) {
 // The seed's transcript, through a round-robin proxy in front of two
 // instances: `mcp-tester call` needs no affinity either.
 func TestTesterThroughRoundRobin(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, nil)
 	c := newCluster(t, 2, r.URL)
 	io, _, out, errOut := iostreams.Test()

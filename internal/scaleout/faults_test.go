@@ -20,6 +20,7 @@ import (
 //   - the round 2 refused during the outage consumed nothing: the same
 //     state passes once Redis is back, and is single use again after.
 func TestRedisDownAndBack(t *testing.T) {
+	t.Parallel()
 	r := scaleout.StartRedis(t, &scaleout.RedisOptions{Persist: true})
 	c := newCluster(t, 2, r.URL)
 	cl := dial(t, c.url)
@@ -74,6 +75,7 @@ func TestRedisDownAndBack(t *testing.T) {
 
 // An instance cannot start without its Redis, and says what to do.
 func TestInstanceWithoutRedisSaysSo(t *testing.T) {
+	t.Parallel()
 	scaleout.NeedRedis(t)
 	port, err := scaleout.FreePort()
 	if err != nil {
