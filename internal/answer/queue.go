@@ -59,7 +59,7 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 	return q.specs[pick].Result(), nil
 }
 
-// Unused returns the specs nobody asked for, in order.
+// Unused returns the specs nobody asked for, in order, each with its Origin.
 func (q *Queue) Unused() []Spec {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -15,6 +15,16 @@ type Spec struct {
 	Key     string         // empty: the next question, whatever its key
 	Action  string         // accept, decline or cancel
 	Content map[string]any // accept only; nil when none was given
+	// Origin is where the answer was written. It is the answer's identity:
+	// a [Queue] hands it back with the spec from Unused, so that an unused
+	// answer is reported where it was written. Zero for --elicit answers.
+	Origin Origin
+}
+
+// Origin is where a scripted answer was written: a script's file and line.
+type Origin struct {
+	File string
+	Line int
 }
 
 // String renders the spec the way it is written on the command line.

@@ -48,6 +48,22 @@ func (e *Entry) Message() string {
 	return e.Params.Message
 }
 
+// URL is the link of a URL question, empty for a form.
+func (e *Entry) URL() string {
+	if e.Params == nil {
+		return ""
+	}
+	return e.Params.URL
+}
+
+// Schema is the requested schema of a form question, nil for a URL.
+func (e *Entry) Schema() any {
+	if e.Params == nil {
+		return nil
+	}
+	return e.Params.RequestedSchema
+}
+
 // Log is an ordered, concurrency-safe log of entries with observers that see
 // each entry as it is added.
 type Log struct {

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -8,168 +9,239 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/exchange"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// check runs the commands that neither queue answers nor reach the server.
-func (r *runner) check(c *command, res *StepResult) *failure {
+// runFunc runs a command as a step; see cmd.run.
+type runFunc = func(r *runner, ctx context.Context, c *command, res *StepResult) *failure
+
+// values are the values of c's arguments, variables replaced. The commands
+// with a filter (assert_elicited, assert_not_elicited) read their text
+// themselves.
+func (r *runner) values(c *command) ([]string, *failure) {
 	args := make([]string, len(c.args))
-	if c.name != "assert_elicited" && c.name != "assert_not_elicited" {
-		for i, t := range c.args {
-			v, err := t.value(r.vars)
-			if err != nil {
-				return fail("%v", err)
-			}
-			args[i] = v
-		}
+	if c.filter != nil {
+		return args, nil
 	}
-	switch c.name {
-	case "echo":
-		res.Output = strings.Join(args, " ")
-		return nil
-	case "input_var":
-		prompt := ""
-		if len(args) > 1 {
-			prompt = args[1]
-		}
-		line, err := r.in.readLine(prompt, r.opts.Prompts)
+	for i, t := range c.args {
+		v, err := t.value(r.vars)
 		if err != nil {
-			return fail("input_var %s: %v", args[0], err)
+			return nil, fail("%v", err)
 		}
-		r.vars[args[0]] = line
-		if len(args) > 1 {
-			res.Output = args[1]
-		}
-		return nil
-	case "assert_equals":
-		if args[0] != args[1] {
-			return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt))}
-		}
-		return nil
-	case "assert_number":
-		if _, err := strconv.ParseFloat(strings.TrimSpace(args[0]), 64); err != nil {
-			return &failure{msg: "not a number", expected: "a number", actual: strconv.Quote(args[0])}
-		}
-		return nil
-	case "assert_gt":
-		a, err1 := strconv.ParseFloat(strings.TrimSpace(args[0]), 64)
-		b, err2 := strconv.ParseFloat(strings.TrimSpace(args[1]), 64)
-		if err1 != nil || err2 != nil {
-			return &failure{msg: "assert_gt compares numbers", expected: "two numbers", actual: strconv.Quote(args[0]) + " and " + strconv.Quote(args[1])}
-		}
-		if !(a > b) {
-			return &failure{msg: "the value is not greater", expected: "a number greater than " + args[1], actual: args[0]}
-		}
-		return nil
-	case "assert_string_length":
-		lo, _ := strconv.Atoi(args[1])
-		hi, _ := strconv.Atoi(args[2])
-		n := utf8.RuneCountInString(args[0])
-		if n < lo || n > hi {
-			return &failure{msg: "the length is out of range", expected: fmt.Sprintf("%d to %d characters", lo, hi), actual: fmt.Sprintf("%d characters: %s", n, strconv.Quote(truncate(args[0], 200)))}
-		}
-		return nil
+		args[i] = v
 	}
+	return args, nil
+}
 
-	// The rest reads the last command.
-	if r.last == nil {
-		return fail("%s needs a command before it: no call_tool, get_prompt, read_resource or ping has run", c.name)
+// readsArgs makes the run of a command that reads only its arguments.
+func readsArgs(f func(r *runner, c *command, args []string, res *StepResult) *failure) runFunc {
+	return func(r *runner, _ context.Context, c *command, res *StepResult) *failure {
+		args, fl := r.values(c)
+		if fl != nil {
+			return fl
+		}
+		return f(r, c, args, res)
 	}
-	l := r.last
-	switch c.name {
-	case "assert_error_code":
-		if l.err == nil {
-			return &failure{msg: fmt.Sprintf("%s (line %d) did not fail", l.name, l.line), expected: fmt.Sprintf("error code %d", c.n), actual: "a result", response: true}
-		}
-		code, ok := errorCode(l.err)
-		if !ok {
-			return &failure{msg: "the error has no JSON-RPC code", expected: fmt.Sprintf("error code %d", c.n), actual: l.err.Error()}
-		}
-		if code != c.n {
-			return &failure{msg: "wrong error code", expected: strconv.FormatInt(c.n, 10), actual: fmt.Sprintf("%d (%v)", code, l.err)}
-		}
-		return nil
-	case "assert_elicited", "assert_not_elicited", "assert_elicited_count":
-		return r.checkQuestions(c, l)
-	case "assert_task_status":
-		return r.checkTask(args[0], l)
-	}
+}
 
-	if l.err != nil {
-		return &failure{msg: fmt.Sprintf("%s (line %d) failed, so there is no result to check", l.name, l.line)}
-	}
-	switch c.name {
-	case "assert_contains":
-		text := l.text()
-		if !strings.Contains(text, args[0]) {
-			return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true}
+// readsLast makes the run of a command that reads the last command that
+// reached the server, whether it failed or not.
+func readsLast(f func(r *runner, c *command, args []string, l *last) *failure) runFunc {
+	return func(r *runner, _ context.Context, c *command, res *StepResult) *failure {
+		args, fl := r.values(c)
+		if fl != nil {
+			return fl
 		}
-		return nil
-	case "assert_is_error", "assert_not_error":
-		want := c.name == "assert_is_error"
+		if r.last == nil {
+			return fail("%s needs a command before it: no %s has run", c.def.name, commandsWhere(reachesServer, "or"))
+		}
+		return f(r, c, args, r.last)
+	}
+}
+
+// readsResult makes the run of a command that reads the last command's
+// result: it fails when that command failed.
+func readsResult(f func(r *runner, c *command, args []string, l *last) *failure) runFunc {
+	return readsLast(func(r *runner, c *command, args []string, l *last) *failure {
+		if l.err != nil {
+			return &failure{msg: fmt.Sprintf("%s (line %d) failed, so there is no result to check", l.cmd.name, l.line)}
+		}
+		return f(r, c, args, l)
+	})
+}
+
+func echo(_ *runner, _ *command, args []string, res *StepResult) *failure {
+	res.Output = strings.Join(args, " ")
+	return nil
+}
+
+func inputVar(r *runner, _ *command, args []string, res *StepResult) *failure {
+	prompt := ""
+	if len(args) > 1 {
+		prompt = args[1]
+	}
+	line, err := r.in.readLine(prompt, r.opts.Prompts)
+	if err != nil {
+		return fail("input_var %s: %v", args[0], err)
+	}
+	r.vars[args[0]] = line
+	if len(args) > 1 {
+		res.Output = args[1]
+	}
+	return nil
+}
+
+func assertEquals(_ *runner, _ *command, args []string, _ *StepResult) *failure {
+	if args[0] != args[1] {
+		return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt))}
+	}
+	return nil
+}
+
+func assertNumber(_ *runner, _ *command, args []string, _ *StepResult) *failure {
+	if _, err := strconv.ParseFloat(strings.TrimSpace(args[0]), 64); err != nil {
+		return &failure{msg: "not a number", expected: "a number", actual: strconv.Quote(args[0])}
+	}
+	return nil
+}
+
+func assertGreater(_ *runner, _ *command, args []string, _ *StepResult) *failure {
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(args[0]), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(args[1]), 64)
+	if err1 != nil || err2 != nil {
+		return &failure{msg: "assert_gt compares numbers", expected: "two numbers", actual: strconv.Quote(args[0]) + " and " + strconv.Quote(args[1])}
+	}
+	if !(a > b) {
+		return &failure{msg: "the value is not greater", expected: "a number greater than " + args[1], actual: args[0]}
+	}
+	return nil
+}
+
+func assertStringLength(_ *runner, _ *command, args []string, _ *StepResult) *failure {
+	lo, _ := strconv.Atoi(args[1])
+	hi, _ := strconv.Atoi(args[2])
+	n := utf8.RuneCountInString(args[0])
+	if n < lo || n > hi {
+		return &failure{msg: "the length is out of range", expected: fmt.Sprintf("%d to %d characters", lo, hi), actual: fmt.Sprintf("%d characters: %s", n, strconv.Quote(truncate(args[0], 200)))}
+	}
+	return nil
+}
+
+func assertErrorCode(_ *runner, c *command, _ []string, l *last) *failure {
+	if l.err == nil {
+		return &failure{msg: fmt.Sprintf("%s (line %d) did not fail", l.cmd.name, l.line), expected: fmt.Sprintf("error code %d", c.n), actual: "a result", response: true}
+	}
+	code, ok := errorCode(l.err)
+	if !ok {
+		return &failure{msg: "the error has no JSON-RPC code", expected: fmt.Sprintf("error code %d", c.n), actual: l.err.Error()}
+	}
+	if code != c.n {
+		return &failure{msg: "wrong error code", expected: strconv.FormatInt(c.n, 10), actual: fmt.Sprintf("%d (%v)", code, l.err)}
+	}
+	return nil
+}
+
+func assertTaskStatus(r *runner, _ *command, args []string, l *last) *failure {
+	return r.checkTask(args[0], l)
+}
+
+func assertContains(_ *runner, _ *command, args []string, l *last) *failure {
+	text := l.text()
+	if !strings.Contains(text, args[0]) {
+		return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true}
+	}
+	return nil
+}
+
+// assertIsError runs assert_is_error (want true) and assert_not_error.
+func assertIsError(want bool) func(r *runner, c *command, args []string, l *last) *failure {
+	return func(_ *runner, _ *command, _ []string, l *last) *failure {
 		got := false
 		if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok {
 			got = tr.IsError
 		}
 		if got != want {
-			return &failure{msg: fmt.Sprintf("the result of %s (line %d) has isError: %t", l.name, l.line, got), expected: fmt.Sprintf("isError: %t", want), actual: fmt.Sprintf("isError: %t", got), response: true}
+			return &failure{msg: fmt.Sprintf("the result of %s (line %d) has isError: %t", l.cmd.name, l.line, got), expected: fmt.Sprintf("isError: %t", want), actual: fmt.Sprintf("isError: %t", got), response: true}
 		}
-		return nil
-	case "set_var":
-		if c.raw {
-			r.vars[args[0]] = l.rawJSON()
-			return nil
-		}
-		decoded := l.decodedJSON()
-		if decoded == nil {
-			return &failure{msg: fmt.Sprintf("%s (line %d) has no JSON result", l.name, l.line), response: true}
-		}
-		v, err := lookupPath(decoded, c.path)
-		if err != nil {
-			return &failure{msg: fmt.Sprintf("set_var %s: %v", args[0], err), response: true}
-		}
-		r.vars[args[0]] = varString(v)
 		return nil
 	}
-	return fail("internal error: no implementation of %s", c.name)
 }
 
-// checkQuestions runs assert_elicited, assert_not_elicited and
-// assert_elicited_count against the questions of the last command.
-func (r *runner) checkQuestions(c *command, l *last) *failure {
-	qs := l.outcome.Questions
-	if c.name == "assert_elicited_count" {
-		if int64(len(qs)) != c.n {
-			return &failure{msg: fmt.Sprintf("%s (line %d) asked %d question(s)", l.name, l.line, len(qs)), expected: strconv.FormatInt(c.n, 10), actual: strconv.Itoa(len(qs)) + askedList(qs)}
-		}
+func setVar(r *runner, c *command, args []string, l *last) *failure {
+	if c.raw {
+		r.vars[args[0]] = l.rawJSON()
 		return nil
 	}
+	decoded := l.decodedJSON()
+	if decoded == nil {
+		return &failure{msg: fmt.Sprintf("%s (line %d) has no JSON result", l.cmd.name, l.line), response: true}
+	}
+	v, err := lookupPath(decoded, c.path)
+	if err != nil {
+		return &failure{msg: fmt.Sprintf("set_var %s: %v", args[0], err), response: true}
+	}
+	r.vars[args[0]] = varString(v)
+	return nil
+}
+
+func assertElicitedCount(_ *runner, c *command, _ []string, l *last) *failure {
+	qs := l.outcome.Questions
+	if int64(len(qs)) != c.n {
+		return &failure{msg: fmt.Sprintf("%s (line %d) asked %d question(s)", l.cmd.name, l.line, len(qs)), expected: strconv.FormatInt(c.n, 10), actual: strconv.Itoa(len(qs)) + askedList(qs)}
+	}
+	return nil
+}
+
+// assertElicited passes when a question of the last command matches the
+// filter.
+func assertElicited(r *runner, c *command, _ []string, l *last) *failure {
+	want, matched, fl := r.matching(c, l)
+	if fl != nil {
+		return fl
+	}
+	qs := l.outcome.Questions
+	if len(qs) == 0 && l.err != nil {
+		return &failure{msg: fmt.Sprintf("%s (line %d) failed before the server asked anything", l.cmd.name, l.line), expected: want, actual: "no question"}
+	}
+	if len(matched) == 0 {
+		return &failure{msg: fmt.Sprintf("%s (line %d) asked no such question", l.cmd.name, l.line), expected: want, actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
+	}
+	return nil
+}
+
+// assertNotElicited passes when no question of the last command matches
+// the filter.
+func assertNotElicited(r *runner, c *command, _ []string, l *last) *failure {
+	want, matched, fl := r.matching(c, l)
+	if fl != nil {
+		return fl
+	}
+	if len(matched) > 0 {
+		return &failure{msg: fmt.Sprintf("%s (line %d) asked a question it should not have", l.cmd.name, l.line), expected: "no " + strings.TrimPrefix(want, "a "), actual: askedList(matched)}
+	}
+	return nil
+}
+
+// matching returns the questions of the last command that match c's
+// filter, and the filter described.
+func (r *runner) matching(c *command, l *last) (string, []exchange.Entry, *failure) {
 	f := c.filter
 	text := ""
 	if f.text != nil {
 		v, err := f.text.value(r.vars)
 		if err != nil {
-			return fail("%v", err)
+			return "", nil, fail("%v", err)
 		}
 		text = v
 	}
-	var matched []Question
-	for _, q := range qs {
+	var matched []exchange.Entry
+	for _, q := range l.outcome.Questions {
 		if matches(q, f, text) {
 			matched = append(matched, q)
 		}
 	}
-	want := describeFilter(f, text)
-	if c.name == "assert_elicited" && len(qs) == 0 && l.err != nil {
-		return &failure{msg: fmt.Sprintf("%s (line %d) failed before the server asked anything", l.name, l.line), expected: want, actual: "no question"}
-	}
-	if c.name == "assert_elicited" && len(matched) == 0 {
-		return &failure{msg: fmt.Sprintf("%s (line %d) asked no such question", l.name, l.line), expected: want, actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
-	}
-	if c.name == "assert_not_elicited" && len(matched) > 0 {
-		return &failure{msg: fmt.Sprintf("%s (line %d) asked a question it should not have", l.name, l.line), expected: "no " + strings.TrimPrefix(want, "a "), actual: askedList(matched)}
-	}
-	return nil
+	return describeFilter(f, text), matched, nil
 }
 
 func describeFilter(f *filter, text string) string {
@@ -185,7 +257,7 @@ func describeFilter(f *filter, text string) string {
 	return s
 }
 
-func askedList(qs []Question) string {
+func askedList(qs []exchange.Entry) string {
 	if len(qs) == 0 {
 		return ""
 	}
@@ -193,13 +265,9 @@ func askedList(qs []Question) string {
 	b.WriteString(":")
 	for _, q := range qs {
 		b.WriteString("\n  ")
-		mode := q.Mode
-		if mode == "" {
-			mode = "form"
-		}
-		fmt.Fprintf(&b, "[%s] ", mode)
+		fmt.Fprintf(&b, "[%s] ", q.Mode())
 		b.WriteString(describeQuestion(q))
-		if fs := fields(q.Schema); len(fs) > 0 {
+		if fs := fields(q.Schema()); len(fs) > 0 {
 			fmt.Fprintf(&b, " (fields: %s)", strings.Join(fs, ", "))
 		}
 	}
@@ -207,17 +275,13 @@ func askedList(qs []Question) string {
 }
 
 // matches reports whether q satisfies every condition of f.
-func matches(q Question, f *filter, text string) bool {
-	mode := q.Mode
-	if mode == "" {
-		mode = "form"
-	}
+func matches(q exchange.Entry, f *filter, text string) bool {
 	switch {
 	case f.key != "" && q.Key != f.key,
-		f.mode != "" && mode != f.mode,
+		f.mode != "" && q.Mode() != f.mode,
 		f.action != "" && (q.Answer == nil || q.Answer.Action != f.action),
-		f.field != "" && !slices.Contains(fields(q.Schema), f.field),
-		f.text != nil && !strings.Contains(q.Message, text) && !strings.Contains(q.URL, text):
+		f.field != "" && !slices.Contains(fields(q.Schema()), f.field),
+		f.text != nil && !strings.Contains(q.Message(), text) && !strings.Contains(q.URL(), text):
 		return false
 	}
 	return true

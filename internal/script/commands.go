@@ -1,108 +1,159 @@
 package script
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/answer"
 )
 
-// spec describes a command for the parser.
-type spec struct {
-	usage    string
-	min, max int  // argument count bounds; max < 0: unbounded
-	named    bool // takes key:value arguments (or wraps a command that does)
-	check    func(p *parser, c *command, outers []string)
+// cmd defines one command of the language, once: how it is written, what
+// the parser checks, what it may wrap and how it runs. The parser looks a
+// command up by its name in [commands]; a parsed command keeps its
+// definition, so that nothing after the parser compares names.
+type cmd struct {
+	name  string
+	usage string // the command with its arguments, shown when they are wrong
+	// min and max bound the number of arguments; max < 0: no bound.
+	min, max int
+	// named: the command takes key:value arguments (or wraps commands that
+	// do); for the others a key:value word is one value.
+	named bool
+	// setsVar: the first argument names a variable the command sets, which
+	// the lines after it may use.
+	setsVar bool
+	// check checks the arguments when the script is parsed and keeps in c
+	// what the runner needs; outers are the commands wrapping c.
+	check func(p *parser, c *command, outers []*cmd)
+	// wraps is set for the commands that run another one (expect_error,
+	// timeout): it says which commands they may wrap.
+	wraps func(inner *cmd) bool
+
+	// run runs the command as a step (or under timeout) and explains a
+	// failure.
+	run func(r *runner, ctx context.Context, c *command, res *StepResult) *failure
+	// send is set for the commands that reach the server: it sends the
+	// command with the answers queued for it (nil unless asks). Such a
+	// command becomes the last command, which the checks read.
+	send func(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error)
+	// asks: the server may ask questions during the command, so the answers
+	// queued by elicit_response go to it and are settled by it.
+	asks bool
+
+	// What a command does with tasks (the tasks extension).
+	callsTool   bool // it calls a tool, which the server may run as a task
+	waits       bool // it waits for the task to end
+	cancels     bool // it asks the server to cancel the task
+	reportsTask bool // it reports the task's status, which assert_task_status reads
 }
 
-// lookup returns the spec of a command.
-func lookup(name string) (spec, bool) {
-	switch name {
-	case "elicit_response":
-		return spec{usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2, check: checkElicitResponse}, true
-	case "call_tool":
-		return spec{usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true, check: checkCall}, true
-	case "start_tool":
-		return spec{usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true, check: checkCall}, true
-	case "get_task":
-		return spec{usage: "get_task [TASK_ID]", min: 0, max: 1}, true
-	case "cancel_task":
-		return spec{usage: "cancel_task [TASK_ID]", min: 0, max: 1}, true
-	case "wait_task":
-		return spec{usage: "wait_task [TASK_ID]", min: 0, max: 1}, true
-	case "assert_task_status":
-		return spec{usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1, check: checkTaskStatus}, true
-	case "get_prompt":
-		return spec{usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true, check: checkPrompt}, true
-	case "read_resource":
-		return spec{usage: "read_resource URI", min: 1, max: 1}, true
-	case "ping":
-		return spec{usage: "ping", min: 0, max: 0}, true
-	case "assert_elicited":
-		return spec{usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5, check: checkFilter}, true
-	case "assert_not_elicited":
-		return spec{usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5, check: checkFilter}, true
-	case "assert_elicited_count":
-		return spec{usage: "assert_elicited_count N", min: 1, max: 1, check: checkCount}, true
-	case "assert_contains":
-		return spec{usage: `assert_contains "text"`, min: 1, max: 1}, true
-	case "assert_is_error":
-		return spec{usage: "assert_is_error", min: 0, max: 0}, true
-	case "assert_not_error":
-		return spec{usage: "assert_not_error", min: 0, max: 0}, true
-	case "set_var":
-		return spec{usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, check: checkSetVar}, true
-	case "input_var":
-		return spec{usage: `input_var NAME ["prompt"]`, min: 1, max: 2, check: checkVarName}, true
-	case "assert_equals":
-		return spec{usage: "assert_equals ACTUAL EXPECTED", min: 2, max: 2}, true
-	case "assert_number":
-		return spec{usage: "assert_number VALUE", min: 1, max: 1}, true
-	case "assert_gt":
-		return spec{usage: "assert_gt VALUE LIMIT", min: 2, max: 2, check: checkNumbers}, true
-	case "assert_string_length":
-		return spec{usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3, check: checkLength}, true
-	case "expect_error":
-		return spec{usage: "expect_error COMMAND...", min: 1, max: -1, named: true, check: checkWrapped}, true
-	case "assert_error_code":
-		return spec{usage: "assert_error_code CODE", min: 1, max: 1, check: checkCode}, true
-	case "timeout":
-		return spec{usage: "timeout MS COMMAND...", min: 2, max: -1, named: true, check: checkTimeout}, true
-	case "echo":
-		return spec{usage: "echo [TEXT]...", min: 0, max: -1}, true
+// commands is the language: every command by name. It is filled by init
+// because expect_error and timeout parse and run other commands through it.
+var commands map[string]*cmd
+
+// commandList is every command, in the order that lists of commands in
+// messages keep.
+var commandList []*cmd
+
+func init() {
+	// expect_error and timeout wrap the commands that reach the server, and
+	// each other.
+	wrapsRemote := func(inner *cmd) bool { return inner.send != nil || inner.wraps != nil }
+	commandList = []*cmd{
+		{name: "elicit_response", usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
+			check: checkElicitResponse, run: queueAnswer},
+		{name: "call_tool", usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
+			check: checkCall, run: runRemote, send: sendCallTool, asks: true, callsTool: true, waits: true, reportsTask: true},
+		{name: "get_prompt", usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true,
+			check: checkPrompt, run: runRemote, send: sendGetPrompt, asks: true},
+		{name: "read_resource", usage: "read_resource URI", min: 1, max: 1,
+			run: runRemote, send: sendReadResource, asks: true},
+		{name: "ping", usage: "ping", min: 0, max: 0,
+			run: runRemote, send: sendPing},
+		{name: "start_tool", usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
+			check: checkCall, run: runRemote, send: sendStartTool, asks: true, callsTool: true, reportsTask: true},
+		{name: "get_task", usage: "get_task [TASK_ID]", min: 0, max: 1,
+			run: runRemote, send: sendGetTask, reportsTask: true},
+		{name: "cancel_task", usage: "cancel_task [TASK_ID]", min: 0, max: 1,
+			run: runRemote, send: sendCancelTask, cancels: true},
+		{name: "wait_task", usage: "wait_task [TASK_ID]", min: 0, max: 1,
+			run: runRemote, send: sendWaitTask, asks: true, waits: true, reportsTask: true},
+		{name: "assert_task_status", usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1,
+			check: checkTaskStatus, run: readsLast(assertTaskStatus)},
+		{name: "assert_elicited", usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
+			check: checkFilter, run: readsLast(assertElicited)},
+		{name: "assert_not_elicited", usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
+			check: checkFilter, run: readsLast(assertNotElicited)},
+		{name: "assert_elicited_count", usage: "assert_elicited_count N", min: 1, max: 1,
+			check: checkCount, run: readsLast(assertElicitedCount)},
+		{name: "assert_contains", usage: `assert_contains "text"`, min: 1, max: 1,
+			run: readsResult(assertContains)},
+		{name: "assert_is_error", usage: "assert_is_error", min: 0, max: 0,
+			run: readsResult(assertIsError(true))},
+		{name: "assert_not_error", usage: "assert_not_error", min: 0, max: 0,
+			run: readsResult(assertIsError(false))},
+		{name: "set_var", usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
+			check: checkSetVar, run: readsResult(setVar)},
+		{name: "input_var", usage: `input_var NAME ["prompt"]`, min: 1, max: 2, setsVar: true,
+			check: checkVarName, run: readsArgs(inputVar)},
+		{name: "assert_equals", usage: "assert_equals ACTUAL EXPECTED", min: 2, max: 2,
+			run: readsArgs(assertEquals)},
+		{name: "assert_number", usage: "assert_number VALUE", min: 1, max: 1,
+			run: readsArgs(assertNumber)},
+		{name: "assert_gt", usage: "assert_gt VALUE LIMIT", min: 2, max: 2,
+			check: checkNumbers, run: readsArgs(assertGreater)},
+		{name: "assert_string_length", usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3,
+			check: checkLength, run: readsArgs(assertStringLength)},
+		{name: "expect_error", usage: "expect_error COMMAND...", min: 1, max: -1, named: true,
+			check: checkWrapped, wraps: wrapsRemote, run: expectError},
+		{name: "assert_error_code", usage: "assert_error_code CODE", min: 1, max: 1,
+			check: checkCode, run: readsLast(assertErrorCode)},
+		{name: "timeout", usage: "timeout MS COMMAND...", min: 2, max: -1, named: true,
+			check: checkTimeout, wraps: wrapsRemote, run: runWrapped},
+		{name: "echo", usage: "echo [TEXT]...", min: 0, max: -1,
+			run: readsArgs(echo)},
 	}
-	return spec{}, false
+	commands = make(map[string]*cmd, len(commandList))
+	for _, c := range commandList {
+		commands[c.name] = c
+	}
 }
 
-// commandNames lists every command, for hints.
+// commandNames lists every command, sorted, for hints.
 func commandNames() []string {
-	names := []string{"elicit_response", "call_tool", "get_prompt", "read_resource", "ping",
-		"assert_elicited", "assert_not_elicited", "assert_elicited_count", "assert_contains",
-		"assert_is_error", "assert_not_error", "set_var", "input_var", "assert_equals",
-		"assert_number", "assert_gt", "assert_string_length", "expect_error",
-		"assert_error_code", "timeout", "echo", "start_tool", "get_task", "cancel_task",
-		"wait_task", "assert_task_status"}
-	sort.Strings(names)
+	names := make([]string, 0, len(commandList))
+	for _, c := range commandList {
+		names = append(names, c.name)
+	}
+	slices.Sort(names)
 	return names
 }
 
-// wrappable reports whether expect_error and timeout may wrap a command.
-func wrappable(name string) bool {
-	switch name {
-	case "call_tool", "get_prompt", "read_resource", "ping", "expect_error", "timeout",
-		"start_tool", "get_task", "cancel_task", "wait_task":
-		return true
+// commandsWhere lists the commands for which keep holds, in the order of
+// the reference, as "a, b or c" (last is "or" or "and").
+func commandsWhere(keep func(*cmd) bool, last string) string {
+	var names []string
+	for _, c := range commandList {
+		if keep(c) {
+			names = append(names, c.name)
+		}
 	}
-	return false
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + last + " " + names[len(names)-1]
 }
 
 // literalArg returns the value of an argument that must not use variables.
 func (p *parser) literalArg(c *command, i int, what string) (string, bool) {
 	s, ok := c.args[i].literal()
 	if !ok {
-		p.errorf(c.args[i].col, "%s of %s cannot use variables", what, c.name)
+		p.errorf(c.args[i].col, "%s of %s cannot use variables", what, c.def.name)
 	}
 	return s, ok
 }
@@ -112,10 +163,11 @@ type answerArg struct {
 	key, action string
 	content     map[string]any // parsed at parse time when written without variables
 	tmpl        *token         // content with variables, parsed when the step runs
+	origin      answer.Origin  // the answer's identity: where it is written
 }
 
-func checkElicitResponse(p *parser, c *command, outers []string) {
-	a := &answerArg{}
+func checkElicitResponse(p *parser, c *command, outers []*cmd) {
+	a := &answerArg{origin: answer.Origin{File: p.file, Line: p.line}}
 	t := c.args[0]
 	word, ok := p.literalArg(c, 0, "the action")
 	if !ok {
@@ -224,9 +276,9 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-func checkCall(p *parser, c *command, outers []string) {
+func checkCall(p *parser, c *command, outers []*cmd) {
 	if c.args[0].key != "" {
-		p.errorf(c.args[0].col, "%s needs a name first; usage: %s NAME [VALUE | key:VALUE]...", c.name, c.name)
+		p.errorf(c.args[0].col, "%s needs a name first; usage: %s NAME [VALUE | key:VALUE]...", c.def.name, c.def.name)
 		return
 	}
 	seen := map[string]bool{}
@@ -242,7 +294,7 @@ func checkCall(p *parser, c *command, outers []string) {
 	}
 }
 
-func checkPrompt(p *parser, c *command, outers []string) {
+func checkPrompt(p *parser, c *command, outers []*cmd) {
 	checkCall(p, c, outers)
 	for _, t := range c.args[1:] {
 		if t.key == "" {
@@ -275,7 +327,7 @@ func (f *filter) String() string {
 	return "a question " + strings.Join(parts, ", ")
 }
 
-func checkFilter(p *parser, c *command, outers []string) {
+func checkFilter(p *parser, c *command, outers []*cmd) {
 	f := &filter{}
 	for i := range c.args {
 		t := &c.args[i]
@@ -290,7 +342,7 @@ func checkFilter(p *parser, c *command, outers []string) {
 			}
 		}
 		if f.text != nil {
-			p.errorf(t.col, "%s takes one text; quote text with spaces, and write filters as key=K, mode=M, field=F, action=A", c.name)
+			p.errorf(t.col, "%s takes one text; quote text with spaces, and write filters as key=K, mode=M, field=F, action=A", c.def.name)
 			return
 		}
 		f.text = t
@@ -336,7 +388,7 @@ func (p *parser) setFilter(f *filter, col int, k, v string) bool {
 // taskStatuses are the statuses of a task, in the order of their life.
 var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
 
-func checkTaskStatus(p *parser, c *command, outers []string) {
+func checkTaskStatus(p *parser, c *command, outers []*cmd) {
 	s, ok := p.literalArg(c, 0, "the status")
 	if !ok || slices.Contains(taskStatuses, s) {
 		return
@@ -356,44 +408,44 @@ func (p *parser) literalInt(c *command, i int, what string, lo, hi int64) (int64
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < lo || n > hi {
-		p.errorf(c.args[i].col, "%s of %s must be an integer from %d to %d, not %q", what, c.name, lo, hi, s)
+		p.errorf(c.args[i].col, "%s of %s must be an integer from %d to %d, not %q", what, c.def.name, lo, hi, s)
 		return 0, false
 	}
 	return n, true
 }
 
-func checkCount(p *parser, c *command, outers []string) {
+func checkCount(p *parser, c *command, outers []*cmd) {
 	c.n, _ = p.literalInt(c, 0, "the count", 0, 1000)
 }
 
-func checkCode(p *parser, c *command, outers []string) {
+func checkCode(p *parser, c *command, outers []*cmd) {
 	c.n, _ = p.literalInt(c, 0, "the code", -1<<31, 1<<31-1)
 }
 
 // maxTimeoutMS bounds the timeout command (one hour).
 const maxTimeoutMS = 3_600_000
 
-func checkTimeout(p *parser, c *command, outers []string) {
+func checkTimeout(p *parser, c *command, outers []*cmd) {
 	n, ok := p.literalInt(c, 0, "the time in milliseconds", 1, maxTimeoutMS)
 	if !ok {
 		return
 	}
-	c.n = n
-	c.sub = p.parseCommand(c.args[1:], append(outers, c.name)...)
+	c.limit = time.Duration(n) * time.Millisecond
+	c.sub = p.parseCommand(c.args[1:], append(outers, c.def)...)
 }
 
-func checkWrapped(p *parser, c *command, outers []string) {
-	c.sub = p.parseCommand(c.args, append(outers, c.name)...)
+func checkWrapped(p *parser, c *command, outers []*cmd) {
+	c.sub = p.parseCommand(c.args, append(outers, c.def)...)
 }
 
-func checkVarName(p *parser, c *command, outers []string) {
+func checkVarName(p *parser, c *command, outers []*cmd) {
 	s, ok := p.literalArg(c, 0, "the variable name")
 	if ok && !isIdent(s) {
 		p.errorf(c.args[0].col, "invalid variable name %q: use letters, digits and _, starting with a letter", s)
 	}
 }
 
-func checkSetVar(p *parser, c *command, outers []string) {
+func checkSetVar(p *parser, c *command, outers []*cmd) {
 	checkVarName(p, c, outers)
 	s, ok := p.literalArg(c, 1, "the path")
 	if !ok {
@@ -411,18 +463,18 @@ func checkSetVar(p *parser, c *command, outers []string) {
 	c.path = path
 }
 
-func checkNumbers(p *parser, c *command, outers []string) {
+func checkNumbers(p *parser, c *command, outers []*cmd) {
 	for i := range c.args {
 		if s, ok := c.args[i].literal(); ok {
 			if _, err := strconv.ParseFloat(s, 64); err != nil {
-				p.errorf(c.args[i].col, "%s compares numbers; %q is not a number", c.name, s)
+				p.errorf(c.args[i].col, "%s compares numbers; %q is not a number", c.def.name, s)
 				return
 			}
 		}
 	}
 }
 
-func checkLength(p *parser, c *command, outers []string) {
+func checkLength(p *parser, c *command, outers []*cmd) {
 	lo, ok1 := p.literalInt(c, 1, "MIN", 0, 1<<31-1)
 	hi, ok2 := p.literalInt(c, 2, "MAX", 0, 1<<31-1)
 	if ok1 && ok2 && lo > hi {

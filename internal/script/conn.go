@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,26 +17,19 @@ import (
 // queued by elicit_response for this command; the Conn hands them to the
 // questions the server asks (answers with a Key go to that question first,
 // the others in order; a question with no answer left is declined) and
-// reports in the Outcome the questions asked and the answers it did not use.
-// On error they may still return an Outcome with the questions asked before
-// the error.
+// reports in the Outcome the questions asked and the answers it did not use,
+// as they were given (their Origin says which elicit_response line queued
+// them). On error they may still return an Outcome with the questions asked
+// before the error.
 type Conn interface {
-	CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error)
-	GetPrompt(ctx context.Context, name string, args map[string]string, answers []Answer) (*Outcome, error)
-	ReadResource(ctx context.Context, uri string, answers []Answer) (*Outcome, error)
+	CallTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string, answers []answer.Spec) (*Outcome, error)
+	ReadResource(ctx context.Context, uri string, answers []answer.Spec) (*Outcome, error)
 	// ListTools lists the server's tools; the runner uses the input schemas
 	// to convert call_tool arguments.
 	ListTools(ctx context.Context) ([]*mcp.Tool, error)
 	Ping(ctx context.Context) error
 	Close() error
-}
-
-// Answer is an answer queued by elicit_response.
-type Answer struct {
-	Key     string         // the question key it is for; empty: the next question
-	Action  string         // accept, decline or cancel
-	Content map[string]any // the content of an accept answer, or nil
-	Line    int            // the script line that queued it
 }
 
 // Outcome is what an asking command produced.
@@ -47,10 +41,10 @@ type Outcome struct {
 	// Result.
 	Raw json.RawMessage
 	// Questions are the questions asked during the command, in order, each
-	// with the answer it got.
-	Questions []Question
+	// with the answer it got, as the session logged them.
+	Questions []exchange.Entry
 	// Unused are the queued answers no question used.
-	Unused []Answer
+	Unused []answer.Spec
 	// Task is the state of the task the command ran as or reads, nil when
 	// the server answered directly.
 	Task *TaskState
@@ -78,7 +72,7 @@ type TaskConn interface {
 	// StartTool calls a tool without waiting for a task it may start. A
 	// direct result is returned as CallTool returns it; a task sets
 	// Outcome.Task (and Raw to the task handle) and leaves Result nil.
-	StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error)
+	StartTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error)
 	// GetTask reads a task's state once (tasks/get): Outcome.Task, Raw (the
 	// tasks/get result) and, once completed, Result (the tool's result).
 	GetTask(ctx context.Context, id string) (*Outcome, error)
@@ -86,7 +80,7 @@ type TaskConn interface {
 	CancelTask(ctx context.Context, id string) error
 	// WaitTask waits for a task to end, answering its questions with
 	// answers as CallTool does; Outcome.Task is its final state.
-	WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error)
+	WaitTask(ctx context.Context, id string, answers []answer.Spec) (*Outcome, error)
 }
 
 // FallbackConn is a Conn that can ask a fallback answerer for the
@@ -95,15 +89,4 @@ type TaskConn interface {
 type FallbackConn interface {
 	Conn
 	SetFallback(answer.Answerer)
-}
-
-// Question is one question a server asked during a command.
-type Question struct {
-	Key     string            // the inputRequests key (empty for server-initiated requests)
-	Round   int               // 1 for the first retry's question
-	Mode    string            // form or url
-	Message string            // the message shown to the user
-	URL     string            // url mode: the link
-	Schema  any               // form mode: the requested schema
-	Answer  *mcp.ElicitResult // the answer given
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -167,7 +169,7 @@ func testConnect() func(ctx context.Context) (Conn, error) {
 }
 
 // answerAll answers a round of questions from the queue, recording them.
-func answerAll(round int, reqs mcp.InputRequestMap, queue *[]Answer, out *Outcome) mcp.InputResponseMap {
+func answerAll(round int, reqs mcp.InputRequestMap, queue *[]answer.Spec, out *Outcome) mcp.InputResponseMap {
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)
@@ -179,9 +181,9 @@ func answerAll(round int, reqs mcp.InputRequestMap, queue *[]Answer, out *Outcom
 		if !ok {
 			continue
 		}
-		i := slices.IndexFunc(*queue, func(a Answer) bool { return a.Key == k })
+		i := slices.IndexFunc(*queue, func(a answer.Spec) bool { return a.Key == k })
 		if i < 0 {
-			i = slices.IndexFunc(*queue, func(a Answer) bool { return a.Key == "" })
+			i = slices.IndexFunc(*queue, func(a answer.Spec) bool { return a.Key == "" })
 		}
 		ans := &mcp.ElicitResult{Action: "decline"}
 		if i >= 0 {
@@ -190,16 +192,12 @@ func answerAll(round int, reqs mcp.InputRequestMap, queue *[]Answer, out *Outcom
 			ans = &mcp.ElicitResult{Action: a.Action, Content: a.Content}
 		}
 		resp[k] = ans
-		mode := p.Mode
-		if mode == "" {
-			mode = "form"
-		}
-		out.Questions = append(out.Questions, Question{Key: k, Round: round, Mode: mode, Message: p.Message, URL: p.URL, Schema: p.RequestedSchema, Answer: ans})
+		out.Questions = append(out.Questions, exchange.Entry{Key: k, Round: round, Params: p, Answer: ans})
 	}
 	return resp
 }
 
-func (c *sdkConn) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
+func (c *sdkConn) CallTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
 	queue := slices.Clone(answers)
 	out := &Outcome{}
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
@@ -221,7 +219,7 @@ func (c *sdkConn) CallTool(ctx context.Context, name string, args map[string]any
 	}
 }
 
-func (c *sdkConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []Answer) (*Outcome, error) {
+func (c *sdkConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []answer.Spec) (*Outcome, error) {
 	queue := slices.Clone(answers)
 	out := &Outcome{}
 	params := &mcp.GetPromptParams{Name: name, Arguments: args}
@@ -243,7 +241,7 @@ func (c *sdkConn) GetPrompt(ctx context.Context, name string, args map[string]st
 	}
 }
 
-func (c *sdkConn) ReadResource(ctx context.Context, uri string, answers []Answer) (*Outcome, error) {
+func (c *sdkConn) ReadResource(ctx context.Context, uri string, answers []answer.Spec) (*Outcome, error) {
 	queue := slices.Clone(answers)
 	out := &Outcome{}
 	params := &mcp.ReadResourceParams{URI: uri}

@@ -86,6 +86,24 @@ call_tool deploy service:"auth-service"
 		}
 	})
 
+	// Two answers alike: the server asks once, and the answer it did not
+	// take is the second one, so that is the line that fails.
+	t.Run("the unused answer of two alike", func(t *testing.T) {
+		src := `elicit_response decline
+elicit_response decline
+call_tool deploy service:"auth-service"
+`
+		rep, out := runText(t, "alike.mcp", src, RunOptions{Connect: connect})
+		if p, f := rep.Counts(); p != 2 || f != 1 {
+			t.Fatalf("counts %d/%d, output:\n%s", p, f, out)
+		}
+		want := "  ✓ elicit_response decline (line 1)\n  ✗ elicit_response decline (line 2)\n" +
+			"      the answer was never used: the server asked only 1 question(s) during call_tool (line 3)\n"
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	})
+
 	t.Run("parallel equals serial", func(t *testing.T) {
 		var scripts []*Script
 		for i := range 6 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Script is a parsed .mcp file: its steps in line order.
@@ -24,16 +25,18 @@ type Step struct {
 
 // command is a parsed command with its arguments checked.
 type command struct {
-	name string
+	def  *cmd // what the command is
+	line int  // the script line, which queued answers name
 	col  int
 	args []token
 	sub  *command // the command run by expect_error and timeout
 
-	answer *answerArg // elicit_response
-	filter *filter    // assert_elicited, assert_not_elicited
-	n      int64      // assert_elicited_count, assert_error_code, timeout (ms)
-	path   []string   // set_var; nil with raw set for rawResponse
-	raw    bool       // set_var NAME rawResponse
+	answer *answerArg    // elicit_response
+	filter *filter       // assert_elicited, assert_not_elicited
+	n      int64         // assert_elicited_count, assert_error_code
+	limit  time.Duration // timeout
+	path   []string      // set_var; nil with raw set for rawResponse
+	raw    bool          // set_var NAME rawResponse
 }
 
 // maxLineLen bounds a script line so that parsing stays cheap on any input.
@@ -102,12 +105,12 @@ func (p *parser) parseLine(line string) *Step {
 	if p.failed {
 		return nil
 	}
-	if c.name == "set_var" || c.name == "input_var" {
+	if c.def.setsVar {
 		name, _ := c.args[0].literal()
 		p.vars[name] = true
 	}
 	end := lx.pos
-	return &Step{Line: p.line, Col: c.col, Command: c.name, Text: strings.TrimSpace(line[:end]), cmd: c}
+	return &Step{Line: p.line, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end]), cmd: c}
 }
 
 // checkVars reports a variable used before any line sets it.
@@ -124,16 +127,16 @@ func (p *parser) checkVars(c *command) {
 	}
 }
 
-// parseCommand parses toks as a command; outer is the wrapping command
-// (expect_error or timeout) or nil.
-func (p *parser) parseCommand(toks []token, outers ...string) *command {
+// parseCommand parses toks as a command; outers are the commands wrapping
+// it (expect_error, timeout), innermost last.
+func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 	first := toks[0]
 	name, ok := first.literal()
 	if first.kind != bareToken || first.key != "" || !ok {
 		p.errorf(first.col, "expected a command name, found %s; see docs/scripts.md for the commands", describeKind(first.kind))
 		return nil
 	}
-	sp, ok := lookup(name)
+	def, ok := commands[name]
 	if !ok {
 		msg := fmt.Sprintf("unknown command %q", name)
 		if hint, ok := closest(name, commandNames()); ok {
@@ -144,30 +147,31 @@ func (p *parser) parseCommand(toks []token, outers ...string) *command {
 		p.errorf(first.col, "%s", msg)
 		return nil
 	}
-	c := &command{name: name, col: first.col, args: toks[1:]}
-	if !sp.named {
+	c := &command{def: def, line: p.line, col: first.col, args: toks[1:]}
+	if !def.named {
 		for i, t := range c.args {
 			c.args[i] = t.unkeyed()
 		}
 	}
-	if n := len(outers); n > 0 && !wrappable(name) {
-		p.errorf(first.col, "%s cannot wrap %s; it wraps call_tool, get_prompt, read_resource, ping, start_tool, get_task, cancel_task, wait_task, expect_error and timeout", outers[n-1], name)
+	if n := len(outers); n > 0 && !outers[n-1].wraps(def) {
+		outer := outers[n-1]
+		p.errorf(first.col, "%s cannot wrap %s; it wraps %s", outer.name, name, commandsWhere(outer.wraps, "and"))
 		return nil
 	}
-	if slices.Contains(outers, name) {
+	if slices.Contains(outers, def) {
 		p.errorf(first.col, "%s inside %s has no meaning", name, name)
 		return nil
 	}
-	if len(c.args) < sp.min || sp.max >= 0 && len(c.args) > sp.max {
+	if len(c.args) < def.min || def.max >= 0 && len(c.args) > def.max {
 		col := first.col
-		if len(c.args) > 0 && sp.max >= 0 && len(c.args) > sp.max {
-			col = c.args[sp.max].col
+		if len(c.args) > 0 && def.max >= 0 && len(c.args) > def.max {
+			col = c.args[def.max].col
 		}
-		p.errorf(col, "%s takes %s; usage: %s", name, argCount(sp.min, sp.max), sp.usage)
+		p.errorf(col, "%s takes %s; usage: %s", name, argCount(def.min, def.max), def.usage)
 		return nil
 	}
-	if sp.check != nil {
-		sp.check(p, c, outers)
+	if def.check != nil {
+		def.check(p, c, outers)
 	}
 	return c
 }

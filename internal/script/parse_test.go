@@ -113,7 +113,7 @@ assert_task_status cancelled`)
 	if c := s.Steps[0].cmd; len(c.args) != 3 || c.args[1].key != "service" {
 		t.Errorf("start_tool arguments %+v", c.args)
 	}
-	if c := s.Steps[6].cmd; c.n != 5000 || c.sub == nil || c.sub.name != "wait_task" {
+	if c := s.Steps[6].cmd; c.limit != 5*time.Second || c.sub == nil || c.sub.def.name != "wait_task" {
 		t.Errorf("timeout wraps %+v", c.sub)
 	}
 }

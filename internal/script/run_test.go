@@ -105,7 +105,7 @@ func TestCommands(t *testing.T) {
 		{name: "keyed answers go to their key", src: "elicit_response b=decline\nelicit_response accept '{\"name\": \"Bo\"}'\ncall_tool two\nassert_contains `a=accept{\"name\":\"Bo\"} b=decline`"},
 		{name: "unused answer: nothing asked", src: "elicit_response accept\ncall_tool quiet", fail: 1, msg: "the answer was never used: the server asked nothing during call_tool (line 2)"},
 		{name: "unused answer: wrong key", src: "elicit_response c=accept\ncall_tool two", fail: 1, msg: `the answer was never used: no question of call_tool (line 2) had the key "c"`},
-		{name: "unused answer: end of script", src: "call_tool quiet\nelicit_response decline", fail: 2, msg: "the answer was never used: no call_tool, get_prompt or read_resource follows it"},
+		{name: "unused answer: end of script", src: "call_tool quiet\nelicit_response decline", fail: 2, msg: "the answer was never used: no call_tool, get_prompt, read_resource, start_tool or wait_task follows it"},
 		{name: "unused answer: command failed", src: "elicit_response decline\nexpect_error call_tool broken", fail: 1, msg: "the answer was never used: the server asked nothing during call_tool (line 2)"},
 		{name: "get_prompt asks", src: "elicit_response accept '{\"tone\": \"warm\"}'\nget_prompt greet who:Ann\nassert_elicited \"Which tone\"\nassert_contains \"Hello Ann, in a warm tone\""},
 		{name: "read_resource asks", src: "elicit_response accept '{}'\nread_resource note://secret\nassert_elicited key=ok\nassert_contains \"says hi\"\nread_resource note://secret\nassert_contains \"kept secret\""},

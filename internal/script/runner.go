@@ -1,7 +1,6 @@
 package script
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/termsafe"
@@ -38,13 +38,13 @@ type runner struct {
 // pendingReply is an answer queued by an elicit_response step whose
 // outcome is known only once the next asking command has run.
 type pendingReply struct {
-	answer Answer
+	answer answer.Spec
 	step   *StepResult
 }
 
-// last is what the last asking command (or ping) produced.
+// last is what the last command that reached the server produced.
 type last struct {
-	name        string
+	cmd         *cmd // what the command was
 	line        int
 	outcome     *Outcome
 	err         error
@@ -94,7 +94,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	for _, p := range r.pending {
 		p.step.Passed = false
-		p.step.Message = "the answer was never used: no call_tool, get_prompt or read_resource follows it, nor a start_tool or wait_task"
+		p.step.Message = "the answer was never used: no " + commandsWhere(asks, "or") + " follows it"
 	}
 	r.pending = nil
 	r.emit()
@@ -140,8 +140,8 @@ func (r *runner) isPending(st *StepResult) bool {
 // wrapper chain, or the default.
 func (r *runner) timeoutOf(c *command) time.Duration {
 	for ; c != nil; c = c.sub {
-		if c.name == "timeout" {
-			return time.Duration(c.n) * time.Millisecond
+		if c.limit > 0 {
+			return c.limit
 		}
 	}
 	return r.opts.StepTimeout
@@ -168,58 +168,31 @@ func (r *runner) step(ctx context.Context, st *Step) {
 
 // exec runs one command and explains a failure.
 func (r *runner) exec(ctx context.Context, c *command, res *StepResult) *failure {
-	switch c.name {
-	case "elicit_response":
-		a, err := r.answerOf(c)
-		if err != nil {
-			return fail("%v", err)
-		}
-		a.Line = res.Line
-		r.pending = append(r.pending, pendingReply{answer: a, step: res})
-		return nil
-	case "call_tool", "get_prompt", "read_resource", "ping", "start_tool", "get_task", "cancel_task", "wait_task":
-		err := r.act(ctx, c, res)
-		var se *scriptError
-		if errors.As(err, &se) {
-			return fail("%v", se)
-		}
-		var notes []string
-		if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
-			notes = append(notes, "the result has isError: true")
-		}
-		notes = append(notes, r.last.taskNote())
-		if r.opts.Verbose {
-			notes = append(notes, r.last.describe())
-		}
-		res.Output = joinNotes(notes)
-		if err != nil {
-			return &failure{msg: fmt.Sprintf("%s failed: %v", c.name, err)}
-		}
-		return nil
-	case "expect_error":
-		err := r.act(ctx, c.sub, res)
-		var se *scriptError
-		if errors.As(err, &se) {
-			return fail("%v", se)
-		}
-		if err != nil {
-			res.Output = "failed as expected: " + err.Error()
-			return nil
-		}
-		if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
-			res.Output = "failed as expected: the result has isError: true"
-			return nil
-		}
-		return &failure{msg: "expected the command to fail, but it succeeded", expected: "an error", actual: "a result", response: true}
-	case "timeout":
-		return r.exec(ctx, c.sub, res)
+	return c.def.run(r, ctx, c, res)
+}
+
+// asks reports whether the server may ask during c: the commands the
+// answers of elicit_response go to.
+func asks(c *cmd) bool { return c.asks }
+
+// reachesServer reports whether c is sent to the server: the commands
+// the checks read.
+func reachesServer(c *cmd) bool { return c.send != nil }
+
+// queueAnswer runs elicit_response: the answer waits for the next asking
+// command, which settles the step.
+func queueAnswer(r *runner, _ context.Context, c *command, res *StepResult) *failure {
+	a, err := r.answerOf(c)
+	if err != nil {
+		return fail("%v", err)
 	}
-	return r.check(c, res)
+	r.pending = append(r.pending, pendingReply{answer: a, step: res})
+	return nil
 }
 
 // answerOf builds the answer of an elicit_response step.
-func (r *runner) answerOf(c *command) (Answer, error) {
-	a := Answer{Key: c.answer.key, Action: c.answer.action, Content: c.answer.content}
+func (r *runner) answerOf(c *command) (answer.Spec, error) {
+	a := answer.Spec{Key: c.answer.key, Action: c.answer.action, Content: c.answer.content, Origin: c.answer.origin}
 	if c.answer.tmpl != nil {
 		s, err := c.answer.tmpl.value(r.vars)
 		if err != nil {
@@ -234,94 +207,150 @@ func (r *runner) answerOf(c *command) (Answer, error) {
 	return a, nil
 }
 
-// act runs an asking command or ping, records it as the last command, and
-// settles the queued answers. The error is a *scriptError when the command
-// could not be sent as written.
+// runRemote runs a command that reaches the server, as a step of its own.
+func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
+	err := r.act(ctx, c, res)
+	var se *scriptError
+	if errors.As(err, &se) {
+		return fail("%v", se)
+	}
+	var notes []string
+	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
+		notes = append(notes, "the result has isError: true")
+	}
+	notes = append(notes, r.last.taskNote())
+	if r.opts.Verbose {
+		notes = append(notes, r.last.describe())
+	}
+	res.Output = joinNotes(notes)
+	if err != nil {
+		return &failure{msg: fmt.Sprintf("%s failed: %v", c.def.name, err)}
+	}
+	return nil
+}
+
+// expectError runs expect_error: the wrapped command must fail.
+func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
+	err := r.act(ctx, c.sub, res)
+	var se *scriptError
+	if errors.As(err, &se) {
+		return fail("%v", se)
+	}
+	if err != nil {
+		res.Output = "failed as expected: " + err.Error()
+		return nil
+	}
+	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
+		res.Output = "failed as expected: the result has isError: true"
+		return nil
+	}
+	return &failure{msg: "expected the command to fail, but it succeeded", expected: "an error", actual: "a result", response: true}
+}
+
+// runWrapped runs timeout: the wrapped command, under the time limit the
+// step took from it (see timeoutOf).
+func runWrapped(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
+	return r.exec(ctx, c.sub, res)
+}
+
+// act sends a command that reaches the server, records it as the last
+// command, and settles the answers queued for it. The error is a
+// *scriptError when the command could not be sent as written.
 func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
-	if c.name == "timeout" { // expect_error timeout MS COMMAND…
+	if c.def.send == nil { // expect_error timeout MS COMMAND…
 		return r.act(ctx, c.sub, res)
 	}
-	var out *Outcome
-	var err error
-	switch c.name {
-	case "ping":
-		err = r.conn.Ping(ctx)
-		out = &Outcome{Raw: json.RawMessage("{}")}
-	case "get_task", "cancel_task":
-		out, err = r.taskOp(ctx, c)
-		var se *scriptError
-		if errors.As(err, &se) {
-			return err
-		}
-	default:
-		answers := r.takeAnswers()
-		out, err = r.send(ctx, c, answers)
-		r.settle(c, res.Line, answers, out, err)
+	var answers []answer.Spec
+	if c.def.asks {
+		answers = r.takeAnswers()
+	}
+	out, err := c.def.send(r, ctx, c, answers)
+	var se *scriptError
+	if !c.def.asks && errors.As(err, &se) {
+		return err // nothing was sent and nothing was asked: the last command stays
+	}
+	if c.def.asks {
+		r.settle(c, answers, out, err)
 	}
 	if errors.Is(err, ErrNoTasks) {
 		err = &scriptError{err}
 	}
-	r.last = newLast(c.name, res.Line, out, err)
-	r.remember(c.name, res.Line, out)
+	r.last = newLast(c.def, c.line, out, err)
+	r.remember(c, out)
 	return err
 }
 
-func (r *runner) takeAnswers() []Answer {
-	answers := make([]Answer, len(r.pending))
+func (r *runner) takeAnswers() []answer.Spec {
+	answers := make([]answer.Spec, len(r.pending))
 	for i, p := range r.pending {
 		answers[i] = p.answer
 	}
 	return answers
 }
 
-// send sends an asking command with its arguments.
-func (r *runner) send(ctx context.Context, c *command, answers []Answer) (*Outcome, error) {
-	var name string
-	var err error
-	if c.name == "wait_task" {
-		name, err = r.taskID(c)
-	} else {
-		name, err = c.args[0].value(r.vars)
+// toolCall is the tool name and arguments of call_tool and start_tool.
+func (r *runner) toolCall(ctx context.Context, c *command) (string, map[string]any, error) {
+	name, err := c.args[0].value(r.vars)
+	if err != nil {
+		return "", nil, &scriptError{err}
 	}
+	args, err := r.toolArgs(ctx, name, c.args[1:])
+	if err != nil {
+		return "", nil, &scriptError{err}
+	}
+	return name, args, nil
+}
+
+func sendCallTool(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error) {
+	name, args, err := r.toolCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.conn.CallTool(ctx, name, args, answers)
+	return out, r.record("tools/call", name, args, out, err)
+}
+
+func sendStartTool(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error) {
+	name, args, err := r.toolCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := r.taskConn(c)
+	if err != nil {
+		return nil, err
+	}
+	return tc.StartTool(ctx, name, args, answers)
+}
+
+func sendGetPrompt(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error) {
+	name, err := c.args[0].value(r.vars)
 	if err != nil {
 		return nil, &scriptError{err}
 	}
-	switch c.name {
-	case "call_tool", "start_tool":
-		args, err := r.toolArgs(ctx, name, c.args[1:])
+	args := map[string]string{}
+	for _, t := range c.args[1:] {
+		v, err := t.value(r.vars)
 		if err != nil {
 			return nil, &scriptError{err}
 		}
-		if c.name == "call_tool" {
-			out, err := r.conn.CallTool(ctx, name, args, answers)
-			return out, r.record("tools/call", name, args, out, err)
-		}
-		tc, err := r.taskConn(c)
-		if err != nil {
-			return nil, err
-		}
-		return tc.StartTool(ctx, name, args, answers)
-	case "wait_task":
-		tc, err := r.taskConn(c)
-		if err != nil {
-			return nil, err
-		}
-		return tc.WaitTask(ctx, name, answers)
-	case "get_prompt":
-		args := map[string]string{}
-		for _, t := range c.args[1:] {
-			v, err := t.value(r.vars)
-			if err != nil {
-				return nil, &scriptError{err}
-			}
-			args[t.key] = v
-		}
-		out, err := r.conn.GetPrompt(ctx, name, args, answers)
-		return out, r.record("prompts/get", name, args, out, err)
-	default:
-		out, err := r.conn.ReadResource(ctx, name, answers)
-		return out, r.record("resources/read", name, nil, out, err)
+		args[t.key] = v
 	}
+	out, err := r.conn.GetPrompt(ctx, name, args, answers)
+	return out, r.record("prompts/get", name, args, out, err)
+}
+
+func sendReadResource(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error) {
+	uri, err := c.args[0].value(r.vars)
+	if err != nil {
+		return nil, &scriptError{err}
+	}
+	out, err := r.conn.ReadResource(ctx, uri, answers)
+	return out, r.record("resources/read", uri, nil, out, err)
+}
+
+// sendPing pings; ping counts as a command with an empty result.
+func sendPing(r *runner, ctx context.Context, _ *command, _ []answer.Spec) (*Outcome, error) {
+	return &Outcome{Raw: json.RawMessage("{}")}, r.conn.Ping(ctx)
 }
 
 // record hands a command that got a result to RunOptions.Record and
@@ -330,43 +359,32 @@ func (r *runner) record(method, name string, args any, out *Outcome, err error) 
 	if r.opts.Record == nil || out == nil || err != nil {
 		return err
 	}
-	qs := make([]exchange.Entry, len(out.Questions))
-	for i, q := range out.Questions {
-		qs[i] = exchange.Entry{Method: method, Name: name, Key: q.Key, Round: q.Round, Answer: q.Answer,
-			Params: &mcp.ElicitParams{Mode: q.Mode, Message: q.Message, URL: q.URL, RequestedSchema: q.Schema}}
-	}
-	if rerr := r.opts.Record(method, name, args, qs, out.Result); rerr != nil {
+	if rerr := r.opts.Record(method, name, args, out.Questions, out.Result); rerr != nil {
 		return &scriptError{fmt.Errorf("record %s %s: %w", method, name, rerr)}
 	}
 	return err
 }
 
-// settle decides the elicit_response steps whose answers were handed to a
-// command: an answer the command did not use fails its step.
-func (r *runner) settle(c *command, line int, answers []Answer, out *Outcome, err error) {
+// settle decides the elicit_response steps whose answers were handed to c:
+// an answer the command did not use (the Conn gives it back, with the
+// Origin it was queued with) fails its step.
+func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err error) {
 	pending := r.pending
 	r.pending = nil
 	if len(pending) == 0 {
 		return
 	}
-	var unused []Answer
+	unused := answers
 	if out != nil {
 		unused = out.Unused
-	} else {
-		unused = answers
 	}
-	taken := make([]bool, len(pending))
+	notUsed := make(map[answer.Origin]bool, len(unused))
 	for _, u := range unused {
-		for i, p := range pending {
-			if !taken[i] && sameAnswer(u, p.answer) {
-				taken[i] = true
-				break
-			}
-		}
+		notUsed[u.Origin] = true
 	}
-	where := fmt.Sprintf("%s (line %d)", c.name, line)
-	for i, p := range pending {
-		if !taken[i] {
+	where := fmt.Sprintf("%s (line %d)", c.def.name, c.line)
+	for _, p := range pending {
+		if !notUsed[p.answer.Origin] {
 			p.step.Passed = true
 			continue
 		}
@@ -374,8 +392,8 @@ func (r *runner) settle(c *command, line int, answers []Answer, out *Outcome, er
 		switch {
 		case out == nil && err != nil:
 			p.step.Message = fmt.Sprintf("the answer was never used: %s failed before any question: %v", where, err)
-		case out != nil && out.Task != nil && c.name == "start_tool" && len(out.Questions) == 0:
-			p.step.Message = fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after start_tool, for wait_task", where, out.Task.ID)
+		case out != nil && out.Task != nil && c.def.callsTool && !c.def.waits && len(out.Questions) == 0:
+			p.step.Message = fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after %s, for wait_task", where, out.Task.ID, c.def.name)
 		case out == nil || len(out.Questions) == 0:
 			p.step.Message = fmt.Sprintf("the answer was never used: the server asked nothing during %s", where)
 		case p.answer.Key != "":
@@ -387,19 +405,7 @@ func (r *runner) settle(c *command, line int, answers []Answer, out *Outcome, er
 	}
 }
 
-func sameAnswer(a, b Answer) bool {
-	if a.Line != 0 && b.Line != 0 {
-		return a.Line == b.Line
-	}
-	if a.Key != b.Key || a.Action != b.Action || len(a.Content) != len(b.Content) {
-		return false
-	}
-	x, _ := json.Marshal(a.Content)
-	y, _ := json.Marshal(b.Content)
-	return bytes.Equal(x, y)
-}
-
-func questionKeys(qs []Question) string {
+func questionKeys(qs []exchange.Entry) string {
 	keys := make([]string, len(qs))
 	for i, q := range qs {
 		keys[i] = strconv.Quote(q.Key)
@@ -407,8 +413,8 @@ func questionKeys(qs []Question) string {
 	return "questions asked with keys " + strings.Join(keys, ", ")
 }
 
-func newLast(name string, line int, out *Outcome, err error) *last {
-	l := &last{name: name, line: line, outcome: out, err: err}
+func newLast(def *cmd, line int, out *Outcome, err error) *last {
+	l := &last{cmd: def, line: line, outcome: out, err: err}
 	if out == nil {
 		l.outcome = &Outcome{}
 	}
@@ -499,14 +505,14 @@ func (l *last) describe() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func describeQuestion(q Question) string {
+func describeQuestion(q exchange.Entry) string {
 	var b strings.Builder
 	if q.Key != "" {
 		fmt.Fprintf(&b, "%s: ", termsafe.Line(q.Key))
 	}
-	b.WriteString(termsafe.Line(q.Message))
-	if q.URL != "" {
-		fmt.Fprintf(&b, " <%s>", termsafe.Line(q.URL))
+	b.WriteString(termsafe.Line(q.Message()))
+	if u := q.URL(); u != "" {
+		fmt.Fprintf(&b, " <%s>", termsafe.Line(u))
 	}
 	if q.Answer != nil {
 		fmt.Fprintf(&b, " → %s", termsafe.Line(q.Answer.Action))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -17,7 +16,8 @@ import (
 // SessionConn adapts an open mcp-tester session to Conn: the answers of a
 // command go into an answer.Queue (so defaults and validation are the
 // session's), the questions come from the session's exchange log, and the
-// answers the queue did not hand out are reported unused.
+// answers the queue did not hand out are reported unused, each with its
+// Origin.
 type SessionConn struct {
 	S *session.Session
 	// Fallback, when set, answers the questions the queued answers do not
@@ -56,10 +56,10 @@ func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
 func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s} }
 
 // CallTool implements Conn.
-func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
-	q := queueOf(answers)
+func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
+	q := answer.NewQueue(answers...)
 	res, call, err := c.S.CallTool(ctx, name, args, c.answerer(q))
-	out := outcomeOf(resultOrNil(res), call, q, answers)
+	out := outcomeOf(resultOrNil(res), call, q)
 	if call != nil && call.Task != nil {
 		out.Task = &TaskState{ID: call.Task.TaskID, Status: string(call.Task.Status), StatusMessage: call.Task.StatusMessage}
 	}
@@ -67,14 +67,14 @@ func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string
 }
 
 // StartTool implements TaskConn.
-func (c *SessionConn) StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
-	q := queueOf(answers)
+func (c *SessionConn) StartTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
+	q := answer.NewQueue(answers...)
 	started, call, err := c.S.StartTool(ctx, name, args, c.answerer(q))
 	var res any
 	if started != nil {
 		res = resultOrNil(started.Result)
 	}
-	out := outcomeOf(res, call, q, answers)
+	out := outcomeOf(res, call, q)
 	if err == nil && started != nil && started.Task != nil {
 		t := started.Task
 		out.Task = &TaskState{ID: t.TaskID, Status: string(t.Status), StatusMessage: t.StatusMessage}
@@ -114,14 +114,14 @@ func (c *SessionConn) CancelTask(ctx context.Context, id string) error {
 
 // WaitTask implements TaskConn. The questions are those the session logged
 // while it waited.
-func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error) {
+func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []answer.Spec) (*Outcome, error) {
 	if err := c.tasksOn("waiting for task " + id); err != nil {
 		return nil, err
 	}
-	q := queueOf(answers)
+	q := answer.NewQueue(answers...)
 	start := c.S.Log().Len()
 	res, err := c.S.Tasks(c.answerer(q)).Wait(ctx, id)
-	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q, answers)
+	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q)
 	out.Task = &TaskState{ID: id}
 	switch {
 	case err == nil:
@@ -140,17 +140,17 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []Answer)
 }
 
 // GetPrompt implements Conn.
-func (c *SessionConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []Answer) (*Outcome, error) {
-	q := queueOf(answers)
+func (c *SessionConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []answer.Spec) (*Outcome, error) {
+	q := answer.NewQueue(answers...)
 	res, call, err := c.S.GetPrompt(ctx, name, args, c.answerer(q))
-	return outcomeOf(resultOrNil(res), call, q, answers), err
+	return outcomeOf(resultOrNil(res), call, q), err
 }
 
 // ReadResource implements Conn.
-func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []Answer) (*Outcome, error) {
-	q := queueOf(answers)
+func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []answer.Spec) (*Outcome, error) {
+	q := answer.NewQueue(answers...)
 	res, call, err := c.S.ReadResource(ctx, uri, c.answerer(q))
-	return outcomeOf(resultOrNil(res), call, q, answers), err
+	return outcomeOf(resultOrNil(res), call, q), err
 }
 
 // ListTools implements Conn.
@@ -173,48 +173,12 @@ func resultOrNil[T any](r *T) any {
 	return r
 }
 
-func queueOf(answers []Answer) *answer.Queue {
-	q := answer.NewQueue()
-	for _, a := range answers {
-		q.Push(answer.Spec{Key: a.Key, Action: a.Action, Content: a.Content})
-	}
-	return q
-}
-
-func outcomeOf(res any, call *session.Call, q *answer.Queue, answers []Answer) *Outcome {
-	out := &Outcome{Result: res}
+func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
+	out := &Outcome{Result: res, Unused: q.Unused()}
 	if call != nil {
-		for _, e := range call.Questions {
-			out.Questions = append(out.Questions, questionOf(e))
-		}
-	}
-	// Unused keeps the order of the queue: match it against the answers in
-	// order to give back the script lines.
-	unused := q.Unused()
-	for _, a := range answers {
-		if len(unused) > 0 && sameSpec(unused[0], a) {
-			out.Unused = append(out.Unused, a)
-			unused = unused[1:]
-		}
+		out.Questions = call.Questions
 	}
 	return out
-}
-
-func sameSpec(s answer.Spec, a Answer) bool {
-	if s.Key != a.Key || s.Action != a.Action {
-		return false
-	}
-	x, _ := json.Marshal(s.Content)
-	y, _ := json.Marshal(a.Content)
-	return string(x) == string(y)
-}
-
-func questionOf(e exchange.Entry) Question {
-	q := Question{Key: e.Key, Round: e.Round, Mode: e.Mode(), Message: e.Message(), Answer: e.Answer}
-	if e.Params != nil {
-		q.URL, q.Schema = e.Params.URL, e.Params.RequestedSchema
-	}
-	return q
 }
 
 // SessionConnect returns a RunOptions.Connect that opens a fresh session

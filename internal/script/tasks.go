@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/answer"
 )
 
 // taskRef is the task the task commands act on when given no id: the last
@@ -30,7 +32,7 @@ const (
 func (r *runner) taskConn(c *command) (TaskConn, error) {
 	tc, ok := r.conn.(TaskConn)
 	if !ok {
-		return nil, &scriptError{fmt.Errorf("%s needs a connection that drives tasks; this one (%T) does not", c.name, r.conn)}
+		return nil, &scriptError{fmt.Errorf("%s needs a connection that drives tasks; this one (%T) does not", c.def.name, r.conn)}
 	}
 	return tc, nil
 }
@@ -41,51 +43,83 @@ func (r *runner) taskID(c *command) (string, error) {
 	if len(c.args) > 0 {
 		id, err := c.args[0].value(r.vars)
 		if err == nil && id == "" {
-			err = fmt.Errorf("the task id of %s is empty", c.name)
+			err = fmt.Errorf("the task id of %s is empty", c.def.name)
 		}
 		return id, err
 	}
 	if r.task == nil {
-		return "", fmt.Errorf("%s has no task to act on: no start_tool or call_tool before it ran as a task; start one with start_tool, or give the task id", c.name)
+		return "", fmt.Errorf("%s has no task to act on: no start_tool or call_tool before it ran as a task; start one with start_tool, or give the task id", c.def.name)
 	}
 	return r.task.id, nil
 }
 
 // remember records the task a command reported, for the task commands that
 // follow.
-func (r *runner) remember(name string, line int, out *Outcome) {
+func (r *runner) remember(c *command, out *Outcome) {
 	if out == nil || out.Task == nil || out.Task.ID == "" {
-		if name == "start_tool" && out != nil && out.Result != nil {
-			r.task = nil // answered directly: there is no task to follow
+		if c.def.callsTool && !c.def.waits && out != nil && out.Result != nil {
+			r.task = nil // start_tool answered directly: there is no task to follow
 		}
 		return
 	}
 	if r.task == nil || r.task.id != out.Task.ID {
-		r.task = &taskRef{id: out.Task.ID, name: name, line: line}
+		r.task = &taskRef{id: out.Task.ID, name: c.def.name, line: c.line}
 	}
-	if name == "cancel_task" {
+	if c.def.cancels {
 		r.task.cancelled = true
 	}
 }
 
-// taskOp runs get_task and cancel_task, which ask nothing: queued answers
-// wait for the next asking command.
-func (r *runner) taskOp(ctx context.Context, c *command) (*Outcome, error) {
+// reportsTask reports whether c reports a task's status.
+func reportsTask(c *cmd) bool { return c.reportsTask }
+
+// taskTarget is the connection and the task id of a task command.
+func (r *runner) taskTarget(c *command) (TaskConn, string, error) {
 	tc, err := r.taskConn(c)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := r.taskID(c)
+	if err != nil {
+		return nil, "", &scriptError{err}
+	}
+	return tc, id, nil
+}
+
+// sendGetTask runs get_task, which asks nothing: queued answers wait for
+// the next asking command.
+func sendGetTask(r *runner, ctx context.Context, c *command, _ []answer.Spec) (*Outcome, error) {
+	tc, id, err := r.taskTarget(c)
 	if err != nil {
 		return nil, err
 	}
+	return r.getTask(ctx, tc, id)
+}
+
+// sendCancelTask runs cancel_task, which asks nothing either.
+func sendCancelTask(r *runner, ctx context.Context, c *command, _ []answer.Spec) (*Outcome, error) {
+	tc, id, err := r.taskTarget(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.CancelTask(ctx, id); err != nil {
+		return &Outcome{Task: &TaskState{ID: id}}, err
+	}
+	return &Outcome{Task: &TaskState{ID: id}, Raw: []byte("{}")}, nil
+}
+
+// sendWaitTask runs wait_task: the asking command of a task started
+// earlier.
+func sendWaitTask(r *runner, ctx context.Context, c *command, answers []answer.Spec) (*Outcome, error) {
 	id, err := r.taskID(c)
 	if err != nil {
 		return nil, &scriptError{err}
 	}
-	if c.name == "cancel_task" {
-		if err := tc.CancelTask(ctx, id); err != nil {
-			return &Outcome{Task: &TaskState{ID: id}}, err
-		}
-		return &Outcome{Task: &TaskState{ID: id}, Raw: []byte("{}")}, nil
+	tc, err := r.taskConn(c)
+	if err != nil {
+		return nil, err
 	}
-	return r.getTask(ctx, tc, id)
+	return tc.WaitTask(ctx, id, answers)
 }
 
 // getTask reads a task's state, polling while it is settling: working, or
@@ -133,7 +167,7 @@ func (l *last) taskNote() string {
 	if t == nil {
 		return ""
 	}
-	if l.name == "cancel_task" {
+	if l.cmd.cancels {
 		if l.err != nil {
 			return ""
 		}
@@ -166,15 +200,15 @@ func (r *runner) checkTask(want string, l *last) *failure {
 	if t == nil {
 		switch {
 		case l.err != nil:
-			return &failure{msg: fmt.Sprintf("%s (line %d) failed before any task started: %v", l.name, l.line, l.err), expected: expected, actual: "no task"}
-		case l.name == "call_tool" || l.name == "start_tool":
-			return &failure{msg: fmt.Sprintf("%s (line %d) did not run as a task: the server answered directly (a tool runs as a task only when the server makes it one and the tester declares the tasks extension)", l.name, l.line), expected: expected, actual: "a direct result", response: true}
+			return &failure{msg: fmt.Sprintf("%s (line %d) failed before any task started: %v", l.cmd.name, l.line, l.err), expected: expected, actual: "no task"}
+		case l.cmd.callsTool:
+			return &failure{msg: fmt.Sprintf("%s (line %d) did not run as a task: the server answered directly (a tool runs as a task only when the server makes it one and the tester declares the tasks extension)", l.cmd.name, l.line), expected: expected, actual: "a direct result", response: true}
 		default:
-			return &failure{msg: fmt.Sprintf("%s (line %d) did not run as a task: only call_tool, start_tool, get_task and wait_task report one", l.name, l.line), expected: expected, actual: "no task"}
+			return &failure{msg: fmt.Sprintf("%s (line %d) did not run as a task: only %s report one", l.cmd.name, l.line, commandsWhere(reportsTask, "and")), expected: expected, actual: "no task"}
 		}
 	}
 	if t.Status == "" {
-		return &failure{msg: fmt.Sprintf("%s (line %d) does not report the status of task %s; run get_task to read it", l.name, l.line, t.ID), expected: expected, actual: "no status"}
+		return &failure{msg: fmt.Sprintf("%s (line %d) does not report the status of task %s; run get_task to read it", l.cmd.name, l.line, t.ID), expected: expected, actual: "no status"}
 	}
 	if t.Status != want {
 		actual := t.Status
@@ -182,10 +216,10 @@ func (r *runner) checkTask(want string, l *last) *failure {
 			actual += " – " + t.StatusMessage
 		}
 		verb := "is"
-		if l.name == "call_tool" || l.name == "wait_task" {
+		if l.cmd.waits {
 			verb = "ended"
 		}
-		return &failure{msg: fmt.Sprintf("task %s of %s (line %d) %s %s", t.ID, l.name, l.line, verb, t.Status), expected: expected, actual: actual}
+		return &failure{msg: fmt.Sprintf("task %s of %s (line %d) %s %s", t.ID, l.cmd.name, l.line, verb, t.Status), expected: expected, actual: actual}
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -58,14 +60,14 @@ func (f *taskFake) start(tool string) *Outcome {
 
 func isTaskTool(name string) bool { return name == "job" || name == "stuck" }
 
-func (f *taskFake) CallTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
+func (f *taskFake) CallTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
 	if !isTaskTool(name) {
 		return f.sdkConn.CallTool(ctx, name, args, answers)
 	}
 	return f.WaitTask(ctx, f.start(name).Task.ID, answers)
 }
 
-func (f *taskFake) StartTool(ctx context.Context, name string, args map[string]any, answers []Answer) (*Outcome, error) {
+func (f *taskFake) StartTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
 	if !isTaskTool(name) {
 		return f.sdkConn.CallTool(ctx, name, args, answers)
 	}
@@ -114,7 +116,7 @@ func (f *taskFake) CancelTask(ctx context.Context, id string) error {
 
 // WaitTask asks the task's one question (key "decision") with the first
 // answer for it, then ends as the answer says.
-func (f *taskFake) WaitTask(ctx context.Context, id string, answers []Answer) (*Outcome, error) {
+func (f *taskFake) WaitTask(ctx context.Context, id string, answers []answer.Spec) (*Outcome, error) {
 	f.mu.Lock()
 	t, ok := f.tasks[id]
 	f.mu.Unlock()
@@ -133,12 +135,12 @@ func (f *taskFake) WaitTask(ctx context.Context, id string, answers []Answer) (*
 	}
 	ans := &mcp.ElicitResult{Action: "decline"}
 	queue := slices.Clone(answers)
-	if i := slices.IndexFunc(queue, func(a Answer) bool { return a.Key == "" || a.Key == "decision" }); i >= 0 {
+	if i := slices.IndexFunc(queue, func(a answer.Spec) bool { return a.Key == "" || a.Key == "decision" }); i >= 0 {
 		ans = &mcp.ElicitResult{Action: queue[i].Action, Content: queue[i].Content}
 		queue = slices.Delete(queue, i, i+1)
 	}
 	out.Unused = queue
-	out.Questions = []Question{{Key: "decision", Round: 1, Mode: "form", Message: "Half-way: continue?", Answer: ans}}
+	out.Questions = []exchange.Entry{{Key: "decision", Round: 1, Params: &mcp.ElicitParams{Mode: "form", Message: "Half-way: continue?"}, Answer: ans}}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if ans.Action == "cancel" {
