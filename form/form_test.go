@@ -108,28 +108,57 @@ func TestNewRefusesSecrets(t *testing.T) {
 
 func TestSecretPolicyWords(t *testing.T) {
 	p := DefaultSecretPolicy()
-	secret := []string{"password", "new_password", "passphrase", "pin", "clientSecret", "token", "accessToken",
-		"refresh_token", "api_key", "apiKey", "API key", "privateKey", "ssh key", "credentials", "otp", "totp",
-		"card_number", "cardNumber", "credit card", "cvv", "CVC", "iban", "IBAN", "account number", "routing_number",
-		"ssn", "seed phrase", "recovery codes", "secret"}
-	for _, s := range secret {
-		if p.Match(s) == "" {
-			t.Errorf("%q not recognised as a secret", s)
+	for _, c := range []struct {
+		text, want string // want: the term found, "" for none
+	}{
+		// plain spellings
+		{"password", "password"}, {"new_password", "password"}, {"password2", "password"}, {"passphrase", "passphrase"},
+		{"pin", "pin"}, {"Your PIN", "pin"}, {"clientSecret", "client secret"}, {"token", "token"},
+		{"accessToken", "access token"}, {"refresh_token", "refresh token"}, {"api_key", "api key"}, {"apiKey", "api key"},
+		{"API key", "api key"}, {"APIKey", "api key"}, {"apikey", "api key"}, {"privateKey", "private key"},
+		{"ssh key", "ssh key"}, {"credentials", "credential"}, {"totp", "totp"}, {"card_number", "card number"},
+		{"cardNumber", "card number"}, {"credit card", "credit card"}, {"cvv", "cvv"}, {"CVC", "cvc"}, {"IBAN", "iban"},
+		{"account number", "account number"}, {"routing_number", "routing number"}, {"ssn", "ssn"},
+		{"seed phrase", "seed phrase"}, {"recovery codes", "recovery code"}, {"secret", "secret"},
+		{"Your GitHub personal access token", "access token"}, {"the CVV on the back of your card", "cvv"},
+		// what both earlier lists missed
+		{"pwd", "pwd"}, {"pw", "pw"}, {"passcode", "passcode"}, {"pass phrase", "passphrase"}, {"Pass-Phrase", "passphrase"},
+		{"2fa", "2fa"}, {"2FA code", "2fa"}, {"mfa", "mfa"}, {"MFA_code", "mfa"}, {"otp", "otp"}, {"sms code", "sms code"},
+		{"smsCode", "sms code"}, {"jwt", "jwt"}, {"cookie", "cookie"}, {"session cookies", "cookie"},
+		// disguises
+		{"p\u0430ssword", "password"},         // Cyrillic а
+		{"\u0420\u0410SSWORD", "password"},   // Cyrillic Р and А
+		{"\u03c1assword", "password"},         // Greek ρ
+		{"p@ssword", "password"}, {"p@ssw0rd", "password"}, {"pa55word", "password"}, {"P4SSW0RD", "password"},
+		{"$ecret", "secret"}, {"s3cr3t", "secret"}, {"pr!vate key", "private key"},
+		{"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44", "password"}, // full-width
+		{"p\u00e1ssw\u00f6rd", "password"}, // accents
+		{"pass\u200bword", "password"},      // zero-width space
+		{"Enter your password!", "password"},
+		// not secrets
+		{"username", ""}, {"email", ""}, {"name", ""}, {"environment", ""}, {"confirm", ""}, {"passenger", ""},
+		{"passage", ""}, {"spinner", ""}, {"tokenizer_mode", ""}, {"keyboard layout", ""}, {"opinion", ""}, {"pink", ""},
+		{"max_tokens", ""}, {"token count", ""}, {"token_count", ""}, {"Pin the issue to the top", ""}, {"secretary", ""},
+		{"sort order", ""}, {"Target environment", ""}, {"Japan", ""}, {"version 2026", ""}, {"company", ""},
+		{"password reset email", "password"},
+	} {
+		if got := p.Match(c.text); got != c.want {
+			t.Errorf("Match(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
-	fine := []string{"username", "email", "name", "environment", "confirm", "passenger", "spinner", "tokenizer_mode", "keyboard layout", "opinion", "pink"}
-	for _, s := range fine {
-		if m := p.Match(s); m != "" {
-			t.Errorf("%q wrongly taken for a secret (%q)", s, m)
-		}
+	type pinned struct {
+		PinToTop bool `json:"pin_to_top"`
 	}
-	type counted struct {
-		TokenCount int `json:"token_count"`
+	if _, err := New[pinned](); err != nil {
+		t.Errorf("pin_to_top refused: %v", err)
 	}
-	if _, err := New[counted](); err == nil {
-		t.Error("token_count should be refused by default")
+	type code struct {
+		Code string `json:"sms_code"`
 	}
-	if _, err := New[counted](WithSecretPolicy(DefaultSecretPolicy().Allow("token_count"))); err != nil {
+	if _, err := New[code](); err == nil {
+		t.Error("sms_code should be refused by default")
+	}
+	if _, err := New[code](WithSecretPolicy(DefaultSecretPolicy().Allow("sms_code"))); err != nil {
 		t.Errorf("Allow did not exempt the field: %v", err)
 	}
 	type wallet struct {
@@ -206,4 +235,18 @@ func TestDecode(t *testing.T) {
 	if err != nil || v.Age != 30 || !v.Subscribe || len(v.Tags) != 1 || v.Regions[0] != "eu" {
 		t.Errorf("every kind = %+v, %v", v, err)
 	}
+}
+
+func FuzzSecretPolicyMatch(f *testing.F) {
+	for _, s := range []string{"p@ssw0rd", "pa55word1", "\u0420\u0410SSWORD", "2FA code", "Pin the issue", "$", "@@", "1@1"} {
+		f.Add(s)
+	}
+	p := DefaultSecretPolicy()
+	f.Fuzz(func(t *testing.T, s string) {
+		// Matching never panics, and a text found secret stays secret with
+		// more text around it.
+		if m := p.Match(s); m != "" && p.Match("x "+s+" .") == "" {
+			t.Fatalf("Match(%q) = %q, but nothing in it with text around", s, m)
+		}
+	})
 }

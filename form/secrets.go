@@ -2,10 +2,12 @@ package form
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/askback/askback/formschema"
+	"golang.org/x/text/unicode/norm"
 )
 
 // SecretPolicy decides which fields look like secrets. The specification
@@ -13,45 +15,93 @@ import (
 // form mode: whatever a form collects is visible to the client, and so
 // possibly to the model, logs and intermediaries. Such input belongs in URL
 // mode.
+//
+// It is the one policy of the project: [New] refuses such fields, the
+// tester's audit fails a server that asks for them and its interactive forms
+// warn about them, all through [DefaultSecretPolicy].
+//
+// A text is read as words after normalising what disguises them: compatibility
+// forms (full-width, mathematical letters) and accents are folded, invisible
+// characters dropped, Cyrillic and Greek look-alikes read as the Latin letters
+// they imitate ("pаssword" with a Cyrillic а), leetspeak inside words read as
+// letters ("p@ssw0rd", "$ecret"), and camelCase, snake_case and kebab-case
+// split. A term matches consecutive words, written apart or together ("api
+// key", "apiKey", "api_key", "apikey"; "pass phrase", "passphrase"), plural
+// or not.
 type SecretPolicy struct {
-	patterns []*regexp.Regexp
-	allow    map[string]bool
+	terms []secretTerm
+	allow map[string]bool
 }
 
-// defaultSecretWords are matched against a field's name, title and
-// description, with word boundaries, after splitting camelCase and
-// snake_case into words.
-var defaultSecretWords = []string{
-	`pass ?words?`, `passwd`, `passphrases?`, `pins?`, `pin codes?`, `secrets?`, `client secrets?`,
-	`tokens?`, `access tokens?`, `refresh tokens?`, `bearer`, `api ?keys?`, `private ?keys?`, `secret ?keys?`,
-	`ssh ?keys?`, `credentials?`, `otp`, `one time (pass)?codes?`, `2fa codes?`, `mfa codes?`, `totp`,
-	`card ?numbers?`, `credit ?cards?`, `debit ?cards?`, `cvv`, `cvc`, `cvv2`, `security codes?`, `iban`,
-	`account numbers?`, `routing numbers?`, `sort codes?`, `ssn`, `social security numbers?`, `seed phrases?`,
-	`mnemonic`, `recovery codes?`, `auth ?codes?`,
+// secretTerm is a sequence of words naming a secret.
+type secretTerm struct {
+	name   string // as written in the policy
+	words  []string
+	joined string
+	// exact: no plural form ("token", whose plural is mostly about counting).
+	exact bool
+	// notBefore: the term does not count when the next word is one of these
+	// ("token count", "pin the issue").
+	notBefore []string
+}
+
+// verbNext are words after "pin" or "pan" that make it a verb ("Pin the issue").
+var verbNext = []string{"the", "this", "that", "it", "to", "a", "an", "on", "up", "down", "left", "right"}
+
+// defaultSecretTerms name secrets, credentials and payment data.
+var defaultSecretTerms = []string{
+	// passwords and passphrases
+	"password", "passwd", "pwd", "pw", "passcode", "passphrase", "pass word",
+	// secrets, keys and tokens
+	"secret", "client secret", "api key", "access key", "private key", "secret key", "signing key",
+	"encryption key", "ssh key", "license key", "recovery key", "master key", "credential",
+	"access token", "refresh token", "id token", "auth token", "session token", "bearer", "jwt",
+	"cookie", "session id", "auth code", "authorization code",
+	// one-time codes and second factors
+	"otp", "totp", "hotp", "2fa", "mfa", "one time code", "one time password", "one time passcode",
+	"verification code", "security code", "sms code", "login code", "backup code", "recovery code",
+	"2fa code", "mfa code", "otp code", "pin code", "pin number",
+	// payment and identity data
+	"card number", "credit card", "debit card", "cvv", "cvv2", "cvc", "csc", "iban", "swift code",
+	"routing number", "account number", "sort code", "ssn", "social security number",
+	"seed phrase", "recovery phrase", "mnemonic",
 }
 
 // DefaultSecretPolicy returns the policy New uses: names, titles and
-// descriptions mentioning passwords, passphrases, PINs, secrets, tokens,
-// API or private keys, credentials, one-time codes, card numbers, CVV, IBAN,
-// account numbers and the like are refused.
+// descriptions mentioning passwords (pwd, pw, passcode, passphrase), PINs,
+// secrets, tokens, API or private keys, credentials, cookies, JWTs, one-time
+// and second-factor codes (otp, 2fa, mfa, SMS codes), card numbers, CVV,
+// IBAN, account numbers and the like are refused. "token" alone counts, but
+// not before count, limit, budget or usage (an LLM's tokens); "pin" and "pan"
+// alone count, but not as verbs ("Pin the issue").
 func DefaultSecretPolicy() *SecretPolicy {
 	p := &SecretPolicy{allow: map[string]bool{}}
-	p.Add(defaultSecretWords...)
+	p.Add(defaultSecretTerms...)
+	p.terms = append(p.terms,
+		newTerm("token", true, "count", "counts", "limit", "limits", "budget", "usage", "window"),
+		newTerm("pin", false, verbNext...),
+		newTerm("pan", true, verbNext...))
 	return p
 }
 
-// Add extends the policy with more patterns (regular expressions matched as
-// whole words against the lower-cased, space-separated words of a field's
-// name, title and description).
-func (p *SecretPolicy) Add(patterns ...string) *SecretPolicy {
-	for _, w := range patterns {
-		p.patterns = append(p.patterns, regexp.MustCompile(`(^| )(`+w+`)( |$)`))
+func newTerm(text string, exact bool, notBefore ...string) secretTerm {
+	ws := secretWords(text)
+	return secretTerm{name: text, words: ws, joined: strings.Join(ws, ""), exact: exact, notBefore: notBefore}
+}
+
+// Add extends the policy with more terms: words naming a secret, matched as
+// the default terms are ("wallet", "seed words").
+func (p *SecretPolicy) Add(terms ...string) *SecretPolicy {
+	for _, t := range terms {
+		if term := newTerm(t, false); term.joined != "" {
+			p.terms = append(p.terms, term)
+		}
 	}
 	return p
 }
 
 // Allow exempts a field by name, for a field the author has judged safe
-// (e.g. "token_count").
+// (e.g. "pin_to_top").
 func (p *SecretPolicy) Allow(names ...string) *SecretPolicy {
 	for _, n := range names {
 		p.allow[n] = true
@@ -62,37 +112,174 @@ func (p *SecretPolicy) Allow(names ...string) *SecretPolicy {
 // Check refuses a form with a secret-looking field, naming it.
 func (p *SecretPolicy) Check(s *formschema.Schema) error {
 	for _, f := range s.Fields {
-		if p.allow[f.Name] {
-			continue
-		}
-		if what := p.Match(f.Name, f.Title, f.Description); what != "" {
+		if what := p.Field(f); what != "" {
 			return fmt.Errorf("field %q looks like it asks for a secret (%q): forms must never ask for passwords, keys, tokens or payment data; use URL mode for that", f.Name, what)
 		}
 	}
 	return nil
 }
 
-// Match returns the secret-looking words found in any of the texts, or "".
+// Field returns the secret term found in a field's name, title or
+// description, or "" (also for a field exempted with [SecretPolicy.Allow]).
+func (p *SecretPolicy) Field(f *formschema.Field) string {
+	if p.allow[f.Name] {
+		return ""
+	}
+	return p.Match(f.Name, f.Title, f.Description)
+}
+
+// Match returns the first secret term found in any of the texts, or "".
 func (p *SecretPolicy) Match(texts ...string) string {
 	for _, t := range texts {
-		w := words(t)
-		for _, re := range p.patterns {
-			if m := re.FindStringSubmatch(w); m != nil {
-				return m[2]
+		ws := secretWords(t)
+		for i := range ws {
+			for _, term := range p.terms {
+				if term.matchAt(ws, i) {
+					return term.name
+				}
 			}
 		}
 	}
 	return ""
 }
 
-var (
-	camel    = regexp.MustCompile(`([a-z0-9])([A-Z])`)
-	nonAlnum = regexp.MustCompile(`[^a-z0-9]+`)
-)
+// matchAt reports whether words starting at ws[i] spell the term.
+func (t secretTerm) matchAt(ws []string, i int) bool {
+	var b strings.Builder
+	for j := i; j < len(ws) && b.Len() < len(t.joined)+1; j++ {
+		b.WriteString(ws[j])
+		got := b.String()
+		if got == t.joined || !t.exact && got == t.joined+"s" {
+			return j+1 == len(ws) || !slices.Contains(t.notBefore, ws[j+1])
+		}
+	}
+	return false
+}
 
-// words lower-cases s and splits it into space-separated words.
-func words(s string) string {
-	s = camel.ReplaceAllString(s, "$1 $2")
-	s = strings.ToLower(s)
-	return strings.TrimSpace(nonAlnum.ReplaceAllString(s, " "))
+// secretWords normalises text (see [SecretPolicy]) and splits it into
+// lower-case words.
+func secretWords(text string) []string {
+	text = norm.NFKD.String(text)
+	var runes []rune
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Cf, r):
+			// accents, zero-width and other invisible characters
+		default:
+			if l, ok := confusables[r]; ok {
+				r = l
+			}
+			runes = append(runes, r)
+		}
+	}
+	var out []string
+	for start := 0; start < len(runes); {
+		if !wordRune(runes[start]) {
+			start++
+			continue
+		}
+		end := start
+		for end < len(runes) && wordRune(runes[end]) {
+			end++
+		}
+		out = append(out, splitWord(unleet(runes[start:end]))...)
+		start = end
+	}
+	return out
+}
+
+// wordRune reports whether r can be part of a word: a letter, a digit, or a
+// symbol that leetspeak writes for a letter.
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(leetSymbols, r)
+}
+
+const leetSymbols = "@$!|"
+
+// leet maps what leetspeak writes to the letter it stands for.
+var leet = map[rune]rune{'@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '|': 'l', '0': 'o', '5': 's', '$': 's', '7': 't'}
+
+// unleet reads leetspeak in a word that has letters: a symbol before a
+// letter stands for its letter ("p@ss", "$ecret") and is dropped elsewhere
+// ("password!"); a run of digits between letters does too ("passw0rd",
+// "pa55word"). Digits at a word's edge stay ("password1", "2fa", "cvv2"), and
+// so does a word without letters ("2026").
+func unleet(w []rune) []rune {
+	if !slices.ContainsFunc(w, unicode.IsLetter) {
+		return w
+	}
+	out := make([]rune, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		r := w[i]
+		if !unicode.IsDigit(r) {
+			if l, sym := leet[r]; sym {
+				if i+1 < len(w) && (unicode.IsLetter(w[i+1]) || unicode.IsDigit(w[i+1])) {
+					out = append(out, l)
+				}
+				continue
+			}
+			out = append(out, r)
+			continue
+		}
+		end := i
+		for end < len(w) && unicode.IsDigit(w[end]) {
+			end++
+		}
+		run := w[i:end]
+		inside := i > 0 && end < len(w) && !unicode.IsDigit(w[end])
+		for _, d := range run {
+			if l, ok := leet[d]; ok && inside && allLeet(run) {
+				d = l
+			}
+			out = append(out, d)
+		}
+		i = end - 1
+	}
+	return out
+}
+
+func allLeet(digits []rune) bool {
+	for _, d := range digits {
+		if _, ok := leet[d]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// splitWord splits at camelCase boundaries and between letters and digits,
+// and lower-cases the parts: "newPassword" → new, password; "APIKey" → api,
+// key; "password2" → password, 2.
+func splitWord(w []rune) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(w); i++ {
+		prev, r := w[i-1], w[i]
+		nextLower := i+1 < len(w) && unicode.IsLower(w[i+1])
+		camel := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsUpper(prev) && nextLower)
+		if camel || unicode.IsDigit(r) != unicode.IsDigit(prev) {
+			out = append(out, strings.ToLower(string(w[start:i])))
+			start = i
+		}
+	}
+	return append(out, strings.ToLower(string(w[start:])))
+}
+
+// confusables maps Cyrillic and Greek letters (and a few others) that look
+// like Latin letters to the Latin letter they imitate.
+var confusables = map[rune]rune{
+	// Cyrillic
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c',
+	'т': 't', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w',
+	'һ': 'h', 'ӏ': 'l', 'ɡ': 'g', 'ү': 'y',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'Ё': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C',
+	'Т': 'T', 'У': 'Y', 'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ї': 'I', 'Ј': 'J', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W',
+	'Һ': 'H', 'Ӏ': 'I', 'Ү': 'Y',
+	// Greek
+	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+	'χ': 'x', 'ω': 'w',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
+	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// Latin look-alikes
+	'ı': 'i', 'ȷ': 'j', 'ɑ': 'a', 'ℓ': 'l',
 }

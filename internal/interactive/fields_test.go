@@ -244,7 +244,7 @@ func TestDescribeWarnsAboutSecrets(t *testing.T) {
 			t.Errorf("%s: warning %q", f.Name, f.Warning)
 		}
 	}
-	if w := byName(fields, "pw").Warning; !strings.Contains(w, `Password looks like it asks for a secret ("password")`) {
+	if w := byName(fields, "pw").Warning; !strings.Contains(w, `Password looks like it asks for a secret ("pw")`) {
 		t.Errorf("pw warning = %q", w)
 	}
 }
