@@ -126,14 +126,14 @@ func TestSecretPolicyWords(t *testing.T) {
 		{"2fa", "2fa"}, {"2FA code", "2fa"}, {"mfa", "mfa"}, {"MFA_code", "mfa"}, {"otp", "otp"}, {"sms code", "sms code"},
 		{"smsCode", "sms code"}, {"jwt", "jwt"}, {"cookie", "cookie"}, {"session cookies", "cookie"},
 		// disguises
-		{"p\u0430ssword", "password"},         // Cyrillic а
-		{"\u0420\u0410SSWORD", "password"},   // Cyrillic Р and А
-		{"\u03c1assword", "password"},         // Greek ρ
+		{"p\u0430ssword", "password"},      // Cyrillic а
+		{"\u0420\u0410SSWORD", "password"}, // Cyrillic Р and А
+		{"\u03c1assword", "password"},      // Greek ρ
 		{"p@ssword", "password"}, {"p@ssw0rd", "password"}, {"pa55word", "password"}, {"P4SSW0RD", "password"},
 		{"$ecret", "secret"}, {"s3cr3t", "secret"}, {"pr!vate key", "private key"},
 		{"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44", "password"}, // full-width
-		{"p\u00e1ssw\u00f6rd", "password"}, // accents
-		{"pass\u200bword", "password"},      // zero-width space
+		{"p\u00e1ssw\u00f6rd", "password"},                               // accents
+		{"pass\u200bword", "password"},                                   // zero-width space
 		{"Enter your password!", "password"},
 		// not secrets
 		{"username", ""}, {"email", ""}, {"name", ""}, {"environment", ""}, {"confirm", ""}, {"passenger", ""},
