@@ -25,7 +25,7 @@ import (
 
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/form"
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/debugstats"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/tasks/boltstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,7 +82,7 @@ func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, nil))
 	if df != nil && df.debugStats {
-		mux.Handle("/debug/stats", scaleout.StatsHandler())
+		mux.Handle("/debug/stats", debugstats.Handler())
 	}
 	return http.MaxBytesHandler(mux, maxRequestBody)
 }

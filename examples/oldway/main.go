@@ -22,7 +22,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/debugstats"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -64,7 +64,7 @@ func httpHandler(srv *mcp.Server, stats bool) http.Handler {
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute}))
 	if stats {
-		mux.Handle("/debug/stats", scaleout.StatsHandler())
+		mux.Handle("/debug/stats", debugstats.Handler())
 	}
 	return http.MaxBytesHandler(mux, maxRequestBody)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli"
+	"github.com/askback/askback/internal/debugstats"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/scaleout"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,14 +38,14 @@ func pendingCount(b *testing.B) int {
 	return 10_000
 }
 
-func stats(b *testing.B, in *scaleout.Instance) scaleout.Stats {
+func stats(b *testing.B, in *scaleout.Instance) debugstats.Stats {
 	b.Helper()
 	resp, err := http.Get(in.Base() + "/debug/stats")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s scaleout.Stats
+	var s debugstats.Stats
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package scaleout
+// Package debugstats serves what the scale-out benchmarks measure of a
+// running example server: its live heap and its goroutines.
+package debugstats
 
 import (
 	"encoding/json"
@@ -6,7 +8,7 @@ import (
 	"runtime"
 )
 
-// Stats is what [StatsHandler] reports about the process serving it.
+// Stats is what [Handler] reports about the process serving it.
 type Stats struct {
 	// HeapInuse is runtime.MemStats.HeapInuse after a garbage collection:
 	// the bytes of heap the process holds live.
@@ -15,11 +17,11 @@ type Stats struct {
 	Goroutines int `json:"goroutines"`
 }
 
-// StatsHandler serves the process's [Stats] as JSON after forcing a garbage
+// Handler serves the process's [Stats] as JSON after forcing a garbage
 // collection, so that the heap figure is what the process holds rather than
 // what it has not yet collected. Mount it only on a loopback listener, for
 // benchmarks (the example servers do with -debug-stats).
-func StatsHandler() http.Handler {
+func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		runtime.GC()
 		var m runtime.MemStats
