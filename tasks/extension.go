@@ -46,6 +46,23 @@ type Options struct {
 	// task belongs to the same nobody and is protected only by its id: 26
 	// random characters (130 bits), unguessable but a bearer secret.
 	RequireSubject bool
+	// MaxTasks is how many unfinished tasks the extension runs at once
+	// (DefaultMaxTasks if zero); a call beyond it is refused with an error
+	// that says so ([ErrTooManyTasks]).
+	MaxTasks int
+	// MaxTasksPerUser is how many unfinished tasks one authenticated user may
+	// have (DefaultMaxTasksPerUser if zero). Requests without a user share
+	// MaxTasks only.
+	MaxTasksPerUser int
+	// MaxArgumentBytes bounds the arguments of a call that starts a task
+	// (DefaultMaxArgumentBytes if zero); larger ones are refused with
+	// invalid params.
+	MaxArgumentBytes int
+	// MaxRecordBytes bounds what one task's record holds: questions, answers,
+	// status message, result (DefaultMaxRecordBytes if zero). A question or
+	// an answer that would cross it is refused, a result that would fails
+	// the task; status messages are cut to MaxStatusBytes.
+	MaxRecordBytes int
 	// Immediate, if positive, lets a task that ends this soon after it
 	// started answer its tools/call directly, as a synchronous call would,
 	// instead of with a task handle; the task record is then dropped. A task
@@ -86,8 +103,10 @@ type Extension struct {
 	stop context.CancelCauseFunc
 	wg   sync.WaitGroup
 
-	mu   sync.Mutex
-	runs map[string]*run
+	mu      sync.Mutex
+	runs    map[string]*run
+	active  int            // unfinished tasks started here
+	byOwner map[string]int // of them, per authenticated user
 }
 
 // Install adds the extension to server: it advertises the extension in the
@@ -119,6 +138,18 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 		o.Now = time.Now
 	}
 	o.Subject = o.Subject.Or()
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = DefaultMaxTasks
+	}
+	if o.MaxTasksPerUser <= 0 {
+		o.MaxTasksPerUser = DefaultMaxTasksPerUser
+	}
+	if o.MaxArgumentBytes <= 0 {
+		o.MaxArgumentBytes = DefaultMaxArgumentBytes
+	}
+	if o.MaxRecordBytes <= 0 {
+		o.MaxRecordBytes = DefaultMaxRecordBytes
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -130,6 +161,7 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 		logger:   logger,
 		instance: rand.Text(),
 		runs:     map[string]*run{},
+		byOwner:  map[string]int{},
 	}
 	if s, ok := o.Store.(SharedStore); ok {
 		x.shared = s.Shared()
@@ -166,6 +198,9 @@ func (x *Extension) AddTool(tool *mcp.Tool, mode Mode, h Handler) {
 // Start must be called from a tool handler of the server the extension is
 // installed on, at most once per call.
 func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mode, h Handler) (*mcp.CallToolResult, error) {
+	if n := len(req.Params.Arguments); n > x.opts.MaxArgumentBytes {
+		return nil, invalidParams("arguments of %q: %d bytes, more than the %d this server takes", req.Params.Name, n, x.opts.MaxArgumentBytes)
+	}
 	if err := strictjson.CheckKeys(req.Params.Arguments); err != nil {
 		return nil, invalidParams("arguments of %q: %v", req.Params.Name, err)
 	}
@@ -185,6 +220,9 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	}
 	owner, err := x.caller(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := x.admit(owner); err != nil {
 		return nil, err
 	}
 	now := x.opts.Now()
@@ -207,6 +245,7 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		}
 	}
 	if err != nil {
+		x.release(owner)
 		return nil, internalError("create task: %v", err)
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}

@@ -34,7 +34,7 @@ func (x *Extension) update(ctx context.Context, _ *mcp.ServerSession, p *UpdateT
 		return nil, err
 	}
 	var taken map[string]*mcp.ElicitResult
-	_, err := x.store.Update(ctx, id, func(r *Record) error {
+	_, err := x.store.Update(ctx, id, x.bounded(func(r *Record) error {
 		taken = map[string]*mcp.ElicitResult{}
 		if r.Status.Terminal() {
 			return nil
@@ -63,7 +63,10 @@ func (x *Extension) update(ctx context.Context, _ *mcp.ServerSession, p *UpdateT
 			}
 		}
 		return nil
-	})
+	}))
+	if errors.Is(err, ErrRecordTooLarge) {
+		return nil, invalidParams("inputResponses: %v; send shorter answers", err)
+	}
 	if err != nil {
 		return nil, storeError(err)
 	}

@@ -16,6 +16,7 @@ import (
 type run struct {
 	x      *Extension
 	id     string
+	owner  string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
@@ -35,7 +36,7 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) *ru
 		inner := cancel
 		cancel = func(cause error) { inner(cause); stop() }
 	}
-	r := &run{x: x, id: rec.ID, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
+	r := &run{x: x, id: rec.ID, owner: rec.Owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
 	x.mu.Lock()
 	x.runs[rec.ID] = r
 	x.mu.Unlock()
@@ -58,6 +59,7 @@ func (r *run) main(h Handler, t *Task) {
 		r.x.mu.Lock()
 		delete(r.x.runs, r.id)
 		r.x.mu.Unlock()
+		r.x.release(r.owner)
 		r.cancel(context.Canceled)
 	}()
 	if r.x.shared {
@@ -102,7 +104,7 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 	}
 	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
-	_, uerr := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+	end := func(rec *Record) error {
 		if rec.Status.Terminal() {
 			return nil
 		}
@@ -123,14 +125,21 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 		case err != nil:
 			rec.Status = StatusFailed
 			rec.Error = errorObject(err)
-			rec.StatusMessage = "Tool execution failed: " + rec.Error.Message
+			rec.Error.Message = clip(rec.Error.Message)
+			rec.StatusMessage = clip("Tool execution failed: " + rec.Error.Message)
 		default:
 			rec.Status = StatusCompleted
 			rec.Result = result
 			rec.StatusMessage = summary(res)
 		}
 		return nil
-	})
+	}
+	_, uerr := r.x.store.Update(ctx, r.id, r.x.bounded(end))
+	if errors.Is(uerr, ErrRecordTooLarge) {
+		err = internalError("the task's result is too large to keep (%v); return less", uerr)
+		result = nil
+		_, uerr = r.x.store.Update(ctx, r.id, end)
+	}
 	if uerr != nil && !errors.Is(uerr, ErrNotFound) {
 		r.x.logger.Error("record the end of a task", "task", r.id, "error", uerr)
 	}
@@ -199,7 +208,7 @@ func (r *run) setStatus(msg string) {
 		if rec.Status.Terminal() || rec.CancelRequested {
 			return nil
 		}
-		rec.StatusMessage = msg
+		rec.StatusMessage = clip(msg)
 		rec.UpdatedAt = r.x.opts.Now()
 		return nil
 	})

@@ -262,7 +262,7 @@ func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[str
 	if json.Unmarshal(raws[first], &q) == nil {
 		message = q.Params.Message
 	}
-	_, err := r.x.store.Update(r.ctx, r.id, func(rec *Record) error {
+	_, err := r.x.store.Update(r.ctx, r.id, r.x.bounded(func(rec *Record) error {
 		if rec.Status.Terminal() || rec.CancelRequested {
 			return ErrCancelled
 		}
@@ -279,10 +279,10 @@ func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[str
 			rec.Asked = append(rec.Asked, key)
 		}
 		rec.Status = StatusInputRequired
-		rec.StatusMessage = "Waiting for an answer: " + message
+		rec.StatusMessage = clip("Waiting for an answer: " + message)
 		rec.UpdatedAt = r.x.opts.Now()
 		return nil
-	})
+	}))
 	if err != nil {
 		forget()
 		if errors.Is(err, ErrCancelled) && r.ctx.Err() != nil {

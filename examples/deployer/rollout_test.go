@@ -65,7 +65,13 @@ func overHTTP(t *testing.T, s *mcp.Server) *mcp.ClientSession {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return taskSession(t, &mcp.StreamableClientTransport{Endpoint: hs.URL})
+	return overHTTPURL(t, hs.URL)
+}
+
+// overHTTPURL connects a task-aware client to the server at url.
+func overHTTPURL(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	return taskSession(t, &mcp.StreamableClientTransport{Endpoint: url})
 }
 
 // record keeps what the client saw: questions and status messages.

@@ -1,0 +1,118 @@
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Defaults of the limits in [Options]. A client can fill what an extension
+// keeps (tasks, their arguments, questions, answers, status messages and
+// results); every part of it is bounded.
+const (
+	// DefaultMaxTasks is how many unfinished tasks one Extension runs at once.
+	DefaultMaxTasks = 256
+	// DefaultMaxTasksPerUser is how many unfinished tasks one authenticated
+	// user may have at once on one Extension.
+	DefaultMaxTasksPerUser = 16
+	// DefaultMaxArgumentBytes bounds the arguments of a call that starts a task.
+	DefaultMaxArgumentBytes = 64 << 10
+	// DefaultMaxRecordBytes bounds one task's record: its questions, answers,
+	// status message, result or error (see [Record.Size]).
+	DefaultMaxRecordBytes = 256 << 10
+	// MaxStatusBytes bounds a status message; a longer one is cut, on a
+	// character boundary, and ends with "…".
+	MaxStatusBytes = 1 << 10
+)
+
+// ErrTooManyTasks is the cause of the error with which a call is refused when
+// the Extension already runs Options.MaxTasks unfinished tasks, or the user
+// Options.MaxTasksPerUser.
+var ErrTooManyTasks = errors.New("too many unfinished tasks")
+
+// ErrRecordTooLarge is returned by [Task.Ask] for questions, by tasks/update
+// for answers and as a task's failure for a result that would make the task's
+// record larger than Options.MaxRecordBytes.
+var ErrRecordTooLarge = errors.New("the task's record would be too large")
+
+// Size returns the approximate encoded size of the record in bytes: what its
+// questions, answers, result, error and messages take. Stores and limits use
+// it; it never marshals.
+func (r *Record) Size() int {
+	n := 256 + len(r.ID) + len(r.Owner) + len(r.Tool) + len(r.StatusMessage) + len(r.Runner) + len(r.Result)
+	for k, v := range r.InputRequests {
+		n += len(k) + len(v) + 8
+	}
+	for k, v := range r.Responses {
+		n += len(k) + len(v) + 8
+	}
+	for _, k := range r.Asked {
+		n += len(k) + 4
+	}
+	if r.Error != nil {
+		n += len(r.Error.Message) + len(r.Error.Data) + 32
+	}
+	return n
+}
+
+// clip cuts a status message to MaxStatusBytes.
+func clip(s string) string {
+	if len(s) <= MaxStatusBytes {
+		return s
+	}
+	cut := MaxStatusBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// admit reserves a place for a new task of owner, or refuses it.
+func (x *Extension) admit(owner string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.active >= x.opts.MaxTasks {
+		return tooMany(fmt.Sprintf("this server runs at most %d unfinished tasks at once", x.opts.MaxTasks))
+	}
+	if owner != "" && x.byOwner[owner] >= x.opts.MaxTasksPerUser {
+		return tooMany(fmt.Sprintf("you have %d unfinished tasks, the most one user may have", x.opts.MaxTasksPerUser))
+	}
+	x.active++
+	if owner != "" {
+		x.byOwner[owner]++
+	}
+	return nil
+}
+
+// release gives back the place of a task of owner that ended or never started.
+func (x *Extension) release(owner string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.active--
+	if owner != "" {
+		if x.byOwner[owner]--; x.byOwner[owner] <= 0 {
+			delete(x.byOwner, owner)
+		}
+	}
+}
+
+func tooMany(why string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("%v: %s; wait for one to finish or cancel one, then try again", ErrTooManyTasks, why)}
+}
+
+// bounded wraps an update so that it fails with ErrRecordTooLarge instead of
+// storing a record over Options.MaxRecordBytes.
+func (x *Extension) bounded(fn func(*Record) error) func(*Record) error {
+	return func(r *Record) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		if n := r.Size(); n > x.opts.MaxRecordBytes {
+			return fmt.Errorf("%w: %d bytes, limit %d", ErrRecordTooLarge, n, x.opts.MaxRecordBytes)
+		}
+		return nil
+	}
+}
