@@ -13,7 +13,7 @@ all: build
 ## build: the CLI and the example servers into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/mcp-tester ./examples/...
+	$(GO) build -o $(BIN)/ ./cmd/mcp-tester ./examples/... ./internal/fixtures/handbook
 
 ## setup: install everything the tests need (idempotent)
 setup:

@@ -50,6 +50,7 @@ var servers = []string{
 	"./examples/conformance",
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
+	"./internal/fixtures/handbook",
 	"./internal/fixtures/manytools",
 	"./internal/fixtures/rulebreaker",
 }

@@ -18,6 +18,9 @@ import (
 type AnswerOptions struct {
 	// Elicit are the scripted answers, in order (--elicit).
 	Elicit []string
+	// Samples answer the server's requests for a model reply, in order
+	// (--sample).
+	Samples []string
 	// Interactive asks even when input or output is not a terminal, with
 	// line prompts (--interactive).
 	Interactive bool
@@ -66,6 +69,21 @@ func (o *AnswerOptions) getenv(name string) string {
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
 		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
+	cmd.Flags().StringArrayVar(&o.Samples, "sample", nil,
+		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order)`)
+}
+
+// samples parses the --sample answers.
+func (o *AnswerOptions) samples() ([]answer.Sample, error) {
+	var out []answer.Sample
+	for _, t := range o.Samples {
+		s, err := answer.ParseSample(t)
+		if err != nil {
+			return nil, usageErr("--sample: %v", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // specs parses the --elicit answers.
@@ -84,13 +102,22 @@ func (o *AnswerOptions) specs() ([]answer.Spec, error) {
 // answerer is the chain that answers a command's questions: the --elicit
 // answers in order (with --open, the link of a URL question they accept is
 // opened), then a person when one can be asked. A question neither answers
-// is declined by the session.
+// is declined by the session. Requests for a model reply take the --sample
+// replies in order, then the person.
 func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, error) {
 	specs, err := o.specs()
 	if err != nil {
 		return nil, err
 	}
-	return answer.Chain{o.scripted(io, answer.NewQueue(specs...)), o.person(io)}, nil
+	samples, err := o.samples()
+	if err != nil {
+		return nil, err
+	}
+	chain := answer.Chain{o.scripted(io, answer.NewQueue(specs...))}
+	if len(samples) > 0 {
+		chain = append(chain, answer.NewSamples(samples...))
+	}
+	return append(chain, o.person(io)), nil
 }
 
 // person returns the answerer for a person, or nil (not a typed nil) when

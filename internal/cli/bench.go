@@ -80,6 +80,7 @@ reached.`,
 	addConnFlags(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Answers)
+	addRootFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	f.StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
 	f.StringVarP(&opts.Script, "script", "s", "", "run this .mcp script as one flow instead of calling a tool")
@@ -122,9 +123,19 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		if flow.specs, err = opts.Answers.specs(); err != nil {
 			return err
 		}
+		if flow.samples, err = opts.Answers.samples(); err != nil {
+			return err
+		}
+		if len(flow.samples) > 0 {
+			// Declared for every session; each call gets the replies anew.
+			sopts.Sampler = answer.SamplerChain{}
+		}
 	} else {
 		if len(opts.Answers.Elicit) > 0 {
 			return usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
+		}
+		if len(opts.Answers.Samples) > 0 {
+			return usageErr("--sample answers a TOOL's requests for a model reply; --script takes none")
 		}
 		src, err := os.ReadFile(opts.Script)
 		if err != nil {
@@ -205,6 +216,7 @@ type benchFlow struct {
 	tool        string
 	args        map[string]any
 	specs       []answer.Spec
+	samples     []answer.Sample
 	script      *script.Script
 	stepTimeout time.Duration
 }
@@ -265,7 +277,7 @@ func (w *benchWorker) Flow(ctx context.Context, r *loadgen.Rounds) error {
 	if w.flow.script != nil {
 		return w.runScript(ctx)
 	}
-	res, _, err := w.s.CallTool(ctx, w.flow.tool, w.flow.args, answer.NewQueue(w.flow.specs...))
+	res, _, err := w.s.CallTool(ctx, w.flow.tool, w.flow.args, answer.Chain{answer.NewQueue(w.flow.specs...), answer.NewSamples(w.flow.samples...)})
 	if err != nil {
 		return err
 	}

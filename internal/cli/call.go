@@ -52,6 +52,7 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	addConnFlags(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Answers)
+	addRootFlag(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)

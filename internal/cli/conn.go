@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
@@ -30,6 +31,9 @@ type ConnOptions struct {
 	NoElicitation bool
 	NoValidate    bool
 	NoTasks       bool
+	// Roots answer roots/list (--root URI[=NAME]); none given: roots are
+	// not declared.
+	Roots []string
 	// Profile names a profile of mcp-tester.yml; its values fill the
 	// flags that were not given (see profile.go).
 	Profile string
@@ -44,6 +48,7 @@ type ConnOptions struct {
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
 	recorder   *trace.Recorder  // the trace, once sessionOptions made it
+	noted      map[string]bool  // deprecation notes already printed
 	prepared   bool             // the profile is applied and the trace begun
 }
 
@@ -108,6 +113,53 @@ func (o *ConnOptions) given(name string) bool {
 	return o.flags != nil && o.flags.Changed(name)
 }
 
+// addRootFlag binds --root, the answer to the deprecated roots/list.
+func addRootFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().StringArrayVar(&o.Roots, "root", nil,
+		"answer roots/list with this root, URI or URI=NAME (repeatable)")
+}
+
+// maxRoots bounds --root.
+const maxRoots = 1000
+
+// roots parses the --root answers; nil when none was given.
+func (o *ConnOptions) roots() ([]*mcp.Root, error) {
+	if len(o.Roots) > maxRoots {
+		return nil, usageErr("--root: %d roots, at most %d", len(o.Roots), maxRoots)
+	}
+	var out []*mcp.Root
+	for _, t := range o.Roots {
+		r, err := answer.ParseRoot(t)
+		if err != nil {
+			return nil, usageErr("--root: %v", err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// deprecationNote tells once per command that the server used a feature
+// deprecated as of 2026-07-28.
+func (o *ConnOptions) deprecationNote(io *iostreams.IOStreams) func(string) {
+	var mu sync.Mutex
+	return func(feature string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.noted == nil {
+			o.noted = map[string]bool{}
+		}
+		if o.noted[feature] {
+			return
+		}
+		o.noted[feature] = true
+		what := "sampling (sampling/createMessage)"
+		if feature == exchange.AsksRoots {
+			what = "roots (roots/list)"
+		}
+		fmt.Fprintf(io.ErrOut, "mcp-tester: note: the server asked for %s, which protocol 2026-07-28 deprecates; it keeps working until at least 2027-07-28\n", what)
+	}
+}
+
 func (o *ConnOptions) target() *target.Target {
 	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport}
 }
@@ -121,7 +173,7 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 	}
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
-		printer.Elicit(io.Out, e)
+		printer.Question(io.Out, e)
 		urlNotes(io.ErrOut, e)
 		if e.Note != "" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), e.Note)
@@ -147,7 +199,13 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		return session.Options{}, usageErr("--max-rounds must be at least 1")
 	}
 	caps := session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.NoURL}
+	roots, err := o.roots()
+	if err != nil {
+		return session.Options{}, err
+	}
 	return session.Options{
+		Roots:         roots,
+		Deprecated:    o.deprecationNote(io),
 		Target:        t,
 		Protocol:      o.Protocol,
 		Capabilities:  caps,

@@ -44,6 +44,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	addRoundsFlag(cmd, &opts.Conn)
 	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Answers)
+	addRootFlag(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)

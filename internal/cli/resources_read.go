@@ -40,6 +40,7 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 	addRoundsFlag(cmd, &opts.Conn)
 	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Answers)
+	addRootFlag(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)

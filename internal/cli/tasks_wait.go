@@ -40,6 +40,7 @@ declined. Each is printed as an [ELICIT] line.`,
 	addCapabilityFlags(cmd, &opts.Conn)
 	addValidateFlag(cmd, &opts.Conn)
 	addElicitFlag(cmd, &opts.Answers)
+	addRootFlag(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addOpenFlag(cmd, &opts.Answers)
 	return cmd

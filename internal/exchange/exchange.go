@@ -15,9 +15,21 @@ const (
 	ViaRequest       = "elicitation/create" // a server-initiated request (2025-11-25 and older)
 	ViaURLError      = "url-required-error" // the -32042 error carrying URL questions (2025-11-25)
 	ViaTask          = "task"               // a task waiting in input_required (tasks extension)
+	// A server-initiated request for a model reply or for the roots
+	// (2025-11-25 and older).
+	ViaSamplingRequest = "sampling/createMessage"
+	ViaRootsRequest    = "roots/list"
 )
 
-// Entry is one question and its answer.
+// What a question asks for, besides elicitation (see Entry.Asks).
+const (
+	AsksSampling = "sampling/createMessage" // a model reply
+	AsksRoots    = "roots/list"             // the client's roots
+)
+
+// Entry is one question and its answer. Most are elicitations (Params and
+// Answer); a request for a model reply (sampling) has Sample and Reply, a
+// request for the roots has Roots.
 type Entry struct {
 	Seq     int    // position in the log, from 1
 	Method  string // the call that asked: tools/call, prompts/get, resources/read
@@ -30,7 +42,16 @@ type Entry struct {
 	Answer  *mcp.ElicitResult // what was sent back; nil when no answer was sent
 	Note    string            // why the answer was chosen, e.g. "no answer left: declined"
 	Elapsed int64             // nanoseconds from question to answer
+	// Asks is empty for an elicitation, else AsksSampling or AsksRoots.
+	Asks   string
+	Sample *mcp.CreateMessageWithToolsParams //lint:ignore SA1019 sampling is deprecated but still answered
+	Reply  *mcp.CreateMessageWithToolsResult //lint:ignore SA1019 sampling is deprecated but still answered
+	Roots  []*mcp.Root                       // the roots sent back
 }
+
+// IsElicitation reports whether the entry is an elicitation (a form or URL
+// question), as opposed to a sampling or roots request.
+func (e *Entry) IsElicitation() bool { return e.Asks == "" }
 
 // Mode is the question's mode, "form" when the server left it out.
 func (e *Entry) Mode() string {

@@ -42,6 +42,60 @@ func Elicit(w io.Writer, e exchange.Entry) {
 	fmt.Fprintln(w, b.String())
 }
 
+// Sample renders a request for a model reply and the reply sent, as a
+// "[SAMPLE] message → reply (model NAME)" line. The message is the last
+// one the server sent.
+func Sample(w io.Writer, e exchange.Entry) {
+	var b strings.Builder
+	b.WriteString("[SAMPLE] ")
+	if e.Sample != nil && len(e.Sample.Messages) > 0 {
+		if m := e.Sample.Messages[len(e.Sample.Messages)-1]; m != nil {
+			b.WriteString(oneLine(strings.Join(Texts(m.Content), " ")))
+		}
+	}
+	b.WriteString(" → ")
+	if e.Reply == nil {
+		b.WriteString("(no answer)")
+	} else {
+		b.WriteString(oneLine(strings.Join(Texts(e.Reply.Content), " ")))
+		fmt.Fprintf(&b, " (model %s)", oneLine(e.Reply.Model))
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// Roots renders a request for the roots and the roots sent, as a
+// "[ROOTS] → URI (NAME), URI" line.
+func Roots(w io.Writer, e exchange.Entry) {
+	parts := make([]string, 0, len(e.Roots))
+	for _, r := range e.Roots {
+		if r == nil {
+			continue
+		}
+		p := oneLine(r.URI)
+		if r.Name != "" {
+			p += " (" + oneLine(r.Name) + ")"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "(none)")
+	}
+	fmt.Fprintf(w, "[ROOTS] → %s\n", strings.Join(parts, ", "))
+}
+
+// Question renders any entry of the exchange log: [ELICIT], [SAMPLE] or
+// [ROOTS].
+func Question(w io.Writer, e exchange.Entry) {
+	switch e.Asks {
+	case exchange.AsksSampling:
+		Sample(w, e)
+	case exchange.AsksRoots:
+		Roots(w, e)
+	default:
+		Elicit(w, e)
+	}
+}
+
 // oneLine neutralises s and puts it on one line, runs of white space
 // collapsed.
 func oneLine(s string) string {

@@ -241,11 +241,21 @@ func (s *Session) answerAll(ctx context.Context, method, name string, round int,
 	sort.Strings(keys)
 	out := make(mcp.InputResponseMap, len(reqs))
 	for _, key := range keys {
-		p, ok := reqs[key].(*mcp.ElicitParams)
-		if !ok || p == nil {
+		var res mcp.InputResponse
+		var err error
+		switch p := reqs[key].(type) {
+		case *mcp.ElicitParams:
+			if p == nil {
+				return nil, protocolErr(op, "question %q asks for nothing (the entry is empty)", key)
+			}
+			res, err = s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+		case *mcp.CreateMessageWithToolsParams:
+			res, err = s.sample(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+		case *mcp.ListRootsParams:
+			res, err = s.listRoots(exchange.ViaInputRequired, method, name, key, round)
+		default:
 			return nil, protocolErr(op, "question %q asks for %s, which the tester did not declare and cannot answer", key, describeRequest(reqs[key]))
 		}
-		res, err := s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
 		if err != nil {
 			return nil, err
 		}
@@ -367,16 +377,13 @@ func (s *Session) answerURLError(ctx context.Context, method, name string, round
 }
 
 // answerServerRequests is receiving middleware that answers a
-// server-initiated elicitation/create itself, so that those questions take
-// the same path (rules, answerer, defaults, validation, log) as the others.
+// server-initiated elicitation/create, sampling/createMessage or roots/list
+// itself, so that those questions take the same path (rules, answerer,
+// defaults, validation, log) as the ones in inputRequests.
 func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "elicitation/create" {
+		if method != "elicitation/create" && method != "sampling/createMessage" && method != "roots/list" {
 			return next(ctx, method, req)
-		}
-		p, _ := req.GetParams().(*mcp.ElicitParams)
-		if p == nil {
-			p = &mcp.ElicitParams{}
 		}
 		c := s.getCall()
 		if c == nil {
@@ -385,7 +392,21 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		// The person's time to answer does not count against the request.
 		c.clock.pause()
 		defer c.clock.resume()
-		res, err := s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
+		var res mcp.Result
+		var err error
+		switch method {
+		case "elicitation/create":
+			p, _ := req.GetParams().(*mcp.ElicitParams)
+			if p == nil {
+				p = &mcp.ElicitParams{}
+			}
+			res, err = s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
+		case "sampling/createMessage":
+			p, _ := req.GetParams().(*mcp.CreateMessageWithToolsParams)
+			res, err = s.sample(ctx, exchange.ViaSamplingRequest, c.method, c.name, "", c.round, c.ans, p)
+		default:
+			res, err = s.listRoots(exchange.ViaRootsRequest, c.method, c.name, "", c.round)
+		}
 		if err != nil {
 			s.setLate(err)
 			return nil, err

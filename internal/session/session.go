@@ -75,6 +75,19 @@ type Options struct {
 	// OnTask, if set, hears a task's status and status message as they
 	// change.
 	OnTask func(taskclient.Update)
+	// Sampler answers a server's requests for a model reply
+	// (sampling/createMessage) that a call's answerer leaves (an answerer
+	// answers them when it is an answer.Sampler, see answer.CanSample).
+	// The tester declares sampling when either can answer. Sampling is
+	// deprecated as of 2026-07-28 and works until at least 2027-07-28.
+	Sampler answer.Sampler
+	// Roots is the answer to roots/list. Nil: the tester does not declare
+	// roots; an empty, non-nil list declares them and answers none.
+	// Deprecated like sampling.
+	Roots []*mcp.Root
+	// Deprecated, if set, hears once per session that the server used a
+	// deprecated feature: exchange.AsksSampling or exchange.AsksRoots.
+	Deprecated func(feature string)
 }
 
 // Session is an open connection to a server.
@@ -87,9 +100,10 @@ type Session struct {
 
 	life context.CancelFunc // ends the connection's own context on Close
 
-	mu   sync.Mutex
-	cur  *callState // the call in progress, for server-initiated requests
-	late error      // an error met while answering a server-initiated request
+	mu    sync.Mutex
+	cur   *callState      // the call in progress, for server-initiated requests
+	late  error           // an error met while answering a server-initiated request
+	noted map[string]bool // the deprecated features already told of
 }
 
 // callState is what a server-initiated question needs to know about the
@@ -204,6 +218,12 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 
 func (s *Session) capabilities() *mcp.ClientCapabilities {
 	caps := &mcp.ClientCapabilities{}
+	if s.samplingDeclared() {
+		caps.Sampling = &mcp.SamplingCapabilities{}
+	}
+	if s.opts.Roots != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{}
+	}
 	if s.opts.Capabilities.None() {
 		return caps
 	}
