@@ -123,11 +123,13 @@ func addRootFlag(cmd *cobra.Command, o *ConnOptions) {
 const maxRoots = 1000
 
 // roots parses the --root answers; nil when none was given.
+//
+//lint:ignore SA1019 roots are deprecated but still answered while servers ask
 func (o *ConnOptions) roots() ([]*mcp.Root, error) {
 	if len(o.Roots) > maxRoots {
 		return nil, usageErr("--root: %d roots, at most %d", len(o.Roots), maxRoots)
 	}
-	var out []*mcp.Root
+	var out []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
 	for _, t := range o.Roots {
 		r, err := answer.ParseRoot(t)
 		if err != nil {

@@ -46,7 +46,7 @@ type Entry struct {
 	Asks   string
 	Sample *mcp.CreateMessageWithToolsParams //lint:ignore SA1019 sampling is deprecated but still answered
 	Reply  *mcp.CreateMessageWithToolsResult //lint:ignore SA1019 sampling is deprecated but still answered
-	Roots  []*mcp.Root                       // the roots sent back
+	Roots  []*mcp.Root                       //lint:ignore SA1019 roots are deprecated but still answered
 }
 
 // IsElicitation reports whether the entry is an elicitation (a form or URL

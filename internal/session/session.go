@@ -84,7 +84,7 @@ type Options struct {
 	// Roots is the answer to roots/list. Nil: the tester does not declare
 	// roots; an empty, non-nil list declares them and answers none.
 	// Deprecated like sampling.
-	Roots []*mcp.Root
+	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
 	// Deprecated, if set, hears once per session that the server used a
 	// deprecated feature: exchange.AsksSampling or exchange.AsksRoots.
 	Deprecated func(feature string)
@@ -219,9 +219,11 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 func (s *Session) capabilities() *mcp.ClientCapabilities {
 	caps := &mcp.ClientCapabilities{}
 	if s.samplingDeclared() {
+		//lint:ignore SA1019 sampling is deprecated but still answered while servers ask
 		caps.Sampling = &mcp.SamplingCapabilities{}
 	}
 	if s.opts.Roots != nil {
+		//lint:ignore SA1019 roots are deprecated but still answered while servers ask
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	if s.opts.Capabilities.None() {
