@@ -38,6 +38,7 @@ func TestParseSpec(t *testing.T) {
 		`accept:{"a":1} x`:   "text after the JSON object",
 		`=accept`:            "the key before '=' is empty",
 		`accept:{"a":`:       "content is not a JSON object",
+		`accept:null`:        "content is not a JSON object: it is null",
 		`target=maybe:{"a"}`: `unknown action "maybe"`,
 	}
 	for in, want := range bad {

@@ -1,11 +1,11 @@
 package answer
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -79,7 +79,7 @@ func ParseSpec(text string) (Spec, error) {
 	if action != "accept" {
 		return s, fmt.Errorf("answer %q: only accept carries content (%s takes none)", text, action)
 	}
-	c, err := ParseContent(content)
+	c, err := jsonobject.Parse("content", content, jsonobject.Float64)
 	if err != nil {
 		return s, fmt.Errorf("answer %q: %w", text, err)
 	}
@@ -96,20 +96,4 @@ func ParseAction(a string) error {
 		return fmt.Errorf("the action is missing; use accept, decline or cancel")
 	}
 	return fmt.Errorf("unknown action %q; use accept, decline or cancel", a)
-}
-
-// ParseContent reads the content of an accept answer: a JSON object.
-func ParseContent(text string) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	var c map[string]any
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("content is not a JSON object: %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("content has text after the JSON object")
-	}
-	if c == nil {
-		c = map[string]any{}
-	}
-	return c, nil
 }

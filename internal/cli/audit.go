@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -141,10 +141,9 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		if !ok || name == "" {
 			return audit.Options{}, usageErr("--args %q: write it as NAME=JSON, e.g. --args 'search={\"query\":\"cats\"}'", a)
 		}
-		dec := json.NewDecoder(strings.NewReader(text))
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil || dec.More() || m == nil {
-			return audit.Options{}, usageErr("--args %s: not a JSON object", name)
+		m, err := jsonobject.Parse("--args "+name, text, jsonobject.Float64)
+		if err != nil {
+			return audit.Options{}, usageErr("%v", err)
 		}
 		args[name] = m
 	}

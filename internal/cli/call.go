@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
 )
@@ -129,22 +128,14 @@ func startNoWait(ctx context.Context, opts *CallOptions, args map[string]any, an
 	return nil
 }
 
-// parseArgs reads --args: a JSON object.
+// parseArgs reads --args: a JSON object, numbers as written.
 func parseArgs(text string) (map[string]any, error) {
 	if text == "" {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, usageErr("--args: not a JSON object: %v", err)
-	}
-	if dec.More() {
-		return nil, usageErr("--args: text after the JSON object")
-	}
-	if m == nil {
-		m = map[string]any{}
+	m, err := jsonobject.Parse("--args", text, jsonobject.AsWritten)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	return m, nil
 }

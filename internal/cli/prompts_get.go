@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
 )
@@ -58,8 +58,17 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	var args map[string]string
 	if opts.Args != "" {
-		if err := json.Unmarshal([]byte(opts.Args), &args); err != nil {
-			return usageErr("--args: a prompt takes a JSON object of strings: %v", err)
+		m, err := jsonobject.Parse("--args", opts.Args, jsonobject.AsWritten)
+		if err != nil {
+			return usageErr("%v; a prompt takes a JSON object of strings", err)
+		}
+		args = make(map[string]string, len(m))
+		for k, v := range m {
+			s, ok := v.(string)
+			if !ok {
+				return usageErr("--args: a prompt's arguments are strings; %q is not", k)
+			}
+			args[k] = s
 		}
 	}
 	ans, err := opts.Answers.answerer(opts.IO)

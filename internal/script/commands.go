@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/jsonobject"
 )
 
 // cmd defines one command of the language, once: how it is written, what
@@ -240,16 +241,9 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 // parseContent parses the JSON object of an accept answer. Numbers decode
 // as float64, as they would from the wire.
 func parseContent(s string) (map[string]any, error) {
-	var m map[string]any
-	dec := json.NewDecoder(strings.NewReader(s))
-	if err := dec.Decode(&m); err != nil || m == nil {
-		if err == nil {
-			err = fmt.Errorf("it is null")
-		}
-		return nil, fmt.Errorf("the content of elicit_response must be a JSON object, e.g. '{\"confirm\": true}': %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("the content of elicit_response must be one JSON object; found more after it")
+	m, err := jsonobject.Parse("the content of elicit_response", s, jsonobject.Float64)
+	if err != nil {
+		return nil, fmt.Errorf("%w; write one object, e.g. '{\"confirm\": true}'", err)
 	}
 	return m, nil
 }

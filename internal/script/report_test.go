@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/askback/askback/internal/junit"
 )
 
 // sampleReport runs a passing script, a failing one and one that cannot
@@ -35,7 +37,7 @@ func TestWriteJUnit(t *testing.T) {
 	if err := WriteJUnit(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc junit.Suites
 	if err := xml.Unmarshal([]byte(b.String()), &doc); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, b.String())
 	}

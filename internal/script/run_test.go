@@ -110,7 +110,7 @@ func TestCommands(t *testing.T) {
 		{name: "get_prompt asks", src: "elicit_response accept '{\"tone\": \"warm\"}'\nget_prompt greet who:Ann\nassert_elicited \"Which tone\"\nassert_contains \"Hello Ann, in a warm tone\""},
 		{name: "read_resource asks", src: "elicit_response accept '{}'\nread_resource note://secret\nassert_elicited key=ok\nassert_contains \"says hi\"\nread_resource note://secret\nassert_contains \"kept secret\""},
 		{name: "variables in answers", src: "input_var n\nelicit_response accept \"{\\\"name\\\": \\\"$n\\\"}\"\nelicit_response b=cancel\ncall_tool two\nassert_contains `a=accept{\"name\":\"Zed\"} b=cancel`", stdin: "Zed\n"},
-		{name: "bad JSON in a variable", src: "input_var n\nelicit_response accept \"$n\"\ncall_tool two", stdin: "nope\n", fail: 2, msg: "must be a JSON object"},
+		{name: "bad JSON in a variable", src: "input_var n\nelicit_response accept \"$n\"\ncall_tool two", stdin: "nope\n", fail: 2, msg: "the content of elicit_response is not a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.ReplaceAll(tc.src, "`", "'")

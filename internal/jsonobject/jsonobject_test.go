@@ -1,0 +1,79 @@
+package jsonobject_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/jsonobject"
+)
+
+func ExampleParse() {
+	m, err := jsonobject.Parse("--args", `{"count": 12345678901234567890}`, jsonobject.AsWritten)
+	fmt.Println(m["count"], err)
+	_, err = jsonobject.Parse("--args", `[1, 2]`, jsonobject.AsWritten)
+	fmt.Println(err)
+	// Output:
+	// 12345678901234567890 <nil>
+	// --args is not a JSON object: it is an array
+}
+
+func TestParse(t *testing.T) {
+	for text, want := range map[string]string{
+		``:                  "content is not a JSON object: it is empty",
+		`   `:               "content is not a JSON object: it is empty",
+		`null`:              "content is not a JSON object: it is null",
+		`[1]`:               "content is not a JSON object: it is an array",
+		`"x"`:               "content is not a JSON object: it is a string",
+		`true`:              "content is not a JSON object: it is a boolean",
+		`3`:                 "content is not a JSON object: it is a number",
+		`{"a":`:             "content is not a JSON object: unexpected EOF",
+		`nope`:              "content is not a JSON object: invalid character 'o' in literal null (expecting 'u')",
+		`{} {}`:             "content has text after the JSON object",
+		`{"a":1} x`:         "content has text after the JSON object",
+		`{"a":1}}`:          "content has text after the JSON object",
+		`{"a":1}` + "\n \t": "",
+	} {
+		_, err := jsonobject.Parse("content", text, jsonobject.Float64)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("Parse(%q): %q, want %q", text, got, want)
+		}
+	}
+	m, err := jsonobject.Parse("content", `{"n": 2, "f": 0.5}`, jsonobject.Float64)
+	if err != nil || m["n"] != 2.0 || m["f"] != 0.5 {
+		t.Errorf("float64 numbers: %v, %v", m, err)
+	}
+	m, err = jsonobject.Parse("content", `{"n": 2}`, jsonobject.AsWritten)
+	if n, ok := m["n"].(json.Number); err != nil || !ok || n != "2" {
+		t.Errorf("numbers as written: %#v, %v", m, err)
+	}
+}
+
+// FuzzParse: whatever the text, Parse returns an object or an error naming
+// the text, and an object it returns encodes back to JSON that parses.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,{"b":null}]}`, `[1]`, `{} x`, `nope`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := jsonobject.Parse("x", text, jsonobject.AsWritten)
+		if err != nil {
+			if m != nil || !strings.HasPrefix(err.Error(), "x ") {
+				t.Fatalf("%q: %v, %v", text, m, err)
+			}
+			return
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if _, err := jsonobject.Parse("x", string(b), jsonobject.AsWritten); err != nil {
+			t.Fatalf("%q: round trip %s: %v", text, b, err)
+		}
+	})
+}
