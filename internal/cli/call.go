@@ -55,7 +55,7 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 	addHumanFlags(cmd, &opts.Answers)
 	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
-	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
+	cmd.Flags().StringVarP(&opts.Args, "args", "a", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "if the server runs the tool as a task, print the task id and return (see mcp-tester tasks)")
 	cmd.ValidArgsFunction = completeFromServer(io, &opts.Conn, "tools")

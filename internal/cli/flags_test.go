@@ -21,6 +21,7 @@ func TestCommandFlags(t *testing.T) {
 		"audit":               "args command format header include junit max-rounds other-header profile protocol quiet timeout transport url",
 		"bench":               conn + " allow-remote args concurrency duration elicit format max-rounds no-elicitation no-tasks no-url no-validate requests script root sample",
 		"call":                conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open record root sample",
+		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open record root sample",
 		"complete":            conn + " context format prompt template",
 		"completion":          "",
 		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe",
@@ -29,6 +30,8 @@ func TestCommandFlags(t *testing.T) {
 		"profile add":         "command force global header local protocol timeout transport url",
 		"profile list":        "format",
 		"profile remove":      "",
+		"profile enable":      "",
+		"profile disable":     "",
 		"profile show":        "format",
 		"prompts get":         conn + " accessible args elicit format interactive json max-rounds no-elicitation no-url no-validate open raw record root sample",
 		"prompts list":        conn + " all cursor format json",
@@ -41,6 +44,7 @@ func TestCommandFlags(t *testing.T) {
 		"tasks wait":          conn + " accessible elicit interactive no-elicitation no-url no-validate open root sample",
 		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record script step-timeout",
 		"tools list":          conn + " all cursor format json",
+		"list":                conn + " all check-icons cursor download-icons format json",
 		"version":             "",
 	}
 	ios, _, _, _ := iostreams.Test()

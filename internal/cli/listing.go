@@ -43,7 +43,7 @@ func newListCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 
 // addPageFlags adds --cursor and --all.
 func addPageFlags(cmd *cobra.Command, opts *ListOptions) {
-	cmd.Flags().StringVar(&opts.Cursor, "cursor", "", "start at this page (the cursor a previous listing printed)")
+	cmd.Flags().StringVarP(&opts.Cursor, "cursor", "C", "", "start at this page (the cursor a previous listing printed)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, fmt.Sprintf("follow every page (at most %d)", session.MaxPages))
 }
 

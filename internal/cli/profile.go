@@ -37,6 +37,9 @@ func (o *ConnOptions) applyProfile() error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if p.Disabled {
+		return usageErr("profile %q in %s is disabled; enable it with: mcp-tester profile enable %s", o.Profile, path, o.Profile)
+	}
 	if err := p.Validate(); err != nil {
 		return usageErr("profile %q in %s: %v", o.Profile, path, err)
 	}
@@ -114,7 +117,8 @@ that tokens stay out of the file; write $$ for a literal $.
 	cmd.Example = `  mcp-tester profile add staging -u https://staging.example.com/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
   STAGING_TOKEN=... mcp-tester tools list -p staging
   mcp-tester profile list`
-	cmd.AddCommand(newProfileAddCmd(ios, nil), newProfileListCmd(ios, nil), newProfileShowCmd(ios, nil), newProfileRemoveCmd(ios, nil))
+	cmd.AddCommand(newProfileAddCmd(ios, nil), newProfileListCmd(ios, nil), newProfileShowCmd(ios, nil), newProfileRemoveCmd(ios, nil),
+		newProfileEnableCmd(ios, false, nil), newProfileEnableCmd(ios, true, nil))
 	return cmd
 }
 

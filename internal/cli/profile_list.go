@@ -72,6 +72,9 @@ func runProfileList(opts *ProfileListOptions) error {
 	fmt.Fprintln(tw, "NAME\tSERVER\tFILE")
 	for _, e := range entries {
 		name := e.Name
+		if e.Profile != nil && e.Profile.Disabled {
+			name += " (disabled)"
+		}
 		if e.Shadow {
 			name += " (shadowed)"
 		}

@@ -19,7 +19,7 @@ func newProfileRemoveCmd(ios *iostreams.IOStreams, runF func(context.Context, *P
 	opts := &ProfileRemoveOptions{IO: ios}
 	return &cobra.Command{
 		Use:     "remove NAME",
-		Aliases: []string{"rm"},
+		Aliases: []string{"rm", "delete"},
 		Short:   "Remove a profile from the file it is found in",
 		Example: `  mcp-tester profile remove staging`,
 		Args:    cobra.ExactArgs(1),

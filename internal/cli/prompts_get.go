@@ -50,7 +50,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	addRawFlag(cmd, &opts.Conn)
-	cmd.Flags().StringVar(&opts.Args, "args", "{}", "the prompt's arguments as a JSON object of strings")
+	cmd.Flags().StringVarP(&opts.Args, "args", "a", "{}", "the prompt's arguments as a JSON object of strings")
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	return cmd
 }

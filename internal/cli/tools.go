@@ -7,9 +7,9 @@ import (
 
 // newToolsCmd groups the commands about a server's tools.
 func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
-	cmd := &cobra.Command{Use: "tools", Short: "List a server's tools",
+	cmd := &cobra.Command{Use: "tools", Short: "List and call a server's tools",
 		Example: `  mcp-tester tools list -c ./deployer
   mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline`}
-	cmd.AddCommand(newToolsListCmd(ios, nil))
+	cmd.AddCommand(newToolsListCmd(ios, nil), newCallCmd(ios, nil))
 	return cmd
 }

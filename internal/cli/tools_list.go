@@ -34,6 +34,11 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	return printTools(opts, tools, next)
+}
+
+// printTools prints a listing of tools, as a table or JSON.
+func printTools(opts *ListOptions, tools []*mcp.Tool, next string) error {
 	return listed(opts, "tools", nonNil(tools), len(tools), next, func(w io.Writer) {
 		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
 		for _, t := range tools {

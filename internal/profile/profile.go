@@ -39,6 +39,9 @@ type Profile struct {
 	Protocol string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
 	// Timeout bounds connecting and each request, as a Go duration ("30s").
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Disabled keeps the profile in the file but refuses -p NAME (profile
+	// disable / enable; the field the earlier mcp-tester wrote).
+	Disabled bool `yaml:"disabled,omitempty" json:"disabled,omitempty"`
 }
 
 // File is the content of a profiles file.
