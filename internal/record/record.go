@@ -92,6 +92,15 @@ func Append(path string, steps ...Step) error {
 // Script renders one step as script lines, each ending in a newline.
 func (s Step) Script() (string, error) {
 	var b strings.Builder
+	// Only elicitations are written; model replies and roots are answered
+	// by --sample and --root, which a script does not hold yet.
+	qs := s.Questions[:0:0]
+	for _, q := range s.Questions {
+		if q.IsElicitation() {
+			qs = append(qs, q)
+		}
+	}
+	s.Questions = qs
 	keyed := len(s.Questions) > 1
 	for _, q := range s.Questions {
 		line, err := elicitResponse(q, keyed)

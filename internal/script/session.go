@@ -176,7 +176,11 @@ func resultOrNil[T any](r *T) any {
 func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
 	out := &Outcome{Result: res, Unused: q.Unused()}
 	if call != nil {
-		out.Questions = call.Questions
+		for _, e := range call.Questions {
+			if e.IsElicitation() {
+				out.Questions = append(out.Questions, e)
+			}
+		}
 	}
 	return out
 }
