@@ -32,8 +32,15 @@ type Answer struct {
 // result's action is not one of accept, decline and cancel. Content is
 // dropped from an answer that is not an accept.
 func Lookup(responses mcp.InputResponseMap, key string) (Answer, bool) {
-	r, ok := responses[key].(*mcp.ElicitResult)
-	if !ok || r == nil {
+	r, _ := responses[key].(*mcp.ElicitResult)
+	return Read(r)
+}
+
+// Read checks an elicitation result, such as the one a task's Ask returns,
+// as [Lookup] does: it reports false for nil or an unknown action, and drops
+// the content of an answer that is not an accept.
+func Read(r *mcp.ElicitResult) (Answer, bool) {
+	if r == nil {
 		return Answer{}, false
 	}
 	switch a := Action(r.Action); a {
@@ -50,8 +57,8 @@ func Lookup(responses mcp.InputResponseMap, key string) (Answer, bool) {
 // done).
 func (a Answer) Accepted() bool { return a.Action == Accept }
 
-// String returns a string field of the content.
-func (a Answer) String(field string) (string, bool) {
+// Text returns a string field of the content.
+func (a Answer) Text(field string) (string, bool) {
 	s, ok := a.Content[field].(string)
 	return s, ok
 }

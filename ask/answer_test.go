@@ -31,7 +31,7 @@ func TestLookup(t *testing.T) {
 	if !ok || !a.Accepted() {
 		t.Fatalf("Lookup(ok) = %+v, %v", a, ok)
 	}
-	if s, ok := a.String("env"); !ok || s != "prod" {
+	if s, ok := a.Text("env"); !ok || s != "prod" {
 		t.Errorf("String(env) = %q, %v", s, ok)
 	}
 	if b, ok := a.Bool("confirm"); !ok || !b {
@@ -47,7 +47,7 @@ func TestLookup(t *testing.T) {
 	if _, ok := a.Bool("env"); ok {
 		t.Error("Bool of a string field reported ok")
 	}
-	if _, ok := a.String("missing"); ok {
+	if _, ok := a.Text("missing"); ok {
 		t.Error("String of a missing field reported ok")
 	}
 	if _, ok := a.Strings("mixed"); ok {
@@ -131,7 +131,7 @@ func FuzzLookup(f *testing.F) {
 		if ok && a.Action != ask.Accept && a.Action != ask.Decline && a.Action != ask.Cancel {
 			t.Fatalf("answer with action %q", a.Action)
 		}
-		a.String(field)
+		a.Text(field)
 		a.Bool(field)
 		a.Number(field)
 		a.Strings(field)

@@ -3,6 +3,7 @@ package form_test
 import (
 	"fmt"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/form"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,8 +20,14 @@ func Example() {
 	q := targetForm.Ask("Roll out auth-service version 2.4.1 – where to?")
 	fmt.Println(q.Mode, q.Message)
 
-	// Round 2: decode the answer; omitted fields take their defaults.
-	t, err := targetForm.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})
+	// Round 2: look the answer up and decode it; omitted fields take their
+	// defaults.
+	responses := mcp.InputResponseMap{"target": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	answer, ok := ask.Lookup(responses, "target")
+	if !ok {
+		return // ask again
+	}
+	t, err := targetForm.Decode(answer)
 	fmt.Println(t.Environment, t.Confirm, err)
 
 	// A form that asks for a secret is refused when it is built.

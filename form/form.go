@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -114,11 +115,11 @@ func Must[T any](opts ...Option) *Form[T] {
 	return f
 }
 
-// Schema is the requested schema as sent to the client.
-func (f *Form[T]) Schema() json.RawMessage { return f.raw }
+// RequestedSchema is the requested schema as sent to the client.
+func (f *Form[T]) RequestedSchema() json.RawMessage { return f.raw }
 
-// Fields is the parsed form.
-func (f *Form[T]) Fields() *formschema.Schema { return f.parsed }
+// Schema is the parsed form: its fields, in declaration order.
+func (f *Form[T]) Schema() *formschema.Schema { return f.parsed }
 
 // Ask returns the elicitation request that asks this form with message.
 func (f *Form[T]) Ask(message string) *mcp.ElicitParams {
@@ -129,15 +130,22 @@ func (f *Form[T]) Ask(message string) *mcp.ElicitParams {
 var ErrNotAccepted = errors.New("form: the answer was not accept")
 
 // Decode validates an accepted answer (after filling defaults) and decodes
-// it into a T. A content that does not fit is a *formschema.ValidationError
-// naming the fields, so the handler can ask again; decline and cancel give
-// ErrNotAccepted.
-func (f *Form[T]) Decode(res *mcp.ElicitResult) (T, error) {
+// it into a T. Take the answer from [ask.Lookup] (or [ask.Read] for the result
+// of a task's Ask):
+//
+//	answer, ok := ask.Lookup(req.Params.InputResponses, "target")
+//	if !ok { /* ask (again) */ }
+//	target, err := targetForm.Decode(answer)
+//
+// A content that does not fit is a *formschema.ValidationError naming the
+// fields, so the handler can ask again; decline and cancel give
+// ErrNotAccepted (answer.Action says which).
+func (f *Form[T]) Decode(a ask.Answer) (T, error) {
 	var v T
-	if res == nil || res.Action != "accept" {
+	if !a.Accepted() {
 		return v, ErrNotAccepted
 	}
-	content := f.parsed.ApplyDefaults(res.Content)
+	content := f.parsed.ApplyDefaults(a.Content)
 	if err := f.parsed.Validate(content); err != nil {
 		return v, err
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/formschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/askback/askback/ask"
 )
 
 type target struct {
@@ -32,7 +32,7 @@ func TestNewBuildsTheSeedsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := f.Fields()
+	fs := f.Schema()
 	if len(fs.Fields) != 2 || fs.Fields[0].Name != "environment" || fs.Fields[1].Name != "confirm" {
 		t.Fatalf("fields = %+v", fs.Fields)
 	}
@@ -41,7 +41,7 @@ func TestNewBuildsTheSeedsForm(t *testing.T) {
 		t.Errorf("environment = %+v", env)
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(f.Schema(), &raw); err != nil {
+	if err := json.Unmarshal(f.RequestedSchema(), &raw); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := raw["additionalProperties"]; ok {
@@ -62,18 +62,18 @@ func TestNewEveryFieldKind(t *testing.T) {
 		"ratio": formschema.Number, "subscribe": formschema.Boolean, "color": formschema.SingleEnum,
 		"tags": formschema.MultiSelect, "regions": formschema.MultiSelect, "birthday": formschema.String}
 	for name, kind := range want {
-		if fld := f.Fields().Field(name); fld == nil || fld.Kind != kind {
+		if fld := f.Schema().Field(name); fld == nil || fld.Kind != kind {
 			t.Errorf("%s: %+v, want %s", name, fld, kind)
 		}
 	}
-	name := f.Fields().Field("name")
+	name := f.Schema().Field("name")
 	if name.Title != "Name, as on your badge" || name.Description != "Your full name" || *name.MinLength != 2 {
 		t.Errorf("name = %+v", name)
 	}
-	if f.Fields().Field("regions").Options[1].Title != "United States" {
+	if f.Schema().Field("regions").Options[1].Title != "United States" {
 		t.Error("titled multi-select lost its titles")
 	}
-	if f.Fields().Field("name").Required != true || f.Fields().Field("email").Required {
+	if f.Schema().Field("name").Required != true || f.Schema().Field("email").Required {
 		t.Error("required should follow omitempty")
 	}
 }
@@ -206,7 +206,7 @@ func TestCaseCollidingNames(t *testing.T) {
 		t.Fatalf("New with fields to and TO = %v, want a refusal", err)
 	}
 	f := Must[target]()
-	_, err := f.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true, "Environment": "production"}})
+	_, err := f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"confirm": true, "Environment": "production"}})
 	var ve *formschema.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("Decode with Environment = %v, want a validation error", err)
@@ -215,23 +215,23 @@ func TestCaseCollidingNames(t *testing.T) {
 
 func TestDecode(t *testing.T) {
 	f := Must[target]()
-	got, err := f.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})
+	got, err := f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"confirm": true}})
 	if err != nil || got != (target{Environment: "staging", Confirm: true}) {
 		t.Errorf("Decode with default = %+v, %v", got, err)
 	}
-	_, err = f.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "moon"}})
+	_, err = f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"environment": "moon"}})
 	var ve *formschema.ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 2 {
 		t.Errorf("Decode of a bad answer = %v", err)
 	}
-	if _, err := f.Decode(&mcp.ElicitResult{Action: "decline"}); !errors.Is(err, ErrNotAccepted) {
+	if _, err := f.Decode(ask.Answer{Action: ask.Decline}); !errors.Is(err, ErrNotAccepted) {
 		t.Errorf("decline: %v", err)
 	}
-	if _, err := f.Decode(nil); !errors.Is(err, ErrNotAccepted) {
+	if _, err := f.Decode(ask.Answer{}); !errors.Is(err, ErrNotAccepted) {
 		t.Errorf("nil: %v", err)
 	}
 	ek := Must[everyKind]()
-	v, err := ek.Decode(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "regions": []any{"eu"}}})
+	v, err := ek.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"name": "Ada", "regions": []any{"eu"}}})
 	if err != nil || v.Age != 30 || !v.Subscribe || len(v.Tags) != 1 || v.Regions[0] != "eu" {
 		t.Errorf("every kind = %+v, %v", v, err)
 	}

@@ -111,7 +111,7 @@ func (f *fixtures) elicitation(ctx context.Context, req *mcp.CallToolRequest, _ 
 	if !answer.Accepted() {
 		return ask.Stopped("No greeting", answer), nil, nil
 	}
-	name, ok := answer.String("name")
+	name, ok := answer.Text("name")
 	if !ok || name == "" {
 		return inputRequired(qs, ""), nil, nil // the answer lacks the required field: ask again
 	}
@@ -229,7 +229,7 @@ func (f *fixtures) multipleInputs(ctx context.Context, req *mcp.CallToolRequest,
 	}
 	name := "someone"
 	if a, _ := ask.Lookup(req.Params.InputResponses, "user_name"); a.Accepted() {
-		if n, ok := a.String("name"); ok {
+		if n, ok := a.Text("name"); ok {
 			name = n
 		}
 	}
@@ -274,7 +274,7 @@ func (f *fixtures) multiRound(ctx context.Context, req *mcp.CallToolRequest, _ a
 		if !a.Accepted() {
 			return ask.Stopped("Stopped after step 1", a), nil, nil
 		}
-		name, _ := a.String("name")
+		name, _ := a.Text("name")
 		return next(step2, roundState{Round: 2, Name: name})
 	case 2:
 		a, ok := ask.Lookup(req.Params.InputResponses, "step2")
@@ -284,7 +284,7 @@ func (f *fixtures) multiRound(ctx context.Context, req *mcp.CallToolRequest, _ a
 		if !a.Accepted() {
 			return ask.Stopped("Stopped after step 2", a), nil, nil
 		}
-		color, _ := a.String("color")
+		color, _ := a.Text("color")
 		return text(fmt.Sprintf("Multi-round complete: %s likes %s.", st.Name, color)), nil, nil
 	}
 	return nil, nil, reqstate.ClientError(reqstate.ErrTampered)
@@ -327,7 +327,7 @@ func (f *fixtures) prompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	if !ok {
 		return again()
 	}
-	use, _ := a.String("context")
+	use, _ := a.Text("context")
 	if !a.Accepted() || use == "" {
 		use = "(none given)"
 	}

@@ -39,14 +39,14 @@ func (d *deployer) deploy(ctx context.Context, req *mcp.CallToolRequest, in Depl
 	if !ask.Modes(req).Has(ask.Form) {
 		return text("Deployment not started: this client cannot ask you to confirm it."), nil, nil
 	}
-	answer, answered := req.Params.InputResponses["target"].(*mcp.ElicitResult)
+	answer, answered := ask.Lookup(req.Params.InputResponses, "target")
 	if !answered {
 		return d.ask(req, in, "")
 	}
 	t, err := d.target.Decode(answer)
 	switch {
 	case errors.Is(err, form.ErrNotAccepted):
-		return text("Deployment not started (" + answer.Action + ")."), nil, nil
+		return ask.Stopped("Deployment not started", answer), nil, nil
 	case err != nil:
 		return d.ask(req, in, fmt.Sprintf(" (%v)", err))
 	}
