@@ -3,6 +3,7 @@ package connect
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"github.com/askback/askback/keys"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -33,8 +34,8 @@ func interleave(b *testing.B, subject, baseline func()) {
 }
 
 func benchConnector(b *testing.B) *Connector {
-	c, err := New(Options{
-		BaseURL: "http://127.0.0.1:1/connect", Keys: []Key{testKey}, BrowserAuth: headerAuth{},
+	c, err := New(&Options{
+		BaseURL: "http://127.0.0.1:1/connect", Keys: []keys.Key{testKey}, BrowserAuth: headerAuth{},
 		Store:     tokenstore.NewMemory(),
 		Providers: []Provider{{Name: "github", OAuth2: oauthConfig("http://127.0.0.1:2/a", "http://127.0.0.1:2/t")}},
 	})

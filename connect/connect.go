@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/subject"
 	"golang.org/x/oauth2"
 )
@@ -57,7 +58,7 @@ type Options struct {
 	BaseURL string
 	// Keys sign links and seal the flow cookie. The first key signs; all verify, so a
 	// new key can be put first while links signed with the old one are still valid.
-	Keys []Key
+	Keys []keys.Key
 	// Providers that users can connect.
 	Providers []Provider
 	// BrowserAuth tells who is signed in to the server in a browser.
@@ -104,8 +105,11 @@ type Connector struct {
 
 var providerName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
 
-// New checks opts and returns a Connector.
-func New(opts Options) (*Connector, error) {
+// New checks opts and returns a Connector. The zero Connector is not usable.
+func New(opts *Options) (*Connector, error) {
+	if opts == nil {
+		return nil, errors.New("connect: no options; give at least BaseURL, Keys, Providers, BrowserAuth and Store")
+	}
 	base, err := url.Parse(strings.TrimSuffix(opts.BaseURL, "/"))
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, fmt.Errorf("connect: BaseURL %q must be an absolute URL such as https://mcp.example.com/connect", opts.BaseURL)

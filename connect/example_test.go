@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"net/http"
 	"strings"
 
@@ -32,9 +33,9 @@ func lookUpSession(string) string { return "" }
 func Example() {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	c, err := connect.New(connect.Options{
+	c, err := connect.New(&connect.Options{
 		BaseURL: "https://mcp.example.com/connect",
-		Keys:    []connect.Key{{ID: "2026-12", Secret: secret}},
+		Keys:    []keys.Key{{ID: "2026-12", Secret: secret}},
 		Providers: []connect.Provider{{
 			Name:  "github",
 			Title: "GitHub",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/askback/askback/keys"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -127,8 +128,8 @@ func TestLinkChecks(t *testing.T) {
 	link, _ := f.c.Link("alice", "github")
 	u, _ := url.Parse(link)
 	tok := u.Query().Get("t")
-	other := Key{ID: "k1", Secret: []byte(strings.Repeat("x", 32))}
-	forger, err := New(Options{BaseURL: f.srv.URL + "/connect", Keys: []Key{other}, BrowserAuth: headerAuth{},
+	other := keys.Key{ID: "k1", Secret: []byte(strings.Repeat("x", 32))}
+	forger, err := New(&Options{BaseURL: f.srv.URL + "/connect", Keys: []keys.Key{other}, BrowserAuth: headerAuth{},
 		Store: tokenstore.NewMemory(), Providers: f.c.providers["github"].asSlice()})
 	if err != nil {
 		t.Fatal(err)
@@ -350,12 +351,12 @@ func TestTokenForRefreshesAnExpiredToken(t *testing.T) {
 func TestNewRefusesUnsafeOptions(t *testing.T) {
 	good := func() Options {
 		return Options{
-			BaseURL: "https://mcp.example.com/connect", Keys: []Key{testKey}, BrowserAuth: headerAuth{},
+			BaseURL: "https://mcp.example.com/connect", Keys: []keys.Key{testKey}, BrowserAuth: headerAuth{},
 			Store:     tokenstore.NewMemory(),
 			Providers: []Provider{{Name: "github", OAuth2: oauthConfig("https://github.example/authorize", "https://github.example/token")}},
 		}
 	}
-	if _, err := New(good()); err != nil {
+	if _, err := New(ptr(good())); err != nil {
 		t.Fatalf("good options refused: %v", err)
 	}
 	for name, change := range map[string]func(*Options){
@@ -363,9 +364,9 @@ func TestNewRefusesUnsafeOptions(t *testing.T) {
 		"relative base":           func(o *Options) { o.BaseURL = "/connect" },
 		"query in base":           func(o *Options) { o.BaseURL = "https://mcp.example.com/connect?x=1" },
 		"no keys":                 func(o *Options) { o.Keys = nil },
-		"short key":               func(o *Options) { o.Keys = []Key{{ID: "k", Secret: []byte("short")}} },
-		"bad key id":              func(o *Options) { o.Keys = []Key{{ID: "k.1", Secret: testKey.Secret}} },
-		"duplicate key id":        func(o *Options) { o.Keys = []Key{testKey, testKey} },
+		"short key":               func(o *Options) { o.Keys = []keys.Key{{ID: "k", Secret: []byte("short")}} },
+		"bad key id":              func(o *Options) { o.Keys = []keys.Key{{ID: "k.1", Secret: testKey.Secret}} },
+		"duplicate key id":        func(o *Options) { o.Keys = []keys.Key{testKey, testKey} },
 		"no browser auth":         func(o *Options) { o.BrowserAuth = nil },
 		"no store":                func(o *Options) { o.Store = nil },
 		"no providers":            func(o *Options) { o.Providers = nil },
@@ -375,14 +376,14 @@ func TestNewRefusesUnsafeOptions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := good()
 			change(&o)
-			if _, err := New(o); err == nil {
+			if _, err := New(&o); err == nil {
 				t.Fatal("New accepted the options")
 			}
 		})
 	}
 	o := good()
 	o.BaseURL = "http://127.0.0.1:8080/connect"
-	if _, err := New(o); err != nil {
+	if _, err := New(&o); err != nil {
 		t.Fatalf("http on loopback refused: %v", err)
 	}
 }
@@ -398,7 +399,7 @@ func TestTokenStoreFailureIsNeutral(t *testing.T) {
 	}
 	ours, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{8}, 32))
 	var log bytes.Buffer
-	c, err := New(Options{BaseURL: "http://127.0.0.1:1/connect", Keys: []Key{testKey}, BrowserAuth: headerAuth{}, Store: ours,
+	c, err := New(&Options{BaseURL: "http://127.0.0.1:1/connect", Keys: []keys.Key{testKey}, BrowserAuth: headerAuth{}, Store: ours,
 		Providers: []Provider{{Name: "github", OAuth2: oauthConfig("http://127.0.0.1:2/a", "http://127.0.0.1:2/t")}},
 		Logger:    slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
@@ -419,3 +420,5 @@ func TestTokenStoreFailureIsNeutral(t *testing.T) {
 		t.Errorf("the cause is not logged: %q", log.String())
 	}
 }
+
+func ptr(o Options) *Options { return &o }

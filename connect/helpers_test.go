@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -141,7 +142,7 @@ type fixture struct {
 	clock    *testClock
 }
 
-var testKey = Key{ID: "k1", Secret: bytes.Repeat([]byte{1}, 32)}
+var testKey = keys.Key{ID: "k1", Secret: bytes.Repeat([]byte{1}, 32)}
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -166,9 +167,9 @@ func newFixtureWith(t *testing.T, ba BrowserAuth) *fixture {
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
-	c, err := New(Options{
+	c, err := New(&Options{
 		BaseURL: f.srv.URL + "/connect",
-		Keys:    []Key{testKey},
+		Keys:    []keys.Key{testKey},
 		Providers: []Provider{{Name: "github", Title: "GitHub", OAuth2: oauth2.Config{
 			ClientID: "client", ClientSecret: "secret",
 			Endpoint: oauth2.Endpoint{AuthURL: f.provider.srv.URL + "/authorize", TokenURL: f.provider.srv.URL + "/token",

@@ -3,24 +3,12 @@ package connect
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
+
+	"github.com/askback/askback/keys"
 )
-
-// Key is a secret that signs links and seals the flow cookie. ID names it inside every
-// link and cookie, so that keys can be rotated: put the new key first in
-// [Options.Keys] and drop the old one once its links have expired.
-type Key struct {
-	// ID is 1 to 32 letters, digits, '-' or '_'.
-	ID string
-	// Secret holds at least 32 random bytes.
-	Secret []byte
-}
-
-var keyID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 
 // derivedKey holds the keys derived from one secret, one per purpose, so that a value
 // made for one purpose is never accepted for another.
@@ -36,21 +24,12 @@ type keyring struct {
 	byID    map[string]*derivedKey
 }
 
-func newKeyring(keys []Key) (keyring, error) {
-	if len(keys) == 0 {
-		return keyring{}, errors.New("connect: at least one key is required (Options.Keys)")
+func newKeyring(ks []keys.Key) (keyring, error) {
+	if err := keys.Check(ks); err != nil {
+		return keyring{}, fmt.Errorf("connect: Options.Keys: %w", err)
 	}
 	kr := keyring{byID: make(map[string]*derivedKey)}
-	for _, k := range keys {
-		if !keyID.MatchString(k.ID) {
-			return keyring{}, fmt.Errorf("connect: key id %q: use 1 to 32 letters, digits, '-' or '_'", k.ID)
-		}
-		if len(k.Secret) < 32 {
-			return keyring{}, fmt.Errorf("connect: key %q: the secret must be at least 32 random bytes", k.ID)
-		}
-		if _, dup := kr.byID[k.ID]; dup {
-			return keyring{}, fmt.Errorf("connect: key id %q used twice", k.ID)
-		}
+	for _, k := range ks {
 		d := &derivedKey{
 			id:     k.ID,
 			link:   derive(k.Secret, "askback/connect link v1"),

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"bytes"
+	"github.com/askback/askback/keys"
 	"net/url"
 	"strings"
 	"testing"
@@ -36,8 +37,8 @@ func TestLinkTokenRoundTripAndRotation(t *testing.T) {
 
 	// A new key first, the old one still verifying: old links stay valid, new links
 	// are signed with the new key.
-	newKey := Key{ID: "k2", Secret: bytes.Repeat([]byte{2}, 32)}
-	rotated, err := New(Options{BaseURL: f.srv.URL + "/connect", Keys: []Key{newKey, testKey}, BrowserAuth: headerAuth{},
+	newKey := keys.Key{ID: "k2", Secret: bytes.Repeat([]byte{2}, 32)}
+	rotated, err := New(&Options{BaseURL: f.srv.URL + "/connect", Keys: []keys.Key{newKey, testKey}, BrowserAuth: headerAuth{},
 		Store: tokenstore.NewMemory(), Providers: old.providers["github"].asSlice(), Now: f.clock.now})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestLinkTokenRoundTripAndRotation(t *testing.T) {
 		t.Fatalf("new link not signed with the new key: %s", fresh)
 	}
 	// Once the old key is dropped, its links are refused.
-	retired, _ := New(Options{BaseURL: f.srv.URL + "/connect", Keys: []Key{newKey}, BrowserAuth: headerAuth{},
+	retired, _ := New(&Options{BaseURL: f.srv.URL + "/connect", Keys: []keys.Key{newKey}, BrowserAuth: headerAuth{},
 		Store: tokenstore.NewMemory(), Providers: old.providers["github"].asSlice(), Now: f.clock.now})
 	if _, _, err := retired.parseLinkToken(tok, "github"); err != errLinkSignature {
 		t.Fatalf("link of a retired key: err = %v, want a signature error", err)
@@ -189,8 +190,8 @@ func FuzzOpenFlow(f *testing.F) {
 
 // newFixtureF is a connector for fuzz targets: no servers, fixed key.
 func newFixtureF(f *testing.F) *Connector {
-	c, err := New(Options{
-		BaseURL: "http://127.0.0.1:1/connect", Keys: []Key{testKey}, BrowserAuth: headerAuth{},
+	c, err := New(&Options{
+		BaseURL: "http://127.0.0.1:1/connect", Keys: []keys.Key{testKey}, BrowserAuth: headerAuth{},
 		Store:     tokenstore.NewMemory(),
 		Providers: []Provider{{Name: "github", OAuth2: oauthConfig("http://127.0.0.1:2/a", "http://127.0.0.1:2/t")}},
 	})

@@ -14,7 +14,7 @@ type Target struct {
 }
 
 func Example() {
-	targetForm := form.Must[Target]()
+	targetForm := form.Must[Target](nil)
 
 	// Round 1: ask.
 	q := targetForm.Ask("Roll out auth-service version 2.4.1 – where to?")
@@ -35,7 +35,7 @@ func Example() {
 		User     string `json:"user"`
 		Password string `json:"password"`
 	}
-	_, err = form.New[Login]()
+	_, err = form.New[Login](nil)
 	fmt.Println(err != nil)
 	// Output:
 	// form Roll out auth-service version 2.4.1 – where to?

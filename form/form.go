@@ -39,23 +39,23 @@ type Form[T any] struct {
 	parsed *formschema.Schema
 }
 
-// Option configures New.
-type Option func(*config)
-
-type config struct {
-	secrets *SecretPolicy
+// Options configure [New]; nil means the defaults.
+type Options struct {
+	// Secrets decides which fields look like secrets (DefaultSecretPolicy if
+	// nil). Prefer Allow on the default policy to a policy of your own.
+	Secrets *SecretPolicy
 }
-
-// WithSecretPolicy replaces the default policy for secret-looking fields.
-func WithSecretPolicy(p *SecretPolicy) Option { return func(c *config) { c.secrets = p } }
 
 // New builds the form for T. It fails, naming the field, when T has a field
 // a form may not have: a nested object, a list of anything but choices, a
 // secret-looking field (use URL mode for those), or a bad form tag.
-func New[T any](opts ...Option) (*Form[T], error) {
-	cfg := config{secrets: DefaultSecretPolicy()}
-	for _, o := range opts {
-		o(&cfg)
+func New[T any](opts *Options) (*Form[T], error) {
+	var cfg Options
+	if opts != nil {
+		cfg = *opts
+	}
+	if cfg.Secrets == nil {
+		cfg.Secrets = DefaultSecretPolicy()
 	}
 	var zero T
 	t := reflect.TypeOf(zero)
@@ -100,15 +100,15 @@ func New[T any](opts ...Option) (*Form[T], error) {
 		}
 		folded[strictjson.Fold(f.Name)] = f.Name
 	}
-	if err := cfg.secrets.Check(parsed); err != nil {
+	if err := cfg.Secrets.Check(parsed); err != nil {
 		return nil, fmt.Errorf("form %T: %w", zero, err)
 	}
 	return &Form[T]{raw: raw, parsed: parsed}, nil
 }
 
 // Must is New that panics; for package-level forms built from fixed types.
-func Must[T any](opts ...Option) *Form[T] {
-	f, err := New[T](opts...)
+func Must[T any](opts *Options) *Form[T] {
+	f, err := New[T](opts)
 	if err != nil {
 		panic(err)
 	}

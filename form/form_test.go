@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/ask"
+	"github.com/askback/askback/formschema"
 )
 
 type target struct {
@@ -28,7 +28,7 @@ type everyKind struct {
 }
 
 func TestNewBuildsTheSeedsForm(t *testing.T) {
-	f, err := New[target]()
+	f, err := New[target](nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestNewBuildsTheSeedsForm(t *testing.T) {
 }
 
 func TestNewEveryFieldKind(t *testing.T) {
-	f, err := New[everyKind]()
+	f, err := New[everyKind](nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +93,10 @@ func TestNewRefusesSecrets(t *testing.T) {
 		X string `json:"x" jsonschema:"the CVV on the back of your card"`
 	}
 	cases := map[string]func() error{
-		"password":        func() error { _, err := New[pw](); return err },
-		"apiKey":          func() error { _, err := New[apiKey](); return err },
-		"title token":     func() error { _, err := New[titled](); return err },
-		"description cvv": func() error { _, err := New[described](); return err },
+		"password":        func() error { _, err := New[pw](nil); return err },
+		"apiKey":          func() error { _, err := New[apiKey](nil); return err },
+		"title token":     func() error { _, err := New[titled](nil); return err },
+		"description cvv": func() error { _, err := New[described](nil); return err },
 	}
 	for name, f := range cases {
 		err := f()
@@ -149,22 +149,22 @@ func TestSecretPolicyWords(t *testing.T) {
 	type pinned struct {
 		PinToTop bool `json:"pin_to_top"`
 	}
-	if _, err := New[pinned](); err != nil {
+	if _, err := New[pinned](nil); err != nil {
 		t.Errorf("pin_to_top refused: %v", err)
 	}
 	type code struct {
 		Code string `json:"sms_code"`
 	}
-	if _, err := New[code](); err == nil {
+	if _, err := New[code](nil); err == nil {
 		t.Error("sms_code should be refused by default")
 	}
-	if _, err := New[code](WithSecretPolicy(DefaultSecretPolicy().Allow("sms_code"))); err != nil {
+	if _, err := New[code](&Options{Secrets: DefaultSecretPolicy().Allow("sms_code")}); err != nil {
 		t.Errorf("Allow did not exempt the field: %v", err)
 	}
 	type wallet struct {
 		Wallet string `json:"wallet"`
 	}
-	if _, err := New[wallet](WithSecretPolicy(DefaultSecretPolicy().Add("wallet"))); err == nil {
+	if _, err := New[wallet](&Options{Secrets: DefaultSecretPolicy().Add("wallet")}); err == nil {
 		t.Error("Add did not extend the policy")
 	}
 }
@@ -183,10 +183,10 @@ func TestNewRefusesOutsideTheSubset(t *testing.T) {
 		X string `json:"x" form:"format=ipv4"`
 	}
 	for name, err := range map[string]error{
-		"nested":  func() error { _, err := New[nested](); return err }(),
-		"objList": func() error { _, err := New[objList](); return err }(),
-		"badTag":  func() error { _, err := New[badTag](); return err }(),
-		"format":  func() error { _, err := New[badFormat](); return err }(),
+		"nested":  func() error { _, err := New[nested](nil); return err }(),
+		"objList": func() error { _, err := New[objList](nil); return err }(),
+		"badTag":  func() error { _, err := New[badTag](nil); return err }(),
+		"format":  func() error { _, err := New[badFormat](nil); return err }(),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -202,10 +202,10 @@ func TestCaseCollidingNames(t *testing.T) {
 		To string `json:"to"`
 		TO string `json:"TO"`
 	}
-	if _, err := New[twins](); err == nil || !strings.Contains(err.Error(), "differ only in letter case") {
+	if _, err := New[twins](nil); err == nil || !strings.Contains(err.Error(), "differ only in letter case") {
 		t.Fatalf("New with fields to and TO = %v, want a refusal", err)
 	}
-	f := Must[target]()
+	f := Must[target](nil)
 	_, err := f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"confirm": true, "Environment": "production"}})
 	var ve *formschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -214,7 +214,7 @@ func TestCaseCollidingNames(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
-	f := Must[target]()
+	f := Must[target](nil)
 	got, err := f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"confirm": true}})
 	if err != nil || got != (target{Environment: "staging", Confirm: true}) {
 		t.Errorf("Decode with default = %+v, %v", got, err)
@@ -230,7 +230,7 @@ func TestDecode(t *testing.T) {
 	if _, err := f.Decode(ask.Answer{}); !errors.Is(err, ErrNotAccepted) {
 		t.Errorf("nil: %v", err)
 	}
-	ek := Must[everyKind]()
+	ek := Must[everyKind](nil)
 	v, err := ek.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"name": "Ada", "regions": []any{"eu"}}})
 	if err != nil || v.Age != 30 || !v.Subscribe || len(v.Tags) != 1 || v.Regions[0] != "eu" {
 		t.Errorf("every kind = %+v, %v", v, err)

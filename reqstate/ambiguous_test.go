@@ -26,7 +26,7 @@ func sendTool(f *fixture) func(req *mcp.CallToolRequest) (string, error) {
 		}
 		if req.Params.RequestState == "" {
 			type confirm struct{ To string }
-			s, err := f.codec.Issue(req, confirm{To: in.To}, reqstate.SingleUse())
+			s, err := f.codec.Issue(req, confirm{To: in.To}, &reqstate.IssueOptions{SingleUse: true})
 			if err != nil {
 				return "", err
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"strings"
 	"sync"
 	"testing"
@@ -20,9 +21,14 @@ const args = `{"service":"auth-service"}`
 
 var want = deployState{Service: "auth-service", Version: "2.4.1"}
 
-func issue(t *testing.T, f *fixture, req mcp.Request, opts ...reqstate.IssueOption) string {
+// issue issues want for req, with the options if given.
+func issue(t *testing.T, f *fixture, req mcp.Request, opts ...*reqstate.IssueOptions) string {
 	t.Helper()
-	s, err := f.codec.Issue(req, want, opts...)
+	var o *reqstate.IssueOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	s, err := f.codec.Issue(req, want, o)
 	if err != nil {
 		t.Fatalf("Issue: %v", err)
 	}
@@ -122,7 +128,7 @@ func TestRefusesTruncationAndAppending(t *testing.T) {
 // it again and keeps the old tag.
 func TestRefusesEditedSignedPayload(t *testing.T) {
 	f := newFixture(t, reqstate.Signed)
-	s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+	s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 	parts := strings.Split(s, ".")
 	if len(parts) != 4 {
 		t.Fatalf("signed state has %d parts, want 4", len(parts))
@@ -211,7 +217,7 @@ func TestKeyRotation(t *testing.T) {
 func TestRefusesExpired(t *testing.T) {
 	for _, mode := range modes {
 		f := newFixture(t, mode)
-		s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.TTL(time.Minute))
+		s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{TTL: time.Minute})
 		f.clock.t = f.clock.t.Add(59 * time.Second)
 		if _, err := open(f, toolReq("alice", "deploy", args, s)); err != nil {
 			t.Fatalf("%v: state before expiry: %v", mode, err)
@@ -276,7 +282,7 @@ func TestPromptAndResourceRequests(t *testing.T) {
 func TestSingleUse(t *testing.T) {
 	for _, mode := range modes {
 		f := newFixture(t, mode)
-		s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+		s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 		if _, err := open(f, toolReq("alice", "deploy", args, s)); err != nil {
 			t.Fatalf("first use: %v", err)
 		}
@@ -289,7 +295,7 @@ func TestSingleUse(t *testing.T) {
 // wrong request is refused without being consumed.
 func TestRefusedStateDoesNotBurnNonce(t *testing.T) {
 	f := newFixture(t, reqstate.Sealed)
-	s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+	s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 	_, err := open(f, toolReq("bob", "deploy", args, s))
 	mustRefuse(t, err, reqstate.ErrOtherUser, "bob")
 	if _, err := open(f, toolReq("alice", "deploy", args, s)); err != nil {
@@ -300,7 +306,7 @@ func TestRefusedStateDoesNotBurnNonce(t *testing.T) {
 func TestSingleUseConcurrent(t *testing.T) {
 	for _, mode := range modes {
 		f := newFixture(t, mode)
-		s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+		s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 		const n = 64
 		errs := make([]error, n)
 		var wg sync.WaitGroup
@@ -330,16 +336,16 @@ func TestSingleUseConcurrent(t *testing.T) {
 }
 
 func TestSingleUseNeedsStore(t *testing.T) {
-	c, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}})
+	c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Issue(toolReq("alice", "deploy", args, ""), want, reqstate.SingleUse()); err == nil {
+	if _, err := c.Issue(toolReq("alice", "deploy", args, ""), want, &reqstate.IssueOptions{SingleUse: true}); err == nil {
 		t.Fatal("Issue(SingleUse) without a replay store succeeded")
 	}
 	// A single-use state from a codec with a store, opened by one without.
 	f := newFixture(t, reqstate.Sealed)
-	s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+	s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 	if _, err := reqstate.Open[deployState](context.Background(), c, toolReq("alice", "deploy", args, s)); err == nil {
 		t.Fatal("a single-use state opened without a replay store")
 	}
@@ -351,7 +357,7 @@ func TestRefusesOversized(t *testing.T) {
 		huge := strings.Repeat("A", reqstate.DefaultMaxSize+1)
 		_, err := open(f, toolReq("alice", "deploy", args, huge))
 		mustRefuse(t, err, reqstate.ErrTooLarge, "oversized state")
-		_, err = f.codec.Issue(toolReq("alice", "deploy", args, ""), strings.Repeat("x", reqstate.DefaultMaxSize))
+		_, err = f.codec.Issue(toolReq("alice", "deploy", args, ""), strings.Repeat("x", reqstate.DefaultMaxSize), nil)
 		if !errors.Is(err, reqstate.ErrTooLarge) {
 			t.Fatalf("Issue of an oversized payload = %v, want ErrTooLarge", err)
 		}
@@ -365,21 +371,21 @@ func TestMissingState(t *testing.T) {
 }
 
 func TestRequireSubject(t *testing.T) {
-	c, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, RequireSubject: true})
+	c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, RequireSubject: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Issue(toolReq("", "deploy", args, ""), want); err == nil {
+	if _, err := c.Issue(toolReq("", "deploy", args, ""), want, nil); err == nil {
 		t.Fatal("Issue without a user succeeded although RequireSubject is set")
 	}
-	if _, err := c.Issue(toolReq("alice", "deploy", args, ""), want); err != nil {
+	if _, err := c.Issue(toolReq("alice", "deploy", args, ""), want, nil); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestCustomSubject(t *testing.T) {
-	c, err := reqstate.New(reqstate.Options{
-		Keys: []reqstate.Key{key("k1", 1)},
+	c, err := reqstate.New(&reqstate.Options{
+		Keys: []keys.Key{key("k1", 1)},
 		Subject: func(r mcp.Request) string {
 			return r.GetExtra().Header.Get("X-User")
 		},
@@ -392,7 +398,7 @@ func TestCustomSubject(t *testing.T) {
 		r.Extra = &mcp.RequestExtra{Header: map[string][]string{"X-User": {u}}}
 		return r
 	}
-	s, err := c.Issue(withUser("carol", ""), want)
+	s, err := c.Issue(withUser("carol", ""), want, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,13 +417,14 @@ func TestPayloadOfAnotherType(t *testing.T) {
 }
 
 func TestNewRefusesWeakConfig(t *testing.T) {
-	bad := map[string]reqstate.Options{
+	bad := map[string]*reqstate.Options{
+		"no options":    nil,
 		"no keys":       {},
-		"short secret":  {Keys: []reqstate.Key{{ID: "k", Secret: []byte("short")}}},
-		"empty id":      {Keys: []reqstate.Key{key("", 1)}},
-		"id with a dot": {Keys: []reqstate.Key{key("a.b", 1)}},
-		"duplicate id":  {Keys: []reqstate.Key{key("k", 1), key("k", 2)}},
-		"unknown mode":  {Mode: 7, Keys: []reqstate.Key{key("k", 1)}},
+		"short secret":  {Keys: []keys.Key{{ID: "k", Secret: []byte("short")}}},
+		"empty id":      {Keys: []keys.Key{key("", 1)}},
+		"id with a dot": {Keys: []keys.Key{key("a.b", 1)}},
+		"duplicate id":  {Keys: []keys.Key{key("k", 1), key("k", 2)}},
+		"unknown mode":  {Mode: 7, Keys: []keys.Key{key("k", 1)}},
 	}
 	for name, o := range bad {
 		if _, err := reqstate.New(o); err == nil {

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"github.com/askback/askback/keys"
 	"testing"
 	"time"
 
@@ -81,16 +82,16 @@ func BenchmarkCodec(b *testing.B) {
 	cases := []struct {
 		name     string
 		mode     reqstate.Mode
-		opts     []reqstate.IssueOption
+		opts     *reqstate.IssueOptions
 		baseline func()
 	}{
 		{"signed-vs-hmac", reqstate.Signed, nil, bareHMAC},
 		{"sealed-vs-aead", reqstate.Sealed, nil, bareAEAD},
-		{"sealed-single-use-vs-aead", reqstate.Sealed, []reqstate.IssueOption{reqstate.SingleUse()}, bareAEAD},
+		{"sealed-single-use-vs-aead", reqstate.Sealed, &reqstate.IssueOptions{SingleUse: true}, bareAEAD},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			c, err := reqstate.New(reqstate.Options{Mode: tc.mode, Keys: []reqstate.Key{key("k1", 1)}, Replay: replay.NewMemory(nil)})
+			c, err := reqstate.New(&reqstate.Options{Mode: tc.mode, Keys: []keys.Key{key("k1", 1)}, Replay: replay.NewMemory(nil)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -98,7 +99,7 @@ func BenchmarkCodec(b *testing.B) {
 			r2 := toolReq("alice", "deploy", args, "")
 			b.ReportAllocs()
 			interleave(b, func() {
-				s, err := c.Issue(r1, want, tc.opts...)
+				s, err := c.Issue(r1, want, tc.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -116,7 +117,7 @@ func BenchmarkCodec(b *testing.B) {
 // transport, against a plain one-round tool call on the same connection.
 func BenchmarkExchange(b *testing.B) {
 	ctx := context.Background()
-	codec, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
 	if err != nil {
 		b.Fatal(err)
 	}

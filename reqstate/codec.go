@@ -11,6 +11,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/subject"
 )
@@ -44,36 +45,17 @@ const (
 	// DefaultMaxSkew is the clock difference between instances a codec
 	// tolerates when Options.MaxSkew is zero.
 	DefaultMaxSkew = 30 * time.Second
-	// MinSecretLen is the shortest key secret New accepts, in bytes.
-	MinSecretLen = 32
-	maxKeyIDLen  = 32
 )
-
-// A Key is a secret with an id. The id travels in the clear inside every
-// state so that the codec knows which key to open it with; it must be 1 to
-// 32 characters from [A-Za-z0-9_-].
-type Key struct {
-	ID     string
-	Secret []byte
-}
-
-// NewKey returns a key with the given id and a fresh random 32-byte secret.
-func NewKey(id string) (Key, error) {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return Key{}, fmt.Errorf("new requestState key: %w", err)
-	}
-	return Key{ID: id, Secret: secret}, nil
-}
 
 // Options configures [New].
 type Options struct {
 	// Mode is Sealed (the default) or Signed.
 	Mode Mode
-	// Keys are the keys the codec knows. The first seals new states; every
-	// one of them opens. To rotate, put a new key first and keep the old one
-	// until the states it sealed have expired; then remove it (retire it).
-	Keys []Key
+	// Keys are the keys the codec knows (at least one). The first seals new
+	// states; every one of them opens. To rotate, put a new key first and
+	// keep the old one until the states it sealed have expired; then remove
+	// it (retire it).
+	Keys []keys.Key
 	// TTL is how long an issued state stays valid (DefaultTTL if zero), and
 	// the longest [TTL] may ask for one state.
 	TTL time.Duration
@@ -126,14 +108,18 @@ type codecKey struct {
 	aead   cipher.AEAD // Sealed
 }
 
-// New returns a codec. It fails if there is no key, a key id is invalid or
-// repeated, or a secret is shorter than MinSecretLen.
-func New(opts Options) (*Codec, error) {
+// New returns a codec. It fails if opts is nil or has no key, a key id is
+// invalid or repeated, or a secret is shorter than keys.MinSecretLen. The
+// zero Codec is not usable.
+func New(opts *Options) (*Codec, error) {
+	if opts == nil {
+		return nil, errors.New("new requestState codec: no options; give at least Options.Keys")
+	}
 	if opts.Mode != Sealed && opts.Mode != Signed {
 		return nil, fmt.Errorf("new requestState codec: unknown mode %v", opts.Mode)
 	}
-	if len(opts.Keys) == 0 {
-		return nil, errors.New("new requestState codec: no keys; give at least one Key")
+	if err := keys.Check(opts.Keys); err != nil {
+		return nil, fmt.Errorf("new requestState codec: %w", err)
 	}
 	c := &Codec{
 		mode:           opts.Mode,
@@ -166,15 +152,6 @@ func New(opts Options) (*Codec, error) {
 		c.rand = rand.Reader
 	}
 	for i, k := range opts.Keys {
-		if !validKeyID(k.ID) {
-			return nil, fmt.Errorf("new requestState codec: key %d: id %q must be 1 to %d characters from [A-Za-z0-9_-]", i, k.ID, maxKeyIDLen)
-		}
-		if _, dup := c.keys[k.ID]; dup {
-			return nil, fmt.Errorf("new requestState codec: key id %q appears twice", k.ID)
-		}
-		if len(k.Secret) < MinSecretLen {
-			return nil, fmt.Errorf("new requestState codec: key %q: secret is %d bytes; use at least %d random bytes", k.ID, len(k.Secret), MinSecretLen)
-		}
 		ck, err := deriveKey(opts.Mode, k)
 		if err != nil {
 			return nil, fmt.Errorf("new requestState codec: key %q: %w", k.ID, err)
@@ -192,7 +169,7 @@ func (c *Codec) Mode() Mode { return c.mode }
 
 // deriveKey derives a per-mode subkey from the secret, so that one secret
 // used in both modes never serves two algorithms.
-func deriveKey(mode Mode, k Key) (*codecKey, error) {
+func deriveKey(mode Mode, k keys.Key) (*codecKey, error) {
 	m := hmac.New(sha256.New, k.Secret)
 	m.Write([]byte("askback reqstate v1 " + mode.String()))
 	sub := m.Sum(nil)
@@ -209,18 +186,4 @@ func deriveKey(mode Mode, k Key) (*codecKey, error) {
 		return nil, err
 	}
 	return ck, nil
-}
-
-func validKeyID(id string) bool {
-	if id == "" || len(id) > maxKeyIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		switch b := id[i]; {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '-', b == '_':
-		default:
-			return false
-		}
-	}
-	return true
 }

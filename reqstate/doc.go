@@ -11,7 +11,7 @@
 // the value.
 //
 //	// round 1
-//	state, err := codec.Issue(req, deployState{Version: "2.4.1"})
+//	state, err := codec.Issue(req, deployState{Version: "2.4.1"}, nil)
 //	// round 2
 //	st, err := reqstate.Open[deployState](ctx, codec, req)
 //	if err != nil {
@@ -22,13 +22,14 @@
 // with AES-256-GCM: the client can neither read nor change it. [Signed] adds an
 // HMAC-SHA256 tag: the client can read the payload but not change it.
 //
-// Keys carry an id, so they can be rotated: the first key of
-// [Options.Keys] seals, every listed key opens, and a key is retired by
-// removing it from the list. A state issued with [SingleUse] can be opened
-// once: its nonce is claimed in a replay.Store.
+// Keys (keys.Key, the type package connect takes too) carry an id, so they
+// can be rotated: the first key of [Options.Keys] seals, every listed key
+// opens, and a key is retired by removing it from the list. A state issued
+// with [IssueOptions].SingleUse can be opened once: its nonce is claimed in a
+// replay.Store.
 //
 // Every refusal wraps one of the errors [ErrMissing], [ErrTooLarge],
-// [ErrTampered], [ErrUnknownKey], [ErrExpired], [ErrOtherUser],
+// [ErrTampered], [ErrUnknownKey], [ErrExpired], [ErrClockSkew], [ErrOtherUser],
 // [ErrOtherRequest] and [ErrReused], so a server can log what happened;
 // [ClientError] turns any of them into the same JSON-RPC error for the client,
 // which reveals nothing about which check failed.

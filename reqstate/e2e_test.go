@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func deployTool(codec *reqstate.Codec) mcp.ToolHandlerFor[deployIn, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in deployIn) (*mcp.CallToolResult, any, error) {
 		answer, answered := req.Params.InputResponses["target"].(*mcp.ElicitResult)
 		if !answered || answer == nil {
-			state, err := codec.Issue(req, deployState{Service: in.Service, Version: "2.4.1"}, reqstate.SingleUse())
+			state, err := codec.Issue(req, deployState{Service: in.Service, Version: "2.4.1"}, &reqstate.IssueOptions{SingleUse: true})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -53,7 +54,7 @@ func connect(t *testing.T, auto bool) *mcp.ClientSession { return connectVersion
 func connectVersion(t *testing.T, auto bool, version string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	codec, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

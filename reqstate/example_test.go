@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/askback/askback/keys"
 
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
@@ -12,9 +13,9 @@ import (
 )
 
 func Example() {
-	k, _ := reqstate.NewKey("2026-07")
-	codec, _ := reqstate.New(reqstate.Options{
-		Keys:   []reqstate.Key{k},     // the first key seals; all of them open
+	k, _ := keys.New("2026-07")
+	codec, _ := reqstate.New(&reqstate.Options{
+		Keys:   []keys.Key{k},         // the first key seals; all of them open
 		Replay: replay.NewMemory(nil), // for SingleUse
 	})
 
@@ -22,7 +23,7 @@ func Example() {
 	round1 := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
 		Name: "deploy", Arguments: json.RawMessage(`{"service":"auth-service"}`),
 	}}
-	state, _ := codec.Issue(round1, deployState{Service: "auth-service", Version: "2.4.1"}, reqstate.SingleUse())
+	state, _ := codec.Issue(round1, deployState{Service: "auth-service", Version: "2.4.1"}, &reqstate.IssueOptions{SingleUse: true})
 
 	// Round 2: the client repeats the call with the state.
 	round2 := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
@@ -44,20 +45,20 @@ func Example() {
 // Rotating keys: the new key seals, the old one still opens until it is
 // removed from the list.
 func ExampleNew_rotation() {
-	old, _ := reqstate.NewKey("2026-06")
-	next, _ := reqstate.NewKey("2026-07")
+	old, _ := keys.New("2026-06")
+	next, _ := keys.New("2026-07")
 	req := func(state string) *mcp.CallToolRequest {
 		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "deploy", RequestState: state}}
 	}
 
-	before, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{old}})
-	state, _ := before.Issue(req(""), "2.4.1")
+	before, _ := reqstate.New(&reqstate.Options{Keys: []keys.Key{old}})
+	state, _ := before.Issue(req(""), "2.4.1", nil)
 
-	during, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{next, old}})
+	during, _ := reqstate.New(&reqstate.Options{Keys: []keys.Key{next, old}})
 	v, err := reqstate.Open[string](context.Background(), during, req(state))
 	fmt.Println(v, err)
 
-	after, _ := reqstate.New(reqstate.Options{Keys: []reqstate.Key{next}})
+	after, _ := reqstate.New(&reqstate.Options{Keys: []keys.Key{next}})
 	_, err = reqstate.Open[string](context.Background(), after, req(state))
 	fmt.Println(errors.Is(err, reqstate.ErrUnknownKey))
 	// Output:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"github.com/askback/askback/keys"
 	"testing"
 
 	"github.com/askback/askback/reqstate"
@@ -19,7 +20,7 @@ func FuzzOpen(f *testing.F) {
 	issued := map[string]bool{}
 	for _, fx := range []*fixture{signed, sealed} {
 		for _, payload := range []any{want, "x", 0, nil, map[string]any{"a": []any{1, "b"}}} {
-			s, err := fx.codec.Issue(toolReq("alice", "deploy", args, ""), payload)
+			s, err := fx.codec.Issue(toolReq("alice", "deploy", args, ""), payload, nil)
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -87,7 +88,7 @@ func (r *countingReader) Read(p []byte) (int, error) {
 
 func newDeterministicFixture(t testing.TB, mode reqstate.Mode) *fixture {
 	clk := newClock()
-	c, err := reqstate.New(reqstate.Options{Mode: mode, Keys: []reqstate.Key{key("k1", 1)}, Now: clk.Now, Rand: &countingReader{}})
+	c, err := reqstate.New(&reqstate.Options{Mode: mode, Keys: []keys.Key{key("k1", 1)}, Now: clk.Now, Rand: &countingReader{}})
 	if err != nil {
 		t.Fatal(err)
 	}

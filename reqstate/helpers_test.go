@@ -3,6 +3,7 @@ package reqstate_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/askback/askback/keys"
 	"testing"
 	"time"
 
@@ -19,8 +20,8 @@ func (c *clock) Now() time.Time { return c.t }
 
 func newClock() *clock { return &clock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)} }
 
-func key(id string, fill byte) reqstate.Key {
-	return reqstate.Key{ID: id, Secret: bytes.Repeat([]byte{fill}, 32)}
+func key(id string, fill byte) keys.Key {
+	return keys.Key{ID: id, Secret: bytes.Repeat([]byte{fill}, 32)}
 }
 
 type fixture struct {
@@ -29,14 +30,14 @@ type fixture struct {
 	store *replay.Memory
 }
 
-func newFixture(t testing.TB, mode reqstate.Mode, keys ...reqstate.Key) *fixture {
+func newFixture(t testing.TB, mode reqstate.Mode, ks ...keys.Key) *fixture {
 	t.Helper()
-	if len(keys) == 0 {
-		keys = []reqstate.Key{key("k1", 1)}
+	if len(ks) == 0 {
+		ks = []keys.Key{key("k1", 1)}
 	}
 	clk := newClock()
 	store := replay.NewMemory(&replay.MemoryOptions{Now: clk.Now})
-	c, err := reqstate.New(reqstate.Options{Mode: mode, Keys: keys, Now: clk.Now, Replay: store})
+	c, err := reqstate.New(&reqstate.Options{Mode: mode, Keys: ks, Now: clk.Now, Replay: store})
 	if err != nil {
 		t.Fatal(err)
 	}

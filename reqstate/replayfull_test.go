@@ -2,6 +2,7 @@ package reqstate_test
 
 import (
 	"errors"
+	"github.com/askback/askback/keys"
 	"testing"
 	"time"
 
@@ -16,12 +17,12 @@ import (
 func TestFullReplayStoreFailsClosed(t *testing.T) {
 	clk := newClock()
 	store := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 1, Now: clk.Now})
-	codec, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, Now: clk.Now, Replay: store})
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Now: clk.Now, Replay: store})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{codec: codec, clock: clk, store: store}
-	s := issue(t, f, toolReq("alice", "deploy", args, ""), reqstate.SingleUse())
+	s := issue(t, f, toolReq("alice", "deploy", args, ""), &reqstate.IssueOptions{SingleUse: true})
 	if err := store.Claim(t.Context(), "someone-else", clk.t.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // prompt name or resource URI, its arguments, and its authenticated user) and
 // expiring after the codec's TTL. Put the result in the RequestState of the
 // input_required result.
-func (c *Codec) Issue(req mcp.Request, v any, opts ...IssueOption) (string, error) {
+func (c *Codec) Issue(req mcp.Request, v any, opts *IssueOptions) (string, error) {
 	b, err := c.Bind(req)
 	if err != nil {
 		return "", fmt.Errorf("issue requestState: %w", err)
@@ -21,7 +21,7 @@ func (c *Codec) Issue(req mcp.Request, v any, opts ...IssueOption) (string, erro
 	if c.requireSubject && b.Subject == "" {
 		return "", errors.New("issue requestState: the request has no authenticated user and Options.RequireSubject is set")
 	}
-	return c.Seal(b, v, opts...)
+	return c.Seal(b, v, opts)
 }
 
 // Bind returns the binding of req with the codec's subject function.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/reqstate"
@@ -16,7 +17,7 @@ func instance(t *testing.T, redisURL string, skew, maxSkew, ttl time.Duration) *
 	t.Helper()
 	now := func() time.Time { return time.Now().Add(skew) }
 	store := redisstore.New(scaleout.Client(t, redisURL), &redisstore.Options{Now: now})
-	c, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, Replay: store, Now: now, TTL: ttl, MaxSkew: maxSkew})
+	c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Replay: store, Now: now, TTL: ttl, MaxSkew: maxSkew})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestSingleUseHoldsAcrossSkewedInstances(t *testing.T) {
 	ahead := instance(t, r.URL, 2*time.Second, 5*time.Second, 3*time.Second)
 	right := instance(t, r.URL, 0, 5*time.Second, 3*time.Second)
 	req := toolReq("alice", "deploy", args, "")
-	s, err := right.codec.Issue(req, want, reqstate.SingleUse())
+	s, err := right.codec.Issue(req, want, &reqstate.IssueOptions{SingleUse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRefusesStatesBeyondTheSkew(t *testing.T) {
 	base := newClock().t
 	codecAt := func(off time.Duration) *fixture {
 		clk := &clock{t: base.Add(off)}
-		c, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, Now: clk.Now, TTL: time.Minute,
+		c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Now: clk.Now, TTL: time.Minute,
 			MaxSkew: 5 * time.Second, Replay: replay.NewMemory(&replay.MemoryOptions{Now: clk.Now})})
 		if err != nil {
 			t.Fatal(err)
@@ -79,13 +80,13 @@ func TestRefusesStatesBeyondTheSkew(t *testing.T) {
 		mustRefuse(t, err, c.want, c.name)
 	}
 	// One state cannot be given a longer life than Options.TTL.
-	if _, err := right.codec.Issue(toolReq("alice", "deploy", args, ""), want, reqstate.TTL(time.Hour)); err == nil {
+	if _, err := right.codec.Issue(toolReq("alice", "deploy", args, ""), want, &reqstate.IssueOptions{TTL: time.Hour}); err == nil {
 		t.Error("Issue with TTL(1h) above Options.TTL (1 min) succeeded")
 	}
 }
 
 func TestNewRefusesNegativeSkew(t *testing.T) {
-	_, err := reqstate.New(reqstate.Options{Keys: []reqstate.Key{key("k1", 1)}, MaxSkew: -time.Second})
+	_, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, MaxSkew: -time.Second})
 	if err == nil {
 		t.Fatalf("New with a negative MaxSkew = %v, want an error", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 )
 
@@ -38,34 +39,31 @@ type claims struct {
 	Payload json.RawMessage `json:"p"`
 }
 
-// An IssueOption changes how one state is issued.
-type IssueOption func(*issueConfig)
-
-type issueConfig struct {
-	ttl       time.Duration
-	singleUse bool
+// IssueOptions change how one state is issued; nil means the defaults.
+type IssueOptions struct {
+	// SingleUse makes the state openable once: Open claims its nonce in the
+	// codec's replay store and refuses it the second time with [ErrReused].
+	SingleUse bool
+	// TTL is how long this state stays valid, if shorter than Options.TTL
+	// (zero: Options.TTL).
+	TTL time.Duration
 }
-
-// SingleUse makes the state openable once: Open claims its nonce in the
-// codec's replay store and refuses it the second time with [ErrReused].
-func SingleUse() IssueOption { return func(c *issueConfig) { c.singleUse = true } }
-
-// TTL sets how long this state stays valid, instead of Options.TTL; it may not
-// be longer than Options.TTL.
-func TTL(d time.Duration) IssueOption { return func(c *issueConfig) { c.ttl = d } }
 
 // Seal makes a state holding v (encoded as JSON) bound to b. Most servers use
 // [Codec.Issue], which takes the binding from the request.
-func (c *Codec) Seal(b Binding, v any, opts ...IssueOption) (string, error) {
-	cfg := issueConfig{ttl: c.ttl}
-	for _, o := range opts {
-		o(&cfg)
+func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
+	var cfg IssueOptions
+	if opts != nil {
+		cfg = *opts
 	}
-	if cfg.ttl <= 0 {
+	if cfg.TTL == 0 {
+		cfg.TTL = c.ttl
+	}
+	if cfg.TTL < 0 {
 		return "", errors.New("issue requestState: TTL must be positive")
 	}
-	if cfg.ttl > c.ttl {
-		return "", fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.ttl, c.ttl)
+	if cfg.TTL > c.ttl {
+		return "", fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.TTL, c.ttl)
 	}
 	payload, err := json.Marshal(v)
 	if err != nil {
@@ -75,14 +73,14 @@ func (c *Codec) Seal(b Binding, v any, opts ...IssueOption) (string, error) {
 	cl := claims{
 		Version: 1,
 		Issued:  now.UnixMilli(),
-		Expires: now.Add(cfg.ttl).UnixMilli(),
+		Expires: now.Add(cfg.TTL).UnixMilli(),
 		Subject: b.Subject,
 		Method:  b.Method,
 		Name:    b.Name,
 		Args:    b.Args,
 		Payload: payload,
 	}
-	if cfg.singleUse {
+	if cfg.SingleUse {
 		if c.replay == nil {
 			return "", errors.New("issue requestState: SingleUse needs Options.Replay (a replay store)")
 		}
@@ -188,7 +186,7 @@ func (c *Codec) verify(state string) (*claims, error) {
 		return nil, ErrTampered
 	}
 	kid, rest, ok := strings.Cut(rest, ".")
-	if !ok || !validKeyID(kid) {
+	if !ok || !keys.ValidID(kid) {
 		return nil, ErrTampered
 	}
 	k := c.keys[kid]

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"log"
 	"net"
 	"net/http"
@@ -87,21 +88,21 @@ func run(addr, addrFile string) error {
 // newCodec returns the sealed codec of the fixtures, with the given secret or
 // a random one, and a memory replay store for the single-use states.
 func newCodec(secret string) (*reqstate.Codec, error) {
-	key, err := reqstate.NewKey("k1")
+	key, err := keys.New("k1")
 	if err != nil {
 		return nil, err
 	}
 	if secret != "" {
 		key.Secret = []byte(secret)
 	}
-	codec, err := reqstate.New(reqstate.Options{
+	codec, err := reqstate.New(&reqstate.Options{
 		Mode:   reqstate.Sealed,
-		Keys:   []reqstate.Key{key},
+		Keys:   []keys.Key{key},
 		TTL:    5 * time.Minute,
 		Replay: replay.NewMemory(nil),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("state key: %w (ASKBACK_STATE_KEY must be at least %d bytes)", err, reqstate.MinSecretLen)
+		return nil, fmt.Errorf("state key: %w (ASKBACK_STATE_KEY must be at least %d bytes)", err, keys.MinSecretLen)
 	}
 	return codec, nil
 }

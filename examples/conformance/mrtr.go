@@ -181,7 +181,7 @@ func (f *fixtures) confirmWithState(ctx context.Context, req *mcp.CallToolReques
 		return nil, nil, err
 	}
 	if req.Params.RequestState == "" {
-		state, err := f.codec.Issue(req, confirmState{Asked: "confirm"})
+		state, err := f.codec.Issue(req, confirmState{Asked: "confirm"}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -193,7 +193,7 @@ func (f *fixtures) confirmWithState(ctx context.Context, req *mcp.CallToolReques
 	}
 	answer, ok := ask.Lookup(req.Params.InputResponses, st.Asked)
 	if !ok {
-		state, err := f.codec.Issue(req, st)
+		state, err := f.codec.Issue(req, st, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -221,7 +221,7 @@ func (f *fixtures) multipleInputs(ctx context.Context, req *mcp.CallToolRequest,
 		if pending == nil {
 			pending = qs // answers without the state of round 1 do not count
 		}
-		state, err := f.codec.Issue(req, struct{}{})
+		state, err := f.codec.Issue(req, struct{}{}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -252,7 +252,7 @@ func (f *fixtures) multiRound(ctx context.Context, req *mcp.CallToolRequest, _ a
 		return nil, nil, err
 	}
 	next := func(qs mcp.InputRequestMap, st roundState) (*mcp.CallToolResult, any, error) {
-		state, err := f.codec.Issue(req, st, reqstate.SingleUse())
+		state, err := f.codec.Issue(req, st, &reqstate.IssueOptions{SingleUse: true})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -311,7 +311,7 @@ func (f *fixtures) prompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 		return nil, err
 	}
 	again := func() (*mcp.GetPromptResult, error) {
-		state, err := f.codec.Issue(req, struct{}{})
+		state, err := f.codec.Issue(req, struct{}{}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +343,7 @@ func (f *fixtures) resource(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, err
 	}
 	again := func() (*mcp.ReadResourceResult, error) {
-		state, err := f.codec.Issue(req, struct{}{})
+		state, err := f.codec.Issue(req, struct{}{}, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -63,7 +63,7 @@ func (d *deployer) deploy(ctx context.Context, req *mcp.CallToolRequest, in Depl
 // ask is round 1: the question, and the version it is about, sealed.
 func (d *deployer) ask(req *mcp.CallToolRequest, in DeployIn, problem string) (*mcp.CallToolResult, any, error) {
 	version := d.latest(in.Service)
-	state, err := d.states.Issue(req, deployState{Version: version}, reqstate.SingleUse())
+	state, err := d.states.Issue(req, deployState{Version: version}, &reqstate.IssueOptions{SingleUse: true})
 	if err != nil {
 		return nil, nil, reqstate.ClientError(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"net/http"
 	"os"
 	"time"
@@ -92,14 +93,14 @@ func newServer(key string, st *stores, ro *rolloutOptions) (*mcp.Server, error) 
 	if len(key) < 32 {
 		return nil, fmt.Errorf("DEPLOY_STATE_KEY must be at least 32 characters long (it has %d); set it to a random secret, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)", len(key))
 	}
-	states, err := reqstate.New(reqstate.Options{
-		Keys:   []reqstate.Key{{ID: "deploy", Secret: []byte(key)}},
+	states, err := reqstate.New(&reqstate.Options{
+		Keys:   []keys.Key{{ID: "deploy", Secret: []byte(key)}},
 		Replay: st.replay,
 	})
 	if err != nil {
 		return nil, err
 	}
-	d := &deployer{states: states, target: form.Must[Target](), latest: func(string) string { return "2.4.1" }}
+	d := &deployer{states: states, target: form.Must[Target](nil), latest: func(string) string { return "2.4.1" }}
 	s := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "deploy",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/askback/askback/keys"
 	"io"
 	"net"
 	"net/http"
@@ -104,7 +105,7 @@ func newStack(t *testing.T) *stack {
 			ClientID: "test-client", ClientSecret: "test-secret",
 		},
 		Store: s.store,
-		Keys:  []connect.Key{{ID: "test", Secret: bytes.Repeat([]byte{7}, 32)}},
+		Keys:  []keys.Key{{ID: "test", Secret: bytes.Repeat([]byte{7}, 32)}},
 		Now:   s.clock.now,
 	})
 	if err != nil {

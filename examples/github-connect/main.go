@@ -24,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"io"
 	"log/slog"
 	"net"
@@ -34,7 +35,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
 )
@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		GitHub: githubConfig{AuthURL: *authURL, TokenURL: *tokenURL, APIURL: *apiURL,
 			ClientID: *clientID, ClientSecret: secret},
 		Store:  store,
-		Keys:   []connect.Key{{ID: key.ID, Secret: derive(key.Secret, "github-connect links")}},
+		Keys:   []keys.Key{{ID: key.ID, Secret: derive(key.Secret, "github-connect links")}},
 		Logger: logger,
 	})
 	if err != nil {
@@ -188,22 +188,22 @@ func derive(secret []byte, purpose string) []byte {
 
 // loadKey reads a 32-byte hex key from path, or makes a random one: links then stop
 // working when the server restarts, which is fine for a demo.
-func loadKey(path string, logger *slog.Logger) (connect.Key, error) {
+func loadKey(path string, logger *slog.Logger) (keys.Key, error) {
 	if path == "" {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
-			return connect.Key{}, err
+			return keys.Key{}, err
 		}
 		logger.Warn("no -key-file: using a random secret; links stop working when the server restarts")
-		return connect.Key{ID: "run", Secret: b}, nil
+		return keys.Key{ID: "run", Secret: b}, nil
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return connect.Key{}, fmt.Errorf("key file: %w", err)
+		return keys.Key{}, fmt.Errorf("key file: %w", err)
 	}
 	b, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(b) < 32 {
-		return connect.Key{}, fmt.Errorf("key file %s: want at least 64 hex digits (openssl rand -hex 32)", path)
+		return keys.Key{}, fmt.Errorf("key file %s: want at least 64 hex digits (openssl rand -hex 32)", path)
 	}
-	return connect.Key{ID: "k1", Secret: b}, nil
+	return keys.Key{ID: "k1", Secret: b}, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/askback/askback/keys"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -24,7 +25,7 @@ type config struct {
 	Users     []demoUser
 	GitHub    githubConfig
 	Store     tokenstore.Store
-	Keys      []connect.Key
+	Keys      []keys.Key
 	// Now, HTTPClient and Logger default to time.Now, a 15 s client and a discarding
 	// logger.
 	Now        func() time.Time
@@ -71,7 +72,7 @@ func newApp(cfg config) (*app, error) {
 	dir := &userDirectory{users: cfg.Users}
 	browser := newSessions(dir, pub.Scheme == "https", cfg.Now)
 
-	conn, err := connect.New(connect.Options{
+	conn, err := connect.New(&connect.Options{
 		BaseURL: pub.String() + "/connect",
 		Keys:    cfg.Keys,
 		Providers: []connect.Provider{{
