@@ -27,9 +27,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// waitingTests runs the tests (the transcripts among them) eight at a time
-// unless -parallel says otherwise: they wait on servers and time limits, not
-// on the processor, so GOMAXPROCS (the default) would leave it idle.
+// waitingTests runs the tests (the transcripts among them) four at a time
+// unless -parallel says otherwise: they mostly wait on servers and time
+// limits, so GOMAXPROCS (the default, 2 here) leaves the processor idle,
+// while many more at once starve the servers they start on a loaded machine.
 type waitingTests struct{ m *testing.M }
 
 func (w waitingTests) Run() int {
@@ -37,7 +38,7 @@ func (w waitingTests) Run() int {
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0)))); err != nil {
+		if err := flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0)))); err != nil {
 			panic(err)
 		}
 	}
