@@ -44,12 +44,6 @@ type Answerer interface {
 	Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error)
 }
 
-// Func adapts a function to an Answerer.
-type Func func(ctx context.Context, q *Question) (*mcp.ElicitResult, error)
-
-// Answer calls f.
-func (f Func) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) { return f(ctx, q) }
-
 // Chain asks each answerer in turn until one answers.
 type Chain []Answerer
 

@@ -308,8 +308,11 @@ func varyValue(v any, prop map[string]any) (any, bool) {
 	case int:
 		return x + 1, true
 	case json.Number:
-		f, _ := x.Float64()
-		return f + 1, true
+		f, err := x.Float64()
+		if err != nil {
+			return v, false
+		}
+		return varyValue(f, prop)
 	case map[string]any:
 		sub := asMap(prop["properties"])
 		out := make(map[string]any, len(x))

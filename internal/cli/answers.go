@@ -65,6 +65,19 @@ func (o *AnswerOptions) getenv(name string) string {
 	return os.Getenv(name)
 }
 
+// addAnswerFlags binds the flags of a command whose questions are answered
+// by the --elicit answers, then a person: what the tester declares it can
+// be asked (--no-url, --no-elicitation), --no-validate, --elicit and
+// --sample, --root, --interactive, --accessible and --open.
+func addAnswerFlags(cmd *cobra.Command, c *ConnOptions, a *AnswerOptions) {
+	addCapabilityFlags(cmd, c)
+	addValidateFlag(cmd, c)
+	addElicitFlag(cmd, a)
+	addRootFlag(cmd, c)
+	addHumanFlags(cmd, a)
+	addOpenFlag(cmd, a)
+}
+
 // addElicitFlag binds --elicit, the scripted answers.
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,

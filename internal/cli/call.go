@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
-	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -49,11 +51,9 @@ with no answer left is declined. Each question is printed as an [ELICIT] line.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addAskFlags(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Answers)
-	addRootFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Answers)
-	addOpenFlag(cmd, &opts.Answers)
+	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
+	addRoundsFlag(cmd, &opts.Conn)
+	addTasksFlag(cmd, &opts.Conn)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.Flags().StringVarP(&opts.Args, "args", "a", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
@@ -67,18 +67,14 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	ans, err := opts.Answers.answerer(opts.IO)
-	if err != nil {
-		return err
-	}
-	if opts.NoWait {
-		return startNoWait(ctx, opts, args, ans)
-	}
-	s, err := opts.Conn.open(ctx, opts.IO, ans)
+	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if opts.NoWait {
+		return startNoWait(ctx, s, opts, args)
+	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	if err != nil {
 		return err
@@ -86,12 +82,35 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}
+	return printToolResult(opts.IO.Out, opts.Format, res)
+}
+
+// startNoWait calls a tool and, if the server runs it as a task, prints
+// the task id instead of waiting.
+func startNoWait(ctx context.Context, s *session.Session, opts *CallOptions, args map[string]any) error {
+	started, _, err := s.StartTool(ctx, opts.Tool, args, nil)
+	if err != nil {
+		return err
+	}
+	if started.Task == nil {
+		return printToolResult(opts.IO.Out, opts.Format, started.Result)
+	}
 	if opts.Format == "json" {
-		if err := printer.JSON(opts.IO.Out, res); err != nil {
+		return printer.JSON(opts.IO.Out, started.Task)
+	}
+	fmt.Fprintf(opts.IO.Out, "task %s: %s\n", started.Task.TaskID, started.Task.Status)
+	return nil
+}
+
+// printToolResult prints a tool's result as text or, with format json, as
+// JSON; a result that is an error exits 1.
+func printToolResult(w io.Writer, format string, res *mcp.CallToolResult) error {
+	if format == "json" {
+		if err := printer.JSON(w, res); err != nil {
 			return err
 		}
 	} else {
-		printer.ToolResult(opts.IO.Out, res)
+		printer.ToolResult(w, res)
 	}
 	if res.IsError {
 		return &exitError{code: ExitFailed}
@@ -99,36 +118,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	return nil
 }
 
-// startNoWait calls a tool and, if the server runs it as a task, prints
-// the task id instead of waiting.
-func startNoWait(ctx context.Context, opts *CallOptions, args map[string]any, ans answer.Answerer) error {
-	s, err := opts.Conn.open(ctx, opts.IO, ans)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	started, _, err := s.StartTool(ctx, opts.Tool, args, nil)
-	if err != nil {
-		return err
-	}
-	if started.Task != nil {
-		if opts.Format == "json" {
-			return printer.JSON(opts.IO.Out, started.Task)
-		}
-		fmt.Fprintf(opts.IO.Out, "task %s: %s\n", started.Task.TaskID, started.Task.Status)
-		return nil
-	}
-	if opts.Format == "json" {
-		return printer.JSON(opts.IO.Out, started.Result)
-	}
-	printer.ToolResult(opts.IO.Out, started.Result)
-	if started.Result.IsError {
-		return &exitError{code: ExitFailed}
-	}
-	return nil
-}
-
-// parseArgs reads --args: a JSON object, numbers as written.
+// parseArgs reads --args: a JSON object, its numbers kept as written.
 func parseArgs(text string) (map[string]any, error) {
 	if text == "" {
 		return map[string]any{}, nil

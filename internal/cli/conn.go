@@ -186,6 +186,16 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 	return session.Open(ctx, opts)
 }
 
+// openAnswered opens a session whose questions a answers: its --elicit
+// answers, then a person (AnswerOptions.answerer).
+func (o *ConnOptions) openAnswered(ctx context.Context, io *iostreams.IOStreams, a *AnswerOptions) (*session.Session, error) {
+	ans, err := a.answerer(io)
+	if err != nil {
+		return nil, err
+	}
+	return o.open(ctx, io, ans)
+}
+
 // sessionOptions checks the flags and turns them into session options with
 // no log and no answerer.
 func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, error) {

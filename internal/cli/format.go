@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -51,17 +48,4 @@ func (j jsonAlias) Set(s string) error {
 		*j.p = "json"
 	}
 	return nil
-}
-
-// compactWriter turns printer.JSON's indented output into one line.
-type compactWriter struct{ w io.Writer }
-
-func (c compactWriter) Write(b []byte) (int, error) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return c.w.Write(b)
-	}
-	buf.WriteByte('\n')
-	_, err := c.w.Write(buf.Bytes())
-	return len(b), err
 }

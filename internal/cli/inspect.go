@@ -173,19 +173,10 @@ func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) 
 			continue
 		}
 		args := inspect.SampleArgs(t.InputSchema)
-		p := inspect.Probe{Tool: t.Name, Args: args}
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		_, call, err := s.CallTool(pctx, t.Name, args, nil)
-		cancel()
-		if err != nil {
-			p.Error = err.Error()
-		}
-		if call != nil {
-			for _, q := range call.Questions {
-				p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
-			}
-		}
-		out = append(out, p)
+		out = append(out, probed(ctx, inspect.Probe{Tool: t.Name, Args: args}, func(ctx context.Context) (*session.Call, error) {
+			_, call, err := s.CallTool(ctx, t.Name, args, nil)
+			return call, err
+		}))
 	}
 	return out
 }
@@ -204,19 +195,27 @@ func probePrompts(ctx context.Context, s *session.Session, prompts []*mcp.Prompt
 				args[a.Name] = "test"
 			}
 		}
-		p := inspect.Probe{Prompt: pr.Name, Args: args}
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		_, call, err := s.GetPrompt(pctx, pr.Name, args, nil)
-		cancel()
-		if err != nil {
-			p.Error = err.Error()
-		}
-		if call != nil {
-			for _, q := range call.Questions {
-				p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
-			}
-		}
-		out = append(out, p)
+		out = append(out, probed(ctx, inspect.Probe{Prompt: pr.Name, Args: args}, func(ctx context.Context) (*session.Call, error) {
+			_, call, err := s.GetPrompt(ctx, pr.Name, args, nil)
+			return call, err
+		}))
 	}
 	return out
+}
+
+// probed makes one probe with do, bounded by probeTimeout, and notes its
+// error and the questions the server asked (the session declines them).
+func probed(ctx context.Context, p inspect.Probe, do func(context.Context) (*session.Call, error)) inspect.Probe {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	call, err := do(ctx)
+	if err != nil {
+		p.Error = err.Error()
+	}
+	if call != nil {
+		for _, q := range call.Questions {
+			p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
+		}
+	}
+	return p
 }

@@ -85,7 +85,7 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 				continue
 			}
 			if opts.Format == "json" {
-				if err := printer.JSON(compactWriter{opts.IO.Out}, m); err != nil {
+				if err := printer.JSONLine(opts.IO.Out, m); err != nil {
 					return err
 				}
 				continue

@@ -40,13 +40,8 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addCapabilityFlags(cmd, &opts.Conn)
+	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
 	addRoundsFlag(cmd, &opts.Conn)
-	addValidateFlag(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Answers)
-	addRootFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Answers)
-	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "prompts")
 	addRawFlag(cmd, &opts.Conn)
@@ -71,11 +66,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 			args[k] = s
 		}
 	}
-	ans, err := opts.Answers.answerer(opts.IO)
-	if err != nil {
-		return err
-	}
-	s, err := opts.Conn.open(ctx, opts.IO, ans)
+	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}

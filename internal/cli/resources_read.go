@@ -36,13 +36,8 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addCapabilityFlags(cmd, &opts.Conn)
+	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
 	addRoundsFlag(cmd, &opts.Conn)
-	addValidateFlag(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Answers)
-	addRootFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Answers)
-	addOpenFlag(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
 	cmd.ValidArgsFunction = completeFromServer(ios, &opts.Conn, "resources")
 	addRawFlag(cmd, &opts.Conn)
@@ -51,11 +46,7 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 }
 
 func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
-	ans, err := opts.Answers.answerer(opts.IO)
-	if err != nil {
-		return err
-	}
-	s, err := opts.Conn.open(ctx, opts.IO, ans)
+	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 			}
 			n++
 			if opts.Format == "json" {
-				if err := printer.JSON(compactWriter{opts.IO.Out}, map[string]any{"uri": got, "n": n, "t_ms": time.Since(start).Milliseconds()}); err != nil {
+				if err := printer.JSONLine(opts.IO.Out, map[string]any{"uri": got, "n": n, "t_ms": time.Since(start).Milliseconds()}); err != nil {
 					return err
 				}
 			} else {

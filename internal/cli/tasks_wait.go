@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
 )
 
@@ -37,21 +36,12 @@ declined. Each is printed as an [ELICIT] line.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addCapabilityFlags(cmd, &opts.Conn)
-	addValidateFlag(cmd, &opts.Conn)
-	addElicitFlag(cmd, &opts.Answers)
-	addRootFlag(cmd, &opts.Conn)
-	addHumanFlags(cmd, &opts.Answers)
-	addOpenFlag(cmd, &opts.Answers)
+	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
 	return cmd
 }
 
 func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
-	ans, err := opts.Answers.answerer(opts.IO)
-	if err != nil {
-		return err
-	}
-	s, err := opts.Conn.open(ctx, opts.IO, ans)
+	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}
@@ -60,9 +50,5 @@ func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
 	if err != nil {
 		return err
 	}
-	printer.ToolResult(opts.IO.Out, res)
-	if res.IsError {
-		return &exitError{code: ExitFailed}
-	}
-	return nil
+	return printToolResult(opts.IO.Out, "text", res)
 }

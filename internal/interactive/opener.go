@@ -19,12 +19,6 @@ type Opener interface {
 	Open(ctx context.Context, url string) error
 }
 
-// OpenerFunc adapts a function to an Opener.
-type OpenerFunc func(ctx context.Context, url string) error
-
-// Open calls f.
-func (f OpenerFunc) Open(ctx context.Context, url string) error { return f(ctx, url) }
-
 // Browser opens links with a launcher program: the one named by
 // MCP_TESTER_BROWSER, or the system's (xdg-open, open, or the Windows URL
 // handler). The URL is passed as a single argument, never through a shell.
