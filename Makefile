@@ -1,4 +1,4 @@
-# The project's vocabulary: `make demo` runs the seed's deploy example end to end,
+# The project's vocabulary: `make demo` runs the deploy example end to end,
 # `make test` runs every test (and installs what the tests need, idempotently).
 SHELL := /bin/bash
 GO ?= go
@@ -19,7 +19,7 @@ build:
 setup:
 	@bash scripts/setup.sh
 
-## demo: the seed's deploy example, end to end
+## demo: the deploy example (examples/deployer), end to end
 demo: build
 	@bash scripts/demo.sh
 

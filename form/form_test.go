@@ -27,7 +27,7 @@ type everyKind struct {
 	Birthday  string   `json:"birthday,omitempty" form:"format=date"`
 }
 
-func TestNewBuildsTheSeedsForm(t *testing.T) {
+func TestNewBuildsTheDeployForm(t *testing.T) {
 	f, err := New[target](nil)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ type deployIn struct {
 	Service string `json:"service"`
 }
 
-// deployTool is the seed's deploy handler written on the codec.
+// deployTool is the deploy example's handler written on the codec.
 func deployTool(codec *reqstate.Codec) mcp.ToolHandlerFor[deployIn, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in deployIn) (*mcp.CallToolResult, any, error) {
 		answer, answered := req.Params.InputResponses["target"].(*mcp.ElicitResult)

@@ -24,7 +24,7 @@ gobench() { # gobench LOG PKG PATTERN [go test flags...]
 }
 
 section "mcp-tester call"
-gobench call.txt ./cmd/mcp-tester 'SeedCall|LingeringServer|PromptServer' -benchtime 30x -count 2
+gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer|PromptServer' -benchtime 30x -count 2
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
 section "requestState codec"

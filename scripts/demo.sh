@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The seed's deploy example, end to end: the two `mcp-tester call` transcripts
-# of section 8 (checked byte for byte), the same against the previous protocol
+# The deploy example (examples/deployer), end to end: its two `mcp-tester call`
+# transcripts, accept and decline (checked byte for byte), the same against the previous protocol
 # version, and the seven-step deploy.mcp script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ deployer="$PWD/../../bin/deployer"
 show() { printf '\n$ %s\n' "$*"; }
 check() { # check NAME EXPECTED ACTUAL
   if [ "$2" != "$3" ]; then
-    echo "demo: $1 differs from the seed's transcript" >&2
+    echo "demo: $1 differs from the deploy transcript" >&2
     diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") >&2 || true
     exit 1
   fi
@@ -42,4 +42,4 @@ done
 show mcp-tester test -s deploy.mcp -c ./deployer
 mcp-tester test -s deploy.mcp -c "$deployer"
 echo
-echo "demo: the seed's transcripts came out byte for byte, and deploy.mcp passed."
+echo "demo: the deploy transcripts came out byte for byte, and deploy.mcp passed."

@@ -12,9 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkSeedCall runs the seed's accept transcript through mcp-tester
+// BenchmarkDeployCall runs the deploy example's accept transcript through mcp-tester
 // (in process, against the real deployer over stdio).
-func BenchmarkSeedCall(b *testing.B) {
+func BenchmarkDeployCall(b *testing.B) {
 	bin := buildServers(b)
 	b.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 	args := []string{"call", "deploy", "-c", filepath.Join(bin, "deployer"), "--args", `{"service":"auth-service"}`,
@@ -27,9 +27,9 @@ func BenchmarkSeedCall(b *testing.B) {
 	}
 }
 
-// BenchmarkSeedCallFloor is the floor for BenchmarkSeedCall: a minimal
+// BenchmarkDeployCallFloor is the floor for BenchmarkDeployCall: a minimal
 // go-sdk client making the same call and giving the same answer.
-func BenchmarkSeedCallFloor(b *testing.B) {
+func BenchmarkDeployCallFloor(b *testing.B) {
 	bin := buildServers(b)
 	b.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 	for b.Loop() {

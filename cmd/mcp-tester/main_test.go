@@ -151,9 +151,10 @@ func grabVar(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], m[1])
 }
 
-// TestSeedTranscriptsByteForByte guards the two transcripts of the seed's
-// section 8 outside testscript too, with the exact bytes.
-func TestSeedTranscriptsByteForByte(t *testing.T) {
+// TestDeployTranscriptsByteForByte guards the deploy example's two
+// transcripts (deploy_call.txtar) outside testscript too, with the exact
+// bytes.
+func TestDeployTranscriptsByteForByte(t *testing.T) {
 	bin := buildServers(t)
 	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 	cases := []struct {

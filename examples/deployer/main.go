@@ -1,4 +1,4 @@
-// Command deployer is the example server of the seed's chapter on
+// Command deployer is the project's example of a server that asks by
 // elicitation: a `deploy` tool that asks the user where to roll a service
 // out and for confirmation, carrying the confirmed version from round 1 to
 // round 2 in a sealed requestState that is bound to the request and the

@@ -1,5 +1,5 @@
-// Command oldway is the baseline of the scale-out benchmarks: the seed's
-// deploy tool written the way protocol 2025-11-25 asked questions. The
+// Command oldway is the baseline of the scale-out benchmarks: the
+// deployer's deploy tool written the way protocol 2025-11-25 asked questions. The
 // handler holds the tools/call open, sends elicitation/create to the client
 // over the call's stream and waits for the answer, so every pending
 // question keeps a session, a goroutine and a connection alive on the

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// deployer returns the seed's deploy server, built once per go test run,
+// deployer returns the deploy example's server, built once per go test run,
 // with its state key set.
 func deployer(t *testing.T) string {
 	t.Helper()

@@ -38,7 +38,7 @@ func byName(fields []*Field, name string) *Field {
 	return nil
 }
 
-func TestDescribeSeedDeployForm(t *testing.T) {
+func TestDescribeDeployForm(t *testing.T) {
 	_, fields := describe(t, deploySchema)
 	if len(fields) != 2 || fields[0].Name != "environment" || fields[1].Name != "confirm" {
 		t.Fatalf("fields = %+v, want environment then confirm, as declared", fields)
@@ -210,7 +210,7 @@ func TestCollect(t *testing.T) {
 	}
 }
 
-// BenchmarkParse is the baseline: reading the seed's requested schema.
+// BenchmarkParse is the baseline: reading the deployer's requested schema.
 func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		if _, err := formschema.Parse(deploySchema); err != nil {

@@ -1,5 +1,5 @@
 // Package printer renders what a server said, as text a person reads (the
-// format the seed's transcripts show) or as JSON. No other code prints
+// format of the deploy example's transcripts) or as JSON. No other code prints
 // results. Everything a server sent is neutralised on the way (see
 // internal/termsafe): escaped in text, written as \u escapes in JSON.
 package printer

@@ -67,7 +67,7 @@ func TestJSONIsOneDocumentWithNothingRaw(t *testing.T) {
 	}
 }
 
-func TestSeedLinesUnchanged(t *testing.T) {
+func TestDeployLinesUnchanged(t *testing.T) {
 	var b bytes.Buffer
 	printer.Elicit(&b, exchange.Entry{Params: &mcp.ElicitParams{Message: "Roll out auth-service version 2.4.1 – where to?"},
 		Answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "production", "confirm": true}}})

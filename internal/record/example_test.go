@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A call in which the person answered the seed's deploy form becomes a
+// A call in which the person answered the deployer's form becomes a
 // script that replays it.
 func ExampleWrite() {
 	step := record.Step{

@@ -22,7 +22,7 @@ func toolText(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func TestRecordSeedDeploy(t *testing.T) {
+func TestRecordDeploy(t *testing.T) {
 	steps := []Step{
 		{Method: "tools/call", Name: "deploy", Args: map[string]any{"service": "auth-service"},
 			Questions: []exchange.Entry{deployQuestion("accept", map[string]any{"environment": "production", "confirm": true})},

@@ -276,7 +276,7 @@ func TestInstanceKilledMidTask(t *testing.T) {
 	}
 }
 
-// The seed's transcript, through a round-robin proxy in front of two
+// The deploy example's transcript, through a round-robin proxy in front of two
 // instances: `mcp-tester call` needs no affinity either.
 func TestTesterThroughRoundRobin(t *testing.T) {
 	t.Parallel()

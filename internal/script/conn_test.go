@@ -19,7 +19,7 @@ import (
 // tools that ask, and sdkConn, a Conn over a plain go-sdk client session
 // that drives the rounds of input_required results itself.
 
-// deploySchema is the question of the seed's deploy tool.
+// deploySchema is the question of the deployer's deploy tool.
 var deploySchema = map[string]any{
 	"type": "object",
 	"properties": map[string]any{

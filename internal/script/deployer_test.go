@@ -38,7 +38,7 @@ func TestDeployerEndToEnd(t *testing.T) {
 	bin := deployerBinary(t)
 	connect := SessionConnect(deployerOptions(bin))
 
-	t.Run("seed", func(t *testing.T) {
+	t.Run("deploy.mcp", func(t *testing.T) {
 		src, err := os.ReadFile("testdata/deploy.mcp")
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-func TestParseSeedScript(t *testing.T) {
+func TestParseDeployScript(t *testing.T) {
 	s := mustParse(t, "deploy.mcp", `elicit_response accept '{"environment": "staging", "confirm": true}'
 call_tool deploy service:"auth-service"
 assert_elicited "version 2.4.1"

@@ -26,7 +26,7 @@ func runText(t *testing.T, name, src string, opts RunOptions) (*Report, string) 
 	return rep, out.String()
 }
 
-func TestSeedDeployScript(t *testing.T) {
+func TestDeployScript(t *testing.T) {
 	src, err := os.ReadFile("testdata/deploy.mcp")
 	if err != nil {
 		t.Fatal(err)
