@@ -109,7 +109,7 @@ func TestStopped(t *testing.T) {
 func TestMissingCapability(t *testing.T) {
 	err := ask.MissingCapability(&mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}})
 	b, _ := json.Marshal(err)
-	want := `{"code":-32021,"message":"this request needs a client capability that the request did not declare","data":{"requiredCapabilities":{"sampling":{}}}}`
+	want := `{"code":-32021,"message":"this request needs the client capability sampling; declare it in the request's _meta clientCapabilities","data":{"requiredCapabilities":{"sampling":{}}}}`
 	if string(b) != want {
 		t.Errorf("got %s\nwant %s", b, want)
 	}

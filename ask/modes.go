@@ -4,6 +4,8 @@ package ask
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -127,17 +129,52 @@ func Filter(req Request, qs mcp.InputRequestMap) mcp.InputRequestMap {
 	return out
 }
 
-// MissingCapability returns the JSON-RPC error (-32021,
-// MissingRequiredClientCapabilityError) for a request that cannot be served
-// without the given client capabilities. On HTTP the go-sdk sends it with
-// status 400. Return it from a handler when there is no way to do the work
-// without asking (otherwise, prefer a normal result that says what is missing).
+// MissingCapability returns the JSON-RPC error (-32021, the go-sdk's
+// mcp.CodeMissingRequiredClientCapabilities, with its
+// mcp.MissingRequiredClientCapabilityData) for a request that cannot be
+// served without the given client capabilities; the message names them. On
+// HTTP the go-sdk sends it with status 400. Return it from a handler when
+// there is no way to do the work without asking (otherwise, prefer a normal
+// result that says what is missing). The tasks extension uses it too.
 func MissingCapability(required *mcp.ClientCapabilities) error {
+	msg := "this request needs a client capability that the request did not declare"
+	if names := capabilityNames(required); names != "" {
+		msg = "this request needs the client capability " + names + "; declare it in the request's _meta clientCapabilities"
+	}
 	return &jsonrpc.Error{
 		Code:    mcp.CodeMissingRequiredClientCapabilities,
-		Message: "this request needs a client capability that the request did not declare",
+		Message: msg,
 		Data:    capabilitiesJSON(required),
 	}
+}
+
+// capabilityNames lists the capabilities of caps as paths ("elicitation.url",
+// "extensions[io.modelcontextprotocol/tasks]"), or "".
+func capabilityNames(caps *mcp.ClientCapabilities) string {
+	if caps == nil {
+		return ""
+	}
+	var names []string
+	if e := caps.Elicitation; e != nil {
+		switch {
+		case e.URL != nil && e.Form != nil:
+			names = append(names, "elicitation.form", "elicitation.url")
+		case e.URL != nil:
+			names = append(names, "elicitation.url")
+		default:
+			names = append(names, "elicitation")
+		}
+	}
+	if caps.Sampling != nil {
+		names = append(names, "sampling")
+	}
+	if caps.RootsV2 != nil {
+		names = append(names, "roots")
+	}
+	for _, id := range slices.Sorted(maps.Keys(caps.Extensions)) {
+		names = append(names, "extensions["+id+"]")
+	}
+	return strings.Join(names, ", ")
 }
 
 // capabilitiesJSON encodes caps as the protocol does. The go-sdk's own

@@ -1,11 +1,12 @@
 package tasks
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/askback/askback/ask"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ErrCannotAsk is returned by [Task.Ask] when the client cannot be asked: it
@@ -38,17 +39,8 @@ func internalError(format string, args ...any) error {
 
 // missingCapability is the error for a client that did not declare the
 // extension on a request that needs it.
-func missingCapability(what string) error {
-	data, _ := json.Marshal(map[string]any{
-		"requiredCapabilities": map[string]any{
-			"extensions": map[string]any{ExtensionID: map[string]any{}},
-		},
-	})
-	return &jsonrpc.Error{
-		Code:    CodeMissingRequiredClientCapability,
-		Message: "Missing required client capability: " + what + " needs the " + ExtensionID + " extension; declare it under _meta clientCapabilities.extensions",
-		Data:    data,
-	}
+func missingCapability() error {
+	return ask.MissingCapability(&mcp.ClientCapabilities{Extensions: map[string]any{ExtensionID: map[string]any{}}})
 }
 
 // errorObject turns what a task's code returned into the JSON-RPC error a

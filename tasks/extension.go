@@ -207,7 +207,7 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	caps := requestCaps(req)
 	if !declaresTasks(caps) {
 		if mode == Required {
-			return nil, missingCapability(fmt.Sprintf("tool %q", req.Params.Name))
+			return nil, missingCapability()
 		}
 		return x.runSync(ctx, req, h)
 	}
@@ -344,7 +344,7 @@ func (x *Extension) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		case MethodGet, MethodUpdate, MethodCancel:
 			if !declaresTasks(requestCaps(req)) {
-				return nil, missingCapability(method)
+				return nil, missingCapability()
 			}
 			if err := checkRoutingHeader(req); err != nil {
 				return nil, err

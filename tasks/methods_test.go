@@ -231,7 +231,7 @@ func TestUnknownTaskAndMissingCapability(t *testing.T) {
 			return err
 		},
 	} {
-		if code := rpcCode(t, call()); code != tasks.CodeMissingRequiredClientCapability {
+		if code := rpcCode(t, call()); code != mcp.CodeMissingRequiredClientCapabilities {
 			t.Errorf("tasks/* without the extension: code %d, want -32021", code)
 		}
 	}

@@ -26,9 +26,6 @@ const (
 
 // JSON-RPC error codes the extension uses besides the standard ones.
 const (
-	// CodeMissingRequiredClientCapability is returned when the client did not
-	// declare the extension on a request that needs it.
-	CodeMissingRequiredClientCapability = -32021
 	// CodeHeaderMismatch is returned when the Mcp-Name routing header of a
 	// tasks/* request disagrees with params.taskId.
 	CodeHeaderMismatch = -32020
