@@ -24,7 +24,8 @@ type BoltOptions struct {
 }
 
 // Bolt is a [Store] kept in a bbolt file, so claimed nonces survive a restart.
-// One process at a time may hold the file open.
+// One process at a time may hold the file open. Open it with [OpenBolt]; the
+// zero Bolt is not usable.
 type Bolt struct {
 	db         *bolt.DB
 	now        func() time.Time

@@ -32,6 +32,8 @@ type MemoryOptions struct {
 // client gets reqstate's internal error) until nonces expire. Size MaxEntries
 // for the rate of single-use states times their TTL, and watch
 // [Memory.FullRefusals] or the Logger's warning.
+//
+// The zero value is an empty store with the defaults, ready to use.
 type Memory struct {
 	mu        sync.Mutex
 	seen      map[string]time.Time
@@ -72,6 +74,7 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.initLocked()
 	now := m.now()
 	if exp, ok := m.seen[nonce]; ok && now.Before(exp) {
 		return fmt.Errorf("claim nonce: %w", ErrUsed)
@@ -94,6 +97,22 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	return nil
 }
 
+// initLocked gives a zero Memory its defaults.
+func (m *Memory) initLocked() {
+	if m.seen == nil {
+		m.seen = make(map[string]time.Time)
+	}
+	if m.max <= 0 {
+		m.max = DefaultMaxEntries
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
+	}
+}
+
 // Len reports how many nonces the store holds, expired ones included until
 // they are swept.
 func (m *Memory) Len() int {
@@ -114,6 +133,7 @@ func (m *Memory) FullRefusals() uint64 {
 func (m *Memory) Sweep() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.initLocked()
 	m.sweepLocked(m.now())
 }
 

@@ -139,3 +139,18 @@ func TestBoltSecondOpenTimesOut(t *testing.T) {
 		t.Fatal("a second OpenBolt of a file in use succeeded")
 	}
 }
+
+func TestZeroMemoryIsUsable(t *testing.T) {
+	var m replay.Memory
+	ctx := context.Background()
+	if err := m.Claim(ctx, "n", time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Claim(ctx, "n", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("second claim on a zero Memory = %v", err)
+	}
+	m.Sweep()
+	if m.Len() != 1 || m.FullRefusals() != 0 {
+		t.Fatalf("Len %d, FullRefusals %d", m.Len(), m.FullRefusals())
+	}
+}

@@ -19,5 +19,5 @@
 // The task's code runs in its own goroutine. Ask blocks it until the client
 // answers through tasks/update; cancellation reaches it through ctx. Task
 // records live in a [Store]: [NewMemoryStore] by default, a bbolt file
-// (package tasks/boltstore) when tasks must survive a restart.
+// ([OpenBoltStore]) when tasks must survive a restart.
 package tasks

@@ -90,7 +90,8 @@ const (
 // error fails it with a JSON-RPC error (a *jsonrpc.Error keeps its code).
 type Handler func(ctx context.Context, t *Task) (*mcp.CallToolResult, error)
 
-// Extension is the tasks extension installed on one server.
+// Extension is the tasks extension installed on one server. Make it with
+// [Install]; the zero Extension is not usable.
 type Extension struct {
 	server   *mcp.Server
 	store    Store

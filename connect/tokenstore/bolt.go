@@ -11,7 +11,8 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// Bolt is a [Store] backed by a bbolt database file: tokens survive restarts of a single
+// Bolt is a [Store] backed by a bbolt database file (open it with [OpenBolt]; the zero Bolt
+// is not usable): tokens survive restarts of a single
 // server instance. Each provider has its own bucket, keyed by user. The file is created
 // with mode 0600; tokens are stored as JSON, not encrypted, so protect the file like any
 // other secret.
@@ -27,10 +28,20 @@ type boltRecord struct {
 	Expiry       time.Time `json:"expiry,omitzero"`
 }
 
-// OpenBolt opens (or creates) the bbolt database at path. It waits at most one second
-// for another process that holds the file. Close the store when done.
-func OpenBolt(path string) (*Bolt, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+// BoltOptions configure [OpenBolt]; nil means the defaults.
+type BoltOptions struct {
+	// Timeout bounds the wait for the file lock held by another process
+	// (default one second).
+	Timeout time.Duration
+}
+
+// OpenBolt opens (or creates) the bbolt database at path. Close the store when done.
+func OpenBolt(path string, opts *BoltOptions) (*Bolt, error) {
+	timeout := time.Second
+	if opts != nil && opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
 	if err != nil {
 		return nil, fmt.Errorf("open token store %s: %w (is another server using it?)", path, err)
 	}

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/askback/askback/connect/tokenstore"
-	"github.com/askback/askback/connect/tokenstore/storetest"
+	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
 	"golang.org/x/oauth2"
 )
 
 var encKey = bytes.Repeat([]byte{9}, 32)
 
 func TestEncrypted(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) tokenstore.Store {
+	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
 		s, err := tokenstore.NewEncrypted(tokenstore.NewMemory(), encKey)
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +29,7 @@ func TestEncrypted(t *testing.T) {
 func TestEncryptedBoltFileHasNoPlainToken(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tokens.db")
-	b, err := tokenstore.OpenBolt(path)
+	b, err := tokenstore.OpenBolt(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Memory is a [Store] that keeps tokens in memory, for tests and single-process demos.
-// Tokens are lost when the process ends. The zero value is not usable: call [NewMemory].
+// Tokens are lost when the process ends. The zero value is an empty store, ready to use.
 type Memory struct {
 	mu     sync.Mutex
 	tokens map[memoryKey]*oauth2.Token
@@ -53,6 +53,9 @@ func (m *Memory) Put(ctx context.Context, user, provider string, tok *oauth2.Tok
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.tokens == nil {
+		m.tokens = make(map[memoryKey]*oauth2.Token)
+	}
 	m.tokens[memoryKey{user, provider}] = copyToken(tok)
 	return nil
 }

@@ -5,7 +5,7 @@
 // and never sends it to the MCP client. [Store] is deliberately small so that more
 // backends (Redis, for several server instances) can be added; [Memory] serves tests and
 // [Bolt] is the single-instance default. Every implementation should pass
-// [github.com/askback/askback/connect/tokenstore/storetest.Run].
+// [github.com/askback/askback/connect/tokenstore/tokenstoretest.Run].
 package tokenstore
 
 import (

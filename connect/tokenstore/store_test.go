@@ -9,17 +9,17 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
-	"github.com/askback/askback/connect/tokenstore/storetest"
+	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
 	"golang.org/x/oauth2"
 )
 
 func TestMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) tokenstore.Store { return tokenstore.NewMemory() })
+	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store { return tokenstore.NewMemory() })
 }
 
 func TestBolt(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) tokenstore.Store {
-		s, err := tokenstore.OpenBolt(filepath.Join(t.TempDir(), "tokens.db"))
+	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
+		s, err := tokenstore.OpenBolt(filepath.Join(t.TempDir(), "tokens.db"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestBolt(t *testing.T) {
 func TestBoltSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tokens.db")
-	s, err := tokenstore.OpenBolt(path)
+	s, err := tokenstore.OpenBolt(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestBoltSurvivesReopen(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = tokenstore.OpenBolt(path)
+	s, err = tokenstore.OpenBolt(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,4 +68,18 @@ func ExampleMemory() {
 	// Output:
 	// gho_example <nil>
 	// true
+}
+
+func TestZeroMemoryIsUsable(t *testing.T) {
+	var m tokenstore.Memory
+	ctx := context.Background()
+	if _, err := m.Get(ctx, "alice", "github"); !errors.Is(err, tokenstore.ErrNotFound) {
+		t.Fatalf("Get on a zero Memory = %v", err)
+	}
+	if err := m.Put(ctx, "alice", "github", &oauth2.Token{AccessToken: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete(ctx, "alice", "github"); err != nil || m.Len() != 0 {
+		t.Fatalf("Delete = %v, Len %d", err, m.Len())
+	}
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/internal/debugstats"
 	"github.com/askback/askback/reqstate"
-	"github.com/askback/askback/tasks/boltstore"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,7 +52,7 @@ func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *
 	}
 	defer st.close()
 	if taskDB != "" {
-		db, err := boltstore.Open(taskDB, nil)
+		db, err := tasks.OpenBoltStore(taskDB, nil)
 		if err != nil {
 			return fmt.Errorf("-task-db: %w", err)
 		}

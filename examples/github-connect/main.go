@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Warn("no -key-file: GitHub tokens are kept in memory only and are lost when the server stops")
 		store = tokenstore.NewMemory()
 	} else {
-		bolt, err := tokenstore.OpenBolt(*dbPath)
+		bolt, err := tokenstore.OpenBolt(*dbPath, nil)
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store is a [replay.Store] in Redis.
+// Store is a [replay.Store] in Redis. Make it with [New]; the zero Store is
+// not usable.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string

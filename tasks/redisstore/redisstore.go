@@ -46,7 +46,8 @@ type Options struct {
 	Grace time.Duration
 }
 
-// Store is a shared [tasks.Store] in Redis.
+// Store is a shared [tasks.Store] in Redis. Make it with [New]; the zero
+// Store is not usable.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string

@@ -32,7 +32,7 @@ type Options struct {
 	Prefix string
 }
 
-// Store is a [tokenstore.Store] in Redis.
+// Store is a [tokenstore.Store] in Redis. Make it with [New]; the zero Store is not usable.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string

@@ -9,7 +9,7 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/connect/tokenstore/redisstore"
-	"github.com/askback/askback/connect/tokenstore/storetest"
+	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
 	"github.com/askback/askback/internal/scaleout"
 	"golang.org/x/oauth2"
 )
@@ -18,7 +18,7 @@ func TestContract(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
 	rdb := scaleout.Client(t, r.URL)
 	n := 0
-	storetest.Run(t, func(t *testing.T) tokenstore.Store {
+	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
 		n++
 		return redisstore.New(rdb, &redisstore.Options{Prefix: fmt.Sprintf("test%d:", n)})
 	})
@@ -29,7 +29,7 @@ func TestContract(t *testing.T) {
 func TestEncryptedOverRedis(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
 	rdb := scaleout.Client(t, r.URL)
-	storetest.Run(t, func(t *testing.T) tokenstore.Store {
+	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
 		s, err := tokenstore.NewEncrypted(redisstore.New(rdb, &redisstore.Options{Prefix: t.Name() + ":"}), []byte("0123456789abcdef0123456789abcdef"))
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package boltstore_test
+package tasks_test
 
 import (
 	"context"
@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/askback/askback/tasks"
-	"github.com/askback/askback/tasks/boltstore"
 	"github.com/askback/askback/tasks/taskstoretest"
 )
 
 // BenchmarkUpdate compares a read-modify-write in the bbolt file (one
 // synced transaction) with the memory store, the baseline, in the same run.
-func BenchmarkUpdate(b *testing.B) {
+func BenchmarkBoltStoreUpdate(b *testing.B) {
 	ctx := context.Background()
-	bolt, err := boltstore.Open(filepath.Join(b.TempDir(), "tasks.db"), nil)
+	bolt, err := tasks.OpenBoltStore(filepath.Join(b.TempDir(), "tasks.db"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

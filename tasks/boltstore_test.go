@@ -1,4 +1,4 @@
-package boltstore_test
+package tasks_test
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 	"time"
 
 	"github.com/askback/askback/tasks"
-	"github.com/askback/askback/tasks/boltstore"
 	"github.com/askback/askback/tasks/taskstoretest"
 )
 
-func open(t *testing.T, path string) *boltstore.Store {
+func openBoltStore(t *testing.T, path string) *tasks.BoltStore {
 	t.Helper()
-	s, err := boltstore.Open(path, nil)
+	s, err := tasks.OpenBoltStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,15 +21,15 @@ func open(t *testing.T, path string) *boltstore.Store {
 	return s
 }
 
-func TestConformance(t *testing.T) {
+func TestBoltStoreContract(t *testing.T) {
 	taskstoretest.Run(t, func(t *testing.T) tasks.Store {
-		return open(t, filepath.Join(t.TempDir(), "tasks.db"))
+		return openBoltStore(t, filepath.Join(t.TempDir(), "tasks.db"))
 	})
 }
 
 func TestRecordsSurviveReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tasks.db")
-	s, err := boltstore.Open(path, nil)
+	s, err := tasks.OpenBoltStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +41,7 @@ func TestRecordsSurviveReopen(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := open(t, path).Get(context.Background(), "t1")
+	got, err := openBoltStore(t, path).Get(context.Background(), "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +52,7 @@ func TestRecordsSurviveReopen(t *testing.T) {
 
 func TestExpiredRecordsAreDroppedOnOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tasks.db")
-	s, err := boltstore.Open(path, nil)
+	s, err := tasks.OpenBoltStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +62,7 @@ func TestExpiredRecordsAreDroppedOnOpen(t *testing.T) {
 	}
 	s.Close()
 	later := func() time.Time { return old.CreatedAt.Add(2 * time.Hour) }
-	s2, err := boltstore.Open(path, &boltstore.Options{Now: later})
+	s2, err := tasks.OpenBoltStore(path, &tasks.BoltStoreOptions{Now: later})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +74,8 @@ func TestExpiredRecordsAreDroppedOnOpen(t *testing.T) {
 
 func TestSecondOpenerIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tasks.db")
-	open(t, path)
-	_, err := boltstore.Open(path, &boltstore.Options{Timeout: 50 * time.Millisecond})
+	openBoltStore(t, path)
+	_, err := tasks.OpenBoltStore(path, &tasks.BoltStoreOptions{Timeout: 50 * time.Millisecond})
 	if err == nil {
 		t.Fatal("a second process could open a store in use")
 	}

@@ -1,6 +1,6 @@
-// Package storetest holds the conformance tests that every
+// Package tokenstoretest holds the conformance tests that every
 // [github.com/askback/askback/connect/tokenstore.Store] implementation must pass.
-package storetest
+package tokenstoretest
 
 import (
 	"context"

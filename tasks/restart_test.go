@@ -1,4 +1,4 @@
-package boltstore_test
+package tasks_test
 
 import (
 	"context"
@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/askback/askback/tasks"
-	"github.com/askback/askback/tasks/boltstore"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serve starts a server with the extension on store and returns a task
+// serveOnStore starts a server with the extension on store and returns a task
 // client connected to it.
-func serve(t *testing.T, store tasks.Store) *taskclient.Client {
+func serveOnStore(t *testing.T, store tasks.Store) *taskclient.Client {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "restart", Version: "1"}, nil)
 	ext, err := tasks.Install(server, &tasks.Options{Store: store})
@@ -61,11 +60,11 @@ func serve(t *testing.T, store tasks.Store) *taskclient.Client {
 func TestServerRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tasks.db")
 	ctx := context.Background()
-	store, err := boltstore.Open(path, nil)
+	store, err := tasks.OpenBoltStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := serve(t, store)
+	before := serveOnStore(t, store)
 	quick, err := before.StartTool(ctx, &mcp.CallToolParams{Name: "quick"})
 	if err != nil || quick.Task == nil {
 		t.Fatalf("quick: %+v, %v", quick, err)
@@ -86,12 +85,12 @@ func TestServerRestart(t *testing.T) {
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	store2, err := boltstore.Open(path, nil)
+	store2, err := tasks.OpenBoltStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store2.Close() })
-	after := serve(t, store2)
+	after := serveOnStore(t, store2)
 
 	res, err := after.Wait(ctx, quick.Task.TaskID)
 	if err != nil {

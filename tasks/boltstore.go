@@ -1,9 +1,4 @@
-// Package boltstore is a tasks.Store in a bbolt file: task records and
-// results survive a restart of the server. The file is locked by the process
-// that opens it, so the store is never shared between server instances; a
-// task that was running when its process died is failed as interrupted the
-// next time a client asks for it.
-package boltstore
+package tasks
 
 import (
 	"context"
@@ -12,22 +7,25 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/tasks"
 	bolt "go.etcd.io/bbolt"
 )
 
-var bucket = []byte("tasks")
+var boltBucket = []byte("tasks")
 
-// Options configure [Open].
-type Options struct {
+// BoltStoreOptions configure [OpenBoltStore]; nil means the defaults.
+type BoltStoreOptions struct {
 	// Timeout bounds the wait for the file lock. Default 1s.
 	Timeout time.Duration
 	// Now is the clock used to drop expired records. Default time.Now.
 	Now func() time.Time
 }
 
-// Store is a tasks.Store backed by a bbolt file.
-type Store struct {
+// BoltStore is a [Store] in a bbolt file: task records and results survive a
+// restart of the server. The file is locked by the process that opens it, so
+// the store is never shared between server instances; a task that was running
+// when its process died is failed as interrupted the next time a client asks
+// for it. Open it with [OpenBoltStore]; the zero BoltStore is not usable.
+type BoltStore struct {
 	db  *bolt.DB
 	now func() time.Time
 
@@ -35,12 +33,12 @@ type Store struct {
 	creates int
 }
 
-var _ tasks.Store = (*Store)(nil)
+var _ Store = (*BoltStore)(nil)
 
-// Open opens (creating if needed) the store at path and drops the records
-// whose TTL has elapsed.
-func Open(path string, opts *Options) (*Store, error) {
-	var o Options
+// OpenBoltStore opens (creating if needed) the store in the file at path and
+// drops the records whose TTL has elapsed.
+func OpenBoltStore(path string, opts *BoltStoreOptions) (*BoltStore, error) {
+	var o BoltStoreOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -55,14 +53,14 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open task store %s: %w (is another server using it?)", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucket)
+		_, err := tx.CreateBucketIfNotExists(boltBucket)
 		return err
 	})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open task store %s: %w", path, err)
 	}
-	s := &Store{db: db, now: o.Now}
+	s := &BoltStore{db: db, now: o.Now}
 	if err := s.sweep(); err != nil {
 		db.Close()
 		return nil, err
@@ -71,19 +69,19 @@ func Open(path string, opts *Options) (*Store, error) {
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *BoltStore) Close() error { return s.db.Close() }
 
 // sweepEvery is how many creations pass between two sweeps.
-const sweepEvery = 256
+const boltSweepEvery = 256
 
 // sweep deletes expired records.
-func (s *Store) sweep() error {
+func (s *BoltStore) sweep() error {
 	now := s.now()
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
+		b := tx.Bucket(boltBucket)
 		var expired [][]byte
 		err := b.ForEach(func(k, v []byte) error {
-			var r tasks.Record
+			var r Record
 			if json.Unmarshal(v, &r) != nil || r.Expired(now) {
 				expired = append(expired, append([]byte(nil), k...))
 			}
@@ -106,7 +104,7 @@ func (s *Store) sweep() error {
 }
 
 // Create implements tasks.Store.
-func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
+func (s *BoltStore) Create(ctx context.Context, rec *Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -115,9 +113,9 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 		return fmt.Errorf("encode task %s: %w", rec.ID, err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
+		b := tx.Bucket(boltBucket)
 		if b.Get([]byte(rec.ID)) != nil {
-			return tasks.ErrExists
+			return ErrExists
 		}
 		return b.Put([]byte(rec.ID), data)
 	})
@@ -126,7 +124,7 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 	}
 	s.mu.Lock()
 	s.creates++
-	due := s.creates%sweepEvery == 0
+	due := s.creates%boltSweepEvery == 0
 	s.mu.Unlock()
 	if due {
 		return s.sweep()
@@ -135,24 +133,24 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 }
 
 // Get implements tasks.Store.
-func (s *Store) Get(ctx context.Context, id string) (*tasks.Record, error) {
+func (s *BoltStore) Get(ctx context.Context, id string) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var rec *tasks.Record
+	var rec *Record
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error
-		rec, err = decode(tx.Bucket(bucket).Get([]byte(id)), id)
+		rec, err = decodeBolt(tx.Bucket(boltBucket).Get([]byte(id)), id)
 		return err
 	})
 	return rec, err
 }
 
-func decode(data []byte, id string) (*tasks.Record, error) {
+func decodeBolt(data []byte, id string) (*Record, error) {
 	if data == nil {
-		return nil, tasks.ErrNotFound
+		return nil, ErrNotFound
 	}
-	var r tasks.Record
+	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("decode task %s: %w", id, err)
 	}
@@ -160,14 +158,14 @@ func decode(data []byte, id string) (*tasks.Record, error) {
 }
 
 // Update implements tasks.Store.
-func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) error) (*tasks.Record, error) {
+func (s *BoltStore) Update(ctx context.Context, id string, fn func(*Record) error) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var rec *tasks.Record
+	var rec *Record
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
-		r, err := decode(b.Get([]byte(id)), id)
+		b := tx.Bucket(boltBucket)
+		r, err := decodeBolt(b.Get([]byte(id)), id)
 		if err != nil {
 			return err
 		}
@@ -189,11 +187,11 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 }
 
 // Delete implements tasks.Store.
-func (s *Store) Delete(ctx context.Context, id string) error {
+func (s *BoltStore) Delete(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucket).Delete([]byte(id))
+		return tx.Bucket(boltBucket).Delete([]byte(id))
 	})
 }
