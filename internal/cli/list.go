@@ -48,16 +48,8 @@ data: URIs only, 5 s and 1 MiB each) and says whether each is an image;
 }
 
 func runTopList(ctx context.Context, opts *TopListOptions) error {
-	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	tools, err := listTools(ctx, &opts.ListOptions)
 	if err != nil {
-		return err
-	}
-	defer s.Close()
-	tools, next, err := s.ListTools(ctx, opts.pages())
-	if err != nil {
-		return err
-	}
-	if err := printTools(&opts.ListOptions, tools, next); err != nil {
 		return err
 	}
 	if !opts.CheckIcons && opts.DownloadIcons == "" {

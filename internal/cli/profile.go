@@ -154,3 +154,25 @@ func redactProfile(p *profile.Profile) *profile.Profile {
 	}
 	return &out
 }
+
+// editProfile changes the profiles file in which the profile name is found
+// with edit, saves it and returns its path.
+func editProfile(name string, edit func(*profile.File)) (string, error) {
+	pl, err := places()
+	if err != nil {
+		return "", err
+	}
+	_, path, err := pl.Lookup(name)
+	if err != nil {
+		return "", usageErr("%v", err)
+	}
+	f, err := profile.Load(path)
+	if err != nil {
+		return "", err
+	}
+	edit(f)
+	if err := f.Save(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}

@@ -41,20 +41,8 @@ func newProfileEnableCmd(ios *iostreams.IOStreams, disable bool, runF func(conte
 }
 
 func runProfileEnable(opts *ProfileEnableOptions) error {
-	pl, err := places()
+	path, err := editProfile(opts.Name, func(f *profile.File) { f.Profiles[opts.Name].Disabled = opts.Disable })
 	if err != nil {
-		return err
-	}
-	_, path, err := pl.Lookup(opts.Name)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	f, err := profile.Load(path)
-	if err != nil {
-		return err
-	}
-	f.Profiles[opts.Name].Disabled = opts.Disable
-	if err := f.Save(path); err != nil {
 		return err
 	}
 	state := "Enabled"

@@ -34,20 +34,8 @@ func newProfileRemoveCmd(ios *iostreams.IOStreams, runF func(context.Context, *P
 }
 
 func runProfileRemove(opts *ProfileRemoveOptions) error {
-	pl, err := places()
+	path, err := editProfile(opts.Name, func(f *profile.File) { delete(f.Profiles, opts.Name) })
 	if err != nil {
-		return err
-	}
-	_, path, err := pl.Lookup(opts.Name)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	f, err := profile.Load(path)
-	if err != nil {
-		return err
-	}
-	delete(f.Profiles, opts.Name)
-	if err := f.Save(path); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "Removed profile %s from %s\n", opts.Name, path)

@@ -25,16 +25,23 @@ default; --all follows every page, --cursor starts at a given one.`,
 }
 
 func runToolsList(ctx context.Context, opts *ListOptions) error {
+	_, err := listTools(ctx, opts)
+	return err
+}
+
+// listTools lists the pages of tools opts ask for, prints them and returns
+// them.
+func listTools(ctx context.Context, opts *ListOptions) ([]*mcp.Tool, error) {
 	s, err := opts.Conn.open(ctx, opts.IO, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer s.Close()
 	tools, next, err := s.ListTools(ctx, opts.pages())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return printTools(opts, tools, next)
+	return tools, printTools(opts, tools, next)
 }
 
 // printTools prints a listing of tools, as a table or JSON.
