@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite against examples/conformance: builds the
-# server, starts it on a free loopback port, runs each scenario of SCENARIOS, prints
-# each result and exits non-zero if any check fails or warns.
+# Runs the official MCP conformance suite: its server scenarios against
+# examples/conformance (built and started on a free loopback port) and its client
+# scenarios against mcp-tester itself (scripts/conformance-client.sh plays each one with
+# the commands a person would type). Prints each result and exits non-zero if any check
+# fails or warns.
 #
 # Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both).
 # CONFORMANCE_SCENARIOS="a b" runs only those scenarios; CONFORMANCE_JOBS=N runs N at
@@ -39,7 +41,21 @@ TASKS_SCENARIOS=(
   tasks-required-task-error
   tasks-mrtr-composition
 )
-SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}")
+# The client scenarios that apply to a command-line client. Not run: auth/* (OAuth is
+# not mcp-tester's) and sep-2640-* (the skills extension, which mcp-tester does not
+# implement).
+CLIENT_SCENARIOS=(
+  initialize
+  tools_call
+  elicitation-sep1034-client-defaults
+  sse-retry
+  json-schema-ref-no-deref
+  json-schema-2020-12-preservation
+  sep-2322-client-request-state
+  http-standard-headers
+  http-invalid-tool-headers
+)
+SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}" "${CLIENT_SCENARIOS[@]}")
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
   read -r -a SCENARIOS <<<"$CONFORMANCE_SCENARIOS"
 fi
@@ -60,6 +76,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 go build -o "$work/conformance-server" ./examples/conformance
+go build -o "$work/mcp-tester" ./cmd/mcp-tester
+export MCP_TESTER="$work/mcp-tester"
+client_cmd="bash $PWD/scripts/conformance-client.sh"
 
 # Port 0: the server picks a free loopback port and logs the URL it serves.
 "$work/conformance-server" -http 127.0.0.1:0 >"$work/server.log" 2>&1 &
@@ -83,9 +102,18 @@ fi
 # timing windows; the server is stateless, so more is safe on an idle machine).
 # Results print in list order.
 jobs=${CONFORMANCE_JOBS:-1}
+is_client() {
+  local c
+  for c in "${CLIENT_SCENARIOS[@]}"; do [ "$c" = "$1" ] && return 0; done
+  return 1
+}
 run_scenario() {
   local rc=0
-  (cd "$work" && timeout 120 "$suite" server --url "$url" --scenario "$1" --timeout 60000) >"$work/$1.out" 2>&1 || rc=$?
+  if is_client "$1"; then
+    (cd "$work" && timeout 120 "$suite" client --command "$client_cmd" --scenario "$1" --timeout 60000) >"$work/$1.out" 2>&1 || rc=$?
+  else
+    (cd "$work" && timeout 120 "$suite" server --url "$url" --scenario "$1" --timeout 60000) >"$work/$1.out" 2>&1 || rc=$?
+  fi
   echo "$rc" >"$work/$1.rc"
 }
 running=()

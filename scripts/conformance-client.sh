@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The client under test of the official conformance suite's client scenarios: the suite
+# starts a mock server and runs `conformance-client.sh URL` with MCP_CONFORMANCE_SCENARIO
+# (the scenario), MCP_CONFORMANCE_PROTOCOL_VERSION and, for some scenarios,
+# MCP_CONFORMANCE_CONTEXT (JSON) set. Each scenario is played by the real mcp-tester
+# commands a person would type; JSON is read with node (the suite runs on it).
+#
+# MCP_TESTER names the binary (default: mcp-tester on PATH).
+set -uo pipefail
+
+url=${1:?usage: conformance-client.sh URL}
+scenario=${MCP_CONFORMANCE_SCENARIO:?MCP_CONFORMANCE_SCENARIO is not set}
+protocol=${MCP_CONFORMANCE_PROTOCOL_VERSION:-}
+tester=${MCP_TESTER:-mcp-tester}
+conn=(-u "$url" --timeout 10s)
+[ -n "$protocol" ] && conn+=(--protocol "$protocol")
+
+# json EXPR reads JSON on stdin as `v` and prints EXPR (a string, or JSON for anything else).
+json() {
+  node -e '
+    let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
+      const v = s.trim() ? JSON.parse(s) : null;
+      const r = ('"$1"');
+      if (r === undefined || r === null) return;
+      process.stdout.write(typeof r === "string" ? r : JSON.stringify(r));
+    });'
+}
+
+# first KIND FIELD prints FIELD of the first item of `mcp-tester KIND list`.
+first() {
+  "$tester" "$1" list "${conn[@]}" --format json | json "(v.$1 || [])[0]?.$2"
+}
+
+case "$scenario" in
+initialize | json-schema-ref-no-deref)
+  "$tester" tools list "${conn[@]}"
+  ;;
+tools_call)
+  "$tester" call add_numbers "${conn[@]}" --args '{"a": 5, "b": 3}'
+  ;;
+request-metadata)
+  "$tester" ping "${conn[@]}"
+  ;;
+elicitation-sep1034-client-defaults)
+  # accept with nothing filled in: the tester applies the schema's defaults.
+  "$tester" call test_client_elicitation_defaults "${conn[@]}" --elicit accept
+  ;;
+sse-retry)
+  "$tester" call test_reconnection "${conn[@]}"
+  ;;
+json-schema-2020-12-preservation)
+  # Echo the focal tool's input schema exactly as listed.
+  schema=$("$tester" tools list "${conn[@]}" --format json |
+    json 'v.tools.find(t => t.name === "json_schema_2020_12_tool")?.inputSchema')
+  "$tester" call json_schema_echo "${conn[@]}" --args "{\"schema\": ${schema:-null}}"
+  ;;
+sep-2322-client-request-state)
+  for tool in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
+    "$tester" call "$tool" "${conn[@]}" --elicit 'accept:{"confirmed": true}' || true
+  done
+  ;;
+http-standard-headers)
+  tool=$(first tools name)
+  [ -n "$tool" ] && { "$tester" call "$tool" "${conn[@]}" || true; }
+  uri=$(first resources uri)
+  [ -n "$uri" ] && { "$tester" resources read "$uri" "${conn[@]}" || true; }
+  prompt=$(first prompts name)
+  [ -n "$prompt" ] && { "$tester" prompts get "$prompt" "${conn[@]}" || true; }
+  ;;
+http-custom-headers)
+  # Every call the scenario asks for, each through `call`, as a user would.
+  calls=$(printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | json '(v.toolCalls || []).map(c => c.name + "\t" + JSON.stringify(c.arguments || {})).join("\n")')
+  while IFS=$'\t' read -r name args; do
+    [ -n "$name" ] && { "$tester" call "$name" "${conn[@]}" --args "$args" || true; }
+  done <<<"$calls"
+  ;;
+http-invalid-tool-headers)
+  # Call every tool the tester lists; tools whose x-mcp-header declarations are invalid
+  # must not be among them.
+  names=$("$tester" tools list "${conn[@]}" --all --format json | json 'v.tools.map(t => t.name).join("\n")')
+  while read -r name; do
+    [ -n "$name" ] && { "$tester" call "$name" "${conn[@]}" --args '{"region": "us-west1"}' || true; }
+  done <<<"$names"
+  ;;
+*)
+  echo "conformance-client: scenario $scenario is not played by this client" >&2
+  exit 2
+  ;;
+esac
