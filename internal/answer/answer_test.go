@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,4 +136,70 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("%q: round trip %q -> %q (%v)", s, sp.String(), again.String(), err)
 		}
 	})
+}
+
+// formQuestion is a form question asking for the given fields (strings).
+func formQuestion(t *testing.T, key string, fields ...string) *Question {
+	t.Helper()
+	props := map[string]any{}
+	for _, f := range fields {
+		props[f] = map[string]any{"type": "string"}
+	}
+	p := &mcp.ElicitParams{Message: "?", RequestedSchema: map[string]any{"type": "object", "properties": props}}
+	s, err := formschema.Parse(p.RequestedSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Question{Key: key, Params: p, Form: s}
+}
+
+// One set of answers works whatever order the questions come in: an
+// answer with content goes to the form that asks for its fields, answers
+// without content keep their order, a keyed answer goes to its key.
+func TestQueueMatchesAnswersToTheFieldsAsked(t *testing.T) {
+	ctx := context.Background()
+	answers := []string{`accept:{"name":"db"}`, `accept:{"region":"eu"}`, `decline`}
+	orders := map[string][]*Question{
+		"key order (2026-07-28)":     {formQuestion(t, "name", "name"), formQuestion(t, "region", "region"), formQuestion(t, "size", "size")},
+		"arrival order (2025-11-25)": {formQuestion(t, "", "region"), formQuestion(t, "", "size"), formQuestion(t, "", "name")},
+	}
+	for order, qs := range orders {
+		var specs []Spec
+		for _, a := range answers {
+			specs = append(specs, mustSpec(t, a))
+		}
+		q := NewQueue(specs...)
+		got := map[string]string{}
+		for _, qu := range qs {
+			res, err := q.Answer(ctx, qu)
+			if err != nil {
+				t.Fatalf("%s: %v", order, err)
+			}
+			got[qu.Form.Fields[0].Name] = res.Action
+			if res.Content != nil {
+				got[qu.Form.Fields[0].Name] += fmt.Sprint(res.Content)
+			}
+		}
+		want := map[string]string{"name": "acceptmap[name:db]", "region": "acceptmap[region:eu]", "size": "decline"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: got %v, want %v", order, got, want)
+		}
+	}
+
+	// Content that fits no question still goes to the next question, so
+	// that the answer's check names the field.
+	q := NewQueue(mustSpec(t, `accept:{"nmae":"db"}`))
+	res, _ := q.Answer(ctx, formQuestion(t, "", "name"))
+	if res.Content["nmae"] != "db" {
+		t.Errorf("an answer that fits nothing was not handed out: %v", res)
+	}
+	// A URL question takes an answer without content before one with.
+	q = NewQueue(mustSpec(t, `accept:{"name":"db"}`), mustSpec(t, "accept"))
+	url := &Question{Params: &mcp.ElicitParams{Mode: "url", URL: "https://x.example", Message: "open"}}
+	if res, _ := q.Answer(ctx, url); res.Action != "accept" || res.Content != nil {
+		t.Errorf("URL question got %v", res)
+	}
+	if res, _ := q.Answer(ctx, formQuestion(t, "", "name")); res.Content["name"] != "db" {
+		t.Errorf("form got %v", res)
+	}
 }

@@ -2,14 +2,29 @@ package answer
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Queue hands out scripted answers in order. A spec with a key goes to the
-// question with that key; a spec without one goes to the next question
-// that no keyed spec claims. When nothing fits it returns ErrNoAnswer.
+// Queue hands out scripted answers. The rule, the same on every protocol
+// version, for each question as it comes:
+//
+//  1. the first unused answer keyed to the question's key (only questions of
+//     a 2026-07-28 input_required result have keys);
+//  2. else the first unused unkeyed answer that fits the question: an
+//     answer without content (accept, decline, cancel) fits any question,
+//     one with content fits a form whose requested schema has every field
+//     the content names;
+//  3. else the first unused unkeyed answer, whatever its content (the
+//     answer's check then names the field that does not fit).
+//
+// So answers written in any order reach the forms they were written for,
+// whether a server asks them in one round (taken in key order) or as
+// separate elicitation/create requests (taken as they arrive), and
+// content-free answers keep their order. When nothing is left it returns
+// ErrNoAnswer.
 type Queue struct {
 	mu    sync.Mutex
 	specs []Spec
@@ -46,6 +61,14 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 	}
 	if pick < 0 {
 		for i, s := range q.specs {
+			if !q.used[i] && s.Key == "" && Fits(s, qu) {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		for i, s := range q.specs {
 			if !q.used[i] && s.Key == "" {
 				pick = i
 				break
@@ -57,6 +80,24 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 	}
 	q.used[pick] = true
 	return q.specs[pick].Result(), nil
+}
+
+// Fits reports whether s can answer qu by its content: an answer without
+// content (or with an empty object) fits any question; one with content
+// fits a form question whose requested schema has every field it names.
+func Fits(s Spec, qu *Question) bool {
+	if len(s.Content) == 0 {
+		return true
+	}
+	if qu.Mode() != "form" || qu.Form == nil {
+		return false
+	}
+	for name := range s.Content {
+		if qu.Form.Field(name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Unused returns the specs nobody asked for, in order, each with its Origin.
@@ -77,4 +118,21 @@ func (q *Queue) Reset() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.specs, q.used = nil, nil
+}
+
+// NoKeysNote explains why a keyed answer matched none of the questions
+// asked, when none of them had a key: a server on protocol 2025-11-25 or
+// older asks with elicitation/create (or a -32042 error), whose questions
+// carry no key. It is empty when some question had a key, or when the spec
+// has none.
+func NoKeysNote(s Spec, keys []string) string {
+	if s.Key == "" || len(keys) == 0 {
+		return ""
+	}
+	for _, k := range keys {
+		if k != "" {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the questions had no keys (protocol 2025-11-25 asks with elicitation/create); write the answer without %q: it then goes to the form that asks for its fields", s.Key+"=")
 }

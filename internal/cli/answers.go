@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 
@@ -35,6 +36,8 @@ type AnswerOptions struct {
 	// Getenv reads the environment (NO_COLOR, ACCESSIBLE,
 	// MCP_TESTER_BROWSER); nil means the process's.
 	Getenv func(string) string
+
+	queue *answer.Queue // the --elicit answers, once answerer made them
 }
 
 // addHumanFlags binds how a person answers: --interactive, --accessible.
@@ -126,11 +129,40 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	if err != nil {
 		return nil, err
 	}
-	chain := answer.Chain{o.scripted(io, answer.NewQueue(specs...))}
+	o.queue = answer.NewQueue(specs...)
+	chain := answer.Chain{o.scripted(io, o.queue)}
 	if len(samples) > 0 {
 		chain = append(chain, answer.NewSamples(samples...))
 	}
 	return append(chain, o.person(io)), nil
+}
+
+// warnUnused says on stderr which --elicit answers no question used, and
+// why: a call that went well although an answer never reached its question
+// must not look as if the answer had been given.
+func (o *AnswerOptions) warnUnused(io *iostreams.IOStreams, asked []exchange.Entry) {
+	if o.queue == nil {
+		return
+	}
+	var keys []string
+	for _, e := range asked {
+		if e.IsElicitation() {
+			keys = append(keys, e.Key)
+		}
+	}
+	for _, s := range o.queue.Unused() {
+		why := answer.NoKeysNote(s, keys)
+		switch {
+		case why != "":
+		case len(keys) == 0:
+			why = "the server asked nothing"
+		case s.Key != "":
+			why = fmt.Sprintf("no question had the key %q", s.Key)
+		default:
+			why = fmt.Sprintf("the server asked only %d question(s)", len(keys))
+		}
+		fmt.Fprintf(io.ErrOut, "mcp-tester: warning: --elicit %s was not used: %s\n", s, why)
+	}
 }
 
 // person returns the answerer for a person, or nil (not a typed nil) when

@@ -33,10 +33,13 @@ func newCallCmd(io *iostreams.IOStreams, runF func(context.Context, *CallOptions
 		Use:   "call TOOL [flags]",
 		Short: "Call a tool and answer the questions it asks",
 		Long: `Call a tool. When the server asks a question (resultType "input_required",
-a server-initiated elicitation/create, or a URL-required error), the answers
-given with --elicit are used in the order the questions arrive; several
-questions in one round are answered in the order of their keys. A question
-with no answer left is declined. Each question is printed as an [ELICIT] line.`,
+a server-initiated elicitation/create, or a URL-required error), each takes
+the first --elicit answer that fits it: one keyed to its key (KEY=...), else
+one whose content names only fields the form asks for, or one without
+content. So the same answers work on every protocol version, whatever order
+the questions come in. A question with no answer left is declined; an answer
+no question used is reported on stderr. Each question is printed as an
+[ELICIT] line.`,
 		Example: `  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' \
       --elicit 'accept:{"environment":"production","confirm":true}'
   mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline
@@ -79,6 +82,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
 		return err
 	}

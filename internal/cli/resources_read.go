@@ -55,6 +55,7 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("resources/read", opts.URI, nil, asked.Questions, res); err != nil {
 		return err
 	}

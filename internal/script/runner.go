@@ -396,6 +396,8 @@ func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err err
 			p.step.Message = fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after %s, for wait_task", where, out.Task.ID, c.def.name)
 		case out == nil || len(out.Questions) == 0:
 			p.step.Message = fmt.Sprintf("the answer was never used: the server asked nothing during %s", where)
+		case p.answer.Key != "" && noKeysNote(p.answer, out.Questions) != "":
+			p.step.Message = fmt.Sprintf("the answer was never used: no question of %s had the key %q: %s", where, p.answer.Key, noKeysNote(p.answer, out.Questions))
 		case p.answer.Key != "":
 			p.step.Message = fmt.Sprintf("the answer was never used: no question of %s had the key %q", where, p.answer.Key)
 			p.step.Actual = questionKeys(out.Questions)
@@ -403,6 +405,15 @@ func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err err
 			p.step.Message = fmt.Sprintf("the answer was never used: the server asked only %d question(s) during %s", len(out.Questions), where)
 		}
 	}
+}
+
+// noKeysNote explains a keyed answer that met only questions without keys.
+func noKeysNote(a answer.Spec, qs []exchange.Entry) string {
+	keys := make([]string, len(qs))
+	for i, q := range qs {
+		keys[i] = q.Key
+	}
+	return answer.NoKeysNote(a, keys)
 }
 
 func questionKeys(qs []exchange.Entry) string {
