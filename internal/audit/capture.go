@@ -1,13 +1,11 @@
 package audit
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // exchange is one request the client sent and the response it got, as they
@@ -83,38 +81,19 @@ func (r *recorder) all() []exchange {
 	return out
 }
 
-// recordingTransport wraps a transport and records what passes through.
-type recordingTransport struct {
-	inner mcp.Transport
-	rec   *recorder
-}
-
-func (t *recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
+// observe records the client's requests and the responses to them as they
+// pass on the wire (a wire.Observer).
+func (r *recorder) observe(sent bool, msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if sent {
+			r.sent(m)
+		}
+	case *jsonrpc.Response:
+		if !sent {
+			r.received(m)
+		}
 	}
-	return &recordingConn{Connection: c, rec: t.rec}, nil
-}
-
-type recordingConn struct {
-	mcp.Connection
-	rec *recorder
-}
-
-func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
-		c.rec.received(resp)
-	}
-	return msg, err
-}
-
-func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok {
-		c.rec.sent(req)
-	}
-	return c.Connection.Write(ctx, msg)
 }
 
 // describe renders an exchange's response for evidence.

@@ -78,7 +78,7 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		ClientName:    a.opts.ClientName,
 		ClientVersion: a.opts.ClientVersion,
 		Middleware:    []mcp.Middleware{p.serverRequests},
-		WrapTransport: func(tr mcp.Transport) mcp.Transport { return &recordingTransport{inner: tr, rec: p.rec} },
+		Observe:       p.rec.observe,
 	})
 	if err != nil {
 		return nil, err

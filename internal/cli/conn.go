@@ -229,8 +229,8 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		ClientName:    "mcp-tester",
 		ClientVersion: Version,
 		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
-		Middleware:    o.sessionMiddleware(),
-		WrapTransport: o.wrapTransport,
+		Middleware:    o.middleware,
+		Observe:       o.observer(),
 	}, nil
 }
 

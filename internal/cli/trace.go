@@ -10,7 +10,7 @@ import (
 	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/trace"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/askback/askback/internal/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -65,14 +65,12 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	return nil
 }
 
-// sessionMiddleware is the middleware the session installs: the trace's
-// first, then what the command listens with.
-func (o *ConnOptions) sessionMiddleware() []mcp.Middleware {
-	var mws []mcp.Middleware
-	if o.recorder != nil && !o.wireTrace() {
-		mws = append(mws, o.recorder.Middleware())
+// observer is what hears the wire for the trace, nil without one.
+func (o *ConnOptions) observer() wire.Observer {
+	if o.recorder == nil {
+		return nil
 	}
-	return append(mws, o.middleware...)
+	return o.recorder.Observe
 }
 
 // appendFile is a writer that appends each write to a file, opening and
@@ -91,22 +89,6 @@ func (p appendFile) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// wireTrace reports whether the trace can be taken on the wire: always for
-// a command server; over HTTP only with 2026-07-28, since older HTTP
-// sessions need updates the go-sdk gives its own connection through an
-// unexported method that a wrapper cannot forward.
-func (o *ConnOptions) wireTrace() bool {
-	return o.Command != "" || o.Protocol == "" || o.Protocol >= "2026-07-28"
-}
-
-// wrapTransport traces every JSON-RPC message on the wire, ids included.
-func (o *ConnOptions) wrapTransport(t mcp.Transport) mcp.Transport {
-	if o.recorder == nil || !o.wireTrace() {
-		return t
-	}
-	return o.recorder.Transport(t)
-}
-
 // addRawFlag adds --raw.
 func addRawFlag(cmd *cobra.Command, o *ConnOptions) {
 	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the final result exactly as the server sent it (JSON), without the go-sdk's typed decoding")
@@ -119,7 +101,7 @@ func (o *ConnOptions) printRaw(w io.Writer, method string) error {
 		raw = o.recorder.LastResult(method)
 	}
 	if raw == nil {
-		return usageErr("--raw: no raw result (over HTTP the wire is seen only with protocol 2026-07-28)")
+		return usageErr("--raw: the server sent no result for %s", method)
 	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/wire"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,9 +65,10 @@ type Options struct {
 	// Middleware, if set, is installed as sending and receiving middleware
 	// on the client, outermost (for tracing).
 	Middleware []mcp.Middleware
-	// WrapTransport, if set, wraps the transport before connecting, to see
-	// every JSON-RPC message on the wire (the trace).
-	WrapTransport func(mcp.Transport) mcp.Transport
+	// Observe, if set, hears every JSON-RPC message on the wire (the trace,
+	// the audit's evidence). It never changes what is sent: over HTTP it
+	// reads copies of the bodies (see the wire package).
+	Observe wire.Observer
 	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks):
 	// a tool the server runs as a task is then waited for, its questions
 	// answered through tasks/update, and its result returned like a direct
@@ -189,9 +191,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	if s.opts.WrapTransport != nil {
-		tr = s.opts.WrapTransport(tr)
-	}
+	tr = wire.Observe(tr, s.opts.Observe)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the

@@ -11,10 +11,10 @@ import (
 )
 
 // BenchmarkTrace measures a tool call over in-memory transports untraced
-// (the baseline), traced through the transport and traced through the
-// middleware; compare the ns/op of the three in one run.
+// (the baseline) and traced through the transport; compare the ns/op of
+// the two in one run.
 func BenchmarkTrace(b *testing.B) {
-	for _, mode := range []string{"baseline", "transport", "middleware"} {
+	for _, mode := range []string{"baseline", "transport"} {
 		b.Run(mode, func(b *testing.B) {
 			ctx := context.Background()
 			s := mcp.NewServer(&mcp.Implementation{Name: "b", Version: "1"}, nil)
@@ -30,12 +30,8 @@ func BenchmarkTrace(b *testing.B) {
 			rec := trace.New(io.Discard, trace.Options{})
 			c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
 			var tr mcp.Transport = ct
-			switch mode {
-			case "transport":
+			if mode == "transport" {
 				tr = rec.Transport(ct)
-			case "middleware":
-				c.AddSendingMiddleware(rec.Middleware())
-				c.AddReceivingMiddleware(rec.Middleware())
 			}
 			cs, err := c.Connect(ctx, tr, nil)
 			if err != nil {

@@ -15,7 +15,7 @@ const KindHTTP = "http"
 // hidden), status, the headers both ways (credential headers hidden,
 // unless Options.ShowSecrets) and
 // the time to the response headers. Bodies are not recorded: the JSON-RPC
-// messages they carry are recorded by Transport or Middleware.
+// messages they carry are recorded by Transport or Observe.
 func (r *Recorder) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport

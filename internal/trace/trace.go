@@ -3,10 +3,9 @@
 // kept out: a requestState is shown by its length unless asked otherwise,
 // and HTTP credentials never appear.
 //
-// A Recorder sees the traffic in one of two ways: Transport wraps an
-// mcp.Transport and sees every JSON-RPC message as it crosses the wire
-// (ids and raw results included); Middleware is go-sdk method middleware
-// and sees the typed requests and results of a client session (no ids).
+// A Recorder sees every JSON-RPC message as it crosses the wire (ids and
+// raw results included), through Observe (a wire.Observer) or Transport,
+// without changing what is sent.
 package trace
 
 import (

@@ -41,8 +41,8 @@ type jsonRPCError struct{}
 func (*jsonRPCError) Error() string { return "state changed" }
 
 // run calls the ask tool twice by hand (the second time with the answer
-// and the state), with the client's transport or middleware traced.
-func run(t *testing.T, viaTransport bool, opts trace.Options) []trace.Event {
+// and the state), with the client's transport traced.
+func run(t *testing.T, opts trace.Options) []trace.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -55,14 +55,7 @@ func run(t *testing.T, viaTransport bool, opts trace.Options) []trace.Event {
 	var buf bytes.Buffer
 	rec := trace.New(&buf, opts)
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
-	var tr mcp.Transport = ct
-	if viaTransport {
-		tr = rec.Transport(ct)
-	} else {
-		c.AddSendingMiddleware(rec.Middleware())
-		c.AddReceivingMiddleware(rec.Middleware())
-	}
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := c.Connect(ctx, rec.Transport(ct), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +72,8 @@ func run(t *testing.T, viaTransport bool, opts trace.Options) []trace.Event {
 	if err != nil || res.NeedsInput() {
 		t.Fatalf("round 2: %v %+v", err, res)
 	}
-	if viaTransport {
-		if raw := rec.LastResult("tools/call"); !strings.Contains(string(raw), `"done"`) {
-			t.Errorf("LastResult = %s, want the raw final result", raw)
-		}
+	if raw := rec.LastResult("tools/call"); !strings.Contains(string(raw), `"done"`) {
+		t.Errorf("LastResult = %s, want the raw final result", raw)
 	}
 	return decode(t, buf.String())
 }
@@ -117,7 +108,7 @@ func toolCalls(evs []trace.Event) (reqs, resps []trace.Event) {
 }
 
 func TestTransportShowsBothRoundsWithIDsAndHidesState(t *testing.T) {
-	evs := run(t, true, trace.Options{})
+	evs := run(t, trace.Options{})
 	all, _ := json.Marshal(evs)
 	if strings.Contains(string(all), secretState) {
 		t.Fatalf("the trace shows the requestState:\n%s", all)
@@ -147,25 +138,10 @@ func TestTransportShowsBothRoundsWithIDsAndHidesState(t *testing.T) {
 }
 
 func TestTransportShowStateShowsIt(t *testing.T) {
-	evs := run(t, true, trace.Options{ShowState: true})
+	evs := run(t, trace.Options{ShowState: true})
 	all, _ := json.Marshal(evs)
 	if !strings.Contains(string(all), secretState) {
 		t.Fatal("with ShowState the trace should carry the requestState")
-	}
-}
-
-func TestMiddlewareShowsBothRoundsAndHidesState(t *testing.T) {
-	evs := run(t, false, trace.Options{})
-	all, _ := json.Marshal(evs)
-	if strings.Contains(string(all), secretState) {
-		t.Fatalf("the trace shows the requestState:\n%s", all)
-	}
-	reqs, resps := toolCalls(evs)
-	if len(reqs) != 2 || len(resps) != 2 {
-		t.Fatalf("want 2 tools/call requests and 2 responses, got %d and %d", len(reqs), len(resps))
-	}
-	if reqs[0].Dir != trace.Out || resps[0].Dir != trace.In || resps[0].Latency == nil {
-		t.Errorf("directions: request %q, response %q", reqs[0].Dir, resps[0].Dir)
 	}
 }
 

@@ -1,59 +1,31 @@
 package trace
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/askback/askback/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Transport returns t with every JSON-RPC message written to or read from
-// its connection recorded. The messages themselves pass unchanged.
-//
-// The go-sdk tells its Streamable HTTP client connection about the
-// negotiated session through an unexported method that a wrapper cannot
-// forward; with protocol 2026-07-28 every request carries its version
-// itself, so nothing is lost, but older versions over HTTP are better
-// traced at the HTTP layer.
+// it recorded (see Observe). The messages themselves pass unchanged; over
+// HTTP the bodies are read from copies, so the go-sdk's own connection is
+// untouched (wire.Observe).
 func (r *Recorder) Transport(t mcp.Transport) mcp.Transport {
-	return &transport{rec: r, inner: t}
+	return wire.Observe(t, r.Observe)
 }
 
-type transport struct {
-	rec   *Recorder
-	inner mcp.Transport
-}
-
-func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
+// Observe records one JSON-RPC message the client sent or received: a
+// wire.Observer, for sessions that observe their wire themselves.
+func (r *Recorder) Observe(sent bool, msg jsonrpc.Message) {
+	if sent {
+		r.message(Out, msg)
+	} else {
+		r.message(In, msg)
 	}
-	return &conn{rec: t.rec, inner: c}, nil
 }
-
-type conn struct {
-	rec   *Recorder
-	inner mcp.Connection
-}
-
-func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.inner.Read(ctx)
-	if err == nil {
-		c.rec.message(In, msg)
-	}
-	return msg, err
-}
-
-func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.rec.message(Out, msg)
-	return c.inner.Write(ctx, msg)
-}
-
-func (c *conn) Close() error      { return c.inner.Close() }
-func (c *conn) SessionID() string { return c.inner.SessionID() }
 
 // message records one JSON-RPC message.
 func (r *Recorder) message(dir string, msg jsonrpc.Message) {
