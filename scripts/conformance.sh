@@ -53,6 +53,7 @@ CLIENT_SCENARIOS=(
   json-schema-2020-12-preservation
   sep-2322-client-request-state
   http-standard-headers
+  http-custom-headers
   http-invalid-tool-headers
 )
 SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}" "${CLIENT_SCENARIOS[@]}")

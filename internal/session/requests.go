@@ -172,6 +172,7 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
+	s.knowTools(ctx)
 	res, err := s.cs.CallTool(ctx, params)
 	return res, s.wrap(ctx, fmt.Sprintf("tools/call %q", params.Name), err)
 }

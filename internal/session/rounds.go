@@ -45,6 +45,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
+	s.knowTools(ctx)
 	var res *mcp.CallToolResult
 	var task *taskclient.Update
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
@@ -110,6 +111,7 @@ func (s *Session) StartTool(ctx context.Context, name string, args any, ans answ
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
+	s.knowTools(ctx)
 	var started *taskclient.Started
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error

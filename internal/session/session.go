@@ -102,6 +102,8 @@ type Session struct {
 
 	life context.CancelFunc // ends the connection's own context on Close
 
+	toolsOnce sync.Once // the tools were listed (knowTools)
+
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
 	late  error           // an error met while answering a server-initiated request
