@@ -47,6 +47,7 @@ TASKS_SCENARIOS=(
 CLIENT_SCENARIOS=(
   initialize
   tools_call
+  request-metadata
   elicitation-sep1034-client-defaults
   sse-retry
   json-schema-ref-no-deref

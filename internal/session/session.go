@@ -10,6 +10,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/wire"
 	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -290,11 +292,42 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers. On 2026-07-28 and newer the ping
+// carries the per-request _meta every request must (the go-sdk adds it to
+// the other requests, not to ping). That version removed ping from the
+// protocol, so a server may answer it "method not found": it answered, and
+// the ping succeeds.
 func (s *Session) Ping(ctx context.Context) error {
 	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	return s.wrap(ctx, "ping", s.cs.Ping(ctx, nil))
+	v := s.ProtocolVersion()
+	var params *mcp.PingParams
+	if v >= Modern {
+		params = &mcp.PingParams{Meta: s.requestMeta(v)}
+	}
+	err := s.wrap(ctx, "ping", s.cs.Ping(ctx, params))
+	if w := RPCError(err); w != nil && w.Code == jsonrpc.CodeMethodNotFound && v >= Modern {
+		return nil
+	}
+	return err
+}
+
+// requestMeta is the _meta of a request of protocol v (2026-07-28 and
+// newer) as the go-sdk writes it: the version, the client and what it
+// declares.
+func (s *Session) requestMeta(v string) mcp.Meta {
+	var caps map[string]any
+	b, _ := json.Marshal(s.capabilities())
+	_ = json.Unmarshal(b, &caps)
+	// The go-sdk's ClientCapabilities always writes "roots"; requests of
+	// this version carry it only when roots are declared, which the tester
+	// never does.
+	delete(caps, "roots")
+	return mcp.Meta{
+		mcp.MetaKeyProtocolVersion:    v,
+		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion},
+		mcp.MetaKeyClientCapabilities: caps,
+	}
 }
 
 // wrap turns an error from the SDK into a session *Error of the right kind.
