@@ -117,15 +117,16 @@ func peersReady(root string) bool {
 	return err == nil
 }
 
-// waitfile FILE VAR waits (up to 10s) until FILE exists and sets VAR to its
-// trimmed content: how a script learns the address of a server it started
-// in the background.
+// waitfile FILE VAR waits (up to 60s: a Node server starting on a busy
+// machine is slow) until FILE exists and sets VAR to its trimmed content:
+// how a script learns the address of a server it started in the
+// background.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitfile FILE VAR")
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
 			ts.Setenv(args[1], strings.TrimSpace(string(b)))
@@ -133,7 +134,7 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear within 10s", args[0])
+	ts.Fatalf("%s did not appear within 60s", args[0])
 }
 
 // grabvar VAR REGEXP sets VAR to the first group of REGEXP in the last

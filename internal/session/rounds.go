@@ -367,7 +367,9 @@ func (s *Session) answerURLError(ctx context.Context, method, name string, round
 		if p.Mode != "url" {
 			return protocolErr(op, "the URL-required error carries a %q question; only URL questions are allowed there", p.Mode)
 		}
-		res, err := s.ask(ctx, exchange.ViaURLError, method, name, p.ElicitationID, round, ans, p)
+		// Like every question of 2025-11-25 it has no key: messages name it
+		// by its message, answers reach it by the matching rule.
+		res, err := s.ask(ctx, exchange.ViaURLError, method, name, "", round, ans, p)
 		if err != nil {
 			return err
 		}

@@ -147,12 +147,26 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 				t := *opts.Target
 				t.Transport = target.TransportSSE
 				s.opts.Target = &t
-				return s, nil
+				return s, s.spokeAsked()
 			}
 		}
 		return nil, err
 	}
-	return s, nil
+	return s, s.spokeAsked()
+}
+
+// spokeAsked checks that a session opened with an explicit protocol
+// version speaks it: the go-sdk settles on another version the server
+// offers instead, which a tester asked for one version must not do
+// silently. It closes the session when not.
+func (s *Session) spokeAsked() error {
+	want, got := s.opts.Protocol, s.ProtocolVersion()
+	if want == "" || got == want {
+		return nil
+	}
+	s.Close()
+	return &Error{Kind: KindProtocol, Op: "connect to " + s.opts.Target.Describe(),
+		Err: fmt.Errorf("--protocol %s: the server does not speak it (it speaks %s); give --protocol %s, or leave --protocol out to speak the newest version both know", want, got, got)}
 }
 
 func checkProtocol(v string) error {
