@@ -151,10 +151,14 @@ func takes(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// convert turns the text of an argument into a value of type typ. Without
-// a type, a JSON value stays JSON, a quoted string stays a string, and a
-// bare word is a number, true, false or null when it reads as one.
+// convert turns the text of an argument into a value of type typ. The bare
+// word null is JSON null whatever the type (quoted, it is the text "null").
+// Without a type, a JSON value stays JSON, a quoted string stays a string,
+// and a bare word is a number, true, false or null when it reads as one.
 func convert(s string, kind tokenKind, typ string) (any, error) {
+	if kind == bareToken && s == "null" {
+		return nil, nil
+	}
 	switch typ {
 	case "string":
 		return s, nil

@@ -78,6 +78,12 @@ func newTestServer() *mcp.Server {
 		b, _ := json.Marshal(m)
 		return textResult(string(b)), argsOut{Echo: m, Len: len(in.Name)}, nil
 	})
+	// raw echoes its arguments as they came, without the go-sdk's checks.
+	s.AddTool(&mcp.Tool{Name: "raw", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"verbose": map[string]any{"type": "boolean"}, "count": map[string]any{"type": "integer"}, "name": map[string]any{"type": "string"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult(string(req.Params.Arguments)), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "broken", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: -32001, Message: "broken on purpose"}
 	})

@@ -275,6 +275,17 @@ func TestArgumentsWithoutToolList(t *testing.T) {
 	}
 }
 
+// A bare null is JSON null, whatever the property's type; quoted, it is
+// the text "null".
+func TestNullArguments(t *testing.T) {
+	rep, out := runText(t, "null.mcp", "call_tool raw verbose:null count:null name:\"null\"\nassert_contains '{\"count\":null,\"name\":\"null\",\"verbose\":null}'\ncall_tool raw null\nassert_contains '{\"count\":null}'\n", RunOptions{})
+	for i, st := range rep.Scripts[0].Steps {
+		if !st.Passed {
+			t.Errorf("line %d failed: %s\n%s", i+1, st.Message, out)
+		}
+	}
+}
+
 func TestAssertionsAfterAFailedCommand(t *testing.T) {
 	rep, out := runText(t, "a.mcp", "call_tool args colour:red\nassert_elicited\nassert_contains x\nassert_elicited_count 0\n", RunOptions{})
 	steps := rep.Scripts[0].Steps
