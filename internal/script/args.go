@@ -131,7 +131,10 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		}
 		v, err := convert(s, tk.kind, typ)
 		if err != nil {
-			return nil, fmt.Errorf("argument %s: %v", key, err)
+			// Sent as written, as the earlier mcp-tester did, so that the
+			// server's validation is what is tested; the step says so.
+			r.notes = append(r.notes, fmt.Sprintf("argument %s: %v; sent as written (a string)", key, err))
+			v = s
 		}
 		args[key] = v
 	}

@@ -64,11 +64,22 @@ func readsLast(f func(r *runner, c *command, args []string, l *last) *failure) r
 // result: it fails when that command failed.
 func readsResult(f func(r *runner, c *command, args []string, l *last) *failure) runFunc {
 	return readsLast(func(r *runner, c *command, args []string, l *last) *failure {
-		if l.err != nil {
+		if l.err != nil && l.caught == "" {
 			return &failure{msg: fmt.Sprintf("%s (line %d) failed, so there is no result to check", l.cmd.name, l.line)}
 		}
 		return f(r, c, args, l)
 	})
+}
+
+// oneOrTwo runs one with one argument and two with two: assert_contains
+// and assert_equals read the last response, or compare two values.
+func oneOrTwo(one, two runFunc) runFunc {
+	return func(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
+		if len(c.args) == 1 {
+			return one(r, ctx, c, res)
+		}
+		return two(r, ctx, c, res)
+	}
 }
 
 func echo(_ *runner, _ *command, args []string, res *StepResult) *failure {
@@ -81,27 +92,62 @@ func inputVar(r *runner, _ *command, args []string, res *StepResult) *failure {
 	if len(args) > 1 {
 		prompt = args[1]
 	}
+	if len(args) > 2 { // input_var NAME Several words of prompt
+		prompt = strings.Join(args[1:], " ")
+	}
 	line, err := r.in.readLine(prompt, r.opts.Prompts)
 	if err != nil {
 		return fail("input_var %s: %v", args[0], err)
 	}
 	r.vars[args[0]] = line
-	if len(args) > 1 {
-		res.Output = args[1]
-	}
+	res.Output = prompt
 	return nil
 }
 
 func assertEquals(_ *runner, _ *command, args []string, _ *StepResult) *failure {
 	if args[0] != args[1] {
-		return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt))}
+		return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt)),
+			said: fmt.Sprintf("assertion failed: %q != %q", args[0], args[1])}
+	}
+	return nil
+}
+
+// assertResultEquals runs assert_equals EXPECTED: the last response is
+// exactly EXPECTED (its text, or its JSON).
+func assertResultEquals(_ *runner, _ *command, args []string, l *last) *failure {
+	if slices.Contains(l.responses(), args[0]) {
+		return nil
+	}
+	text := l.text()
+	return &failure{msg: "the last response is not exactly the text", expected: strconv.Quote(truncate(args[0], maxExcerpt)), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
+		said: fmt.Sprintf("assertion failed: expected exactly %q, but got %q", args[0], text)}
+}
+
+// assertValueContains runs assert_contains VALUE TEXT.
+func assertValueContains(_ *runner, _ *command, args []string, _ *StepResult) *failure {
+	if !strings.Contains(args[0], args[1]) {
+		return &failure{msg: "the value does not contain the text", expected: "text containing " + strconv.Quote(args[1]), actual: strconv.Quote(truncate(args[0], maxExcerpt)),
+			said: fmt.Sprintf("assertion failed: %q does not contain %q", args[0], args[1])}
+	}
+	return nil
+}
+
+// setLogLevel runs logging LEVEL: logging/setLevel, as mcp-tester logging
+// does.
+func setLogLevel(r *runner, ctx context.Context, c *command, _ *StepResult) *failure {
+	lc, ok := r.conn.(LogLevelConn)
+	if !ok {
+		return fail("logging: this connection cannot set the server's log level")
+	}
+	if err := lc.SetLogLevel(ctx, c.args[0].segs[0].text); err != nil {
+		return &failure{msg: fmt.Sprintf("logging failed: %v", err)}
 	}
 	return nil
 }
 
 func assertNumber(_ *runner, _ *command, args []string, _ *StepResult) *failure {
 	if _, err := strconv.ParseFloat(strings.TrimSpace(args[0]), 64); err != nil {
-		return &failure{msg: "not a number", expected: "a number", actual: strconv.Quote(args[0])}
+		return &failure{msg: "not a number", expected: "a number", actual: strconv.Quote(args[0]), said: fmt.Sprintf("assertion failed: %q is not a number", args[0])}
 	}
 	return nil
 }
@@ -110,10 +156,10 @@ func assertGreater(_ *runner, _ *command, args []string, _ *StepResult) *failure
 	a, err1 := strconv.ParseFloat(strings.TrimSpace(args[0]), 64)
 	b, err2 := strconv.ParseFloat(strings.TrimSpace(args[1]), 64)
 	if err1 != nil || err2 != nil {
-		return &failure{msg: "assert_gt compares numbers", expected: "two numbers", actual: strconv.Quote(args[0]) + " and " + strconv.Quote(args[1])}
+		return &failure{msg: "assert_gt compares numbers", expected: "two numbers", actual: strconv.Quote(args[0]) + " and " + strconv.Quote(args[1]), said: "assert_gt arguments must be numbers"}
 	}
 	if !(a > b) {
-		return &failure{msg: "the value is not greater", expected: "a number greater than " + args[1], actual: args[0]}
+		return &failure{msg: "the value is not greater", expected: "a number greater than " + args[1], actual: args[0], said: fmt.Sprintf("assertion failed: %f is not greater than %f", a, b)}
 	}
 	return nil
 }
@@ -123,7 +169,8 @@ func assertStringLength(_ *runner, _ *command, args []string, _ *StepResult) *fa
 	hi, _ := strconv.Atoi(args[2])
 	n := utf8.RuneCountInString(args[0])
 	if n < lo || n > hi {
-		return &failure{msg: "the length is out of range", expected: fmt.Sprintf("%d to %d characters", lo, hi), actual: fmt.Sprintf("%d characters: %s", n, strconv.Quote(truncate(args[0], 200)))}
+		return &failure{msg: "the length is out of range", expected: fmt.Sprintf("%d to %d characters", lo, hi), actual: fmt.Sprintf("%d characters: %s", n, strconv.Quote(truncate(args[0], 200))),
+			said: fmt.Sprintf("assertion failed: string length %d is not between %d and %d", n, lo, hi)}
 	}
 	return nil
 }
@@ -137,7 +184,8 @@ func assertErrorCode(_ *runner, c *command, _ []string, l *last) *failure {
 		return &failure{msg: "the error has no JSON-RPC code", expected: fmt.Sprintf("error code %d", c.n), actual: l.err.Error()}
 	}
 	if code != c.n {
-		return &failure{msg: "wrong error code", expected: strconv.FormatInt(c.n, 10), actual: fmt.Sprintf("%d (%v)", code, l.err)}
+		return &failure{msg: "wrong error code", expected: strconv.FormatInt(c.n, 10), actual: fmt.Sprintf("%d (%v)", code, l.err),
+			said: fmt.Sprintf("assertion failed: expected error code %d, got %d", c.n, code)}
 	}
 	return nil
 }
@@ -147,11 +195,14 @@ func assertTaskStatus(r *runner, _ *command, args []string, l *last) *failure {
 }
 
 func assertContains(_ *runner, _ *command, args []string, l *last) *failure {
-	text := l.text()
-	if !strings.Contains(text, args[0]) {
-		return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true}
+	for _, s := range l.responses() {
+		if strings.Contains(s, args[0]) {
+			return nil
+		}
 	}
-	return nil
+	text := l.text()
+	return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
+		said: fmt.Sprintf("assertion failed: last response does not contain %q", args[0])}
 }
 
 // assertIsError runs assert_is_error (want true) and assert_not_error.
@@ -178,6 +229,17 @@ func setVar(r *runner, c *command, args []string, l *last) *failure {
 		return &failure{msg: fmt.Sprintf("%s (line %d) has no JSON result", l.cmd.name, l.line), response: true}
 	}
 	v, err := lookupPath(decoded, c.path)
+	if err != nil {
+		// As the earlier mcp-tester: $.a (and a) also reads
+		// structuredContent.a, and structuredContent.a also reads a.
+		alt := append([]string{"structuredContent"}, c.path...)
+		if len(c.path) > 0 && c.path[0] == "structuredContent" {
+			alt = c.path[1:]
+		}
+		if v2, err2 := lookupPath(decoded, alt); err2 == nil {
+			v, err = v2, nil
+		}
+	}
 	if err != nil {
 		return &failure{msg: fmt.Sprintf("set_var %s: %v", args[0], err), response: true}
 	}

@@ -45,6 +45,9 @@ type cmd struct {
 	// asks: the server may ask questions during the command, so the answers
 	// queued by elicit_response go to it and are settled by it.
 	asks bool
+	// assertion: a check that expect_error may wrap (the step passes when
+	// the check fails), as the earlier mcp-tester allowed.
+	assertion bool
 
 	// What a command does with tasks (the tasks extension).
 	callsTool   bool // it calls a tool, which the server may run as a task
@@ -65,6 +68,7 @@ func init() {
 	// expect_error and timeout wrap the commands that reach the server, and
 	// each other.
 	wrapsRemote := func(inner *cmd) bool { return inner.send != nil || inner.wraps != nil }
+	wrapsRemoteOrCheck := func(inner *cmd) bool { return wrapsRemote(inner) || inner.assertion }
 	commandList = []*cmd{
 		{name: "elicit_response", usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
 			check: checkElicitResponse, run: queueAnswer},
@@ -85,39 +89,41 @@ func init() {
 		{name: "wait_task", usage: "wait_task [TASK_ID]", min: 0, max: 1,
 			run: runRemote, send: sendWaitTask, asks: true, waits: true, reportsTask: true},
 		{name: "assert_task_status", usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1,
-			check: checkTaskStatus, run: readsLast(assertTaskStatus)},
+			check: checkTaskStatus, assertion: true, run: readsLast(assertTaskStatus)},
 		{name: "assert_elicited", usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
-			check: checkFilter, run: readsLast(assertElicited)},
+			check: checkFilter, assertion: true, run: readsLast(assertElicited)},
 		{name: "assert_not_elicited", usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
-			check: checkFilter, run: readsLast(assertNotElicited)},
+			check: checkFilter, assertion: true, run: readsLast(assertNotElicited)},
 		{name: "assert_elicited_count", usage: "assert_elicited_count N", min: 1, max: 1,
-			check: checkCount, run: readsLast(assertElicitedCount)},
-		{name: "assert_contains", usage: `assert_contains "text"`, min: 1, max: 1,
-			run: readsResult(assertContains)},
+			check: checkCount, assertion: true, run: readsLast(assertElicitedCount)},
+		{name: "assert_contains", usage: `assert_contains "text" | assert_contains VALUE "text"`, min: 1, max: 2,
+			assertion: true, run: oneOrTwo(readsResult(assertContains), readsArgs(assertValueContains))},
 		{name: "assert_is_error", usage: "assert_is_error", min: 0, max: 0,
-			run: readsResult(assertIsError(true))},
+			assertion: true, run: readsResult(assertIsError(true))},
 		{name: "assert_not_error", usage: "assert_not_error", min: 0, max: 0,
-			run: readsResult(assertIsError(false))},
+			assertion: true, run: readsResult(assertIsError(false))},
 		{name: "set_var", usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
 			check: checkSetVar, run: readsResult(setVar)},
-		{name: "input_var", usage: `input_var NAME ["prompt"]`, min: 1, max: 2, setsVar: true,
+		{name: "input_var", usage: `input_var NAME ["prompt"]`, min: 1, max: -1, setsVar: true,
 			check: checkVarName, run: readsArgs(inputVar)},
-		{name: "assert_equals", usage: "assert_equals ACTUAL EXPECTED", min: 2, max: 2,
-			run: readsArgs(assertEquals)},
+		{name: "assert_equals", usage: "assert_equals EXPECTED | assert_equals ACTUAL EXPECTED", min: 1, max: 2,
+			assertion: true, run: oneOrTwo(readsResult(assertResultEquals), readsArgs(assertEquals))},
 		{name: "assert_number", usage: "assert_number VALUE", min: 1, max: 1,
-			run: readsArgs(assertNumber)},
+			assertion: true, run: readsArgs(assertNumber)},
 		{name: "assert_gt", usage: "assert_gt VALUE LIMIT", min: 2, max: 2,
-			check: checkNumbers, run: readsArgs(assertGreater)},
+			check: checkNumbers, assertion: true, run: readsArgs(assertGreater)},
 		{name: "assert_string_length", usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3,
-			check: checkLength, run: readsArgs(assertStringLength)},
+			check: checkLength, assertion: true, run: readsArgs(assertStringLength)},
 		{name: "expect_error", usage: "expect_error COMMAND...", min: 1, max: -1, named: true,
-			check: checkWrapped, wraps: wrapsRemote, run: expectError},
+			check: checkWrapped, wraps: wrapsRemoteOrCheck, run: expectError},
 		{name: "assert_error_code", usage: "assert_error_code CODE", min: 1, max: 1,
-			check: checkCode, run: readsLast(assertErrorCode)},
+			check: checkCode, assertion: true, run: readsLast(assertErrorCode)},
 		{name: "timeout", usage: "timeout MS COMMAND...", min: 2, max: -1, named: true,
 			check: checkTimeout, wraps: wrapsRemote, run: runWrapped},
 		{name: "echo", usage: "echo [TEXT]...", min: 0, max: -1,
 			run: readsArgs(echo)},
+		{name: "logging", usage: "logging debug|info|notice|warning|error|critical|alert|emergency", min: 1, max: 1,
+			check: checkLevel, run: setLogLevel},
 	}
 	commands = make(map[string]*cmd, len(commandList))
 	for _, c := range commandList {
@@ -426,6 +432,21 @@ func checkTimeout(p *parser, c *command, outers []*cmd) {
 	}
 	c.limit = time.Duration(n) * time.Millisecond
 	c.sub = p.parseCommand(c.args[1:], append(outers, c.def)...)
+}
+
+// logLevels are the levels of logging/setLevel.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func checkLevel(p *parser, c *command, outers []*cmd) {
+	s, ok := p.literalArg(c, 0, "the level")
+	if !ok || slices.Contains(logLevels, s) {
+		return
+	}
+	msg := fmt.Sprintf("unknown log level %q; use %s", s, strings.Join(logLevels, ", "))
+	if h, ok := closest(s, logLevels); ok {
+		msg = fmt.Sprintf("unknown log level %q; did you mean %q?", s, h)
+	}
+	p.errorf(c.args[0].col, "%s", msg)
 }
 
 func checkWrapped(p *parser, c *command, outers []*cmd) {

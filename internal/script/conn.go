@@ -83,6 +83,13 @@ type TaskConn interface {
 	WaitTask(ctx context.Context, id string, answers []answer.Spec) (*Outcome, error)
 }
 
+// LogLevelConn is a Conn that can set the server's log level, for the
+// logging command.
+type LogLevelConn interface {
+	Conn
+	SetLogLevel(ctx context.Context, level string) error
+}
+
 // FallbackConn is a Conn that can ask a fallback answerer for the
 // questions the queued answers do not cover (RunOptions.Fallback); the
 // runner sets it once, right after connecting.

@@ -49,12 +49,14 @@ func ParseFile(name string, src []byte) (*Script, error) {
 	p := &parser{file: name, vars: map[string]bool{}}
 	s := &Script{Name: name}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	for i, line := range strings.Split(string(src), "\n") {
+	p.lines = strings.Split(string(src), "\n")
+	for p.next < len(p.lines) {
 		if len(p.errs) >= maxSyntaxErrors {
 			break
 		}
-		p.line = i + 1
-		if st := p.parseLine(strings.TrimSuffix(line, "\r")); st != nil {
+		p.line = p.next + 1
+		p.next++
+		if st := p.parseLine(strings.TrimSuffix(p.lines[p.line-1], "\r")); st != nil {
 			s.Steps = append(s.Steps, st)
 		}
 	}
@@ -72,6 +74,44 @@ type parser struct {
 	vars   map[string]bool
 	errs   SyntaxErrors
 	failed bool // the current line has an error
+	lines  []string
+	next   int // index of the next line to parse; a here-document moves it on
+}
+
+// Bounds of a here-document.
+const (
+	maxHeredocLines = 10000
+	maxHeredocBytes = 1 << 20
+)
+
+// heredoc replaces a last argument <<MARKER by the lines that follow, up to
+// a line that is MARKER alone, as the earlier mcp-tester did: the lines are
+// one value, taken as written (no comments, no variables).
+func (p *parser) heredoc(toks []token) {
+	last := &toks[len(toks)-1]
+	s, ok := last.literal()
+	if last.kind != bareToken || !ok || !strings.HasPrefix(s, "<<") || !isIdent(s[2:]) {
+		return
+	}
+	marker, start := s[2:], p.line
+	var body []string
+	size := 0
+	for p.next < len(p.lines) {
+		l := strings.TrimSuffix(p.lines[p.next], "\r")
+		p.next++
+		if strings.TrimSpace(l) == marker {
+			last.kind, last.segs = singleToken, []segment{{text: strings.Join(body, "\n")}}
+			return
+		}
+		size += len(l) + 1
+		if len(body) >= maxHeredocLines || size > maxHeredocBytes {
+			p.errorf(last.col, "the here-document <<%s is longer than %d lines or %d bytes", marker, maxHeredocLines, maxHeredocBytes)
+			return
+		}
+		body = append(body, l)
+	}
+	p.line = start
+	p.errorf(last.col, "the here-document <<%s has no end: add a line that is %s alone", marker, marker)
 }
 
 func (p *parser) errorf(col int, format string, args ...any) {
@@ -97,6 +137,11 @@ func (p *parser) parseLine(line string) *Step {
 	if len(toks) == 0 {
 		return nil
 	}
+	line0 := p.line
+	p.heredoc(toks)
+	if p.failed {
+		return nil
+	}
 	c := p.parseCommand(toks)
 	if p.failed {
 		return nil
@@ -110,7 +155,7 @@ func (p *parser) parseLine(line string) *Step {
 		p.vars[name] = true
 	}
 	end := lx.pos
-	return &Step{Line: p.line, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end]), cmd: c}
+	return &Step{Line: line0, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end]), cmd: c}
 }
 
 // checkVars reports a variable used before any line sets it.

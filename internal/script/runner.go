@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,8 @@ type runner struct {
 	last    *last                   // the last command that reached the server
 	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
+	limit   time.Duration           // the time limit of the step running
+	notes   []string                // what the step running should say besides its verdict
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -52,12 +55,19 @@ type last struct {
 	decoded     any    // the result's JSON decoded, see decodedJSON
 	rawDone     bool
 	decodedDone bool
+	// caught is the error's message when expect_error expected the
+	// failure: the checks then read it as the last response.
+	caught string
 }
 
 // failure is a failed step's explanation.
 type failure struct {
 	msg, expected, actual string
 	response              bool // attach an excerpt of the last response
+	// said is the failure in the earlier mcp-tester's words ("assertion
+	// failed: …"), which becomes the last response when expect_error
+	// expected it; empty: msg.
+	said string
 }
 
 func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
@@ -151,7 +161,8 @@ func (r *runner) step(ctx context.Context, st *Step) {
 	res := &StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
 	r.res.Steps = append(r.res.Steps, res)
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, r.timeoutOf(st.cmd))
+	r.limit = r.timeoutOf(st.cmd)
+	ctx, cancel := context.WithTimeout(ctx, r.limit)
 	defer cancel()
 	f := r.exec(ctx, st.cmd, res)
 	res.Duration = time.Since(start)
@@ -218,12 +229,16 @@ func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *fai
 	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
 		notes = append(notes, "the result has isError: true")
 	}
+	notes = append(notes, r.takeNotes()...)
 	notes = append(notes, r.last.taskNote())
 	if r.opts.Verbose {
 		notes = append(notes, r.last.describe())
 	}
 	res.Output = joinNotes(notes)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return &failure{msg: fmt.Sprintf("%s failed: timed out after %s (the step's time limit): %v", c.def.name, r.limit, err)}
+		}
 		return &failure{msg: fmt.Sprintf("%s failed: %v", c.def.name, err)}
 	}
 	return nil
@@ -231,20 +246,67 @@ func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *fai
 
 // expectError runs expect_error: the wrapped command must fail.
 func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
+	if inner := innermost(c.sub); inner.def.assertion {
+		f := r.exec(ctx, inner, res)
+		if f == nil {
+			return &failure{msg: fmt.Sprintf("expected %s to fail, but it passed (expected error but command succeeded)", inner.def.name)}
+		}
+		said := f.said
+		if said == "" {
+			said = "assertion failed: " + f.msg
+		}
+		said = fmt.Sprintf("line %d: %s", c.line, said)
+		r.last = &last{cmd: inner.def, line: c.line, outcome: &Outcome{}, err: errors.New(said), caught: said}
+		res.Output = "failed as expected: " + said
+		return nil
+	}
 	err := r.act(ctx, c.sub, res)
 	var se *scriptError
 	if errors.As(err, &se) {
 		return fail("%v", se)
 	}
 	if err != nil {
-		res.Output = "failed as expected: " + err.Error()
+		said := errorSaid(err, r.limit)
+		res.Output = joinNotes(append(r.takeNotes(), "failed as expected: "+said))
+		r.last.caught = said
+		r.last.rawDone, r.last.decodedDone = false, false
 		return nil
 	}
 	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
-		res.Output = "failed as expected: the result has isError: true"
+		res.Output = joinNotes(append(r.takeNotes(), "failed as expected: the result has isError: true"))
 		return nil
 	}
 	return &failure{msg: "expected the command to fail, but it succeeded", expected: "an error", actual: "a result", response: true}
+}
+
+// takeNotes returns and forgets the notes of the step running.
+func (r *runner) takeNotes() []string {
+	n := r.notes
+	r.notes = nil
+	return n
+}
+
+// innermost is the command inside the timeout commands that wrap c.
+func innermost(c *command) *command {
+	for c.def.wraps != nil && c.sub != nil && c.def.name == "timeout" {
+		c = c.sub
+	}
+	return c
+}
+
+// errorSaid is the message of a failed command as the checks read it after
+// expect_error: a JSON-RPC error as "RPC error (CODE): MESSAGE", a time
+// limit that ran out with the limit and "context deadline exceeded", as
+// the earlier mcp-tester's scripts expect.
+func errorSaid(err error, limit time.Duration) string {
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		return fmt.Sprintf("RPC error (%d): %s", we.Code, we.Message)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("timed out after %s: %v", limit, err)
+	}
+	return err.Error()
 }
 
 // runWrapped runs timeout: the wrapped command, under the time limit the
@@ -432,10 +494,17 @@ func newLast(def *cmd, line int, out *Outcome, err error) *last {
 	return l
 }
 
-// rawJSON is the result's JSON, encoded on first use.
+// rawJSON is the result's JSON, encoded on first use. After an expected
+// failure it is {"code": CODE, "error": MESSAGE}.
 func (l *last) rawJSON() string {
 	if !l.rawDone {
 		l.rawDone = true
+		if l.caught != "" {
+			code, _ := errorCode(l.err)
+			b, _ := json.Marshal(map[string]any{"code": code, "error": l.caught})
+			l.raw = string(b)
+			return l.raw
+		}
 		raw := l.outcome.Raw
 		if len(raw) == 0 && l.outcome.Result != nil {
 			raw, _ = json.Marshal(l.outcome.Result)
@@ -484,6 +553,9 @@ func truncate(s string, n int) string {
 // text is the text of the last result: its text contents joined by
 // newlines, or its JSON when it has none.
 func (l *last) text() string {
+	if l.caught != "" {
+		return l.caught
+	}
 	var parts []string
 	switch res := l.outcome.Result.(type) {
 	case *mcp.CallToolResult:
@@ -505,6 +577,23 @@ func (l *last) text() string {
 		return l.rawJSON()
 	}
 	return strings.Join(parts, "\n")
+}
+
+// responses are the forms of the last response that assert_contains and
+// assert_equals TEXT compare with, as the earlier mcp-tester did: the text,
+// the text contents run together, the JSON, and the JSON indented.
+func (l *last) responses() []string {
+	out := []string{l.text()}
+	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" {
+		out = append(out, strings.Join(printer.Texts(tr.Content), ""))
+	}
+	raw := l.rawJSON()
+	out = append(out, raw)
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(raw), "", "  ") == nil {
+		out = append(out, buf.String())
+	}
+	return out
 }
 
 // describe lists the questions of the last command with their answers.

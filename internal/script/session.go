@@ -159,6 +159,11 @@ func (c *SessionConn) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	return tools, err
 }
 
+// SetLogLevel implements LogLevelConn.
+func (c *SessionConn) SetLogLevel(ctx context.Context, level string) error {
+	return c.S.SetLogLevel(ctx, level)
+}
+
 // Ping implements Conn.
 func (c *SessionConn) Ping(ctx context.Context) error { return c.S.Ping(ctx) }
 

@@ -362,6 +362,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	case timedOut(ctx):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
+		if c := context.Cause(ctx); !errors.Is(c, errRequestTimeout) && !errors.Is(c, target.ErrTimeLimit) {
+			// The caller's limit, not --timeout: the caller knows how long.
+			e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
+		}
 		e.Stderr = s.conn.StderrTail()
 	case s.broken(err):
 		e.Kind = KindUnreachable

@@ -222,8 +222,12 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	if d <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeout(ctx, d)
+	return context.WithTimeoutCause(ctx, d, ErrTimeLimit)
 }
+
+// ErrTimeLimit is the cause of a context that WithTimeout ended, so that a
+// time limit of the tester's own can be told from the caller's.
+var ErrTimeLimit = errors.New("the tester's time limit was reached")
 
 // Outliving wraps t so that the connection it opens lives as long as life,
 // not as long as the context given to Connect: the SSE transport ties its
