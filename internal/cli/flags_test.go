@@ -42,7 +42,7 @@ func TestCommandFlags(t *testing.T) {
 		"tasks cancel":        conn,
 		"tasks get":           conn,
 		"tasks wait":          conn + " accessible elicit interactive no-elicitation no-url no-validate open root sample",
-		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record script step-timeout",
+		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record root script step-timeout",
 		"tools list":          conn + " all cursor format json",
 		"list":                conn + " all check-icons cursor download-icons format json",
 		"version":             "",

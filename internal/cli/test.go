@@ -69,6 +69,7 @@ connect to the server.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addRootFlag(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addRecordFlag(cmd, &opts.Answers, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
@@ -106,11 +107,11 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	ropts := script.RunOptions{
-		Connect:     script.SessionConnect(sopts),
-		Jobs:        opts.Jobs,
-		StepTimeout: opts.StepTimeout,
-		Stdin:       opts.IO.In,
-		Verbose:     opts.Verbose,
+		ConnectScript: script.SessionConnectScript(sopts),
+		Jobs:          opts.Jobs,
+		StepTimeout:   opts.StepTimeout,
+		Stdin:         opts.IO.In,
+		Verbose:       opts.Verbose,
 	}
 	if opts.Jobs <= 1 {
 		// Parallel scripts in a terminal decline, as they always did.
@@ -122,6 +123,11 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 		if person != nil {
 			ropts.Fallback = bounded{person}
+			if answer.CanSample(person) && sopts.Sampler == nil {
+				// The person writes the model replies no sample_response gives.
+				sopts.Sampler = answer.SamplerChain{}
+				ropts.ConnectScript = script.SessionConnectScript(sopts)
+			}
 		}
 		if person != nil && !opts.StepTimeoutSet {
 			ropts.StepTimeout = max(ropts.StepTimeout, personStepTimeout)
@@ -169,6 +175,29 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 // answerer does not: line prompts block in a read of stdin that no context
 // ends. The abandoned question keeps the person's next line.
 type bounded struct{ inner answer.Answerer }
+
+// Sample asks the person for a model reply, bounded like Answer.
+func (b bounded) Sample(ctx context.Context, q *answer.SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
+	s, ok := b.inner.(answer.Sampler)
+	if !ok {
+		return nil, answer.ErrNoAnswer
+	}
+	type reply struct {
+		res *mcp.CreateMessageWithToolsResult
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		res, err := s.Sample(ctx, q)
+		ch <- reply{res, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no reply from the person in time: %w", ctx.Err())
+	}
+}
 
 func (b bounded) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
 	type reply struct {

@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/printer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,12 +93,30 @@ func Append(path string, steps ...Step) error {
 // Script renders one step as script lines, each ending in a newline.
 func (s Step) Script() (string, error) {
 	var b strings.Builder
-	// Only elicitations are written; model replies and roots are answered
-	// by --sample and --root, which a script does not hold yet.
+	// Model replies become sample_response lines and roots a roots line,
+	// before the command; the elicitations are written as below.
 	qs := s.Questions[:0:0]
+	rootsDone := false
 	for _, q := range s.Questions {
-		if q.IsElicitation() {
+		switch {
+		case q.IsElicitation():
 			qs = append(qs, q)
+		case q.Asks == exchange.AsksSampling && q.Reply != nil:
+			b.WriteString("sample_response " + Quote(sampleOf(q).String()) + "\n")
+		case q.Asks == exchange.AsksRoots && !rootsDone && len(q.Roots) > 0:
+			rootsDone = true
+			b.WriteString("roots")
+			for _, r := range q.Roots {
+				if r == nil {
+					continue
+				}
+				w := r.URI
+				if r.Name != "" || strings.Contains(r.URI, "=") {
+					w += "=" + r.Name
+				}
+				b.WriteString(" " + Quote(w))
+			}
+			b.WriteString("\n")
 		}
 	}
 	s.Questions = qs
@@ -124,6 +143,17 @@ func (s Step) Script() (string, error) {
 		b.WriteString("assert_contains " + Quote(text) + "\n")
 	}
 	return b.String(), nil
+}
+
+// sampleOf is the reply of a sampling entry as sample_response writes it.
+func sampleOf(q exchange.Entry) answer.Sample {
+	var texts []string
+	for _, c := range q.Reply.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	return answer.Sample{Text: strings.Join(texts, "\n"), Model: q.Reply.Model, StopReason: q.Reply.StopReason, Role: string(q.Reply.Role)}
 }
 
 func (s Step) command() (string, error) {

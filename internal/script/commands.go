@@ -72,6 +72,10 @@ func init() {
 	commandList = []*cmd{
 		{name: "elicit_response", usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
 			check: checkElicitResponse, run: queueAnswer},
+		{name: "sample_response", usage: `sample_response "reply text" | sample_response '{"text": …, "model": …, "stopReason": …, "role": …}'`, min: 1, max: 1,
+			check: checkSampleResponse, run: queueSample},
+		{name: "roots", usage: "roots URI[=NAME]...", min: 1, max: -1,
+			check: checkRoots, run: declaresRoots},
 		{name: "call_tool", usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
 			check: checkCall, run: runRemote, send: sendCallTool, asks: true, callsTool: true, waits: true, reportsTask: true},
 		{name: "get_prompt", usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true,

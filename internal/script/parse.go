@@ -6,12 +6,21 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Script is a parsed .mcp file: its steps in line order.
 type Script struct {
 	Name  string  // the file name given to ParseFile, used in reports
 	Steps []*Step // one per command line
+	// Sampling is set when the script answers requests for a model reply
+	// (sample_response): its session declares sampling.
+	Sampling bool
+	// Roots are the roots its roots lines declare; nil: none (its session
+	// declares no roots).
+	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
 }
 
 // Step is one command line of a script.
@@ -31,12 +40,13 @@ type command struct {
 	args []token
 	sub  *command // the command run by expect_error and timeout
 
-	answer *answerArg    // elicit_response
-	filter *filter       // assert_elicited, assert_not_elicited
-	n      int64         // assert_elicited_count, assert_error_code
-	limit  time.Duration // timeout
-	path   []string      // set_var; nil with raw set for rawResponse
-	raw    bool          // set_var NAME rawResponse
+	answer *answerArg     // elicit_response
+	filter *filter        // assert_elicited, assert_not_elicited
+	n      int64          // assert_elicited_count, assert_error_code
+	limit  time.Duration  // timeout
+	path   []string       // set_var; nil with raw set for rawResponse
+	raw    bool           // set_var NAME rawResponse
+	sample *answer.Sample // sample_response
 }
 
 // maxLineLen bounds a script line so that parsing stays cheap on any input.
@@ -63,6 +73,7 @@ func ParseFile(name string, src []byte) (*Script, error) {
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
+	s.Sampling, s.Roots = p.sampling, p.roots
 	return s, nil
 }
 
@@ -76,6 +87,9 @@ type parser struct {
 	failed bool // the current line has an error
 	lines  []string
 	next   int // index of the next line to parse; a here-document moves it on
+	// sampling and roots: what the script's session must declare.
+	sampling bool
+	roots    []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
 }
 
 // Bounds of a here-document.

@@ -26,6 +26,10 @@ type RunOptions struct {
 	// Connect opens a fresh session for one script. It is called once per
 	// script, possibly from several goroutines when Jobs > 1. Required.
 	Connect func(ctx context.Context) (Conn, error)
+	// ConnectScript, when set, is used instead of Connect: it also sees the
+	// script, whose sample_response and roots lines say what its session
+	// declares (see SessionConnectScript).
+	ConnectScript func(ctx context.Context, s *Script) (Conn, error)
 	// Jobs is how many scripts run at once, each on its own session; <= 1
 	// runs them one after the other.
 	Jobs int

@@ -31,6 +31,7 @@ type runner struct {
 	res     *ScriptResult
 	emitted int                     // steps of res written to out
 	pending []pendingReply          // answers queued for the next asking command
+	samples []pendingSample         // model replies queued for the next asking command
 	last    *last                   // the last command that reached the server
 	tools   map[string]*inputSchema // input schemas by tool name, from tools/list
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
@@ -83,7 +84,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	start := time.Now()
 	r.res = &ScriptResult{Name: s.Name}
 	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
-	conn, err := r.connect(ctx)
+	conn, err := r.connect(ctx, s)
 	if err != nil {
 		r.res.Err = fmt.Errorf("could not connect: %w", err)
 		r.res.Duration = time.Since(start)
@@ -107,18 +108,26 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		p.step.Message = "the answer was never used: no " + commandsWhere(asks, "or") + " follows it"
 	}
 	r.pending = nil
+	for _, p := range r.samples {
+		p.step.Passed = false
+		p.step.Message = "the reply was never used: no " + commandsWhere(asks, "or") + " follows it"
+	}
+	r.samples = nil
 	r.emit()
 	r.res.Duration = time.Since(start)
 	writeScriptSummary(r.out, r.res)
 	return r.res
 }
 
-func (r *runner) connect(ctx context.Context) (Conn, error) {
+func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ConnectTimeout)
+	defer cancel()
+	if r.opts.ConnectScript != nil {
+		return r.opts.ConnectScript(ctx, s)
+	}
 	if r.opts.Connect == nil {
 		return nil, errors.New("no server: RunOptions.Connect is nil")
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.ConnectTimeout)
-	defer cancel()
 	return r.opts.Connect(ctx)
 }
 
@@ -139,6 +148,11 @@ func (r *runner) emit() {
 
 func (r *runner) isPending(st *StepResult) bool {
 	for _, p := range r.pending {
+		if p.step == st {
+			return true
+		}
+	}
+	for _, p := range r.samples {
 		if p.step == st {
 			return true
 		}
@@ -323,10 +337,15 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		return r.act(ctx, c.sub, res)
 	}
 	var answers []answer.Spec
+	var samples *answer.Samples
 	if c.def.asks {
 		answers = r.takeAnswers()
+		samples = r.handSamples()
 	}
 	out, err := c.def.send(r, ctx, c, answers)
+	if c.def.asks {
+		r.settleSamples(c, samples)
+	}
 	var se *scriptError
 	if !c.def.asks && errors.As(err, &se) {
 		return err // nothing was sent and nothing was asked: the last command stays

@@ -23,6 +23,8 @@ type SessionConn struct {
 	// Fallback, when set, answers the questions the queued answers do not
 	// cover; nil declines them.
 	Fallback answer.Answerer
+	// samples are the model replies queued for the command running.
+	samples *answer.Samples
 	// noTasks is set when the session was opened without the tasks
 	// extension: get_task, cancel_task and wait_task then say so.
 	noTasks bool
@@ -43,13 +45,23 @@ var (
 // SetFallback implements FallbackConn.
 func (c *SessionConn) SetFallback(a answer.Answerer) { c.Fallback = a }
 
+// SetSamples implements SampleConn.
+func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
+
 // answerer is what answers the questions of one command: its queued
-// answers, then the fallback.
+// answers (and model replies), then the fallback.
 func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
-	if c.Fallback == nil {
+	chain := answer.Chain{q}
+	if c.samples != nil {
+		chain = append(chain, c.samples)
+	}
+	if c.Fallback != nil {
+		chain = append(chain, c.Fallback)
+	}
+	if len(chain) == 1 {
 		return q
 	}
-	return answer.Chain{q, c.Fallback}
+	return chain
 }
 
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.
@@ -195,8 +207,22 @@ func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
 // of its own, since a shared one would mix the questions of scripts running
 // in parallel.
 func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error) {
-	return func(ctx context.Context) (Conn, error) {
+	connect := SessionConnectScript(opts)
+	return func(ctx context.Context) (Conn, error) { return connect(ctx, &Script{}) }
+}
+
+// SessionConnectScript is SessionConnect for RunOptions.ConnectScript: a
+// script with sample_response lines declares sampling, and its roots lines
+// are the roots (after those of opts).
+func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Script) (Conn, error) {
+	return func(ctx context.Context, sc *Script) (Conn, error) {
 		o := opts
+		if sc.Sampling && o.Sampler == nil {
+			o.Sampler = answer.SamplerChain{} // declared; the replies come per command
+		}
+		if sc.Roots != nil {
+			o.Roots = append(append([]*mcp.Root{}, o.Roots...), sc.Roots...)
+		}
 		o.Log = nil
 		if o.Target != nil {
 			t := *o.Target
