@@ -176,29 +176,6 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 // ends. The abandoned question keeps the person's next line.
 type bounded struct{ inner answer.Answerer }
 
-// Sample asks the person for a model reply, bounded like Answer.
-func (b bounded) Sample(ctx context.Context, q *answer.SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
-	s, ok := b.inner.(answer.Sampler)
-	if !ok {
-		return nil, answer.ErrNoAnswer
-	}
-	type reply struct {
-		res *mcp.CreateMessageWithToolsResult
-		err error
-	}
-	ch := make(chan reply, 1)
-	go func() {
-		res, err := s.Sample(ctx, q)
-		ch <- reply{res, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.res, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("no reply from the person in time: %w", ctx.Err())
-	}
-}
-
 func (b bounded) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
 	type reply struct {
 		res *mcp.ElicitResult

@@ -221,6 +221,7 @@ func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Scr
 			o.Sampler = answer.SamplerChain{} // declared; the replies come per command
 		}
 		if sc.Roots != nil {
+			//lint:ignore SA1019 roots are deprecated but still answered
 			o.Roots = append(append([]*mcp.Root{}, o.Roots...), sc.Roots...)
 		}
 		o.Log = nil
