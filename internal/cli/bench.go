@@ -135,7 +135,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			return usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
 		}
 		if len(opts.Answers.Samples) > 0 {
-			return usageErr("--sample answers a TOOL's requests for a model reply; --script takes none")
+			return usageErr("--sample answers a TOOL's requests for a model reply; a script answers with sample_response")
 		}
 		src, err := os.ReadFile(opts.Script)
 		if err != nil {
@@ -145,6 +145,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			return &exitError{code: ExitUsage, err: err}
 		}
 		flow.stepTimeout = opts.Conn.Timeout
+		// What the script's sample_response and roots lines need declared.
+		if flow.script.Sampling && sopts.Sampler == nil {
+			sopts.Sampler = answer.SamplerChain{}
+		}
+		sopts.Roots = append(sopts.Roots, flow.script.Roots...)
 	}
 	sopts.Warn = nil // one warning per flow would drown the report
 

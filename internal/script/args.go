@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -114,7 +115,7 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 				if lerr != nil {
 					return nil, fmt.Errorf("positional arguments need the tool's input schema: %v; name the arguments (key:value)", lerr)
 				}
-				return nil, fmt.Errorf("tool %s is not in tools/list, so positional arguments cannot be mapped; name them (key:value)", name)
+				return nil, fmt.Errorf("tool %s: %w, so positional arguments cannot be mapped; name them (key:value)", name, errNotListed)
 			}
 			if len(free) == 0 {
 				return nil, fmt.Errorf("too many arguments for tool %s at column %d; it takes: %s", name, tk.col, takes(names))
@@ -137,6 +138,30 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 			v = s
 		}
 		args[key] = v
+	}
+	return args, nil
+}
+
+// errNotListed: the tool of call_tool is not in tools/list.
+var errNotListed = errors.New("it is not in tools/list")
+
+// namedOnly returns the named arguments of toks, each as written (a
+// string, or JSON when written as JSON).
+func namedOnly(toks []token, vars map[string]string) (map[string]any, error) {
+	args := map[string]any{}
+	for _, tk := range toks {
+		if tk.key == "" {
+			continue
+		}
+		s, err := tk.value(vars)
+		if err != nil {
+			return nil, err
+		}
+		v, err := convert(s, tk.kind, "")
+		if err != nil {
+			v = s
+		}
+		args[tk.key] = v
 	}
 	return args, nil
 }

@@ -281,6 +281,7 @@ func normalizeNumbers(v any) any {
 }
 
 func checkCall(p *parser, c *command, outers []*cmd) {
+	c.expected = slices.ContainsFunc(outers, func(o *cmd) bool { return o.name == "expect_error" })
 	if c.args[0].key != "" {
 		p.errorf(c.args[0].col, "%s needs a name first; usage: %s NAME [VALUE | key:VALUE]...", c.def.name, c.def.name)
 		return

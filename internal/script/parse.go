@@ -47,6 +47,8 @@ type command struct {
 	path   []string       // set_var; nil with raw set for rawResponse
 	raw    bool           // set_var NAME rawResponse
 	sample *answer.Sample // sample_response
+	// expected: expect_error wraps the command (call_tool, start_tool).
+	expected bool
 }
 
 // maxLineLen bounds a script line so that parsing stays cheap on any input.
