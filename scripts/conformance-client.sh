@@ -5,7 +5,8 @@
 # MCP_CONFORMANCE_CONTEXT (JSON) set. Each scenario is played by the real mcp-tester
 # commands a person would type; JSON is read with node (the suite runs on it).
 #
-# MCP_TESTER names the binary (default: mcp-tester on PATH).
+# MCP_TESTER names the binary (default: mcp-tester on PATH); FAKEBROWSER, the scripted
+# browser of internal/fixtures/fakebrowser that the auth/* scenarios log in with.
 set -uo pipefail
 
 url=${1:?usage: conformance-client.sh URL}
@@ -81,6 +82,40 @@ http-invalid-tool-headers)
   while read -r name; do
     [ -n "$name" ] && { "$tester" call "$name" "${conn[@]}" --args '{"region": "us-west1"}' || true; }
   done <<<"$names"
+  ;;
+auth/*)
+  # A call that logs in when the server asks: the scenario's context (a pre-registered
+  # client, a key, a workload's or an enterprise's token) becomes the login flags, the
+  # browser is the scripted one, and the token cache is the scenario's own.
+  context=${MCP_CONFORMANCE_CONTEXT:-"{}"}
+  field() { printf '%s' "$context" | json "typeof v.$1 === \"string\" ? v.$1 : undefined"; }
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  args=(call test-tool "${conn[@]}" --login-timeout 20s
+    --client-metadata-url https://conformance-test.local/client-metadata.json)
+  case "$scenario" in
+  auth/client-credentials-*) args+=(--client-credentials) ;;
+  esac
+  client_id=$(field client_id)
+  secret=$(field client_secret)
+  key=$(field private_key_pem)
+  assertion=$(field valid_jwt)
+  id_token=$(field idp_id_token)
+  [ -n "$client_id" ] && args+=(--client-id "$client_id")
+  [ -n "$secret" ] && export MCP_TESTER_CLIENT_SECRET="$secret"
+  if [ -n "$key" ]; then
+    printf '%s\n' "$key" >"$work/client-key.pem"
+    args+=(--client-key "$work/client-key.pem")
+  fi
+  if [ -n "$assertion" ]; then
+    printf '%s\n' "$assertion" >"$work/assertion.jwt"
+    args+=(--assertion-file "$work/assertion.jwt")
+  fi
+  if [ -n "$id_token" ]; then
+    printf '%s\n' "$id_token" >"$work/id-token.jwt"
+    args+=(--id-token-file "$work/id-token.jwt" --idp-issuer "$(field idp_issuer)" --idp-client-id "$(field idp_client_id)")
+  fi
+  MCP_TESTER_BROWSER="${FAKEBROWSER:?FAKEBROWSER is not set}" XDG_CONFIG_HOME="$work/config" "$tester" "${args[@]}"
   ;;
 *)
   echo "conformance-client: scenario $scenario is not played by this client" >&2

@@ -41,9 +41,11 @@ TASKS_SCENARIOS=(
   tasks-required-task-error
   tasks-mrtr-composition
 )
-# The client scenarios that apply to a command-line client. Not run: auth/* (OAuth is
-# not mcp-tester's) and sep-2640-* (the skills extension, which mcp-tester does not
-# implement).
+# The client scenarios that apply to a command-line client. Not run: sep-2640-* (the
+# skills extension, which mcp-tester does not implement) and the two of the DPoP
+# extension (auth/dpop, auth/dpop-nonce, SEP-1932): proof-of-possession tokens need a
+# signed proof on every request, which neither the go-sdk nor golang.org/x/oauth2
+# implements.
 CLIENT_SCENARIOS=(
   initialize
   tools_call
@@ -56,6 +58,20 @@ CLIENT_SCENARIOS=(
   http-standard-headers
   http-custom-headers
   http-invalid-tool-headers
+  auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd
+  auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration
+  auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+  auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/authorization-server-migration
+  auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing
+  auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+  auth/metadata-issuer-mismatch
+  auth/client-credentials-basic auth/client-credentials-jwt
+  auth/enterprise-managed-authorization auth/wif-jwt-bearer
 )
 SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}" "${CLIENT_SCENARIOS[@]}")
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
@@ -78,8 +94,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 go build -o "$work/conformance-server" ./examples/conformance
-go build -o "$work/mcp-tester" ./cmd/mcp-tester
-export MCP_TESTER="$work/mcp-tester"
+go build -o "$work/" ./cmd/mcp-tester ./internal/fixtures/fakebrowser
+export MCP_TESTER="$work/mcp-tester" FAKEBROWSER="$work/fakebrowser"
 client_cmd="bash $PWD/scripts/conformance-client.sh"
 
 # Port 0: the server picks a free loopback port and logs the URL it serves.
@@ -110,13 +126,13 @@ is_client() {
   return 1
 }
 run_scenario() {
-  local rc=0
+  local rc=0 name=${1//\//_}
   if is_client "$1"; then
-    (cd "$work" && timeout 120 "$suite" client --command "$client_cmd" --scenario "$1" --timeout 60000) >"$work/$1.out" 2>&1 || rc=$?
+    (cd "$work" && timeout 120 "$suite" client --command "$client_cmd" --scenario "$1" --timeout 60000) >"$work/$name.out" 2>&1 || rc=$?
   else
-    (cd "$work" && timeout 120 "$suite" server --url "$url" --scenario "$1" --timeout 60000) >"$work/$1.out" 2>&1 || rc=$?
+    (cd "$work" && timeout 120 "$suite" server --url "$url" --scenario "$1" --timeout 60000) >"$work/$name.out" 2>&1 || rc=$?
   fi
-  echo "$rc" >"$work/$1.rc"
+  echo "$rc" >"$work/$name.rc"
 }
 running=()
 for scenario in "${SCENARIOS[@]}"; do
@@ -134,8 +150,8 @@ for p in ${running[@]+"${running[@]}"}; do wait "$p" 2>/dev/null || true; done
 failed=()
 total_passed=0 total_checks=0
 for scenario in "${SCENARIOS[@]}"; do
-  out="$work/$scenario.out"
-  rc=$(cat "$work/$scenario.rc" 2>/dev/null || echo 1)
+  out="$work/${scenario//\//_}.out"
+  rc=$(cat "$work/${scenario//\//_}.rc" 2>/dev/null || echo 1)
   # "Passed: 3/3, 0 failed, 0 warnings"
   summary=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E '^Passed: [0-9]+/[0-9]+' | tail -1 || true)
   if [[ $summary =~ ^Passed:\ ([0-9]+)/([0-9]+),\ ([0-9]+)\ failed,\ ([0-9]+)\ warning ]]; then

@@ -54,6 +54,8 @@ var servers = []string{
 	"./internal/fixtures/handbook",
 	"./internal/fixtures/manytools",
 	"./internal/fixtures/rulebreaker",
+	"./examples/protected",
+	"./internal/fixtures/fakebrowser",
 }
 
 func buildServers(t testing.TB) string {
@@ -84,6 +86,9 @@ func TestScripts(t *testing.T) {
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 				env.Setenv("PEERS", filepath.Join(root, peersDir))
 			}
+			// The user's configuration directory (profiles, the token
+			// cache) is the script's own.
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/config")
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -93,8 +98,9 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile": waitFile,
-			"grabvar":  grabVar,
+			"waitfile":  waitFile,
+			"grabvar":   grabVar,
+			"nosecrets": noSecrets,
 		},
 	})
 }
@@ -135,6 +141,32 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear within 60s", args[0])
+}
+
+// nosecrets SECRETS FILE... fails if any line of the file SECRETS (the
+// tokens a server handed out, say) appears in one of the files; "stdout"
+// and "stderr" are the last command's.
+func noSecrets(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: nosecrets SECRETS FILE...")
+	}
+	var secrets []string
+	for _, l := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			secrets = append(secrets, l)
+		}
+	}
+	if len(secrets) == 0 {
+		ts.Fatalf("nosecrets: %s lists no secrets", args[0])
+	}
+	for _, f := range args[1:] {
+		text := ts.ReadFile(f)
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				ts.Fatalf("%s holds the secret %.8s…", f, s)
+			}
+		}
+	}
 }
 
 // grabvar VAR REGEXP sets VAR to the first group of REGEXP in the last

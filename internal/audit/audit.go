@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/termsafe"
@@ -25,6 +27,9 @@ type Options struct {
 	// them the audit checks that state issued to one user is refused for
 	// the other.
 	OtherHeaders []string
+	// OtherLogin is a second identity's login (HTTP only), used instead of
+	// the target's login for the same check.
+	OtherLogin *login.Login
 	// Protocol is the protocol version to ask for; empty means the newest.
 	Protocol string
 	// Timeout bounds connecting and each request; zero means no limit.
@@ -56,7 +61,8 @@ type auditor struct {
 	opts     Options
 	modern   bool // the server speaks 2026-07-28 or newer
 	protocol string
-	secrets  []string // credentials the audit sends, which URLs must not carry
+	mu       sync.Mutex
+	secrets  []string // credentials the audit sends, which URLs must not carry (see credentials)
 	pool     map[poolKey]*probe
 	rep      *Report
 }
@@ -301,6 +307,39 @@ func urlQuestions(w *jsonrpc.Error) []*mcp.ElicitParams {
 		}
 	}
 	return data.Elicitations
+}
+
+// credentials are what the audit sends to say who it is: the secrets of
+// its headers and every access token its logins have used so far (a step-up
+// or a refresh brings a new one). URLs must not carry them.
+func (a *auditor) credentials() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, tok := range loginTokens(a.opts) {
+		if !slices.Contains(a.secrets, tok) {
+			a.secrets = append(a.secrets, tok)
+		}
+	}
+	return slices.Clone(a.secrets)
+}
+
+// loginTokens are the current access tokens of the logins the audit uses:
+// the target's and the second identity's.
+func loginTokens(opts Options) []string {
+	var out []string
+	if h, _ := opts.Target.LoginHandler(); h != nil {
+		if e := h.Entry(); e != nil {
+			out = append(out, e.AccessToken)
+		}
+	}
+	if opts.OtherLogin != nil && opts.Target.URL != "" {
+		if h, _ := opts.OtherLogin.Handler(opts.Target.URL); h != nil {
+			if e := h.Entry(); e != nil {
+				out = append(out, e.AccessToken)
+			}
+		}
+	}
+	return out
 }
 
 // withHeader returns a copy of t that sends header name: value unless it

@@ -323,8 +323,8 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	switch {
 	case a.opts.Target.URL == "":
 		c.na(RuleUser, "a stdio server has a single user")
-	case len(a.opts.OtherHeaders) == 0:
-		c.na(RuleUser, "needs a second identity: --other-header \"Authorization: Bearer …\"")
+	case len(a.opts.OtherHeaders) == 0 && a.opts.OtherLogin == nil:
+		c.na(RuleUser, "needs a second identity: --other-identity NAME (a second login) or --other-header \"Authorization: Bearer …\"")
 	default:
 		other := a.otherTarget()
 		probeErr(a.withProbe(ctx, capsAll, nil, func(p *probe) {
@@ -363,6 +363,9 @@ func (a *auditor) otherTarget() *target.Target {
 		}
 	}
 	t.Headers = append(hs, a.opts.OtherHeaders...)
+	if a.opts.OtherLogin != nil {
+		t.Login = a.opts.OtherLogin
+	}
 	return &t
 }
 
@@ -404,7 +407,7 @@ func (a *auditor) checkQuestions(c *checker, qs []question) {
 				c.fail(RuleURL, q.evidence("a URL question without a url"))
 				continue
 			}
-			for _, prob := range urlProblems(q.params.URL, a.secrets) {
+			for _, prob := range urlProblems(q.params.URL, a.credentials()) {
 				c.fail(RuleURL, q.evidence(fmt.Sprintf("URL %s: %s", cutString(q.params.URL, 120), prob)))
 			}
 			continue

@@ -12,6 +12,8 @@ import (
 	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -21,11 +23,13 @@ type AuditOptions struct {
 	IO           *iostreams.IOStreams
 	Conn         ConnOptions
 	OtherHeaders []string
-	Args         []string // NAME=JSON
-	Include      []string
-	Format       string
-	JUnit        string
-	Quiet        bool
+	// OtherIdentity is a second cached login (--other-identity).
+	OtherIdentity string
+	Args          []string // NAME=JSON
+	Include       []string
+	Format        string
+	JUnit         string
+	Quiet         bool
 }
 
 // newAuditCmd builds `mcp-tester audit`.
@@ -38,7 +42,8 @@ func newAuditCmd(io *iostreams.IOStreams, runF func(context.Context, *AuditOptio
 MCP elicitation and multi round-trip requests. The audit lists the server's
 tools, prompts and resources, calls each (arguments from --args or made up
 from the input schema) and, for each one that asks, probes it: tampered and
-replayed requestState, a second identity (--other-header), clients that
+replayed requestState, a second identity (--other-identity or
+--other-header), clients that
 declare no elicitation or forms only, form schemas and secrets, decline and
 cancel, missing and unknown answers, endless asking, URL safety, and
 input_required on methods that may not carry it.
@@ -67,6 +72,7 @@ went away).`,
 	addRoundsFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.OtherHeaders, "other-header", nil, `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
+	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
@@ -119,7 +125,10 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if err := o.Conn.prepare(o.IO); err != nil {
 		return audit.Options{}, err
 	}
-	t := o.Conn.target()
+	t, err := o.Conn.withLogin(o.IO)
+	if err != nil {
+		return audit.Options{}, err
+	}
 	if err := t.Validate(); err != nil {
 		return audit.Options{}, usageErr("%v", err)
 	}
@@ -134,6 +143,21 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	}
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
+	}
+	var other *login.Login
+	if o.OtherIdentity != "" {
+		if err := login.ValidIdentity(o.OtherIdentity); err != nil {
+			return audit.Options{}, usageErr("--other-identity: %v", err)
+		}
+		switch {
+		case t.URL == "":
+			return audit.Options{}, usageErr("--other-identity needs an HTTP server (-u URL): a stdio server has a single user")
+		case t.Login == nil || hasAuthorization(t.Headers):
+			return audit.Options{}, usageErr("--other-identity needs the first identity to log in too: drop the Authorization header (or use --other-header)")
+		case o.OtherIdentity == t.Login.Identity():
+			return audit.Options{}, usageErr("--other-identity %s is the first identity too: name another (--identity picks the first)", o.OtherIdentity)
+		}
+		other = t.Login.For(o.OtherIdentity)
 	}
 	args := map[string]map[string]any{}
 	for _, a := range o.Args {
@@ -150,6 +174,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	opts := audit.Options{
 		Target:        t,
 		OtherHeaders:  o.OtherHeaders,
+		OtherLogin:    other,
 		Protocol:      o.Conn.Protocol,
 		Timeout:       o.Conn.Timeout,
 		MaxRounds:     o.Conn.MaxRounds,
@@ -162,4 +187,11 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }
 	}
 	return opts, nil
+}
+
+// hasAuthorization reports whether "Name: value" header lines send an
+// Authorization header.
+func hasAuthorization(lines []string) bool {
+	h, _ := target.ParseHeaders(lines)
+	return h.Get("Authorization") != ""
 }

@@ -44,6 +44,9 @@ type ConnOptions struct {
 	ShowState bool
 	// Raw prints results as the server sent them (see trace.go).
 	Raw bool
+	// Auth says how to log in to an HTTP server that requires OAuth (see
+	// login.go).
+	Auth LoginOptions
 
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
@@ -60,7 +63,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 }
 
 // addTargetFlags binds how to reach a server: -c, -u, -H, --transport,
-// --protocol, --timeout and -p.
+// --protocol, --timeout, -p and the login flags (login.go).
 func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	f := cmd.Flags()
 	o.flags = f
@@ -72,6 +75,7 @@ func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request")
 	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+	addLoginFlags(cmd, &o.Auth)
 }
 
 // addCapabilityFlags binds what the tester declares it can be asked
@@ -163,7 +167,18 @@ func (o *ConnOptions) deprecationNote(io *iostreams.IOStreams) func(string) {
 }
 
 func (o *ConnOptions) target() *target.Target {
-	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport}
+	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport, Login: o.Auth.built}
+}
+
+// withLogin builds the login an HTTP target uses (once) and returns the
+// target.
+func (o *ConnOptions) withLogin(ios *iostreams.IOStreams) (*target.Target, error) {
+	if o.URL != "" && o.Command == "" {
+		if _, err := o.Auth.build(ios); err != nil {
+			return nil, err
+		}
+	}
+	return o.target(), nil
 }
 
 // open checks the flags and opens a session whose questions are printed as
@@ -202,7 +217,10 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if err := o.prepare(io); err != nil {
 		return session.Options{}, err
 	}
-	t := o.target()
+	t, err := o.withLogin(io)
+	if err != nil {
+		return session.Options{}, err
+	}
 	if err := t.Validate(); err != nil {
 		return session.Options{}, usageErr("%v", err)
 	}

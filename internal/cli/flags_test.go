@@ -16,9 +16,13 @@ import (
 
 // Each command registers the flags it uses, and only those.
 func TestCommandFlags(t *testing.T) {
-	conn := "command header profile protocol show-state timeout trace transport url verbose"
+	login := "assertion-file client-credentials client-id client-key client-metadata-url id-token-file identity idp-client-id idp-issuer login login-timeout no-browser redirect-url scope"
+	conn := "command header profile protocol show-state timeout trace transport url verbose " + login
 	want := map[string]string{
-		"audit":               "args command format header include junit max-rounds other-header profile protocol quiet timeout transport url",
+		"audit":               "args command format header include junit max-rounds other-header other-identity profile protocol quiet timeout transport url " + login,
+		"auth login":          "header timeout " + login,
+		"auth logout":         "all identity",
+		"auth status":         "format identity",
 		"bench":               conn + " allow-remote args concurrency duration elicit format max-rounds no-elicitation no-tasks no-url no-validate requests script root sample",
 		"call":                conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open record root sample",
 		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open record root sample",
@@ -27,7 +31,7 @@ func TestCommandFlags(t *testing.T) {
 		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe",
 		"logging":             conn + " count format",
 		"ping":                conn + " format",
-		"profile add":         "command force global header local protocol timeout transport url",
+		"profile add":         "assertion-file client-credentials client-id client-key client-metadata-url client-secret command force global header identity local no-browser protocol redirect-url scope timeout transport url",
 		"profile list":        "format",
 		"profile remove":      "",
 		"profile enable":      "",
@@ -151,6 +155,7 @@ func plain[O any](o *O) O {
 // middleware, trace), for comparing.
 func plainConn(o ConnOptions) ConnOptions {
 	o.flags, o.middleware, o.recorder, o.prepared = nil, nil, nil, false
+	o.Auth.flags, o.Auth.built = nil, nil
 	return o
 }
 

@@ -67,7 +67,41 @@ func (o *ConnOptions) applyProfile() error {
 		}
 		o.Timeout = d
 	}
+	if x.Auth != nil {
+		o.Auth.fromProfile(x.Auth)
+	}
 	return nil
+}
+
+// fromProfile fills the login options that were not given from a
+// profile's auth settings.
+func (o *LoginOptions) fromProfile(a *profile.Auth) {
+	str := func(flag string, dst *string, v string) {
+		if !o.given(flag) && v != "" {
+			*dst = v
+		}
+	}
+	str("identity", &o.Identity, a.Identity)
+	str("client-id", &o.ClientID, a.ClientID)
+	str("client-metadata-url", &o.ClientMetadataURL, a.ClientMetadataURL)
+	str("client-key", &o.ClientKey, a.ClientKey)
+	str("assertion-file", &o.AssertionFile, a.AssertionFile)
+	str("id-token-file", &o.IDTokenFile, a.IDTokenFile)
+	str("idp-issuer", &o.IdPIssuer, a.IdPIssuer)
+	str("idp-client-id", &o.IdPClientID, a.IdPClientID)
+	str("redirect-url", &o.RedirectURL, a.RedirectURL)
+	if a.ClientSecret != "" && !o.given("client-id") {
+		o.ClientSecret = a.ClientSecret
+	}
+	if !o.given("client-credentials") && a.ClientCredentials {
+		o.ClientCredentials = true
+	}
+	if !o.given("no-browser") && a.NoBrowser {
+		o.NoBrowser = true
+	}
+	if !o.given("scope") && len(a.Scopes) > 0 {
+		o.Scopes = a.Scopes
+	}
 }
 
 // mergeHeaders returns base with the headers of over added; a header of
@@ -139,10 +173,15 @@ func friendlyPath(p string) string {
 	return p
 }
 
-// redactProfile hides literal values of credential headers; ${VAR}
-// references stay, since they are not secrets.
+// redactProfile hides literal values of credential headers and client
+// secrets; ${VAR} references stay, since they are not secrets.
 func redactProfile(p *profile.Profile) *profile.Profile {
 	out := *p
+	if p.Auth != nil && p.Auth.ClientSecret != "" && !strings.Contains(p.Auth.ClientSecret, "${") {
+		a := *p.Auth
+		a.ClientSecret = "[redacted]"
+		out.Auth = &a
+	}
 	if p.Headers != nil {
 		out.Headers = map[string]string{}
 		for k, v := range p.Headers {

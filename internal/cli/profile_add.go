@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ type ProfileAddOptions struct {
 	Local   bool
 	Global  bool
 	Force   bool
+	// Auth is the profile's login settings, from the login flags.
+	Auth profile.Auth
 }
 
 func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *ProfileAddOptions) error) *cobra.Command {
@@ -55,6 +58,16 @@ func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *Prof
 	f.StringVar(&opts.Profile.Transport, "transport", "", "HTTP transport: auto, streamable or sse")
 	f.StringVar(&opts.Profile.Protocol, "protocol", "", "protocol version to speak")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "time limit for connecting and for each request")
+	f.StringVar(&opts.Auth.Identity, "identity", "", "the cached login the profile uses (see mcp-tester auth)")
+	f.StringVar(&opts.Auth.ClientID, "client-id", "", "a pre-registered OAuth client id")
+	f.StringVar(&opts.Auth.ClientSecret, "client-secret", "", "its secret, written as ${ENV_VAR}")
+	f.StringVar(&opts.Auth.ClientMetadataURL, "client-metadata-url", "", "an https URL of a client ID metadata document")
+	f.BoolVar(&opts.Auth.ClientCredentials, "client-credentials", false, "log in as a machine (OAuth client credentials)")
+	f.StringVar(&opts.Auth.ClientKey, "client-key", "", "a PEM private key for client credentials (private_key_jwt)")
+	f.StringVar(&opts.Auth.AssertionFile, "assertion-file", "", "a file with a workload's JWT for the JWT-bearer grant")
+	f.StringArrayVar(&opts.Auth.Scopes, "scope", nil, "an OAuth scope to ask for besides the server's (repeatable)")
+	f.StringVar(&opts.Auth.RedirectURL, "redirect-url", "", "the loopback address the browser comes back to")
+	f.BoolVar(&opts.Auth.NoBrowser, "no-browser", false, "print the login address instead of opening a browser")
 	f.BoolVar(&opts.Local, "local", false, "write to ./mcp-tester.yml")
 	f.BoolVar(&opts.Global, "global", false, "write to the user's configuration directory")
 	f.BoolVar(&opts.Force, "force", false, "replace a profile of the same name")
@@ -86,6 +99,12 @@ func runProfileAdd(opts *ProfileAddOptions) error {
 	case "", target.TransportAuto, target.TransportStreamable, target.TransportSSE:
 	default:
 		return usageErr("--transport %q: use auto, streamable or sse", p.Transport)
+	}
+	if a := opts.Auth; !reflect.DeepEqual(a, profile.Auth{}) {
+		if a.ClientSecret != "" && !strings.Contains(a.ClientSecret, "${") {
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: the client secret is stored as written; write it as ${ENV_VAR} to keep it out of the file\n")
+		}
+		p.Auth = &a
 	}
 	if err := p.Validate(); err != nil {
 		return usageErr("profile %s: %v", opts.Name, err)

@@ -93,6 +93,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newCompletionCmd(io, nil),
 		newInspectCmd(io, nil),
 		newBenchCmd(io, nil),
+		newAuthCmd(io),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}

@@ -58,6 +58,8 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 		defer cancel()
 		conn := *o
 		conn.TraceFile, conn.Verbose = "", false
+		// A completion uses a cached login, and never opens a browser.
+		conn.Auth.cachedOnly, conn.Auth.Login, conn.Auth.built = true, false, nil
 		if conn.Timeout <= 0 || conn.Timeout > completionTimeout {
 			conn.Timeout = completionTimeout
 		}

@@ -78,6 +78,24 @@ func (p *Profile) Expanded(lookup func(string) (string, bool)) (*Profile, error)
 	field("transport", &out.Transport)
 	field("protocol", &out.Protocol)
 	field("timeout", &out.Timeout)
+	if p.Auth != nil {
+		a := *p.Auth
+		a.Scopes = append([]string(nil), p.Auth.Scopes...)
+		field("auth.identity", &a.Identity)
+		field("auth.client_id", &a.ClientID)
+		field("auth.client_secret", &a.ClientSecret)
+		field("auth.client_metadata_url", &a.ClientMetadataURL)
+		field("auth.client_key", &a.ClientKey)
+		field("auth.assertion_file", &a.AssertionFile)
+		field("auth.id_token_file", &a.IDTokenFile)
+		field("auth.idp_issuer", &a.IdPIssuer)
+		field("auth.idp_client_id", &a.IdPClientID)
+		field("auth.redirect_url", &a.RedirectURL)
+		for i := range a.Scopes {
+			field("auth.scopes", &a.Scopes[i])
+		}
+		out.Auth = &a
+	}
 	if p.Headers != nil {
 		out.Headers = make(map[string]string, len(p.Headers))
 		for k, v := range p.Headers {

@@ -42,6 +42,37 @@ type Profile struct {
 	// Disabled keeps the profile in the file but refuses -p NAME (profile
 	// disable / enable; the field the earlier mcp-tester wrote).
 	Disabled bool `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+	// Auth says how to log in to an HTTP server that requires OAuth.
+	Auth *Auth `yaml:"auth,omitempty" json:"auth,omitempty"`
+}
+
+// Auth says how to log in to a profile's HTTP server that requires OAuth
+// (the login flags of every command, by the same names).
+type Auth struct {
+	// Identity names the cached login.
+	Identity string `yaml:"identity,omitempty" json:"identity,omitempty"`
+	// ClientID and ClientSecret are a pre-registered client; write the
+	// secret as ${ENV_VAR}.
+	ClientID     string `yaml:"client_id,omitempty" json:"client_id,omitempty"`
+	ClientSecret string `yaml:"client_secret,omitempty" json:"client_secret,omitempty"`
+	// ClientMetadataURL is a client ID metadata document.
+	ClientMetadataURL string `yaml:"client_metadata_url,omitempty" json:"client_metadata_url,omitempty"`
+	// ClientCredentials logs in as a machine, with the secret or ClientKey.
+	ClientCredentials bool   `yaml:"client_credentials,omitempty" json:"client_credentials,omitempty"`
+	ClientKey         string `yaml:"client_key,omitempty" json:"client_key,omitempty"`
+	// AssertionFile is a workload's JWT for the JWT-bearer grant.
+	AssertionFile string `yaml:"assertion_file,omitempty" json:"assertion_file,omitempty"`
+	// IDTokenFile, IdPIssuer and IdPClientID are an enterprise-managed
+	// login through an identity provider.
+	IDTokenFile string `yaml:"id_token_file,omitempty" json:"id_token_file,omitempty"`
+	IdPIssuer   string `yaml:"idp_issuer,omitempty" json:"idp_issuer,omitempty"`
+	IdPClientID string `yaml:"idp_client_id,omitempty" json:"idp_client_id,omitempty"`
+	// Scopes are asked for besides the server's.
+	Scopes []string `yaml:"scopes,omitempty" json:"scopes,omitempty"`
+	// RedirectURL is a fixed loopback redirect address.
+	RedirectURL string `yaml:"redirect_url,omitempty" json:"redirect_url,omitempty"`
+	// NoBrowser prints the login address instead of opening a browser.
+	NoBrowser bool `yaml:"no_browser,omitempty" json:"no_browser,omitempty"`
 }
 
 // File is the content of a profiles file.
@@ -67,6 +98,9 @@ func (p *Profile) Validate() error {
 		return errors.New("it names no server: give a command or a url")
 	case p.Command != "" && p.URL != "":
 		return errors.New("it gives both a command and a url; keep one")
+	}
+	if p.Auth != nil && p.Command != "" {
+		return errors.New("auth is for a url: a command server needs no login")
 	}
 	if p.Timeout != "" {
 		if _, err := time.ParseDuration(p.Timeout); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/askback/askback/internal/login"
 )
 
 // errRequestTimeout is the cause of a request context whose time ran out.
@@ -12,8 +14,8 @@ var errRequestTimeout = errors.New("request time limit reached")
 
 // requestClock bounds one request in time, but only the time the server
 // spends: while a person answers a question the server asked in the middle
-// of the request (elicitation/create, protocol 2025-11-25 and older), the
-// clock is paused.
+// of the request (elicitation/create, protocol 2025-11-25 and older), or
+// logs in to the server in the browser, the clock is paused.
 type requestClock struct {
 	mu     sync.Mutex
 	limit  time.Duration
@@ -32,7 +34,9 @@ func startClock(ctx context.Context, d time.Duration) (context.Context, *request
 	if d > 0 {
 		c.timer = time.AfterFunc(d, func() { cancel(errRequestTimeout) })
 	}
-	return ctx, c
+	// A login in the middle of the request (a 401 or 403 from an HTTP
+	// server) is a person's time too.
+	return login.WithPause(ctx, func() func() { c.pause(); return c.resume }), c
 }
 
 // pause stops the clock; calls nest.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,10 +77,10 @@ func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func
 	cursor := p.Cursor
 	seen := map[string]bool{}
 	for range MaxPages {
-		rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+		rctx, clock := startClock(ctx, s.opts.Timeout)
 		items, next, err := fetch(rctx, cursor)
 		err = s.wrap(rctx, op, err)
-		cancel()
+		clock.stop()
 		if err != nil {
 			return nil, "", err
 		}
@@ -117,8 +116,8 @@ func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mc
 	if s.ServerCapabilities().Completions == nil {
 		return nil, &Error{Kind: KindServer, Op: op, Err: errors.New("the server does not offer completions (its capabilities have no completions)")}
 	}
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	res, err := s.cs.Complete(ctx, params)
 	return res, s.wrap(ctx, op, err)
 }
@@ -153,8 +152,8 @@ func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
 // stateless server takes the level in each request's _meta instead). The
 // messages arrive as notifications/message.
 func (s *Session) SetLogLevel(ctx context.Context, level string) error {
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
 	if err != nil && s.opts.Target.URL != "" {
 		if v := s.ProtocolVersion(); v >= "2026-07-28" {
@@ -170,8 +169,8 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 // itself, such as the audit, which sends what a well-behaved client would
 // not (tampered state, answers nobody asked for).
 func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	s.knowTools(ctx)
 	res, err := s.cs.CallTool(ctx, params)
 	return res, s.wrap(ctx, fmt.Sprintf("tools/call %q", params.Name), err)
@@ -179,16 +178,16 @@ func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) 
 
 // GetPromptOnce sends one prompts/get, as CallToolOnce does.
 func (s *Session) GetPromptOnce(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	res, err := s.cs.GetPrompt(ctx, params)
 	return res, s.wrap(ctx, fmt.Sprintf("prompts/get %q", params.Name), err)
 }
 
 // ReadResourceOnce sends one resources/read, as CallToolOnce does.
 func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	res, err := s.cs.ReadResource(ctx, params)
 	return res, s.wrap(ctx, fmt.Sprintf("resources/read %q", params.URI), err)
 }

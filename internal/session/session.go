@@ -20,6 +20,7 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/wire"
 	"github.com/askback/askback/tasks/taskclient"
@@ -201,8 +202,8 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		client.AddSendingMiddleware(s.opts.Middleware...)
 		client.AddReceivingMiddleware(s.opts.Middleware...)
 	}
-	cctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	cctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	tr := conn.Transport
 	if s.opts.Tasks {
@@ -222,6 +223,9 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		endLife()
 		conn.Cleanup()
 		e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
+		if le := login.AsError(err); le != nil {
+			e.Err = le // the login's reason, without the transport's wrapping
+		}
 		if cctx.Err() != nil && ctx.Err() == nil {
 			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
 		}
@@ -312,8 +316,8 @@ func (s *Session) Close() error {
 // protocol, so a server may answer it "method not found": it answered, and
 // the ping succeeds.
 func (s *Session) Ping(ctx context.Context) error {
-	ctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	ctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
 	v := s.ProtocolVersion()
 	var params *mcp.PingParams
 	if v >= Modern {
@@ -355,6 +359,11 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	}
 	e := &Error{Op: op, Err: err}
 	switch {
+	case login.AsError(err) != nil:
+		// The server refused the login (a scope it would not grant, a
+		// token it would not take).
+		e.Kind = KindServer
+		e.Err = login.AsError(err)
 	case RPCError(err) != nil:
 		e.Kind = KindServer
 	case errors.Is(err, taskclient.ErrCancelled):

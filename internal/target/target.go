@@ -1,7 +1,8 @@
 // Package target says how to reach an MCP server and opens the transport:
 // a command run through the shell (stdio), or a URL (Streamable HTTP, or
 // the legacy HTTP+SSE transport by flag or detection), with headers, a
-// protocol version and time limits.
+// login (internal/login) for servers that require OAuth, a protocol
+// version and time limits.
 package target
 
 import (
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/askback/askback/internal/login"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +38,10 @@ type Target struct {
 	// Grace is how long a command server may take to exit after its input
 	// is closed before it is terminated. Zero means 200ms.
 	Grace time.Duration
+	// Login, if set, logs in to an HTTP server that asks for OAuth (and
+	// sends the cached token to one that needs it). It is not used when
+	// Headers send an Authorization of their own.
+	Login *login.Login
 }
 
 // Validate reports a target that names no server, or two.
@@ -123,15 +129,51 @@ func (t *Target) Open(transport string) (*Conn, error) {
 	if t.Command != "" {
 		return t.openCommand(), nil
 	}
-	h, _ := ParseHeaders(t.Headers)
-	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: h}}
 	if transport == "" {
 		transport = t.Transport
 	}
+	h, err := t.LoginHandler()
+	if err != nil {
+		return nil, err
+	}
+	var base http.RoundTripper = http.DefaultTransport
+	if h != nil {
+		// The SSE transport has no OAuth handler: its requests get the
+		// cached token from the login's transport.
+		base = h.Transport(base, transport == TransportSSE)
+	}
+	client := t.httpClient(base)
 	if transport == TransportSSE {
 		return &Conn{Transport: &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}}, nil
 	}
-	return &Conn{Transport: &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2}}, nil
+	st := &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2}
+	if h != nil {
+		st.OAuthHandler = h
+	}
+	return &Conn{Transport: st}, nil
+}
+
+// LoginHandler returns the login handler of an HTTP target, nil when it
+// has none: a command, no Login, or an Authorization header of its own.
+func (t *Target) LoginHandler() (*login.Handler, error) {
+	if t.URL == "" || t.Login == nil {
+		return nil, nil
+	}
+	if h, _ := ParseHeaders(t.Headers); h.Get("Authorization") != "" {
+		return nil, nil
+	}
+	return t.Login.Handler(t.URL)
+}
+
+// HTTPClient returns a client that sends the target's headers, and no
+// login's token.
+func (t *Target) HTTPClient() *http.Client {
+	return t.httpClient(http.DefaultTransport)
+}
+
+func (t *Target) httpClient(base http.RoundTripper) *http.Client {
+	h, _ := ParseHeaders(t.Headers)
+	return &http.Client{Transport: &headerTransport{base: base, headers: h}}
 }
 
 func (t *Target) openCommand() *Conn {

@@ -1,0 +1,98 @@
+// Command protected serves an MCP server that requires OAuth, and the
+// authorization server that issues its tokens, on one loopback address:
+// the place to try mcp-tester's login (see docs/auth.md), and the server
+// of its transcripts. The authorization server is the test one of
+// internal/fixtures/authserver: a consent page on which one signs in as
+// alice or bob, dynamic client registration, PKCE, refresh tokens, client
+// credentials, and flags to misbehave.
+//
+// It writes its MCP URL to -url-file once it listens, and every access
+// token it hands out to -tokens-file, one a line, so that a test can look
+// for them where they must not be.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/internal/fixtures/authserver"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "protected:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	urlFile := flag.String("url-file", "", "write the MCP URL to this file once listening")
+	tokensFile := flag.String("tokens-file", "", "append every access token handed out to this file")
+	ttl := flag.Duration("ttl", time.Hour, "lifetime of access tokens")
+	withhold := flag.String("withhold", "", "a scope never granted")
+	noPKCE := flag.Bool("no-pkce", false, "leave PKCE out of the authorization server metadata")
+	wrongIssuer := flag.Bool("wrong-issuer", false, "claim another issuer in the metadata")
+	wrongState := flag.Bool("wrong-state", false, "send the browser back with another state")
+	neverRedirect := flag.Bool("never-redirect", false, "never send the browser back")
+	noRegistration := flag.Bool("no-registration", false, "no dynamic client registration")
+	client := flag.String("client", "", "a pre-registered client, ID or ID:SECRET")
+	leak := flag.Bool("leak-token", false, "add a tool, leaky, whose URL question carries the caller's access token")
+	flag.Parse()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	var mu sync.Mutex
+	opts := authserver.Options{Issuer: base, TokenTTL: *ttl, Withhold: *withhold, NoPKCE: *noPKCE, WrongIssuer: *wrongIssuer,
+		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration}
+	if *client != "" {
+		id, secret, _ := strings.Cut(*client, ":")
+		opts.Clients = map[string]string{id: secret}
+	}
+	if *tokensFile != "" {
+		opts.OnIssue = func(tok string) {
+			mu.Lock()
+			defer mu.Unlock()
+			f, err := os.OpenFile(*tokensFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "protected:", err)
+				return
+			}
+			fmt.Fprintln(f, tok)
+			f.Close()
+		}
+	}
+	as, err := authserver.New(opts)
+	if err != nil {
+		return err
+	}
+	mcpHandler, err := authserver.Protected(as, base, *leak)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(authserver.MCPPath, mcpHandler)
+	mux.Handle(authserver.ResourceMetadataPath, mcpHandler)
+	mux.Handle("/", as)
+	if *urlFile != "" {
+		if err := os.WriteFile(*urlFile, []byte(base+authserver.MCPPath+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "protected: MCP server at %s%s (tools whoami, admin, deploy); sign in as alice or bob\n", base, authserver.MCPPath)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

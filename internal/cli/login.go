@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/askback/askback/internal/interactive"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/login"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// ClientSecretEnv names the environment variable that holds the secret of
+// a pre-registered OAuth client: a secret is never a flag, where other
+// users of the machine could read it.
+const ClientSecretEnv = "MCP_TESTER_CLIENT_SECRET"
+
+// IdPClientSecretEnv names the environment variable that holds the secret
+// of the tester's client at an enterprise identity provider.
+const IdPClientSecretEnv = "MCP_TESTER_IDP_CLIENT_SECRET"
+
+// LoginOptions say how to log in to an HTTP server that requires OAuth
+// (see internal/login). Every command that connects has them.
+type LoginOptions struct {
+	// Login logs in again even when a login is cached (--login).
+	Login bool
+	// Identity names the cached login (--identity).
+	Identity string
+	// ClientID is a pre-registered client (--client-id); its secret comes
+	// from MCP_TESTER_CLIENT_SECRET or the profile.
+	ClientID     string
+	ClientSecret string
+	// ClientMetadataURL is a client ID metadata document
+	// (--client-metadata-url).
+	ClientMetadataURL string
+	// ClientCredentials logs in as a machine (--client-credentials), with
+	// the secret or ClientKey (--client-key).
+	ClientCredentials bool
+	ClientKey         string
+	// AssertionFile is a workload's JWT for the JWT-bearer grant
+	// (--assertion-file).
+	AssertionFile string
+	// IDTokenFile, IdPIssuer and IdPClientID are an enterprise-managed
+	// login (--id-token-file, --idp-issuer, --idp-client-id).
+	IDTokenFile, IdPIssuer, IdPClientID string
+	// Scopes are asked for besides the server's (--scope).
+	Scopes []string
+	// RedirectURL is a fixed loopback redirect address (--redirect-url).
+	RedirectURL string
+	// NoBrowser prints the address and reads back the pasted one
+	// (--no-browser).
+	NoBrowser bool
+	// Timeout bounds the browser step (--login-timeout); zero means
+	// login.DefaultTimeout.
+	Timeout time.Duration
+	// Getenv reads MCP_TESTER_CLIENT_SECRET and MCP_TESTER_BROWSER; nil
+	// means the process's environment.
+	Getenv func(string) string
+
+	// cachedOnly never starts a login (shell completion).
+	cachedOnly bool
+	flags      *pflag.FlagSet
+	built      *login.Login
+}
+
+// addLoginFlags binds the login flags.
+func addLoginFlags(cmd *cobra.Command, o *LoginOptions) {
+	f := cmd.Flags()
+	o.flags = f
+	f.BoolVar(&o.Login, "login", false, "log in to the HTTP server again even when a login is cached")
+	f.StringVar(&o.Identity, "identity", "", `which cached login to use for the HTTP server (default "default")`)
+	f.StringVar(&o.ClientID, "client-id", "", "a pre-registered OAuth client id (its secret, if any, from "+ClientSecretEnv+")")
+	f.StringVar(&o.ClientMetadataURL, "client-metadata-url", "", "an https URL of a client ID metadata document to use as the OAuth client id")
+	f.BoolVar(&o.ClientCredentials, "client-credentials", false, "log in as a machine: OAuth client credentials with --client-id and a secret or --client-key")
+	f.StringVar(&o.ClientKey, "client-key", "", "a PEM private key that signs the client credentials assertion (private_key_jwt)")
+	f.StringVar(&o.AssertionFile, "assertion-file", "", "log in as a workload: trade the JWT in this file (e.g. a CI job's OIDC token) with the JWT-bearer grant")
+	f.StringVar(&o.IDTokenFile, "id-token-file", "", "log in through an enterprise identity provider: trade the OpenID Connect ID token in this file (with --idp-issuer, --idp-client-id)")
+	f.StringVar(&o.IdPIssuer, "idp-issuer", "", "the enterprise identity provider's issuer URL (with --id-token-file)")
+	f.StringVar(&o.IdPClientID, "idp-client-id", "", "the tester's client id at the identity provider (its secret, if any, from "+IdPClientSecretEnv+")")
+	f.StringArrayVar(&o.Scopes, "scope", nil, "an OAuth scope to ask for besides the ones the server names (repeatable)")
+	f.StringVar(&o.RedirectURL, "redirect-url", "", "the loopback address the browser comes back to (default: a free port on 127.0.0.1)")
+	f.BoolVar(&o.NoBrowser, "no-browser", false, "do not open a browser: print the login address and read back the address the browser ends on")
+	f.DurationVar(&o.Timeout, "login-timeout", 0, "how long a login waits for the browser to come back (default 5m)")
+}
+
+func (o *LoginOptions) getenv(name string) string {
+	if o.Getenv != nil {
+		return o.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+func (o *LoginOptions) given(name string) bool {
+	return o.flags != nil && o.flags.Changed(name)
+}
+
+// settings turns the flags into login settings.
+func (o *LoginOptions) settings() login.Settings {
+	secret := o.ClientSecret
+	if secret == "" {
+		secret = o.getenv(ClientSecretEnv)
+	}
+	return login.Settings{
+		Identity:          o.Identity,
+		ClientID:          o.ClientID,
+		ClientSecret:      secret,
+		ClientMetadataURL: o.ClientMetadataURL,
+		ClientCredentials: o.ClientCredentials,
+		ClientKeyFile:     o.ClientKey,
+		AssertionFile:     o.AssertionFile,
+		IDTokenFile:       o.IDTokenFile,
+		IdPIssuer:         o.IdPIssuer,
+		IdPClientID:       o.IdPClientID,
+		IdPClientSecret:   o.getenv(IdPClientSecretEnv),
+		Scopes:            o.Scopes,
+		RedirectURL:       o.RedirectURL,
+		NoBrowser:         o.NoBrowser,
+		Fresh:             o.Login,
+		CachedOnly:        o.cachedOnly,
+		Timeout:           o.Timeout,
+	}
+}
+
+// build makes the login that every connection of the command shares, once.
+func (o *LoginOptions) build(ios *iostreams.IOStreams) (*login.Login, error) {
+	if o.built != nil {
+		return o.built, nil
+	}
+	s := o.settings()
+	if err := s.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	cache, err := login.DefaultCache()
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	l := &login.Login{Settings: s, Cache: cache, In: ios.In, ErrOut: ios.ErrOut}
+	if !s.NoBrowser {
+		l.Open = interactive.SystemBrowser(o.getenv, runtime.GOOS).Open
+	}
+	o.built = l
+	return l, nil
+}

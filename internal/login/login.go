@@ -1,0 +1,263 @@
+// Package login logs the tester in to MCP servers that require OAuth
+// authorization, on top of the go-sdk's auth and oauthex packages and
+// golang.org/x/oauth2: on a 401 with a Bearer challenge it discovers the
+// protected resource and authorization server metadata, picks a client
+// identity (a client ID metadata document, a pre-registered client, or
+// dynamic registration, in that order), runs the authorization code flow
+// with PKCE through the person's browser and a loopback redirect (or a
+// pasted address), and retries. Machines log in with client credentials.
+//
+// Tokens are cached per server and identity in files only the user can
+// read ([Cache]), refreshed before they expire, and never printed. A 403
+// insufficient_scope asks once for the larger scope; a server that still
+// refuses, a browser that never comes back, a wrong state, an
+// authorization server without PKCE or with another issuer's metadata end
+// the login with the reason.
+package login
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Settings say how to log in. The zero value logs in through the browser
+// with a dynamically registered client, as identity "default".
+type Settings struct {
+	// Identity names the login in the cache; empty is DefaultIdentity.
+	// Two identities keep two logins to one server.
+	Identity string
+	// ClientID and ClientSecret are a client registered beforehand with
+	// the authorization server (the secret is empty for a public client).
+	ClientID, ClientSecret string
+	// ClientMetadataURL is the https URL of a client ID metadata document,
+	// used as the client id by authorization servers that support them.
+	ClientMetadataURL string
+	// ClientCredentials logs in as a machine (the client_credentials
+	// grant) with ClientID and ClientSecret or ClientKeyFile: no browser.
+	ClientCredentials bool
+	// ClientKeyFile is a PEM private key (EC or RSA) with which a client
+	// credentials login signs its assertion (private_key_jwt) instead of
+	// sending a secret.
+	ClientKeyFile string
+	// AssertionFile holds a JWT from the workload's identity provider (a CI
+	// job's OIDC token, say), traded for an access token with the
+	// JWT-bearer grant (RFC 7523, workload identity federation): no
+	// browser. It is read at each login, so a rotated token is picked up.
+	AssertionFile string
+	// IDTokenFile holds an OpenID Connect ID token from the enterprise's
+	// identity provider at IdPIssuer: enterprise-managed authorization
+	// trades it there for an identity assertion (token exchange, RFC 8693)
+	// and that at the server's authorization server (JWT-bearer grant),
+	// with ClientID and ClientSecret. No browser.
+	IDTokenFile string
+	// IdPIssuer is the identity provider's issuer URL; IdPClientID and
+	// IdPClientSecret the tester's client there.
+	IdPIssuer, IdPClientID, IdPClientSecret string
+	// Scopes are asked for in addition to the ones the server names.
+	Scopes []string
+	// RedirectURL is the loopback address the browser comes back to; empty
+	// picks a free port on 127.0.0.1.
+	RedirectURL string
+	// NoBrowser does not open a browser: the person opens the printed
+	// address anywhere and pastes the address the browser ended on.
+	NoBrowser bool
+	// Fresh ignores a cached login: the next refusal logs in again.
+	Fresh bool
+	// CachedOnly never starts a login: a server that asks for one is an
+	// error (for shell completion, which must not open a browser).
+	CachedOnly bool
+	// Timeout bounds the browser step; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is how long a login waits for the browser to come back.
+const DefaultTimeout = 5 * time.Minute
+
+// Validate reports settings that cannot work together.
+func (s *Settings) Validate() error {
+	if s.Identity != "" {
+		if err := ValidIdentity(s.Identity); err != nil {
+			return err
+		}
+	}
+	switch {
+	case s.AssertionFile != "" && (s.ClientCredentials || s.ClientKeyFile != ""):
+		return errors.New("--assertion-file is a login of its own: drop --client-credentials and --client-key")
+	case s.IDTokenFile != "" && (s.ClientCredentials || s.AssertionFile != ""):
+		return errors.New("--id-token-file is a login of its own: drop --client-credentials and --assertion-file")
+	case s.ClientSecret != "" && s.ClientID == "":
+		return errors.New("a client secret needs its client id (--client-id)")
+	case s.ClientKeyFile != "" && !s.ClientCredentials:
+		return errors.New("--client-key signs client credentials: add --client-credentials")
+	case s.ClientCredentials && s.ClientID == "":
+		return errors.New("--client-credentials needs --client-id and a secret or --client-key")
+	case s.ClientCredentials && s.ClientSecret == "" && s.ClientKeyFile == "":
+		return errors.New("--client-credentials needs a client secret (MCP_TESTER_CLIENT_SECRET, or client_secret in the profile) or --client-key")
+	case s.ClientCredentials && s.ClientSecret != "" && s.ClientKeyFile != "":
+		return errors.New("give a client secret or --client-key, not both")
+	case s.IDTokenFile != "" && (s.IdPIssuer == "" || s.IdPClientID == "" || s.ClientID == ""):
+		return errors.New("--id-token-file needs --idp-issuer, --idp-client-id and the server's --client-id")
+	case s.IDTokenFile == "" && (s.IdPIssuer != "" || s.IdPClientID != ""):
+		return errors.New("--idp-issuer and --idp-client-id go with --id-token-file")
+	case s.Timeout < 0:
+		return errors.New("--login-timeout must not be negative")
+	}
+	if s.ClientMetadataURL != "" {
+		u, err := url.Parse(s.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			return fmt.Errorf("--client-metadata-url %q: give the https URL of the document, with a path", s.ClientMetadataURL)
+		}
+	}
+	if s.RedirectURL != "" {
+		u, err := url.Parse(s.RedirectURL)
+		if err != nil || u.Scheme != "http" || u.Port() == "" || !isLoopbackHost(u.Hostname()) || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("--redirect-url %q: give http://127.0.0.1:PORT/PATH (or [::1] or localhost): the browser comes back to the tester on this machine", s.RedirectURL)
+		}
+	}
+	for _, sc := range s.Scopes {
+		if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
+			return fmt.Errorf("--scope %q: one scope per flag, without spaces or quotes", sc)
+		}
+	}
+	return nil
+}
+
+// machine reports whether the login needs no person: client credentials,
+// a workload's assertion or an enterprise's ID token.
+func (s *Settings) machine() bool {
+	return s.ClientCredentials || s.AssertionFile != "" || s.IDTokenFile != ""
+}
+
+func (s *Settings) identity() string {
+	if s.Identity == "" {
+		return DefaultIdentity
+	}
+	return s.Identity
+}
+
+func (s *Settings) timeout() time.Duration {
+	if s.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return s.Timeout
+}
+
+// Login is what every connection of one command shares to log in: the
+// settings, the cache, the person's streams and browser. It makes one
+// Handler per server, so that concurrent connections (bench workers,
+// audit probes) log in once.
+type Login struct {
+	// Settings say how to log in.
+	Settings Settings
+	// Cache keeps the logins.
+	Cache *Cache
+	// In is where a pasted address is read (NoBrowser).
+	In io.Reader
+	// ErrOut receives the authorization address and progress.
+	ErrOut io.Writer
+	// Open opens an address in the person's browser; nil opens none.
+	Open func(ctx context.Context, url string) error
+	// HTTPClient makes the requests to the authorization server and the
+	// metadata documents; nil means a client with a 30 s time limit.
+	HTTPClient *http.Client
+	// Now tells the time; nil means time.Now.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	handlers map[string]*Handler
+}
+
+// For returns a Login for another identity that shares l's settings,
+// cache, streams and browser (the audit's second user).
+func (l *Login) For(identity string) *Login {
+	c := &Login{Settings: l.Settings, Cache: l.Cache, In: l.In, ErrOut: l.ErrOut, Open: l.Open, HTTPClient: l.HTTPClient, Now: l.Now}
+	c.Settings.Identity = identity
+	c.Settings.Fresh = false
+	return c
+}
+
+// Identity is the identity l logs in as.
+func (l *Login) Identity() string { return l.Settings.identity() }
+
+func (l *Login) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+func (l *Login) client() *http.Client {
+	if l.HTTPClient != nil {
+		return l.HTTPClient
+	}
+	return &http.Client{Timeout: 30 * time.Second}
+}
+
+func (l *Login) errOut() io.Writer {
+	if l.ErrOut == nil {
+		return io.Discard
+	}
+	return l.ErrOut
+}
+
+// Handler returns the handler for server, made on first use: it starts
+// with the cached login unless Settings.Fresh.
+func (l *Login) Handler(server string) (*Handler, error) {
+	key, err := Key(server)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Settings.Validate(); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h, ok := l.handlers[key]; ok {
+		return h, nil
+	}
+	h := &Handler{l: l, server: key, identity: l.Settings.identity()}
+	if !l.Settings.Fresh && l.Cache != nil {
+		e, err := l.Cache.Load(key, h.identity)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			h.install(e, false)
+		}
+	}
+	if l.handlers == nil {
+		l.handlers = map[string]*Handler{}
+	}
+	l.handlers[key] = h
+	return h, nil
+}
+
+// save writes e to the cache; a failure is a warning, since the login
+// still works for this run.
+func (l *Login) save(e *Entry) {
+	if l.Cache == nil {
+		return
+	}
+	c := *e
+	if err := l.Cache.Save(&c); err != nil {
+		fmt.Fprintf(l.errOut(), "mcp-tester: warning: the login works for this run but was not cached: %v\n", err)
+	}
+}
+
+// DefaultCache returns the cache under the user's configuration
+// directory.
+func DefaultCache() (*Cache, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return nil, fmt.Errorf("the token cache needs a configuration directory (set XDG_CONFIG_HOME or HOME): %w", err)
+	}
+	return &Cache{Dir: DefaultDir(dir)}, nil
+}

@@ -1,0 +1,81 @@
+package login
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
+	r, redirect, err := listen("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if !strings.HasPrefix(redirect, "http://127.0.0.1:") || !strings.HasSuffix(redirect, callbackPath) {
+		t.Fatalf("redirect %q", redirect)
+	}
+	get := func(method, url string) (int, string) {
+		req, _ := http.NewRequest(method, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	base := strings.TrimSuffix(redirect, callbackPath)
+	if code, _ := get("GET", base+"/favicon.ico"); code != http.StatusNotFound {
+		t.Errorf("another path: %d", code)
+	}
+	if code, _ := get("POST", redirect+"?code=a&state=b"); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", code)
+	}
+	code, page := get("GET", redirect+"?code=%3Cscript%3Ealert(1)%3C/script%3E&state=s")
+	if code != http.StatusOK || !strings.Contains(page, "Logged in") || strings.Contains(page, "script") || strings.Contains(page, "alert") {
+		t.Fatalf("%d %q", code, page)
+	}
+	if res := <-r.results; res.err != nil || res.res.Code != "<script>alert(1)</script>" || res.res.State != "s" {
+		t.Fatalf("result %+v", res)
+	}
+	// One answer per login: a second one is turned away (until the next
+	// login drains it).
+	get("GET", redirect+"?code=b&state=s")
+	if code, page := get("GET", redirect+"?code=c&state=s"); code != http.StatusConflict || !strings.Contains(page, "Already done") {
+		t.Fatalf("a third answer: %d %q", code, page)
+	}
+	if code, page := get("GET", redirect+"?error=access_denied"); code != http.StatusConflict && !strings.Contains(page, "Login failed") {
+		t.Fatalf("an error answer: %d %q", code, page)
+	}
+}
+
+func TestReceiverOnAFixedAddress(t *testing.T) {
+	for _, bad := range []string{"https://127.0.0.1:1/cb", "http://example.com:1/cb", "http://127.0.0.1/cb", "http://127.0.0.1:1/cb?x=1"} {
+		if _, _, err := listen(bad); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
+	}
+}
+
+func TestSignInWarnings(t *testing.T) {
+	var b strings.Builder
+	if signInWarnings(&b, "http://127.0.0.1:8090/authorize?client_id=c&code_challenge=x&state=s") {
+		t.Errorf("a loopback sign-in page was found suspicious:\n%s", &b)
+	}
+	if !strings.Contains(b.String(), "you will sign in at 127.0.0.1\n") {
+		t.Errorf("the host was not named:\n%s", &b)
+	}
+	for _, address := range []string{
+		"https://xn--pple-43d.com/authorize?state=s", // аpple, with a Cyrillic а
+		"https://github.com@evil.example/authorize",
+		"http://mcp.example.com/authorize",
+		"https://3232235777/authorize",
+	} {
+		b.Reset()
+		if !signInWarnings(&b, address) || !strings.Contains(b.String(), "warning: the sign-in address:") {
+			t.Errorf("%s: no warning:\n%s", address, &b)
+		}
+	}
+}
