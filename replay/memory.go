@@ -39,7 +39,8 @@ type Memory struct {
 	seen      map[string]time.Time
 	max       int
 	now       func() time.Time
-	nextSweep time.Time
+	order     []claimed // claims in the order they were made, from head on
+	head      int
 	logger    *slog.Logger
 	full      uint64    // claims refused with ErrFull
 	nextWarn  time.Time // when the next full-store warning may be logged
@@ -79,10 +80,11 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	if exp, ok := m.seen[nonce]; ok && now.Before(exp) {
 		return fmt.Errorf("claim nonce: %w", ErrUsed)
 	}
-	// Sweep at most once a second, and whenever the store is full.
-	if len(m.seen) >= m.max || !now.Before(m.nextSweep) {
+	// Drop the oldest claims that have expired (claims mostly expire in the
+	// order they were made), and sweep everything when the store is full.
+	m.expireOldestLocked(now)
+	if len(m.seen) >= m.max {
 		m.sweepLocked(now)
-		m.nextSweep = now.Add(time.Second)
 	}
 	if len(m.seen) >= m.max {
 		m.full++
@@ -94,7 +96,31 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 		return fmt.Errorf("claim nonce: %w", ErrFull)
 	}
 	m.seen[nonce] = expiry
+	m.order = append(m.order, claimed{nonce, expiry})
 	return nil
+}
+
+// claimed is a nonce in the order it was claimed.
+type claimed struct {
+	nonce  string
+	expiry time.Time
+}
+
+// expireOldestLocked forgets the claims at the front of the claim order
+// whose expiry has passed.
+func (m *Memory) expireOldestLocked(now time.Time) {
+	for m.head < len(m.order) && !now.Before(m.order[m.head].expiry) {
+		c := m.order[m.head]
+		if exp, ok := m.seen[c.nonce]; ok && exp.Equal(c.expiry) {
+			delete(m.seen, c.nonce)
+		}
+		m.order[m.head] = claimed{}
+		m.head++
+	}
+	if m.head > 1024 && m.head > len(m.order)/2 {
+		m.order = append(m.order[:0], m.order[m.head:]...)
+		m.head = 0
+	}
 }
 
 // initLocked gives a zero Memory its defaults.
@@ -143,4 +169,12 @@ func (m *Memory) sweepLocked(now time.Time) {
 			delete(m.seen, n)
 		}
 	}
+	live := m.order[:0]
+	for _, c := range m.order[m.head:] {
+		if exp, ok := m.seen[c.nonce]; ok && exp.Equal(c.expiry) {
+			live = append(live, c)
+		}
+	}
+	clear(m.order[len(live):])
+	m.order, m.head = live, 0
 }

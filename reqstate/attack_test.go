@@ -1,9 +1,9 @@
 package reqstate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/askback/askback/keys"
@@ -137,24 +137,28 @@ func TestRefusesEditedSignedPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edits := map[string]func(map[string]any){
-		"version": func(m map[string]any) { m["p"].(map[string]any)["version"] = "2.4.2" },
-		"expiry":  func(m map[string]any) { m["exp"] = m["exp"].(float64) + 3.6e6 },
-		"user":    func(m map[string]any) { m["sub"] = "mallory" },
-		"tool":    func(m map[string]any) { m["n"] = "delete" },
-		"nonce":   func(m map[string]any) { delete(m, "jti") },
+	// The claims are binary: flags at 1, expiry at 10..17, then the
+	// length-prefixed subject, method, name and digest, the nonce, the payload.
+	edits := map[string]func([]byte) []byte{
+		"version": func(b []byte) []byte { return bytes.Replace(b, []byte("2.4.1"), []byte("2.4.2"), 1) },
+		"expiry":  func(b []byte) []byte { b[12]++; return b },
+		"user":    func(b []byte) []byte { return bytes.Replace(b, []byte("alice"), []byte("alicf"), 1) },
+		"tool":    func(b []byte) []byte { return bytes.Replace(b, []byte("deploy"), []byte("delete"), 1) },
+		"nonce": func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`{"service"`)) // the payload follows the nonce
+			b[1] = 0
+			return append(b[:i-16:i-16], b[i:]...)
+		},
 	}
 	for name, edit := range edits {
-		var m map[string]any
-		if err := json.Unmarshal(body, &m); err != nil {
-			t.Fatal(err)
+		nb := edit(bytes.Clone(body))
+		if bytes.Equal(nb, body) {
+			t.Fatalf("edit %s changed nothing", name)
 		}
-		edit(m)
-		nb, _ := json.Marshal(m)
 		forged := strings.Join([]string{parts[0], parts[1], base64.RawURLEncoding.EncodeToString(nb), parts[3]}, ".")
 		req := toolReq("alice", "deploy", args, forged)
 		if name == "user" {
-			req = toolReq("mallory", "deploy", args, forged)
+			req = toolReq("alicf", "deploy", args, forged)
 		}
 		if name == "tool" {
 			req = toolReq("alice", "delete", args, forged)

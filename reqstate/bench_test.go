@@ -8,10 +8,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
-	"github.com/askback/askback/keys"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -1,19 +1,16 @@
 package reqstate
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/b64url"
-	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,13 +71,19 @@ func BindRequest(req mcp.Request, subject string) (Binding, error) {
 // insignificant whitespace, writes numbers in one way (1, 1.0 and 1e0 are
 // equal), and treats absent, null and empty arguments alike.
 func ArgsDigest(raw []byte) (string, error) {
-	c, err := CanonicalJSON(raw)
+	buf := canonBuffers.Get().(*[]byte)
+	defer canonBuffers.Put(buf)
+	c, err := appendCanonical((*buf)[:0], raw)
 	if err != nil {
 		return "", err
 	}
+	*buf = c
 	sum := sha256.Sum256(c)
 	return b64url.Encode(sum[:]), nil
 }
+
+// canonBuffers recycles the buffers canonical forms are written into.
+var canonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // CanonicalJSON returns the canonical form of a JSON value: object keys
 // sorted, no insignificant whitespace, numbers normalised, strings escaped the
@@ -92,84 +95,7 @@ func ArgsDigest(raw []byte) (string, error) {
 // it would not bind what a handler acts on. CanonicalJSON refuses it with an
 // error wrapping [ErrAmbiguousArguments].
 func CanonicalJSON(raw []byte) ([]byte, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return []byte("{}"), nil
-	}
-	if err := strictjson.CheckKeys(raw); err != nil {
-		if errors.Is(err, strictjson.ErrAmbiguous) {
-			return nil, fmt.Errorf("%w: %v", ErrAmbiguousArguments, err)
-		}
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after JSON value")
-	}
-	if v == nil {
-		return []byte("{}"), nil
-	}
-	var buf bytes.Buffer
-	if err := writeCanonical(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func writeCanonical(buf *bytes.Buffer, v any) error {
-	switch v := v.(type) {
-	case nil:
-		buf.WriteString("null")
-	case bool:
-		buf.WriteString(strconv.FormatBool(v))
-	case json.Number:
-		buf.WriteString(canonicalNumber(v))
-	case string:
-		writeString(buf, v)
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeCanonical(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, k)
-			buf.WriteByte(':')
-			if err := writeCanonical(buf, v[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	default:
-		return fmt.Errorf("unexpected JSON value %T", v)
-	}
-	return nil
-}
-
-func writeString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)           // a string always encodes
-	buf.Truncate(buf.Len() - 1) // Encode appends a newline
+	return appendCanonical(nil, raw)
 }
 
 // canonicalNumber writes integers as they are (minus a negative zero) and

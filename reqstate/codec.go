@@ -104,6 +104,7 @@ type Codec struct {
 
 type codecKey struct {
 	id     string
+	aad    []byte      // Sealed: "e2." id, the additional data
 	macKey []byte      // Signed
 	aead   cipher.AEAD // Sealed
 }
@@ -171,9 +172,9 @@ func (c *Codec) Mode() Mode { return c.mode }
 // used in both modes never serves two algorithms.
 func deriveKey(mode Mode, k keys.Key) (*codecKey, error) {
 	m := hmac.New(sha256.New, k.Secret)
-	m.Write([]byte("askback reqstate v1 " + mode.String()))
+	m.Write([]byte("askback reqstate v2 " + mode.String()))
 	sub := m.Sum(nil)
-	ck := &codecKey{id: k.ID}
+	ck := &codecKey{id: k.ID, aad: []byte(sealedPrefix + k.ID)}
 	if mode == Signed {
 		ck.macKey = sub
 		return ck, nil

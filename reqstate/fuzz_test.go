@@ -30,7 +30,7 @@ func FuzzOpen(f *testing.F) {
 			f.Add(s[:len(s)/2])
 		}
 	}
-	for _, s := range []string{"", ".", "e1.", "s1.", "e1.k1.", "s1.k1..", "s1.k1.e30.", "e1.k1.AAAA", "e1.nope.AAAA"} {
+	for _, s := range []string{"", ".", "e1.", "s1.", "e2.", "s2.", "e2.k1.", "s2.k1..", "s2.k1.AgA.", "e2.k1.AAAA", "e2.nope.AAAA"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -23,10 +23,15 @@ func Encode(b []byte) string { return enc.EncodeToString(b) }
 // base64url alphabet and non-zero unused bits: for each value exactly one s
 // decodes.
 func Decode(s string) ([]byte, error) {
-	if strings.ContainsAny(s, "\r\n") {
+	return AppendDecode(nil, s)
+}
+
+// AppendDecode is [Decode] appending to dst, for callers that reuse buffers.
+func AppendDecode(dst []byte, s string) ([]byte, error) {
+	if strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0 {
 		return nil, ErrNotCanonical
 	}
-	b, err := enc.DecodeString(s)
+	b, err := enc.AppendDecode(dst, []byte(s))
 	if err != nil {
 		return nil, ErrNotCanonical
 	}

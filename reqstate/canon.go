@@ -1,0 +1,340 @@
+package reqstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxCanonDepth bounds the nesting of arguments, as encoding/json does.
+const maxCanonDepth = 10000
+
+// canonicalizer writes the canonical form of one JSON value in a single pass
+// over its bytes, refusing what CanonicalJSON refuses: invalid JSON, trailing
+// data, and objects whose keys repeat or differ only in letter case.
+type canonicalizer struct {
+	in    []byte
+	pos   int
+	out   []byte
+	depth int
+	// members is scratch space for the members of the objects being
+	// written, shared by all levels (each level uses a suffix).
+	members []member
+	// tmp holds an object's values while its members are put in order.
+	tmp []byte
+}
+
+// member is one member of an object while it is sorted: its decoded key and
+// where its canonical value lies in the output.
+type member struct {
+	key        []byte
+	start, end int
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+func (c *canonicalizer) fail(what string) error {
+	return fmt.Errorf("%w at byte %d: %s", errSyntax, c.pos, what)
+}
+
+func (c *canonicalizer) skipSpace() {
+	for c.pos < len(c.in) {
+		switch c.in[c.pos] {
+		case ' ', '\t', '\n', '\r':
+			c.pos++
+		default:
+			return
+		}
+	}
+}
+
+// canonical returns the canonical form of in appended to dst; empty input
+// and null give {}.
+func appendCanonical(dst, in []byte) ([]byte, error) {
+	c := canonicalizer{in: in, out: dst}
+	c.skipSpace()
+	if c.pos == len(in) || len(bytes.TrimSpace(in[c.pos:])) == 0 {
+		return append(dst, "{}"...), nil // empty, as any white space
+	}
+	if err := c.value(); err != nil {
+		return nil, err
+	}
+	c.skipSpace()
+	if c.pos != len(in) {
+		return nil, errors.New("trailing data after JSON value")
+	}
+	if string(c.out[len(dst):]) == "null" {
+		return append(c.out[:len(dst)], "{}"...), nil
+	}
+	return c.out, nil
+}
+
+func (c *canonicalizer) value() error {
+	c.skipSpace()
+	if c.pos >= len(c.in) {
+		return c.fail("unexpected end")
+	}
+	switch b := c.in[c.pos]; {
+	case b == '{':
+		return c.object()
+	case b == '[':
+		return c.array()
+	case b == '"':
+		s, err := c.str()
+		if err != nil {
+			return err
+		}
+		c.out = appendString(c.out, s)
+		return nil
+	case b == '-' || '0' <= b && b <= '9':
+		return c.number()
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(string(c.in[c.pos:min(len(c.in), c.pos+5)]), lit) {
+				c.pos += len(lit)
+				c.out = append(c.out, lit...)
+				return nil
+			}
+		}
+		return c.fail("unexpected character")
+	}
+}
+
+func (c *canonicalizer) enter() error {
+	if c.depth++; c.depth > maxCanonDepth {
+		return c.fail("nested too deeply")
+	}
+	return nil
+}
+
+func (c *canonicalizer) array() error {
+	if err := c.enter(); err != nil {
+		return err
+	}
+	c.pos++ // [
+	c.out = append(c.out, '[')
+	c.skipSpace()
+	if c.pos < len(c.in) && c.in[c.pos] == ']' {
+		c.pos++
+		c.out = append(c.out, ']')
+		c.depth--
+		return nil
+	}
+	for i := 0; ; i++ {
+		if i > 0 {
+			c.out = append(c.out, ',')
+		}
+		if err := c.value(); err != nil {
+			return err
+		}
+		c.skipSpace()
+		if c.pos >= len(c.in) {
+			return c.fail("unexpected end in array")
+		}
+		switch c.in[c.pos] {
+		case ',':
+			c.pos++
+		case ']':
+			c.pos++
+			c.out = append(c.out, ']')
+			c.depth--
+			return nil
+		default:
+			return c.fail("expected , or ] in array")
+		}
+	}
+}
+
+func (c *canonicalizer) object() error {
+	if err := c.enter(); err != nil {
+		return err
+	}
+	c.pos++ // {
+	base := len(c.members)
+	// Values are written after the current output, then moved into place
+	// in key order.
+	mark := len(c.out)
+	c.skipSpace()
+	if c.pos < len(c.in) && c.in[c.pos] == '}' {
+		c.pos++
+		c.out = append(c.out, "{}"...)
+		c.depth--
+		return nil
+	}
+	for {
+		c.skipSpace()
+		if c.pos >= len(c.in) || c.in[c.pos] != '"' {
+			return c.fail("expected a key")
+		}
+		key, err := c.str()
+		if err != nil {
+			return err
+		}
+		c.skipSpace()
+		if c.pos >= len(c.in) || c.in[c.pos] != ':' {
+			return c.fail("expected :")
+		}
+		c.pos++
+		start := len(c.out)
+		if err := c.value(); err != nil {
+			return err
+		}
+		c.members = append(c.members, member{key: key, start: start, end: len(c.out)})
+		c.skipSpace()
+		if c.pos >= len(c.in) {
+			return c.fail("unexpected end in object")
+		}
+		if c.in[c.pos] == ',' {
+			c.pos++
+			continue
+		}
+		if c.in[c.pos] != '}' {
+			return c.fail("expected , or } in object")
+		}
+		c.pos++
+		break
+	}
+	ms := c.members[base:]
+	if err := checkKeys(ms); err != nil {
+		return err
+	}
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	c.tmp = append(c.tmp[:0], c.out[mark:]...)
+	values := c.tmp
+	c.out = append(c.out[:mark], '{')
+	for i, m := range ms {
+		if i > 0 {
+			c.out = append(c.out, ',')
+		}
+		c.out = appendString(c.out, m.key)
+		c.out = append(c.out, ':')
+		c.out = append(c.out, values[m.start-mark:m.end-mark]...)
+	}
+	c.out = append(c.out, '}')
+	c.members = c.members[:base]
+	c.depth--
+	return nil
+}
+
+// checkKeys refuses members whose keys repeat or differ only in letter case.
+func checkKeys(ms []member) error {
+	for i := 1; i < len(ms); i++ {
+		for j := 0; j < i; j++ {
+			if bytes.EqualFold(ms[i].key, ms[j].key) {
+				if bytes.Equal(ms[i].key, ms[j].key) {
+					return fmt.Errorf("%w: key %q appears twice in an object", ErrAmbiguousArguments, ms[i].key)
+				}
+				return fmt.Errorf("%w: keys %q and %q differ only in letter case", ErrAmbiguousArguments, ms[j].key, ms[i].key)
+			}
+		}
+	}
+	return nil
+}
+
+// str reads a JSON string and returns its decoded value (for a string without
+// escapes and non-ASCII, a slice of the input).
+func (c *canonicalizer) str() ([]byte, error) {
+	start := c.pos + 1
+	plain := true
+	i := start
+	for ; i < len(c.in); i++ {
+		b := c.in[i]
+		if b == '"' {
+			break
+		}
+		if b == '\\' {
+			plain = false
+			i++
+			continue
+		}
+		if b < 0x20 {
+			c.pos = i
+			return nil, c.fail("control character in string")
+		}
+		if b >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	if i >= len(c.in) {
+		c.pos = i
+		return nil, c.fail("unterminated string")
+	}
+	raw := c.in[c.pos : i+1]
+	c.pos = i + 1
+	if plain {
+		return raw[1 : len(raw)-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%w: %v", errSyntax, err)
+	}
+	return []byte(s), nil
+}
+
+// number copies a JSON number, checked against the grammar, in canonical form.
+func (c *canonicalizer) number() error {
+	start := c.pos
+	i := c.pos
+	if c.in[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(c.in) && '0' <= c.in[i] && c.in[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(c.in) && c.in[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		c.pos = i
+		return c.fail("invalid number")
+	}
+	if i < len(c.in) && c.in[i] == '.' {
+		i++
+		if digits() == 0 {
+			c.pos = i
+			return c.fail("invalid number")
+		}
+	}
+	if i < len(c.in) && (c.in[i] == 'e' || c.in[i] == 'E') {
+		i++
+		if i < len(c.in) && (c.in[i] == '+' || c.in[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			c.pos = i
+			return c.fail("invalid number")
+		}
+	}
+	c.pos = i
+	c.out = append(c.out, canonicalNumber(json.Number(c.in[start:i]))...)
+	return nil
+}
+
+// appendString writes s as encoding/json writes it with HTML escaping off.
+func appendString(dst []byte, s []byte) []byte {
+	simple := true
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(string(s)) // a string always encodes
+	return append(dst, strings.TrimSuffix(buf.String(), "\n")...)
+}

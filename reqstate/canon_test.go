@@ -1,0 +1,134 @@
+package reqstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/askback/askback/internal/strictjson"
+)
+
+// referenceCanonical is the canonical form as encoding/json and strictjson
+// compute it, slowly: the single-pass canonicalizer must agree with it on
+// every input.
+func referenceCanonical(raw []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return []byte("{}"), nil
+	}
+	if err := strictjson.CheckKeys(raw); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after JSON value")
+	}
+	if v == nil {
+		return []byte("{}"), nil
+	}
+	var buf bytes.Buffer
+	if err := writeReference(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeReference(buf *bytes.Buffer, v any) error {
+	switch v := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		buf.WriteString(strconv.FormatBool(v))
+	case json.Number:
+		buf.WriteString(canonicalNumber(v))
+	case string:
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		buf.Truncate(buf.Len() - 1)
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeReference(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeReference(buf, k); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeReference(buf, v[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	default:
+		return fmt.Errorf("unexpected JSON value %T", v)
+	}
+	return nil
+}
+
+var canonSeeds = []string{
+	``, ` `, `null`, `{}`, `[]`, `{"a":1}`, `{"b":[true,null,2.50],"a":1.0,"c":{"y":"é","x":1e2}}`,
+	`{"s":"a\"b\\c\n\u0001\u2028<>&"}`, `{"\u00e9":1,"e":2}`, `"x"`, `-0`, `1E400`, `[1,2,[3,[4]]]`,
+	`{"a":1,"A":2}`, `{"a":1,"a":2}`, `{"k":1,"\u212a":2}`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `-`, `.5`,
+	`{"a":1} x`, `"\ud800"`, "\"\xff\"", `tru`, `nul`, `[true false]`, `{"a":{"b":{"c":[{"d":"e"}]}}}`,
+	`{"z":1,"y":{"b":2,"a":[{"q":1,"p":2}]},"x":"3"}`, `  {"a" : [ 1 , 2 ] }  `,
+}
+
+func TestCanonicalAgreesWithReference(t *testing.T) {
+	for _, s := range canonSeeds {
+		checkAgainstReference(t, []byte(s))
+	}
+}
+
+func checkAgainstReference(t *testing.T, in []byte) {
+	t.Helper()
+	got, gotErr := appendCanonical(nil, in)
+	want, wantErr := referenceCanonical(in)
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("%q: error %v, reference error %v", in, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		// On valid JSON both say whether the keys are ambiguous; on invalid
+		// JSON either complaint will do.
+		if json.Valid(in) && errors.Is(wantErr, strictjson.ErrAmbiguous) != errors.Is(gotErr, ErrAmbiguousArguments) {
+			t.Fatalf("%q: error %v, reference error %v: not the same kind", in, gotErr, wantErr)
+		}
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%q: canonical %s, reference %s", in, got, want)
+	}
+}
+
+func FuzzCanonicalAgreesWithReference(f *testing.F) {
+	for _, s := range canonSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkAgainstReference)
+}
