@@ -35,15 +35,15 @@ type MemoryOptions struct {
 //
 // The zero value is an empty store with the defaults, ready to use.
 type Memory struct {
-	mu        sync.Mutex
-	seen      map[string]time.Time
-	max       int
-	now       func() time.Time
-	order     []claimed // claims in the order they were made, from head on
-	head      int
-	logger    *slog.Logger
-	full      uint64    // claims refused with ErrFull
-	nextWarn  time.Time // when the next full-store warning may be logged
+	mu       sync.Mutex
+	seen     map[string]time.Time
+	max      int
+	now      func() time.Time
+	order    []claimed // claims in the order they were made, from head on
+	head     int
+	logger   *slog.Logger
+	full     uint64    // claims refused with ErrFull
+	nextWarn time.Time // when the next full-store warning may be logged
 }
 
 // NewMemory returns an empty memory store.

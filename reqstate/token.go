@@ -2,10 +2,10 @@ package reqstate
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
