@@ -34,13 +34,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Failed     int     `json:"failed"`
 			Applicable int     `json:"applicable"`
 			Percent    float64 `json:"percent"`
+			Incomplete int     `json:"incomplete"`
 		} `json:"score"`
 	}{Report: r, Score: struct {
 		Passed     int     `json:"passed"`
 		Failed     int     `json:"failed"`
 		Applicable int     `json:"applicable"`
 		Percent    float64 `json:"percent"`
-	}{p, f, a, r.Percent()}})
+		Incomplete int     `json:"incomplete"`
+	}{p, f, a, r.Percent(), r.Unchecked()}})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // WriteJUnit renders the report as JUnit XML: a test suite per subject, a
-// test case per rule; n/a rules and skipped subjects are skipped cases.
+// test case per rule; n/a rules and skipped subjects are skipped cases,
+// incomplete ones errors.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	doc := &junit.Suites{Name: "mcp-tester audit of " + r.Server}
 	for _, s := range r.Subjects {
@@ -32,6 +33,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 					}
 				}
 				c.Failure = &junit.Problem{Message: res.Rule.Title, Text: b.String()}
+			case Incomplete:
+				c.Error = &junit.Problem{Message: res.Note}
 			case NA:
 				c.Skipped = &junit.Skip{Message: res.Note}
 			}

@@ -42,6 +42,12 @@ func (c *checker) pass(r Rule, note string) {
 	}
 }
 
+// incomplete records that r could not be checked, and why.
+func (c *checker) incomplete(r Rule, note string) {
+	res := c.get(r)
+	res.Status, res.Note = Incomplete, note
+}
+
 // na records why r does not apply, unless it already has an outcome.
 func (c *checker) na(r Rule, note string) {
 	if res := c.get(r); res.Status == NA && res.Note == "" {
@@ -86,6 +92,14 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 	seen = append(seen, base.questions...)
 	s.report.Asks = len(base.questions) > 0
 	last := base.last()
+	if !s.report.Asks && last.kind == kBroken {
+		// No answer at all: nothing about the subject can be told, and the
+		// other probes would wait as long for nothing.
+		for _, r := range subjectRules() {
+			c.incomplete(r, "the call got no answer: "+firstLine(noAnswerReason(last)))
+		}
+		return
+	}
 	asksNothing := "asks nothing"
 	if !s.report.Asks && last.kind != kComplete {
 		asksNothing = "asks nothing: the call ends in " + firstLine(last.describe())

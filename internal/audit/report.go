@@ -9,7 +9,11 @@ type Status string
 const (
 	Pass Status = "pass"
 	Fail Status = "fail"
-	NA   Status = "n/a" // the rule does not apply, or could not be exercised
+	NA   Status = "n/a" // the rule does not apply to what the subject does
+	// Incomplete: the subject's call got no answer (within --timeout, or
+	// the connection failed), so the rule could not be checked. It is not
+	// a pass, and the audit is then incomplete.
+	Incomplete Status = "incomplete"
 )
 
 // Evidence is what shows a failure: what was done, the request sent and the
@@ -69,8 +73,37 @@ type Report struct {
 	Unprobed []string `json:"unprobed,omitempty"`
 }
 
-// Complete reports whether every probe could connect.
-func (r *Report) Complete() bool { return len(r.Unprobed) == 0 }
+// Complete reports whether every probe could connect and every call got an
+// answer.
+func (r *Report) Complete() bool { return len(r.Unprobed) == 0 && len(r.Unanswered()) == 0 }
+
+// Unanswered lists the subjects whose rules could not be checked because
+// their call got no answer, by label.
+func (r *Report) Unanswered() []string {
+	var out []string
+	for _, s := range r.Subjects {
+		for _, res := range s.Results {
+			if res.Status == Incomplete {
+				out = append(out, s.Label())
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Unchecked counts the results that are Incomplete.
+func (r *Report) Unchecked() int {
+	n := 0
+	for _, s := range r.Subjects {
+		for _, res := range s.Results {
+			if res.Status == Incomplete {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // Score counts the results: passed, failed, and applicable (passed plus
 // failed).

@@ -205,3 +205,15 @@ func carriesInputRequests(ex *exchange) bool {
 	}
 	return json.Unmarshal(ex.Result, &r) == nil && len(r.InputRequests) > 0
 }
+
+// noAnswerReason says why a call got no answer (kBroken).
+func noAnswerReason(o outcome) string {
+	if o.err == nil {
+		return "no answer"
+	}
+	var e *session.Error
+	if errors.As(o.err, &e) {
+		return e.Err.Error()
+	}
+	return o.err.Error()
+}

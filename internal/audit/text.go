@@ -56,7 +56,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	p, f, a := r.Score()
-	ew.printf("\nscore: %d of %d applicable checks passed (%.0f%%), %d failed\n", p, a, r.Percent(), f)
+	incomplete := ""
+	if n := r.Unchecked(); n > 0 {
+		incomplete = fmt.Sprintf(", %d incomplete", n)
+	}
+	ew.printf("\nscore: %d of %d applicable checks passed (%.0f%%), %d failed%s\n", p, a, r.Percent(), f, incomplete)
 	return ew.err
 }
 
@@ -66,6 +70,8 @@ func statusWord(s Status) string {
 		return "pass"
 	case Fail:
 		return "FAIL"
+	case Incomplete:
+		return "incomplete"
 	}
 	return "n/a"
 }

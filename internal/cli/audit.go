@@ -115,7 +115,14 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	case rep.Failed():
 		return &exitError{code: ExitFailed}
 	case !rep.Complete():
-		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %d probe(s) could not connect (see the end of the report)", len(rep.Unprobed))}
+		var why []string
+		if n := len(rep.Unprobed); n > 0 {
+			why = append(why, fmt.Sprintf("%d probe(s) could not connect (see the end of the report)", n))
+		}
+		if u := rep.Unanswered(); len(u) > 0 {
+			why = append(why, fmt.Sprintf("%s got no answer within --timeout (raise it, or check the server)", strings.Join(u, ", ")))
+		}
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(why, "; "))}
 	}
 	return nil
 }
