@@ -9,6 +9,7 @@
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { readJSON } from './http-common.mjs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -107,18 +108,6 @@ function build() {
         return { contents: [{ uri: uri.href, text: `vault: ${describe(r)}` }] };
     });
     return server;
-}
-
-// readJSON reads a request body (at most 1 MiB) and parses it.
-async function readJSON(req) {
-    const chunks = [];
-    let size = 0;
-    for await (const c of req) {
-        size += c.length;
-        if (size > 1 << 20) throw new Error('body too large');
-        chunks.push(c);
-    }
-    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }
 
 function serveHTTP(addrFile) {

@@ -12,6 +12,7 @@
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { readJSON } from './http-common.mjs';
 import {
     McpServer,
     acceptedContent,
@@ -185,18 +186,6 @@ function build({ era } = {}) {
         return { contents: [{ uri: uri.href, text: `vault: ${describe(view)}` }] };
     });
     return server;
-}
-
-// readJSON reads a request body (at most 1 MiB) and parses it.
-async function readJSON(req) {
-    const chunks = [];
-    let size = 0;
-    for await (const c of req) {
-        size += c.length;
-        if (size > 1 << 20) throw new Error('body too large');
-        chunks.push(c);
-    }
-    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }
 
 // serveHTTP serves 2026-07-28 requests statelessly and, by default,
