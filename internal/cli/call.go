@@ -58,6 +58,7 @@ no question used is reported on stderr. Each question is printed as an
 	addRoundsFlag(cmd, &opts.Conn)
 	addTasksFlag(cmd, &opts.Conn)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)
+	addRawFlag(cmd, &opts.Conn)
 	cmd.Flags().StringVarP(&opts.Args, "args", "a", "{}", "the tool's arguments as a JSON object")
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "if the server runs the tool as a task, print the task id and return (see mcp-tester tasks)")
@@ -85,6 +86,15 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
+	}
+	if opts.Conn.Raw {
+		if err := opts.Conn.printRaw(opts.IO.Out, "tools/call"); err != nil {
+			return err
+		}
+		if res.IsError {
+			return &exitError{code: ExitFailed}
+		}
+		return nil
 	}
 	return printToolResult(opts.IO.Out, opts.Format, res)
 }

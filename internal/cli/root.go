@@ -95,6 +95,16 @@ from flags, from scripts, or from a person at the terminal.`,
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
 	)
+	// --lang was the earlier mcp-tester's choice of output language (en,
+	// de); this tester speaks English, and says so rather than refusing a
+	// command line written for it.
+	lang := root.PersistentFlags().String("lang", "en", "output language: en only (the earlier mcp-tester also spoke de)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if *lang != "en" {
+			fmt.Fprintf(io.ErrOut, "mcp-tester: note: --lang %s: the output stays English\n", *lang)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})

@@ -91,7 +91,7 @@ func (p appendFile) Write(b []byte) (int, error) {
 
 // addRawFlag adds --raw.
 func addRawFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the final result exactly as the server sent it (JSON), without the go-sdk's typed decoding")
+	cmd.Flags().BoolVarP(&o.Raw, "raw", "r", false, "print the final result exactly as the server sent it (JSON), without the go-sdk's typed decoding")
 }
 
 // printRaw prints the last result of method as it arrived.
