@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/ask"
+	"github.com/askback/askback/form"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,23 +76,13 @@ type rolloutIn struct {
 	Version string `json:"version"`
 }
 
-// decisionSchema is the half-way question: a single choice.
-var decisionSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"decision": map[string]any{
-			"type":  "string",
-			"title": "How should the rollout go on?",
-			"oneOf": []map[string]any{
-				{"const": "continue", "title": "Continue"},
-				{"const": "pause", "title": "Pause"},
-				{"const": "rollback", "title": "Roll back"},
-			},
-			"default": "pause",
-		},
-	},
-	"required": []string{"decision"},
+// decision is the half-way question: a single choice, "pause" unless the
+// user picks another.
+type decision struct {
+	Decision string `json:"decision" form:"title=How should the rollout go on?,default=pause,oneof=continue:Continue|pause:Pause|rollback:Roll back"`
 }
+
+var decisionForm = form.Must[decision](nil)
 
 func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, error) {
 	var in rolloutIn
@@ -114,21 +106,20 @@ func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, 
 		t.Progress(float64(i), float64(n), "Updating instances to "+name)
 	}
 	rate := r.opts.ErrorRate(in.Service)
-	question := &mcp.ElicitParams{
-		Message:         fmt.Sprintf("Rollout of %s: %d%% of instances updated, error rate %s %% — continue?", name, half*100/n, formatRate(rate)),
-		RequestedSchema: decisionSchema,
-	}
-	answer, err := t.Ask(ctx, "decision", question)
+	question := decisionForm.Ask(fmt.Sprintf("Rollout of %s: %d%% of instances updated, error rate %s %% — continue?", name, half*100/n, formatRate(rate)))
+	res, err := t.Ask(ctx, "decision", question)
 	if errors.Is(err, tasks.ErrCannotAsk) {
 		return rolloutText(fmt.Sprintf("Rollout of %s paused at %d of %d instances: the client cannot be asked whether to continue, so nothing more was rolled out.", name, half, n)), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if answer.Action != "accept" {
+	answer, _ := ask.Read(res)
+	choice, err := decisionForm.Decode(answer)
+	if err != nil {
 		return rolloutText(fmt.Sprintf("Rollout of %s stopped at %d of %d instances (%s): nothing more was rolled out.", name, half, n, answer.Action)), nil
 	}
-	switch decision, _ := answer.Content["decision"].(string); decision {
+	switch choice.Decision {
 	case "continue":
 		for i := half + 1; i <= n; i++ {
 			if err := r.step(ctx); err != nil {
