@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,6 +22,9 @@ type BoltOptions struct {
 	SweepEvery int
 	// Now returns the current time (time.Now if nil).
 	Now func() time.Time
+	// MaxEntries is the most nonces the file keeps (DefaultMaxEntries if
+	// zero). When it holds that many live nonces, Claim fails with [ErrFull].
+	MaxEntries int
 }
 
 // Bolt is a [Store] kept in a bbolt file, so claimed nonces survive a restart.
@@ -30,7 +34,9 @@ type Bolt struct {
 	db         *bolt.DB
 	now        func() time.Time
 	sweepEvery int
+	max        int
 	claims     int // guarded by the bolt write transaction
+	entries    int // nonces in the file; guarded by the bolt write transaction
 }
 
 // OpenBolt opens (creating if needed) the store in the file at path.
@@ -58,7 +64,15 @@ func OpenBolt(path string, opts *BoltOptions) (*Bolt, error) {
 		db.Close()
 		return nil, fmt.Errorf("open replay store %s: %w", path, err)
 	}
-	return &Bolt{db: db, now: o.Now, sweepEvery: o.SweepEvery}, nil
+	b := &Bolt{db: db, now: o.Now, sweepEvery: o.SweepEvery, max: DefaultMaxEntries}
+	if opts != nil && opts.MaxEntries > 0 {
+		b.max = opts.MaxEntries
+	}
+	if b.entries, err = b.Len(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open replay store %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // Claim records nonce until expiry in one write transaction. It fails with
@@ -70,12 +84,21 @@ func (b *Bolt) Claim(ctx context.Context, nonce string, expiry time.Time) error 
 	if err := checkNonce(nonce); err != nil {
 		return err
 	}
+	full := false
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltBucket)
 		now := b.now()
-		if v := bk.Get([]byte(nonce)); len(v) == 8 {
-			if now.UnixNano() < int64(binary.BigEndian.Uint64(v)) {
-				return fmt.Errorf("claim nonce: %w", ErrUsed)
+		old := bk.Get([]byte(nonce))
+		if len(old) == 8 && now.UnixNano() < int64(binary.BigEndian.Uint64(old)) {
+			return fmt.Errorf("claim nonce: %w", ErrUsed)
+		}
+		if old == nil && b.entries >= b.max {
+			if err := b.sweep(bk, now); err != nil {
+				return err
+			}
+			if b.entries >= b.max {
+				full = true // commit the sweep, refuse the claim
+				return nil
 			}
 		}
 		var v [8]byte
@@ -83,12 +106,32 @@ func (b *Bolt) Claim(ctx context.Context, nonce string, expiry time.Time) error 
 		if err := bk.Put([]byte(nonce), v[:]); err != nil {
 			return fmt.Errorf("claim nonce: %w", err)
 		}
+		if old == nil {
+			b.entries++
+		}
 		b.claims++
 		if b.claims%b.sweepEvery == 0 {
-			return sweepBucket(bk, now)
+			return b.sweep(bk, now)
 		}
 		return nil
 	})
+	switch {
+	case err != nil && !errors.Is(err, ErrUsed):
+		// The transaction rolled back, sweep included: count the file again.
+		_ = b.db.Update(func(tx *bolt.Tx) error {
+			b.entries = tx.Bucket(boltBucket).Stats().KeyN
+			return nil
+		})
+	case full:
+		return fmt.Errorf("claim nonce: %w", ErrFull)
+	}
+	return err
+}
+
+// sweep deletes expired nonces inside a write transaction and recounts.
+func (b *Bolt) sweep(bk *bolt.Bucket, now time.Time) error {
+	n, err := sweepBucket(bk, now)
+	b.entries -= n
 	return err
 }
 
@@ -98,7 +141,7 @@ func (b *Bolt) Sweep(ctx context.Context) error {
 		return err
 	}
 	return b.db.Update(func(tx *bolt.Tx) error {
-		return sweepBucket(tx.Bucket(boltBucket), b.now())
+		return b.sweep(tx.Bucket(boltBucket), b.now())
 	})
 }
 
@@ -116,7 +159,8 @@ func (b *Bolt) Len() (int, error) {
 // Close closes the file.
 func (b *Bolt) Close() error { return b.db.Close() }
 
-func sweepBucket(bk *bolt.Bucket, now time.Time) error {
+// sweepBucket deletes the expired nonces of bk and says how many.
+func sweepBucket(bk *bolt.Bucket, now time.Time) (int, error) {
 	var dead [][]byte
 	c := bk.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -124,10 +168,10 @@ func sweepBucket(bk *bolt.Bucket, now time.Time) error {
 			dead = append(dead, append([]byte(nil), k...))
 		}
 	}
-	for _, k := range dead {
+	for i, k := range dead {
 		if err := bk.Delete(k); err != nil {
-			return fmt.Errorf("sweep replay store: %w", err)
+			return i, fmt.Errorf("sweep replay store: %w", err)
 		}
 	}
-	return nil
+	return len(dead), nil
 }

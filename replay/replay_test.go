@@ -154,3 +154,30 @@ func TestZeroMemoryIsUsable(t *testing.T) {
 		t.Fatalf("Len %d, FullRefusals %d", m.Len(), m.FullRefusals())
 	}
 }
+
+// A bbolt store is bounded as the memory one is: full of live nonces, it
+// refuses with ErrFull, and takes claims again once they expire.
+func TestBoltIsBounded(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), &replay.BoltOptions{MaxEntries: 3, Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for i := range 3 {
+		if err := s.Claim(ctx, fmt.Sprint(i), clock.t.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Claim(ctx, "one-more", clock.t.Add(time.Minute)); !errors.Is(err, replay.ErrFull) {
+		t.Fatalf("Claim on a full file = %v, want ErrFull", err)
+	}
+	if err := s.Claim(ctx, "1", clock.t.Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse on a full file = %v, want ErrUsed", err)
+	}
+	clock.t = clock.t.Add(2 * time.Minute)
+	if err := s.Claim(ctx, "one-more", clock.t.Add(time.Minute)); err != nil {
+		t.Fatalf("Claim after the others expired: %v", err)
+	}
+}
