@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/bodylimit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,19 +21,7 @@ func TestHTTPBodyIsBounded(t *testing.T) {
 	}
 	hs := httptest.NewServer(httpHandler(srv, nil))
 	t.Cleanup(hs.Close)
-	huge := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout","arguments":{"service":"` +
-		strings.Repeat("a", maxRequestBody) + `","version":"1"}}}`
-	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/mcp", bytes.NewReader([]byte(huge)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("status %d for a %d-byte body, want 413", resp.StatusCode, len(huge))
-	}
+	bodylimit.Refused(t, hs.URL+"/mcp", maxRequestBody, nil)
 }
 
 func memoryStores(t *testing.T) *stores {
