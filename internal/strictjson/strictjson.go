@@ -128,29 +128,6 @@ func Decode(data []byte, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Object reads one JSON object strictly (see [CheckKeys]), numbers as
-// json.Number. Empty data and null give an empty map; any other value that
-// is not an object is an error.
-func Object(data []byte) (map[string]any, error) {
-	if err := CheckKeys(data); err != nil {
-		return nil, err
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return map[string]any{}, nil
-	}
-	if trimmed[0] != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 // Fold returns the key under which s collides with every string equal to it
 // under Unicode simple case folding: each letter becomes the smallest rune of
 // its folding orbit. It is at least as broad as the case-insensitive field

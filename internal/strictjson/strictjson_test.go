@@ -58,21 +58,6 @@ func TestDecodeRefusesWhatEncodingJSONReadsLoosely(t *testing.T) {
 	}
 }
 
-func TestObject(t *testing.T) {
-	m, err := Object([]byte(` {"n": 1.50, "s": "x"} `))
-	if err != nil || m["n"] != json.Number("1.50") || m["s"] != "x" {
-		t.Fatalf("Object = %v, %v", m, err)
-	}
-	for _, in := range []string{`[1]`, `"s"`, `{"a":1,"A":1}`, `{} []`} {
-		if _, err := Object([]byte(in)); err == nil {
-			t.Errorf("Object(%s) accepted it", in)
-		}
-	}
-	if m, err := Object([]byte(`null`)); err != nil || m == nil || len(m) != 0 {
-		t.Errorf("Object(null) = %v, %v", m, err)
-	}
-}
-
 func TestFoldAgreesWithEncodingJSON(t *testing.T) {
 	// Every pair encoding/json matches to one field must fold alike.
 	for _, pair := range [][2]string{{"to", "TO"}, {"k", "\u212a"}, {"s", "\u017f"}, {"straße", "STRAßE"}, {"Σ", "ς"}} {
