@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/askback/askback/internal/termsafe"
 	"golang.org/x/term"
 )
 
@@ -18,6 +19,88 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
+
+	// rawOut and rawErr are Out and ErrOut before Neutralize wrapped them;
+	// guards are the wrappers, flushed at the end.
+	rawOut, rawErr io.Writer
+	guards         []*termsafe.Writer
+	jsonOut        bool
+	wrote          *countingWriter
+}
+
+// countingWriter tells whether anything was written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Neutralize wraps Out and ErrOut so that nothing a server sent can drive
+// the terminal, whatever path it takes: every control character but
+// newline and tab, DEL, C1 controls, bidirectional overrides and isolates
+// and invisible format characters are written escaped (see
+// internal/termsafe). ErrOut carries text; Out carries text, or JSON when
+// jsonOut is set (escaped as \u escapes, so it stays the same JSON). Code
+// that draws its own terminal interface (forms, a live status line) writes
+// to TerminalOut and TerminalErr instead, and cleans what it shows itself.
+// A second call changes nothing.
+func (s *IOStreams) Neutralize(jsonOut bool) {
+	if s.rawOut != nil || s.rawErr != nil {
+		return
+	}
+	s.rawOut, s.rawErr = s.Out, s.ErrOut
+	s.jsonOut = jsonOut
+	if s.Out != nil {
+		s.wrote = &countingWriter{w: s.Out}
+		g := termsafe.NewWriter(s.wrote)
+		if jsonOut {
+			g = termsafe.NewJSONWriter(s.wrote)
+		}
+		s.Out = g
+		s.guards = append(s.guards, g)
+	}
+	if s.ErrOut != nil {
+		g := termsafe.NewWriter(s.ErrOut)
+		s.ErrOut = g
+		s.guards = append(s.guards, g)
+	}
+}
+
+// JSONOut reports whether Neutralize was told that stdout carries JSON.
+func (s *IOStreams) JSONOut() bool { return s.jsonOut }
+
+// WroteOut reports whether anything was written to Out since Neutralize.
+func (s *IOStreams) WroteOut() bool { return s.wrote != nil && s.wrote.n > 0 }
+
+// Flush writes out what the neutralising wrappers held back (the start of
+// a character whose rest never came).
+func (s *IOStreams) Flush() {
+	for _, g := range s.guards {
+		_ = g.Flush()
+	}
+}
+
+// TerminalOut is Out as it was before Neutralize: for code that draws on
+// the terminal with escape sequences of its own.
+func (s *IOStreams) TerminalOut() io.Writer {
+	if s.rawOut != nil {
+		return s.rawOut
+	}
+	return s.Out
+}
+
+// TerminalErr is ErrOut as it was before Neutralize: for code that draws
+// on the terminal with escape sequences of its own.
+func (s *IOStreams) TerminalErr() io.Writer {
+	if s.rawErr != nil {
+		return s.rawErr
+	}
+	return s.ErrOut
 }
 
 // System returns the process's own streams.

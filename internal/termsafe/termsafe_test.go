@@ -103,6 +103,23 @@ func TestWriterMatchesBlockWhereverWritesSplit(t *testing.T) {
 	}
 }
 
+func TestJSONWriterMatchesJSONWhereverWritesSplit(t *testing.T) {
+	doc, _ := json.Marshal(map[string]string{"k": "é\u202e€\u009b\x7f"})
+	want := string(termsafe.JSON(doc))
+	for k := 0; k <= len(doc); k++ {
+		var out bytes.Buffer
+		w := termsafe.NewJSONWriter(&out)
+		w.Write(doc[:k])
+		w.Write(doc[k:])
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("split at %d: %q, want %q", k, out.String(), want)
+		}
+	}
+}
+
 func FuzzLineAndBlock(f *testing.F) {
 	for _, s := range attacks {
 		f.Add(s)
