@@ -8,6 +8,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/askback/askback/formschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,38 @@ func (c Chain) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, erro
 		return res, err
 	}
 	return nil, ErrNoAnswer
+}
+
+// Required fails a question its Answerer has no answer for, instead of
+// letting it be declined: for runs in which every question must be answered
+// on purpose (CI). The failure is not ErrNoAnswer, so a Chain does not go
+// on past it.
+type Required struct {
+	Answerer Answerer
+	// Hint ends the error message: what to do about it.
+	Hint string
+}
+
+// Answer returns the Answerer's answer, or an error naming the question it
+// had none for.
+func (r Required) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) {
+	var res *mcp.ElicitResult
+	err := ErrNoAnswer
+	if r.Answerer != nil {
+		res, err = r.Answerer.Answer(ctx, q)
+	}
+	if !errors.Is(err, ErrNoAnswer) {
+		return res, err
+	}
+	name := q.Key
+	if name == "" && q.Params != nil {
+		name = q.Params.Message
+	}
+	msg := fmt.Sprintf("no answer was given for question %q", name)
+	if r.Hint != "" {
+		msg += "; " + r.Hint
+	}
+	return nil, errors.New(msg)
 }
 
 // Declining is the last resort: it declines every question.

@@ -73,6 +73,7 @@ func TestRedactCommand(t *testing.T) {
 		{"./server sk-proj-0123456789abcdef;echo done", "./server [redacted];echo done"},
 		{"./deployer -redis redis://:pw@127.0.0.1:6379/0", "./deployer -redis redis://:redacted@127.0.0.1:6379/0"},
 		{"bin/deployer", "bin/deployer"},
+		{"GITHUB_TOKEN=${GITHUB_TOKEN} ./server --token $T", "GITHUB_TOKEN=${GITHUB_TOKEN} ./server --token $T"},
 	} {
 		if got := credential.RedactCommand(c.in); got != c.want {
 			t.Errorf("RedactCommand(%q)\n got  %q\n want %q", c.in, got, c.want)

@@ -70,6 +70,9 @@ func RedactURL(s string) string {
 // assignment is a shell variable assignment: NAME=value.
 var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
+// reference is a word that only names a variable: $NAME or ${NAME}.
+var reference = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+
 // headerWord is a "Name: value" header written as one word.
 var headerWord = regexp.MustCompile(`^([A-Za-z0-9_-]+):\s+\S`)
 
@@ -78,7 +81,8 @@ var headerWord = regexp.MustCompile(`^([A-Za-z0-9_-]+):\s+\S`)
 // (GITHUB_TOKEN=… ./server, env API_KEY=… server), of options named like
 // credentials (--api-key=…, --token …), of "Name: value" header arguments
 // whose name says credential, the credentials in URLs, and any word that
-// is a token by its form. Quotes are kept where they were.
+// is a token by its form. A value that only names a variable ($TOKEN,
+// ${TOKEN}) is kept: it is no secret. Quotes are kept where they were.
 func RedactCommand(line string) string {
 	words := splitWords(line)
 	var b strings.Builder
@@ -87,7 +91,10 @@ func RedactCommand(line string) string {
 	for _, w := range words {
 		raw := line[w.start:w.end]
 		out := raw
+		_, value, _ := strings.Cut(w.text, "=")
 		switch {
+		case reference.MatchString(w.text) || (strings.Contains(w.text, "=") && reference.MatchString(value)):
+			// $TOKEN or ${TOKEN}: the name of a secret, not the secret.
 		case hideNext:
 			out = Hidden
 		case Token(w.text):

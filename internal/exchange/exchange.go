@@ -31,17 +31,20 @@ const (
 // Answer); a request for a model reply (sampling) has Sample and Reply, a
 // request for the roots has Roots.
 type Entry struct {
-	Seq     int    // position in the log, from 1
-	Method  string // the call that asked: tools/call, prompts/get, resources/read
-	Name    string // the tool or prompt name, or the resource URI
-	Via     string // one of the Via constants
-	Key     string // the inputRequests key; empty for server-initiated requests
-	Round   int    // the round of the call in which the question came, from 1
-	Server  string // the asking server's name
-	Params  *mcp.ElicitParams
-	Answer  *mcp.ElicitResult // what was sent back; nil when no answer was sent
-	Note    string            // why the answer was chosen, e.g. "no answer left: declined"
-	Elapsed int64             // nanoseconds from question to answer
+	Seq    int    // position in the log, from 1
+	Method string // the call that asked: tools/call, prompts/get, resources/read
+	Name   string // the tool or prompt name, or the resource URI
+	Via    string // one of the Via constants
+	Key    string // the inputRequests key; empty for server-initiated requests
+	Round  int    // the round of the call in which the question came, from 1
+	Server string // the asking server's name
+	Params *mcp.ElicitParams
+	Answer *mcp.ElicitResult // what was sent back; nil when no answer was sent
+	Note   string            // why the answer was chosen, e.g. "no answer left: declined"
+	// NoAnswer is set when nobody had an answer for the question, so the
+	// tester declined it (see Note).
+	NoAnswer bool
+	Elapsed  int64 // nanoseconds from question to answer
 	// Asks is empty for an elicitation, else AsksSampling or AsksRoots.
 	Asks   string
 	Sample *mcp.CreateMessageWithToolsParams //lint:ignore SA1019 sampling is deprecated but still answered

@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -245,4 +247,91 @@ func Texts(cs []mcp.Content) []string {
 		}
 	}
 	return out
+}
+
+// QuestionJSON is a question and its answer as JSON output shows them.
+type QuestionJSON struct {
+	// Asks is empty for an elicitation, else what the server asked for
+	// (exchange.AsksSampling, exchange.AsksRoots).
+	Asks    string `json:"asks,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Via     string `json:"via"`
+	Round   int    `json:"round"`
+	Mode    string `json:"mode"`
+	Message string `json:"message"`
+	URL     string `json:"url,omitempty"`
+	// RequestedSchema is the form the server asked to fill in.
+	RequestedSchema any `json:"requestedSchema,omitempty"`
+	// Answer is what was sent back.
+	Answer *mcp.ElicitResult `json:"answer,omitempty"`
+	// NoAnswer says that nobody had an answer, so the tester declined.
+	NoAnswer bool `json:"noAnswer,omitempty"`
+}
+
+// QuestionsJSON turns a call's questions into their JSON form; never nil.
+func QuestionsJSON(es []exchange.Entry) []QuestionJSON {
+	out := make([]QuestionJSON, 0, len(es))
+	for _, e := range es {
+		q := QuestionJSON{Asks: e.Asks, Key: e.Key, Via: e.Via, Round: e.Round, Mode: e.Mode(), Message: e.Message(), Answer: e.Answer, NoAnswer: e.NoAnswer}
+		if e.Params != nil {
+			q.URL = e.Params.URL
+			q.RequestedSchema = e.Params.RequestedSchema
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// Asked is the JSON output of a command that may ask questions: the
+// questions with their answers, in order, and what the server finally
+// answered (a result, or the handle of a task it runs).
+type Asked struct {
+	Questions []QuestionJSON `json:"questions"`
+	Result    any            `json:"result,omitempty"`
+	Task      any            `json:"task,omitempty"`
+}
+
+// Task renders what tasks/get said about a task: its status and status
+// message, the questions it waits for, and its result or error once it
+// ended.
+func Task(w io.Writer, t *tasks.GetTaskResult) {
+	fmt.Fprintf(w, "Task %s: %s\n", termsafe.Line(t.TaskID), termsafe.Line(string(t.Status)))
+	if t.StatusMessage != "" {
+		fmt.Fprintf(w, "Status message: %s\n", termsafe.Line(t.StatusMessage))
+	}
+	if t.CreatedAt != "" {
+		fmt.Fprintf(w, "Created: %s, last updated: %s\n", termsafe.Line(t.CreatedAt), termsafe.Line(t.LastUpdatedAt))
+	}
+	if len(t.InputRequests) > 0 {
+		fmt.Fprintln(w, "Waiting for answers to:")
+		keys := make([]string, 0, len(t.InputRequests))
+		for k := range t.InputRequests {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var req struct {
+				Method string           `json:"method"`
+				Params mcp.ElicitParams `json:"params"`
+			}
+			_ = json.Unmarshal(t.InputRequests[k], &req)
+			mode := req.Params.Mode
+			if mode == "" {
+				mode = "form"
+			}
+			fmt.Fprintf(w, "  %q (%s): %s\n", k, termsafe.Line(mode), oneLine(req.Params.Message))
+		}
+		fmt.Fprintln(w, "(answer them with mcp-tester tasks wait)")
+	}
+	if len(t.Result) > 0 {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(t.Result, &res); err != nil {
+			fmt.Fprintf(w, "Result (unreadable: %s):\n%s\n", termsafe.Line(err.Error()), termsafe.JSON(t.Result))
+		} else {
+			ToolResult(w, &res)
+		}
+	}
+	if t.Error != nil {
+		fmt.Fprintf(w, "Error: %s (JSON-RPC error %d)\n", termsafe.Line(t.Error.Message), t.Error.Code)
+	}
 }

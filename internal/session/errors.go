@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -32,6 +33,20 @@ type Error struct {
 	Op     string // e.g. `tools/call "deploy"`
 	Err    error
 	Stderr string
+	// Round is, for an answer refused in the middle of a call, the number
+	// of requests of the call already sent: something reached the server,
+	// though the call was left unfinished. Zero when nothing was sent.
+	Round int
+}
+
+// Sent reports whether err happened after a request had reached the
+// server: anything but a mistake found before the first request.
+func Sent(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind != KindAnswer || e.Round > 0
+	}
+	return true
 }
 
 func (e *Error) Error() string {
@@ -39,11 +54,16 @@ func (e *Error) Error() string {
 	if e.Op != "" {
 		b.WriteString(e.Op + ": ")
 	}
-	b.WriteString(e.Err.Error())
+	// What the server said stays on this line: it cannot forge lines of
+	// its own, nor drive the terminal (see internal/termsafe).
+	b.WriteString(termsafe.Line(e.Err.Error()))
+	if e.Round > 0 {
+		fmt.Fprintf(&b, " (nothing more was sent: the call stays unfinished after %d request(s))", e.Round)
+	}
 	if e.Stderr != "" {
 		b.WriteString("\nthe server's last words on stderr:\n")
 		for _, l := range strings.Split(e.Stderr, "\n") {
-			b.WriteString("  | " + l + "\n")
+			b.WriteString("  | " + termsafe.Line(l) + "\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

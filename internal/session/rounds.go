@@ -13,6 +13,8 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -132,6 +134,74 @@ func (s *Session) Tasks(ans answer.Answerer) *taskclient.Client {
 		ans = s.opts.Answerer
 	}
 	return s.taskClient("", ans, nil)
+}
+
+// needTasks refuses a tasks/* request of a session that did not declare
+// the tasks extension: nothing is sent.
+func (s *Session) needTasks(op string) error {
+	if s.opts.Tasks {
+		return nil
+	}
+	return &Error{Kind: KindAnswer, Op: op, Err: errors.New("the tester did not declare the tasks extension (io.modelcontextprotocol/tasks) in this session, so it cannot ask about tasks; leave out --no-tasks")}
+}
+
+// GetTask asks the server for a task's state (tasks/get), within Timeout.
+func (s *Session) GetTask(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
+	op := fmt.Sprintf("tasks/get %q", id)
+	if err := s.needTasks(op); err != nil {
+		return nil, err
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	res, err := s.Tasks(nil).Get(rctx, id)
+	if err != nil {
+		return nil, s.wrap(rctx, op, rpcOr(err))
+	}
+	return res, nil
+}
+
+// CancelTask asks the server to cancel a task (tasks/cancel), within
+// Timeout.
+func (s *Session) CancelTask(ctx context.Context, id string) error {
+	op := fmt.Sprintf("tasks/cancel %q", id)
+	if err := s.needTasks(op); err != nil {
+		return err
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
+}
+
+// rpcOr returns the JSON-RPC error inside err, if there is one, so that
+// the message names the server's error once; err otherwise.
+func rpcOr(err error) error {
+	if w := RPCError(err); w != nil {
+		return w
+	}
+	return err
+}
+
+// WaitTask waits for a task to end, answering its questions with ans (nil:
+// the session's answerer) the way a call's are answered, and returns its
+// result with the questions it asked.
+func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) (*mcp.CallToolResult, *Call, error) {
+	op := fmt.Sprintf("tasks/get %q", id)
+	if err := s.needTasks(op); err != nil {
+		return nil, &Call{}, err
+	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	start := s.log.Len()
+	call := &Call{Rounds: 1}
+	var last *taskclient.Update
+	res, err := s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(ctx, id)
+	call.Questions = s.log.Since(start)
+	call.Task = last
+	if err != nil {
+		return nil, call, s.wrap(ctx, op, err)
+	}
+	return res, call, nil
 }
 
 // GetPrompt gets a prompt and answers its questions.
@@ -315,19 +385,19 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	}
 	began := time.Now()
 	res, err := answerOrDecline(ctx, ans, q)
-	note := ""
+	note, none := "", false
 	if errors.Is(err, answer.ErrNoAnswer) {
-		res, err, note = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined"
+		res, err, note, none = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
 	}
 	if err != nil {
-		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
 	}
 	res, err = answer.Finish(q, res, s.opts.Validate)
 	if err != nil {
-		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
 	}
 	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
-		Params: p, Answer: res, Note: note, Elapsed: int64(time.Since(began))})
+		Params: p, Answer: res, Note: note, NoAnswer: none, Elapsed: int64(time.Since(began))})
 	return res, nil
 }
 

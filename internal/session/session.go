@@ -226,8 +226,12 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		if le := login.AsError(err); le != nil {
 			e.Err = le // the login's reason, without the transport's wrapping
 		}
-		if cctx.Err() != nil && ctx.Err() == nil {
+		switch exited, state := conn.Exited(); {
+		case cctx.Err() != nil && ctx.Err() == nil:
 			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+		case exited:
+			// Say what happened, not how the SDK noticed it.
+			e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
 		}
 		return e
 	}

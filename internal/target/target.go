@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/login"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -80,12 +81,13 @@ func ParseHeaders(lines []string) (http.Header, error) {
 	return h, nil
 }
 
-// Describe names the target for messages.
+// Describe names the target for messages, credentials in the command line
+// or the URL hidden (see internal/credential).
 func (t *Target) Describe() string {
 	if t.Command != "" {
-		return fmt.Sprintf("command %q", t.Command)
+		return fmt.Sprintf("command %q", credential.RedactCommand(t.Command))
 	}
-	return t.URL
+	return credential.RedactURL(t.URL)
 }
 
 // Conn is an opened transport and what is known about the process behind
