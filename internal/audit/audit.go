@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,13 @@ type UnreachableError struct{ Err error }
 
 func (e *UnreachableError) Error() string { return "the audit could not run: " + e.Err.Error() }
 func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// UsageError says that the options name something the server does not
+// have: the audit stops before it calls anything.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // auditor holds the state of one audit.
 type auditor struct {
@@ -118,6 +126,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, &UnreachableError{Err: err}
 	}
+	if err := checkNames(opts, subjects); err != nil {
+		return nil, &UsageError{Err: err}
+	}
 	server := a.placement(ctx, p, subjects)
 	p.close()
 	defer a.closePool()
@@ -135,6 +146,55 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Subjects = append(rep.Subjects, server)
 	return rep, nil
+}
+
+// checkNames refuses an --include or --args that names no tool, prompt,
+// resource or resource template of the server: a typo would otherwise be
+// skipped silently, and the audit would not test what it was asked to.
+func checkNames(opts Options, subjects []*subject) error {
+	have := map[string]bool{}
+	var names []string
+	for _, s := range subjects {
+		for _, n := range []string{s.name, s.template} {
+			if n != "" && !have[n] {
+				have[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	known := "the server offers none"
+	if len(names) > 0 {
+		shown := names[:min(len(names), 10)]
+		known = "it offers " + strings.Join(quoteAll(shown), ", ")
+		if len(names) > len(shown) {
+			known += fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+	}
+	for _, n := range opts.Include {
+		if n != "*" && !have[n] {
+			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s)", n, known)
+		}
+	}
+	var argNames []string
+	for n := range opts.Args {
+		argNames = append(argNames, n)
+	}
+	slices.Sort(argNames)
+	for _, n := range argNames {
+		if !have[n] {
+			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s)", n+"=…", known)
+		}
+	}
+	return nil
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
+	}
+	return out
 }
 
 func (a *auditor) progress(format string, args ...any) {

@@ -256,8 +256,14 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 			return
 		}
 		delete(answers, keys[0])
-		o := a.send(ctx, p, s, s.args, answers, pending.state)
 		what := fmt.Sprintf("the answer to %q left out", keys[0])
+		if len(answers) == 0 {
+			// An empty inputResponses cannot be told from a first call: the
+			// answers must be there, only not the one asked for.
+			answers[extraKey] = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "an answer to another question"}}
+			what += fmt.Sprintf(", an answer to %q sent instead", extraKey)
+		}
+		o := a.send(ctx, p, s, s.args, answers, pending.state)
 		if o.kind == kErrorResult || o.kind == kRPCError || o.kind == kBroken {
 			c.fail(RuleMissing, o.evidence(what+": the server failed instead of asking again"))
 		} else {

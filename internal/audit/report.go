@@ -121,13 +121,62 @@ func (r *Report) Score() (passed, failed, applicable int) {
 	return passed, failed, passed + failed
 }
 
-// Percent is passed / applicable × 100, and 100 when nothing applied.
-func (r *Report) Percent() float64 {
+// Percent is passed / applicable × 100. ok is false when no check on a
+// tool, prompt or resource passed or failed (see NothingChecked): a score
+// would only claim what was not tested.
+func (r *Report) Percent() (percent float64, ok bool) {
 	p, _, a := r.Score()
-	if a == 0 {
-		return 100
+	if a == 0 || r.NothingChecked() != "" {
+		return 0, false
 	}
-	return float64(p) * 100 / float64(a)
+	return float64(p) * 100 / float64(a), true
+}
+
+// NothingChecked says why no rule applied to any tool, prompt or resource
+// (none was offered, all were skipped as destructive, none asked a
+// question), or "" when some did.
+func (r *Report) NothingChecked() string {
+	called, skipped, unanswered := 0, 0, 0
+	var skippedNames []string
+	for _, s := range r.Subjects {
+		if s.Kind == "server" {
+			continue
+		}
+		if s.Skipped != "" {
+			skipped++
+			if len(skippedNames) < 3 {
+				skippedNames = append(skippedNames, s.Name)
+			}
+			continue
+		}
+		called++
+		for _, res := range s.Results {
+			switch res.Status {
+			case Pass, Fail:
+				return ""
+			case Incomplete:
+				unanswered++
+			}
+		}
+	}
+	include := ""
+	if skipped > 0 {
+		include = fmt.Sprintf("name those the audit may call with --include NAME (e.g. --include %s) or --include '*'", skippedNames[0])
+	}
+	switch {
+	case called == 0 && skipped == 0:
+		return "the server offers no tools, prompts or resources"
+	case called == 0:
+		return "every tool was skipped as destructive; " + include
+	}
+	why := fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", called)
+	if unanswered > 0 {
+		why = fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", unanswered)
+	}
+	if include != "" {
+		why += fmt.Sprintf("; %d more skipped as destructive: %s", skipped, include)
+	}
+	return why
 }
 
 // Failed reports whether any rule failed.

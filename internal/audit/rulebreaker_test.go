@@ -96,6 +96,7 @@ func TestRulebreakerVariants(t *testing.T) {
 		{"secret", 7},
 		{"decline", 8},
 		{"reask", 9},
+		{"partial", 9},
 		{"extra", 9},
 		{"endless", 10},
 		{"url", 11},

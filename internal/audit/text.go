@@ -60,7 +60,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	if n := r.Unchecked(); n > 0 {
 		incomplete = fmt.Sprintf(", %d incomplete", n)
 	}
-	ew.printf("\nscore: %d of %d applicable checks passed (%.0f%%), %d failed%s\n", p, a, r.Percent(), f, incomplete)
+	if pct, ok := r.Percent(); ok {
+		ew.printf("\nscore: %d of %d applicable checks passed (%.0f%%), %d failed%s\n", p, a, pct, f, incomplete)
+	} else {
+		ew.printf("\nscore: nothing was checked on any tool, prompt or resource: %s\n", termsafe.Line(r.NothingChecked()))
+		if a > 0 || incomplete != "" {
+			ew.printf("       (%d of %d server-wide checks passed, %d failed%s)\n", p, a, f, incomplete)
+		}
+	}
 	return ew.err
 }
 
