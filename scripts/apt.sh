@@ -33,3 +33,21 @@ apt_get() {
     sleep "$apt_lock_poll"
   done
 }
+
+# apt_install PACKAGE installs a Debian package without recommends: the package lists are
+# refreshed first when the package is unknown (a fresh machine), and once more when the
+# install fails (stale lists naming a version that is gone).
+apt_install() {
+  local me=${0##*/}
+  me=${me%.sh}
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-cache show "$1" >/dev/null 2>&1; then
+    echo "$me: refreshing the package lists"
+    apt_get update -qq
+  fi
+  echo "$me: installing $1"
+  if ! apt_get install -y -qq --no-install-recommends "$1" >/dev/null; then
+    apt_get update -qq
+    apt_get install -y -qq --no-install-recommends "$1" >/dev/null
+  fi
+}

@@ -16,17 +16,7 @@ if [ "$(id -u)" != 0 ]; then
   echo "ensure-chromium: the browser tests will be skipped." >&2
   exit 0
 fi
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-cache show chromium >/dev/null 2>&1; then
-  echo "ensure-chromium: refreshing the package lists"
-  apt_get update -qq
-fi
-echo "ensure-chromium: installing chromium"
-if ! apt_get install -y -qq --no-install-recommends chromium >/dev/null; then
-  # The lists may be stale (a package version that is gone): refresh once and retry.
-  apt_get update -qq
-  apt_get install -y -qq --no-install-recommends chromium >/dev/null
-fi
+apt_install chromium
 if [ ! -x /usr/bin/chromium ]; then
   echo "ensure-chromium: chromium was installed but /usr/bin/chromium is missing" >&2
   exit 1

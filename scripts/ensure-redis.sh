@@ -14,7 +14,6 @@ if [ "$(id -u)" != 0 ]; then
   echo "ensure-redis: redis-server is missing; run this script as root to install it (apt-get install redis-server)" >&2
   exit 1
 fi
-export DEBIAN_FRONTEND=noninteractive
 policy=/usr/sbin/policy-rc.d
 made_policy=0
 if [ ! -e "$policy" ]; then
@@ -25,13 +24,5 @@ if [ ! -e "$policy" ]; then
 fi
 cleanup() { if [ "$made_policy" = 1 ]; then rm -f "$policy"; fi; }
 trap cleanup EXIT
-if ! apt-cache show redis-server >/dev/null 2>&1; then
-  echo "ensure-redis: refreshing the package lists"
-  apt_get update -qq
-fi
-echo "ensure-redis: installing redis-server"
-if ! apt_get install -y -qq --no-install-recommends redis-server >/dev/null; then
-  apt_get update -qq
-  apt_get install -y -qq --no-install-recommends redis-server >/dev/null
-fi
+apt_install redis-server
 command -v redis-server >/dev/null 2>&1 || { echo "ensure-redis: redis-server was installed but is not on PATH" >&2; exit 1; }

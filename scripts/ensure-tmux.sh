@@ -12,14 +12,5 @@ if [ "$(id -u)" != 0 ]; then
   echo "ensure-tmux: tmux is missing; run this script as root to install it (apt-get install tmux)" >&2
   exit 1
 fi
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-cache show tmux >/dev/null 2>&1; then
-  echo "ensure-tmux: refreshing the package lists"
-  apt_get update -qq
-fi
-echo "ensure-tmux: installing tmux"
-if ! apt_get install -y -qq --no-install-recommends tmux >/dev/null; then
-  apt_get update -qq
-  apt_get install -y -qq --no-install-recommends tmux >/dev/null
-fi
+apt_install tmux
 command -v tmux >/dev/null 2>&1 || { echo "ensure-tmux: tmux was installed but is not on PATH" >&2; exit 1; }
