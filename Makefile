@@ -10,10 +10,14 @@ export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
 
 all: build
 
-## build: the CLI and the example servers into ./bin
+# VERSION is what `mcp-tester --version` says: the tag or commit of this checkout.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS := -X github.com/askback/askback/internal/cli.linkVersion=$(VERSION)
+
+## build: the CLI, the example servers and the test fixtures into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/mcp-tester ./examples/... ./internal/fixtures/handbook
+	$(GO) build -o $(BIN)/ -ldflags "$(LDFLAGS)" ./cmd/mcp-tester ./examples/... ./internal/fixtures/...
 
 ## setup: install everything the tests need (idempotent)
 setup:

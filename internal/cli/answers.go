@@ -1,15 +1,22 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/record"
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -31,8 +38,14 @@ type AnswerOptions struct {
 	// Record is the .mcp script the calls are appended to (--record).
 	Record string
 	// Open opens the system browser on each URL question a --elicit answer
-	// accepts (--open).
+	// accepts (--open), unless the URL has a warning.
 	Open bool
+	// OpenDespiteWarnings opens URLs with warnings too
+	// (--open-despite-warnings).
+	OpenDespiteWarnings bool
+	// Strict makes a question nobody answers an error instead of a
+	// decline (--strict).
+	Strict bool
 	// Getenv reads the environment (NO_COLOR, ACCESSIBLE,
 	// MCP_TESTER_BROWSER); nil means the process's.
 	Getenv func(string) string
@@ -47,9 +60,17 @@ func addHumanFlags(cmd *cobra.Command, o *AnswerOptions) {
 	f.BoolVar(&o.Accessible, "accessible", false, "ask with plain line prompts that screen readers can follow (also: ACCESSIBLE=1)")
 }
 
-// addOpenFlag binds --open, for commands with --elicit answers.
+// addOpenFlag binds --open and --open-despite-warnings, for commands with
+// --elicit answers.
 func addOpenFlag(cmd *cobra.Command, o *AnswerOptions) {
-	cmd.Flags().BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts (never fetched by the tester)")
+	cmd.Flags().BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts, unless the URL has a warning (never fetched by the tester)")
+	cmd.Flags().BoolVar(&o.OpenDespiteWarnings, "open-despite-warnings", false, "with --open, also open URLs that have a warning (look-alike or raw IP host, plain http, user info, credentials in the URL) without asking anyone")
+}
+
+// addStrictFlag binds --strict, for commands that call once and check
+// their answers.
+func addStrictFlag(cmd *cobra.Command, o *AnswerOptions) {
+	cmd.Flags().BoolVar(&o.Strict, "strict", false, "a question that no --elicit answer (and no person) answers is an error, exit 1, instead of being declined")
 }
 
 // recordAppendUsage is the usage of --record for a command that makes one
@@ -79,12 +100,13 @@ func addAnswerFlags(cmd *cobra.Command, c *ConnOptions, a *AnswerOptions) {
 	addRootFlag(cmd, c)
 	addHumanFlags(cmd, a)
 	addOpenFlag(cmd, a)
+	addStrictFlag(cmd, a)
 }
 
 // addElicitFlag binds --elicit, the scripted answers.
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
-		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; questions left over are declined)")
+		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; an answer no question used is an error; questions left over are declined)")
 	cmd.Flags().StringArrayVar(&o.Samples, "sample", nil,
 		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order)`)
 }
@@ -117,8 +139,9 @@ func (o *AnswerOptions) specs() ([]answer.Spec, error) {
 
 // answerer is the chain that answers a command's questions: the --elicit
 // answers in order (with --open, the link of a URL question they accept is
-// opened), then a person when one can be asked. A question neither answers
-// is declined by the session. Requests for a model reply take the --sample
+// opened unless it has a warning), then a person when one can be asked. A
+// question neither answers is declined by the session; with --strict it
+// fails the call instead. Requests for a model reply take the --sample
 // replies in order, then the person.
 func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, error) {
 	specs, err := o.specs()
@@ -134,15 +157,23 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	if len(samples) > 0 {
 		chain = append(chain, answer.NewSamples(samples...))
 	}
-	return append(chain, o.person(io)), nil
+	var a answer.Answerer = append(chain, o.person(io))
+	if o.Strict {
+		a = answer.Required{Answerer: a, Hint: "--strict does not let it be declined: add an --elicit answer for it"}
+	}
+	return a, nil
 }
 
-// warnUnused says on stderr which --elicit answers no question used, and
-// why: a call that went well although an answer never reached its question
-// must not look as if the answer had been given.
-func (o *AnswerOptions) warnUnused(io *iostreams.IOStreams, asked []exchange.Entry) {
+// unused reports the --elicit answers no question used, and why: a
+// scripted answer that answered nothing means the run did not test what it
+// says, so it fails (exit 1), naming each. asked are the call's questions.
+func (o *AnswerOptions) unused(asked []exchange.Entry) error {
 	if o.queue == nil {
-		return
+		return nil
+	}
+	left := o.queue.Unused()
+	if len(left) == 0 {
+		return nil
 	}
 	var keys []string
 	for _, e := range asked {
@@ -150,7 +181,8 @@ func (o *AnswerOptions) warnUnused(io *iostreams.IOStreams, asked []exchange.Ent
 			keys = append(keys, e.Key)
 		}
 	}
-	for _, s := range o.queue.Unused() {
+	parts := make([]string, len(left))
+	for i, s := range left {
 		why := answer.NoKeysNote(s, keys)
 		switch {
 		case why != "":
@@ -161,8 +193,48 @@ func (o *AnswerOptions) warnUnused(io *iostreams.IOStreams, asked []exchange.Ent
 		default:
 			why = fmt.Sprintf("the server asked only %d question(s)", len(keys))
 		}
-		fmt.Fprintf(io.ErrOut, "mcp-tester: warning: --elicit %s was not used: %s\n", s, why)
+		parts[i] = fmt.Sprintf("--elicit %s was not used: %s", shellWord(termsafe.Line(s.String())), termsafe.Line(why))
 	}
+	return &exitError{code: ExitFailed, err: errors.New(strings.Join(parts, "; "))}
+}
+
+// printAsked prints what a command that asked questions got: with JSON,
+// one document with the questions and result; as text, what text prints
+// (the questions were printed as [ELICIT] lines as they came). Then an
+// --elicit answer no question used fails the command.
+func (o *AnswerOptions) printAsked(w io.Writer, jsonOut bool, asked *session.Call, result any, text func()) error {
+	if jsonOut {
+		if err := printer.JSON(w, printer.Asked{Questions: printer.QuestionsJSON(asked.Questions), Result: result}); err != nil {
+			return err
+		}
+	} else {
+		text()
+	}
+	return o.unused(asked.Questions)
+}
+
+// toolOutcome is the exit of a tool call whose result was printed: a
+// result the tool marked isError fails (exit 1).
+func toolOutcome(res *mcp.CallToolResult) error {
+	if res != nil && res.IsError {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// shellQuote writes s as one shell word in single quotes.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWord writes s as one shell word: as it is when the shell reads
+// nothing into it, in single quotes otherwise, so that what a server sent
+// can be pasted into a command line without running anything.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+,@%-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // person returns the answerer for a person, or nil (not a typed nil) when
@@ -177,10 +249,12 @@ func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 		return nil
 	}
 	// Draw where the person looks: stderr when it is a terminal, so that
-	// stdout keeps only results.
-	out := io.ErrOut
+	// stdout keeps only results. The forms draw with escape sequences of
+	// their own, so they get the streams as they are; the interactive
+	// package cleans what the server wrote.
+	out := io.TerminalErr()
 	if terminal && !io.IsStderrTTY() {
-		out = io.Out
+		out = io.TerminalOut()
 	}
 	return interactive.New(interactive.Options{
 		In:         io.In,

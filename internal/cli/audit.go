@@ -30,6 +30,9 @@ type AuditOptions struct {
 	Format        string
 	JUnit         string
 	Quiet         bool
+	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
+	// resource pass (--allow-empty).
+	AllowEmpty bool
 }
 
 // newAuditCmd builds `mcp-tester audit`.
@@ -51,13 +54,17 @@ input_required on methods that may not carry it.
 Destructive tools (destructiveHint true, or absent without readOnlyHint) are
 never called unless named with --include.
 
-Exit status: 0 when no rule fails, 1 when one does, 2 for bad flags, 3 when
-the audit could not run or not finish (the server could not be reached, or
-went away).`,
-		Example: `  mcp-tester audit -c ./deployer --include deploy
-  mcp-tester audit -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $ALICE" \
-      --other-header "Authorization: Bearer $BOB" --format json
-  mcp-tester audit -c ./server --args 'search={"query":"cats"}' --junit audit.xml`,
+An --include or --args that names nothing the server offers is a usage
+error. An audit in which no rule applied to any tool, prompt or resource
+(nothing offered, everything skipped, nothing asked) reports why instead of
+a score, and fails unless --allow-empty.
+
+Exit status: 0 when no rule fails, 1 when one does or nothing was checked,
+2 for bad flags, 3 when the audit could not run or not finish (the server
+could not be reached, or went away).`,
+		Example: `  mcp-tester audit -c bin/deployer --include deploy
+  mcp-tester audit -c bin/rulebreaker --format json
+  mcp-tester audit -c bin/deployer --allow-empty --junit audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -78,6 +85,7 @@ went away).`,
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
+	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "exit 0 even when no rule applied to any tool, prompt or resource (nothing offered, all skipped, nothing asked)")
 	return cmd
 }
 
@@ -92,6 +100,8 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		if errors.As(err, &ue) {
 			return &exitError{code: ExitUnreachable, err: err}
 		}
+		// Options the server cannot honour (audit.UsageError) and bad
+		// options: nothing was called.
 		return usageErr("%v", err)
 	}
 	if opts.JUnit != "" {
@@ -123,6 +133,8 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 			why = append(why, fmt.Sprintf("%s got no answer within --timeout (raise it, or check the server)", strings.Join(u, ", ")))
 		}
 		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(why, "; "))}
+	case rep.NothingChecked() != "" && !opts.AllowEmpty:
+		return &exitError{code: ExitFailed, err: fmt.Errorf("nothing was checked: %s (--allow-empty accepts that)", rep.NothingChecked())}
 	}
 	return nil
 }
@@ -188,7 +200,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		Args:          args,
 		Include:       o.Include,
 		ClientName:    "mcp-tester-audit",
-		ClientVersion: Version,
+		ClientVersion: Version(),
 	}
 	if !o.Quiet {
 		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }

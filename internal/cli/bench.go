@@ -63,9 +63,10 @@ Only servers on this machine are loaded: a URL must name a loopback address
 or localhost unless --allow-remote names its host. Exit codes: 0 every flow
 completed; 1 some flows failed; 2 usage error; 3 the server could not be
 reached.`,
-		Example: `  mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
-      --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 5s
-  mcp-tester bench --script deploy.mcp -c ./deployer --requests 200 --format json`,
+		Example: `  bin/deployer -http 127.0.0.1:8080 &
+  mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
+      --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 2s
+  mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 20 --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -163,7 +164,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		},
 	}
 	if opts.IO.IsStderrTTY() {
-		lopts.Progress = loadgen.Bar(opts.IO.ErrOut)
+		lopts.Progress = loadgen.Bar(opts.IO.TerminalErr()) // redrawn in place with "\r"
 	}
 	rep, err := loadgen.Run(ctx, lopts)
 	if err != nil {

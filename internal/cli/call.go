@@ -3,13 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -38,12 +37,15 @@ the first --elicit answer that fits it: one keyed to its key (KEY=...), else
 one whose content names only fields the form asks for, or one without
 content. So the same answers work on every protocol version, whatever order
 the questions come in. A question with no answer left is declined; an answer
-no question used is reported on stderr. Each question is printed as an
+no question used fails the call (exit 1), naming it;
+--strict fails a question no answer covers. Each question is printed as an
 [ELICIT] line.`,
-		Example: `  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' \
+		Example: `  mcp-tester call deploy -c bin/deployer --args '{"service":"auth-service"}' \
       --elicit 'accept:{"environment":"production","confirm":true}'
-  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline
-  mcp-tester call deploy -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $TOKEN" --elicit target=cancel`,
+  mcp-tester call deploy -c bin/deployer --args '{"service":"auth-service"}' --elicit decline --strict
+  bin/deployer -http 127.0.0.1:8080 &
+  mcp-tester call deploy -u http://127.0.0.1:8080/mcp -H "Authorization: Bearer $TOKEN" \
+      --args '{"service":"auth-service"}' --elicit target=cancel --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tool = args[0]
@@ -71,19 +73,19 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if opts.NoWait {
-		return startNoWait(ctx, s, opts, args)
+		return startNoWait(ctx, opts, s, args)
 	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	if err != nil {
 		return err
 	}
-	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
 	}
@@ -91,42 +93,45 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		if err := opts.Conn.printRaw(opts.IO.Out, "tools/call"); err != nil {
 			return err
 		}
-		if res.IsError {
-			return &exitError{code: ExitFailed}
+		if err := opts.Answers.unused(asked.Questions); err != nil {
+			return err
 		}
-		return nil
+		return toolOutcome(res)
 	}
-	return printToolResult(opts.IO.Out, opts.Format, res)
+	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
+		return err
+	}
+	return toolOutcome(res)
 }
 
 // startNoWait calls a tool and, if the server runs it as a task, prints
 // the task id instead of waiting.
-func startNoWait(ctx context.Context, s *session.Session, opts *CallOptions, args map[string]any) error {
-	started, _, err := s.StartTool(ctx, opts.Tool, args, nil)
+func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, args map[string]any) error {
+	started, asked, err := s.StartTool(ctx, opts.Tool, args, nil)
 	if err != nil {
 		return err
 	}
-	if started.Task == nil {
-		return printToolResult(opts.IO.Out, opts.Format, started.Result)
-	}
-	if opts.Format == "json" {
-		return printer.JSON(opts.IO.Out, started.Task)
-	}
-	fmt.Fprintf(opts.IO.Out, "task %s: %s\n", started.Task.TaskID, started.Task.Status)
-	return nil
-}
-
-// printToolResult prints a tool's result as text or, with format json, as
-// JSON; a result that is an error exits 1.
-func printToolResult(w io.Writer, format string, res *mcp.CallToolResult) error {
-	if format == "json" {
-		if err := printer.JSON(w, res); err != nil {
-			return err
+	switch {
+	case opts.Format == "json":
+		out := printer.Asked{Questions: printer.QuestionsJSON(asked.Questions)}
+		if started.Task != nil {
+			out.Task = started.Task
+		} else {
+			out.Result = started.Result
 		}
-	} else {
-		printer.ToolResult(w, res)
+		err = printer.JSON(opts.IO.Out, out)
+	case started.Task != nil:
+		fmt.Fprintf(opts.IO.Out, "task %s: %s\n", termsafe.Line(started.Task.TaskID), termsafe.Line(string(started.Task.Status)))
+	default:
+		printer.ToolResult(opts.IO.Out, started.Result)
 	}
-	if res.IsError {
+	if err != nil {
+		return err
+	}
+	if err := opts.Answers.unused(asked.Questions); err != nil {
+		return err
+	}
+	if started.Task == nil && started.Result.IsError {
 		return &exitError{code: ExitFailed}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -32,8 +33,8 @@ func newCompleteCmd(ios *iostreams.IOStreams, runF func(context.Context, *Comple
 prompt or of a resource template, given what has been typed so far. The
 values are printed one a line. --context NAME=VALUE passes arguments
 already chosen.`,
-		Example: `  mcp-tester complete --prompt release-notes version 2.4 -c ./server
-  mcp-tester complete --template 'customer://{id}' id c- -c ./server --format json`,
+		Example: `  mcp-tester complete --prompt release-notes version 2.4 -c bin/manytools
+  mcp-tester complete --template 'customer://{id}' id c- -c bin/manytools --format json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Argument, opts.Value = args[0], ""
@@ -91,7 +92,7 @@ func runComplete(ctx context.Context, opts *CompleteOptions) error {
 	}
 	values := res.Completion.Values
 	for _, v := range values {
-		fmt.Fprintln(opts.IO.Out, v)
+		fmt.Fprintln(opts.IO.Out, termsafe.Line(v))
 	}
 	if res.Completion.HasMore {
 		fmt.Fprintf(opts.IO.ErrOut, "(the server has more than these %d values)\n", len(values))

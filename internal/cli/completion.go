@@ -28,7 +28,7 @@ profile names (-p) and logging levels.
   zsh:   mcp-tester completion zsh > "${fpath[1]}/_mcp-tester"
   fish:  mcp-tester completion fish > ~/.config/fish/completions/mcp-tester.fish`,
 		Example: `  source <(mcp-tester completion bash)
-  mcp-tester completion zsh > ~/.zfunc/_mcp-tester`,
+  mkdir -p ~/.zfunc && mcp-tester completion zsh > ~/.zfunc/_mcp-tester`,
 		Args:                  cobra.ExactArgs(1),
 		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},
 		DisableFlagsInUseLine: true,

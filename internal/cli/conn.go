@@ -12,6 +12,7 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/trace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -42,11 +43,16 @@ type ConnOptions struct {
 	TraceFile string
 	Verbose   bool
 	ShowState bool
+	// ShowSecrets shows credentials in the trace (--show-secrets).
+	ShowSecrets bool
 	// Raw prints results as the server sent them (see trace.go).
 	Raw bool
 	// Auth says how to log in to an HTTP server that requires OAuth (see
 	// login.go).
 	Auth LoginOptions
+	// JSON is set by commands whose stdout carries JSON: the [ELICIT]
+	// lines then go to stderr.
+	JSON bool
 
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
@@ -182,18 +188,24 @@ func (o *ConnOptions) withLogin(ios *iostreams.IOStreams) (*target.Target, error
 }
 
 // open checks the flags and opens a session whose questions are printed as
-// [ELICIT] lines to io.Out and answered by ans.
+// [ELICIT] lines (to stdout, or to stderr when stdout carries JSON) and
+// answered by ans.
 func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans answer.Answerer) (*session.Session, error) {
 	opts, err := o.sessionOptions(io)
 	if err != nil {
 		return nil, err
 	}
+	lines := io.Out
+	if o.JSON {
+		// stdout carries one JSON document, the questions in it.
+		lines = io.ErrOut
+	}
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
-		printer.Question(io.Out, e)
+		printer.Question(lines, e)
 		urlNotes(io.ErrOut, e)
 		if e.Note != "" {
-			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), e.Note)
+			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), termsafe.Line(e.Note))
 		}
 	})
 	opts.Log = log
@@ -245,8 +257,8 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		MaxRounds:     o.MaxRounds,
 		Timeout:       o.Timeout,
 		ClientName:    "mcp-tester",
-		ClientVersion: Version,
-		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", msg) },
+		ClientVersion: Version(),
+		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", termsafe.Line(msg)) },
 		Middleware:    o.middleware,
 		Observe:       o.observer(),
 	}, nil

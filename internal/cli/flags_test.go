@@ -17,15 +17,15 @@ import (
 // Each command registers the flags it uses, and only those.
 func TestCommandFlags(t *testing.T) {
 	login := "assertion-file client-credentials client-id client-key client-metadata-url id-token-file identity idp-client-id idp-issuer login login-timeout no-browser redirect-url scope"
-	conn := "command header profile protocol show-state timeout trace transport url verbose " + login
+	conn := "command header profile protocol show-secrets show-state timeout trace transport url verbose " + login
 	want := map[string]string{
-		"audit":               "args command format header include junit max-rounds other-header other-identity profile protocol quiet timeout transport url " + login,
+		"audit":               "allow-empty args command format header include junit max-rounds other-header other-identity profile protocol quiet timeout transport url " + login,
 		"auth login":          "header timeout " + login,
 		"auth logout":         "all identity",
 		"auth status":         "format identity",
 		"bench":               conn + " allow-remote args concurrency duration elicit format max-rounds no-elicitation no-tasks no-url no-validate requests script root sample",
-		"call":                conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open raw record root sample",
-		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open raw record root sample",
+		"call":                conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open open-despite-warnings raw record root sample strict",
+		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open open-despite-warnings raw record root sample strict",
 		"complete":            conn + " context format prompt template",
 		"completion":          "",
 		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe",
@@ -37,19 +37,19 @@ func TestCommandFlags(t *testing.T) {
 		"profile enable":      "",
 		"profile disable":     "",
 		"profile show":        "format",
-		"prompts get":         conn + " accessible args elicit format interactive json max-rounds no-elicitation no-url no-validate open raw record root sample",
+		"prompts get":         conn + " accessible args elicit format interactive json max-rounds no-elicitation no-url no-validate open open-despite-warnings raw record root sample strict",
 		"prompts list":        conn + " all cursor format json",
 		"resources list":      conn + " all cursor format json",
-		"resources read":      conn + " accessible elicit format interactive json max-rounds no-elicitation no-url no-validate open raw record root sample",
+		"resources read":      conn + " accessible elicit format interactive json max-rounds no-elicitation no-url no-validate open open-despite-warnings raw record root sample strict",
 		"resources subscribe": conn + " count format",
 		"resources templates": conn + " all cursor format json",
-		"tasks cancel":        conn,
-		"tasks get":           conn,
-		"tasks wait":          conn + " accessible elicit interactive no-elicitation no-url no-validate open root sample",
-		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record root script step-timeout",
+		"tasks cancel":        conn + " format",
+		"tasks get":           conn + " format",
+		"tasks wait":          conn + " accessible elicit format interactive no-elicitation no-url no-validate open open-despite-warnings root sample strict",
+		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record root script step-timeout strict",
 		"tools list":          conn + " all cursor format json",
 		"list":                conn + " all check-icons cursor download-icons format json",
-		"version":             "",
+		"version":             "format",
 	}
 	ios, _, _, _ := iostreams.Test()
 	seen := map[string]bool{}

@@ -45,9 +45,9 @@ input_required. Tools not marked read-only are never called.
 --check-icons fetches every icon (http, https and data: URIs only, 5 s and
 1 MiB each) and checks that it is an image; --download-icons DIR also saves
 them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
-		Example: `  mcp-tester inspect -c ./server
-  mcp-tester inspect -p staging --probe --check-icons
-  mcp-tester inspect -c ./server --format json --min-score 80`,
+		Example: `  mcp-tester inspect -c bin/manytools
+  mcp-tester inspect -c bin/deployer --probe --check-icons
+  mcp-tester inspect -c bin/manytools --format json --min-score 80`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -29,7 +29,8 @@ mcp-tester's list command (tools list does the same one page at a time).
 --check-icons fetches each tool's icons as inspect does (http, https and
 data: URIs only, 5 s and 1 MiB each) and says whether each is an image;
 --download-icons DIR also saves them, named by a hash of their source.`,
-		Example: `  mcp-tester list -c ./bin/handbook
+		Example: `  mcp-tester list -c bin/handbook
+  mcp-tester profile add my-server -c 'bin/manytools -tools 3'
   mcp-tester list --check-icons -p my-server
   mcp-tester list --download-icons ./icons_export -p my-server`,
 	}, nil, func(ctx context.Context, lo *ListOptions) error {

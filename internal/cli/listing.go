@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -72,7 +73,7 @@ func listed(opts *ListOptions, key string, items any, n int, next string, table 
 		}
 	}
 	if next != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "More %s: add --cursor %s for the next page, or --all for every page.\n", noun(key), next)
+		fmt.Fprintf(opts.IO.ErrOut, "More %s: add --cursor %s for the next page, or --all for every page.\n", noun(key), shellWord(termsafe.Line(next)))
 	}
 	return nil
 }
@@ -86,7 +87,7 @@ func noun(key string) string {
 
 // cell makes text fit a table cell: one line, at most max runes.
 func cell(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(termsafe.Line(s)), " ")
 	r := []rune(s)
 	if len(r) > max {
 		return string(r[:max-1]) + "…"

@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -36,8 +37,8 @@ func newLoggingCmd(ios *iostreams.IOStreams, runF func(context.Context, *Logging
 debug, info, notice, warning, error, critical, alert or emergency. With
 --count N, wait for N messages (bounded by --timeout) and print them.
 Logging is deprecated as of protocol 2026-07-28 but still works.`,
-		Example: `  mcp-tester logging warning -c ./server
-  mcp-tester logging debug -c ./server --count 4 --timeout 5s`,
+		Example: `  mcp-tester logging warning -c bin/manytools
+  mcp-tester logging debug -c bin/manytools --count 4 --timeout 5s`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: logLevels,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -98,7 +99,7 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			if m.Logger != "" {
 				logger = m.Logger + ": "
 			}
-			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", m.Level, logger, data)
+			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", termsafe.Line(string(m.Level)), termsafe.Line(logger), termsafe.Line(string(data)))
 		case <-rctx.Done():
 			if ctx.Err() != nil {
 				return nil

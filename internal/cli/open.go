@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,15 +21,18 @@ func (o *AnswerOptions) scripted(ios *iostreams.IOStreams, q *answer.Queue) answ
 	if !o.Open {
 		return q
 	}
-	return &openOnAccept{inner: q, opener: interactive.SystemBrowser(o.getenv, runtime.GOOS), errOut: ios.ErrOut}
+	return &openOnAccept{inner: q, opener: interactive.SystemBrowser(o.getenv, runtime.GOOS), errOut: ios.ErrOut, despiteWarnings: o.OpenDespiteWarnings}
 }
 
 // openOnAccept opens the link of every URL question its inner answerer
-// accepts.
+// accepts, unless the link has a warning (a look-alike or raw IP host, plain
+// http, user info, credentials in it): only a person's explicit yes opens
+// such a link, or --open-despite-warnings.
 type openOnAccept struct {
-	inner  answer.Answerer
-	opener interactive.Opener
-	errOut io.Writer
+	inner           answer.Answerer
+	opener          interactive.Opener
+	errOut          io.Writer
+	despiteWarnings bool
 }
 
 func (a *openOnAccept) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
@@ -35,8 +40,13 @@ func (a *openOnAccept) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 	if err != nil || res == nil || res.Action != "accept" || q.Mode() != "url" {
 		return res, err
 	}
+	if l := interactive.Inspect(q.Params.URL); len(l.Warnings) > 0 && !a.despiteWarnings {
+		fmt.Fprintf(a.errOut, "mcp-tester: --open: not opening %s: it has a warning (%s); a link with a warning is opened only when a person says yes at the terminal (leave its --elicit answer out), or with --open-despite-warnings\n",
+			l.URL, strings.Join(l.Warnings, "; "))
+		return res, nil
+	}
 	if oerr := a.opener.Open(ctx, q.Params.URL); oerr != nil {
-		fmt.Fprintf(a.errOut, "mcp-tester: warning: --open: %v\n", oerr)
+		fmt.Fprintf(a.errOut, "mcp-tester: warning: --open: %s\n", termsafe.Line(oerr.Error()))
 	}
 	return res, nil
 }

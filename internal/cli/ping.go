@@ -22,8 +22,8 @@ func newPingCmd(ios *iostreams.IOStreams, runF func(context.Context, *PingOption
 	cmd := &cobra.Command{
 		Use:   "ping",
 		Short: "Check that a server answers",
-		Example: `  mcp-tester ping -c ./deployer
-  mcp-tester ping -p staging --format json`,
+		Example: `  mcp-tester ping -c bin/deployer
+  mcp-tester ping -c bin/manytools --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -148,8 +148,9 @@ that tokens stay out of the file; write $$ for a literal $.
     deployer:
       command: ./bin/deployer`,
 	}
-	cmd.Example = `  mcp-tester profile add staging -u https://staging.example.com/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
-  STAGING_TOKEN=... mcp-tester tools list -p staging
+	cmd.Example = `  bin/deployer -http 127.0.0.1:8080 &
+  mcp-tester profile add staging -u http://127.0.0.1:8080/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
+  STAGING_TOKEN=t0ken mcp-tester tools list -p staging
   mcp-tester profile list`
 	cmd.AddCommand(newProfileAddCmd(ios, nil), newProfileListCmd(ios, nil), newProfileShowCmd(ios, nil), newProfileRemoveCmd(ios, nil),
 		newProfileEnableCmd(ios, false, nil), newProfileEnableCmd(ios, true, nil))
@@ -174,9 +175,12 @@ func friendlyPath(p string) string {
 }
 
 // redactProfile hides literal values of credential headers and client
-// secrets; ${VAR} references stay, since they are not secrets.
+// secrets, and the credentials of the command line and the URL; ${VAR}
+// references stay, since they are not secrets.
 func redactProfile(p *profile.Profile) *profile.Profile {
 	out := *p
+	out.Command = credential.RedactCommand(p.Command)
+	out.URL = credential.RedactURL(p.URL)
 	if p.Auth != nil && p.Auth.ClientSecret != "" && !strings.Contains(p.Auth.ClientSecret, "${") {
 		a := *p.Auth
 		a.ClientSecret = "[redacted]"

@@ -36,9 +36,9 @@ func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *Prof
 	cmd := &cobra.Command{
 		Use:   "add NAME (-c CMD | -u URL) [flags]",
 		Short: "Add or replace a profile",
-		Example: `  mcp-tester profile add deployer -c ./bin/deployer
-  mcp-tester profile add staging -u https://staging.example.com/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
-  mcp-tester tools list -p staging`,
+		Example: `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile add staging -u http://127.0.0.1:8080/mcp -H 'Authorization: Bearer ${STAGING_TOKEN}'
+  mcp-tester tools list -p deployer`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]

@@ -20,10 +20,12 @@ type ProfileEnableOptions struct {
 func newProfileEnableCmd(ios *iostreams.IOStreams, disable bool, runF func(context.Context, *ProfileEnableOptions) error) *cobra.Command {
 	opts := &ProfileEnableOptions{IO: ios, Disable: disable}
 	cmd := &cobra.Command{
-		Use:     "enable NAME",
-		Short:   "Enable a disabled profile again",
-		Example: `  mcp-tester profile enable staging`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "enable NAME",
+		Short: "Enable a disabled profile again",
+		Example: `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile disable deployer
+  mcp-tester profile enable deployer`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -35,7 +37,8 @@ func newProfileEnableCmd(ios *iostreams.IOStreams, disable bool, runF func(conte
 	if disable {
 		cmd.Use = "disable NAME"
 		cmd.Short = "Disable a profile: -p NAME is refused until it is enabled again"
-		cmd.Example = `  mcp-tester profile disable staging`
+		cmd.Example = `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile disable deployer`
 	}
 	return cmd
 }

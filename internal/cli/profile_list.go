@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -23,10 +24,11 @@ type ProfileListOptions struct {
 func newProfileListCmd(ios *iostreams.IOStreams, runF func(context.Context, *ProfileListOptions) error) *cobra.Command {
 	opts := &ProfileListOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List the profiles of every profiles file",
-		Example: `  mcp-tester profile list`,
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "List the profiles of every profiles file",
+		Example: `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile list`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -82,7 +84,7 @@ func runProfileList(opts *ProfileListOptions) error {
 		if e.Profile.Command != "" {
 			server = "command: " + e.Profile.Command
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, server, friendlyPath(e.File))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.Line(name), termsafe.Line(server), termsafe.Line(friendlyPath(e.File)))
 	}
 	return tw.Flush()
 }

@@ -21,8 +21,9 @@ func newProfileRemoveCmd(ios *iostreams.IOStreams, runF func(context.Context, *P
 		Use:     "remove NAME",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Remove a profile from the file it is found in",
-		Example: `  mcp-tester profile remove staging`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile remove deployer`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {

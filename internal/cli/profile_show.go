@@ -21,10 +21,11 @@ type ProfileShowOptions struct {
 func newProfileShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *ProfileShowOptions) error) *cobra.Command {
 	opts := &ProfileShowOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:     "show NAME",
-		Short:   "Show a profile as written (literal secrets hidden)",
-		Example: `  mcp-tester profile show staging`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "show NAME",
+		Short: "Show a profile as written (literal secrets hidden)",
+		Example: `  mcp-tester profile add deployer -c bin/deployer
+  mcp-tester profile show deployer`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {

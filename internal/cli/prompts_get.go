@@ -28,8 +28,8 @@ func newPromptsGetCmd(ios *iostreams.IOStreams, runF func(context.Context, *Prom
 		Long: `Get a prompt. Questions the server asks (input_required, or elicitation/create
 from older servers) are answered like those of call: --elicit answers in
 order, questions left over are declined, each is printed as an [ELICIT] line.`,
-		Example: `  mcp-tester prompts get release-notes -c ./server --args '{"version":"2.4.1"}' --elicit accept
-  mcp-tester prompts get greeting -c ./server --args '{"name":"Ada"}' --format json`,
+		Example: `  mcp-tester prompts get greeting -c bin/askserver --elicit 'accept:{"name":"Ada"}'
+  mcp-tester prompts get release-notes -c bin/manytools --args '{"version":"2.4.1"}' --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
@@ -66,6 +66,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 			args[k] = s
 		}
 	}
+	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -75,16 +76,14 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {
-		return opts.Conn.printRaw(opts.IO.Out, "prompts/get")
+		if err := opts.Conn.printRaw(opts.IO.Out, "prompts/get"); err != nil {
+			return err
+		}
+		return opts.Answers.unused(asked.Questions)
 	}
-	if opts.Format == "json" {
-		return printer.JSON(opts.IO.Out, res)
-	}
-	printer.PromptResult(opts.IO.Out, res)
-	return nil
+	return opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.PromptResult(opts.IO.Out, res) })
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -14,8 +15,8 @@ func newPromptsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *Lis
 	return newListCmd(ios, &cobra.Command{
 		Use:   "list",
 		Short: "List the server's prompts",
-		Example: `  mcp-tester prompts list -c ./server
-  mcp-tester prompts list -c ./server --all --format json`,
+		Example: `  mcp-tester prompts list -c bin/manytools
+  mcp-tester prompts list -c bin/manytools --all --format json`,
 	}, runPromptsList, runF)
 }
 
@@ -40,7 +41,7 @@ func runPromptsList(ctx context.Context, opts *ListOptions) error {
 					args = append(args, a.Name)
 				}
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, cell(strings.Join(args, ","), 40), cell(p.Description, 70))
+			fmt.Fprintf(w, "%s\t%s\t%s\n", termsafe.Line(p.Name), cell(strings.Join(args, ","), 40), cell(p.Description, 70))
 		}
 	})
 }

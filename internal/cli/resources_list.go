@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -13,8 +14,8 @@ func newResourcesListCmd(ios *iostreams.IOStreams, runF func(context.Context, *L
 	return newListCmd(ios, &cobra.Command{
 		Use:   "list",
 		Short: "List the server's resources",
-		Example: `  mcp-tester resources list -c ./server
-  mcp-tester resources list -c ./server --all --format json`,
+		Example: `  mcp-tester resources list -c bin/manytools
+  mcp-tester resources list -c bin/manytools --all --format json`,
 	}, runResourcesList, runF)
 }
 
@@ -31,7 +32,7 @@ func runResourcesList(ctx context.Context, opts *ListOptions) error {
 	return listed(opts, "resources", nonNil(res), len(res), next, func(w io.Writer) {
 		fmt.Fprintln(w, "URI\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.URI, cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URI), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
 		}
 	})
 }

@@ -24,8 +24,8 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 		Short: "Read a resource and answer the questions it asks",
 		Long: `Read a resource. Questions the server asks are answered like those of call:
 --elicit answers in order, questions left over are declined.`,
-		Example: `  mcp-tester resources read config://prod -c ./server --elicit accept
-  mcp-tester resources read note://01 -c ./server --format json`,
+		Example: `  mcp-tester resources read config://secret-settings -c bin/askserver --elicit accept
+  mcp-tester resources read note://01 -c bin/manytools --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.URI = args[0]
@@ -46,6 +46,7 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 }
 
 func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
+	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -55,16 +56,14 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Answers.warnUnused(opts.IO, asked.Questions)
 	if err := opts.Answers.record("resources/read", opts.URI, nil, asked.Questions, res); err != nil {
 		return err
 	}
 	if opts.Conn.Raw {
-		return opts.Conn.printRaw(opts.IO.Out, "resources/read")
+		if err := opts.Conn.printRaw(opts.IO.Out, "resources/read"); err != nil {
+			return err
+		}
+		return opts.Answers.unused(asked.Questions)
 	}
-	if opts.Format == "json" {
-		return printer.JSON(opts.IO.Out, res)
-	}
-	printer.ResourceResult(opts.IO.Out, res)
-	return nil
+	return opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ResourceResult(opts.IO.Out, res) })
 }

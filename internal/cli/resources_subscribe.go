@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -33,8 +34,9 @@ func newResourcesSubscribeCmd(ios *iostreams.IOStreams, runF func(context.Contex
 It stops after --count updates, when --timeout (if given) has passed, or on
 Ctrl-C, then unsubscribes. With protocol 2026-07-28 the subscription is a
 subscriptions/listen stream; with older versions, resources/subscribe.`,
-		Example: `  mcp-tester resources subscribe clock://now -c ./server --count 3
-  mcp-tester resources subscribe file:///var/log/app.log -u http://127.0.0.1:8080/mcp --timeout 1m --format json`,
+		Example: `  mcp-tester resources subscribe clock://now -c bin/manytools --count 3
+  bin/manytools -http 127.0.0.1:8081 &
+  mcp-tester resources subscribe clock://now -u http://127.0.0.1:8081/mcp --count 2 --timeout 1m --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.URI = args[0]
@@ -100,7 +102,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 		_ = s.Unsubscribe(uctx, uri)
 	}()
 	if opts.Format != "json" {
-		fmt.Fprintf(opts.IO.ErrOut, "Subscribed to %s; waiting for updates.\n", uri)
+		fmt.Fprintf(opts.IO.ErrOut, "Subscribed to %s; waiting for updates.\n", termsafe.Line(uri))
 	}
 	for opts.Count == 0 || n < opts.Count {
 		select {
@@ -116,7 +118,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 					return err
 				}
 			} else {
-				fmt.Fprintf(opts.IO.Out, "updated %s\n", got)
+				fmt.Fprintf(opts.IO.Out, "updated %s\n", termsafe.Line(got))
 			}
 		case err := <-errc:
 			if err != nil && ctx.Err() == nil {

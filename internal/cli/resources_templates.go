@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -13,7 +14,7 @@ func newResourcesTemplatesCmd(ios *iostreams.IOStreams, runF func(context.Contex
 	return newListCmd(ios, &cobra.Command{
 		Use:     "templates",
 		Short:   "List the server's resource templates",
-		Example: `  mcp-tester resources templates -c ./server --all`,
+		Example: `  mcp-tester resources templates -c bin/manytools --all`,
 	}, runResourcesTemplates, runF)
 }
 
@@ -30,7 +31,7 @@ func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
 	return listed(opts, "resourceTemplates", nonNil(res), len(res), next, func(w io.Writer) {
 		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.URITemplate, cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URITemplate), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
 		}
 	})
 }

@@ -6,11 +6,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -21,9 +24,6 @@ const (
 	ExitUsage       = 2 // bad flags, arguments, answers or script syntax: nothing was sent
 	ExitUnreachable = 3 // the server could not be reached, exited, or did not answer in time
 )
-
-// Version is the tester's version, printed by `mcp-tester version`.
-const Version = "0.1.0"
 
 // exitError carries an exit code with an error. A nil err exits silently.
 type exitError struct {
@@ -52,6 +52,11 @@ func exitCode(err error) int {
 	}
 	switch session.KindOf(err) {
 	case session.KindAnswer:
+		if session.Sent(err) {
+			// Refused by the tester after the call began: the server has
+			// seen part of it, so this is no usage error.
+			return ExitFailed
+		}
 		return ExitUsage
 	case session.KindUnreachable:
 		return ExitUnreachable
@@ -72,7 +77,15 @@ the server asks (form or URL elicitation, protocol 2026-07-28 and older),
 from flags, from scripts, or from a person at the terminal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       Version(),
+		// Once the flags are read (and so the output format known), what
+		// reaches stdout and stderr is neutralised: nothing a server sends
+		// can drive the terminal, whichever path it takes.
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			io.Neutralize(jsonOutput(cmd))
+		},
 	}
+	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
@@ -85,7 +98,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newPromptsCmd(io),
 		newResourcesCmd(io),
 		newPingCmd(io, nil),
-		newVersionCmd(io),
+		newVersionCmd(io, nil),
 		newAuditCmd(io, nil),
 		newLoggingCmd(io, nil),
 		newCompleteCmd(io, nil),
@@ -111,11 +124,49 @@ from flags, from scripts, or from a person at the terminal.`,
 	return root
 }
 
+// errorDoc is the JSON document of a command that failed before it printed
+// its own: the message, the exit code, and what kind of failure it was
+// (with the server's JSON-RPC error, when it sent one).
+func errorDoc(err error, code int) map[string]any {
+	e := map[string]any{"message": err.Error(), "exitCode": code}
+	switch session.KindOf(err) {
+	case session.KindServer:
+		e["kind"] = "server"
+	case session.KindProtocol:
+		e["kind"] = "protocol"
+	case session.KindAnswer:
+		e["kind"] = "answer"
+	case session.KindUnreachable:
+		e["kind"] = "unreachable"
+	}
+	if w := session.RPCError(err); w != nil {
+		rpc := map[string]any{"code": w.Code, "message": w.Message}
+		if len(w.Data) > 0 && json.Valid(w.Data) {
+			rpc["data"] = json.RawMessage(w.Data)
+		}
+		e["jsonrpc"] = rpc
+	}
+	return map[string]any{"error": e}
+}
+
+// jsonOutput reports whether cmd prints JSON on stdout: --format json (or
+// --json), or --raw.
+func jsonOutput(cmd *cobra.Command) bool {
+	if f := cmd.Flags().Lookup("format"); f != nil && f.Value.String() == "json" {
+		return true
+	}
+	f := cmd.Flags().Lookup("raw")
+	return f != nil && f.Value.String() == "true"
+}
+
 // Main runs mcp-tester with args and returns the exit code.
 func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	root := NewRootCmd(io)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	// Errors met before the flags were read go through the same guard.
+	io.Neutralize(false)
+	defer io.Flush()
 	if err == nil {
 		return ExitOK
 	}
@@ -128,6 +179,10 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		// cobra's own errors (unknown command, bad args) are usage errors.
 		code = ExitUsage
 	}
-	fmt.Fprintf(io.ErrOut, "mcp-tester: %v\n", err)
+	fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", termsafe.Block(err.Error()))
+	if io.JSONOut() && !io.WroteOut() {
+		// stdout promised one JSON document: the failure is that document.
+		_ = printer.JSON(io.Out, errorDoc(err, code))
+	}
 	return code
 }

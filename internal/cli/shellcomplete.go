@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/profile"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -28,18 +30,25 @@ func completeProfiles(_ *cobra.Command, _ []string, prefix string) ([]string, co
 			continue
 		}
 		for _, n := range f.Names() {
-			if strings.HasPrefix(n, prefix) && !seen[n] {
+			if strings.HasPrefix(n, prefix) && !seen[n] && typable(n) {
 				seen[n] = true
 				p := f.Profiles[n]
-				desc := p.URL
+				desc := credential.RedactURL(p.URL)
 				if p.Command != "" {
-					desc = p.Command
+					desc = credential.RedactCommand(p.Command)
 				}
-				out = append(out, fmt.Sprintf("%s\t%s", n, desc))
+				out = append(out, fmt.Sprintf("%s\t%s", n, cell(desc, 60)))
 			}
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// typable reports whether a name can be offered to the shell as a
+// completion: one that holds control characters cannot be typed, and would
+// reach the shell and the terminal as it is.
+func typable(name string) bool {
+	return !termsafe.Has(name) && !strings.ContainsAny(name, "\t\n")
 }
 
 // completionTimeout bounds the connection a completion makes.
@@ -71,7 +80,7 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 		defer s.Close()
 		var out []string
 		add := func(name, desc string) {
-			if strings.HasPrefix(name, prefix) && len(out) < 1000 {
+			if strings.HasPrefix(name, prefix) && len(out) < 1000 && typable(name) {
 				if d := cell(desc, 60); d != "-" {
 					name += "\t" + d
 				}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/tasks/taskclient"
+	"github.com/askback/askback/internal/session"
 	"github.com/spf13/cobra"
 )
 
@@ -24,9 +24,10 @@ extension has no list: a task is known by its id only.`,
 
 // TasksOptions are the options of `mcp-tester tasks get|cancel`.
 type TasksOptions struct {
-	IO   *iostreams.IOStreams
-	Conn ConnOptions
-	ID   string // the task's id
+	IO     *iostreams.IOStreams
+	Conn   ConnOptions
+	ID     string // the task's id
+	Format string // text or json
 }
 
 // newTaskCmd builds a tasks subcommand that takes a task id and hands its
@@ -42,15 +43,12 @@ func newTaskCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 		return run(cmd.Context(), opts)
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addFormatFlag(cmd, &opts.Format, nil)
 	return cmd, opts
 }
 
-// withTasks opens a session and runs f with its tasks client.
-func (o *TasksOptions) withTasks(ctx context.Context, f func(*taskclient.Client) error) error {
-	s, err := o.Conn.open(ctx, o.IO, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return f(s.Tasks(nil))
+// open opens the session of a tasks command.
+func (o *TasksOptions) open(ctx context.Context) (*session.Session, error) {
+	o.Conn.JSON = o.Format == "json"
+	return o.Conn.open(ctx, o.IO, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
 	"github.com/spf13/cobra"
 )
 
@@ -13,6 +14,7 @@ type TasksWaitOptions struct {
 	Conn    ConnOptions
 	Answers AnswerOptions
 	ID      string // the task's id
+	Format  string // text or json
 }
 
 func newTasksWaitCmd(ios *iostreams.IOStreams, runF func(context.Context, *TasksWaitOptions) error) *cobra.Command {
@@ -24,8 +26,10 @@ func newTasksWaitCmd(ios *iostreams.IOStreams, runF func(context.Context, *Tasks
 waits are answered like those of call: the --elicit answers in order, then a
 person at the terminal (or with --interactive); a question left over is
 declined. Each is printed as an [ELICIT] line.`,
-		Example: `  mcp-tester tasks wait 3f9c… -u http://127.0.0.1:8080/mcp --elicit 'accept:{"decision":"continue"}'
-  mcp-tester tasks wait 3f9c… -u http://127.0.0.1:8080/mcp --interactive`,
+		Example: `  bin/deployer -http 127.0.0.1:8080 &
+  TASK=$(mcp-tester call rollout -u http://127.0.0.1:8080/mcp --args '{"service":"web","version":"1.0.0"}' \
+      --no-wait --format json | jq -r .task.taskId)
+  mcp-tester tasks wait "$TASK" -u http://127.0.0.1:8080/mcp --elicit 'accept:{"decision":"continue"}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -37,18 +41,23 @@ declined. Each is printed as an [ELICIT] line.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
+	addFormatFlag(cmd, &opts.Format, nil)
 	return cmd
 }
 
 func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
+	opts.Conn.JSON = opts.Format == "json"
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Tasks(nil).Wait(ctx, opts.ID)
+	res, asked, err := s.WaitTask(ctx, opts.ID, nil)
 	if err != nil {
 		return err
 	}
-	return printToolResult(opts.IO.Out, "text", res)
+	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
+		return err
+	}
+	return toolOutcome(res)
 }

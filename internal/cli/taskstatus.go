@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/tasks/taskclient"
 )
 
@@ -15,9 +16,9 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 	return func(u taskclient.Update) {
 		mu.Lock()
 		defer mu.Unlock()
-		line := fmt.Sprintf("task %s: %s", u.TaskID, u.Status)
+		line := fmt.Sprintf("task %s: %s", termsafe.Line(u.TaskID), termsafe.Line(string(u.Status)))
 		if u.StatusMessage != "" {
-			line += " – " + u.StatusMessage
+			line += " – " + termsafe.Line(u.StatusMessage)
 		}
 		if io.IsStderrTTY() {
 			end := ""
@@ -25,7 +26,9 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 			case "completed", "failed", "cancelled", "input_required":
 				end = "\n"
 			}
-			fmt.Fprintf(io.ErrOut, "\r\033[K%s%s", line, end)
+			// The line is redrawn in place: its own escape sequence goes to
+			// the terminal as it is, the server's text in it is neutralised.
+			fmt.Fprintf(io.TerminalErr(), "\r\033[K%s%s", line, end)
 			return
 		}
 		fmt.Fprintln(io.ErrOut, line)

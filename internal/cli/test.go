@@ -55,10 +55,11 @@ minutes unless --step-timeout is given.
 Exit codes: 0 every step passed; 1 a step failed; 2 usage or syntax error
 (reported as FILE:LINE:COL before anything runs); 3 a script could not
 connect to the server.`,
-		Example: `  mcp-tester test -s deploy.mcp -c ./deployer
-  mcp-tester test tests/ -c ./deployer --jobs 4 --junit report.xml
-  mcp-tester test 'tests/*.mcp' -u http://127.0.0.1:8080/mcp --format json
-  mcp-tester test -s ask.mcp -c ./deployer --interactive --record answered.mcp`,
+		Example: `  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer
+  mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit report.xml
+  bin/deployer -http 127.0.0.1:8080 &
+  mcp-tester test 'examples/deployer/*.mcp' -u http://127.0.0.1:8080/mcp --format json
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record answered.mcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Scripts = append(opts.Scripts, args...)
 			opts.StepTimeoutSet = cmd.Flags().Changed("step-timeout")
@@ -72,6 +73,8 @@ connect to the server.`,
 	addRootFlag(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
+	addStrictFlag(cmd, &opts.Answers)
+	cmd.Flags().Lookup("strict").Usage = "a question that no elicit_response (and no person) answers fails its step instead of being declined"
 	addRecordFlag(cmd, &opts.Answers, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
 	f := cmd.Flags()
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
@@ -132,6 +135,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		if person != nil && !opts.StepTimeoutSet {
 			ropts.StepTimeout = max(ropts.StepTimeout, personStepTimeout)
 		}
+	}
+	if opts.Answers.Strict {
+		ropts.Fallback = answer.Required{Answerer: ropts.Fallback, Hint: "--strict does not let it be declined: add an elicit_response for it"}
 	}
 	if opts.Format == "text" {
 		ropts.Progress = opts.IO.Out

@@ -8,8 +8,8 @@ import (
 // newToolsCmd groups the commands about a server's tools.
 func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{Use: "tools", Short: "List and call a server's tools",
-		Example: `  mcp-tester tools list -c ./deployer
-  mcp-tester call deploy -c ./deployer --args '{"service":"auth-service"}' --elicit decline`}
+		Example: `  mcp-tester tools list -c bin/deployer
+  mcp-tester call deploy -c bin/deployer --args '{"service":"auth-service"}' --elicit decline`}
 	cmd.AddCommand(newToolsListCmd(ios, nil), newCallCmd(ios, nil))
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -18,9 +19,9 @@ func newToolsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *ListO
 		Long: `List the server's tools as a table: name, hints from the annotations
 (ro: read-only, destructive, idempotent) and description. One page by
 default; --all follows every page, --cursor starts at a given one.`,
-		Example: `  mcp-tester tools list -c ./deployer
-  mcp-tester tools list -c ./server --all --format json
-  mcp-tester tools list -p staging --cursor eyJvZmZzZXQiOjI1fQ`,
+		Example: `  mcp-tester tools list -c bin/deployer
+  mcp-tester tools list -c bin/manytools --all --format json
+  mcp-tester tools list -c bin/manytools --cursor "$(mcp-tester tools list -c bin/manytools --format json | jq -r .nextCursor)"`,
 	}, runToolsList, runF)
 }
 
@@ -49,7 +50,7 @@ func printTools(opts *ListOptions, tools []*mcp.Tool, next string) error {
 	return listed(opts, "tools", nonNil(tools), len(tools), next, func(w io.Writer) {
 		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
 		for _, t := range tools {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name, hints(t.Annotations), cell(t.Description, 100))
+			fmt.Fprintf(w, "%s\t%s\t%s\n", termsafe.Line(t.Name), hints(t.Annotations), cell(t.Description, 100))
 		}
 	})
 }

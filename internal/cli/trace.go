@@ -20,6 +20,7 @@ func addTraceFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringVar(&o.TraceFile, "trace", "", "write every JSON-RPC message in and out to this file, one JSON line each (requestState shown by its length)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "write the JSON-RPC trace to stderr")
 	f.BoolVar(&o.ShowState, "show-state", false, "show requestState values in the trace as they are (for debugging your own server)")
+	f.BoolVar(&o.ShowSecrets, "show-secrets", false, "show credentials in the trace as they are: header values, tokens in URLs, NAME=value in the command line (hidden otherwise)")
 }
 
 // prepare applies the profile and begins the trace, once.
@@ -46,11 +47,19 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		ws = append(ws, io.Discard) // --raw needs the recorder's copy of results
 	}
 	if len(ws) > 0 {
-		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState})
-		info := map[string]any{"client": "mcp-tester " + Version}
-		if o.Command != "" {
+		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState, ShowSecrets: o.ShowSecrets})
+		info := map[string]any{"client": "mcp-tester " + Version()}
+		switch {
+		case o.ShowSecrets && o.Command != "":
+			info["command"] = o.Command
+		case o.Command != "":
 			info["command"] = credential.RedactCommand(o.Command)
-		} else {
+		case o.ShowSecrets:
+			info["url"] = o.URL
+			if len(o.Headers) > 0 {
+				info["headers"] = o.Headers
+			}
+		default:
 			info["url"] = credential.RedactURL(o.URL)
 			if len(o.Headers) > 0 {
 				info["headers"] = trace.RedactHeaders(o.Headers)

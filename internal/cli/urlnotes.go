@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/urlcheck"
 )
 
@@ -19,14 +20,14 @@ func urlNotes(w io.Writer, e exchange.Entry) {
 	}
 	rep, err := urlcheck.Check(e.Params.URL)
 	if err != nil {
-		fmt.Fprintf(w, "mcp-tester: warning: %s: the URL %q is not valid: %v\n", questionName(e), e.Params.URL, err)
+		fmt.Fprintf(w, "mcp-tester: warning: %s: the URL %q is not valid: %s\n", questionName(e), e.Params.URL, termsafe.Line(err.Error()))
 		return
 	}
-	host := rep.Host
+	host := termsafe.Line(rep.Host)
 	if rep.UnicodeHost != "" {
-		host += " (" + rep.UnicodeHost + ")"
+		host += " (" + termsafe.Line(rep.UnicodeHost) + ")"
 	}
 	for _, warn := range rep.Warnings {
-		fmt.Fprintf(w, "mcp-tester: warning: %s: URL host %s: %s\n", questionName(e), host, warn.Message)
+		fmt.Fprintf(w, "mcp-tester: warning: %s: URL host %s: %s\n", questionName(e), host, termsafe.Line(warn.Message))
 	}
 }
