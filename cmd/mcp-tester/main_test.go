@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -52,6 +56,7 @@ var servers = []string{
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
 	"./internal/fixtures/handbook",
+	"./internal/fixtures/hostile",
 	"./internal/fixtures/manytools",
 	"./internal/fixtures/rulebreaker",
 	"./examples/protected",
@@ -101,6 +106,8 @@ func TestScripts(t *testing.T) {
 			"waitfile":  waitFile,
 			"grabvar":   grabVar,
 			"nosecrets": noSecrets,
+			"exits":     exits,
+			"jsondoc":   jsonDoc,
 		},
 	})
 }
@@ -121,6 +128,63 @@ func peersReady(root string) bool {
 	}
 	_, err := os.Stat(filepath.Join(root, peersDir, "node_modules", ".installed-lock-sha256"))
 	return err == nil
+}
+
+// exits CODE PROGRAM [ARGS...] runs a program as exec does and checks that
+// it ends with exit code CODE: for the exit codes that mean one thing
+// everywhere (1 the call or check failed, 2 nothing was sent, 3 the server
+// could not be reached).
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// jsondoc checks that the last command's stdout is exactly one JSON
+// document (jsonl: one JSON value a line, at least one), as a JSON parser
+// reads it: nothing before or after it, nothing a parser refuses.
+func jsonDoc(ts *testscript.TestScript, neg bool, args []string) {
+	lines := len(args) == 1 && args[0] == "jsonl"
+	if neg || !(len(args) == 0 || lines) {
+		ts.Fatalf("usage: jsondoc [jsonl]")
+	}
+	out := ts.ReadFile("stdout")
+	if err := checkJSON(out, lines); err != nil {
+		ts.Fatalf("stdout is not %s: %v\n%s", map[bool]string{false: "one JSON document", true: "JSON lines"}[lines], err, out)
+	}
+}
+
+// checkJSON checks that out is one JSON document, or with lines one JSON
+// value on each line.
+func checkJSON(out string, lines bool) error {
+	docs := []string{out}
+	if lines {
+		docs = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	}
+	for _, d := range docs {
+		dec := json.NewDecoder(strings.NewReader(d))
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return fmt.Errorf("text after the JSON value: %v", err)
+		}
+	}
+	return nil
 }
 
 // waitfile FILE VAR waits (up to 60s: a Node server starting on a busy
