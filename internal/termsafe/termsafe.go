@@ -60,6 +60,12 @@ func Unsafe(r rune) bool {
 		return false
 	case r < 0xa0:
 		return true
+	case r < 0x600:
+		// Latin, Greek, Cyrillic, …: the soft hyphen is the only format
+		// character before Arabic.
+		return r == 0xad
+	case r >= 0x2010 && r <= 0x2027:
+		return false // dashes, quotes, bullets, ellipsis
 	}
 	return unicode.Is(unicode.Bidi_Control, r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/termsafe"
@@ -38,6 +39,17 @@ func TestLineAndBlockLeaveNothingRaw(t *testing.T) {
 		}
 		if !termsafe.Has(s) {
 			t.Errorf("%s: Has(%q) = false", name, s)
+		}
+	}
+}
+
+// Unsafe agrees with the Unicode tables everywhere, fast paths included.
+func TestUnsafeMatchesTheTables(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
+			unicode.Is(unicode.Bidi_Control, r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+		if got := termsafe.Unsafe(r); got != want {
+			t.Fatalf("Unsafe(%U) = %v, want %v", r, got, want)
 		}
 	}
 }
