@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,9 +23,11 @@ import (
 
 // The examples of the README and of every command's --help run as written
 // from the repository root after make build: the binaries in bin/ (and on
-// PATH, as the README says), DEPLOY_STATE_KEY and TOKEN set. A line that
-// starts a server in the background (bin/NAME -http 127.0.0.1:PORT &)
-// starts it on a free port instead, and the examples reach it there. Each
+// PATH, as the README says), DEPLOY_STATE_KEY and TOKEN set, and a fake
+// browser (internal/fixtures/fakebrowser) that signs in as alice where a
+// login opens one. A line that starts a server in the background
+// (bin/NAME ... -http|-addr 127.0.0.1:PORT ... &) starts it on a free port
+// instead, and the examples reach it there. Each
 // command's examples run in order in one shell that stops at the first
 // failure, in a copy of the root (bin and examples linked), with its own
 // home directory, so that the files they write stay there.
@@ -76,8 +80,10 @@ func TestReadmeExamplesRun(t *testing.T) {
 var made = []string{
 	"./cmd/mcp-tester",
 	"./examples/conformance", "./examples/deployer", "./examples/github-connect", "./examples/oldway",
-	"./internal/fixtures/askserver", "./internal/fixtures/handbook", "./internal/fixtures/hostile",
-	"./internal/fixtures/manytools", "./internal/fixtures/rulebreaker",
+	"./examples/protected",
+	"./internal/fixtures/askserver", "./internal/fixtures/fakebrowser",
+	"./internal/fixtures/handbook", "./internal/fixtures/hostile", "./internal/fixtures/manytools",
+	"./internal/fixtures/rulebreaker",
 }
 
 // exampleRoot returns a root with what make build builds in bin/ and the
@@ -149,15 +155,19 @@ func readmeCommands(readme string) (cmds, outputs []string) {
 		}
 	}
 	for i, o := range outputs {
-		if strings.Contains(o, "...") {
+		if strings.Contains(o, "...") || strings.Contains(o, "…") {
 			outputs[i] = ""
 		}
 	}
 	return cmds, outputs
 }
 
-// backgroundServer is an example line that starts a server.
-var backgroundServer = regexp.MustCompile(`^bin/(\S+) -http 127\.0\.0\.1:(\d+) &$`)
+// backgroundServer is an example line that starts a server, and the
+// address it is told to listen on.
+var (
+	backgroundServer = regexp.MustCompile(`^bin/(\S+) (.*)&$`)
+	listenAddr       = regexp.MustCompile(`-(http|addr) 127\.0\.0\.1:(\d+)`)
+)
 
 // runExamples runs lines in one bash in a copy of root and checks that each
 // succeeds and, where want has text, prints it on stdout.
@@ -175,14 +185,17 @@ func runExamples(t *testing.T, root string, lines, want []string) {
 	}
 	env := append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef", "TOKEN=t0ken", "ACCESSIBLE=", "MCP_TESTER_BROWSER=true")
+		"DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef", "TOKEN=t0ken", "ACCESSIBLE=",
+		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice")
 	var script strings.Builder
 	script.WriteString("set -e -o pipefail\n")
 	ports := map[string]string{}
 	for i, l := range lines {
 		if m := backgroundServer.FindStringSubmatch(l); m != nil {
-			ports["127.0.0.1:"+m[2]] = startExampleServer(t, dir, env, m[1])
-			continue
+			if a := listenAddr.FindStringSubmatch(m[2]); a != nil {
+				ports["127.0.0.1:"+a[2]] = startExampleServer(t, dir, env, m[1], a[1], strings.Fields(listenAddr.ReplaceAllString(m[2], "")))
+				continue
+			}
 		}
 		for from, to := range ports {
 			l = strings.ReplaceAll(l, from, to)
@@ -193,6 +206,10 @@ func runExamples(t *testing.T, root string, lines, want []string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir, cmd.Env = dir, env
+	// A run that hangs ends with everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = strings.NewReader("")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -226,12 +243,17 @@ func segment(lines []string, i int) string {
 	return b.String()
 }
 
-// startExampleServer starts bin/name over HTTP on a free port for the
-// examples and returns its address.
-func startExampleServer(t *testing.T, dir string, env []string, name string) string {
+// startExampleServer starts bin/name, listening (-http or -addr) on a free
+// port, with the example's other arguments, and returns its address.
+func startExampleServer(t *testing.T, dir string, env []string, name, listen string, args []string) string {
 	t.Helper()
 	addrFile := filepath.Join(dir, name+".addr")
-	cmd := exec.Command(filepath.Join(dir, "bin", name), "-http", "127.0.0.1:0", "-addr-file", addrFile)
+	told := "-addr-file" // the -http servers write host:port
+	if listen == "addr" {
+		told = "-url-file" // examples/protected writes its MCP URL
+	}
+	args = append([]string{"-" + listen, "127.0.0.1:0", told, addrFile}, args...)
+	cmd := exec.Command(filepath.Join(dir, "bin", name), args...)
 	cmd.Env = env
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -243,7 +265,11 @@ func startExampleServer(t *testing.T, dir string, env []string, name string) str
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			return strings.TrimSpace(string(b))
+			addr := strings.TrimSpace(string(b))
+			if u, err := url.Parse(addr); err == nil && u.Host != "" {
+				addr = u.Host
+			}
+			return addr
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

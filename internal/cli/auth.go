@@ -31,8 +31,9 @@ traced or recorded. A 403 insufficient_scope asks once for the larger scope.
 
 auth login logs in now; auth status lists the cached logins; auth logout
 forgets one. SERVER is the server's URL or the name of a profile.`,
-		Example: `  mcp-tester auth login http://127.0.0.1:8090/mcp
-  mcp-tester auth login http://127.0.0.1:8090/mcp --identity bob --no-browser
+		Example: `  bin/protected -addr 127.0.0.1:8090 &
+  mcp-tester auth login http://127.0.0.1:8090/mcp
+  mcp-tester auth login http://127.0.0.1:8090/mcp --identity bob
   mcp-tester auth status
   mcp-tester auth logout http://127.0.0.1:8090/mcp --identity bob`,
 	}

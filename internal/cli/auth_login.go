@@ -32,9 +32,12 @@ on the authorization server's page (--no-browser prints the address and
 reads back the one the browser ends on), and the login is cached for every
 later command. The server is then asked for its tools with the new token.
 SERVER is the server's URL or the name of a profile.`,
-		Example: `  mcp-tester auth login http://127.0.0.1:8090/mcp
+		Example: `  bin/protected -addr 127.0.0.1:8090 -client tester:s3cret &
+  mcp-tester auth login http://127.0.0.1:8090/mcp
+  mcp-tester profile add staging -u http://127.0.0.1:8090/mcp
   mcp-tester auth login staging --identity bob
-  MCP_TESTER_CLIENT_SECRET=... mcp-tester auth login https://mcp.example.com/mcp --client-id tester --client-credentials`,
+  MCP_TESTER_CLIENT_SECRET=s3cret mcp-tester auth login http://127.0.0.1:8090/mcp --identity robot \
+      --client-id tester --client-credentials`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Server = args[0]

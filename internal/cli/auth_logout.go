@@ -27,7 +27,9 @@ func newAuthLogoutCmd(ios *iostreams.IOStreams, runF func(context.Context, *Auth
 		Short: "Forget a cached login",
 		Long: `Forget the cached login of SERVER (a URL or a profile) as --identity, or as
 every identity with --all. The authorization server is not told.`,
-		Example: `  mcp-tester auth logout http://127.0.0.1:8090/mcp
+		Example: `  bin/protected -addr 127.0.0.1:8090 &
+  mcp-tester auth login http://127.0.0.1:8090/mcp
+  mcp-tester auth logout http://127.0.0.1:8090/mcp
   mcp-tester auth logout http://127.0.0.1:8090/mcp --all`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -35,7 +35,9 @@ func newAuthStatusCmd(ios *iostreams.IOStreams, runF func(context.Context, *Auth
 client, the scopes granted, when the token expires and whether it can be
 refreshed. Tokens and secrets are never shown. With SERVER (a URL or a
 profile), only its logins, and exit status 1 when there is none.`,
-		Example: `  mcp-tester auth status
+		Example: `  bin/protected -addr 127.0.0.1:8090 &
+  mcp-tester auth login http://127.0.0.1:8090/mcp
+  mcp-tester auth status
   mcp-tester auth status http://127.0.0.1:8090/mcp --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
