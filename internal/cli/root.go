@@ -78,12 +78,6 @@ from flags, from scripts, or from a person at the terminal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version(),
-		// Once the flags are read (and so the output format known), what
-		// reaches stdout and stderr is neutralised: nothing a server sends
-		// can drive the terminal, whichever path it takes.
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			io.Neutralize(jsonOutput(cmd))
-		},
 	}
 	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
 	root.SetIn(io.In)
@@ -112,7 +106,11 @@ from flags, from scripts, or from a person at the terminal.`,
 	// de); this tester speaks English, and says so rather than refusing a
 	// command line written for it.
 	lang := root.PersistentFlags().String("lang", "en", "output language: en only (the earlier mcp-tester also spoke de)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		// Once the flags are read (and so the output format known), what
+		// reaches stdout and stderr is neutralised: nothing a server sends
+		// can drive the terminal, whichever path it takes.
+		io.Neutralize(jsonOutput(cmd))
 		if *lang != "en" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: note: --lang %s: the output stays English\n", *lang)
 		}
