@@ -25,6 +25,8 @@ gobench() { # gobench LOG PKG PATTERN [go test flags...]
 
 section "mcp-tester call"
 gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer|PromptServer' -benchtime 30x -count 2
+section "neutralising server text"
+gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 500x -count 3
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
 section "requestState codec"
