@@ -18,6 +18,7 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -232,6 +233,7 @@ type benchWorker struct {
 	flow  *benchFlow
 	opts  session.Options
 	s     *session.Session
+	pool  *target.Pool // the worker's connections to an HTTP server
 	cur   *loadgen.Rounds
 	flows int
 }
@@ -241,6 +243,14 @@ func (w *benchWorker) open(ctx context.Context) error {
 	o.Log = &exchange.Log{}
 	if o.Target != nil {
 		t := *o.Target
+		if t.URL != "" {
+			// The worker's requests follow one another: they take turns on
+			// one connection, which outlives the sessions it recycles.
+			if w.pool == nil {
+				w.pool = target.NewPool(0)
+			}
+			t.Pool = w.pool
+		}
 		o.Target = &t
 	}
 	o.Middleware = append(slices.Clone(o.Middleware), w.timing)
@@ -315,6 +325,9 @@ func (w *benchWorker) runScript(ctx context.Context) error {
 
 // Close implements loadgen.Worker.
 func (w *benchWorker) Close() error {
+	if w.pool != nil {
+		defer w.pool.Close()
+	}
 	if w.s == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,15 @@ import (
 // that asks one question (multi round-trip) and answers with what it got,
 // and a tool "broken" that reports an error.
 func benchServer(t *testing.T) string {
+	t.Helper()
+	url, _ := countingBenchServer(t, 0)
+	return url
+}
+
+// countingBenchServer is benchServer counting the connections it accepts.
+// With linger, every response's body ends that long after its last event
+// has been sent (as when a busy server is slow to finish a stream).
+func countingBenchServer(t *testing.T, linger time.Duration) (string, *atomic.Int64) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench-fixture", Version: "1.0.0"}, nil)
 	s.AddTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -36,9 +46,48 @@ func benchServer(t *testing.T) string {
 	s.AddTool(&mcp.Tool{Name: "broken", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it broke"}}}, nil
 	})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if linger > 0 {
+			http.NewResponseController(w).Flush()
+			time.Sleep(linger)
+		}
+	}))
+	accepts := &atomic.Int64{}
+	srv.Listener = &countingListener{Listener: srv.Listener, n: accepts}
+	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, accepts
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// A run opens at most one connection per worker, even when the server is
+// slow to end each response after its answer: the call that got its answer
+// returns and releases its context, and the rest of the body is still
+// read, so the connection goes back to the pool.
+func TestBenchKeepsOneConnectionPerWorker(t *testing.T) {
+	url, accepts := countingBenchServer(t, 20*time.Millisecond)
+	code, out, errOut := bench(t, "confirm", "-u", url, "--elicit", "accept:{\"go\":true}", "--concurrency", "3", "--requests", "24", "--timeout", "30s")
+	if code != 0 || !strings.Contains(out, "24 completed, 0 failed") {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	if n := accepts.Load(); n > 3 {
+		t.Errorf("3 workers, 48 requests: the server accepted %d connections, want at most 3", n)
+	}
 }
 
 func bench(t *testing.T, args ...string) (int, string, string) {

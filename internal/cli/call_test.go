@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/askback/askback/internal/iostreams"
 )
 
 func TestNewCallCmd(t *testing.T) {
@@ -37,4 +41,18 @@ func TestNewCallCmd(t *testing.T) {
 		{name: "--format xml", args: []string{"deploy", "--format", "xml"}, wantErr: `"xml": use text or json`},
 		{name: "a list's flag", args: []string{"deploy", "--cursor", "x"}, wantErr: "unknown flag: --cursor"},
 	})
+}
+
+// A call over HTTP keeps one connection for all its requests (discovery
+// and both rounds), even when the server is slow to end each response.
+func TestCallKeepsOneConnection(t *testing.T) {
+	url, accepts := countingBenchServer(t, 20*time.Millisecond)
+	io, _, out, errOut := iostreams.Test()
+	code := Main(context.Background(), io, []string{"call", "confirm", "-u", url, "--elicit", `accept:{"go":true}`})
+	if code != 0 || !strings.Contains(out.String(), "got accept") {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	if n := accepts.Load(); n != 1 {
+		t.Errorf("one call of two rounds: the server accepted %d connections, want 1", n)
+	}
 }

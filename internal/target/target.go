@@ -43,6 +43,10 @@ type Target struct {
 	// sends the cached token to one that needs it). It is not used when
 	// Headers send an Authorization of their own.
 	Login *login.Login
+	// Pool carries the requests of a URL target. Sessions opened with the
+	// same Pool share its kept-alive connections; nil means a Pool of the
+	// Conn's own, closed with it.
+	Pool *Pool
 }
 
 // Validate reports a target that names no server, or two.
@@ -95,6 +99,7 @@ func (t *Target) Describe() string {
 type Conn struct {
 	Transport mcp.Transport
 	proc      *process
+	pool      *Pool // the Conn's own, closed by Cleanup
 }
 
 // StderrTail returns the last lines a command server wrote to stderr.
@@ -114,12 +119,21 @@ func (c *Conn) Exited() (bool, string) {
 }
 
 // Cleanup ends whatever the target started and is still running: the
-// command server's whole process group.
+// command server's whole process group, the connections of a Pool the Conn
+// made for itself.
 func (c *Conn) Cleanup() {
 	if c.proc != nil {
 		c.proc.kill()
 	}
+	if c.pool != nil {
+		c.pool.Close()
+	}
 }
+
+// ownPoolIdle is how many idle connections the Pool of one Conn keeps: a
+// session has a request in flight, an answer to a server's question, and a
+// stream of its own at most.
+const ownPoolIdle = 4
 
 // Open prepares the transport. For a command it does not start the process:
 // the go-sdk does that when the client connects. transport, when not empty,
@@ -138,7 +152,13 @@ func (t *Target) Open(transport string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var base http.RoundTripper = http.DefaultTransport
+	conn := &Conn{}
+	pool := t.Pool
+	if pool == nil {
+		pool = NewPool(ownPoolIdle)
+		conn.pool = pool
+	}
+	var base http.RoundTripper = pool
 	if h != nil {
 		// The SSE transport has no OAuth handler: its requests get the
 		// cached token from the login's transport.
@@ -146,13 +166,15 @@ func (t *Target) Open(transport string) (*Conn, error) {
 	}
 	client := t.httpClient(base)
 	if transport == TransportSSE {
-		return &Conn{Transport: &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}}, nil
+		conn.Transport = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}
+		return conn, nil
 	}
 	st := &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2}
 	if h != nil {
 		st.OAuthHandler = h
 	}
-	return &Conn{Transport: st}, nil
+	conn.Transport = st
+	return conn, nil
 }
 
 // LoginHandler returns the login handler of an HTTP target, nil when it
