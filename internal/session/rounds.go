@@ -53,7 +53,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
 		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
-		if s.opts.Tasks {
+		if s.tasks {
 			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
@@ -103,7 +103,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer, observe func(task
 // returns the direct result or the task handle (--no-wait). Questions of a
 // direct result are answered as by CallTool.
 func (s *Session) StartTool(ctx context.Context, name string, args any, ans answer.Answerer) (*taskclient.Started, *Call, error) {
-	if !s.opts.Tasks {
+	if !s.tasks {
 		res, call, err := s.CallTool(ctx, name, args, ans)
 		return &taskclient.Started{Result: res}, call, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/wire"
+	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,8 +73,9 @@ type Options struct {
 	// the audit's evidence). It never changes what is sent: over HTTP it
 	// reads copies of the bodies (see the wire package).
 	Observe wire.Observer
-	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks):
-	// a tool the server runs as a task is then waited for, its questions
+	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks)
+	// on tool calls to a server that offers it (in its capabilities): a
+	// tool the server runs as a task is then waited for, its questions
 	// answered through tasks/update, and its result returned like a direct
 	// call's.
 	Tasks bool
@@ -104,6 +106,9 @@ type Session struct {
 	server string
 
 	life context.CancelFunc // ends the connection's own context on Close
+	// tasks: the tester declares the tasks extension and the server offers
+	// it, so that a tool call may come back as a task.
+	tasks bool
 
 	toolsOnce sync.Once // the tools were listed (knowTools)
 
@@ -236,8 +241,14 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		return e
 	}
 	s.cs, s.conn, s.life = cs, conn, endLife
-	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
-		s.server = info.ServerInfo.Name
+	if info := cs.InitializeResult(); info != nil {
+		if info.ServerInfo != nil {
+			s.server = info.ServerInfo.Name
+		}
+		if info.Capabilities != nil {
+			_, offered := info.Capabilities.Extensions[tasks.ExtensionID]
+			s.tasks = s.opts.Tasks && offered
+		}
 	}
 	return nil
 }

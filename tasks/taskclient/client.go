@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/tasks"
@@ -70,27 +71,38 @@ func Register(c *mcp.Client) error {
 	if err := mcp.AddSendingCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](c, tasks.MethodCancel); err != nil {
 		return fmt.Errorf("register %s: %w", tasks.MethodCancel, err)
 	}
-	c.AddSendingMiddleware(declare)
+	c.AddSendingMiddleware((&declared{}).middleware)
 	return nil
 }
 
-// declare adds the extension to the per-request capabilities the SDK put in
-// _meta, for the tool calls of this package and for tasks/* requests.
-func declare(next mcp.MethodHandler) mcp.MethodHandler {
+// declared adds the extension to the per-request capabilities the SDK put
+// in _meta, for the tool calls of this package and for tasks/* requests.
+// The capabilities with the extension are worked out once for each
+// spelling of the client's own and kept.
+type declared struct {
+	mu   sync.Mutex
+	with map[string]json.RawMessage // client's capabilities (JSON) -> with the extension
+}
+
+// maxDeclared bounds the spellings kept: a client declares one set of
+// capabilities per protocol version.
+const maxDeclared = 8
+
+func (d *declared) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
 			if captureFrom(ctx) != nil {
-				addExtension(req.GetParams())
+				d.add(req.GetParams())
 			}
 		case tasks.MethodGet, tasks.MethodUpdate, tasks.MethodCancel:
-			addExtension(req.GetParams())
+			d.add(req.GetParams())
 		}
 		return next(ctx, method, req)
 	}
 }
 
-func addExtension(p mcp.Params) {
+func (d *declared) add(p mcp.Params) {
 	if p == nil {
 		return
 	}
@@ -99,18 +111,43 @@ func addExtension(p mcp.Params) {
 	if !ok {
 		return // an older protocol: no per-request capabilities
 	}
-	var caps map[string]any
-	if b, err := json.Marshal(v); err != nil || json.Unmarshal(b, &caps) != nil || caps == nil {
-		caps = map[string]any{}
+	own, err := json.Marshal(v)
+	if err != nil {
+		own = []byte("{}")
 	}
-	ext, _ := caps["extensions"].(map[string]any)
+	d.mu.Lock()
+	with, ok := d.with[string(own)]
+	d.mu.Unlock()
+	if !ok {
+		with = withExtension(own)
+		d.mu.Lock()
+		if d.with == nil {
+			d.with = map[string]json.RawMessage{}
+		}
+		if len(d.with) < maxDeclared {
+			d.with[string(own)] = with
+		}
+		d.mu.Unlock()
+	}
+	meta[mcp.MetaKeyClientCapabilities] = with
+	p.SetMeta(meta)
+}
+
+// withExtension returns the capabilities caps (JSON) with the extension
+// added.
+func withExtension(caps []byte) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(caps, &m) != nil || m == nil {
+		m = map[string]any{}
+	}
+	ext, _ := m["extensions"].(map[string]any)
 	if ext == nil {
 		ext = map[string]any{}
 	}
 	ext[tasks.ExtensionID] = map[string]any{}
-	caps["extensions"] = ext
-	meta[mcp.MetaKeyClientCapabilities] = caps
-	p.SetMeta(meta)
+	m["extensions"] = ext
+	b, _ := json.Marshal(m)
+	return b
 }
 
 // New returns a Client for cs. The session's client must have been prepared
@@ -161,14 +198,16 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 	if err != nil {
 		return nil, err
 	}
+	if !mayBeTask(res) {
+		return &Started{Result: res}, nil
+	}
 	raw, seen := cp.get()
 	if !seen {
-		// Not connected through Transport: a result with content cannot be
-		// a task handle (which has none); an empty one may be.
-		if res != nil && len(res.Content) == 0 && res.StructuredContent == nil && !res.NeedsInput() {
-			return nil, ErrNoHandle
-		}
-		return &Started{Result: res}, nil
+		// Not connected through Transport: the raw answer is unknown.
+		return nil, ErrNoHandle
+	}
+	if raw == nil {
+		return &Started{Result: res}, nil // no result kept to be a handle
 	}
 	var probe struct {
 		ResultType string `json:"resultType"`
@@ -187,6 +226,13 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", params.Name)
 	}
 	return &Started{Task: &ct}, nil
+}
+
+// mayBeTask reports whether res, as the go-sdk decoded it, may be a task
+// handle, which has no content, no structured content, no questions and
+// no error flag: only then is the raw answer read again.
+func mayBeTask(res *mcp.CallToolResult) bool {
+	return res == nil || len(res.Content) == 0 && res.StructuredContent == nil && !res.NeedsInput() && !res.IsError && res.RequestState == ""
 }
 
 // CallTool calls a tool and, if the server runs it as a task, waits for the
@@ -355,7 +401,7 @@ func DecodeQuestion(raw json.RawMessage) (*mcp.ElicitParams, error) {
 
 // Get returns the task's current state (tasks/get).
 func (c *Client) Get(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
-	g, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](ctx, c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
+	g, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
 	if err != nil {
 		return nil, fmt.Errorf("tasks/get %s: %w", id, err)
 	}
@@ -375,7 +421,7 @@ func (c *Client) Update(ctx context.Context, id string, responses map[string]*mc
 		}
 		raw[k] = b
 	}
-	_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](ctx, c.cs, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: id, InputResponses: raw})
+	_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: id, InputResponses: raw})
 	if err != nil {
 		return fmt.Errorf("tasks/update %s: %w", id, err)
 	}
@@ -385,7 +431,7 @@ func (c *Client) Update(ctx context.Context, id string, responses map[string]*mc
 // Cancel asks the server to cancel a task (tasks/cancel). The task may still
 // end otherwise if it finished first.
 func (c *Client) Cancel(ctx context.Context, id string) error {
-	_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](ctx, c.cs, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: id})
+	_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: id})
 	if err != nil {
 		return fmt.Errorf("tasks/cancel %s: %w", id, err)
 	}

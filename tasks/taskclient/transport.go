@@ -9,31 +9,126 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// capture receives the raw result of the call made with its context.
+// capture keeps the raw answer of the call made with its context, without
+// reading it: the go-sdk has read it once already, and only an answer that
+// may be a task handle is ever looked at again (see [capture.result]).
 type capture struct {
-	mu   sync.Mutex
-	seen bool
-	raw  json.RawMessage
+	mu       sync.Mutex
+	attached bool   // the answer is kept: the call went through Transport
+	result   []byte // the JSON-RPC result itself (a Connection's answer)
+	body     []byte // or the HTTP body it came in
+	sse      bool   // the body is an event stream
+	full     bool   // the body outgrew maxScan
 }
 
-func (c *capture) set(raw json.RawMessage) {
+// setResult keeps the result of a JSON-RPC response.
+func (c *capture) setResult(raw json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.seen {
-		c.seen = true
-		c.raw = bytes.Clone(raw)
+	if !c.attached {
+		c.attached = true
+		c.result = bytes.Clone(raw)
 	}
 }
 
-func (c *capture) get() (json.RawMessage, bool) {
+// attach prepares c to keep an HTTP body; it reports false when c keeps
+// another answer already.
+func (c *capture) attach(sse bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.raw, c.seen
+	if c.attached {
+		return false
+	}
+	c.attached, c.sse = true, sse
+	return true
+}
+
+// write keeps the next bytes of the body.
+func (c *capture) write(p []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return
+	}
+	if len(c.body)+len(p) > maxScan {
+		c.full = true
+		return
+	}
+	c.body = append(c.body, p...)
+}
+
+// get returns the raw result of the call's answer: the first successful
+// JSON-RPC response in what was kept. ok is false when nothing was kept
+// (the session was not connected through Transport).
+func (c *capture) get() (raw json.RawMessage, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.attached {
+		return nil, false
+	}
+	if c.result != nil {
+		return c.result, true
+	}
+	if !c.sse {
+		return responseResult(c.body), true
+	}
+	for _, data := range events(c.body) {
+		if r := responseResult(data); r != nil {
+			return r, true
+		}
+	}
+	return nil, true
+}
+
+// responseResult is the result of msg if it is a successful JSON-RPC
+// response, else nil.
+func responseResult(msg []byte) json.RawMessage {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(msg), &m) != nil || len(m.ID) == 0 || len(m.Result) == 0 {
+		return nil
+	}
+	return m.Result
+}
+
+// events returns the data of each event of an event stream.
+func events(stream []byte) [][]byte {
+	var out [][]byte
+	var data []byte
+	has := false
+	end := func() {
+		if has {
+			out = append(out, data)
+		}
+		data, has = nil, false
+	}
+	for len(stream) > 0 {
+		line := stream
+		if i := bytes.IndexByte(stream, '\n'); i >= 0 {
+			line, stream = stream[:i], stream[i+1:]
+		} else {
+			stream = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			end()
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
+			if has {
+				data = append(data, '\n')
+			}
+			data, has = append(data, v...), true
+		}
+	}
+	end()
+	return out
 }
 
 type captureKey struct{}
@@ -46,6 +141,14 @@ func withCapture(ctx context.Context) (context.Context, *capture) {
 func captureFrom(ctx context.Context) *capture {
 	c, _ := ctx.Value(captureKey{}).(*capture)
 	return c
+}
+
+type taskIDKey struct{}
+
+// withTaskID marks the tasks/* request made with ctx as one about task id,
+// for the Mcp-Name routing header.
+func withTaskID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, taskIDKey{}, id)
 }
 
 // Transport prepares t for task calls. For Streamable HTTP it returns a copy
@@ -108,127 +211,56 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		delete(c.pending, resp.ID)
 		c.mu.Unlock()
 		if cp != nil && resp.Error == nil {
-			cp.set(resp.Result)
+			cp.setResult(resp.Result)
 		}
 	}
 	return msg, err
 }
 
-// roundTripper is the HTTP side of [Transport].
+// roundTripper is the HTTP side of [Transport]. It reads no request: what
+// it needs to know travels in the request's context, put there by this
+// package's own calls; every other request passes through untouched.
 type roundTripper struct{ base http.RoundTripper }
 
-// maxRequestPeek bounds how much of a request body is read to find its
-// method; a tool call's arguments can be large, the envelope is not.
-const maxRequestPeek = 1 << 20
-
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodPost || req.Body == nil {
+	if req.Method != http.MethodPost {
 		return rt.base.RoundTrip(req)
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestPeek+1))
-	req.Body.Close()
-	if err != nil {
-		return nil, err
+	ctx := req.Context()
+	if id, _ := ctx.Value(taskIDKey{}).(string); id != "" {
+		req = req.Clone(ctx)
+		req.Header.Set("Mcp-Name", id)
 	}
-	r2 := req.Clone(req.Context())
-	r2.Body = io.NopCloser(bytes.NewReader(body))
-	r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	r2.ContentLength = int64(len(body))
-	var env struct {
-		Method string `json:"method"`
-		Params struct {
-			TaskID string `json:"taskId"`
-		} `json:"params"`
-	}
-	if len(body) <= maxRequestPeek {
-		_ = json.Unmarshal(body, &env)
-	}
-	switch env.Method {
-	case tasks.MethodGet, tasks.MethodUpdate, tasks.MethodCancel:
-		if env.Params.TaskID != "" {
-			r2.Header.Set("Mcp-Name", env.Params.TaskID)
-		}
-	}
-	resp, err := rt.base.RoundTrip(r2)
+	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
 	}
-	if cp := captureFrom(req.Context()); cp != nil && env.Method == "tools/call" && resp.Body != nil {
-		ct := resp.Header.Get("Content-Type")
-		resp.Body = &scanBody{ReadCloser: resp.Body, cp: cp, sse: strings.HasPrefix(ct, "text/event-stream")}
+	cp := captureFrom(ctx)
+	if cp == nil || resp.Body == nil || resp.StatusCode != http.StatusOK {
+		return resp, nil
+	}
+	if m := req.Header.Get("Mcp-Method"); m != "" && m != "tools/call" {
+		return resp, nil // a cancellation or another request that inherited the call's context
+	}
+	if cp.attach(strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")) {
+		resp.Body = &scanBody{ReadCloser: resp.Body, cp: cp}
 	}
 	return resp, nil
 }
 
-// scanBody watches a response body go by and hands the first JSON-RPC
-// response in it to the capture, before the SDK sees the end of it.
+// scanBody keeps a copy of a response body as it goes by.
 type scanBody struct {
 	io.ReadCloser
-	cp   *capture
-	sse  bool
-	buf  bytes.Buffer // JSON: the whole body; SSE: the unfinished line
-	data bytes.Buffer // SSE: the data lines of the current event
+	cp *capture
 }
 
-// maxScan bounds what scanBody keeps of one message.
+// maxScan bounds what is kept of one body.
 const maxScan = 16 << 20
 
 func (b *scanBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && b.buf.Len() < maxScan {
-		b.buf.Write(p[:n])
-		if b.sse {
-			b.lines()
-		}
-	}
-	if err == io.EOF {
-		if b.sse {
-			b.buf.WriteByte('\n')
-			b.lines()
-			b.event()
-		} else {
-			b.offer(b.buf.Bytes())
-		}
+	if n > 0 {
+		b.cp.write(p[:n])
 	}
 	return n, err
-}
-
-// lines consumes the complete lines of an event stream.
-func (b *scanBody) lines() {
-	for {
-		i := bytes.IndexByte(b.buf.Bytes(), '\n')
-		if i < 0 {
-			return
-		}
-		line := strings.TrimSuffix(string(b.buf.Next(i + 1)[:i]), "\r")
-		switch {
-		case line == "":
-			b.event()
-		case strings.HasPrefix(line, "data:"):
-			if b.data.Len() > 0 {
-				b.data.WriteByte('\n')
-			}
-			if b.data.Len() < maxScan {
-				b.data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-			}
-		}
-	}
-}
-
-func (b *scanBody) event() {
-	if b.data.Len() > 0 {
-		b.offer(b.data.Bytes())
-		b.data.Reset()
-	}
-}
-
-// offer takes msg if it is a successful JSON-RPC response.
-func (b *scanBody) offer(msg []byte) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(msg), &m) == nil && len(m.ID) > 0 && len(m.Result) > 0 {
-		b.cp.set(m.Result)
-	}
 }
