@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/cpuuse"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/loadgen"
@@ -36,7 +38,14 @@ type BenchOptions struct {
 	Requests    int
 	Format      string
 	AllowRemote []string
+
+	// cpuTime reads the tester's CPU time (cpuuse.Self when nil).
+	cpuTime func() (time.Duration, error)
 }
+
+// benchShareWarning is the share of the cores it shares with the server
+// above which bench warns that it took the server's CPU.
+const benchShareWarning = 0.25
 
 // benchRecycle is how many flows a worker runs on one session before it
 // opens a fresh one, which bounds the memory of the session's question log.
@@ -163,6 +172,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			w := &benchWorker{flow: flow, opts: sopts}
 			return w, w.open(ctx)
 		},
+		CPUTime: opts.cpuTime,
 	}
 	if opts.IO.IsStderrTTY() {
 		lopts.Progress = loadgen.Bar(opts.IO.TerminalErr()) // redrawn in place with "\r"
@@ -174,6 +184,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			return err
 		}
 		return &exitError{code: ExitUnreachable, err: err}
+	}
+	rep.Tester.Cores, rep.Tester.SharesCores = testerCores(sopts.Target)
+	if share := rep.Tester.Share(rep.Elapsed); rep.Tester.SharesCores && share > benchShareWarning {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the tester used %.0f%% of the %d cores it shares with the server (%s of CPU per flow), more than %.0f%%: the server had that much less; to measure the server alone, run the tester on other cores (taskset -c) or on another machine\n",
+			100*share, rep.Tester.Cores, rep.Tester.PerFlow(rep.Flows).Round(time.Microsecond), 100*benchShareWarning)
 	}
 	if opts.Format == "json" {
 		err = loadgen.WriteJSON(opts.IO.Out, rep)
@@ -191,6 +206,41 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return &exitError{code: ExitFailed}
 	}
 	return nil
+}
+
+// testerCores returns how many cores the tester may run on and whether the
+// server runs on some of them: a command server does (it inherits them); a
+// loopback server does when it may run on one of them, or when the process
+// listening on its port cannot be found; another machine's does not.
+func testerCores(t *target.Target) (cores int, shared bool) {
+	own, err := cpuuse.Allowed(0)
+	if err != nil {
+		own = nil
+	}
+	if t.Command != "" {
+		return len(own), true
+	}
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return len(own), false
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		return len(own), false
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 80
+		if u.Scheme == "https" {
+			port = 443
+		}
+	}
+	pid, ok := cpuuse.Listener(port)
+	if !ok || own == nil {
+		return len(own), true
+	}
+	theirs, err := cpuuse.Allowed(pid)
+	return len(own), err != nil || own.Overlaps(theirs)
 }
 
 // checkBenchTarget refuses a URL whose host is not loopback unless allow

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -128,7 +129,7 @@ func TestBenchCallReportsRounds(t *testing.T) {
 	if rep.Flow.P50Ms <= 0 || rep.Flow.P99Ms < rep.Flow.P50Ms {
 		t.Errorf("percentiles: %+v", rep.Flow)
 	}
-	if errOut != "" {
+	if strings.Contains(errOut, "flows/s") {
 		t.Errorf("no terminal, no progress bar; stderr: %q", errOut)
 	}
 }
@@ -270,4 +271,86 @@ func TestNewBenchCmd(t *testing.T) {
 		{name: "two tools", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s)"},
 		{name: "no person", args: []string{"deploy", "--interactive"}, wantErr: "unknown flag: --interactive"},
 	})
+}
+
+// benchUsing runs bench with the tester's CPU time read from cpu.
+func benchUsing(t *testing.T, cpu func() (time.Duration, error), args ...string) (string, string, error) {
+	t.Helper()
+	io, _, out, errOut := iostreams.Test()
+	cmd := newBenchCmd(io, func(ctx context.Context, o *BenchOptions) error {
+		o.cpuTime = cpu
+		return runBench(ctx, o)
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+// cpuClock reads 0, then used: the CPU time a run took.
+func cpuClock(used time.Duration) func() (time.Duration, error) {
+	var n atomic.Int64
+	return func() (time.Duration, error) {
+		if n.Add(1) == 1 {
+			return 0, nil
+		}
+		return used, nil
+	}
+}
+
+// The report says what the tester's own process used, next to the
+// server's throughput, and bench warns when that was more than a quarter
+// of the cores it shares with a server on this machine.
+func TestBenchReportsItsOwnCPU(t *testing.T) {
+	url := benchServer(t) // in this process: it shares the tester's cores
+	args := []string{"confirm", "-u", url, "--elicit", "decline", "-n", "4"}
+	out, errOut, err := benchUsing(t, cpuClock(time.Hour), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "tester CPU:  1h0m0s, 900000.00ms per flow") || !strings.Contains(out, "(shared with the server)") {
+		t.Errorf("text report:\n%s", out)
+	}
+	if !strings.Contains(errOut, "warning: the tester used") || !strings.Contains(errOut, "more than 25%") || !strings.Contains(errOut, "taskset") {
+		t.Errorf("an hour of CPU in a short run: stderr %q", errOut)
+	}
+
+	out, errOut, err = benchUsing(t, cpuClock(time.Microsecond), append(args, "--format", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errOut != "" {
+		t.Errorf("a microsecond of CPU: stderr %q", errOut)
+	}
+	var rep struct {
+		Tester *struct {
+			CPUMs        float64  `json:"cpuMs"`
+			CPUPerFlowMs float64  `json:"cpuPerFlowMs"`
+			Cores        int      `json:"cores"`
+			CoreShare    *float64 `json:"coreShare"`
+			Shares       bool     `json:"sharesCoresWithServer"`
+		} `json:"tester"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Tester == nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if tr := rep.Tester; tr.CPUMs != 0.001 || tr.CPUPerFlowMs != 0.00025 || tr.Cores < 1 || tr.CoreShare == nil || !tr.Shares {
+		t.Errorf("tester: %+v\n%s", *tr, out)
+	}
+}
+
+// A server on another machine does not share the tester's cores: no
+// warning, however much CPU the tester used.
+func TestTesterCores(t *testing.T) {
+	if _, shared := testerCores(&target.Target{URL: "http://bench.example.test:8080/mcp"}); shared {
+		t.Error("a remote server shares the tester's cores")
+	}
+	if n, shared := testerCores(&target.Target{Command: "./deployer"}); !shared || n < 1 {
+		t.Errorf("a command server: %d cores, shared %v", n, shared)
+	}
+	url := benchServer(t)
+	if _, shared := testerCores(&target.Target{URL: url}); !shared {
+		t.Error("a server in this very process does not share its cores")
+	}
 }

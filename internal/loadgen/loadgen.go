@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/askback/askback/internal/cpuuse"
 )
 
 // Limits on a run, whatever the options ask.
@@ -69,6 +71,10 @@ type Options struct {
 	Progress func(Progress)
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
+	// CPUTime reads the CPU time the tester's process has used so far
+	// (cpuuse.Self if nil); the run reports what it used from the first
+	// flow to the last.
+	CPUTime func() (time.Duration, error)
 }
 
 // Progress is the state of a run, for a progress bar.
@@ -108,6 +114,41 @@ type Report struct {
 	Rounds []Summary
 	// Errors holds up to five distinct error messages of failed flows.
 	Errors []string
+	// Tester is what the run cost the tester itself.
+	Tester Tester
+}
+
+// Tester is the CPU the tester's own process used during a run, next to
+// the server's throughput: a load generator that shares its cores with the
+// server takes that CPU from it.
+type Tester struct {
+	// CPU is the CPU time (user and system) the tester used from the first
+	// flow to the last; Measured is false when it could not be read.
+	CPU      time.Duration
+	Measured bool
+	// Cores is how many cores the tester may run on (0: unknown).
+	Cores int
+	// SharesCores is true when the server runs on this machine on some of
+	// the tester's cores (or may: a loopback server whose cores are
+	// unknown).
+	SharesCores bool
+}
+
+// Share is the part of its cores' capacity over elapsed that the tester
+// used: 0.5 is one core busy of two.
+func (t Tester) Share(elapsed time.Duration) float64 {
+	if !t.Measured || t.Cores <= 0 || elapsed <= 0 {
+		return 0
+	}
+	return float64(t.CPU) / (float64(elapsed) * float64(t.Cores))
+}
+
+// PerFlow is the tester's CPU time per completed flow.
+func (t Tester) PerFlow(flows int) time.Duration {
+	if !t.Measured || flows <= 0 {
+		return 0
+	}
+	return t.CPU / time.Duration(flows)
 }
 
 // Summary is the latency distribution of one series.
@@ -148,6 +189,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.CPUTime == nil {
+		opts.CPUTime = cpuuse.Self
+	}
 
 	workers := make([]Worker, 0, opts.Concurrency)
 	defer func() {
@@ -163,6 +207,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		workers = append(workers, w)
 	}
 
+	cpu0, cpuErr := opts.CPUTime()
 	start := opts.Now()
 	runCtx, cancel := context.WithDeadline(ctx, start.Add(opts.Duration))
 	defer cancel()
@@ -237,6 +282,9 @@ wait:
 		}
 	}
 	rep.Elapsed = opts.Now().Sub(start)
+	if cpu1, err := opts.CPUTime(); err == nil && cpuErr == nil {
+		rep.Tester = Tester{CPU: max(cpu1-cpu0, 0), Measured: true}
+	}
 	progress()
 	rep.Flows, rep.Failed = int(done.Load()), int(failed.Load())
 	if rep.Elapsed > 0 {

@@ -162,3 +162,36 @@ func TestReports(t *testing.T) {
 		t.Errorf("JSON report: %v\n%s", err, js.String())
 	}
 }
+
+// The report carries the tester's own CPU time over the run, or nothing
+// when it cannot be read.
+func TestReportsTesterCPU(t *testing.T) {
+	open, _, _ := opener(fake{round: time.Millisecond})
+	reads := 0
+	rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 2, Requests: 10, Open: open,
+		CPUTime: func() (time.Duration, error) { reads++; return time.Duration(reads) * 30 * time.Millisecond, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Tester.Measured || rep.Tester.CPU != 30*time.Millisecond || rep.Tester.PerFlow(rep.Flows) != 3*time.Millisecond {
+		t.Errorf("tester: %+v", rep.Tester)
+	}
+	var text bytes.Buffer
+	loadgen.WriteText(&text, "", rep)
+	if !strings.Contains(text.String(), "tester CPU:  30ms, 3.00ms per flow\n") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+
+	rep, err = loadgen.Run(context.Background(), loadgen.Options{Concurrency: 1, Requests: 2, Open: open,
+		CPUTime: func() (time.Duration, error) { return 0, errors.New("no getrusage here") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	loadgen.WriteText(&text, "", rep)
+	var js bytes.Buffer
+	loadgen.WriteJSON(&js, rep)
+	if strings.Contains(text.String(), "tester CPU") || !strings.Contains(js.String(), `"tester": null`) {
+		t.Errorf("CPU time unknown:\n%s\n%s", text.String(), js.String())
+	}
+}

@@ -20,6 +20,17 @@ func WriteText(w io.Writer, title string, r *Report) error {
 	}
 	fmt.Fprintf(&b, "flows:       %d completed, %d failed in %s (concurrency %d)\n", r.Flows, r.Failed, r.Elapsed.Round(time.Millisecond), r.Concurrency)
 	fmt.Fprintf(&b, "throughput:  %.1f flows/s\n", r.Throughput)
+	if t := r.Tester; t.Measured {
+		fmt.Fprintf(&b, "tester CPU:  %s, %s per flow", t.CPU.Round(time.Millisecond), ms(t.PerFlow(r.Flows)))
+		if t.Cores > 0 {
+			where := "not shared with the server"
+			if t.SharesCores {
+				where = "shared with the server"
+			}
+			fmt.Fprintf(&b, ", %.0f%% of %d cores (%s)", 100*t.Share(r.Elapsed), t.Cores, where)
+		}
+		b.WriteString("\n")
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tcount\tmean\tp50\tp90\tp99\tmax\t")
 	row := func(name string, s Summary) {
@@ -54,8 +65,20 @@ func toJSON(s Summary) jsonSummary {
 	return jsonSummary{s.Count, f(s.Mean), f(s.P50), f(s.P90), f(s.P99), f(s.Max)}
 }
 
+// jsonTester is a Tester in milliseconds; null when not measured.
+type jsonTester struct {
+	CPUMs        float64 `json:"cpuMs"`
+	CPUPerFlowMs float64 `json:"cpuPerFlowMs"`
+	// Cores and CoreShare are absent when the cores are unknown.
+	Cores       int      `json:"cores,omitempty"`
+	CoreShare   *float64 `json:"coreShare,omitempty"`
+	SharesCores bool     `json:"sharesCoresWithServer"`
+}
+
 // WriteJSON writes the report as one JSON object: durations in
-// milliseconds, throughput in completed flows per second.
+// milliseconds, throughput in completed flows per second, the tester's own
+// CPU ("tester": its CPU time, per flow, and the share of its cores it
+// used) or null when it could not be read.
 func WriteJSON(w io.Writer, r *Report) error {
 	out := struct {
 		Concurrency    int           `json:"concurrency"`
@@ -66,7 +89,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Flow           jsonSummary   `json:"flow"`
 		Rounds         []jsonSummary `json:"rounds"`
 		Errors         []string      `json:"errors"`
-	}{r.Concurrency, r.Flows, r.Failed, float64(r.Elapsed) / 1e6, r.Throughput, toJSON(r.Flow), []jsonSummary{}, r.Errors}
+		Tester         *jsonTester   `json:"tester"`
+	}{r.Concurrency, r.Flows, r.Failed, float64(r.Elapsed) / 1e6, r.Throughput, toJSON(r.Flow), []jsonSummary{}, r.Errors, nil}
+	if t := r.Tester; t.Measured {
+		out.Tester = &jsonTester{CPUMs: float64(t.CPU) / 1e6, CPUPerFlowMs: float64(t.PerFlow(r.Flows)) / 1e6, Cores: t.Cores, SharesCores: t.SharesCores}
+		if t.Cores > 0 {
+			share := t.Share(r.Elapsed)
+			out.Tester.CoreShare = &share
+		}
+	}
 	for _, s := range r.Rounds {
 		out.Rounds = append(out.Rounds, toJSON(s))
 	}
