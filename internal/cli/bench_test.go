@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/scaleout"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +32,7 @@ func benchServer(t *testing.T) string {
 // countingBenchServer is benchServer counting the connections it accepts.
 // With linger, every response's body ends that long after its last event
 // has been sent (as when a busy server is slow to finish a stream).
-func countingBenchServer(t *testing.T, linger time.Duration) (string, *atomic.Int64) {
+func countingBenchServer(t *testing.T, linger time.Duration) (string, *scaleout.CountingListener) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench-fixture", Version: "1.0.0"}, nil)
 	s.AddTool(&mcp.Tool{Name: "confirm", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -55,25 +56,11 @@ func countingBenchServer(t *testing.T, linger time.Duration) (string, *atomic.In
 			time.Sleep(linger)
 		}
 	}))
-	accepts := &atomic.Int64{}
-	srv.Listener = &countingListener{Listener: srv.Listener, n: accepts}
+	l := scaleout.CountAccepts(srv.Listener)
+	srv.Listener = l
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL, accepts
-}
-
-// countingListener counts the connections it accepts.
-type countingListener struct {
-	net.Listener
-	n *atomic.Int64
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
-	}
-	return c, err
+	return srv.URL, l
 }
 
 // A run opens at most one connection per worker, even when the server is
@@ -86,7 +73,7 @@ func TestBenchKeepsOneConnectionPerWorker(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "24 completed, 0 failed") {
 		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
 	}
-	if n := accepts.Load(); n > 3 {
+	if n := accepts.Accepted(); n > 3 {
 		t.Errorf("3 workers, 48 requests: the server accepted %d connections, want at most 3", n)
 	}
 }

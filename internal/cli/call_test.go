@@ -52,7 +52,7 @@ func TestCallKeepsOneConnection(t *testing.T) {
 	if code != 0 || !strings.Contains(out.String(), "got accept") {
 		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
 	}
-	if n := accepts.Load(); n != 1 {
+	if n := accepts.Accepted(); n != 1 {
 		t.Errorf("one call of two rounds: the server accepted %d connections, want 1", n)
 	}
 }

@@ -5,20 +5,20 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/askback/askback/internal/scaleout"
 )
 
 // streamServer answers every POST with an event stream: one event (the
 // answer), then the end of the stream once end lets it (at once when end is
 // nil) or once the client has gone. It counts the connections it accepts.
-func streamServer(t *testing.T, end <-chan struct{}) (string, *atomic.Int64) {
+func streamServer(t *testing.T, end <-chan struct{}) (string, *scaleout.CountingListener) {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -32,24 +32,11 @@ func streamServer(t *testing.T, end <-chan struct{}) (string, *atomic.Int64) {
 			}
 		}
 	}))
-	n := &atomic.Int64{}
-	srv.Listener = &countingListener{Listener: srv.Listener, n: n}
+	l := scaleout.CountAccepts(srv.Listener)
+	srv.Listener = l
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL, n
-}
-
-type countingListener struct {
-	net.Listener
-	n *atomic.Int64
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
-	}
-	return c, err
+	return srv.URL, l
 }
 
 // answered sends one request through p and reads its first event, as a
@@ -91,7 +78,7 @@ func TestPoolKeepsTheConnectionAfterTheAnswer(t *testing.T) {
 		}
 		rest.Close()
 	}
-	if n := accepts.Load(); n != 1 {
+	if n := accepts.Accepted(); n != 1 {
 		t.Errorf("5 requests one after the other: %d connections, want 1", n)
 	}
 }
@@ -117,7 +104,7 @@ func TestPoolWaitsForTheDrain(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := accepts.Load(); n != 1 {
+	if n := accepts.Accepted(); n != 1 {
 		t.Errorf("3 requests, each sent before the last one's body ended: %d connections, want 1", n)
 	}
 }
