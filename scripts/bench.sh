@@ -32,6 +32,29 @@ gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
 section "requestState codec"
 gobench reqstate.txt ./reqstate . 
 
+section "bench's own cost"
+gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v
+section "the go-sdk's share"
+# The released go-sdk against a bare handler, and builds against patched copies
+# (scripts/sdk-patches, built outside the repository by scripts/sdk-patched.sh).
+patched=""
+for p in both: parse:scripts/sdk-patches/1-parse-in-place.diff headers:scripts/sdk-patches/2-header-bindings-per-tool.diff; do
+  name=${p%%:*} diff=${p#*:}
+  if dir=$(SDK_PATCHED_DIR="$out/sdk-$name" bash scripts/sdk-patched.sh $diff 2>"$out/sdk-$name.log"); then
+    patched="$patched,$name=$dir"
+  else
+    echo "bench: the patched go-sdk ($name) did not build; see $out/sdk-$name.log" >&2
+  fi
+done
+patched=${patched#,}
+sdkcost="" deployers=""
+for e in ${patched//,/ }; do
+  sdkcost="$sdkcost,${e%%=*}=${e#*=}/sdkcost/sdkcost"
+  deployers="$deployers,${e%%=*}=${e#*=}/deployer"
+done
+SDKCOST_PATCHED=${sdkcost#,} DEPLOYER_PATCHED=${deployers#,} \
+  gobench sdk.txt ./internal/fixtures/sdkcost 'SDKShare|DeployerSDK' -benchtime 1x -v
+
 section "Scale-out"
 bash scripts/ensure-redis.sh
 gobench scaleout.txt ./internal/scaleout 'PendingQuestions|Flows|Instances' -benchtime 1x -timeout 15m -v

@@ -123,3 +123,6 @@ func (i *Instance) Exited() bool {
 		return false
 	}
 }
+
+// PID is the instance's process id, to read its CPU time (cpuuse.Of).
+func (i *Instance) PID() int { return i.cmd.Process.Pid }
