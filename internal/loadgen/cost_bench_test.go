@@ -43,6 +43,9 @@ var (
 // carry the label client=tester or client=floor (pprof -tagfocus).
 func BenchmarkClientCost(b *testing.B) {
 	dep := scaleout.StartInstance(b, "deployer", testbin.Path(b, "./examples/deployer"), []string{stateKey})
+	// Warm up: the first run of each pays for what a process does once.
+	floorRun(b, dep.Endpoint(), 40)
+	testerRun(b, dep.Endpoint(), 40)
 	var tester, floor []float64
 	for range costRepeats {
 		pprof.Do(context.Background(), pprof.Labels("client", "floor"), func(context.Context) {
