@@ -10,9 +10,18 @@
 // hand, under -exec) gets a folder of its own. A run's folder is removed by
 // a later run once the go command that owned it has ended and no process uses
 // it any more.
+//
+// The binaries are linked in a folder that outlives the runs, one per module
+// folder (a checkout, a worktree), and the run's folder gets hard links to
+// them: go build relinks only the binaries whose sources changed since an
+// earlier run, so a run whose binaries are up to date spends no time linking
+// them. go build replaces a binary it relinks (a new file, never one written
+// over), so a run still using the earlier binary keeps it.
 package testbin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -30,8 +39,12 @@ import (
 // relative to it ("./examples/deployer").
 const Module = "github.com/askback/askback"
 
-// prefix starts the name of every run folder in the temporary directory.
-const prefix = "askback-testbin-"
+// prefix starts the name of every run folder in the temporary directory,
+// stagePrefix that of every folder the binaries are linked in.
+const (
+	prefix      = "askback-testbin-"
+	stagePrefix = "askback-teststage-"
+)
 
 // Need returns the folder holding the binaries of pkgs, building those this
 // run has not built yet, and fails t when a build fails. A binary is named
@@ -123,24 +136,70 @@ func (r *Run) Build(pkgs ...string) (string, error) {
 	if len(missing) == 0 {
 		return r.Dir, nil
 	}
-	// Build beside the folder and move each binary in whole, so that a
-	// failed build leaves nothing half written under a binary's name.
-	tmp, err := os.MkdirTemp(r.Dir, "build-")
+	stage, err := openStage(filepath.Dir(r.Dir))
 	if err != nil {
-		return "", fmt.Errorf("test binaries: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("go", append([]string{"build", "-o", tmp + string(filepath.Separator)}, missing...)...)
+	defer stage.Close()
+	// go build links only what changed since the stage's binaries were
+	// linked; a failed build links nothing into the run's folder.
+	cmd := exec.Command("go", append([]string{"build", "-o", filepath.Dir(stage.Name()) + string(filepath.Separator)}, missing...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", strings.Join(missing, " "), err, out)
 	}
 	for _, p := range missing {
 		name := path.Base(p)
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(r.Dir, name)); err != nil {
+		if err := os.Link(filepath.Join(filepath.Dir(stage.Name()), name), filepath.Join(r.Dir, name)); err != nil {
 			return "", fmt.Errorf("test binaries: %w", err)
 		}
 	}
 	return r.Dir, nil
+}
+
+// openStage opens, locked, the stage folder under root of the module that
+// holds the working directory: the folder go build links the binaries in.
+// Its lock file is returned; closing it ends the lock. The folder records
+// its module's folder, so that prune removes it once the module is gone.
+func openStage(root string) (*os.File, error) {
+	mod, err := moduleDir()
+	if err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	sum := sha256.Sum256([]byte(mod))
+	dir := filepath.Join(root, stagePrefix+hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "module"), []byte(mod), 0o644); err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "stage.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("test binaries: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("test binaries: lock %s: %w", dir, err)
+	}
+	return lock, nil
+}
+
+// moduleDir is the folder of the go.mod above the working directory.
+func moduleDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = up
+	}
 }
 
 // importPath turns a package path relative to the module into an import
@@ -201,6 +260,10 @@ func prune(root, current string) {
 		return
 	}
 	for _, e := range entries {
+		if _, ok := strings.CutPrefix(e.Name(), stagePrefix); ok && e.IsDir() {
+			pruneStage(filepath.Join(root, e.Name()))
+			continue
+		}
 		id, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || id == current || !e.IsDir() || alive(id) {
 			continue
@@ -218,5 +281,16 @@ func prune(root, current string) {
 			os.RemoveAll(dir)
 		}
 		f.Close()
+	}
+}
+
+// pruneStage removes a stage folder whose module is gone.
+func pruneStage(dir string) {
+	mod, err := os.ReadFile(filepath.Join(dir, "module"))
+	if err != nil {
+		return // being made, or not ours
+	}
+	if _, err := os.Stat(filepath.Join(string(mod), "go.mod")); errors.Is(err, os.ErrNotExist) {
+		os.RemoveAll(dir)
 	}
 }

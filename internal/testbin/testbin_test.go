@@ -98,3 +98,56 @@ func TestPrune(t *testing.T) {
 		}
 	}
 }
+
+// A later run whose sources did not change gets the binary an earlier run
+// linked, not a new link of it; the earlier run's folder keeps its binary.
+func TestLaterRunLinksNothingNew(t *testing.T) {
+	root := t.TempDir()
+	var infos []os.FileInfo
+	for _, id := range []string{"1-1", "2-2"} {
+		r, err := Open(root, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, err := r.Build(hello)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, "hello"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, fi)
+	}
+	if !os.SameFile(infos[0], infos[1]) {
+		t.Error("the second run linked the binary again")
+	}
+}
+
+// The stage folder of a module that is gone is removed; that of a module
+// still there is kept.
+func TestPruneStage(t *testing.T) {
+	root := t.TempDir()
+	gone, kept := filepath.Join(root, stagePrefix+"gone"), filepath.Join(root, stagePrefix+"kept")
+	mod := t.TempDir()
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, m := range map[string]string{gone: filepath.Join(root, "nosuch"), kept: mod} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "module"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(root, "1-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the stage of a module that is gone was kept: %v", err)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("the stage of a module still there was removed: %v", err)
+	}
+}
