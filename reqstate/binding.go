@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -68,8 +67,9 @@ func BindRequest(req mcp.Request, subject string) (Binding, error) {
 
 // ArgsDigest returns the SHA-256 digest (base64url) of the canonical form of a
 // JSON arguments object. The canonical form ignores key order and
-// insignificant whitespace, writes numbers in one way (1, 1.0 and 1e0 are
-// equal), and treats absent, null and empty arguments alike.
+// insignificant whitespace, writes each number by its exact decimal value (1,
+// 1.0 and 1e0 are equal; 0.1 and 0.10000000000000000001 are not, though their
+// float64 values are), and treats absent, null and empty arguments alike.
 func ArgsDigest(raw []byte) (string, error) {
 	buf := canonBuffers.Get().(*[]byte)
 	defer canonBuffers.Put(buf)
@@ -98,23 +98,73 @@ func CanonicalJSON(raw []byte) ([]byte, error) {
 	return appendCanonical(nil, raw)
 }
 
-// canonicalNumber writes integers as they are (minus a negative zero) and
-// other numbers as the shortest decimal of their float64 value, with integral
-// values below 2^53 written as integers.
-func canonicalNumber(n json.Number) string {
+// canonicalNumber writes a JSON number (already checked against the grammar)
+// in one spelling per exact decimal value: 1, 1.0, 10e-1 and 1e0 are written
+// alike, as are -0 and 0, but two numbers whose decimal values differ never
+// are, however close their float64 values (9007199254740993.0 and
+// 9007199254740992.0, 0.1 and 0.10000000000000000001): a handler that decodes
+// numbers exactly (json.Number, big.Float, a decimal type) sees the number
+// the digest was made of. Integers up to 21 digits are written as integers,
+// other values as a decimal fraction (up to 21 zeros after the point) or as a
+// coefficient and an exponent; nothing is expanded, so 1e999999999 costs no
+// more than its spelling. An exponent of more than maxExponentDigits digits
+// is refused.
+func canonicalNumber(n json.Number) (string, error) {
 	s := string(n)
-	if !strings.ContainsAny(s, ".eE") {
-		if s == "-0" {
-			return "0"
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return "0", nil
+	}
+	// The value is digits × 10^e.
+	e := new(big.Int)
+	if exp != "" {
+		if len(strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")) > maxExponentDigits {
+			return "", fmt.Errorf("%w: the exponent of a number has more than %d digits", errSyntax, maxExponentDigits)
 		}
-		return s
+		e.SetString(strings.TrimPrefix(exp, "+"), 10) // the grammar was checked
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return s
+	e.Sub(e, big.NewInt(int64(len(frac))))
+	trimmed := strings.TrimRight(digits, "0")
+	e.Add(e, big.NewInt(int64(len(digits)-len(trimmed))))
+	digits = trimmed
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
 	}
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10)
+	if e.Sign() >= 0 && e.IsInt64() && int64(len(digits))+e.Int64() <= 21 {
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", int(e.Int64())))
+		return b.String(), nil
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	if e.Sign() < 0 && e.IsInt64() && -e.Int64() <= int64(len(digits))+21 {
+		point := len(digits) + int(e.Int64()) // digits before the point
+		if point > 0 {
+			b.WriteString(digits[:point])
+		} else {
+			b.WriteString("0")
+		}
+		b.WriteByte('.')
+		b.WriteString(strings.Repeat("0", max(0, -point)))
+		b.WriteString(digits[max(0, point):])
+		return b.String(), nil
+	}
+	// d.ddd × 10^(e + len(digits) - 1)
+	e.Add(e, big.NewInt(int64(len(digits)-1)))
+	b.WriteString(digits[:1])
+	if len(digits) > 1 {
+		b.WriteByte('.')
+		b.WriteString(digits[1:])
+	}
+	b.WriteByte('e')
+	b.WriteString(e.String())
+	return b.String(), nil
 }
+
+// maxExponentDigits bounds the exponent of a number in arguments: no decoder
+// represents a number beyond it, and reading longer ones costs more than
+// their size.
+const maxExponentDigits = 1000

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askback/askback/internal/strictjson"
 )
 
 // maxCanonDepth bounds the nesting of arguments, as encoding/json does.
@@ -221,18 +223,38 @@ func (c *canonicalizer) object() error {
 }
 
 // checkKeys refuses members whose keys repeat or differ only in letter case.
+// Small objects are compared pairwise; larger ones through their folded keys,
+// so that an object of many keys costs time linear in its size, not
+// quadratic.
 func checkKeys(ms []member) error {
-	for i := 1; i < len(ms); i++ {
-		for j := 0; j < i; j++ {
-			if bytes.EqualFold(ms[i].key, ms[j].key) {
-				if bytes.Equal(ms[i].key, ms[j].key) {
-					return fmt.Errorf("%w: key %q appears twice in an object", ErrAmbiguousArguments, ms[i].key)
+	if len(ms) <= 16 {
+		for i := 1; i < len(ms); i++ {
+			for j := 0; j < i; j++ {
+				if bytes.EqualFold(ms[i].key, ms[j].key) {
+					return ambiguousKeys(ms[j].key, ms[i].key)
 				}
-				return fmt.Errorf("%w: keys %q and %q differ only in letter case", ErrAmbiguousArguments, ms[j].key, ms[i].key)
 			}
 		}
+		return nil
+	}
+	seen := make(map[string][]byte, len(ms))
+	for _, m := range ms {
+		f := strictjson.Fold(string(m.key))
+		if prev, dup := seen[f]; dup {
+			return ambiguousKeys(prev, m.key)
+		}
+		seen[f] = m.key
 	}
 	return nil
+}
+
+// ambiguousKeys is the refusal of two keys of one object that are equal
+// under case folding.
+func ambiguousKeys(a, b []byte) error {
+	if bytes.Equal(a, b) {
+		return fmt.Errorf("%w: key %q appears twice in an object", ErrAmbiguousArguments, a)
+	}
+	return fmt.Errorf("%w: keys %q and %q differ only in letter case", ErrAmbiguousArguments, a, b)
 }
 
 // str reads a JSON string and returns its decoded value (for a string without
@@ -314,7 +336,11 @@ func (c *canonicalizer) number() error {
 		}
 	}
 	c.pos = i
-	c.out = append(c.out, canonicalNumber(json.Number(c.in[start:i]))...)
+	n, err := canonicalNumber(json.Number(c.in[start:i]))
+	if err != nil {
+		return err
+	}
+	c.out = append(c.out, n...)
 	return nil
 }
 

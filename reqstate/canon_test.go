@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -49,7 +51,11 @@ func writeReference(buf *bytes.Buffer, v any) error {
 	case bool:
 		buf.WriteString(strconv.FormatBool(v))
 	case json.Number:
-		buf.WriteString(canonicalNumber(v))
+		n, err := canonicalNumber(v)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(n)
 	case string:
 		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
@@ -131,4 +137,35 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkAgainstReference)
+}
+
+// Two JSON numbers have the same canonical form exactly when their decimal
+// values are equal.
+func FuzzCanonicalNumberExact(f *testing.F) {
+	for _, p := range [][2]string{{"1", "1.0"}, {"9007199254740993.0", "9007199254740992"}, {"-0", "0e5"},
+		{"0.1", "0.10000000000000000001"}, {"1e21", "1000000000000000000000"}, {"-1.5e-30", "-15e-31"}, {"12e3", "1.2E4"}} {
+		f.Add(p[0], p[1])
+	}
+	number := regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]{1,3})?$`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !number.MatchString(a) || !number.MatchString(b) || len(a) > 200 || len(b) > 200 {
+			return
+		}
+		ca, err := canonicalNumber(json.Number(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, err := canonicalNumber(json.Number(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, _ := new(big.Rat).SetString(a)
+		rb, _ := new(big.Rat).SetString(b)
+		if (ca == cb) != (ra.Cmp(rb) == 0) {
+			t.Fatalf("%s → %s, %s → %s, equal values: %v", a, ca, b, cb, ra.Cmp(rb) == 0)
+		}
+		if !json.Valid([]byte(ca)) {
+			t.Fatalf("%s → %s: not JSON", a, ca)
+		}
+	})
 }
