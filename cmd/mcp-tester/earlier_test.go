@@ -25,7 +25,10 @@ func TestEarlierScripts(t *testing.T) {
 	want := readVerdicts(t, "testdata/earlier/verdicts")
 	io, in, out, errOut := iostreams.Test()
 	in.WriteString("public\n") // for input_var in 10_input_var.mcp
-	server := filepath.Join(bin, "handbook") + " -step 100ms"
+	// progressTest takes a minute a step: a time limit of the scripts' (300
+	// and 500 ms) runs out first however slow a loaded machine is, where
+	// steps of 100 ms raced it (5 steps against 500 ms).
+	server := filepath.Join(bin, "handbook") + " -step 1m"
 	code := cli.Main(context.Background(), io, []string{"test", "--format", "json", "-c", server, "testdata/earlier"})
 	var report struct {
 		Scripts []struct {

@@ -175,6 +175,10 @@ func (s *Session) spokeAsked() error {
 		Err: fmt.Errorf("--protocol %s: the server does not speak it (it speaks %s); give --protocol %s, or leave --protocol out to speak the newest version both know", want, got, got)}
 }
 
+// legacySSEProtocol is the version a session over the legacy HTTP+SSE
+// transport offers when none is asked for: the newest one with initialize.
+const legacySSEProtocol = "2025-11-25"
+
 func checkProtocol(v string) error {
 	if v == "" {
 		return nil
@@ -223,7 +227,15 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// after initialize (protocol header, standalone stream).
 		tr = target.Outliving(tr, life)
 	}
-	cs, err := client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.Protocol})
+	version := s.opts.Protocol
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse && version == "" {
+		// HTTP+SSE predates protocol 2026-07-28, and servers on it that
+		// refuse a method they do not know with 400 (the go-sdk's before
+		// 2026-07-28) make the client drop the connection at the
+		// server/discover probe: start with initialize.
+		version = legacySSEProtocol
+	}
+	cs, err := client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		endLife()
 		conn.Cleanup()
