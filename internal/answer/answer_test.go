@@ -203,3 +203,31 @@ func TestQueueMatchesAnswersToTheFieldsAsked(t *testing.T) {
 		t.Errorf("form got %v", res)
 	}
 }
+
+// Who declares model replies exactly when some are written or the person
+// can give them, whether or not questions are required.
+func TestWhoDeclaresSamplingOnlyWithReplies(t *testing.T) {
+	replies := func() *Samples { return NewSamples(Sample{Text: "hi"}) }
+	for _, c := range []struct {
+		who  Who
+		want bool
+	}{
+		{Who{Written: NewQueue()}, false},
+		{Who{Written: NewQueue(), Strict: "add one"}, false},
+		{Who{Written: NewQueue(), Samples: replies()}, true},
+		{Who{Written: NewQueue(), Samples: replies(), Strict: "add one"}, true},
+	} {
+		a := c.who.Answerer()
+		if got := CanSample(a); got != c.want {
+			t.Errorf("%+v: CanSample %v, want %v", c.who, got, c.want)
+			continue
+		}
+		if !c.want {
+			continue
+		}
+		res, err := a.(Sampler).Sample(context.Background(), &SampleQuestion{Params: &mcp.CreateMessageWithToolsParams{}})
+		if err != nil || res == nil {
+			t.Errorf("%+v: no reply: %v", c.who, err)
+		}
+	}
+}

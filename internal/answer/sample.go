@@ -213,8 +213,9 @@ func (c Chain) Sample(ctx context.Context, q *SampleQuestion) (*mcp.CreateMessag
 	return nil, ErrNoAnswer
 }
 
-// CanSample reports whether a answers model requests: it is a Sampler, and
-// a Chain only when one of its members is.
+// CanSample reports whether a answers model requests: it is a Sampler, a
+// Chain only when one of its members is, and Required when what it wraps
+// is.
 func CanSample(a Answerer) bool {
 	switch a := a.(type) {
 	case nil:
@@ -226,6 +227,8 @@ func CanSample(a Answerer) bool {
 			}
 		}
 		return false
+	case Required:
+		return CanSample(a.Answerer)
 	}
 	_, ok := a.(Sampler)
 	return ok

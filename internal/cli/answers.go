@@ -153,15 +153,14 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 		return nil, err
 	}
 	o.queue = answer.NewQueue(specs...)
-	chain := answer.Chain{o.scripted(io, o.queue)}
+	who := answer.Who{Written: o.scripted(io, o.queue), Person: o.person(io)}
 	if len(samples) > 0 {
-		chain = append(chain, answer.NewSamples(samples...))
+		who.Samples = answer.NewSamples(samples...)
 	}
-	var a answer.Answerer = append(chain, o.person(io))
 	if o.Strict {
-		a = answer.Required{Answerer: a, Hint: "--strict does not let it be declined: add an --elicit answer for it"}
+		who.Strict = "--strict does not let it be declined: add an --elicit answer for it"
 	}
-	return a, nil
+	return who.Answerer(), nil
 }
 
 // unused reports the --elicit answers no question used, and why: a

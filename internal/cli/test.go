@@ -137,7 +137,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 	}
 	if opts.Answers.Strict {
-		ropts.Fallback = answer.Required{Answerer: ropts.Fallback, Hint: "--strict does not let it be declined: add an elicit_response for it"}
+		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
 	if opts.Format == "text" {
 		ropts.Progress = opts.IO.Out

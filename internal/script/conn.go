@@ -91,9 +91,10 @@ type LogLevelConn interface {
 }
 
 // FallbackConn is a Conn that can ask a fallback answerer for the
-// questions the queued answers do not cover (RunOptions.Fallback); the
-// runner sets it once, right after connecting.
+// questions the queued answers do not cover (RunOptions.Fallback), and
+// fail those nobody answers (RunOptions.Strict); the runner sets them once,
+// right after connecting.
 type FallbackConn interface {
 	Conn
-	SetFallback(answer.Answerer)
+	SetFallback(person answer.Answerer, strict string)
 }

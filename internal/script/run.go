@@ -56,6 +56,10 @@ type RunOptions struct {
 	// shared by all scripts: with Jobs > 1 it must be safe for concurrent
 	// use.
 	Fallback answer.Answerer
+	// Strict, when set, makes a question that neither the queued answers
+	// nor the Fallback answer fail its step instead of being declined; it
+	// ends the error message (answer.Who.Strict).
+	Strict string
 	// Record, when set, is called after every call_tool, get_prompt and
 	// read_resource that got a result (one that failed is left out, so
 	// that what is recorded replays), with what it sent and what came of

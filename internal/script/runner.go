@@ -93,8 +93,8 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.conn = conn
 	defer conn.Close()
-	if fc, ok := conn.(FallbackConn); ok && r.opts.Fallback != nil {
-		fc.SetFallback(r.opts.Fallback)
+	if fc, ok := conn.(FallbackConn); ok && (r.opts.Fallback != nil || r.opts.Strict != "") {
+		fc.SetFallback(r.opts.Fallback, r.opts.Strict)
 	}
 	for _, st := range s.Steps {
 		if ctx.Err() != nil {

@@ -23,6 +23,9 @@ type SessionConn struct {
 	// Fallback, when set, answers the questions the queued answers do not
 	// cover; nil declines them.
 	Fallback answer.Answerer
+	// Strict, when set, fails the questions nobody answers instead of
+	// declining them (answer.Who.Strict).
+	Strict string
 	// samples are the model replies queued for the command running.
 	samples *answer.Samples
 	// noTasks is set when the session was opened without the tasks
@@ -43,7 +46,9 @@ var (
 )
 
 // SetFallback implements FallbackConn.
-func (c *SessionConn) SetFallback(a answer.Answerer) { c.Fallback = a }
+func (c *SessionConn) SetFallback(person answer.Answerer, strict string) {
+	c.Fallback, c.Strict = person, strict
+}
 
 // SetSamples implements SampleConn.
 func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
@@ -51,17 +56,7 @@ func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
 // answerer is what answers the questions of one command: its queued
 // answers (and model replies), then the fallback.
 func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
-	chain := answer.Chain{q}
-	if c.samples != nil {
-		chain = append(chain, c.samples)
-	}
-	if c.Fallback != nil {
-		chain = append(chain, c.Fallback)
-	}
-	if len(chain) == 1 {
-		return q
-	}
-	return chain
+	return answer.Who{Written: q, Samples: c.samples, Person: c.Fallback, Strict: c.Strict}.Answerer()
 }
 
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.

@@ -1,0 +1,51 @@
+package answer
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Who says who answers the questions of one call. Every command, script
+// step and bench flow builds its answerer from it, so that the order is
+// the same everywhere: the answers written in advance (--elicit,
+// elicit_response), then for requests for a model reply the replies
+// written in advance (--sample, sample_response), then a person.
+type Who struct {
+	// Written are the answers written in advance: a Queue, or a Queue
+	// wrapped (--open opens the links it accepts).
+	Written Answerer
+	// Samples are the model replies written in advance; nil: none.
+	Samples *Samples
+	// Person answers what the others leave; nil: nobody, and the session
+	// declines.
+	Person Answerer
+	// Strict, when set, makes a question nobody answers fail instead of
+	// being declined; it ends the error message, saying what to do.
+	Strict string
+}
+
+// Answerer returns the chain that asks each in turn.
+func (w Who) Answerer() Answerer {
+	chain := Chain{w.Written}
+	if w.Samples != nil {
+		chain = append(chain, w.Samples)
+	}
+	if w.Person != nil {
+		chain = append(chain, w.Person)
+	}
+	if w.Strict != "" {
+		return Required{Answerer: chain, Hint: w.Strict}
+	}
+	return chain
+}
+
+// Sample passes a request for a model reply on to the Answerer when it
+// answers them ([CanSample]): Required makes questions required, not model
+// replies, which always fail when nobody gives one.
+func (r Required) Sample(ctx context.Context, q *SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
+	if !CanSample(r.Answerer) {
+		return nil, ErrNoAnswer
+	}
+	return r.Answerer.(Sampler).Sample(ctx, q)
+}
