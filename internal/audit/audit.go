@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/termsafe"
@@ -265,7 +266,7 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	}
 	s.args = a.opts.Args[t.Name]
 	if s.args == nil {
-		s.args = synthArgs(t.InputSchema)
+		s.args = schemaargs.Args(t.InputSchema)
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -110,9 +111,9 @@ func TestSynthAndVaryArgs(t *testing.T) {
 			"level":   map[string]any{"type": "string", "enum": []any{"low", "high"}},
 			"extra":   map[string]any{"type": "string"},
 		}}
-	args := synthArgs(schema)
+	args := schemaargs.Args(schema)
 	if args["service"] != "example" || args["count"] != 3.0 || args["dry"] != true || args["level"] != "low" || len(args) != 4 {
-		t.Fatalf("synthArgs = %v", args)
+		t.Fatalf("schemaargs.Args = %v", args)
 	}
 	other, ok := varyArgs(args, schema)
 	if !ok || other["service"] != "example-other" || other["count"] != 4.0 || other["dry"] != false || other["level"] != "high" {

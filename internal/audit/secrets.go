@@ -5,6 +5,7 @@ import (
 
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,8 +32,8 @@ func secretFields(p *mcp.ElicitParams) []string {
 		return out
 	}
 	// Outside the subset: look at what can be read.
-	for name, prop := range asMap(asMap(p.RequestedSchema)["properties"]) {
-		pm := asMap(prop)
+	for name, prop := range schemaargs.Map(schemaargs.Map(p.RequestedSchema)["properties"]) {
+		pm := schemaargs.Map(prop)
 		title, _ := pm["title"].(string)
 		desc, _ := pm["description"].(string)
 		check(name, "name", name)

@@ -7,21 +7,9 @@ import (
 	"strings"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// synthArgs makes arguments for a tool from its input schema: every
-// required property gets a plausible value (its default, const, first enum
-// value, an example, or one made from its type and format).
-func synthArgs(schema any) map[string]any {
-	m := asMap(schema)
-	out := map[string]any{}
-	props := asMap(m["properties"])
-	for _, name := range requiredNames(m) {
-		out[name] = synthValue(asMap(props[name]), 0)
-	}
-	return out
-}
 
 // synthPromptArgs makes arguments for a prompt: "example" for every
 // required argument.
@@ -35,142 +23,6 @@ func synthPromptArgs(p *mcp.Prompt) map[string]any {
 	return out
 }
 
-func asMap(v any) map[string]any {
-	switch x := v.(type) {
-	case map[string]any:
-		return x
-	case nil:
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-func requiredNames(m map[string]any) []string {
-	var out []string
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-func synthValue(p map[string]any, depth int) any {
-	if v, ok := p["default"]; ok && v != nil {
-		return v
-	}
-	if v, ok := p["const"]; ok {
-		return v
-	}
-	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-		return e[0]
-	}
-	if ex, ok := p["examples"].([]any); ok && len(ex) > 0 {
-		return ex[0]
-	}
-	if one, ok := p["oneOf"].([]any); ok && len(one) > 0 {
-		return synthValue(asMap(one[0]), depth+1)
-	}
-	typ, _ := p["type"].(string)
-	if ts, ok := p["type"].([]any); ok && len(ts) > 0 {
-		typ, _ = ts[0].(string)
-	}
-	switch typ {
-	case "integer", "number":
-		return numberIn(num(p["minimum"]), num(p["maximum"]))
-	case "boolean":
-		return true
-	case "array":
-		if depth > 3 {
-			return []any{}
-		}
-		n := 0
-		if mi := num(p["minItems"]); mi != nil {
-			n = int(*mi)
-		}
-		items := make([]any, 0, n)
-		for range min(n, 8) {
-			items = append(items, synthValue(asMap(p["items"]), depth+1))
-		}
-		return items
-	case "object":
-		out := map[string]any{}
-		if depth > 3 {
-			return out
-		}
-		props := asMap(p["properties"])
-		for _, name := range requiredNames(p) {
-			out[name] = synthValue(asMap(props[name]), depth+1)
-		}
-		return out
-	case "null":
-		return nil
-	}
-	format, _ := p["format"].(string)
-	minLen, maxLen := num(p["minLength"]), num(p["maxLength"])
-	return stringFor(format, minLen, maxLen)
-}
-
-func num(v any) *float64 {
-	switch x := v.(type) {
-	case float64:
-		return &x
-	case int:
-		f := float64(x)
-		return &f
-	case json.Number:
-		f, err := x.Float64()
-		if err == nil {
-			return &f
-		}
-	}
-	return nil
-}
-
-func numberIn(lo, hi *float64) float64 {
-	switch {
-	case lo != nil && *lo > 1:
-		return *lo
-	case hi != nil && *hi < 1:
-		return *hi
-	}
-	return 1
-}
-
-// stringFor makes a plausible string for a format and length bounds.
-func stringFor(format string, minLen, maxLen *float64) string {
-	s := "example"
-	switch format {
-	case "email":
-		s = "audit@example.com"
-	case "uri", "url":
-		s = "https://example.com/"
-	case "date":
-		s = "2026-01-02"
-	case "date-time":
-		s = "2026-01-02T03:04:05Z"
-	case "uuid":
-		s = "00000000-0000-4000-8000-000000000000"
-	}
-	if minLen != nil {
-		for len(s) < int(*minLen) {
-			s += "x"
-		}
-	}
-	if maxLen != nil && len(s) > int(*maxLen) {
-		s = s[:max(int(*maxLen), 0)]
-	}
-	return s
-}
-
 // formAnswer makes the content of an accept answer to a form: defaults
 // where the schema gives them, the first option of enums, true for
 // booleans, plausible strings that respect formats and lengths.
@@ -179,9 +31,9 @@ func formAnswer(p *mcp.ElicitParams) map[string]any {
 	if err != nil {
 		// Outside the subset: answer what can be answered.
 		out := map[string]any{}
-		props := asMap(asMap(p.RequestedSchema)["properties"])
+		props := schemaargs.Map(schemaargs.Map(p.RequestedSchema)["properties"])
 		for name, prop := range props {
-			out[name] = synthValue(asMap(prop), 0)
+			out[name] = schemaargs.Value(schemaargs.Map(prop))
 		}
 		return out
 	}
@@ -202,11 +54,11 @@ func formAnswer(p *mcp.ElicitParams) map[string]any {
 				x := float64(*f.MaxLength)
 				hi = &x
 			}
-			out[f.Name] = stringFor(f.Format, lo, hi)
+			out[f.Name] = schemaargs.String(f.Format, lo, hi)
 		case formschema.Number:
-			out[f.Name] = numberIn(f.Minimum, f.Maximum)
+			out[f.Name] = schemaargs.Number(f.Minimum, f.Maximum)
 		case formschema.Integer:
-			out[f.Name] = int(numberIn(f.Minimum, f.Maximum))
+			out[f.Name] = int(schemaargs.Number(f.Minimum, f.Maximum))
 		case formschema.Boolean:
 			out[f.Name] = true
 		case formschema.SingleEnum:
@@ -265,7 +117,7 @@ func varyArgs(args map[string]any, schema any) (map[string]any, bool) {
 	if len(args) == 0 {
 		return nil, false
 	}
-	props := asMap(asMap(schema)["properties"])
+	props := schemaargs.Map(schemaargs.Map(schema)["properties"])
 	out := make(map[string]any, len(args))
 	keys := make([]string, 0, len(args))
 	for k := range args {
@@ -274,7 +126,7 @@ func varyArgs(args map[string]any, schema any) (map[string]any, bool) {
 	sort.Strings(keys)
 	changed := false
 	for _, k := range keys {
-		v, c := varyValue(args[k], asMap(props[k]))
+		v, c := varyValue(args[k], schemaargs.Map(props[k]))
 		out[k] = v
 		changed = changed || c
 	}
@@ -301,7 +153,7 @@ func varyValue(v any, prop map[string]any) (any, bool) {
 	case bool:
 		return !x, true
 	case float64:
-		if hi := num(prop["maximum"]); hi != nil && x+1 > *hi {
+		if hi := schemaargs.Num(prop["maximum"]); hi != nil && x+1 > *hi {
 			return x - 1, true
 		}
 		return x + 1, true
@@ -314,11 +166,11 @@ func varyValue(v any, prop map[string]any) (any, bool) {
 		}
 		return varyValue(f, prop)
 	case map[string]any:
-		sub := asMap(prop["properties"])
+		sub := schemaargs.Map(prop["properties"])
 		out := make(map[string]any, len(x))
 		changed := false
 		for k, vv := range x {
-			nv, c := varyValue(vv, asMap(sub[k]))
+			nv, c := varyValue(vv, schemaargs.Map(sub[k]))
 			out[k] = nv
 			changed = changed || c
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -172,7 +173,7 @@ func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) 
 		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
 			continue
 		}
-		args := inspect.SampleArgs(t.InputSchema)
+		args := schemaargs.Args(t.InputSchema)
 		out = append(out, probed(ctx, inspect.Probe{Tool: t.Name, Args: args}, func(ctx context.Context) (*session.Call, error) {
 			_, call, err := s.CallTool(ctx, t.Name, args, nil)
 			return call, err

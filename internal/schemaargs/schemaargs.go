@@ -1,0 +1,185 @@
+// Package schemaargs makes up arguments for a tool from its input schema:
+// what `inspect` sends to probe read-only tools and what `audit` calls every
+// tool with. The schema comes from the server and may be anything: what is
+// not understood is skipped, nesting is bounded, and the result always
+// encodes as JSON.
+package schemaargs
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// maxDepth bounds the nesting of the values made (objects, arrays, the
+// alternatives of oneOf and anyOf).
+const maxDepth = 4
+
+// maxItems bounds the items of an array made to reach its minItems.
+const maxItems = 8
+
+// Args makes arguments for a tool from its input schema: every required
+// property gets a plausible value ([Value]); properties that are not
+// required are left out.
+func Args(schema any) map[string]any {
+	return object(Map(schema), 0)
+}
+
+func object(m map[string]any, depth int) map[string]any {
+	out := map[string]any{}
+	props := Map(m["properties"])
+	for _, name := range required(m) {
+		out[name] = value(Map(props[name]), depth+1)
+	}
+	return out
+}
+
+// Value makes a plausible value for one property: its default, const,
+// first enum value or first example, the first alternative of oneOf or
+// anyOf, or one made from its type and bounds (a number within minimum and
+// maximum, minItems items, a string of its format within minLength and
+// maxLength).
+func Value(p map[string]any) any {
+	return value(p, 0)
+}
+
+func value(p map[string]any, depth int) any {
+	if v, ok := p["default"]; ok && v != nil {
+		return v
+	}
+	if v, ok := p["const"]; ok {
+		return v
+	}
+	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	if ex, ok := p["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0]
+	}
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := p[key].([]any); ok && len(alts) > 0 && depth < maxDepth {
+			return value(Map(alts[0]), depth+1)
+		}
+	}
+	typ, _ := p["type"].(string)
+	if ts, ok := p["type"].([]any); ok && len(ts) > 0 {
+		typ, _ = ts[0].(string)
+	}
+	switch typ {
+	case "integer", "number":
+		return Number(Num(p["minimum"]), Num(p["maximum"]))
+	case "boolean":
+		return true
+	case "array":
+		if depth >= maxDepth {
+			return []any{}
+		}
+		n := 0
+		if mi := Num(p["minItems"]); mi != nil && *mi > 0 {
+			n = int(min(*mi, maxItems))
+		}
+		items := make([]any, 0, n)
+		for range n {
+			items = append(items, value(Map(p["items"]), depth+1))
+		}
+		return items
+	case "object":
+		if depth >= maxDepth {
+			return map[string]any{}
+		}
+		return object(p, depth)
+	case "null":
+		return nil
+	}
+	format, _ := p["format"].(string)
+	return String(format, Num(p["minLength"]), Num(p["maxLength"]))
+}
+
+// Map reads a schema (or a part of one) as a JSON object: as it is when it
+// is one, else through its JSON encoding; nil when it is no object.
+func Map(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case nil:
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// required are the names a schema's "required" lists, in its order;
+// entries that are not strings are skipped.
+func required(m map[string]any) []string {
+	var out []string
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Num reads a number of a schema (a bound); nil when v is none.
+func Num(v any) *float64 {
+	switch x := v.(type) {
+	case float64:
+		return &x
+	case int:
+		f := float64(x)
+		return &f
+	case json.Number:
+		f, err := x.Float64()
+		if err == nil {
+			return &f
+		}
+	}
+	return nil
+}
+
+// Number makes a number within the bounds lo and hi (either may be nil):
+// 1 when it is within them, else the bound it is outside.
+func Number(lo, hi *float64) float64 {
+	switch {
+	case lo != nil && *lo > 1:
+		return *lo
+	case hi != nil && *hi < 1:
+		return *hi
+	}
+	return 1
+}
+
+// String makes a plausible string of a format ("email", "uri", "date",
+// "date-time", "uuid"; anything else is a plain word) within the length
+// bounds minLen and maxLen (either may be nil).
+func String(format string, minLen, maxLen *float64) string {
+	s := "example"
+	switch format {
+	case "email":
+		s = "audit@example.com"
+	case "uri", "url":
+		s = "https://example.com/"
+	case "date":
+		s = "2026-01-02"
+	case "date-time":
+		s = "2026-01-02T03:04:05Z"
+	case "uuid":
+		s = "00000000-0000-4000-8000-000000000000"
+	}
+	if minLen != nil && *minLen > float64(len(s)) {
+		s += strings.Repeat("x", int(min(*minLen, maxString))-len(s))
+	}
+	if maxLen != nil && float64(len(s)) > *maxLen {
+		s = s[:int(max(*maxLen, 0))]
+	}
+	return s
+}
+
+// maxString bounds the length of a string made to reach its minLength.
+const maxString = 4096
