@@ -227,7 +227,10 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 		for _, pr := range prompts {
 			args := a.opts.Args[pr.Name]
 			if args == nil {
-				args = synthPromptArgs(pr)
+				args = map[string]any{}
+				for k, v := range schemaargs.PromptArgs(pr) {
+					args[k] = v
+				}
 			}
 			out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
 				report: &Subject{Kind: "prompt", Name: pr.Name}})

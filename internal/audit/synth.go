@@ -11,18 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// synthPromptArgs makes arguments for a prompt: "example" for every
-// required argument.
-func synthPromptArgs(p *mcp.Prompt) map[string]any {
-	out := map[string]any{}
-	for _, a := range p.Arguments {
-		if a != nil && a.Required {
-			out[a.Name] = "example"
-		}
-	}
-	return out
-}
-
 // formAnswer makes the content of an accept answer to a form: defaults
 // where the schema gives them, the first option of enums, true for
 // booleans, plausible strings that respect formats and lengths.

@@ -182,20 +182,15 @@ func probe(ctx context.Context, s *session.Session, tools []*mcp.Tool, max int) 
 	return out
 }
 
-// probePrompts gets up to max prompts with sample arguments ("test" for
-// each required one) and notes the questions they ask (declined).
+// probePrompts gets up to max prompts with sample arguments
+// (schemaargs.PromptArgs) and notes the questions they ask (declined).
 func probePrompts(ctx context.Context, s *session.Session, prompts []*mcp.Prompt, max int) []inspect.Probe {
 	var out []inspect.Probe
 	for _, pr := range prompts {
 		if len(out) >= max {
 			break
 		}
-		args := map[string]string{}
-		for _, a := range pr.Arguments {
-			if a != nil && a.Required {
-				args[a.Name] = "test"
-			}
-		}
+		args := schemaargs.PromptArgs(pr)
 		out = append(out, probed(ctx, inspect.Probe{Prompt: pr.Name, Args: args}, func(ctx context.Context) (*session.Call, error) {
 			_, call, err := s.GetPrompt(ctx, pr.Name, args, nil)
 			return call, err

@@ -8,6 +8,8 @@ package schemaargs
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // maxDepth bounds the nesting of the values made (objects, arrays, the
@@ -183,3 +185,15 @@ func String(format string, minLen, maxLen *float64) string {
 
 // maxString bounds the length of a string made to reach its minLength.
 const maxString = 4096
+
+// PromptArgs makes arguments for a prompt: "example" for every required
+// argument.
+func PromptArgs(p *mcp.Prompt) map[string]string {
+	out := map[string]string{}
+	for _, a := range p.Arguments {
+		if a != nil && a.Required {
+			out[a.Name] = "example"
+		}
+	}
+	return out
+}
