@@ -225,6 +225,7 @@ func TestWhoDeclaresSamplingOnlyWithReplies(t *testing.T) {
 		if !c.want {
 			continue
 		}
+		//lint:ignore SA1019 sampling is deprecated but still answered
 		res, err := a.(Sampler).Sample(context.Background(), &SampleQuestion{Params: &mcp.CreateMessageWithToolsParams{}})
 		if err != nil || res == nil {
 			t.Errorf("%+v: no reply: %v", c.who, err)

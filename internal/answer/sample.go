@@ -233,3 +233,13 @@ func CanSample(a Answerer) bool {
 	_, ok := a.(Sampler)
 	return ok
 }
+
+// Sample passes a request for a model reply on to the Answerer when it
+// answers them ([CanSample]): Required makes questions required, not model
+// replies, which always fail when nobody gives one.
+func (r Required) Sample(ctx context.Context, q *SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
+	if !CanSample(r.Answerer) {
+		return nil, ErrNoAnswer
+	}
+	return r.Answerer.(Sampler).Sample(ctx, q)
+}

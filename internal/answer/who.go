@@ -1,11 +1,5 @@
 package answer
 
-import (
-	"context"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
 // Who says who answers the questions of one call. Every command, script
 // step and bench flow builds its answerer from it, so that the order is
 // the same everywhere: the answers written in advance (--elicit,
@@ -38,14 +32,4 @@ func (w Who) Answerer() Answerer {
 		return Required{Answerer: chain, Hint: w.Strict}
 	}
 	return chain
-}
-
-// Sample passes a request for a model reply on to the Answerer when it
-// answers them ([CanSample]): Required makes questions required, not model
-// replies, which always fail when nobody gives one.
-func (r Required) Sample(ctx context.Context, q *SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
-	if !CanSample(r.Answerer) {
-		return nil, ErrNoAnswer
-	}
-	return r.Answerer.(Sampler).Sample(ctx, q)
 }
