@@ -18,18 +18,25 @@ type BoltStoreOptions struct {
 	Timeout time.Duration
 	// Now is the clock used to drop expired records. Default time.Now.
 	Now func() time.Time
+	// Limits bound what the file keeps of live tasks, in total and per
+	// user; zero fields take their defaults.
+	Limits StoreLimits
 }
 
 // BoltStore is a [Store] in a bbolt file: task records and results survive a
 // restart of the server. The file is locked by the process that opens it, so
 // the store is never shared between server instances; a task that was running
 // when its process died is failed as interrupted the next time a client asks
-// for it. Open it with [OpenBoltStore]; the zero BoltStore is not usable.
+// for it. It is bounded by BoltStoreOptions.Limits, in total and per user
+// (Create and Update fail with [ErrStoreFull] or [ErrUserStoreFull]). Open it
+// with [OpenBoltStore]; the zero BoltStore is not usable.
 type BoltStore struct {
 	db  *bolt.DB
 	now func() time.Time
 
+	// mu serialises the writes, so that the ledger agrees with the file.
 	mu      sync.Mutex
+	ledger  *ledger
 	creates int
 }
 
@@ -60,8 +67,8 @@ func OpenBoltStore(path string, opts *BoltStoreOptions) (*BoltStore, error) {
 		db.Close()
 		return nil, fmt.Errorf("open task store %s: %w", path, err)
 	}
-	s := &BoltStore{db: db, now: o.Now}
-	if err := s.sweep(); err != nil {
+	s := &BoltStore{db: db, now: o.Now, ledger: newLedger(o.Limits)}
+	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -71,26 +78,28 @@ func OpenBoltStore(path string, opts *BoltStoreOptions) (*BoltStore, error) {
 // Close closes the file.
 func (s *BoltStore) Close() error { return s.db.Close() }
 
-// sweepEvery is how many creations pass between two sweeps.
+// boltSweepEvery is how many creations pass between two sweeps.
 const boltSweepEvery = 256
 
-// sweep deletes expired records.
-func (s *BoltStore) sweep() error {
+// load deletes expired and unreadable records and counts the others.
+func (s *BoltStore) load() error {
 	now := s.now()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(boltBucket)
-		var expired [][]byte
+		var drop [][]byte
 		err := b.ForEach(func(k, v []byte) error {
 			var r Record
 			if json.Unmarshal(v, &r) != nil || r.Expired(now) {
-				expired = append(expired, append([]byte(nil), k...))
+				drop = append(drop, append([]byte(nil), k...))
+				return nil
 			}
+			s.ledger.add(string(k), entryOf(&r))
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		for _, k := range expired {
+		for _, k := range drop {
 			if err := b.Delete(k); err != nil {
 				return err
 			}
@@ -99,6 +108,30 @@ func (s *BoltStore) sweep() error {
 	})
 	if err != nil {
 		return fmt.Errorf("drop expired tasks: %w", err)
+	}
+	return nil
+}
+
+// sweepLocked deletes the records whose TTL has elapsed; s.mu is held.
+func (s *BoltStore) sweepLocked() error {
+	ids := s.ledger.expired(s.now())
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(boltBucket)
+		for _, id := range ids {
+			if err := b.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop expired tasks: %w", err)
+	}
+	for _, id := range ids {
+		s.ledger.remove(id)
 	}
 	return nil
 }
@@ -112,6 +145,19 @@ func (s *BoltStore) Create(ctx context.Context, rec *Record) error {
 	if err != nil {
 		return fmt.Errorf("encode task %s: %w", rec.ID, err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.creates++
+	err = s.ledger.admit(rec)
+	if s.creates%boltSweepEvery == 0 || err != nil {
+		if serr := s.sweepLocked(); serr != nil {
+			return serr
+		}
+		err = s.ledger.admit(rec)
+	}
+	if err != nil {
+		return err
+	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(boltBucket)
 		if b.Get([]byte(rec.ID)) != nil {
@@ -122,13 +168,7 @@ func (s *BoltStore) Create(ctx context.Context, rec *Record) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.creates++
-	due := s.creates%boltSweepEvery == 0
-	s.mu.Unlock()
-	if due {
-		return s.sweep()
-	}
+	s.ledger.add(rec.ID, entryOf(rec))
 	return nil
 }
 
@@ -163,6 +203,8 @@ func (s *BoltStore) Update(ctx context.Context, id string, fn func(*Record) erro
 		return nil, err
 	}
 	var rec *Record
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(boltBucket)
 		r, err := decodeBolt(b.Get([]byte(id)), id)
@@ -173,6 +215,9 @@ func (s *BoltStore) Update(ctx context.Context, id string, fn func(*Record) erro
 			return err
 		}
 		r.ID = id
+		if err := s.ledger.resize(id, r); err != nil {
+			return err
+		}
 		data, err := json.Marshal(r)
 		if err != nil {
 			return fmt.Errorf("encode task %s: %w", id, err)
@@ -183,6 +228,9 @@ func (s *BoltStore) Update(ctx context.Context, id string, fn func(*Record) erro
 	if err != nil {
 		return nil, err
 	}
+	if _, counted := s.ledger.entries[id]; counted {
+		s.ledger.add(id, entryOf(rec))
+	}
 	return rec.Clone(), nil
 }
 
@@ -191,7 +239,13 @@ func (s *BoltStore) Delete(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(boltBucket).Delete([]byte(id))
 	})
+	if err == nil {
+		s.ledger.remove(id)
+	}
+	return err
 }

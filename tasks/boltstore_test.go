@@ -80,3 +80,42 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 		t.Fatal("a second process could open a store in use")
 	}
 }
+
+func TestBoltStoreLimits(t *testing.T) {
+	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store {
+		s, err := tasks.OpenBoltStore(filepath.Join(t.TempDir(), "tasks.db"), &tasks.BoltStoreOptions{Limits: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// What a bbolt file holds when it is opened counts towards its limits.
+func TestBoltStoreLimitsSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	l := &tasks.BoltStoreOptions{Limits: tasks.StoreLimits{MaxRecordsPerUser: 2}}
+	s, err := tasks.OpenBoltStore(path, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"b0", "b1"} {
+		r := taskstoretest.Sample(id)
+		r.Owner, r.CreatedAt = "bob", time.Now()
+		if err := s.Create(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err = tasks.OpenBoltStore(path, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := taskstoretest.Sample("b2")
+	r.Owner, r.CreatedAt = "bob", time.Now()
+	if err := s.Create(context.Background(), r); !errors.Is(err, tasks.ErrUserStoreFull) {
+		t.Fatalf("bob's third record after a reopen: %v, want ErrUserStoreFull", err)
+	}
+}

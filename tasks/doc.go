@@ -19,5 +19,9 @@
 // The task's code runs in its own goroutine. Ask blocks it until the client
 // answers through tasks/update; cancellation reaches it through ctx. Task
 // records live in a [Store]: [NewMemoryStore] by default, a bbolt file
-// ([OpenBoltStore]) when tasks must survive a restart.
+// ([OpenBoltStore]) when tasks must survive a restart. Everything a client
+// can make the extension or a store keep is bounded: unfinished tasks in
+// total and per user (Options.MaxTasks, MaxTasksPerUser), the size of
+// arguments and records, and the records every store keeps until their TTL,
+// in total and per user ([StoreLimits]).
 package tasks

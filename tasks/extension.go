@@ -247,6 +247,9 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	}
 	if err != nil {
 		x.release(owner)
+		if errors.Is(err, ErrStoreFull) {
+			return nil, storeFull(err)
+		}
 		return nil, internalError("create task: %v", err)
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}

@@ -103,6 +103,13 @@ func tooMany(why string) error {
 		Message: fmt.Sprintf("%v: %s; wait for one to finish or cancel one, then try again", ErrTooManyTasks, why)}
 }
 
+// storeFull is the refusal of a task the store has no room for: its records
+// of finished tasks leave only when their TTL ends.
+func storeFull(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("cannot start a task: %v; finished tasks are kept until their TTL ends: try again later", err)}
+}
+
 // bounded wraps an update so that it fails with ErrRecordTooLarge instead of
 // storing a record over Options.MaxRecordBytes.
 func (x *Extension) bounded(fn func(*Record) error) func(*Record) error {

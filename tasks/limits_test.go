@@ -146,3 +146,26 @@ func TestTasksPerUserAreBounded(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The store keeps finished tasks until their TTL: one user who fills their
+// share of it is refused with a message that says so, and another user
+// still starts tasks.
+func TestStoreShareOfOneUserIsBounded(t *testing.T) {
+	store := &tasks.MemoryStore{Limits: tasks.StoreLimits{MaxRecordsPerUser: 3}}
+	server, _ := newServer(t, &tasks.Options{Store: store})
+	hs := httpServer(t, server)
+	alice, bob := httpClient(t, hs.URL, "alice"), httpClient(t, hs.URL, "bob")
+	ctx := context.Background()
+	for range 3 {
+		id := start(t, alice, "sleep").TaskID
+		if err := alice.Cancel(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, alice, id, tasks.StatusCancelled)
+	}
+	_, err := alice.StartTool(ctx, &mcp.CallToolParams{Name: "sleep"})
+	if err == nil || !strings.Contains(err.Error(), "task store is full for this user") || !strings.Contains(err.Error(), "try again later") {
+		t.Fatalf("alice's 4th task with 3 kept: %v, want a refusal saying her share is full", err)
+	}
+	start(t, bob, "sleep")
+}

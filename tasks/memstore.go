@@ -2,40 +2,47 @@ package tasks
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 )
 
-// DefaultMemoryStoreBytes bounds what a [MemoryStore] holds, by [Record.Size].
-const DefaultMemoryStoreBytes = 64 << 20
-
-// ErrStoreFull is returned by a bounded [Store] that cannot take a record, or
-// a record's growth, because it holds as much as it may of records whose TTL
-// has not elapsed.
-var ErrStoreFull = errors.New("task store is full")
-
 // MemoryStore is a [Store] that keeps records in memory: the default, for a
 // single server process whose tasks need not survive it. Expired records are
-// dropped as new ones are created. It holds at most DefaultMemoryStoreBytes of
-// records (by [Record.Size]); beyond that Create and Update fail with
-// [ErrStoreFull]. The zero value is an empty store, ready to use.
+// dropped as new ones are created. It is bounded by [StoreLimits] (set
+// Limits before first use; the zero value takes the defaults): in total
+// (DefaultMemoryStoreBytes) and for each user; beyond them Create and
+// Update fail with [ErrStoreFull] or [ErrUserStoreFull]. The zero value is an
+// empty store, ready to use.
 type MemoryStore struct {
+	// Limits bound what the store keeps; zero fields take their defaults.
+	// Set it before the store is first used.
+	Limits StoreLimits
+
 	now func() time.Time
 
 	mu      sync.Mutex
 	records map[string]*Record
-	bytes   int // sum of the records' sizes
+	ledger  *ledger
 	creates int
 }
 
-// NewMemoryStore returns an empty MemoryStore.
+// NewMemoryStore returns an empty MemoryStore with the default limits.
 func NewMemoryStore() *MemoryStore {
 	return &MemoryStore{now: time.Now, records: map[string]*Record{}}
 }
 
 // sweepEvery is how many creations pass between two sweeps of expired records.
 const sweepEvery = 64
+
+// initLocked makes the zero value usable; s.mu is held.
+func (s *MemoryStore) initLocked() {
+	if s.records == nil {
+		s.records = map[string]*Record{}
+	}
+	if s.ledger == nil {
+		s.ledger = newLedger(s.Limits)
+	}
+}
 
 // Create implements [Store].
 func (s *MemoryStore) Create(ctx context.Context, rec *Record) error {
@@ -44,22 +51,21 @@ func (s *MemoryStore) Create(ctx context.Context, rec *Record) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.records == nil {
-		s.records = map[string]*Record{}
-	}
+	s.initLocked()
 	if _, ok := s.records[rec.ID]; ok {
 		return ErrExists
 	}
 	s.creates++
-	size := rec.Size()
-	if s.creates%sweepEvery == 0 || s.bytes+size > DefaultMemoryStoreBytes {
+	err := s.ledger.admit(rec)
+	if s.creates%sweepEvery == 0 || err != nil {
 		s.sweepLocked()
+		err = s.ledger.admit(rec)
 	}
-	if s.bytes+size > DefaultMemoryStoreBytes {
-		return ErrStoreFull
+	if err != nil {
+		return err
 	}
 	s.records[rec.ID] = rec.Clone()
-	s.bytes += size
+	s.ledger.add(rec.ID, entryOf(rec))
 	return nil
 }
 
@@ -68,11 +74,9 @@ func (s *MemoryStore) sweepLocked() {
 	if s.now != nil {
 		now = s.now()
 	}
-	for id, r := range s.records {
-		if r.Expired(now) {
-			s.bytes -= r.Size()
-			delete(s.records, id)
-		}
+	for _, id := range s.ledger.expired(now) {
+		delete(s.records, id)
+		s.ledger.remove(id)
 	}
 }
 
@@ -97,6 +101,7 @@ func (s *MemoryStore) Update(ctx context.Context, id string, fn func(*Record) er
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.initLocked()
 	r, ok := s.records[id]
 	if !ok {
 		return nil, ErrNotFound
@@ -106,12 +111,11 @@ func (s *MemoryStore) Update(ctx context.Context, id string, fn func(*Record) er
 		return nil, err
 	}
 	c.ID = id
-	grown := s.bytes - r.Size() + c.Size()
-	if grown > DefaultMemoryStoreBytes && grown > s.bytes {
-		return nil, ErrStoreFull
+	if err := s.ledger.resize(id, c); err != nil {
+		return nil, err
 	}
 	s.records[id] = c
-	s.bytes = grown
+	s.ledger.add(id, entryOf(c))
 	return c.Clone(), nil
 }
 
@@ -122,9 +126,8 @@ func (s *MemoryStore) Delete(ctx context.Context, id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.records[id]; ok {
-		s.bytes -= r.Size()
-		delete(s.records, id)
-	}
+	s.initLocked()
+	delete(s.records, id)
+	s.ledger.remove(id)
 	return nil
 }

@@ -10,3 +10,7 @@ import (
 func TestMemoryStore(t *testing.T) {
 	taskstoretest.Run(t, func(t *testing.T) tasks.Store { return tasks.NewMemoryStore() })
 }
+
+func TestMemoryStoreLimits(t *testing.T) {
+	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store { return &tasks.MemoryStore{Limits: l} })
+}

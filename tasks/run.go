@@ -135,7 +135,7 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 		return nil
 	}
 	_, uerr := r.x.store.Update(ctx, r.id, r.x.bounded(end))
-	if errors.Is(uerr, ErrRecordTooLarge) {
+	if errors.Is(uerr, ErrRecordTooLarge) || errors.Is(uerr, ErrStoreFull) {
 		err = internalError("the task's result is too large to keep (%v); return less", uerr)
 		result = nil
 		_, uerr = r.x.store.Update(ctx, r.id, end)

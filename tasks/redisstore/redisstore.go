@@ -7,6 +7,15 @@
 // result in a MULTI/EXEC transaction, retrying (a bounded number of times)
 // when another instance changed the record in between.
 //
+// The store is bounded by Options.Limits ([tasks.StoreLimits]) in total and
+// per user: an index of the live records (a sorted set by expiry, under the
+// prefix followed by "@index") and their owners and sizes ("@meta",
+// "@usage") are kept with each record by Lua scripts, so that every instance
+// sees the same counts; a record beyond a limit is refused with
+// [tasks.ErrStoreFull] or [tasks.ErrUserStoreFull]. In Redis Cluster the
+// scripts need every key of the store in one slot: give a prefix with a hash
+// tag, such as "{askback}:task:".
+//
 // The store reports itself shared ([Store.Shared]), so the tasks extension
 // has a running task refresh a heartbeat in its record and pick up, on each
 // beat, the answers (tasks/update) and cancellations (tasks/cancel) that
@@ -20,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/askback/askback/tasks"
@@ -44,6 +54,9 @@ type Options struct {
 	// Grace is how long a record outlives its TTL in Redis (DefaultGrace if
 	// zero). Records without a TTL never expire in Redis.
 	Grace time.Duration
+	// Limits bound what the store keeps of live tasks, in total and per
+	// user, shared by every instance; zero fields take their defaults.
+	Limits tasks.StoreLimits
 }
 
 // Store is a shared [tasks.Store] in Redis. Make it with [New]; the zero
@@ -52,14 +65,16 @@ type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 	grace  time.Duration
+	limits tasks.StoreLimits
 }
 
 var _ tasks.SharedStore = (*Store)(nil)
 
 // New returns a store that keeps task records in rdb. The caller owns rdb.
 func New(rdb redis.UniversalClient, opts *Options) *Store {
-	s := &Store{rdb: rdb, prefix: DefaultPrefix, grace: DefaultGrace}
+	s := &Store{rdb: rdb, prefix: DefaultPrefix, grace: DefaultGrace, limits: tasks.StoreLimits{}.WithDefaults()}
 	if opts != nil {
+		s.limits = opts.Limits.WithDefaults()
 		if opts.Prefix != "" {
 			s.prefix = opts.Prefix
 		}
@@ -75,7 +90,33 @@ func (s *Store) Shared() bool { return true }
 
 func (s *Store) key(id string) string { return s.prefix + id }
 
-// Create implements tasks.Store with SET NX.
+// keys are the record's key and the keys of the store's accounting.
+func (s *Store) keys(id string) []string {
+	return []string{s.key(id), s.prefix + "@index", s.prefix + "@meta", s.prefix + "@usage"}
+}
+
+// limitArgs are the limits as the scripts read them, after the id.
+func (s *Store) limitArgs(id string) []any {
+	return []any{id, s.limits.MaxRecords, s.limits.MaxBytes, s.limits.MaxRecordsPerUser, s.limits.MaxBytesPerUser}
+}
+
+// refusal turns a script's answer into the store's error.
+func (s *Store) refusal(answer string) error {
+	switch answer {
+	case "full":
+		return fmt.Errorf("%w: it keeps at most %d tasks and %d bytes of them", tasks.ErrStoreFull, s.limits.MaxRecords, s.limits.MaxBytes)
+	case "userfull":
+		return fmt.Errorf("%w: it keeps at most %d tasks and %d bytes of them for one user", tasks.ErrUserStoreFull, s.limits.MaxRecordsPerUser, s.limits.MaxBytesPerUser)
+	case "exists":
+		return tasks.ErrExists
+	case "ok":
+		return nil
+	}
+	return fmt.Errorf("task store in redis: unexpected answer %q", answer)
+}
+
+// Create implements tasks.Store: the record is stored (if its ID is free)
+// and counted, atomically, unless it goes beyond a limit.
 func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -85,17 +126,17 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 		return fmt.Errorf("encode task %s: %w", rec.ID, err)
 	}
 	var ttl time.Duration // 0: no expiry
+	expires := "+inf"
 	if rec.TTL > 0 {
 		ttl = rec.TTL + s.grace
+		expires = strconv.FormatInt(rec.CreatedAt.Add(rec.TTL).UnixMilli(), 10)
 	}
-	ok, err := s.rdb.SetNX(ctx, s.key(rec.ID), b, ttl).Result()
+	args := append(s.limitArgs(rec.ID), string(b), ttl.Milliseconds(), rec.Owner, rec.Size(), expires, time.Now().UnixMilli())
+	answer, err := createScript.Run(ctx, s.rdb, s.keys(rec.ID), args...).Text()
 	if err != nil {
 		return fmt.Errorf("create task in redis: %w", err)
 	}
-	if !ok {
-		return tasks.ErrExists
-	}
-	return nil
+	return s.refusal(answer)
 }
 
 // Get implements tasks.Store.
@@ -151,11 +192,15 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 			if err != nil {
 				return fmt.Errorf("encode task %s: %w", id, err)
 			}
+			var answer *redis.Cmd
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Set(ctx, key, nb, redis.KeepTTL)
+				answer = p.Eval(ctx, updateScript, s.keys(id), append(s.limitArgs(id), string(nb), rec.Size())...)
 				return nil
 			})
 			if err != nil {
+				return err
+			}
+			if err := s.refusal(answer.Val().(string)); err != nil {
 				return err
 			}
 			out = rec
@@ -195,7 +240,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.rdb.Del(ctx, s.key(id)).Err(); err != nil {
+	if err := deleteScript.Run(ctx, s.rdb, s.keys(id), id).Err(); err != nil {
 		return fmt.Errorf("delete task in redis: %w", err)
 	}
 	return nil

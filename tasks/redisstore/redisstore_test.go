@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -66,5 +67,37 @@ func TestRecordExpiresInRedis(t *testing.T) {
 	ttl := rdb.PTTL(ctx, redisstore.DefaultPrefix+"t1").Val()
 	if ttl < time.Hour || ttl > time.Hour+time.Minute {
 		t.Errorf("record's expiry in Redis after an update = %s, want TTL plus grace", ttl)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := scaleout.Client(t, r.URL)
+	n := 0
+	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store {
+		n++
+		return redisstore.New(rdb, &redisstore.Options{Prefix: fmt.Sprintf("limits%d:", n), Limits: l})
+	})
+}
+
+// The limits hold across instances: what one instance stored counts for
+// the other.
+func TestLimitsShared(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	opts := &redisstore.Options{Limits: tasks.StoreLimits{MaxRecordsPerUser: 2}}
+	a := redisstore.New(scaleout.Client(t, r.URL), opts)
+	b := redisstore.New(scaleout.Client(t, r.URL), opts)
+	ctx := context.Background()
+	for i, s := range []*redisstore.Store{a, b} {
+		rec := taskstoretest.Sample(fmt.Sprint("t", i))
+		rec.Owner, rec.CreatedAt = "bob", time.Now()
+		if err := s.Create(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := taskstoretest.Sample("t2")
+	rec.Owner, rec.CreatedAt = "bob", time.Now()
+	if err := a.Create(ctx, rec); !errors.Is(err, tasks.ErrUserStoreFull) {
+		t.Fatalf("bob's third task through either instance: %v, want ErrUserStoreFull", err)
 	}
 }

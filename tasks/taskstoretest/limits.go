@@ -1,0 +1,158 @@
+package taskstoretest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+)
+
+// RunLimits checks that a bounded store keeps to its [tasks.StoreLimits]:
+// records and bytes in total and per owner, growth refused and shrinking
+// allowed beyond them, room given back by Delete and by records whose TTL
+// has elapsed, owners other than the one that filled its share unaffected.
+// newStore returns a fresh, empty store with the given limits.
+func RunLimits(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) tasks.Store) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		fn   func(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) tasks.Store)
+	}{
+		{"RecordsPerUser", recordsPerUser},
+		{"BytesPerUser", bytesPerUser},
+		{"RecordsInTotal", recordsInTotal},
+		{"BytesInTotal", bytesInTotal},
+		{"GrowthRefusedShrinkAllowed", growth},
+		{"DeleteGivesRoom", deleteGivesRoom},
+		{"ExpiredGiveRoom", expiredGiveRoom},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, newStore) })
+	}
+}
+
+// live returns a small record of owner whose TTL has not elapsed.
+func live(id, owner string) *tasks.Record {
+	now := time.Now()
+	return &tasks.Record{ID: id, Owner: owner, Tool: "t", Status: tasks.StatusWorking,
+		CreatedAt: now, UpdatedAt: now, TTL: time.Hour}
+}
+
+// sized returns live(id, owner) with a result that makes it about n bytes.
+func sized(id, owner string, n int) *tasks.Record {
+	r := live(id, owner)
+	if pad := n - r.Size() - 2; pad > 0 {
+		r.Result = json.RawMessage(`"` + strings.Repeat("x", pad) + `"`)
+	}
+	return r
+}
+
+func wantFull(t *testing.T, err error, perUser bool, what string) {
+	t.Helper()
+	switch {
+	case perUser && !errors.Is(err, tasks.ErrUserStoreFull):
+		t.Fatalf("%s: %v, want ErrUserStoreFull", what, err)
+	case !perUser && (!errors.Is(err, tasks.ErrStoreFull) || errors.Is(err, tasks.ErrUserStoreFull)):
+		t.Fatalf("%s: %v, want ErrStoreFull", what, err)
+	}
+}
+
+func mustCreate(t *testing.T, s tasks.Store, r *tasks.Record) {
+	t.Helper()
+	if err := s.Create(ctx(t), r); err != nil {
+		t.Fatalf("create %s of %q: %v", r.ID, r.Owner, err)
+	}
+}
+
+func recordsPerUser(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecordsPerUser: 3})
+	for i := range 3 {
+		mustCreate(t, s, live(fmt.Sprint("b", i), "bob"))
+	}
+	wantFull(t, s.Create(ctx(t), live("b3", "bob")), true, "bob's fourth record")
+	if _, err := s.Get(ctx(t), "b3"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Fatalf("a refused record was kept: %v", err)
+	}
+	mustCreate(t, s, live("a0", "alice"))
+	// Without authentication there is no user to bound: only the totals.
+	for i := range 5 {
+		mustCreate(t, s, live(fmt.Sprint("n", i), ""))
+	}
+}
+
+func bytesPerUser(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxBytesPerUser: 10_000})
+	mustCreate(t, s, sized("b0", "bob", 6000))
+	wantFull(t, s.Create(ctx(t), sized("b1", "bob", 6000)), true, "bob's record beyond his bytes")
+	mustCreate(t, s, sized("a0", "alice", 6000))
+}
+
+func recordsInTotal(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecords: 4})
+	for i := range 4 {
+		mustCreate(t, s, live(fmt.Sprint("r", i), fmt.Sprint("user", i)))
+	}
+	wantFull(t, s.Create(ctx(t), live("r4", "user4")), false, "a record beyond the total")
+	wantFull(t, s.Create(ctx(t), live("r5", "")), false, "an anonymous record beyond the total")
+}
+
+func bytesInTotal(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxBytes: 20_000})
+	mustCreate(t, s, sized("r0", "u0", 8000))
+	mustCreate(t, s, sized("r1", "u1", 8000))
+	wantFull(t, s.Create(ctx(t), sized("r2", "u2", 8000)), false, "a record beyond the total bytes")
+}
+
+func growth(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxBytesPerUser: 10_000})
+	mustCreate(t, s, live("b0", "bob"))
+	big := json.RawMessage(`"` + strings.Repeat("x", 12_000) + `"`)
+	_, err := s.Update(ctx(t), "b0", func(r *tasks.Record) error { r.Result = big; return nil })
+	wantFull(t, err, true, "growing bob's record beyond his bytes")
+	got, err := s.Get(ctx(t), "b0")
+	if err != nil || len(got.Result) != 0 {
+		t.Fatalf("a refused update was stored: %v, %d bytes of result", err, len(got.Result))
+	}
+	mid := json.RawMessage(`"` + strings.Repeat("x", 5000) + `"`)
+	if _, err := s.Update(ctx(t), "b0", func(r *tasks.Record) error { r.Result = mid; return nil }); err != nil {
+		t.Fatalf("growing within the limit: %v", err)
+	}
+	mustCreate(t, s, sized("b1", "bob", 4000))
+	if _, err := s.Update(ctx(t), "b0", func(r *tasks.Record) error { r.Result = nil; return nil }); err != nil {
+		t.Fatalf("shrinking: %v", err)
+	}
+	mustCreate(t, s, sized("b2", "bob", 4000))
+}
+
+func deleteGivesRoom(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecordsPerUser: 2, MaxRecords: 3})
+	mustCreate(t, s, live("b0", "bob"))
+	mustCreate(t, s, live("b1", "bob"))
+	wantFull(t, s.Create(ctx(t), live("b2", "bob")), true, "bob's third record")
+	if err := s.Delete(ctx(t), "b0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx(t), "b0"); err != nil { // twice: counted once
+		t.Fatal(err)
+	}
+	mustCreate(t, s, live("b2", "bob"))
+	mustCreate(t, s, live("a0", "alice"))
+	wantFull(t, s.Create(ctx(t), live("a1", "alice")), false, "a record beyond the total")
+}
+
+func expiredGiveRoom(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecordsPerUser: 2, MaxRecords: 3})
+	for i := range 2 {
+		old := live(fmt.Sprint("old", i), "bob")
+		old.CreatedAt = time.Now().Add(-2 * time.Hour)
+		mustCreate(t, s, old)
+	}
+	// Bob's records have outlived their TTL: they take no room.
+	mustCreate(t, s, live("b0", "bob"))
+	mustCreate(t, s, live("b1", "bob"))
+	mustCreate(t, s, live("a0", "alice"))
+	wantFull(t, s.Create(ctx(t), live("a1", "alice")), false, "a record beyond the total")
+}
