@@ -246,8 +246,10 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		switch exited, state := conn.Exited(); {
 		case cctx.Err() != nil && ctx.Err() == nil:
 			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
-		case exited:
-			// Say what happened, not how the SDK noticed it.
+		case exited && RPCError(err) == nil:
+			// Say what happened, not how the SDK noticed it. A server
+			// that answered with an error and then ended when the
+			// tester closed its input did answer: its error says why.
 			e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
 		}
 		return e
