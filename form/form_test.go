@@ -141,6 +141,15 @@ func TestSecretPolicyWords(t *testing.T) {
 		{"max_tokens", ""}, {"token count", ""}, {"token_count", ""}, {"Pin the issue to the top", ""}, {"secretary", ""},
 		{"sort order", ""}, {"Target environment", ""}, {"Japan", ""}, {"version 2026", ""}, {"company", ""},
 		{"password reset email", "password"},
+		// a warning not to give a secret does not ask for it (the reference
+		// server-everything's form), unless the clause asks after all
+		{"Your favorite integer (do not give us your phone number, pin, or other sensitive info)", ""},
+		{"Never share your password.", ""}, {"Please don't enter your PIN", ""}, {"Remember not to include any API keys", ""},
+		{"Never ever type a password here", ""}, {"Do not give us your card number; the CVV", "cvv"},
+		{"Don't forget to enter your password", "password"}, {"Don't worry, type your PIN", "pin"},
+		{"Never share your password, but type it here: password", "password"},
+		{"Do not share it with anyone else. Your password", "password"}, {"PIN (do not share it)", "pin"},
+		{"Never share your password, except here", "password"}, {"Not your pin", "pin"},
 	} {
 		if got := p.Match(c.text); got != c.want {
 			t.Errorf("Match(%q) = %q, want %q", c.text, got, c.want)

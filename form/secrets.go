@@ -129,10 +129,18 @@ func (p *SecretPolicy) Field(f *formschema.Field) string {
 }
 
 // Match returns the first secret term found in any of the texts, or "".
+// A term inside a warning not to give it ("do not give us your phone
+// number, PIN or other sensitive info", "never share your password") does
+// not count, unless the same clause goes on to ask after all ("never share
+// your password, but type it here").
 func (p *SecretPolicy) Match(texts ...string) string {
 	for _, t := range texts {
-		ws := secretWords(t)
+		ws, clauses := secretWordsIn(t)
+		warned := warnedAgainst(ws, clauses)
 		for i := range ws {
+			if warned[i] {
+				continue
+			}
 			for _, term := range p.terms {
 				if term.matchAt(ws, i) {
 					return term.name
@@ -141,6 +149,56 @@ func (p *SecretPolicy) Match(texts ...string) string {
 		}
 	}
 	return ""
+}
+
+// Words that make a clause a warning not to give something: a negation
+// ("not", "never", "don't", which reads as don + t) and right after it, but
+// for "ever", "you", "please" or "to", a verb of giving ("do not give",
+// "never ever share", "not to enter"; not "don't forget to enter").
+var (
+	negations   = []string{"not", "never", "dont", "nor"}
+	beforeVerb  = []string{"ever", "you", "please", "to"}
+	givingVerbs = []string{"give", "enter", "share", "type", "include", "provide", "send", "paste", "put", "write",
+		"submit", "disclose", "reveal", "input", "tell", "post", "fill", "store", "use"}
+	// askAfterAll: words after which a clause that began as a warning may ask
+	// after all; such a clause is not a warning.
+	askAfterAll = []string{"but", "instead", "except", "only", "however", "rather", "unless", "than"}
+)
+
+// warnedAgainst marks the words that stand in a warning not to give them:
+// those after a negation and its verb of giving, to the end of their clause,
+// in clauses without a word that turns to asking after all.
+func warnedAgainst(ws []string, clauses []int) []bool {
+	warned := make([]bool, len(ws))
+	for k, w := range ws {
+		negated := slices.Contains(negations, w) || w == "t" && k > 0 && strings.HasSuffix(ws[k-1], "n")
+		if !negated {
+			continue
+		}
+		verb := -1
+		for j := k + 1; j < len(ws) && clauses[j] == clauses[k]; j++ {
+			if slices.Contains(givingVerbs, ws[j]) {
+				verb = j
+			}
+			if !slices.Contains(beforeVerb, ws[j]) {
+				break
+			}
+		}
+		if verb < 0 {
+			continue
+		}
+		end := verb + 1
+		for end < len(ws) && clauses[end] == clauses[k] {
+			end++
+		}
+		if slices.ContainsFunc(ws[verb+1:end], func(w string) bool { return slices.Contains(askAfterAll, w) }) {
+			continue
+		}
+		for j := verb + 1; j < end; j++ {
+			warned[j] = true
+		}
+	}
+	return warned
 }
 
 // matchAt reports whether words starting at ws[i] spell the term.
@@ -159,6 +217,17 @@ func (t secretTerm) matchAt(ws []string, i int) bool {
 // secretWords normalises text (see [SecretPolicy]) and splits it into
 // lower-case words.
 func secretWords(text string) []string {
+	ws, _ := secretWordsIn(text)
+	return ws
+}
+
+// clauseEnds are the characters that end a clause (a sentence, a
+// parenthesis): a warning reaches no further.
+const clauseEnds = ".;:?()[]{}\n"
+
+// secretWordsIn is secretWords with the clause each word stands in,
+// numbered from 0.
+func secretWordsIn(text string) (words []string, clauses []int) {
 	text = norm.NFKD.String(text)
 	var runes []rune
 	for _, r := range text {
@@ -172,9 +241,12 @@ func secretWords(text string) []string {
 			runes = append(runes, r)
 		}
 	}
-	var out []string
+	clause := 0
 	for start := 0; start < len(runes); {
 		if !wordRune(runes[start]) {
+			if strings.ContainsRune(clauseEnds, runes[start]) {
+				clause++
+			}
 			start++
 			continue
 		}
@@ -182,10 +254,13 @@ func secretWords(text string) []string {
 		for end < len(runes) && wordRune(runes[end]) {
 			end++
 		}
-		out = append(out, splitWord(unleet(runes[start:end]))...)
+		for _, w := range splitWord(unleet(runes[start:end])) {
+			words = append(words, w)
+			clauses = append(clauses, clause)
+		}
 		start = end
 	}
-	return out
+	return words, clauses
 }
 
 // wordRune reports whether r can be part of a word: a letter, a digit, or a
