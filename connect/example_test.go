@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"net/http"
 	"strings"
 
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/keys"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 )
@@ -30,10 +31,12 @@ func (signedInUser) SignIn(w http.ResponseWriter, r *http.Request, returnTo stri
 
 func lookUpSession(string) string { return "" }
 
-func Example() {
+// newConnector makes the connector of the examples: GitHub as the one
+// provider, the tokens in memory.
+func newConnector() (*connect.Connector, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	c, err := connect.New(&connect.Options{
+	return connect.New(&connect.Options{
 		BaseURL: "https://mcp.example.com/connect",
 		Keys:    []keys.Key{{ID: "2026-12", Secret: secret}},
 		Providers: []connect.Provider{{
@@ -53,6 +56,10 @@ func Example() {
 		Store:       tokenstore.NewMemory(),
 		ServerName:  "Example MCP",
 	})
+}
+
+func Example() {
+	c, err := newConnector()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -78,7 +85,11 @@ func Example() {
 // A tool handler that needs the caller's GitHub token: Require returns the token, or the
 // result to return (a URL question, or a normal result when the client cannot be asked).
 func ExampleConnector_Require() {
-	var c *connect.Connector // from connect.New
+	c, err := newConnector()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	handler := func(ctx context.Context, req *mcp.CallToolRequest, in struct{ Repo string }) (*mcp.CallToolResult, any, error) {
 		tok, ask, err := c.Require(ctx, req, "github")
 		if err != nil {
@@ -91,5 +102,23 @@ func ExampleConnector_Require() {
 		_ = tok
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	}
-	_ = handler
+
+	// alice (from MCP authorization) has not connected GitHub yet; her client
+	// declared URL questions: the tool asks her to open the connect link.
+	req := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Name: "create_issue", Meta: mcp.Meta{
+			mcp.MetaKeyProtocolVersion:    "2026-07-28",
+			mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
+		}},
+		Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "alice"}},
+	}
+	res, _, err := handler(context.Background(), req, struct{ Repo string }{"askback"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q := res.InputRequests[connect.InputKey("github")].(*mcp.ElicitParams)
+	fmt.Println(q.Mode, strings.HasPrefix(q.URL, "https://mcp.example.com/connect/github?"))
+	// Output:
+	// url true
 }

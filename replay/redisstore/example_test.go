@@ -1,18 +1,18 @@
 package redisstore_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/askback/askback/replay"
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay/redisstore"
+	"github.com/askback/askback/reqstate"
 	"github.com/redis/go-redis/v9"
 )
 
-// Every instance of a server opens the same Redis; a requestState claimed
-// by one instance is refused by all the others.
+// Every instance of a server opens the same Redis and hands the store to
+// its reqstate codec: a single-use requestState claimed through one
+// instance is refused by all the others (reqstate.ErrReused). Nothing is
+// sent to Redis until the first state is issued or opened.
 func Example() {
 	opts, err := redis.ParseURL("redis://127.0.0.1:6379/0")
 	if err != nil {
@@ -21,10 +21,15 @@ func Example() {
 	}
 	rdb := redis.NewClient(opts)
 	defer rdb.Close()
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: "deployer:replay:"})
-
-	err = store.Claim(context.Background(), "nonce-from-a-requestState", time.Now().Add(10*time.Minute))
-	if errors.Is(err, replay.ErrUsed) {
-		fmt.Println("this requestState was used before")
+	codec, err := reqstate.New(&reqstate.Options{
+		Keys:   []keys.Key{{ID: "2026-12", Secret: []byte("a 32-byte secret from your vault")}},
+		Replay: redisstore.New(rdb, &redisstore.Options{Prefix: "deployer:replay:"}),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
+	_ = codec // issue and open the states of every instance with it
+	fmt.Println("ready")
+	// Output: ready
 }
