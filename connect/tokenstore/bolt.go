@@ -3,7 +3,6 @@ package tokenstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -57,10 +56,7 @@ func bucketName(provider string) []byte { return []byte("tokens/" + provider) }
 
 // Get implements [Store].
 func (b *Bolt) Get(ctx context.Context, user, provider string) (*oauth2.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := validKey(user, provider); err != nil {
+	if err := CheckKey(ctx, user, provider); err != nil {
 		return nil, err
 	}
 	var rec *boltRecord
@@ -92,14 +88,8 @@ func (b *Bolt) Get(ctx context.Context, user, provider string) (*oauth2.Token, e
 
 // Put implements [Store].
 func (b *Bolt) Put(ctx context.Context, user, provider string, tok *oauth2.Token) error {
-	if err := ctx.Err(); err != nil {
+	if err := CheckPut(ctx, user, provider, tok); err != nil {
 		return err
-	}
-	if err := validKey(user, provider); err != nil {
-		return err
-	}
-	if tok == nil || tok.AccessToken == "" {
-		return errors.New("token store: refusing to store an empty token")
 	}
 	v, err := json.Marshal(boltRecord{
 		AccessToken:  tok.AccessToken,
@@ -125,10 +115,7 @@ func (b *Bolt) Put(ctx context.Context, user, provider string, tok *oauth2.Token
 
 // Delete implements [Store].
 func (b *Bolt) Delete(ctx context.Context, user, provider string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validKey(user, provider); err != nil {
+	if err := CheckKey(ctx, user, provider); err != nil {
 		return err
 	}
 	err := b.db.Update(func(tx *bolt.Tx) error {

@@ -100,14 +100,8 @@ func (e *Encrypted) Get(ctx context.Context, user, provider string) (*oauth2.Tok
 
 // Put implements [Store].
 func (e *Encrypted) Put(ctx context.Context, user, provider string, tok *oauth2.Token) error {
-	if err := ctx.Err(); err != nil {
+	if err := CheckPut(ctx, user, provider, tok); err != nil {
 		return err
-	}
-	if err := validKey(user, provider); err != nil {
-		return err
-	}
-	if tok == nil || tok.AccessToken == "" {
-		return errors.New("token store: refusing to store an empty token")
 	}
 	access, err := e.seal(user, provider, "access", tok.AccessToken)
 	if err != nil {

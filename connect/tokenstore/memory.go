@@ -2,7 +2,6 @@ package tokenstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -25,10 +24,7 @@ func NewMemory() *Memory {
 
 // Get implements [Store].
 func (m *Memory) Get(ctx context.Context, user, provider string) (*oauth2.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := validKey(user, provider); err != nil {
+	if err := CheckKey(ctx, user, provider); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -42,14 +38,8 @@ func (m *Memory) Get(ctx context.Context, user, provider string) (*oauth2.Token,
 
 // Put implements [Store].
 func (m *Memory) Put(ctx context.Context, user, provider string, tok *oauth2.Token) error {
-	if err := ctx.Err(); err != nil {
+	if err := CheckPut(ctx, user, provider, tok); err != nil {
 		return err
-	}
-	if err := validKey(user, provider); err != nil {
-		return err
-	}
-	if tok == nil || tok.AccessToken == "" {
-		return errors.New("token store: refusing to store an empty token")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -62,10 +52,7 @@ func (m *Memory) Put(ctx context.Context, user, provider string, tok *oauth2.Tok
 
 // Delete implements [Store].
 func (m *Memory) Delete(ctx context.Context, user, provider string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validKey(user, provider); err != nil {
+	if err := CheckKey(ctx, user, provider); err != nil {
 		return err
 	}
 	m.mu.Lock()

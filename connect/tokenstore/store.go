@@ -35,9 +35,13 @@ type Store interface {
 	Delete(ctx context.Context, user, provider string) error
 }
 
-// validKey reports an error for an empty user or provider, which would make tokens of
-// different users collide.
-func validKey(user, provider string) error {
+// CheckKey is what a [Store] checks first in every call: the context is not
+// done, and user and provider are neither empty nor hold a NUL byte, either
+// of which would let the tokens of different users collide.
+func CheckKey(ctx context.Context, user, provider string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if user == "" {
 		return errors.New("token store: empty user")
 	}
@@ -46,6 +50,18 @@ func validKey(user, provider string) error {
 	}
 	if strings.ContainsRune(provider, 0) || strings.ContainsRune(user, 0) {
 		return fmt.Errorf("token store: user or provider contains a NUL byte")
+	}
+	return nil
+}
+
+// CheckPut is [CheckKey] for Put, which also refuses a token without an
+// access token.
+func CheckPut(ctx context.Context, user, provider string, tok *oauth2.Token) error {
+	if err := CheckKey(ctx, user, provider); err != nil {
+		return err
+	}
+	if tok == nil || tok.AccessToken == "" {
+		return errors.New("token store: refusing to store an empty token")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/schemaargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -156,29 +157,10 @@ func descriptions(s *Server) Criterion {
 	return p.done(true)
 }
 
-// schemaMap reads a schema the server sent into a map.
-func schemaMap(v any) map[string]any {
-	switch v := v.(type) {
-	case map[string]any:
-		return v
-	case nil:
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
 func inputSchemas(s *Server) Criterion {
 	p := newPerTool(CritInputSchemas, "Input schemas", 15)
 	for _, t := range s.Tools {
-		m := schemaMap(t.InputSchema)
+		m := schemaargs.Map(t.InputSchema)
 		if m == nil || m["type"] != "object" {
 			p.add(0)
 			p.flag(t.Name, `an input schema that is not {"type":"object",…}`, "Declare the arguments as a JSON Schema object with properties.")
@@ -212,7 +194,7 @@ func inputSchemas(s *Server) Criterion {
 func outputSchemas(s *Server) Criterion {
 	p := newPerTool(CritOutput, "Output schemas", 10)
 	for _, t := range s.Tools {
-		if schemaMap(t.OutputSchema) != nil {
+		if schemaargs.Map(t.OutputSchema) != nil {
 			p.add(1)
 			continue
 		}

@@ -193,13 +193,9 @@ func (l *lexer) bare(t *token) *lexError {
 		case '"', '\'':
 			return l.fail(l.pos, "unexpected %c inside a word; quote the whole value or put a space before it", c)
 		case '$':
-			if name, n, err := l.variable(); err != nil {
+			if took, err := l.variableSegment(t, &lit); err != nil {
 				return err
-			} else if n > 0 {
-				t.segs = appendText(t.segs, lit.String())
-				lit.Reset()
-				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
-				l.pos += n
+			} else if took {
 				continue
 			}
 		}
@@ -215,6 +211,21 @@ func appendText(segs []segment, s string) []segment {
 		return segs
 	}
 	return append(segs, segment{text: s})
+}
+
+// variableSegment reads the variable at l.pos, if one starts there, into
+// t: the text before it in lit becomes a segment of its own, then the
+// variable. It reports whether it took one.
+func (l *lexer) variableSegment(t *token, lit *strings.Builder) (bool, *lexError) {
+	name, n, err := l.variable()
+	if err != nil || n == 0 {
+		return false, err
+	}
+	t.segs = appendText(t.segs, lit.String())
+	lit.Reset()
+	t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
+	l.pos += n
+	return true, nil
 }
 
 // variable recognizes $name or ${name} at l.pos. n is 0 when the $ starts no
@@ -282,13 +293,9 @@ func (l *lexer) double(t *token) *lexError {
 			l.pos += n
 			continue
 		case '$':
-			if name, n, err := l.variable(); err != nil {
+			if took, err := l.variableSegment(t, &lit); err != nil {
 				return err
-			} else if n > 0 {
-				t.segs = appendText(t.segs, lit.String())
-				lit.Reset()
-				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
-				l.pos += n
+			} else if took {
 				continue
 			}
 		}

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
@@ -61,25 +60,9 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 // and the user a field of its own, so no two (user, provider) pairs meet.
 func (s *Store) key(provider string) string { return s.prefix + provider }
 
-func check(ctx context.Context, user, provider string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if user == "" {
-		return errors.New("token store: empty user")
-	}
-	if provider == "" {
-		return errors.New("token store: empty provider")
-	}
-	if strings.ContainsRune(user, 0) || strings.ContainsRune(provider, 0) {
-		return errors.New("token store: user or provider contains a NUL byte")
-	}
-	return nil
-}
-
 // Get implements tokenstore.Store.
 func (s *Store) Get(ctx context.Context, user, provider string) (*oauth2.Token, error) {
-	if err := check(ctx, user, provider); err != nil {
+	if err := tokenstore.CheckKey(ctx, user, provider); err != nil {
 		return nil, err
 	}
 	b, err := s.rdb.HGet(ctx, s.key(provider), user).Bytes()
@@ -98,11 +81,8 @@ func (s *Store) Get(ctx context.Context, user, provider string) (*oauth2.Token, 
 
 // Put implements tokenstore.Store.
 func (s *Store) Put(ctx context.Context, user, provider string, tok *oauth2.Token) error {
-	if err := check(ctx, user, provider); err != nil {
+	if err := tokenstore.CheckPut(ctx, user, provider, tok); err != nil {
 		return err
-	}
-	if tok == nil || tok.AccessToken == "" {
-		return errors.New("token store: refusing to store an empty token")
 	}
 	b, err := json.Marshal(record{AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry})
 	if err != nil {
@@ -116,7 +96,7 @@ func (s *Store) Put(ctx context.Context, user, provider string, tok *oauth2.Toke
 
 // Delete implements tokenstore.Store.
 func (s *Store) Delete(ctx context.Context, user, provider string) error {
-	if err := check(ctx, user, provider); err != nil {
+	if err := tokenstore.CheckKey(ctx, user, provider); err != nil {
 		return err
 	}
 	if err := s.rdb.HDel(ctx, s.key(provider), user).Err(); err != nil {
