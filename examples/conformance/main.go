@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,7 +55,7 @@ func run(addr, addrFile string) error {
 	server := newServer(codec)
 	addTaskFixtures(server)
 
-	srv := &http.Server{Handler: httpHandler(server), ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.Server(httpHandler(server), &httpserve.Options{MaxBody: maxRequestBody})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -115,5 +116,5 @@ const maxRequestBody = 1 << 20
 func httpHandler(server *mcp.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return server }, nil))
-	return http.MaxBytesHandler(mux, maxRequestBody)
+	return httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody})
 }

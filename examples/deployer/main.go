@@ -27,6 +27,7 @@ import (
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/internal/debugstats"
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,7 +67,8 @@ func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	hs := &http.Server{Addr: addr, Handler: httpHandler(srv, df), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpserve.Server(httpHandler(srv, df), &httpserve.Options{MaxBody: maxRequestBody})
+	hs.Addr = addr
 	return listenAndServe(hs, df)
 }
 
@@ -77,15 +79,16 @@ const maxRequestBody = 1 << 20
 // httpHandler serves srv as Streamable HTTP at /mcp (and /debug/stats with
 // -debug-stats): 2026-07-28 requests statelessly, 2025-11-25 clients in
 // sessions of their own, so that they are asked with elicitation/create
-// (endpoint.Handler). Bodies longer than maxRequestBody get 413: the
-// go-sdk's handler reads whatever it is sent.
+// (endpoint.Handler). Bodies longer than maxRequestBody get 413 and bodies
+// slower than httpserve.DefaultBodyTimeout 408: the go-sdk's handler reads
+// whatever it is sent, as slowly as it comes.
 func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, nil))
 	if df != nil && df.debugStats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}
-	return http.MaxBytesHandler(mux, maxRequestBody)
+	return httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody})
 }
 
 // newServer builds the deployer's MCP server.

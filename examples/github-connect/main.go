@@ -37,6 +37,7 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
+	"github.com/askback/askback/internal/httpserve"
 )
 
 func main() {
@@ -119,7 +120,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		base := "http://" + *fakeAddr
 		*authURL, *tokenURL, *apiURL = base+fakegithub.AuthorizePath, base+fakegithub.TokenPath, base
-		servers = append(servers, &http.Server{Addr: *fakeAddr, Handler: http.MaxBytesHandler(fake, maxRequestBody), ReadHeaderTimeout: 10 * time.Second})
+		fs := httpserve.Server(fake, &httpserve.Options{MaxBody: maxRequestBody})
+		fs.Addr = *fakeAddr
+		servers = append(servers, fs)
 	}
 	if *authURL == "" || *tokenURL == "" || *apiURL == "" {
 		return errors.New("say where GitHub is: -github-auth-url, -github-token-url and -github-api-url, or -fake-github ADDR for the local fake")
@@ -154,7 +157,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	servers = append(servers, &http.Server{Addr: listenAddr, Handler: a.handler, ReadHeaderTimeout: 10 * time.Second})
+	as := httpserve.Server(a.handler, &httpserve.Options{MaxBody: maxRequestBody})
+	as.Addr = listenAddr
+	servers = append(servers, as)
 
 	errc := make(chan error, len(servers))
 	for _, s := range servers {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
@@ -116,7 +117,7 @@ func newApp(cfg config) (*app, error) {
 	mux.Handle("/mcp", auth.RequireBearerToken(dir.verifyToken, nil)(mcpHandler))
 	mux.Handle("/signin", http.NewCrossOriginProtection().Handler(browser.serveSignIn(serverName)))
 	mux.Handle("/connect/", conn)
-	return &app{handler: http.MaxBytesHandler(mux, maxRequestBody), connector: conn}, nil
+	return &app{handler: httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody}), connector: conn}, nil
 }
 
 // maxRequestBody bounds the body of one HTTP request (413 beyond it): the go-sdk's

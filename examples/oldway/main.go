@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/debugstats"
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,7 +51,7 @@ func run(addr, addrFile string, stats bool) error {
 			return fmt.Errorf("-addr-file: %w", err)
 		}
 	}
-	hs := &http.Server{Handler: httpHandler(newServer(), stats), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpserve.Server(httpHandler(newServer(), stats), &httpserve.Options{MaxBody: maxRequestBody})
 	return hs.Serve(ln)
 }
 
@@ -66,7 +67,7 @@ func httpHandler(srv *mcp.Server, stats bool) http.Handler {
 	if stats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}
-	return http.MaxBytesHandler(mux, maxRequestBody)
+	return httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody})
 }
 
 // DeployIn is the deploy tool's input.

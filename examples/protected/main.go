@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/fixtures/authserver"
+	"github.com/askback/askback/internal/httpserve"
 )
 
 func main() {
@@ -90,7 +91,7 @@ func run() error {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "protected: MCP server at %s%s (tools whoami, admin, deploy); sign in as alice or bob\n", base, authserver.MCPPath)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.Server(mux, nil) // bodies, headers and idle connections bounded
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
