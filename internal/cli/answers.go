@@ -103,12 +103,18 @@ func addAnswerFlags(cmd *cobra.Command, c *ConnOptions, a *AnswerOptions) {
 	addStrictFlag(cmd, a)
 }
 
-// addElicitFlag binds --elicit, the scripted answers.
+// addElicitFlag binds --elicit, the scripted answers, and --sample.
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
 		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; an answer no question used is an error; questions left over are declined)")
+	addSampleFlag(cmd, o, "")
+}
+
+// addSampleFlag binds --sample, the scripted model replies; more, when not
+// empty, ends its usage.
+func addSampleFlag(cmd *cobra.Command, o *AnswerOptions, more string) {
 	cmd.Flags().StringArrayVar(&o.Samples, "sample", nil,
-		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order)`)
+		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order`+more+`)`)
 }
 
 // samples parses the --sample answers.

@@ -46,7 +46,7 @@ func TestCommandFlags(t *testing.T) {
 		"tasks cancel":        conn + " format",
 		"tasks get":           conn + " format",
 		"tasks wait":          conn + " accessible elicit format interactive no-elicitation no-url no-validate open open-despite-warnings root sample strict",
-		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record root script step-timeout strict",
+		"test":                conn + " accessible format interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate questions record root sample script step-timeout strict",
 		"tools list":          conn + " all cursor format json",
 		"list":                conn + " all check-icons cursor download-icons format json",
 		"version":             "format",

@@ -76,6 +76,7 @@ connect to the server.`,
 	addStrictFlag(cmd, &opts.Answers)
 	cmd.Flags().Lookup("strict").Usage = "a question that no elicit_response (and no person) answers fails its step instead of being declined"
 	addRecordFlag(cmd, &opts.Answers, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
+	addSampleFlag(cmd, &opts.Answers, "; after the sample_response lines, each script from the first")
 	f := cmd.Flags()
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
@@ -104,6 +105,13 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return err
 	}
 	sopts.OnTask = nil // the script report notes each task under its step
+	samples, err := opts.Answers.samples()
+	if err != nil {
+		return err
+	}
+	if len(samples) > 0 && sopts.Sampler == nil {
+		sopts.Sampler = answer.SamplerChain{} // declared; the replies come from the script's fallback
+	}
 	scripts, err := script.LoadFiles(opts.Scripts)
 	if err != nil {
 		// Syntax errors and missing files: nothing has run.
@@ -115,6 +123,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		StepTimeout:   opts.StepTimeout,
 		Stdin:         opts.IO.In,
 		Verbose:       opts.Verbose,
+		Samples:       samples,
 	}
 	if opts.Jobs <= 1 {
 		// Parallel scripts in a terminal decline, as they always did.

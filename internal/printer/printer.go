@@ -50,11 +50,7 @@ func Elicit(w io.Writer, e exchange.Entry) {
 func Sample(w io.Writer, e exchange.Entry) {
 	var b strings.Builder
 	b.WriteString("[SAMPLE] ")
-	if e.Sample != nil && len(e.Sample.Messages) > 0 {
-		if m := e.Sample.Messages[len(e.Sample.Messages)-1]; m != nil {
-			b.WriteString(oneLine(strings.Join(Texts(m.Content), " ")))
-		}
-	}
+	b.WriteString(oneLine(lastSampleMessage(e)))
 	b.WriteString(" → ")
 	if e.Reply == nil {
 		b.WriteString("(no answer)")
@@ -253,26 +249,46 @@ func Texts(cs []mcp.Content) []string {
 type QuestionJSON struct {
 	// Asks is empty for an elicitation, else what the server asked for
 	// (exchange.AsksSampling, exchange.AsksRoots).
-	Asks    string `json:"asks,omitempty"`
-	Key     string `json:"key,omitempty"`
-	Via     string `json:"via"`
-	Round   int    `json:"round"`
-	Mode    string `json:"mode"`
+	Asks  string `json:"asks,omitempty"`
+	Key   string `json:"key,omitempty"`
+	Via   string `json:"via"`
+	Round int    `json:"round"`
+	// Mode is an elicitation's mode (form or url); empty for sampling and
+	// roots.
+	Mode string `json:"mode,omitempty"`
+	// Message is an elicitation's message, or the last message of a
+	// request for a model reply (as its [SAMPLE] line shows it).
 	Message string `json:"message"`
 	URL     string `json:"url,omitempty"`
 	// RequestedSchema is the form the server asked to fill in.
 	RequestedSchema any `json:"requestedSchema,omitempty"`
-	// Answer is what was sent back.
+	// Answer is what was sent back to an elicitation.
 	Answer *mcp.ElicitResult `json:"answer,omitempty"`
+	// Sample is a request for a model reply as the server sent it, and
+	// Reply the reply sent back (nil when none was).
+	Sample *mcp.CreateMessageWithToolsParams `json:"sample,omitempty"` //lint:ignore SA1019 sampling is deprecated but still answered
+	Reply  *mcp.CreateMessageWithToolsResult `json:"reply,omitempty"`  //lint:ignore SA1019 sampling is deprecated but still answered
+	// Roots are the roots sent back to a request for them (roots/list).
+	Roots []*mcp.Root `json:"roots,omitempty"` //lint:ignore SA1019 roots are deprecated but still answered
 	// NoAnswer says that nobody had an answer, so the tester declined.
 	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
-// QuestionsJSON turns a call's questions into their JSON form; never nil.
+// QuestionsJSON turns a call's questions into their JSON form, the
+// requests for a model reply and for the roots with what was sent back as
+// their [SAMPLE] and [ROOTS] lines show it; never nil.
 func QuestionsJSON(es []exchange.Entry) []QuestionJSON {
 	out := make([]QuestionJSON, 0, len(es))
 	for _, e := range es {
-		q := QuestionJSON{Asks: e.Asks, Key: e.Key, Via: e.Via, Round: e.Round, Mode: e.Mode(), Message: e.Message(), Answer: e.Answer, NoAnswer: e.NoAnswer}
+		q := QuestionJSON{Asks: e.Asks, Key: e.Key, Via: e.Via, Round: e.Round, NoAnswer: e.NoAnswer}
+		switch e.Asks {
+		case exchange.AsksSampling:
+			q.Message, q.Sample, q.Reply = lastSampleMessage(e), e.Sample, e.Reply
+		case exchange.AsksRoots:
+			q.Roots = e.Roots
+		default:
+			q.Mode, q.Message, q.Answer = e.Mode(), e.Message(), e.Answer
+		}
 		if e.Params != nil {
 			q.URL = e.Params.URL
 			q.RequestedSchema = e.Params.RequestedSchema
@@ -280,6 +296,19 @@ func QuestionsJSON(es []exchange.Entry) []QuestionJSON {
 		out = append(out, q)
 	}
 	return out
+}
+
+// lastSampleMessage is the text of the last message of a request for a
+// model reply, as the server wrote it.
+func lastSampleMessage(e exchange.Entry) string {
+	if e.Sample == nil || len(e.Sample.Messages) == 0 {
+		return ""
+	}
+	m := e.Sample.Messages[len(e.Sample.Messages)-1]
+	if m == nil {
+		return ""
+	}
+	return strings.Join(Texts(m.Content), " ")
 }
 
 // Asked is the JSON output of a command that may ask questions: the

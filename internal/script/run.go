@@ -60,6 +60,10 @@ type RunOptions struct {
 	// nor the Fallback answer fail its step instead of being declined; it
 	// ends the error message (answer.Who.Strict).
 	Strict string
+	// Samples are model replies (mcp-tester test --sample) for the requests
+	// that the replies queued by sample_response do not cover, used in
+	// order before Fallback; each script takes them from the first.
+	Samples []answer.Sample
 	// Record, when set, is called after every call_tool, get_prompt and
 	// read_resource that got a result (one that failed is left out, so
 	// that what is recorded replays), with what it sent and what came of
