@@ -243,6 +243,10 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		if le := login.AsError(err); le != nil {
 			e.Err = le // the login's reason, without the transport's wrapping
 		}
+		if r := conn.Refused(); r != nil {
+			// The server was reached and broke the rules of the wire.
+			e.Kind, e.Err = KindProtocol, r
+		}
 		switch exited, state := conn.Exited(); {
 		case cctx.Err() != nil && ctx.Err() == nil:
 			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
@@ -397,6 +401,11 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Kind = KindServer
 	case errors.Is(err, taskclient.ErrCancelled):
 		e.Kind = KindServer
+	case s.conn.Refused() != nil:
+		// What the HTTP client refused (an answer too large, a request
+		// sent on elsewhere) ended the connection.
+		e.Kind = KindProtocol
+		e.Err = s.conn.Refused()
 	case timedOut(ctx):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)

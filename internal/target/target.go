@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -100,7 +101,14 @@ type Conn struct {
 	Transport mcp.Transport
 	proc      *process
 	pool      *Pool // the Conn's own, closed by Cleanup
+	refused   refusal
 }
+
+// Refused returns the first request or answer the Conn's HTTP client
+// refused (an answer over MaxBody, a request sent on to another origin),
+// or nil: the reason a connection ended, which the go-sdk's error keeps
+// only as text.
+func (c *Conn) Refused() error { return c.refused.get() }
 
 // StderrTail returns the last lines a command server wrote to stderr.
 func (c *Conn) StderrTail() string {
@@ -164,7 +172,7 @@ func (t *Target) Open(transport string) (*Conn, error) {
 		// cached token from the login's transport.
 		base = h.Transport(base, transport == TransportSSE)
 	}
-	client := t.httpClient(base)
+	client := t.httpClient(base, &conn.refused)
 	if transport == TransportSSE {
 		conn.Transport = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}
 		return conn, nil
@@ -192,12 +200,19 @@ func (t *Target) LoginHandler() (*login.Handler, error) {
 // HTTPClient returns a client that sends the target's headers, and no
 // login's token.
 func (t *Target) HTTPClient() *http.Client {
-	return t.httpClient(http.DefaultTransport)
+	return t.httpClient(http.DefaultTransport, nil)
 }
 
-func (t *Target) httpClient(base http.RoundTripper) *http.Client {
+// httpClient returns the client of the target's requests: its headers
+// sent with each, to its origin only, answers bounded (see
+// headerTransport); what it refuses is noted in refused, when not nil.
+func (t *Target) httpClient(base http.RoundTripper, refused *refusal) *http.Client {
 	h, _ := ParseHeaders(t.Headers)
-	return &http.Client{Transport: &headerTransport{base: base, headers: h}}
+	ht := &headerTransport{base: base, headers: h, refused: refused}
+	if u, err := url.Parse(t.URL); err == nil && u.Host != "" {
+		ht.origin = u
+	}
+	return &http.Client{Transport: ht}
 }
 
 func (t *Target) openCommand() *Conn {
@@ -248,24 +263,6 @@ func (p *process) kill() {
 			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		}
 	})
-}
-
-type headerTransport struct {
-	base    http.RoundTripper
-	headers http.Header
-}
-
-func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, vs := range h.headers {
-			r.Header.Del(k)
-			for _, v := range vs {
-				r.Header.Add(k, v)
-			}
-		}
-	}
-	return h.base.RoundTrip(r)
 }
 
 // IsHTTPNotStreamable reports whether err from a Streamable HTTP connect
