@@ -61,6 +61,11 @@ type Options struct {
 	MaxSessions int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// SessionsOnly serves every request in sessions, as protocol 2025-11-25
+	// does, for a server whose handlers hold a call open and ask with
+	// elicitation/create; with the same bounds on sessions. A POST without
+	// a session that is not an initialize is refused with 400.
+	SessionsOnly bool
 }
 
 // Handler is an http.Handler for one MCP endpoint that serves both eras.
@@ -71,6 +76,7 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // open 2025-11-25 sessions by id
+	opening  int                 // initialize requests being served
 }
 
 // session is what the Handler knows of an open session.
@@ -116,7 +122,7 @@ func (h *Handler) Sessions() int {
 
 // ServeHTTP routes r to the stateless or the session handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern && !h.opts.SessionsOnly {
 		h.stateless.ServeHTTP(w, r)
 		return
 	}
@@ -135,6 +141,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !opensSession(body) {
+		if h.opts.SessionsOnly {
+			// Refused here: the go-sdk would open a session for it, one
+			// that no bound counts.
+			http.Error(w, "this endpoint serves requests in sessions only: send initialize first, then the session's Mcp-Session-Id with each request", http.StatusBadRequest)
+			return
+		}
 		h.stateless.ServeHTTP(w, r)
 		return
 	}
@@ -164,11 +176,15 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 }
 
 // open serves an initialize request, which opens a session, unless too
-// many are open.
+// many are open. Its place is taken before it is served, so that many
+// initialize requests at once cannot open more than MaxSessions.
 func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.sweepLocked()
-	full := len(h.sessions) >= h.opts.MaxSessions
+	full := len(h.sessions)+h.opening >= h.opts.MaxSessions
+	if !full {
+		h.opening++
+	}
 	h.mu.Unlock()
 	if full {
 		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
@@ -182,6 +198,11 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 			h.mu.Unlock()
 		}
 	}}
+	defer func() {
+		h.mu.Lock()
+		h.opening--
+		h.mu.Unlock()
+	}()
 	h.stateful.ServeHTTP(rec, r)
 }
 

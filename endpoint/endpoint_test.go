@@ -222,3 +222,80 @@ func FuzzSessionlessPost(f *testing.F) {
 		}
 	})
 }
+
+// Many initialize requests at once open no more than MaxSessions: each takes
+// its place before it is served. The server holds every initialize that
+// reaches it until all have arrived (or a second has passed), so that they
+// are served at once.
+func TestConcurrentInitializeBounded(t *testing.T) {
+	const clients, limit = 40, 5
+	s := askingServer()
+	var mu sync.Mutex
+	arrived, all := 0, make(chan struct{})
+	h := endpoint.New(func(*http.Request) *mcp.Server {
+		mu.Lock()
+		if arrived++; arrived == clients {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(time.Second):
+		}
+		return s
+	}, &endpoint.Options{MaxSessions: limit})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var wg sync.WaitGroup
+	var opened, refused int
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case resp.Header.Get("Mcp-Session-Id") != "":
+				opened++
+			case resp.StatusCode == http.StatusServiceUnavailable:
+				refused++
+			}
+		}()
+	}
+	wg.Wait()
+	if opened > limit || h.Sessions() > limit || opened+refused != clients {
+		t.Fatalf("%d initialize at once with MaxSessions %d: %d opened (%d tracked), %d refused", clients, limit, opened, h.Sessions(), refused)
+	}
+}
+
+// With SessionsOnly, nothing is served without a session (the go-sdk would
+// open one for any request, uncounted), and sessions stay bounded.
+func TestSessionsOnly(t *testing.T) {
+	h, url := serve(t, &endpoint.Options{SessionsOnly: true, MaxSessions: 1})
+	resp := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Mcp-Session-Id") != "" ||
+		!strings.Contains(string(body), "send initialize first") {
+		t.Fatalf("a sessionless tools/list: %d, session %q, %s; want 400 and no session", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body)
+	}
+	if text, via := call(t, url, "2025-11-25"); text != "hello ann (accept)" || via != "elicitation/create in session" {
+		t.Fatalf("2025-11-25: %q via %s", text, via)
+	}
+	if h.Sessions() != 0 {
+		t.Fatalf("after the client closed: %d sessions", h.Sessions())
+	}
+	if resp := post(t, url, initialize); resp.Header.Get("Mcp-Session-Id") == "" || h.Sessions() != 1 {
+		t.Fatalf("initialize: status %d, %d sessions tracked", resp.StatusCode, h.Sessions())
+	}
+	if resp := post(t, url, initialize); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a second session over MaxSessions 1: status %d, want 503", resp.StatusCode)
+	}
+}

@@ -9,7 +9,10 @@
 // speak 2025-11-25. Compare it with examples/deployer, which asks with
 // multi round-trip requests and holds nothing between rounds.
 //
-//	oldway -http 127.0.0.1:8081 [-addr-file FILE] [-debug-stats]
+// Sessions are bounded (-max-sessions, default 1000; 503 beyond) and closed
+// after 10 idle minutes; a request without a session opens none.
+//
+//	oldway -http 127.0.0.1:8081 [-addr-file FILE] [-debug-stats] [-max-sessions N]
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/debugstats"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,14 +35,15 @@ func main() {
 	addr := flag.String("http", "", "serve stateful Streamable HTTP at /mcp on this address (required)")
 	addrFile := flag.String("addr-file", "", "write the address listened on to this file")
 	stats := flag.Bool("debug-stats", false, "serve heap and goroutine counts at /debug/stats (for benchmarks)")
+	sessions := flag.Int("max-sessions", endpoint.DefaultMaxSessions, "open sessions at most; another initialize gets 503")
 	flag.Parse()
-	if err := run(*addr, *addrFile, *stats); err != nil {
+	if err := run(*addr, *addrFile, *stats, *sessions); err != nil {
 		fmt.Fprintln(os.Stderr, "oldway:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, addrFile string, stats bool) error {
+func run(addr, addrFile string, stats bool, sessions int) error {
 	if addr == "" {
 		return errors.New("-http ADDR is required, e.g. -http 127.0.0.1:8081")
 	}
@@ -51,7 +56,7 @@ func run(addr, addrFile string, stats bool) error {
 			return fmt.Errorf("-addr-file: %w", err)
 		}
 	}
-	hs := httpserve.Server(httpHandler(newServer(), stats), &httpserve.Options{MaxBody: maxRequestBody})
+	hs := httpserve.Server(httpHandler(newServer(), stats, sessions), &httpserve.Options{MaxBody: maxRequestBody})
 	return hs.Serve(ln)
 }
 
@@ -59,11 +64,12 @@ func run(addr, addrFile string, stats bool) error {
 const maxRequestBody = 1 << 20
 
 // httpHandler serves srv as stateful Streamable HTTP at /mcp, and
-// /debug/stats when stats is set, with request bodies bounded.
-func httpHandler(srv *mcp.Server, stats bool) http.Handler {
+// /debug/stats when stats is set, with request bodies bounded and at most
+// sessions sessions open (503 beyond; closed after 10 idle minutes).
+func httpHandler(srv *mcp.Server, stats bool, sessions int) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute}))
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv },
+		&endpoint.Options{SessionsOnly: true, MaxSessions: sessions, SessionTimeout: 10 * time.Minute}))
 	if stats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}

@@ -102,7 +102,7 @@ func BenchmarkPendingQuestions(b *testing.B) {
 	hc := httpClient()
 
 	// The old way: N sessions, each with a call waiting for its answer.
-	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-debug-stats")
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-debug-stats", "-max-sessions", strconv.Itoa(n+100))
 	// Each token lets one waiting question be answered. The answers are
 	// let go at most answerWindow at a time: every answer is a new request
 	// while its call's connection is still open, and the client process may
@@ -347,7 +347,7 @@ const answerYes = `accept:{"environment":"production","confirm":true}`
 // a one-round call of the same tool (a client that declares no elicitation
 // gets a plain answer at once).
 func BenchmarkFlows(b *testing.B) {
-	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil)
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-max-sessions", "100000")
 	dep := scaleout.StartInstance(b, "deployer", binary(b, "deployer"), []string{stateKey})
 	d := benchSeconds()
 	common := []string{"--args", `{"service":"auth-service"}`, "--concurrency", "8", "--duration", d}
