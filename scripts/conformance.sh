@@ -42,10 +42,7 @@ TASKS_SCENARIOS=(
   tasks-mrtr-composition
 )
 # The client scenarios that apply to a command-line client. Not run: sep-2640-* (the
-# skills extension, which mcp-tester does not implement) and the two of the DPoP
-# extension (auth/dpop, auth/dpop-nonce, SEP-1932): proof-of-possession tokens need a
-# signed proof on every request, which neither the go-sdk nor golang.org/x/oauth2
-# implements.
+# skills extension, which mcp-tester does not implement).
 CLIENT_SCENARIOS=(
   initialize
   tools_call
@@ -72,6 +69,7 @@ CLIENT_SCENARIOS=(
   auth/metadata-issuer-mismatch
   auth/client-credentials-basic auth/client-credentials-jwt
   auth/enterprise-managed-authorization auth/wif-jwt-bearer
+  auth/dpop auth/dpop-nonce
 )
 SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}" "${CLIENT_SCENARIOS[@]}")
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then

@@ -4,7 +4,7 @@
 // of its transcripts. The authorization server is the test one of
 // internal/fixtures/authserver: a consent page on which one signs in as
 // alice or bob, dynamic client registration, PKCE, refresh tokens, client
-// credentials, and flags to misbehave.
+// credentials, DPoP (-dpop, -dpop-nonce), and flags to misbehave.
 //
 // It writes its MCP URL to -url-file once it listens, and every access
 // token it hands out to -tokens-file, one a line, so that a test can look
@@ -46,6 +46,8 @@ func run() error {
 	noRegistration := flag.Bool("no-registration", false, "no dynamic client registration")
 	client := flag.String("client", "", "a pre-registered client, ID or ID:SECRET")
 	leak := flag.Bool("leak-token", false, "add a tool, leaky, whose URL question carries the caller's access token")
+	dpop := flag.Bool("dpop", false, "take DPoP-bound tokens only (RFC 9449), proofs checked strictly")
+	dpopNonce := flag.Bool("dpop-nonce", false, "with -dpop, ask for a DPoP nonce in every proof")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -55,7 +57,7 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	var mu sync.Mutex
 	opts := authserver.Options{Issuer: base, TokenTTL: *ttl, Withhold: *withhold, NoPKCE: *noPKCE, WrongIssuer: *wrongIssuer,
-		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration}
+		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration, DPoP: *dpop || *dpopNonce, DPoPNonce: *dpopNonce}
 	if *client != "" {
 		id, secret, _ := strings.Cut(*client, ":")
 		opts.Clients = map[string]string{id: secret}

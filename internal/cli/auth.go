@@ -87,7 +87,11 @@ func describeLogin(e *login.Entry, now time.Time) string {
 	if e.RefreshToken != "" {
 		refresh = "refreshable"
 	}
-	return fmt.Sprintf("%s; %s; expires %s; %s", e.Grant, scopes, expiresIn(e.Expiry, now), refresh)
+	grant := e.Grant
+	if e.DPoPKey != "" {
+		grant += "; DPoP-bound"
+	}
+	return fmt.Sprintf("%s; %s; expires %s; %s", grant, scopes, expiresIn(e.Expiry, now), refresh)
 }
 
 // expiresIn says when a token expires, relative to now.

@@ -65,7 +65,9 @@ type loginStatus struct {
 	Expires     time.Time `json:"expires,omitzero"`
 	Expired     bool      `json:"expired"`
 	Refreshable bool      `json:"refreshable"`
-	Saved       time.Time `json:"saved"`
+	// DPoP says the token is bound to the login's key (RFC 9449).
+	DPoP  bool      `json:"dpop"`
+	Saved time.Time `json:"saved"`
 }
 
 func runAuthStatus(opts *AuthStatusOptions) error {
@@ -107,7 +109,7 @@ func runAuthStatus(opts *AuthStatusOptions) error {
 			scopes = []string{}
 		}
 		out = append(out, loginStatus{Server: e.Server, Identity: e.Identity, Grant: e.Grant, ClientID: e.ClientID, Scopes: scopes,
-			Expires: e.Expiry, Expired: !e.Expiry.IsZero() && !now.Before(e.Expiry), Refreshable: e.RefreshToken != "", Saved: e.Saved})
+			Expires: e.Expiry, Expired: !e.Expiry.IsZero() && !now.Before(e.Expiry), Refreshable: e.RefreshToken != "", DPoP: e.DPoPKey != "", Saved: e.Saved})
 	}
 	var none error
 	if len(out) == 0 && server != "" {
@@ -136,7 +138,11 @@ func runAuthStatus(opts *AuthStatusOptions) error {
 		if s.Refreshable {
 			refresh = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(s.Server, 60), s.Identity, s.Grant, cell(s.ClientID, 40),
+		grant := s.Grant
+		if s.DPoP {
+			grant += "+DPoP"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(s.Server, 60), s.Identity, grant, cell(s.ClientID, 40),
 			cell(strings.Join(s.Scopes, " "), 40), expiresIn(s.Expires, now), refresh)
 	}
 	return tw.Flush()

@@ -18,7 +18,7 @@ import (
 // nameParts are the parts of a name that say it carries a credential.
 var nameParts = []string{
 	"key", "token", "secret", "auth", "session", "cookie", "passw", "pwd",
-	"signature", "credential", "bearer", "jwt", "private",
+	"signature", "credential", "bearer", "jwt", "private", "dpop",
 }
 
 // exactNames are short names that carry credentials but are too short to
@@ -31,7 +31,7 @@ var notCredentials = []string{"www-authenticate", "proxy-authenticate"}
 
 // Name reports whether a header, query parameter or variable called name
 // carries a credential: its name says key, token, secret, auth, session,
-// cookie, password, signature or credential (apikey, X-Goog-Api-Key,
+// cookie, password, signature, credential or DPoP (apikey, X-Goog-Api-Key,
 // Ocp-Apim-Subscription-Key, GITHUB_TOKEN), or it is one of a few short
 // names (sig, sid, code).
 func Name(name string) bool {
@@ -66,10 +66,10 @@ var tokenPrefixes = []string{
 }
 
 // schemes are authorization schemes whose value follows them.
-var schemes = []string{"bearer ", "basic ", "token ", "digest "}
+var schemes = []string{"bearer ", "basic ", "token ", "digest ", "dpop "}
 
 // Token reports whether v has the form of a credential: a value after an
-// authorization scheme ("Bearer …"), a token with a well-known prefix
+// authorization scheme ("Bearer …", "DPoP …"), a token with a well-known prefix
 // (ghp_…, glpat-…, xoxb-…, sk-…, AKIA…) and enough characters after it, or
 // a JSON Web Token.
 func Token(v string) bool {

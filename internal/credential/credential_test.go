@@ -10,7 +10,7 @@ import (
 func TestName(t *testing.T) {
 	for _, n := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "apikey", "X-Goog-Api-Key",
 		"Ocp-Apim-Subscription-Key", "x-functions-key", "X-Auth-Token", "X-Session", "GITHUB_TOKEN", "client_secret",
-		"password", "X-Amz-Signature", "sig", "code", "private_token", "X-Credential"} {
+		"password", "X-Amz-Signature", "sig", "code", "private_token", "X-Credential", "DPoP", "DPoP-Nonce"} {
 		if !credential.Name(n) {
 			t.Errorf("Name(%q) = false, want true", n)
 		}
@@ -25,7 +25,7 @@ func TestName(t *testing.T) {
 func TestToken(t *testing.T) {
 	for _, v := range []string{"ghp_0123456789abcdef0123", "github_pat_11ABCDEFG0123456789", "glpat-0123456789abcdefghij",
 		"xoxb-1234567890-abcdefghij", "sk-proj-0123456789abcdef", "AKIAIOSFODNN7EXAMPLE", "AIzaSyA-0123456789abcdefghijk",
-		"Bearer abc", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln"} {
+		"Bearer abc", "DPoP abc", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln"} {
 		if !credential.Token(v) {
 			t.Errorf("Token(%q) = false, want true", v)
 		}

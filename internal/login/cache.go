@@ -56,6 +56,10 @@ type Entry struct {
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// DPoPKey is the login's DPoP key pair (PKCS #8, base64url) when the
+	// token is DPoP-bound (TokenType DPoP): every request that presents
+	// the token, and every refresh, is proved with it.
+	DPoPKey string `json:"dpop_key,omitempty"`
 	// Saved is when the entry was last written.
 	Saved time.Time `json:"saved"`
 }
@@ -212,6 +216,16 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	case GrantAuthorizationCode, GrantClientCredentials, GrantJWTBearer, GrantEnterprise:
 	default:
 		return nil, fmt.Errorf("not a login: grant %q", e.Grant)
+	}
+	switch {
+	case isDPoP(e.TokenType) && e.DPoPKey == "":
+		return nil, errors.New("not a login: a DPoP token without its key")
+	case !isDPoP(e.TokenType) && e.DPoPKey != "":
+		return nil, fmt.Errorf("not a login: a DPoP key with a token of type %q", e.TokenType)
+	case e.DPoPKey != "":
+		if _, err := parseProofKey(e.DPoPKey); err != nil {
+			return nil, fmt.Errorf("not a login: %w", err)
+		}
 	}
 	return &e, nil
 }

@@ -84,10 +84,17 @@ func TestCacheRefusesAnotherServersFile(t *testing.T) {
 	}
 }
 
+// dpopKey is an EC P-256 key, PKCS #8, base64url.
+const dpopKey = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgt0rqpguDtsmEoQOySh-cKXzNillUGipv1A4FRcdcOLuhRANCAATIgBEPa0b0CYGgro8lVvUrGbtLAtW6uRnsOP7H5n9xbeGqvMJGdg7AYjAtcqGFgDqd-Y6407NkkBQTO3XVTi9g"
+
 func TestDecodeEntryIsStrict(t *testing.T) {
 	good, _ := json.Marshal(entry("https://example.com/mcp", "default"))
 	if _, err := login.DecodeEntry(good); err != nil {
 		t.Fatalf("a good entry: %v", err)
+	}
+	dpop := `{"server":"https://e.com/mcp","identity":"d","grant":"client_credentials","access_token":"x","token_type":"DPoP","dpop_key":"` + dpopKey + `"}`
+	if _, err := login.DecodeEntry([]byte(dpop)); err != nil {
+		t.Fatalf("a good DPoP entry: %v", err)
 	}
 	for _, bad := range []string{
 		`{}`,
@@ -98,6 +105,11 @@ func TestDecodeEntryIsStrict(t *testing.T) {
 		strings.Replace(string(good), `"server":"https://example.com/mcp"`, `"server":"file:///etc"`, 1),
 		string(good) + `{}`,
 		`{"server":"https://e.com/mcp","identity":"d","grant":"password","access_token":"x"}`,
+		// A DPoP token needs its key, a key a DPoP token, and the key must
+		// be an EC P-256 PKCS #8 one.
+		`{"server":"https://e.com/mcp","identity":"d","grant":"client_credentials","access_token":"x","token_type":"DPoP"}`,
+		`{"server":"https://e.com/mcp","identity":"d","grant":"client_credentials","access_token":"x","token_type":"Bearer","dpop_key":"` + dpopKey + `"}`,
+		`{"server":"https://e.com/mcp","identity":"d","grant":"client_credentials","access_token":"x","token_type":"DPoP","dpop_key":"bm90IGEga2V5"}`,
 	} {
 		if _, err := login.DecodeEntry([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
@@ -112,6 +124,7 @@ func FuzzDecodeEntry(f *testing.F) {
 	f.Add(good)
 	f.Add([]byte(`{"server":"http://127.0.0.1:1/mcp","identity":"a","grant":"client_credentials","access_token":"t"}`))
 	f.Add([]byte(`{"expiry":"not a time"}`))
+	f.Add([]byte(`{"server":"https://e.com/mcp","identity":"d","grant":"client_credentials","access_token":"x","token_type":"DPoP","dpop_key":"` + dpopKey + `"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := login.DecodeEntry(data)
 		if err != nil {

@@ -31,14 +31,15 @@ type Handler struct {
 	flow sync.Mutex // one login at a time
 
 	mu     sync.Mutex
-	entry  *Entry       // the current login; nil: none yet
-	src    *tokenSource // the current login's token source
-	fresh  string       // the access token the last login (or refresh after a 401) of this run obtained
-	again  bool         // fresh came from a login after the server refused the fresh token before it
-	stepUp string       // the access token a step-up obtained
-	asked  []string     // the scopes the last step-up asked for
-	tried  bool         // a refresh after a 401 was tried in this run
-	failed error        // a login of this run that failed: not tried again
+	entry  *Entry            // the current login; nil: none yet
+	src    *tokenSource      // the current login's token source
+	fresh  string            // the access token the last login (or refresh after a 401) of this run obtained
+	again  bool              // fresh came from a login after the server refused the fresh token before it
+	stepUp string            // the access token a step-up obtained
+	asked  []string          // the scopes the last step-up asked for
+	tried  bool              // a refresh after a 401 was tried in this run
+	failed error             // a login of this run that failed: not tried again
+	nonces map[string]string // the DPoP nonce each address gave last
 }
 
 // Error is a login that failed or was refused, with the reason.
@@ -114,7 +115,7 @@ func (h *Handler) current() string {
 // install makes e the current login; saved entries are written to the
 // cache.
 func (h *Handler) install(e *Entry, save bool) *tokenSource {
-	src := newTokenSource(h.l, e)
+	src := newTokenSource(h, e)
 	h.mu.Lock()
 	h.entry, h.src = e, src
 	h.mu.Unlock()
@@ -140,7 +141,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	case insufficient && bearer["error"] != "insufficient_scope":
 		return h.fail(forbidden(bearer))
 	case resp.StatusCode == http.StatusUnauthorized && bearer == nil:
-		return h.fail(errors.New("the server answered 401 Unauthorized without a Bearer challenge: it does not ask for an OAuth login; send its credentials with -H \"Name: value\""))
+		return h.fail(errors.New("the server answered 401 Unauthorized without a Bearer or DPoP challenge: it does not ask for an OAuth login; send its credentials with -H \"Name: value\""))
 	}
 	if err := h.bound(sentToken(req), insufficient, bearer); err != nil {
 		return err
@@ -212,11 +213,14 @@ func (h *Handler) Login(ctx context.Context, client *http.Client) error {
 func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, asked []string) error {
 	resume := pauseClock(ctx)
 	defer resume()
-	var err error
-	if h.l.Settings.machine() {
-		err = h.machine(ctx, req, resp)
-	} else {
-		err = h.authorizationCode(ctx, req, resp, stepUp)
+	p, err := newProofing(resp)
+	if err == nil {
+		ctx = withProofing(ctx, p)
+		if h.l.Settings.machine() {
+			err = h.machine(ctx, req, resp, p)
+		} else {
+			err = h.authorizationCode(ctx, req, resp, stepUp, p)
+		}
 	}
 	if err != nil {
 		e := h.fail(err)
@@ -312,7 +316,7 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(req)
 	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
 		return resp, err
 	}
@@ -333,6 +337,38 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.stepUp(req, resp)
 	}
 	return resp, nil
+}
+
+// send sends req with the token it carries: a DPoP-bound token of the
+// login with the DPoP scheme and a fresh proof (once more with the nonce
+// the server asks for), any other as it is.
+func (t *boundTransport) send(req *http.Request) (*http.Response, error) {
+	tok := sentToken(req)
+	key := t.h.proofKey(tok)
+	if key == nil {
+		return t.base.RoundTrip(req)
+	}
+	resp, twice, err := t.h.sendProved(t.base, req, key, tok, resourceChallenge)
+	if twice {
+		discard(resp)
+		return nil, t.h.fail(errors.New("the server refused the DPoP nonce it supplied itself (401 use_dpop_nonce twice): giving up"))
+	}
+	return resp, err
+}
+
+// proofKey is the DPoP key of the current login when tok is its
+// DPoP-bound token, nil otherwise.
+func (h *Handler) proofKey(tok string) *proofKey {
+	if tok == "" {
+		return nil
+	}
+	h.mu.Lock()
+	src := h.src
+	h.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	return src.proofKeyFor(tok)
 }
 
 // stepUp logs in for the larger scope a 403 insufficient_scope names and
@@ -356,7 +392,7 @@ func (t *boundTransport) stepUp(req *http.Request, resp *http.Response) (*http.R
 	again := req.Clone(req.Context())
 	again.Body = body
 	tok.SetAuthHeader(again)
-	resp, err = t.base.RoundTrip(again)
+	resp, err = t.send(again)
 	if err != nil || resp.StatusCode != http.StatusForbidden {
 		return resp, err
 	}
@@ -371,7 +407,7 @@ func (t *boundTransport) stepUp(req *http.Request, resp *http.Response) (*http.R
 
 // authorizationCode runs the go-sdk's authorization code flow with a
 // receiver for the browser's return made for this login.
-func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool) error {
+func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, p *proofing) error {
 	s := &h.l.Settings
 	recv, redirect, err := listen(s.RedirectURL)
 	if err != nil {
@@ -402,12 +438,15 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 			return union(had, discovered, s.Scopes)
 		},
 		RequestRefreshToken: true,
-		Client:              h.l.client(),
+		Client:              h.authClient(),
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			e := &Entry{Server: h.server, Identity: h.identity, Grant: GrantAuthorizationCode,
 				ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle,
 				Scopes: grantedScopes(tok, c.Scopes)}
 			e.setToken(tok)
+			if err := p.bind(e, tok); err != nil {
+				return nil, err
+			}
 			return h.install(e, true), nil
 		},
 	}
@@ -424,7 +463,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 	if err != nil {
 		return err
 	}
-	return explain(sdk.Authorize(ctx, req, resp))
+	return explain(sdk.Authorize(ctx, req, asBearer(resp)))
 }
 
 // fetch is the browser step: it shows the authorization address, opens
@@ -546,28 +585,26 @@ func forbidden(bearer map[string]string) error {
 	return errors.New("the server answered 403 Forbidden: this identity may not do that")
 }
 
-// bearerChallenge returns the parameters of the Bearer challenge, nil
-// when there is none.
+// bearerChallenge returns the parameters of the Bearer challenge, else
+// those of the DPoP one (RFC 9449 §7.1), nil when there is neither.
 func bearerChallenge(cs []oauthex.Challenge) map[string]string {
-	for _, c := range cs {
-		if c.Scheme == "bearer" {
-			if c.Params == nil {
-				return map[string]string{}
-			}
-			return c.Params
-		}
+	if b := findChallenge(cs, "bearer"); b != nil {
+		return b
 	}
-	return nil
+	return findChallenge(cs, "dpop")
 }
 
-// sentToken is the bearer token a request carried.
+// sentToken is the access token a request carried, with the Bearer or
+// the DPoP scheme.
 func sentToken(req *http.Request) string {
 	if req == nil {
 		return ""
 	}
 	v := req.Header.Get("Authorization")
-	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
-		return strings.TrimSpace(v[7:])
+	for _, scheme := range []string{"bearer ", "dpop "} {
+		if len(v) > len(scheme) && strings.EqualFold(v[:len(scheme)], scheme) {
+			return strings.TrimSpace(v[len(scheme):])
+		}
 	}
 	return ""
 }
@@ -607,8 +644,10 @@ func grantedScopes(tok *oauth2.Token, asked []string) []string {
 // changes.
 type tokenSource struct {
 	l   *Login
+	h   *Handler
 	cfg *oauth2.Config // nil: the token cannot be refreshed
 	ctx context.Context
+	key *proofKey // the DPoP key of a DPoP-bound token, else nil
 
 	mu     sync.Mutex
 	entry  Entry
@@ -619,13 +658,34 @@ type tokenSource struct {
 // token that lives shorter is refreshed half-way.
 const maxMargin = time.Minute
 
-func newTokenSource(l *Login, e *Entry) *tokenSource {
-	s := &tokenSource{l: l, entry: *e, ctx: context.WithValue(context.Background(), oauth2.HTTPClient, l.client())}
+func newTokenSource(h *Handler, e *Entry) *tokenSource {
+	s := &tokenSource{l: h.l, h: h, entry: *e, ctx: context.WithValue(context.Background(), oauth2.HTTPClient, h.authClient())}
 	if e.Grant == GrantAuthorizationCode && e.TokenURL != "" && e.ClientID != "" {
 		s.cfg = &oauth2.Config{ClientID: e.ClientID, ClientSecret: e.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: e.TokenURL, AuthStyle: e.AuthStyle}}
 	}
+	if e.DPoPKey != "" {
+		// Decoded entries were checked; a key that cannot be read leaves
+		// the token unproved, and the server's refusal starts a login.
+		if key, err := parseProofKey(e.DPoPKey); err == nil {
+			s.key = key
+			if u, err := url.Parse(e.TokenURL); err == nil && e.TokenURL != "" {
+				// Refreshes prove possession of the same key.
+				s.ctx = withProofing(s.ctx, &proofing{key: key, forced: htu(u)})
+			}
+		}
+	}
 	s.setMargin(e.Saved)
 	return s
+}
+
+// proofKeyFor is the DPoP key when tok is the source's DPoP-bound token.
+func (s *tokenSource) proofKeyFor(tok string) *proofKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key == nil || !isDPoP(s.entry.TokenType) || s.entry.AccessToken != tok {
+		return nil
+	}
+	return s.key
 }
 
 // setMargin picks the refresh margin of a token obtained at from.
@@ -673,7 +733,13 @@ func (s *tokenSource) refreshLocked() (*oauth2.Token, error) {
 	if err != nil {
 		return nil, fmt.Errorf("refresh the token: %w", err)
 	}
+	if isDPoP(nt.TokenType) && s.key == nil {
+		return nil, errors.New("refresh the token: the authorization server issued a DPoP token to a refresh without a DPoP proof: refused")
+	}
 	s.entry.setToken(nt)
+	if !isDPoP(nt.TokenType) {
+		s.entry.DPoPKey = "" // the server went back to Bearer tokens
+	}
 	if sc, ok := nt.Extra("scope").(string); ok {
 		s.entry.Scopes = strings.Fields(sc)
 	}

@@ -32,7 +32,7 @@ import (
 // client_credentials grant authenticated with the client secret or a
 // signed assertion (private_key_jwt, RFC 7523), or the JWT-bearer grant
 // with the workload's own token (RFC 7523, workload identity federation).
-func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Response, p *proofing) error {
 	s := &h.l.Settings
 	prm, asm, scopes, err := h.discover(ctx, req, resp)
 	if err != nil {
@@ -74,12 +74,15 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 		cfg.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		cfg.EndpointParams.Set("client_assertion", assertion)
 	}
-	tok, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, h.l.client()))
+	tok, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, h.authClient()))
 	if err != nil {
 		return fmt.Errorf("%s token request to %s: %w", strings.ReplaceAll(grant, "_", " "), asm.TokenEndpoint, err)
 	}
 	e := &Entry{Server: h.server, Identity: h.identity, Grant: grant, ClientID: s.ClientID, Scopes: grantedScopes(tok, cfg.Scopes)}
 	e.setToken(tok)
+	if err := p.bind(e, tok); err != nil {
+		return err
+	}
 	e.Saved = h.l.now()
 	h.install(e, true)
 	return nil
@@ -94,7 +97,7 @@ func (h *Handler) discover(ctx context.Context, req *http.Request, resp *http.Re
 		return nil, nil, nil, fmt.Errorf("the WWW-Authenticate header cannot be read: %w", err)
 	}
 	bearer := bearerChallenge(ch)
-	client := h.l.client()
+	client := h.authClient()
 	resource := req.URL.String()
 	var prm *oauthex.ProtectedResourceMetadata
 	var firstErr error

@@ -168,8 +168,9 @@ func TestRedactNestedAndOdd(t *testing.T) {
 func TestRedactHeaders(t *testing.T) {
 	got := strings.Join(trace.RedactHeaders([]string{"Authorization: Bearer sekrit", "X-Api-Key: k3y", "Accept: text/plain", "X-Auth-Token: t0k",
 		"apikey: ak1", "X-Goog-Api-Key: goog1", "Ocp-Apim-Subscription-Key: azure1", "x-functions-key: fn1",
-		"X-Session: sess1", "X-Signature: sig1", "X-Password: pw1", "X-Anything: ghp_0123456789abcdef0123"}), "\n")
-	for _, s := range []string{"sekrit", "k3y", "t0k", "ak1", "goog1", "azure1", "fn1", "sess1", "sig1", "pw1", "ghp_"} {
+		"X-Session: sess1", "X-Signature: sig1", "X-Password: pw1", "X-Anything: ghp_0123456789abcdef0123",
+		"DPoP: pr00f", "DPoP-Nonce: n0nce", "X-Other: DPoP dp0p"}), "\n")
+	for _, s := range []string{"sekrit", "k3y", "t0k", "ak1", "goog1", "azure1", "fn1", "sess1", "sig1", "pw1", "ghp_", "pr00f", "n0nce", "dp0p"} {
 		if strings.Contains(got, s) {
 			t.Errorf("RedactHeaders shows %q:\n%s", s, got)
 		}

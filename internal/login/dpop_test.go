@@ -1,0 +1,182 @@
+package login
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/fixtures/authserver"
+)
+
+// claimsOf decodes a proof's header and claims without checking it.
+func claimsOf(t *testing.T, proof string) (header, claims map[string]any) {
+	t.Helper()
+	parts := strings.Split(proof, ".")
+	if len(parts) != 3 {
+		t.Fatalf("proof %q is not a JWT", proof)
+	}
+	for i, v := range []*map[string]any{&header, &claims} {
+		data, err := base64.RawURLEncoding.DecodeString(parts[i])
+		if err != nil || json.Unmarshal(data, v) != nil {
+			t.Fatalf("proof part %d does not decode: %v", i, err)
+		}
+	}
+	return header, claims
+}
+
+func TestProofIsWellFormedAndVerifies(t *testing.T) {
+	key, err := newProofKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("HTTPS://MCP.Example.com/mcp/v1?session=abc#frag")
+	now := time.Now()
+	proof, err := key.proof(http.MethodPost, u, "the-access-token", "server-nonce", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, claims := claimsOf(t, proof)
+	jwk, _ := header["jwk"].(map[string]any)
+	if header["typ"] != "dpop+jwt" || header["alg"] != "ES256" || jwk == nil || jwk["d"] != nil || jwk["kty"] != "EC" || jwk["crv"] != "P-256" {
+		t.Errorf("header %v: want typ dpop+jwt, alg ES256, a public EC P-256 jwk", header)
+	}
+	want := map[string]any{"htm": "POST", "htu": "https://mcp.example.com/mcp/v1", "iat": float64(now.Unix()),
+		"ath": accessTokenHash("the-access-token"), "nonce": "server-nonce"}
+	for k, v := range want {
+		if claims[k] != v {
+			t.Errorf("claim %s = %v, want %v", k, claims[k], v)
+		}
+	}
+	// ath is base64url(SHA-256(token)), RFC 9449 §4.2.
+	if got := accessTokenHash("Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU"); got != "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo" {
+		t.Errorf("ath of the RFC's example token = %s", got)
+	}
+	// The fixture's checker, written apart, verifies the signature with
+	// the jwk and every claim.
+	req := httptest.NewRequest(http.MethodPost, u.String(), nil)
+	req.Header.Set("DPoP", proof)
+	c := &authserver.ProofChecker{Nonce: "server-nonce"}
+	p, err := c.Check(req, "https://mcp.example.com/mcp/v1", "the-access-token")
+	if err != nil {
+		t.Fatalf("the checker refuses the proof: %v", err)
+	}
+	if p.JKT != key.thumbprint {
+		t.Errorf("thumbprint %s, the checker's %s", key.thumbprint, p.JKT)
+	}
+	// A second proof is another one.
+	again, _ := key.proof(http.MethodPost, u, "the-access-token", "server-nonce", now)
+	_, claims2 := claimsOf(t, again)
+	if claims2["jti"] == claims["jti"] || claims["jti"] == "" {
+		t.Errorf("jti %v then %v: want a fresh one each time", claims["jti"], claims2["jti"])
+	}
+	// At a token endpoint no token is named.
+	_, claims3 := claimsOf(t, mustProof(t, key, http.MethodPost, "http://127.0.0.1:1/token", ""))
+	if _, ok := claims3["ath"]; ok {
+		t.Errorf("a token request's proof has ath: %v", claims3)
+	}
+	if _, ok := claims3["nonce"]; ok {
+		t.Errorf("a proof without a nonce has one: %v", claims3)
+	}
+}
+
+func mustProof(t *testing.T, key *proofKey, method, address, token string) string {
+	t.Helper()
+	u, _ := url.Parse(address)
+	p, err := key.proof(method, u, token, "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestProofKeyRoundTripAndNeverPrinted(t *testing.T) {
+	key, err := newProofKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := key.encode()
+	back, err := parseProofKey(enc)
+	if err != nil || back.thumbprint != key.thumbprint {
+		t.Fatalf("parse(encode(key)): %v, thumbprint %v", err, back)
+	}
+	for _, s := range []string{fmt.Sprint(key), fmt.Sprintf("%v %+v %#v %s", key, key, key, key)} {
+		d, _ := key.priv.Bytes()
+		if strings.Contains(s, enc) || strings.Contains(s, fmt.Sprint(d)) || strings.Contains(s, fmt.Sprintf("%x", d)) {
+			t.Errorf("a printed key shows its private part: %s", s)
+		}
+	}
+	for _, bad := range []string{"", "not base64!", base64.RawURLEncoding.EncodeToString([]byte("junk")), enc + "="} {
+		if _, err := parseProofKey(bad); err == nil {
+			t.Errorf("parseProofKey(%q) accepted", bad)
+		}
+	}
+}
+
+func TestValidNonce(t *testing.T) {
+	for n, want := range map[string]bool{
+		"eyJ7S_zG.eyJH0-Z.HX4w-7v": true, "!#[]~": true,
+		"": false, "a b": false, `a"b`: false, `a\b`: false, "a\x7f": false, "é": false,
+		strings.Repeat("n", maxNonce): true, strings.Repeat("n", maxNonce+1): false,
+	} {
+		if validNonce(n) != want {
+			t.Errorf("validNonce(%q) = %v", n, !want)
+		}
+	}
+}
+
+// A server that asks for a new nonce in answer to every proof gets the
+// request twice, not more, and the client says why it gave up.
+func TestNonceRetryIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		asks   challenge
+		refuse func(w http.ResponseWriter)
+	}{
+		{"resource", resourceChallenge, func(w http.ResponseWriter) {
+			w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}},
+		{"token endpoint", tokenEndpointChallenge, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":"use_dpop_nonce"}`))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			var nonces []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				i := n.Add(1)
+				_, claims := claimsOf(t, r.Header.Get("DPoP"))
+				nonce, _ := claims["nonce"].(string)
+				nonces = append(nonces, nonce)
+				w.Header().Set("DPoP-Nonce", fmt.Sprintf("nonce-%d", i))
+				tc.refuse(w)
+			}))
+			defer srv.Close()
+			key, _ := newProofKey()
+			h := &Handler{l: &Login{}}
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/x", strings.NewReader("body"))
+			resp, twice, err := h.sendProved(http.DefaultTransport, req, key, "", tc.asks)
+			if err != nil || !twice {
+				t.Fatalf("twice %v, err %v: want the second challenge reported", twice, err)
+			}
+			discard(resp)
+			if n.Load() != 2 || nonces[0] != "" || nonces[1] != "nonce-1" {
+				t.Fatalf("%d requests with nonces %q: want 2, the second with the nonce the first answer gave", n.Load(), nonces)
+			}
+			// The nonce is remembered for the address: the next request
+			// starts with the latest one.
+			if got := h.nonce(htu(req.URL)); got != "nonce-2" {
+				t.Errorf("remembered nonce %q, want nonce-2", got)
+			}
+		})
+	}
+}
