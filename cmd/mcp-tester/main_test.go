@@ -90,6 +90,10 @@ func TestScripts(t *testing.T) {
 				// Node 22 first on PATH, and where the interop peers live.
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 				env.Setenv("PEERS", filepath.Join(root, peersDir))
+				// Node keeps what it compiled of the peers' packages for the
+				// next start (checked against their sources), a part of
+				// each of the many starts.
+				env.Setenv("NODE_COMPILE_CACHE", filepath.Join(os.TempDir(), "askback-node-compile-cache"))
 			}
 			// The user's configuration directory (profiles, the token
 			// cache) is the script's own.
