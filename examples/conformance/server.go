@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -10,6 +11,7 @@ import (
 // newServer returns the server with every fixture except the tasks ones.
 func newServer(codec *reqstate.Codec) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "askback-conformance", Version: "0.1.0"}, nil)
+	ask.EveryRound(server) // older clients are asked every round too
 	f := &fixtures{codec: codec}
 	f.addMRTR(server)
 	addStatelessFixtures(server)

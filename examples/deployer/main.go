@@ -24,6 +24,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/internal/debugstats"
@@ -105,6 +106,7 @@ func newServer(key string, st *stores, ro *rolloutOptions) (*mcp.Server, error) 
 	}
 	d := &deployer{states: states, target: form.Must[Target](nil), latest: func(string) string { return "2.4.1" }}
 	s := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1.0.0"}, nil)
+	ask.EveryRound(s) // older clients are asked every round too
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "deploy",
 		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",

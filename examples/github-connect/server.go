@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/internal/httpserve"
@@ -102,6 +103,7 @@ func newApp(cfg config) (*app, error) {
 	}
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "github-connect", Version: "0.1.0"}, nil)
+	ask.EveryRound(server) // older clients are asked every round too
 	tools := &issueTool{connector: conn, apiURL: strings.TrimSuffix(cfg.GitHub.APIURL, "/"), client: cfg.HTTPClient}
 	mcp.AddTool(server, &mcp.Tool{
 		Name: "create_issue",
