@@ -57,6 +57,7 @@ no question used fails the call (exit 1), naming it;
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addAnswerFlags(cmd, &opts.Conn, &opts.Answers)
+	addProgressFlag(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	addTasksFlag(cmd, &opts.Conn)
 	addRecordFlag(cmd, &opts.Answers, recordAppendUsage)

@@ -21,6 +21,8 @@ import (
 
 // ConnOptions are the flags every command that talks to a server shares.
 type ConnOptions struct {
+	// Progress asks for progress on tool calls and prints it (--progress).
+	Progress      bool
 	Command       string
 	URL           string
 	Headers       []string
@@ -127,6 +129,20 @@ func (o *ConnOptions) given(name string) bool {
 func addRootFlag(cmd *cobra.Command, o *ConnOptions) {
 	cmd.Flags().StringArrayVar(&o.Roots, "root", nil,
 		"answer roots/list with this root, URI or URI=NAME (repeatable)")
+}
+
+// addProgressFlag binds --progress.
+func addProgressFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().BoolVar(&o.Progress, "progress", false,
+		"ask for progress on tool calls and print the server's progress notifications on stderr as [PROGRESS] lines")
+}
+
+// progressPrinter prints a progress notification as a [PROGRESS] line on
+// stderr.
+func progressPrinter(io *iostreams.IOStreams) func(session.Progress) {
+	return func(p session.Progress) {
+		fmt.Fprintf(io.ErrOut, "[PROGRESS] %s\n", termsafe.Line(p.String()))
+	}
 }
 
 // maxRoots bounds --root.
@@ -245,7 +261,12 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if err != nil {
 		return session.Options{}, err
 	}
+	var onProgress func(session.Progress)
+	if o.Progress {
+		onProgress = progressPrinter(io)
+	}
 	return session.Options{
+		OnProgress:    onProgress,
 		Roots:         roots,
 		Deprecated:    o.deprecationNote(io),
 		Target:        t,

@@ -71,6 +71,7 @@ connect to the server.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addRootFlag(cmd, &opts.Conn)
+	addProgressFlag(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	addHumanFlags(cmd, &opts.Answers)
 	addStrictFlag(cmd, &opts.Answers)

@@ -53,6 +53,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
 		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
+		s.progressToken(params, name)
 		if s.tasks {
 			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
 		} else {

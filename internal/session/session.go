@@ -95,6 +95,10 @@ type Options struct {
 	// Deprecated, if set, hears once per session that the server used a
 	// deprecated feature: exchange.AsksSampling or exchange.AsksRoots.
 	Deprecated func(feature string)
+	// OnProgress, if set, asks for progress on every tool call (a
+	// progressToken in its _meta) and hears the server's progress
+	// notifications for them, as they come.
+	OnProgress func(Progress)
 }
 
 // Session is an open connection to a server.
@@ -116,6 +120,10 @@ type Session struct {
 	cur   *callState      // the call in progress, for server-initiated requests
 	late  error           // an error met while answering a server-initiated request
 	noted map[string]bool // the deprecated features already told of
+	// progress maps the progress tokens of the tool calls in flight to
+	// their tools (Options.OnProgress); progressSeq numbers the tokens.
+	progress    map[string]string
+	progressSeq int
 }
 
 // callState is what a server-initiated question needs to know about the
@@ -196,10 +204,14 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	if err != nil {
 		return &Error{Kind: KindAnswer, Err: err}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		Capabilities:   s.capabilities(),
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-	})
+	}
+	if s.opts.OnProgress != nil {
+		copts.ProgressNotificationHandler = s.onProgress
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, copts)
 	if s.opts.Tasks {
 		if err := taskclient.Register(client); err != nil {
 			return &Error{Kind: KindAnswer, Err: err}
