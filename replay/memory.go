@@ -2,8 +2,10 @@ package replay
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 )
@@ -25,7 +27,7 @@ type MemoryOptions struct {
 
 // Memory is a [Store] held in this process's memory. It forgets everything when
 // the process ends, so it suits a single server instance whose states expire
-// within minutes. Expired nonces are swept as new ones arrive.
+// within minutes. Expired nonces are forgotten as new ones arrive.
 //
 // It holds at most MaxEntries live nonces. When full it fails closed: Claim
 // refuses with [ErrFull], so a single-use requestState cannot be opened (the
@@ -33,22 +35,70 @@ type MemoryOptions struct {
 // for the rate of single-use states times their TTL, and watch
 // [Memory.FullRefusals] or the Logger's warning.
 //
+// Every claim costs the same small, constant work, full store or not: records
+// hold no pointers (nothing for the garbage collector to scan however many
+// there are), nonces are forgotten in the order they expire, and a full store
+// looks at its records again only when the earliest of them has expired.
+//
 // The zero value is an empty store with the defaults, ready to use.
 type Memory struct {
-	mu       sync.Mutex
-	seen     map[string]time.Time
-	max      int
-	now      func() time.Time
-	order    []claimed // claims in the order they were made, from head on
-	head     int
-	logger   *slog.Logger
-	full     uint64    // claims refused with ErrFull
-	nextWarn time.Time // when the next full-store warning may be logged
+	mu   sync.Mutex
+	seen map[nonceKey]int64 // expiry, Unix nanoseconds
+	max  int
+	now  func() time.Time
+	// order holds the claims in the order they were made, from head on;
+	// claims mostly expire in that order.
+	order []claimed
+	head  int
+	// noneBefore is at most the earliest expiry among the records (known
+	// after a sweep, lowered by every claim): until then a sweep would free
+	// nothing, so a full store skips it.
+	noneBefore int64
+	logger     *slog.Logger
+	full       uint64    // claims refused with ErrFull
+	nextWarn   time.Time // when the next full-store warning may be logged
 }
+
+// nonceKey is a nonce as a Memory store keeps it: its length and its bytes
+// when it fits, else a marker and a SHA-256 prefix of it (184 bits, so two
+// nonces share a key with negligible probability, and then the second is
+// refused as used: the store errs on the closed side).
+type nonceKey [24]byte
+
+const hashedKey = 0xff // nonceKey[0] of a nonce too long to keep whole
+
+func keyOf(nonce string) nonceKey {
+	var k nonceKey
+	if len(nonce) < len(k) {
+		k[0] = byte(len(nonce))
+		copy(k[1:], nonce)
+		return k
+	}
+	sum := sha256.Sum256([]byte(nonce))
+	k[0] = hashedKey
+	copy(k[1:], sum[:])
+	return k
+}
+
+// unixNano is t in Unix nanoseconds, clamped to the int64 range.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.Before(minTime):
+		return math.MinInt64
+	case t.After(maxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
 
 // NewMemory returns an empty memory store.
 func NewMemory(opts *MemoryOptions) *Memory {
-	m := &Memory{seen: make(map[string]time.Time), max: DefaultMaxEntries, now: time.Now}
+	m := &Memory{seen: make(map[nonceKey]int64), max: DefaultMaxEntries, now: time.Now, noneBefore: math.MinInt64}
 	if opts != nil {
 		if opts.MaxEntries > 0 {
 			m.max = opts.MaxEntries
@@ -73,48 +123,48 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	if err := checkNonce(nonce); err != nil {
 		return err
 	}
+	k, exp := keyOf(nonce), unixNano(expiry)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.initLocked()
-	now := m.now()
-	if exp, ok := m.seen[nonce]; ok && now.Before(exp) {
+	t := m.now()
+	now := unixNano(t)
+	if e, ok := m.seen[k]; ok && now < e {
 		return fmt.Errorf("claim nonce: %w", ErrUsed)
 	}
-	// Drop the oldest claims that have expired (claims mostly expire in the
-	// order they were made), and sweep everything when the store is full.
 	m.expireOldestLocked(now)
-	if len(m.seen) >= m.max {
+	if len(m.seen) >= m.max && now >= m.noneBefore {
 		m.sweepLocked(now)
 	}
 	if len(m.seen) >= m.max {
 		m.full++
-		if !now.Before(m.nextWarn) {
+		if !t.Before(m.nextWarn) {
 			m.logger.Warn("replay store full: single-use states are refused until nonces expire; raise MaxEntries",
 				"max_entries", m.max, "refused_total", m.full)
-			m.nextWarn = now.Add(time.Minute)
+			m.nextWarn = t.Add(time.Minute)
 		}
 		return fmt.Errorf("claim nonce: %w", ErrFull)
 	}
-	m.seen[nonce] = expiry
-	m.order = append(m.order, claimed{nonce, expiry})
+	m.seen[k] = exp
+	m.noneBefore = min(m.noneBefore, exp)
+	m.order = append(m.order, claimed{k, exp})
 	return nil
 }
 
 // claimed is a nonce in the order it was claimed.
 type claimed struct {
-	nonce  string
-	expiry time.Time
+	key    nonceKey
+	expiry int64
 }
 
 // expireOldestLocked forgets the claims at the front of the claim order
 // whose expiry has passed.
-func (m *Memory) expireOldestLocked(now time.Time) {
-	for m.head < len(m.order) && !now.Before(m.order[m.head].expiry) {
+func (m *Memory) expireOldestLocked(now int64) {
+	for m.head < len(m.order) && now >= m.order[m.head].expiry {
 		c := m.order[m.head]
-		if exp, ok := m.seen[c.nonce]; ok && exp.Equal(c.expiry) {
-			delete(m.seen, c.nonce)
+		if e, ok := m.seen[c.key]; ok && e == c.expiry {
+			delete(m.seen, c.key)
 		}
-		m.order[m.head] = claimed{}
 		m.head++
 	}
 	if m.head > 1024 && m.head > len(m.order)/2 {
@@ -126,7 +176,8 @@ func (m *Memory) expireOldestLocked(now time.Time) {
 // initLocked gives a zero Memory its defaults.
 func (m *Memory) initLocked() {
 	if m.seen == nil {
-		m.seen = make(map[string]time.Time)
+		m.seen = make(map[nonceKey]int64)
+		m.noneBefore = math.MinInt64
 	}
 	if m.max <= 0 {
 		m.max = DefaultMaxEntries
@@ -160,21 +211,26 @@ func (m *Memory) Sweep() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.initLocked()
-	m.sweepLocked(m.now())
+	m.sweepLocked(unixNano(m.now()))
 }
 
-func (m *Memory) sweepLocked(now time.Time) {
-	for n, exp := range m.seen {
-		if !now.Before(exp) {
-			delete(m.seen, n)
+// sweepLocked forgets every expired nonce and notes the earliest expiry of
+// those left.
+func (m *Memory) sweepLocked(now int64) {
+	earliest := int64(math.MaxInt64)
+	for k, e := range m.seen {
+		if now >= e {
+			delete(m.seen, k)
+		} else {
+			earliest = min(earliest, e)
 		}
 	}
+	m.noneBefore = earliest
 	live := m.order[:0]
 	for _, c := range m.order[m.head:] {
-		if exp, ok := m.seen[c.nonce]; ok && exp.Equal(c.expiry) {
+		if e, ok := m.seen[c.key]; ok && e == c.expiry {
 			live = append(live, c)
 		}
 	}
-	clear(m.order[len(live):])
 	m.order, m.head = live, 0
 }

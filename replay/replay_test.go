@@ -181,3 +181,57 @@ func TestBoltIsBounded(t *testing.T) {
 		t.Fatalf("Claim after the others expired: %v", err)
 	}
 }
+
+// A full store looks at its records again when one of them has expired,
+// including one claimed after the last look with a shorter life than the
+// others: it is not refused while an expired record takes the room.
+func TestMemoryFullFindsShortLivedExpired(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	t0 := clock.t
+	m := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 2, Now: clock.now})
+	ctx := context.Background()
+	claim := func(nonce string, expiry time.Time) error { return m.Claim(ctx, nonce, expiry) }
+	if err := claim("long", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := claim("short", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	clock.t = t0.Add(2 * time.Minute) // "short" expired behind "long"
+	if err := claim("shorter", t0.Add(5*time.Minute)); err != nil {
+		t.Fatalf("claim with an expired record in the store: %v", err)
+	}
+	if err := claim("refused", t0.Add(10*time.Minute)); !errors.Is(err, replay.ErrFull) {
+		t.Fatalf("claim on a store full of live records = %v, want ErrFull", err)
+	}
+	clock.t = t0.Add(6 * time.Minute) // "shorter" expired
+	if err := claim("after", t0.Add(10*time.Minute)); err != nil {
+		t.Fatalf("claim after the short-lived record expired: %v", err)
+	}
+	if err := claim("long", t0.Add(time.Hour)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse of the live record = %v, want ErrUsed", err)
+	}
+}
+
+// Nonces too long to keep whole are kept as a digest: still claimed once each,
+// and independent of each other and of short nonces with the same start.
+func TestMemoryLongNonces(t *testing.T) {
+	m := replay.NewMemory(nil)
+	ctx := context.Background()
+	later := time.Now().Add(time.Hour)
+	long := strings.Repeat("n", replay.MaxNonceLen)
+	for _, n := range []string{long, long[:len(long)-1] + "m", long[:23], long[:24], long[:22], long[:22] + "\x00"} {
+		if err := m.Claim(ctx, n, later); err != nil {
+			t.Fatalf("first claim of a %d-byte nonce: %v", len(n), err)
+		}
+		if err := m.Claim(ctx, n, later); !errors.Is(err, replay.ErrUsed) {
+			t.Fatalf("second claim of a %d-byte nonce = %v, want ErrUsed", len(n), err)
+		}
+	}
+	if err := m.Claim(ctx, "a", time.Unix(0, 0).AddDate(500, 0, 0)); err != nil {
+		t.Fatalf("claim expiring beyond the nanosecond range: %v", err)
+	}
+	if err := m.Claim(ctx, "a", later); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse of a nonce held beyond the nanosecond range = %v, want ErrUsed", err)
+	}
+}

@@ -2,6 +2,7 @@ package reqstate
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askback/askback/internal/b64url"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -77,10 +77,19 @@ func ArgsDigest(raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	*buf = c
+	if cap(c) <= maxPooledBytes {
+		*buf = c
+	} else {
+		*buf = make([]byte, 0, 512)
+	}
 	sum := sha256.Sum256(c)
-	return b64url.Encode(sum[:]), nil
+	var enc [digestLen]byte
+	base64.RawURLEncoding.Encode(enc[:], sum[:])
+	return string(enc[:]), nil
 }
+
+// digestLen is the length of an arguments digest: 32 bytes in base64url.
+const digestLen = 43
 
 // canonBuffers recycles the buffers canonical forms are written into.
 var canonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/strictjson"
@@ -54,10 +55,12 @@ func (c *canonicalizer) skipSpace() {
 	}
 }
 
-// canonical returns the canonical form of in appended to dst; empty input
-// and null give {}.
+// appendCanonical returns the canonical form of in appended to dst; empty
+// input and null give {}.
 func appendCanonical(dst, in []byte) ([]byte, error) {
-	c := canonicalizer{in: in, out: dst}
+	c := canonicalizers.Get().(*canonicalizer)
+	defer c.release()
+	c.in, c.pos, c.out, c.depth = in, 0, dst, 0
 	c.skipSpace()
 	if c.pos == len(in) || len(bytes.TrimSpace(in[c.pos:])) == 0 {
 		return append(dst, "{}"...), nil // empty, as any white space
@@ -73,6 +76,28 @@ func appendCanonical(dst, in []byte) ([]byte, error) {
 		return append(c.out[:len(dst)], "{}"...), nil
 	}
 	return c.out, nil
+}
+
+// canonicalizers recycles the scratch space of canonical forms.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
+// Scratch space beyond these sizes (arguments far larger than usual) is
+// left to the garbage collector rather than kept for the next digest.
+const (
+	maxPooledMembers = 256
+	maxPooledBytes   = 16 << 10
+)
+
+// release forgets the input and output (the members' keys point into them)
+// and returns c to the pool.
+func (c *canonicalizer) release() {
+	c.in, c.out = nil, nil
+	if cap(c.members) > maxPooledMembers || cap(c.tmp) > maxPooledBytes {
+		return
+	}
+	clear(c.members[:cap(c.members)])
+	c.members, c.tmp = c.members[:0], c.tmp[:0]
+	canonicalizers.Put(c)
 }
 
 func (c *canonicalizer) value() error {
@@ -336,11 +361,16 @@ func (c *canonicalizer) number() error {
 		}
 	}
 	c.pos = i
-	n, err := canonicalNumber(json.Number(c.in[start:i]))
+	n := c.in[start:i]
+	if len(n) <= 21 && !bytes.ContainsAny(n, ".eE") && string(n) != "-0" {
+		c.out = append(c.out, n...) // an integer canonicalNumber writes as it is
+		return nil
+	}
+	cn, err := canonicalNumber(json.Number(n))
 	if err != nil {
 		return err
 	}
-	c.out = append(c.out, n...)
+	c.out = append(c.out, cn...)
 	return nil
 }
 

@@ -169,3 +169,18 @@ func FuzzCanonicalNumberExact(f *testing.F) {
 		}
 	})
 }
+
+// Integers take a shortcut through the canonical form; it writes what
+// canonicalNumber writes, at every length.
+func TestIntegerShortcut(t *testing.T) {
+	for _, n := range []string{"0", "-0", "7", "-7", "10", "1000", "-1000", "123456789012345678901", "-12345678901234567890", "1234567890123456789012", "100000000000000000000", "1000000000000000000000", "-100000000000000000000"} {
+		want, err := canonicalNumber(json.Number(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CanonicalJSON([]byte(n))
+		if err != nil || string(got) != want {
+			t.Errorf("CanonicalJSON(%s) = %s, %v; canonicalNumber writes %s", n, got, err, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/keys"
@@ -103,10 +104,10 @@ type Codec struct {
 }
 
 type codecKey struct {
-	id     string
-	aad    []byte      // Sealed: "e2." id, the additional data
-	macKey []byte      // Signed
-	aead   cipher.AEAD // Sealed
+	id   string
+	aad  []byte      // Sealed: "e2." id, the additional data
+	macs sync.Pool   // Signed: HMAC-SHA256 hashes keyed with the subkey
+	aead cipher.AEAD // Sealed
 }
 
 // New returns a codec. It fails if opts is nil or has no key, a key id is
@@ -176,7 +177,7 @@ func deriveKey(mode Mode, k keys.Key) (*codecKey, error) {
 	sub := m.Sum(nil)
 	ck := &codecKey{id: k.ID, aad: []byte(sealedPrefix + k.ID)}
 	if mode == Signed {
-		ck.macKey = sub
+		ck.macs.New = func() any { return hmac.New(sha256.New, sub) }
 		return ck, nil
 	}
 	block, err := aes.NewCipher(sub)

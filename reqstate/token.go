@@ -1,6 +1,7 @@
 package reqstate
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
 	"sync"
@@ -49,8 +51,9 @@ type claims struct {
 	Payload []byte
 }
 
-// appendClaims encodes the claims of a state bound to b after dst.
-func appendClaims(dst []byte, b *Binding, issued, expires int64, nonce, payload []byte) []byte {
+// appendClaims encodes the claims of a state bound to b after dst, all but
+// the payload, which follows them.
+func appendClaims(dst []byte, b *Binding, issued, expires int64, nonce []byte) []byte {
 	var flags byte
 	if nonce != nil {
 		flags |= flagOnce
@@ -62,29 +65,28 @@ func appendClaims(dst []byte, b *Binding, issued, expires int64, nonce, payload 
 		dst = binary.AppendUvarint(dst, uint64(len(f)))
 		dst = append(dst, f...)
 	}
-	dst = append(dst, nonce...)
-	return append(dst, payload...)
+	return append(dst, nonce...)
 }
 
 // parseClaims decodes what appendClaims wrote.
-func parseClaims(b []byte) (*claims, error) {
+func parseClaims(b []byte) (cl claims, err error) {
 	if len(b) < 18 || b[0] != claimsV || b[1]&^flagOnce != 0 {
-		return nil, ErrTampered
+		return cl, ErrTampered
 	}
-	cl := &claims{Issued: int64(binary.BigEndian.Uint64(b[2:])), Expires: int64(binary.BigEndian.Uint64(b[10:]))}
+	cl = claims{Issued: int64(binary.BigEndian.Uint64(b[2:])), Expires: int64(binary.BigEndian.Uint64(b[10:]))}
 	once := b[1]&flagOnce != 0
 	b = b[18:]
 	for _, f := range [...]*[]byte{&cl.Subject, &cl.Method, &cl.Name, &cl.Args} {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)-k) {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
 		*f = b[k : k+int(n)]
 		b = b[k+int(n):]
 	}
 	if once {
 		if len(b) < nonceLen {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
 		cl.Nonce, b = b[:nonceLen], b[nonceLen:]
 	}
@@ -118,23 +120,21 @@ func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
 	if cfg.TTL > c.ttl {
 		return "", fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.TTL, c.ttl)
 	}
-	payload, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("issue requestState: encode payload: %w", err)
+	if cfg.SingleUse && c.replay == nil {
+		return "", errors.New("issue requestState: SingleUse needs Options.Replay (a replay store)")
 	}
 	now := c.now()
 	issued, expires := now.UnixMilli(), now.Add(cfg.TTL).UnixMilli()
+	sb := stateBuffers.Get().(*stateBuffer)
+	defer sb.release()
 	// One read of randomness: the AEAD nonce (sealed) and the single-use
 	// nonce.
-	var random [12 + nonceLen]byte
+	random := sb.random[:]
 	want := 0
 	if c.mode == Sealed {
 		want = c.current.aead.NonceSize()
 	}
 	if cfg.SingleUse {
-		if c.replay == nil {
-			return "", errors.New("issue requestState: SingleUse needs Options.Replay (a replay store)")
-		}
 		want += nonceLen
 	}
 	if _, err := io.ReadFull(c.rand, random[:want]); err != nil {
@@ -144,35 +144,40 @@ func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
 	if cfg.SingleUse {
 		nonce = random[want-nonceLen : want]
 	}
-	buf := stateBuffers.Get().(*[]byte)
-	defer stateBuffers.Put(buf)
-	var state string
-	if c.mode == Signed {
-		*buf = appendClaims((*buf)[:0], &b, issued, expires, nonce, payload)
-		state = c.sign(*buf)
-	} else {
-		k := c.current
-		ns := k.aead.NonceSize()
-		body := append((*buf)[:0], random[:ns]...)
-		body = appendClaims(body, &b, issued, expires, nonce, payload)
-		body = k.aead.Seal(body[:ns], body[:ns], body[ns:], k.aad)
-		*buf = body
-		out := make([]byte, 0, len(k.aad)+1+base64.RawURLEncoding.EncodedLen(len(body)))
-		out = append(append(out, k.aad...), '.')
-		state = string(base64.RawURLEncoding.AppendEncode(out, body))
-	}
-	if len(state) > c.maxSize {
-		return "", fmt.Errorf("issue requestState: %d bytes, limit %d: %w", len(state), c.maxSize, ErrTooLarge)
-	}
-	return state, nil
-}
-
-func (c *Codec) sign(body []byte) string {
+	// The body is the AEAD nonce (sealed), then the claims with the payload
+	// at the end, encoded in place.
 	k := c.current
-	head := signedPrefix + k.id + "." + b64url.Encode(body)
-	m := hmac.New(sha256.New, k.macKey)
-	m.Write([]byte(head))
-	return head + "." + b64url.Encode(m.Sum(nil))
+	ns := 0
+	if c.mode == Sealed {
+		ns = k.aead.NonceSize()
+	}
+	sb.body.Reset()
+	sb.body.Write(random[:ns])
+	sb.body.Write(appendClaims(sb.scratch[:0], &b, issued, expires, nonce))
+	if err := sb.enc.Encode(v); err != nil {
+		return "", fmt.Errorf("issue requestState: encode payload: %w", err)
+	}
+	body := sb.body.Bytes()
+	body = body[:len(body)-1] // the encoder's newline
+	var out []byte
+	if c.mode == Signed {
+		out = append(append(append(sb.out[:0], signedPrefix...), k.id...), '.')
+		out = base64.RawURLEncoding.AppendEncode(out, body)
+		m := k.mac()
+		m.Write(out)
+		tag := m.Sum(sb.sum[:0])
+		k.macs.Put(m)
+		out = base64.RawURLEncoding.AppendEncode(append(out, '.'), tag)
+	} else {
+		body = k.aead.Seal(body[:ns], body[:ns], body[ns:], k.aad)
+		out = append(append(sb.out[:0], k.aad...), '.')
+		out = base64.RawURLEncoding.AppendEncode(out, body)
+	}
+	sb.out = out
+	if len(out) > c.maxSize {
+		return "", fmt.Errorf("issue requestState: %d bytes, limit %d: %w", len(out), c.maxSize, ErrTooLarge)
+	}
+	return string(out), nil
 }
 
 // Unseal checks a state against b and decodes its payload into dst (a
@@ -180,9 +185,9 @@ func (c *Codec) sign(body []byte) string {
 // and key, expiry and clock skew, user, request, and — for a single-use
 // state, last — that it was not used before. Most servers use [Open].
 func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) error {
-	buf := stateBuffers.Get().(*[]byte)
-	defer stateBuffers.Put(buf)
-	cl, err := c.verify(state, buf)
+	sb := stateBuffers.Get().(*stateBuffer)
+	defer sb.release()
+	cl, err := c.verify(state, sb)
 	if err != nil {
 		return fmt.Errorf("open requestState: %w", err)
 	}
@@ -209,9 +214,11 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 		if c.replay == nil {
 			return errors.New("open requestState: the state is single use but Options.Replay is not set")
 		}
+		var enc [nonceEncLen]byte
+		base64.RawURLEncoding.Encode(enc[:], cl.Nonce)
 		// Held past the expiry by the skew: an instance whose clock is behind
 		// still takes the state for live until then.
-		if err := c.replay.Claim(ctx, b64url.Encode(cl.Nonce), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
+		if err := c.replay.Claim(ctx, string(enc[:]), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
 			if errors.Is(err, replay.ErrUsed) {
 				return fmt.Errorf("open requestState: %w", ErrReused)
 			}
@@ -221,17 +228,59 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 	return nil
 }
 
-// stateBuffers recycles the buffers states are decoded into; the claims
-// point into them until Unseal returns.
-var stateBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// nonceEncLen is the length of a single-use nonce in base64url, the form the
+// replay store gets.
+const nonceEncLen = (nonceLen*8 + 5) / 6
 
-// verify checks size, form, key and integrity and returns the claims.
-func (c *Codec) verify(state string, buf *[]byte) (*claims, error) {
+// A stateBuffer is the scratch space of one Seal or Unseal: the body
+// (decoded, or being encoded with the payload's JSON encoder writing into
+// it), the claims being written and the encoded state.
+type stateBuffer struct {
+	random  [12 + nonceLen]byte // the AEAD nonce and the single-use nonce
+	sum     [sha256.Size]byte   // an HMAC tag
+	body    bytes.Buffer
+	enc     *json.Encoder // writes to body
+	scratch []byte
+	out     []byte
+}
+
+// stateBuffers recycles stateBuffers; parsed claims point into the body until
+// Unseal returns.
+var stateBuffers = sync.Pool{New: func() any {
+	sb := &stateBuffer{scratch: make([]byte, 0, 256), out: make([]byte, 0, 1024)}
+	sb.body.Grow(1024)
+	sb.enc = json.NewEncoder(&sb.body)
+	return sb
+}}
+
+// maxPooledState is the largest buffer kept for the next state; larger ones
+// (states near a raised MaxSize) are left to the garbage collector.
+const maxPooledState = 64 << 10
+
+func (sb *stateBuffer) release() {
+	if sb.body.Cap() > maxPooledState || cap(sb.out) > maxPooledState || cap(sb.scratch) > maxPooledState {
+		return
+	}
+	sb.body.Reset()
+	stateBuffers.Put(sb)
+}
+
+// mac returns an HMAC of the key, set up once and reset for each use; give
+// it back with k.macs.Put.
+func (k *codecKey) mac() hash.Hash {
+	m := k.macs.Get().(hash.Hash)
+	m.Reset()
+	return m
+}
+
+// verify checks size, form, key and integrity and returns the claims, which
+// point into sb.
+func (c *Codec) verify(state string, sb *stateBuffer) (claims, error) {
 	if state == "" {
-		return nil, ErrMissing
+		return claims{}, ErrMissing
 	}
 	if len(state) > c.maxSize {
-		return nil, ErrTooLarge
+		return claims{}, ErrTooLarge
 	}
 	prefix := sealedPrefix
 	if c.mode == Signed {
@@ -239,45 +288,53 @@ func (c *Codec) verify(state string, buf *[]byte) (*claims, error) {
 	}
 	rest, ok := strings.CutPrefix(state, prefix)
 	if !ok {
-		return nil, ErrTampered
+		return claims{}, ErrTampered
 	}
 	kid, rest, ok := strings.Cut(rest, ".")
 	if !ok || !keys.ValidID(kid) {
-		return nil, ErrTampered
+		return claims{}, ErrTampered
 	}
 	k := c.keys[kid]
 	if k == nil {
-		return nil, ErrUnknownKey
+		return claims{}, ErrUnknownKey
 	}
 	var body []byte
 	if c.mode == Signed {
 		enc, tag, ok := strings.Cut(rest, ".")
 		if !ok {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
-		got, err := b64url.Decode(tag)
+		got, err := b64url.AppendDecode(sb.scratch[:0], tag)
 		if err != nil {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
-		m := hmac.New(sha256.New, k.macKey)
-		m.Write([]byte(state[:len(state)-len(tag)-1]))
-		if !hmac.Equal(got, m.Sum(nil)) {
-			return nil, ErrTampered
+		sb.scratch = got[:0]
+		m := k.mac()
+		m.Write(sb.bytesOf(state[:len(state)-len(tag)-1]))
+		sum := m.Sum(sb.sum[:0])
+		k.macs.Put(m)
+		if !hmac.Equal(got, sum) {
+			return claims{}, ErrTampered
 		}
-		if body, err = b64url.AppendDecode((*buf)[:0], enc); err != nil {
-			return nil, ErrTampered
+		if body, err = b64url.AppendDecode(sb.body.AvailableBuffer(), enc); err != nil {
+			return claims{}, ErrTampered
 		}
-		*buf = body[:0]
 	} else {
-		raw, err := b64url.AppendDecode((*buf)[:0], rest)
+		raw, err := b64url.AppendDecode(sb.body.AvailableBuffer(), rest)
 		if err != nil || len(raw) < k.aead.NonceSize()+k.aead.Overhead() {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
-		*buf = raw[:0]
 		ns := k.aead.NonceSize()
 		if body, err = k.aead.Open(raw[ns:ns], raw[:ns], raw[ns:], k.aad); err != nil {
-			return nil, ErrTampered
+			return claims{}, ErrTampered
 		}
 	}
 	return parseClaims(body)
+}
+
+// bytesOf copies s into sb's output buffer, for hashing without a new
+// allocation.
+func (sb *stateBuffer) bytesOf(s string) []byte {
+	sb.out = append(sb.out[:0], s...)
+	return sb.out
 }

@@ -30,7 +30,9 @@ gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 500x -count 3
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
 section "requestState codec"
-gobench reqstate.txt ./reqstate . 
+gobench reqstate.txt ./reqstate Codec -benchtime 3125x
+gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x
+gobench replay.txt ./replay Memory -benchtime 500x
 
 section "bench's own cost"
 gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v

@@ -1,0 +1,64 @@
+package replay_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/replay"
+)
+
+// BenchmarkMemory measures a Memory store's claims against a claim on a new,
+// small store: a claim refused by a store full of live nonces, and a claim
+// accepted by a store that already holds many (the garbage collector's work
+// for them included, as a server pays it). The ratio is the figure.
+func BenchmarkMemory(b *testing.B) {
+	const held = 200_000
+	ctx := context.Background()
+	later := time.Now().Add(time.Hour)
+	var seq uint64
+	nonce := func() string { // a fresh 22-character nonce, as reqstate's
+		seq++
+		var n [11]byte
+		binary.BigEndian.PutUint64(n[:], seq)
+		return hex.EncodeToString(n[:])
+	}
+	fill := func(m *replay.Memory, n int) {
+		for range n {
+			if err := m.Claim(ctx, nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	small := replay.NewMemory(nil)
+	baseline := func() {
+		if small.Len() > 1000 {
+			small = replay.NewMemory(nil)
+		}
+		if err := small.Claim(ctx, nonce(), later); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("refused-by-full-store-vs-small-store", func(b *testing.B) {
+		full := replay.NewMemory(&replay.MemoryOptions{MaxEntries: held})
+		fill(full, held)
+		benchratio.Interleave(b, func() {
+			if err := full.Claim(ctx, nonce(), later); !errors.Is(err, replay.ErrFull) {
+				b.Fatalf("claim on a full store: %v", err)
+			}
+		}, baseline)
+	})
+	b.Run("claim-in-store-of-200k-vs-small-store", func(b *testing.B) {
+		big := replay.NewMemory(nil)
+		fill(big, held)
+		benchratio.Interleave(b, func() {
+			if err := big.Claim(ctx, nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		}, baseline)
+	})
+}
