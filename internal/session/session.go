@@ -152,6 +152,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
 		return nil, &Error{Kind: KindAnswer, Err: errors.New("bare elicitation capabilities declare forms only: set Form, not URL")}
 	}
+	opts.Capabilities = asOf(opts.Capabilities, opts.Protocol)
 	s := &Session{opts: opts, log: opts.Log}
 	if err := s.connect(ctx, ""); err != nil {
 		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
@@ -186,6 +187,22 @@ func (s *Session) spokeAsked() error {
 // legacySSEProtocol is the version a session over the legacy HTTP+SSE
 // transport offers when none is asked for: the newest one with initialize.
 const legacySSEProtocol = "2025-11-25"
+
+// asOf returns what a client of protocol version v can declare of c: a
+// session pinned to an older version is that version's client. Elicitation
+// came with 2025-06-18, whose capability names no mode (forms only, the
+// bare "elicitation": {}); URL mode came with 2025-11-25. A session that
+// negotiates its version (v empty) declares everything asked for.
+func asOf(c Capabilities, v string) Capabilities {
+	switch {
+	case v == "" || v >= "2025-11-25":
+		return c
+	case v >= "2025-06-18" && c.Form:
+		return Capabilities{Form: true, Bare: true}
+	default:
+		return Capabilities{}
+	}
+}
 
 func checkProtocol(v string) error {
 	if v == "" {
