@@ -170,6 +170,9 @@ func (r *Report) NothingChecked() string {
 		return "every tool was skipped as destructive; " + include
 	}
 	why := fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", called)
+	if r.Protocol != "" && r.Protocol < "2025-06-18" {
+		why = fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave --protocol out, or give 2025-06-18 or newer)", called, r.Protocol)
+	}
 	if unanswered > 0 {
 		why = fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", unanswered)
 	}
