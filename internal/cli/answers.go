@@ -158,6 +158,12 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	if err != nil {
 		return nil, err
 	}
+	if o.Record != "" {
+		// Found out before anything is sent, not after the call.
+		if err := record.Check(o.Record); err != nil {
+			return nil, usageErr("--record: %v", err)
+		}
+	}
 	o.queue = answer.NewQueue(specs...)
 	who := answer.Who{Written: o.scripted(io, o.queue), Person: o.person(io)}
 	if len(samples) > 0 {

@@ -11,14 +11,16 @@ import (
 // its shorthand.
 func addFormatFlag(cmd *cobra.Command, format *string, alias *bool) {
 	*format = "text"
-	cmd.Flags().Var(formatValue{format}, "format", "output format: text or json")
+	cmd.Flags().Var(formatValue{p: format, asked: new(string)}, "format", "output format: text or json")
 	if alias != nil {
-		f := cmd.Flags().VarPF(jsonAlias{format}, "json", "", "print JSON (same as --format json)")
+		f := cmd.Flags().VarPF(jsonAlias{p: format, said: new(bool)}, "json", "", "print JSON (same as --format json)")
 		f.NoOptDefVal = "true"
 	}
 }
 
-type formatValue struct{ p *string }
+// formatValue is --format; asked keeps what --format itself said, which
+// --json may have overridden since.
+type formatValue struct{ p, asked *string }
 
 func (f formatValue) String() string {
 	if f.p == nil {
@@ -32,10 +34,17 @@ func (f formatValue) Set(s string) error {
 		return fmt.Errorf("%q: use text or json", s)
 	}
 	*f.p = s
+	if f.asked != nil {
+		*f.asked = s
+	}
 	return nil
 }
 
-type jsonAlias struct{ p *string }
+// jsonAlias is --json; said keeps what it said last.
+type jsonAlias struct {
+	p    *string
+	said *bool
+}
 
 func (j jsonAlias) String() string { return strconv.FormatBool(j.p != nil && *j.p == "json") }
 func (j jsonAlias) Type() string   { return "bool" }
@@ -46,6 +55,9 @@ func (j jsonAlias) Set(s string) error {
 	}
 	if b {
 		*j.p = "json"
+	}
+	if j.said != nil {
+		*j.said = b
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		if *lang != "en" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: note: --lang %s: the output stays English\n", *lang)
 		}
-		return nil
+		return checkFlags(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
@@ -157,13 +157,19 @@ func jsonOutput(cmd *cobra.Command) bool {
 	return f != nil && f.Value.String() == "true"
 }
 
+// hasFormat reports whether cmd can print JSON at all.
+func hasFormat(cmd *cobra.Command) bool {
+	return cmd.Flags().Lookup("format") != nil || cmd.Flags().Lookup("raw") != nil
+}
+
 // Main runs mcp-tester with args and returns the exit code.
 func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	root := NewRootCmd(io)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	// Errors met before the flags were read go through the same guard.
-	io.Neutralize(false)
+	cmd, err := root.ExecuteContextC(ctx)
+	// Errors met before the flags were read go through the same guard, and
+	// when JSON was asked for, stdout gets the error as its document.
+	io.Neutralize(cmd != nil && (jsonOutput(cmd) || hasFormat(cmd) && argsWantJSON(args)))
 	defer io.Flush()
 	if err == nil {
 		return ExitOK

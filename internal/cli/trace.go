@@ -31,6 +31,9 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	if err := o.applyProfile(); err != nil {
 		return err
 	}
+	if err := o.checkApplies(); err != nil {
+		return err
+	}
 	var ws []io.Writer
 	if o.TraceFile != "" {
 		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strconv"
@@ -59,6 +60,21 @@ func Write(w io.Writer, steps ...Step) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Check reports whether path can be appended to, before anything is
+// recorded; it leaves no file behind that was not there.
+func Check(path string) error {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		return os.Remove(path)
+	}
+	return nil
 }
 
 // Append adds steps to the script file at path, creating it (starting with

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// checkFlags refuses what no command means, whichever it is: output
+// formats that contradict each other (--json or --raw with --format text,
+// --json with --raw) and a negative time limit.
+func checkFlags(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	given := func(name string) string {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			return fl.Value.String()
+		}
+		return ""
+	}
+	format, jsonFlag, raw := given("format"), given("json"), given("raw")
+	if fl := f.Lookup("format"); fl != nil && fl.Changed {
+		if v, ok := fl.Value.(formatValue); ok && v.asked != nil {
+			format = *v.asked
+		}
+	}
+	if fl := f.Lookup("json"); fl != nil && fl.Changed {
+		if v, ok := fl.Value.(jsonAlias); ok && v.said != nil {
+			jsonFlag = fmt.Sprint(*v.said) // --format text after it overrode it
+		}
+	}
+	switch {
+	case format == "text" && jsonFlag == "true":
+		return usageErr("--json and --format text contradict each other: give one")
+	case format == "text" && raw == "true":
+		return usageErr("--raw prints JSON, --format text asks for text: give one")
+	case raw == "true" && (jsonFlag == "true" || format == "json"):
+		return usageErr("--raw prints the result as the server sent it, --json (--format json) prints the questions and the result: give one")
+	}
+	var err error
+	f.VisitAll(func(fl *pflag.Flag) {
+		if err != nil || !fl.Changed || fl.Value.Type() != "duration" {
+			return
+		}
+		if d, e := time.ParseDuration(fl.Value.String()); e == nil && d < 0 {
+			err = usageErr("--%s %s: a time can not be negative", fl.Name, fl.Value)
+		}
+	})
+	return err
+}
+
+// urlOnlyFlags mean something for a server reached by URL only.
+var urlOnlyFlags = []string{
+	"header", "transport",
+	"login", "identity", "client-id", "client-metadata-url", "client-credentials", "client-key",
+	"assertion-file", "id-token-file", "idp-issuer", "idp-client-id", "scope", "redirect-url",
+	"no-browser", "login-timeout",
+}
+
+// checkApplies refuses flags given for an HTTP server when the server is a
+// command: they would be dropped without a word.
+func (o *ConnOptions) checkApplies() error {
+	if o.Command == "" {
+		return nil
+	}
+	for _, name := range urlOnlyFlags {
+		if o.given(name) {
+			return usageErr("--%s applies to a server reached by URL (-u), not to a command (-c%s)", name, fromProfile(o.Profile))
+		}
+	}
+	return nil
+}
+
+func fromProfile(p string) string {
+	if p == "" {
+		return ""
+	}
+	return fmt.Sprintf(", from profile %q", p)
+}
+
+// argsWantJSON reports whether a command line asks for JSON on stdout
+// (--format json, --json, --raw), read from the words as given: for
+// errors met before the flags were all read.
+func argsWantJSON(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json", a == "--json=true", a == "--raw", a == "-r", a == "--raw=true", a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+			return true
+		case strings.HasPrefix(a, "--format=") || a == "--format":
+			return false
+		}
+	}
+	return false
+}
