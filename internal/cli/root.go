@@ -137,7 +137,9 @@ func errorDoc(err error, code int) map[string]any {
 	case session.KindUnreachable:
 		e["kind"] = "unreachable"
 	}
-	if w := session.RPCError(err); w != nil {
+	if w := session.RPCError(err); w != nil && session.KindOf(err) == session.KindServer {
+		// Only an error the server sent: the go-sdk words some of its own
+		// refusals (a transport that failed) as JSON-RPC errors too.
 		rpc := map[string]any{"code": w.Code, "message": w.Message}
 		if len(w.Data) > 0 && json.Valid(w.Data) {
 			rpc["data"] = json.RawMessage(w.Data)

@@ -34,6 +34,9 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	if err := o.checkApplies(); err != nil {
 		return err
 	}
+	if !o.ShowSecrets {
+		ios.HideSecrets(credential.Secrets(o.URL, o.Headers))
+	}
 	var ws []io.Writer
 	if o.TraceFile != "" {
 		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)

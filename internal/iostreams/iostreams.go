@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strings"
+	"sync"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/termsafe"
 	"golang.org/x/term"
 )
@@ -26,6 +29,57 @@ type IOStreams struct {
 	guards         []*termsafe.Writer
 	jsonOut        bool
 	wrote          *countingWriter
+	// hide holds the secrets HideSecrets was given, shared by the
+	// hiding writers in front of the guards.
+	hide *hider
+}
+
+// hider replaces secrets in what is written through it.
+type hider struct {
+	mu sync.Mutex
+	r  *strings.Replacer
+}
+
+func (h *hider) set(secrets []string) {
+	var pairs []string
+	for _, s := range secrets {
+		pairs = append(pairs, s, credential.Hidden)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.r = nil
+	if len(pairs) > 0 {
+		h.r = strings.NewReplacer(pairs...)
+	}
+}
+
+// hidingWriter writes through a hider to w.
+type hidingWriter struct {
+	h *hider
+	w io.Writer
+}
+
+func (hw hidingWriter) Write(p []byte) (int, error) {
+	hw.h.mu.Lock()
+	r := hw.h.r
+	hw.h.mu.Unlock()
+	if r == nil {
+		return hw.w.Write(p)
+	}
+	if _, err := io.WriteString(hw.w, r.Replace(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// HideSecrets makes what is written to Out and ErrOut (once Neutralize
+// wrapped them) show each of secrets as [redacted]: the credentials of the
+// command line, which error messages of libraries quote (a URL with its
+// query) wherever they come from. A later call replaces the list.
+func (s *IOStreams) HideSecrets(secrets []string) {
+	if s.hide != nil {
+		s.hide.set(secrets)
+	}
 }
 
 // countingWriter tells whether anything was written through it.
@@ -55,18 +109,19 @@ func (s *IOStreams) Neutralize(jsonOut bool) {
 	}
 	s.rawOut, s.rawErr = s.Out, s.ErrOut
 	s.jsonOut = jsonOut
+	s.hide = &hider{}
 	if s.Out != nil {
 		s.wrote = &countingWriter{w: s.Out}
 		g := termsafe.NewWriter(s.wrote)
 		if jsonOut {
 			g = termsafe.NewJSONWriter(s.wrote)
 		}
-		s.Out = g
+		s.Out = hidingWriter{s.hide, g}
 		s.guards = append(s.guards, g)
 	}
 	if s.ErrOut != nil {
 		g := termsafe.NewWriter(s.ErrOut)
-		s.ErrOut = g
+		s.ErrOut = hidingWriter{s.hide, g}
 		s.guards = append(s.guards, g)
 	}
 }

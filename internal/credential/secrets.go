@@ -1,0 +1,69 @@
+package credential
+
+import (
+	"net/url"
+	"strings"
+)
+
+// MinSecret is the shortest text Secrets returns: a shorter one would hide
+// ordinary words wherever it is hidden.
+const MinSecret = 6
+
+// Secrets returns the credentials a URL and "Name: value" header lines
+// carry, as the text that would show them (decoded and as written): the
+// password of the user information, the values of query parameters and the
+// path segments [RedactURL] hides, and the values of the headers named like
+// credentials or holding a token (the whole value and each word of it, the
+// authorization scheme aside). Errors from libraries quote a URL whole, so
+// the one way to keep these out of every message is to hide each wherever it
+// shows up.
+func Secrets(rawURL string, headers []string) []string {
+	var out []string
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if len(v) >= MinSecret {
+				out = append(out, v)
+			}
+		}
+	}
+	if u, err := url.Parse(rawURL); err == nil && (u.Scheme != "" || u.Host != "") {
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				add(p, url.QueryEscape(p), url.PathEscape(p))
+			}
+		}
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, raw, _ := strings.Cut(kv, "=")
+			name, _ := url.QueryUnescape(k)
+			v, err := url.QueryUnescape(raw)
+			if err != nil {
+				add(raw)
+				continue
+			}
+			if Name(name) || Token(v) {
+				add(raw, v, url.QueryEscape(v))
+			}
+		}
+		for _, seg := range strings.Split(u.EscapedPath(), "/") {
+			if v, err := url.PathUnescape(seg); err == nil && Token(v) {
+				add(seg, v)
+			}
+		}
+	}
+	for _, l := range headers {
+		name, value, ok := strings.Cut(l, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !(Name(name) || Token(value)) {
+			continue
+		}
+		add(value)
+		for _, w := range strings.Fields(value) {
+			switch strings.ToLower(w) {
+			case "bearer", "basic", "token", "digest", "negotiate":
+				continue
+			}
+			add(w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,21 @@
+package credential
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSecrets(t *testing.T) {
+	got := Secrets("http://alice:hunter2pass@h:1/mcp?access_token=ghp_abcdefghijklmnopqrstuvwxyz0123456789&page=2&k=a%2Bb%2Bsk-abcdefghijklmnopqrstuvwx",
+		[]string{"Authorization: Bearer eyJhbGciOi.secret", "X-Goog-Api-Key: AIzaSyA-secret", "Accept: text/plain", "X-Key: abc"})
+	for _, want := range []string{"hunter2pass", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "Bearer eyJhbGciOi.secret", "eyJhbGciOi.secret", "AIzaSyA-secret"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+	for _, not := range []string{"alice", "2", "text/plain", "Bearer", "abc"} {
+		if slices.Contains(got, not) {
+			t.Errorf("Secrets holds %q, which is no secret (or too short to hide): %q", not, got)
+		}
+	}
+}
