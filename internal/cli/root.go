@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
@@ -117,9 +118,25 @@ from flags, from scripts, or from a person at the terminal.`,
 		return checkFlags(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if hint := earlierFlagHint(err); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
 		return &exitError{code: ExitUsage, err: err}
 	})
 	return root
+}
+
+// earlierFlagHint says where a flag that the earlier mcp-tester took on
+// every command belongs here, for a flag error about one: empty for others.
+func earlierFlagHint(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.HasSuffix(msg, "flag: 'r' in -r"), strings.HasSuffix(msg, "flag: --raw"):
+		return "-r/--raw (the result as the server sent it) belongs to call, prompts get and resources read here; for the responses of a test script use -v (every message, in the JSON-RPC trace on stderr)"
+	case strings.HasSuffix(msg, "flag: --check-icons"), strings.HasPrefix(msg, "unknown flag: --download-icons"):
+		return "--check-icons and --download-icons DIR belong to list (the tools' icons) and inspect (every icon) here"
+	}
+	return ""
 }
 
 // errorDoc is the JSON document of a command that failed before it printed
