@@ -48,6 +48,7 @@ func run() error {
 	leak := flag.Bool("leak-token", false, "add a tool, leaky, whose URL question carries the caller's access token")
 	dpop := flag.Bool("dpop", false, "take DPoP-bound tokens only (RFC 9449), proofs checked strictly")
 	dpopNonce := flag.Bool("dpop-nonce", false, "with -dpop, ask for a DPoP nonce in every proof")
+	dpopChurn := flag.Bool("dpop-nonce-churn", false, "with -dpop, answer every proof with a new nonce (a client must give up)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -57,7 +58,7 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	var mu sync.Mutex
 	opts := authserver.Options{Issuer: base, TokenTTL: *ttl, Withhold: *withhold, NoPKCE: *noPKCE, WrongIssuer: *wrongIssuer,
-		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration, DPoP: *dpop || *dpopNonce, DPoPNonce: *dpopNonce}
+		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration, DPoP: *dpop || *dpopNonce || *dpopChurn, DPoPNonce: *dpopNonce, DPoPNonceChurn: *dpopChurn}
 	if *client != "" {
 		id, secret, _ := strings.Cut(*client, ":")
 		opts.Clients = map[string]string{id: secret}

@@ -193,41 +193,53 @@ func (h *Handler) rememberNonce(address string, resp *http.Response) bool {
 // nonce it gives.
 type challenge func(*http.Response) bool
 
+// errNonce is a use_dpop_nonce challenge that another proof cannot
+// answer: the server gave no usable nonce, or refused the one it gave.
+type errNonce struct{ why string }
+
+func (e *errNonce) Error() string { return e.why }
+
 // sendProved sends req with a fresh proof made with key (and the access
 // token's hash, when token is not empty), and once more, with a new
 // proof, when the server answers with a use_dpop_nonce challenge and a
-// nonce. It reports whether the server challenged the second proof too.
-func (h *Handler) sendProved(base http.RoundTripper, req *http.Request, key *proofKey, token string, asks challenge) (*http.Response, bool, error) {
+// nonce. A challenge that cannot be answered is an *errNonce, its
+// response discarded.
+func (h *Handler) sendProved(base http.RoundTripper, req *http.Request, key *proofKey, token string, asks challenge) (*http.Response, error) {
 	address := htu(req.URL)
 	for attempt := 0; ; attempt++ {
 		p, err := key.proof(req.Method, req.URL, token, h.nonce(address), h.l.now())
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		r := req.Clone(req.Context())
 		r.Header.Set("DPoP", p)
 		if token != "" {
 			r.Header.Set("Authorization", "DPoP "+token)
 		}
-		if attempt > 0 {
-			if req.GetBody == nil {
-				if req.Body != nil && req.Body != http.NoBody {
-					return nil, false, errors.New("a request whose body cannot be sent again was asked for a DPoP nonce")
-				}
-			} else if r.Body, err = req.GetBody(); err != nil {
-				return nil, false, err
+		if attempt > 0 && req.GetBody != nil {
+			if r.Body, err = req.GetBody(); err != nil {
+				return nil, err
 			}
 		}
 		resp, err := base.RoundTrip(r)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		fresh := h.rememberNonce(address, resp)
 		if !asks(resp) {
-			return resp, false, nil
+			return resp, nil
 		}
-		if attempt > 0 || !fresh {
-			return resp, true, nil
+		switch {
+		case !fresh:
+			discard(resp)
+			return nil, &errNonce{"asks for a DPoP nonce (use_dpop_nonce) without giving a usable one in a DPoP-Nonce header: giving up"}
+		case attempt > 0:
+			discard(resp)
+			return nil, &errNonce{"refused the DPoP nonce it supplied itself (use_dpop_nonce twice): giving up"}
+		case req.GetBody == nil && req.Body != nil && req.Body != http.NoBody:
+			// A body that cannot be sent again: the challenge goes up
+			// as it is.
+			return resp, nil
 		}
 		discard(resp)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/fixtures/authserver"
+	"golang.org/x/oauth2"
 )
 
 // claimsOf decodes a proof's header and claims without checking it.
@@ -164,11 +166,10 @@ func TestNonceRetryIsBounded(t *testing.T) {
 			key, _ := newProofKey()
 			h := &Handler{l: &Login{}}
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/x", strings.NewReader("body"))
-			resp, twice, err := h.sendProved(http.DefaultTransport, req, key, "", tc.asks)
-			if err != nil || !twice {
-				t.Fatalf("twice %v, err %v: want the second challenge reported", twice, err)
+			resp, err := h.sendProved(http.DefaultTransport, req, key, "", tc.asks)
+			if resp != nil || err == nil || !strings.Contains(err.Error(), "refused the DPoP nonce it supplied itself") {
+				t.Fatalf("resp %v, err %v: want the second challenge reported", resp, err)
 			}
-			discard(resp)
 			if n.Load() != 2 || nonces[0] != "" || nonces[1] != "nonce-1" {
 				t.Fatalf("%d requests with nonces %q: want 2, the second with the nonce the first answer gave", n.Load(), nonces)
 			}
@@ -178,5 +179,157 @@ func TestNonceRetryIsBounded(t *testing.T) {
 				t.Errorf("remembered nonce %q, want nonce-2", got)
 			}
 		})
+	}
+}
+
+// A token endpoint gets proofs when its server lists ES256, or when the
+// resource demands DPoP; a server that lists only algorithms the tester
+// lacks gets Bearer token requests, unless the resource demands DPoP,
+// which is then an error naming them.
+func TestWhenTokenRequestsAreProved(t *testing.T) {
+	const endpoint = "https://as.example/token"
+	doc := func(algs string) []byte {
+		return []byte(`{"issuer":"https://as.example","token_endpoint":"https://AS.example/token?x=1","dpop_signing_alg_values_supported":` + algs + `}`)
+	}
+	for _, tc := range []struct {
+		name     string
+		docs     [][]byte
+		resource bool
+		want     bool
+		err      string
+	}{
+		{name: "no metadata, no demand"},
+		{name: "ES256 listed", docs: [][]byte{doc(`["RS256","ES256"]`)}, want: true},
+		{name: "no DPoP listed", docs: [][]byte{[]byte(`{"token_endpoint":"` + endpoint + `"}`)}},
+		{name: "others listed", docs: [][]byte{doc(`["RS256"]`)}},
+		{name: "others listed, resource demands", docs: [][]byte{doc(`["RS256","PS256"]`)}, resource: true, err: "signs DPoP proofs with RS256, PS256 only"},
+		{name: "resource demands in its metadata", docs: [][]byte{[]byte(`{"resource":"https://mcp.example/mcp","dpop_bound_access_tokens_required":true}`)}, want: true},
+		{name: "not JSON", docs: [][]byte{[]byte(`{"token_endpoint":`)}},
+	} {
+		p := &proofing{resource: tc.resource}
+		for _, d := range tc.docs {
+			p.learn(d)
+		}
+		got, err := p.proves(endpoint)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: proves %v, %v; want %v, %q", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+	// The endpoints one login learns of are bounded.
+	p := &proofing{}
+	for i := range 3 * maxEndpoints {
+		p.learn(fmt.Appendf(nil, `{"token_endpoint":"https://as%d.example/token","dpop_signing_alg_values_supported":["ES256"]}`, i))
+	}
+	if len(p.endpoints) != maxEndpoints {
+		t.Errorf("%d endpoints remembered, want at most %d", len(p.endpoints), maxEndpoints)
+	}
+}
+
+// A DPoP token that no proof asked for is refused; a Bearer one is kept
+// without a key.
+func TestBindRefusesAnUnprovedDPoPToken(t *testing.T) {
+	p, err := newProofing(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Entry{}
+	if err := p.bind(e, &oauth2.Token{AccessToken: "a", TokenType: "DPoP"}); err == nil || !strings.Contains(err.Error(), "without a DPoP proof") {
+		t.Fatalf("bind of an unproved DPoP token: %v", err)
+	}
+	if err := p.bind(e, &oauth2.Token{AccessToken: "a", TokenType: "Bearer"}); err != nil || e.DPoPKey != "" {
+		t.Fatalf("bind of a Bearer token: %v, key %q", err, e.DPoPKey)
+	}
+	p.proved = true
+	if err := p.bind(e, &oauth2.Token{AccessToken: "a", TokenType: "dpop"}); err != nil || e.DPoPKey == "" {
+		t.Fatalf("bind of a proved DPoP token: %v, key kept %v", err, e.DPoPKey != "")
+	}
+}
+
+// Metadata is read on its way: a document over the bound reaches the
+// go-sdk whole and teaches nothing; responses that are not metadata are
+// not read.
+func TestMetadataIsReadOnItsWay(t *testing.T) {
+	big := `{"token_endpoint":"https://as.example/token","dpop_signing_alg_values_supported":["ES256"],"pad":"` + strings.Repeat("x", maxMetadata) + `"}`
+	small := `{"token_endpoint":"https://as.example/token","dpop_signing_alg_values_supported":["ES256"]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/.well-known/oauth-authorization-server/big":
+			_, _ = w.Write([]byte(big))
+		case "/.well-known/oauth-authorization-server":
+			_, _ = w.Write([]byte(small))
+		default:
+			_, _ = w.Write([]byte(small)) // the same document elsewhere is not metadata
+		}
+	}))
+	defer srv.Close()
+	h := &Handler{l: &Login{}}
+	client := h.authClient()
+	for _, tc := range []struct {
+		path, body string
+		learns     bool
+	}{
+		{"/.well-known/oauth-authorization-server/big", big, false},
+		{"/other", small, false},
+		{"/.well-known/oauth-authorization-server", small, true},
+	} {
+		p := &proofing{}
+		req, _ := http.NewRequestWithContext(withProofing(t.Context(), p), http.MethodGet, srv.URL+tc.path, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tc.body {
+			t.Errorf("%s: the body arrived changed (%d bytes of %d)", tc.path, len(body), len(tc.body))
+		}
+		if got, _ := p.proves("https://as.example/token"); got != tc.learns {
+			t.Errorf("%s: learned %v, want %v", tc.path, got, tc.learns)
+		}
+	}
+}
+
+// A request whose body cannot be sent again is not retried: the
+// challenge goes up as it came.
+func TestNonceChallengeOfABodyThatCannotBeResent(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("DPoP-Nonce", "nonce-1")
+		w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	key, _ := newProofKey()
+	h := &Handler{l: &Login{}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, io.NopCloser(strings.NewReader("body")))
+	resp, err := h.sendProved(http.DefaultTransport, req, key, "tok", resourceChallenge)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || n.Load() != 1 {
+		t.Fatalf("resp %v, err %v, %d requests: want the challenge back after one request", resp, err, n.Load())
+	}
+	discard(resp)
+}
+
+// A challenge without a usable nonce is not answered with another proof.
+func TestNonceChallengeWithoutANonce(t *testing.T) {
+	for _, nonce := range []string{"", "a nonce with spaces", strings.Repeat("n", maxNonce+1)} {
+		var n atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			if nonce != "" {
+				w.Header().Set("DPoP-Nonce", nonce)
+			}
+			w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}))
+		key, _ := newProofKey()
+		h := &Handler{l: &Login{}}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("body"))
+		_, err := h.sendProved(http.DefaultTransport, req, key, "tok", resourceChallenge)
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), "without giving a usable one") || n.Load() != 1 {
+			t.Errorf("nonce %.20q: %v after %d requests: want a refusal after one", nonce, err, n.Load())
+		}
 	}
 }

@@ -348,10 +348,10 @@ func (t *boundTransport) send(req *http.Request) (*http.Response, error) {
 	if key == nil {
 		return t.base.RoundTrip(req)
 	}
-	resp, twice, err := t.h.sendProved(t.base, req, key, tok, resourceChallenge)
-	if twice {
-		discard(resp)
-		return nil, t.h.fail(errors.New("the server refused the DPoP nonce it supplied itself (401 use_dpop_nonce twice): giving up"))
+	resp, err := t.h.sendProved(t.base, req, key, tok, resourceChallenge)
+	var en *errNonce
+	if errors.As(err, &en) {
+		return nil, t.h.fail(fmt.Errorf("the server %s", en.why))
 	}
 	return resp, err
 }

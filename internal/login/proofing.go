@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -164,10 +165,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			p.mu.Lock()
 			p.proved = true
 			p.mu.Unlock()
-			resp, twice, err := t.h.sendProved(t.base, req, p.key, "", tokenEndpointChallenge)
-			if twice {
-				discard(resp)
-				return nil, fmt.Errorf("the authorization server at %s refused the DPoP nonce it supplied itself: giving up", htuString(req))
+			resp, err := t.h.sendProved(t.base, req, p.key, "", tokenEndpointChallenge)
+			var en *errNonce
+			if errors.As(err, &en) {
+				return nil, fmt.Errorf("the authorization server at %s %s", htuString(req), en.why)
 			}
 			return resp, err
 		}
