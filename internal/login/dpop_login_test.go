@@ -2,7 +2,6 @@ package login_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,24 +44,8 @@ func (s *seen) list() []string {
 func dpopServers(t *testing.T, opts authserver.Options) (string, *authserver.Server, *seen) {
 	t.Helper()
 	rec := &seen{}
-	var h http.Handler
-	srv := httptest.NewServer(rec.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })))
-	t.Cleanup(srv.Close)
-	opts.Issuer = srv.URL
-	as, err := authserver.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	protected, err := authserver.Protected(as, srv.URL, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(authserver.MCPPath, protected)
-	mux.Handle(authserver.ResourceMetadataPath, protected)
-	mux.Handle("/", as)
-	h = mux
-	return srv.URL + authserver.MCPPath, as, rec
+	server, as := serversBehind(t, opts, rec.wrap)
+	return server, as, rec
 }
 
 func TestDPoPLogin(t *testing.T) {

@@ -28,8 +28,14 @@ import (
 // protects on one loopback address, and returns the MCP URL.
 func servers(t *testing.T, opts authserver.Options) (string, *authserver.Server) {
 	t.Helper()
+	return serversBehind(t, opts, func(h http.Handler) http.Handler { return h })
+}
+
+// serversBehind is servers with every request going through wrap first.
+func serversBehind(t *testing.T, opts authserver.Options, wrap func(http.Handler) http.Handler) (string, *authserver.Server) {
+	t.Helper()
 	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	srv := httptest.NewServer(wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })))
 	t.Cleanup(srv.Close)
 	opts.Issuer = srv.URL
 	as, err := authserver.New(opts)
