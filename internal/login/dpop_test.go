@@ -333,3 +333,39 @@ func TestNonceChallengeWithoutANonce(t *testing.T) {
 		}
 	}
 }
+
+// A server that refuses a proof is not logged in to again (the next login
+// would make the same proofs): the command ends with the server's reason.
+func TestRefusedProofEndsWithTheReason(t *testing.T) {
+	for _, tc := range []struct{ challenge, want string }{
+		{`DPoP error="invalid_dpop_proof", error_description="htu is not https://mcp.example/mcp", algs="ES256"`, `the server refused the DPoP proof (htu is not https://mcp.example/mcp): giving up`},
+		{`DPoP error="invalid_dpop_proof", algs="EdDSA RS256"`, `the server refused the DPoP proof (no reason given; it takes EdDSA RS256, mcp-tester signs with ES256): giving up`},
+	} {
+		var n atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			if !strings.HasPrefix(r.Header.Get("Authorization"), "DPoP ") || r.Header.Get("DPoP") == "" {
+				t.Errorf("a request without the DPoP scheme and proof: %q", r.Header)
+			}
+			w.Header().Set("WWW-Authenticate", tc.challenge)
+			w.WriteHeader(http.StatusUnauthorized)
+		}))
+		key, _ := newProofKey()
+		l := &Login{Cache: &Cache{Dir: t.TempDir()}}
+		e := &Entry{Server: srv.URL + "/mcp", Identity: DefaultIdentity, Grant: GrantClientCredentials, AccessToken: "tok", TokenType: "DPoP", DPoPKey: key.encode()}
+		if err := l.Cache.Save(e); err != nil {
+			t.Fatal(err)
+		}
+		h, err := l.Handler(srv.URL + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer tok")
+		_, err = h.Transport(http.DefaultTransport, false).RoundTrip(req)
+		srv.Close()
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) || n.Load() != 1 {
+			t.Errorf("%v after %d requests, want %q after one", err, n.Load(), tc.want)
+		}
+	}
+}

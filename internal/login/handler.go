@@ -353,6 +353,20 @@ func (t *boundTransport) send(req *http.Request) (*http.Response, error) {
 	if errors.As(err, &en) {
 		return nil, t.h.fail(fmt.Errorf("the server %s", en.why))
 	}
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		if d := dpopParams(resp); d["error"] == "invalid_dpop_proof" {
+			// Another login would make the same proofs: say why now.
+			discard(resp)
+			why := "no reason given"
+			if d["error_description"] != "" {
+				why = printable(d["error_description"])
+			}
+			if a := strings.Fields(d["algs"]); len(a) > 0 && !slices.Contains(a, proofAlg) {
+				why += "; it takes " + printable(strings.Join(a, " ")) + ", mcp-tester signs with " + proofAlg
+			}
+			return nil, t.h.fail(fmt.Errorf("the server refused the DPoP proof (%s): giving up", why))
+		}
+	}
 	return resp, err
 }
 
