@@ -18,9 +18,9 @@ func TestIssueOpenAllocations(t *testing.T) {
 		opts *reqstate.IssueOptions
 		max  float64
 	}{
-		{"signed", reqstate.Signed, nil, 12},
-		{"sealed", reqstate.Sealed, nil, 12},
-		{"sealed single use", reqstate.Sealed, &reqstate.IssueOptions{SingleUse: true}, 13},
+		{"signed", reqstate.Signed, nil, 7},
+		{"sealed", reqstate.Sealed, nil, 7},
+		{"sealed single use", reqstate.Sealed, &reqstate.IssueOptions{SingleUse: true}, 8},
 	} {
 		f := newFixture(t, tc.mode)
 		r1 := toolReq("alice", "deploy", args, "")

@@ -154,11 +154,15 @@ func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
 	sb.body.Reset()
 	sb.body.Write(random[:ns])
 	sb.body.Write(appendClaims(sb.scratch[:0], &b, issued, expires, nonce))
-	if err := sb.enc.Encode(v); err != nil {
-		return "", fmt.Errorf("issue requestState: encode payload: %w", err)
+	if p, ok := appendPayload(sb.body.AvailableBuffer(), v); ok {
+		sb.body.Write(p)
+	} else {
+		if err := sb.enc.Encode(v); err != nil {
+			return "", fmt.Errorf("issue requestState: encode payload: %w", err)
+		}
+		sb.body.Truncate(sb.body.Len() - 1) // the encoder's newline
 	}
 	body := sb.body.Bytes()
-	body = body[:len(body)-1] // the encoder's newline
 	var out []byte
 	if c.mode == Signed {
 		out = append(append(append(sb.out[:0], signedPrefix...), k.id...), '.')
@@ -206,7 +210,7 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 		return fmt.Errorf("open requestState: %w", ErrOtherRequest)
 	}
 	if dst != nil {
-		if err := json.Unmarshal(cl.Payload, dst); err != nil {
+		if err := decodePayload(cl.Payload, dst); err != nil {
 			return fmt.Errorf("open requestState: payload does not decode into %T: %w", dst, errors.Join(ErrTampered, err))
 		}
 	}
