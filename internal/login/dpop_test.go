@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -368,4 +369,30 @@ func TestRefusedProofEndsWithTheReason(t *testing.T) {
 			t.Errorf("%v after %d requests, want %q after one", err, n.Load(), tc.want)
 		}
 	}
+}
+
+// FuzzProofingLearn: metadata comes from servers; reading it on its way
+// never panics, remembers a bounded number of endpoints, and proves only
+// where ES256 is listed or the resource demands DPoP.
+func FuzzProofingLearn(f *testing.F) {
+	f.Add([]byte(`{"token_endpoint":"https://as.example/token","dpop_signing_alg_values_supported":["ES256"]}`))
+	f.Add([]byte(`{"dpop_bound_access_tokens_required":true}`))
+	f.Add([]byte(`{"token_endpoint":"%zz","dpop_signing_alg_values_supported":[]}`))
+	f.Add([]byte(`{"token_endpoint":"https://as.example/token","dpop_signing_alg_values_supported":["RS256"]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := &proofing{}
+		p.learn(data)
+		p.learn(data)
+		if len(p.endpoints) > maxEndpoints {
+			t.Fatalf("%d endpoints", len(p.endpoints))
+		}
+		for endpoint, algs := range p.endpoints {
+			got, err := p.proves(endpoint)
+			want := slices.Contains(algs, proofAlg) || p.resource
+			if got != want && err == nil {
+				t.Fatalf("proves(%q) = %v with algorithms %q, resource %v", endpoint, got, algs, p.resource)
+			}
+		}
+	})
 }
