@@ -100,13 +100,9 @@ func Open(root, id string) (*Run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "in-use.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := lockFile(dir, "in-use.lock", syscall.LOCK_SH)
 	if err != nil {
-		return nil, fmt.Errorf("test binaries: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("test binaries: lock %s: %w", dir, err)
+		return nil, err
 	}
 	return &Run{Dir: dir, inUse: f}, nil
 }
@@ -117,15 +113,11 @@ func Open(root, id string) (*Run, error) {
 func (r *Run) Build(pkgs ...string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	lock, err := os.OpenFile(filepath.Join(r.Dir, "build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockFile(r.Dir, "build.lock", syscall.LOCK_EX)
 	if err != nil {
-		return "", fmt.Errorf("test binaries: %w", err)
+		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("test binaries: lock %s: %w", r.Dir, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer lock.Close() // closing ends the lock
 
 	var missing []string
 	for _, p := range pkgs {
@@ -173,15 +165,22 @@ func openStage(root string) (*os.File, error) {
 	if err := os.WriteFile(filepath.Join(dir, "module"), []byte(mod), 0o644); err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "stage.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	return lockFile(dir, "stage.lock", syscall.LOCK_EX)
+}
+
+// lockFile opens (creating it if needed) the lock file name in dir and
+// locks it with how (syscall.LOCK_SH or LOCK_EX), waiting for the lock;
+// closing the file ends the lock.
+func lockFile(dir, name string, how int) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("test binaries: lock %s: %w", dir, err)
 	}
-	return lock, nil
+	return f, nil
 }
 
 // moduleDir is the folder of the go.mod above the working directory.
