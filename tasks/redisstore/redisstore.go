@@ -200,7 +200,11 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 			if err != nil {
 				return err
 			}
-			if err := s.refusal(answer.Val().(string)); err != nil {
+			text, err := answer.Text()
+			if err != nil {
+				return fmt.Errorf("update task in redis: %w", err)
+			}
+			if err := s.refusal(text); err != nil {
 				return err
 			}
 			out = rec
