@@ -26,10 +26,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/askback/askback/subject"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,6 +40,9 @@ import (
 const (
 	DefaultSessionTimeout = 10 * time.Minute
 	DefaultMaxSessions    = 1000
+	// DefaultMaxSessionsPerUser bounds the sessions of one authenticated
+	// user.
+	DefaultMaxSessionsPerUser = 16
 	// DefaultMaxPeek bounds how much of a sessionless POST body is read to
 	// tell an initialize request from others.
 	DefaultMaxPeek = 4 << 20
@@ -59,6 +65,14 @@ type Options struct {
 	// it is answered 503 with Retry-After (the timeout, at most a minute).
 	// Zero means DefaultMaxSessions.
 	MaxSessions int
+	// MaxSessionsPerUser bounds the open sessions of one authenticated user
+	// (the user of the request's TokenInfo, as subject.OfToken reads it,
+	// set by the go-sdk's bearer-token middleware in front of the
+	// Handler). A user's initialize beyond it closes that user's session
+	// idle the longest, or, when all of them are busy, is answered 503: one
+	// user cannot take every place. Sessions without a user count only
+	// towards MaxSessions. Zero means DefaultMaxSessionsPerUser.
+	MaxSessionsPerUser int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// SessionsOnly serves every request in sessions, as protocol 2025-11-25
@@ -83,6 +97,7 @@ type Handler struct {
 type session struct {
 	last time.Time // when its last request began or ended
 	busy int       // its requests in progress (a GET stream, a call waiting for an answer)
+	user string    // the authenticated user that opened it, if any
 }
 
 // New returns a Handler serving the server getServer returns for each
@@ -97,6 +112,9 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerUser <= 0 {
+		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -179,13 +197,28 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 // many are open. Its place is taken before it is served, so that many
 // initialize requests at once cannot open more than MaxSessions.
 func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
+	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
 	h.mu.Lock()
 	h.sweepLocked()
-	full := len(h.sessions)+h.opening >= h.opts.MaxSessions
-	if !full {
+	evict, userFull := h.userPlaceLocked(user)
+	full := !userFull && len(h.sessions)-len(evict)+h.opening >= h.opts.MaxSessions
+	if !full && !userFull {
 		h.opening++
+		for _, id := range evict {
+			delete(h.sessions, id)
+		}
+	} else {
+		evict = nil
 	}
 	h.mu.Unlock()
+	for _, id := range evict {
+		h.close(r, id)
+	}
+	if userFull {
+		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
+		http.Error(w, fmt.Sprintf("you have %d open sessions, all busy, the most one user may have; close one, or speak protocol %s, which needs none", h.opts.MaxSessionsPerUser, Modern), http.StatusServiceUnavailable)
+		return
+	}
 	if full {
 		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
 		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
@@ -194,7 +227,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
-			h.sessions[id] = &session{last: h.opts.Now()}
+			h.sessions[id] = &session{last: h.opts.Now(), user: user}
 			h.mu.Unlock()
 		}
 	}}
@@ -205,6 +238,57 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	}()
 	h.stateful.ServeHTTP(rec, r)
 }
+
+// userPlaceLocked makes room for another session of user: it returns the
+// user's sessions to close (the idle ones that have waited longest), or
+// full when the user's sessions are all busy.
+func (h *Handler) userPlaceLocked(user string) (evict []string, full bool) {
+	if user == "" {
+		return nil, false
+	}
+	var mine []string
+	for id, s := range h.sessions {
+		if s.user == user {
+			mine = append(mine, id)
+		}
+	}
+	for len(mine)-len(evict) >= h.opts.MaxSessionsPerUser {
+		oldest := ""
+		for _, id := range mine {
+			s := h.sessions[id]
+			if s.busy > 0 || slices.Contains(evict, id) {
+				continue
+			}
+			if oldest == "" || s.last.Before(h.sessions[oldest].last) {
+				oldest = id
+			}
+		}
+		if oldest == "" {
+			return nil, true
+		}
+		evict = append(evict, oldest)
+	}
+	return evict, false
+}
+
+// close ends a session in the go-sdk's handler, as its client's DELETE
+// would, on behalf of the same user (r's context carries the user's token).
+func (h *Handler) close(r *http.Request, id string) {
+	del, err := http.NewRequestWithContext(r.Context(), http.MethodDelete, r.URL.String(), nil)
+	if err != nil {
+		return
+	}
+	del.Host = r.Host // the go-sdk checks it (DNS rebinding protection)
+	del.Header.Set("Mcp-Session-Id", id)
+	h.stateful.ServeHTTP(discard{header: http.Header{}}, del)
+}
+
+// discard is a ResponseWriter that keeps nothing.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header       { return d.header }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
 
 // sweepLocked forgets sessions idle for longer than the timeout: the go-sdk
 // has closed them by then.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -297,5 +298,103 @@ func TestSessionsOnly(t *testing.T) {
 	}
 	if resp := post(t, url, initialize); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("a second session over MaxSessions 1: status %d, want 503", resp.StatusCode)
+	}
+}
+
+// One authenticated user cannot take every session: beyond
+// MaxSessionsPerUser the user's idle session that waited longest is closed
+// for the new one, the user's busy sessions are kept (503 when all are
+// busy), and another user still opens one.
+func TestSessionsPerUser(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{MaxSessions: 4, MaxSessionsPerUser: 2})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	srv := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
+	t.Cleanup(srv.Close)
+	send := func(user, method, session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+user)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	open := func(user string) string {
+		t.Helper()
+		resp := send(user, http.MethodPost, "", initialize)
+		id := resp.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			body, _ := io.ReadAll(resp.Body)
+			t.Fatalf("%s's initialize: %d %s", user, resp.StatusCode, body)
+		}
+		resp.Body.Close()
+		send(user, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+		return id
+	}
+	ping := func(user, id string) int {
+		resp := send(user, http.MethodPost, id, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	b1 := open("bob")
+	time.Sleep(5 * time.Millisecond)
+	b2 := open("bob")
+	b3 := open("bob") // closes b1, idle the longest
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		code := ping("bob", b1)
+		if code == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's oldest session after his third: ping %d, want 404", code)
+		}
+	}
+	for _, id := range []string{b2, b3} {
+		if code := ping("bob", id); code != http.StatusOK {
+			t.Fatalf("bob's newer session: ping %d", code)
+		}
+	}
+	if h.Sessions() != 2 {
+		t.Fatalf("%d sessions tracked, want bob's 2", h.Sessions())
+	}
+	open("alice")
+	open("alice")
+	// Bob's two sessions busy (each holds an event stream): no room for him.
+	streams, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop) // before the server closes, which waits for the streams
+	for _, id := range []string{b2, b3} {
+		go func() {
+			req, _ := http.NewRequestWithContext(streams, http.MethodGet, srv.URL, nil)
+			req.Header.Set("Authorization", "Bearer bob")
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Mcp-Session-Id", id)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	// Wait until both streams hold their sessions, then ask for a third.
+	for deadline := time.Now().Add(5 * time.Second); h.Busy("bob") < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's event streams did not start: %d busy", h.Busy("bob"))
+		}
+	}
+	resp := send("bob", http.MethodPost, "", initialize)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "all busy") || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("bob's initialize with both sessions busy: %d %s", resp.StatusCode, body)
 	}
 }

@@ -1,0 +1,14 @@
+package endpoint
+
+// Busy returns how many of user's sessions have a request in progress.
+func (h *Handler) Busy(user string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, s := range h.sessions {
+		if s.user == user && s.busy > 0 {
+			n++
+		}
+	}
+	return n
+}
