@@ -224,16 +224,26 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
 		return
 	}
+	// The place taken becomes the session as soon as its id is known, or
+	// is given back when the request ends without one.
+	reserved := true
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
 			h.sessions[id] = &session{last: h.opts.Now(), user: user}
+			if reserved {
+				reserved = false
+				h.opening--
+			}
 			h.mu.Unlock()
 		}
 	}}
 	defer func() {
 		h.mu.Lock()
-		h.opening--
+		if reserved {
+			reserved = false
+			h.opening--
+		}
 		h.mu.Unlock()
 	}()
 	h.stateful.ServeHTTP(rec, r)
