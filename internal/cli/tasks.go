@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/session"
@@ -34,7 +35,7 @@ type TasksOptions struct {
 // options to runF, or to run when runF is nil.
 func newTaskCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(context.Context, *TasksOptions) error) (*cobra.Command, *TasksOptions) {
 	opts := &TasksOptions{IO: ios}
-	cmd.Args = cobra.ExactArgs(1)
+	cmd.Args = taskIDArg
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		opts.ID = args[0]
 		if runF != nil {
@@ -51,4 +52,16 @@ func newTaskCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 func (o *TasksOptions) open(ctx context.Context) (*session.Session, error) {
 	o.Conn.JSON = o.Format == "json"
 	return o.Conn.open(ctx, o.IO, nil)
+}
+
+// taskIDArg takes one argument, a task id, which may not be empty: an
+// empty id names no task, so nothing is sent.
+func taskIDArg(cmd *cobra.Command, args []string) error {
+	if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(args[0]) == "" {
+		return usageErr("the task id is empty: give the id that call --no-wait printed")
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ declined. Each is printed as an [ELICIT] line.`,
   TASK=$(mcp-tester call rollout -u http://127.0.0.1:8080/mcp --args '{"service":"web","version":"1.0.0"}' \
       --no-wait --format json | jq -r .task.taskId)
   mcp-tester tasks wait "$TASK" -u http://127.0.0.1:8080/mcp --elicit 'accept:{"decision":"continue"}'`,
-		Args: cobra.ExactArgs(1),
+		Args: taskIDArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if runF != nil {
