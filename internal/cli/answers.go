@@ -224,6 +224,26 @@ func (o *AnswerOptions) printAsked(w io.Writer, jsonOut bool, asked *session.Cal
 	return o.unused(asked.Questions)
 }
 
+// askedError is the failure of a request that may have asked questions
+// before it failed: the JSON document of the failure carries them, in the
+// shape of a success ({"questions": [...], "error": {...}}).
+type askedError struct {
+	err       error
+	questions []printer.QuestionJSON
+}
+
+func (e *askedError) Error() string { return e.err.Error() }
+func (e *askedError) Unwrap() error { return e.err }
+
+// withAsked returns err with the questions asked was asked before it
+// failed; nil for nil.
+func withAsked(err error, asked *session.Call) error {
+	if err == nil || asked == nil {
+		return err
+	}
+	return &askedError{err: err, questions: printer.QuestionsJSON(asked.Questions)}
+}
+
 // toolOutcome is the exit of a tool call whose result was printed: a
 // result the tool marked isError fails (exit 1).
 func toolOutcome(res *mcp.CallToolResult) error {

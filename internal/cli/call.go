@@ -85,7 +85,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	if err != nil {
-		return err
+		return withAsked(err, asked)
 	}
 	if err := opts.Answers.record("tools/call", opts.Tool, args, asked.Questions, res); err != nil {
 		return err
@@ -110,7 +110,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, args map[string]any) error {
 	started, asked, err := s.StartTool(ctx, opts.Tool, args, nil)
 	if err != nil {
-		return err
+		return withAsked(err, asked)
 	}
 	switch {
 	case opts.Format == "json":

@@ -74,7 +74,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	defer s.Close()
 	res, asked, err := s.GetPrompt(ctx, opts.Name, args, nil)
 	if err != nil {
-		return err
+		return withAsked(err, asked)
 	}
 	if err := opts.Answers.record("prompts/get", opts.Name, args, asked.Questions, res); err != nil {
 		return err

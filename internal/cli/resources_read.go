@@ -54,7 +54,7 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 	defer s.Close()
 	res, asked, err := s.ReadResource(ctx, opts.URI, nil)
 	if err != nil {
-		return err
+		return withAsked(err, asked)
 	}
 	if err := opts.Answers.record("resources/read", opts.URI, nil, asked.Questions, res); err != nil {
 		return err

@@ -139,10 +139,18 @@ func earlierFlagHint(err error) string {
 	return ""
 }
 
+// failureDoc is the JSON document of a command that failed: the questions
+// asked before the failure, if the command asks any, and the error.
+type failureDoc struct {
+	Questions any            `json:"questions,omitempty"`
+	Error     map[string]any `json:"error"`
+}
+
 // errorDoc is the JSON document of a command that failed before it printed
-// its own: the message, the exit code, and what kind of failure it was
-// (with the server's JSON-RPC error, when it sent one).
-func errorDoc(err error, code int) map[string]any {
+// its own: the questions it asked before (see askedError), the message,
+// the exit code, and what kind of failure it was (with the server's
+// JSON-RPC error, when it sent one).
+func errorDoc(err error, code int) failureDoc {
 	e := map[string]any{"message": err.Error(), "exitCode": code}
 	switch session.KindOf(err) {
 	case session.KindServer:
@@ -163,7 +171,12 @@ func errorDoc(err error, code int) map[string]any {
 		}
 		e["jsonrpc"] = rpc
 	}
-	return map[string]any{"error": e}
+	doc := failureDoc{Error: e}
+	var ae *askedError
+	if errors.As(err, &ae) {
+		doc.Questions = ae.questions
+	}
+	return doc
 }
 
 // jsonOutput reports whether cmd prints JSON on stdout: --format json (or

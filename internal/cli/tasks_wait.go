@@ -54,7 +54,7 @@ func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
 	defer s.Close()
 	res, asked, err := s.WaitTask(ctx, opts.ID, nil)
 	if err != nil {
-		return err
+		return withAsked(err, asked)
 	}
 	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
 		return err
