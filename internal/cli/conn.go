@@ -138,10 +138,20 @@ func addProgressFlag(cmd *cobra.Command, o *ConnOptions) {
 }
 
 // progressPrinter prints a progress notification as a [PROGRESS] line on
-// stderr.
+// stderr: what is shown of it is bounded (maxShown), and a notification
+// that says again what the last one said is not printed again.
 func progressPrinter(io *iostreams.IOStreams) func(session.Progress) {
+	var mu sync.Mutex
+	last := ""
 	return func(p session.Progress) {
-		fmt.Fprintf(io.ErrOut, "[PROGRESS] %s\n", termsafe.Line(p.String()))
+		line := p.String()
+		mu.Lock()
+		defer mu.Unlock()
+		if line == last {
+			return
+		}
+		last = line
+		fmt.Fprintf(io.ErrOut, "[PROGRESS] %s\n", termsafe.Clip(line, maxShown))
 	}
 }
 

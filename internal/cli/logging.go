@@ -99,7 +99,7 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			if m.Logger != "" {
 				logger = m.Logger + ": "
 			}
-			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", termsafe.Line(string(m.Level)), termsafe.Line(logger), termsafe.Line(string(data)))
+			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", termsafe.Clip(string(m.Level), maxShown), termsafe.Clip(logger, maxShown), termsafe.Clip(string(data), maxShown))
 		case <-rctx.Done():
 			if ctx.Err() != nil {
 				return nil

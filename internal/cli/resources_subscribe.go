@@ -118,7 +118,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 					return err
 				}
 			} else {
-				fmt.Fprintf(opts.IO.Out, "updated %s\n", termsafe.Line(got))
+				fmt.Fprintf(opts.IO.Out, "updated %s\n", termsafe.Clip(got, maxShown))
 			}
 		case err := <-errc:
 			if err != nil && ctx.Err() == nil {

@@ -9,16 +9,23 @@ import (
 	"github.com/askback/askback/tasks/taskclient"
 )
 
-// taskStatusPrinter shows a task's status on stderr as it changes: one
-// live line that is rewritten at a terminal, plain lines otherwise.
+// maxShown bounds what is shown of a text a server sends again and again
+// (a task's status message, a progress or log message): the rest is
+// counted, not printed.
+const maxShown = 1024
+
+// taskStatusPrinter shows a task's status on stderr as it changes (the
+// task client reports no poll that found the task as it was): one live
+// line that is rewritten at a terminal, plain lines otherwise. What is
+// shown of the server's texts is bounded (maxShown).
 func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 	var mu sync.Mutex
 	return func(u taskclient.Update) {
 		mu.Lock()
 		defer mu.Unlock()
-		line := fmt.Sprintf("task %s: %s", termsafe.Line(u.TaskID), termsafe.Line(string(u.Status)))
+		line := fmt.Sprintf("task %s: %s", termsafe.Clip(u.TaskID, maxShown), termsafe.Clip(string(u.Status), maxShown))
 		if u.StatusMessage != "" {
-			line += " – " + termsafe.Line(u.StatusMessage)
+			line += " – " + termsafe.Clip(u.StatusMessage, maxShown)
 		}
 		if io.IsStderrTTY() {
 			end := ""

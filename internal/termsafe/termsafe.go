@@ -42,6 +42,20 @@ func Block(s string) string {
 	return b.String()
 }
 
+// Clip is [Line] for text of any size that is shown again and again (a
+// task's status, a progress or log message): at most max bytes of s are
+// shown, cut where a rune starts, then how many bytes were left out.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return Line(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return Line(s[:cut]) + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
 // Has reports whether s holds anything [Block] would change: a control or
 // invisible character other than newline and tab, or a byte that is not
 // UTF-8.

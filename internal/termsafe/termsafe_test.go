@@ -205,3 +205,21 @@ func rawIn(s string) string {
 	}
 	return ""
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"\x1b[2J", 10, `\x1b[2J`},
+		{"abcdef", 3, "abc… (3 more bytes)"},
+		{"ab\u00e9cd", 3, "ab… (4 more bytes)"}, // é is not cut in two
+		{"\x1b\x1b\x1b", 2, `\x1b\x1b… (1 more bytes)`},
+	} {
+		if got := termsafe.Clip(c.in, c.max); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
