@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,6 +75,10 @@ func ParseSample(s string) (Sample, error) {
 		Model      string  `json:"model"`
 		StopReason string  `json:"stopReason"`
 		Role       string  `json:"role"`
+	}
+	if err := strictjson.CheckKeys([]byte(s)); errors.Is(err, strictjson.ErrAmbiguous) {
+		// encoding/json would keep the last of two "text"s ("Text" too).
+		return Sample{}, fmt.Errorf("sample %s: %v", abbrev(s), err)
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()

@@ -1,7 +1,8 @@
 // Package jsonobject reads a JSON object that a person wrote: the value of
 // --args or --elicit, the content of an elicit_response line. Every such
 // place follows one rule: exactly one JSON value, an object, nothing after
-// it, and an error that names what was written and says what is wrong.
+// it, no key twice in one object, and an error that names what was written
+// and says what is wrong.
 package jsonobject
 
 import (
@@ -10,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/askback/askback/internal/strictjson"
 )
 
 // Numbers says how Parse decodes numbers.
@@ -46,6 +49,10 @@ func Parse(what, text string, numbers Numbers) (map[string]any, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s has text after the JSON object", what)
+	}
+	if err := strictjson.CheckRepeats([]byte(text)); err != nil {
+		// A key given twice would be read as its last value, silently.
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	return m, nil
 }

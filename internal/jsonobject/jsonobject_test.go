@@ -21,19 +21,22 @@ func ExampleParse() {
 
 func TestParse(t *testing.T) {
 	for text, want := range map[string]string{
-		``:                  "content is not a JSON object: it is empty",
-		`   `:               "content is not a JSON object: it is empty",
-		`null`:              "content is not a JSON object: it is null",
-		`[1]`:               "content is not a JSON object: it is an array",
-		`"x"`:               "content is not a JSON object: it is a string",
-		`true`:              "content is not a JSON object: it is a boolean",
-		`3`:                 "content is not a JSON object: it is a number",
-		`{"a":`:             "content is not a JSON object: unexpected EOF",
-		`nope`:              "content is not a JSON object: invalid character 'o' in literal null (expecting 'u')",
-		`{} {}`:             "content has text after the JSON object",
-		`{"a":1} x`:         "content has text after the JSON object",
-		`{"a":1}}`:          "content has text after the JSON object",
-		`{"a":1}` + "\n \t": "",
+		``:                      "content is not a JSON object: it is empty",
+		`   `:                   "content is not a JSON object: it is empty",
+		`null`:                  "content is not a JSON object: it is null",
+		`[1]`:                   "content is not a JSON object: it is an array",
+		`"x"`:                   "content is not a JSON object: it is a string",
+		`true`:                  "content is not a JSON object: it is a boolean",
+		`3`:                     "content is not a JSON object: it is a number",
+		`{"a":`:                 "content is not a JSON object: unexpected EOF",
+		`nope`:                  "content is not a JSON object: invalid character 'o' in literal null (expecting 'u')",
+		`{} {}`:                 "content has text after the JSON object",
+		`{"a":1} x`:             "content has text after the JSON object",
+		`{"a":1}}`:              "content has text after the JSON object",
+		`{"a":1}` + "\n \t":     "",
+		`{"a":1,"a":2}`:         `content: ambiguous JSON object: key "a" appears twice in the object at $`,
+		`{"a":[{"b":1,"b":1}]}`: `content: ambiguous JSON object: key "b" appears twice in the object at $.a[0]`,
+		`{"a":1,"A":2}`:         "",
 	} {
 		_, err := jsonobject.Parse("content", text, jsonobject.Float64)
 		got := ""

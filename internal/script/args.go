@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -212,6 +213,9 @@ func convert(s string, kind tokenKind, typ string) (any, error) {
 		return nil, fmt.Errorf("%q is not a boolean (true or false)", s)
 	case "object", "array":
 		v, err := decodeJSON(s)
+		if errors.Is(err, strictjson.ErrAmbiguous) {
+			return nil, fmt.Errorf("%q: %v", truncate(s, 60), err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a JSON %s", truncate(s, 60), typ)
 		}
@@ -260,6 +264,9 @@ func decodeJSON(s string) (any, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("more than one JSON value")
+	}
+	if err := strictjson.CheckRepeats([]byte(s)); err != nil {
+		return nil, err
 	}
 	return normalizeNumbers(v), nil
 }

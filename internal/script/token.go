@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askback/askback/internal/strictjson"
 )
 
 // tokenKind tells how a token was written, which decides how its value is
@@ -367,11 +369,12 @@ func (l *lexer) json(t *token) *lexError {
 	return l.fail(start, "unterminated JSON value: add the closing bracket")
 }
 
-// checkJSON validates a JSON text and describes the first problem.
+// checkJSON validates a JSON text and describes the first problem; a key
+// written twice in one object is one (it would be read as its last value).
 func checkJSON(raw string) error {
 	var v any
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
 		return err
 	}
-	return nil
+	return strictjson.CheckRepeats([]byte(raw))
 }

@@ -29,7 +29,17 @@ var ErrAmbiguous = errors.New("ambiguous JSON object")
 // at any depth, has a key twice or two keys equal under Unicode case folding
 // ("To" and "to", "k" and the Kelvin sign), and a syntax error when data is
 // not exactly one JSON value. Empty data passes.
-func CheckKeys(data []byte) error {
+func CheckKeys(data []byte) error { return checkKeys(data, Fold) }
+
+// CheckRepeats is [CheckKeys] for JSON whose keys are read as written (as a
+// person's tool arguments are sent on): only a key that appears twice in
+// one object is refused; keys that differ only in letter case pass.
+func CheckRepeats(data []byte) error {
+	return checkKeys(data, func(s string) string { return s })
+}
+
+// checkKeys is CheckKeys, with keys that fold equal refused.
+func checkKeys(data []byte, fold func(string) string) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
@@ -60,7 +70,7 @@ func CheckKeys(data []byte) error {
 				continue
 			}
 			k, _ := tok.(string)
-			fk := Fold(k)
+			fk := fold(k)
 			if prev, dup := top.keys[fk]; dup {
 				if prev == k {
 					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path)

@@ -92,3 +92,19 @@ func FuzzCheckKeys(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckRepeats(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"a":1,"A":2,"\u212a":3,"k":4}`: "",
+		`{"a":{"b":1,"b":2}}`:            `ambiguous JSON object: key "b" appears twice in the object at $.a`,
+		`[1] [2]`:                        "more than one JSON value",
+	} {
+		got := ""
+		if err := CheckRepeats([]byte(data)); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("CheckRepeats(%s) = %q, want %q", data, got, want)
+		}
+	}
+}
