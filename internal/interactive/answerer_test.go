@@ -190,7 +190,7 @@ func TestAccessibleEveryKind(t *testing.T) {
 		"2026-13-01", // day: refused inline
 		"2026-07-28",
 		"2", "0", // tags: tick Beta (Alpha is pre-ticked), done
-		"y", // ok
+		"2", // ok: (no answer), Yes, No
 		"3", // color: (no answer), red, green
 		"1", // Submit
 	}, "\n") + "\n"
@@ -206,6 +206,31 @@ func TestAccessibleEveryKind(t *testing.T) {
 		if !strings.Contains(seen, w) {
 			t.Errorf("the person did not see %q:\n%s", w, seen)
 		}
+	}
+}
+
+// TestAccessibleOptionalBooleanLeftOut: an optional boolean without a
+// default the person skips is not in the answer; a required one and one
+// with a default are answered as yes/no.
+func TestAccessibleOptionalBooleanLeftOut(t *testing.T) {
+	q := formQuestion(t, "Options?", `{"type":"object","properties":{
+	  "notify":{"type":"boolean","title":"Notify me"},
+	  "agree":{"type":"boolean","title":"I agree"},
+	  "dry":{"type":"boolean","title":"Dry run","default":true}},
+	  "required":["agree"]}`)
+	typed := strings.Join([]string{
+		"",  // notify: keep (no answer)
+		"n", // agree: No is an answer
+		"",  // dry: keep the default
+		"1", // Submit
+	}, "\n") + "\n"
+	res, seen, err := accessible(t, q, typed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"agree": false, "dry": true}
+	if res.Action != "accept" || !reflect.DeepEqual(res.Content, want) {
+		t.Errorf("answer = %s %#v\nwant %#v\n%s", res.Action, res.Content, want, seen)
 	}
 }
 

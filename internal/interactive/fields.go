@@ -18,8 +18,8 @@ type Widget string
 // The widgets a form is made of.
 const (
 	TextInput   Widget = "input"        // strings, numbers and integers: a line of text
-	YesNo       Widget = "confirm"      // booleans
-	SelectOne   Widget = "select"       // single-choice enums
+	YesNo       Widget = "confirm"      // required booleans and booleans with a default
+	SelectOne   Widget = "select"       // single-choice enums; optional booleans without a default
 	SelectMany  Widget = "multi-select" // multi-choice enums
 	requiredTag        = " (required)"
 )
@@ -88,8 +88,18 @@ func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 	}
 	switch f.Kind {
 	case formschema.Boolean:
-		d.Widget = YesNo
-		d.Start.On, _ = f.Default.(bool)
+		def, hasDef := f.Default.(bool)
+		if f.Required || hasDef {
+			// A yes/no toggle always gives an answer: the schema's
+			// default pre-filled (the spec asks clients to), else No.
+			d.Widget = YesNo
+			d.Start.On = def
+			break
+		}
+		// An optional boolean without a default may be left unanswered:
+		// a toggle would send No for a field the person never touched.
+		d.Widget = SelectOne
+		d.Options = []Option{{Label: "(no answer)", Value: ""}, {Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}
 	case formschema.SingleEnum:
 		d.Widget = SelectOne
 		def, _ := f.Default.(string)
@@ -222,6 +232,9 @@ func (f *Field) Decode(v Value) (value any, ok bool, err error) {
 	case SelectOne:
 		if v.Choice == "" {
 			return nil, false, nil
+		}
+		if f.Kind == formschema.Boolean {
+			return v.Choice == "true", true, nil
 		}
 		return v.Choice, true, nil
 	case SelectMany:

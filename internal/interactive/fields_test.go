@@ -70,10 +70,12 @@ func TestDescribeEveryKind(t *testing.T) {
 	  "age":   {"type":"integer","minimum":18,"maximum":130,"default":30},
 	  "ratio": {"type":"number","maximum":1.5},
 	  "ok":    {"type":"boolean","default":true},
+	  "maybe": {"type":"boolean"},
+	  "sure":  {"type":"boolean"},
 	  "color": {"type":"string","enum":["red","green"],"enumNames":["Red","Green"]},
 	  "size":  {"type":"string","enum":["s","m"],"default":"m"},
 	  "tags":  {"type":"array","items":{"type":"string","anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"},{"const":"c","title":"Gamma"}]},"minItems":1,"maxItems":2,"default":["a"]}
-	},"required":["name","age"]}`)
+	},"required":["name","age","sure"]}`)
 	cases := []struct {
 		name        string
 		widget      Widget
@@ -90,6 +92,8 @@ func TestDescribeEveryKind(t *testing.T) {
 		{"age", TextInput, "age (required)", "a whole number between 18 and 130", "a whole number", Value{Text: "30"}},
 		{"ratio", TextInput, "ratio", "a number at most 1.5", "a number", Value{}},
 		{"ok", YesNo, "ok", "", "", Value{On: true}},
+		{"maybe", SelectOne, "maybe", "", "", Value{}},
+		{"sure", YesNo, "sure (required)", "", "", Value{}},
 		{"color", SelectOne, "color", "", "", Value{}},
 		{"size", SelectOne, "size", "", "", Value{Choice: "m"}},
 		{"tags", SelectMany, "tags", "choose between 1 and 2 choices", "", Value{Set: []string{"a"}}},
@@ -115,6 +119,18 @@ func TestDescribeEveryKind(t *testing.T) {
 	// with a default cannot (the default would be sent anyway).
 	if o := byName(fields, "color").Options; len(o) != 3 || o[0] != (Option{"(no answer)", ""}) || o[1] != (Option{"Red", "red"}) {
 		t.Errorf("color options = %+v, want (no answer), Red, Green", o)
+	}
+	// An optional boolean without a default is a choice that can be left
+	// unanswered: untouched, it is not sent.
+	maybe := byName(fields, "maybe")
+	if o := maybe.Options; len(o) != 3 || o[0] != (Option{"(no answer)", ""}) || o[1] != (Option{"Yes", "true"}) || o[2] != (Option{"No", "false"}) {
+		t.Errorf("maybe options = %+v, want (no answer), Yes, No", o)
+	}
+	for in, want := range map[string]any{"": nil, "true": true, "false": false} {
+		v, ok, err := maybe.Decode(Value{Choice: in})
+		if err != nil || ok != (want != nil) || v != want {
+			t.Errorf("maybe %q decodes to %#v %v %v, want %#v", in, v, ok, err, want)
+		}
 	}
 	if o := byName(fields, "size").Options; len(o) != 2 {
 		t.Errorf("size options = %+v, want s, m only", o)

@@ -337,7 +337,10 @@ func TestTerminalTwoQuestionsInARow(t *testing.T) {
 	dir := binaries(t)
 	tm := newTerm(t, nil, fmt.Sprintf(`%s/mcp-tester call pair -c %s/askserver`, dir, dir))
 	tm.waitFor("Question A?")
-	tm.keys("y")
+	tm.focused("OK?")
+	tm.keys("Down") // (no answer) → Yes
+	tm.waitFor("> Yes")
+	tm.keys("Enter")
 	tm.focused("Your answer")
 	tm.keys("Enter")
 	tm.waitFor("Question B?")
@@ -345,6 +348,33 @@ func TestTerminalTwoQuestionsInARow(t *testing.T) {
 	tm.keys("Escape")
 	s := tm.waitFor("EXIT=")
 	for _, want := range []string{`[ELICIT] Question A? → accept {"ok":true}`, "[ELICIT] Question B? → cancel", `a=accept {"ok":true}; b=cancel`, "EXIT=0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestTerminalOptionalBooleanLeftUntouched: an optional yes/no field the
+// person never touched is left out of the answer (it was sent as false);
+// one the person answers No is sent as false.
+func TestTerminalOptionalBooleanLeftUntouched(t *testing.T) {
+	dir := binaries(t)
+	tm := newTerm(t, nil, fmt.Sprintf(`%s/mcp-tester call pair -c %s/askserver`, dir, dir))
+	tm.waitFor("Question A?")
+	tm.focused("OK?")
+	tm.waitFor("> (no answer)")
+	tm.keys("Enter")
+	tm.focused("Your answer")
+	tm.keys("Enter")
+	tm.waitFor("Question B?")
+	tm.focused("OK?")
+	tm.keys("Down", "Down")
+	tm.waitFor("> No")
+	tm.keys("Enter")
+	tm.focused("Your answer")
+	tm.keys("Enter")
+	s := tm.waitFor("EXIT=")
+	for _, want := range []string{"[ELICIT] Question A? → accept {}", `[ELICIT] Question B? → accept {"ok":false}`, `a=accept; b=accept {"ok":false}`, "EXIT=0"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}
