@@ -17,6 +17,14 @@
 // that instance (route on the header), and a restart ends it. Sessions are
 // bounded in number ([Options.MaxSessions]) and closed when idle
 // ([Options.SessionTimeout]).
+//
+// A POST without a session is read whole before it is served, to tell an
+// initialize request from others: at most [DefaultMaxPeek] bytes (413
+// beyond) within [Options.BodyReadTimeout] (408 after it; 30 seconds by
+// default), so that a client trickling its body cannot hold the handler,
+// even on a plain http.Server without a ReadTimeout. The time limit is set
+// on the connection (http.ResponseController's SetReadDeadline); behind a
+// ResponseWriter that cannot set one it does not apply.
 package endpoint
 
 import (
@@ -25,7 +33,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -46,6 +56,9 @@ const (
 	// DefaultMaxPeek bounds how much of a sessionless POST body is read to
 	// tell an initialize request from others.
 	DefaultMaxPeek = 4 << 20
+	// DefaultBodyReadTimeout bounds the time taken to read a sessionless
+	// POST body.
+	DefaultBodyReadTimeout = 30 * time.Second
 )
 
 // Modern is the first protocol version served without sessions.
@@ -73,6 +86,12 @@ type Options struct {
 	// user cannot take every place. Sessions without a user count only
 	// towards MaxSessions. Zero means DefaultMaxSessionsPerUser.
 	MaxSessionsPerUser int
+	// BodyReadTimeout bounds the time a sessionless POST body takes to
+	// arrive (it is read whole to tell an initialize from other requests);
+	// a body not read in time is answered 408 Request Timeout. Zero means
+	// DefaultBodyReadTimeout; negative means no limit here (for a server
+	// that bounds reads itself, e.g. with http.Server.ReadTimeout).
+	BodyReadTimeout time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// SessionsOnly serves every request in sessions, as protocol 2025-11-25
@@ -116,6 +135,9 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	if o.MaxSessionsPerUser <= 0 {
 		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -153,7 +175,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.stateful.ServeHTTP(w, r)
 		return
 	}
-	body, err := peek(r)
+	body, err := peek(w, r, h.opts.BodyReadTimeout)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
 		return
@@ -311,14 +333,26 @@ func (h *Handler) sweepLocked() {
 	}
 }
 
-// peek reads r's body (bounded) and puts it back for the handler.
-func peek(r *http.Request) ([]byte, error) {
+// peek reads r's body (bounded in size, and in time when timeout > 0 and
+// w can set a read deadline) and puts it back for the handler.
+func peek(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
+	}
+	if timeout > 0 {
+		rc := http.NewResponseController(w)
+		// An error means w cannot set deadlines; the read is then bounded
+		// in size only.
+		if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
+			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, DefaultMaxPeek+1))
 	r.Body.Close()
 	if err != nil {
+		if isTimeout(err) {
+			return nil, fmt.Errorf("%w: not received within %v", errBodyTimeout, timeout)
+		}
 		return nil, err
 	}
 	if len(body) > DefaultMaxPeek {
@@ -328,10 +362,21 @@ func peek(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// errBodyTimeout is a body that did not arrive within BodyReadTimeout.
+var errBodyTimeout = errors.New("the request body was too slow")
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 func bodyStatus(err error) int {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return http.StatusRequestEntityTooLarge
+	}
+	if errors.Is(err, errBodyTimeout) {
+		return http.StatusRequestTimeout
 	}
 	return http.StatusBadRequest
 }

@@ -1,9 +1,11 @@
 package endpoint_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -195,6 +197,55 @@ func TestOversizedSessionlessBody(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", endpoint.DefaultMaxPeek) + `"}}`
 	if resp := post(t, url, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d, want 413", resp.StatusCode)
+	}
+}
+
+// A client that trickles a sessionless body, one byte at a time, is
+// answered 408 once BodyReadTimeout has passed, on a plain server without
+// read timeouts of its own; one that sends its body in time is served.
+func TestSlowSessionlessBody(t *testing.T) {
+	_, url := serve(t, &endpoint.Options{BodyReadTimeout: 300 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", strings.TrimPrefix(url, "http://"), len(body))
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil) // nil: the connection ended unanswered
+		answered <- resp
+	}()
+	start := time.Now()
+	var resp *http.Response
+trickle:
+	for i := 0; i < len(body)-1; i++ { // never the last byte
+		select {
+		case resp = <-answered:
+			break trickle
+		case <-time.After(50 * time.Millisecond):
+			if _, err := conn.Write([]byte{body[i]}); err != nil {
+				break trickle
+			}
+		}
+	}
+	if resp == nil {
+		select {
+		case resp = <-answered:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no answer %v after the body began to trickle", time.Since(start))
+		}
+	}
+	if resp == nil || resp.StatusCode != http.StatusRequestTimeout {
+		t.Fatalf("answer %v, want 408", resp)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(msg), "not received within 300ms") {
+		t.Errorf("408 body %q does not say why", msg)
+	}
+	if resp := post(t, url, body); resp.StatusCode != http.StatusOK {
+		t.Errorf("a body sent at once: status %d, want 200", resp.StatusCode)
 	}
 }
 
