@@ -73,3 +73,40 @@ func TestRedisDown(t *testing.T) {
 		t.Fatalf("claim after Redis came back: %v", err)
 	}
 }
+
+// A store bounded to 3 live nonces, shared by two instances, refuses the
+// fourth with ErrFull without consuming it, and takes it again once one
+// has expired.
+func TestBoundedInTotal(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	opts := &redisstore.Options{MaxEntries: 3}
+	a := redisstore.New(scaleout.Client(t, r.URL), opts)
+	b := redisstore.New(scaleout.Client(t, r.URL), opts)
+	ctx := context.Background()
+	if err := a.Claim(ctx, "short", time.Now().Add(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		if err := b.Claim(ctx, n, time.Now().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []*redisstore.Store{a, b} {
+		if err := s.Claim(ctx, "n3", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrFull) {
+			t.Fatalf("claim beyond MaxEntries = %v, want ErrFull", err)
+		}
+	}
+	if err := a.Claim(ctx, "n1", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("a used nonce in a full store = %v, want ErrUsed", err)
+	}
+	time.Sleep(250 * time.Millisecond)
+	if err := a.Claim(ctx, "n3", time.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("claim after one expired: %v", err)
+	}
+	if err := b.Claim(ctx, "n3", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("n3 claimed twice: %v", err)
+	}
+	if err := a.Claim(ctx, "@index", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrInvalidNonce) {
+		t.Fatalf("the index's own name as a nonce = %v, want ErrInvalidNonce", err)
+	}
+}
