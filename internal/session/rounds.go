@@ -48,6 +48,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		ans = s.opts.Answerer
 	}
 	s.knowTools(ctx)
+	s.results.take()
 	var res *mcp.CallToolResult
 	var task *taskclient.Update
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
@@ -67,6 +68,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	call.Task = task
 	if task != nil && errors.Is(err, taskclient.ErrCancelled) {
 		call.Task.Status = "cancelled"
+	}
+	if s.results.take() && err == nil && task == nil {
+		// The go-sdk reads null, or a result without content, as empty
+		// content: nothing the tool said would be shown, and the call
+		// would pass.
+		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server's result has no content (it sent a result of null, or one without \"content\")")
 	}
 	return res, call, err
 }

@@ -114,7 +114,8 @@ type Session struct {
 	// it, so that a tool call may come back as a task.
 	tasks bool
 
-	toolsOnce sync.Once // the tools were listed (knowTools)
+	toolsOnce sync.Once   // the tools were listed (knowTools)
+	results   toolResults // tools/call answers as sent (see CallTool)
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
@@ -248,7 +249,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.Observe(tr, s.opts.Observe)
+	tr = wire.Observe(tr, s.results.observer(s.opts.Observe))
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
