@@ -259,8 +259,13 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		rctx, clock := startClock(ctx, s.opts.Timeout)
 		cancel := clock.stop
 		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock})
+		s.results.takeRepeated()
 		rep, err := send(rctx, responses, state)
 		s.setCall(nil)
+		if dup := s.results.takeRepeated(); dup != nil && err == nil {
+			cancel()
+			return call, protocolErr(op, "%v", dup)
+		}
 		if late := s.takeLate(); late != nil {
 			cancel()
 			return call, late

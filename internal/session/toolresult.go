@@ -3,19 +3,24 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sync"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// toolResults watches the raw answers to tools/call as they cross the wire:
-// the go-sdk decodes a result of null, or one without content, as an empty
-// content list, which a tester must not take for a tool that answered.
+// toolResults watches the raw answers to the client's requests as they
+// cross the wire: the go-sdk decodes a tools/call result of null, or one
+// without content, as an empty content list, which a tester must not take
+// for a tool that answered; and it reads a key given twice in an object
+// as its last value ("isError": true, "isError": false passes as success).
 type toolResults struct {
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]bool // tools/call requests sent, not yet answered
-	empty   bool                // an answer had no content since the last take
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]string // requests sent, not yet answered: their method
+	empty    bool                  // a tools/call answer had no content since the last take
+	repeated error                 // the first answer with a key twice since the last takeRepeated
 }
 
 // observer returns a wire.Observer that notes tools/call answers without
@@ -24,23 +29,26 @@ func (t *toolResults) observer(next wire.Observer) wire.Observer {
 	return func(sent bool, msg jsonrpc.Message) {
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
-			if sent && m.IsCall() && m.Method == "tools/call" {
+			if sent && m.IsCall() {
 				t.mu.Lock()
 				if t.pending == nil {
-					t.pending = map[jsonrpc.ID]bool{}
+					t.pending = map[jsonrpc.ID]string{}
 				}
 				if len(t.pending) < maxPendingCalls {
-					t.pending[m.ID] = true
+					t.pending[m.ID] = m.Method
 				}
 				t.mu.Unlock()
 			}
 		case *jsonrpc.Response:
 			if !sent {
 				t.mu.Lock()
-				if t.pending[m.ID] {
+				if method, ok := t.pending[m.ID]; ok {
 					delete(t.pending, m.ID)
-					if m.Error == nil && !hasContent(m.Result) {
+					if m.Error == nil && method == "tools/call" && !hasContent(m.Result) {
 						t.empty = true
+					}
+					if err := strictjson.CheckRepeats(m.Result); err != nil && m.Error == nil && t.repeated == nil {
+						t.repeated = fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, err)
 					}
 				}
 				t.mu.Unlock()
@@ -62,6 +70,16 @@ func (t *toolResults) take() bool {
 	defer t.mu.Unlock()
 	e := t.empty
 	t.empty = false
+	return e
+}
+
+// takeRepeated returns the first answer with a key twice in one object
+// since the last call, and forgets it.
+func (t *toolResults) takeRepeated() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.repeated
+	t.repeated = nil
 	return e
 }
 
