@@ -228,6 +228,11 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 	}
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
+		if e.Answer == nil && e.IsElicitation() {
+			// A question that got no answer ends the call with an error
+			// that says why; only the JSON document lists it.
+			return
+		}
 		printer.Question(lines, e)
 		urlNotes(io.ErrOut, e)
 		if e.Note != "" {

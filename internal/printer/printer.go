@@ -264,6 +264,8 @@ type QuestionJSON struct {
 	RequestedSchema any `json:"requestedSchema,omitempty"`
 	// Answer is what was sent back to an elicitation.
 	Answer *mcp.ElicitResult `json:"answer,omitempty"`
+	// Note says why the answer was chosen, or why none was sent.
+	Note string `json:"note,omitempty"`
 	// Sample is a request for a model reply as the server sent it, and
 	// Reply the reply sent back (nil when none was).
 	Sample *mcp.CreateMessageWithToolsParams `json:"sample,omitempty"` //lint:ignore SA1019 sampling is deprecated but still answered
@@ -280,7 +282,7 @@ type QuestionJSON struct {
 func QuestionsJSON(es []exchange.Entry) []QuestionJSON {
 	out := make([]QuestionJSON, 0, len(es))
 	for _, e := range es {
-		q := QuestionJSON{Asks: e.Asks, Key: e.Key, Via: e.Via, Round: e.Round, NoAnswer: e.NoAnswer}
+		q := QuestionJSON{Asks: e.Asks, Key: e.Key, Via: e.Via, Round: e.Round, NoAnswer: e.NoAnswer, Note: e.Note}
 		switch e.Asks {
 		case exchange.AsksSampling:
 			q.Message, q.Sample, q.Reply = lastSampleMessage(e), e.Sample, e.Reply

@@ -402,11 +402,14 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	if errors.Is(err, answer.ErrNoAnswer) {
 		res, err, note, none = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
 	}
-	if err != nil {
-		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
+	if err == nil {
+		res, err = answer.Finish(q, res, s.opts.Validate)
 	}
-	res, err = answer.Finish(q, res, s.opts.Validate)
 	if err != nil {
+		// The server asked, but no answer went back: the question stays in
+		// the log (and in a failure's JSON document) with the reason.
+		s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
+			Params: p, Note: "not answered: " + err.Error(), Elapsed: int64(time.Since(began))})
 		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
 	}
 	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
