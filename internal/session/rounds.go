@@ -398,22 +398,23 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	}
 	began := time.Now()
 	res, err := answerOrDecline(ctx, ans, q)
-	note, none := "", false
+	e := exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server, Params: p}
 	if errors.Is(err, answer.ErrNoAnswer) {
-		res, err, note, none = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
+		res, err, e.Note, e.NoAnswer = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
 	}
 	if err == nil {
 		res, err = answer.Finish(q, res, s.opts.Validate)
 	}
+	e.Elapsed = int64(time.Since(began))
 	if err != nil {
 		// The server asked, but no answer went back: the question stays in
 		// the log (and in a failure's JSON document) with the reason.
-		s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
-			Params: p, Note: "not answered: " + err.Error(), Elapsed: int64(time.Since(began))})
+		e.Note, e.NoAnswer = "not answered: "+err.Error(), false
+		s.log.Add(e)
 		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
 	}
-	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
-		Params: p, Answer: res, Note: note, NoAnswer: none, Elapsed: int64(time.Since(began))})
+	e.Answer = res
+	s.log.Add(e)
 	return res, nil
 }
 
