@@ -76,6 +76,11 @@ func FuzzCheckKeys(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := CheckKeys(data)
+		if errRepeats := CheckRepeats(data); err == nil && errRepeats != nil {
+			// Folding only refuses more: what CheckKeys accepts has no
+			// repeated key either.
+			t.Fatalf("CheckKeys accepted %q, CheckRepeats refused it: %v", data, errRepeats)
+		}
 		if err != nil {
 			return
 		}
