@@ -46,10 +46,9 @@ type Memory struct {
 	seen map[nonceKey]int64 // expiry, Unix nanoseconds
 	max  int
 	now  func() time.Time
-	// order holds the claims in the order they were made, from head on;
-	// claims mostly expire in that order.
-	order []claimed
-	head  int
+	// order holds the claims in the order they were made; claims mostly
+	// expire in that order.
+	order claimQueue
 	// noneBefore is at most the earliest expiry among the records (known
 	// after a sweep, lowered by every claim): until then a sweep would free
 	// nothing, so a full store skips it.
@@ -147,7 +146,7 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	}
 	m.seen[k] = exp
 	m.noneBefore = min(m.noneBefore, exp)
-	m.order = append(m.order, claimed{k, exp})
+	m.order.push(claimed{k, exp})
 	return nil
 }
 
@@ -160,16 +159,12 @@ type claimed struct {
 // expireOldestLocked forgets the claims at the front of the claim order
 // whose expiry has passed.
 func (m *Memory) expireOldestLocked(now int64) {
-	for m.head < len(m.order) && now >= m.order[m.head].expiry {
-		c := m.order[m.head]
+	for m.order.len() > 0 && now >= m.order.front().expiry {
+		c := m.order.front()
 		if e, ok := m.seen[c.key]; ok && e == c.expiry {
 			delete(m.seen, c.key)
 		}
-		m.head++
-	}
-	if m.head > 1024 && m.head > len(m.order)/2 {
-		m.order = append(m.order[:0], m.order[m.head:]...)
-		m.head = 0
+		m.order.pop()
 	}
 }
 
@@ -226,11 +221,8 @@ func (m *Memory) sweepLocked(now int64) {
 		}
 	}
 	m.noneBefore = earliest
-	live := m.order[:0]
-	for _, c := range m.order[m.head:] {
-		if e, ok := m.seen[c.key]; ok && e == c.expiry {
-			live = append(live, c)
-		}
-	}
-	m.order, m.head = live, 0
+	m.order.keep(func(c claimed) bool {
+		e, ok := m.seen[c.key]
+		return ok && e == c.expiry
+	})
 }

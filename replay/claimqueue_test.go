@@ -1,0 +1,83 @@
+package replay
+
+import "testing"
+
+// The queue gives claims back in the order they were added, across chunk
+// boundaries, after emptying and after keep.
+func TestClaimQueueOrder(t *testing.T) {
+	var q claimQueue
+	next, want := int64(0), int64(0)
+	push := func(n int) {
+		for range n {
+			q.push(claimed{expiry: next})
+			next++
+		}
+	}
+	pop := func(n int) {
+		for range n {
+			if got := q.front().expiry; got != want {
+				t.Fatalf("front = %d, want %d", got, want)
+			}
+			q.pop()
+			want++
+		}
+	}
+	push(3*claimChunkLen + 5)
+	pop(claimChunkLen + 7)
+	push(claimChunkLen)
+	if got, w := q.len(), int(next-want); got != w {
+		t.Fatalf("len = %d, want %d", got, w)
+	}
+	pop(q.len())
+	if q.len() != 0 || len(q.chunks) != 0 || q.spare == nil {
+		t.Fatalf("emptied queue: len %d, %d chunks, spare %v", q.len(), len(q.chunks), q.spare != nil)
+	}
+	push(10)
+	pop(10)
+
+	// keep drops the odd ones and keeps the order of the rest.
+	start := next
+	push(2*claimChunkLen + 3)
+	pop(1) // start from inside the first chunk
+	q.keep(func(c claimed) bool { return c.expiry%2 == 0 })
+	var got []int64
+	for q.len() > 0 {
+		got = append(got, q.front().expiry)
+		q.pop()
+	}
+	w := start + 2
+	if start%2 == 1 {
+		w = start + 1
+	}
+	for _, e := range got {
+		if e != w {
+			t.Fatalf("after keep: got %d, want %d", e, w)
+		}
+		w += 2
+	}
+	if w < next-1 {
+		t.Fatalf("after keep: stopped at %d of %d", w, next)
+	}
+}
+
+// A chunk emptied at the front is used again at the back: a store whose
+// claims come and go holds as many chunks as its live claims need.
+func TestClaimQueueReusesChunks(t *testing.T) {
+	var q claimQueue
+	for i := range 50 * claimChunkLen {
+		q.push(claimed{expiry: int64(i)})
+		if q.len() > claimChunkLen {
+			q.pop()
+		}
+	}
+	if len(q.chunks) > 2 {
+		t.Fatalf("%d chunks for %d live claims", len(q.chunks), q.len())
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		q.push(claimed{})
+		q.pop()
+	})
+	if allocs > 0.01 {
+		t.Fatalf("%.2f allocations per claim in steady state", allocs)
+	}
+}
