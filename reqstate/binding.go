@@ -71,6 +71,11 @@ func BindRequest(req mcp.Request, subject string) (Binding, error) {
 // 1.0 and 1e0 are equal; 0.1 and 0.10000000000000000001 are not, though their
 // float64 values are), and treats absent, null and empty arguments alike.
 func ArgsDigest(raw []byte) (string, error) {
+	if isCanonical(raw) {
+		// Arguments already in canonical form (as clients that sort their
+		// keys send small objects) are their own canonical form.
+		return digestOf(raw), nil
+	}
 	buf := canonBuffers.Get().(*[]byte)
 	defer canonBuffers.Put(buf)
 	c, err := appendCanonical((*buf)[:0], raw)
@@ -82,10 +87,15 @@ func ArgsDigest(raw []byte) (string, error) {
 	} else {
 		*buf = make([]byte, 0, 512)
 	}
-	sum := sha256.Sum256(c)
+	return digestOf(c), nil
+}
+
+// digestOf is the digest of a canonical form.
+func digestOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
 	var enc [digestLen]byte
 	base64.RawURLEncoding.Encode(enc[:], sum[:])
-	return string(enc[:]), nil
+	return string(enc[:])
 }
 
 // digestLen is the length of an arguments digest: 32 bytes in base64url.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/askback/askback/internal/strictjson"
@@ -183,4 +184,74 @@ func TestIntegerShortcut(t *testing.T) {
 			t.Errorf("CanonicalJSON(%s) = %s, %v; canonicalNumber writes %s", n, got, err, want)
 		}
 	}
+}
+
+// canonicalCheckCases are arguments with what the fast check says of them:
+// true only for text that is its own canonical form.
+var canonicalCheckCases = []struct {
+	in        string
+	canonical bool
+}{
+	{`{"service":"auth-service"}`, true},
+	{`{"a":1,"b":[true,false,null,"x",-12,0],"c":{}}`, true},
+	{`{}`, true},
+	{`[]`, true},
+	{`"s"`, true},
+	{`123456789012345678901`, true},
+	{`1234567890123456789012`, false}, // longer than canonicalNumber keeps
+	{``, false},
+	{`null`, false},           // canonical form {}
+	{`{"b":1,"a":2}`, false},  // order
+	{`{"a":1,"a":2}`, false},  // repeated
+	{`{"A":1,"a":2}`, false},  // equal under case folding
+	{`{"a": 1}`, false},       // white space
+	{` {"a":1}`, false},       // white space
+	{`{"a":1.0}`, false},      // a fraction
+	{`{"a":1e2}`, false},      // an exponent
+	{`{"a":-0}`, false},       // -0 is 0
+	{`{"a":01}`, false},       // not JSON
+	{`{"a":"\u0041"}`, false}, // an escape
+	{`{"a":"é"}`, false},      // not ASCII
+	{`{"a":"<>&"}`, true},     // written as they are
+	{`{"a":1}x`, false},       // trailing data
+	{`{"a":1`, false},         // cut short
+	{`[1,]`, false},           // not JSON
+	{`{"a":tru}`, false},      // not JSON
+	{strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40), false}, // deeper than the fast check goes
+}
+
+func TestIsCanonical(t *testing.T) {
+	for _, c := range canonicalCheckCases {
+		if got := isCanonical([]byte(c.in)); got != c.canonical {
+			t.Errorf("IsCanonical(%.40q) = %v, want %v", c.in, got, c.canonical)
+		}
+		if !c.canonical {
+			continue
+		}
+		out, err := CanonicalJSON([]byte(c.in))
+		if err != nil || string(out) != c.in {
+			t.Errorf("CanonicalJSON(%q) = %q, %v: not its own canonical form", c.in, out, err)
+		}
+	}
+}
+
+// Whatever the fast check takes for canonical is exactly what the
+// canonicalizer writes for it: the digest of arguments does not depend on
+// which of the two read them.
+func FuzzCanonicalFastPath(f *testing.F) {
+	for _, s := range canonicalCheckCases {
+		f.Add(s.in)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isCanonical([]byte(s)) {
+			return
+		}
+		c, err := CanonicalJSON([]byte(s))
+		if err != nil {
+			t.Fatalf("fast check took %q, the canonicalizer refuses it: %v", s, err)
+		}
+		if string(c) != s {
+			t.Fatalf("fast check took %q, its canonical form is %q", s, c)
+		}
+	})
 }
