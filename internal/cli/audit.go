@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -98,6 +99,11 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	if err != nil {
 		var ue *audit.UnreachableError
 		if errors.As(err, &ue) {
+			if session.KindOf(err) == session.KindProtocol {
+				// Reached, but it answered with something else than
+				// MCP (a web page, no JSON-RPC): the server failed.
+				return &exitError{code: ExitFailed, err: err}
+			}
 			return &exitError{code: ExitUnreachable, err: err}
 		}
 		// Options the server cannot honour (audit.UsageError) and bad

@@ -23,7 +23,7 @@ const (
 	ExitOK          = 0 // everything worked; for test: every step passed
 	ExitFailed      = 1 // the call failed: isError, a JSON-RPC error, a server that broke the rules; for test: a step failed
 	ExitUsage       = 2 // bad flags, arguments, answers or script syntax: nothing was sent
-	ExitUnreachable = 3 // the server could not be reached, exited, or did not answer in time
+	ExitUnreachable = 3 // the server could not be reached, exited, or did not answer in time (one that answered something else than JSON-RPC failed: 1)
 )
 
 // exitError carries an exit code with an error. A nil err exits silently.

@@ -52,9 +52,9 @@ replays them. A person answers one script at a time: --interactive and
 --record refuse --jobs above 1. A step a person may answer during has 10
 minutes unless --step-timeout is given.
 
-Exit codes: 0 every step passed; 1 a step failed; 2 usage or syntax error
-(reported as FILE:LINE:COL before anything runs); 3 a script could not
-connect to the server.`,
+Exit codes: 0 every step passed; 1 a step failed, or the server answered
+with something else than MCP; 2 usage or syntax error (reported as
+FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 		Example: `  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer
   mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit report.xml
   bin/deployer -http 127.0.0.1:8080 &

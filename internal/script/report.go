@@ -1,13 +1,17 @@
 package script
 
-import "time"
+import (
+	"time"
+
+	"github.com/askback/askback/internal/session"
+)
 
 // Exit codes of `mcp-tester test`.
 const (
 	ExitOK      = 0 // every step of every script passed
-	ExitFailed  = 1 // a step failed
+	ExitFailed  = 1 // a step failed, or the server answered with something else than MCP
 	ExitUsage   = 2 // bad flags, no script found, or a syntax error (nothing ran)
-	ExitConnect = 3 // a script could not connect to the server
+	ExitConnect = 3 // a script could not reach the server
 )
 
 // Report is the outcome of running scripts.
@@ -61,11 +65,17 @@ func (r *Report) Counts() (passed, failed int) {
 	return passed, failed
 }
 
-// ExitCode is ExitConnect when a script could not run, ExitFailed when a step
-// failed, ExitOK otherwise.
+// ExitCode is ExitConnect when a script could not run because the server
+// could not be reached, ExitFailed when a step failed or the server
+// answered its connect with something else than MCP (a web page, no
+// JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
 	code := ExitOK
 	for _, s := range r.Scripts {
+		if s.Err != nil && session.KindOf(s.Err) == session.KindProtocol {
+			code = ExitFailed
+			continue
+		}
 		if s.Err != nil {
 			return ExitConnect
 		}

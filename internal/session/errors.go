@@ -80,14 +80,21 @@ func KindOf(err error) Kind {
 	return 0
 }
 
-// RPCError returns the JSON-RPC error inside err, if any.
+// RPCError returns the JSON-RPC error the server sent inside err, if any.
+// The go-sdk's own "rejected by transport" (a request that did not reach
+// the server, or an HTTP answer it could not use) is no answer of the
+// server's and is not returned.
 func RPCError(err error) *jsonrpc.Error {
 	var w *jsonrpc.Error
-	if errors.As(err, &w) {
+	if errors.As(err, &w) && w.Code != codeRejected {
 		return w
 	}
 	return nil
 }
+
+// codeRejected is the code of the go-sdk's error for a message its
+// transport could not deliver or whose answer it refused.
+const codeRejected = -32005
 
 func protocolErr(op, format string, args ...any) *Error {
 	return &Error{Kind: KindProtocol, Op: op, Err: fmt.Errorf(format, args...)}

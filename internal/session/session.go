@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -273,9 +274,16 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		if le := login.AsError(err); le != nil {
 			e.Err = le // the login's reason, without the transport's wrapping
 		}
-		if r := conn.Refused(); r != nil {
+		wrong := conn.WrongAnswer(err, true)
+		switch r := conn.Refused(); {
+		case r != nil:
 			// The server was reached and broke the rules of the wire.
 			e.Kind, e.Err = KindProtocol, r
+		case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
+			// It was reached, and answered with something else than
+			// JSON-RPC: say what came back.
+			e.Kind, e.Err = KindProtocol, wrong
+			return e
 		}
 		switch exited, state := conn.Exited(); {
 		case cctx.Err() != nil && ctx.Err() == nil:
@@ -444,6 +452,13 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 			e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
 		}
 		e.Stderr = s.conn.StderrTail()
+	case s.conn.WrongAnswer(err, false) != nil:
+		// The server answered with something else than JSON-RPC.
+		e.Kind = KindProtocol
+		e.Err = s.conn.WrongAnswer(err, false)
+	case undelivered(err):
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server could not be reached (%w)", err)
 	case s.broken(err):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server closed the connection (%v)", err)
@@ -456,6 +471,17 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Err = fmt.Errorf("the server's answer could not be read: %w", err)
 	}
 	return e
+}
+
+// undelivered reports whether err is the go-sdk's refusal of a request its
+// transport could not deliver (a refused connection, a name that does not
+// resolve, TLS, a gateway's 502, 503 or 504): the server was not reached.
+// An answer that came back but was not JSON-RPC is told apart before
+// (target.Conn.WrongAnswer).
+func undelivered(err error) bool {
+	var w *jsonrpc.Error
+	var op *net.OpError
+	return errors.As(err, &op) || (errors.As(err, &w) && w.Code == codeRejected)
 }
 
 // broken reports whether err means the connection is gone. For a command

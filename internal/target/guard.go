@@ -32,6 +32,8 @@ type headerTransport struct {
 	origin *url.URL
 	// refused, when not nil, keeps the first refusal.
 	refused *refusal
+	// answers, when not nil, keeps what the server answered.
+	answers *answers
 }
 
 // refusal keeps the first error a guard refused something with.
@@ -76,8 +78,12 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := h.base.RoundTrip(r)
-	if err != nil || resp.Body == nil || isEventStream(resp.Header.Get("Content-Type")) {
+	if err != nil || resp.Body == nil {
 		return resp, err
+	}
+	resp = h.answers.noteHTTP(r, resp)
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		return resp, nil
 	}
 	resp.Body = &boundedBody{rc: resp.Body, max: MaxBody, refused: h.refused}
 	return resp, nil

@@ -102,6 +102,7 @@ type Conn struct {
 	proc      *process
 	pool      *Pool // the Conn's own, closed by Cleanup
 	refused   refusal
+	answers   answers // what the server answered (see WrongAnswer)
 }
 
 // Refused returns the first request or answer the Conn's HTTP client
@@ -151,7 +152,9 @@ func (t *Target) Open(transport string) (*Conn, error) {
 		return nil, err
 	}
 	if t.Command != "" {
-		return t.openCommand(), nil
+		conn := t.openCommand()
+		conn.Transport = &readNoting{inner: conn.Transport, as: &conn.answers}
+		return conn, nil
 	}
 	if transport == "" {
 		transport = t.Transport
@@ -173,6 +176,7 @@ func (t *Target) Open(transport string) (*Conn, error) {
 		base = h.Transport(base, transport == TransportSSE)
 	}
 	client := t.httpClient(base, &conn.refused)
+	client.Transport.(*headerTransport).answers = &conn.answers
 	if transport == TransportSSE {
 		conn.Transport = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}
 		return conn, nil
