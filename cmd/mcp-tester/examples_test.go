@@ -23,7 +23,7 @@ import (
 
 // The examples of the README and of every command's --help run as written
 // from the repository root after make build: the binaries in bin/ (and on
-// PATH, as the README says), DEPLOY_STATE_KEY and TOKEN set, and a fake
+// PATH, as the README says), TOKEN set (DEPLOY_STATE_KEY not), and a fake
 // browser (internal/fixtures/fakebrowser) that signs in as alice where a
 // login opens one. A line that starts a server in the background
 // (bin/NAME ... -http|-addr 127.0.0.1:PORT ... &) starts it on a free port
@@ -183,9 +183,17 @@ func runExamples(t *testing.T, root string, lines, want []string) {
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// Without DEPLOY_STATE_KEY: the examples run as a reader who did not
+	// set it runs them (the README exports it in its own commands).
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DEPLOY_STATE_KEY=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef", "TOKEN=t0ken", "ACCESSIBLE=",
+		"TOKEN=t0ken", "ACCESSIBLE=",
 		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice")
 	var script strings.Builder
 	script.WriteString("set -e -o pipefail\n")

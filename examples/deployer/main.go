@@ -10,19 +10,28 @@
 //
 // It speaks MCP over stdio, or Streamable HTTP at /mcp with -http ADDR:
 // 2026-07-28 requests stateless, 2025-11-25 clients in sessions.
-// DEPLOY_STATE_KEY must hold a secret of at least 32 characters. With -redis URL (or DEPLOY_REDIS_URL) single-use states and
-// task records live in Redis, so that several instances behind a proxy
-// serve one conversation (see docs/scale-out.md).
+// DEPLOY_STATE_KEY holds the secret (at least 32 characters) that seals
+// the states; when it is not set, a single instance seals them with a
+// random key of its own, which a restart forgets (it says so on stderr).
+// With -redis URL (or DEPLOY_REDIS_URL) single-use states and task records
+// live in Redis, so that several instances behind a proxy serve one
+// conversation (see docs/scale-out.md); they must then share the key, and
+// DEPLOY_STATE_KEY is required.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/askback/askback/keys"
+	"io"
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/askback/askback/keys"
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/endpoint"
@@ -41,13 +50,23 @@ func main() {
 	df := registerDeployFlags(flag.CommandLine)
 	flag.Parse()
 	ro := &rolloutOptions{Step: *step}
-	if err := run(context.Background(), os.Getenv("DEPLOY_STATE_KEY"), *addr, *taskDB, ro, df); err != nil {
+	if err := run(context.Background(), os.Stderr, os.Getenv("DEPLOY_STATE_KEY"), *addr, *taskDB, ro, df); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *deployFlags) error {
+func run(ctx context.Context, stderr io.Writer, key, addr, taskDB string, ro *rolloutOptions, df *deployFlags) error {
+	if key == "" {
+		if df.redis() != "" {
+			return errors.New("DEPLOY_STATE_KEY is not set: instances that share Redis must share the key that seals the states too; set the same secret of at least 32 characters in each, e.g. DEPLOY_STATE_KEY=$(head -c 32 /dev/urandom | base64)")
+		}
+		var err error
+		if key, err = randomKey(); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "deployer: DEPLOY_STATE_KEY is not set: states are sealed with a random key of this process; a restart forgets it and refuses the states sealed before (set DEPLOY_STATE_KEY to keep them)")
+	}
 	st, err := openStores(ctx, df)
 	if err != nil {
 		return err
@@ -71,6 +90,16 @@ func run(ctx context.Context, key, addr, taskDB string, ro *rolloutOptions, df *
 	hs := httpserve.Server(httpHandler(srv, df), &httpserve.Options{MaxBody: maxRequestBody})
 	hs.Addr = addr
 	return listenAndServe(hs, df)
+}
+
+// randomKey returns a secret for one process: 32 bytes from crypto/rand,
+// in base64.
+func randomKey() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("a random DEPLOY_STATE_KEY: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
 }
 
 // maxRequestBody bounds the body of one HTTP request: a deploy or rollout

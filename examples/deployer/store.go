@@ -39,6 +39,15 @@ func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
 	return f
 }
 
+// redis returns the Redis URL of -redis, else of DEPLOY_REDIS_URL ("" for
+// none: one instance, stores in memory).
+func (f *deployFlags) redis() string {
+	if f != nil && f.redisURL != "" {
+		return f.redisURL
+	}
+	return os.Getenv("DEPLOY_REDIS_URL")
+}
+
 // stores are the deployer's replay store and task options.
 type stores struct {
 	replay replay.Store
@@ -54,13 +63,7 @@ const redisHeartbeat = 500 * time.Millisecond
 // openStores builds the stores: memory by default, Redis when f (or the
 // environment) names a URL. It checks that Redis answers.
 func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
-	url := ""
-	if f != nil {
-		url = f.redisURL
-	}
-	if url == "" {
-		url = os.Getenv("DEPLOY_REDIS_URL")
-	}
+	url := f.redis()
 	if url == "" {
 		return &stores{
 			replay: replay.NewMemory(nil),
