@@ -173,8 +173,12 @@ func (r *run) heartbeat() {
 }
 
 // sync refreshes the heartbeat and picks up what other instances stored.
+// It gives the store two intervals: a store slower than one interval (a
+// busy Redis) still refreshes the heartbeat well within the three after
+// which other instances take the task for interrupted, where giving up
+// after one would leave it unrefreshed every time.
 func (r *run) sync() {
-	ctx, stop := context.WithTimeout(r.ctx, r.x.opts.Heartbeat)
+	ctx, stop := context.WithTimeout(r.ctx, 2*r.x.opts.Heartbeat)
 	defer stop()
 	rec, err := r.x.store.Update(ctx, r.id, func(rec *Record) error {
 		rec.Heartbeat = r.x.opts.Now()

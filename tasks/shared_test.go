@@ -119,3 +119,41 @@ func TestOwnTaskWhoseEndWasLostFails(t *testing.T) {
 		}
 	})
 }
+
+// slowStore is a shared store whose updates take longer than one heartbeat
+// interval, as a busy Redis's do.
+type slowStore struct {
+	sharedStore
+	delay time.Duration
+}
+
+func (s *slowStore) Update(ctx context.Context, id string, f func(*tasks.Record) error) (*tasks.Record, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.sharedStore.Update(ctx, id, f)
+}
+
+// A store slower than one heartbeat interval does not make a running task
+// look interrupted to the other instances: its heartbeat still lands.
+func TestSlowStoreKeepsTheHeartbeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &slowStore{sharedStore: sharedStore{tasks.NewMemoryStore()}, delay: 1500 * time.Millisecond}
+		opts := &tasks.Options{Store: store, Heartbeat: time.Second}
+		serverA, _ := newServer(t, opts)
+		serverB, _ := newServer(t, opts)
+		onA := taskclient.New(connect(t, serverA, nil), fast())
+		onB := taskclient.New(connect(t, serverB, nil), fast())
+		ct := start(t, onA, "confirm")
+		waitFor(t, onA, ct.TaskID, tasks.StatusInputRequired)
+		for range 10 {
+			time.Sleep(time.Second)
+			g, err := onB.Get(context.Background(), ct.TaskID)
+			if err != nil || g.Status != tasks.StatusInputRequired {
+				t.Fatalf("the task waiting on A, seen through B: %+v, %v", g, err)
+			}
+		}
+	})
+}

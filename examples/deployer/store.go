@@ -58,7 +58,7 @@ type stores struct {
 // redisHeartbeat is how often a running task refreshes its record in Redis
 // and so how soon it sees an answer that reached another instance; a task
 // whose heartbeat is older than three of these is failed as interrupted.
-const redisHeartbeat = 500 * time.Millisecond
+const redisHeartbeat = time.Second
 
 // openStores builds the stores: memory by default, Redis when f (or the
 // environment) names a URL. It checks that Redis answers.
