@@ -36,6 +36,10 @@ type Options struct {
 	Protocol string
 	// Timeout bounds connecting and each request; zero means no limit.
 	Timeout time.Duration
+	// Deadline bounds the whole audit; zero means no limit. When it runs
+	// out the audit stops probing: the checks it did not finish are
+	// Incomplete (never passed) and Report.Stopped says why.
+	Deadline time.Duration
 	// MaxRounds bounds the rounds of one call; zero means 10.
 	MaxRounds int
 	// Args are the arguments to call a tool or get a prompt with, by name.
@@ -74,6 +78,9 @@ type auditor struct {
 	secrets  []string // credentials the audit sends, which URLs must not carry (see credentials)
 	pool     map[poolKey]*probe
 	rep      *Report
+	// cut reports that the audit's time limit (Options.Deadline) has run
+	// out.
+	cut func() bool
 }
 
 // Run audits the server described by opts. It returns an
@@ -101,6 +108,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.ClientName = "mcp-tester-audit"
 	}
 	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders)}
+	if opts.Deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.Deadline, errDeadline)
+		defer cancel()
+	}
+	a.cut = func() bool { return errors.Is(context.Cause(ctx), errDeadline) }
 
 	p, err := a.open(ctx, capsAll, opts.Target)
 	if err != nil {
@@ -133,20 +146,62 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	server := a.placement(ctx, p, subjects)
 	p.close()
 	defer a.closePool()
+	a.stop(server)
 
 	for _, s := range subjects {
 		rep.Subjects = append(rep.Subjects, s.report)
 		if s.report.Skipped != "" {
 			continue
 		}
+		if rep.Stopped != "" {
+			notRun(s.report, rep.Stopped)
+			continue
+		}
 		a.progress("auditing %s", s.report.Label())
 		a.auditSubject(ctx, s)
+		if a.stop(s.report) {
+			continue
+		}
 		if ctx.Err() != nil {
 			return nil, &UnreachableError{Err: ctx.Err()}
 		}
 	}
 	rep.Subjects = append(rep.Subjects, server)
 	return rep, nil
+}
+
+// errDeadline is the cause of the audit's context when Options.Deadline
+// runs out.
+var errDeadline = errors.New("the audit's time limit ran out")
+
+// stop reports whether the audit's time limit has run out. The first time
+// it has, it says so in the report and on the progress lines; every time,
+// it turns the results of s, audited (in part) after the limit, that are
+// not failures into Incomplete: a probe cut short proves nothing, and a
+// pass or an n/a drawn from it would claim what was not checked. A failure
+// stands: its evidence came back before.
+func (a *auditor) stop(s *Subject) bool {
+	if !a.cut() {
+		return false
+	}
+	if a.rep.Stopped == "" {
+		a.rep.Stopped = fmt.Sprintf("the audit's time limit (%s) ran out", a.opts.Deadline)
+		a.progress("%s: the checks not finished are reported as not checked", a.rep.Stopped)
+	}
+	for _, res := range s.Results {
+		if res.Status != Fail {
+			res.Status, res.Note = Incomplete, "not checked: "+a.rep.Stopped
+		}
+	}
+	return true
+}
+
+// notRun gives every rule of s, which the audit did not reach, the status
+// Incomplete and why.
+func notRun(s *Subject, why string) {
+	for _, r := range subjectRules() {
+		s.Results = append(s.Results, &Result{Rule: r, Status: Incomplete, Note: "not checked: " + why})
+	}
 }
 
 // checkNames refuses an --include or --args that names no tool, prompt,

@@ -16,10 +16,13 @@ import (
 type checker struct {
 	s       *Subject
 	results map[int]*Result
+	// cut reports that the audit's time limit has run out: a probe cut
+	// short sees no answer, which is no evidence of a failure.
+	cut func() bool
 }
 
-func newChecker(s *Subject) *checker {
-	c := &checker{s: s, results: map[int]*Result{}}
+func newChecker(s *Subject, cut func() bool) *checker {
+	c := &checker{s: s, results: map[int]*Result{}, cut: cut}
 	for _, r := range subjectRules() {
 		c.results[r.N] = &Result{Rule: r, Status: NA}
 	}
@@ -28,8 +31,12 @@ func newChecker(s *Subject) *checker {
 
 func (c *checker) get(r Rule) *Result { return c.results[r.N] }
 
-// fail records a failure of r with evidence.
+// fail records a failure of r with evidence, unless the audit's time
+// limit has run out (the probe that found it may have been cut short).
 func (c *checker) fail(r Rule, ev ...Evidence) {
+	if c.cut() {
+		return
+	}
 	res := c.get(r)
 	res.Status, res.Note = Fail, ""
 	res.Evidence = append(res.Evidence, ev...)
@@ -66,7 +73,7 @@ func (c *checker) finish() {
 
 // auditSubject runs every probe for one subject.
 func (a *auditor) auditSubject(ctx context.Context, s *subject) {
-	c := newChecker(s.report)
+	c := newChecker(s.report, a.cut)
 	defer c.finish()
 	var seen []question
 	probeErr := func(err error) {
@@ -507,6 +514,10 @@ func asksURLNow(o outcome) bool {
 // unprobed records that a probe of subject could not connect, once per
 // subject and error; it reports whether this one is new.
 func (a *auditor) unprobed(s *Subject, err error) bool {
+	if a.cut() {
+		// Cut short by the audit's time limit, which the report tells of.
+		return false
+	}
 	msg := s.Label() + ": " + firstLine(err.Error())
 	for _, m := range a.rep.Unprobed {
 		if m == msg {

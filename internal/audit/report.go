@@ -71,11 +71,17 @@ type Report struct {
 	// Unprobed lists the probes that could not connect (the server went
 	// away, or refused the second identity): the audit is incomplete.
 	Unprobed []string `json:"unprobed,omitempty"`
+	// Stopped, when not empty, says why the audit stopped before it
+	// checked everything (its time limit ran out): the checks it did not
+	// finish are Incomplete.
+	Stopped string `json:"stopped,omitempty"`
 }
 
-// Complete reports whether every probe could connect and every call got an
-// answer.
-func (r *Report) Complete() bool { return len(r.Unprobed) == 0 && len(r.Unanswered()) == 0 }
+// Complete reports whether the audit ran to its end, every probe could
+// connect and every call got an answer.
+func (r *Report) Complete() bool {
+	return r.Stopped == "" && len(r.Unprobed) == 0 && len(r.Unanswered()) == 0
+}
 
 // Unanswered lists the subjects whose rules could not be checked because
 // their call got no answer, by label.
@@ -175,6 +181,9 @@ func (r *Report) NothingChecked() string {
 	}
 	if unanswered > 0 {
 		why = fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", unanswered)
+	}
+	if r.Stopped != "" {
+		why = fmt.Sprintf("%s before any check finished (%d checks not run)", r.Stopped, unanswered)
 	}
 	if include != "" {
 		why += fmt.Sprintf("; %d more skipped as destructive: %s", skipped, include)

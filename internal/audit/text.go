@@ -55,6 +55,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			ew.printf("  - %s\n", termsafe.Line(u))
 		}
 	}
+	if r.Stopped != "" {
+		ew.printf("\nincomplete: %s; %d checks were not run or not finished (\"incomplete\" above), none of them counted as passed\n", termsafe.Line(r.Stopped), r.Unchecked())
+	}
 	p, f, a := r.Score()
 	incomplete := ""
 	if n := r.Unchecked(); n > 0 {

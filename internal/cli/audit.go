@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/iostreams"
@@ -34,7 +35,17 @@ type AuditOptions struct {
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
 	AllowEmpty bool
+	// Deadline bounds the whole audit (--deadline); DeadlineSet says it
+	// was given: without it the bound is deadlineFactor × --timeout.
+	Deadline    time.Duration
+	DeadlineSet bool
 }
+
+// deadlineFactor is how many --timeout an audit may take in all unless
+// --deadline says otherwise: a normal server is audited in seconds, while
+// one that answers every probe just within --timeout would otherwise keep
+// it running for tools × probes × --timeout.
+const deadlineFactor = 20
 
 // newAuditCmd builds `mcp-tester audit`.
 func newAuditCmd(io *iostreams.IOStreams, runF func(context.Context, *AuditOptions) error) *cobra.Command {
@@ -60,14 +71,21 @@ error. An audit in which no rule applied to any tool, prompt or resource
 (nothing offered, everything skipped, nothing asked) reports why instead of
 a score, and fails unless --allow-empty.
 
-Exit status: 0 when no rule fails, 1 when one does or nothing was checked,
-2 for bad flags, 3 when the audit could not run or not finish (the server
-could not be reached, or went away).`,
+The whole audit is bounded by --deadline (default 20 × --timeout: 10m with
+the default 30s; 0 for no limit). When it runs out the audit stops and
+reports every check it did not run or finish as "incomplete", never as
+passed (the score counts only what passed or failed).
+
+Exit status: 0 when no rule fails, 1 when one does or nothing was checked
+(or the server answered with something else than MCP), 2 for bad flags, 3
+when the audit could not run or not finish (the server could not be reached,
+went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
   mcp-tester audit -c bin/deployer --allow-empty --junit audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.DeadlineSet = cmd.Flags().Changed("deadline")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -86,6 +104,7 @@ could not be reached, or went away).`,
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
+	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "exit 0 even when no rule applied to any tool, prompt or resource (nothing offered, all skipped, nothing asked)")
 	return cmd
 }
@@ -132,10 +151,13 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return &exitError{code: ExitFailed}
 	case !rep.Complete():
 		var why []string
+		if rep.Stopped != "" {
+			why = append(why, fmt.Sprintf("%s (--deadline); %d checks were not run or not finished", rep.Stopped, rep.Unchecked()))
+		}
 		if n := len(rep.Unprobed); n > 0 {
 			why = append(why, fmt.Sprintf("%d probe(s) could not connect (see the end of the report)", n))
 		}
-		if u := rep.Unanswered(); len(u) > 0 {
+		if u := rep.Unanswered(); len(u) > 0 && rep.Stopped == "" {
 			why = append(why, fmt.Sprintf("%s got no answer within --timeout (raise it, or check the server)", strings.Join(u, ", ")))
 		}
 		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(why, "; "))}
@@ -202,11 +224,15 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		OtherLogin:    other,
 		Protocol:      o.Conn.Protocol,
 		Timeout:       o.Conn.Timeout,
+		Deadline:      o.Deadline,
 		MaxRounds:     o.Conn.MaxRounds,
 		Args:          args,
 		Include:       o.Include,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
+	}
+	if !o.DeadlineSet {
+		opts.Deadline = deadlineFactor * o.Conn.Timeout
 	}
 	if !o.Quiet {
 		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }

@@ -50,3 +50,30 @@ func TestAuditTakesTheProfile(t *testing.T) {
 		t.Errorf("audit options after -p web: target %+v, protocol %q, timeout %s", aopts.Target, aopts.Protocol, aopts.Timeout)
 	}
 }
+
+// The whole audit is bounded by default: 20 × --timeout unless --deadline
+// is given (0: no limit).
+func TestAuditDeadline(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"-c", "x"}, 20 * 30 * time.Second},
+		{[]string{"-c", "x", "--timeout", "2s"}, 40 * time.Second},
+		{[]string{"-c", "x", "--deadline", "5s"}, 5 * time.Second},
+		{[]string{"-c", "x", "--deadline", "0"}, 0},
+	} {
+		ios, _, _, _ := iostreams.Test()
+		var got *AuditOptions
+		if err := execute(newAuditCmd(ios, capture(&got)), c.args...); err != nil {
+			t.Fatal(err)
+		}
+		aopts, err := got.auditOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if aopts.Deadline != c.want {
+			t.Errorf("%v: deadline %s, want %s", c.args, aopts.Deadline, c.want)
+		}
+	}
+}
