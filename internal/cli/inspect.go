@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -124,7 +126,9 @@ func gather(ctx context.Context, s *session.Session) (*inspect.Server, error) {
 		if err == nil {
 			return nil
 		}
-		if session.KindOf(err) == session.KindUnreachable {
+		if session.KindOf(err) == session.KindUnreachable || errors.Is(err, strictjson.ErrAmbiguous) {
+			// A server that is gone, or one whose answer has a key twice
+			// in one object (which one was meant?), ends inspect.
 			return err
 		}
 		if srv.ListErrors == nil {

@@ -95,7 +95,7 @@ func (c *SessionConn) GetTask(ctx context.Context, id string) (*Outcome, error) 
 	if err := c.tasksOn("tasks/get " + id); err != nil {
 		return nil, err
 	}
-	g, err := c.S.Tasks(nil).Get(ctx, id)
+	g, err := c.S.GetTask(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (c *SessionConn) CancelTask(ctx context.Context, id string) error {
 	if err := c.tasksOn("tasks/cancel " + id); err != nil {
 		return err
 	}
-	return c.S.Tasks(nil).Cancel(ctx, id)
+	return c.S.CancelTask(ctx, id)
 }
 
 // WaitTask implements TaskConn. The questions are those the session logged
@@ -127,7 +127,7 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []answer.
 	}
 	q := answer.NewQueue(answers...)
 	start := c.S.Log().Len()
-	res, err := c.S.Tasks(c.answerer(q)).Wait(ctx, id)
+	res, _, err := c.S.WaitTask(ctx, id, c.answerer(q))
 	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q)
 	out.Task = &TaskState{ID: id}
 	switch {
@@ -139,7 +139,7 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []answer.
 	if ctx.Err() == nil {
 		// The wait does not say how a task failed, nor the final status
 		// message: read them once.
-		if g, gerr := c.S.Tasks(nil).Get(ctx, id); gerr == nil {
+		if g, gerr := c.S.GetTask(ctx, id); gerr == nil {
 			out.Task.Status, out.Task.StatusMessage = string(g.Status), g.StatusMessage
 		}
 	}

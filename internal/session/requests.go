@@ -78,8 +78,12 @@ func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func
 	seen := map[string]bool{}
 	for range MaxPages {
 		rctx, clock := startClock(ctx, s.opts.Timeout)
-		items, next, err := fetch(rctx, cursor)
-		err = s.wrap(rctx, op, err)
+		var items []T
+		var next string
+		err := s.refuseRepeats(op, func() (err error) {
+			items, next, err = fetch(rctx, cursor)
+			return s.wrap(rctx, op, err)
+		})
 		clock.stop()
 		if err != nil {
 			return nil, "", err
@@ -118,8 +122,12 @@ func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mc
 	}
 	ctx, clock := startClock(ctx, s.opts.Timeout)
 	defer clock.stop()
-	res, err := s.cs.Complete(ctx, params)
-	return res, s.wrap(ctx, op, err)
+	var res *mcp.CompleteResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.cs.Complete(ctx, params)
+		return s.wrap(ctx, op, err)
+	})
+	return res, err
 }
 
 // Subscribe subscribes to the updates of the resource at uri, which
@@ -172,22 +180,50 @@ func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) 
 	ctx, clock := startClock(ctx, s.opts.Timeout)
 	defer clock.stop()
 	s.knowTools(ctx)
-	res, err := s.cs.CallTool(ctx, params)
-	return res, s.wrap(ctx, fmt.Sprintf("tools/call %q", params.Name), err)
+	op := fmt.Sprintf("tools/call %q", params.Name)
+	var res *mcp.CallToolResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.cs.CallTool(ctx, params)
+		return s.wrap(ctx, op, err)
+	})
+	return res, err
 }
 
 // GetPromptOnce sends one prompts/get, as CallToolOnce does.
 func (s *Session) GetPromptOnce(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	ctx, clock := startClock(ctx, s.opts.Timeout)
 	defer clock.stop()
-	res, err := s.cs.GetPrompt(ctx, params)
-	return res, s.wrap(ctx, fmt.Sprintf("prompts/get %q", params.Name), err)
+	op := fmt.Sprintf("prompts/get %q", params.Name)
+	var res *mcp.GetPromptResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.cs.GetPrompt(ctx, params)
+		return s.wrap(ctx, op, err)
+	})
+	return res, err
 }
 
 // ReadResourceOnce sends one resources/read, as CallToolOnce does.
 func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	ctx, clock := startClock(ctx, s.opts.Timeout)
 	defer clock.stop()
-	res, err := s.cs.ReadResource(ctx, params)
-	return res, s.wrap(ctx, fmt.Sprintf("resources/read %q", params.URI), err)
+	op := fmt.Sprintf("resources/read %q", params.URI)
+	var res *mcp.ReadResourceResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.cs.ReadResource(ctx, params)
+		return s.wrap(ctx, op, err)
+	})
+	return res, err
+}
+
+// refuseRepeats sends the request(s) of send and fails them when an answer
+// had a key twice in one object (which the go-sdk reads as its last value):
+// every answer a command reads is refused alike. A request that failed
+// keeps its own error.
+func (s *Session) refuseRepeats(op string, send func() error) error {
+	s.results.takeRepeated()
+	err := send()
+	if dup := s.results.takeRepeated(); dup != nil && err == nil {
+		return protocolErr(op, "%w", dup)
+	}
+	return err
 }

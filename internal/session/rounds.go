@@ -161,9 +161,16 @@ func (s *Session) GetTask(ctx context.Context, id string) (*tasks.GetTaskResult,
 	}
 	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	res, err := s.Tasks(nil).Get(rctx, id)
+	var res *tasks.GetTaskResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.Tasks(nil).Get(rctx, id)
+		if err != nil {
+			return s.wrap(rctx, op, rpcOr(err))
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, s.wrap(rctx, op, rpcOr(err))
+		return nil, err
 	}
 	return res, nil
 }
@@ -177,7 +184,9 @@ func (s *Session) CancelTask(ctx context.Context, id string) error {
 	}
 	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
+	return s.refuseRepeats(op, func() error {
+		return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
+	})
 }
 
 // rpcOr returns the JSON-RPC error inside err, if there is one, so that
@@ -203,11 +212,15 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	start := s.log.Len()
 	call := &Call{Rounds: 1}
 	var last *taskclient.Update
-	res, err := s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(ctx, id)
+	var res *mcp.CallToolResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(ctx, id)
+		return s.wrap(ctx, op, err)
+	})
 	call.Questions = s.log.Since(start)
 	call.Task = last
 	if err != nil {
-		return nil, call, s.wrap(ctx, op, err)
+		return nil, call, err
 	}
 	return res, call, nil
 }
@@ -264,7 +277,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		s.setCall(nil)
 		if dup := s.results.takeRepeated(); dup != nil && err == nil {
 			cancel()
-			return call, protocolErr(op, "%v", dup)
+			return call, protocolErr(op, "%w", dup)
 		}
 		if late := s.takeLate(); late != nil {
 			cancel()

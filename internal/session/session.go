@@ -250,7 +250,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.Observe(tr, s.results.observer(s.opts.Observe))
+	tr = wire.Watch(tr, s.results.watch, s.opts.Observe)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -297,6 +297,11 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		return e
 	}
 	s.cs, s.conn, s.life = cs, conn, endLife
+	if dup := s.results.takeRepeated(); dup != nil {
+		// The go-sdk took the last of the two; which did the server mean?
+		s.Close()
+		return protocolErr("connect to "+s.opts.Target.Describe(), "%w", dup)
+	}
 	if info := cs.InitializeResult(); info != nil {
 		if info.ServerInfo != nil {
 			s.server = info.ServerInfo.Name
@@ -394,7 +399,7 @@ func (s *Session) Ping(ctx context.Context) error {
 	if v >= Modern {
 		params = &mcp.PingParams{Meta: s.requestMeta(v)}
 	}
-	err := s.wrap(ctx, "ping", s.cs.Ping(ctx, params))
+	err := s.refuseRepeats("ping", func() error { return s.wrap(ctx, "ping", s.cs.Ping(ctx, params)) })
 	if w := RPCError(err); w != nil && w.Code == jsonrpc.CodeMethodNotFound && v >= Modern {
 		return nil
 	}

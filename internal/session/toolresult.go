@@ -1,13 +1,10 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sync"
 
-	"github.com/askback/askback/internal/strictjson"
-	"github.com/askback/askback/internal/wire"
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -23,40 +20,32 @@ type toolResults struct {
 	repeated error                 // the first answer with a key twice since the last takeRepeated
 }
 
-// observer returns a wire.Observer that notes tools/call answers without
-// content, then tells next (if any).
-func (t *toolResults) observer(next wire.Observer) wire.Observer {
-	return func(sent bool, msg jsonrpc.Message) {
-		switch m := msg.(type) {
-		case *jsonrpc.Request:
-			if sent && m.IsCall() {
-				t.mu.Lock()
-				if t.pending == nil {
-					t.pending = map[jsonrpc.ID]string{}
-				}
-				if len(t.pending) < maxPendingCalls {
-					t.pending[m.ID] = m.Method
-				}
-				t.mu.Unlock()
+// watch is a wire.Watcher: it notes the requests the client sends and,
+// in the answers to them, a tools/call result without content and a key
+// given twice in one object.
+func (t *toolResults) watch(sent bool, m jsonscan.Message) {
+	switch {
+	case m.Kind == jsonscan.Request && sent && m.ID.IsValid():
+		t.mu.Lock()
+		if t.pending == nil {
+			t.pending = map[jsonrpc.ID]string{}
+		}
+		if len(t.pending) < maxPendingCalls {
+			t.pending[m.ID] = m.Method
+		}
+		t.mu.Unlock()
+	case m.Kind == jsonscan.Response && !sent:
+		t.mu.Lock()
+		if method, ok := t.pending[m.ID]; ok {
+			delete(t.pending, m.ID)
+			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
+				t.empty = true
 			}
-		case *jsonrpc.Response:
-			if !sent {
-				t.mu.Lock()
-				if method, ok := t.pending[m.ID]; ok {
-					delete(t.pending, m.ID)
-					if m.Error == nil && method == "tools/call" && !hasContent(m.Result) {
-						t.empty = true
-					}
-					if err := strictjson.CheckRepeats(m.Result); err != nil && m.Error == nil && t.repeated == nil {
-						t.repeated = fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, err)
-					}
-				}
-				t.mu.Unlock()
+			if m.Repeat != nil && !m.Failed && t.repeated == nil {
+				t.repeated = fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Repeat)
 			}
 		}
-		if next != nil {
-			next(sent, msg)
-		}
+		t.mu.Unlock()
 	}
 }
 
@@ -81,23 +70,4 @@ func (t *toolResults) takeRepeated() error {
 	e := t.repeated
 	t.repeated = nil
 	return e
-}
-
-// hasContent reports whether raw, the result of a tools/call, is an object
-// with content, or one that needs none: a question (resultType
-// input_required) or a task handle.
-func hasContent(raw json.RawMessage) bool {
-	var r map[string]json.RawMessage
-	if json.Unmarshal(raw, &r) != nil || r == nil {
-		return false
-	}
-	if c, ok := r["content"]; ok && !bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
-		return true
-	}
-	if _, ok := r["task"]; ok {
-		return true
-	}
-	var rt string
-	_ = json.Unmarshal(r["resultType"], &rt)
-	return rt != "" && rt != "complete"
 }

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -20,15 +21,19 @@ const MaxMessage = 16 << 20
 // from a copy (GetBody) or read once and replayed, a response body is
 // observed as the caller reads it.
 func RoundTripper(base http.RoundTripper, obs Observer) http.RoundTripper {
+	return watchingRoundTripper(base, listeners{obs: obs})
+}
+
+func watchingRoundTripper(base http.RoundTripper, to listeners) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &roundTripper{base: base, obs: obs}
+	return &roundTripper{base: base, obs: to}
 }
 
 type roundTripper struct {
 	base http.RoundTripper
-	obs  Observer
+	obs  listeners
 }
 
 func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -96,8 +101,9 @@ func (r *readCloser) Close() error { return r.close() }
 
 // observeJSON tells obs the message, or the messages of the batch, in b.
 // Anything that is not JSON-RPC (an OAuth document, an error page) is
-// ignored.
-func observeJSON(b []byte, sent bool, obs Observer) {
+// ignored. The bytes are read once by the scan for the watcher, and decoded
+// only for an observer.
+func observeJSON(b []byte, sent bool, obs listeners) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return
@@ -112,11 +118,16 @@ func observeJSON(b []byte, sent bool, obs Observer) {
 		}
 		return
 	}
-	msg, err := jsonrpc.DecodeMessage(b)
-	if err != nil {
-		return
+	if obs.watch != nil {
+		if m := jsonscan.Scan(b); m.Kind != jsonscan.NotRPC {
+			obs.watch(sent, m)
+		}
 	}
-	obs(sent, msg)
+	if obs.obs != nil {
+		if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+			obs.obs(sent, msg)
+		}
+	}
 }
 
 // observedBody hands what its reader reads to feed, and calls end once at
@@ -144,7 +155,7 @@ func (b *observedBody) Read(p []byte) (int, error) {
 
 // jsonBody collects a JSON response body and observes it when complete.
 type jsonBody struct {
-	obs  Observer
+	obs  listeners
 	buf  bytes.Buffer
 	over bool
 }
@@ -169,7 +180,7 @@ func (j *jsonBody) end() {
 // JSON-RPC message. Other events (the legacy SSE transport's "endpoint")
 // and comments are skipped; an event larger than MaxMessage is dropped.
 type eventStream struct {
-	obs   Observer
+	obs   listeners
 	line  []byte // the current line, incomplete
 	data  bytes.Buffer
 	event string

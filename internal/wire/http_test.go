@@ -5,21 +5,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // events feeds stream to an eventStream in chunks of n bytes and returns
-// what it heard.
+// what it heard. The watcher, which reads the bytes once, must hear what
+// the observer, which decodes them, hears.
 func events(stream string, n int) []string {
-	var heard []string
-	s := &eventStream{obs: func(sent bool, msg jsonrpc.Message) {
+	var heard, watched []string
+	s := &eventStream{obs: listeners{obs: func(sent bool, msg jsonrpc.Message) {
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
 			heard = append(heard, m.Method)
 		case *jsonrpc.Response:
 			heard = append(heard, "response "+fmt.Sprint(m.ID.Raw()))
 		}
-	}}
+	}, watch: func(sent bool, m jsonscan.Message) {
+		switch m.Kind {
+		case jsonscan.Request:
+			watched = append(watched, m.Method)
+		case jsonscan.Response:
+			watched = append(watched, "response "+fmt.Sprint(m.ID.Raw()))
+		}
+	}}}
+	defer func() {
+		if fmt.Sprint(heard) != fmt.Sprint(watched) {
+			panic(fmt.Sprintf("the observer heard %v, the watcher %v", heard, watched))
+		}
+	}()
 	for len(stream) > 0 {
 		k := min(n, len(stream))
 		s.feed([]byte(stream[:k]))

@@ -17,6 +17,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,39 +27,64 @@ import (
 // change it, and must return quickly: it runs on the path of the message.
 type Observer func(sent bool, msg jsonrpc.Message)
 
+// Watcher hears what one pass over the bytes of a message found
+// (jsonscan.Scan): its kind, id, method, the top of a result and the first
+// key given twice. Like an Observer it runs on the path of the message and
+// must return quickly.
+type Watcher func(sent bool, m jsonscan.Message)
+
+// listeners are who hear the messages: a watcher (the bytes read once) and
+// an observer (the message decoded), either of them nil.
+type listeners struct {
+	watch Watcher
+	obs   Observer
+}
+
 // Observe returns t with every JSON-RPC message it carries told to obs.
 // What the transport sends and receives is unchanged.
 func Observe(t mcp.Transport, obs Observer) mcp.Transport {
-	if obs == nil {
+	return Watch(t, nil, obs)
+}
+
+// Watch returns t with every JSON-RPC message it carries told to w, as
+// one pass over its bytes found it, and then, decoded, to obs; either may
+// be nil. Over HTTP a message is decoded a second time (besides the
+// go-sdk's own decoding) only when there is an observer. Transports that
+// hand over decoded messages (stdio, in memory) have no bytes to read: w
+// hears what jsonscan.Decoded finds in the message, which does not see a
+// key given twice in the message itself, only in its result.
+func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
+	to := listeners{watch: w, obs: obs}
+	if w == nil && obs == nil {
 		return t
 	}
 	switch t := t.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *t
-		c.HTTPClient = observedClient(t.HTTPClient, obs)
+		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
 	case *mcp.SSEClientTransport:
 		c := *t
-		c.HTTPClient = observedClient(t.HTTPClient, obs)
+		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
 	}
-	return &transport{inner: t, obs: obs}
+	return &transport{inner: t, obs: to}
 }
 
 // observedClient is a copy of hc (http.DefaultClient when nil) whose
 // round trips are observed.
-func observedClient(hc *http.Client, obs Observer) *http.Client {
+func observedClient(hc *http.Client, to listeners) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	c := *hc
-	c.Transport = RoundTripper(hc.Transport, obs)
+	c.Transport = watchingRoundTripper(hc.Transport, to)
 	return &c
 }
 
 type transport struct {
 	inner mcp.Transport
-	obs   Observer
+	obs   listeners
 }
 
 func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -69,21 +95,32 @@ func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return &conn{Connection: c, obs: t.obs}, nil
 }
 
-// conn tells the observer each message read and written.
+// conn tells the listeners each message read and written.
 type conn struct {
 	mcp.Connection
-	obs Observer
+	obs listeners
 }
 
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
-		c.obs(false, msg)
+		c.tell(false, msg)
 	}
 	return msg, err
 }
 
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.obs(true, msg)
+	c.tell(true, msg)
 	return c.Connection.Write(ctx, msg)
+}
+
+func (c *conn) tell(sent bool, msg jsonrpc.Message) {
+	if c.obs.watch != nil {
+		if m := jsonscan.Decoded(msg); m.Kind != jsonscan.NotRPC {
+			c.obs.watch(sent, m)
+		}
+	}
+	if c.obs.obs != nil {
+		c.obs.obs(sent, msg)
+	}
 }

@@ -1,0 +1,694 @@
+// Package jsonscan reads a JSON-RPC message's bytes once, as they cross the
+// wire, and finds what a tester must check that a decoder does not keep: a
+// key given twice in one object (a decoder keeps the last), and whether a
+// result carries content at all (a decoder reads null, or a missing
+// "content", as an empty list). The same pass validates the JSON and finds
+// the message's id, method and whether it failed, so that a client that
+// only checks answers never builds a second decoded message.
+//
+// It is a watcher over bytes, not a JSON-RPC implementation: the go-sdk
+// still decodes and acts on every message. Its verdicts follow
+// encoding/json's (what it accepts as JSON, how it decodes a key) and
+// strictjson.CheckRepeats' (which keys repeat, the path in the error).
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/askback/askback/internal/strictjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// MaxDepth is the deepest nesting of objects and arrays accepted, as in
+// encoding/json (the go-sdk refuses more than 1000 levels).
+const MaxDepth = 10000
+
+// manyKeys is the number of keys an object is checked for repeats by
+// comparing each new key with the earlier ones; an object with more gets
+// a set.
+const manyKeys = 24
+
+// Repeats reports, in one pass over data and with encoding/json's syntax,
+// what strictjson.CheckRepeats reports: an error wrapping
+// strictjson.ErrAmbiguous, with the same message, for the first key that
+// appears twice in one object at any depth (keys compared as decoded: "a"
+// and "\u0061" are one key), and a syntax error when data is not exactly
+// one JSON value. Empty data passes. Unlike CheckRepeats it refuses
+// nesting deeper than MaxDepth, as encoding/json does.
+func Repeats(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	s := scanner{data: data, check: true}
+	if err := s.value(nil); err != nil {
+		return err
+	}
+	s.space()
+	if s.pos < len(s.data) {
+		return fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
+	}
+	return s.repeat
+}
+
+// Kind says what a message is.
+type Kind int
+
+const (
+	// NotRPC is anything that is not a JSON-RPC 2.0 message the go-sdk
+	// would decode: not JSON, not an object, no "jsonrpc": "2.0", an id of
+	// the wrong type, a response without an id.
+	NotRPC Kind = iota
+	// Request is a request or a notification (it has a method).
+	Request
+	// Response is an answer to a request (no method, a valid id).
+	Response
+)
+
+// Message is what one pass over a JSON-RPC message found.
+type Message struct {
+	Kind Kind
+	// ID is the message's id as the go-sdk reads it (a number becomes an
+	// integer); not valid for a notification.
+	ID jsonrpc.ID
+	// Method is a request's method.
+	Method string
+	// Failed: a response whose error is present and not null.
+	Failed bool
+	// Result is the top of a response's result.
+	Result Result
+	// Repeat is the first key given twice in one object of the message
+	// itself ("id" twice: a decoder keeps the last) or of its result, at any
+	// depth; the path in the message of a repeat inside the result starts
+	// at the result ("$"). Repeats inside params or an error are not
+	// looked for.
+	Repeat error
+}
+
+// Result is the top of a response's result.
+type Result struct {
+	Object  bool   // the result is a JSON object (not null, not missing)
+	Content bool   // it has "content" and that is not null
+	Task    bool   // it has "task" (a task handle)
+	Type    string // its "resultType" when that is a string
+}
+
+// Answered reports whether the result of a tools/call says something: an
+// object with content, or one that needs none (a question, resultType other
+// than "complete", or a task handle).
+func (r Result) Answered() bool {
+	return r.Object && (r.Content || r.Task || (r.Type != "" && r.Type != "complete"))
+}
+
+// Scan reads one JSON-RPC message (not a batch). A message that is not
+// JSON-RPC has Kind NotRPC.
+func Scan(data []byte) Message {
+	var m Message
+	s := scanner{data: data}
+	s.space()
+	if s.pos >= len(data) || data[s.pos] != '{' {
+		return m
+	}
+	var env envelope
+	if s.object(&env) != nil {
+		return m
+	}
+	s.space()
+	if s.pos < len(data) {
+		return m
+	}
+	if !env.version {
+		return m
+	}
+	m.Repeat = s.repeat
+	if env.method.set {
+		method, ok := s.stringValue(env.method)
+		if !ok {
+			return m
+		}
+		id, ok := s.id(env.id)
+		if !ok {
+			return m
+		}
+		m.Kind, m.ID, m.Method = Request, id, method
+		return m
+	}
+	id, ok := s.id(env.id)
+	if !ok || !id.IsValid() {
+		return m
+	}
+	m.Kind, m.ID = Response, id
+	m.Failed = env.err.set && !s.isNull(env.err)
+	m.Result = env.result
+	return m
+}
+
+// ScanResult reads a response's result alone (for transports that hand
+// over decoded messages): its top and its first repeated key. Invalid JSON
+// reads as no result.
+func ScanResult(result []byte) (Result, error) {
+	if len(bytes.TrimSpace(result)) == 0 {
+		return Result{}, nil
+	}
+	var r Result
+	s := scanner{data: result, check: true}
+	s.space()
+	top := &r
+	if s.pos >= len(result) || result[s.pos] != '{' {
+		top = nil
+	}
+	if err := s.value(top); err != nil {
+		return Result{}, nil
+	}
+	if s.space(); s.pos < len(result) {
+		return Result{}, nil
+	}
+	r.Object = top != nil
+	return r, s.repeat
+}
+
+// span is a value's place in the data; for a string, the bytes between
+// its quotes.
+type span struct {
+	start, end int
+	set        bool
+	plain      bool // a string without escapes or invalid UTF-8: its bytes are its value
+}
+
+// envelope is the top of a message as the scan reads it: the last of
+// each member, as a decoder keeps.
+type envelope struct {
+	version         bool
+	id, method, err span
+	result          Result
+}
+
+// frame is one open object or array of a checked value.
+type frame struct {
+	object   bool
+	keysBase int                 // objects: where its keys start in scanner.keys
+	seen     map[string]struct{} // objects with many keys: the keys as decoded
+	key      span                // objects: the key of the value being read
+	index    int                 // arrays: the index of the value being read
+}
+
+type scanner struct {
+	data   []byte
+	pos    int
+	depth  int
+	check  bool    // look for repeated keys (inside a result, or everywhere for Repeats)
+	stack  []frame // the checked containers open, outermost first
+	keys   []span  // the keys read so far of the checked objects open
+	repeat error   // the first repeated key
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+func (s *scanner) syntax() error {
+	return fmt.Errorf("%w at byte %d", errSyntax, s.pos)
+}
+
+func (s *scanner) space() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value after optional space. top, when set and the value
+// is an object, receives the top of a result.
+func (s *scanner) value(top *Result) error {
+	s.space()
+	if s.pos >= len(s.data) {
+		return s.syntax()
+	}
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		if top != nil {
+			return s.object(top)
+		}
+		return s.object(nil)
+	case c == '[':
+		return s.array()
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return s.number()
+	}
+	return s.syntax()
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		return s.syntax()
+	}
+	s.pos += len(word)
+	return nil
+}
+
+func (s *scanner) number() error {
+	d, i := s.data, s.pos
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i++; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+		}
+	default:
+		s.pos = i
+		return s.syntax()
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return s.syntax()
+		}
+		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return s.syntax()
+		}
+		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+		}
+	}
+	s.pos = i
+	return nil
+}
+
+// str reads a string at s.pos (a quote) and returns the span of its
+// contents.
+func (s *scanner) str() (span, error) {
+	d := s.data
+	i := s.pos + 1
+	sp := span{start: i, set: true, plain: true}
+	high := false
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			sp.end = i
+			s.pos = i + 1
+			if high && sp.plain && !utf8.Valid(d[sp.start:sp.end]) {
+				sp.plain = false
+			}
+			return sp, nil
+		case c == '\\':
+			sp.plain = false
+			i++
+			if i >= len(d) {
+				s.pos = i
+				return sp, s.syntax()
+			}
+			switch d[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				for k := 1; k <= 4; k++ {
+					if i+k >= len(d) || !isHex(d[i+k]) {
+						s.pos = i + k
+						return sp, s.syntax()
+					}
+				}
+				i += 5
+			default:
+				s.pos = i
+				return sp, s.syntax()
+			}
+		case c < 0x20:
+			s.pos = i
+			return sp, s.syntax()
+		default:
+			if c >= utf8.RuneSelf {
+				high = true
+			}
+			i++
+		}
+	}
+	s.pos = i
+	return sp, s.syntax()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// text returns a string's value as encoding/json decodes it.
+func (s *scanner) text(sp span) string {
+	raw := s.data[sp.start:sp.end]
+	if sp.plain {
+		return string(raw)
+	}
+	var v string
+	_ = json.Unmarshal(s.data[sp.start-1:sp.end+1], &v)
+	return v
+}
+
+// is reports whether the string at sp decodes to word.
+func (s *scanner) is(sp span, word string) bool {
+	if sp.plain {
+		return string(s.data[sp.start:sp.end]) == word
+	}
+	return s.text(sp) == word
+}
+
+// sameKey reports whether two keys decode alike.
+func (s *scanner) sameKey(a, b span) bool {
+	if a.plain && b.plain {
+		return bytes.Equal(s.data[a.start:a.end], s.data[b.start:b.end])
+	}
+	return s.text(a) == s.text(b)
+}
+
+func (s *scanner) enter() error {
+	if s.depth++; s.depth > MaxDepth {
+		return fmt.Errorf("%w: nested deeper than %d at byte %d", errSyntax, MaxDepth, s.pos)
+	}
+	return nil
+}
+
+func (s *scanner) array() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++ // '['
+	if s.check {
+		s.stack = append(s.stack, frame{})
+	}
+	s.space()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		return s.leave()
+	}
+	for {
+		if err := s.value(nil); err != nil {
+			return err
+		}
+		s.space()
+		if s.pos >= len(s.data) {
+			return s.syntax()
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			if s.check {
+				s.stack[len(s.stack)-1].index++
+			}
+		case ']':
+			return s.leave()
+		default:
+			return s.syntax()
+		}
+	}
+}
+
+// leave ends the container at s.pos (its closing bracket).
+func (s *scanner) leave() error {
+	s.pos++
+	s.depth--
+	if s.check {
+		f := s.stack[len(s.stack)-1]
+		if f.object {
+			s.keys = s.keys[:f.keysBase]
+		}
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return nil
+}
+
+// object reads an object. into is nil, a *Result (the top of a result:
+// its keys are checked and its content, task and resultType noted) or an
+// *envelope (the top of a message: its own keys are checked, its members
+// noted, and its result read as a checked value).
+func (s *scanner) object(into any) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++ // '{'
+	env, _ := into.(*envelope)
+	top, _ := into.(*Result)
+	checked := s.check || env != nil
+	if checked {
+		s.stack = append(s.stack, frame{object: true, keysBase: len(s.keys)})
+	}
+	s.space()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		return s.leaveObject(checked)
+	}
+	for {
+		s.space()
+		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+			return s.syntax()
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if checked {
+			s.addKey(key, env != nil)
+		}
+		s.space()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return s.syntax()
+		}
+		s.pos++
+		s.space()
+		start := s.pos
+		switch {
+		case env != nil:
+			err = s.member(env, key)
+		case top != nil:
+			err = s.value(nil)
+			if err == nil {
+				s.note(top, key, span{start: start, end: s.pos, set: true})
+			}
+		default:
+			err = s.value(nil)
+		}
+		if err != nil {
+			return err
+		}
+		s.space()
+		if s.pos >= len(s.data) {
+			return s.syntax()
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case '}':
+			return s.leaveObject(checked)
+		default:
+			return s.syntax()
+		}
+	}
+}
+
+func (s *scanner) leaveObject(checked bool) error {
+	if checked {
+		return s.leave()
+	}
+	s.pos++
+	s.depth--
+	return nil
+}
+
+// member reads the value of one member of a message's top.
+func (s *scanner) member(env *envelope, key span) error {
+	start := s.pos
+	var err error
+	switch {
+	case s.is(key, "result"):
+		// The result is checked, its path starting at "$".
+		outer, outerKeys := s.stack, len(s.keys)
+		s.stack, s.check = s.stack[len(s.stack):], true
+		env.result = Result{}
+		if s.pos < len(s.data) && s.data[s.pos] == '{' {
+			err = s.value(&env.result)
+			env.result.Object = err == nil
+		} else {
+			err = s.value(nil)
+		}
+		s.stack, s.check = outer, false
+		s.keys = s.keys[:outerKeys]
+		return err
+	default:
+		err = s.value(nil)
+	}
+	if err != nil {
+		return err
+	}
+	sp := span{start: start, end: s.pos, set: true}
+	switch {
+	case s.is(key, "jsonrpc"):
+		env.version = s.isString(sp, "2.0")
+	case s.is(key, "id"):
+		env.id = sp
+	case s.is(key, "method"):
+		env.method = sp
+	case s.is(key, "error"):
+		env.err = sp
+	}
+	return nil
+}
+
+// note records a member of a result's top.
+func (s *scanner) note(top *Result, key, value span) {
+	switch {
+	case s.is(key, "content"):
+		top.Content = !s.isNull(value)
+	case s.is(key, "task"):
+		top.Task = true
+	case s.is(key, "resultType"):
+		top.Type = ""
+		if s.data[value.start] == '"' {
+			top.Type = s.text(span{start: value.start + 1, end: value.end - 1, plain: s.plainString(value)})
+		}
+	}
+}
+
+func (s *scanner) isNull(v span) bool {
+	return v.end-v.start == 4 && string(s.data[v.start:v.end]) == "null"
+}
+
+// isString reports whether the value at v is a string that decodes to word.
+func (s *scanner) isString(v span, word string) bool {
+	if s.data[v.start] != '"' {
+		return false
+	}
+	return s.is(span{start: v.start + 1, end: v.end - 1, plain: s.plainString(v)}, word)
+}
+
+// plainString reports whether the string value at v has neither escapes
+// nor invalid UTF-8.
+func (s *scanner) plainString(v span) bool {
+	b := s.data[v.start+1 : v.end-1]
+	return bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b)
+}
+
+// stringValue decodes a method: a string, or null read as "".
+func (s *scanner) stringValue(v span) (string, bool) {
+	switch {
+	case s.isNull(v):
+		return "", true
+	case s.data[v.start] != '"':
+		return "", false
+	}
+	return s.text(span{start: v.start + 1, end: v.end - 1, plain: s.plainString(v)}), true
+}
+
+// id reads an id as the go-sdk does: a number becomes an integer (its
+// float64 value truncated), a string stays one, null or none is no id.
+func (s *scanner) id(v span) (jsonrpc.ID, bool) {
+	if !v.set || s.isNull(v) {
+		return jsonrpc.ID{}, true
+	}
+	switch c := s.data[v.start]; {
+	case c == '"':
+		id, err := jsonrpc.MakeID(s.text(span{start: v.start + 1, end: v.end - 1, plain: s.plainString(v)}))
+		return id, err == nil
+	case c == '-' || ('0' <= c && c <= '9'):
+		f, err := strconv.ParseFloat(string(s.data[v.start:v.end]), 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(f)
+		return id, err == nil
+	}
+	return jsonrpc.ID{}, false
+}
+
+// addKey checks a key of the innermost object against its earlier keys
+// and makes it the key of the value to read.
+func (s *scanner) addKey(key span, envelope bool) {
+	f := &s.stack[len(s.stack)-1]
+	f.key = key
+	if s.repeat != nil {
+		return
+	}
+	if f.seen != nil {
+		k := s.text(key)
+		if _, dup := f.seen[k]; dup {
+			s.repeated(key, envelope)
+			return
+		}
+		f.seen[k] = struct{}{}
+		return
+	}
+	earlier := s.keys[f.keysBase:]
+	for _, e := range earlier {
+		if s.sameKey(e, key) {
+			s.repeated(key, envelope)
+			return
+		}
+	}
+	if len(earlier) < manyKeys {
+		s.keys = append(s.keys, key)
+		return
+	}
+	f.seen = make(map[string]struct{}, 2*manyKeys)
+	for _, e := range earlier {
+		f.seen[s.text(e)] = struct{}{}
+	}
+	f.seen[s.text(key)] = struct{}{}
+}
+
+// repeated records the first repeated key, with the path of its object
+// built only now.
+func (s *scanner) repeated(key span, envelope bool) {
+	k := s.text(key)
+	if envelope {
+		s.repeat = fmt.Errorf("%w: key %q appears twice in the JSON-RPC message", strictjson.ErrAmbiguous, k)
+		return
+	}
+	path := []byte("$")
+	for _, f := range s.stack[:len(s.stack)-1] {
+		if f.object {
+			path = append(path, '.')
+			path = append(path, s.text(f.key)...)
+		} else {
+			path = append(path, '[')
+			path = strconv.AppendInt(path, int64(f.index), 10)
+			path = append(path, ']')
+		}
+	}
+	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, path)
+}
+
+// Decoded is what Scan would find in a message a transport has already
+// decoded, except a key given twice in the message itself, which its
+// decoding has lost: the result (a response's raw bytes) is scanned.
+func Decoded(msg jsonrpc.Message) Message {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return Message{Kind: Request, ID: m.ID, Method: m.Method}
+	case *jsonrpc.Response:
+		r := Message{Kind: Response, ID: m.ID, Failed: m.Error != nil}
+		r.Result, r.Repeat = ScanResult(m.Result)
+		return r
+	}
+	return Message{}
+}

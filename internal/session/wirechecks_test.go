@@ -1,0 +1,85 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rewriting serves a go-sdk server over stateless Streamable HTTP (JSON
+// answers) with each answer's bytes passed through edit on the way out.
+func rewriting(t *testing.T, edit func([]byte) []byte) *Session {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "edited", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(edit(rec.Body.Bytes()))
+	}))
+	t.Cleanup(hs.Close)
+	s, err := Open(context.Background(), Options{Target: &target.Target{URL: hs.URL}, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Over HTTP the session reads each answer's bytes once (jsonscan): a key
+// twice in a result, in the message itself, or a result without content
+// fails the call, as on stdio.
+func TestAnswerChecksOverHTTP(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, from, to, want string
+	}{
+		{"repeat in the result", `"isError":false`, `"isError":true,"isError":false`, `key "isError" appears twice in the object at $`},
+		{"repeat in content", `"type":"text"`, `"type":"image","type":"text"`, `key "type" appears twice in the object at $.content[0]`},
+		{"result twice", `"result":{`, `"result":{"content":[{"type":"text","text":"hidden"}],"isError":true},"result":{`, `key "result" appears twice in the JSON-RPC message`},
+		{"escaped repeat", `"isError":false`, `"isError":true,"\u0069sError":false`, `key "isError" appears twice`},
+		{"no content", `"content":[{"type":"text","text":"ok"}]`, `"content":null`, `the server's result has no content`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := rewriting(t, func(b []byte) []byte {
+				if !bytes.Contains(b, []byte(`"text":"ok"`)) {
+					return b
+				}
+				b = bytes.Replace(b, []byte(`"isError":false,`), nil, 1) // where the go-sdk puts it varies
+				b = bytes.Replace(b, []byte(`"content":[`), []byte(`"isError":false,"content":[`), 1)
+				return bytes.Replace(b, []byte(c.from), []byte(c.to), 1)
+			})
+			_, _, err := s.CallTool(ctx, "echo", nil, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("CallTool: %v, want an error with %q", err, c.want)
+			}
+			if strings.Contains(c.want, "twice") && !errors.Is(err, strictjson.ErrAmbiguous) {
+				t.Errorf("%v does not wrap strictjson.ErrAmbiguous", err)
+			}
+		})
+	}
+	// The same server unedited answers.
+	s := rewriting(t, func(b []byte) []byte { return b })
+	if _, _, err := s.CallTool(ctx, "echo", nil, nil); err != nil {
+		t.Fatalf("unedited: %v", err)
+	}
+}
