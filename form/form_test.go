@@ -259,3 +259,19 @@ func FuzzSecretPolicyMatch(f *testing.F) {
 		}
 	})
 }
+
+type options struct {
+	DryRun bool   `json:"dryRun,omitempty" form:"default=true"`
+	Level  int    `json:"level,omitempty" form:"min=1,max=5,default=3"`
+	Env    string `json:"env,omitempty" form:"default=staging,enum=staging|production"`
+}
+
+// Null is no answer: the handler gets the default, never the zero value the
+// schema does not allow (a dry run turned off by null).
+func TestDecodeNullIsNoAnswer(t *testing.T) {
+	f := Must[options](nil)
+	got, err := f.Decode(ask.Answer{Action: ask.Accept, Content: map[string]any{"dryRun": nil, "level": nil, "env": nil}})
+	if want := (options{DryRun: true, Level: 3, Env: "staging"}); err != nil || got != want {
+		t.Errorf("Decode of nulls = %+v, %v; want the defaults %+v", got, err, want)
+	}
+}

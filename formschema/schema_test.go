@@ -182,3 +182,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An attacker's answers that a lenient check passes but the schema does not
+// allow: null where a default stands, the same choice twice towards minItems.
+func TestValidateOddAnswers(t *testing.T) {
+	s, err := Parse(`{"type":"object","properties":{
+	  "dryRun":{"type":"boolean","default":true},
+	  "level":{"type":"integer","minimum":1,"maximum":5,"default":3},
+	  "env":{"type":"string","enum":["staging","production"],"default":"staging"},
+	  "tags":{"type":"array","items":{"enum":["a","b","c"]},"minItems":2}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := s.ApplyDefaults(map[string]any{"dryRun": nil, "level": nil, "env": nil})
+	want := map[string]any{"dryRun": true, "level": 3.0, "env": "staging"}
+	for k, v := range want {
+		if filled[k] != v {
+			t.Errorf("null %s filled as %v, want the default %v", k, filled[k], v)
+		}
+	}
+	if err := s.Validate(map[string]any{"tags": []any{"a", "a"}}); err == nil || !strings.Contains(err.Error(), `"a" is chosen twice`) {
+		t.Errorf("the same choice twice towards minItems 2: %v", err)
+	}
+	if err := s.Validate(map[string]any{"tags": []any{"a", "b"}}); err != nil {
+		t.Errorf("two choices refused: %v", err)
+	}
+	for _, bad := range []any{[]any{"a", nil}, []any{"a", 1.0}, "a", map[string]any{"a": true}} {
+		if err := s.Validate(map[string]any{"tags": bad}); err == nil {
+			t.Errorf("tags %v accepted", bad)
+		}
+	}
+}

@@ -35,14 +35,18 @@ func (e *ValidationError) Error() string {
 
 // ApplyDefaults returns a copy of content in which every field that is
 // absent and has a default in the schema holds that default (SEP-1034).
-// content may be nil.
+// A field answered with null counts as absent: a form's values are never
+// null, and [Schema.Validate] reads null as no answer, so null gets the
+// default too (otherwise it would reach a decoder as the zero value, which
+// the schema may not allow: false for a default of true, "" outside an
+// enum, 0 below a minimum). content may be nil.
 func (s *Schema) ApplyDefaults(content map[string]any) map[string]any {
 	out := make(map[string]any, len(content)+len(s.Fields))
 	for k, v := range content {
 		out[k] = v
 	}
 	for _, f := range s.Fields {
-		if _, ok := out[f.Name]; !ok && f.Default != nil {
+		if v, ok := out[f.Name]; (!ok || v == nil) && f.Default != nil {
 			out[f.Name] = f.Default
 		}
 	}
@@ -51,8 +55,10 @@ func (s *Schema) ApplyDefaults(content map[string]any) map[string]any {
 
 // Validate checks an accepted answer's content against the schema: required
 // fields present, each value of the right type and within its bounds, enum
-// values among the choices, formats well formed, and no field the schema
-// does not ask for. It returns nil or a *ValidationError.
+// values among the choices (each chosen at most once in a multi-select),
+// formats well formed, and no field the schema does not ask for. A field
+// answered with null counts as absent. It returns nil or a
+// *ValidationError.
 func (s *Schema) Validate(content map[string]any) error {
 	var probs []FieldError
 	for _, f := range s.Fields {
@@ -127,9 +133,14 @@ func (f *Field) check(v any) error {
 		if !ok {
 			return fmt.Errorf("must be a list of choices, got %s", describe(v))
 		}
-		for _, s := range items {
+		for i, s := range items {
 			if !f.allows(s) {
 				return fmt.Errorf("%q is not one of %s", s, f.choices())
+			}
+			if slices.Contains(items[:i], s) {
+				// A choice is picked or not: twice would count towards
+				// minItems what one pick is.
+				return fmt.Errorf("%q is chosen twice", s)
 			}
 		}
 		if f.MinItems != nil && len(items) < *f.MinItems {
