@@ -193,10 +193,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.open(w, r)
 }
 
-// serveSession serves a request of an open session and keeps it alive.
+// serveSession serves a request of an open session and keeps it alive. A
+// session belongs to the user who opened it, as subject.OfToken reads the
+// user (UserID, else "sub"): another user's request, or one without the
+// user, is refused with 403 before it reaches the session. (The go-sdk
+// checks UserID only: with a verifier that names the user in "sub", anyone
+// holding the session id could use it, and answer its questions.)
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
 	h.mu.Lock()
 	s := h.sessions[id]
+	if s != nil && s.user != user {
+		h.mu.Unlock()
+		http.Error(w, "session user mismatch: the session was opened by another user", http.StatusForbidden)
+		return
+	}
 	if s != nil {
 		s.last = h.opts.Now()
 		s.busy++

@@ -449,3 +449,61 @@ func TestSessionsPerUser(t *testing.T) {
 		t.Fatalf("bob's initialize with both sessions busy: %d %s", resp.StatusCode, body)
 	}
 }
+
+// A session belongs to the user who opened it, however the verifier names
+// the user: with the user in the token's "sub" claim only (UserID empty,
+// which is all the go-sdk compares), another user who learns the session id
+// is refused, as is a request without a token; the owner is served.
+func TestSessionBelongsToItsUser(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, nil)
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{Extra: map[string]any{"sub": token}, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	protected := auth.RequireBearerToken(verify, nil)(h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			h.ServeHTTP(w, r) // as behind a front that lets anonymous requests through
+			return
+		}
+		protected.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	send := func(user, session, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		if user != "" {
+			req.Header.Set("Authorization", "Bearer "+user)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if session == "" {
+			return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+		}
+		return resp.StatusCode, string(b)
+	}
+	_, id := send("alice", "", initialize)
+	if id == "" {
+		t.Fatal("alice's initialize opened no session")
+	}
+	send("alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	for _, user := range []string{"bob", ""} {
+		if code, body := send(user, id, list); code != http.StatusForbidden || strings.Contains(body, "greet") {
+			t.Errorf("%q in alice's session: %d %s, want 403", user, code, body)
+		}
+	}
+	if code, body := send("alice", id, list); code != http.StatusOK || !strings.Contains(body, "greet") {
+		t.Errorf("alice in her own session: %d %s", code, body)
+	}
+}
