@@ -188,9 +188,8 @@ func storeError(err error) error {
 	return internalError("task store: %v", err)
 }
 
-// decodeAnswer reads one answer to an outstanding question and checks it: an
-// elicitation answer needs a known action, and accepted form content must
-// fit the requested schema.
+// decodeAnswer reads one answer to an outstanding question and checks it
+// (see [checkAnswer]).
 func decodeAnswer(question, raw json.RawMessage) (*mcp.ElicitResult, error) {
 	var q inputRequestWire
 	if err := json.Unmarshal(question, &q); err != nil {
@@ -203,15 +202,6 @@ func decodeAnswer(question, raw json.RawMessage) (*mcp.ElicitResult, error) {
 	if err := strictjson.Decode(raw, &a); err != nil {
 		return nil, fmt.Errorf("not an elicitation result: %v", err)
 	}
-	switch a.Action {
-	case "accept", "decline", "cancel":
-	default:
-		return nil, fmt.Errorf("action must be accept, decline or cancel, not %q", a.Action)
-	}
-	if a.Action != "accept" {
-		a.Content = nil
-		return &a, nil
-	}
 	var p struct {
 		Mode            string          `json:"mode"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
@@ -219,20 +209,44 @@ func decodeAnswer(question, raw json.RawMessage) (*mcp.ElicitResult, error) {
 	if err := json.Unmarshal(q.Params, &p); err != nil {
 		return nil, fmt.Errorf("stored question is unreadable: %v", err)
 	}
-	if p.Mode == "url" || len(p.RequestedSchema) == 0 {
-		return &a, nil
+	var schema any
+	if len(p.RequestedSchema) > 0 {
+		schema = p.RequestedSchema
 	}
-	schema, err := formschema.Parse(p.RequestedSchema)
+	if err := checkAnswer(p.Mode, schema, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// checkAnswer holds an elicitation result to the question it answers, the
+// same way on every path an answer takes to a task's code (tasks/update, and
+// elicitation/create on an older protocol): the action must be accept,
+// decline or cancel; an answer that is not an accept loses its content; an
+// accepted form answer must fit the requested schema (formschema's checks:
+// no field it does not ask for, formats, bounds). mode and schema are the
+// question's; a URL question or one without a schema has no content to check.
+func checkAnswer(mode string, schema any, a *mcp.ElicitResult) error {
+	switch a.Action {
+	case "accept", "decline", "cancel":
+	default:
+		return fmt.Errorf("action must be accept, decline or cancel, not %q", a.Action)
+	}
+	if a.Action != "accept" {
+		a.Content = nil
+		return nil
+	}
+	if mode == "url" || schema == nil {
+		return nil
+	}
+	s, err := formschema.Parse(schema)
 	if err != nil {
-		return nil, fmt.Errorf("stored question has an invalid schema: %v", err)
+		return fmt.Errorf("the question has an invalid schema: %v", err)
 	}
 	if a.Content == nil {
 		a.Content = map[string]any{}
 	}
-	if err := schema.Validate(a.Content); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return s.Validate(a.Content)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -633,4 +634,66 @@ func TestImmediateResults(t *testing.T) {
 			_ = tc.Cancel(ctx, s.Task.TaskID)
 		}
 	})
+}
+
+// An older client asked by elicitation/create is held to the same checks as
+// an answer sent with tasks/update: the go-sdk's own check lets through a
+// field the form does not ask for, a malformed format and, with an action
+// other than accept, any content at all; the task's code never sees them.
+func TestSyncAnswersCheckedAsUpdates(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "sync-check", Version: "1"}, nil)
+	ext, err := tasks.Install(server, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"confirm": map[string]any{"type": "boolean"},
+		"email":   map[string]any{"type": "string", "format": "email"},
+	}}
+	ext.AddTool(&mcp.Tool{Name: "ask", InputSchema: emptySchema}, tasks.Optional,
+		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+			a, err := tk.Ask(ctx, "q", &mcp.ElicitParams{Message: "Go?", RequestedSchema: schema})
+			if err != nil {
+				return nil, err
+			}
+			return text(fmt.Sprintf("%s %v", a.Action, a.Content)), nil
+		})
+	for _, c := range []struct {
+		answer *mcp.ElicitResult
+		want   string // in the error, or the result when it starts with "ok:"
+	}{
+		{&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true, "admin": true}}, `"admin": is not in the requested schema`},
+		{&mcp.ElicitResult{Action: "accept", Content: map[string]any{"email": "not mail"}}, "must be an email address"},
+		{&mcp.ElicitResult{Action: "approve", Content: map[string]any{"confirm": "yes"}}, `action must be accept, decline or cancel, not "approve"`},
+		{&mcp.ElicitResult{Action: "decline", Content: map[string]any{"confirm": true}}, "ok:decline map[]"},
+		{&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, "ok:accept map[confirm:true]"},
+	} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "old", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return c.answer, nil },
+		})
+		cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"})
+		got := ""
+		switch {
+		case err != nil:
+			got = err.Error()
+		case res.IsError:
+			got = resultText(t, res)
+		default:
+			got = "ok:" + resultText(t, res)
+		}
+		if ok := strings.HasPrefix(c.want, "ok:"); ok && got != c.want || !ok && !strings.Contains(got, c.want) {
+			t.Errorf("answer %+v: %q, want %q", c.answer, got, c.want)
+		}
+		cs.Close()
+		ss.Close()
+	}
 }

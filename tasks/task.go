@@ -218,11 +218,23 @@ func (t *Task) askSync(ctx context.Context, questions map[string]*mcp.ElicitPara
 	t.mu.Unlock()
 	out := map[string]*mcp.ElicitResult{}
 	for _, key := range sortedKeys(questions) {
-		res, err := t.req.Session.Elicit(ctx, questions[key])
+		q := questions[key]
+		res, err := t.req.Session.Elicit(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("ask %q: %w", key, err)
 		}
-		out[key] = res
+		// The go-sdk checks the answer against the schema loosely (fields
+		// the form does not ask for, formats, any action): hold it to what
+		// tasks/update holds an answer to.
+		a := *res
+		mode := q.Mode
+		if mode == "" && q.URL != "" {
+			mode = "url"
+		}
+		if err := checkAnswer(mode, q.RequestedSchema, &a); err != nil {
+			return nil, fmt.Errorf("ask %q: the client's answer: %w", key, err)
+		}
+		out[key] = &a
 	}
 	return out, nil
 }
