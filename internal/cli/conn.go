@@ -80,7 +80,7 @@ func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, `send "Name: value" with every HTTP request (repeatable)`)
 	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
 	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request (0: none)")
 	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	addLoginFlags(cmd, &o.Auth)
