@@ -228,13 +228,69 @@ func noSecrets(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("nosecrets: %s lists no secrets", args[0])
 	}
 	for _, f := range args[1:] {
-		text := ts.ReadFile(f)
-		for _, s := range secrets {
-			if strings.Contains(text, s) {
-				ts.Fatalf("%s holds the secret %.8s…", f, s)
+		raw := ts.ReadFile(f)
+		for _, text := range decodings(raw) {
+			for _, s := range secrets {
+				if strings.Contains(text, s) {
+					ts.Fatalf("%s holds the secret %.8s… (as written, or with its escapes decoded)", f, s)
+				}
 			}
 		}
 	}
+}
+
+// decodings returns text as written and as a server's echo of a secret
+// would read once decoded: JSON string escapes (\u, \", \/, \\) undone
+// once and twice, percent escapes (and + for a space) undone, and both.
+func decodings(text string) []string {
+	jsonUnescape := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if s[i] != '\\' || i+1 >= len(s) {
+				b.WriteByte(s[i])
+				continue
+			}
+			switch c := s[i+1]; c {
+			case 'u':
+				if i+6 <= len(s) {
+					if v, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+						b.WriteRune(rune(v))
+						i += 5
+						continue
+					}
+				}
+				b.WriteByte(s[i])
+			case '"', '/', '\\':
+				b.WriteByte(c)
+				i++
+			default:
+				b.WriteByte(s[i])
+			}
+		}
+		return b.String()
+	}
+	percent := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			switch {
+			case s[i] == '%' && i+2 < len(s):
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 2
+					continue
+				}
+				b.WriteByte(s[i])
+			case s[i] == '+':
+				b.WriteByte(' ')
+			default:
+				b.WriteByte(s[i])
+			}
+		}
+		return b.String()
+	}
+	once := jsonUnescape(text)
+	twice := jsonUnescape(once)
+	return []string{text, once, twice, percent(text), percent(once), percent(twice), jsonUnescape(percent(text))}
 }
 
 // grabvar VAR REGEXP sets VAR to the first group of REGEXP in the last

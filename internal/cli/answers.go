@@ -51,6 +51,9 @@ type AnswerOptions struct {
 	Getenv func(string) string
 
 	queue *answer.Queue // the --elicit answers, once answerer made them
+	// hide hides the command line's and the login's credentials in what
+	// --record writes, as on the output.
+	hide func(string) string
 }
 
 // addHumanFlags binds how a person answers: --interactive, --accessible.
@@ -150,6 +153,7 @@ func (o *AnswerOptions) specs() ([]answer.Spec, error) {
 // fails the call instead. Requests for a model reply take the --sample
 // replies in order, then the person.
 func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, error) {
+	o.hide = io.Hide
 	specs, err := o.specs()
 	if err != nil {
 		return nil, err
@@ -313,7 +317,7 @@ func (o *AnswerOptions) record(method, name string, args any, questions []exchan
 			m[k] = v
 		}
 	}
-	err := record.Append(o.Record, record.Step{Method: method, Name: name, Args: m, Questions: questions, Result: result})
+	err := record.Append(o.Record, o.hide, record.Step{Method: method, Name: name, Args: m, Questions: questions, Result: result})
 	if err != nil {
 		return &exitError{code: ExitFailed, err: err}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
@@ -134,7 +135,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		if err := rep.WriteJUnit(&b); err != nil {
 			return err
 		}
-		if err := os.WriteFile(opts.JUnit, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(opts.JUnit, []byte(opts.IO.Hide(b.String())), 0o644); err != nil {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
 		}
 	}
@@ -191,6 +192,9 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
 	}
+	// The second identity's credentials are hidden on the output like the
+	// first's.
+	o.IO.AddSecrets(credential.Secrets("", o.OtherHeaders)...)
 	var other *login.Login
 	if o.OtherIdentity != "" {
 		if err := login.ValidIdentity(o.OtherIdentity); err != nil {

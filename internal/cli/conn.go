@@ -206,8 +206,14 @@ func (o *ConnOptions) target() *target.Target {
 // target.
 func (o *ConnOptions) withLogin(ios *iostreams.IOStreams) (*target.Target, error) {
 	if o.URL != "" && o.Command == "" {
-		if _, err := o.Auth.build(ios); err != nil {
+		l, err := o.Auth.build(ios)
+		if err != nil {
 			return nil, err
+		}
+		if !o.ShowSecrets && l.OnToken == nil {
+			// The tokens of the login store and of new logins are
+			// hidden on output as the command line's are.
+			l.OnToken = ios.AddSecrets
 		}
 	}
 	return o.target(), nil

@@ -160,6 +160,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		if err := os.WriteFile(opts.Answers.Record, nil, 0o644); err != nil {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}
+		opts.Answers.hide = opts.IO.Hide
 		ropts.Record = opts.Answers.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
@@ -173,7 +174,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		if err != nil {
 			return fmt.Errorf("--junit: %w", err)
 		}
-		werr := script.WriteJUnit(f, rep)
+		werr := script.WriteJUnit(opts.IO.Hiding(f), rep)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}

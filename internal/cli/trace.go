@@ -35,7 +35,7 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		return err
 	}
 	if !o.ShowSecrets {
-		ios.HideSecrets(credential.Secrets(o.URL, o.Headers))
+		ios.HideSecrets(append(credential.Secrets(o.URL, o.Headers), credential.CommandSecrets(o.Command)...))
 	}
 	var ws []io.Writer
 	if o.TraceFile != "" {
@@ -44,7 +44,13 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 			return usageErr("--trace: %v", err)
 		}
 		f.Close()
-		ws = append(ws, appendFile(o.TraceFile))
+		var w io.Writer = appendFile(o.TraceFile)
+		if !o.ShowSecrets {
+			// A server that echoes a credential in what it sends
+			// must not leave it in the trace file either.
+			w = ios.Hiding(w)
+		}
+		ws = append(ws, w)
 	}
 	if o.Verbose {
 		ws = append(ws, ios.ErrOut)

@@ -84,6 +84,23 @@ var headerWord = regexp.MustCompile(`^([A-Za-z0-9_-]+):\s+\S`)
 // is a token by its form. A value that only names a variable ($TOKEN,
 // ${TOKEN}) is kept: it is no secret. Quotes are kept where they were.
 func RedactCommand(line string) string {
+	return redactCommand(line, func(string) {})
+}
+
+// CommandSecrets returns the credentials [RedactCommand] hides in a shell
+// command line, for the output to hide wherever a server echoes them.
+func CommandSecrets(line string) []string {
+	var out []string
+	redactCommand(line, func(s string) {
+		if len(s) >= MinSecret {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// redactCommand is RedactCommand, telling secret of each value it hides.
+func redactCommand(line string, secret func(string)) string {
 	words := splitWords(line)
 	var b strings.Builder
 	last := 0
@@ -97,28 +114,40 @@ func RedactCommand(line string) string {
 			// $TOKEN or ${TOKEN}: the name of a secret, not the secret.
 		case hideNext:
 			out = Hidden
+			secret(w.text)
 		case Token(w.text):
 			out = Hidden
+			secret(w.text)
 		case assignment.MatchString(w.text):
 			if i := strings.IndexByte(raw, '='); i >= 0 && i+1 < len(raw) {
 				out = raw[:i+1] + Hidden
+				secret(value)
 			}
 		case strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "="):
 			name, value, _ := strings.Cut(strings.TrimLeft(w.text, "-"), "=")
 			if value != "" && (Name(name) || Token(value)) {
 				i := strings.IndexByte(raw, '=')
 				out = raw[:i+1] + Hidden
+				secret(value)
 			} else if r := RedactURL(value); r != value {
 				out = raw[:strings.IndexByte(raw, '=')+1] + quoteIfNeeded(r)
+				for _, s := range Secrets(value, nil) {
+					secret(s)
+				}
 			}
 		case headerWord.MatchString(w.text):
 			name := headerWord.FindStringSubmatch(w.text)[1]
 			if Name(name) {
 				out = quoteIfNeeded(name + ": " + Hidden)
+				_, v, _ := strings.Cut(w.text, ":")
+				secret(strings.TrimSpace(v))
 			}
 		default:
 			if r := RedactURL(w.text); r != w.text {
 				out = quoteIfNeeded(r)
+				for _, s := range Secrets(w.text, nil) {
+					secret(s)
+				}
 			}
 		}
 		hideNext = false

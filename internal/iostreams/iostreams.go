@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/askback/askback/internal/credential"
@@ -34,23 +33,32 @@ type IOStreams struct {
 	hide *hider
 }
 
-// hider replaces secrets in what is written through it.
+// hider replaces secrets in what is written through it, in every
+// spelling a server can echo them in (see credential.Hider).
 type hider struct {
-	mu sync.Mutex
-	r  *strings.Replacer
+	mu      sync.Mutex
+	secrets []string
+	h       *credential.Hider
 }
 
 func (h *hider) set(secrets []string) {
-	var pairs []string
-	for _, s := range secrets {
-		pairs = append(pairs, s, credential.Hidden)
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.r = nil
-	if len(pairs) > 0 {
-		h.r = strings.NewReplacer(pairs...)
-	}
+	h.secrets = append([]string(nil), secrets...)
+	h.h = credential.NewHider(h.secrets)
+}
+
+func (h *hider) add(secrets []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.secrets = append(h.secrets, secrets...)
+	h.h = credential.NewHider(h.secrets)
+}
+
+func (h *hider) get() *credential.Hider {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.h
 }
 
 // hidingWriter writes through a hider to w.
@@ -60,13 +68,11 @@ type hidingWriter struct {
 }
 
 func (hw hidingWriter) Write(p []byte) (int, error) {
-	hw.h.mu.Lock()
-	r := hw.h.r
-	hw.h.mu.Unlock()
-	if r == nil {
+	h := hw.h.get()
+	if h.Empty() {
 		return hw.w.Write(p)
 	}
-	if _, err := io.WriteString(hw.w, r.Replace(string(p))); err != nil {
+	if _, err := io.WriteString(hw.w, h.Hide(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -80,6 +86,33 @@ func (s *IOStreams) HideSecrets(secrets []string) {
 	if s.hide != nil {
 		s.hide.set(secrets)
 	}
+}
+
+// AddSecrets hides secrets too, from now on: the tokens a login brings
+// (from the login store, or new) once they are known.
+func (s *IOStreams) AddSecrets(secrets ...string) {
+	if s.hide != nil {
+		s.hide.add(secrets)
+	}
+}
+
+// Hiding returns w with the secrets (HideSecrets, AddSecrets) hidden in
+// what is written to it, as on Out and ErrOut: for the files a command
+// writes (a trace, a recorded script, a JUnit report).
+func (s *IOStreams) Hiding(w io.Writer) io.Writer {
+	if s.hide == nil {
+		s.hide = &hider{}
+	}
+	return hidingWriter{s.hide, w}
+}
+
+// Hide returns text with the secrets hidden, as Out and ErrOut would show
+// it.
+func (s *IOStreams) Hide(text string) string {
+	if s.hide == nil {
+		return text
+	}
+	return s.hide.get().Hide(text)
 }
 
 // countingWriter tells whether anything was written through it.
@@ -109,7 +142,9 @@ func (s *IOStreams) Neutralize(jsonOut bool) {
 	}
 	s.rawOut, s.rawErr = s.Out, s.ErrOut
 	s.jsonOut = jsonOut
-	s.hide = &hider{}
+	if s.hide == nil {
+		s.hide = &hider{}
+	}
 	if s.Out != nil {
 		s.wrote = &countingWriter{w: s.Out}
 		g := termsafe.NewWriter(s.wrote)

@@ -115,6 +115,7 @@ func (h *Handler) current() string {
 // install makes e the current login; saved entries are written to the
 // cache.
 func (h *Handler) install(e *Entry, save bool) *tokenSource {
+	h.l.tokens(e)
 	src := newTokenSource(h, e)
 	h.mu.Lock()
 	h.entry, h.src = e, src
@@ -751,6 +752,7 @@ func (s *tokenSource) refreshLocked() (*oauth2.Token, error) {
 		return nil, errors.New("refresh the token: the authorization server issued a DPoP token to a refresh without a DPoP proof: refused")
 	}
 	s.entry.setToken(nt)
+	s.l.tokens(&s.entry)
 	if !isDPoP(nt.TokenType) {
 		s.entry.DPoPKey = "" // the server went back to Bearer tokens
 	}

@@ -170,6 +170,10 @@ type Login struct {
 	HTTPClient *http.Client
 	// Now tells the time; nil means time.Now.
 	Now func() time.Time
+	// OnToken, if set, hears the tokens of every login as it is taken up
+	// (from the cache, a new login, a refresh): the access token and the
+	// refresh token, for the output to hide them.
+	OnToken func(tokens ...string)
 
 	mu       sync.Mutex
 	handlers map[string]*Handler
@@ -238,6 +242,13 @@ func (l *Login) Handler(server string) (*Handler, error) {
 	}
 	l.handlers[key] = h
 	return h, nil
+}
+
+// tokens tells OnToken of e's tokens.
+func (l *Login) tokens(e *Entry) {
+	if l.OnToken != nil {
+		l.OnToken(e.AccessToken, e.RefreshToken)
+	}
 }
 
 // save writes e to the cache; a failure is a warning, since the login

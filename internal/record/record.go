@@ -79,11 +79,18 @@ func Check(path string) error {
 
 // Append adds steps to the script file at path, creating it (starting with
 // [Header]) when it does not exist, so that several calls recorded one
-// after the other make one script.
-func Append(path string, steps ...Step) error {
+// after the other make one script. hide, when not nil, is applied to the
+// text written (credentials a server echoed are hidden in the file as on
+// the output).
+func Append(path string, hide func(string) string, steps ...Step) error {
 	var buf bytes.Buffer
 	if err := Write(&buf, steps...); err != nil {
 		return err
+	}
+	if hide != nil {
+		text := hide(buf.String())
+		buf.Reset()
+		buf.WriteString(text)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {

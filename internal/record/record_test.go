@@ -121,7 +121,7 @@ func TestAppendStartsWithHeaderThenAppends(t *testing.T) {
 	step := Step{Method: "tools/call", Name: "deploy", Args: map[string]any{"service": "auth-service"},
 		Questions: []exchange.Entry{deployQuestion("decline", nil)}, Result: toolText("Deployment not started (decline).")}
 	for range 2 {
-		if err := Append(path, step); err != nil {
+		if err := Append(path, nil, step); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -132,7 +132,7 @@ func TestAppendStartsWithHeaderThenAppends(t *testing.T) {
 	if _, err := script.ParseFile(path, got); err != nil {
 		t.Errorf("appended script does not parse: %v", err)
 	}
-	if err := Append(filepath.Join(t.TempDir(), "missing", "x.mcp"), step); err == nil || !strings.Contains(err.Error(), "record to") {
+	if err := Append(filepath.Join(t.TempDir(), "missing", "x.mcp"), nil, step); err == nil || !strings.Contains(err.Error(), "record to") {
 		t.Errorf("err = %v, want one naming the file", err)
 	}
 }

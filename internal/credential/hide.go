@@ -1,0 +1,265 @@
+package credential
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Hider hides secrets in text in every spelling a server can echo them
+// in: as written; JSON-escaped (\uXXXX with either case of hex digits, a
+// surrogate pair, \" \\ \/ and the short escapes \b \f \n \r \t, with any
+// number of backslashes in front, as in JSON inside a JSON string);
+// percent-encoded (%XX with either case, + for a space); and any mix of
+// these from one character to the next ("ab\u0063%64ef" is "abcdef").
+// Each spelling is replaced by [Hidden]. The zero Hider hides nothing.
+//
+// It cannot hide what it cannot see: a secret split between two texts
+// given to Hide separately, or transformed in another way (base64, HTML
+// entities, reversed, in another letter case, cut to a part).
+type Hider struct {
+	secrets []string // longest first
+	starts  [256]bool
+	literal *strings.Replacer
+}
+
+// NewHider returns a Hider of secrets; secrets shorter than [MinSecret]
+// are left out (they would hide ordinary words), and so are repeats.
+func NewHider(secrets []string) *Hider {
+	h := &Hider{}
+	seen := map[string]bool{}
+	for _, s := range secrets {
+		if len(s) >= MinSecret && !seen[s] {
+			seen[s] = true
+			h.secrets = append(h.secrets, s)
+		}
+	}
+	// The longest first, so that a secret that holds another is hidden
+	// whole.
+	sort.SliceStable(h.secrets, func(i, j int) bool { return len(h.secrets[i]) > len(h.secrets[j]) })
+	var pairs []string
+	for _, s := range h.secrets {
+		h.starts[s[0]] = true
+		pairs = append(pairs, s, Hidden)
+	}
+	if len(pairs) > 0 {
+		h.literal = strings.NewReplacer(pairs...)
+	}
+	h.starts['\\'], h.starts['%'] = true, true
+	return h
+}
+
+// Empty reports whether h hides nothing.
+func (h *Hider) Empty() bool { return h == nil || len(h.secrets) == 0 }
+
+// Hide returns text with every spelling of each secret replaced by
+// [Hidden].
+func (h *Hider) Hide(text string) string {
+	if h.Empty() {
+		return text
+	}
+	if !strings.ContainsAny(text, `\%+`) {
+		// Nothing is escaped: only the secrets as written can be there.
+		return h.literal.Replace(text)
+	}
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(text); i++ {
+		if !h.starts[text[i]] && text[i] != '+' {
+			continue
+		}
+		if text[i] == '\\' && i > 0 && text[i-1] == '\\' {
+			// A spelling begins at the start of a run of backslashes,
+			// not inside one.
+			continue
+		}
+		for _, s := range h.secrets {
+			if end := match(text, i, s); end > i {
+				b.WriteString(text[done:i])
+				b.WriteString(Hidden)
+				done = end
+				i = end - 1
+				break
+			}
+		}
+	}
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
+}
+
+// match returns where a spelling of secret that begins at text[i] ends,
+// or -1.
+func match(text string, i int, secret string) int {
+	budget := maxSteps + 4*len(secret)
+	return matchFrom(text, i, secret, &budget)
+}
+
+// maxSteps (and four steps a byte of the secret) bound the work of one
+// match: a secret with many backslashes
+// against a text with long runs of them could otherwise take exponential
+// time (each run may be split between a backslash and an escape).
+const maxSteps = 1024
+
+func matchFrom(text string, i int, secret string, budget *int) int {
+	for secret != "" {
+		if *budget--; *budget < 0 {
+			return -1
+		}
+		r, n := utf8.DecodeRuneInString(secret)
+		if r == '\\' {
+			// A backslash may be written as a run of them (escaped at
+			// some depth): try each length, the longest first.
+			k := i
+			for k < len(text) && text[k] == '\\' {
+				k++
+			}
+			for ; k > i; k-- {
+				if end := matchFrom(text, k, secret[n:], budget); end >= 0 {
+					return end
+				}
+			}
+			return -1
+		}
+		j := matchRune(text, i, r)
+		if j < 0 {
+			return -1
+		}
+		i, secret = j, secret[n:]
+	}
+	return i
+}
+
+// matchRune returns where a spelling of r that begins at text[i] ends, or
+// -1.
+func matchRune(text string, i int, r rune) int {
+	if i >= len(text) {
+		return -1
+	}
+	var buf [utf8.UTFMax]byte
+	enc := buf[:utf8.EncodeRune(buf[:], r)]
+	if strings.HasPrefix(text[i:], string(enc)) {
+		return i + len(enc)
+	}
+	switch text[i] {
+	case '+':
+		if r == ' ' {
+			return i + 1
+		}
+	case '%':
+		j := i
+		for _, c := range enc {
+			if j+2 >= len(text) || text[j] != '%' {
+				return -1
+			}
+			v, ok := hexByte(text[j+1], text[j+2])
+			if !ok || v != c {
+				return -1
+			}
+			j += 3
+		}
+		return j
+	case '\\':
+		return matchEscape(text, i, r)
+	}
+	return -1
+}
+
+// matchEscape matches a JSON escape of r at text[i], which is a
+// backslash: any number of backslashes, then the escape.
+func matchEscape(text string, i int, r rune) int {
+	j := i
+	for j < len(text) && text[j] == '\\' {
+		j++
+	}
+	if j >= len(text) {
+		return -1
+	}
+	switch c := text[j]; c {
+	case '"', '/':
+		if r == rune(c) {
+			return j + 1
+		}
+		return -1
+	case 'b', 'f', 'n', 'r', 't':
+		if r == shortEscape(c) {
+			return j + 1
+		}
+		return -1
+	case 'u':
+		u, ok := hexUnit(text, j+1)
+		if !ok {
+			return -1
+		}
+		end := j + 5
+		if utf16.IsSurrogate(rune(u)) {
+			// The second half of a pair: backslashes, u, four digits.
+			k := end
+			for k < len(text) && text[k] == '\\' {
+				k++
+			}
+			if k == end || k >= len(text) || text[k] != 'u' {
+				return -1
+			}
+			lo, ok := hexUnit(text, k+1)
+			if !ok {
+				return -1
+			}
+			if utf16.DecodeRune(rune(u), rune(lo)) != r {
+				return -1
+			}
+			return k + 5
+		}
+		if rune(u) == r {
+			return end
+		}
+	}
+	return -1
+}
+
+// shortEscape is the character JSON's short escape \c stands for.
+func shortEscape(c byte) rune {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	}
+	return '\t'
+}
+
+// hexUnit reads four hex digits at text[i].
+func hexUnit(text string, i int) (uint16, bool) {
+	if i+4 > len(text) {
+		return 0, false
+	}
+	hi, ok1 := hexByte(text[i], text[i+1])
+	lo, ok2 := hexByte(text[i+2], text[i+3])
+	return uint16(hi)<<8 | uint16(lo), ok1 && ok2
+}
+
+// hexByte reads two hex digits, either case.
+func hexByte(a, b byte) (byte, bool) {
+	x, ok1 := hexDigit(a)
+	y, ok2 := hexDigit(b)
+	return x<<4 | y, ok1 && ok2
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

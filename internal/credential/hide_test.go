@@ -1,0 +1,98 @@
+package credential
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// A secret is hidden in every spelling a server can echo it in: JSON
+// escapes of any character (either hex case, nested), percent-encoding, and
+// a mix of them.
+func TestHiderSpellings(t *testing.T) {
+	const secret = `tok/en"s3cr3t+x y`
+	h := NewHider([]string{secret})
+	jsonOf := func(s string) string {
+		b, _ := json.Marshal(s)
+		return strings.Trim(string(b), `"`)
+	}
+	for _, text := range []string{
+		secret,
+		jsonOf(secret), // \" as Go writes it
+		strings.ReplaceAll(jsonOf(secret), "/", `\/`), // \/ as other encoders write it
+		`tok\u002fen\u0022s3cr3t+x y`,
+		`tok\u002Fen\"s3cr3t\u002bx\u0020y`,
+		`\u0074\u006f\u006b/en"s3cr3t+x y`,
+		`tok\\u002fen\\\"s3cr3t+x y`, // JSON inside a JSON string
+		url.QueryEscape(secret),
+		url.PathEscape(secret),
+		`tok%2fen%22s3cr3t%2Bx+y`,
+		`tok%2Fen\"s3cr3t%2bx\u0020y`, // a mix
+	} {
+		got := h.Hide("before " + text + " after")
+		if got != "before "+Hidden+" after" {
+			t.Errorf("Hide(%q) = %q", text, got)
+		}
+	}
+	// Characters outside the BMP as a surrogate pair.
+	h = NewHider([]string{"key😀secret"})
+	if got := h.Hide(`"key\ud83d\ude00secret"`); got != `"`+Hidden+`"` {
+		t.Errorf("surrogate pair: %q", got)
+	}
+	// Near misses stay as they are.
+	h = NewHider([]string{"abcdef12"})
+	for _, text := range []string{`abcdef1`, `abcdef13`, `abc\u0064ef1`, `abc%6`, `abc\u006`, `abc\`, `ABCDEF12`, `abc%zzdef12`} {
+		if got := h.Hide(text); got != text {
+			t.Errorf("Hide(%q) = %q, want it unchanged", text, got)
+		}
+	}
+	// Short secrets are not hidden; the zero Hider hides nothing.
+	if got := NewHider([]string{"abc"}).Hide("abc"); got != "abc" {
+		t.Errorf("short secret hidden: %q", got)
+	}
+	var zero *Hider
+	if zero.Hide("abcdef") != "abcdef" {
+		t.Error("nil Hider changed the text")
+	}
+}
+
+func FuzzHider(f *testing.F) {
+	f.Add("s3cr3t/val", `x s3cr3t\u002fval %73%33cr3t/val`)
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		if !utf8.ValidString(secret) || len(secret) > 1024 {
+			return // JSON cannot spell bytes that are not UTF-8
+		}
+		h := NewHider([]string{secret})
+		got := h.Hide(text)
+		if len(secret) >= MinSecret && strings.Contains(got, secret) && !strings.Contains(Hidden, secret) {
+			// What is left may only hold the secret where hiding made it
+			// (the text around a Hidden can spell it anew only if the
+			// secret overlaps "[redacted]").
+			if !strings.Contains(text, Hidden) {
+				t.Fatalf("Hide(%q) with secret %q left it: %q", text, secret, got)
+			}
+		}
+		// The JSON spelling of the secret in the text is hidden.
+		b, _ := json.Marshal(secret)
+		if len(secret) >= MinSecret {
+			if out := h.Hide(string(b)); strings.Contains(out, strings.Trim(string(b), `"`)) && !strings.Contains(Hidden, secret) {
+				t.Fatalf("JSON spelling %s of %q not hidden: %q", b, secret, out)
+			}
+		}
+	})
+}
+
+// A secret of backslashes against a text of backslashes ends quickly.
+func TestHiderBackslashesBounded(t *testing.T) {
+	h := NewHider([]string{strings.Repeat(`\`, 40) + "x"})
+	text := strings.Repeat(`\`, 100000)
+	if got := h.Hide(text); got != text {
+		t.Fatal("changed a text without the secret")
+	}
+	h = NewHider([]string{`ab\cd\ef`})
+	if got := h.Hide(`"ab\\cd\\\\ef"`); got != `"`+Hidden+`"` {
+		t.Errorf("escaped backslashes: %q", got)
+	}
+}
