@@ -138,3 +138,22 @@ func FuzzDecodeEntry(f *testing.F) {
 		}
 	})
 }
+
+// The tokens of a cached login are told to OnToken when a handler takes
+// it up, so that the output can hide them.
+func TestOnTokenHearsTheCachedLogin(t *testing.T) {
+	c := &login.Cache{Dir: t.TempDir()}
+	e := entry("https://example.com/mcp", "default")
+	e.AccessToken, e.RefreshToken = "at-cached-0123456789", "rt-cached-0123456789"
+	if err := c.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	var heard []string
+	l := &login.Login{Cache: c, OnToken: func(tokens ...string) { heard = append(heard, tokens...) }}
+	if _, err := l.Handler("https://example.com/mcp"); err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) != 2 || heard[0] != "at-cached-0123456789" || heard[1] != "rt-cached-0123456789" {
+		t.Fatalf("OnToken heard %q", heard)
+	}
+}
