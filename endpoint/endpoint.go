@@ -19,7 +19,9 @@
 // ([Options.SessionTimeout]).
 //
 // A POST without a session is read whole before it is served, to tell an
-// initialize request from others: at most [DefaultMaxPeek] bytes (413
+// initialize request from others: at most the body limit of the go-sdk's
+// handler (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is
+// not positive) (413
 // beyond) within [Options.BodyReadTimeout] (408 after it; 30 seconds by
 // default), so that a client trickling its body cannot hold the handler,
 // even on a plain http.Server without a ReadTimeout. The time limit is set
@@ -54,7 +56,9 @@ const (
 	// user.
 	DefaultMaxSessionsPerUser = 16
 	// DefaultMaxPeek bounds how much of a sessionless POST body is read to
-	// tell an initialize request from others.
+	// tell an initialize request from others, unless
+	// Options.HTTP.MaxRequestBodyBytes sets a limit of its own; it is the
+	// go-sdk's own default limit.
 	DefaultMaxPeek = 4 << 20
 	// DefaultBodyReadTimeout bounds the time taken to read a sessionless
 	// POST body.
@@ -175,7 +179,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.stateful.ServeHTTP(w, r)
 		return
 	}
-	body, err := peek(w, r, h.opts.BodyReadTimeout)
+	body, err := peek(w, r, h.peekLimit(), h.opts.BodyReadTimeout)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
 		return
@@ -344,9 +348,20 @@ func (h *Handler) sweepLocked() {
 	}
 }
 
+// peekLimit is the most of a sessionless POST body read before it is
+// served: the body limit the go-sdk's handler applies next (a server that
+// set a smaller one does not hold 4 MiB per request here, one that set a
+// larger one is not refused here), or DefaultMaxPeek when there is none.
+func (h *Handler) peekLimit() int64 {
+	if n := h.opts.HTTP.MaxRequestBodyBytes; n > 0 {
+		return n
+	}
+	return DefaultMaxPeek
+}
+
 // peek reads r's body (bounded in size, and in time when timeout > 0 and
 // w can set a read deadline) and puts it back for the handler.
-func peek(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte, error) {
+func peek(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
@@ -358,7 +373,7 @@ func peek(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte
 			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, DefaultMaxPeek+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	r.Body.Close()
 	if err != nil {
 		if isTimeout(err) {
@@ -366,8 +381,8 @@ func peek(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte
 		}
 		return nil, err
 	}
-	if len(body) > DefaultMaxPeek {
-		return nil, &http.MaxBytesError{Limit: DefaultMaxPeek}
+	if int64(len(body)) > limit {
+		return nil, &http.MaxBytesError{Limit: limit}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil

@@ -507,3 +507,45 @@ func TestSessionBelongsToItsUser(t *testing.T) {
 		t.Errorf("alice in her own session: %d %s", code, body)
 	}
 }
+
+// countingBody is a request body that counts what is read of it.
+type countingBody struct {
+	r    io.Reader
+	read int
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+func (c *countingBody) Close() error { return nil }
+
+// The sessionless body read to tell an initialize from other requests is
+// bounded by the body limit the server set (HTTP.MaxRequestBodyBytes): a
+// smaller limit is not 4 MiB held per request, a larger one is not refused
+// before the go-sdk's handler would take it.
+func TestSessionlessBodyFollowsTheServersLimit(t *testing.T) {
+	s := askingServer()
+	small := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{HTTP: mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 1024}})
+	body := &countingBody{r: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`)}
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	req.Body = body
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	small.ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || body.read > 1025 {
+		t.Errorf("a body over a limit of 1 KiB: %d after reading %d bytes, want 413 after at most 1025", rec.Code, body.read)
+	}
+	large := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{HTTP: mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 2 * endpoint.DefaultMaxPeek}})
+	srv := httptest.NewServer(large)
+	t.Cleanup(srv.Close)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":"` + strings.Repeat("a", endpoint.DefaultMaxPeek) + `"}}}`
+	resp := post(t, srv.URL, big)
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `"greet"`) {
+		t.Errorf("a body over 4 MiB within the server's limit of 8 MiB: %d %.200s", resp.StatusCode, got)
+	}
+}
