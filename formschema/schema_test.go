@@ -142,6 +142,12 @@ func TestValidateBoundsAndFormats(t *testing.T) {
 		{"name", "abcd", "at most 3 characters"},
 		{"email", "not-mail", "must be an email address"},
 		{"site", "relative/path", "must be an absolute URI"},
+		{"site", "https://x.example/a b", "must be an absolute URI"},
+		{"site", "https://x.example/<script>", "must be an absolute URI"},
+		{"site", `https://x.example/"q"`, "must be an absolute URI"},
+		{"site", "https://x.example/é", "must be an absolute URI"},
+		{"site", "https://x.example/%zz", "must be an absolute URI"},
+		{"site", "https://x.example/%4", "must be an absolute URI"},
 		{"day", "2026-13-01", "must be a date"},
 		{"at", "yesterday", "must be a date-time"},
 		{"age", 17.0, "at least 18"},
@@ -210,6 +216,18 @@ func TestValidateOddAnswers(t *testing.T) {
 	for _, bad := range []any{[]any{"a", nil}, []any{"a", 1.0}, "a", map[string]any{"a": true}} {
 		if err := s.Validate(map[string]any{"tags": bad}); err == nil {
 			t.Errorf("tags %v accepted", bad)
+		}
+	}
+}
+
+func TestURIFormatTakesEveryURICharacter(t *testing.T) {
+	s, err := Parse(`{"type":"object","properties":{"site":{"type":"string","format":"uri"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://x.example", "https://u@x.example:8443/a-b._~/%41?q=1&r=(2)*+,;=!$'#frag", "urn:isbn:0451450523", "mailto:a@b.example", "http://[::1]:80/"} {
+		if err := s.Validate(map[string]any{"site": u}); err != nil {
+			t.Errorf("%q refused: %v", u, err)
 		}
 	}
 }

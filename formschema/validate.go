@@ -174,7 +174,7 @@ func checkFormat(format, s string) error {
 		}
 	case "uri":
 		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "" {
+		if err != nil || u.Scheme == "" || !uriChars(s) {
 			return fmt.Errorf("must be an absolute URI, got %q", s)
 		}
 	case "date":
@@ -187,6 +187,32 @@ func checkFormat(format, s string) error {
 		}
 	}
 	return nil
+}
+
+// uriChars reports whether s is written only with the characters of a URI
+// (RFC 3986: unreserved, reserved, and % followed by two hex digits).
+// net/url takes more (spaces, non-ASCII letters, quotes and angle brackets
+// in a path), which a handler trusting the format would not expect.
+func uriChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func number(v any) (float64, bool) {
