@@ -392,14 +392,22 @@ func checkRoutingHeader(req mcp.Request) error {
 	if len(names) == 0 {
 		return nil
 	}
+	// A request with "params": null, or none, reaches here with a nil
+	// pointer: no task id.
 	var id string
 	switch p := req.GetParams().(type) {
 	case *GetTaskParams:
-		id = p.TaskID
+		if p != nil {
+			id = p.TaskID
+		}
 	case *UpdateTaskParams:
-		id = p.TaskID
+		if p != nil {
+			id = p.TaskID
+		}
 	case *CancelTaskParams:
-		id = p.TaskID
+		if p != nil {
+			id = p.TaskID
+		}
 	}
 	if len(names) != 1 || names[0] != id {
 		return &jsonrpc.Error{Code: CodeHeaderMismatch, Message: fmt.Sprintf("header mismatch: Mcp-Name %q does not match params.taskId %q", names[0], id)}
