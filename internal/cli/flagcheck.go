@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/urlcheck"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -97,4 +101,28 @@ func argsWantJSON(args []string) bool {
 		}
 	}
 	return false
+}
+
+// checkURLFlag checks a URL given on the command line (flag names it) for
+// characters a reader cannot see or that change how it is shown. One that
+// holds a control character as it is (ESC, NUL, a C1 control) is refused:
+// no URL holds one, and what was typed or pasted is not what would be
+// sent. Other hidden characters (bidirectional controls, zero-width
+// characters, controls percent-encoded), in any part of the URL, are
+// legal but make the URL shown differ from the URL used: a warning names
+// each on w.
+func checkURLFlag(w io.Writer, flag, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	hidden := urlcheck.Hidden(raw)
+	for _, h := range hidden {
+		if h.Control() {
+			return usageErr("%s: the URL holds %s: refused (a URL cannot hold a control character as it is; percent-encode it if the server needs it)", flag, h)
+		}
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(w, "mcp-tester: warning: %s %s: %s\n", flag, credential.RedactURL(raw), urlcheck.DescribeHidden(hidden))
+	}
+	return nil
 }

@@ -129,6 +129,11 @@ func (o *LoginOptions) build(ios *iostreams.IOStreams) (*login.Login, error) {
 		return o.built, nil
 	}
 	s := o.settings()
+	for _, f := range []struct{ name, url string }{{"--client-metadata-url", o.ClientMetadataURL}, {"--idp-issuer", o.IdPIssuer}, {"--redirect-url", o.RedirectURL}} {
+		if err := checkURLFlag(ios.ErrOut, f.name, f.url); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -34,6 +34,9 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	if err := o.checkApplies(); err != nil {
 		return err
 	}
+	if err := checkURLFlag(ios.ErrOut, "--url"+fromProfile(o.Profile), o.URL); err != nil {
+		return err
+	}
 	if !o.ShowSecrets {
 		ios.HideSecrets(append(credential.Secrets(o.URL, o.Headers), credential.CommandSecrets(o.Command)...))
 	}

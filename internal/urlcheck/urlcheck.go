@@ -45,6 +45,11 @@ const (
 	Credentials Code = "credentials"
 	// Scheme: the URL is not http or https.
 	Scheme Code = "scheme"
+	// HiddenChars: the URL holds, as written or percent-encoded, characters a
+	// reader cannot see or that reorder what is shown (controls,
+	// bidirectional controls, zero-width characters): the link shown is
+	// not the link followed.
+	HiddenChars Code = "hidden-characters"
 )
 
 // Warning is one reason to be careful with a URL.
@@ -152,6 +157,9 @@ func Check(raw string) (Report, error) {
 		for _, name := range credentialParams(where.raw) {
 			warn(Credentials, "the %s parameter %q looks like a credential or token", where.name, name)
 		}
+	}
+	if h := Hidden(raw); len(h) > 0 {
+		warn(HiddenChars, "%s", DescribeHidden(h))
 	}
 	return r, nil
 }

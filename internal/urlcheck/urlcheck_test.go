@@ -47,7 +47,7 @@ func TestCheck(t *testing.T) {
 		{"https://mcp.example.com/x?q=ghp_0123456789abcdef0123", "mcp.example.com", "", []Code{Credentials}},
 		{"https://mcp.example.com/x?id=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln", "mcp.example.com", "", []Code{Credentials}},
 		{"https://s3.example.com/f?X-Amz-Signature=abc", "s3.example.com", "", []Code{Credentials}},
-		{"javascript://example.com/%0aalert(1)", "example.com", "", []Code{Scheme}},
+		{"javascript://example.com/%0aalert(1)", "example.com", "", []Code{Scheme, HiddenChars}},
 		{"ftp://files.example.com/a", "files.example.com", "", []Code{Scheme}},
 		{"http://xn--80ak6aa92e.com@203.0.113.7/?token=x", "203.0.113.7", "", []Code{IPAddress, PlainHTTP, UserInfo, Credentials}},
 	} {
@@ -226,4 +226,39 @@ func FuzzDecodePunycode(f *testing.F) {
 			t.Fatalf("decodePunycode(%q) gave %d runes", s, utf8.RuneCountInString(out))
 		}
 	})
+}
+
+// Characters a reader cannot see, or that reorder what is shown, are found
+// anywhere in a URL, as written or percent-encoded.
+func TestHidden(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want string
+	}{
+		{"https://example.com/a\u202eb", "U+202E (a bidirectional control) in the path, as it is"},
+		{"https://example.com/a%E2%80%AEb", "U+202E (a bidirectional control) in the path, percent-encoded"},
+		{"https://exa\u200bmple.com/", "U+200B (an invisible format character) in the host, as it is"},
+		{"https://exa%e2%80%8bmple.com/", "U+200B (an invisible format character) in the host, percent-encoded"},
+		{"https://example.com/?q=%1b%5b2J", "U+001B (a control character) in the query, percent-encoded"},
+		{"https://example.com/#x\u2066y", "U+2066 (a bidirectional control) in the fragment, as it is"},
+		{"https://u\u00ad@example.com/", "U+00AD (an invisible format character) in the user info, as it is"},
+		{"https://example.com/a\u0085b", "U+0085 (a control character) in the path, as it is"},
+		{"https://example.com/a\u2028b", "U+2028 (a line separator) in the path, as it is"},
+	} {
+		var got []string
+		for _, h := range Hidden(c.raw) {
+			got = append(got, h.String())
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("Hidden(%q) = %q, want [%q]", c.raw, got, c.want)
+		}
+		if rep, err := Check(c.raw); err == nil && !rep.Has(HiddenChars) {
+			t.Errorf("Check(%q) has no hidden-characters warning: %+v", c.raw, rep.Warnings)
+		}
+	}
+	for _, raw := range []string{"https://example.com/a%20b?q=x+y#f", "https://bücher.example/ä%C3%A4", "https://example.com/%zz"} {
+		if h := Hidden(raw); len(h) != 0 {
+			t.Errorf("Hidden(%q) = %v, want none", raw, h)
+		}
+	}
 }
