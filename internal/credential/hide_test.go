@@ -96,3 +96,13 @@ func TestHiderBackslashesBounded(t *testing.T) {
 		t.Errorf("escaped backslashes: %q", got)
 	}
 }
+
+// The output hides the command line's values that look like secrets, not
+// every value of a flag whose name contains "key".
+func TestCommandSecrets(t *testing.T) {
+	got := CommandSecrets(`API_KEY=abcd/ef12gh GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 server -dupkeys tools/list --token s3cretvalue99 --api-key $KEY`)
+	want := []string{"abcd/ef12gh", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "s3cretvalue99"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("CommandSecrets = %q, want %q", got, want)
+	}
+}

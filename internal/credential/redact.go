@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Hidden is what replaces a credential.
@@ -88,15 +89,36 @@ func RedactCommand(line string) string {
 }
 
 // CommandSecrets returns the credentials [RedactCommand] hides in a shell
-// command line, for the output to hide wherever a server echoes them.
+// command line that look like secrets, for the output to hide wherever a
+// server echoes them: tokens by their form, and values of 8 or more
+// characters with letters and digits. The trace hides every value
+// RedactCommand does; the output hides only these, since a value hidden
+// there is hidden in every message (the value of a flag whose name merely
+// contains "key", such as a method name, would vanish from the errors that
+// name it).
 func CommandSecrets(line string) []string {
 	var out []string
 	redactCommand(line, func(s string) {
-		if len(s) >= MinSecret {
+		if len(s) >= MinSecret && (Token(s) || secretLooking(s)) {
 			out = append(out, s)
 		}
 	})
 	return out
+}
+
+// secretLooking reports whether s looks like a generated secret: 8 or more
+// characters, letters and digits among them.
+func secretLooking(s string) bool {
+	letter, digit := false, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case unicode.IsLetter(r):
+			letter = true
+		}
+	}
+	return len(s) >= 8 && letter && digit
 }
 
 // redactCommand is RedactCommand, telling secret of each value it hides.
