@@ -213,9 +213,16 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	call := &Call{Rounds: 1}
 	var last *taskclient.Update
 	var res *mcp.CallToolResult
+	// The whole wait is bounded by Timeout, as a call that runs as a task
+	// is (its clock paused while a person answers): a server that never
+	// answers a poll, or keeps the task working, would hold it for hours.
+	rctx, clock := startClock(ctx, s.opts.Timeout)
+	defer clock.stop()
+	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock})
+	defer s.setCall(nil)
 	err := s.refuseRepeats(op, func() (err error) {
-		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(ctx, id)
-		return s.wrap(ctx, op, err)
+		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
+		return s.wrap(rctx, op, err)
 	})
 	call.Questions = s.log.Since(start)
 	call.Task = last

@@ -167,7 +167,7 @@ func notJSONRPC(err error) bool {
 // unreadable reports whether a go-sdk error says that an answer came back
 // that it could not read as JSON-RPC.
 func unreadable(msg string) bool {
-	for _, s := range []string{"failed to decode response", "unsupported content type", "failed to read body", "invalid message version tag", "looking for beginning of value"} {
+	for _, s := range []string{"failed to decode response", "unsupported content type", "failed to read body", "invalid message version tag", "looking for beginning of value", "malformed event", "malformed line in SSE stream"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
