@@ -65,9 +65,10 @@ Round N is the flow's Nth tools/call, prompts/get or resources/read request;
 in a script they are counted over the whole script.
 
 The run ends after --requests flows or after --duration (10s when neither is
-given), whichever comes first, and never lasts more than an hour; each flow
-is bounded by --timeout per request. A flow fails when the call fails, the
-tool reports an error, or a script step fails.
+given), whichever comes first, and never lasts more than an hour, opening
+the workers' sessions included (then the flows in flight end within their
+own bound); each flow is bounded by --timeout per request. A flow fails when
+the call fails, the tool reports an error, or a script step fails.
 
 Only servers on this machine are loaded: a URL must name a loopback address
 or localhost unless --allow-remote names its host. Exit codes: 0 every flow

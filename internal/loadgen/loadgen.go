@@ -159,6 +159,10 @@ type Summary struct {
 	seen                     int
 }
 
+// ErrRunTooLong is the cause of a run that reached MaxDuration before its
+// workers were all open.
+var ErrRunTooLong = fmt.Errorf("the run reached its bound of %s while opening its workers", MaxDuration)
+
 // Run runs the flows and returns the report. It fails only when a worker
 // cannot be opened or the options are unusable; failed flows are counted.
 func Run(ctx context.Context, opts Options) (*Report, error) {
@@ -199,9 +203,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			w.Close()
 		}
 	}()
+	// The whole run, opening the workers included, ends within
+	// MaxDuration (and the time limit of the flows in flight then): a
+	// server that lets each session open only just within its time limit
+	// would otherwise hold a run of many workers for hours before the
+	// first flow.
+	end := opts.Now().Add(MaxDuration)
+	octx, ocancel := context.WithDeadlineCause(ctx, end, ErrRunTooLong)
+	defer ocancel()
 	for i := 0; i < opts.Concurrency; i++ {
-		w, err := opts.Open(ctx)
+		w, err := opts.Open(octx)
+		if err == nil && octx.Err() != nil {
+			w.Close()
+			err = context.Cause(octx)
+		}
 		if err != nil {
+			if errors.Is(context.Cause(octx), ErrRunTooLong) {
+				err = fmt.Errorf("%w (%s)", ErrRunTooLong, err)
+			}
 			return nil, fmt.Errorf("open worker %d of %d: %w", i+1, opts.Concurrency, err)
 		}
 		workers = append(workers, w)
@@ -209,7 +228,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	cpu0, cpuErr := opts.CPUTime()
 	start := opts.Now()
-	runCtx, cancel := context.WithDeadline(ctx, start.Add(opts.Duration))
+	stop := start.Add(opts.Duration)
+	if stop.After(end) {
+		stop = end
+	}
+	runCtx, cancel := context.WithDeadline(ctx, stop)
 	defer cancel()
 	var (
 		tickets atomic.Int64 // flows handed out

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/internal/loadgen"
@@ -194,4 +195,33 @@ func TestReportsTesterCPU(t *testing.T) {
 	if strings.Contains(text.String(), "tester CPU") || !strings.Contains(js.String(), `"tester": null`) {
 		t.Errorf("CPU time unknown:\n%s\n%s", text.String(), js.String())
 	}
+}
+
+// Opening the workers counts against the run's bound: a server that lets
+// each session open only just within its time limit cannot hold a run of
+// many workers for hours (1000 workers × 30 s) before the first flow.
+func TestOpeningIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opened := 0
+		slow := func(ctx context.Context) (loadgen.Worker, error) {
+			select {
+			case <-time.After(29 * time.Second): // just within a 30 s limit
+				opened++
+				return &fake{n: &atomic.Int64{}, closed: &atomic.Int64{}}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		start := time.Now()
+		_, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: loadgen.MaxConcurrency, Duration: time.Second, Open: slow})
+		if !errors.Is(err, loadgen.ErrRunTooLong) {
+			t.Fatalf("err = %v, want ErrRunTooLong", err)
+		}
+		if took := time.Since(start); took > loadgen.MaxDuration {
+			t.Errorf("opening took %s, more than %s", took, loadgen.MaxDuration)
+		}
+		if opened >= loadgen.MaxConcurrency {
+			t.Errorf("opened all %d workers", opened)
+		}
+	})
 }
