@@ -297,6 +297,7 @@ func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 		Accessible: o.Accessible || o.getenv("ACCESSIBLE") != "" || !terminal,
 		NoColor:    o.getenv("NO_COLOR") != "",
 		Opener:     interactive.SystemBrowser(o.getenv, runtime.GOOS),
+		Hide:       io.Hide,
 	})
 }
 

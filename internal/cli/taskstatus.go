@@ -35,7 +35,7 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 			}
 			// The line is redrawn in place: its own escape sequence goes to
 			// the terminal as it is, the server's text in it is neutralised.
-			fmt.Fprintf(io.TerminalErr(), "\r\033[K%s%s", line, end)
+			fmt.Fprintf(io.TerminalErr(), "\r\033[K%s%s", io.Hide(line), end)
 			return
 		}
 		fmt.Fprintln(io.ErrOut, line)

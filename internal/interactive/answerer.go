@@ -31,6 +31,10 @@ type Options struct {
 	// Opener opens a link once the person agreed. Nil: links are shown
 	// but not opened, and accepting means the person opens it themselves.
 	Opener Opener
+	// Hide, if set, hides the user's credentials in what a server sent
+	// before it is shown (and in a form's pre-filled defaults): a server
+	// that echoes a token in a question does not get it on the screen.
+	Hide func(string) string
 }
 
 // Answerer asks a person at the terminal. It implements answer.Answerer.

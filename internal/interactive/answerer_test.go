@@ -257,3 +257,25 @@ func TestEmptyFormIsAYesNoQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A server that echoes the user's credential in a question does not get it
+// on the screen: the message, the fields' texts and options are shown with
+// Options.Hide applied, the values the choices send are not changed.
+func TestHideCredentialsInQuestions(t *testing.T) {
+	const tok = "tok3n-s3cret-value"
+	schema := `{"type":"object","properties":{"env":{"type":"string","title":"Env ` + tok + `","description":"d ` + tok + `","oneOf":[{"const":"a","title":"A ` + tok + `"},{"const":"b","title":"B"}]}},"required":["env"]}`
+	q := formQuestion(t, "Your token is "+tok, schema)
+	var out bytes.Buffer
+	hide := func(s string) string { return strings.ReplaceAll(s, tok, "[redacted]") }
+	a := New(Options{In: strings.NewReader("1\n1\n"), Out: &out, Accessible: true, Hide: hide})
+	res, err := a.Answer(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), tok) || !strings.Contains(out.String(), "[redacted]") {
+		t.Errorf("the question shown:\n%s", out.String())
+	}
+	if res.Action != "accept" || res.Content["env"] != "a" {
+		t.Errorf("answer %s %v, want accept env=a", res.Action, res.Content)
+	}
+}

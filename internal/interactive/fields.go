@@ -332,3 +332,13 @@ func Collect(s *formschema.Schema, fields []*Field, values []Value) (content map
 	}
 	return content, problems
 }
+
+// hide applies hide to what the field shows and to its pre-filled text,
+// never to the values its choices send.
+func (f *Field) hide(hide func(string) string) {
+	f.Title, f.Description, f.Placeholder, f.Warning = hide(f.Title), hide(f.Description), hide(f.Placeholder), hide(f.Warning)
+	for i := range f.Options {
+		f.Options[i].Label = hide(f.Options[i].Label)
+	}
+	f.Start.Text = hide(f.Start.Text)
+}

@@ -50,7 +50,11 @@ func (a *Answerer) styles() styles {
 // out is where text around the forms goes, with colors reduced to what the
 // person's terminal and settings allow.
 func (a *Answerer) out() io.Writer {
-	w := &colorprofile.Writer{Forward: a.opts.Out, Profile: colorprofile.TrueColor}
+	var fw io.Writer = a.opts.Out
+	if a.opts.Hide != nil {
+		fw = hidingWriter{w: fw, hide: a.opts.Hide}
+	}
+	w := &colorprofile.Writer{Forward: fw, Profile: colorprofile.TrueColor}
 	switch {
 	case a.opts.Accessible:
 		w.Profile = colorprofile.NoTTY
@@ -137,6 +141,11 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 	fmt.Fprintln(w, indent(termsafe.Block(q.Params.Message), "  "))
 	fmt.Fprintln(w, st.faint.Render("  Fill in the form, then choose Submit, Decline or Cancel (Esc cancels)."))
 	fields := Describe(q.Form)
+	if a.opts.Hide != nil {
+		for _, f := range fields {
+			f.hide(a.opts.Hide)
+		}
+	}
 	for _, f := range fields {
 		if f.Warning != "" {
 			fmt.Fprintln(w, st.warn.Render("  Warning: "+f.Warning))
@@ -266,4 +275,17 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 		}
 	}
 	return result("accept", nil), nil
+}
+
+// hidingWriter writes what it is given with hide applied.
+type hidingWriter struct {
+	w    io.Writer
+	hide func(string) string
+}
+
+func (h hidingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(h.w, h.hide(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
