@@ -30,11 +30,14 @@ func (h HiddenChar) Control() bool {
 }
 
 func (h HiddenChar) String() string {
-	how := "as it is"
-	if h.Encoded {
-		how = "percent-encoded"
+	how := ", as it is"
+	switch {
+	case h.Encoded:
+		how = ", percent-encoded"
+	case h.Part == decodedHost:
+		how = ""
 	}
-	return fmt.Sprintf("U+%04X (%s) in the %s, %s", h.Rune, kindOf(h.Rune), h.Part, how)
+	return fmt.Sprintf("U+%04X (%s) in the %s%s", h.Rune, kindOf(h.Rune), h.Part, how)
 }
 
 // kindOf names the kind of a hidden character.
@@ -86,6 +89,9 @@ func Hidden(raw string) []HiddenChar {
 }
 
 type part struct{ name, text string }
+
+// decodedHost is the part a hidden character of a punycode host is in.
+const decodedHost = "host decoded from punycode"
 
 // splitParts cuts raw into its parts as written, without decoding: the
 // user info, host (with port), path, query and fragment.

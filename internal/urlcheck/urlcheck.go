@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // Code names a kind of warning.
@@ -158,7 +160,14 @@ func Check(raw string) (Report, error) {
 			warn(Credentials, "the %s parameter %q looks like a credential or token", where.name, name)
 		}
 	}
-	if h := Hidden(raw); len(h) > 0 {
+	h := Hidden(raw)
+	for _, c := range r.UnicodeHost {
+		// A punycode label can decode to what is hidden too.
+		if termsafe.Unsafe(c) && !slices.ContainsFunc(h, func(x HiddenChar) bool { return x.Rune == c && x.Part == decodedHost }) {
+			h = append(h, HiddenChar{Rune: c, Part: decodedHost})
+		}
+	}
+	if len(h) > 0 {
 		warn(HiddenChars, "%s", DescribeHidden(h))
 	}
 	return r, nil

@@ -262,3 +262,18 @@ func TestHidden(t *testing.T) {
 		}
 	}
 }
+
+// A punycode host that decodes to a bidirectional control is warned of.
+func TestHiddenInPunycode(t *testing.T) {
+	rep, err := Check("https://xn--google31m-5ha0200g.example/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range rep.Warnings {
+		found = found || (w.Code == HiddenChars && strings.Contains(w.Message, "U+202E (a bidirectional control) in the host decoded from punycode"))
+	}
+	if !found {
+		t.Errorf("warnings %+v", rep.Warnings)
+	}
+}
