@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"os/exec"
@@ -240,7 +241,7 @@ func noSecrets(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // decodings returns text as written and as a server's echo of a secret
-// would read once decoded: JSON string escapes (\u, \", \/, \\) undone
+// would read once decoded: XML character references undone or not, JSON string escapes (\u, \", \/, \\) undone
 // once and twice, percent escapes (and + for a space) undone, and both.
 func decodings(text string) []string {
 	jsonUnescape := func(s string) string {
@@ -288,9 +289,14 @@ func decodings(text string) []string {
 		}
 		return b.String()
 	}
-	once := jsonUnescape(text)
-	twice := jsonUnescape(once)
-	return []string{text, once, twice, percent(text), percent(once), percent(twice), jsonUnescape(percent(text))}
+	var out []string
+	// XML character references too, as a JUnit report writes them.
+	for _, t := range []string{text, html.UnescapeString(text)} {
+		once := jsonUnescape(t)
+		twice := jsonUnescape(once)
+		out = append(out, t, once, twice, percent(t), percent(once), percent(twice), jsonUnescape(percent(t)))
+	}
+	return out
 }
 
 // grabvar VAR REGEXP sets VAR to the first group of REGEXP in the last

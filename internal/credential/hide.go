@@ -2,6 +2,7 @@ package credential
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -11,13 +12,16 @@ import (
 // in: as written; JSON-escaped (\uXXXX with either case of hex digits, a
 // surrogate pair, \" \\ \/ and the short escapes \b \f \n \r \t, with any
 // number of backslashes in front, as in JSON inside a JSON string);
-// percent-encoded (%XX with either case, + for a space); and any mix of
-// these from one character to the next ("ab\u0063%64ef" is "abcdef").
+// percent-encoded (%XX with either case, + for a space); XML and HTML
+// character references (&#34; &#x22; &quot; &amp; &lt; &gt; &apos;, as a
+// JUnit report writes them); and any mix of these from one character to
+// the next ("ab\u0063%64ef" is "abcdef").
 // Each spelling is replaced by [Hidden]. The zero Hider hides nothing.
 //
 // It cannot hide what it cannot see: a secret split between two texts
-// given to Hide separately, or transformed in another way (base64, HTML
-// entities, reversed, in another letter case, cut to a part).
+// given to Hide separately, or transformed in another way (base64, named
+// HTML entities beyond the five of XML, reversed, in another letter case,
+// cut to a part).
 type Hider struct {
 	secrets []string // longest first
 	starts  [256]bool
@@ -46,7 +50,7 @@ func NewHider(secrets []string) *Hider {
 	if len(pairs) > 0 {
 		h.literal = strings.NewReplacer(pairs...)
 	}
-	h.starts['\\'], h.starts['%'] = true, true
+	h.starts['\\'], h.starts['%'], h.starts['&'] = true, true, true
 	return h
 }
 
@@ -59,7 +63,7 @@ func (h *Hider) Hide(text string) string {
 	if h.Empty() {
 		return text
 	}
-	if !strings.ContainsAny(text, `\%+`) {
+	if !strings.ContainsAny(text, `\%+&`) {
 		// Nothing is escaped: only the secrets as written can be there.
 		return h.literal.Replace(text)
 	}
@@ -164,8 +168,42 @@ func matchRune(text string, i int, r rune) int {
 		return j
 	case '\\':
 		return matchEscape(text, i, r)
+	case '&':
+		return matchReference(text, i, r)
 	}
 	return -1
+}
+
+// matchReference matches an XML or HTML character reference to r at
+// text[i], which is an ampersand: &#34; &#x22; or one of the five named
+// ones (&quot; &amp; &lt; &gt; &apos;), as a JUnit report or a web page
+// writes them.
+func matchReference(text string, i int, r rune) int {
+	end := strings.IndexByte(text[i:min(len(text), i+12)], ';')
+	if end < 0 {
+		return -1
+	}
+	ref := text[i+1 : i+end]
+	var got rune = -1
+	switch {
+	case strings.HasPrefix(ref, "#x") || strings.HasPrefix(ref, "#X"):
+		if v, err := strconv.ParseUint(ref[2:], 16, 32); err == nil {
+			got = rune(v)
+		}
+	case strings.HasPrefix(ref, "#"):
+		if v, err := strconv.ParseUint(ref[1:], 10, 32); err == nil {
+			got = rune(v)
+		}
+	default:
+		got = map[string]rune{"quot": '"', "amp": '&', "lt": '<', "gt": '>', "apos": '\''}[ref]
+		if got == 0 {
+			got = -1
+		}
+	}
+	if got != r {
+		return -1
+	}
+	return i + end + 1
 }
 
 // matchEscape matches a JSON escape of r at text[i], which is a
@@ -177,6 +215,11 @@ func matchEscape(text string, i int, r rune) int {
 	}
 	if j >= len(text) {
 		return -1
+	}
+	if text[j] == '&' && (r == '"' || r == '/') {
+		// The escaped character itself written as a reference (\&#34;),
+		// as JSON quoted in an XML report has it.
+		return matchReference(text, j, r)
 	}
 	switch c := text[j]; c {
 	case '"', '/':

@@ -30,6 +30,8 @@ func TestHiderSpellings(t *testing.T) {
 		url.PathEscape(secret),
 		`tok%2fen%22s3cr3t%2Bx+y`,
 		`tok%2Fen\"s3cr3t%2bx\u0020y`, // a mix
+		`tok/en&#34;s3cr3t+x y`,        // XML, as a JUnit report writes it
+		`tok&#x2F;en&quot;s3cr3t&#43;x&#32;y`,
 	} {
 		got := h.Hide("before " + text + " after")
 		if got != "before "+Hidden+" after" {
@@ -104,5 +106,15 @@ func TestCommandSecrets(t *testing.T) {
 	want := []string{"abcd/ef12gh", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "s3cretvalue99"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("CommandSecrets = %q, want %q", got, want)
+	}
+}
+
+// JSON quoted in XML: the escaped quote written as a reference.
+func TestHiderJSONInXML(t *testing.T) {
+	h := NewHider([]string{`s3cr3t/t0ken"x`})
+	for _, text := range []string{`s3cr3t/t0ken\&#34;x`, `s3cr3t\&#x2f;t0ken\\\&quot;x`} {
+		if got := h.Hide(text); got != Hidden {
+			t.Errorf("Hide(%q) = %q", text, got)
+		}
 	}
 }
