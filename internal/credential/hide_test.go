@@ -30,7 +30,7 @@ func TestHiderSpellings(t *testing.T) {
 		url.PathEscape(secret),
 		`tok%2fen%22s3cr3t%2Bx+y`,
 		`tok%2Fen\"s3cr3t%2bx\u0020y`, // a mix
-		`tok/en&#34;s3cr3t+x y`,        // XML, as a JUnit report writes it
+		`tok/en&#34;s3cr3t+x y`,       // XML, as a JUnit report writes it
 		`tok&#x2F;en&quot;s3cr3t&#43;x&#32;y`,
 	} {
 		got := h.Hide("before " + text + " after")
