@@ -288,6 +288,11 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		switch exited, state := conn.Exited(); {
 		case cctx.Err() != nil && ctx.Err() == nil:
 			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+			if id := s.results.takeStray(); id != "" {
+				// It answered, but to no request of the tester's.
+				e.Kind = KindProtocol
+				e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
+			}
 		case exited && RPCError(err) == nil:
 			// Say what happened, not how the SDK noticed it. A server
 			// that answered with an error and then ended when the
@@ -457,6 +462,11 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 			e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
 		}
 		e.Stderr = s.conn.StderrTail()
+		if id := s.results.takeStray(); id != "" {
+			// It answered, but to no request of the tester's.
+			e.Kind = KindProtocol
+			e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
+		}
 	case s.conn.WrongAnswer(err, false) != nil:
 		// The server answered with something else than JSON-RPC.
 		e.Kind = KindProtocol

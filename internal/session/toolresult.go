@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/askback/askback/internal/jsonscan"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -18,6 +19,11 @@ type toolResults struct {
 	pending  map[jsonrpc.ID]string // requests sent, not yet answered: their method
 	empty    bool                  // a tools/call answer had no content since the last take
 	repeated error                 // the first answer with a key twice since the last takeRepeated
+	// stray is the id of the first answer to no request the client sent
+	// (a server that answers with another id than the request's), kept
+	// while every request sent is remembered (dropped: none can be told).
+	stray   string
+	dropped bool
 }
 
 // watch is a wire.Watcher: it notes the requests the client sends and,
@@ -32,11 +38,20 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 		}
 		if len(t.pending) < maxPendingCalls {
 			t.pending[m.ID] = m.Method
+		} else {
+			t.dropped = true
 		}
 		t.mu.Unlock()
 	case m.Kind == jsonscan.Response && !sent:
 		t.mu.Lock()
-		if method, ok := t.pending[m.ID]; ok {
+		method, ok := t.pending[m.ID]
+		if !ok && !t.dropped && t.stray == "" && m.ID.IsValid() {
+			t.stray = termsafe.Clip(fmt.Sprintf("%q", fmt.Sprint(m.ID.Raw())), 64)
+			if _, num := m.ID.Raw().(int64); num {
+				t.stray = fmt.Sprint(m.ID.Raw())
+			}
+		}
+		if ok {
 			delete(t.pending, m.ID)
 			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
 				t.empty = true
@@ -70,4 +85,14 @@ func (t *toolResults) takeRepeated() error {
 	e := t.repeated
 	t.repeated = nil
 	return e
+}
+
+// takeStray returns the id of an answer to no request sent, "" if none
+// came, and forgets it.
+func (t *toolResults) takeStray() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stray
+	t.stray = ""
+	return s
 }
