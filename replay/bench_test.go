@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -49,6 +50,49 @@ func BenchmarkMemory(b *testing.B) {
 		benchratio.Interleave(b, func() {
 			if err := full.Claim(ctx, nonce(), later); !errors.Is(err, replay.ErrFull) {
 				b.Fatalf("claim on a full store: %v", err)
+			}
+		}, baseline)
+	})
+	// A claim for a user (reqstate's) against one for no user, each in a
+	// store of 200,000 held by 1,000 users: what the per-user count adds.
+	b.Run("claim-user-vs-claim-in-store-of-200k", func(b *testing.B) {
+		const users = 1000
+		names := make([]string, users)
+		for i := range names {
+			names[i] = fmt.Sprintf("user-%04d@example.com", i)
+		}
+		owned, plain := replay.NewMemory(nil), replay.NewMemory(nil)
+		for i := range held {
+			if err := owned.ClaimUser(ctx, names[i%users], nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		}
+		fill(plain, held)
+		u := 0
+		benchratio.Interleave(b, func() {
+			u = (u + 1) % users
+			if err := owned.ClaimUser(ctx, names[u], nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		}, func() {
+			if err := plain.Claim(ctx, nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	// A user at the bound, in a store of 200,000 held by others, refused.
+	b.Run("refused-user-at-bound-vs-small-store", func(b *testing.B) {
+		const perUser = 1000
+		big := replay.NewMemory(&replay.MemoryOptions{MaxPerUser: perUser})
+		fill(big, held)
+		for range perUser {
+			if err := big.ClaimUser(ctx, "mallory", nonce(), later); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchratio.Interleave(b, func() {
+			if err := big.ClaimUser(ctx, "mallory", nonce(), later); !errors.Is(err, replay.ErrUserFull) {
+				b.Fatalf("claim beyond the user's bound: %v", err)
 			}
 		}, baseline)
 	})

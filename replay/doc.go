@@ -7,6 +7,17 @@
 // uses a Store to make a requestState single use.
 //
 // Two implementations live here: [Memory], for a single process, and [Bolt], a
-// file that survives restarts. Other implementations (for example one backed by
-// Redis, for several server instances) should pass replaytest.Run.
+// file that survives restarts; replay/redisstore keeps nonces in Redis, for
+// several server instances. Other implementations should pass replaytest.Run.
+//
+// Every store is bounded in total (MaxEntries) and, so that one user cannot
+// fill it and have everyone else's claims refused, per user (MaxPerUser;
+// [DefaultMaxPerUser] is a sixteenth of MaxEntries): the user is told to the
+// store through the optional [UserStore] interface, whose ClaimUser takes
+// the user next to the nonce, and refused with [ErrUserFull]. It is optional,
+// rather than a parameter added to [Store.Claim], so that a Store written
+// elsewhere keeps compiling and working: [ClaimUser], which reqstate calls,
+// falls back to Claim for a store without it. Anonymous callers (user "")
+// share one allowance; a nonce claimed with Claim counts towards the total
+// only. replaytest.RunUser checks a UserStore's per-user bound.
 package replay

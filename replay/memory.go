@@ -18,10 +18,18 @@ type MemoryOptions struct {
 	// MaxEntries is the most nonces kept at once (DefaultMaxEntries if zero).
 	// When the store is full of live nonces, Claim fails with [ErrFull].
 	MaxEntries int
+	// MaxPerUser is the most nonces kept at once for one user of
+	// [Memory.ClaimUser] (DefaultMaxPerUser(MaxEntries) if zero): beyond
+	// it, that user's claims fail with [ErrUserFull] while other users
+	// still claim. Anonymous callers (user "") share one allowance; set
+	// MaxPerUser to MaxEntries to bound a server without authentication in
+	// total only.
+	MaxPerUser int
 	// Now returns the current time (time.Now if nil).
 	Now func() time.Time
 	// Logger receives a warning, at most once a minute, while claims are
-	// refused because the store is full (nothing is logged if nil).
+	// refused because the store is full, and another while claims are
+	// refused because a user's allowance is (nothing is logged if nil).
 	Logger *slog.Logger
 }
 
@@ -35,17 +43,35 @@ type MemoryOptions struct {
 // for the rate of single-use states times their TTL, and watch
 // [Memory.FullRefusals] or the Logger's warning.
 //
-// Every claim costs the same small, constant work, full store or not: records
-// hold no pointers (nothing for the garbage collector to scan however many
+// Claims made with [Memory.ClaimUser] (reqstate makes them so) are also
+// bounded per user: a user who holds MaxPerUser live nonces is refused with
+// [ErrUserFull] ([Memory.UserFullRefusals] counts it) while everyone else
+// still claims. A nonce counts against its user, as against the total, until
+// the store forgets it: at its expiry, or — when it expires before a nonce
+// claimed earlier, which reqstate's states of different ages do — once
+// every nonce claimed before it has expired or the store is swept. For
+// reqstate that is within TTL + 2×MaxSkew of the claim. A user's count is
+// dropped with the user's last nonce, so the counts take room only for
+// users who hold live nonces.
+//
+// Every claim costs the same small, constant work, full store or not, its
+// user at the bound or not: records hold no pointers (nothing for the garbage collector to scan however many
 // there are), nonces are forgotten in the order they expire, and a full store
 // looks at its records again only when the earliest of them has expired.
 //
 // The zero value is an empty store with the defaults, ready to use.
 type Memory struct {
-	mu   sync.Mutex
-	seen map[nonceKey]int64 // expiry, Unix nanoseconds
-	max  int
-	now  func() time.Time
+	mu      sync.Mutex
+	seen    map[nonceKey]record
+	max     int
+	perUser int
+	now     func() time.Time
+	// users numbers the users who hold live nonces; their counts are in
+	// slots, by number (slot 0 is no user, the nonces of Claim). A slot
+	// whose count drops to zero is forgotten and its number reused.
+	users map[string]uint32
+	slots []userSlot
+	free  []uint32
 	// order holds the claims in the order they were made; claims mostly
 	// expire in that order.
 	order claimQueue
@@ -56,6 +82,21 @@ type Memory struct {
 	logger     *slog.Logger
 	full       uint64    // claims refused with ErrFull
 	nextWarn   time.Time // when the next full-store warning may be logged
+	userFull   uint64    // claims refused with ErrUserFull
+	nextUser   time.Time // when the next full-user warning may be logged
+}
+
+// record is what a Memory store keeps of a nonce: its expiry in Unix
+// nanoseconds and the slot of its user (0 for none).
+type record struct {
+	expiry int64
+	user   uint32
+}
+
+// userSlot counts the live nonces of one user.
+type userSlot struct {
+	user string
+	n    int
 }
 
 // nonceKey is a nonce as a Memory store keeps it: its length and its bytes
@@ -97,10 +138,13 @@ var (
 
 // NewMemory returns an empty memory store.
 func NewMemory(opts *MemoryOptions) *Memory {
-	m := &Memory{seen: make(map[nonceKey]int64), max: DefaultMaxEntries, now: time.Now, noneBefore: math.MinInt64}
+	m := &Memory{seen: make(map[nonceKey]record), max: DefaultMaxEntries, now: time.Now, noneBefore: math.MinInt64}
 	if opts != nil {
 		if opts.MaxEntries > 0 {
 			m.max = opts.MaxEntries
+		}
+		if opts.MaxPerUser > 0 {
+			m.perUser = opts.MaxPerUser
 		}
 		if opts.Now != nil {
 			m.now = opts.Now
@@ -113,9 +157,21 @@ func NewMemory(opts *MemoryOptions) *Memory {
 	return m
 }
 
-// Claim records nonce until expiry. It fails with [ErrUsed] if nonce is
-// already recorded and with [ErrFull] if the store holds MaxEntries live nonces.
+// Claim records nonce until expiry, for no user (it counts towards the
+// total only). It fails with [ErrUsed] if nonce is already recorded and
+// with [ErrFull] if the store holds MaxEntries live nonces.
 func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) error {
+	return m.claim(ctx, false, "", nonce, expiry)
+}
+
+// ClaimUser records nonce until expiry for user ("" for anonymous callers,
+// who share one allowance). It fails as Claim does, and with [ErrUserFull]
+// if user holds MaxPerUser live nonces.
+func (m *Memory) ClaimUser(ctx context.Context, user, nonce string, expiry time.Time) error {
+	return m.claim(ctx, true, user, nonce, expiry)
+}
+
+func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expiry time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -128,12 +184,35 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 	m.initLocked()
 	t := m.now()
 	now := unixNano(t)
-	if e, ok := m.seen[k]; ok && now < e {
-		return fmt.Errorf("claim nonce: %w", ErrUsed)
+	r, held := m.seen[k]
+	if held {
+		if now < r.expiry {
+			return fmt.Errorf("claim nonce: %w", ErrUsed)
+		}
+		// Expired but not forgotten yet: forget it now.
+		delete(m.seen, k)
+		m.releaseLocked(r.user)
 	}
 	m.expireOldestLocked(now)
+	// The user's bound first: a user at it is refused at no further cost.
+	var id uint32
+	if owned {
+		id = m.users[user]
+		if id != 0 && m.slots[id].n >= m.perUser {
+			m.userFull++
+			if !t.Before(m.nextUser) {
+				m.logger.Warn("replay store: a user holds as many nonces as one user may; that user's single-use states are refused until they expire; raise MaxPerUser",
+					"max_per_user", m.perUser, "refused_total", m.userFull)
+				m.nextUser = t.Add(time.Minute)
+			}
+			return fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", m.perUser, ErrUserFull)
+		}
+	}
 	if len(m.seen) >= m.max && now >= m.noneBefore {
 		m.sweepLocked(now)
+		if owned {
+			id = m.users[user] // the sweep may have forgotten the user
+		}
 	}
 	if len(m.seen) >= m.max {
 		m.full++
@@ -144,10 +223,49 @@ func (m *Memory) Claim(ctx context.Context, nonce string, expiry time.Time) erro
 		}
 		return fmt.Errorf("claim nonce: %w", ErrFull)
 	}
-	m.seen[k] = exp
+	if owned {
+		if id == 0 {
+			id = m.addUserLocked(user)
+		}
+		m.slots[id].n++
+	}
+	m.seen[k] = record{exp, id}
 	m.noneBefore = min(m.noneBefore, exp)
 	m.order.push(claimed{k, exp})
 	return nil
+}
+
+// addUserLocked gives user, who holds no live nonce, a slot with a count of
+// zero and returns its number.
+func (m *Memory) addUserLocked(user string) uint32 {
+	var id uint32
+	if n := len(m.free); n > 0 {
+		id = m.free[n-1]
+		m.free = m.free[:n-1]
+		m.slots[id] = userSlot{user: user}
+	} else {
+		if len(m.slots) == 0 {
+			m.slots = append(m.slots, userSlot{}) // slot 0: no user
+		}
+		id = uint32(len(m.slots))
+		m.slots = append(m.slots, userSlot{user: user})
+	}
+	m.users[user] = id
+	return id
+}
+
+// releaseLocked counts one nonce of the user in slot id (0: none) less,
+// forgetting the user at zero.
+func (m *Memory) releaseLocked(id uint32) {
+	if id == 0 {
+		return
+	}
+	s := &m.slots[id]
+	if s.n--; s.n == 0 {
+		delete(m.users, s.user)
+		*s = userSlot{}
+		m.free = append(m.free, id)
+	}
 }
 
 // claimed is a nonce in the order it was claimed.
@@ -161,8 +279,9 @@ type claimed struct {
 func (m *Memory) expireOldestLocked(now int64) {
 	for m.order.len() > 0 && now >= m.order.front().expiry {
 		c := m.order.front()
-		if e, ok := m.seen[c.key]; ok && e == c.expiry {
+		if r, ok := m.seen[c.key]; ok && r.expiry == c.expiry {
 			delete(m.seen, c.key)
+			m.releaseLocked(r.user)
 		}
 		m.order.pop()
 	}
@@ -171,11 +290,17 @@ func (m *Memory) expireOldestLocked(now int64) {
 // initLocked gives a zero Memory its defaults.
 func (m *Memory) initLocked() {
 	if m.seen == nil {
-		m.seen = make(map[nonceKey]int64)
+		m.seen = make(map[nonceKey]record)
 		m.noneBefore = math.MinInt64
+	}
+	if m.users == nil {
+		m.users = make(map[string]uint32)
 	}
 	if m.max <= 0 {
 		m.max = DefaultMaxEntries
+	}
+	if m.perUser <= 0 {
+		m.perUser = DefaultMaxPerUser(m.max)
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -194,11 +319,31 @@ func (m *Memory) Len() int {
 }
 
 // FullRefusals reports how many claims the store refused with [ErrFull] since
-// it was made: a counter to export as a metric and alert on.
+// it was made: a counter to export as a metric and alert on. Refusals of a
+// user over MaxPerUser are not counted here but in [Memory.UserFullRefusals].
 func (m *Memory) FullRefusals() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.full
+}
+
+// UserFullRefusals reports how many claims the store refused with
+// [ErrUserFull] since it was made.
+func (m *Memory) UserFullRefusals() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.userFull
+}
+
+// HeldBy reports how many nonces the store holds for user (claimed with
+// [Memory.ClaimUser]), expired ones included until they are forgotten.
+func (m *Memory) HeldBy(user string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id := m.users[user]; id != 0 {
+		return m.slots[id].n
+	}
+	return 0
 }
 
 // Sweep forgets every nonce whose expiry has passed.
@@ -213,16 +358,17 @@ func (m *Memory) Sweep() {
 // those left.
 func (m *Memory) sweepLocked(now int64) {
 	earliest := int64(math.MaxInt64)
-	for k, e := range m.seen {
-		if now >= e {
+	for k, r := range m.seen {
+		if now >= r.expiry {
 			delete(m.seen, k)
+			m.releaseLocked(r.user)
 		} else {
-			earliest = min(earliest, e)
+			earliest = min(earliest, r.expiry)
 		}
 	}
 	m.noneBefore = earliest
 	m.order.keep(func(c claimed) bool {
-		e, ok := m.seen[c.key]
-		return ok && e == c.expiry
+		r, ok := m.seen[c.key]
+		return ok && r.expiry == c.expiry
 	})
 }

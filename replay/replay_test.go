@@ -30,6 +30,23 @@ func TestBoltContract(t *testing.T) {
 	})
 }
 
+func TestMemoryUserContract(t *testing.T) {
+	replaytest.RunUser(t, func(t *testing.T, perUser int) replay.UserStore {
+		return replay.NewMemory(&replay.MemoryOptions{MaxPerUser: perUser})
+	})
+}
+
+func TestBoltUserContract(t *testing.T) {
+	replaytest.RunUser(t, func(t *testing.T, perUser int) replay.UserStore {
+		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), &replay.BoltOptions{MaxPerUser: perUser})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 // fakeClock is a settable clock for expiry tests.
 type fakeClock struct{ t time.Time }
 

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -14,6 +15,12 @@ var ErrUsed = errors.New("replay: nonce already used")
 // because every slot holds a nonce that has not expired. The claim is refused
 // rather than forgotten: a full store fails closed.
 var ErrFull = errors.New("replay: store is full")
+
+// ErrUserFull is returned by a store bounded per user ([UserStore]) when the
+// user of a claim already holds as many live nonces as the store allows one
+// user, while other users may still claim. It wraps [ErrFull]: the claim is
+// refused the same way, and nothing is consumed.
+var ErrUserFull = fmt.Errorf("%w for this user", ErrFull)
 
 // ErrInvalidNonce is returned for an empty nonce or one longer than [MaxNonceLen].
 var ErrInvalidNonce = errors.New("replay: invalid nonce")
@@ -32,6 +39,50 @@ const MaxNonceLen = 256
 // refused claim (cancelled, invalid, full) must not consume the nonce.
 type Store interface {
 	Claim(ctx context.Context, nonce string, expiry time.Time) error
+}
+
+// A UserStore is a [Store] that also bounds the live nonces of each user, so
+// that one user cannot fill the store and have everyone else's claims
+// refused. [Memory], [Bolt] and replay/redisstore's Store are UserStores.
+//
+// ClaimUser claims nonce as Claim does, on behalf of user: the first claim
+// succeeds, later ones fail with [ErrUsed], and a claim that would give
+// user more live nonces than the store allows one user fails with
+// [ErrUserFull] without consuming the nonce. user is an opaque name (for
+// reqstate, the state's authenticated subject); "" is every anonymous
+// caller, who all share one allowance. A nonce claimed with Claim belongs
+// to no user and counts only towards the store's total.
+//
+// UserStore is a separate, optional interface rather than a change to Store
+// so that a Store written elsewhere keeps compiling and working: reqstate
+// claims through [ClaimUser], which uses ClaimUser when the store has it
+// and Claim otherwise (such a store is then bounded however it bounds
+// itself, in total at best).
+type UserStore interface {
+	Store
+	ClaimUser(ctx context.Context, user, nonce string, expiry time.Time) error
+}
+
+// ClaimUser claims nonce in s on behalf of user: with s.ClaimUser if s is a
+// [UserStore], else with s.Claim (the user is then not told to the store).
+func ClaimUser(ctx context.Context, s Store, user, nonce string, expiry time.Time) error {
+	if us, ok := s.(UserStore); ok {
+		return us.ClaimUser(ctx, user, nonce, expiry)
+	}
+	return s.Claim(ctx, nonce, expiry)
+}
+
+// PerUserShare is the divisor of the default per-user bound: a store that
+// keeps at most maxEntries live nonces lets one user hold
+// [DefaultMaxPerUser](maxEntries) = maxEntries/PerUserShare of them, so
+// that it takes PerUserShare users at their bound to fill it.
+const PerUserShare = 16
+
+// DefaultMaxPerUser is the per-user bound of a store bounded to maxEntries
+// live nonces whose MaxPerUser option is zero: maxEntries/[PerUserShare],
+// at least 1 (65,536 for [DefaultMaxEntries]).
+func DefaultMaxPerUser(maxEntries int) int {
+	return max(1, maxEntries/PerUserShare)
 }
 
 func checkNonce(nonce string) error {

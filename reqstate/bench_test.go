@@ -44,7 +44,7 @@ func BenchmarkCodec(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			c, err := reqstate.New(&reqstate.Options{Mode: tc.mode, Keys: []keys.Key{key("k1", 1)}, Replay: replay.NewMemory(nil)})
+			c, err := reqstate.New(&reqstate.Options{Mode: tc.mode, Keys: []keys.Key{key("k1", 1)}, Replay: benchReplay()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func BenchmarkCodec(b *testing.B) {
 	// The floor itself against the bare primitive: what no implementation
 	// of a sealed single-use state can skip costs this much already.
 	b.Run("floor-vs-aead", func(b *testing.B) {
-		c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Replay: replay.NewMemory(nil)})
+		c, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Replay: benchReplay()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func bareAEAD(b *testing.B, msg, aad []byte) func() {
 // transport, against a plain one-round tool call on the same connection.
 func BenchmarkExchange(b *testing.B) {
 	ctx := context.Background()
-	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 7)}, Replay: replay.NewMemory(nil)})
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 7)}, Replay: benchReplay()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -231,4 +231,10 @@ func BenchmarkExchange(b *testing.B) {
 		b.ReportAllocs()
 		benchratio.Interleave(b, call("deploy"), call("plain"))
 	})
+}
+
+// benchReplay is the replay store of the benchmarks: one user opens every
+// state, as many as a run takes, so that user may hold all the store holds.
+func benchReplay() *replay.Memory {
+	return replay.NewMemory(&replay.MemoryOptions{MaxPerUser: replay.DefaultMaxEntries})
 }

@@ -72,7 +72,10 @@ type Options struct {
 	// reads (DefaultMaxSize if zero).
 	MaxSize int
 	// Replay records the nonces of single-use states. It is required to
-	// issue or open a state made with [SingleUse].
+	// issue or open a state made with [SingleUse]. A nonce is claimed for
+	// the state's user (replay.ClaimUser), so that a store bounded per user
+	// (replay.UserStore, as the replay package's stores are) refuses a user
+	// at the bound while others still open their states.
 	Replay replay.Store
 	// Subject returns the authenticated user of a request, whom a state is
 	// bound to. If nil, subject.FromToken is used (TokenInfo.UserID, else its

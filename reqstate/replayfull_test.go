@@ -42,3 +42,46 @@ func TestFullReplayStoreFailsClosed(t *testing.T) {
 		t.Fatalf("Open once the store has room: %v", err)
 	}
 }
+
+// One user who opens as many single-use states as the store holds cannot
+// fill it for everyone: the states are claimed for their user, so that
+// user's next one is refused (an internal error, not consumed) while
+// another user's and an anonymous caller's still open, and hers opens once
+// her earlier ones expire.
+func TestOneUserCannotFillTheReplayStore(t *testing.T) {
+	clk := newClock()
+	store := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 8, MaxPerUser: 2, Now: clk.Now})
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Now: clk.Now, Replay: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{codec: codec, clock: clk, store: store}
+	single := &reqstate.IssueOptions{SingleUse: true}
+	mallory := make([]string, 5)
+	for i := range mallory {
+		mallory[i] = issue(t, f, toolReq("mallory", "deploy", args, ""), single)
+	}
+	for _, s := range mallory[:2] {
+		if _, err := open(f, toolReq("mallory", "deploy", args, s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range mallory[2:] {
+		_, err := open(f, toolReq("mallory", "deploy", args, s))
+		if !errors.Is(err, replay.ErrUserFull) || reqstate.IsRefusal(err) {
+			t.Fatalf("Open beyond the user's share = %v, want ErrUserFull and no refusal", err)
+		}
+	}
+	for _, user := range []string{"alice", "bob", ""} {
+		s := issue(t, f, toolReq(user, "deploy", args, ""), single)
+		if _, err := open(f, toolReq(user, "deploy", args, s)); err != nil {
+			t.Fatalf("Open by %q while mallory is at her share: %v", user, err)
+		}
+	}
+	clk.t = clk.t.Add(5 * time.Minute) // mallory's states (10 min) still live
+	s := issue(t, f, toolReq("mallory", "deploy", args, ""), single)
+	clk.t = clk.t.Add(6 * time.Minute) // her first two expired, the last not
+	if _, err := open(f, toolReq("mallory", "deploy", args, s)); err != nil {
+		t.Fatalf("Open once her earlier states expired: %v", err)
+	}
+}

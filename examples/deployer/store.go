@@ -66,7 +66,9 @@ func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
 	url := f.redis()
 	if url == "" {
 		return &stores{
-			replay: replay.NewMemory(nil),
+			// No authentication: every caller is anonymous and shares one
+			// allowance, so the store is bounded in total only.
+			replay: replay.NewMemory(&replay.MemoryOptions{MaxPerUser: replay.DefaultMaxEntries}),
 			tasks:  &tasks.Options{PollInterval: 500 * time.Millisecond},
 			close:  func() error { return nil },
 		}, nil
@@ -86,7 +88,7 @@ func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
 		return nil, fmt.Errorf("cannot reach Redis at %s: %w; start it or fix -redis / DEPLOY_REDIS_URL", opts.Addr, err)
 	}
 	return &stores{
-		replay: replayredis.New(rdb, &replayredis.Options{Prefix: "deployer:replay:"}),
+		replay: replayredis.New(rdb, &replayredis.Options{Prefix: "deployer:replay:", MaxPerUser: replay.DefaultMaxEntries}),
 		tasks: &tasks.Options{
 			Store:        taskredis.New(rdb, &taskredis.Options{Prefix: "deployer:task:"}),
 			PollInterval: 500 * time.Millisecond,

@@ -23,6 +23,16 @@ func TestContract(t *testing.T) {
 	})
 }
 
+func TestUserContract(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := scaleout.Client(t, r.URL)
+	n := 0
+	replaytest.RunUser(t, func(t *testing.T, perUser int) replay.UserStore {
+		n++
+		return redisstore.New(rdb, &redisstore.Options{Prefix: fmt.Sprintf("user%d:", n), MaxPerUser: perUser})
+	})
+}
+
 // Two instances, each with its own client, share one Redis: a nonce claimed
 // through one is refused through the other.
 func TestSharedBetweenInstances(t *testing.T) {
@@ -112,5 +122,59 @@ func TestBoundedInTotal(t *testing.T) {
 	}
 	if err := a.Claim(ctx, "@index", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrInvalidNonce) {
 		t.Fatalf("the index's own name as a nonce = %v, want ErrInvalidNonce", err)
+	}
+}
+
+// Two instances sharing a prefix share each user's count: a user at the
+// bound through both is refused by either, another user still claims, and
+// once the user's nonces expire the user claims again and Redis has
+// dropped the count with them.
+func TestUserBoundSharedBetweenInstances(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := scaleout.Client(t, r.URL)
+	opts := &redisstore.Options{MaxPerUser: 3, Prefix: "shared:"}
+	a := redisstore.New(scaleout.Client(t, r.URL), opts)
+	b := redisstore.New(scaleout.Client(t, r.URL), opts)
+	ctx := context.Background()
+	short := time.Now().Add(300 * time.Millisecond)
+	for i, s := range []*redisstore.Store{a, b, a} {
+		if err := s.ClaimUser(ctx, "mallory", fmt.Sprint("m", i), short); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []*redisstore.Store{a, b} {
+		err := s.ClaimUser(ctx, "mallory", "m-over", time.Now().Add(time.Minute))
+		if !errors.Is(err, replay.ErrUserFull) || !errors.Is(err, replay.ErrFull) {
+			t.Fatalf("mallory beyond her bound = %v, want ErrUserFull", err)
+		}
+	}
+	for i, s := range []*redisstore.Store{b, a, b} {
+		if err := s.ClaimUser(ctx, "alice", fmt.Sprint("a", i), time.Now().Add(time.Minute)); err != nil {
+			t.Fatalf("alice while mallory is at her bound: %v", err)
+		}
+	}
+	if err := a.ClaimUser(ctx, "mallory", "m1", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse by a user at the bound = %v, want ErrUsed", err)
+	}
+	time.Sleep(time.Until(short) + 200*time.Millisecond)
+	users, err := rdb.Keys(ctx, "shared:@user:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 1 {
+		t.Errorf("users' sets once mallory's nonces expired: %q, want alice's only", users)
+	}
+	for i, s := range []*redisstore.Store{b, a, b} {
+		if err := s.ClaimUser(ctx, "mallory", fmt.Sprint("m-again", i), time.Now().Add(time.Minute)); err != nil {
+			t.Fatalf("mallory once her nonces expired: %v", err)
+		}
+	}
+	if err := a.ClaimUser(ctx, "mallory", "m-over", time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrUserFull) {
+		t.Fatalf("mallory beyond her bound again = %v, want ErrUserFull", err)
+	}
+	for _, n := range []string{"@index", "@user:" + users[0][len("shared:@user:"):], "@anything"} {
+		if err := a.ClaimUser(ctx, "alice", n, time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrInvalidNonce) {
+			t.Fatalf("nonce %q = %v, want ErrInvalidNonce", n, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // Run checks the store contract: a nonce is claimed once; other nonces are
 // independent; of many concurrent claims of one nonce exactly one wins; a
 // cancelled context is refused without consuming the nonce; an empty nonce is
-// refused. newStore must return a new, empty store for each call.
+// refused. newStore must return a new, empty store for each call. A store
+// bounded per user ([replay.UserStore]) passes [RunUser] too.
 func Run(t *testing.T, newStore func(t *testing.T) replay.Store) {
 	t.Helper()
 	later := func() time.Time { return time.Now().Add(time.Hour) }
@@ -98,6 +100,114 @@ func Run(t *testing.T, newStore func(t *testing.T) replay.Store) {
 		s := newStore(t)
 		if err := s.Claim(context.Background(), "", later()); err == nil {
 			t.Fatal("Claim of an empty nonce succeeded")
+		}
+	})
+}
+
+// RunUser checks the per-user bound of a [replay.UserStore]: a user who
+// holds maxPerUser live nonces is refused with [replay.ErrUserFull] (which
+// is also [replay.ErrFull]) without the nonce being consumed, while other
+// users, anonymous callers ("", one allowance for all of them) and claims
+// for no user still go through; users are told apart byte for byte; and of
+// many concurrent claims by one user exactly maxPerUser win. newStore must
+// return a new, empty store that keeps at most maxPerUser live nonces per
+// user and at least 1000 in total.
+func RunUser(t *testing.T, newStore func(t *testing.T, maxPerUser int) replay.UserStore) {
+	t.Helper()
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	ctx := context.Background()
+	const perUser = 3
+
+	seq := 0
+	fill := func(t *testing.T, s replay.UserStore, user string) {
+		t.Helper()
+		for i := range perUser {
+			seq++
+			if err := s.ClaimUser(ctx, user, fmt.Sprint("filled-", seq), later()); err != nil {
+				t.Fatalf("claim %d of user %q: %v", i+1, user, err)
+			}
+		}
+	}
+
+	t.Run("OneUserCannotFillIt", func(t *testing.T) {
+		s := newStore(t, perUser)
+		fill(t, s, "alice")
+		err := s.ClaimUser(ctx, "alice", "alice-over", later())
+		if !errors.Is(err, replay.ErrUserFull) || !errors.Is(err, replay.ErrFull) {
+			t.Fatalf("claim beyond the user's bound = %v, want ErrUserFull (and ErrFull)", err)
+		}
+		if err := s.ClaimUser(ctx, "alice", fmt.Sprint("filled-", seq), later()); !errors.Is(err, replay.ErrUsed) {
+			t.Fatalf("reuse by a user at the bound = %v, want ErrUsed", err)
+		}
+		fill(t, s, "bob")
+		fill(t, s, "")
+		for i := range 2 * perUser {
+			if err := s.Claim(ctx, fmt.Sprint("no-user-", i), later()); err != nil {
+				t.Fatalf("claim for no user while users are at their bound: %v", err)
+			}
+		}
+		// The refused nonce was not consumed.
+		if err := s.ClaimUser(ctx, "carol", "alice-over", later()); err != nil {
+			t.Fatalf("claim of a nonce refused for another user: %v", err)
+		}
+		if err := s.ClaimUser(ctx, "bob", "bob-over", later()); !errors.Is(err, replay.ErrUserFull) {
+			t.Fatalf("bob beyond his bound = %v, want ErrUserFull", err)
+		}
+	})
+
+	t.Run("AnonymousShareOneAllowance", func(t *testing.T) {
+		s := newStore(t, perUser)
+		fill(t, s, "")
+		if err := s.ClaimUser(ctx, "", "anonymous-over", later()); !errors.Is(err, replay.ErrUserFull) {
+			t.Fatalf("anonymous claim beyond the bound = %v, want ErrUserFull", err)
+		}
+		if err := s.ClaimUser(ctx, "someone", "someone-1", later()); err != nil {
+			t.Fatalf("a named user after the anonymous ones: %v", err)
+		}
+	})
+
+	t.Run("UsersToldApart", func(t *testing.T) {
+		s := newStore(t, perUser)
+		long := strings.Repeat("u", 300)
+		users := []string{"Alice", "alice", "alice ", "alice\x00", long + "1", long + "2", "@index", "@user:", strings.Repeat("é", 40)}
+		for _, u := range users {
+			fill(t, s, u)
+		}
+		for i, u := range users {
+			if err := s.ClaimUser(ctx, u, fmt.Sprint("over-", i), later()); !errors.Is(err, replay.ErrUserFull) {
+				t.Fatalf("user %q beyond the bound = %v, want ErrUserFull", u, err)
+			}
+		}
+	})
+
+	t.Run("ConcurrentClaimsOfOneUser", func(t *testing.T) {
+		s := newStore(t, perUser)
+		const racers = 64
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, racers)
+		for i := range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs[i] = s.ClaimUser(ctx, "mallory", fmt.Sprint("mallory-", i), later())
+			}()
+		}
+		close(start)
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case errors.Is(err, replay.ErrUserFull):
+			default:
+				t.Fatalf("concurrent claim: unexpected error %v", err)
+			}
+		}
+		if wins != perUser {
+			t.Fatalf("%d of %d concurrent claims of one user won, want %d", wins, racers, perUser)
 		}
 	})
 }
