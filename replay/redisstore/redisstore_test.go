@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,5 +177,40 @@ func TestUserBoundSharedBetweenInstances(t *testing.T) {
 		if err := a.ClaimUser(ctx, "alice", n, time.Now().Add(time.Minute)); !errors.Is(err, replay.ErrInvalidNonce) {
 			t.Fatalf("nonce %q = %v, want ErrInvalidNonce", n, err)
 		}
+	}
+}
+
+// Claims by one user racing through two instances sharing a prefix: the
+// script counts them one at a time, so exactly MaxPerUser win.
+func TestUserBoundUnderRaceBetweenInstances(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	opts := &redisstore.Options{MaxPerUser: 5}
+	stores := []*redisstore.Store{redisstore.New(scaleout.Client(t, r.URL), opts), redisstore.New(scaleout.Client(t, r.URL), opts)}
+	const racers = 40
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, racers)
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = stores[i%2].ClaimUser(context.Background(), "mallory", fmt.Sprint("race-", i), time.Now().Add(time.Minute))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case errors.Is(err, replay.ErrUserFull):
+		default:
+			t.Fatalf("racing claim: %v", err)
+		}
+	}
+	if wins != 5 {
+		t.Fatalf("%d of %d racing claims of one user won through two instances, want 5", wins, racers)
 	}
 }
