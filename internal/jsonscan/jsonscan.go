@@ -104,8 +104,9 @@ func (r Result) Answered() bool {
 	return r.Object && (r.Content || r.Task || (r.Type != "" && r.Type != "complete"))
 }
 
-// Scan reads one JSON-RPC message (not a batch). A message that is not
-// JSON-RPC has Kind NotRPC.
+// Scan reads one JSON-RPC message (not a batch): the first JSON value in
+// data, as the go-sdk's decoder reads it (it ignores what follows). A
+// message that is not JSON-RPC has Kind NotRPC.
 func Scan(data []byte) Message {
 	var m Message
 	s := scanner{data: data}
@@ -117,10 +118,8 @@ func Scan(data []byte) Message {
 	if s.object(&env) != nil {
 		return m
 	}
-	s.space()
-	if s.pos < len(data) {
-		return m
-	}
+	// What follows the message is not read: the go-sdk's decoder stops
+	// after the first value too, and acts on it.
 	if !env.version {
 		return m
 	}

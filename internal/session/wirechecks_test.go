@@ -58,6 +58,8 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 		{"result twice", `"result":{`, `"result":{"content":[{"type":"text","text":"hidden"}],"isError":true},"result":{`, `key "result" appears twice in the JSON-RPC message`},
 		{"escaped repeat", `"isError":false`, `"isError":true,"\u0069sError":false`, `key "isError" appears twice`},
 		{"no content", `"content":[{"type":"text","text":"ok"}]`, `"content":null`, `the server's result has no content`},
+		// The go-sdk reads the first value of a body and ignores the rest.
+		{"no content, bytes after", `"content":[{"type":"text","text":"ok"}],"resultType":"complete"}}`, `"content":null,"resultType":"complete"}} trailing`, `the server's result has no content`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := rewriting(t, func(b []byte) []byte {

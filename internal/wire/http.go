@@ -189,22 +189,41 @@ type eventStream struct {
 }
 
 func (s *eventStream) feed(p []byte) {
-	for _, c := range p {
-		switch {
-		case c == '\n' && s.cr:
+	for len(p) > 0 {
+		if s.cr && p[0] == '\n' {
+			// The LF of a CRLF: the line ended at the CR.
 			s.cr = false
-		case c == '\n' || c == '\r':
-			s.cr = c == '\r'
-			s.endLine()
-		default:
-			s.cr = false
-			if len(s.line) <= MaxMessage {
-				s.line = append(s.line, c)
-			} else {
-				s.over = true
-			}
+			p = p[1:]
+			continue
 		}
+		s.cr = false
+		end := bytes.IndexByte(p, '\n')
+		search := p
+		if end >= 0 {
+			search = p[:end]
+		}
+		if cr := bytes.IndexByte(search, '\r'); cr >= 0 {
+			end = cr
+		}
+		if end < 0 {
+			s.add(p)
+			return
+		}
+		s.add(p[:end])
+		s.cr = p[end] == '\r'
+		s.endLine()
+		p = p[end+1:]
 	}
+}
+
+// add appends b to the current line, keeping at most MaxMessage+1 bytes of
+// it (an event that long is dropped).
+func (s *eventStream) add(b []byte) {
+	if room := MaxMessage + 1 - len(s.line); len(b) > room {
+		b = b[:room]
+		s.over = true
+	}
+	s.line = append(s.line, b...)
 }
 
 func (s *eventStream) endLine() {
