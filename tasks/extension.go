@@ -250,7 +250,8 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		if errors.Is(err, ErrStoreFull) {
 			return nil, storeFull(err)
 		}
-		return nil, internalError("create task: %v", err)
+		x.logger.Error("task store: create a task", "error", err)
+		return nil, internalError("cannot start a task: %s", errStoreFailed)
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}
 	r := x.launch(rec, req, h)

@@ -68,7 +68,7 @@ func (x *Extension) update(ctx context.Context, _ *mcp.ServerSession, p *UpdateT
 		return nil, invalidParams("inputResponses: %v; send shorter answers", err)
 	}
 	if err != nil {
-		return nil, storeError(err)
+		return nil, x.storeError(err)
 	}
 	if len(taken) > 0 {
 		if r := x.localRun(id); r != nil {
@@ -99,7 +99,7 @@ func (x *Extension) cancel(ctx context.Context, _ *mcp.ServerSession, p *CancelT
 			return nil
 		})
 		if err != nil {
-			return nil, storeError(err)
+			return nil, x.storeError(err)
 		}
 		if r := x.localRun(id); r != nil {
 			r.cancel(ErrCancelled)
@@ -126,7 +126,7 @@ func (x *Extension) load(ctx context.Context, id string) (*Record, error) {
 		return nil, invalidParams("Failed to retrieve task: Task not found")
 	}
 	if err != nil {
-		return nil, storeError(err)
+		return nil, x.storeError(err)
 	}
 	caller, _ := ctx.Value(callerKey{}).(string)
 	if rec.Owner != caller {
@@ -156,7 +156,7 @@ func (x *Extension) load(ctx context.Context, id string) (*Record, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, storeError(err)
+			return nil, x.storeError(err)
 		}
 	}
 	return rec, nil
@@ -177,7 +177,11 @@ func (x *Extension) orphaned(r *Record) bool {
 	return x.opts.Now().Sub(r.Heartbeat) > 3*x.opts.Heartbeat
 }
 
-func storeError(err error) error {
+// storeError is what the client is told of a failed store operation: "not
+// found" for a missing task, a JSON-RPC error the extension made itself as it
+// is, and otherwise a neutral internal error. The store's own text (a Redis
+// address, a file path, a driver's message) goes to Options.Logger only.
+func (x *Extension) storeError(err error) error {
 	if errors.Is(err, ErrNotFound) {
 		return invalidParams("Failed to retrieve task: Task not found")
 	}
@@ -185,8 +189,12 @@ func storeError(err error) error {
 	if errors.As(err, &je) {
 		return err
 	}
-	return internalError("task store: %v", err)
+	x.logger.Error("task store", "error", err)
+	return internalError("%s", errStoreFailed)
 }
+
+// errStoreFailed is all a client learns of a store failure.
+const errStoreFailed = "the task store failed; try again later"
 
 // decodeAnswer reads one answer to an outstanding question and checks it
 // (see [checkAnswer]).

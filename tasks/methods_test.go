@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -562,19 +563,69 @@ func (s *brokenStore) Get(ctx context.Context, id string) (*tasks.Record, error)
 	return s.MemoryStore.Get(ctx, id)
 }
 
+// A store failure is an internal error whose text says nothing of the store
+// (a Redis address, a file path, a driver's message): that goes to the
+// server's log.
 func TestStoreFailureIsAnInternalError(t *testing.T) {
 	store := &brokenStore{MemoryStore: tasks.NewMemoryStore()}
-	server, _ := newServer(t, &tasks.Options{Store: store})
+	var log syncBuffer
+	server, _ := newServer(t, &tasks.Options{Store: store, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	tc := taskclient.New(connect(t, server, nil), fast())
 	ct := start(t, tc, "sleep")
 	if _, err := tc.Get(context.Background(), ct.TaskID); err != nil {
 		t.Fatal(err)
 	}
 	_, err := tc.Get(context.Background(), ct.TaskID)
-	if code := rpcCode(t, err); code != -32603 || !strings.Contains(err.Error(), "disk on fire") {
+	if code := rpcCode(t, err); code != -32603 || strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "the task store failed") {
 		t.Errorf("store failure: %v", err)
 	}
+	if !strings.Contains(log.String(), "disk on fire") {
+		t.Errorf("the store's error is not in the log: %q", log.String())
+	}
 	_ = tc.Cancel(context.Background(), ct.TaskID)
+}
+
+// A panic's value may hold anything the task's code had at hand: the client
+// learns only that the code failed; the value and the stack go to the log.
+func TestPanicValueStaysInTheLog(t *testing.T) {
+	var log syncBuffer
+	server := mcp.NewServer(&mcp.Implementation{Name: "panics", Version: "1"}, nil)
+	ext, err := tasks.Install(server, &tasks.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext.AddTool(&mcp.Tool{Name: "leaky", InputSchema: emptySchema}, tasks.Optional,
+		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+			panic("cannot reach postgres://app:hunter2@10.0.0.5/prod")
+		})
+	for _, caps := range []*mcp.ClientCapabilities{nil, {}} {
+		tc := taskclient.New(connect(t, server, caps), fast())
+		_, err := tc.CallTool(context.Background(), &mcp.CallToolParams{Name: "leaky"})
+		if code := rpcCode(t, err); code != -32603 || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("a panicking task (caps %v): %v", caps, err)
+		}
+	}
+	if !strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "goroutine") {
+		t.Errorf("the panic and its stack are not in the log: %q", log.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestRunningTaskEndsAtItsTTL(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -65,16 +66,19 @@ func (r *run) main(h Handler, t *Task) {
 	if r.x.shared {
 		go r.heartbeat()
 	}
-	res, err := call(r.ctx, h, t)
+	res, err := r.x.call(r.ctx, h, t)
 	r.finish(res, err)
 	close(r.done)
 }
 
-// call runs the task's code, turning a panic into an error.
-func call(ctx context.Context, h Handler, t *Task) (res *mcp.CallToolResult, err error) {
+// call runs the task's code, turning a panic into an error. What the panic
+// said, and where, goes to Options.Logger; the client learns only that the
+// code failed (a panic's value may hold anything the code had at hand).
+func (x *Extension) call(ctx context.Context, h Handler, t *Task) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, internalError("the task's code panicked: %v", p)
+			x.logger.Error("a task's code panicked", "task", t.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, err = nil, internalError("the task's code failed unexpectedly")
 		}
 	}()
 	return h(ctx, t)

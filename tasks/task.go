@@ -353,7 +353,7 @@ func (r *run) consume(raws map[string]json.RawMessage) {
 // runSync runs h in the call itself, for a client without the extension.
 func (x *Extension) runSync(ctx context.Context, req *mcp.CallToolRequest, h Handler) (*mcp.CallToolResult, error) {
 	t := &Task{req: req, syncCtx: ctx}
-	res, err := call(ctx, h, t)
+	res, err := x.call(ctx, h, t)
 	if err != nil {
 		return nil, err
 	}
