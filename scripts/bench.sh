@@ -36,6 +36,7 @@ gobench replay.txt ./replay Memory -benchtime 500x
 
 section "bench's own cost"
 gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v
+gobench jsonscan.txt ./internal/jsonscan 'Repeats|Scan' -benchtime 300x
 section "the go-sdk's share"
 # The released go-sdk against a bare handler, and builds against patched copies
 # (scripts/sdk-patches, built outside the repository by scripts/sdk-patched.sh).

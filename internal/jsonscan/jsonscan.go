@@ -44,7 +44,7 @@ func Repeats(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	s := scanner{data: data, check: true}
+	s := newScanner(data, true)
 	if err := s.value(nil); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (r Result) Answered() bool {
 // message that is not JSON-RPC has Kind NotRPC.
 func Scan(data []byte) Message {
 	var m Message
-	s := scanner{data: data}
+	s := newScanner(data, false)
 	s.space()
 	if s.pos >= len(data) || data[s.pos] != '{' {
 		return m
@@ -154,7 +154,7 @@ func ScanResult(result []byte) (Result, error) {
 		return Result{}, nil
 	}
 	var r Result
-	s := scanner{data: result, check: true}
+	s := newScanner(result, true)
 	s.space()
 	top := &r
 	if s.pos >= len(result) || result[s.pos] != '{' {
@@ -203,6 +203,13 @@ type scanner struct {
 	stack  []frame // the checked containers open, outermost first
 	keys   []span  // the keys read so far of the checked objects open
 	repeat error   // the first repeated key
+}
+
+// newScanner returns a scanner of data with room for the containers and
+// keys of a usual message, so that it allocates twice whatever the number
+// of objects.
+func newScanner(data []byte, check bool) scanner {
+	return scanner{data: data, check: check, stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
 }
 
 var errSyntax = errors.New("invalid JSON")

@@ -120,14 +120,9 @@ func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mc
 	if s.ServerCapabilities().Completions == nil {
 		return nil, &Error{Kind: KindServer, Op: op, Err: errors.New("the server does not offer completions (its capabilities have no completions)")}
 	}
-	ctx, clock := startClock(ctx, s.opts.Timeout)
-	defer clock.stop()
-	var res *mcp.CompleteResult
-	err := s.refuseRepeats(op, func() (err error) {
-		res, err = s.cs.Complete(ctx, params)
-		return s.wrap(ctx, op, err)
+	return once(ctx, s, op, func(ctx context.Context) (*mcp.CompleteResult, error) {
+		return s.cs.Complete(ctx, params)
 	})
-	return res, err
 }
 
 // Subscribe subscribes to the updates of the resource at uri, which
@@ -177,39 +172,34 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 // itself, such as the audit, which sends what a well-behaved client would
 // not (tampered state, answers nobody asked for).
 func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	ctx, clock := startClock(ctx, s.opts.Timeout)
-	defer clock.stop()
-	s.knowTools(ctx)
-	op := fmt.Sprintf("tools/call %q", params.Name)
-	var res *mcp.CallToolResult
-	err := s.refuseRepeats(op, func() (err error) {
-		res, err = s.cs.CallTool(ctx, params)
-		return s.wrap(ctx, op, err)
+	return once(ctx, s, fmt.Sprintf("tools/call %q", params.Name), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		s.knowTools(ctx)
+		return s.cs.CallTool(ctx, params)
 	})
-	return res, err
 }
 
 // GetPromptOnce sends one prompts/get, as CallToolOnce does.
 func (s *Session) GetPromptOnce(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
-	ctx, clock := startClock(ctx, s.opts.Timeout)
-	defer clock.stop()
-	op := fmt.Sprintf("prompts/get %q", params.Name)
-	var res *mcp.GetPromptResult
-	err := s.refuseRepeats(op, func() (err error) {
-		res, err = s.cs.GetPrompt(ctx, params)
-		return s.wrap(ctx, op, err)
+	return once(ctx, s, fmt.Sprintf("prompts/get %q", params.Name), func(ctx context.Context) (*mcp.GetPromptResult, error) {
+		return s.cs.GetPrompt(ctx, params)
 	})
-	return res, err
 }
 
 // ReadResourceOnce sends one resources/read, as CallToolOnce does.
 func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	return once(ctx, s, fmt.Sprintf("resources/read %q", params.URI), func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+		return s.cs.ReadResource(ctx, params)
+	})
+}
+
+// once sends one request with send within the session's time limit and
+// returns its answer, refused when it has a key twice in one object.
+func once[R any](ctx context.Context, s *Session, op string, send func(context.Context) (R, error)) (R, error) {
 	ctx, clock := startClock(ctx, s.opts.Timeout)
 	defer clock.stop()
-	op := fmt.Sprintf("resources/read %q", params.URI)
-	var res *mcp.ReadResourceResult
+	var res R
 	err := s.refuseRepeats(op, func() (err error) {
-		res, err = s.cs.ReadResource(ctx, params)
+		res, err = send(ctx)
 		return s.wrap(ctx, op, err)
 	})
 	return res, err
