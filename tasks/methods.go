@@ -232,8 +232,9 @@ func decodeAnswer(question, raw json.RawMessage) (*mcp.ElicitResult, error) {
 // elicitation/create on an older protocol): the action must be accept,
 // decline or cancel; an answer that is not an accept loses its content; an
 // accepted form answer must fit the requested schema (formschema's checks:
-// no field it does not ask for, formats, bounds). mode and schema are the
-// question's; a URL question or one without a schema has no content to check.
+// no field it does not ask for, formats, bounds); a URL question's answer
+// loses any content. mode and schema are the question's; a form question
+// without a schema has no content to check.
 func checkAnswer(mode string, schema any, a *mcp.ElicitResult) error {
 	switch a.Action {
 	case "accept", "decline", "cancel":
@@ -244,7 +245,14 @@ func checkAnswer(mode string, schema any, a *mcp.ElicitResult) error {
 		a.Content = nil
 		return nil
 	}
-	if mode == "url" || schema == nil {
+	if mode == "url" {
+		// A URL question's input happens out of band: an accept carries
+		// no content, and what a client sends anyway never reaches the
+		// task's code.
+		a.Content = nil
+		return nil
+	}
+	if schema == nil {
 		return nil
 	}
 	s, err := formschema.Parse(schema)

@@ -748,3 +748,31 @@ func TestSyncAnswersCheckedAsUpdates(t *testing.T) {
 		ss.Close()
 	}
 }
+
+// A URL question's answer has no content (its input happens out of band):
+// content a client sends with it anyway never reaches the task's code.
+func TestURLAnswerCarriesNoContent(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "u", Version: "1"}, nil)
+	ext, err := tasks.Install(server, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext.AddTool(&mcp.Tool{Name: "link", InputSchema: emptySchema}, tasks.Optional,
+		func(ctx context.Context, tk *tasks.Task) (*mcp.CallToolResult, error) {
+			a, err := tk.Ask(ctx, "connect", &mcp.ElicitParams{Mode: "url", Message: "Connect", URL: "https://example.test/connect", ElicitationID: "e1"})
+			if err != nil {
+				return nil, err
+			}
+			return text(fmt.Sprintf("%s %v", a.Action, a.Content)), nil
+		})
+	opts := fast()
+	opts.Answer = func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"paid": true}}, nil
+	}
+	both := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+	tc := taskclient.New(connect(t, server, both), opts)
+	res, err := tc.CallTool(context.Background(), &mcp.CallToolParams{Name: "link"})
+	if err != nil || resultText(t, res) != "accept map[]" {
+		t.Errorf("a URL answer with content: %v, %v; want accept without content", res, err)
+	}
+}
