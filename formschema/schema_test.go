@@ -141,6 +141,8 @@ func TestValidateBoundsAndFormats(t *testing.T) {
 		{"name", "a", "at least 2 characters"},
 		{"name", "abcd", "at most 3 characters"},
 		{"email", "not-mail", "must be an email address"},
+		{"email", "pаypal@pay.example", "must be an email address"},
+		{"email", "ann@bücher.example", "must be an email address"},
 		{"site", "relative/path", "must be an absolute URI"},
 		{"site", "https://x.example/a b", "must be an absolute URI"},
 		{"site", "https://x.example/<script>", "must be an absolute URI"},

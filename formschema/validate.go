@@ -168,8 +168,11 @@ func (f *Field) choices() string {
 func checkFormat(format, s string) error {
 	switch format {
 	case "email":
+		// An address as RFC 5321 writes it: ASCII only (net/mail also takes
+		// the UTF-8 of RFC 6532, where "p\u0430ypal@…" (a Cyrillic a)
+		// passes for another address; that is format idn-email, not email).
 		a, err := mail.ParseAddress(s)
-		if err != nil || a.Address != s {
+		if err != nil || a.Address != s || !isASCII(s) {
 			return fmt.Errorf("must be an email address, got %q", s)
 		}
 	case "uri":
@@ -205,6 +208,15 @@ func uriChars(s string) bool {
 			}
 			i += 2
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
