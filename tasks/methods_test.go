@@ -776,3 +776,20 @@ func TestURLAnswerCarriesNoContent(t *testing.T) {
 		t.Errorf("a URL answer with content: %v, %v; want accept without content", res, err)
 	}
 }
+
+// RoutingHeaders reads params with encoding/json (the last of two keys that
+// differ in case wins), the go-sdk exactly: a body whose "TaskId" agrees
+// with Mcp-Name while its "taskId" names another task passes the wrapper,
+// and the check inside the server refuses it, so a request routed by one
+// task id never acts on another.
+func TestRoutingHeaderCaseVariantKey(t *testing.T) {
+	server, _ := newServer(t, nil)
+	hs := httpServerWrapped(t, server, tasks.RoutingHeaders)
+	alice := httpClient(t, hs.URL, "alice")
+	ct := start(t, alice, "sleep")
+	defer alice.Cancel(context.Background(), ct.TaskID)
+	m, _ := rawCall(t, hs.URL, "tasks/get", "routed-elsewhere", `"taskId":"`+ct.TaskID+`","TaskId":"routed-elsewhere"`)
+	if m["result"] != nil || errorCode(m) == 0 {
+		t.Errorf("a case-variant taskId routed by the other: %v, want an error", m)
+	}
+}
