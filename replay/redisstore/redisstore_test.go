@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -187,29 +186,9 @@ func TestUserBoundUnderRaceBetweenInstances(t *testing.T) {
 	opts := &redisstore.Options{MaxPerUser: 5}
 	stores := []*redisstore.Store{redisstore.New(scaleout.Client(t, r.URL), opts), redisstore.New(scaleout.Client(t, r.URL), opts)}
 	const racers = 40
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	errs := make([]error, racers)
-	for i := range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = stores[i%2].ClaimUser(context.Background(), "mallory", fmt.Sprint("race-", i), time.Now().Add(time.Minute))
-		}()
-	}
-	close(start)
-	wg.Wait()
-	wins := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			wins++
-		case errors.Is(err, replay.ErrUserFull):
-		default:
-			t.Fatalf("racing claim: %v", err)
-		}
-	}
+	wins := replaytest.Race(t, racers, func(i int) error {
+		return stores[i%2].ClaimUser(context.Background(), "mallory", fmt.Sprint("race-", i), time.Now().Add(time.Minute))
+	}, replay.ErrUserFull)
 	if wins != 5 {
 		t.Fatalf("%d of %d racing claims of one user won through two instances, want 5", wins, racers)
 	}

@@ -55,29 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) replay.Store) {
 		const racers = 64
 		for round := 0; round < 5; round++ {
 			nonce := fmt.Sprintf("race-%d", round)
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			errs := make([]error, racers)
-			for i := range racers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					errs[i] = s.Claim(context.Background(), nonce, later())
-				}()
-			}
-			close(start)
-			wg.Wait()
-			wins := 0
-			for _, err := range errs {
-				switch {
-				case err == nil:
-					wins++
-				case errors.Is(err, replay.ErrUsed):
-				default:
-					t.Fatalf("concurrent Claim: unexpected error %v", err)
-				}
-			}
+			wins := Race(t, racers, func(int) error { return s.Claim(context.Background(), nonce, later()) }, replay.ErrUsed)
 			if wins != 1 {
 				t.Fatalf("%d of %d concurrent claims of %s won, want exactly 1", wins, racers, nonce)
 			}
@@ -183,31 +161,41 @@ func RunUser(t *testing.T, newStore func(t *testing.T, maxPerUser int) replay.Us
 	t.Run("ConcurrentClaimsOfOneUser", func(t *testing.T) {
 		s := newStore(t, perUser)
 		const racers = 64
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		errs := make([]error, racers)
-		for i := range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				errs[i] = s.ClaimUser(ctx, "mallory", fmt.Sprint("mallory-", i), later())
-			}()
-		}
-		close(start)
-		wg.Wait()
-		wins := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				wins++
-			case errors.Is(err, replay.ErrUserFull):
-			default:
-				t.Fatalf("concurrent claim: unexpected error %v", err)
-			}
-		}
+		wins := Race(t, racers, func(i int) error {
+			return s.ClaimUser(ctx, "mallory", fmt.Sprint("mallory-", i), later())
+		}, replay.ErrUserFull)
 		if wins != perUser {
 			t.Fatalf("%d of %d concurrent claims of one user won, want %d", wins, racers, perUser)
 		}
 	})
+}
+
+// Race makes racers claims at once (claim(i) for each i) and returns how
+// many succeeded; a claim that fails with anything but lost fails the test.
+func Race(t *testing.T, racers int, claim func(i int) error, lost error) int {
+	t.Helper()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, racers)
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = claim(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case errors.Is(err, lost):
+		default:
+			t.Fatalf("concurrent claim: unexpected error %v", err)
+		}
+	}
+	return wins
 }
