@@ -10,9 +10,12 @@ export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
 
 all: build
 
-# VERSION is what `mcp-tester --version` says: the tag or commit of this checkout.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
-LDFLAGS := -X github.com/askback/askback/internal/cli.linkVersion=$(VERSION)
+# A build from a clone is no release: it is stamped with its commit (and
+# whether the clone has uncommitted changes), and `mcp-tester --version`
+# says "development build from a clone". `make release` stamps a version.
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED := $(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo true)
+LDFLAGS := -X github.com/askback/askback/internal/cli.linkCommit=$(COMMIT) -X github.com/askback/askback/internal/cli.linkModified=$(MODIFIED)
 
 ## build: the CLI, the example servers and the test fixtures into ./bin
 build:
