@@ -6,7 +6,7 @@ BIN := $(CURDIR)/bin
 TOOLS := $(CURDIR)/.tools
 export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
 
-.PHONY: all build demo test unit lint setup bench clean
+.PHONY: all build demo test unit lint setup bench release clean
 
 all: build
 
@@ -46,5 +46,12 @@ test: setup lint unit
 bench: build
 	@bash scripts/bench.sh
 
+## release: make release VERSION=v0.9.0 builds the release of the commit checked out
+## into dist/VERSION: archives for linux, darwin and windows on amd64 and arm64, .deb
+## and .rpm packages, checksums and the Homebrew formula (scripts/release.sh)
+release:
+	@test -n "$(VERSION)" || { echo "make release: say which version: make release VERSION=v0.9.0" >&2; exit 2; }
+	@bash scripts/release.sh "$(VERSION)"
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
