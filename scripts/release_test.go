@@ -439,23 +439,24 @@ func firstExample(t *testing.T) (cmds []string, outputs []string) {
 	if end := strings.Index(text, "\n## "); end >= 0 {
 		text = text[:end]
 	}
-	in, cont := false, false
+	in, cont, cur := false, false, -1 // cur: the command of this block whose output follows
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "```"):
-			in, cont = !in, false
+			in, cont, cur = !in, false, -1
 		case !in:
 		case cont:
-			cmds[len(cmds)-1] += " " + strings.TrimSpace(strings.TrimSuffix(l, `\`))
+			cmds[cur] += " " + strings.TrimSpace(strings.TrimSuffix(l, `\`))
 			cont = strings.HasSuffix(l, `\`)
 		case strings.HasPrefix(l, "$ "):
 			cmds = append(cmds, strings.TrimSuffix(strings.TrimPrefix(l, "$ "), `\`))
 			outputs = append(outputs, "")
+			cur = len(cmds) - 1
 			cont = strings.HasSuffix(l, `\`)
-		case len(cmds) > 0 && l != "":
-			outputs[len(outputs)-1] += l + "\n"
+		case cur >= 0 && l != "":
+			outputs[cur] += l + "\n"
 		}
 	}
 	if len(cmds) < 3 {
@@ -595,7 +596,7 @@ func dpkg(args ...string) ([]byte, error) {
 // go install github.com/askback/askback/cmd/mcp-tester@VERSION works from a
 // module proxy served from a folder, with the module zipped from the
 // commit as the Go command zips it (only committed files, no replace
-// directives of this checkout), its dependencies from the usual module
+// directives), its dependencies from the usual module
 // proxy; the installed binary names its version, and with the deployer
 // installed @latest the README's first example runs.
 func TestReleaseGoInstall(t *testing.T) {
@@ -614,7 +615,15 @@ func TestReleaseGoInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := modzip.CreateFromVCS(zf, mv, root, "HEAD", ""); err != nil {
+	// The committed files, as git archive gives them (what the Go command
+	// reads of a repository), zipped by the Go command's rules.
+	src := t.TempDir()
+	export := exec.Command("bash", "-c", `git archive --format=tar HEAD | tar -x -C "$1"`, "export", src)
+	export.Dir = root
+	if out, err := export.CombinedOutput(); err != nil {
+		t.Fatalf("git archive: %v\n%s", err, out)
+	}
+	if err := modzip.CreateFromDir(zf, mv, src); err != nil {
 		t.Fatalf("zipping the module at HEAD: %v", err)
 	}
 	if err := zf.Close(); err != nil {
@@ -658,7 +667,10 @@ func TestReleaseGoInstall(t *testing.T) {
 	env := append(os.Environ(),
 		"GOPROXY=file://"+proxy+","+upstream,
 		"GOMODCACHE="+modcache,
-		"GOFLAGS=-modcacherw",
+		// -trimpath: the dependencies compiled for the release are
+		// reused from the build cache (without it, their folder in this
+		// new module cache would be part of their cache keys).
+		"GOFLAGS=-modcacherw -trimpath",
 		"GONOSUMDB="+path, "GOPRIVATE=", "GONOPROXY=",
 		"GOWORK=off", "GOBIN="+gobin, "GOTOOLCHAIN=local", "CGO_ENABLED=0")
 	for _, target := range []string{path + "/cmd/mcp-tester@" + testVersion, path + "/examples/deployer@latest"} {
