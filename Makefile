@@ -1,5 +1,6 @@
 # The project's vocabulary: `make demo` runs the deploy example end to end,
-# `make test` runs every test (and installs what the tests need, idempotently).
+# `make test` runs every test (and installs what the tests need, idempotently),
+# `make release VERSION=v0.9.0` builds the release of the commit checked out.
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin

@@ -96,6 +96,16 @@ func runRelease(root, out, platforms string, env ...string) error {
 	return nil
 }
 
+// needed stops a test that lacks what it needs: a failure in CI (CI is
+// set), where make setup must have installed it, else a skip that says why.
+func needed(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
 // linuxRelease is the linux/amd64 release the tests share.
 func linuxRelease(t *testing.T) string {
 	t.Helper()
@@ -232,6 +242,9 @@ func TestReleaseEveryPlatform(t *testing.T) {
 	}
 
 	// The .rpm packages, as rpm reads them, installed into a folder.
+	if _, err := exec.LookPath("rpm"); err != nil {
+		needed(t, "rpm is missing: scripts/ensure-rpm.sh (make setup) installs it")
+	}
 	rpmArch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
 	for _, arch := range []string{"amd64", "arm64"} {
 		p := filepath.Join(dir, "mcp-tester-0.9.0~releasetest-1."+rpmArch[arch]+".rpm")
@@ -518,7 +531,7 @@ func runFirstExample(t *testing.T, dir, path string) {
 func TestReleaseDebInstalls(t *testing.T) {
 	dir := linuxRelease(t)
 	if os.Geteuid() != 0 {
-		t.Skip("dpkg -i installs into the system: run as root (CI does)")
+		needed(t, "dpkg -i installs into the system: run the tests as root, as CI does")
 	}
 	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "askback-deb-install-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {

@@ -28,7 +28,11 @@ var header = manpage.Header{
 func render(t *testing.T, page []byte) string {
 	t.Helper()
 	if _, err := exec.LookPath("groff"); err != nil {
-		t.Fatalf("groff is needed to read the pages as man does (Debian's groff-base; make setup installs it): %v", err)
+		why := "groff is needed to read the pages as man does: scripts/ensure-groff.sh (make setup) installs it"
+		if os.Getenv("CI") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
 	}
 	check := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z")
 	check.Stdin = bytes.NewReader(page)
