@@ -83,7 +83,7 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
-  mcp-tester audit -c bin/deployer --allow-empty --junit audit.xml`,
+  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.DeadlineSet = cmd.Flags().Changed("deadline")
