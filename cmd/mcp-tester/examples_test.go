@@ -107,7 +107,7 @@ func TestDocExamplesRun(t *testing.T) {
 // made are the packages make build puts into bin/.
 var made = []string{
 	"./cmd/mcp-tester",
-	"./examples/conformance", "./examples/deployer", "./examples/github-connect", "./examples/oldway",
+	"./examples/conformance", "./examples/deployer", "./examples/github-connect", "./examples/minimal", "./examples/oldway",
 	"./examples/protected",
 	"./internal/fixtures/askserver", "./internal/fixtures/fakebrowser",
 	"./internal/fixtures/handbook", "./internal/fixtures/hostile", "./internal/fixtures/manytools",
