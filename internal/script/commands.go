@@ -300,6 +300,10 @@ func checkCall(p *parser, c *command, outers []*cmd) {
 }
 
 func checkPrompt(p *parser, c *command, outers []*cmd) {
+	// A prompt's arguments are named only: key:/VALUE is the argument key.
+	for i := 1; i < len(c.args); i++ {
+		c.args[i] = c.args[i].named()
+	}
 	checkCall(p, c, outers)
 	for _, t := range c.args[1:] {
 		if t.key == "" {

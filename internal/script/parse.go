@@ -258,6 +258,7 @@ func plural(n int) string {
 // unkeyed turns a key:value token back into one value, for commands that
 // take no named arguments.
 func (t token) unkeyed() token {
+	t.slashKey = ""
 	if t.key == "" {
 		return t
 	}
