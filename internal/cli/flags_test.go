@@ -50,6 +50,7 @@ func TestCommandFlags(t *testing.T) {
 		"tools list":          conn + " all cursor format json",
 		"list":                conn + " all check-icons cursor download-icons format json",
 		"version":             "format",
+		"mcp-tester":          "lang verbose version", // verbose: to refuse -v without a command
 	}
 	ios, _, _, _ := iostreams.Test()
 	seen := map[string]bool{}
