@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -104,7 +105,7 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		}
 		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
 			hint := ""
-			if h, ok := closest(tk.key, names); ok {
+			if h, ok := suggest.Closest(tk.key, names); ok {
 				hint = fmt.Sprintf(" (did you mean %s?)", h)
 			}
 			return nil, fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, name, hint, takes(names))
@@ -175,7 +176,7 @@ func slashWords(tool string, schema *inputSchema, lerr error, toks []token) ([]t
 		case schema.open():
 			why = fmt.Sprintf("tool %s takes arguments beyond its properties, %s among them perhaps", tool, k)
 		default:
-			if h, ok := closest(k, schema.names); ok {
+			if h, ok := suggest.Closest(k, schema.names); ok {
 				why = fmt.Sprintf("tool %s has no argument %s (did you mean %s?)", tool, k, h)
 			}
 		}
