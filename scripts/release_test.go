@@ -3,9 +3,9 @@ package scripts
 import (
 	"archive/tar"
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"debug/buildinfo"
 	"debug/elf"
 	"debug/macho"
@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/docexamples"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 	"golang.org/x/sys/unix"
@@ -434,89 +435,63 @@ func checkBinary(t *testing.T, name string, b []byte, goos, goarch, commit strin
 	}
 }
 
-// firstExample returns the commands of the README's first example (its $
-// lines, continuation lines joined) and what the README shows each prints:
-// all of it, or, after a "..." line, how it ends.
-func firstExample(t *testing.T) (cmds []string, outputs []string) {
+// firstExample returns the commands of the README's first example (the
+// section "## First example"), read as the documents' test reads them
+// (internal/docexamples).
+func firstExample(t *testing.T) []docexamples.Command {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
-	start := strings.Index(text, "\n## First example")
-	if start < 0 {
-		t.Fatal("the README has no section \"## First example\"")
-	}
-	text = text[start+1:]
-	if end := strings.Index(text, "\n## "); end >= 0 {
-		text = text[:end]
-	}
-	in, cont, cur := false, false, -1 // cur: the command of this block whose output follows
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		l := sc.Text()
+	var from, to int
+	for i, l := range strings.Split(string(readme), "\n") {
 		switch {
-		case strings.HasPrefix(l, "```"):
-			in, cont, cur = !in, false, -1
-		case !in:
-		case cont:
-			cmds[cur] += " " + strings.TrimSpace(strings.TrimSuffix(l, `\`))
-			cont = strings.HasSuffix(l, `\`)
-		case strings.HasPrefix(l, "$ "):
-			cmds = append(cmds, strings.TrimSuffix(strings.TrimPrefix(l, "$ "), `\`))
-			outputs = append(outputs, "")
-			cur = len(cmds) - 1
-			cont = strings.HasSuffix(l, `\`)
-		case cur >= 0 && l != "":
-			outputs[cur] += l + "\n"
+		case strings.HasPrefix(l, "## First example"):
+			from = i + 1
+		case from > 0 && to == 0 && strings.HasPrefix(l, "## "):
+			to = i + 1
 		}
 	}
-	if len(cmds) < 3 {
-		t.Fatalf("the README's first example has %d commands: %q", len(cmds), cmds)
+	if from == 0 {
+		t.Fatal("the README has no section \"## First example\"")
 	}
-	return cmds, outputs
+	blocks, errs := docexamples.Parse("README.md", string(readme))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var section []docexamples.Block
+	for _, b := range blocks {
+		if b.Line > from && (to == 0 || b.Line < to) {
+			section = append(section, b)
+		}
+	}
+	cmds := docexamples.Commands(section, t.TempDir())
+	if len(cmds) < 3 {
+		t.Fatalf("the README's first example has %d commands", len(cmds))
+	}
+	return cmds
 }
 
-// runFirstExample runs the README's first example in one bash, in dir, with
-// only path for PATH: no clone, no bin/ of a build. Each command must
-// succeed and print what the README shows.
-func runFirstExample(t *testing.T, dir, path string) {
+// runFirstExample runs the README's first example with only path for PATH
+// (no clone, no bin/ of a build), in a folder whose examples/ is the one
+// given, as a reader runs it from the folder that holds examples/. Each
+// command must exit and print as the README shows.
+func runFirstExample(t *testing.T, examples, path string) {
 	t.Helper()
-	cmds, outputs := firstExample(t)
-	outDir := t.TempDir()
-	var script strings.Builder
-	script.WriteString("set -e -o pipefail\n")
-	for i, c := range cmds {
-		fmt.Fprintf(&script, "{ %s\n} > %s/%d\n", c, outDir, i)
+	dir := t.TempDir()
+	if err := os.Symlink(examples, filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", "-c", script.String())
-	cmd.Dir = dir
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "DEPLOY_STATE_KEY=") {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "DEPLOY_STATE_KEY=") && !strings.HasPrefix(kv, "HOME=") {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "PATH="+path, "HOME="+t.TempDir())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's first example, run in %s with PATH=%s: %v\n%s", dir, path, err, out)
-	}
-	for i, c := range cmds {
-		got, err := os.ReadFile(filepath.Join(outDir, fmt.Sprint(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := outputs[i]
-		if head, tail, ok := strings.Cut(want, "...\n"); ok && head == "" {
-			if !strings.HasSuffix(string(got), tail) {
-				t.Errorf("$ %s\nprinted\n%s\nwhich does not end as the README shows:\n%s", c, got, tail)
-			}
-			continue
-		}
-		if string(got) != want {
-			t.Errorf("$ %s\nprinted\n%s\nthe README shows\n%s", c, got, want)
-		}
+	env = append(env, "PATH="+path, "HOME="+t.TempDir())
+	for _, f := range docexamples.Run(context.Background(), docexamples.Options{Dir: dir, Env: env}, firstExample(t)) {
+		t.Errorf("the README's first example, with PATH=%s: %v", path, f)
 	}
 }
 
@@ -590,7 +565,7 @@ func TestReleaseDebInstalls(t *testing.T) {
 		t.Errorf("the installed mcp-tester running the installed script: %v\n%s", err, res)
 	}
 
-	runFirstExample(t, "/usr/share/askback", "/usr/libexec/askback:/usr/bin:/bin")
+	runFirstExample(t, "/usr/share/askback/examples", "/usr/libexec/askback:/usr/bin:/bin")
 }
 
 func dpkg(args ...string) ([]byte, error) {
@@ -699,5 +674,5 @@ func TestReleaseGoInstall(t *testing.T) {
 		t.Errorf("mcp-tester --version after go install: %q, %v; want %q", out, err, want)
 	}
 	// The example script is in the module: run the README from there.
-	runFirstExample(t, filepath.Join(modcache, path+"@"+testVersion), gobin+":/usr/bin:/bin")
+	runFirstExample(t, filepath.Join(modcache, path+"@"+testVersion, "examples"), gobin+":/usr/bin:/bin")
 }
