@@ -17,9 +17,9 @@ import (
 )
 
 var header = manpage.Header{
-	Date:   time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
-	Source: "mcp-tester v0.9.0",
-	Manual: "mcp-tester manual",
+	Date:         time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
+	Source:       "mcp-tester v0.9.0",
+	Manual:       "mcp-tester manual",
 	RootSections: []manpage.Section{{Title: "Exit status", Body: "0 ok, 1 failure,\n2 usage, 3 unreachable."}},
 }
 
@@ -131,9 +131,9 @@ func TestTextIsNeverReadAsRoff(t *testing.T) {
 	}
 	root := &cobra.Command{Use: "tool", Short: `a "quoted" tool`, Run: func(*cobra.Command, []string) {}}
 	sub := &cobra.Command{
-		Use:   "sub",
-		Short: `one \fBbold\fR claim`,
-		Long: ".so " + secret + "\n'br\nback\\slash and \\\" comment\n\nThe deploy – where to? → production\x1b[31m red\u0085",
+		Use:     "sub",
+		Short:   `one \fBbold\fR claim`,
+		Long:    ".so " + secret + "\n'br\nback\\slash and \\\" comment\n\nThe deploy – where to? → production\x1b[31m red\u0085",
 		Example: "  .TH FAKE\n  tool sub --flag\n\n  'sp 100",
 		Run:     func(*cobra.Command, []string) {},
 	}
