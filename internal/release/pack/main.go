@@ -74,7 +74,7 @@ func run(args []string) error {
 		return archive(fs.Arg(0), *prefix, *out, mtime)
 	case "gzip":
 		if *out == "" || fs.NArg() == 0 {
-			return fmt.Errorf("usage: pack gzip -out DIR FILE...")
+			return fmt.Errorf("usage: pack gzip -out DIR FILE [FILE]")
 		}
 		for _, f := range fs.Args() {
 			if err := gzipFile(f, filepath.Join(*out, filepath.Base(f)+".gz")); err != nil {
@@ -84,7 +84,7 @@ func run(args []string) error {
 		return nil
 	case "checksums":
 		if *out == "" || fs.NArg() == 0 {
-			return fmt.Errorf("usage: pack checksums -out FILE FILE...")
+			return fmt.Errorf("usage: pack checksums -out FILE FILE [FILE]")
 		}
 		return writeFile(*out, func(b *bytes.Buffer) error { return release.WriteChecksums(b, fs.Args()) })
 	case "formula":
