@@ -663,8 +663,18 @@ func requestSecrets(r *http.Request) []string {
 
 // responseSecrets are the credentials an answer carries in its headers:
 // a session id, cookies set.
+// A challenge (WWW-Authenticate) holds no credential, however much its
+// "Bearer" looks like one.
 func responseSecrets(resp *http.Response) []string {
-	out := credential.Secrets("", headerLines(resp.Header))
+	var lines []string
+	for k, vs := range resp.Header {
+		if credential.Name(k) {
+			for _, v := range vs {
+				lines = append(lines, k+": "+v)
+			}
+		}
+	}
+	out := credential.Secrets(resp.Header.Get("Location"), lines)
 	for _, c := range resp.Cookies() {
 		out = append(out, c.Value)
 	}
