@@ -190,7 +190,7 @@ func describeExit(st *os.ProcessState, err error) string {
 		return "unknown state"
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by " + ws.Signal().String()
+		return "ended by a signal (" + ws.Signal().String() + ")"
 	}
 	return fmt.Sprintf("exit code %d", st.ExitCode())
 }

@@ -131,7 +131,7 @@ func TestStdioServerDies(t *testing.T) {
 	if !strings.Contains(out, "elicitation/create") {
 		t.Errorf("the client got %q", out)
 	}
-	if !res.ServerGone || res.ExitCode != -1 || !strings.Contains(res.How, "killed") {
+	if !res.ServerGone || res.ExitCode != -1 || !strings.Contains(res.How, "signal (killed)") {
 		t.Errorf("result %+v", res)
 	}
 	var gone *recording.Entry
@@ -140,7 +140,7 @@ func TestStdioServerDies(t *testing.T) {
 			gone = &rec.Entries[i]
 		}
 	}
-	if gone == nil || !strings.Contains(gone.Note, "killed by killed") && !strings.Contains(gone.Note, "killed") {
+	if gone == nil || !strings.Contains(gone.Note, "ended by a signal (killed)") {
 		t.Errorf("entries %+v", rec.Entries)
 	}
 }
