@@ -152,7 +152,7 @@ func runProxy(ctx context.Context, opts *ProxyOptions) error {
 	// An interrupt (main) or a SIGTERM from the client host ends the
 	// session in order; a client that stops reading is a write error,
 	// not a signal that kills the proxy mid-line.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if opts.URL != "" {
