@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/target"
 )
 
 // StdioOptions say which server to run and where the client is.
@@ -32,9 +31,16 @@ type StdioOptions struct {
 	Rec *recording.Writer
 	// Grace is how long the server may take to exit once its input is
 	// closed, and again after SIGTERM, before it is killed; zero means
-	// target.DefaultGrace, as for the tester's own command servers.
+	// DefaultGrace.
 	Grace time.Duration
 }
+
+// DefaultGrace is how long a server may take to exit once the client has
+// closed its side, and again after SIGTERM: longer than the tester gives
+// its own command servers (target.DefaultGrace), since a client may close
+// its side right after its last request (echo … | mcp-tester proxy …), and
+// the server, which may still be starting, must get to answer it.
+const DefaultGrace = 2 * time.Second
 
 // StdioResult says how a stdio proxy ended.
 type StdioResult struct {
@@ -62,7 +68,7 @@ type StdioResult struct {
 func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 	grace := o.Grace
 	if grace <= 0 {
-		grace = target.DefaultGrace
+		grace = DefaultGrace
 	}
 	rec := &recorder{w: o.Rec, log: o.ErrOut}
 	cmd := o.Cmd
