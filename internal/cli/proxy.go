@@ -73,8 +73,8 @@ Exit codes: 0 the client ended the session (stdio) or the proxy was
 interrupted (HTTP); the server's own exit code when it exited with one other
 than 0; 3 the server ended the session or could not be reached (HTTP: when it
 was gone at the end); 2 usage.`,
-		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | mcp-tester proxy -o ping.jsonl -- bin/deployer
-  echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | mcp-tester proxy -o ping.jsonl -c 'bin/deployer'`,
+		Example: `  mcp-tester ping -c 'mcp-tester proxy -o /tmp/ping.jsonl -- bin/deployer'
+  mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/deploy.jsonl -c bin/deployer' --args '{"service":"auth"}' --elicit decline`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				if dash > 0 {
