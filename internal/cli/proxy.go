@@ -19,6 +19,7 @@ import (
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/target"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ProxyOptions are the options of `mcp-tester proxy`.
@@ -47,7 +48,12 @@ type ProxyOptions struct {
 	MaxBytes int64
 	// ShowState writes requestState values as they are.
 	ShowState bool
+	// given names the flags given on the command line.
+	given map[string]bool
 }
+
+// httpOnlyFlags mean something for a server reached by URL only.
+var httpOnlyFlags = []string{"listen", "listen-any", "addr-file", "transport", "max-streams"}
 
 func newProxyCmd(ios *iostreams.IOStreams, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
 	opts := &ProxyOptions{IO: ios}
@@ -84,6 +90,8 @@ was gone at the end); 2 usage.`,
 			} else if len(args) > 0 {
 				return usageErr("unexpected argument %q: give the server program after --, as in: mcp-tester proxy -o FILE -- %s", args[0], strings.Join(args, " "))
 			}
+			opts.given = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.given[f.Name] = true })
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -97,7 +105,7 @@ was gone at the end); 2 usage.`,
 	f.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "HTTP: the address to listen on (loopback only, unless --listen-any)")
 	f.BoolVar(&opts.ListenAny, "listen-any", false, "HTTP: allow a --listen address that is not on loopback, and requests to any host name")
 	f.StringVar(&opts.AddrFile, "addr-file", "", "HTTP: write the address listened on (host:port) to this file once listening")
-	f.StringVar(&opts.Transport, "transport", "streamable", "HTTP: the transport the recording's header names: streamable, or sse (2024-11-05); both are forwarded either way")
+	f.StringVar(&opts.Transport, "transport", "streamable", "HTTP: the server's transport: streamable, or sse (2024-11-05: its endpoint event is made to name the proxy, and the recording's header says sse)")
 	f.IntVar(&opts.MaxStreams, "max-streams", proxy.DefaultMaxStreams, "HTTP: forward at most this many exchanges (requests, event streams) at once")
 	f.Int64Var(&opts.MaxBytes, "max-bytes", recording.DefaultMaxBytes, "stop recording (not forwarding) past this many bytes")
 	f.BoolVar(&opts.ShowState, "show-state", false, "record requestState values as they are, not as their length")
@@ -125,6 +133,11 @@ func (o *ProxyOptions) check() error {
 		return usageErr("--max-bytes %d: give a size in bytes", o.MaxBytes)
 	}
 	if o.URL == "" {
+		for _, name := range httpOnlyFlags {
+			if o.given[name] {
+				return usageErr("--%s applies to a server reached by URL (-u), not to a stdio server", name)
+			}
+		}
 		return nil
 	}
 	u, err := url.Parse(o.URL)
@@ -216,7 +229,7 @@ func runHTTPProxy(ctx context.Context, opts *ProxyOptions) error {
 	}
 	defer f.Close()
 	h := proxy.NewHandler(proxy.HTTPOptions{Server: server, Rec: rec, MaxStreams: opts.MaxStreams,
-		AnyHost: opts.ListenAny, Log: opts.IO.ErrOut})
+		AnyHost: opts.ListenAny, SSE: opts.Transport == "sse", Log: opts.IO.ErrOut})
 	public := url.URL{Scheme: "http", Host: ln.Addr().String(), Path: server.Path, RawQuery: server.RawQuery}
 	fmt.Fprintf(opts.IO.ErrOut, "mcp-tester proxy: give the client %s (forwarding to %s, recording to %s)\n",
 		credential.RedactURL(public.String()), credential.RedactURL(opts.URL), opts.Output)

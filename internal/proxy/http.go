@@ -51,6 +51,11 @@ type HTTPOptions struct {
 	// rebinds its name to 127.0.0.1 must not speak to the server through
 	// the proxy, which would present its requests as the server's own).
 	AnyHost bool
+	// SSE says the server speaks the HTTP+SSE transport of 2024-11-05:
+	// the first event of a GET stream, its endpoint event, is held until it
+	// is whole, to name the proxy when it names the server's origin. (A
+	// Streamable HTTP stream is never held: its comments keep it alive.)
+	SSE bool
 	// Log gets the proxy's notes.
 	Log io.Writer
 }
@@ -68,9 +73,9 @@ type HTTPOptions struct {
 //     the address it connected to logs in through the proxy;
 //   - the resource_metadata URL of a WWW-Authenticate challenge, and a
 //     redirect's Location, on the server's origin, name the proxy's;
-//   - the endpoint event of the 2024-11-05 transport, when it is an
-//     absolute URL on the server's origin, names the proxy's (a relative
-//     one passes as it is).
+//   - with HTTPOptions.SSE, the endpoint event of the 2024-11-05
+//     transport, when it is an absolute URL on the server's origin, names
+//     the proxy's (a relative one passes as it is).
 //
 // A server that cannot be reached is answered for: 502 with a JSON-RPC
 // error naming the proxy.
@@ -296,7 +301,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	_ = rc.Flush()
 	events := wire.NewEventReader(func(e wire.Event) { h.streamEvent(x, e) })
 	buf := make([]byte, 32<<10)
-	first := x.r.Method == http.MethodGet
+	first := x.r.Method == http.MethodGet && h.o.SSE
 	var pending []byte // the start of the stream, held until its first event ends
 	for {
 		n, err := resp.Body.Read(buf)

@@ -444,7 +444,7 @@ func TestLegacyEndpoint(t *testing.T) {
 					ep = fmt.Sprintf(ep, base)
 				}
 				fmt.Fprintf(w, "event: endpoint\ndata: %s\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", ep)
-			}), nil)
+			}), func(o *HTTPOptions) { o.SSE = true })
 			base = r.server.URL
 			resp, err := http.Get(r.proxy.URL + "/sse")
 			if err != nil {
@@ -579,4 +579,26 @@ func compact(s string) string {
 		panic(err)
 	}
 	return b.String()
+}
+
+// A Streamable HTTP GET stream is never held back: the comments a server
+// keeps it alive with reach the client as they come.
+func TestGetStreamKeepAliveNotHeld(t *testing.T) {
+	read := make(chan struct{})
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, ": keep-alive\n\n")
+		w.(http.Flusher).Flush()
+		<-read
+	}), nil)
+	resp, err := http.Get(r.proxy.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, len(": keep-alive\n\n"))
+	if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != ": keep-alive\n\n" {
+		t.Errorf("got %q, %v", buf, err)
+	}
+	close(read)
 }
