@@ -372,3 +372,28 @@ func empty(v any) bool {
 	}
 	return false
 }
+
+// Segments returns p's members and indexes as written in the catalog:
+// names unquoted, indexes as "[0]".
+func (p Path) Segments() []string {
+	s := string(p)
+	starts := segmentStarts(s)
+	var out []string
+	for i, at := range starts {
+		end := len(s)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		seg := s[at:end]
+		switch {
+		case strings.HasPrefix(seg, "."):
+			seg = seg[1:]
+		case strings.HasPrefix(seg, "[\""):
+			if u, err := strconv.Unquote(seg[1 : len(seg)-1]); err == nil {
+				seg = u
+			}
+		}
+		out = append(out, seg)
+	}
+	return out
+}

@@ -155,9 +155,14 @@ func (d *differ) server(old, new *catalog.Catalog) {
 	d.text(RuleServerInfoChanged, "server.title", who, "title", o.Title, n.Title)
 	d.text(RuleServerInfoChanged, "server.description", who, "description", o.Description, n.Description)
 	d.text(RuleServerInfoChanged, "server.websiteUrl", who, "website", o.WebsiteURL, n.WebsiteURL)
-	d.text(RuleVersionChanged, "server.version", who, "version", o.Version, n.Version)
+	if o.Version != n.Version {
+		d.add(RuleVersionChanged, "server.version", who, fmt.Sprintf("version %s → %s", orNone(o.Version), orNone(n.Version)), nilIfEmpty(o.Version), nilIfEmpty(n.Version))
+	}
 	d.icons("server", who, o.Icons, n.Icons)
-	d.text(RuleProtocolChanged, "protocolVersion", who, "protocol version", old.ProtocolVersion, new.ProtocolVersion)
+	if old.ProtocolVersion != new.ProtocolVersion {
+		d.add(RuleProtocolChanged, "protocolVersion", who, fmt.Sprintf("protocol version %s → %s", orNone(old.ProtocolVersion), orNone(new.ProtocolVersion)),
+			nilIfEmpty(old.ProtocolVersion), nilIfEmpty(new.ProtocolVersion))
+	}
 	d.text(RuleInstructionsChanged, "instructions", who, "instructions", old.Instructions, new.Instructions)
 }
 
@@ -333,11 +338,67 @@ func (d *differ) annotations(p catalog.Path, who string, o, n *catalog.ToolAnnot
 	hint("openWorldHint", o.OpenWorld(), n.OpenWorld(), !o.OpenWorld() && n.OpenWorld())
 }
 
+// describe words a schema finding for people: noun is input or output,
+// base the path of the schema.
+func describe(noun string, base catalog.Path, f finding) string {
+	switch f.what {
+	case "added":
+		kind := "optional"
+		if f.required {
+			kind = "required"
+		}
+		return fmt.Sprintf("%s %s %q added", kind, noun, chain(base, f.path))
+	case "removed":
+		return fmt.Sprintf("%s %q removed", noun, chain(base, f.path))
+	case "renamed":
+		return fmt.Sprintf("%s %q removed and %q added with the same schema: renamed?", noun, chain(base, f.path), f.new)
+	case "required":
+		in := chain(base, f.path.Parent())
+		name := f.name
+		if in != "" {
+			name = in + "." + name
+		}
+		if f.effect == narrowed {
+			return fmt.Sprintf("%s %q is now required", noun, name)
+		}
+		return fmt.Sprintf("%s %q is no longer required", noun, name)
+	}
+	if c := chain(base, f.path.Parent()); c != "" {
+		return fmt.Sprintf("%s %q: %s", noun, c, f.msg)
+	}
+	return noun + ": " + f.msg
+}
+
+// chain names the property at p below the schema at base as a caller
+// writes it: "target.zone", "tags[]" for an array's items.
+func chain(base, p catalog.Path) string {
+	all, under := p.Segments(), base.Segments()
+	if len(all) < len(under) {
+		return "" // the schema itself
+	}
+	segs := all[len(under):]
+	var parts []string
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 < len(segs) {
+				parts = append(parts, segs[i+1])
+				i++
+			}
+		case "items":
+			if len(parts) > 0 {
+				parts[len(parts)-1] += "[]"
+			}
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
 // input classifies the differences of an input schema: what refuses a
 // caller's old arguments breaks, what accepts more is safe.
 func (d *differ) input(p catalog.Path, who string, old, new any) {
 	for _, f := range compareSchemas(p, old, new) {
-		msg := "input " + f.msg
+		msg := describe("input", p, f)
 		switch {
 		case f.what == "removed":
 			d.removed(RuleInputRemoved, f.path, who, msg, f.old, nil)
@@ -382,7 +443,7 @@ func (d *differ) output(p catalog.Path, who string, old, new any) {
 		return
 	}
 	for _, f := range compareSchemas(p, old, new) {
-		msg := "output " + f.msg
+		msg := describe("output", p, f)
 		switch {
 		case f.what == "removed" || f.what == "renamed":
 			d.removed(RuleOutputRemoved, f.path, who, msg, f.old, f.new)

@@ -482,7 +482,7 @@ func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth 
 			if !paired[a] && reflect.DeepEqual(op[r], np[a]) {
 				paired[a], paired[r] = true, true
 				add(out, finding{path: pp.Key(r), effect: changed, what: "renamed", name: r,
-					msg: fmt.Sprintf("%q removed, %q added with the same schema: renamed?", r, a), old: r, new: a,
+					msg: "renamed?", old: r, new: a,
 					required: slices.Contains(nreq, a)})
 				break
 			}
