@@ -303,8 +303,8 @@ func firstDifference(p Path, a, b any) (Path, string) {
 		for _, k := range keys {
 			bv, ok := bm[k]
 			if !ok {
-				if empty(a[k]) {
-					continue
+				if empty(a[k]) && memberNames()[k] {
+					continue // written with omitempty: absent on the way back
 				}
 				return p.Key(k), "not a member of a catalog (misspelt, or in other letter case?)"
 			}
@@ -334,6 +334,20 @@ func firstDifference(p Path, a, b any) (Path, string) {
 		return p, "not in the form of a catalog (a value of the wrong type?)"
 	}
 	return "", ""
+}
+
+// memberNames are the JSON names of the members of a catalog's types.
+func memberNames() map[string]bool {
+	names := map[string]bool{}
+	for _, v := range []any{Catalog{}, Server{}, Icon{}, Tool{}, ToolAnnotations{}, Prompt{}, Argument{}, Resource{}, Template{}} {
+		t := reflect.TypeOf(v)
+		for i := range t.NumField() {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
+				names[name] = true
+			}
+		}
+	}
+	return names
 }
 
 // fill gives the lists and capabilities that are absent their empty

@@ -245,7 +245,10 @@ func sarifLevel(c Class) sarif.Level {
 // result per change, at its line of a catalog file when there is one and
 // at its path in the catalog.
 func (r *Report) SARIF(tool sarif.Tool, f Files) *sarif.Run {
-	run := &sarif.Run{Tool: tool}
+	run := &sarif.Run{Tool: tool, Anchor: f.Old}
+	if f.Old == "" {
+		run.Anchor = f.New
+	}
 	for _, rule := range Rules() {
 		sr := sarif.Rule{ID: rule.ID, Short: rule.Short, Help: rule.Help, Level: sarifLevel(rule.Class),
 			Tags: []string{"mcp", "catalog", rule.Class.String()}, SecuritySeverity: rule.Severity}

@@ -52,7 +52,8 @@ default; review, any, or none), 0 otherwise; 2 when a file cannot be read;
 comment), sarif (code scanning: each change at its line of the catalog
 file), or github (the text, and a GitHub Actions annotation per change at
 its line of the catalog file). Everything a server wrote is escaped.`,
-		Example: `  mcp-tester catalog diff catalog.json -c bin/deployer
+		Example: `  mcp-tester catalog save -c bin/deployer -o catalog.json
+  mcp-tester catalog diff catalog.json -c bin/deployer
   mcp-tester catalog save -c bin/deployer -o new.json
   mcp-tester catalog diff catalog.json new.json --format markdown --fail-on review
   mcp-tester catalog diff catalog.json -c bin/deployer --format sarif > catalog.sarif`,
@@ -135,6 +136,13 @@ func writeCatalogDiff(w io.Writer, format string, rep *catalogdiff.Report, t cat
 		return nil
 	}
 	return rep.WriteText(w, t)
+}
+
+// addSARIFFileFlag adds --sarif-file: the file at which code scanning
+// shows findings about a live server.
+func addSARIFFileFlag(cmd *cobra.Command, file *string) {
+	cmd.Flags().StringVar(file, "sarif-file", "catalog.json",
+		"with --format sarif: the file (from the repository root) code scanning shows findings about the server at; code scanning needs one")
 }
 
 // sarifTool is mcp-tester as the tool of a SARIF run.

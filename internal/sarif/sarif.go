@@ -77,6 +77,12 @@ type Run struct {
 	Rules []Rule
 	// Results refer to Rules by id. Every result's rule must be listed.
 	Results []Result
+	// Anchor is the file (relative to the repository root) at which a
+	// result with no file of its own is shown: code scanning refuses a
+	// whole log when one location has no file (only a logical path). A
+	// catalog snapshot is a good anchor for findings about a server. A
+	// result without a file in a run without an anchor is refused.
+	Anchor string
 	// Failed, when not empty, says why the tool could not do all it was
 	// asked (a server that went away, a deadline): the run is then marked
 	// not successful, with this as its notification.
@@ -196,7 +202,7 @@ func (r *Run) doc() (runDoc, error) {
 		if !ok {
 			return runDoc{}, fmt.Errorf("result %d: rule %q is not listed", i, res.RuleID)
 		}
-		rd, err := res.doc(n, rules[n])
+		rd, err := res.doc(n, rules[n], r.Anchor)
 		if err != nil {
 			return runDoc{}, fmt.Errorf("result %d (%s): %w", i, res.RuleID, err)
 		}
@@ -241,7 +247,7 @@ func (rule Rule) doc() (ruleDoc, error) {
 	return d, nil
 }
 
-func (res Result) doc(index int, rule Rule) (resultDoc, error) {
+func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 	if strings.TrimSpace(res.Message) == "" {
 		return resultDoc{}, fmt.Errorf("the message is empty")
 	}
@@ -258,6 +264,12 @@ func (res Result) doc(index int, rule Rule) (resultDoc, error) {
 	d := resultDoc{RuleID: res.RuleID, RuleIndex: index, Level: level, Message: messageDoc{Text: res.Message}, Properties: res.Properties}
 	var first Location
 	for i, loc := range res.Locations {
+		if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
+			if anchor == "" {
+				return resultDoc{}, fmt.Errorf("location %d has no file and the run no anchor: code scanning refuses a location without a file", i)
+			}
+			loc.File = anchor
+		}
 		ld, err := loc.doc()
 		if err != nil {
 			return resultDoc{}, fmt.Errorf("location %d: %w", i, err)

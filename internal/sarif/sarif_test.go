@@ -16,7 +16,8 @@ import (
 
 func sample() *sarif.Log {
 	return &sarif.Log{Runs: []*sarif.Run{{
-		Tool: sarif.Tool{Name: "mcp-tester", Version: "v0.9.1", InformationURI: "https://github.com/askback/askback"},
+		Tool:   sarif.Tool{Name: "mcp-tester", Version: "v0.9.1", InformationURI: "https://github.com/askback/askback"},
+		Anchor: "catalog.json",
 		Rules: []sarif.Rule{
 			{ID: "z-last", Short: "sorted last", Level: sarif.Note},
 			{ID: "a-first", Short: "sorted first", Full: "a longer text", Help: "what to do", HelpURI: "https://github.com/askback/askback/blob/main/docs/ci.md",
@@ -142,10 +143,11 @@ func TestWriteRefusesInvalidLogs(t *testing.T) {
 		{"empty message", "the message is empty", func(r *sarif.Run) { r.Results[0].Message = "" }},
 		{"line without file", "a line without a file", func(r *sarif.Run) { r.Results[0].Locations[0].File = "" }},
 		{"no location", "no location: code scanning needs one", func(r *sarif.Run) { r.Results[0].Locations = nil }},
-		{"empty location", "neither a file nor a logical path", func(r *sarif.Run) { r.Results[0].Locations = []sarif.Location{{}} }},
+		{"empty location, no anchor", "no file and the run no anchor", func(r *sarif.Run) { r.Results[0].Locations = []sarif.Location{{}}; r.Anchor = "" }},
 		{"negative line", "a negative line", func(r *sarif.Run) { r.Results[0].Locations[0].Line = -1 }},
 		{"column without line", "without a start line", func(r *sarif.Run) { r.Results[0].Locations[0].Line = 0 }},
 		{"end before start", "ends (line 2) before it starts (line 9)", func(r *sarif.Run) { r.Results[0].Locations[0].EndLine = 2 }},
+		{"no file, no anchor", "no file and the run no anchor", func(r *sarif.Run) { r.Anchor = "" }},
 		{"tool without name", "the tool has no name", func(r *sarif.Run) { r.Tool.Name = "" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
