@@ -81,7 +81,9 @@ type ToolAnnotations struct {
 // ReadOnly, Destructive, Idempotent and OpenWorld are the hints as MCP
 // defines them when absent: not read-only, destructive, not idempotent,
 // open world.
-func (a *ToolAnnotations) ReadOnly() bool { return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint }
+func (a *ToolAnnotations) ReadOnly() bool {
+	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+}
 
 // Destructive: see ReadOnly.
 func (a *ToolAnnotations) Destructive() bool {

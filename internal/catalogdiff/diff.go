@@ -533,8 +533,10 @@ func (d *differ) prompt(o, n catalog.Prompt) {
 	}
 }
 
-func resourcePath(uri string) catalog.Path         { return catalog.Path("resources").Key(uri) }
-func templatePath(uriTemplate string) catalog.Path { return catalog.Path("resourceTemplates").Key(uriTemplate) }
+func resourcePath(uri string) catalog.Path { return catalog.Path("resources").Key(uri) }
+func templatePath(uriTemplate string) catalog.Path {
+	return catalog.Path("resourceTemplates").Key(uriTemplate)
+}
 
 func (d *differ) resources(old, new []catalog.Resource) {
 	gone, came, both := keyed(old, new, func(r catalog.Resource) string { return r.URI })
