@@ -96,6 +96,9 @@ func Example() {
 	//               "physicalLocation": {
 	//                 "artifactLocation": {
 	//                   "uri": "catalog.json"
+	//                 },
+	//                 "region": {
+	//                   "startLine": 1
 	//                 }
 	//               },
 	//               "logicalLocations": [

@@ -80,8 +80,9 @@ type Run struct {
 	// Anchor is the file (relative to the repository root) at which a
 	// result with no file of its own is shown: code scanning refuses a
 	// whole log when one location has no file (only a logical path). A
-	// catalog snapshot is a good anchor for findings about a server. A
-	// result without a file in a run without an anchor is refused.
+	// catalog snapshot is a good anchor for findings about a server. Such
+	// results are shown at its line 1. A result without a file in a run
+	// without an anchor is refused.
 	Anchor string
 	// Failed, when not empty, says why the tool could not do all it was
 	// asked (a server that went away, a deadline): the run is then marked
@@ -268,7 +269,7 @@ func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 			if anchor == "" {
 				return resultDoc{}, fmt.Errorf("location %d has no file and the run no anchor: code scanning refuses a location without a file", i)
 			}
-			loc.File = anchor
+			loc.File, loc.Line = anchor, 1 // code scanning shows it at the top
 		}
 		ld, err := loc.doc()
 		if err != nil {
