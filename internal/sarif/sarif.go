@@ -39,6 +39,11 @@ const SchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sc
 // follows one finding from run to run even when lines move.
 const FingerprintKey = "askbackFinding/v1"
 
+// DefaultAnchor is the anchor of a run that names none: catalog.json, the
+// server's catalog snapshot that docs/ci.md has a repository commit
+// (mcp-tester catalog save -o catalog.json).
+const DefaultAnchor = "catalog.json"
+
 // Level is how serious a result is.
 type Level string
 
@@ -81,8 +86,7 @@ type Run struct {
 	// result with no file of its own is shown: code scanning refuses a
 	// whole log when one location has no file (only a logical path). A
 	// catalog snapshot is a good anchor for findings about a server. Such
-	// results are shown at its line 1. A result without a file in a run
-	// without an anchor is refused.
+	// results are shown at its line 1. Empty means DefaultAnchor.
 	Anchor string
 	// Failed, when not empty, says why the tool could not do all it was
 	// asked (a server that went away, a deadline): the run is then marked
@@ -203,7 +207,7 @@ func (r *Run) doc() (runDoc, error) {
 		if !ok {
 			return runDoc{}, fmt.Errorf("result %d: rule %q is not listed", i, res.RuleID)
 		}
-		rd, err := res.doc(n, rules[n], r.Anchor)
+		rd, err := res.doc(n, rules[n], cmp.Or(r.Anchor, DefaultAnchor))
 		if err != nil {
 			return runDoc{}, fmt.Errorf("result %d (%s): %w", i, res.RuleID, err)
 		}
@@ -266,10 +270,9 @@ func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 	var first Location
 	for i, loc := range res.Locations {
 		if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
-			if anchor == "" {
-				return resultDoc{}, fmt.Errorf("location %d has no file and the run no anchor: code scanning refuses a location without a file", i)
-			}
-			loc.File, loc.Line = anchor, 1 // code scanning shows it at the top
+			// Code scanning refuses a whole log when one location has no
+			// file: it is shown at the top of the anchor.
+			loc.File, loc.Line = anchor, 1
 		}
 		ld, err := loc.doc()
 		if err != nil {
