@@ -79,7 +79,9 @@ func property(s string) string {
 // Actions would read as a workflow command (one that starts with "::",
 // after spaces) prefixed with "| ": a server's text printed in a report
 // cannot write an annotation, mask a value or stop the reading of
-// commands. The annotations themselves go to w directly.
+// commands. The annotations themselves go to w directly. Spaces and a
+// colon that begin a line are held until the line shows what it is: text
+// written through it ends with a newline.
 func Guard(w io.Writer) io.Writer { return &guard{w: w, start: true} }
 
 type guard struct {
