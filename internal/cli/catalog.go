@@ -25,8 +25,8 @@ catalog save writes it as one canonical JSON file to commit next to the
 server's code; catalog diff compares two (or a file and the live server) and
 classifies every change as breaking for callers, to review (what the model
 is told changed) or safe, and fails on the changes you choose.`,
-		Example: `  mcp-tester catalog save -c bin/deployer -o catalog.json
-  mcp-tester catalog diff catalog.json -c bin/deployer`,
+		Example: `  mcp-tester catalog save -c bin/deployer -o /tmp/catalog.json
+  mcp-tester catalog diff /tmp/catalog.json -c bin/deployer`,
 	}
 	cmd.AddCommand(newCatalogSaveCmd(ios, nil), newCatalogDiffCmd(ios, nil))
 	return cmd

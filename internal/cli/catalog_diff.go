@@ -52,11 +52,11 @@ default; review, any, or none), 0 otherwise; 2 when a file cannot be read;
 comment), sarif (code scanning: each change at its line of the catalog
 file), or github (the text, and a GitHub Actions annotation per change at
 its line of the catalog file). Everything a server wrote is escaped.`,
-		Example: `  mcp-tester catalog save -c bin/deployer -o catalog.json
-  mcp-tester catalog diff catalog.json -c bin/deployer
-  mcp-tester catalog save -c bin/deployer -o new.json
-  mcp-tester catalog diff catalog.json new.json --format markdown --fail-on review
-  mcp-tester catalog diff catalog.json -c bin/deployer --format sarif > catalog.sarif`,
+		Example: `  mcp-tester catalog save -c bin/deployer -o /tmp/catalog.json
+  mcp-tester catalog diff /tmp/catalog.json -c bin/deployer
+  mcp-tester catalog save -c bin/deployer -o /tmp/new.json
+  mcp-tester catalog diff /tmp/catalog.json /tmp/new.json --format markdown --fail-on review
+  mcp-tester catalog diff /tmp/catalog.json -c bin/deployer --format sarif > /tmp/catalog.sarif`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old = args[0]

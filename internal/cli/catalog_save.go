@@ -32,8 +32,8 @@ With -o FILE the file is replaced whole once the catalog is read (a server
 that fails leaves the old file as it was); without, the catalog goes to
 stdout. A list that fails fails the save (exit 1): a catalog with a list
 missing would read as everything in it removed.`,
-		Example: `  mcp-tester catalog save -c bin/deployer -o catalog.json
-  mcp-tester catalog save -c bin/manytools > manytools.json`,
+		Example: `  mcp-tester catalog save -c bin/deployer -o /tmp/catalog.json
+  mcp-tester catalog save -c bin/manytools > /tmp/manytools.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

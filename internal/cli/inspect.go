@@ -53,7 +53,7 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 		Example: `  mcp-tester inspect -c bin/manytools
   mcp-tester inspect -c bin/deployer --probe --check-icons
   mcp-tester inspect -c bin/manytools --format json --min-score 80
-  mcp-tester inspect -c bin/manytools --format sarif > inspect.sarif`,
+  mcp-tester inspect -c bin/manytools --format sarif > /tmp/inspect.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
