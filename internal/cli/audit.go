@@ -31,9 +31,12 @@ type AuditOptions struct {
 	Args          []string // NAME=JSON
 	Include       []string
 	ReadOnly      bool
-	Format        string
-	JUnit         string
-	Quiet         bool
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots on the probes that declare elicitation, and answer them.
+	Samples []string
+	Format  string
+	JUnit   string
+	Quiet   bool
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
 	AllowEmpty bool
@@ -103,6 +106,7 @@ went away, or --deadline ran out).`,
 	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
@@ -194,6 +198,14 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
 	}
+	samples, err := (&AnswerOptions{Samples: o.Samples}).samples()
+	if err != nil {
+		return audit.Options{}, err
+	}
+	roots, err := o.Conn.roots()
+	if err != nil {
+		return audit.Options{}, err
+	}
 	// The second identity's credentials are hidden on the output like the
 	// first's.
 	o.IO.AddSecrets(credential.Secrets("", o.OtherHeaders)...)
@@ -235,6 +247,8 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		Args:          args,
 		Include:       o.Include,
 		ReadOnly:      o.ReadOnly,
+		Samples:       samples,
+		Roots:         roots,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
 	}
