@@ -69,7 +69,13 @@ cancel, missing and unknown answers, endless asking, URL safety, and
 input_required on methods that may not carry it.
 
 Destructive tools (destructiveHint true, or absent without readOnlyHint) are
-never called unless named with --include.
+never called unless named with --include. Tools marked neither read-only nor
+destructive may change what the server holds, and are called: the audit
+names them on stderr before it starts; --read-only calls only the tools
+marked read-only (readOnlyHint), and those --include names.
+
+--sample and --root declare sampling and roots (deprecated as of 2026-07-28)
+and answer them, so that tools that need them are listed and audited.
 
 An --include or --args that names nothing the server offers is a usage
 error. An audit in which no rule applied to any tool, prompt or resource
@@ -87,6 +93,7 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
+  mcp-tester audit -c 'bin/rulebreaker -writer' --read-only
   mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
