@@ -22,7 +22,7 @@ var (
 	dataWord = regexp.MustCompile(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
-	markdownImage = regexp.MustCompile(`!\[[^\]\n]*\]\(\s*((?:https?:)?//[^)\s]+)`)
+	markdownImage = regexp.MustCompile(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
 	// placeholder is a place in an address for data to go: {x}, $X,
 	// <x>, %s, or an address that ends in = for a value appended.
 	placeholder = regexp.MustCompile(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)

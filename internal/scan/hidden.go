@@ -14,15 +14,15 @@ import (
 // hidden message likely rather than a stray character.
 const manyInvisible = 8
 
-// maxDecoded bounds the text spelled by tag characters that a finding
-// quotes.
-const maxDecoded = 120
+// maxSpelled bounds the text spelled by tag characters that is kept.
+const maxSpelled = 4096
 
 // hiddenChars reports the characters of t that a person does not see or
 // that change what is shown: tag characters (MCPS001), bidirectional
 // controls (MCPS002), control characters (MCPS003) and other invisible
-// characters (MCPS004). The classes are termsafe's.
-func (s *scanner) hiddenChars(t *text) {
+// characters (MCPS004). The classes are termsafe's. It returns the text
+// the tag characters spell, which the other rules read too.
+func (s *scanner) hiddenChars(t *text) (spelled string) {
 	var (
 		tags, bidi, controls, loneCR, escapes, invisible int
 		decoded                                          strings.Builder
@@ -33,7 +33,7 @@ func (s *scanner) hiddenChars(t *text) {
 		switch termsafe.Classify(r) {
 		case termsafe.Tag:
 			tags++
-			if r >= 0xe0020 && r <= 0xe007e && decoded.Len() < maxDecoded {
+			if r >= 0xe0020 && r <= 0xe007e && decoded.Len() < maxSpelled {
 				decoded.WriteRune(r - 0xe0000)
 			}
 		case termsafe.Bidi:
@@ -73,7 +73,7 @@ func (s *scanner) hiddenChars(t *text) {
 	if tags > 0 {
 		reason := fmt.Sprintf("%d Unicode tag character(s), invisible to people", tags)
 		if d := strings.TrimSpace(decoded.String()); d != "" {
-			reason += fmt.Sprintf("; they spell %q", d)
+			reason += fmt.Sprintf("; they spell %q", clipWords(d))
 		}
 		s.add(RuleTags, High, t, reason, t.s)
 	}
@@ -101,6 +101,7 @@ func (s *scanner) hiddenChars(t *text) {
 		}
 		s.add(RuleInvisible, sev, t, why, t.s)
 	}
+	return decoded.String()
 }
 
 // benignJoiner reports whether the format character at i is one that

@@ -116,7 +116,7 @@ func (s *scanner) scanServer(c *Catalog) {
 
 // textRules runs the rules that read one text.
 func (s *scanner) textRules(t *text) {
-	s.hiddenChars(t)
+	spelled := s.hiddenChars(t)
 	if t.kind == kindName {
 		s.confusableName(t)
 		return
@@ -126,6 +126,11 @@ func (s *scanner) textRules(t *text) {
 		return
 	}
 	plain := fold(t.s)
+	if spelled != "" {
+		// What tag characters spell, the model reads: the rules read it
+		// too.
+		plain += "\n" + fold(spelled)
+	}
 	s.mixedWords(t)
 	s.markup(t, plain)
 	s.modelDirected(t, plain)

@@ -26,7 +26,7 @@ var (
 	directive = regexp.MustCompile(`(?i)\b(?:must|should|shall|always|never|instead|only|make\s+sure|ensure|required?|requires|before|after|when|whenever|do\s+not|don'?t|remember|important|add|set|change|replace|redirect|bcc|cc)\b`)
 	// shadowCue changes what another tool does: its recipients, its
 	// arguments, which tool is used instead.
-	shadowCue = regexp.MustCompile(`(?i)\b(?:bcc|cc|send|sends|forward|redirect|instead\s+of|replace|replaces|change|changes|override|modify|add|append|include|copy|recipients?|always|never|must|required?)\b`)
+	shadowCue = regexp.MustCompile(`(?i)\b(?:bcc|cc|send|sends|forward|redirect|instead\s+of|replace|replaces|change|changes|override|modify|add|append|include|copy|recipients?|payee|account|iban|set|sets|always|never|must|required?)\b`)
 	// notATool follows a name that is a parameter or a field, not a tool.
 	notATool = regexp.MustCompile(`(?i)^[` + "`'\"" + `]?\s+(?:parameter|argument|field|property|option|flag|key|value|attribute|column|variable|setting)s?\b`)
 )

@@ -246,8 +246,8 @@ func fold(s string) string {
 		}
 		if space != 0 && b.Len() > 0 {
 			b.WriteByte(space)
-			space = 0
 		}
+		space = 0
 		if l, ok := latinLookalike(r); ok {
 			r = l
 		}
