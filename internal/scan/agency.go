@@ -81,7 +81,7 @@ func (s *scanner) agency(i int, tool *mcp.Tool) {
 // whether its name says so (else its description does); "" for neither.
 func agencyOf(t *mcp.Tool) (what string, byName bool) {
 	words := nameWords(t.Name)
-	desc := fold(t.Description)
+	desc := headTail(fold(t.Description))
 	if len(words) > 0 && readNames[words[0]] {
 		return "", false // a tool that looks: get_payment, preview_delete
 	}

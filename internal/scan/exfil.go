@@ -102,13 +102,13 @@ func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
 	sort.Strings(names)
 	toolSubj := fmt.Sprintf("tool %q", tool.Name)
 	descPath := fmt.Sprintf("$.tools[%d].description", i)
-	toolSents := sentences(fold(tool.Description))
+	toolSents := sentences(headTail(fold(tool.Description)))
 	for _, n := range names {
 		p, _ := props[n].(map[string]any)
 		subj := fmt.Sprintf("%s parameter %q", toolSubj, n)
 		path := fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))
 		desc, _ := p["description"].(string)
-		if m := firstMatch(conversationCue, fold(desc)); m != "" {
+		if m := firstMatch(conversationCue, headTail(fold(desc))); m != "" {
 			s.add(RuleSideChannel, High, &text{subject: subj, path: path + ".description"},
 				fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
 			continue

@@ -114,9 +114,12 @@ var (
 	RuleHiddenMarkup = Rule{"MCPS007", "hidden-markup", FamilyHidden, High,
 		"text hidden in markup: comments and invisible elements",
 		"HTML and Markdown comments, elements styled invisible and hidden attributes are not shown where descriptions are rendered, but the model reads them. Say openly what the tool does."}
-	RuleAttentionTags = Rule{"MCPS008", "attention-tags", FamilyHidden, Medium,
+	RuleAttentionTags = Rule{"MCPS008", "attention-tags", FamilyHidden, High,
 		"tags that address the model with authority (<IMPORTANT>, <system>)",
 		"Tags like <IMPORTANT> or <system> are how poisoned descriptions wrap their orders to the model; a description needs none. Role markers of chat templates (<|im_start|>, [INST]) are high."}
+	RuleOversized = Rule{"MCPS009", "oversized-text", FamilyHidden, Medium,
+		"a text too long to read whole",
+		"A description of tens of kilobytes buries what it says in bulk that no person reads, while the model reads all of it. The scan reads the phrases of a text in its first 24 KiB and last 8 KiB, and 2 MiB of text in all: the finding says what was not read. Keep descriptions short."}
 	RuleOverride = Rule{"MCPS010", "override-instructions", FamilyModel, High,
 		"an instruction to ignore or override other instructions",
 		"A description that tells the model to ignore its instructions, or claims precedence over them, is a prompt injection."}
@@ -152,7 +155,7 @@ var (
 // Rules lists every rule in order.
 func Rules() []Rule {
 	return []Rule{RuleTags, RuleBidi, RuleControl, RuleInvisible, RuleConfusable, RuleMixedWords,
-		RuleHiddenMarkup, RuleAttentionTags, RuleOverride, RuleConceal, RuleSecrets, RulePrecondition,
+		RuleHiddenMarkup, RuleAttentionTags, RuleOversized, RuleOverride, RuleConceal, RuleSecrets, RulePrecondition,
 		RuleDestination, RuleSideChannel, RuleShadowing, RuleUnannotated, RuleContradicted, RuleCollision}
 }
 

@@ -17,6 +17,9 @@
 package scan
 
 import (
+	"fmt"
+	"unicode/utf8"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,6 +75,7 @@ type scanner struct {
 	ownNames []nameSet
 	findings []Finding
 	seen     map[findingKey]int // index in findings of a rule's finding on a path
+	spent    int                // bytes read by the phrase rules (readable)
 }
 
 type findingKey struct {
@@ -131,9 +135,55 @@ func (s *scanner) textRules(t *text) {
 		// too.
 		plain += "\n" + fold(spelled)
 	}
+	plain, ok := s.readable(t, plain)
+	if !ok {
+		return
+	}
 	s.mixedWords(t)
 	s.markup(t, plain)
 	s.modelDirected(t, plain)
 	s.destinations(t, plain)
 	s.shadowing(t, plain)
+}
+
+// Bounds of the rules that read phrases, whose cost grows with the text:
+// a text is read in its first maxHead and last maxTail bytes, and a scan
+// reads phraseBudget bytes of text in all. Hidden characters are looked
+// for in every byte.
+const (
+	maxHead      = 24 << 10
+	maxTail      = 8 << 10
+	phraseBudget = 2 << 20
+)
+
+// readable returns the part of plain (t folded) that the phrase rules
+// read, and false when the scan's budget is spent; a text cut or not read
+// is a finding (MCPS009), so that what was not read is said.
+func (s *scanner) readable(t *text, plain string) (string, bool) {
+	if s.spent >= phraseBudget {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("not read for phrases: the scan read %d MiB of text, its limit", phraseBudget>>20), "")
+		return "", false
+	}
+	if len(plain) > maxHead+maxTail {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: its phrases were read in the first %d KiB and the last %d KiB only", len(t.s), maxHead>>10, maxTail>>10), "")
+		plain = headTail(plain)
+	}
+	s.spent += len(plain)
+	return plain, true
+}
+
+// headTail is s cut to its first maxHead and last maxTail bytes, at rune
+// boundaries, with a line break between.
+func headTail(s string) string {
+	if len(s) <= maxHead+maxTail {
+		return s
+	}
+	head, tail := maxHead, len(s)-maxTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "\n" + s[tail:]
 }
