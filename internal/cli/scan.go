@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/spf13/cobra"
 )
@@ -78,11 +79,14 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
-	addFormatFlag(cmd, &opts.Format, nil)
+	f.StringVar(&opts.Format, "format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
 	return cmd
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
+	if err := checkFormat(opts.Format, "text", "json", "sarif"); err != nil {
+		return err
+	}
 	failOn, err := parseFailOn(opts.FailOn)
 	if err != nil {
 		return err
@@ -96,13 +100,18 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		return err
 	}
 	rep := scan.Scan(servers...)
-	if opts.Format == "json" {
+	switch opts.Format {
+	case "json":
 		err = printer.JSON(opts.IO.Out, struct {
 			*scan.Report
 			FailOn     string   `json:"failOn"`
 			Incomplete []string `json:"incomplete,omitempty"`
 		}{rep, opts.FailOn, incomplete})
-	} else {
+	case "sarif":
+		run := rep.SARIF(testerTool())
+		run.Failed = strings.Join(incomplete, "; ")
+		err = (&sarif.Log{Runs: []*sarif.Run{run}}).Write(opts.IO.Out)
+	default:
 		err = rep.WriteText(opts.IO.Out)
 		for _, why := range incomplete {
 			fmt.Fprintf(opts.IO.Out, "Not scanned: %s\n", why)
@@ -246,4 +255,19 @@ func sortedListErrors(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkFormat refuses a --format that is not one of choices.
+func checkFormat(format string, choices ...string) error {
+	for _, c := range choices {
+		if format == c {
+			return nil
+		}
+	}
+	return usageErr("--format %q: use %s", format, strings.Join(choices, ", "))
+}
+
+// testerTool is mcp-tester as the tool of a SARIF run.
+func testerTool() sarif.Tool {
+	return sarif.Tool{Name: "mcp-tester", Version: Version(), InformationURI: "https://github.com/askback/askback"}
 }

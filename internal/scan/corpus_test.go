@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/sarif/sariftest"
 	"github.com/askback/askback/internal/scan"
 )
 
@@ -114,4 +116,22 @@ func findings(rep *scan.Report) string {
 		return "  (no findings)"
 	}
 	return b.String()
+}
+
+// The SARIF of every corpus entry's scan is a valid SARIF 2.1.0 log,
+// with every rule listed and each finding at its JSON path.
+func TestCorpusSARIFValidates(t *testing.T) {
+	corpus := loadCorpus(t)
+	for name, e := range corpus {
+		rep := scan.Scan(e.servers()...)
+		run := rep.SARIF(sarif.Tool{Name: "mcp-tester", Version: "test"})
+		if len(run.Results) != len(rep.Findings) || len(run.Rules) != len(scan.Rules()) {
+			t.Fatalf("%s: %d results for %d findings, %d rules", name, len(run.Results), len(rep.Findings), len(run.Rules))
+		}
+		doc, err := (&sarif.Log{Runs: []*sarif.Run{run}}).Marshal()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sariftest.Validate(t, doc)
+	}
 }
