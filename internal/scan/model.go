@@ -30,7 +30,7 @@ var (
 		regexp.MustCompile(`(?i)\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
 	}
 	// secretFile names a file that holds keys or credentials.
-	secretFile = regexp.MustCompile(`(?i)(?:~/\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
+	secretFile = regexp.MustCompile(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
 	// readVerb asks for a file's content.
 	readVerb = regexp.MustCompile(`(?i)\b(?:read|reads|reading|cat|open|load|include|pass|send|attach|upload|provide|copy|paste|extract|fetch|get|print|output|append|concatenate|retrieve|access|contents?)\b`)
 	// secretsGathered asks to gather the user's secrets, or all of them.
