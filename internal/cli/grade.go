@@ -71,7 +71,7 @@ server's tools (destructive ones only when named with --include).
 
 Exit status: 0, or 1 when the grade is below --min-grade; 2 for bad
 flags; 3 when the server could not be reached.`,
-		Example: `  mcp-tester grade -c bin/deployer --include deploy --badge badge.svg
+		Example: `  mcp-tester grade -c bin/deployer --include deploy --badge /tmp/mcp-grade.svg
   mcp-tester grade -c bin/manytools --no-audit --format json
   mcp-tester grade -c bin/deployer --min-grade C`,
 		Args: cobra.NoArgs,

@@ -64,7 +64,7 @@ at or above --fail-on (default high), 1 when one is (or a list the server
 declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 		Example: `  mcp-tester scan -c bin/deployer
   mcp-tester scan -c bin/manytools --format json --fail-on medium
-  mcp-tester scan -p github -p slack`,
+  mcp-tester scan -c 'bin/catalogserver internal/scan/testdata/corpus/poisoned-calculator.json' --fail-on never`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
