@@ -14,8 +14,11 @@ var (
 	// destination is an address data can be sent to: a URL, an e-mail
 	// address, an IPv4 address.
 	destination = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
-	// sendVerb orders data sent somewhere.
-	sendVerb = regexp.MustCompile(`(?i)\b(?:send|sends|sending|forward|forwards|forwarding|post|posts|upload|uploads|transmit|transmits|exfiltrate|copy|copies|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	// sendVerb orders data sent somewhere: an order to the model.
+	sendVerb = regexp.MustCompile(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	// sendsVerb says that the tool itself sends data somewhere: what it
+	// is for, perhaps (a webhook tool), but a person should see where.
+	sendsVerb = regexp.MustCompile(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
 	// carbonCopy is a copy to another address: always a destination.
 	carbonCopy = regexp.MustCompile(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
@@ -73,6 +76,8 @@ func (s *scanner) destinations(t *text, plain string) {
 			s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
 		case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
 			s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
+		case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
+			s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
 		case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
 			s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
 		}
