@@ -169,15 +169,18 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{})
 		ev.IconsChecked = true
 	}
-	ev.Inspect = inspect.Evaluate(srv)
-	ev.Server, ev.Version = ev.Inspect.Server, ev.Inspect.Version
-	name := ev.Server
+	name := ""
+	if srv.Info != nil && srv.Info.ServerInfo != nil {
+		ev.Server, ev.Version = srv.Info.ServerInfo.Name, srv.Info.ServerInfo.Version
+		name = ev.Server
+	}
 	if name == "" {
 		name = opts.Conn.target().Describe()
 	}
 	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: catalogOf(srv)})
 	if opts.NoAudit {
 		ev.AuditWhy = "--no-audit"
+		ev.Inspect = inspect.Evaluate(srv)
 		return ev, nil
 	}
 	ao := &AuditOptions{IO: opts.IO, Conn: opts.Conn, OtherHeaders: opts.OtherHeaders, OtherIdentity: opts.OtherIdentity,
@@ -195,7 +198,30 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		return grade.Evidence{}, usageErr("%v", err)
 	}
 	ev.Audit = rep
+	// What the audit saw asking is what inspect's probes would have seen:
+	// inspect then knows which tools and prompts ask without saying so.
+	srv.Probes = askedProbes(rep)
+	ev.Inspect = inspect.Evaluate(srv)
 	return ev, nil
+}
+
+// askedProbes are the tools and prompts the audit saw asking, as inspect's
+// probes (an empty list, not nil: they were looked at).
+func askedProbes(rep *audit.Report) []inspect.Probe {
+	out := []inspect.Probe{}
+	for _, s := range rep.Subjects {
+		if !s.Asks {
+			continue
+		}
+		q := []inspect.Question{{Mode: "form", Message: "(seen asking by the audit)"}}
+		switch s.Kind {
+		case "tool":
+			out = append(out, inspect.Probe{Tool: s.Name, Questions: q})
+		case "prompt":
+			out = append(out, inspect.Probe{Prompt: s.Name, Questions: q})
+		}
+	}
+	return out
 }
 
 // observed is the protocol conformance one session saw.

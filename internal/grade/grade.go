@@ -14,6 +14,7 @@
 package grade
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -64,6 +65,14 @@ type Item struct {
 	// Why says what the outcome rests on: what failed, or why it was not
 	// checked.
 	Why string `json:"why,omitempty"`
+}
+
+// MarshalJSON writes the item with its points to the hundredth.
+func (it Item) MarshalJSON() ([]byte, error) {
+	type plain Item
+	p := plain(it)
+	p.Weight, p.Points = round2(p.Weight), round2(p.Points)
+	return json.Marshal(p)
 }
 
 // Grade is a server's grade.
@@ -142,10 +151,6 @@ func Compute(e Evidence) *Grade {
 	g.Evidence = "complete"
 	if checked < total {
 		g.Evidence = "partial"
-	}
-	for i := range g.Items {
-		// Points are shown to the hundredth; the totals above are exact.
-		g.Items[i].Weight, g.Items[i].Points = round2(g.Items[i].Weight), round2(g.Items[i].Points)
 	}
 	g.Letter = letter(g.Score)
 	if checked == 0 {
