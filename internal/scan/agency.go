@@ -97,12 +97,13 @@ func agencyOf(t *mcp.Tool) (what string, byName bool) {
 			return spends, true
 		}
 	}
+	lower := strings.ToLower(desc)
 	switch {
-	case affirmed(execWords, desc):
+	case hasAny(lower, "execut", "run", "evaluat", "spawn", "arbitrary") && affirmed(execWords, desc):
 		return runsCommands, false
-	case affirmed(deleteWords, desc):
+	case hasAny(lower, "delet", "remov", "eras", "destroy", "purge", "wipe", "truncat", "overwrit", "uninstall", "drop") && affirmed(deleteWords, desc):
 		return deletes, false
-	case affirmed(spendWords, desc):
+	case hasAny(lower, "pay", "purchas", "buy", "check", "withdraw", "refund", "donat", "charge", "transfer", "send", "order") && affirmed(spendWords, desc):
 		return spends, false
 	}
 	return "", false

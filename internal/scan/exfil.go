@@ -57,14 +57,24 @@ var sideChannelNames = map[string]bool{
 // destinations reports addresses to send data to (MCPS020): a URL,
 // e-mail or IP address with an order to send, forward or copy data there,
 // and images whose address takes data.
-func (s *scanner) destinations(t *text, plain string) {
-	for _, sent := range sentences(plain) {
+func (s *scanner) destinations(t *text, p *prose) {
+	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower)
+	if !images && !addresses {
+		return
+	}
+	for _, sent := range p.sents {
 		for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
+			if !images {
+				break
+			}
 			if placeholder.MatchString(m[1]) {
 				s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
 			} else {
 				s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
 			}
+		}
+		if !addresses {
+			continue
 		}
 		dests := destination.FindAllString(sent, 4)
 		if len(dests) == 0 {
@@ -113,7 +123,7 @@ func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
 		subj := fmt.Sprintf("%s parameter %q", toolSubj, n)
 		path := fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))
 		desc, _ := p["description"].(string)
-		if m := firstMatch(conversationCue, headTail(fold(desc))); m != "" {
+		if m := cue(headTail(fold(desc))); m != "" {
 			s.add(RuleSideChannel, High, &text{subject: subj, path: path + ".description"},
 				fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
 			continue
@@ -125,7 +135,7 @@ func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
 				continue
 			}
 			mentioned = true
-			if m := firstMatch(conversationCue, sent); m != "" && fillVerb.MatchString(sent) {
+			if m := cue(sent); m != "" && fillVerb.MatchString(sent) {
 				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
 					fmt.Sprintf("the description asks for %q in the parameter %q", clipWords(m), n), sent)
 				reported = true
@@ -160,6 +170,29 @@ func mentions(sentence, n string) bool {
 		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
 	}) {
 		if normName(w) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// cueWords are the words one of which a conversation cue needs.
+var cueWords = []string{"conversation", "chat", "dialog", "history", "context", "transcript", "messages", "session",
+	"system", "instructions", "rules", "developer", "result", "output", "response", "everything", "content"}
+
+// cue returns the first conversation cue in s (folded), or "".
+func cue(s string) string {
+	if !hasAny(strings.ToLower(s), cueWords...) {
+		return ""
+	}
+	return firstMatch(conversationCue, s)
+}
+
+// hasDottedDigits reports whether s holds a digit, a dot and a digit: what
+// an IPv4 address needs.
+func hasDottedDigits(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i-1] >= '0' && s[i-1] <= '9' && s[i+1] >= '0' && s[i+1] <= '9' {
 			return true
 		}
 	}

@@ -1,7 +1,10 @@
 package scan_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -102,4 +105,43 @@ func BenchmarkScanSize(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScanCorpus scans every attack of the corpus, against a
+// baseline in the same run: decoding the same catalogs from JSON, which a
+// client does anyway. BENCHMARKS.md reports the ratio.
+func BenchmarkScanCorpus(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
+	var docs [][]byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	decode := func() []*corpusEntry {
+		out := make([]*corpusEntry, 0, len(docs))
+		for _, d := range docs {
+			var e corpusEntry
+			if err := json.Unmarshal(d, &e); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, &e)
+		}
+		return out
+	}
+	b.Run("decode", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			decode()
+		}
+	})
+	entries := decode()
+	b.Run("scan", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, e := range entries {
+				scan.Scan(e.servers()...)
+			}
+		}
+	})
 }

@@ -25,7 +25,11 @@ var (
 
 // markup reports text hidden in markup (MCPS007) and tags that address
 // the model (MCPS008).
-func (s *scanner) markup(t *text, plain string) {
+func (s *scanner) markup(t *text, p *prose) {
+	if !p.has("<", "[") {
+		return
+	}
+	plain := p.plain
 	for _, m := range htmlComment.FindAllStringSubmatch(plain, 8) {
 		if hasWords(m[1]) {
 			s.add(RuleHiddenMarkup, High, t, fmt.Sprintf("an HTML comment, not shown where the description is rendered, holds text: %q", clipWords(m[1])), m[0])

@@ -139,11 +139,12 @@ func (s *scanner) textRules(t *text) {
 	if !ok {
 		return
 	}
+	p := newProse(plain)
 	s.mixedWords(t)
-	s.markup(t, plain)
-	s.modelDirected(t, plain)
-	s.destinations(t, plain)
-	s.shadowing(t, plain)
+	s.markup(t, p)
+	s.modelDirected(t, p)
+	s.destinations(t, p)
+	s.shadowing(t, p)
 }
 
 // Bounds of the rules that read phrases, whose cost grows with the text:

@@ -8,10 +8,10 @@ import (
 
 var (
 	// otherTools speaks of every other tool, or another server's.
-	otherTools = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:all|any|every|each)\s+(?:other\s+)?(?:tools?|functions?)\b[^.!?\n]{0,60}?\b(?:must|should|shall|needs?\s+to|are\s+required\s+to|has\s+to|have\s+to)\b`),
-		regexp.MustCompile(`(?i)\bwhen(?:ever)?\s+(?:using|calling|invoking)\s+(?:any|another|other|a\s+different)\s+tools?\b`),
-		regexp.MustCompile(`(?i)\b(?:other|another)\s+(?:servers?'?s?|mcp\s+servers?'?s?)\s+tools?\b`),
+	otherTools = []phrase{
+		newPhrase("must|should|shall|need|required|has to|have to", `\b(?:all|any|every|each)\s+(?:other\s+)?(?:tools?|functions?)\b[^.!?\n]{0,60}?\b(?:must|should|shall|needs?\s+to|are\s+required\s+to|has\s+to|have\s+to)\b`),
+		newPhrase("when", `\bwhen(?:ever)?\s+(?:using|calling|invoking)\s+(?:any|another|other|a\s+different)\s+tools?\b`),
+		newPhrase("other|another", `\b(?:other|another)\s+(?:servers?'?s?|mcp\s+servers?'?s?)\s+tools?\b`),
 	}
 	// quotedTool is a quoted name followed by "tool": 'Query Docs' tool.
 	quotedTool = regexp.MustCompile("[`'\"‘“]([A-Za-z][A-Za-z0-9_. -]{0,62}[A-Za-z0-9])[`'\"’”]\\s+(?i:tool|function)\\b")
@@ -34,14 +34,16 @@ var (
 // shadowing reports descriptions that tell the model how to use tools
 // the server does not offer (MCPS030): a named tool of another server,
 // a named tool the server does not have, or every other tool.
-func (s *scanner) shadowing(t *text, plain string) {
+func (s *scanner) shadowing(t *text, p *prose) {
 	own := s.ownNames[s.server]
-	for _, sent := range sentences(plain) {
-		if m := firstMatch(otherTools, sent); m != "" && !ownScope.MatchString(sent) {
-			s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how other tools are used: %q", clipWords(m)), sent)
-			continue
+	for i, sent := range p.sents {
+		if lower := p.lowerSents[i]; hasAny(lower, "tool", "function") {
+			if m := findIn(otherTools, sent, lower); m != "" && !ownScope.MatchString(sent) {
+				s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how other tools are used: %q", clipWords(m)), sent)
+				continue
+			}
 		}
-		if !directive.MatchString(sent) {
+		if !s.mayNameTool(sent, p.lowerSents[i]) || !directive.MatchString(sent) {
 			continue
 		}
 		for _, name := range s.namedTools(sent) {
@@ -117,4 +119,20 @@ func (s *scanner) ownerOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// mayNameTool is a cheap test before namedTools: whether sent (lower: in
+// lower case) holds what a tool's name is written with (a separator, a
+// quote, "tool", a camelCase word), or other servers were scanned, whose
+// names it may hold.
+func (s *scanner) mayNameTool(sent, lower string) bool {
+	if len(s.servers) > 1 || strings.ContainsAny(sent, "_-`'\"‘“") || hasAny(lower, "tool", "function") {
+		return true
+	}
+	for i := 1; i < len(sent); i++ {
+		if sent[i] >= 'A' && sent[i] <= 'Z' && sent[i-1] >= 'a' && sent[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
 }

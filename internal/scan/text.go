@@ -208,7 +208,9 @@ func latinLookalike(r rune) (rune, bool) {
 	if l, ok := confusables[r]; ok {
 		return l, true
 	}
-	if r < 0x2000 {
+	if !(r >= 0xff00 && r <= 0xffef || r >= 0x1d400 && r <= 0x1d7ff || r >= 0x2100 && r <= 0x214f || r >= 0x2460 && r <= 0x24ff || r >= 0x1f100 && r <= 0x1f1ff) {
+		// Only full-width, mathematical, letter-like and enclosed
+		// letters decompose to a Latin letter.
 		return 0, false
 	}
 	var buf [utf8.UTFMax]byte
@@ -262,41 +264,25 @@ const maxExcerpt = 160
 // clip shortens an excerpt to one line of at most maxExcerpt bytes, with
 // hidden characters shown as escapes.
 func clip(s string) string {
+	long := len(s) > 2*maxExcerpt
+	if long {
+		// Only the start is shown: the rest is not escaped (escaping
+		// makes a text longer; only runs of spaces get shorter).
+		cut := 2 * maxExcerpt
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
 	s = strings.Join(strings.Fields(termsafe.Line(s)), " ")
-	if len(s) <= maxExcerpt {
+	if len(s) <= maxExcerpt && !long {
 		return s
 	}
-	cut := maxExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := min(maxExcerpt, len(s))
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// sentenceEnd ends a sentence: a full stop, question or exclamation mark
-// followed by a space, a semicolon, or a line break.
-var sentenceEnd = regexp.MustCompile(`[.!?]+\s+|;\s*|\n+`)
-
-// sentences cuts s into sentences, each at most maxSentence bytes (a
-// longer run is cut into pieces) so that the rules that look for words
-// near each other look at a bounded stretch of text.
-func sentences(s string) []string {
-	const maxSentence = 600
-	var out []string
-	for _, part := range sentenceEnd.Split(s, -1) {
-		for len(part) > maxSentence {
-			cut := maxSentence
-			for cut > 0 && !utf8.RuneStart(part[cut]) {
-				cut--
-			}
-			out = append(out, part[:cut])
-			part = part[cut:]
-		}
-		if strings.TrimSpace(part) != "" {
-			out = append(out, part)
-		}
-	}
-	return out
 }
 
 // nameSet holds a server's own names, normalised (see normName): its
