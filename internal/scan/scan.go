@@ -26,8 +26,9 @@ import (
 // Catalog is what one server tells the model, as the server listed it:
 // the JSON paths of findings point into this document.
 type Catalog struct {
-	// ServerInfo is the server's name, title and version.
-	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
+	// ServerInfo is the server's name, title and version (initialize's
+	// serverInfo; "server" in a catalog snapshot, as here).
+	ServerInfo *mcp.Implementation `json:"server,omitempty"`
 	// Instructions are the server's instructions from initialize.
 	Instructions string `json:"instructions,omitempty"`
 	// Tools, Prompts, Resources and Templates are the server's lists,

@@ -46,8 +46,8 @@ func texts(c *Catalog) []text {
 		}
 	}
 	if c.ServerInfo != nil {
-		add("server", "$.serverInfo.name", kindName, c.ServerInfo.Name)
-		add("server", "$.serverInfo.title", kindProse, c.ServerInfo.Title)
+		add("server", "$.server.name", kindName, c.ServerInfo.Name)
+		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
 	}
 	add("server", "$.instructions", kindProse, c.Instructions)
 	for i, t := range c.Tools {
