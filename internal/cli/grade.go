@@ -30,6 +30,7 @@ type GradeOptions struct {
 	OtherIdentity string
 	Args          []string
 	Include       []string
+	ReadOnly      bool
 	Deadline      time.Duration
 	DeadlineSet   bool
 	NoAudit       bool
@@ -90,6 +91,7 @@ flags; 3 when the server could not be reached.`,
 	f.StringVar(&opts.OtherIdentity, "other-identity", "", "for the audit: a second identity's login (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `for the audit: arguments for one tool or prompt, NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "for the audit: call this destructive tool too (repeatable; '*' allows every tool)")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "for the audit: call only the tools marked read-only (readOnlyHint), and those --include names")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the audit (default 20 × --timeout; 0: no limit)")
 	f.BoolVar(&opts.NoAudit, "no-audit", false, "do not run the audit (it calls tools): its rules are not checked")
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
@@ -184,7 +186,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		return ev, nil
 	}
 	ao := &AuditOptions{IO: opts.IO, Conn: opts.Conn, OtherHeaders: opts.OtherHeaders, OtherIdentity: opts.OtherIdentity,
-		Args: opts.Args, Include: opts.Include, Format: "text", Quiet: opts.Quiet, Deadline: opts.Deadline, DeadlineSet: opts.DeadlineSet}
+		Args: opts.Args, Include: opts.Include, ReadOnly: opts.ReadOnly, Format: "text", Quiet: opts.Quiet, Deadline: opts.Deadline, DeadlineSet: opts.DeadlineSet}
 	aopts, err := ao.auditOptions()
 	if err != nil {
 		return grade.Evidence{}, err
