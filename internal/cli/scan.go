@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -24,7 +25,9 @@ type ScanOptions struct {
 	// AllProfiles scans every enabled profile of mcp-tester.yml.
 	Profiles    []string
 	AllProfiles bool
-	Format      string
+	// Catalogs are catalog files scanned with the servers (--catalog).
+	Catalogs []string
+	Format   string
 	// FailOn is the lowest severity that fails the scan (exit 1), or
 	// "never".
 	FailOn string
@@ -58,6 +61,9 @@ info), a one-line reason and the JSON path of the text. Scan several
 servers together, as a client that offers their tools side by side, with
 -p NAME more than once or --all-profiles: names that collide across them,
 and descriptions that speak of another server's tools, are found then.
+--catalog FILE adds the catalog saved in a JSON file (its server,
+instructions, tools, prompts, resources and resourceTemplates) as one more
+server, or alone.
 
 Nothing is called: the scan only lists. Exit status: 0 when no finding is
 at or above --fail-on (default high), 1 when one is (or a list the server
@@ -78,6 +84,7 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	f.StringArrayVarP(&opts.Profiles, "profile", "p", nil, "scan the server of this profile of mcp-tester.yml (repeatable: the servers are scanned together)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
+	f.StringArrayVar(&opts.Catalogs, "catalog", nil, "scan the catalog saved in this JSON file too, as one more server (repeatable)")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
 	f.StringVar(&opts.Format, "format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
 	return cmd
@@ -95,11 +102,19 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	servers, incomplete, err := gatherCatalogs(ctx, opts.IO, opts.Conn, names)
+	files, err := readCatalogFiles(opts.Catalogs)
 	if err != nil {
 		return err
 	}
-	rep := scan.Scan(servers...)
+	var servers []scan.Server
+	var incomplete []string
+	if len(files) == 0 || len(names) > 0 || opts.Conn.Command != "" || opts.Conn.URL != "" {
+		servers, incomplete, err = gatherCatalogs(ctx, opts.IO, opts.Conn, names)
+		if err != nil {
+			return err
+		}
+	}
+	rep := scan.Scan(append(servers, files...)...)
 	switch opts.Format {
 	case "json":
 		err = printer.JSON(opts.IO.Out, struct {
@@ -129,6 +144,30 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("the scan is incomplete: %s", strings.Join(incomplete, "; "))}
 	}
 	return nil
+}
+
+// readCatalogFiles reads the servers of the --catalog files; a file that
+// cannot be read or holds no catalog is a usage error, before anything
+// is started.
+func readCatalogFiles(paths []string) ([]scan.Server, error) {
+	var out []scan.Server
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, usageErr("--catalog: %v", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, scan.MaxCatalogFile+1))
+		f.Close()
+		if err != nil {
+			return nil, usageErr("--catalog: %v", err)
+		}
+		servers, err := scan.ReadCatalogs(p, data)
+		if err != nil {
+			return nil, usageErr("--catalog %v", err)
+		}
+		out = append(out, servers...)
+	}
+	return out, nil
 }
 
 // parseFailOn reads --fail-on: a severity, or never (0).
