@@ -39,6 +39,7 @@ type GradeOptions struct {
 	Badge      string
 	BadgeLabel string
 	Format     string
+	SARIFFile  string // where code scanning shows the results (--sarif-file)
 	// MinGrade fails (exit 1) a grade below this letter.
 	MinGrade string
 	Quiet    bool
@@ -97,16 +98,14 @@ flags; 3 when the server could not be reached.`,
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
 	f.StringVar(&opts.Badge, "badge", "", "write an SVG badge of the grade to this file")
 	f.StringVar(&opts.BadgeLabel, "badge-label", "mcp grade", "the text on the badge's left half")
-	f.StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.MinGrade, "min-grade", "", "exit 1 when the grade is below this letter (A, B, C, D)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report the audit's progress on stderr")
 	return cmd
 }
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
-	if err := checkFormat(opts.Format, "text", "json", "sarif"); err != nil {
-		return err
-	}
 	if opts.MinGrade != "" && !strings.Contains("ABCD", opts.MinGrade) || len(opts.MinGrade) > 1 {
 		return usageErr("--min-grade %q: give a letter, A, B, C or D", opts.MinGrade)
 	}
@@ -131,7 +130,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	case "json":
 		err = printer.JSON(opts.IO.Out, g)
 	case "sarif":
-		err = (&sarif.Log{Runs: []*sarif.Run{g.SARIF(testerTool())}}).Write(opts.IO.Out)
+		err = (&sarif.Log{Runs: []*sarif.Run{g.SARIF(sarifTool(), opts.SARIFFile)}}).Write(opts.IO.Out)
 	default:
 		err = g.WriteText(opts.IO.Out)
 	}

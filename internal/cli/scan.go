@@ -28,6 +28,9 @@ type ScanOptions struct {
 	// Catalogs are catalog files scanned with the servers (--catalog).
 	Catalogs []string
 	Format   string
+	// SARIFFile is where code scanning shows the findings about a live
+	// server (--sarif-file); a --catalog file's findings are at that file.
+	SARIFFile string
 	// FailOn is the lowest severity that fails the scan (exit 1), or
 	// "never".
 	FailOn string
@@ -86,14 +89,12 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
 	f.StringArrayVar(&opts.Catalogs, "catalog", nil, "scan the catalog saved in this JSON file too, as one more server (repeatable)")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
-	f.StringVar(&opts.Format, "format", "text", "output format: text, json or sarif (SARIF 2.1.0, for code scanning)")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	return cmd
 }
 
 func runScan(ctx context.Context, opts *ScanOptions) error {
-	if err := checkFormat(opts.Format, "text", "json", "sarif"); err != nil {
-		return err
-	}
 	failOn, err := parseFailOn(opts.FailOn)
 	if err != nil {
 		return err
@@ -102,7 +103,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := readCatalogFiles(opts.Catalogs)
+	files, fileOf, err := readCatalogFiles(opts.Catalogs)
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,12 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 			Incomplete []string `json:"incomplete,omitempty"`
 		}{rep, opts.FailOn, incomplete})
 	case "sarif":
-		run := rep.SARIF(testerTool())
+		run := rep.SARIF(sarifTool(), func(server string) string {
+			if f, ok := fileOf[server]; ok {
+				return f
+			}
+			return opts.SARIFFile
+		})
 		run.Failed = strings.Join(incomplete, "; ")
 		err = (&sarif.Log{Runs: []*sarif.Run{run}}).Write(opts.IO.Out)
 	default:
@@ -146,28 +152,32 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	return nil
 }
 
-// readCatalogFiles reads the servers of the --catalog files; a file that
-// cannot be read or holds no catalog is a usage error, before anything
-// is started.
-func readCatalogFiles(paths []string) ([]scan.Server, error) {
+// readCatalogFiles reads the servers of the --catalog files, and which
+// file each came from; a file that cannot be read or holds no catalog is
+// a usage error, before anything is started.
+func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) {
 	var out []scan.Server
+	fileOf := map[string]string{}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, usageErr("--catalog: %v", err)
+			return nil, nil, usageErr("--catalog: %v", err)
 		}
 		data, err := io.ReadAll(io.LimitReader(f, scan.MaxCatalogFile+1))
 		f.Close()
 		if err != nil {
-			return nil, usageErr("--catalog: %v", err)
+			return nil, nil, usageErr("--catalog: %v", err)
 		}
 		servers, err := scan.ReadCatalogs(p, data)
 		if err != nil {
-			return nil, usageErr("--catalog %v", err)
+			return nil, nil, usageErr("--catalog %v", err)
+		}
+		for _, s := range servers {
+			fileOf[s.Name] = p
 		}
 		out = append(out, servers...)
 	}
-	return out, nil
+	return out, fileOf, nil
 }
 
 // parseFailOn reads --fail-on: a severity, or never (0).
@@ -294,19 +304,4 @@ func sortedListErrors(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// checkFormat refuses a --format that is not one of choices.
-func checkFormat(format string, choices ...string) error {
-	for _, c := range choices {
-		if format == c {
-			return nil
-		}
-	}
-	return usageErr("--format %q: use %s", format, strings.Join(choices, ", "))
-}
-
-// testerTool is mcp-tester as the tool of a SARIF run.
-func testerTool() sarif.Tool {
-	return sarif.Tool{Name: "mcp-tester", Version: Version(), InformationURI: "https://github.com/askback/askback"}
 }

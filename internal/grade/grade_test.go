@@ -173,7 +173,7 @@ func svgTexts(t *testing.T, doc []byte) []string {
 func TestGradeSARIFValidates(t *testing.T) {
 	e := evidence()
 	e.AuditWhy = "--no-audit"
-	doc, err := (&sarif.Log{Runs: []*sarif.Run{grade.Compute(e).SARIF(sarif.Tool{Name: "mcp-tester"})}}).Marshal()
+	doc, err := (&sarif.Log{Runs: []*sarif.Run{grade.Compute(e).SARIF(sarif.Tool{Name: "mcp-tester"}, "catalog.json")}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}

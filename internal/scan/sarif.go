@@ -33,8 +33,10 @@ func securitySeverity(s Severity) string {
 // SARIF returns the report as a SARIF run of tool: every rule of the scan
 // (so that code scanning knows them all, found or not), and a result for
 // each finding, located by its JSON path in the server's catalog (with
-// the server's name before it when several servers were scanned).
-func (r *Report) SARIF(tool sarif.Tool) *sarif.Run {
+// the server's name before it when several servers were scanned) and in
+// the file fileOf names for its server (code scanning shows a finding at
+// a file; nil or "": none).
+func (r *Report) SARIF(tool sarif.Tool, fileOf func(server string) string) *sarif.Run {
 	run := &sarif.Run{Tool: tool}
 	for _, rule := range Rules() {
 		run.Rules = append(run.Rules, sarif.Rule{
@@ -56,10 +58,13 @@ func (r *Report) SARIF(tool sarif.Tool) *sarif.Run {
 		if f.Excerpt != "" {
 			props["excerpt"] = f.Excerpt
 		}
+		loc := sarif.Location{Path: path, Kind: "member", Description: f.Subject}
+		if fileOf != nil {
+			loc.File = fileOf(f.Server)
+		}
 		run.Results = append(run.Results, sarif.Result{
 			RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: f.Subject + ": " + f.Reason,
-			Locations:  []sarif.Location{{Path: path, Kind: "member", Description: f.Subject}},
-			Properties: props,
+			Locations: []sarif.Location{loc}, Properties: props,
 		})
 	}
 	return run
