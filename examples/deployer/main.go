@@ -87,7 +87,13 @@ func run(ctx context.Context, stderr io.Writer, key, addr, taskDB string, ro *ro
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	hs := httpserve.Server(httpHandler(srv, df), &httpserve.Options{MaxBody: maxRequestBody})
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if df != nil && df.http != nil {
+		if err := df.http.Apply(ho); err != nil {
+			return err
+		}
+	}
+	hs := httpserve.Server(httpHandler(srv, df), ho)
 	hs.Addr = addr
 	return listenAndServe(hs, df)
 }

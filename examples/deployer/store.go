@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/replay"
 	replayredis "github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/tasks"
@@ -28,14 +29,19 @@ type deployFlags struct {
 	// debugStats serves heap and goroutine counts at /debug/stats (with
 	// -http), for the benchmarks.
 	debugStats bool
+	// http bounds connections and bodies in flight, and names the proxy
+	// trusted to name clients (with -http).
+	http *httpserve.Flags
 }
 
-// registerDeployFlags adds -redis, -addr-file and -debug-stats to fs.
+// registerDeployFlags adds -redis, -addr-file, -debug-stats and the HTTP
+// bounds (httpserve.RegisterFlags) to fs.
 func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
 	f := &deployFlags{}
 	fs.StringVar(&f.redisURL, "redis", "", "keep single-use requestState nonces and task records in Redis at this URL (redis://HOST:PORT/DB), so that several instances can serve one conversation (default: env DEPLOY_REDIS_URL, else memory)")
 	fs.StringVar(&f.addrFile, "addr-file", "", "with -http: write the address listened on to this file")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "with -http: serve heap and goroutine counts at /debug/stats (for benchmarks)")
+	f.http = httpserve.RegisterFlags(fs)
 	return f
 }
 

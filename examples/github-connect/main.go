@@ -81,7 +81,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		listenAddr string
 	)
 	fs.Var(&users, "user", "a user as `NAME:TOKEN:PASSWORD` (repeatable): MCP bearer token and browser password")
+	bounds := httpserve.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if err := bounds.Apply(ho); err != nil {
 		return err
 	}
 	if *usersFile != "" {
@@ -120,7 +125,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		base := "http://" + *fakeAddr
 		*authURL, *tokenURL, *apiURL = base+fakegithub.AuthorizePath, base+fakegithub.TokenPath, base
-		fs := httpserve.Server(fake, &httpserve.Options{MaxBody: maxRequestBody})
+		fs := httpserve.Server(fake, ho)
 		fs.Addr = *fakeAddr
 		servers = append(servers, fs)
 	}
@@ -157,7 +162,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	as := httpserve.Server(a.handler, &httpserve.Options{MaxBody: maxRequestBody})
+	as := httpserve.Server(a.handler, ho)
 	as.Addr = listenAddr
 	servers = append(servers, as)
 

@@ -36,16 +36,21 @@ func main() {
 	addrFile := flag.String("addr-file", "", "write the address listened on to this file")
 	stats := flag.Bool("debug-stats", false, "serve heap and goroutine counts at /debug/stats (for benchmarks)")
 	sessions := flag.Int("max-sessions", endpoint.DefaultMaxSessions, "open sessions at most; another initialize gets 503")
+	bounds := httpserve.RegisterFlags(flag.CommandLine)
 	flag.Parse()
-	if err := run(*addr, *addrFile, *stats, *sessions); err != nil {
+	if err := run(*addr, *addrFile, *stats, *sessions, bounds); err != nil {
 		fmt.Fprintln(os.Stderr, "oldway:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, addrFile string, stats bool, sessions int) error {
+func run(addr, addrFile string, stats bool, sessions int, bounds *httpserve.Flags) error {
 	if addr == "" {
 		return errors.New("-http ADDR is required, e.g. -http 127.0.0.1:8081")
+	}
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if err := bounds.Apply(ho); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -56,7 +61,7 @@ func run(addr, addrFile string, stats bool, sessions int) error {
 			return fmt.Errorf("-addr-file: %w", err)
 		}
 	}
-	hs := httpserve.Server(httpHandler(newServer(), stats, sessions), &httpserve.Options{MaxBody: maxRequestBody})
+	hs := httpserve.Server(httpHandler(newServer(), stats, sessions), ho)
 	return hs.Serve(ln)
 }
 

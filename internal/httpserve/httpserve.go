@@ -318,10 +318,13 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	return f
 }
 
-// Apply sets on o what the flags say: the bounds, and the trusted proxies.
-// It fails on a proxy flag without the other, or an address that does not
-// parse.
+// Apply sets on o what the flags say: the bounds, and the trusted proxies
+// (nil f sets nothing). It fails on a proxy flag without the other, or an
+// address that does not parse.
 func (f *Flags) Apply(o *Options) error {
+	if f == nil {
+		return nil
+	}
 	p, err := subject.ParseProxies(f.proxyHeader, f.trustedProxies)
 	if err != nil {
 		return fmt.Errorf("-proxy-header, -trusted-proxies: %w", err)
@@ -334,9 +337,3 @@ func (f *Flags) Apply(o *Options) error {
 	return nil
 }
 
-// Proxies returns the trusted proxies the flags name (nil for none; Apply
-// reports a mistake in them).
-func (f *Flags) Proxies() *subject.Proxies {
-	p, _ := subject.ParseProxies(f.proxyHeader, f.trustedProxies)
-	return p
-}
