@@ -1,18 +1,23 @@
 package connect
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"github.com/askback/askback/keys"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -422,3 +427,46 @@ func TestTokenStoreFailureIsNeutral(t *testing.T) {
 }
 
 func ptr(o Options) *Options { return &o }
+
+// The start page reads its form within the server's limits: a form that
+// trickles is answered 408 when the server's time for a body has passed,
+// and one over 4 KiB is answered 413, on a plain http.Server without
+// timeouts of its own.
+func TestStartFormIsReadWithinTheServersLimits(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.c.ServeHTTP(w, reqbody.WithLimits(r, reqbody.Limits{Timeout: 300 * time.Millisecond}))
+	}))
+	t.Cleanup(srv.Close)
+	link, _ := f.c.Link("alice", "github")
+	u, _ := url.Parse(link)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nCookie: test_user=alice\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nt=", u.Path)
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil)
+		answered <- resp
+	}()
+	select {
+	case resp := <-answered:
+		if resp == nil || resp.StatusCode != http.StatusRequestTimeout {
+			t.Fatalf("a form that stops arriving: %v, want 408", resp)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a form that stops arriving was waited for 15 s")
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+u.Path, strings.NewReader("t="+strings.Repeat("a", 5000)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := f.browserAs(t, "alice").Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body(t, resp)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a form of 5000 bytes: %d, want 413", resp.StatusCode)
+	}
+}

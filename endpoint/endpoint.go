@@ -18,31 +18,31 @@
 // bounded in number ([Options.MaxSessions]) and closed when idle
 // ([Options.SessionTimeout]).
 //
-// A POST without a session is read whole before it is served, to tell an
-// initialize request from others: at most the body limit of the go-sdk's
-// handler (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is
-// not positive) (413
-// beyond) within [Options.BodyReadTimeout] (408 after it; 30 seconds by
-// default), so that a client trickling its body cannot hold the handler,
-// even on a plain http.Server without a ReadTimeout. The time limit is set
-// on the connection (http.ResponseController's SetReadDeadline); behind a
-// ResponseWriter that cannot set one it does not apply.
+// Every POST is read whole before it is served (to tell an initialize
+// request from others, and so that the go-sdk's handler never waits on a
+// client's connection): at most the body limit of the go-sdk's handler
+// (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is not
+// positive; 413 beyond) within [Options.BodyReadTimeout] (408 after it; 30
+// seconds by default), so that a client trickling its body cannot hold the
+// handler, even on a plain http.Server without a ReadTimeout. The time limit
+// is set on the connection (http.ResponseController's SetReadDeadline);
+// behind a ResponseWriter that cannot set one it does not apply. A layer of
+// the project in front (the example servers' internal/httpserve,
+// tasks.RoutingHeaders) reads within the same limits, or tighter ones, and
+// the body is not read again.
 package endpoint
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/reqbody"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -164,8 +164,24 @@ func (h *Handler) Sessions() int {
 	return len(h.sessions)
 }
 
+// BodyLimits returns the limits within which the Handler reads a request's
+// body (see the package documentation): a layer in front that reads the body
+// first (tasks.RoutingHeaders) reads within them too.
+func (h *Handler) BodyLimits() (max int64, timeout time.Duration) {
+	return h.peekLimit(), h.opts.BodyReadTimeout
+}
+
 // ServeHTTP routes r to the stateless or the session handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		body, err = reqbody.Read(w, r, reqbody.Limits{Max: h.peekLimit(), Timeout: h.opts.BodyReadTimeout})
+		if err != nil {
+			reqbody.Refuse(w, err)
+			return
+		}
+	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern && !h.opts.SessionsOnly {
 		h.stateless.ServeHTTP(w, r)
 		return
@@ -177,11 +193,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		// GET and DELETE belong to a session, which this request names not.
 		h.stateful.ServeHTTP(w, r)
-		return
-	}
-	body, err := peek(w, r, h.peekLimit(), h.opts.BodyReadTimeout)
-	if err != nil {
-		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
 		return
 	}
 	if !opensSession(body) {
@@ -357,54 +368,6 @@ func (h *Handler) peekLimit() int64 {
 		return n
 	}
 	return DefaultMaxPeek
-}
-
-// peek reads r's body (bounded in size, and in time when timeout > 0 and
-// w can set a read deadline) and puts it back for the handler.
-func peek(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	if timeout > 0 {
-		rc := http.NewResponseController(w)
-		// An error means w cannot set deadlines; the read is then bounded
-		// in size only.
-		if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
-			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-		}
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	r.Body.Close()
-	if err != nil {
-		if isTimeout(err) {
-			return nil, fmt.Errorf("%w: not received within %v", errBodyTimeout, timeout)
-		}
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, &http.MaxBytesError{Limit: limit}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
-}
-
-// errBodyTimeout is a body that did not arrive within BodyReadTimeout.
-var errBodyTimeout = errors.New("the request body was too slow")
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-func bodyStatus(err error) int {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return http.StatusRequestEntityTooLarge
-	}
-	if errors.Is(err, errBodyTimeout) {
-		return http.StatusRequestTimeout
-	}
-	return http.StatusBadRequest
 }
 
 // opensSession reports whether body is, or holds in a batch, an initialize

@@ -204,6 +204,16 @@ func TestOversizedSessionlessBody(t *testing.T) {
 // answered 408 once BodyReadTimeout has passed, on a plain server without
 // read timeouts of its own; one that sends its body in time is served.
 func TestSlowSessionlessBody(t *testing.T) {
+	slowBody(t, "")
+}
+
+// So is a request of protocol 2026-07-28, which the go-sdk's stateless
+// handler would read without any time limit.
+func TestSlowModernBody(t *testing.T) {
+	slowBody(t, "Mcp-Protocol-Version: "+endpoint.Modern+"\r\n")
+}
+
+func slowBody(t *testing.T, header string) {
 	_, url := serve(t, &endpoint.Options{BodyReadTimeout: 300 * time.Millisecond})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
@@ -211,7 +221,7 @@ func TestSlowSessionlessBody(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", strings.TrimPrefix(url, "http://"), len(body))
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", strings.TrimPrefix(url, "http://"), header, len(body))
 	answered := make(chan *http.Response, 1)
 	go func() {
 		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil) // nil: the connection ended unanswered

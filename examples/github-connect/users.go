@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect"
+	"github.com/askback/askback/internal/reqbody"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -118,6 +119,8 @@ var (
 const (
 	sessionCookie      = "askback_session"
 	maxSessionsPerUser = 16
+	// maxSignInForm bounds the sign-in form: a name, a password and a path.
+	maxSignInForm = 4096
 )
 
 func newSessions(dir *userDirectory, secure bool, now func() time.Time) *sessions {
@@ -229,10 +232,15 @@ func (s *sessions) serveSignIn(serverName string) http.HandlerFunc {
 		data := struct {
 			Server, Return, User string
 			Failed               bool
-		}{Server: serverName, Return: localPath(r.FormValue("return"))}
+		}{Server: serverName, Return: localPath(r.URL.Query().Get("return"))}
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, 4096)
-			name, pass := r.PostFormValue("name"), r.PostFormValue("password")
+			form, err := reqbody.Form(w, r, reqbody.Limits{Max: maxSignInForm})
+			if err != nil {
+				reqbody.Refuse(w, err)
+				return
+			}
+			data.Return = localPath(form.Get("return"))
+			name, pass := form.Get("name"), form.Get("password")
 			if s.dir.checkPassword(name, pass) {
 				if err := s.start(w, name); err != nil {
 					http.Error(w, "could not sign in: "+err.Error(), http.StatusServiceUnavailable)

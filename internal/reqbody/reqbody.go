@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -153,7 +154,13 @@ func read(w http.ResponseWriter, r *http.Request, l Limits, take func(int64) err
 			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 		}
 	}
-	body, held, err := readAll(r.Body, r.ContentLength, l.Max, take)
+	known := r.ContentLength
+	if known == 0 {
+		// A server's request with no body has http.NoBody; a body with a
+		// length of 0 was made by hand, and its length is not known.
+		known = -1
+	}
+	body, held, err := readAll(r.Body, known, l.Max, take)
 	r.Body.Close()
 	if err != nil {
 		if isTimeout(err) {
@@ -207,12 +214,15 @@ func readAll(src io.Reader, known, max int64, take func(int64) error) ([]byte, i
 		if len(buf) < cap(buf) {
 			n, err = src.Read(buf[len(buf):cap(buf)])
 		} else {
-			// The announced length has arrived (net/http ends the body
-			// there), or one byte more than the limit.
+			// One byte more than the limit, or the announced length has
+			// arrived (net/http ends the body there).
+			if int64(len(buf)) > max {
+				return nil, held, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+			}
 			var one [1]byte
 			n, err = src.Read(one[:])
-			if n > 0 || int64(len(buf)) > max {
-				return nil, held, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+			if n > 0 {
+				return nil, held, fmt.Errorf("the body is longer than its Content-Length, %d", known)
 			}
 		}
 		buf = buf[:len(buf)+n]
@@ -264,8 +274,12 @@ func Refuse(w http.ResponseWriter, err error) {
 
 // Form reads r's body as an application/x-www-form-urlencoded form, within
 // own's limits as [Read] does. Unlike http.Request.ParseForm, it never reads
-// more than the limit, nor for longer than the time limit.
+// more than the limit, nor for longer than the time limit. A body of another
+// type is no form: its values are empty, as ParseForm leaves them.
 func Form(w http.ResponseWriter, r *http.Request, own Limits) (url.Values, error) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/x-www-form-urlencoded" {
+		return url.Values{}, nil
+	}
 	body, err := Read(w, r, own)
 	if err != nil {
 		return nil, err

@@ -104,13 +104,20 @@ func TestSlowBody(t *testing.T) {
 
 func TestForm(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("a=1&b=two"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	vs, err := reqbody.Form(httptest.NewRecorder(), r, reqbody.Limits{Max: 100})
 	if err != nil || vs.Get("b") != "two" {
 		t.Fatalf("form: %v, %v", vs, err)
 	}
 	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(strings.Repeat("a=1&", 100)))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if _, err := reqbody.Form(httptest.NewRecorder(), r, reqbody.Limits{Max: 100}); !errors.Is(err, reqbody.ErrTooLarge) {
 		t.Fatalf("a long form: %v", err)
+	}
+	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader("a=1"))
+	r.Header.Set("Content-Type", "application/json")
+	if vs, err := reqbody.Form(httptest.NewRecorder(), r, reqbody.Limits{Max: 100}); err != nil || len(vs) != 0 {
+		t.Fatalf("a body of another type: %v, %v; want no values", vs, err)
 	}
 }
 
