@@ -336,4 +336,3 @@ func (f *Flags) Apply(o *Options) error {
 	o.MaxConns, o.MaxConnsPerClient, o.BodyBudget = f.maxConns, f.perClient, int64(f.budgetMiB)<<20
 	return nil
 }
-
