@@ -120,7 +120,11 @@ const maxRequestBody = 1 << 20
 // whatever it is sent, as slowly as it comes.
 func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, nil))
+	var eo *endpoint.Options
+	if df != nil {
+		eo = &df.sessions
+	}
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, eo))
 	if df != nil && df.debugStats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}

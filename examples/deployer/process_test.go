@@ -36,6 +36,10 @@ func from(ip string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
 }
 
+// statsClient reads /debug/stats from an address of its own, on one kept
+// connection.
+var statsClient = from("127.0.0.250")
+
 // statsOf reads the instance's /debug/stats (after a garbage collection) as
 // a client at 127.0.0.250.
 func statsOf(t *testing.T, in *scaleout.Instance) debugstats.Stats {
@@ -53,7 +57,7 @@ func tryStats(in *scaleout.Instance) (debugstats.Stats, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, in.Base()+"/debug/stats", nil)
-	resp, err := from("127.0.0.250").Do(req)
+	resp, err := statsClient.Do(req)
 	if err != nil {
 		return s, fmt.Errorf("debug stats: %w", err)
 	}

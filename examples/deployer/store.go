@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/replay"
 	replayredis "github.com/askback/askback/replay/redisstore"
@@ -32,16 +33,22 @@ type deployFlags struct {
 	// http bounds connections and bodies in flight, and names the proxy
 	// trusted to name clients (with -http).
 	http *httpserve.Flags
+	// sessions bound the 2025-11-25 sessions (with -http).
+	sessions endpoint.Options
 }
 
-// registerDeployFlags adds -redis, -addr-file, -debug-stats and the HTTP
-// bounds (httpserve.RegisterFlags) to fs.
+// registerDeployFlags adds -redis, -addr-file, -debug-stats, the HTTP
+// bounds (httpserve.RegisterFlags) and the bounds of the sessions to fs.
 func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
 	f := &deployFlags{}
 	fs.StringVar(&f.redisURL, "redis", "", "keep single-use requestState nonces and task records in Redis at this URL (redis://HOST:PORT/DB), so that several instances can serve one conversation (default: env DEPLOY_REDIS_URL, else memory)")
 	fs.StringVar(&f.addrFile, "addr-file", "", "with -http: write the address listened on to this file")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "with -http: serve heap and goroutine counts at /debug/stats (for benchmarks)")
 	f.http = httpserve.RegisterFlags(fs)
+	fs.IntVar(&f.sessions.MaxSessions, "max-sessions", endpoint.DefaultMaxSessions, "with -http: 2025-11-25 sessions open at once, at most; another initialize is answered 503")
+	fs.IntVar(&f.sessions.MaxSessionsPerUser, "max-sessions-per-caller", endpoint.DefaultMaxSessionsPerUser, "with -http: 2025-11-25 sessions of one caller (a user, or a client address) open at once, at most")
+	fs.DurationVar(&f.sessions.SessionTimeout, "session-timeout", endpoint.DefaultSessionTimeout, "with -http: close a 2025-11-25 session idle for this long")
+	fs.DurationVar(&f.sessions.QuestionTimeout, "question-timeout", endpoint.DefaultQuestionTimeout, "with -http: a question asked with elicitation/create waits this long for its answer, at most")
 	return f
 }
 
