@@ -75,6 +75,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		tokenURL   = fs.String("github-token-url", "", "GitHub's token endpoint `URL`")
 		apiURL     = fs.String("github-api-url", "", "GitHub's API base `URL`")
 		clientID   = fs.String("github-client-id", "github-connect-demo", "the OAuth client `ID` registered at GitHub")
+		addrFile   = fs.String("addr-file", "", "write the address the server (-http) listens on to `FILE`, once listening")
 		users      userFlags
 		secretEnv  = "GITHUB_CLIENT_SECRET"
 		logger     = slog.New(slog.NewTextHandler(stderr, nil))
@@ -173,6 +174,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("listen on %s: %w", s.Addr, err)
 		}
 		logger.Info("listening", "addr", ln.Addr().String())
+		if s == as && *addrFile != "" {
+			if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+				ln.Close()
+				return fmt.Errorf("-addr-file: %w", err)
+			}
+		}
 		go func() { errc <- s.Serve(ln) }()
 	}
 	logger.Info("ready", "mcp", *publicURL+"/mcp", "signin", *publicURL+"/signin")
