@@ -6,9 +6,9 @@ import (
 	"io"
 	"log"
 	"os"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
