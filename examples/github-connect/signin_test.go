@@ -89,3 +89,39 @@ func TestSignInIsThrottled(t *testing.T) {
 		t.Fatalf("alice's sign-in from her usual address while her account is under attack: %d (Retry-After %q), want 303", code, after)
 	}
 }
+
+// Guessing bearer tokens at /mcp is throttled by address the same way: a
+// few wrong tokens, then 429 without the token being checked, while another
+// address with a right token is served.
+func TestWrongBearerTokensAreThrottled(t *testing.T) {
+	bin := filepath.Join(testbin.Need(t, "./examples/github-connect"), "github-connect")
+	in := scaleout.StartInstance(t, "github-connect", bin, nil,
+		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw")
+	post := func(ip, token string) int {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: 10 * time.Second}
+		req, _ := http.NewRequest(http.MethodPost, in.Endpoint(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 3 {
+		if code := post("127.0.0.9", fmt.Sprint("guess-token-", i)); code != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %d, want 401", i+1, code)
+		}
+	}
+	if code := post("127.0.0.9", "alice-mcp-token"); code != http.StatusTooManyRequests {
+		t.Fatalf("a fourth token at once, even right: %d, want 429", code)
+	}
+	// Past the token, the go-sdk answers what it makes of the request.
+	if code := post("127.0.0.2", "alice-mcp-token"); code == http.StatusUnauthorized || code == http.StatusTooManyRequests {
+		t.Fatalf("alice's token from her address: %d, want it taken", code)
+	}
+}

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/askback/askback/subject"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // signInThrottle slows password guessing at the sign-in page without letting
@@ -24,7 +32,8 @@ import (
 //     out of an account by spending its budget.
 //
 // A successful sign-in gives its charge back and clears its address's run of
-// wrong passwords. What the throttle remembers is bounded (MaxEntries per
+// wrong passwords. Wrong bearer tokens at /mcp are throttled by the address's
+// gates the same way (tokens). What the throttle remembers is bounded (MaxEntries per
 // kind, the least recently seen forgotten first; MaxKnown addresses per
 // account).
 type signInThrottle struct {
@@ -141,12 +150,27 @@ func (l throttleLimits) delay(failures int) time.Duration {
 // with whether the password was right; otherwise done is nil and wait says
 // when to come back.
 func (t *signInThrottle) begin(addr, account string) (done func(ok bool), wait time.Duration) {
+	return t.decide(addr, pairKey{addr, account}, account, true)
+}
+
+// beginToken decides on a bearer token from addr as begin does, by the
+// address's gates only: a token names no account whose budget could be
+// spent, and a budget shared by all tokens would let an attacker lock every
+// new address out.
+func (t *signInThrottle) beginToken(addr string) (done func(ok bool), wait time.Duration) {
+	return t.decide(addr, pairKey{addr: addr, account: bearerAccount}, "", false)
+}
+
+// bearerAccount is the account of bearer tokens in an address's run of wrong
+// ones; no sign-in name can be it (the form is text).
+const bearerAccount = "\x00bearer"
+
+func (t *signInThrottle) decide(addr string, pk pairKey, account string, perAccount bool) (done func(ok bool), wait time.Duration) {
 	now := t.now()
 	l := t.limits
 	t.mu.Lock()
 	defer t.mu.Unlock()
 
-	pk := pairKey{addr, account}
 	pair := t.pairs[pk]
 	if pair != nil && now.Sub(pair.last) > l.ForgetAfter && pair.failures > 0 {
 		pair.failures = 0
@@ -165,13 +189,14 @@ func (t *signInThrottle) begin(addr, account string) (done func(ok bool), wait t
 		return nil, ab.until(l.AddressRefill)
 	}
 	acc := t.accounts[account]
-	if acc == nil {
-		acc = &accountState{}
+	if acc == nil || !perAccount {
+		acc = &accountState{} // a token's: no account, kept nowhere
 	}
 	acc.budget.refill(now, l.AccountBurst, l.AccountRefill)
 	known := slices.IndexFunc(acc.known, func(k knownAddr) bool { return k.addr == addr })
 	charged := false // against the account's budget
 	switch {
+	case !perAccount:
 	case acc.budget.tokens >= 1:
 		acc.budget.tokens--
 		charged = true
@@ -192,15 +217,19 @@ func (t *signInThrottle) begin(addr, account string) (done func(ok bool), wait t
 	if known >= 0 {
 		acc.known[known].last = now
 	}
+	if !perAccount {
+		acc = nil
+	}
 	t.keep(pk, pair, addr, ab, account, acc)
 	var once sync.Once
 	return func(ok bool) {
-		once.Do(func() { t.end(pk, charged, ok) })
+		once.Do(func() { t.end(pk, account, charged, ok && perAccount, ok) })
 	}, 0
 }
 
-// end records how an attempt went.
-func (t *signInThrottle) end(pk pairKey, charged, ok bool) {
+// end records how an attempt went: known says whether its address becomes
+// one the account signed in from.
+func (t *signInThrottle) end(pk pairKey, account string, charged, known, ok bool) {
 	if !ok {
 		return // the charges stand; the pair's failure was counted
 	}
@@ -211,8 +240,8 @@ func (t *signInThrottle) end(pk pairKey, charged, ok bool) {
 	if ab := t.addrs[pk.addr]; ab != nil {
 		ab.tokens = min(ab.tokens+1, float64(t.limits.AddressBurst))
 	}
-	acc := t.accounts[pk.account]
-	if acc == nil {
+	acc := t.accounts[account]
+	if acc == nil || !known {
 		return
 	}
 	if charged {
@@ -236,10 +265,38 @@ func (t *signInThrottle) keep(pk pairKey, pair *pairState, addr string, ab *buck
 		evictOldest(t.addrs, func(b *bucket) time.Time { return b.seen })
 	}
 	t.addrs[addr] = ab
+	if acc == nil {
+		return
+	}
 	if _, ok := t.accounts[account]; !ok && len(t.accounts) >= t.limits.MaxEntries {
 		evictOldest(t.accounts, func(a *accountState) time.Time { return a.budget.seen })
 	}
 	t.accounts[account] = acc
+}
+
+// tokens wraps an MCP handler behind auth.RequireBearerToken so that wrong
+// bearer tokens from one address are throttled as wrong passwords are (by
+// the address's gates, beginToken): a refused request gets 429 with
+// Retry-After, and its token is not checked. verify is the handler's own
+// verifier; the token is read from the header as the go-sdk reads it.
+func (t *signInThrottle) tokens(h http.Handler, verify auth.TokenVerifier) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fields := strings.Fields(r.Header.Get("Authorization"))
+		if len(fields) != 2 || strings.ToLower(fields[0]) != "bearer" {
+			h.ServeHTTP(w, r) // no token: refused there, and no guess
+			return
+		}
+		done, wait := t.beginToken(subject.Client(r.Context()))
+		if done == nil {
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			http.Error(w, fmt.Sprintf("too many wrong bearer tokens from your address; try again in %d seconds", secs), http.StatusTooManyRequests)
+			return
+		}
+		_, err := verify(r.Context(), fields[1], r)
+		done(err == nil)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // evictOldest forgets the tenth of m seen least recently (at least one).
