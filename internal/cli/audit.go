@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +33,7 @@ type AuditOptions struct {
 	Include       []string
 	ReadOnly      bool
 	Format        string
+	SARIFFile     string // where code scanning shows the findings (--sarif-file)
 	JUnit         string
 	Quiet         bool
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
@@ -84,7 +86,8 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
-  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml`,
+  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml
+  mcp-tester audit -c bin/deployer --include deploy --format sarif > /tmp/audit.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.DeadlineSet = cmd.Flags().Changed("deadline")
@@ -104,7 +107,8 @@ went away, or --deadline ran out).`,
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
-	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
@@ -141,9 +145,13 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
 		}
 	}
-	if opts.Format == "json" {
+	switch opts.Format {
+	case "json":
 		err = rep.WriteJSON(opts.IO.Out)
-	} else {
+	case "sarif":
+		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), opts.SARIFFile)}}
+		err = log.Write(opts.IO.Out)
+	default:
 		err = rep.WriteText(opts.IO.Out)
 	}
 	if err != nil {
@@ -187,9 +195,6 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	}
 	if o.Conn.Protocol != "" && !slices.Contains(mcp.SupportedProtocolVersions(), o.Conn.Protocol) {
 		return audit.Options{}, usageErr("--protocol %q: this tester speaks %v", o.Conn.Protocol, mcp.SupportedProtocolVersions())
-	}
-	if o.Format != "text" && o.Format != "json" {
-		return audit.Options{}, usageErr("--format %q: use text or json", o.Format)
 	}
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")

@@ -19,7 +19,9 @@ func TestCommandFlags(t *testing.T) {
 	login := "assertion-file client-credentials client-id client-key client-metadata-url id-token-file identity idp-client-id idp-issuer login login-timeout no-browser redirect-url scope"
 	conn := "command header profile protocol show-secrets show-state timeout trace transport url verbose " + login
 	want := map[string]string{
-		"audit":               "allow-empty args command deadline format header include junit max-rounds other-header other-identity profile protocol quiet read-only timeout transport url " + login,
+		"audit":               "allow-empty args command deadline format header include junit max-rounds other-header other-identity profile protocol quiet read-only sarif-file timeout transport url " + login,
+		"catalog save":        conn + " output",
+		"catalog diff":        conn + " fail-on format",
 		"auth login":          "header timeout " + login,
 		"auth logout":         "all identity",
 		"auth status":         "format identity",
@@ -28,7 +30,7 @@ func TestCommandFlags(t *testing.T) {
 		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open open-despite-warnings progress raw record root sample strict",
 		"complete":            conn + " context format prompt template",
 		"completion":          "",
-		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe",
+		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe sarif-file",
 		"logging":             conn + " count format",
 		"ping":                conn + " format",
 		"profile add":         "assertion-file client-credentials client-id client-key client-metadata-url client-secret command force global header identity local no-browser protocol redirect-url scope timeout transport url",
