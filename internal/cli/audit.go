@@ -32,10 +32,13 @@ type AuditOptions struct {
 	Args          []string // NAME=JSON
 	Include       []string
 	ReadOnly      bool
-	Format        string
-	SARIFFile     string // where code scanning shows the findings (--sarif-file)
-	JUnit         string
-	Quiet         bool
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots on the probes that declare elicitation, and answer them.
+	Samples   []string
+	Format    string
+	SARIFFile string // where code scanning shows the findings (--sarif-file)
+	JUnit     string
+	Quiet     bool
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
 	AllowEmpty bool
@@ -68,7 +71,13 @@ cancel, missing and unknown answers, endless asking, URL safety, and
 input_required on methods that may not carry it.
 
 Destructive tools (destructiveHint true, or absent without readOnlyHint) are
-never called unless named with --include.
+never called unless named with --include. Tools marked neither read-only nor
+destructive may change what the server holds, and are called: the audit
+names them on stderr before it starts; --read-only calls only the tools
+marked read-only (readOnlyHint), and those --include names.
+
+--sample and --root declare sampling and roots (deprecated as of 2026-07-28)
+and answer them, so that tools that need them are listed and audited.
 
 An --include or --args that names nothing the server offers is a usage
 error. An audit in which no rule applied to any tool, prompt or resource
@@ -86,6 +95,7 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
+  mcp-tester audit -c 'bin/rulebreaker -writer' --read-only
   mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml
   mcp-tester audit -c bin/deployer --include deploy --format sarif > /tmp/audit.sarif`,
 		Args: cobra.NoArgs,
@@ -106,6 +116,7 @@ went away, or --deadline ran out).`,
 	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
@@ -199,6 +210,14 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
 	}
+	samples, err := (&AnswerOptions{Samples: o.Samples}).samples()
+	if err != nil {
+		return audit.Options{}, err
+	}
+	roots, err := o.Conn.roots()
+	if err != nil {
+		return audit.Options{}, err
+	}
 	// The second identity's credentials are hidden on the output like the
 	// first's.
 	o.IO.AddSecrets(credential.Secrets("", o.OtherHeaders)...)
@@ -240,6 +259,8 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		Args:          args,
 		Include:       o.Include,
 		ReadOnly:      o.ReadOnly,
+		Samples:       samples,
+		Roots:         roots,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
 	}

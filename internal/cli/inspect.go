@@ -29,6 +29,9 @@ type InspectOptions struct {
 	Probe         bool
 	MaxProbes     int
 	MinScore      int
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots, as in the lists.
+	Samples []string
 }
 
 func newInspectCmd(ios *iostreams.IOStreams, runF func(context.Context, *InspectOptions) error) *cobra.Command {
@@ -66,6 +69,7 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 	addCapabilityFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	addTasksFlag(cmd, &opts.Conn)
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f := cmd.Flags()
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image")
 	f.StringVar(&opts.DownloadIcons, "download-icons", "", "check the icons and save them in this directory")
@@ -86,7 +90,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	}
 	// Probe questions are declined quietly: the report tells of them.
 	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}
-	s, err := opts.Conn.open(ctx, quiet, nil)
+	ans, err := declaring(opts.Samples)
+	if err != nil {
+		return err
+	}
+	s, err := opts.Conn.open(ctx, quiet, ans)
 	if err != nil {
 		return err
 	}
