@@ -1,13 +1,11 @@
 package connect
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/internal/bodylimit"
 	"github.com/askback/askback/internal/reqbody"
 	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -440,25 +439,7 @@ func TestStartFormIsReadWithinTheServersLimits(t *testing.T) {
 	t.Cleanup(srv.Close)
 	link, _ := f.c.Link("alice", "github")
 	u, _ := url.Parse(link)
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nCookie: test_user=alice\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nt=", u.Path)
-	answered := make(chan *http.Response, 1)
-	go func() {
-		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil)
-		answered <- resp
-	}()
-	select {
-	case resp := <-answered:
-		if resp == nil || resp.StatusCode != http.StatusRequestTimeout {
-			t.Fatalf("a form that stops arriving: %v, want 408", resp)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("a form that stops arriving was waited for 15 s")
-	}
+	bodylimit.Stalls(t, srv.Listener.Addr().String(), fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nCookie: test_user=alice\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nt=", u.Path))
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+u.Path, strings.NewReader("t="+strings.Repeat("a", 5000)))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := f.browserAs(t, "alice").Do(req)

@@ -60,24 +60,9 @@ func TestAnonymousSessionsPerClient(t *testing.T) {
 		if id == "" {
 			t.Fatalf("a first session of 192.0.2.1: %d", code)
 		}
-		// An event stream holds the session busy.
-		go func() {
-			req, _ := http.NewRequestWithContext(streams, http.MethodGet, srv.URL, nil)
-			req.Header.Set("X-Test-Client", "addr:192.0.2.1")
-			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set("Mcp-Session-Id", id)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
+		go holdStream(streams, srv.URL, id, "X-Test-Client", "addr:192.0.2.1")
 	}
-	for deadline := time.Now().Add(5 * time.Second); h.BusyShare("~addr:192.0.2.1") < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the event streams did not start: %d busy", h.BusyShare("~addr:192.0.2.1"))
-		}
-	}
+	waitBusy(t, 2, func() int { return h.BusyShare("~addr:192.0.2.1") })
 	resp := send(context.Background(), "addr:192.0.2.1", http.MethodPost, "", initialize)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -130,5 +115,30 @@ func TestQuestionTimeout(t *testing.T) {
 	}
 	if err != nil && !strings.Contains(err.Error(), "did not answer within 300ms") {
 		t.Errorf("the call's error does not say why: %v", err)
+	}
+}
+
+// holdStream opens an event stream on session id, which holds the session
+// busy until ctx ends; the header key names the caller.
+func holdStream(ctx context.Context, url, id, key, value string) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set(key, value)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// waitBusy waits until busy reports n sessions busy (their streams have
+// started).
+func waitBusy(t *testing.T, n int, busy func() int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); busy() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the event streams did not start: %d busy, want %d", busy(), n)
+		}
 	}
 }

@@ -1,10 +1,7 @@
 package tasks_test
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
+	"github.com/askback/askback/internal/bodylimit"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,34 +43,20 @@ func FuzzRoutingHeaders(f *testing.F) {
 	})
 }
 
-// countingBody is a request body that counts what is read of it.
-type countingBody struct {
-	r    io.Reader
-	read int
-}
-
-func (c *countingBody) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.read += n
-	return n, err
-}
-
-func (c *countingBody) Close() error { return nil }
-
 // RoutingHeaders reads a body within the limit of the handler it wraps: in
 // front of an endpoint that takes 1 KiB, a megabyte with Mcp-Name is refused
 // with 413 after 1 KiB and a byte, not read to 4 MiB.
 func TestRoutingHeadersReadsWithinTheServersLimit(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	h := tasks.RoutingHeaders(endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{HTTP: mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 1024}}))
-	body := &countingBody{r: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + strings.Repeat("a", 1<<20) + `"}}`)}
+	body := bodylimit.NewCounting(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + strings.Repeat("a", 1<<20) + `"}}`)
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Body = body
 	req.Header.Set("Mcp-Name", "a")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusRequestEntityTooLarge || body.read > 1025 {
-		t.Fatalf("a 1 MiB body in front of a 1 KiB limit: HTTP %d after reading %d bytes, want 413 after at most 1025", rec.Code, body.read)
+	if rec.Code != http.StatusRequestEntityTooLarge || body.BytesRead() > 1025 {
+		t.Fatalf("a 1 MiB body in front of a 1 KiB limit: HTTP %d after reading %d bytes, want 413 after at most 1025", rec.Code, body.BytesRead())
 	}
 }
 
@@ -83,23 +67,5 @@ func TestRoutingHeadersReadsWithinTheServersTime(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	srv := httptest.NewServer(tasks.RoutingHeaders(endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{BodyReadTimeout: 300 * time.Millisecond})))
 	defer srv.Close()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nMcp-Name: a\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
-	answered := make(chan *http.Response, 1)
-	go func() {
-		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil)
-		answered <- resp
-	}()
-	select {
-	case resp := <-answered:
-		if resp == nil || resp.StatusCode != http.StatusRequestTimeout {
-			t.Fatalf("a body that stops arriving: %v, want 408", resp)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("a body that stops arriving was waited for 15 s")
-	}
+	bodylimit.Stalls(t, srv.Listener.Addr().String(), "POST /mcp HTTP/1.1\r\nHost: x\r\nMcp-Name: a\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
 }

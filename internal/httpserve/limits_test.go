@@ -29,9 +29,14 @@ func dialFrom(t *testing.T, from, addr string) net.Conn {
 	return c
 }
 
-// get sends a GET on c and returns the status line and the body's first line.
+// get sends a GET on c and returns the status and the body.
 func get(c net.Conn, header string) (string, string) {
-	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n%s\r\n", header)
+	return exchange(c, fmt.Sprintf("GET / HTTP/1.1\r\nHost: x\r\n%s\r\n", header))
+}
+
+// exchange sends raw on c and returns the answer's status and body.
+func exchange(c net.Conn, raw string) (string, string) {
+	io.WriteString(c, raw)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		return "error: " + err.Error(), ""
@@ -134,14 +139,7 @@ func TestBodyBudget(t *testing.T) {
 	defer close(release)
 	addr := serveWith(t, h, &httpserve.Options{MaxBody: 1000, BodyBudget: 2000, BodyBudgetPerClient: 1000, BodyWait: 200 * time.Millisecond})
 	post := func(c net.Conn, body string) (string, string) {
-		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			return "error: " + err.Error(), ""
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.Status, strings.TrimSpace(string(b))
+		return exchange(c, fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
 	}
 	a := dialFrom(t, "127.0.0.1", addr)
 	fmt.Fprintf(a, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nhold%s", strings.Repeat("x", 996))

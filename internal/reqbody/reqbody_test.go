@@ -1,17 +1,16 @@
 package reqbody_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/bodylimit"
 	"github.com/askback/askback/internal/reqbody"
 )
 
@@ -82,23 +81,9 @@ func TestSlowBody(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
-	select {
-	case err := <-done:
-		if !errors.Is(err, reqbody.ErrTooSlow) {
-			t.Fatalf("a body that stops: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a body that stops was waited for")
-	}
-	resp, err := http.ReadResponse(bufioReader(conn), nil)
-	if err != nil || resp.StatusCode != http.StatusRequestTimeout {
-		t.Fatalf("answer: %v, %v", resp, err)
+	bodylimit.Stalls(t, srv.Listener.Addr().String(), "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+	if err := <-done; !errors.Is(err, reqbody.ErrTooSlow) {
+		t.Fatalf("a body that stops: %v", err)
 	}
 }
 
@@ -171,5 +156,3 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("a refused body holds %d", b.InUse())
 	}
 }
-
-func bufioReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
