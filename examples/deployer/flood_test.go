@@ -74,7 +74,7 @@ func TestFloodOfBodiesIsBounded(t *testing.T) {
 			}
 			defer c.Close()
 			_ = c.SetDeadline(time.Now().Add(60 * time.Second))
-			if _, err := c.Write([]byte(head)); err == nil {
+			if _, err = c.Write([]byte(head)); err == nil {
 				_, err = c.Write(body)
 			}
 			line, rerr := bufio.NewReader(c).ReadString('\n')
