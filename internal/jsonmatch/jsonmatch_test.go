@@ -49,16 +49,16 @@ func TestParsePatternErrors(t *testing.T) {
 
 func TestGeneralize(t *testing.T) {
 	for in, want := range map[string]string{
-		"Rolling out auth 2.4.1 to production.":                     "Rolling out auth 2.4.1 to production.",
-		"Task NXX66JRSHRRKGDIJDMZK35AY7U created":                   "Task {{id}} created",
-		"id 550e8400-e29b-41d4-a716-446655440000.":                  "id {{uuid}}.",
+		"Rolling out auth 2.4.1 to production.":                        "Rolling out auth 2.4.1 to production.",
+		"Task NXX66JRSHRRKGDIJDMZK35AY7U created":                      "Task {{id}} created",
+		"id 550e8400-e29b-41d4-a716-446655440000.":                     "id {{uuid}}.",
 		"at 2026-12-03T16:20:09.735279495Z, on 2026-12-04 at 10:00:01": "at {{timestamp}}, on {{date}} at {{time}}",
-		"done in 1.25s (12ms per item)":                             "done in {{duration}} ({{duration}} per item)",
-		"nonce 9f86d081884c7d659a2feaa0c55ad015":                    "nonce {{hex}}",
-		"auth-service-production-2024 and the 1990s":                "auth-service-production-2024 and the 1990s",
-		"Hello {{name}}":                                            "Hello {{{{name}}",
-		"10 of 10 instances, version 2.5.0":                         "10 of 10 instances, version 2.5.0",
-		"token aB3x_9kLmN0pQrStUvWxYz12":                            "token {{id}}",
+		"done in 1.25s (12ms per item)":                                "done in {{duration}} ({{duration}} per item)",
+		"nonce 9f86d081884c7d659a2feaa0c55ad015":                       "nonce {{hex}}",
+		"auth-service-production-2024 and the 1990s":                   "auth-service-production-2024 and the 1990s",
+		"Hello {{name}}":                    "Hello {{{{name}}",
+		"10 of 10 instances, version 2.5.0": "10 of 10 instances, version 2.5.0",
+		"token aB3x_9kLmN0pQrStUvWxYz12":    "token {{id}}",
 	} {
 		got := Generalize(in)
 		if got != want {
@@ -136,12 +136,12 @@ func TestExpect(t *testing.T) {
 
 func TestPaths(t *testing.T) {
 	for in, want := range map[string]string{
-		"$":                      "$",
-		"$.a.b":                  "$.a.b",
-		"content[0].text":        "$.content[0].text",
-		"content.0.text":         "$.content[0].text",
-		"content.*.annotations":  "$.content.*.annotations",
-		"content[*]":             "$.content.*",
+		"$":                     "$",
+		"$.a.b":                 "$.a.b",
+		"content[0].text":       "$.content[0].text",
+		"content.0.text":        "$.content[0].text",
+		"content.*.annotations": "$.content.*.annotations",
+		"content[*]":            "$.content.*",
 		"structuredContent.x-y": "$.structuredContent.x-y",
 	} {
 		p, err := ParsePath(in, true)
