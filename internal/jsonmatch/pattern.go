@@ -184,6 +184,22 @@ func (p *Pattern) MatchValue(v Value) bool {
 	return false
 }
 
+// LiteralParts returns the texts between the placeholders of pattern
+// (ParsePattern's reading), or pattern itself when it is no pattern.
+func LiteralParts(pattern string) []string {
+	p, err := ParsePattern(pattern)
+	if err != nil {
+		return []string{pattern}
+	}
+	var out []string
+	for _, x := range p.parts {
+		if x.kind == "" {
+			out = append(out, x.text)
+		}
+	}
+	return out
+}
+
 // Escape writes s as a pattern that matches s alone: every "{{" doubled.
 func Escape(s string) string {
 	return strings.ReplaceAll(s, "{{", "{{{{")

@@ -19,17 +19,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// maxCheck bounds the length, in characters, of the text an assertion
-// looks for.
-const maxCheck = 80
 
 // Step is one asking command of a session and what came of it.
 type Step struct {
@@ -238,9 +234,9 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 // assertElicited checks that the question is asked again: by its message,
 // or, for a URL question without one, by its link.
 func assertElicited(q exchange.Entry) string {
-	text := shorten(firstLine(q.Message()))
+	text := jsonmatch.CheckText(q.Message())
 	if text == "" && q.Params != nil {
-		text = shorten(q.Params.URL)
+		text = jsonmatch.Shorten(q.Params.URL)
 	}
 	line := "assert_elicited"
 	if text != "" {
@@ -274,37 +270,11 @@ func stableText(res any) string {
 		}
 	}
 	for _, t := range texts {
-		if l := shorten(firstLine(t)); l != "" {
+		if l := jsonmatch.CheckText(t); l != "" {
 			return l
 		}
 	}
 	return ""
-}
-
-func firstLine(s string) string {
-	for l := range strings.SplitSeq(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			return t
-		}
-	}
-	return ""
-}
-
-// shorten cuts s to at most maxCheck characters, at a space when there is
-// one in the second half, so that a check stays readable.
-func shorten(s string) string {
-	if utf8.RuneCountInString(s) <= maxCheck {
-		return s
-	}
-	r := []rune(s)[:maxCheck]
-	cut := len(r)
-	for i := len(r) - 1; i > maxCheck/2; i-- {
-		if unicode.IsSpace(r[i]) {
-			cut = i
-			break
-		}
-	}
-	return strings.TrimSpace(string(r[:cut]))
 }
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and

@@ -47,6 +47,7 @@ type command struct {
 	path   []string       // set_var; nil with raw set for rawResponse
 	raw    bool           // set_var NAME rawResponse
 	sample *answer.Sample // sample_response
+	expect *expectation   // assert_json, assert_question
 	// expected: expect_error wraps the command (call_tool, start_tool).
 	expected bool
 }
@@ -117,6 +118,7 @@ func (p *parser) heredoc(toks []token) {
 		p.next++
 		if strings.TrimSpace(l) == marker {
 			last.kind, last.segs = singleToken, []segment{{text: strings.Join(body, "\n")}}
+			last.heredoc = &heredocSpan{first: start, count: len(body), marker: marker}
 			return
 		}
 		size += len(l) + 1
