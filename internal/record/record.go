@@ -182,7 +182,7 @@ func (s Step) command() (string, error) {
 		if s.Method == "prompts/get" {
 			verb = "get_prompt"
 		}
-		parts := []string{verb, word(s.Name)}
+		parts := []string{verb, Word(s.Name)}
 		keys := make([]string, 0, len(s.Args))
 		for k := range s.Args {
 			keys = append(keys, k)
@@ -312,9 +312,9 @@ func Quote(s string) string {
 	return b.String()
 }
 
-// word writes a name bare when the language reads it back unchanged, and
+// Word writes a name bare when the language reads it back unchanged, and
 // quoted otherwise.
-func word(s string) string {
+func Word(s string) string {
 	if s == "" {
 		return `""`
 	}
