@@ -20,7 +20,7 @@ type UpdateNote struct {
 func (n UpdateNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Text) }
 
 // Update rewrites the expected values of the checks that failed in res, a
-// run of s, whose source is src, so that they hold what the run found (the
+// run of s, in the text s was parsed from, so that they hold what the run found (the
 // way golden files are updated): only those values change, every other
 // byte of src stays as it is, and the quoting of each value is kept where
 // the new value allows it. It returns the new source (src itself when
@@ -28,8 +28,10 @@ func (n UpdateNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, 
 // expected value with variables, a failure that is no check, a check an
 // update cannot write). The new source is parsed before it is returned;
 // one that would not parse is an error.
-func Update(src []byte, s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
-	lines := strings.Split(string(src), "\n")
+func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
+	src := s.src
+	text, hasBOM := strings.CutPrefix(string(src), bom)
+	lines := strings.Split(text, "\n")
 	var notes []UpdateNote
 	// edits per line, applied from the right so that offsets hold.
 	type edit struct {
@@ -105,11 +107,17 @@ func Update(src []byte, s *Script, res *ScriptResult) ([]byte, []UpdateNote, err
 		out = append(out, line)
 	}
 	updated := []byte(strings.Join(out, "\n"))
+	if hasBOM {
+		updated = append([]byte(bom), updated...)
+	}
 	if _, err := ParseFile(s.Name, updated); err != nil {
 		return nil, notes, fmt.Errorf("the updated script would not parse, so it is left as it was: %w", err)
 	}
 	return updated, notes, nil
 }
+
+// Source is the text s was parsed from, as Update rewrites it.
+func Source(s *Script) []byte { return s.src }
 
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

@@ -34,7 +34,7 @@ func TestUpdateRewritesOnlyExpectedValues(t *testing.T) {
 		"expect_error call_tool broken\r\n" +
 		"assert_error_code -32602\r\n"
 	s, res, out := runSrc(t, "u.mcp", src)
-	got, notes, err := Update([]byte(src), s, res)
+	got, notes, err := Update(s, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestUpdateLeavesVariablesAndNonChecks(t *testing.T) {
 	src := "input_var x\nelicit_response decline\ncall_tool quiet\nassert_contains \"$x\"\n"
 	s := mustParse(t, "v.mcp", src)
 	rep, _ := runText(t, "v.mcp", src, RunOptions{Stdin: strings.NewReader("absent\n")})
-	got, notes, err := Update([]byte(src), s, rep.Scripts[0])
+	got, notes, err := Update(s, rep.Scripts[0])
 	if err != nil || string(got) != src {
 		t.Fatalf("Update changed the script: %v\n%s", err, got)
 	}
@@ -158,11 +158,11 @@ func FuzzUpdate(f *testing.F) {
 		for _, st := range s.Steps {
 			passed.Steps = append(passed.Steps, &StepResult{Line: st.Line, Command: st.Command, Passed: true})
 		}
-		got, notes, err := Update([]byte(src), s, passed)
+		got, notes, err := Update(s, passed)
 		if err != nil || string(got) != src || len(notes) != 0 {
 			t.Fatalf("a script with nothing to update changed: %v, %v\n%q\n%q", err, notes, src, got)
 		}
-		got, _, err = Update([]byte(src), s, sameValue(s))
+		got, _, err = Update(s, sameValue(s))
 		if err != nil {
 			t.Fatalf("rewriting each value with itself: %v\n%q", err, src)
 		}
