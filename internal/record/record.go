@@ -175,6 +175,13 @@ func sampleOf(q exchange.Entry) answer.Sample {
 	return answer.Sample{Text: strings.Join(texts, "\n"), Model: q.Reply.Model, StopReason: q.Reply.StopReason, Role: string(q.Reply.Role)}
 }
 
+// Command writes the script command that sends a call: call_tool or
+// get_prompt with the arguments by name (sorted), read_resource with the
+// URI. An argument whose name or value a script cannot write is an error.
+func Command(method, name string, args map[string]any) (string, error) {
+	return Step{Method: method, Name: name, Args: args}.command()
+}
+
 func (s Step) command() (string, error) {
 	switch s.Method {
 	case "tools/call", "prompts/get":
@@ -213,7 +220,7 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 		action = a.Action
 	}
 	line := "elicit_response "
-	if keyed && q.Key != "" && isAnswerKey(q.Key) {
+	if keyed && q.Key != "" && AnswerKey(q.Key) {
 		line += q.Key + "="
 	}
 	line += action
@@ -242,7 +249,7 @@ func assertElicited(q exchange.Entry) string {
 	if text != "" {
 		line += " " + Quote(text)
 	}
-	if q.Key != "" && isAnswerKey(q.Key) {
+	if q.Key != "" && AnswerKey(q.Key) {
 		line += " key=" + q.Key
 	}
 	return line + " mode=" + q.Mode()
@@ -381,9 +388,9 @@ func isArgKey(k string) bool {
 	return true
 }
 
-// isAnswerKey reports whether a question key can be written before = in
+// AnswerKey reports whether a question key can be written before = in
 // elicit_response and after key= in assert_elicited.
-func isAnswerKey(k string) bool {
+func AnswerKey(k string) bool {
 	if k == "" {
 		return false
 	}
