@@ -52,7 +52,7 @@ var ErrNothing = errors.New("the recording holds no call a script can replay")
 
 // heredocAt is the length of compact JSON beyond which a check writes it
 // indented, in a here-document.
-const heredocAt = 100
+const heredocAt = 500
 
 // Write writes conv as a script. The warnings are the conversation's
 // notes and what the script leaves out, in the order of the recording.
@@ -293,8 +293,8 @@ func (w *writer) answers(c *conversation.Call) bool {
 		case q.Mode() == "url" && q.Action() == "accept":
 			outOfBand = true
 			url := urlOf(q)
-			w.warn(q.Line, "the person opened %s in a browser (the question at line %d): a script cannot, so the server may not get what it waits for", url, q.Line)
-			w.comment("the person opened %s in a browser; a script accepts without opening it", sanitize(url))
+			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
+			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
 			w.line("elicit_response %saccept", key)
 		default:
 			w.line("%s", w.elicitResponse(key, q))
@@ -413,9 +413,6 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 
 // questionChecks writes the checks of what was asked.
 func (w *writer) questionChecks(c *conversation.Call) {
-	if len(c.Questions) == 0 {
-		return
-	}
 	for _, q := range c.Questions {
 		sel := ""
 		if q.Key != "" && record.AnswerKey(q.Key) {
@@ -435,8 +432,10 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			text, _ := msg.(string)
 			check := jsonmatch.NewObject()
 			line := "assert_elicited"
-			if text != "" {
-				if jsonmatch.Generalize(text) == jsonmatch.Escape(text) && w.opts.Match == jsonmatch.Exact {
+			if text != "" && w.opts.Match == jsonmatch.Exact {
+				// The message as text when it does not change from run
+				// to run, else as a pattern in the question's check.
+				if jsonmatch.Generalize(text) == jsonmatch.Escape(text) {
 					line += " " + record.Quote(text)
 				} else {
 					check.Set("message", text)
@@ -451,11 +450,19 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			if len(check.Keys) > 0 {
 				w.jsonCheck("assert_question"+sel, jsonmatch.Expect(check, jsonmatch.ExpectOptions{Mode: w.opts.Match}))
 			}
-		case "sampling/createMessage":
-			w.jsonCheck("assert_question"+sel, jsonmatch.Expect(obj, jsonmatch.ExpectOptions{Mode: w.opts.Match}))
 		}
 	}
-	w.line("assert_elicited_count %d", len(c.Questions))
+	// Requests for a model reply or for the roots are answered, not
+	// checked: the checks read the elicitations of a command.
+	n := 0
+	for _, q := range c.Questions {
+		if q.Method == "elicitation/create" {
+			n++
+		}
+	}
+	if n > 0 {
+		w.line("assert_elicited_count %d", n)
+	}
 }
 
 // jsonCheck writes a check of expected JSON: on its line, quoted, or in a
@@ -514,7 +521,9 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if !ok {
 		return nil
 	}
-	for _, k := range []string{"resultType", "inputRequests", "nextCursor"} {
+	// What says how the result travels, not what it is: its metadata, its
+	// kind, the next page, how long it may be cached.
+	for _, k := range []string{"_meta", "resultType", "inputRequests", "nextCursor", "ttlMs", "cacheScope"} {
 		obj.Delete(k)
 	}
 	if c.Method == "tools/call" {
