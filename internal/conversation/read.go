@@ -719,7 +719,7 @@ func (b *builder) finish() {
 			b.note(c.Line, c, "the client cancelled %s (line %d): a script cannot cancel a call half-way", describe(c), c.Line)
 		}
 		for _, q := range c.Questions {
-			if q.Answer == nil && q.AnswerErr == nil && q.Method == "elicitation/create" {
+			if !c.Ended && q.Answer == nil && q.AnswerErr == nil && q.Method == "elicitation/create" {
 				b.note(q.Line, c, "the question at line %d got no answer: %s first", q.Line, why)
 			}
 		}

@@ -194,25 +194,26 @@ func (w *writer) call(c *conversation.Call) {
 		w.comment("not replayed: %s", cmd)
 		return
 	}
-	outOfBand := w.answers(c)
-	verb := cmd
 	task := c.Task
-	switch {
-	case task != nil && task.CancelledByClient:
-		verb = strings.Replace(cmd, "call_tool ", "start_tool ", 1)
+	if task != nil && task.CancelledByClient {
 		if task.AnsweredBeforeCancel > 0 {
 			w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
-			w.comment("line %d of the recording: the client answered before it cancelled the task; the script cancels it without them", c.Line)
+			w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
 		}
-		w.line("%s", verb)
+		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
 		w.line("cancel_task")
 		w.line("get_task")
 		w.line("assert_task_status cancelled")
 		return
-	case task != nil && !c.Ended:
+	}
+	if task != nil && !c.Ended {
+		// The task was left running: the script starts it and leaves it.
 		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
 		return
-	case c.Err != nil || (task != nil && c.Result == nil):
+	}
+	outOfBand := w.answers(c)
+	verb := cmd
+	if c.Err != nil || (task != nil && c.Result == nil) {
 		verb = "expect_error " + cmd
 	}
 	w.line("%s", verb)
