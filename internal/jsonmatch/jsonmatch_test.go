@@ -231,3 +231,9 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestCompactShowsInvisibleCharacters(t *testing.T) {
+	if got := Compact("a\u202eb\u200bc\x1b"); got != `"a\u202eb\u200bc\u001b"` {
+		t.Errorf("Compact = %s", got)
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // A Value is a decoded JSON value: nil, bool, json.Number, string, []any
@@ -163,11 +164,13 @@ func FromAny(v any) (Value, error) {
 }
 
 // Compact writes v as compact JSON, members in order, without escaping
-// HTML characters.
+// HTML characters; control, bidirectional and other invisible characters
+// in strings are \u escapes (termsafe.JSON), so that the text shows what
+// it holds wherever it is written.
 func Compact(v Value) string {
 	var b strings.Builder
 	writeCompact(&b, v)
-	return b.String()
+	return string(termsafe.JSON([]byte(b.String())))
 }
 
 // Indent writes v as JSON indented by indent, members in order.
