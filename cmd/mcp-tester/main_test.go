@@ -62,6 +62,7 @@ var servers = []string{
 	"./internal/fixtures/rulebreaker",
 	"./examples/protected",
 	"./internal/fixtures/fakebrowser",
+	"./internal/fixtures/deployvariant",
 }
 
 func buildServers(t testing.TB) string {

@@ -261,6 +261,14 @@ func (w *writer) command(c *conversation.Call) (string, error) {
 		return record.Command(c.Method, c.Name, nil)
 	case conversation.MethodSetLevel:
 		return "logging " + record.Word(c.Name), nil
+	case "tools/list":
+		return "list tools", nil
+	case "prompts/list":
+		return "list prompts", nil
+	case "resources/list":
+		return "list resources", nil
+	case "resources/templates/list":
+		return "list resource_templates", nil
 	}
 	return "", fmt.Errorf("a script has no command for %s", c.Method)
 }

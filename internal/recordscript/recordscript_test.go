@@ -276,3 +276,36 @@ func TestURLQuestions(t *testing.T) {
 		})
 	}
 }
+
+func TestLists(t *testing.T) {
+	dir := bins(t)
+	rec := recordSession(t, dir+"/handbook", "", func(ctx context.Context, s *session.Session) {
+		if _, _, err := s.ListTools(ctx, session.Pages{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.ListPrompts(ctx, session.Pages{All: true}); err != nil {
+			t.Fatal(err)
+		}
+		s.CallTool(ctx, "add", map[string]any{"a": 1, "b": 2}, queue(t))
+	})
+	conv, err := conversation.Read(rec, conversation.Options{Lists: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := Write(conv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("script:\n%s", src)
+	for _, want := range []string{"\nlist tools\nassert_json <<END\n{\n  \"tools\": [\n", "\nlist prompts\nassert_json '{\"prompts\":[{\"arguments\":[{\"name\":\"file_path\""} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("script lacks %q", want)
+		}
+	}
+	if rep, out := replay(t, string(src), dir+"/handbook", ""); rep.ExitCode() != script.ExitOK {
+		t.Fatalf("the script fails:\n%s", out)
+	}
+	if rep, out := replay(t, string(src), dir+"/askserver", ""); rep.ExitCode() != script.ExitFailed || !strings.Contains(out, "✗ assert_json <<END") {
+		t.Fatalf("the script passes against another server:\n%s", out)
+	}
+}

@@ -85,6 +85,8 @@ func init() {
 			run: runRemote, send: sendReadResource, asks: true},
 		{name: "ping", usage: "ping", min: 0, max: 0,
 			run: runRemote, send: sendPing},
+		{name: "list", usage: "list tools|prompts|resources|resource_templates", min: 1, max: 1,
+			check: checkList, run: runRemote, send: sendList},
 		{name: "start_tool", usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
 			check: checkCall, run: runRemote, send: sendStartTool, asks: true, callsTool: true, reportsTask: true},
 		{name: "get_task", usage: "get_task [TASK_ID]", min: 0, max: 1,
