@@ -30,6 +30,10 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	}
 	tmp, err := create(path, perm)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the name is the temporary file's, not the one asked for
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	done := false

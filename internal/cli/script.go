@@ -135,17 +135,19 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	// What is written must run: a script that does not parse is a fault
 	// of this command, and nothing is written.
 	if _, err := script.ParseFile(out, src); err != nil {
-		return fmt.Errorf("the script made of %s does not parse, so nothing was written: %w", opts.Recording, err)
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the script made of %s does not parse, so nothing was written: %w", opts.Recording, err)}
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: %s\n", name, w.Line, termsafe.Line(w.Text))
 	}
 	if opts.Output == "" {
-		_, err := opts.IO.Out.Write(src)
-		return err
+		if _, err := opts.IO.Out.Write(src); err != nil {
+			return &exitError{code: ExitFailed, err: err}
+		}
+		return nil
 	}
 	if err := atomicfile.Write(opts.Output, src, 0o644); err != nil {
-		return err
+		return &exitError{code: ExitFailed, err: err}
 	}
 	calls := len(conv.Calls)
 	fmt.Fprintf(opts.IO.ErrOut, "%s: %d call(s) from %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), calls, name, termsafe.Line(opts.Output))
