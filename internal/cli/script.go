@@ -58,10 +58,10 @@ Exit codes: 0 the script was written (warnings or not); 1 it could not be
 written; 2 a bad recording (not one, a line that is not what the proxy
 writes, a protocol version this tester does not speak, nothing to replay) or
 bad flags: nothing is written.`,
-		Example: `  mcp-tester script cmd/mcp-tester/testdata/recordings/deploy.jsonl
-  mcp-tester script cmd/mcp-tester/testdata/recordings/deploy.jsonl -o deploy.mcp
-  mcp-tester test -s deploy.mcp -c bin/deployer
-  mcp-tester script cmd/mcp-tester/testdata/recordings/deploy.jsonl --match shape --ignore content.*.annotations`,
+		Example: `  mcp-tester script examples/deployer/deploy.jsonl
+  mcp-tester script examples/deployer/deploy.jsonl -o /tmp/deploy.mcp
+  mcp-tester test -s /tmp/deploy.mcp -c bin/deployer
+  mcp-tester script examples/deployer/deploy.jsonl --match shape --ignore 'content.*.annotations' -o /tmp/shape.mcp`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("script takes one recording, e.g. mcp-tester script session.jsonl -o session.mcp")
