@@ -211,7 +211,17 @@ func (w *writer) call(c *conversation.Call) {
 		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
 		return
 	}
-	outOfBand := w.answers(c)
+	given := w.answers(c)
+	if given.failed {
+		// The client answered with an error: the script cannot, so what
+		// came of it is not checked.
+		w.line("%s", cmd)
+		w.questionChecks(c)
+		if c.Ended {
+			w.comment("the result came of the client's error answer; a script does not check it")
+		}
+		return
+	}
 	verb := cmd
 	if c.Err != nil || (task != nil && c.Result == nil) {
 		verb = "expect_error " + cmd
@@ -225,7 +235,7 @@ func (w *writer) call(c *conversation.Call) {
 		return
 	}
 	checks := w.resultChecks(c)
-	if outOfBand && len(checks) > 0 {
+	if given.outOfBand && len(checks) > 0 {
 		w.comment("the result depended on what the person did in the browser; its checks are left as comments:")
 		for _, l := range checks {
 			w.comment("%s", l)
@@ -273,11 +283,15 @@ func (w *writer) command(c *conversation.Call) (string, error) {
 	return "", fmt.Errorf("a script has no command for %s", c.Method)
 }
 
-// answers writes the answers of c's questions, before the call, and
-// reports whether one of them was given outside the conversation (a URL
-// the person opened).
-func (w *writer) answers(c *conversation.Call) bool {
-	outOfBand := false
+// given says what the answers of a call were.
+type given struct {
+	outOfBand bool // one was given outside the conversation (a URL the person opened)
+	failed    bool // the client answered one with an error
+}
+
+// answers writes the answers of c's questions, before the call.
+func (w *writer) answers(c *conversation.Call) given {
+	var g given
 	for _, q := range c.Questions {
 		key := ""
 		if q.Key != "" && record.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
@@ -293,14 +307,15 @@ func (w *writer) answers(c *conversation.Call) bool {
 		}
 		switch {
 		case q.AnswerErr != nil:
-			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead", q.Line, q.AnswerErr.Message)
+			g.failed = true
+			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
 			w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
 			w.line("elicit_response %scancel", key)
 		case q.Answer == nil:
 			w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
 			w.line("elicit_response %scancel", key)
 		case q.Mode() == "url" && q.Action() == "accept":
-			outOfBand = true
+			g.outOfBand = true
 			url := urlOf(q)
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
 			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
@@ -309,7 +324,15 @@ func (w *writer) answers(c *conversation.Call) bool {
 			w.line("%s", w.elicitResponse(key, q))
 		}
 	}
-	return outOfBand
+	return g
+}
+
+// oneLine is the first line of s, marked when there is more.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
 }
 
 func urlOf(q *conversation.Question) string {
