@@ -33,6 +33,9 @@ type Conversation struct {
 	Protocols []string
 	// Calls are the client's calls, in the order it made them.
 	Calls []*Call
+	// Outside are the requests for the roots the server sent outside any
+	// call, with the client's answers.
+	Outside []*Question
 	// Notes are what a replay cannot do as the client did, in the order of
 	// the recording.
 	Notes []Note

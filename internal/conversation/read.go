@@ -594,10 +594,16 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 	q := &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
 	sr.q = q
 	c := b.callOf(line, session, stream, readParams(m.Params), m.Method)
-	if c == nil {
-		return
+	switch {
+	case c != nil:
+		b.addQuestion(c, q)
+	case m.Method == "roots/list":
+		// A server may ask for the roots at any time; they are the
+		// client's, whatever call is running.
+		b.conv.Outside = append(b.conv.Outside, q)
+	default:
+		b.note(line, nil, "the server sent %s outside any call: a script asks nothing outside its calls, so it is left out", m.Method)
 	}
-	b.addQuestion(c, q)
 }
 
 // callOf finds the call a server request belongs to: the task its _meta
@@ -644,7 +650,6 @@ func (b *builder) callOf(line int, session, stream string, p params, method stri
 			return c
 		}
 	}
-	b.note(line, nil, "the server sent %s outside any call: a script asks nothing outside its calls, so it is left out", method)
 	return nil
 }
 

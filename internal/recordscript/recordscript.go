@@ -72,6 +72,9 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		}
 	}
 	rootsAt := w.buf.Len()
+	for _, q := range conv.Outside {
+		w.rootsAnswer(q)
+	}
 	for _, c := range conv.Calls {
 		w.buf.WriteString("\n")
 		w.call(c)
