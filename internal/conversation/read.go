@@ -102,6 +102,10 @@ type builder struct {
 	reqs  map[reqKey][]*pending
 	sreqs map[reqKey]*serverReq
 	tasks map[string]*Call
+	// waiting are the calls whose last round waits for a next one (answers
+	// to input_required, a retry after -32042): the only ones a request
+	// may continue.
+	waiting []*Call
 	// gone is the line where the client or the server went, 0 while both
 	// are there; goneWhy says which.
 	gone    int
@@ -313,11 +317,10 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 func (b *builder) continued(method, name, session string, p params) *Call {
 	var best *Call
 	score := -1
-	for _, c := range b.conv.Calls {
-		if c.Method != method || c.Name != name || c.Session != session || c.Ended {
-			continue
-		}
-		if !c.urlWait && len(c.waiting) == 0 {
+	// Forget the calls that wait no more.
+	b.waiting = slices.DeleteFunc(b.waiting, func(c *Call) bool { return c.Ended || !c.urlWait && len(c.waiting) == 0 })
+	for _, c := range b.waiting {
+		if c.Method != method || c.Name != name || c.Session != session {
 			continue
 		}
 		if len(c.waiting) > 0 && len(p.InputResponses) == 0 && p.RequestState == nil {
@@ -534,6 +537,7 @@ func (b *builder) urlError(line int, c *Call, werr *jsonrpc.Error) {
 	}
 	c.urlWait = true
 	c.Err, c.ResultLine = werr, line // until a retry continues it
+	b.waiting = append(b.waiting, c)
 }
 
 // roundQuestions takes the questions of an input_required result, in the
@@ -544,6 +548,7 @@ func (b *builder) roundQuestions(line int, c *Call, r result) {
 		b.addQuestion(c, inputQuestion(line, k, exchange.ViaInputRequired, r.InputRequests[k]))
 	}
 	c.waiting = keys
+	b.waiting = append(b.waiting, c)
 	c.lastState = ""
 	if r.RequestState != nil {
 		c.lastState = *r.RequestState

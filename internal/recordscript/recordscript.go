@@ -63,7 +63,12 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		}
 		return nil, nil, ErrNothing
 	}
-	w := &writer{opts: opts, conv: conv}
+	w := &writer{opts: opts, conv: conv, notes: map[*conversation.Call][]conversation.Note{}}
+	for _, n := range conv.Notes {
+		if n.Call != nil {
+			w.notes[n.Call] = append(w.notes[n.Call], n)
+		}
+	}
 	w.header()
 	for _, n := range conv.Notes {
 		if n.Call == nil {
@@ -95,6 +100,7 @@ type writer struct {
 	conv     *conversation.Conversation
 	buf      bytes.Buffer
 	warnings []Warning
+	notes    map[*conversation.Call][]conversation.Note
 	roots    string // the roots line, from the first roots/list answer
 	rootsRaw string
 }
@@ -175,11 +181,9 @@ func shellWord(s string) string {
 
 // call writes one call: its notes, answers, the command, and its checks.
 func (w *writer) call(c *conversation.Call) {
-	for _, n := range w.conv.Notes {
-		if n.Call == c {
-			w.warn(n.Line, "%s", n.Text)
-			w.comment("line %d of the recording: %s", n.Line, n.Text)
-		}
+	for _, n := range w.notes[c] {
+		w.warn(n.Line, "%s", n.Text)
+		w.comment("line %d of the recording: %s", n.Line, n.Text)
 	}
 	cmd, err := w.command(c)
 	if err != nil {
