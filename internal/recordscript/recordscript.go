@@ -22,6 +22,7 @@ import (
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -150,9 +151,12 @@ func (w *writer) header() {
 		out = "SCRIPT.mcp"
 	}
 	run := "mcp-tester test -s " + shellWord(out)
-	if h.Transport == recording.TransportStdio {
+	switch h.Transport {
+	case recording.TransportStdio:
 		run += " -c " + shellWord(h.Server)
-	} else {
+	case recording.TransportSSE:
+		run += " -u " + shellWord(h.Server) + " --transport sse"
+	default:
 		run += " -u " + shellWord(h.Server)
 	}
 	if len(w.conv.Protocols) == 1 && w.conv.Protocols[0] != newest() {
@@ -529,6 +533,19 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 	return cmd + " " + record.Quote(c)
 }
 
+// textLine is a check of a text: quoted on its line, or, for a text of
+// several lines that shows nothing hidden, in a here-document, as it reads.
+func textLine(cmd, text string) string {
+	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") {
+		return cmd + " " + record.Quote(text)
+	}
+	marker := "END"
+	for n := 2; containsLine(text, marker); n++ {
+		marker = fmt.Sprintf("END%d", n)
+	}
+	return cmd + " <<" + marker + "\n" + text + "\n" + marker
+}
+
 func containsLine(text, line string) bool {
 	for _, l := range strings.Split(text, "\n") {
 		if strings.TrimSpace(l) == line {
@@ -574,9 +591,9 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if text, ok := w.textOnly(c, obj); ok {
 		p := jsonmatch.Generalize(text)
 		if p == jsonmatch.Escape(text) {
-			return append(out, "assert_equals "+record.Quote(text))
+			return append(out, textLine("assert_equals", text))
 		}
-		return append(out, "assert_match "+record.Quote(p))
+		return append(out, textLine("assert_match", p))
 	}
 	exp := jsonmatch.Expect(obj, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: w.opts.Ignore})
 	if e, ok := exp.(*jsonmatch.Object); ok && len(e.Keys) == 0 {
