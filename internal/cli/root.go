@@ -118,6 +118,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newInspectCmd(io, nil),
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
+		newProxyCmd(io, nil),
 		newCatalogCmd(io),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,
