@@ -119,6 +119,8 @@ from flags, from scripts, or from a person at the terminal.`,
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
 		newProxyCmd(io, nil),
+		newScanCmd(io, nil),
+		newGradeCmd(io, nil),
 		newCatalogCmd(io),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,
