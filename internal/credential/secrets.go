@@ -32,7 +32,10 @@ func Secrets(rawURL string, headers []string) []string {
 				add(p, url.QueryEscape(p), url.PathEscape(p))
 			}
 		}
-		for _, kv := range strings.Split(u.RawQuery, "&") {
+		// A query's pairs are separated by "&", and by ";" for servers that
+		// read it so (older Go, Python, Java): a value after a ";" is one a
+		// server may take.
+		for _, kv := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
 			k, raw, _ := strings.Cut(kv, "=")
 			name, _ := url.QueryUnescape(k)
 			v, err := url.QueryUnescape(raw)

@@ -2,6 +2,7 @@ package credential
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,5 +18,20 @@ func TestSecrets(t *testing.T) {
 		if slices.Contains(got, not) {
 			t.Errorf("Secrets holds %q, which is no secret (or too short to hide): %q", not, got)
 		}
+	}
+}
+
+// A query parameter after a ";" is one some servers read: its value is a
+// secret like one after a "&".
+func TestSecretsSemicolonQuery(t *testing.T) {
+	got := Secrets("http://h/mcp?x=1;api_key=semi-secret-77;y=2&z=3;token=another-one-88", nil)
+	for _, want := range []string{"semi-secret-77", "another-one-88"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+	h := NewHider(got)
+	if out := h.Hide("/mcp?x=1;api_key=semi-secret-77;y=2"); strings.Contains(out, "semi-secret") {
+		t.Errorf("hidden: %q", out)
 	}
 }
