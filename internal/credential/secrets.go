@@ -1,6 +1,7 @@
 package credential
 
 import (
+	"encoding/base64"
 	"net/url"
 	"strings"
 )
@@ -14,7 +15,8 @@ const MinSecret = 6
 // password of the user information, the values of query parameters and the
 // path segments [RedactURL] hides, and the values of the headers named like
 // credentials or holding a token (the whole value and each word of it, the
-// authorization scheme aside). Errors from libraries quote a URL whole, so
+// authorization scheme aside; for Basic, also the decoded "user:password"
+// and the password). Errors from libraries quote a URL whole, so
 // the one way to keep these out of every message is to hide each wherever it
 // shows up.
 func Secrets(rawURL string, headers []string) []string {
@@ -67,6 +69,32 @@ func Secrets(rawURL string, headers []string) []string {
 			}
 			add(w)
 		}
+		add(basicSecrets(value)...)
+	}
+	return out
+}
+
+// basicSecrets returns what a Basic authorization value stands for, as a
+// server that decodes it may echo it: "user:password" and the password.
+func basicSecrets(value string) []string {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(value), " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return nil
+	}
+	cred = strings.TrimSpace(cred)
+	var dec []byte
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(cred); err == nil {
+			dec = b
+			break
+		}
+	}
+	if dec == nil {
+		return nil
+	}
+	out := []string{string(dec)}
+	if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+		out = append(out, pass)
 	}
 	return out
 }

@@ -35,3 +35,14 @@ func TestSecretsSemicolonQuery(t *testing.T) {
 		t.Errorf("hidden: %q", out)
 	}
 }
+
+// A Basic credential is hidden as sent and as a server that decodes it
+// echoes it: "user:password" and the password.
+func TestSecretsBasicDecoded(t *testing.T) {
+	got := Secrets("", []string{"Authorization: Basic YWxpY2U6aHVudGVyMlBhc3M="})
+	for _, want := range []string{"YWxpY2U6aHVudGVyMlBhc3M=", "alice:hunter2Pass", "hunter2Pass"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+}

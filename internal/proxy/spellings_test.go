@@ -41,6 +41,14 @@ func TestCredentialsInOtherSpellings(t *testing.T) {
 		path:   "/mcp?x=1;api_key=semi-secret-77",
 		echo:   func(r *http.Request) string { return "query " + r.URL.RawQuery },
 		secret: []string{"semi-secret-77"},
+	}, {
+		name:   "a Basic credential, decoded",
+		header: http.Header{"Authorization": {"Basic YWxpY2U6aHVudGVyMlBhc3M="}},
+		echo: func(r *http.Request) string {
+			u, p, _ := r.BasicAuth()
+			return "hello " + u + ", your password is " + p
+		},
+		secret: []string{"hunter2Pass"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var reached bool
