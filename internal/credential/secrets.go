@@ -16,7 +16,8 @@ const MinSecret = 6
 // path segments [RedactURL] hides, and the values of the headers named like
 // credentials or holding a token (the whole value and each word of it, the
 // authorization scheme aside; for Basic, also the decoded "user:password"
-// and the password). Errors from libraries quote a URL whole, so
+// and the password; for Cookie and Set-Cookie, each cookie's value, however
+// it is written). Errors from libraries quote a URL whole, so
 // the one way to keep these out of every message is to hide each wherever it
 // shows up.
 func Secrets(rawURL string, headers []string) []string {
@@ -70,6 +71,33 @@ func Secrets(rawURL string, headers []string) []string {
 			add(w)
 		}
 		add(basicSecrets(value)...)
+		add(cookieValues(name, value)...)
+	}
+	return out
+}
+
+// cookieValues returns the value of each cookie of a Cookie header, or of
+// the cookie a Set-Cookie header sets, as written and without its quotes.
+// It reads them as leniently as any server may: net/http drops a cookie
+// whose value has a byte it does not allow (a backslash, a quote inside, a
+// space), which a server that reads it otherwise takes, and may echo.
+func cookieValues(name, value string) []string {
+	var pairs []string
+	switch strings.ToLower(name) {
+	case "cookie":
+		pairs = strings.Split(value, ";")
+	case "set-cookie", "set-cookie2":
+		first, _, _ := strings.Cut(value, ";")
+		pairs = []string{first}
+	default:
+		return nil
+	}
+	var out []string
+	for _, p := range pairs {
+		if _, v, ok := strings.Cut(p, "="); ok {
+			v = strings.TrimSpace(v)
+			out = append(out, v, strings.Trim(v, `"`))
+		}
 	}
 	return out
 }

@@ -46,3 +46,16 @@ func TestSecretsBasicDecoded(t *testing.T) {
 		}
 	}
 }
+
+// Each cookie's value is a secret, also one net/http would not parse.
+func TestSecretsCookieValues(t *testing.T) {
+	got := Secrets("", []string{`Cookie: a=1; sess=bad\slash999; q="quotedCook88"; sp=has space9`, `Set-Cookie: srv="quoted\value42"; Path=/; HttpOnly`})
+	for _, want := range []string{`bad\slash999`, "quotedCook88", "has space9", `quoted\value42`} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+	if slices.Contains(got, "/") || slices.Contains(got, "Path=/") {
+		t.Errorf("a Set-Cookie attribute taken for a secret: %q", got)
+	}
+}

@@ -659,11 +659,7 @@ func (h *Handler) endpointSession(q url.Values) string {
 // headers (Authorization, DPoP, Cookie, Mcp-Session-Id, API keys), each
 // cookie's value, and tokens in its URL.
 func requestSecrets(r *http.Request) []string {
-	out := credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
-	for _, c := range r.Cookies() {
-		out = append(out, c.Value)
-	}
-	return out
+	return credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
 }
 
 // responseSecrets are the credentials an answer carries in its headers:
@@ -679,11 +675,7 @@ func responseSecrets(resp *http.Response) []string {
 			}
 		}
 	}
-	out := credential.Secrets(resp.Header.Get("Location"), lines)
-	for _, c := range resp.Cookies() {
-		out = append(out, c.Value)
-	}
-	return out
+	return credential.Secrets(resp.Header.Get("Location"), lines)
 }
 
 func headerLines(h http.Header) []string {

@@ -49,6 +49,18 @@ func TestCredentialsInOtherSpellings(t *testing.T) {
 			return "hello " + u + ", your password is " + p
 		},
 		secret: []string{"hunter2Pass"},
+	}, {
+		name:   "cookie values net/http does not parse",
+		header: http.Header{"Cookie": {`a=1; sess=bad\slash999; q="quoted\"inside88"`}},
+		echo: func(r *http.Request) string {
+			var vs []string
+			for _, c := range strings.Split(r.Header.Get("Cookie"), ";") {
+				_, v, _ := strings.Cut(c, "=")
+				vs = append(vs, strings.Trim(v, `"`))
+			}
+			return "your cookies: " + strings.Join(vs, " ")
+		},
+		secret: []string{"slash999", "inside88"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var reached bool
