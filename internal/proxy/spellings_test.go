@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,6 +62,14 @@ func TestCredentialsInOtherSpellings(t *testing.T) {
 			return "your cookies: " + strings.Join(vs, " ")
 		},
 		secret: []string{"slash999", "inside88"},
+	}, {
+		name:   "a bearer token in base64",
+		header: http.Header{"Authorization": {"Bearer opaque-Tok3n-value"}},
+		echo: func(r *http.Request) string {
+			tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			return "token " + base64.StdEncoding.EncodeToString([]byte(tok)) + " claims " + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"`+tok+`"}`))
+		},
+		secret: []string{base64.StdEncoding.EncodeToString([]byte("opaque-Tok3n-value")), base64.RawURLEncoding.EncodeToString([]byte(`"opaque-Tok3n-value`))[4:20]},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var reached bool
