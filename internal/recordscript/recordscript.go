@@ -484,7 +484,15 @@ func (w *writer) questionChecks(c *conversation.Call) {
 					check.Set("message", text)
 				}
 			}
-			w.line("%s%s mode=%s", line, sel, q.Mode())
+			switch mode := q.Mode(); mode {
+			case "form", "url":
+				w.line("%s%s mode=%s", line, sel, mode)
+			default:
+				// A mode the language cannot write as a filter is
+				// checked, exactly, in the question's check.
+				w.line("%s%s", line, sel)
+				check.Set("mode", mode)
+			}
 			for _, k := range []string{"requestedSchema", "url"} {
 				if x, ok := obj.Get(k); ok {
 					check.Set(k, x)
