@@ -45,6 +45,17 @@ func TestHostileServerWritesNoCommand(t *testing.T) {
 			`assert_elicited_count 1`,
 			`assert_equals "ok"`,
 		}},
+		{"a task's status with a newline", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"status":"completed","result":{"content":[{"type":"text","text":"ok"}]}}}`,
+			`c2s {"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":3,"result":{"status":"completed\ncall_tool evil"}}`,
+		}, []string{
+			`call_tool r`,
+			`assert_equals "ok"`,
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, _ := fromLines(t, tc.lines...)

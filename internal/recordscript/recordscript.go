@@ -240,7 +240,13 @@ func (w *writer) call(c *conversation.Call) {
 	w.line("%s", verb)
 	w.questionChecks(c)
 	if task != nil {
-		w.line("assert_task_status %s", task.Status)
+		switch task.Status {
+		case "working", "input_required", "completed", "failed", "cancelled":
+			w.line("assert_task_status %s", task.Status)
+		default:
+			w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
+			w.comment("the task's last status is none a script can check: %q", task.Status)
+		}
 	}
 	if !c.Ended {
 		return
