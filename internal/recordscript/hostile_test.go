@@ -66,3 +66,52 @@ func TestHostileServerWritesNoCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestLongValuesStillParse: a value longer than a script line (or a
+// here-document) holds is checked another way, or left out with a
+// warning; the script written always reads back.
+func TestLongValuesStillParse(t *testing.T) {
+	long := strings.Repeat("A ", 40000)  // longer than a line
+	huge := strings.Repeat("G ", 600000) // longer than a here-document
+	call := `c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r"}}`
+	for _, tc := range []struct {
+		name   string
+		lines  []string
+		checks []string // the commands after the call, up to their first space
+		warns  int
+	}{
+		{"a result text longer than a line", []string{call,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + long + `"}]}}`,
+		}, []string{"call_tool", "assert_json"}, 0},
+		{"a result longer than a here-document", []string{call,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + huge + `"}]}}`,
+		}, []string{"call_tool", "assert_json"}, 1},
+		{"an error message longer than a line", []string{call,
+			`s2c {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"` + long + `"}}`,
+		}, []string{"expect_error", "assert_error_code"}, 1},
+		{"an argument longer than a line", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","arguments":{"a":"` + long + `"}}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, nil, 1},
+		{"a question's message longer than a line", []string{call,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"` + long + `","requestedSchema":{"type":"object"}}}}}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r","inputResponses":{"k":{"action":"decline"}}}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, []string{"elicit_response", "call_tool", "assert_elicited", "assert_question", "assert_elicited_count", "assert_equals"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, warns := fromLines(t, tc.lines...)
+			var got []string
+			for _, c := range commandsOf(t, body) {
+				verb, _, _ := strings.Cut(c, " ")
+				got = append(got, verb)
+			}
+			if !slices.Equal(got, tc.checks) {
+				t.Errorf("commands %v, want %v", got, tc.checks)
+			}
+			if len(warns) != tc.warns {
+				t.Errorf("warnings %v, want %d", warns, tc.warns)
+			}
+		})
+	}
+}
