@@ -56,6 +56,13 @@ func TestHostileServerWritesNoCommand(t *testing.T) {
 			`call_tool r`,
 			`assert_equals "ok"`,
 		}},
+		{"a tool named like a here-document", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"<<END"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, []string{
+			`call_tool "<<END"`,
+			`assert_equals "ok"`,
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, _ := fromLines(t, tc.lines...)

@@ -203,7 +203,7 @@ func (w *writer) call(c *conversation.Call) {
 	}
 	cmd, err := w.command(c)
 	if err == nil && !parses(cmd) {
-		err = fmt.Errorf("the command is %d bytes, too long for a script line", len(cmd))
+		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
 	}
 	if err != nil {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
