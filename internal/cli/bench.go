@@ -175,10 +175,12 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		},
 		CPUTime: opts.cpuTime,
 	}
-	if opts.IO.IsStderrTTY() {
-		lopts.Progress = loadgen.Bar(opts.IO.TerminalErr()) // redrawn in place with "\r"
+	status := opts.IO.StartStatus() // nil unless stderr is a terminal
+	if status != nil {
+		lopts.Progress = func(p loadgen.Progress) { status.Set(p.String()) }
 	}
 	rep, err := loadgen.Run(ctx, lopts)
+	status.Done()
 	if err != nil {
 		var se *session.Error
 		if errors.As(err, &se) {
