@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/ghactions"
+	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/sarif"
@@ -23,6 +25,7 @@ type TestOptions struct {
 	Scripts     []string
 	Jobs        int
 	JUnit       string
+	HTML        string
 	Format      string
 	StepTimeout time.Duration
 	Verbose     bool
@@ -58,13 +61,21 @@ minutes unless --step-timeout is given.
 Actions annotation (::error file=deploy.mcp,line=3,col=1::...) that the
 workflow run shows on that line of the script; --format sarif writes a SARIF
 2.1.0 log for code scanning with each failed step at its file and line.
---junit writes JUnit XML besides any of them.
+--junit writes JUnit XML besides any of them, --html one self-contained
+HTML page: a summary, the failed steps first (each at its FILE:LINE with
+what was expected and what came), then every script with its steps, the
+questions asked during each and the answers given.
+
+On a terminal, a progress line on stderr says how many scripts have run
+and which are running; it is erased at the end, and never written when
+stderr is not a terminal.
 
 Exit codes: 0 every step passed; 1 a step failed, or the server answered
 with something else than MCP; 2 usage or syntax error (reported as
 FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 		Example: `  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer
   mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit /tmp/report.xml
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --html /tmp/deploy.html
   bin/deployer -http 127.0.0.1:8080 &
   mcp-tester test 'examples/deployer/*.mcp' -u http://127.0.0.1:8080/mcp --format json
   mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record /tmp/answered.mcp`,
@@ -90,6 +101,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
+	addHTMLFlag(cmd, &opts.HTML)
 	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", "text", "json", "sarif", "github")
 	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
@@ -105,6 +117,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
+	}
+	if err := checkHTMLPath(opts.HTML); err != nil {
+		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -154,6 +169,15 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
+	var status *iostreams.StatusLine
+	if ropts.Fallback == nil {
+		// A progress line on a terminal, unless a person answers there.
+		status = opts.IO.StartStatus()
+		defer status.Done()
+		if status != nil {
+			ropts.Status = func(st script.Status) { status.Set(scriptStatus(st)) }
+		}
+	}
 	switch opts.Format {
 	case "text":
 		ropts.Progress = opts.IO.Out
@@ -173,6 +197,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		ropts.Record = opts.Answers.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
+	status.Done()
 	switch opts.Format {
 	case "json":
 		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
@@ -201,10 +226,29 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			return fmt.Errorf("--junit: %w", werr)
 		}
 	}
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteScripts(w, htmlMeta(opts.IO, "mcp-tester test", sopts.Target.Describe()), rep)
+	}); err != nil {
+		return err
+	}
 	if code := rep.ExitCode(); code != 0 {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// scriptStatus is the progress line of a run of scripts: how many ended,
+// the steps so far, and what runs.
+func scriptStatus(st script.Status) string {
+	line := fmt.Sprintf("[%d/%d scripts] %d passed, %d failed", st.Done, st.Scripts, st.Passed, st.Failed)
+	switch len(st.Running) {
+	case 0:
+	case 1:
+		line += " · running " + st.Running[0]
+	default:
+		line += fmt.Sprintf(" · running %s and %d more", st.Running[0], len(st.Running)-1)
+	}
+	return line
 }
 
 // bounded gives up on a question when its step's time is up, even when the

@@ -3,6 +3,7 @@ package script
 import (
 	"time"
 
+	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/session"
 )
 
@@ -41,6 +42,9 @@ type StepResult struct {
 	Response string // an excerpt of the last response, on failure
 	Output   string // what the step printed (echo, input_var) or noted
 	Duration time.Duration
+	// Questions are what the server asked during the step, each with the
+	// answer it got (or why none was sent), in the order asked.
+	Questions []exchange.Entry
 }
 
 // Counts returns the number of passed and failed steps of the script.
