@@ -36,6 +36,7 @@ type verdictView struct {
 	Subject  string
 	Rule     string // "1 state-tamper: tampered requestState is refused"
 	Status   string // pass, fail, n/a, incomplete
+	Word     string // the status as the text report writes it: FAIL
 	Class    string // the CSS class of the status
 	Note     string
 	Evidence []evidenceView
@@ -95,6 +96,7 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 				Subject: row.Label,
 				Rule:    fmt.Sprintf("%d %s: %s", n, res.Rule.ID, res.Rule.Title),
 				Status:  string(res.Status),
+				Word:    statusWord(res.Status),
 				Class:   statusClass(res.Status),
 				Note:    t.line(res.Note),
 			}

@@ -128,7 +128,7 @@ func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe
 		if p.Prompt != "" {
 			what = "prompt " + p.Prompt
 		}
-		v := probeView{What: t.line(what), Args: t.json(p.Args), Error: t.line(p.Error)}
+		v := probeView{What: t.line(what), Args: t.jsonLine(p.Args), Error: t.line(p.Error)}
 		for _, q := range p.Questions {
 			v.Questions = append(v.Questions, t.question2(q))
 		}

@@ -159,11 +159,16 @@ func (t text) question(q exchange.Entry) questionView {
 
 // json is v as indented JSON, cut at maxShownJSON bytes, neutralised
 // (html/template escapes the markup: < stays < for the reader).
-func (t text) json(v any) string {
+func (t text) json(v any) string { return t.encode(v, "  ") }
+
+// jsonLine is v as JSON on one line, cut and neutralised as json is.
+func (t text) jsonLine(v any) string { return t.encode(v, "") }
+
+func (t text) encode(v any, indent string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	enc.SetIndent("", indent)
 	if err := enc.Encode(v); err != nil {
 		return t.line(fmt.Sprint(v))
 	}
