@@ -146,6 +146,13 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		Verbose:       opts.Verbose,
 		Samples:       samples,
 	}
+	// A progress line on a terminal, out of the way while a person
+	// answers there.
+	status := opts.IO.StartStatus()
+	defer status.Done()
+	if status != nil {
+		ropts.Status = func(st script.Status) { status.Set(scriptStatus(st)) }
+	}
 	if opts.Jobs <= 1 {
 		// Parallel scripts in a terminal decline, as they always did.
 		person := opts.Answers.person(opts.IO)
@@ -155,7 +162,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			ropts.Stdin = p.Input()
 		}
 		if person != nil {
-			ropts.Fallback = bounded{person}
+			ropts.Fallback = bounded{pausing{person, status}}
 			if answer.CanSample(person) && sopts.Sampler == nil {
 				// The person writes the model replies no sample_response gives.
 				sopts.Sampler = answer.SamplerChain{}
@@ -168,15 +175,6 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
-	}
-	var status *iostreams.StatusLine
-	if ropts.Fallback == nil {
-		// A progress line on a terminal, unless a person answers there.
-		status = opts.IO.StartStatus()
-		defer status.Done()
-		if status != nil {
-			ropts.Status = func(st script.Status) { status.Set(scriptStatus(st)) }
-		}
 	}
 	switch opts.Format {
 	case "text":
@@ -249,6 +247,19 @@ func scriptStatus(st script.Status) string {
 		line += fmt.Sprintf(" · running %s and %d more", st.Running[0], len(st.Running)-1)
 	}
 	return line
+}
+
+// pausing keeps the progress line off the terminal while a person answers
+// a question there.
+type pausing struct {
+	inner  answer.Answerer
+	status *iostreams.StatusLine
+}
+
+func (p pausing) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	p.status.Pause()
+	defer p.status.Resume()
+	return p.inner.Answer(ctx, q)
 }
 
 // bounded gives up on a question when its step's time is up, even when the

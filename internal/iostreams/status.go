@@ -36,6 +36,7 @@ type StatusLine struct {
 	shown  bool         // the line is on the screen
 	midway bool         // the cursor is not at the start of a line: a write left it there
 	done   bool         // Done was called
+	paused bool         // Pause was called: a person is being asked
 	outs   []*io.Writer // the streams wrapped, restored by Done
 	saved  []io.Writer
 }
@@ -122,10 +123,36 @@ func (l *StatusLine) Done() {
 	}
 }
 
+// Pause erases the status line and keeps it off the screen until Resume:
+// while a person answers a form drawn on the terminal.
+func (l *StatusLine) Pause() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.erase()
+	l.paused = true
+}
+
+// Resume shows the status line again after Pause. The cursor is taken to
+// be at the start of a line: what the person typed ended with Enter.
+func (l *StatusLine) Resume() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paused, l.midway = false, false
+	if !l.done {
+		l.draw()
+	}
+}
+
 // draw shows the line, when the cursor is at the start of a line (a write
-// that ended midway, a prompt, is not erased).
+// that ended midway, a prompt, is not erased) and no person is asked.
 func (l *StatusLine) draw() {
-	if l.midway || l.text == "" {
+	if l.midway || l.paused || l.text == "" {
 		return
 	}
 	_, _ = io.WriteString(l.w, clearLine+l.text)

@@ -162,3 +162,24 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// While a person answers a form on the terminal, the status line is off
+// the screen and stays off whatever is set; it comes back after.
+func TestStatusLinePausedForAPerson(t *testing.T) {
+	io, tty := terminal(80)
+	l := io.StartStatus()
+	l.Set("[0/1 scripts] running a.mcp")
+	l.Pause()
+	l.Set("[0/1 scripts] 1 passed")
+	before := tty.Len()
+	io.TerminalErr().Write([]byte("form drawn by the person's answerer\n"))
+	l.Set("[0/1 scripts] 2 passed")
+	if got := tty.String()[before:]; got != "form drawn by the person's answerer\n" {
+		t.Errorf("while paused the terminal got %q", got)
+	}
+	l.Resume()
+	if got := screen(t, tty.String()); !equal(got, []string{"form drawn by the person's answerer", "[0/1 scripts] 2 passed"}) {
+		t.Errorf("screen: %q", got)
+	}
+	l.Done()
+}
