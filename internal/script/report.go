@@ -40,11 +40,16 @@ type StepResult struct {
 	Expected string // what the step expected, when it compares
 	Actual   string // what it found
 	Response string // an excerpt of the last response, on failure
+	// Diff is a unified diff of what a check expected and what came, for
+	// the checks that compare texts of several lines or JSON.
+	Diff     string
 	Output   string // what the step printed (echo, input_var) or noted
 	Duration time.Duration
 	// Questions are what the server asked during the step, each with the
 	// answer it got (or why none was sent), in the order asked.
 	Questions []exchange.Entry
+	// fix is how an update rewrites the failed check, nil when it cannot.
+	fix *fix
 }
 
 // Counts returns the number of passed and failed steps of the script.
