@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/spf13/cobra"
@@ -20,14 +21,17 @@ func addHTMLFlag(cmd *cobra.Command, file *string) {
 }
 
 // checkHTMLPath refuses, before anything runs, an --html file whose folder
-// does not exist or that names a folder: a long run would otherwise end
-// without its report.
+// does not exist, that names a folder, or a file that is not a regular
+// file (a device, a pipe): a long run would otherwise end without its
+// report.
 func checkHTMLPath(path string) error {
 	if path == "" {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usageErr("--html %s: a folder; give the file to write", path)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return usageErr("--html %s: not a regular file; give the file to write (the report is written whole, then takes its place)", path)
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -41,8 +45,9 @@ func htmlMeta(ios *iostreams.IOStreams, command, target string) htmlreport.Meta 
 	return htmlreport.Meta{Command: command, Target: target, Version: Version(), Generated: time.Now(), Hide: ios.Hide}
 }
 
-// writeHTML writes the page that write draws to path, whole: a page that
-// fails half-way leaves the file as it was.
+// writeHTML writes the page that write draws to path, whole
+// (internal/atomicfile): a page or a write that fails half-way leaves the
+// file as it was, and a browser reloading it never reads half a page.
 func writeHTML(path string, write func(io.Writer) error) error {
 	if path == "" {
 		return nil
@@ -51,7 +56,7 @@ func writeHTML(path string, write func(io.Writer) error) error {
 	if err := write(&b); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
 	}
 	return nil
