@@ -30,6 +30,7 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 	}{
 		{"test", []string{"test", dir, "-c", deployer}, "[3/3 scripts] 3 passed, 0 failed"},
 		{"audit", []string{"audit", "-c", deployer, "--include", "deploy"}, `auditing tool "deploy" (1 of 1)`},
+		{"grade", []string{"grade", "-c", deployer, "--include", "deploy"}, `auditing tool "deploy" (1 of 1)`},
 		{"bench", []string{"bench", "deploy", "-c", deployer, "--args", `{"service":"x"}`, "--elicit", `accept:{"environment":"staging","confirm":true}`, "--requests", "5"}, "[##############################] 100%  5 done  0 failed"},
 	}
 	for _, r := range runs {
