@@ -84,7 +84,7 @@ func checkKeys(data []byte, fold func(string) string) error {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) >= MaxDepth {
-				return fmt.Errorf("nested deeper than %d at %s", MaxDepth, top.path())
+				return fmt.Errorf("nested deeper than %d at %s", MaxDepth, clip(top.path()))
 			}
 			f := &frame{parent: top}
 			if tok == json.Delim('{') {
@@ -115,8 +115,7 @@ type frame struct {
 const MaxDepth = 10000
 
 // path is where f is, as $.key[index]…: written only for an error, so
-// that reading deeply nested JSON stays linear in its size, and cut after
-// maxPathShown bytes.
+// that reading deeply nested JSON stays linear in its size.
 func (f *frame) path() string {
 	var parts []string
 	for ; f != nil && f.parent != nil; f = f.parent {
@@ -129,17 +128,23 @@ func (f *frame) path() string {
 	var b strings.Builder
 	b.WriteString("$")
 	for i := len(parts) - 1; i >= 0; i-- {
-		if b.Len() > maxPathShown {
-			b.WriteString("…")
-			break
-		}
 		b.WriteString(parts[i])
 	}
 	return b.String()
 }
 
-// maxPathShown bounds the path an error shows: its start, then "…".
-const maxPathShown = 200
+// clip is the start of a path too deep to show whole, then "…".
+func clip(path string) string {
+	const shown = 200
+	if len(path) <= shown {
+		return path
+	}
+	cut := shown
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut] + "…"
+}
 
 // endValue records that the innermost container read one more value.
 func endValue(stack []*frame) {
