@@ -118,6 +118,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
 		newCatalogCmd(io),
+		newServeCmd(io, nil),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,
 	// de); this tester speaks English, and says so rather than refusing a

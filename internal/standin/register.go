@@ -63,15 +63,44 @@ func safely(line int, what string, f func()) (err error) {
 	return nil
 }
 
+// lists is what each list method answers: from the recording, derived
+// from the calls, or empty; Notes says it in one line.
+type lists struct {
+	recorded, derived, empty []string
+}
+
 func (s *Standin) listNote(method string, results []*Exchange, n int, kind string, derived []string) {
 	switch {
 	case len(results) > 0:
-		s.note("%s from the recording (%d result(s), %d %s)", method, len(results), n, kind)
+		s.lists.recorded = append(s.lists.recorded, fmt.Sprintf("%s (%s)", method, plural(n, kind)))
 	case len(derived) > 0:
-		s.note("%s was not recorded: it lists the %d %s the recording calls (%s)", method, len(derived), kind, strings.Join(quoteAll(derived), ", "))
+		s.lists.derived = append(s.lists.derived, fmt.Sprintf("%s (%s %s)", method, plural(len(derived), kind), strings.Join(quoteAll(derived), ", ")))
 	default:
-		s.note("%s was not recorded: answered empty", method)
+		s.lists.empty = append(s.lists.empty, method)
 	}
+}
+
+// plural writes a count and a noun, in the plural unless the count is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// listsNote says in one line where the lists' answers come from.
+func (l lists) note() string {
+	var parts []string
+	if len(l.recorded) > 0 {
+		parts = append(parts, "from the recording: "+strings.Join(l.recorded, ", "))
+	}
+	if len(l.derived) > 0 {
+		parts = append(parts, "not recorded, so listing what the recording calls: "+strings.Join(l.derived, ", "))
+	}
+	if len(l.empty) > 0 {
+		parts = append(parts, "not recorded, so answered empty: "+strings.Join(l.empty, ", "))
+	}
+	return "lists " + strings.Join(parts, "; ")
 }
 
 func quoteAll(names []string) []string {
@@ -120,7 +149,7 @@ func (s *Standin) registerTools() error {
 		s.note("tools/call names %s, which no recorded tools/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
 		derived = nil
 	}
-	s.listNote("tools/list", results, n, "tools", derived)
+	s.listNote("tools/list", results, n, "tool", derived)
 	return nil
 }
 
@@ -160,7 +189,7 @@ func (s *Standin) registerPrompts() error {
 		s.note("prompts/get names %s, which no recorded prompts/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
 		derived = nil
 	}
-	s.listNote("prompts/list", results, n, "prompts", derived)
+	s.listNote("prompts/list", results, n, "prompt", derived)
 	return nil
 }
 
@@ -220,12 +249,9 @@ func (s *Standin) registerResources() error {
 		s.note("resources/read reads %s, which no recorded resources/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
 		derived = nil
 	}
-	s.listNote("resources/list", results, n, "resources", derived)
-	if len(templates) > 0 {
-		s.note("resources/templates/list from the recording (%d result(s), %d templates)", len(templates), nt)
-	} else {
-		s.note("resources/templates/list was not recorded: answered empty")
-	}
+	s.listNote("resources/list", results, n, "resource", derived)
+	s.listNote("resources/templates/list", templates, nt, "template", nil)
+	s.note("%s", s.lists.note())
 	return nil
 }
 

@@ -86,7 +86,9 @@ func client(t testing.TB, s *Standin, protocol string, manual bool, answer func(
 }
 
 func accept(content map[string]any) func(*mcp.ElicitParams) *mcp.ElicitResult {
-	return func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "accept", Content: content} }
+	return func(*mcp.ElicitParams) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: content}
+	}
 }
 
 var production = map[string]any{"environment": "production", "confirm": true}
@@ -408,8 +410,8 @@ func TestUndeclaredCapability(t *testing.T) {
 // are listed.
 func TestLists(t *testing.T) {
 	for rec, note := range map[string]string{
-		"deploy-2026.jsonl": "tools/list from the recording (1 result(s), 2 tools)",
-		"deploy-2025.jsonl": `tools/list was not recorded: it lists the 1 tools the recording calls ("deploy")`,
+		"deploy-2026.jsonl": "lists from the recording: tools/list (2 tools); not recorded, so answered empty: prompts/list, resources/list, resources/templates/list",
+		"deploy-2025.jsonl": `lists not recorded, so listing what the recording calls: tools/list (1 tool "deploy"); not recorded, so answered empty: prompts/list, resources/list, resources/templates/list`,
 	} {
 		s, _ := standin(t, load(t, rec), Options{})
 		if !strings.Contains(strings.Join(s.Notes(), "\n"), note) {

@@ -89,6 +89,7 @@ type Standin struct {
 	server *mcp.Server
 	rep    *reporter
 	notes  []string
+	lists  lists
 
 	inflight chan struct{}
 
@@ -220,7 +221,7 @@ func (s *Standin) build() error {
 		}
 	}
 	if facts.Line > 0 {
-		s.note("server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
+		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
 	} else {
 		s.note("the recording holds no initialize or server/discover result: the server is named %q and its capabilities follow what it serves", impl.Name)
 	}
