@@ -20,6 +20,7 @@ import (
 
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/sarif/sariftest"
 	"github.com/askback/askback/internal/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -118,6 +119,7 @@ func TestScripts(t *testing.T) {
 			"nosecrets": noSecrets,
 			"exits":     exits,
 			"jsondoc":   jsonDoc,
+			"recorded":  recorded,
 			"sarifdoc":  sarifDoc(root),
 		},
 	})
@@ -196,6 +198,61 @@ func checkJSON(out string, lines bool) error {
 		}
 	}
 	return nil
+}
+
+// recorded FILE reads a recording of mcp-tester proxy as
+// internal/recording reads it (strictly: a line it cannot read fails the
+// script, naming the line) and writes one line per entry to stdout: the
+// direction, then "request METHOD #ID", "notification METHOD",
+// "response #ID" or "error #ID" for a message, or the event and its note;
+// HTTP facts follow in brackets (method, stream, session, status). Its last
+// line says "truncated" when the recording's last line was cut short (a
+// proxy killed while it wrote), "complete" otherwise.
+func recorded(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: recorded FILE")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	rec, err := recording.Read(f, recording.ReadOptions{})
+	if err != nil {
+		ts.Fatalf("%s does not read: %v", args[0], err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", rec.Header.Transport, rec.Header.Server)
+	for _, e := range rec.Entries {
+		if e.IsMessage() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Error  json.RawMessage `json:"error"`
+			}
+			ts.Check(json.Unmarshal(e.Message, &m))
+			switch {
+			case m.Method != "" && len(m.ID) > 0:
+				fmt.Fprintf(&b, "%s request %s #%s", e.Dir, m.Method, m.ID)
+			case m.Method != "":
+				fmt.Fprintf(&b, "%s notification %s", e.Dir, m.Method)
+			case len(m.Error) > 0:
+				fmt.Fprintf(&b, "%s error #%s", e.Dir, m.ID)
+			default:
+				fmt.Fprintf(&b, "%s response #%s", e.Dir, m.ID)
+			}
+		} else {
+			fmt.Fprintf(&b, "%s %s: %s", e.Event, e.Dir, e.Note)
+		}
+		if h := e.HTTP; h != nil {
+			fmt.Fprintf(&b, " [%s %s %s %d]", h.Method, h.Stream, h.Session, h.Status)
+		}
+		b.WriteString("\n")
+	}
+	if rec.Truncated {
+		b.WriteString("truncated\n")
+	} else {
+		b.WriteString("complete\n")
+	}
+	ts.Stdout().Write([]byte(b.String()))
 }
 
 // sarifdoc [FILE] checks that the last command's stdout (or FILE) is a

@@ -35,6 +35,7 @@ func TestCommandFlags(t *testing.T) {
 		"ping":                conn + " format",
 		"profile add":         "assertion-file client-credentials client-id client-key client-metadata-url client-secret command force global header identity local no-browser protocol redirect-url scope timeout transport url",
 		"profile list":        "format",
+		"proxy":               "addr-file command listen listen-any max-bytes max-streams output show-state transport url",
 		"profile remove":      "",
 		"profile enable":      "",
 		"profile disable":     "",

@@ -117,6 +117,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newInspectCmd(io, nil),
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
+		newProxyCmd(io, nil),
 		newCatalogCmd(io),
 		newServeCmd(io, nil),
 	)
