@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -14,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/fixtures/listen"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/proxy"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/standin"
 	"github.com/spf13/cobra"
@@ -151,25 +151,13 @@ func (o *ServeOptions) check() ([]standin.Fault, error) {
 		}
 		return faults, nil
 	}
-	if err := checkLoopback(o.Listen); err != nil && !o.ListenAny {
-		return nil, usageErr("--listen %s: %v", o.Listen, err)
+	if err := proxy.CheckListen(o.Listen); err != nil && !o.ListenAny {
+		if errors.Is(err, proxy.ErrNotLoopback) {
+			return nil, usageErr("--listen %s is not a loopback address: a stand-in answers whoever reaches it; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
+		}
+		return nil, usageErr("--listen %q: %v", o.Listen, err)
 	}
 	return faults, nil
-}
-
-// checkLoopback refuses a listen address that is not on loopback.
-func checkLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("not HOST:PORT (%v)", err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return errors.New("not a loopback address: a stand-in answers whoever reaches it; give 127.0.0.1:PORT, or add --listen-any to listen there anyway")
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {

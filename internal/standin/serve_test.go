@@ -427,3 +427,7 @@ func TestLists(t *testing.T) {
 		}
 	}
 }
+
+func readTestdata(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", name))
+}
