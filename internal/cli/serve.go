@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -210,10 +211,14 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 	defer f.Close()
 	rec, err := recording.Read(f, recording.ReadOptions{})
 	if err != nil {
+		var re *recording.Error
+		if errors.As(err, &re) && re.Line == 1 && strings.HasSuffix(path, ".mcp") {
+			return nil, usageErr("%s: a .mcp script holds the client's side of a session (what it sends and checks), not the server's (its questions, results and name): serve a recording of the server, made with mcp-tester proxy -o FILE (see docs/record.md)", path)
+		}
 		return nil, usageErr("%s: %v", path, err)
 	}
 	if rec.Truncated {
-		warn("%s: its last line is cut short (a proxy stopped while writing it): serving the %d entries before it", path, len(rec.Entries))
+		warn("%s: line %d is cut short (a proxy stopped while writing it): serving the %d entries before it", path, len(rec.Entries)+2, len(rec.Entries))
 	}
 	script, err := standin.Build(rec)
 	if err != nil {

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BuildError is a recording that cannot be served, with the line that
@@ -157,9 +159,14 @@ func (p reqParams) protocol() string {
 	return v
 }
 
-func (b *builder) protocol(v string) {
-	if v != "" && !slices.Contains(b.s.Protocols, v) {
-		b.s.Protocols = append(b.s.Protocols, v)
+func (b *builder) protocol(line int, v string) {
+	if v == "" || slices.Contains(b.s.Protocols, v) {
+		return
+	}
+	b.s.Protocols = append(b.s.Protocols, v)
+	if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		b.warn(line, "protocol version %q, which this mcp-tester does not speak (it speaks %s): served as its messages allow, to clients of the versions it speaks",
+			v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 	}
 }
 
@@ -169,7 +176,7 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 	if proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
-	b.protocol(proto)
+	b.protocol(line, proto)
 	if !m.ID.IsValid() {
 		b.clientNotification(line, session, m, p)
 		return nil
@@ -410,7 +417,7 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 	switch p.method {
 	case "initialize", "server/discover":
 		if m.Error == nil {
-			b.protocol(h.ProtocolVersion)
+			b.protocol(line, h.ProtocolVersion)
 			if len(h.ServerInfo) > 0 {
 				b.s.Server.Info = h.ServerInfo
 			}

@@ -148,7 +148,7 @@ func (s *Script) Summary() string {
 	if len(s.Protocols) > 0 {
 		proto = "protocol " + strings.Join(s.Protocols, ", ")
 	}
-	return fmt.Sprintf("%d requests (%d calls, %d questions), %s", len(s.Exchanges), calls, questions, proto)
+	return fmt.Sprintf("%s (%s, %s), %s", plural(len(s.Exchanges), "request"), plural(calls, "call"), plural(questions, "question"), proto)
 }
 
 // isCall reports whether method may ask questions (and so take rounds).

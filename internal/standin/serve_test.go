@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -430,4 +431,40 @@ func TestLists(t *testing.T) {
 
 func readTestdata(name string) ([]byte, error) {
 	return os.ReadFile(filepath.Join("testdata", name))
+}
+
+// A drop fault over stdio closes the stand-in's output: the client sees
+// the server go, and the stand-in ends.
+func TestDropStdio(t *testing.T) {
+	drop, err := ParseFault("tools/list:drop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{Faults: []Fault{drop}})
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- s.ServeStdio(ctx, toServer, fromServer) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: toClient, Writer: fromClient}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err == nil {
+		t.Fatal("tools/list answered through a dropped connection")
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the stand-in did not end after the drop")
+	}
+	if r := s.Report(); r.Faults["tools/list:drop"] != 1 || !r.OK {
+		t.Errorf("report %+v", r)
+	}
 }
