@@ -106,6 +106,19 @@ func (rp *reporter) problem(p Problem) {
 	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
 }
 
+// fault counts a fault applied to a request and says so.
+func (rp *reporter) fault(f Fault, request string) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.r.Faults == nil {
+		rp.r.Faults = map[string]int{}
+	}
+	rp.r.Faults[f.Spec]++
+	what := map[FaultKind]string{FaultDelay: "delayed by " + f.Delay.String(), FaultError: fmt.Sprintf("answered with the error %d", f.Code),
+		FaultDrop: "dropped its connection, unanswered"}[f.Kind]
+	fmt.Fprintf(rp.log, "mcp-tester serve: fault %q: %s %s\n", f.Spec, request, what)
+}
+
 func (rp *reporter) note(format string, args ...any) {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()

@@ -460,12 +460,7 @@ func (s *Standin) fault(ctx context.Context, method, name string) error {
 		if !f.applies(method, name) {
 			continue
 		}
-		s.rep.update(func(r *Report) {
-			if r.Faults == nil {
-				r.Faults = map[string]int{}
-			}
-			r.Faults[f.Spec]++
-		})
+		s.rep.fault(f, label(method, name))
 		switch f.Kind {
 		case FaultDelay:
 			timer := time.NewTimer(f.Delay)

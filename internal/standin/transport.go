@@ -155,12 +155,7 @@ func (s *Standin) Handler(opts HTTPOptions) http.Handler {
 				}
 				for _, f := range drops {
 					if f.applies(m.Method, name) {
-						s.rep.update(func(rep *Report) {
-							if rep.Faults == nil {
-								rep.Faults = map[string]int{}
-							}
-							rep.Faults[f.Spec]++
-						})
+						s.rep.fault(f, label(m.Method, name))
 						// net/http closes the connection without a
 						// response.
 						panic(http.ErrAbortHandler)
