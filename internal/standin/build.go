@@ -367,6 +367,12 @@ func wireError(err error) *jsonrpc.Error {
 func (b *builder) take(session, stream string, id jsonrpc.ID) *pending {
 	k := pendKey{session, idString(id)}
 	ps := b.reqs[k]
+	if len(ps) == 0 && session != "" {
+		// The answer that opened the session (initialize): its request
+		// was sent without one.
+		k = pendKey{"", idString(id)}
+		ps = b.reqs[k]
+	}
 	if len(ps) == 0 {
 		return nil
 	}
