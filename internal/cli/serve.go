@@ -261,6 +261,15 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, s *standin.Standin, scri
 // it did what was recorded, 1 otherwise.
 func finishServe(opts *ServeOptions, s *standin.Standin, report *os.File, serveErr error) error {
 	r := s.Report()
+	for _, p := range r.Problems {
+		if p.Kind == standin.ProblemUnanswered {
+			where := p.Request
+			if p.Line > 0 {
+				where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
+		}
+	}
 	if report != nil {
 		if err := s.WriteReport(report); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: --report: %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -128,14 +129,20 @@ func (s *Standin) fallsThrough(method string) bool {
 // failed while it was being asked: the go-sdk asked it, and its answer
 // (or its going away) ended the call.
 func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Request, t *track, next mcp.MethodHandler) (mcp.Result, error) {
+	s.mu.Lock()
+	s.running[t] = label(method, name)
+	s.mu.Unlock()
 	res, err := next(ctx, method, req)
+	s.mu.Lock()
+	delete(s.running, t)
+	s.mu.Unlock()
 	if err != nil && t.asked && !t.final && !t.modern && !errors.Is(err, errDropped) {
 		line := 0
 		if t.x != nil {
 			line = t.x.Line
 		}
 		detail := fmt.Sprintf("the call failed while the client was asked: %v", err)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 			detail = fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
 		}
 		s.rep.problem(Problem{Kind: ProblemAnswer, Request: label(method, name), Line: line, Detail: detail})

@@ -26,6 +26,7 @@
 package standin
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -97,7 +98,10 @@ type Standin struct {
 	served map[string]int // requests served per method and match key
 	asked  int            // rounds asked in input_required results
 	opened int            // of them, answered with their requestState
-	drop   func()         // ends the connection (stdio); nil over HTTP
+	// running are the calls in progress; one asked and still running
+	// waits for a 2025-11-25 client's answer.
+	running map[*track]string
+	drop    func() // ends the connection (stdio); nil over HTTP
 }
 
 // New builds a stand-in for a script.
@@ -141,6 +145,7 @@ func New(script *Script, opts Options) (*Standin, error) {
 		rep:      &reporter{log: opts.Log, r: Report{Recording: opts.Recording, Answers: opts.Answers}},
 		inflight: make(chan struct{}, opts.MaxInFlight),
 		served:   map[string]int{},
+		running:  map[*track]string{},
 	}
 	for _, x := range script.Exchanges {
 		for _, r := range x.Rounds {
@@ -171,12 +176,25 @@ func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
 	s.mu.Lock()
 	pending := s.asked - s.opened
+	var waiting []Problem
+	for t, lbl := range s.running {
+		if t.asked && !t.final && !t.modern {
+			line := 0
+			if t.x != nil {
+				line = t.x.Line
+			}
+			waiting = append(waiting, Problem{Kind: ProblemUnanswered, Request: lbl, Line: line,
+				Detail: "the client was asked and had not answered (it left mid-question?)"})
+		}
+	}
 	s.mu.Unlock()
+	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
+	r.Problems = append(r.Problems, waiting...)
 	if pending > 0 {
 		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
 			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
-		r.OK = false
 	}
+	r.OK = r.OK && len(r.Problems) == 0
 	return r
 }
 
