@@ -30,6 +30,8 @@ func TestCommandFlags(t *testing.T) {
 		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open open-despite-warnings progress raw record root sample strict",
 		"complete":            conn + " context format prompt template",
 		"completion":          "",
+		"scan":                "all-profiles catalog command fail-on format header profile protocol sarif-file timeout transport url " + login,
+		"grade":               "args badge badge-label check-icons command deadline format header include max-rounds min-grade no-audit other-header other-identity profile protocol quiet read-only sarif-file timeout transport url " + login,
 		"inspect":             conn + " check-icons download-icons format max-probes max-rounds min-score no-elicitation no-tasks no-url probe root sample sarif-file",
 		"logging":             conn + " count format",
 		"ping":                conn + " format",
