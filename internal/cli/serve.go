@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -173,25 +176,27 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	var report *os.File
-	if opts.Report != "" {
-		// Opened now, so that a report that cannot be written stops the
-		// stand-in before it serves, not after.
-		if report, err = os.OpenFile(opts.Report, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
-			return usageErr("--report: %v", err)
-		}
-		defer report.Close()
-	}
-	s, err := standin.New(script, standin.Options{Recording: opts.Recording, Answers: opts.Answers, Faults: faults,
-		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut})
+	var s *standin.Standin
+	report := &reportFile{path: opts.Report, errOut: opts.IO.ErrOut}
+	s, err = standin.New(script, standin.Options{Recording: opts.Recording, Answers: opts.Answers, Faults: faults,
+		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.write(s) }})
 	if err != nil {
 		return usageErr("%s: %v", opts.Recording, err)
+	}
+	// Written now, so that a report that cannot be written stops the
+	// stand-in before it serves, not after.
+	if err := report.write(s); err != nil {
+		return usageErr("--report: %v", err)
 	}
 	for _, n := range s.Notes() {
 		warn("%s", n)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A client that leaves closes the pipes: writing to them is then an
+	// error the stand-in reports, not a SIGPIPE that ends it before its
+	// report is complete.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if opts.Listen == "" {
 		warn("serving %s over stdio (%s)", opts.Recording, script.Summary())
 		err = s.ServeStdio(ctx, opts.IO.In, opts.IO.TerminalOut())
@@ -259,7 +264,42 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, s *standin.Standin, scri
 
 // finishServe writes the report and says how the client did: exit 0 when
 // it did what was recorded, 1 otherwise.
-func finishServe(opts *ServeOptions, s *standin.Standin, report *os.File, serveErr error) error {
+// reportFile is the --report file, rewritten whole (beside it, then
+// renamed) after each change of the report, so that it always holds a
+// whole report, as of the stand-in's last event.
+type reportFile struct {
+	path   string
+	errOut io.Writer
+
+	mu     sync.Mutex
+	failed bool
+}
+
+func (f *reportFile) write(s *standin.Standin) error {
+	if f.path == "" || s == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var b bytes.Buffer
+	err := s.WriteReport(&b)
+	if err == nil {
+		tmp := f.path + ".tmp"
+		if err = os.WriteFile(tmp, b.Bytes(), 0o600); err == nil {
+			if err = os.Rename(tmp, f.path); err != nil {
+				os.Remove(tmp)
+			}
+		}
+	}
+	if err != nil && !f.failed {
+		f.failed = true
+		fmt.Fprintf(f.errOut, "mcp-tester serve: --report: %v\n", err)
+	}
+	return err
+}
+
+func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
+	s.End()
 	r := s.Report()
 	for _, p := range r.Problems {
 		if p.Kind == standin.ProblemUnanswered {
@@ -270,11 +310,7 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *os.File, serveE
 			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
 		}
 	}
-	if report != nil {
-		if err := s.WriteReport(report); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: --report: %v\n", err)
-		}
-	}
+	// (End rewrote the report, complete.)
 	verdict := "ok"
 	if !r.OK {
 		verdict = fmt.Sprintf("%d problem(s)", len(r.Problems)+r.Dropped)

@@ -79,6 +79,9 @@ type Report struct {
 	Dropped  int       `json:"problemsDropped,omitempty"`
 	// OK: no problem at all (the exit code is 0 then, 1 otherwise).
 	OK bool `json:"ok"`
+	// Ended: the stand-in has ended and the report is complete; while it
+	// serves, a report says what happened so far.
+	Ended bool `json:"ended"`
 }
 
 // reporter collects a report and writes each problem as a line to log.
@@ -86,9 +89,18 @@ type reporter struct {
 	mu  sync.Mutex
 	r   Report
 	log io.Writer
+	// changed, if set, is called after each change, without the lock.
+	changed func()
+}
+
+func (rp *reporter) tell() {
+	if rp.changed != nil {
+		rp.changed()
+	}
 }
 
 func (rp *reporter) problem(p Problem) {
+	defer rp.tell()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if len(rp.r.Problems) < MaxProblems {
@@ -108,6 +120,7 @@ func (rp *reporter) problem(p Problem) {
 
 // fault counts a fault applied to a request and says so.
 func (rp *reporter) fault(f Fault, request string) {
+	defer rp.tell()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.r.Faults == nil {
@@ -126,6 +139,7 @@ func (rp *reporter) note(format string, args ...any) {
 }
 
 func (rp *reporter) update(f func(r *Report)) {
+	defer rp.tell()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	f(&rp.r)

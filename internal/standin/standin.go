@@ -77,6 +77,12 @@ type Options struct {
 	MaxStates int
 	// Log receives a line for each problem and note (stderr).
 	Log io.Writer
+	// Changed, if set, is called after each change of the report (a
+	// request answered, an answer checked, a problem, a fault), without
+	// the stand-in's locks held: mcp-tester serve rewrites its --report
+	// file then, so that a stand-in that is killed leaves its report as of
+	// its last event.
+	Changed func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -142,7 +148,7 @@ func New(script *Script, opts Options) (*Standin, error) {
 		script:   script,
 		opts:     opts,
 		codec:    codec,
-		rep:      &reporter{log: opts.Log, r: Report{Recording: opts.Recording, Answers: opts.Answers}},
+		rep:      &reporter{log: opts.Log, r: Report{Recording: opts.Recording, Answers: opts.Answers}, changed: opts.Changed},
 		inflight: make(chan struct{}, opts.MaxInFlight),
 		served:   map[string]int{},
 		running:  map[*track]string{},
@@ -196,6 +202,11 @@ func (s *Standin) Report() Report {
 	}
 	r.OK = r.OK && len(r.Problems) == 0
 	return r
+}
+
+// End marks the report complete: the stand-in serves no more.
+func (s *Standin) End() {
+	s.rep.update(func(r *Report) { r.Ended = true })
 }
 
 // WriteReport writes the report as one JSON document.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"syscall"
 
 	"github.com/askback/askback/endpoint"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,7 +39,8 @@ func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	if conn.dropped() {
 		return nil
 	}
-	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil) {
+	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || ctx.Err() != nil) {
+		// The client closed its side, or left (its end of the pipe gone).
 		return nil
 	}
 	return err
