@@ -94,12 +94,12 @@ answer as recorded); 1 it did not (an answer differed, a requestState was
 refused, a request or a question's answer was missing, a question needed a
 capability the client did not declare); 2 usage: bad flags, a bad --fault, a
 recording that cannot be read or served (nothing was served).`,
-		Example: `  mcp-tester call deploy -c 'mcp-tester serve internal/standin/testdata/deploy-2026.jsonl' \
+		Example: `  mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/serve-deploy.jsonl -- bin/deployer' \
       --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
-  mcp-tester call deploy -c "mcp-tester serve internal/standin/testdata/deploy-2025.jsonl --report /tmp/standin.json" \
-      --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
-  mcp-tester call deploy -c "mcp-tester serve internal/standin/testdata/deploy-2026.jsonl --fault 'tools/call deploy:error=-32603:boom'" \
-      --args '{"service":"auth"}' --elicit decline || echo "the client saw the fault"`,
+  mcp-tester call deploy -c 'mcp-tester serve /tmp/serve-deploy.jsonl --report /tmp/serve-report.json' \
+      --protocol 2025-11-25 --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
+  mcp-tester serve /tmp/serve-deploy.jsonl --listen 127.0.0.1:8094 --fault 'tools/call deploy:delay=2s' &
+  mcp-tester call deploy -u http://127.0.0.1:8094/mcp --args '{"service":"auth"}' --elicit decline`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("give one recording: mcp-tester serve RECORDING.jsonl (made by mcp-tester proxy -o RECORDING.jsonl)")
