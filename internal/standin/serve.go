@@ -79,7 +79,7 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			defer func() { <-s.inflight }()
 		default:
 			return nil, rpcError(jsonrpc.CodeInternalError, nil,
-				"mcp-tester serve: %d requests are in progress, the most it answers at once; try again when one has ended", cap(s.inflight))
+				"mcp-tester serve: %s in progress already, the most it answers at once; try again when one has ended", plural(cap(s.inflight), "request"))
 		}
 		var params json.RawMessage
 		if p := req.GetParams(); p != nil {

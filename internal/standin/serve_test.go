@@ -468,3 +468,108 @@ func TestDropStdio(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+// A recording of prompts, resources, templates and completions: each is
+// listed and answered as recorded; a resource read through a template
+// is served by its URI.
+func TestPromptsResourcesCompletion(t *testing.T) {
+	sc := script(t, `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}
+{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"prompts":{},"resources":{},"completions":{}},"serverInfo":{"name":"docs","version":"2.0.0"},"instructions":"Read the docs."}}}
+{"t_ms":3,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"prompts/list"}}
+{"t_ms":4,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"greet","arguments":[{"name":"who"}]}]}}}
+{"t_ms":5,"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"who":"Ann"}}}}
+{"t_ms":6,"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"user","content":{"type":"text","text":"Hello, Ann"}}]}}}
+{"t_ms":7,"dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}}
+{"t_ms":8,"dir":"s2c","msg":{"jsonrpc":"2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"docs://{page}","name":"page"}]}}}
+{"t_ms":9,"dir":"c2s","msg":{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"docs://intro"}}}
+{"t_ms":10,"dir":"s2c","msg":{"jsonrpc":"2.0","id":5,"result":{"contents":[{"uri":"docs://intro","text":"Welcome."}]}}}
+{"t_ms":11,"dir":"c2s","msg":{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"A"}}}}
+{"t_ms":12,"dir":"s2c","msg":{"jsonrpc":"2.0","id":6,"result":{"completion":{"values":["Ann","Alex"],"hasMore":false}}}}
+`)
+	s, _ := standin(t, sc, Options{})
+	cs := client(t, s, "2025-11-25", false, nil)
+	ctx := context.Background()
+	if got := cs.InitializeResult(); got.ServerInfo.Name != "docs" || got.Instructions != "Read the docs." || got.Capabilities.Completions == nil {
+		t.Errorf("initialize %+v", got)
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Arguments[0].Name != "who" {
+		t.Fatalf("prompts/list %+v %v", prompts, err)
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "Ann"}})
+	if err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "Hello, Ann" {
+		t.Fatalf("prompts/get %+v %v", p, err)
+	}
+	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tl.ResourceTemplates) != 1 {
+		t.Fatalf("templates %+v %v", tl, err)
+	}
+	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "docs://intro"})
+	if err != nil || r.Contents[0].Text != "Welcome." {
+		t.Fatalf("resources/read %+v %v", r, err)
+	}
+	c, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "A"}})
+	if err != nil || strings.Join(c.Completion.Values, ",") != "Ann,Alex" {
+		t.Fatalf("completion %+v %v", c, err)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "docs://intra"})
+	if err == nil || !strings.Contains(err.Error(), `the recording has no resources/read of the resource "docs://intra" (did you mean "docs://intro"?)`) {
+		t.Errorf("unrecorded resource: %v", err)
+	}
+}
+
+// A recorded sampling question is not asked of a client that did not
+// declare sampling: the call fails with -32021, saying what to declare.
+func TestSamplingUndeclared(t *testing.T) {
+	sc := script(t, `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}
+{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"summarize","arguments":{}}}}
+{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"llm":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Summarize"}}],"maxTokens":50}}}}}}
+{"t_ms":3,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"summarize","arguments":{},"requestState":"x","inputResponses":{"llm":{"role":"assistant","content":{"type":"text","text":"Short."},"model":"m"}}}}}
+{"t_ms":4,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Short."}]}}}
+`)
+	for _, proto := range []string{"2026-07-28", "2025-11-25"} {
+		s, _ := standin(t, sc, Options{})
+		cs := client(t, s, proto, false, accept(nil))
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{}})
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) || we.Code != mcp.CodeMissingRequiredClientCapabilities ||
+			!strings.Contains(we.Message, `question "llm" (line 3): a sampling request (declare sampling)`) {
+			t.Errorf("%s: %v", proto, err)
+		}
+		if r := s.Report(); len(r.Problems) != 1 || r.Problems[0].Kind != ProblemCapability {
+			t.Errorf("%s: report %+v", proto, r)
+		}
+	}
+}
+
+// Requests in progress are bounded: a 2025-11-25 client's call waiting for
+// its answer is one; beyond the bound a request is refused, not queued.
+func TestInFlightBounded(t *testing.T) {
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{MaxInFlight: 1})
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	cs := client(t, s, "2025-11-25", false, func(*mcp.ElicitParams) *mcp.ElicitResult {
+		close(asked)
+		<-release
+		return &mcp.ElicitResult{Action: "accept", Content: production}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "auth"}})
+		done <- err
+	}()
+	<-asked
+	other := client(t, s, "2026-07-28", false, nil)
+	_, err := other.ListTools(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "1 request in progress already, the most it answers at once") {
+		t.Errorf("a request beyond the bound: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Errorf("the call in progress: %v", err)
+	}
+	if _, err := other.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("after it: %v", err)
+	}
+}
