@@ -44,6 +44,7 @@ func paramsOf(method string) mcp.Params {
 	case "completion/complete":
 		return &mcp.CompleteParams{}
 	case "logging/setLevel":
+		//lint:ignore SA1019 logging is deprecated but clients still set the level
 		return &mcp.SetLoggingLevelParams{}
 	case "resources/subscribe":
 		return &mcp.SubscribeParams{}

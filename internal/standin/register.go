@@ -111,8 +111,23 @@ func quoteAll(names []string) []string {
 	return out
 }
 
-func (s *Standin) registerTools() error {
-	results := s.listed("tools/list")
+// feature is one kind of thing a server lists and a call names: how to
+// read it from a list result, and to register it, listed or only called.
+type feature[T any] struct {
+	list, call string // "tools/list", "tools/call"; call is "" for templates
+	noun       string // "tool"
+	items      func(mcp.Result) []T
+	key        func(T) string
+	add        func(T)      // registers a listed one
+	derive     func(string) // registers one the recording calls and lists not; nil: none
+}
+
+// registerFeature registers what the recorded lists of f list (the first
+// of each name), then what the recording calls and no list lists, and
+// notes where the list's answer comes from. The go-sdk refuses with a
+// panic what it cannot serve (an invalid URI): an error naming the line.
+func registerFeature[T any](s *Standin, f feature[T]) error {
+	results := s.listed(f.list)
 	have := map[string]bool{}
 	n := 0
 	for _, x := range results {
@@ -120,37 +135,62 @@ func (s *Standin) registerTools() error {
 		if err != nil {
 			return &BuildError{x.ResultLine, err}
 		}
-		for _, t := range res.(*mcp.ListToolsResult).Tools {
-			if t == nil || have[t.Name] {
+		for _, it := range f.items(res) {
+			k := f.key(it)
+			if have[k] {
 				continue
 			}
-			have[t.Name] = true
+			have[k] = true
 			n++
-			if !objectSchema(t.InputSchema) {
-				t.InputSchema = anyObject
-			}
-			if err := safely(x.ResultLine, fmt.Sprintf("tool %q", t.Name), func() { s.server.AddTool(t, s.tool) }); err != nil {
+			if err := safely(x.ResultLine, fmt.Sprintf("%s %q", f.noun, k), func() { f.add(it) }); err != nil {
 				return err
 			}
 		}
 	}
 	var derived []string
-	for _, name := range s.called("tools/call") {
-		if have[name] {
-			continue
-		}
-		derived = append(derived, name)
-		t := &mcp.Tool{Name: name, InputSchema: anyObject}
-		if err := safely(0, fmt.Sprintf("tool %q", name), func() { s.server.AddTool(t, s.tool) }); err != nil {
-			return err
+	if f.derive != nil {
+		for _, name := range s.called(f.call) {
+			if have[name] {
+				continue
+			}
+			derived = append(derived, name)
+			if err := safely(0, fmt.Sprintf("%s %q", f.noun, name), func() { f.derive(name) }); err != nil {
+				return err
+			}
 		}
 	}
 	if len(results) > 0 && len(derived) > 0 {
-		s.note("tools/call names %s, which no recorded tools/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
+		s.note("%s names %s, which no recorded %s lists: served, not listed", f.call, strings.Join(quoteAll(derived), ", "), f.list)
 		derived = nil
 	}
-	s.listNote("tools/list", results, n, "tool", derived)
+	s.listNote(f.list, results, n, f.noun, derived)
 	return nil
+}
+
+// nonNil returns the elements of xs that are not nil.
+func nonNil[T any](xs []*T) []*T {
+	out := make([]*T, 0, len(xs))
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (s *Standin) registerTools() error {
+	return registerFeature(s, feature[*mcp.Tool]{
+		list: "tools/list", call: "tools/call", noun: "tool",
+		items: func(r mcp.Result) []*mcp.Tool { return nonNil(r.(*mcp.ListToolsResult).Tools) },
+		key:   func(t *mcp.Tool) string { return t.Name },
+		add: func(t *mcp.Tool) {
+			if !objectSchema(t.InputSchema) {
+				t.InputSchema = anyObject
+			}
+			s.server.AddTool(t, s.tool)
+		},
+		derive: func(name string) { s.server.AddTool(&mcp.Tool{Name: name, InputSchema: anyObject}, s.tool) },
+	})
 }
 
 // objectSchema reports whether a tool's input schema is an object schema,
@@ -161,96 +201,39 @@ func objectSchema(schema any) bool {
 }
 
 func (s *Standin) registerPrompts() error {
-	results := s.listed("prompts/list")
-	have := map[string]bool{}
-	n := 0
-	for _, x := range results {
-		res, err := decodeResult(x.Method, x.Result)
-		if err != nil {
-			return &BuildError{x.ResultLine, err}
-		}
-		for _, p := range res.(*mcp.ListPromptsResult).Prompts {
-			if p == nil || have[p.Name] {
-				continue
-			}
-			have[p.Name] = true
-			n++
-			s.server.AddPrompt(p, s.prompt)
-		}
-	}
-	var derived []string
-	for _, name := range s.called("prompts/get") {
-		if !have[name] {
-			derived = append(derived, name)
-			s.server.AddPrompt(&mcp.Prompt{Name: name}, s.prompt)
-		}
-	}
-	if len(results) > 0 && len(derived) > 0 {
-		s.note("prompts/get names %s, which no recorded prompts/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
-		derived = nil
-	}
-	s.listNote("prompts/list", results, n, "prompt", derived)
-	return nil
+	return registerFeature(s, feature[*mcp.Prompt]{
+		list: "prompts/list", call: "prompts/get", noun: "prompt",
+		items:  func(r mcp.Result) []*mcp.Prompt { return nonNil(r.(*mcp.ListPromptsResult).Prompts) },
+		key:    func(p *mcp.Prompt) string { return p.Name },
+		add:    func(p *mcp.Prompt) { s.server.AddPrompt(p, s.prompt) },
+		derive: func(name string) { s.server.AddPrompt(&mcp.Prompt{Name: name}, s.prompt) },
+	})
 }
 
 func (s *Standin) registerResources() error {
-	results := s.listed("resources/list")
-	have := map[string]bool{}
-	n := 0
-	for _, x := range results {
-		res, err := decodeResult(x.Method, x.Result)
-		if err != nil {
-			return &BuildError{x.ResultLine, err}
-		}
-		for _, r := range res.(*mcp.ListResourcesResult).Resources {
-			if r == nil || have[r.URI] {
-				continue
-			}
-			have[r.URI] = true
-			n++
-			if err := safely(x.ResultLine, fmt.Sprintf("resource %q", r.URI), func() { s.server.AddResource(r, s.resource) }); err != nil {
-				return err
-			}
-		}
-	}
-	templates := s.listed("resources/templates/list")
-	nt := 0
-	seenT := map[string]bool{}
-	for _, x := range templates {
-		res, err := decodeResult(x.Method, x.Result)
-		if err != nil {
-			return &BuildError{x.ResultLine, err}
-		}
-		for _, t := range res.(*mcp.ListResourceTemplatesResult).ResourceTemplates {
-			if t == nil || seenT[t.URITemplate] {
-				continue
-			}
-			seenT[t.URITemplate] = true
-			nt++
-			if err := safely(x.ResultLine, fmt.Sprintf("resource template %q", t.URITemplate), func() { s.server.AddResourceTemplate(t, s.resource) }); err != nil {
-				return err
-			}
-		}
-	}
 	// Every URI read is registered as a resource of its own (a template
 	// may match it too): the handler finds its recorded answer by URI.
-	var derived []string
-	for _, uri := range s.called("resources/read") {
-		if have[uri] {
-			continue
-		}
-		derived = append(derived, uri)
-		r := &mcp.Resource{URI: uri, Name: uri}
-		if err := safely(0, fmt.Sprintf("resource %q", uri), func() { s.server.AddResource(r, s.resource) }); err != nil {
-			return err
-		}
+	err := registerFeature(s, feature[*mcp.Resource]{
+		list: "resources/list", call: "resources/read", noun: "resource",
+		items:  func(r mcp.Result) []*mcp.Resource { return nonNil(r.(*mcp.ListResourcesResult).Resources) },
+		key:    func(r *mcp.Resource) string { return r.URI },
+		add:    func(r *mcp.Resource) { s.server.AddResource(r, s.resource) },
+		derive: func(uri string) { s.server.AddResource(&mcp.Resource{URI: uri, Name: uri}, s.resource) },
+	})
+	if err != nil {
+		return err
 	}
-	if len(results) > 0 && len(derived) > 0 {
-		s.note("resources/read reads %s, which no recorded resources/list lists: served, not listed", strings.Join(quoteAll(derived), ", "))
-		derived = nil
+	err = registerFeature(s, feature[*mcp.ResourceTemplate]{
+		list: "resources/templates/list", noun: "template",
+		items: func(r mcp.Result) []*mcp.ResourceTemplate {
+			return nonNil(r.(*mcp.ListResourceTemplatesResult).ResourceTemplates)
+		},
+		key: func(t *mcp.ResourceTemplate) string { return t.URITemplate },
+		add: func(t *mcp.ResourceTemplate) { s.server.AddResourceTemplate(t, s.resource) },
+	})
+	if err != nil {
+		return err
 	}
-	s.listNote("resources/list", results, n, "resource", derived)
-	s.listNote("resources/templates/list", templates, nt, "template", nil)
 	s.note("%s", s.lists.note())
 	return nil
 }
@@ -258,46 +241,37 @@ func (s *Standin) registerResources() error {
 // The handlers of the registered features: each replays its exchange.
 
 func (s *Standin) tool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	t, err := s.call(ctx, req, "tools/call")
-	if err != nil {
-		return nil, err
-	}
-	if t.questions != nil {
-		return &mcp.CallToolResult{InputRequests: t.questions, RequestState: t.state}, nil
-	}
-	res, err := s.final(t.x)
-	if err != nil {
-		return nil, err
-	}
-	return res.(*mcp.CallToolResult), nil
+	return replayCall(ctx, s, req, "tools/call", func(qs mcp.InputRequestMap, state string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{InputRequests: qs, RequestState: state}
+	})
 }
 
 func (s *Standin) prompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	t, err := s.call(ctx, req, "prompts/get")
-	if err != nil {
-		return nil, err
-	}
-	if t.questions != nil {
-		return &mcp.GetPromptResult{InputRequests: t.questions, RequestState: t.state}, nil
-	}
-	res, err := s.final(t.x)
-	if err != nil {
-		return nil, err
-	}
-	return res.(*mcp.GetPromptResult), nil
+	return replayCall(ctx, s, req, "prompts/get", func(qs mcp.InputRequestMap, state string) *mcp.GetPromptResult {
+		return &mcp.GetPromptResult{InputRequests: qs, RequestState: state}
+	})
 }
 
 func (s *Standin) resource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	t, err := s.call(ctx, req, "resources/read")
+	return replayCall(ctx, s, req, "resources/read", func(qs mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
+		return &mcp.ReadResourceResult{InputRequests: qs, RequestState: state}
+	})
+}
+
+// replayCall answers a call with its questions (asking makes the
+// method's input_required result of them) or its recorded answer.
+func replayCall[R mcp.Result](ctx context.Context, s *Standin, req mcp.Request, method string, asking func(mcp.InputRequestMap, string) R) (R, error) {
+	var zero R
+	t, err := s.call(ctx, req, method)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	if t.questions != nil {
-		return &mcp.ReadResourceResult{InputRequests: t.questions, RequestState: t.state}, nil
+		return asking(t.questions, t.state), nil
 	}
 	res, err := s.final(t.x)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return res.(*mcp.ReadResourceResult), nil
+	return res.(R), nil
 }

@@ -42,14 +42,3 @@ func decodeResult(method string, raw json.RawMessage) (mcp.Result, error) {
 
 // listMethods are the methods whose results list what the server offers.
 var listMethods = []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"}
-
-// servedByRecording reports whether the stand-in answers method from the
-// recording itself (rather than through a handler registered on the
-// go-sdk server).
-func servedByRecording(method string) bool {
-	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete":
-		return true
-	}
-	return false
-}

@@ -328,25 +328,6 @@ func (s *Standin) undeclared(req mcp.Request, x *Exchange, q *Question, ir mcp.I
 	return e
 }
 
-// responsesOf returns the answers a request carries.
-func responsesOf(req mcp.Request) mcp.InputResponseMap {
-	switch p := req.GetParams().(type) {
-	case *mcp.CallToolParamsRaw:
-		if p != nil {
-			return p.InputResponses
-		}
-	case *mcp.GetPromptParams:
-		if p != nil {
-			return p.InputResponses
-		}
-	case *mcp.ReadResourceParams:
-		if p != nil {
-			return p.InputResponses
-		}
-	}
-	return nil
-}
-
 // check checks one answer and reports a difference.
 func (s *Standin) check(x *Exchange, q *Question, a mcp.InputResponse) {
 	v := checkAnswer(s.opts.Answers, q, a)

@@ -281,24 +281,37 @@ func label(method, name string) string {
 
 // nameOf returns the tool or prompt name or resource URI a request names.
 func nameOf(req mcp.Request) string {
+	name, _ := callParams(req)
+	return name
+}
+
+// responsesOf returns the answers a request carries.
+func responsesOf(req mcp.Request) mcp.InputResponseMap {
+	_, responses := callParams(req)
+	return responses
+}
+
+// callParams returns what a tools/call, prompts/get or resources/read
+// request names and the answers it carries.
+func callParams(req mcp.Request) (string, mcp.InputResponseMap) {
 	if req == nil {
-		return ""
+		return "", nil
 	}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
 		if p != nil {
-			return p.Name
+			return p.Name, p.InputResponses
 		}
 	case *mcp.GetPromptParams:
 		if p != nil {
-			return p.Name
+			return p.Name, p.InputResponses
 		}
 	case *mcp.ReadResourceParams:
 		if p != nil {
-			return p.URI
+			return p.URI, p.InputResponses
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // rpcError is a JSON-RPC error with data.
