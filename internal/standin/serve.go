@@ -33,11 +33,20 @@ type callState struct {
 }
 
 // track is what one request's handlers tell the middleware about it.
+// Its fields change under Standin.mu: Report reads those of the calls in
+// progress.
 type track struct {
 	x      *Exchange
 	asked  bool // questions were asked
 	final  bool // the recorded answer (or error) was given
 	modern bool
+}
+
+// setTrack changes a track under the stand-in's lock.
+func (s *Standin) setTrack(t *track, f func(t *track)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(t)
 }
 
 type trackKey struct{}
@@ -89,7 +98,10 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
 		}
-		t := &track{modern: req.(interface{ ProtocolVersion() string }).ProtocolVersion() >= modern}
+		t := &track{}
+		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
+			t.modern = r.ProtocolVersion() >= modern
+		}
 		if isCall(method) && reqstate.RequestState(req) != "" {
 			// A next round: its requestState says which exchange.
 			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
@@ -135,12 +147,13 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 	res, err := next(ctx, method, req)
 	s.mu.Lock()
 	delete(s.running, t)
+	failedAsking := err != nil && t.asked && !t.final && !t.modern && !errors.Is(err, errDropped)
+	line := 0
+	if t.x != nil {
+		line = t.x.Line
+	}
 	s.mu.Unlock()
-	if err != nil && t.asked && !t.final && !t.modern && !errors.Is(err, errDropped) {
-		line := 0
-		if t.x != nil {
-			line = t.x.Line
-		}
+	if failedAsking {
 		detail := fmt.Sprintf("the call failed while the client was asked: %v", err)
 		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 			detail = fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
@@ -206,7 +219,7 @@ func (s *Standin) call(ctx context.Context, req mcp.Request, method string) (tur
 			s.rep.note("%s: answers came without a requestState; it is asked afresh", lbl)
 		}
 		if len(x.Rounds) == 0 {
-			t.final = true
+			s.setTrack(t, func(t *track) { t.final = true })
 			return turn{x: x}, nil
 		}
 		return s.ask(req, t, x, 0, 0, x.Rounds[0].Questions)
@@ -220,12 +233,12 @@ func (s *Standin) call(ctx context.Context, req mcp.Request, method string) (tur
 		return turn{}, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a requestState of its own names no recorded round")
 	}
 	x := s.script.Exchanges[st.X]
-	t.x = x
-	if t.modern {
-		s.mu.Lock()
-		s.opened++
-		s.mu.Unlock()
-	}
+	s.setTrack(t, func(t *track) {
+		t.x = x
+		if t.modern {
+			s.opened++
+		}
+	})
 	responses := responsesOf(req)
 	var missing []*Question
 	for _, q := range x.Rounds[st.R].Questions {
@@ -250,7 +263,7 @@ func (s *Standin) call(ctx context.Context, req mcp.Request, method string) (tur
 	if st.R+1 < len(x.Rounds) {
 		return s.ask(req, t, x, st.R+1, 0, x.Rounds[st.R+1].Questions)
 	}
-	t.final = true
+	s.setTrack(t, func(t *track) { t.final = true })
 	return turn{x: x}, nil
 }
 
@@ -273,12 +286,12 @@ func (s *Standin) ask(req mcp.Request, t *track, x *Exchange, r, attempt int, qs
 	if err != nil {
 		return turn{}, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: sealing a requestState: %v", err)
 	}
-	t.asked = true
-	if t.modern {
-		s.mu.Lock()
-		s.asked++
-		s.mu.Unlock()
-	}
+	s.setTrack(t, func(t *track) {
+		t.asked = true
+		if t.modern {
+			s.asked++
+		}
+	})
 	return turn{questions: m, state: state}, nil
 }
 
