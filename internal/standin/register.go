@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +10,75 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// anyObject is the input schema of a tool the recording calls but never
-// lists: any object.
+// anyObject is the input schema of a listed tool whose recorded schema is
+// not an object schema, as the go-sdk requires one: any object.
 var anyObject = json.RawMessage(`{"type":"object"}`)
+
+// calledSchema is the input schema of a tool the recording calls but never
+// lists: an object with the arguments the recorded calls pass, each of the
+// JSON type its values have (no type where they differ), and others
+// allowed, since the recording does not say which the tool refuses. A
+// client that checks arguments against the schema (a script's
+// `call_tool deploy service:"auth"`) then sends what it sent before.
+func (s *Standin) calledSchema(name string) json.RawMessage {
+	props := map[string]map[string]any{}
+	types := map[string]string{}
+	for _, x := range s.script.Of("tools/call") {
+		if x.Name != name {
+			continue
+		}
+		var p struct {
+			Arguments map[string]json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(x.Params, &p) != nil {
+			continue
+		}
+		for k, v := range p.Arguments {
+			t := jsonType(v)
+			if prev, ok := types[k]; ok && prev != t {
+				t = ""
+			}
+			types[k] = t
+			props[k] = map[string]any{}
+		}
+	}
+	for k, t := range types {
+		if t != "" {
+			props[k]["type"] = t
+		}
+	}
+	schema := map[string]any{"type": "object", "additionalProperties": true}
+	if len(props) > 0 {
+		schema["properties"] = props
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return anyObject
+	}
+	return b
+}
+
+// jsonType is the JSON Schema type of a JSON value ("" for null or a
+// value that is none).
+func jsonType(v json.RawMessage) string {
+	t := bytes.TrimLeft(v, " \t\r\n")
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return ""
+	}
+	return "number"
+}
 
 // register puts the recorded tools, prompts, resources and templates on
 // the server (those listed, and those only called), and says for each
@@ -189,7 +256,7 @@ func (s *Standin) registerTools() error {
 			}
 			s.server.AddTool(t, s.tool)
 		},
-		derive: func(name string) { s.server.AddTool(&mcp.Tool{Name: name, InputSchema: anyObject}, s.tool) },
+		derive: func(name string) { s.server.AddTool(&mcp.Tool{Name: name, InputSchema: s.calledSchema(name)}, s.tool) },
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -571,5 +572,40 @@ func TestInFlightBounded(t *testing.T) {
 	}
 	if _, err := other.ListTools(context.Background(), nil); err != nil {
 		t.Errorf("after it: %v", err)
+	}
+}
+
+// A tool the recording calls but never lists takes the arguments it was
+// called with, each of its values' JSON type (none where they differ, or
+// for null), and others: a client that checks arguments against the
+// schema sends what it sent before.
+func TestCalledToolSchema(t *testing.T) {
+	sc := script(t, `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}
+{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}
+{"t_ms":3,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"scale","arguments":{"service":"web","count":3,"dry":true,"tag":"a","note":null}}}}
+{"t_ms":4,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}}
+{"t_ms":5,"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"scale","arguments":{"service":"api","count":2.5,"tag":["a"],"opts":{"x":1}}}}}
+{"t_ms":6,"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok"}]}}}
+{"t_ms":7,"dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ping"}}}
+{"t_ms":8,"dir":"s2c","msg":{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"pong"}]}}}
+`)
+	s, _ := standin(t, sc, Options{})
+	cs := client(t, s, "2025-11-25", false, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tool := range res.Tools {
+		b, _ := json.Marshal(tool.InputSchema)
+		got[tool.Name] = string(b)
+	}
+	want := map[string]string{
+		"scale": `{"additionalProperties":true,"properties":{"count":{"type":"number"},"dry":{"type":"boolean"},"note":{},"opts":{"type":"object"},"service":{"type":"string"},"tag":{}},"type":"object"}`,
+		"ping":  `{"additionalProperties":true,"type":"object"}`,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("schemas:\n got %v\nwant %v", got, want)
 	}
 }
