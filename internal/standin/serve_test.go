@@ -609,3 +609,19 @@ func TestCalledToolSchema(t *testing.T) {
 		t.Errorf("schemas:\n got %v\nwant %v", got, want)
 	}
 }
+
+// A recording with nothing of the client in it is served, and the stand-in
+// says that it holds nothing to answer with.
+func TestNothingRecorded(t *testing.T) {
+	sc := script(t, `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}
+`)
+	s, _ := standin(t, sc, Options{})
+	if notes := strings.Join(s.Notes(), "\n"); !strings.Contains(notes, "the recording holds no request of the client: its lists are empty and every call is answered as not recorded") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	cs := client(t, s, "2025-11-25", false, nil)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy"})
+	if err == nil || !strings.Contains(err.Error(), "the recording holds no tools/call request; it holds no request at all") {
+		t.Errorf("call: %v", err)
+	}
+}

@@ -254,6 +254,9 @@ func (s *Standin) build() error {
 	} else {
 		s.note("the recording holds no initialize or server/discover result: the server is named %q and its capabilities follow what it serves", impl.Name)
 	}
+	if len(s.script.Exchanges) == 0 {
+		s.note("the recording holds no request of the client: its lists are empty and every call is answered as not recorded")
+	}
 	opts := &mcp.ServerOptions{Instructions: facts.Instructions, Capabilities: caps}
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		opts.SubscribeHandler = func(context.Context, *mcp.SubscribeRequest) error { return nil }
