@@ -183,6 +183,12 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 	}
 	pend := &pending{line: line, method: m.Method, stream: stream}
 	k := pendKey{session, idString(m.ID)}
+	for _, earlier := range b.reqs[k] {
+		if earlier.stream == stream {
+			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
+			break
+		}
+	}
 	b.reqs[k] = append(b.reqs[k], pend)
 	switch m.Method {
 	case "initialize", "server/discover":
@@ -284,7 +290,10 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 		b.sreqs[k] = nil
 		return
 	}
-	x := b.callOf(session, stream)
+	x, others := b.callOf(session, stream)
+	if others > 0 {
+		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s %s's (line %d), the latest", m.Method, others, x.Method, x.Name, x.Line)
+	}
 	if x == nil {
 		b.warn(line, "%s outside any call: not asked", m.Method)
 		b.sreqs[k] = nil
@@ -311,9 +320,11 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 }
 
 // callOf finds the call in progress that a server request belongs to:
-// the one whose HTTP stream carried it, else the latest in the session.
-func (b *builder) callOf(session, stream string) *Exchange {
+// the one whose HTTP stream carried it, else the latest in the session,
+// with the number of other calls in progress it might as well belong to.
+func (b *builder) callOf(session, stream string) (*Exchange, int) {
 	var latest *pending
+	calls := map[*Exchange]bool{}
 	for k, ps := range b.reqs {
 		if k.session != session {
 			continue
@@ -323,17 +334,18 @@ func (b *builder) callOf(session, stream string) *Exchange {
 				continue
 			}
 			if stream != "" && p.stream == stream {
-				return p.x
+				return p.x, 0
 			}
+			calls[p.x] = true
 			if latest == nil || p.line > latest.line {
 				latest = p
 			}
 		}
 	}
 	if latest == nil {
-		return nil
+		return nil, 0
 	}
-	return latest.x
+	return latest.x, len(calls) - 1
 }
 
 func (b *builder) clientResponse(line int, session string, m *jsonrpc.Response) {
@@ -546,4 +558,13 @@ func (b *builder) finish() {
 	if len(b.s.Server.Capabilities) == 0 || bytes.Equal(b.s.Server.Capabilities, []byte("null")) {
 		b.s.Server.Capabilities = nil
 	}
+}
+
+// idText is a JSON-RPC id as the recording writes it.
+func idText(id jsonrpc.ID) string {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return fmt.Sprint(id.Raw())
+	}
+	return string(b)
 }

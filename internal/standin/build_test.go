@@ -139,3 +139,28 @@ func TestBuildTruncated(t *testing.T) {
 		t.Errorf("%+v", x)
 	}
 }
+
+// Over stdio nothing says which of two calls in progress a question
+// belongs to, and an id used again while its request waits makes its
+// answer ambiguous: each is a warning naming the line, not a silent guess.
+func TestBuildWarnsWhereAmbiguous(t *testing.T) {
+	stdio := `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}` + "\n"
+	text := stdio +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"which?","requestedSchema":{"type":"object","properties":{}}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"c"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}` + "\n"
+	sc := script(t, text)
+	warnings := strings.Join(sc.Warnings, "\n")
+	for _, want := range []string{
+		"line 4: elicitation/create came while 1 other call(s) were in progress, and nothing says which one asked it: taken as tools/call b's (line 3), the latest",
+		"line 6: the request id 2 is already the id of the request at line 3, which has no answer yet: an answer with this id is taken as the earlier one's",
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("no warning %q in:\n%s", want, warnings)
+		}
+	}
+}
