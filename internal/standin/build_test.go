@@ -164,3 +164,19 @@ func TestBuildWarnsWhereAmbiguous(t *testing.T) {
 		}
 	}
 }
+
+// A recorded question of a mode no client can answer (a hand-edited
+// recording) is refused before anything is served, naming its line.
+func TestUnknownModeRefused(t *testing.T) {
+	stdio := `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}` + "\n"
+	sc := script(t, stdio+
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}}`+"\n"+
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"telepathy","message":"which?","requestedSchema":{"type":"object","properties":{}}}}}`+"\n"+
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}}`+"\n"+
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}`+"\n")
+	_, err := New(sc, Options{})
+	var be *BuildError
+	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), `the elicitation's mode "telepathy" is neither form nor url`) {
+		t.Errorf("got %v", err)
+	}
+}

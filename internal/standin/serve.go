@@ -309,6 +309,9 @@ func inputRequest(q *Question) (mcp.InputRequest, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
+	if p, ok := m["q"].(*mcp.ElicitParams); ok && p.Mode != "" && p.Mode != "form" && p.Mode != "url" {
+		return nil, fmt.Errorf("the elicitation's mode %q is neither form nor url: no client can be asked it", p.Mode)
+	}
 	return m["q"], nil
 }
 
