@@ -67,8 +67,15 @@ func TestQueueOrderAndKeys(t *testing.T) {
 	}
 }
 
+// declining declines every question.
+type declining struct{}
+
+func (declining) Answer(context.Context, *Question) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
 func TestChainFallsThrough(t *testing.T) {
-	c := Chain{NewQueue(), nil, Declining{}}
+	c := Chain{NewQueue(), nil, declining{}}
 	res, err := c.Answer(context.Background(), &Question{})
 	if err != nil || res.Action != "decline" {
 		t.Errorf("chain = %v, %v", res, err)

@@ -48,13 +48,6 @@ deploy.mcp: 7 passed, 0 failed
 	if rep.ExitCode() != ExitOK {
 		t.Errorf("exit code %d, want %d", rep.ExitCode(), ExitOK)
 	}
-	var text strings.Builder
-	if err := WriteText(&text, rep); err != nil {
-		t.Fatal(err)
-	}
-	if text.String() != want {
-		t.Errorf("WriteText differs from the progress output:\n%s", text.String())
-	}
 }
 
 // TestCommands runs each command against the in-process server, once

@@ -197,18 +197,12 @@ func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
 	return out
 }
 
-// SessionConnect returns a RunOptions.Connect that opens a fresh session
-// with opts for each script. opts.Log is ignored: each session keeps a log
-// of its own, since a shared one would mix the questions of scripts running
-// in parallel.
-func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error) {
-	connect := SessionConnectScript(opts)
-	return func(ctx context.Context) (Conn, error) { return connect(ctx, &Script{}) }
-}
-
-// SessionConnectScript is SessionConnect for RunOptions.ConnectScript: a
-// script with sample_response lines declares sampling, and its roots lines
-// are the roots (after those of opts).
+// SessionConnectScript returns a RunOptions.ConnectScript that opens a
+// fresh session with opts for each script. opts.Log is ignored: each
+// session keeps a log of its own, since a shared one would mix the
+// questions of scripts running in parallel. A script with sample_response
+// lines declares sampling, and its roots lines are the roots (after those
+// of opts).
 func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Script) (Conn, error) {
 	return func(ctx context.Context, sc *Script) (Conn, error) {
 		o := opts

@@ -15,15 +15,11 @@ import (
 // event of a stream). A larger message still passes, unobserved.
 const MaxMessage = 16 << 20
 
-// RoundTripper returns base (http.DefaultTransport when nil) with the
-// JSON-RPC messages of every request and response body told to obs. The
-// requests and responses themselves pass unchanged: a request body is read
-// from a copy (GetBody) or read once and replayed, a response body is
+// watchingRoundTripper returns base (http.DefaultTransport when nil) with
+// the JSON-RPC messages of every request and response body told to to.
+// The requests and responses themselves pass unchanged: a request body is
+// read from a copy (GetBody) or read once and replayed, a response body is
 // observed as the caller reads it.
-func RoundTripper(base http.RoundTripper, obs Observer) http.RoundTripper {
-	return watchingRoundTripper(base, listeners{obs: obs})
-}
-
 func watchingRoundTripper(base http.RoundTripper, to listeners) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
