@@ -78,7 +78,7 @@ the server asks (form or URL elicitation, protocol 2026-07-28 and older),
 from flags, from scripts, or from a person at the terminal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version(),
+		Version:       ReadBuildInfo().String(),
 	}
 	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
 	// -v has one meaning, before or after the command: --verbose, the
