@@ -221,8 +221,9 @@ func TestWhoDeclaresSamplingOnlyWithReplies(t *testing.T) {
 	}{
 		{Who{Written: NewQueue()}, false},
 		{Who{Written: NewQueue(), Strict: "add one"}, false},
-		{Who{Written: NewQueue(), Samples: replies()}, true},
-		{Who{Written: NewQueue(), Samples: replies(), Strict: "add one"}, true},
+		{Who{Written: NewQueue(), Samples: []*Samples{nil}}, false},
+		{Who{Written: NewQueue(), Samples: []*Samples{replies()}}, true},
+		{Who{Written: NewQueue(), Samples: []*Samples{nil, replies()}, Strict: "add one"}, true},
 	} {
 		a := c.who.Answerer()
 		if got := CanSample(a); got != c.want {

@@ -94,9 +94,12 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	r.conn = conn
 	defer conn.Close()
 	if fc, ok := conn.(FallbackConn); ok {
-		if fb := r.fallback(); fb != nil || r.opts.Strict != "" {
-			fc.SetFallback(fb, r.opts.Strict)
+		f := Fallback{Person: r.opts.Fallback, Strict: r.opts.Strict}
+		if len(r.opts.Samples) > 0 {
+			// Each script takes the run's replies from the first.
+			f.Samples = answer.NewSamples(r.opts.Samples...)
 		}
+		fc.SetFallback(f)
 	}
 	for _, st := range s.Steps {
 		if ctx.Err() != nil {
@@ -119,15 +122,6 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	r.res.Duration = time.Since(start)
 	writeScriptSummary(r.out, r.res)
 	return r.res
-}
-
-// fallback answers what a command's queued answers and replies do not:
-// the script's own copy of the run's Samples, then the run's Fallback.
-func (r *runner) fallback() answer.Answerer {
-	if len(r.opts.Samples) == 0 {
-		return r.opts.Fallback
-	}
-	return answer.Chain{answer.NewSamples(r.opts.Samples...), r.opts.Fallback}
 }
 
 func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
