@@ -11,6 +11,7 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/suggest"
 )
 
@@ -71,63 +72,63 @@ func init() {
 	wrapsRemote := func(inner *cmd) bool { return inner.send != nil || inner.wraps != nil }
 	wrapsRemoteOrCheck := func(inner *cmd) bool { return wrapsRemote(inner) || inner.assertion }
 	commandList = []*cmd{
-		{name: "elicit_response", usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
+		{name: cmdname.ElicitResponse, usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
 			check: checkElicitResponse, run: queueAnswer},
-		{name: "sample_response", usage: `sample_response "reply text" | sample_response '{"text": …, "model": …, "stopReason": …, "role": …}'`, min: 1, max: 1,
+		{name: cmdname.SampleResponse, usage: `sample_response "reply text" | sample_response '{"text": …, "model": …, "stopReason": …, "role": …}'`, min: 1, max: 1,
 			check: checkSampleResponse, run: queueSample},
-		{name: "roots", usage: "roots URI[=NAME]...", min: 1, max: -1,
+		{name: cmdname.Roots, usage: "roots URI[=NAME]...", min: 1, max: -1,
 			check: checkRoots, run: declaresRoots},
-		{name: "call_tool", usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
+		{name: cmdname.CallTool, usage: "call_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
 			check: checkCall, run: runRemote, send: sendCallTool, asks: true, callsTool: true, waits: true, reportsTask: true},
-		{name: "get_prompt", usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true,
+		{name: cmdname.GetPrompt, usage: "get_prompt NAME [key:VALUE]...", min: 1, max: -1, named: true,
 			check: checkPrompt, run: runRemote, send: sendGetPrompt, asks: true},
-		{name: "read_resource", usage: "read_resource URI", min: 1, max: 1,
+		{name: cmdname.ReadResource, usage: "read_resource URI", min: 1, max: 1,
 			run: runRemote, send: sendReadResource, asks: true},
-		{name: "ping", usage: "ping", min: 0, max: 0,
+		{name: cmdname.Ping, usage: "ping", min: 0, max: 0,
 			run: runRemote, send: sendPing},
-		{name: "start_tool", usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
+		{name: cmdname.StartTool, usage: "start_tool NAME [VALUE | key:VALUE]...", min: 1, max: -1, named: true,
 			check: checkCall, run: runRemote, send: sendStartTool, asks: true, callsTool: true, reportsTask: true},
-		{name: "get_task", usage: "get_task [TASK_ID]", min: 0, max: 1,
+		{name: cmdname.GetTask, usage: "get_task [TASK_ID]", min: 0, max: 1,
 			run: runRemote, send: sendGetTask, reportsTask: true},
-		{name: "cancel_task", usage: "cancel_task [TASK_ID]", min: 0, max: 1,
+		{name: cmdname.CancelTask, usage: "cancel_task [TASK_ID]", min: 0, max: 1,
 			run: runRemote, send: sendCancelTask, cancels: true},
-		{name: "wait_task", usage: "wait_task [TASK_ID]", min: 0, max: 1,
+		{name: cmdname.WaitTask, usage: "wait_task [TASK_ID]", min: 0, max: 1,
 			run: runRemote, send: sendWaitTask, asks: true, waits: true, reportsTask: true},
-		{name: "assert_task_status", usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1,
+		{name: cmdname.AssertTaskStatus, usage: "assert_task_status working|input_required|completed|failed|cancelled", min: 1, max: 1,
 			check: checkTaskStatus, assertion: true, run: readsLast(assertTaskStatus)},
-		{name: "assert_elicited", usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
+		{name: cmdname.AssertElicited, usage: `assert_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
 			check: checkFilter, assertion: true, run: readsLast(assertElicited)},
-		{name: "assert_not_elicited", usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
+		{name: cmdname.AssertNotElicited, usage: `assert_not_elicited ["text"] [key=K] [mode=form|url] [field=F] [action=accept|decline|cancel]`, min: 0, max: 5,
 			check: checkFilter, assertion: true, run: readsLast(assertNotElicited)},
-		{name: "assert_elicited_count", usage: "assert_elicited_count N", min: 1, max: 1,
+		{name: cmdname.AssertElicitedCount, usage: "assert_elicited_count N", min: 1, max: 1,
 			check: checkCount, assertion: true, run: readsLast(assertElicitedCount)},
-		{name: "assert_contains", usage: `assert_contains "text" | assert_contains VALUE "text"`, min: 1, max: 2,
+		{name: cmdname.AssertContains, usage: `assert_contains "text" | assert_contains VALUE "text"`, min: 1, max: 2,
 			assertion: true, run: oneOrTwo(readsResult(assertContains), readsArgs(assertValueContains))},
-		{name: "assert_is_error", usage: "assert_is_error", min: 0, max: 0,
+		{name: cmdname.AssertIsError, usage: "assert_is_error", min: 0, max: 0,
 			assertion: true, run: readsResult(assertIsError(true))},
-		{name: "assert_not_error", usage: "assert_not_error", min: 0, max: 0,
+		{name: cmdname.AssertNotError, usage: "assert_not_error", min: 0, max: 0,
 			assertion: true, run: readsResult(assertIsError(false))},
-		{name: "set_var", usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
+		{name: cmdname.SetVar, usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
 			check: checkSetVar, run: readsResult(setVar)},
-		{name: "input_var", usage: `input_var NAME ["prompt"]`, min: 1, max: -1, setsVar: true,
+		{name: cmdname.InputVar, usage: `input_var NAME ["prompt"]`, min: 1, max: -1, setsVar: true,
 			check: checkVarName, run: readsArgs(inputVar)},
-		{name: "assert_equals", usage: "assert_equals EXPECTED | assert_equals ACTUAL EXPECTED", min: 1, max: 2,
+		{name: cmdname.AssertEquals, usage: "assert_equals EXPECTED | assert_equals ACTUAL EXPECTED", min: 1, max: 2,
 			assertion: true, run: oneOrTwo(readsResult(assertResultEquals), readsArgs(assertEquals))},
-		{name: "assert_number", usage: "assert_number VALUE", min: 1, max: 1,
+		{name: cmdname.AssertNumber, usage: "assert_number VALUE", min: 1, max: 1,
 			assertion: true, run: readsArgs(assertNumber)},
-		{name: "assert_gt", usage: "assert_gt VALUE LIMIT", min: 2, max: 2,
+		{name: cmdname.AssertGt, usage: "assert_gt VALUE LIMIT", min: 2, max: 2,
 			check: checkNumbers, assertion: true, run: readsArgs(assertGreater)},
-		{name: "assert_string_length", usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3,
+		{name: cmdname.AssertStringLength, usage: "assert_string_length VALUE MIN MAX", min: 3, max: 3,
 			check: checkLength, assertion: true, run: readsArgs(assertStringLength)},
-		{name: "expect_error", usage: "expect_error COMMAND...", min: 1, max: -1, named: true,
+		{name: cmdname.ExpectError, usage: "expect_error COMMAND...", min: 1, max: -1, named: true,
 			check: checkWrapped, wraps: wrapsRemoteOrCheck, run: expectError},
-		{name: "assert_error_code", usage: "assert_error_code CODE", min: 1, max: 1,
+		{name: cmdname.AssertErrorCode, usage: "assert_error_code CODE", min: 1, max: 1,
 			check: checkCode, assertion: true, run: readsLast(assertErrorCode)},
-		{name: "timeout", usage: "timeout MS COMMAND...", min: 2, max: -1, named: true,
+		{name: cmdname.Timeout, usage: "timeout MS COMMAND...", min: 2, max: -1, named: true,
 			check: checkTimeout, wraps: wrapsRemote, run: runWrapped},
-		{name: "echo", usage: "echo [TEXT]...", min: 0, max: -1,
+		{name: cmdname.Echo, usage: "echo [TEXT]...", min: 0, max: -1,
 			run: readsArgs(echo)},
-		{name: "logging", usage: "logging debug|info|notice|warning|error|critical|alert|emergency", min: 1, max: 1,
+		{name: cmdname.Logging, usage: "logging debug|info|notice|warning|error|critical|alert|emergency", min: 1, max: 1,
 			check: checkLevel, run: setLogLevel},
 	}
 	commands = make(map[string]*cmd, len(commandList))
@@ -282,7 +283,7 @@ func normalizeNumbers(v any) any {
 }
 
 func checkCall(p *parser, c *command, outers []*cmd) {
-	c.expected = slices.ContainsFunc(outers, func(o *cmd) bool { return o.name == "expect_error" })
+	c.expected = slices.ContainsFunc(outers, func(o *cmd) bool { return o.name == cmdname.ExpectError })
 	if c.args[0].key != "" {
 		p.errorf(c.args[0].col, "%s needs a name first; usage: %s NAME [VALUE | key:VALUE]...", c.def.name, c.def.name)
 		return

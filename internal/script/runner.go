@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -307,7 +308,7 @@ func (r *runner) takeNotes() []string {
 
 // innermost is the command inside the timeout commands that wrap c.
 func innermost(c *command) *command {
-	for c.def.wraps != nil && c.sub != nil && c.def.name == "timeout" {
+	for c.def.wraps != nil && c.sub != nil && c.def.name == cmdname.Timeout {
 		c = c.sub
 	}
 	return c
