@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/eventstream"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/wire"
 )
@@ -135,7 +136,7 @@ type exchange struct {
 	// events counts the events of its stream; endpoint is the last
 	// endpoint event (the 2024-11-05 transport), nil if none.
 	events   int
-	endpoint *wire.Event
+	endpoint *eventstream.Event
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -299,7 +300,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	rc := http.NewResponseController(w)
 	w.WriteHeader(resp.StatusCode)
 	_ = rc.Flush()
-	events := wire.NewEventReader(func(e wire.Event) { h.streamEvent(x, e) })
+	events := eventstream.NewReader(wire.MaxMessage, func(e eventstream.Event) { h.streamEvent(x, e) })
 	buf := make([]byte, 32<<10)
 	first := x.r.Method == http.MethodGet && h.o.SSE
 	var pending []byte // the start of the stream, held until its first event ends
@@ -350,7 +351,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 // naming the server's origin, the event naming the proxy's) and the rest of
 // piece. Past maxFirstEvent it gives up and lets the bytes pass as they
 // are.
-func (h *Handler) firstEvent(x *exchange, events *wire.EventReader, pending, piece []byte) (held, write []byte, done bool) {
+func (h *Handler) firstEvent(x *exchange, events *eventstream.Reader, pending, piece []byte) (held, write []byte, done bool) {
 	for i := range piece {
 		before := x.events
 		events.Write(piece[i : i+1])
@@ -372,7 +373,7 @@ func (h *Handler) firstEvent(x *exchange, events *wire.EventReader, pending, pie
 }
 
 // streamEvent records one event of a stream.
-func (h *Handler) streamEvent(x *exchange, e wire.Event) {
+func (h *Handler) streamEvent(x *exchange, e eventstream.Event) {
 	x.events++
 	switch {
 	case e.Over:
