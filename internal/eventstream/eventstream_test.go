@@ -119,3 +119,25 @@ func ExampleReader() {
 	// type "endpoint" id "" data /messages
 	// type "" id "" data last
 }
+
+// A reader that cannot afford an event drops it: it arrives over its bound,
+// with its id, and the next event is read whole.
+func TestDrop(t *testing.T) {
+	var got []eventstream.Event
+	r := eventstream.NewReader(1<<20, func(e eventstream.Event) {
+		e.Data = append([]byte(nil), e.Data...)
+		got = append(got, e)
+	})
+	r.Write([]byte("data: " + strings.Repeat("x", 5000)))
+	if n := r.Pending(); n < 5000 {
+		t.Fatalf("Pending = %d, want the 5000 bytes of the line held", n)
+	}
+	r.Drop()
+	if n := r.Pending(); n > 1<<10 {
+		t.Errorf("Pending after Drop = %d, want at most 1 KiB", n)
+	}
+	r.Write([]byte(strings.Repeat("y", 5000) + "\nid: 7\n\ndata: next\n\n"))
+	if len(got) != 2 || !got[0].Over || got[0].ID != "7" || len(got[0].Data) != 0 || got[1].Over || string(got[1].Data) != "next" {
+		t.Errorf("events = %+v", got)
+	}
+}

@@ -1,7 +1,8 @@
 // Package cmdname names the commands of the .mcp script language, once:
 // the command table of internal/script defines each command under its name
-// here, and what writes scripts (internal/record) writes the commands by
-// these names. A test of internal/script checks that the two lists agree.
+// here, and what writes scripts (internal/record, internal/recordscript)
+// writes the commands by these names. A test of internal/script checks that
+// the two lists agree.
 package cmdname
 
 // The commands, in the order of the command table.
@@ -20,6 +21,8 @@ const (
 	ReadResource = "read_resource"
 	// Ping pings the server.
 	Ping = "ping"
+	// List lists the server's tools, prompts, resources or resource templates.
+	List = "list"
 	// StartTool calls a tool as a task and returns once it is started.
 	StartTool = "start_tool"
 	// GetTask reads a task's status.
@@ -38,6 +41,12 @@ const (
 	AssertElicitedCount = "assert_elicited_count"
 	// AssertContains checks that the last result (or a value) contains a text.
 	AssertContains = "assert_contains"
+	// AssertMatch checks the last result (or a value) against a pattern with placeholders.
+	AssertMatch = "assert_match"
+	// AssertJSON checks the last result's JSON (or a part of it) against an expected value.
+	AssertJSON = "assert_json"
+	// AssertQuestion checks a question the last command asked against an expected value.
+	AssertQuestion = "assert_question"
 	// AssertIsError checks that the last result is an error result.
 	AssertIsError = "assert_is_error"
 	// AssertNotError checks that the last result is not an error result.
@@ -68,5 +77,5 @@ const (
 
 // All lists every command name, in the order of the command table.
 func All() []string {
-	return []string{ElicitResponse, SampleResponse, Roots, CallTool, GetPrompt, ReadResource, Ping, StartTool, GetTask, CancelTask, WaitTask, AssertTaskStatus, AssertElicited, AssertNotElicited, AssertElicitedCount, AssertContains, AssertIsError, AssertNotError, SetVar, InputVar, AssertEquals, AssertNumber, AssertGt, AssertStringLength, ExpectError, AssertErrorCode, Timeout, Echo, Logging}
+	return []string{ElicitResponse, SampleResponse, Roots, CallTool, GetPrompt, ReadResource, Ping, List, StartTool, GetTask, CancelTask, WaitTask, AssertTaskStatus, AssertElicited, AssertNotElicited, AssertElicitedCount, AssertContains, AssertMatch, AssertJSON, AssertQuestion, AssertIsError, AssertNotError, SetVar, InputVar, AssertEquals, AssertNumber, AssertGt, AssertStringLength, ExpectError, AssertErrorCode, Timeout, Echo, Logging}
 }
