@@ -46,7 +46,8 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Client drives task calls on one session.
+// Client drives task calls on one session. Make it with [New]; the zero
+// Client is not usable (it has no session).
 type Client struct {
 	cs   *mcp.ClientSession
 	opts Options
