@@ -12,5 +12,7 @@ func TestMemoryStore(t *testing.T) {
 }
 
 func TestMemoryStoreLimits(t *testing.T) {
-	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store { return tasks.NewMemoryStore(&tasks.MemoryStoreOptions{Limits: l}) })
+	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store {
+		return tasks.NewMemoryStore(&tasks.MemoryStoreOptions{Limits: l})
+	})
 }
