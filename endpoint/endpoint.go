@@ -137,6 +137,8 @@ type Options struct {
 }
 
 // Handler is an http.Handler for one MCP endpoint that serves both eras.
+// Make it with [New]; the zero Handler is not usable (it has no server to
+// serve and no bounds).
 type Handler struct {
 	stateless http.Handler
 	stateful  http.Handler

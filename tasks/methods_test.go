@@ -567,7 +567,7 @@ func (s *brokenStore) Get(ctx context.Context, id string) (*tasks.Record, error)
 // (a Redis address, a file path, a driver's message): that goes to the
 // server's log.
 func TestStoreFailureIsAnInternalError(t *testing.T) {
-	store := &brokenStore{MemoryStore: tasks.NewMemoryStore()}
+	store := &brokenStore{MemoryStore: tasks.NewMemoryStore(nil)}
 	var log syncBuffer
 	server, _ := newServer(t, &tasks.Options{Store: store, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	tc := taskclient.New(connect(t, server, nil), fast())

@@ -23,6 +23,7 @@ import (
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -226,15 +227,15 @@ func (w *writer) call(c *conversation.Call) {
 			w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
 			w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
 		}
-		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
-		w.line("cancel_task")
-		w.line("get_task")
-		w.line("assert_task_status cancelled")
+		w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
+		w.line("%s", cmdname.CancelTask)
+		w.line("%s", cmdname.GetTask)
+		w.line("%s cancelled", cmdname.AssertTaskStatus)
 		return
 	}
 	if task != nil && !c.Ended {
 		// The task was left running: the script starts it and leaves it.
-		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
+		w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
 		return
 	}
 	given := w.answers(c)
@@ -250,14 +251,14 @@ func (w *writer) call(c *conversation.Call) {
 	}
 	verb := cmd
 	if c.Err != nil || (task != nil && c.Result == nil) {
-		verb = "expect_error " + cmd
+		verb = cmdname.ExpectError + " " + cmd
 	}
 	w.line("%s", verb)
 	w.questionChecks(c)
 	if task != nil {
 		switch task.Status {
 		case "working", "input_required", "completed", "failed", "cancelled":
-			w.line("assert_task_status %s", task.Status)
+			w.line("%s %s", cmdname.AssertTaskStatus, task.Status)
 		default:
 			w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
 			w.comment("the task's last status is none a script can check: %q", task.Status)
@@ -342,23 +343,23 @@ func (w *writer) answers(c *conversation.Call) given {
 			g.failed = true
 			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
 			w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
-			w.line("elicit_response %scancel", key)
+			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Answer == nil:
 			w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
-			w.line("elicit_response %scancel", key)
+			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Mode() == "url" && q.Action() == "accept":
 			g.outOfBand = true
 			url := urlOf(q)
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
 			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
-			w.line("elicit_response %saccept", key)
+			w.line("%s %saccept", cmdname.ElicitResponse, key)
 		default:
 			line := w.elicitResponse(key, q)
 			if !parses(line) {
 				g.failed = true
 				w.warn(q.AnswerLine, "the answer at line %d is too long for a script line (%d bytes): the script cancels instead, and checks nothing of the result", q.AnswerLine, len(line))
 				w.comment("the answer at line %d of the recording is too long for a script line; cancel stands for it", q.AnswerLine)
-				line = "elicit_response " + key + "cancel"
+				line = cmdname.ElicitResponse + " " + key + "cancel"
 			}
 			w.line("%s", line)
 		}
@@ -395,7 +396,7 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 		w.warn(q.AnswerLine, "the answer at line %d has the action %q: the script cancels instead", q.AnswerLine, action)
 		action = "cancel"
 	}
-	line := "elicit_response " + key + action
+	line := cmdname.ElicitResponse + " " + key + action
 	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
 		return line
 	}
@@ -449,7 +450,7 @@ func (w *writer) sampleResponse(q *conversation.Question) {
 	if s.Role == "assistant" {
 		s.Role = ""
 	}
-	line := "sample_response " + record.Quote(s.String())
+	line := cmdname.SampleResponse + " " + record.Quote(s.String())
 	if !parses(line) {
 		w.warn(q.AnswerLine, "the model reply at line %d is too long for a script line (%d bytes): the script gives none", q.AnswerLine, len(line))
 		w.comment("the model reply at line %d of the recording is too long for a script line", q.AnswerLine)
@@ -482,7 +483,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 	raw := strings.Join(words, " ")
 	switch {
 	case w.roots == "" && len(words) > 0:
-		w.roots, w.rootsRaw = "roots "+raw, raw
+		w.roots, w.rootsRaw = cmdname.Roots+" "+raw, raw
 	case w.rootsRaw != raw && len(words) > 0:
 		w.warn(q.AnswerLine, "the client gave other roots at line %d than before: a script declares one set, the first", q.AnswerLine)
 	}
@@ -508,11 +509,11 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			msg, _ := obj.Get("message")
 			text, _ := msg.(string)
 			check := jsonmatch.NewObject()
-			line := "assert_elicited"
+			line := cmdname.AssertElicited
 			if text != "" && w.opts.Match == jsonmatch.Exact {
 				// The message as text when it does not change from run
 				// to run, else as a pattern in the question's check.
-				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses("assert_elicited "+q) {
+				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
 					line += " " + q
 				} else {
 					check.Set("message", text)
@@ -533,7 +534,7 @@ func (w *writer) questionChecks(c *conversation.Call) {
 				}
 			}
 			if len(check.Keys) > 0 {
-				if l, ok := w.fittingJSON(q.Line, "assert_question"+sel, check, nil); ok {
+				if l, ok := w.fittingJSON(q.Line, cmdname.AssertQuestion+sel, check, nil); ok {
 					w.buf.WriteString(l + "\n")
 				}
 			}
@@ -548,7 +549,7 @@ func (w *writer) questionChecks(c *conversation.Call) {
 		}
 	}
 	if n > 0 {
-		w.line("assert_elicited_count %d", n)
+		w.line("%s %d", cmdname.AssertElicitedCount, n)
 	}
 }
 
@@ -615,9 +616,9 @@ func containsLine(text, line string) bool {
 func (w *writer) resultChecks(c *conversation.Call) []string {
 	var out []string
 	if c.Err != nil {
-		out = append(out, fmt.Sprintf("assert_error_code %d", c.Err.Code))
+		out = append(out, fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code))
 		if w.opts.Match == jsonmatch.Exact {
-			l := "assert_match " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+			l := cmdname.AssertMatch + " " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
 			if parses(l) {
 				out = append(out, l)
 			} else {
@@ -644,15 +645,15 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	}
 	if c.Method == "tools/call" {
 		if e, _ := obj.Get("isError"); e == true {
-			out = append(out, "assert_is_error")
+			out = append(out, cmdname.AssertIsError)
 		}
 		obj.Delete("isError")
 	}
 	if text, ok := w.textOnly(c, obj); ok {
 		p := jsonmatch.Generalize(text)
-		l := textLine("assert_match", p)
+		l := textLine(cmdname.AssertMatch, p)
 		if p == jsonmatch.Escape(text) {
-			l = textLine("assert_equals", text)
+			l = textLine(cmdname.AssertEquals, text)
 		}
 		if parses(l) {
 			return append(out, l)
@@ -663,7 +664,7 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if e, ok := exp.(*jsonmatch.Object); ok && len(e.Keys) == 0 {
 		return out
 	}
-	if l, ok := w.fittingJSON(c.ResultLine, "assert_json", obj, w.opts.Ignore); ok {
+	if l, ok := w.fittingJSON(c.ResultLine, cmdname.AssertJSON, obj, w.opts.Ignore); ok {
 		out = append(out, l)
 	}
 	return out

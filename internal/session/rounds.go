@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -320,9 +321,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 			if emptyRounds >= 3 {
 				return call, protocolErr(op, "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
 			}
-			select {
-			case <-time.After(time.Duration(emptyRounds) * 100 * time.Millisecond):
-			case <-ctx.Done():
+			if sleep.For(ctx, time.Duration(emptyRounds)*100*time.Millisecond) != nil {
 				return call, s.wrap(ctx, op, ctx.Err())
 			}
 			responses, state = nil, rep.state
