@@ -194,7 +194,8 @@ func runExamples(t *testing.T, root string, lines, want []string) {
 	env = append(env, "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"TOKEN=t0ken", "ACCESSIBLE=",
-		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice")
+		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice",
+		"PROTECTED_PASSWORD=letmein", "FAKEBROWSER_PASSWORD=letmein")
 	var script strings.Builder
 	script.WriteString("set -e -o pipefail\n")
 	ports := map[string]string{}

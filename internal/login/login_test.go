@@ -25,7 +25,9 @@ import (
 )
 
 // servers starts the test authorization server and the MCP server it
-// protects on one loopback address, and returns the MCP URL.
+// protects on one loopback address, and returns the MCP URL. Unless opts
+// gives passwords, its sign-in page is the test-only one on which a person
+// signs in with a click (user=NAME).
 func servers(t *testing.T, opts authserver.Options) (string, *authserver.Server) {
 	t.Helper()
 	return serversBehind(t, opts, func(h http.Handler) http.Handler { return h })
@@ -38,6 +40,9 @@ func serversBehind(t *testing.T, opts authserver.Options, wrap func(http.Handler
 	srv := httptest.NewServer(wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })))
 	t.Cleanup(srv.Close)
 	opts.Issuer = srv.URL
+	if opts.Passwords == nil {
+		opts.ConsentWithoutSignIn = true
+	}
 	as, err := authserver.New(opts)
 	if err != nil {
 		t.Fatal(err)
