@@ -14,8 +14,10 @@ import (
 	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/suggest"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/toolargs"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,12 +45,22 @@ type Options struct {
 	// MaxRounds bounds the rounds of one call; zero means 10.
 	MaxRounds int
 	// Args are the arguments to call a tool or get a prompt with, by name.
-	// Subjects not listed get arguments synthesized from their schema.
+	// Subjects not listed get arguments synthesized from their schema. A
+	// tool's arguments that do not fit its input schema stop the audit
+	// before it calls anything (UsageError): a call the server refuses
+	// would check nothing.
 	Args map[string]map[string]any
 	// Include names destructive tools the audit may call; "*" allows every
 	// tool. Tools whose annotations say destructive (destructiveHint true,
 	// or absent without readOnlyHint) are never called otherwise.
 	Include []string
+	// ReadOnly calls only the tools marked readOnlyHint: true (and those
+	// Include names); the others are skipped.
+	ReadOnly bool
+	// Warn, if set, is told before the audit calls anything which tools it
+	// will call that are neither marked read-only nor destructive (and so
+	// may change what the server holds), whatever Progress is.
+	Warn func(line string)
 	// ClientName and ClientVersion identify the audit to the server.
 	ClientName, ClientVersion string
 	// Progress, if set, is told what the audit is doing, one line at a time.
@@ -143,6 +155,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkNames(opts, subjects); err != nil {
 		return nil, &UsageError{Err: err}
 	}
+	a.warnWriters(subjects)
 	server := a.placement(ctx, p, subjects)
 	p.close()
 	defer a.closePool()
@@ -204,9 +217,35 @@ func notRun(s *Subject, why string) {
 	}
 }
 
+// warnWriters says which tools the audit will call that are neither marked
+// read-only nor destructive (those --include names aside): the spec's
+// annotations let such a tool change what the server holds.
+func (a *auditor) warnWriters(subjects []*subject) {
+	if a.opts.Warn == nil {
+		return
+	}
+	var names []string
+	for _, s := range subjects {
+		if s.kind == "tool" && s.report.Skipped == "" && !s.readOnly && !slices.Contains(a.opts.Include, s.name) {
+			names = append(names, s.name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	shown := quoteAll(names[:min(len(names), 10)])
+	list := strings.Join(shown, ", ")
+	if len(names) > len(shown) {
+		list += fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	a.opts.Warn(fmt.Sprintf("the audit calls %d tool(s) that are neither marked read-only nor destructive, and may change what the server holds: %s; --read-only calls only the tools marked read-only", len(names), termsafe.Line(list)))
+}
+
 // checkNames refuses an --include or --args that names no tool, prompt,
-// resource or resource template of the server: a typo would otherwise be
-// skipped silently, and the audit would not test what it was asked to.
+// resource or resource template of the server, naming the one a typo most
+// likely meant: it would otherwise be skipped silently, and the audit would
+// not test what it was asked to. A tool's --args must fit its input
+// schema.
 func checkNames(opts Options, subjects []*subject) error {
 	have := map[string]bool{}
 	var names []string
@@ -227,9 +266,15 @@ func checkNames(opts Options, subjects []*subject) error {
 			known += fmt.Sprintf(" and %d more", len(names)-len(shown))
 		}
 	}
+	meant := func(n string) string {
+		if h, ok := suggest.Closest(n, names); ok {
+			return fmt.Sprintf("did you mean %q?", h)
+		}
+		return known
+	}
 	for _, n := range opts.Include {
 		if n != "*" && !have[n] {
-			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s)", n, known)
+			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s)", n, meant(n))
 		}
 	}
 	var argNames []string
@@ -239,7 +284,14 @@ func checkNames(opts Options, subjects []*subject) error {
 	slices.Sort(argNames)
 	for _, n := range argNames {
 		if !have[n] {
-			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s)", n+"=…", known)
+			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s)", n+"=…", meant(n))
+		}
+	}
+	for _, s := range subjects {
+		if args, ok := opts.Args[s.name]; ok && s.kind == "tool" {
+			if err := toolargs.Check(s.name, s.schema, args); err != nil {
+				return fmt.Errorf("--args %q: %v", s.name+"=…", err)
+			}
 		}
 	}
 	return nil
@@ -318,8 +370,14 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 
 func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	s := &subject{kind: "tool", name: t.Name, schema: t.InputSchema, report: &Subject{Kind: "tool", Name: t.Name}}
-	if why := destructive(t); why != "" && !slices.Contains(a.opts.Include, t.Name) && !slices.Contains(a.opts.Include, "*") {
+	s.readOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
+	included := slices.Contains(a.opts.Include, t.Name) || slices.Contains(a.opts.Include, "*")
+	if why := destructive(t); why != "" && !included {
 		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
+		return s
+	}
+	if a.opts.ReadOnly && !s.readOnly && !included {
+		s.report.Skipped = fmt.Sprintf("not marked read-only, and --read-only was given; pass --include %s to audit it", t.Name)
 		return s
 	}
 	s.args = a.opts.Args[t.Name]

@@ -83,6 +83,8 @@ type subject struct {
 	schema any    // a tool's input schema
 	prompt *mcp.Prompt
 	args   map[string]any // the arguments to call it with
+	// readOnly: a tool whose annotations say readOnlyHint true.
+	readOnly bool
 	// template is a resource template's URI template; its variables are
 	// the arguments.
 	template string

@@ -30,6 +30,7 @@ type AuditOptions struct {
 	OtherIdentity string
 	Args          []string // NAME=JSON
 	Include       []string
+	ReadOnly      bool
 	Format        string
 	JUnit         string
 	Quiet         bool
@@ -83,7 +84,7 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
-  mcp-tester audit -c bin/deployer --allow-empty --junit audit.xml`,
+  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.DeadlineSet = cmd.Flags().Changed("deadline")
@@ -102,6 +103,7 @@ went away, or --deadline ran out).`,
 	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
 	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
@@ -232,6 +234,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		MaxRounds:     o.Conn.MaxRounds,
 		Args:          args,
 		Include:       o.Include,
+		ReadOnly:      o.ReadOnly,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
 	}
@@ -241,6 +244,8 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if !o.Quiet {
 		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }
 	}
+	// Said even with -q: what the audit may change is not progress.
+	opts.Warn = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: warning: %s\n", line) }
 	return opts, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/toolargs"
 	"github.com/spf13/cobra"
 )
 
@@ -80,6 +81,11 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	defer s.Close()
+	if !opts.Conn.NoValidate {
+		if err := checkToolCall(ctx, opts, s, args); err != nil {
+			return err
+		}
+	}
 	if opts.NoWait {
 		return startNoWait(ctx, opts, s, args)
 	}
@@ -138,6 +144,33 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 	}
 	if started.Task == nil && started.Result.IsError {
 		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// checkToolCall checks the tool's name and the --args against the
+// server's tools before the call is sent (--no-validate skips it).
+// Arguments that do not fit the tool's input schema are a usage error
+// naming the argument (and the one a typo most likely meant): the call is
+// not sent. A tool the server does not list gets a note naming the tool a
+// typo most likely meant, and is called all the same (a server may serve
+// tools it does not list), so that the server's answer is what fails. A
+// server whose tools cannot be listed gets the call as it is.
+func checkToolCall(ctx context.Context, opts *CallOptions, s *session.Session, args map[string]any) error {
+	if s.ServerCapabilities().Tools == nil {
+		return nil
+	}
+	tools, _, err := s.ListTools(ctx, session.Pages{All: true})
+	if err != nil {
+		return nil
+	}
+	t, err := toolargs.Find(opts.Tool, tools)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s; calling it all the same\n", termsafe.Line(err.Error()))
+		return nil
+	}
+	if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
+		return usageErr("--args: %v (--no-validate sends them as written)", err)
 	}
 	return nil
 }

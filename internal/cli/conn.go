@@ -102,7 +102,7 @@ func addRoundsFlag(cmd *cobra.Command, o *ConnOptions) {
 
 // addValidateFlag binds --no-validate, for commands that send answers.
 func addValidateFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().BoolVar(&o.NoValidate, "no-validate", false, "send answers as written: no defaults check, no schema validation")
+	cmd.Flags().BoolVar(&o.NoValidate, "no-validate", false, "send answers as written (no defaults, no schema validation); call: send --args without checking them against the tool's input schema")
 }
 
 // addTasksFlag binds --no-tasks, for commands that call tools.

@@ -19,7 +19,7 @@ func TestCommandFlags(t *testing.T) {
 	login := "assertion-file client-credentials client-id client-key client-metadata-url id-token-file identity idp-client-id idp-issuer login login-timeout no-browser redirect-url scope"
 	conn := "command header profile protocol show-secrets show-state timeout trace transport url verbose " + login
 	want := map[string]string{
-		"audit":               "allow-empty args command deadline format header include junit max-rounds other-header other-identity profile protocol quiet timeout transport url " + login,
+		"audit":               "allow-empty args command deadline format header include junit max-rounds other-header other-identity profile protocol quiet read-only timeout transport url " + login,
 		"auth login":          "header timeout " + login,
 		"auth logout":         "all identity",
 		"auth status":         "format identity",
@@ -50,6 +50,7 @@ func TestCommandFlags(t *testing.T) {
 		"tools list":          conn + " all cursor format json",
 		"list":                conn + " all check-icons cursor download-icons format json",
 		"version":             "format",
+		"mcp-tester":          "lang verbose version", // verbose: to refuse -v without a command
 	}
 	ios, _, _, _ := iostreams.Test()
 	seen := map[string]bool{}

@@ -32,7 +32,7 @@ data: URIs only, 5 s and 1 MiB each) and says whether each is an image;
 		Example: `  mcp-tester list -c bin/handbook
   mcp-tester profile add my-server -c 'bin/manytools -tools 3'
   mcp-tester list --check-icons -p my-server
-  mcp-tester list --download-icons ./icons_export -p my-server`,
+  mcp-tester list --download-icons /tmp/icons -p my-server`,
 	}, nil, func(ctx context.Context, lo *ListOptions) error {
 		opts.ListOptions = *lo
 		if runF != nil {

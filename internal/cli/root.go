@@ -81,6 +81,21 @@ from flags, from scripts, or from a person at the terminal.`,
 		Version:       Version(),
 	}
 	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
+	// -v has one meaning, before or after the command: --verbose, the
+	// trace on stderr, of the commands that talk to a server. The version
+	// is --version alone (cobra would take -v for it on the root).
+	root.Flags().Bool("version", false, "print the version")
+	// Known to the root (hidden) so that -v before the command is read as
+	// the flag it is; the commands that trace define their own, which
+	// takes it, and the others refuse it (checkVerbose).
+	root.PersistentFlags().BoolP("verbose", "v", false, "write the JSON-RPC trace to stderr")
+	_ = root.PersistentFlags().MarkHidden("verbose")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkVerbose(cmd); err != nil {
+			return err
+		}
+		return cmd.Help()
+	}
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
@@ -115,6 +130,9 @@ from flags, from scripts, or from a person at the terminal.`,
 		if *lang != "en" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: note: --lang %s: the output stays English\n", *lang)
 		}
+		if err := checkVerbose(cmd); err != nil {
+			return err
+		}
 		return checkFlags(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -126,6 +144,22 @@ from flags, from scripts, or from a person at the terminal.`,
 	return root
 }
 
+// verboseHint says what -v is, for a command line that gives it where it
+// means nothing.
+const verboseHint = "-v is --verbose (the JSON-RPC trace on stderr) of the commands that talk to a server, wherever it is written (mcp-tester -v tools list -c CMD); the version is mcp-tester --version"
+
+// checkVerbose refuses -v on a command that has no trace: only the root's
+// hidden flag took it.
+func checkVerbose(cmd *cobra.Command) error {
+	if f := cmd.Flags().Lookup("verbose"); f != nil && f.Changed && (!cmd.HasParent() || cmd.LocalFlags().Lookup("verbose") == nil) {
+		if !cmd.HasParent() {
+			return usageErr("-v without a command: %s", verboseHint)
+		}
+		return usageErr("%s does not talk to a server: %s", cmd.CommandPath(), verboseHint)
+	}
+	return nil
+}
+
 // earlierFlagHint says where a flag that the earlier mcp-tester took on
 // every command belongs here, for a flag error about one: empty for others.
 func earlierFlagHint(err error) string {
@@ -133,6 +167,8 @@ func earlierFlagHint(err error) string {
 	switch {
 	case strings.HasSuffix(msg, "flag: 'r' in -r"), strings.HasSuffix(msg, "flag: --raw"):
 		return "-r/--raw (the result as the server sent it) belongs to call, prompts get and resources read here; for the responses of a test script use -v (every message, in the JSON-RPC trace on stderr)"
+	case strings.HasSuffix(msg, "flag: 'v' in -v"):
+		return verboseHint
 	case strings.HasSuffix(msg, "flag: --check-icons"), strings.HasPrefix(msg, "unknown flag: --download-icons"):
 		return "--check-icons and --download-icons DIR belong to list (the tools' icons) and inspect (every icon) here"
 	}

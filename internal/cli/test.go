@@ -56,10 +56,10 @@ Exit codes: 0 every step passed; 1 a step failed, or the server answered
 with something else than MCP; 2 usage or syntax error (reported as
 FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 		Example: `  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer
-  mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit report.xml
+  mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit /tmp/report.xml
   bin/deployer -http 127.0.0.1:8080 &
   mcp-tester test 'examples/deployer/*.mcp' -u http://127.0.0.1:8080/mcp --format json
-  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record answered.mcp`,
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record /tmp/answered.mcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Scripts = append(opts.Scripts, args...)
 			opts.StepTimeoutSet = cmd.Flags().Changed("step-timeout")

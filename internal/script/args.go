@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -91,6 +92,10 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 	if schema != nil {
 		names = schema.names
 	}
+	toks, err := slashWords(name, schema, lerr, toks)
+	if err != nil {
+		return nil, err
+	}
 	for _, tk := range toks {
 		if tk.key == "" {
 			continue
@@ -100,7 +105,7 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		}
 		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
 			hint := ""
-			if h, ok := closest(tk.key, names); ok {
+			if h, ok := suggest.Closest(tk.key, names); ok {
 				hint = fmt.Sprintf(" (did you mean %s?)", h)
 			}
 			return nil, fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, name, hint, takes(names))
@@ -141,6 +146,68 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 		args[key] = v
 	}
 	return args, nil
+}
+
+// slashWords decides what each word key:/VALUE of toks is (a path or a
+// URL follows the colon): the argument key when key is a property of the
+// tool's input schema, whatever the value is; a value (a URL such as
+// http://host) when the schema is known, takes no other properties and
+// has no property key or one that key misspells. Otherwise (the schema is
+// unknown, takes any property, or key looks like a misspelt property) the
+// word has two readings and fails the step, saying how to write each. An
+// argument the words then name twice fails too.
+func slashWords(tool string, schema *inputSchema, lerr error, toks []token) ([]token, error) {
+	out := make([]token, len(toks))
+	for i, tk := range toks {
+		out[i] = tk
+		k := tk.slashKey
+		if k == "" {
+			continue
+		}
+		why := ""
+		switch {
+		case schema == nil && lerr != nil:
+			why = fmt.Sprintf("the tool's input schema could not be read (%v)", lerr)
+		case schema == nil:
+			why = fmt.Sprintf("tool %s is not in tools/list, so its arguments are not known", tool)
+		case hasProperty(schema, k):
+			out[i] = tk.named()
+			continue
+		case schema.open():
+			why = fmt.Sprintf("tool %s takes arguments beyond its properties, %s among them perhaps", tool, k)
+		default:
+			if h, ok := suggest.Closest(k, schema.names); ok {
+				why = fmt.Sprintf("tool %s has no argument %s (did you mean %s?)", tool, k, h)
+			}
+		}
+		if why == "" {
+			out[i].slashKey = ""
+			continue
+		}
+		word, _ := tk.literal()
+		value := strings.TrimPrefix(word, k+":")
+		if word == "" {
+			word, value = k+":/…", "/…"
+		}
+		return nil, fmt.Errorf("%q at column %d reads two ways: the argument %s = %q, or the value %q; %s. Write %s:%s for the argument, %s for the value",
+			word, tk.col, k, value, word, why, k, strconv.Quote(value), strconv.Quote(word))
+	}
+	seen := map[string]int{}
+	for _, tk := range out {
+		if tk.key == "" {
+			continue
+		}
+		if col, ok := seen[tk.key]; ok {
+			return nil, fmt.Errorf("argument %s is given twice (columns %d and %d)", tk.key, col, tk.col)
+		}
+		seen[tk.key] = tk.col
+	}
+	return out, nil
+}
+
+func hasProperty(s *inputSchema, k string) bool {
+	_, ok := s.Properties[k]
+	return ok
 }
 
 // errNotListed: the tool of call_tool is not in tools/list.

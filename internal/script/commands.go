@@ -11,6 +11,7 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/suggest"
 )
 
 // cmd defines one command of the language, once: how it is written, what
@@ -206,7 +207,7 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 		a.action = word
 	default:
 		msg := fmt.Sprintf("unknown action %q; use accept, decline or cancel", word)
-		if h, ok := closest(word, []string{"accept", "cancel", "decline"}); ok {
+		if h, ok := suggest.Closest(word, []string{"accept", "cancel", "decline"}); ok {
 			msg = fmt.Sprintf("unknown action %q; did you mean %q?", word, h)
 		}
 		p.errorf(t.col, "%s", msg)
@@ -300,6 +301,10 @@ func checkCall(p *parser, c *command, outers []*cmd) {
 }
 
 func checkPrompt(p *parser, c *command, outers []*cmd) {
+	// A prompt's arguments are named only: key:/VALUE is the argument key.
+	for i := 1; i < len(c.args); i++ {
+		c.args[i] = c.args[i].named()
+	}
 	checkCall(p, c, outers)
 	for _, t := range c.args[1:] {
 		if t.key == "" {
@@ -399,7 +404,7 @@ func checkTaskStatus(p *parser, c *command, outers []*cmd) {
 		return
 	}
 	msg := fmt.Sprintf("unknown task status %q; use %s", s, strings.Join(taskStatuses, ", "))
-	if h, ok := closest(s, taskStatuses); ok {
+	if h, ok := suggest.Closest(s, taskStatuses); ok {
 		msg = fmt.Sprintf("unknown task status %q; did you mean %q?", s, h)
 	}
 	p.errorf(c.args[0].col, "%s", msg)
@@ -448,7 +453,7 @@ func checkLevel(p *parser, c *command, outers []*cmd) {
 		return
 	}
 	msg := fmt.Sprintf("unknown log level %q; use %s", s, strings.Join(logLevels, ", "))
-	if h, ok := closest(s, logLevels); ok {
+	if h, ok := suggest.Closest(s, logLevels); ok {
 		msg = fmt.Sprintf("unknown log level %q; did you mean %q?", s, h)
 	}
 	p.errorf(c.args[0].col, "%s", msg)

@@ -84,6 +84,12 @@ func newTestServer() *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult(string(req.Params.Arguments)), nil
 		})
+	// loose takes any argument besides name.
+	s.AddTool(&mcp.Tool{Name: "loose", InputSchema: map[string]any{"type": "object", "additionalProperties": true, "properties": map[string]any{
+		"name": map[string]any{"type": "string"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult(string(req.Params.Arguments)), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "broken", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: -32001, Message: "broken on purpose"}
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -200,7 +201,7 @@ func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 	def, ok := commands[name]
 	if !ok {
 		msg := fmt.Sprintf("unknown command %q", name)
-		if hint, ok := closest(name, commandNames()); ok {
+		if hint, ok := suggest.Closest(name, commandNames()); ok {
 			msg += fmt.Sprintf("; did you mean %q?", hint)
 		} else {
 			msg += "; see docs/scripts.md for the commands"
@@ -258,6 +259,7 @@ func plural(n int) string {
 // unkeyed turns a key:value token back into one value, for commands that
 // take no named arguments.
 func (t token) unkeyed() token {
+	t.slashKey = ""
 	if t.key == "" {
 		return t
 	}

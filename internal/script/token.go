@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -34,6 +35,11 @@ type token struct {
 	kind tokenKind // how the value was written
 	key  string    // for key:value arguments, the key
 	segs []segment // the value
+	// slashKey is, for a bare word key:/VALUE (a path, or a URL such as
+	// http://host), the key it may name. The word is kept whole, as a
+	// value; call_tool and start_tool decide by the tool's input schema
+	// which it is (slashArg), get_prompt takes it as named.
+	slashKey string
 }
 
 // literal reports the value of a token without variables, and whether the
@@ -115,7 +121,11 @@ func (l *lexer) commentAt(i int) bool {
 func (l *lexer) token() (token, *lexError) {
 	start := l.pos
 	t := token{col: l.colAt(start)}
-	if key, n := namedPrefix(l.line[start:]); n > 0 {
+	key, n := namedPrefix(l.line[start:])
+	if n > 0 && strings.HasPrefix(l.line[start+n:], "/") {
+		t.slashKey, n = key, 0 // key:/VALUE: one word, its meaning decided later
+	}
+	if n > 0 {
 		t.key = key
 		l.pos += n
 		if l.pos >= len(l.line) || isSpace(l.line[l.pos]) {
@@ -124,6 +134,9 @@ func (l *lexer) token() (token, *lexError) {
 	}
 	if err := l.value(&t); err != nil {
 		return t, err
+	}
+	if t.slashKey != "" && t.kind != bareToken {
+		t.slashKey = ""
 	}
 	if l.pos < len(l.line) && !isSpace(l.line[l.pos]) {
 		return t, l.fail(l.pos, "unexpected %q right after %s; separate arguments with a space", l.line[l.pos], describeKind(t.kind))
@@ -143,17 +156,14 @@ func describeKind(k tokenKind) string {
 
 // namedPrefix recognizes "key:" at the start of s, where key is an
 // identifier (with = allowed after the first character, for
-// elicit_response KEY=accept:{...}) and the value does not start with "/" (so that a URL such as
-// http://host is a plain value). It returns the key and the prefix length.
+// elicit_response KEY=accept:{...}). It returns the key and the prefix
+// length.
 func namedPrefix(s string) (string, int) {
 	i := 0
 	for i < len(s) && (s[i] == '_' || s[i] == '-' || s[i] == '.' || isLetter(s[i]) || (i > 0 && (isDigit(s[i]) || s[i] == '='))) {
 		i++
 	}
 	if i == 0 || !isLetter(s[0]) && s[0] != '_' || i >= len(s) || s[i] != ':' {
-		return "", 0
-	}
-	if i+1 < len(s) && s[i+1] == '/' {
 		return "", 0
 	}
 	return s[:i], i + 1
@@ -377,4 +387,15 @@ func checkJSON(raw string) error {
 		return err
 	}
 	return strictjson.CheckRepeats([]byte(raw))
+}
+
+// named returns a key:/VALUE word as the argument key = /VALUE.
+func (t token) named() token {
+	if t.slashKey == "" {
+		return t
+	}
+	segs := slices.Clone(t.segs)
+	segs[0].text = strings.TrimPrefix(segs[0].text, t.slashKey+":")
+	t.key, t.segs, t.slashKey = t.slashKey, segs, ""
+	return t
 }

@@ -1,0 +1,87 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// stateKey is the member a recording hides by default.
+const stateKey = "requestState"
+
+// StateNote is what a recording holds instead of a requestState.
+func StateNote(s string) string {
+	return fmt.Sprintf("[requestState: %d bytes]", len(s))
+}
+
+// HideState returns msg with the string value of every "requestState"
+// member, at any depth, replaced by StateNote; every other byte stays as it
+// was. A key spelled with escapes ("request\u0053tate") is the same key.
+// msg must be valid JSON; a value that is not a string is left as it is
+// (it is no state a server could have issued).
+func HideState(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(stateKey)) && !bytes.Contains(msg, []byte(`\`)) {
+		return msg
+	}
+	type span struct{ from, to int64 }
+	var spans []span
+	var notes []string
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	// inObject[i] tells whether the container at depth i is an object;
+	// wantKey whether the next token of the object at the top is a key.
+	var inObject []bool
+	wantKey := false
+	stateNext := false
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return msg
+		}
+		top := len(inObject) > 0 && inObject[len(inObject)-1]
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				inObject = append(inObject, t == '{')
+				wantKey = t == '{'
+				stateNext = false
+				continue
+			case '}', ']':
+				inObject = inObject[:len(inObject)-1]
+			}
+		case string:
+			if top && wantKey {
+				stateNext = t == stateKey
+				wantKey = false
+				continue
+			}
+			if top && stateNext {
+				// The value's quote follows the colon after the key.
+				from := before + int64(bytes.IndexByte(msg[before:], '"'))
+				spans = append(spans, span{from, dec.InputOffset()})
+				notes = append(notes, StateNote(t))
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		stateNext = false
+		wantKey = len(inObject) > 0 && inObject[len(inObject)-1]
+	}
+	if len(spans) == 0 {
+		return msg
+	}
+	var out bytes.Buffer
+	last := int64(0)
+	for i, s := range spans {
+		out.Write(msg[last:s.from])
+		q, _ := json.Marshal(notes[i])
+		out.Write(q)
+		last = s.to
+	}
+	out.Write(msg[last:])
+	return out.Bytes()
+}
