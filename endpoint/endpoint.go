@@ -18,12 +18,14 @@
 // bounded in number ([Options.MaxSessions]) and closed when idle
 // ([Options.SessionTimeout]).
 //
-// A POST without a session is read whole before it is served, to tell an
-// initialize request from others: at most the body limit of the go-sdk's
-// handler (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is
-// not positive) (413
-// beyond) within [Options.BodyReadTimeout] (408 after it; 30 seconds by
-// default), so that a client trickling its body cannot hold the handler,
+// Every POST is read whole before it is served, and checked with
+// ask.CheckMessage: a message the go-sdk would read otherwise than other
+// readers (a key twice, answers in another letter case) is refused before
+// the go-sdk reads it (-32602 for a request); a POST without a session is
+// told from an initialize request by it. The body is read up to the body
+// limit of the go-sdk's handler (Options.HTTP.MaxRequestBodyBytes;
+// [DefaultMaxPeek] when that is not positive; 413 beyond) within
+// [Options.BodyReadTimeout] (408 after it; 30 seconds by default), so that a client trickling its body cannot hold the handler,
 // even on a plain http.Server without a ReadTimeout. The time limit is set
 // on the connection (http.ResponseController's SetReadDeadline); behind a
 // ResponseWriter that cannot set one it does not apply.
@@ -31,7 +33,6 @@ package endpoint
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/ask"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -164,8 +167,23 @@ func (h *Handler) Sessions() int {
 	return len(h.sessions)
 }
 
-// ServeHTTP routes r to the stateless or the session handler.
+// ServeHTTP routes r to the stateless or the session handler. A POST is
+// first read and checked with ask.CheckMessage: a request the go-sdk would
+// read otherwise than other readers (a key twice, answers in another
+// letter case) is answered -32602 without reaching it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		if body, err = peek(w, r, h.peekLimit(), h.opts.BodyReadTimeout); err != nil {
+			http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
+			return
+		}
+		var ok bool
+		if body, ok = screen(w, r, body); !ok {
+			return
+		}
+	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern && !h.opts.SessionsOnly {
 		h.stateless.ServeHTTP(w, r)
 		return
@@ -177,11 +195,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		// GET and DELETE belong to a session, which this request names not.
 		h.stateful.ServeHTTP(w, r)
-		return
-	}
-	body, err := peek(w, r, h.peekLimit(), h.opts.BodyReadTimeout)
-	if err != nil {
-		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
 		return
 	}
 	if !opensSession(body) {
@@ -407,23 +420,54 @@ func bodyStatus(err error) int {
 	return http.StatusBadRequest
 }
 
+// screen checks a POST body with ask.CheckMessage and returns the body to
+// serve, false when it answered the request itself: a refused request gets
+// its -32602 error, a refused answer to the server's own request is served
+// as an error response in its place, a refused notification is dropped, a
+// batch with a refused message is refused whole (400).
+func screen(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	err := ask.CheckMessage(body)
+	if err == nil {
+		return body, true
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		http.Error(w, "the batch holds a message that could be read two ways: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	ref := ask.Refuse(body, err)
+	switch {
+	case ref.Reply != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(ref.Reply)
+		return nil, false
+	case ref.Replace != nil:
+		r.Body = io.NopCloser(bytes.NewReader(ref.Replace))
+		r.ContentLength = int64(len(ref.Replace))
+		return ref.Replace, true
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil, false
+}
+
 // opensSession reports whether body is, or holds in a batch, an initialize
-// request. A body that is not JSON does not: the stateless handler answers
-// it with the go-sdk's error.
+// request, read as the go-sdk reads it ("Method" is not "method"). A body
+// that is not JSON does not: the stateless handler answers it with the
+// go-sdk's error.
 func opensSession(body []byte) bool {
 	body = bytes.TrimSpace(body)
 	var msgs []struct {
 		Method string `json:"method"`
 	}
 	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &msgs) != nil {
+		if strictjson.DecodeAsSDK(body, &msgs) != nil {
 			return false
 		}
 	} else {
 		var m struct {
 			Method string `json:"method"`
 		}
-		if json.Unmarshal(body, &m) != nil {
+		if strictjson.DecodeAsSDK(body, &m) != nil {
 			return false
 		}
 		msgs = append(msgs, m)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -115,5 +117,43 @@ func TestAmbiguousAnswersDeployNothingOverStdio(t *testing.T) {
 	m := send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + deployMeta + `,"name":"deploy","arguments":{"service":"api"},"inputResponses":{"target":` + accept + `},"requestState":"` + state + `"}}`)
 	if b, _ := json.Marshal(m); !strings.Contains(string(b), "Rolling out api 2.4.1 to production.") {
 		t.Errorf("one answer: %s", b)
+	}
+}
+
+// Over HTTP (endpoint) the same answers are refused the same way.
+func TestAmbiguousAnswersDeployNothingOverHTTP(t *testing.T) {
+	srv, err := newServer(strings.Repeat("k", 32), memoryStores(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(httpHandler(srv, nil))
+	t.Cleanup(hs.Close)
+	send := func(body string) map[string]any {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "deploy")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		s := string(b)
+		if i := strings.Index(s, "{"); i >= 0 {
+			s = s[i:]
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &m); err != nil {
+			t.Fatalf("answer %q: %v", b, err)
+		}
+		return m
+	}
+	state := deployRound1(t, send)
+	m := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + deployMeta + `,"name":"deploy","arguments":{"service":"api"},"inputResponses":{"target":{"action":"decline"},"target":{"action":"accept","content":{"environment":"production","confirm":true}}},"requestState":"` + state + `"}}`)
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Errorf("decline then accept over HTTP: %v, want -32602", m)
 	}
 }
