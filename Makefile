@@ -33,7 +33,7 @@ lint:
 
 ## unit: go test ./... (the testscript transcripts included)
 unit: build
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## test: everything CI runs
 test: setup lint unit

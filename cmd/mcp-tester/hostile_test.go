@@ -50,7 +50,24 @@ func TestHostileServerReachesNoTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := []string{"-c", hostile}
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte(`{"catalogFormat": 1, "server": {"name": "before"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	diff := func(format string) []string {
+		return append([]string{"catalog", "diff", old, "--fail-on", "none", "--format", format}, c...)
+	}
 	runs := []hostileRun{
+		{name: "catalog save", args: append([]string{"catalog", "save"}, c...), out: "json"},
+		{name: "catalog diff", args: diff("text"), out: "text"},
+		{name: "catalog diff json", args: diff("json"), out: "json"},
+		{name: "catalog diff markdown", args: diff("markdown"), out: "text"},
+		{name: "catalog diff sarif", args: diff("sarif"), out: "json"},
+		{name: "catalog diff github", args: diff("github"), out: "text"},
+		{name: "test sarif", args: append([]string{"test", "-s", script, "--format", "sarif"}, c...), out: "json"},
+		{name: "test github", args: append([]string{"test", "-s", script, "--format", "github"}, c...), out: "text"},
+		{name: "audit sarif", args: append([]string{"audit", "--include", "*", "--timeout", "10s", "--format", "sarif", "-q"}, c...), out: "json"},
+		{name: "inspect sarif", args: append([]string{"inspect", "--format", "sarif"}, c...), out: "json", quiet: true},
 		{name: "tools list", args: append([]string{"tools", "list", "--all"}, c...), out: "text"},
 		{name: "tools list json", args: append([]string{"tools", "list", "--all", "--format", "json"}, c...), out: "json"},
 		{name: "prompts list", args: append([]string{"prompts", "list"}, c...), out: "text"},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/sarif/sariftest"
 	"github.com/askback/askback/internal/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -56,6 +57,7 @@ var servers = []string{
 	"./examples/conformance",
 	"./examples/deployer",
 	"./internal/fixtures/askserver",
+	"./internal/fixtures/evolving",
 	"./internal/fixtures/handbook",
 	"./internal/fixtures/hostile",
 	"./internal/fixtures/manytools",
@@ -102,8 +104,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "peers" {
+			switch cond {
+			case "peers":
 				return peersReady(root), nil
+			case "sarif":
+				return sariftest.Ready(root), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -113,6 +118,7 @@ func TestScripts(t *testing.T) {
 			"nosecrets": noSecrets,
 			"exits":     exits,
 			"jsondoc":   jsonDoc,
+			"sarifdoc":  sarifDoc(root),
 		},
 	})
 }
@@ -190,6 +196,46 @@ func checkJSON(out string, lines bool) error {
 		}
 	}
 	return nil
+}
+
+// sarifdoc [FILE] checks that the last command's stdout (or FILE) is a
+// SARIF 2.1.0 log valid against the published schema, with the checks of
+// internal/sarif/sariftest; sarifdoc -sdk FILE... runs the SARIF SDK's
+// validator, with its rules and code scanning's, on the files, and fails on
+// any error it reports. Scripts that use it begin with [!sarif] skip (on
+// CI a missing validator fails: see sariftest).
+func sarifDoc(root string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		v, err := sariftest.Load(root)
+		ts.Check(err)
+		if len(args) > 1 && args[0] == "-sdk" && !neg {
+			var files []string
+			for _, f := range args[1:] {
+				files = append(files, ts.MkAbs(f))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			errs, warnings, err := v.Multitool(ctx, files...)
+			ts.Check(err)
+			for _, w := range warnings {
+				ts.Logf("Sarif.Multitool: warning: %s", w)
+			}
+			if len(errs) > 0 {
+				ts.Fatalf("Sarif.Multitool validate found errors:\n%s", strings.Join(errs, "\n"))
+			}
+			return
+		}
+		if neg || len(args) > 1 {
+			ts.Fatalf("usage: sarifdoc [FILE] | sarifdoc -sdk FILE...")
+		}
+		file := "stdout"
+		if len(args) == 1 {
+			file = args[0]
+		}
+		if err := v.Check([]byte(ts.ReadFile(file))); err != nil {
+			ts.Fatalf("%s is not a valid SARIF log: %v", file, err)
+		}
+	}
 }
 
 // waitfile FILE VAR waits (up to 60s: a Node server starting on a busy

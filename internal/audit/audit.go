@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
@@ -57,6 +58,14 @@ type Options struct {
 	// ReadOnly calls only the tools marked readOnlyHint: true (and those
 	// Include names); the others are skipped.
 	ReadOnly bool
+	// Samples, when not empty, make every probe that declares elicitation
+	// declare sampling too, and answer the server's requests for a model
+	// reply with them, in turn (each subject is called many times). Roots
+	// does the same for roots. The probe of rule 4, which declares no
+	// elicitation, declares neither: any request there fails the rule.
+	// Sampling and roots are deprecated as of 2026-07-28.
+	Samples []answer.Sample
+	Roots   []*mcp.Root //lint:ignore SA1019 answered while servers ask
 	// Warn, if set, is told before the audit calls anything which tools it
 	// will call that are neither marked read-only nor destructive (and so
 	// may change what the server holds), whatever Progress is.
@@ -89,6 +98,7 @@ type auditor struct {
 	mu       sync.Mutex
 	secrets  []string // credentials the audit sends, which URLs must not carry (see credentials)
 	pool     map[poolKey]*probe
+	extra    *extraAnswers // answers sampling and roots (Samples, Roots), or nil
 	rep      *Report
 	// cut reports that the audit's time limit (Options.Deadline) has run
 	// out.
@@ -119,7 +129,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.ClientName == "" {
 		opts.ClientName = "mcp-tester-audit"
 	}
-	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders)}
+	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders), extra: newExtraAnswers(opts.Samples, opts.Roots)}
 	if opts.Deadline > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Deadline, errDeadline)
@@ -268,13 +278,13 @@ func checkNames(opts Options, subjects []*subject) error {
 	}
 	meant := func(n string) string {
 		if h, ok := suggest.Closest(n, names); ok {
-			return fmt.Sprintf("did you mean %q?", h)
+			return fmt.Sprintf("%s)\n  did you mean %q?", known, h)
 		}
-		return known
+		return known + ")"
 	}
 	for _, n := range opts.Include {
 		if n != "*" && !have[n] {
-			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s)", n, meant(n))
+			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s", n, meant(n))
 		}
 	}
 	var argNames []string
@@ -284,7 +294,7 @@ func checkNames(opts Options, subjects []*subject) error {
 	slices.Sort(argNames)
 	for _, n := range argNames {
 		if !have[n] {
-			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s)", n+"=…", meant(n))
+			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s", n+"=…", meant(n))
 		}
 	}
 	for _, s := range subjects {

@@ -58,6 +58,9 @@ type probe struct {
 	// reused.
 	broken bool
 
+	// extra answers sampling and roots, when the probe declares them.
+	extra *extraAnswers
+
 	mu     sync.Mutex
 	policy policy
 	asked  []*mcp.ElicitParams // server-initiated elicitations in the current call
@@ -69,7 +72,12 @@ type probe struct {
 // and records every request and response on the wire.
 func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*probe, error) {
 	p := &probe{rec: newRecorder(), caps: caps}
+	if caps != capsNone {
+		p.extra = a.extra
+	}
 	s, err := session.Open(ctx, session.Options{
+		Sampler:       p.extra.sampler(),
+		Roots:         p.extra.rootList(),
 		Target:        t,
 		Protocol:      a.opts.Protocol,
 		Capabilities:  caps.session(),
@@ -132,6 +140,9 @@ func (p *probe) serverRequests(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return pol(params, n)
 		case "sampling/createMessage", "roots/list":
+			if p.extra.answers(method) {
+				return p.extra.request(ctx, method)
+			}
 			p.mu.Lock()
 			p.others = append(p.others, method)
 			p.mu.Unlock()

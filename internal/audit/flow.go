@@ -65,7 +65,7 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 		o := a.send(ctx, p, s, args, responses, state)
 		f.rounds = append(f.rounds, o)
 		f.sent = append(f.sent, sent{responses, state})
-		f.record(o, name)
+		f.record(o, name, p.extra)
 		if o.kind == kRPCError && len(o.urlError) > 0 && retryURL {
 			responses, state = nil, ""
 			continue
@@ -87,14 +87,14 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 			continue
 		}
 		busy = 0
-		responses, state = ans(o.requests), o.state
+		responses, state = p.extra.fill(ctx, o.requests, ans(o.requests)), o.state
 	}
 	last := f.last()
 	f.endless = last.kind == kInputRequired || last.kind == kRPCError && len(last.urlError) > 0
 	return f
 }
 
-func (f *flowResult) record(o outcome, probe string) {
+func (f *flowResult) record(o outcome, probe string, answered *extraAnswers) {
 	keys := make([]string, 0, len(o.requests))
 	for k := range o.requests {
 		keys = append(keys, k)
@@ -107,7 +107,9 @@ func (f *flowResult) record(o outcome, probe string) {
 				f.questions = append(f.questions, question{key: k, params: r, ex: o.ex, probe: probe})
 			}
 		default:
-			f.undeclared = append(f.undeclared, requestKind(r)+" (key "+k+")")
+			if !answered.answers(requestKind(r)) {
+				f.undeclared = append(f.undeclared, requestKind(r)+" (key "+k+")")
+			}
 		}
 	}
 	for _, q := range o.asked {
@@ -201,7 +203,8 @@ func actionPolicy(action string) policy {
 }
 
 // requestKind names a question that is not an elicitation. Sampling and
-// roots are deprecated in 2026-07-28 and never declared by the audit.
+// roots are deprecated in 2026-07-28, and declared by the audit only when
+// it is given answers for them (Options.Samples, Options.Roots).
 func requestKind(r mcp.InputRequest) string {
 	t := fmt.Sprintf("%T", r)
 	switch {

@@ -120,6 +120,29 @@ func addSampleFlag(cmd *cobra.Command, o *AnswerOptions, more string) {
 		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order`+more+`)`)
 }
 
+// addDeclareFlags binds --sample and --root for a command that asks
+// nothing itself (the lists, inspect): given, they declare sampling and
+// roots, and answer a server that asks for them meanwhile.
+func addDeclareFlags(cmd *cobra.Command, c *ConnOptions, samples *[]string) {
+	cmd.Flags().StringArrayVar(samples, "sample", nil,
+		`declare sampling, and answer a request for a model reply with this text or {"text": …, "model": …} (repeatable, used in order)`)
+	cmd.Flags().StringArrayVar(&c.Roots, "root", nil,
+		"declare roots, and answer roots/list with this root, URI or URI=NAME (repeatable)")
+}
+
+// declaring is the answerer of a command that asks nothing itself: the
+// --sample replies, which declare sampling; nil without them.
+func declaring(samples []string) (answer.Answerer, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	parsed, err := (&AnswerOptions{Samples: samples}).samples()
+	if err != nil {
+		return nil, err
+	}
+	return answer.Who{Samples: answer.NewSamples(parsed...)}.Answerer(), nil
+}
+
 // samples parses the --sample answers.
 func (o *AnswerOptions) samples() ([]answer.Sample, error) {
 	var out []answer.Sample

@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,9 +32,13 @@ type AuditOptions struct {
 	Args          []string // NAME=JSON
 	Include       []string
 	ReadOnly      bool
-	Format        string
-	JUnit         string
-	Quiet         bool
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots on the probes that declare elicitation, and answer them.
+	Samples   []string
+	Format    string
+	SARIFFile string // where code scanning shows the findings (--sarif-file)
+	JUnit     string
+	Quiet     bool
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
 	AllowEmpty bool
@@ -66,7 +71,13 @@ cancel, missing and unknown answers, endless asking, URL safety, and
 input_required on methods that may not carry it.
 
 Destructive tools (destructiveHint true, or absent without readOnlyHint) are
-never called unless named with --include.
+never called unless named with --include. Tools marked neither read-only nor
+destructive may change what the server holds, and are called: the audit
+names them on stderr before it starts; --read-only calls only the tools
+marked read-only (readOnlyHint), and those --include names.
+
+--sample and --root declare sampling and roots (deprecated as of 2026-07-28)
+and answer them, so that tools that need them are listed and audited.
 
 An --include or --args that names nothing the server offers is a usage
 error. An audit in which no rule applied to any tool, prompt or resource
@@ -84,7 +95,9 @@ when the audit could not run or not finish (the server could not be reached,
 went away, or --deadline ran out).`,
 		Example: `  mcp-tester audit -c bin/deployer --include deploy
   mcp-tester audit -c bin/rulebreaker --format json
-  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml`,
+  mcp-tester audit -c 'bin/rulebreaker -writer' --read-only
+  mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml
+  mcp-tester audit -c bin/deployer --include deploy --format sarif > /tmp/audit.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.DeadlineSet = cmd.Flags().Changed("deadline")
@@ -103,8 +116,10 @@ went away, or --deadline ran out).`,
 	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
 	f.StringArrayVar(&opts.Args, "args", nil, `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	f.StringArrayVar(&opts.Include, "include", nil, "call this destructive tool too (repeatable; '*' allows every tool)")
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
-	f.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
@@ -141,9 +156,13 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
 		}
 	}
-	if opts.Format == "json" {
+	switch opts.Format {
+	case "json":
 		err = rep.WriteJSON(opts.IO.Out)
-	} else {
+	case "sarif":
+		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), opts.SARIFFile)}}
+		err = log.Write(opts.IO.Out)
+	default:
 		err = rep.WriteText(opts.IO.Out)
 	}
 	if err != nil {
@@ -188,11 +207,16 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if o.Conn.Protocol != "" && !slices.Contains(mcp.SupportedProtocolVersions(), o.Conn.Protocol) {
 		return audit.Options{}, usageErr("--protocol %q: this tester speaks %v", o.Conn.Protocol, mcp.SupportedProtocolVersions())
 	}
-	if o.Format != "text" && o.Format != "json" {
-		return audit.Options{}, usageErr("--format %q: use text or json", o.Format)
-	}
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
+	}
+	samples, err := (&AnswerOptions{Samples: o.Samples}).samples()
+	if err != nil {
+		return audit.Options{}, err
+	}
+	roots, err := o.Conn.roots()
+	if err != nil {
+		return audit.Options{}, err
 	}
 	// The second identity's credentials are hidden on the output like the
 	// first's.
@@ -235,6 +259,8 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		Args:          args,
 		Include:       o.Include,
 		ReadOnly:      o.ReadOnly,
+		Samples:       samples,
+		Roots:         roots,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/spf13/cobra"
@@ -24,8 +25,10 @@ func newCompletionCmd(ios *iostreams.IOStreams, runF func(context.Context, *Comp
 profile names (-p) and logging levels.
 
   bash:  source <(mcp-tester completion bash)
-         or save it as /etc/bash_completion.d/mcp-tester
-  zsh:   mcp-tester completion zsh > "${fpath[1]}/_mcp-tester"
+         or save it as /etc/bash_completion.d/mcp-tester; it works in a
+         bare bash, and better with the bash-completion package (quoted
+         words)
+  zsh:   mcp-tester completion zsh > ~/.zfunc/_mcp-tester (with ~/.zfunc in fpath)
   fish:  mcp-tester completion fish > ~/.config/fish/completions/mcp-tester.fish`,
 		Example: `  source <(mcp-tester completion bash)
   mkdir -p ~/.zfunc && mcp-tester completion zsh > ~/.zfunc/_mcp-tester`,
@@ -42,11 +45,44 @@ profile names (-p) and logging levels.
 	}
 }
 
+// bashWithoutPackage follows the bash script: the script splits the
+// command line with _get_comp_words_by_ref, which the bash-completion
+// package provides. Without the package the line up to the cursor is split
+// at blanks instead (quotes are not undone), so that completion works
+// in a bare bash too.
+const bashWithoutPackage = `
+# Without the bash-completion package (it provides _get_comp_words_by_ref),
+# split the line up to the cursor at blanks.
+__mcp-tester_init_completion()
+{
+    COMPREPLY=()
+    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -r -a words <<<"$line"
+    if [[ -z $line || $line == *[[:blank:]] ]]; then
+        words+=("")
+    fi
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=
+    if ((cword > 0)); then
+        prev=${words[cword - 1]}
+    fi
+}
+`
+
 func runCompletion(opts *CompletionOptions) error {
 	out := opts.IO.Out
 	switch opts.Shell {
 	case "bash":
-		return opts.root.GenBashCompletionV2(out, true)
+		if err := opts.root.GenBashCompletionV2(out, true); err != nil {
+			return err
+		}
+		_, err := io.WriteString(out, bashWithoutPackage)
+		return err
 	case "zsh":
 		return opts.root.GenZshCompletion(out)
 	case "fish":

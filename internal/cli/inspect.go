@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/strictjson"
@@ -22,11 +23,15 @@ type InspectOptions struct {
 	IO            *iostreams.IOStreams
 	Conn          ConnOptions
 	Format        string
+	SARIFFile     string // where code scanning shows the findings (--sarif-file)
 	CheckIcons    bool
 	DownloadIcons string
 	Probe         bool
 	MaxProbes     int
 	MinScore      int
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots, as in the lists.
+	Samples []string
 }
 
 func newInspectCmd(ios *iostreams.IOStreams, runF func(context.Context, *InspectOptions) error) *cobra.Command {
@@ -50,7 +55,8 @@ input_required. Tools not marked read-only are never called.
 them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 		Example: `  mcp-tester inspect -c bin/manytools
   mcp-tester inspect -c bin/deployer --probe --check-icons
-  mcp-tester inspect -c bin/manytools --format json --min-score 80`,
+  mcp-tester inspect -c bin/manytools --format json --min-score 80
+  mcp-tester inspect -c bin/manytools --format sarif > /tmp/inspect.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -63,13 +69,15 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 	addCapabilityFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	addTasksFlag(cmd, &opts.Conn)
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f := cmd.Flags()
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image")
 	f.StringVar(&opts.DownloadIcons, "download-icons", "", "check the icons and save them in this directory")
 	f.BoolVar(&opts.Probe, "probe", false, "call read-only tools and get prompts with sample arguments to see which ask the user")
 	f.IntVar(&opts.MaxProbes, "max-probes", 20, "call at most this many tools, and get at most this many prompts, with --probe")
 	f.IntVar(&opts.MinScore, "min-score", 0, "exit 1 when the score is below this")
-	addFormatFlag(cmd, &opts.Format, nil)
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	return cmd
 }
 
@@ -82,7 +90,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	}
 	// Probe questions are declined quietly: the report tells of them.
 	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}
-	s, err := opts.Conn.open(ctx, quiet, nil)
+	ans, err := declaring(opts.Samples)
+	if err != nil {
+		return err
+	}
+	s, err := opts.Conn.open(ctx, quiet, ans)
 	if err != nil {
 		return err
 	}
@@ -98,13 +110,17 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
 	}
 	rep := inspect.Evaluate(srv)
-	if opts.Format == "json" {
+	switch opts.Format {
+	case "json":
 		err = printer.JSON(opts.IO.Out, struct {
 			*inspect.Report
 			Icons  []inspect.IconCheck `json:"icons,omitempty"`
 			Probes []inspect.Probe     `json:"probes,omitempty"`
 		}{rep, srv.Icons, srv.Probes})
-	} else {
+	case "sarif":
+		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), opts.SARIFFile)}}
+		err = log.Write(opts.IO.Out)
+	default:
 		err = rep.WriteText(opts.IO.Out)
 	}
 	if err != nil {

@@ -23,6 +23,21 @@ type ListOptions struct {
 	// Cursor is the page to start at; All follows every page after it.
 	Cursor string
 	All    bool
+	// Samples (--sample) and Conn.Roots (--root) declare sampling and
+	// roots, so that a server that offers some of what it has only to a
+	// client that declares them lists it; the replies answer a server that
+	// asks meanwhile.
+	Samples []string
+}
+
+// open opens the session of a list command: sampling and roots declared
+// when --sample or --root were given.
+func (o *ListOptions) open(ctx context.Context) (*session.Session, error) {
+	ans, err := declaring(o.Samples)
+	if err != nil {
+		return nil, err
+	}
+	return o.Conn.open(ctx, o.IO, ans)
 }
 
 // newListCmd builds a list command that binds the list flags to a fresh
@@ -37,6 +52,7 @@ func newListCmd(ios *iostreams.IOStreams, cmd *cobra.Command, run, runF func(con
 		return run(cmd.Context(), opts)
 	}
 	addConnFlags(cmd, &opts.Conn)
+	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	addPageFlags(cmd, opts)
 	addFormatFlag(cmd, &opts.Format, new(bool))
 	return cmd

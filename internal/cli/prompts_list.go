@@ -21,7 +21,7 @@ func newPromptsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *Lis
 }
 
 func runPromptsList(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	s, err := opts.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func newResourcesListCmd(ios *iostreams.IOStreams, runF func(context.Context, *L
 }
 
 func runResourcesList(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	s, err := opts.open(ctx)
 	if err != nil {
 		return err
 	}

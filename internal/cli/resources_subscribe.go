@@ -126,10 +126,19 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 			}
 			errc = nil
 		case <-deadline:
-			return nil
+			return opts.short(n, fmt.Sprintf("before --timeout %s ran out", opts.Conn.Timeout))
 		case <-ctx.Done():
-			return nil
+			return opts.short(n, "before it was interrupted")
 		}
 	}
 	return nil
+}
+
+// short is the outcome of a subscription that ended after n updates: a
+// failure (exit 1) when --count asked for more.
+func (opts *ResourcesSubscribeOptions) short(n int, when string) error {
+	if opts.Count == 0 || n >= opts.Count {
+		return nil
+	}
+	return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: %d update(s) of %s came %s", opts.Count, n, termsafe.Line(opts.URI), when)}
 }

@@ -19,7 +19,7 @@ func newResourcesTemplatesCmd(ios *iostreams.IOStreams, runF func(context.Contex
 }
 
 func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	s, err := opts.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -117,6 +117,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newInspectCmd(io, nil),
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
+		newCatalogCmd(io),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,
 	// de); this tester speaks English, and says so rather than refusing a
@@ -216,13 +217,22 @@ func errorDoc(err error, code int) failureDoc {
 }
 
 // jsonOutput reports whether cmd prints JSON on stdout: --format json (or
-// --json), or --raw.
+// --json), --format sarif, or --raw.
 func jsonOutput(cmd *cobra.Command) bool {
-	if f := cmd.Flags().Lookup("format"); f != nil && f.Value.String() == "json" {
+	if f := cmd.Flags().Lookup("format"); f != nil && (f.Value.String() == "json" || f.Value.String() == "sarif") {
 		return true
 	}
 	f := cmd.Flags().Lookup("raw")
 	return f != nil && f.Value.String() == "true"
+}
+
+// sarifOutput reports whether cmd prints a SARIF log on stdout.
+func sarifOutput(cmd *cobra.Command) bool {
+	if cmd == nil {
+		return false
+	}
+	f := cmd.Flags().Lookup("format")
+	return f != nil && f.Value.String() == "sarif"
 }
 
 // hasFormat reports whether cmd can print JSON at all.
@@ -252,8 +262,9 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		code = ExitUsage
 	}
 	fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", termsafe.Block(err.Error()))
-	if io.JSONOut() && !io.WroteOut() {
-		// stdout promised one JSON document: the failure is that document.
+	if io.JSONOut() && !io.WroteOut() && !sarifOutput(cmd) {
+		// stdout promised one JSON document: the failure is that document
+		// (a SARIF log is not written when the command could not run).
 		_ = printer.JSON(io.Out, errorDoc(err, code))
 	}
 	return code

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/script"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -52,6 +54,12 @@ replays them. A person answers one script at a time: --interactive and
 --record refuse --jobs above 1. A step a person may answer during has 10
 minutes unless --step-timeout is given.
 
+--format github prints the text report and, for each failed step, a GitHub
+Actions annotation (::error file=deploy.mcp,line=3,col=1::...) that the
+workflow run shows on that line of the script; --format sarif writes a SARIF
+2.1.0 log for code scanning with each failed step at its file and line.
+--junit writes JUnit XML besides any of them.
+
 Exit codes: 0 every step passed; 1 a step failed, or the server answered
 with something else than MCP; 2 usage or syntax error (reported as
 FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
@@ -82,7 +90,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
-	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
+	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", "text", "json", "sarif", "github")
 	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
 	return cmd
@@ -91,9 +99,6 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 func runTest(ctx context.Context, opts *TestOptions) error {
 	if len(opts.Scripts) == 0 {
 		return usageErr("no script given: use -s FILE (or a directory or glob)")
-	}
-	if opts.Format != "text" && opts.Format != "json" {
-		return usageErr("--format %q: use text or json", opts.Format)
 	}
 	if opts.Jobs < 1 {
 		return usageErr("--jobs must be at least 1")
@@ -149,8 +154,12 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
-	if opts.Format == "text" {
+	switch opts.Format {
+	case "text":
 		ropts.Progress = opts.IO.Out
+	case "github":
+		// No line a server wrote in the report reads as a command.
+		ropts.Progress = ghactions.Guard(opts.IO.Out)
 	}
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
@@ -164,9 +173,19 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		ropts.Record = opts.Answers.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
-	if opts.Format == "json" {
+	switch opts.Format {
+	case "json":
 		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
+		}
+	case "sarif":
+		log := &sarif.Log{Runs: []*sarif.Run{script.SARIF(rep, sarifTool())}}
+		if err := log.Write(opts.IO.Out); err != nil {
+			return err
+		}
+	case "github":
+		for _, a := range script.Annotations(rep) {
+			fmt.Fprintln(opts.IO.Out, opts.IO.Hide(a.String()))
 		}
 	}
 	if opts.JUnit != "" {

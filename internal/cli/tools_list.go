@@ -33,7 +33,7 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 // listTools lists the pages of tools opts ask for, prints them and returns
 // them.
 func listTools(ctx context.Context, opts *ListOptions) ([]*mcp.Tool, error) {
-	s, err := opts.Conn.open(ctx, opts.IO, nil)
+	s, err := opts.open(ctx)
 	if err != nil {
 		return nil, err
 	}

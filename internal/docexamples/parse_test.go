@@ -174,3 +174,22 @@ func TestRunBackground(t *testing.T) {
 	}
 	t.Errorf("the background server still listens on %s after the run", port)
 }
+
+// Whatever a document holds, Parse returns: every line is read once, and
+// a command's line is one of the document's.
+func FuzzParse(f *testing.F) {
+	f.Add("```console\n$ echo a \\\n  b\na b\n(exit 0)\n```\n")
+	f.Add("  ```console\n  $ cat <<'EOF'\n  x\n  EOF\n  ```\n```mcp -c bin/x\nping\n```\n")
+	f.Add("~~~text not run:\n$ x\n~~~\n```` ```go ````\n```\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		blocks, _ := Parse("f.md", doc)
+		lines := strings.Count(doc, "\n") + 1
+		for _, b := range blocks {
+			for _, c := range b.Cmds {
+				if c.Line < 1 || c.Line > lines {
+					t.Fatalf("command at line %d of %d", c.Line, lines)
+				}
+			}
+		}
+	})
+}

@@ -10,7 +10,8 @@ import (
 // in a server's catalog, located by its JSON path.
 func Example() {
 	log := &sarif.Log{Runs: []*sarif.Run{{
-		Tool: sarif.Tool{Name: "mcp-tester", Version: "v1.2.0"},
+		Tool:   sarif.Tool{Name: "mcp-tester", Version: "v1.2.0"},
+		Anchor: "catalog.json", // where code scanning shows the finding in the catalog
 		Rules: []sarif.Rule{
 			{ID: "test/assert_contains", Short: "a step's result lacks the text it should contain", Level: sarif.Error},
 			{ID: "annotation-rug-pull", Short: "a tool approved as read-only is no longer read-only", Level: sarif.Warning,
@@ -92,6 +93,14 @@ func Example() {
 	//           },
 	//           "locations": [
 	//             {
+	//               "physicalLocation": {
+	//                 "artifactLocation": {
+	//                   "uri": "catalog.json"
+	//                 },
+	//                 "region": {
+	//                   "startLine": 1
+	//                 }
+	//               },
 	//               "logicalLocations": [
 	//                 {
 	//                   "fullyQualifiedName": "tools.export.annotations.readOnlyHint",
@@ -101,7 +110,7 @@ func Example() {
 	//             }
 	//           ],
 	//           "partialFingerprints": {
-	//             "askbackFinding/v1": "468f9d0e51c9fc648ec022b28f3a0a69"
+	//             "askbackFinding/v1": "3e20a78ccbfa43e2c74a3947d8192d10"
 	//           }
 	//         },
 	//         {

@@ -39,6 +39,11 @@ const SchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sc
 // follows one finding from run to run even when lines move.
 const FingerprintKey = "askbackFinding/v1"
 
+// DefaultAnchor is the anchor of a run that names none: catalog.json, the
+// server's catalog snapshot that docs/ci.md has a repository commit
+// (mcp-tester catalog save -o catalog.json).
+const DefaultAnchor = "catalog.json"
+
 // Level is how serious a result is.
 type Level string
 
@@ -77,6 +82,12 @@ type Run struct {
 	Rules []Rule
 	// Results refer to Rules by id. Every result's rule must be listed.
 	Results []Result
+	// Anchor is the file (relative to the repository root) at which a
+	// result with no file of its own is shown: code scanning refuses a
+	// whole log when one location has no file (only a logical path). A
+	// catalog snapshot is a good anchor for findings about a server. Such
+	// results are shown at its line 1. Empty means DefaultAnchor.
+	Anchor string
 	// Failed, when not empty, says why the tool could not do all it was
 	// asked (a server that went away, a deadline): the run is then marked
 	// not successful, with this as its notification.
@@ -196,7 +207,7 @@ func (r *Run) doc() (runDoc, error) {
 		if !ok {
 			return runDoc{}, fmt.Errorf("result %d: rule %q is not listed", i, res.RuleID)
 		}
-		rd, err := res.doc(n, rules[n])
+		rd, err := res.doc(n, rules[n], cmp.Or(r.Anchor, DefaultAnchor))
 		if err != nil {
 			return runDoc{}, fmt.Errorf("result %d (%s): %w", i, res.RuleID, err)
 		}
@@ -241,7 +252,7 @@ func (rule Rule) doc() (ruleDoc, error) {
 	return d, nil
 }
 
-func (res Result) doc(index int, rule Rule) (resultDoc, error) {
+func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 	if strings.TrimSpace(res.Message) == "" {
 		return resultDoc{}, fmt.Errorf("the message is empty")
 	}
@@ -258,6 +269,11 @@ func (res Result) doc(index int, rule Rule) (resultDoc, error) {
 	d := resultDoc{RuleID: res.RuleID, RuleIndex: index, Level: level, Message: messageDoc{Text: res.Message}, Properties: res.Properties}
 	var first Location
 	for i, loc := range res.Locations {
+		if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
+			// Code scanning refuses a whole log when one location has no
+			// file: it is shown at the top of the anchor.
+			loc.File, loc.Line = anchor, 1
+		}
 		ld, err := loc.doc()
 		if err != nil {
 			return resultDoc{}, fmt.Errorf("location %d: %w", i, err)

@@ -16,7 +16,8 @@ import (
 
 func sample() *sarif.Log {
 	return &sarif.Log{Runs: []*sarif.Run{{
-		Tool: sarif.Tool{Name: "mcp-tester", Version: "v0.9.1", InformationURI: "https://github.com/askback/askback"},
+		Tool:   sarif.Tool{Name: "mcp-tester", Version: "v0.9.1", InformationURI: "https://github.com/askback/askback"},
+		Anchor: "catalog.json",
 		Rules: []sarif.Rule{
 			{ID: "z-last", Short: "sorted last", Level: sarif.Note},
 			{ID: "a-first", Short: "sorted first", Full: "a longer text", Help: "what to do", HelpURI: "https://github.com/askback/askback/blob/main/docs/ci.md",
@@ -142,7 +143,6 @@ func TestWriteRefusesInvalidLogs(t *testing.T) {
 		{"empty message", "the message is empty", func(r *sarif.Run) { r.Results[0].Message = "" }},
 		{"line without file", "a line without a file", func(r *sarif.Run) { r.Results[0].Locations[0].File = "" }},
 		{"no location", "no location: code scanning needs one", func(r *sarif.Run) { r.Results[0].Locations = nil }},
-		{"empty location", "neither a file nor a logical path", func(r *sarif.Run) { r.Results[0].Locations = []sarif.Location{{}} }},
 		{"negative line", "a negative line", func(r *sarif.Run) { r.Results[0].Locations[0].Line = -1 }},
 		{"column without line", "without a start line", func(r *sarif.Run) { r.Results[0].Locations[0].Line = 0 }},
 		{"end before start", "ends (line 2) before it starts (line 9)", func(r *sarif.Run) { r.Results[0].Locations[0].EndLine = 2 }},
@@ -156,6 +156,24 @@ func TestWriteRefusesInvalidLogs(t *testing.T) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A result with no file is shown at line 1 of the run's anchor, or of
+// catalog.json when the run names none: code scanning refuses a location
+// without a file.
+func TestAnchor(t *testing.T) {
+	for anchor, want := range map[string]string{"server/catalog.json": `"uri": "server/catalog.json"`, "": `"uri": "catalog.json"`} {
+		l := &sarif.Log{Runs: []*sarif.Run{{Tool: sarif.Tool{Name: "t"}, Anchor: anchor,
+			Rules:   []sarif.Rule{{ID: "r", Short: "r"}},
+			Results: []sarif.Result{{RuleID: "r", Message: "m", Locations: []sarif.Location{{Path: "tools.x"}}}}}}}
+		b, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(want)) || !bytes.Contains(b, []byte(`"startLine": 1`)) || !bytes.Contains(b, []byte(`"fullyQualifiedName": "tools.x"`)) {
+			t.Errorf("anchor %q: want %s at line 1 with the logical path:\n%s", anchor, want, b)
+		}
 	}
 }
 

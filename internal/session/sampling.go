@@ -37,8 +37,14 @@ func (s *Session) samplerOf(ans answer.Answerer) answer.Sampler {
 }
 
 // deprecated tells, once per session and feature, that the server uses a
-// feature deprecated as of 2026-07-28.
-func (s *Session) deprecated(feature string) {
+// feature deprecated as of 2026-07-28: asked for in an input_required
+// result (via), as only a server of that protocol asks. A server of an
+// earlier protocol, which asks with a request of its own, uses a feature
+// its protocol has not deprecated, and is not told about.
+func (s *Session) deprecated(feature, via string) {
+	if via == exchange.ViaSamplingRequest || via == exchange.ViaRootsRequest {
+		return
+	}
 	s.mu.Lock()
 	if s.noted == nil {
 		s.noted = map[string]bool{}
@@ -55,7 +61,7 @@ func (s *Session) deprecated(feature string) {
 func (s *Session) sample(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
 	op := fmt.Sprintf("%s %q", method, name)
 	label := questionLabel(key, "a model reply (sampling/createMessage)")
-	s.deprecated(exchange.AsksSampling)
+	s.deprecated(exchange.AsksSampling, via)
 	if !s.samplingDeclared() {
 		return nil, protocolErr(op, "%s asks for sampling (sampling/createMessage), which the tester did not declare and cannot answer; give --sample TEXT to answer it", label)
 	}
@@ -88,7 +94,7 @@ func (s *Session) sample(ctx context.Context, via, method, name, key string, rou
 // listRoots answers a request for the client's roots (roots/list).
 func (s *Session) listRoots(via, method, name, key string, round int) (*mcp.ListRootsResult, error) {
 	op := fmt.Sprintf("%s %q", method, name)
-	s.deprecated(exchange.AsksRoots)
+	s.deprecated(exchange.AsksRoots, via)
 	if s.opts.Roots == nil {
 		return nil, protocolErr(op, "%s asks for roots (roots/list), which the tester did not declare and cannot answer; give --root URI to answer it", questionLabel(key, "the roots (roots/list)"))
 	}

@@ -85,14 +85,13 @@ func Check(tool string, inputSchema any, args map[string]any) error {
 		}
 	}
 	slices.Sort(unknown)
-	if closed(s.AdditionalProperties) {
-		for _, k := range unknown {
-			msg := fmt.Sprintf("tool %s takes no argument %q", tool, k)
-			if h, ok := suggest.Closest(k, props); ok {
-				msg += fmt.Sprintf(" (did you mean %q?)", h)
-			}
-			return fmt.Errorf("%s; it takes: %s", msg, takes(props))
+	if len(unknown) > 0 && closed(s.AdditionalProperties) {
+		k := unknown[0] // the first, in byte order
+		msg := fmt.Sprintf("tool %s takes no argument %q", tool, k)
+		if h, ok := suggest.Closest(k, props); ok {
+			msg += fmt.Sprintf(" (did you mean %q?)", h)
 		}
+		return fmt.Errorf("%s; it takes: %s", msg, takes(props))
 	}
 	for _, r := range s.Required {
 		if _, ok := args[r]; ok {

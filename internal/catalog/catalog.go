@@ -1,0 +1,323 @@
+// Package catalog is a server's catalog as one canonical JSON file: what
+// it says about itself (name, version, protocol, capabilities,
+// instructions) and what it offers (tools, prompts, resources, resource
+// templates, with their schemas, annotations and icons), every page of
+// every list. `mcp-tester catalog save` writes it, `catalog diff`
+// compares two.
+//
+// The file diffs well in git: keys sorted, tools and prompts in name order,
+// resources by URI, templates by URI template, one value a line, two
+// spaces of indentation, and nothing that changes from run to run (no
+// times, no sizes or modification dates of resources, no _meta).
+// Characters that must not reach a terminal are written as \u escapes.
+package catalog
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Format is the version of the file's layout, its catalogFormat.
+const Format = 1
+
+// Catalog is a server's catalog.
+type Catalog struct {
+	Format          int            `json:"catalogFormat"`
+	Server          Server         `json:"server"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	Instructions    string         `json:"instructions,omitempty"`
+	Tools           []Tool         `json:"tools"`
+	Prompts         []Prompt       `json:"prompts"`
+	Resources       []Resource     `json:"resources"`
+	Templates       []Template     `json:"resourceTemplates"`
+}
+
+// Server is what the server says about itself (serverInfo).
+type Server struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	Icons       []Icon `json:"icons,omitempty"`
+}
+
+// Icon is an icon of the server, a tool, a prompt or a resource.
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// Tool is one tool.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  any              `json:"inputSchema"`
+	OutputSchema any              `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+}
+
+// ToolAnnotations are a tool's hints; a nil hint was not given.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ReadOnly, Destructive, Idempotent and OpenWorld are the hints as MCP
+// defines them when absent: not read-only, destructive, not idempotent,
+// open world.
+func (a *ToolAnnotations) ReadOnly() bool {
+	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+}
+
+// Destructive: see ReadOnly.
+func (a *ToolAnnotations) Destructive() bool {
+	return a == nil || a.DestructiveHint == nil || *a.DestructiveHint
+}
+
+// Idempotent: see ReadOnly.
+func (a *ToolAnnotations) Idempotent() bool {
+	return a != nil && a.IdempotentHint != nil && *a.IdempotentHint
+}
+
+// OpenWorld: see ReadOnly.
+func (a *ToolAnnotations) OpenWorld() bool {
+	return a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint
+}
+
+// Prompt is one prompt.
+type Prompt struct {
+	Name        string     `json:"name"`
+	Title       string     `json:"title,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Arguments   []Argument `json:"arguments,omitempty"`
+	Icons       []Icon     `json:"icons,omitempty"`
+}
+
+// Argument is one argument of a prompt.
+type Argument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Resource is one resource. Its size and modification date are left
+// out: they change with its content, not with what the server offers.
+type Resource struct {
+	URI         string   `json:"uri"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	MIMEType    string   `json:"mimeType,omitempty"`
+	Audience    []string `json:"audience,omitempty"`
+	Priority    *float64 `json:"priority,omitempty"`
+	Icons       []Icon   `json:"icons,omitempty"`
+}
+
+// Template is one resource template.
+type Template struct {
+	URITemplate string   `json:"uriTemplate"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	MIMEType    string   `json:"mimeType,omitempty"`
+	Audience    []string `json:"audience,omitempty"`
+	Priority    *float64 `json:"priority,omitempty"`
+	Icons       []Icon   `json:"icons,omitempty"`
+}
+
+// Lister is what Fetch needs of a session: what the server said when it
+// began, and its lists, page by page (*session.Session has them).
+type Lister interface {
+	InitializeResult() *mcp.InitializeResult
+	ServerCapabilities() *mcp.ServerCapabilities
+	ListTools(context.Context, session.Pages) ([]*mcp.Tool, string, error)
+	ListPrompts(context.Context, session.Pages) ([]*mcp.Prompt, string, error)
+	ListResources(context.Context, session.Pages) ([]*mcp.Resource, string, error)
+	ListResourceTemplates(context.Context, session.Pages) ([]*mcp.ResourceTemplate, string, error)
+}
+
+// Fetch reads the catalog of the server behind s: every page of each list
+// the server declares (bounded by the session's page limit). A list that
+// fails fails the fetch: a catalog with a list missing would read as
+// everything in it removed.
+func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
+	init := s.InitializeResult()
+	if init == nil {
+		return nil, fmt.Errorf("the session has not begun")
+	}
+	c := &Catalog{Format: Format, ProtocolVersion: init.ProtocolVersion, Instructions: init.Instructions}
+	if si := init.ServerInfo; si != nil {
+		c.Server = Server{Name: si.Name, Title: si.Title, Description: si.Description, Version: si.Version, WebsiteURL: si.WebsiteURL, Icons: icons(si.Icons)}
+	}
+	caps := s.ServerCapabilities()
+	if caps == nil {
+		caps = &mcp.ServerCapabilities{}
+	}
+	generic, err := plain(caps)
+	if err != nil {
+		return nil, fmt.Errorf("capabilities: %w", err)
+	}
+	c.Capabilities, _ = generic.(map[string]any)
+	every := session.Pages{All: true}
+	if caps.Tools != nil {
+		tools, _, err := s.ListTools(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tools {
+			ct, err := tool(t)
+			if err != nil {
+				return nil, err
+			}
+			c.Tools = append(c.Tools, ct)
+		}
+	}
+	if caps.Prompts != nil {
+		prompts, _, err := s.ListPrompts(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prompts {
+			c.Prompts = append(c.Prompts, prompt(p))
+		}
+	}
+	if caps.Resources != nil {
+		resources, _, err := s.ListResources(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range resources {
+			c.Resources = append(c.Resources, resource(r))
+		}
+		templates, _, err := s.ListResourceTemplates(ctx, every)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range templates {
+			c.Templates = append(c.Templates, template(t))
+		}
+	}
+	c.Sort()
+	return c, nil
+}
+
+// Sort puts the lists in the file's order: tools, prompts and prompt
+// arguments by name, resources by URI, templates by URI template (then
+// by name when those are equal).
+func (c *Catalog) Sort() {
+	slices.SortStableFunc(c.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(c.Prompts, func(a, b Prompt) int { return cmp.Compare(a.Name, b.Name) })
+	for _, p := range c.Prompts {
+		slices.SortStableFunc(p.Arguments, func(a, b Argument) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	slices.SortStableFunc(c.Resources, func(a, b Resource) int {
+		return cmp.Or(cmp.Compare(a.URI, b.URI), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortStableFunc(c.Templates, func(a, b Template) int {
+		return cmp.Or(cmp.Compare(a.URITemplate, b.URITemplate), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+func tool(t *mcp.Tool) (Tool, error) {
+	in, err := plain(t.InputSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
+	}
+	out, err := plain(t.OutputSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
+	}
+	ct := Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: in, OutputSchema: out, Icons: icons(t.Icons)}
+	if a := t.Annotations; a != nil {
+		ct.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: &a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+			IdempotentHint: &a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+	}
+	return ct, nil
+}
+
+func prompt(p *mcp.Prompt) Prompt {
+	cp := Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Icons: icons(p.Icons)}
+	for _, a := range p.Arguments {
+		if a != nil {
+			cp.Arguments = append(cp.Arguments, Argument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		}
+	}
+	return cp
+}
+
+func resource(r *mcp.Resource) Resource {
+	cr := Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Icons: icons(r.Icons)}
+	cr.Audience, cr.Priority = annotations(r.Annotations)
+	return cr
+}
+
+func template(t *mcp.ResourceTemplate) Template {
+	ct := Template{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType, Icons: icons(t.Icons)}
+	ct.Audience, ct.Priority = annotations(t.Annotations)
+	return ct
+}
+
+// annotations keeps a resource's audience and priority; its lastModified
+// is a time, left out.
+func annotations(a *mcp.Annotations) ([]string, *float64) {
+	if a == nil {
+		return nil, nil
+	}
+	var audience []string
+	for _, r := range a.Audience {
+		audience = append(audience, string(r))
+	}
+	var priority *float64
+	if a.Priority != 0 {
+		priority = &a.Priority
+	}
+	return audience, priority
+}
+
+func icons(in []mcp.Icon) []Icon {
+	var out []Icon
+	for _, i := range in {
+		out = append(out, Icon{Src: i.Source, MIMEType: i.MIMEType, Sizes: i.Sizes, Theme: string(i.Theme)})
+	}
+	return out
+}
+
+// plain is v as encoding/json reads it back (objects, arrays, strings,
+// json.Number, booleans, nil): one form for a schema whichever way it was
+// decoded.
+func plain(v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

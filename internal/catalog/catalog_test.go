@@ -1,0 +1,163 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lister is a session that says what it was told to.
+type lister struct {
+	init      *mcp.InitializeResult
+	tools     []*mcp.Tool
+	prompts   []*mcp.Prompt
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	fail      error
+}
+
+func (l *lister) InitializeResult() *mcp.InitializeResult     { return l.init }
+func (l *lister) ServerCapabilities() *mcp.ServerCapabilities { return l.init.Capabilities }
+func (l *lister) ListTools(context.Context, session.Pages) ([]*mcp.Tool, string, error) {
+	return l.tools, "", nil
+}
+func (l *lister) ListPrompts(context.Context, session.Pages) ([]*mcp.Prompt, string, error) {
+	return l.prompts, "", l.fail
+}
+func (l *lister) ListResources(context.Context, session.Pages) ([]*mcp.Resource, string, error) {
+	return l.resources, "", nil
+}
+func (l *lister) ListResourceTemplates(context.Context, session.Pages) ([]*mcp.ResourceTemplate, string, error) {
+	return l.templates, "", nil
+}
+
+func sampleLister() *lister {
+	yes := true
+	return &lister{
+		init: &mcp.InitializeResult{ProtocolVersion: "2026-07-28", Instructions: "Be careful.\x1b[2J",
+			ServerInfo:   &mcp.Implementation{Name: "s", Version: "1"},
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{Subscribe: true}}},
+		tools: []*mcp.Tool{
+			{Name: "zeta", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"b": map[string]any{"type": "integer", "maximum": 1.5}, "a": map[string]any{"type": "string"}}}},
+			{Name: "alpha", Description: "first", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}},
+		},
+		prompts:   []*mcp.Prompt{{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "y"}, {Name: "x", Required: true}}}},
+		resources: []*mcp.Resource{{URI: "file:///b", Name: "b", Size: 99, Annotations: &mcp.Annotations{LastModified: "2026-01-01T00:00:00Z", Priority: 0.5}}, {URI: "file:///a", Name: "a"}},
+		templates: []*mcp.ResourceTemplate{{URITemplate: "x://{id}", Name: "x"}},
+	}
+}
+
+// A catalog is fetched whole, sorted, without volatile values, and reads
+// back as written.
+func TestFetchEncodeParse(t *testing.T) {
+	c, err := Fetch(context.Background(), sampleLister())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, lines, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, absent := range []string{"lastModified", "2026-01-01", `"size"`, "\x1b"} {
+		if strings.Contains(text, absent) {
+			t.Errorf("the file holds %q:\n%s", absent, text)
+		}
+	}
+	if !strings.Contains(text, `\u001b[2J`) {
+		t.Errorf("the escape sequence is not written as an escape:\n%s", text)
+	}
+	if strings.Index(text, `"alpha"`) > strings.Index(text, `"zeta"`) || strings.Index(text, `"file:///a"`) > strings.Index(text, `"file:///b"`) {
+		t.Errorf("tools or resources out of order:\n%s", text)
+	}
+	if strings.Index(text, `"name": "x"`) > strings.Index(text, `"name": "y"`) {
+		t.Errorf("prompt arguments out of order:\n%s", text)
+	}
+	for _, p := range []Path{"tools.zeta.inputSchema.properties.b.maximum", `resources["file:///b"]`, "prompts.p.arguments.x", `resourceTemplates["x://{id}"]`} {
+		n := lines[p]
+		if n == 0 {
+			t.Errorf("no line for %s", p)
+			continue
+		}
+		if line := strings.Split(text, "\n")[n-1]; !strings.Contains(line, strings.Trim(string(p.Segments()[len(p.Segments())-1]), `"`)) && !strings.HasSuffix(line, "{") {
+			t.Errorf("line %d of %s is %q", n, p, line)
+		}
+	}
+	if got := lines.Line("tools.zeta.inputSchema.properties.nope"); got != lines["tools.zeta.inputSchema.properties"] {
+		t.Errorf("a path not in the file is shown at %d, want its nearest parent's line", got)
+	}
+	back, err := Parse(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	again, _, err := back.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, data) {
+		t.Errorf("read and written again, the file changed:\n%s\n---\n%s", data, again)
+	}
+}
+
+// A list that fails fails the fetch: a catalog without it would read as
+// every prompt removed.
+func TestFetchFailsOnAFailedList(t *testing.T) {
+	l := sampleLister()
+	l.fail = context.DeadlineExceeded
+	if _, err := Fetch(context.Background(), l); err == nil {
+		t.Fatal("a failed prompts/list gave a catalog")
+	}
+}
+
+func TestPathKey(t *testing.T) {
+	for _, tc := range []struct {
+		p    Path
+		want string
+		segs []string
+	}{
+		{Path("tools").Key("deploy").Key("inputSchema"), "tools.deploy.inputSchema", []string{"tools", "deploy", "inputSchema"}},
+		{Path("resources").Key("file:///a.b"), `resources["file:///a.b"]`, []string{"resources", "file:///a.b"}},
+		{Path("tools").Key(`a"].b[`).Index(2), `tools["a\"].b["][2]`, []string{"tools", `a"].b[`, "[2]"}},
+	} {
+		if string(tc.p) != tc.want {
+			t.Errorf("path %q, want %q", tc.p, tc.want)
+		}
+		if got := tc.p.Segments(); strings.Join(got, "|") != strings.Join(tc.segs, "|") {
+			t.Errorf("%s: segments %q, want %q", tc.p, got, tc.segs)
+		}
+	}
+}
+
+// FuzzParse reads any bytes as a catalog file: no panic, and what it
+// accepts writes back in a form it reads the same.
+func FuzzParse(f *testing.F) {
+	c, _ := Fetch(context.Background(), sampleLister())
+	data, _, _ := c.Encode()
+	f.Add(data)
+	f.Add([]byte(`{"catalogFormat":1,"tools":[{"name":"a","inputSchema":{"type":"object"}}],"Tools":[]}`))
+	f.Add([]byte(`{"catalogFormat":1,"tools":[],"tools":[]}`))
+	f.Add([]byte(`{"catalogFormat":2}`))
+	f.Add([]byte(`{"catalogFormat":1,"tools":[{"name":"a","inputSchema":{"properties":{"x":{"maximum":1e400}}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			return
+		}
+		out, _, err := c.Encode()
+		if err != nil {
+			return
+		}
+		back, err := Parse(out)
+		if err != nil {
+			t.Fatalf("the canonical form of an accepted file is refused: %v\n%s", err, out)
+		}
+		again, _, _ := back.Encode()
+		if !bytes.Equal(out, again) {
+			t.Fatalf("the canonical form is not stable:\n%s\n---\n%s", out, again)
+		}
+	})
+}

@@ -1,0 +1,413 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/termsafe"
+)
+
+// MaxFileSize bounds a catalog file that Read accepts.
+const MaxFileSize = 64 << 20
+
+// Path names a place in a catalog, as the file nests it:
+// tools.deploy.inputSchema.properties.environment, resources["file:///a"].
+// The items of tools, prompts, prompt arguments, resources and templates
+// are named by their name, URI or URI template; other arrays by index
+// (icons[0]).
+type Path string
+
+var plainSegment = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// Key is p with one more member: .name when name is a plain word, else
+// ["name"] quoted as Go quotes strings.
+func (p Path) Key(name string) Path {
+	if plainSegment.MatchString(name) {
+		if p == "" {
+			return Path(name)
+		}
+		return p + Path("."+name)
+	}
+	return p + Path("["+strconv.Quote(name)+"]")
+}
+
+// Index is p with one more array index.
+func (p Path) Index(i int) Path { return p + Path("["+strconv.Itoa(i)+"]") }
+
+// Parent is the path p is in: "" for a top-level member.
+func (p Path) Parent() Path {
+	starts := segmentStarts(string(p))
+	if len(starts) <= 1 {
+		return ""
+	}
+	return p[:starts[len(starts)-1]]
+}
+
+// segmentStarts returns where each segment of s begins (the index of its
+// '.' or '[', 0 for the first).
+func segmentStarts(s string) []int {
+	starts := []int{0}
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case in && s[i] == '\\':
+			i++
+		case s[i] == '"':
+			in = !in
+		case !in && i > 0 && (s[i] == '.' || s[i] == '['):
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
+// Lines is where each path's value begins in a catalog file (from 1).
+type Lines map[Path]int
+
+// Line is the line of p, or of the nearest path p is in that has one (an
+// added tool is shown at the tools list); 0 when none has.
+func (l Lines) Line(p Path) int {
+	for {
+		if n, ok := l[p]; ok {
+			return n
+		}
+		if p == "" {
+			return 0
+		}
+		p = p.Parent()
+	}
+}
+
+// Encode returns the catalog as its canonical file, and the line of every
+// path in it.
+func (c *Catalog) Encode() ([]byte, Lines, error) {
+	cc := *c
+	cc.Format = Format
+	cc.fill()
+	cc.Sort()
+	tree, err := plain(&cc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: %w", err)
+	}
+	e := &encoder{lines: Lines{}, line: 1}
+	if err := e.value("", tree, 0); err != nil {
+		return nil, nil, err
+	}
+	e.buf.WriteByte('\n')
+	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
+}
+
+// Write writes the catalog's canonical file.
+func (c *Catalog) Write(w io.Writer) error {
+	b, _, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+type encoder struct {
+	buf   bytes.Buffer
+	lines Lines
+	line  int
+}
+
+func (e *encoder) newline(depth int) {
+	e.buf.WriteByte('\n')
+	e.line++
+	for range depth {
+		e.buf.WriteString("  ")
+	}
+}
+
+func (e *encoder) value(p Path, v any, depth int) error {
+	e.lines[p] = e.line
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			e.buf.WriteString("{}")
+			return nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		e.buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				e.buf.WriteByte(',')
+			}
+			e.newline(depth + 1)
+			if err := e.scalar(k); err != nil {
+				return err
+			}
+			e.buf.WriteString(": ")
+			if err := e.value(p.Key(k), v[k], depth+1); err != nil {
+				return err
+			}
+		}
+		e.newline(depth)
+		e.buf.WriteByte('}')
+	case []any:
+		if len(v) == 0 {
+			e.buf.WriteString("[]")
+			return nil
+		}
+		e.buf.WriteByte('[')
+		for i, item := range v {
+			if i > 0 {
+				e.buf.WriteByte(',')
+			}
+			e.newline(depth + 1)
+			if err := e.value(itemPath(p, i, item), item, depth+1); err != nil {
+				return err
+			}
+		}
+		e.newline(depth)
+		e.buf.WriteByte(']')
+	default:
+		return e.scalar(v)
+	}
+	return nil
+}
+
+func (e *encoder) scalar(v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	e.buf.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return nil
+}
+
+// keyedLists are the arrays whose items a path names by a member of
+// theirs, by the path of the array.
+func itemKey(list Path) string {
+	switch list {
+	case "tools", "prompts":
+		return "name"
+	case "resources":
+		return "uri"
+	case "resourceTemplates":
+		return "uriTemplate"
+	}
+	if strings.HasPrefix(string(list), "prompts") && strings.HasSuffix(string(list), ".arguments") && list.Parent().Parent() == "prompts" {
+		return "name"
+	}
+	return ""
+}
+
+// itemPath is the path of the i-th item of the array at list.
+func itemPath(list Path, i int, item any) Path {
+	if k := itemKey(list); k != "" {
+		if m, ok := item.(map[string]any); ok {
+			if name, ok := m[k].(string); ok {
+				return list.Key(name)
+			}
+		}
+	}
+	return list.Index(i)
+}
+
+// Read reads a catalog file: one JSON object in the form Encode writes
+// (any spacing), no key twice in one object, no member the format does
+// not have, catalogFormat 1.
+func Read(r io.Reader) (*Catalog, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("larger than %d MiB", MaxFileSize>>20)
+	}
+	return Parse(data)
+}
+
+// Parse is Read of data.
+func Parse(data []byte) (*Catalog, error) {
+	if err := strictjson.CheckRepeats(data); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the catalog's JSON object")
+	}
+	top, ok := tree.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	f, ok := top["catalogFormat"]
+	if !ok {
+		return nil, errors.New("no catalogFormat: not a catalog written by mcp-tester catalog save")
+	}
+	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
+		return nil, fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
+	}
+	var c Catalog
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("not a catalog: %w", err)
+	}
+	c.fill()
+	// What was read, written again, must be what the file holds: nothing
+	// dropped (a member the format does not have, a key in other letter
+	// case that encoding/json would match anyway), nothing made up.
+	again, err := plain(&c)
+	if err != nil {
+		return nil, err
+	}
+	if p, what := firstDifference("", tree, again); what != "" {
+		where := string(p)
+		if where == "" {
+			where = "the top level"
+		}
+		return nil, fmt.Errorf("%s: %s", where, what)
+	}
+	c.Sort()
+	return &c, nil
+}
+
+// firstDifference names the first place where a (the file) and b (what
+// was read of it) differ.
+func firstDifference(p Path, a, b any) (Path, string) {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok {
+			return p, "not in the form of a catalog"
+		}
+		keys := make([]string, 0, len(a))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			bv, ok := bm[k]
+			if !ok {
+				if empty(a[k]) && memberNames()[k] {
+					continue // written with omitempty: absent on the way back
+				}
+				return p.Key(k), "not a member of a catalog (misspelt, or in other letter case?)"
+			}
+			if q, what := firstDifference(p.Key(k), a[k], bv); what != "" {
+				return q, what
+			}
+		}
+		for k, bv := range bm {
+			if _, ok := a[k]; !ok && !empty(bv) {
+				return p.Key(k), "missing"
+			}
+		}
+		return "", ""
+	case []any:
+		bl, ok := b.([]any)
+		if !ok || len(bl) != len(a) {
+			return p, "not in the form of a catalog"
+		}
+		for i := range a {
+			if q, what := firstDifference(itemPath(p, i, a[i]), a[i], bl[i]); what != "" {
+				return q, what
+			}
+		}
+		return "", ""
+	}
+	if !reflect.DeepEqual(a, b) {
+		return p, "not in the form of a catalog (a value of the wrong type?)"
+	}
+	return "", ""
+}
+
+// memberNames are the JSON names of the members of a catalog's types.
+func memberNames() map[string]bool {
+	names := map[string]bool{}
+	for _, v := range []any{Catalog{}, Server{}, Icon{}, Tool{}, ToolAnnotations{}, Prompt{}, Argument{}, Resource{}, Template{}} {
+		t := reflect.TypeOf(v)
+		for i := range t.NumField() {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
+				names[name] = true
+			}
+		}
+	}
+	return names
+}
+
+// fill gives the lists and capabilities that are absent their empty
+// value, as the file writes them.
+func (c *Catalog) fill() {
+	if c.Capabilities == nil {
+		c.Capabilities = map[string]any{}
+	}
+	if c.Tools == nil {
+		c.Tools = []Tool{}
+	}
+	if c.Prompts == nil {
+		c.Prompts = []Prompt{}
+	}
+	if c.Resources == nil {
+		c.Resources = []Resource{}
+	}
+	if c.Templates == nil {
+		c.Templates = []Template{}
+	}
+}
+
+// empty reports whether v is what omitempty leaves out.
+func empty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case bool:
+		return !v
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
+}
+
+// Segments returns p's members and indexes as written in the catalog:
+// names unquoted, indexes as "[0]".
+func (p Path) Segments() []string {
+	s := string(p)
+	starts := segmentStarts(s)
+	var out []string
+	for i, at := range starts {
+		end := len(s)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		seg := s[at:end]
+		switch {
+		case strings.HasPrefix(seg, "."):
+			seg = seg[1:]
+		case strings.HasPrefix(seg, "[\""):
+			if u, err := strconv.Unquote(seg[1 : len(seg)-1]); err == nil {
+				seg = u
+			}
+		}
+		out = append(out, seg)
+	}
+	return out
+}

@@ -1,0 +1,619 @@
+// Package catalogdiff compares two catalogs of a server (internal/catalog)
+// and classifies every change by what it means for the server's callers:
+// breaking (a caller written for the old catalog fails), review (what the
+// model is told changed: descriptions, instructions, annotations, a rug
+// pull) or safe. It writes the result as text, JSON, Markdown for a pull
+// request's comment, SARIF for code scanning, and GitHub Actions
+// annotations.
+package catalogdiff
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/askback/askback/internal/catalog"
+)
+
+// Change is one difference between two catalogs.
+type Change struct {
+	Rule Rule
+	// Path is where it is: in the new catalog, or in the old one for
+	// what was removed (Removed).
+	Path    catalog.Path
+	Removed bool
+	// Subject names what changed for people: `tool "deploy"`.
+	Subject string
+	// Message says what changed, in a line.
+	Message string
+	// Old and New are the values before and after, when they help (a
+	// description's text, a bound); nil when absent.
+	Old, New any
+}
+
+// Class is the change's class.
+func (c Change) Class() Class { return c.Rule.Class }
+
+// Side names a catalog compared: where it came from and what it says of
+// its server.
+type Side struct {
+	Source  string `json:"source"` // the file, or how the live server was reached
+	Server  string `json:"server"`
+	Version string `json:"version,omitempty"`
+}
+
+// Report is the outcome of a comparison.
+type Report struct {
+	Old, New Side
+	Changes  []Change
+}
+
+// Count returns how many changes of class c the report has.
+func (r *Report) Count(c Class) int {
+	n := 0
+	for _, ch := range r.Changes {
+		if ch.Class() == c {
+			n++
+		}
+	}
+	return n
+}
+
+// Worst is the most serious class of the changes, and false when there are
+// none.
+func (r *Report) Worst() (Class, bool) {
+	if len(r.Changes) == 0 {
+		return Safe, false
+	}
+	w := Safe
+	for _, ch := range r.Changes {
+		w = max(w, ch.Class())
+	}
+	return w, true
+}
+
+// Fails reports whether the report fails at threshold t.
+func (r *Report) Fails(t Threshold) bool {
+	w, any := r.Worst()
+	return any && t.Fails(w)
+}
+
+// Compare lists the changes from old to new, most serious first, then by
+// where they are.
+func Compare(old, new *catalog.Catalog) *Report {
+	d := &differ{}
+	d.server(old, new)
+	d.capabilities("capabilities", old.Capabilities, new.Capabilities)
+	d.tools(old.Tools, new.Tools)
+	d.prompts(old.Prompts, new.Prompts)
+	d.resources(old.Resources, new.Resources)
+	d.templates(old.Templates, new.Templates)
+	slices.SortStableFunc(d.changes, func(a, b Change) int {
+		return cmp.Or(-cmp.Compare(a.Class(), b.Class()), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Rule.ID, b.Rule.ID), cmp.Compare(a.Message, b.Message))
+	})
+	side := func(c *catalog.Catalog) Side { return Side{Server: c.Server.Name, Version: c.Server.Version} }
+	return &Report{Old: side(old), New: side(new), Changes: d.changes}
+}
+
+type differ struct {
+	changes []Change
+}
+
+func (d *differ) add(rule Rule, p catalog.Path, subject, msg string, old, new any) {
+	d.changes = append(d.changes, Change{Rule: rule, Path: p, Subject: subject, Message: msg, Old: old, New: new})
+}
+
+func (d *differ) removed(rule Rule, p catalog.Path, subject, msg string, old, new any) {
+	d.changes = append(d.changes, Change{Rule: rule, Path: p, Removed: true, Subject: subject, Message: msg, Old: old, New: new})
+}
+
+// text compares a piece of text the model or the user reads.
+func (d *differ) text(rule Rule, p catalog.Path, subject, what, old, new string) {
+	if old == new {
+		return
+	}
+	msg := what + " changed"
+	switch {
+	case old == "":
+		msg = what + " added"
+	case new == "":
+		msg = what + " removed"
+	}
+	d.add(rule, p, subject, msg, nilIfEmpty(old), nilIfEmpty(new))
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (d *differ) icons(p catalog.Path, subject string, old, new []catalog.Icon) {
+	if !reflect.DeepEqual(old, new) {
+		d.add(RuleIconChanged, p.Key("icons"), subject, "icons changed", iconSources(old), iconSources(new))
+	}
+}
+
+func iconSources(icons []catalog.Icon) any {
+	if len(icons) == 0 {
+		return nil
+	}
+	var out []string
+	for _, i := range icons {
+		out = append(out, i.Src)
+	}
+	return out
+}
+
+func (d *differ) server(old, new *catalog.Catalog) {
+	const who = "server"
+	o, n := old.Server, new.Server
+	d.text(RuleServerInfoChanged, "server.name", who, "name", o.Name, n.Name)
+	d.text(RuleServerInfoChanged, "server.title", who, "title", o.Title, n.Title)
+	d.text(RuleServerInfoChanged, "server.description", who, "description", o.Description, n.Description)
+	d.text(RuleServerInfoChanged, "server.websiteUrl", who, "website", o.WebsiteURL, n.WebsiteURL)
+	if o.Version != n.Version {
+		d.add(RuleVersionChanged, "server.version", who, fmt.Sprintf("version %s → %s", orNone(o.Version), orNone(n.Version)), nilIfEmpty(o.Version), nilIfEmpty(n.Version))
+	}
+	d.icons("server", who, o.Icons, n.Icons)
+	if old.ProtocolVersion != new.ProtocolVersion {
+		d.add(RuleProtocolChanged, "protocolVersion", who, fmt.Sprintf("protocol version %s → %s", orNone(old.ProtocolVersion), orNone(new.ProtocolVersion)),
+			nilIfEmpty(old.ProtocolVersion), nilIfEmpty(new.ProtocolVersion))
+	}
+	d.text(RuleInstructionsChanged, "instructions", who, "instructions", old.Instructions, new.Instructions)
+}
+
+// capabilities compares two capability objects member by member: one
+// removed (or turned false) is dropped, one added is safe, other changes
+// are to review.
+func (d *differ) capabilities(p catalog.Path, old, new map[string]any) {
+	keys := unionKeys(old, new)
+	for _, k := range keys {
+		o, inOld := old[k]
+		n, inNew := new[k]
+		at := p.Key(k)
+		name := strings.TrimPrefix(string(at), "capabilities.")
+		switch {
+		case reflect.DeepEqual(o, n):
+		case inOld && (!inNew || n == false) && o != false:
+			d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
+		case inNew && (!inOld || o == false) && n != false:
+			d.add(RuleCapabilityAdded, at, "server", fmt.Sprintf("capability %s added", name), o, n)
+		case isMap(o) && isMap(n):
+			d.capabilities(at, o.(map[string]any), n.(map[string]any))
+		default:
+			d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
+		}
+	}
+}
+
+func unionKeys(a, b map[string]any) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// keyed pairs the items of two lists by key: those only in old, only in
+// new, and in both (in key order). A key given twice pairs its first
+// items; later ones are set apart as their own keys ("name (2)").
+func keyed[T any](old, new []T, key func(T) string) (gone, came []T, both [][2]T) {
+	index := func(items []T) (map[string]T, []string) {
+		m := map[string]T{}
+		var keys []string
+		seen := map[string]int{}
+		for _, it := range items {
+			k := key(it)
+			seen[k]++
+			if seen[k] > 1 {
+				k = fmt.Sprintf("%s (%d)", k, seen[k])
+			}
+			m[k] = it
+			keys = append(keys, k)
+		}
+		return m, keys
+	}
+	om, okeys := index(old)
+	nm, nkeys := index(new)
+	slices.Sort(okeys)
+	slices.Sort(nkeys)
+	for _, k := range okeys {
+		if n, ok := nm[k]; ok {
+			both = append(both, [2]T{om[k], n})
+		} else {
+			gone = append(gone, om[k])
+		}
+	}
+	for _, k := range nkeys {
+		if _, ok := om[k]; !ok {
+			came = append(came, nm[k])
+		}
+	}
+	return gone, came, both
+}
+
+// renames pairs items gone with items that came when same says they are
+// the same but for their key: each at most once, in key order.
+func renames[T any](gone, came []T, same func(a, b T) bool) (pairs [][2]T, restGone, restCame []T) {
+	used := make([]bool, len(came))
+	for _, g := range gone {
+		found := false
+		for i, c := range came {
+			if !used[i] && same(g, c) {
+				used[i], found = true, true
+				pairs = append(pairs, [2]T{g, c})
+				break
+			}
+		}
+		if !found {
+			restGone = append(restGone, g)
+		}
+	}
+	for i, c := range came {
+		if !used[i] {
+			restCame = append(restCame, c)
+		}
+	}
+	return pairs, restGone, restCame
+}
+
+func toolPath(name string) catalog.Path { return catalog.Path("tools").Key(name) }
+
+func (d *differ) tools(old, new []catalog.Tool) {
+	gone, came, both := keyed(old, new, func(t catalog.Tool) string { return t.Name })
+	pairs, gone, came := renames(gone, came, func(a, b catalog.Tool) bool {
+		return reflect.DeepEqual(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.OutputSchema, b.OutputSchema)
+	})
+	for _, p := range pairs {
+		d.removed(RuleToolRenamed, toolPath(p[0].Name), fmt.Sprintf("tool %q", p[0].Name),
+			fmt.Sprintf("tool %q removed; renamed to %q? (same schemas)", p[0].Name, p[1].Name), p[0].Name, p[1].Name)
+	}
+	for _, t := range gone {
+		d.removed(RuleToolRemoved, toolPath(t.Name), fmt.Sprintf("tool %q", t.Name), fmt.Sprintf("tool %q removed", t.Name), t.Name, nil)
+	}
+	for _, t := range came {
+		d.add(RuleToolAdded, toolPath(t.Name), fmt.Sprintf("tool %q", t.Name), fmt.Sprintf("tool %q added", t.Name), nil, t.Name)
+	}
+	for _, b := range both {
+		d.tool(b[0], b[1])
+	}
+}
+
+func (d *differ) tool(o, n catalog.Tool) {
+	p := toolPath(n.Name)
+	who := fmt.Sprintf("tool %q", n.Name)
+	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
+	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
+	d.icons(p, who, o.Icons, n.Icons)
+	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
+	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
+	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
+}
+
+// annotations compares a tool's hints by what they mean (an absent hint
+// is MCP's default): a hint that now allows more than was approved is a
+// rug pull.
+func (d *differ) annotations(p catalog.Path, who string, o, n *catalog.ToolAnnotations) {
+	var ot, nt string
+	if o != nil {
+		ot = o.Title
+	}
+	if n != nil {
+		nt = n.Title
+	}
+	d.text(RuleTitleChanged, p.Key("title"), who, "annotated title", ot, nt)
+	hint := func(name string, was, now bool, pull bool) {
+		if was == now {
+			return
+		}
+		rule := RuleAnnotationChanged
+		msg := fmt.Sprintf("%s %v → %v", name, was, now)
+		if pull {
+			rule = RuleRugPull
+			msg += ": " + map[string]string{
+				"readOnlyHint":    "no longer read-only",
+				"destructiveHint": "now destructive",
+				"openWorldHint":   "now reaches the open world",
+			}[name]
+		}
+		d.add(rule, p.Key(name), who, msg, was, now)
+	}
+	hint("readOnlyHint", o.ReadOnly(), n.ReadOnly(), o.ReadOnly() && !n.ReadOnly())
+	// Destructiveness means something only for a tool that is not
+	// read-only; a tool that was read-only is reported above.
+	if !n.ReadOnly() && !o.ReadOnly() {
+		hint("destructiveHint", o.Destructive(), n.Destructive(), !o.Destructive() && n.Destructive())
+	}
+	hint("idempotentHint", o.Idempotent(), n.Idempotent(), false)
+	hint("openWorldHint", o.OpenWorld(), n.OpenWorld(), !o.OpenWorld() && n.OpenWorld())
+}
+
+// describe words a schema finding for people: noun is input or output,
+// base the path of the schema.
+func describe(noun string, base catalog.Path, f finding) string {
+	switch f.what {
+	case "added":
+		kind := "optional"
+		if f.required {
+			kind = "required"
+		}
+		return fmt.Sprintf("%s %s %q added", kind, noun, chain(base, f.path))
+	case "removed":
+		return fmt.Sprintf("%s %q removed", noun, chain(base, f.path))
+	case "renamed":
+		return fmt.Sprintf("%s %q removed and %q added with the same schema: renamed?", noun, chain(base, f.path), f.new)
+	case "required":
+		in := chain(base, f.path.Parent())
+		name := f.name
+		if in != "" {
+			name = in + "." + name
+		}
+		if f.effect == narrowed {
+			return fmt.Sprintf("%s %q is now required", noun, name)
+		}
+		return fmt.Sprintf("%s %q is no longer required", noun, name)
+	}
+	if c := chain(base, f.path.Parent()); c != "" {
+		return fmt.Sprintf("%s %q: %s", noun, c, f.msg)
+	}
+	return noun + ": " + f.msg
+}
+
+// chain names the property at p below the schema at base as a caller
+// writes it: "target.zone", "tags[]" for an array's items.
+func chain(base, p catalog.Path) string {
+	all, under := p.Segments(), base.Segments()
+	if len(all) < len(under) {
+		return "" // the schema itself
+	}
+	segs := all[len(under):]
+	var parts []string
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 < len(segs) {
+				parts = append(parts, segs[i+1])
+				i++
+			}
+		case "items":
+			if len(parts) > 0 {
+				parts[len(parts)-1] += "[]"
+			}
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// input classifies the differences of an input schema: what refuses a
+// caller's old arguments breaks, what accepts more is safe.
+func (d *differ) input(p catalog.Path, who string, old, new any) {
+	for _, f := range compareSchemas(p, old, new) {
+		msg := describe("input", p, f)
+		switch {
+		case f.what == "removed":
+			d.removed(RuleInputRemoved, f.path, who, msg, f.old, nil)
+		case f.what == "renamed":
+			d.removed(RuleInputRenamed, f.path, who, msg, f.old, f.new)
+		case f.what == "added" && f.required:
+			d.add(RuleInputRequired, f.path, who, msg, nil, f.new)
+		case f.what == "added":
+			d.add(RuleInputAdded, f.path, who, msg, nil, f.new)
+		case f.what == "required" && f.effect == narrowed:
+			d.add(RuleInputRequired, f.path, who, msg, f.old, f.new)
+		case f.effect == annotation:
+			d.add(noteRule(f), f.path, who, msg, f.old, f.new)
+		case f.effect == widened:
+			d.add(RuleInputLoosened, f.path, who, msg, f.old, f.new)
+		case f.effect == narrowed && f.what == "type":
+			d.add(RuleInputTypeNarrowed, f.path, who, msg, f.old, f.new)
+		case f.effect == narrowed && f.what == "enum":
+			d.add(RuleInputEnumNarrowed, f.path, who, msg, f.old, f.new)
+		case f.effect == narrowed:
+			d.add(RuleInputBoundTighter, f.path, who, msg, f.old, f.new)
+		case f.what == "type":
+			d.add(RuleInputTypeNarrowed, f.path, who, msg, f.old, f.new)
+		default:
+			d.add(RuleInputSchemaChanged, f.path, who, msg, f.old, f.new)
+		}
+	}
+}
+
+// output classifies the differences of an output schema the other way
+// round: callers read it, so what promises less or other values breaks,
+// and what promises more (or narrower values) is safe.
+func (d *differ) output(p catalog.Path, who string, old, new any) {
+	switch {
+	case old == nil && new == nil:
+		return
+	case old == nil:
+		d.add(RuleOutputExtended, p, who, "output schema added", nil, nil)
+		return
+	case new == nil:
+		d.removed(RuleOutputRemoved, p, who, "output schema removed: structured results are no longer promised", nil, nil)
+		return
+	}
+	for _, f := range compareSchemas(p, old, new) {
+		msg := describe("output", p, f)
+		switch {
+		case f.what == "removed" || f.what == "renamed":
+			d.removed(RuleOutputRemoved, f.path, who, msg, f.old, f.new)
+		case f.what == "added":
+			d.add(RuleOutputExtended, f.path, who, msg, nil, f.new)
+		case f.effect == annotation:
+			d.add(noteRule(f), f.path, who, msg, f.old, f.new)
+		case f.effect == narrowed:
+			d.add(RuleOutputExtended, f.path, who, msg, f.old, f.new)
+		default:
+			d.add(RuleOutputChanged, f.path, who, msg, f.old, f.new)
+		}
+	}
+}
+
+func noteRule(f finding) Rule {
+	switch f.what {
+	case "description":
+		return RuleDescriptionChanged
+	case "title":
+		return RuleTitleChanged
+	}
+	return RuleSchemaNoteChanged
+}
+
+func promptPath(name string) catalog.Path { return catalog.Path("prompts").Key(name) }
+
+func (d *differ) prompts(old, new []catalog.Prompt) {
+	gone, came, both := keyed(old, new, func(p catalog.Prompt) string { return p.Name })
+	pairs, gone, came := renames(gone, came, func(a, b catalog.Prompt) bool {
+		return len(a.Arguments) > 0 && reflect.DeepEqual(argShape(a.Arguments), argShape(b.Arguments))
+	})
+	for _, p := range pairs {
+		d.removed(RulePromptRenamed, promptPath(p[0].Name), fmt.Sprintf("prompt %q", p[0].Name),
+			fmt.Sprintf("prompt %q removed; renamed to %q? (same arguments)", p[0].Name, p[1].Name), p[0].Name, p[1].Name)
+	}
+	for _, p := range gone {
+		d.removed(RulePromptRemoved, promptPath(p.Name), fmt.Sprintf("prompt %q", p.Name), fmt.Sprintf("prompt %q removed", p.Name), p.Name, nil)
+	}
+	for _, p := range came {
+		d.add(RulePromptAdded, promptPath(p.Name), fmt.Sprintf("prompt %q", p.Name), fmt.Sprintf("prompt %q added", p.Name), nil, p.Name)
+	}
+	for _, b := range both {
+		d.prompt(b[0], b[1])
+	}
+}
+
+// argShape is what callers rely on of a prompt's arguments: names and
+// which are required.
+func argShape(args []catalog.Argument) map[string]bool {
+	m := map[string]bool{}
+	for _, a := range args {
+		m[a.Name] = a.Required
+	}
+	return m
+}
+
+func (d *differ) prompt(o, n catalog.Prompt) {
+	p := promptPath(n.Name)
+	who := fmt.Sprintf("prompt %q", n.Name)
+	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
+	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
+	d.icons(p, who, o.Icons, n.Icons)
+	gone, came, both := keyed(o.Arguments, n.Arguments, func(a catalog.Argument) string { return a.Name })
+	ap := p.Key("arguments")
+	for _, a := range gone {
+		d.removed(RuleArgumentRemoved, ap.Key(a.Name), who, fmt.Sprintf("argument %q removed", a.Name), a.Name, nil)
+	}
+	for _, a := range came {
+		if a.Required {
+			d.add(RuleArgumentRequired, ap.Key(a.Name), who, fmt.Sprintf("required argument %q added", a.Name), nil, a.Name)
+		} else {
+			d.add(RuleArgumentAdded, ap.Key(a.Name), who, fmt.Sprintf("optional argument %q added", a.Name), nil, a.Name)
+		}
+	}
+	for _, b := range both {
+		oa, na := b[0], b[1]
+		at := ap.Key(na.Name)
+		switch {
+		case !oa.Required && na.Required:
+			d.add(RuleArgumentRequired, at.Key("required"), who, fmt.Sprintf("argument %q is now required", na.Name), false, true)
+		case oa.Required && !na.Required:
+			d.add(RuleArgumentAdded, at.Key("required"), who, fmt.Sprintf("argument %q is no longer required", na.Name), true, false)
+		}
+		d.text(RuleTitleChanged, at.Key("title"), who, fmt.Sprintf("argument %q title", na.Name), oa.Title, na.Title)
+		d.text(RuleDescriptionChanged, at.Key("description"), who, fmt.Sprintf("argument %q description", na.Name), oa.Description, na.Description)
+	}
+}
+
+func resourcePath(uri string) catalog.Path { return catalog.Path("resources").Key(uri) }
+func templatePath(uriTemplate string) catalog.Path {
+	return catalog.Path("resourceTemplates").Key(uriTemplate)
+}
+
+func (d *differ) resources(old, new []catalog.Resource) {
+	gone, came, both := keyed(old, new, func(r catalog.Resource) string { return r.URI })
+	pairs, gone, came := renames(gone, came, func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name })
+	for _, p := range pairs {
+		d.removed(RuleResourceRenamed, resourcePath(p[0].URI), fmt.Sprintf("resource %q", p[0].URI),
+			fmt.Sprintf("resource %q removed; moved to %q? (same name)", p[0].URI, p[1].URI), p[0].URI, p[1].URI)
+	}
+	for _, r := range gone {
+		d.removed(RuleResourceRemoved, resourcePath(r.URI), fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("resource %q removed", r.URI), r.URI, nil)
+	}
+	for _, r := range came {
+		d.add(RuleResourceAdded, resourcePath(r.URI), fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("resource %q added", r.URI), nil, r.URI)
+	}
+	for _, b := range both {
+		o, n := b[0], b[1]
+		p := resourcePath(n.URI)
+		who := fmt.Sprintf("resource %q", n.URI)
+		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
+		d.icons(p, who, o.Icons, n.Icons)
+		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
+	}
+}
+
+func (d *differ) templates(old, new []catalog.Template) {
+	gone, came, both := keyed(old, new, func(t catalog.Template) string { return t.URITemplate })
+	pairs, gone, came := renames(gone, came, func(a, b catalog.Template) bool { return a.Name != "" && a.Name == b.Name })
+	for _, p := range pairs {
+		d.removed(RuleResourceRenamed, templatePath(p[0].URITemplate), fmt.Sprintf("resource template %q", p[0].URITemplate),
+			fmt.Sprintf("resource template %q removed; moved to %q? (same name)", p[0].URITemplate, p[1].URITemplate), p[0].URITemplate, p[1].URITemplate)
+	}
+	for _, t := range gone {
+		d.removed(RuleResourceRemoved, templatePath(t.URITemplate), fmt.Sprintf("resource template %q", t.URITemplate),
+			fmt.Sprintf("resource template %q removed", t.URITemplate), t.URITemplate, nil)
+	}
+	for _, t := range came {
+		d.add(RuleResourceAdded, templatePath(t.URITemplate), fmt.Sprintf("resource template %q", t.URITemplate),
+			fmt.Sprintf("resource template %q added", t.URITemplate), nil, t.URITemplate)
+	}
+	for _, b := range both {
+		o, n := b[0], b[1]
+		p := templatePath(n.URITemplate)
+		who := fmt.Sprintf("resource template %q", n.URITemplate)
+		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
+		d.icons(p, who, o.Icons, n.Icons)
+		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
+	}
+}
+
+func (d *differ) resourceCommon(p catalog.Path, who, oName, nName, oTitle, nTitle, oDesc, nDesc, oMIME, nMIME string) {
+	d.text(RuleResourceInfoChanged, p.Key("name"), who, "name", oName, nName)
+	d.text(RuleTitleChanged, p.Key("title"), who, "title", oTitle, nTitle)
+	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", oDesc, nDesc)
+	if oMIME != nMIME {
+		d.add(RuleMIMETypeChanged, p.Key("mimeType"), who, fmt.Sprintf("MIME type %s → %s", orNone(oMIME), orNone(nMIME)), nilIfEmpty(oMIME), nilIfEmpty(nMIME))
+	}
+}
+
+func (d *differ) resourceAnnotations(p catalog.Path, who string, oa, na []string, op, np *float64) {
+	if !reflect.DeepEqual(oa, na) {
+		d.add(RuleAnnotationChanged, p.Key("audience"), who, fmt.Sprintf("audience %s → %s", short(oa), short(na)), oa, na)
+	}
+	if !reflect.DeepEqual(op, np) {
+		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(deref(op), "none"), shortOr(deref(np), "none")), deref(op), deref(np))
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

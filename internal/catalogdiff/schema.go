@@ -1,0 +1,653 @@
+package catalogdiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/askback/askback/internal/catalog"
+)
+
+// effect is what a difference between two schemas does to the values they
+// accept.
+type effect int
+
+const (
+	narrowed   effect = iota // the new schema accepts less
+	widened                  // the new schema accepts more
+	changed                  // neither: other values, or a change not understood
+	annotation               // nothing accepted changes: what a reader is told does
+)
+
+// finding is one difference between two schemas.
+type finding struct {
+	path   catalog.Path
+	effect effect
+	// what names the part: type, enum, bound, format, pattern, required,
+	// removed, added, renamed, description, title, default, keyword.
+	what     string
+	msg      string
+	old, new any
+	// name is the property a removed, added, renamed or required finding
+	// is about; required says whether an added one is required.
+	name     string
+	required bool
+}
+
+// maxSchemaDepth bounds how deep compareSchemas follows nested schemas: a
+// catalog file is bounded in size, but its nesting is not.
+const maxSchemaDepth = 64
+
+// compareSchemas lists the differences from old to new, two JSON schemas
+// as encoding/json reads them (numbers as json.Number or float64).
+func compareSchemas(p catalog.Path, old, new any) []finding {
+	var out []finding
+	cmpSchema(&out, p, old, new, 0)
+	return out
+}
+
+func cmpSchema(out *[]finding, p catalog.Path, old, new any, depth int) {
+	if reflect.DeepEqual(old, new) {
+		return
+	}
+	om, ok1 := old.(map[string]any)
+	nm, ok2 := new.(map[string]any)
+	if !ok1 || !ok2 || depth >= maxSchemaDepth {
+		add(out, finding{path: p, effect: booleanSchema(old, new), what: "keyword", msg: "schema changed", old: old, new: new})
+		return
+	}
+	for _, k := range []string{"description", "title"} {
+		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
+			add(out, finding{path: p.Key(k), effect: annotation, what: k, msg: k + " changed", old: o, new: n})
+		}
+	}
+	for _, k := range []string{"default", "examples"} {
+		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
+			add(out, finding{path: p.Key(k), effect: annotation, what: "default", msg: k + " changed", old: o, new: n})
+		}
+	}
+	cmpType(out, p, om["type"], nm["type"])
+	cmpEnum(out, p, om, nm)
+	for _, b := range bounds {
+		cmpBound(out, p, b, om[b.key], nm[b.key])
+	}
+	cmpWord(out, p, "pattern", om["pattern"], nm["pattern"])
+	cmpWord(out, p, "format", om["format"], nm["format"])
+	cmpMultipleOf(out, p, om["multipleOf"], nm["multipleOf"])
+	cmpFlag(out, p, "uniqueItems", om["uniqueItems"], nm["uniqueItems"])
+	cmpProperties(out, p, om, nm, depth)
+	cmpAdditional(out, p, om["additionalProperties"], nm["additionalProperties"], depth)
+	cmpItems(out, p, om["items"], nm["items"], depth)
+	for _, k := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
+		cmpList(out, p, k, om[k], nm[k], depth)
+	}
+	for _, k := range []string{"$defs", "definitions", "patternProperties", "dependentSchemas"} {
+		cmpMap(out, p, k, om[k], nm[k], depth)
+	}
+	for _, k := range []string{"not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"} {
+		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
+			add(out, finding{path: p.Key(k), effect: changed, what: "keyword", msg: k + " changed", old: o, new: n})
+		}
+	}
+	for _, k := range []string{"$ref", "dependencies", "dependentRequired", "additionalItems", "contentMediaType", "contentEncoding"} {
+		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
+			add(out, finding{path: p.Key(k), effect: changed, what: "keyword", msg: k + " changed", old: o, new: n})
+		}
+	}
+	// Any other keyword (a vendor's x-..., readOnly, deprecated) changes
+	// no value accepted that this comparison knows of: a reader should
+	// still see it.
+	for _, k := range otherKeys(om, nm) {
+		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
+			add(out, finding{path: p.Key(k), effect: annotation, what: "keyword", msg: k + " changed", old: o, new: n})
+		}
+	}
+}
+
+// known are the keywords cmpSchema compares itself, and those it ignores
+// ($comment, $schema, $id: no effect on values or readers).
+var known = map[string]bool{
+	"description": true, "title": true, "default": true, "examples": true, "type": true, "enum": true, "const": true,
+	"pattern": true, "format": true, "multipleOf": true, "uniqueItems": true, "properties": true, "required": true,
+	"additionalProperties": true, "items": true, "anyOf": true, "oneOf": true, "allOf": true, "prefixItems": true,
+	"$defs": true, "definitions": true, "patternProperties": true, "dependentSchemas": true, "not": true, "if": true,
+	"then": true, "else": true, "contains": true, "propertyNames": true, "unevaluatedProperties": true,
+	"unevaluatedItems": true, "$ref": true, "dependencies": true, "dependentRequired": true, "additionalItems": true,
+	"contentMediaType": true, "contentEncoding": true, "$comment": true, "$schema": true, "$id": true, "id": true,
+}
+
+func init() {
+	for _, b := range bounds {
+		known[b.key] = true
+	}
+}
+
+func otherKeys(a, b map[string]any) []string {
+	var keys []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !known[k] && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func add(out *[]finding, f finding) { *out = append(*out, f) }
+
+// booleanSchema is the effect of a change between schemas that are not
+// both objects: true (anything) to something else narrows, to true
+// widens, false (nothing) the reverse.
+func booleanSchema(old, new any) effect {
+	switch {
+	case new == true || isEmptyObject(new):
+		return widened
+	case old == true || isEmptyObject(old):
+		return narrowed
+	case new == false:
+		return narrowed
+	case old == false:
+		return widened
+	}
+	return changed
+}
+
+func isEmptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+// types returns the types a "type" keyword allows; nil for any.
+func types(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// allows reports whether a type set allows type t (number allows
+// integer; nil allows everything).
+func allows(set []string, t string) bool {
+	if set == nil {
+		return true
+	}
+	return slices.Contains(set, t) || t == "integer" && slices.Contains(set, "number")
+}
+
+func covers(a, b []string) bool {
+	if a == nil {
+		return true
+	}
+	if b == nil {
+		return false
+	}
+	for _, t := range b {
+		if !allows(a, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func cmpType(out *[]finding, p catalog.Path, o, n any) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	ot, nt := types(o), types(n)
+	if o != nil && ot == nil || n != nil && nt == nil {
+		add(out, finding{path: p.Key("type"), effect: changed, what: "type", msg: "type changed", old: o, new: n})
+		return
+	}
+	e := changed
+	switch wide, narrow := covers(nt, ot), covers(ot, nt); {
+	case wide && narrow:
+		return // the same set written otherwise
+	case wide:
+		e = widened
+	case narrow:
+		e = narrowed
+	}
+	add(out, finding{path: p.Key("type"), effect: e, what: "type", msg: fmt.Sprintf("type %s → %s", typeText(o), typeText(n)), old: o, new: n})
+}
+
+func typeText(v any) string {
+	if v == nil {
+		return "any"
+	}
+	if t := types(v); len(t) > 0 {
+		return strings.Join(t, "|")
+	}
+	return short(v)
+}
+
+// cmpEnum compares enum and const: values removed narrow, values added
+// widen, an enum or const added narrows, one removed widens.
+func cmpEnum(out *[]finding, p catalog.Path, om, nm map[string]any) {
+	values := func(m map[string]any) ([]any, bool) {
+		if c, ok := m["const"]; ok {
+			return []any{c}, true
+		}
+		if e, ok := m["enum"].([]any); ok {
+			return e, true
+		}
+		return nil, false
+	}
+	ov, oHas := values(om)
+	nv, nHas := values(nm)
+	where := p.Key("enum")
+	if _, ok := nm["const"]; ok {
+		where = p.Key("const")
+	} else if _, ok := om["const"]; ok && !nHas {
+		where = p.Key("const")
+	}
+	switch {
+	case !oHas && !nHas:
+		if _, ok := om["enum"]; ok || nm["enum"] != nil {
+			if !reflect.DeepEqual(om["enum"], nm["enum"]) {
+				add(out, finding{path: where, effect: changed, what: "enum", msg: "enum changed", old: om["enum"], new: nm["enum"]})
+			}
+		}
+		return
+	case !oHas:
+		add(out, finding{path: where, effect: narrowed, what: "enum", msg: "allowed values now limited to " + short(nv), new: nv})
+		return
+	case !nHas:
+		add(out, finding{path: where, effect: widened, what: "enum", msg: "allowed values no longer limited", old: ov})
+		return
+	}
+	var removed, added []any
+	for _, v := range ov {
+		if !containsValue(nv, v) {
+			removed = append(removed, v)
+		}
+	}
+	for _, v := range nv {
+		if !containsValue(ov, v) {
+			added = append(added, v)
+		}
+	}
+	if len(removed) > 0 {
+		add(out, finding{path: where, effect: narrowed, what: "enum", msg: "allowed value removed: " + list(removed), old: removed})
+	}
+	if len(added) > 0 {
+		add(out, finding{path: where, effect: widened, what: "enum", msg: "allowed value added: " + list(added), new: added})
+	}
+}
+
+func containsValue(list []any, v any) bool {
+	for _, x := range list {
+		if sameValue(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue compares JSON values, numbers by value (1 and 1.0 are one).
+func sameValue(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x.Cmp(y) == 0
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func list(vs []any) string {
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, short(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bound is a keyword that limits a value from below or above.
+type bound struct {
+	key   string
+	lower bool // raising it narrows (minimum); else lowering it does
+}
+
+var bounds = []bound{
+	{"minimum", true}, {"exclusiveMinimum", true}, {"minLength", true}, {"minItems", true}, {"minProperties", true}, {"minContains", true},
+	{"maximum", false}, {"exclusiveMaximum", false}, {"maxLength", false}, {"maxItems", false}, {"maxProperties", false}, {"maxContains", false},
+}
+
+func cmpBound(out *[]finding, p catalog.Path, b bound, o, n any) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	at := p.Key(b.key)
+	// Draft 4 wrote exclusiveMinimum and exclusiveMaximum as booleans.
+	if ob, ok := o.(bool); ok || isBool(n) {
+		nb, _ := n.(bool)
+		e := widened
+		if nb && !ob {
+			e = narrowed
+		}
+		add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s → %s", b.key, short(o), short(n)), old: o, new: n})
+		return
+	}
+	ov, oOK := number(o)
+	nv, nOK := number(n)
+	var e effect
+	switch {
+	case o != nil && !oOK || n != nil && !nOK:
+		e = changed
+	case !oOK:
+		e = narrowed // a bound added
+	case !nOK:
+		e = widened // a bound removed
+	case ov.Cmp(nv) == 0:
+		return
+	case (ov.Cmp(nv) < 0) == b.lower:
+		e = narrowed
+	default:
+		e = widened
+	}
+	verb := map[effect]string{narrowed: "tightened", widened: "loosened", changed: "changed"}[e]
+	add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s: %s → %s", b.key, verb, shortOr(o, "none"), shortOr(n, "none")), old: o, new: n})
+}
+
+func isBool(v any) bool { _, ok := v.(bool); return ok }
+
+// number reads a JSON number exactly.
+func number(v any) (*big.Rat, bool) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = n.String()
+	case float64:
+		r := new(big.Rat)
+		if r.SetFloat64(n) == nil {
+			return nil, false
+		}
+		return r, true
+	case int:
+		return new(big.Rat).SetInt64(int64(n)), true
+	default:
+		return nil, false
+	}
+	if len(s) > 64 {
+		return nil, false // no bound needs more; a huge exponent would cost
+	}
+	r, ok := new(big.Rat).SetString(s)
+	return r, ok
+}
+
+// cmpWord compares pattern and format: one added or changed narrows (a
+// changed pattern may accept other strings: it is taken as narrowing),
+// one removed widens.
+func cmpWord(out *[]finding, p catalog.Path, key string, o, n any) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	e := narrowed
+	msg := fmt.Sprintf("%s added: %s", key, short(n))
+	switch {
+	case n == nil:
+		e, msg = widened, fmt.Sprintf("%s removed (was %s)", key, short(o))
+	case o != nil:
+		msg = fmt.Sprintf("%s changed: %s → %s", key, short(o), short(n))
+	}
+	add(out, finding{path: p.Key(key), effect: e, what: key, msg: msg, old: o, new: n})
+}
+
+func cmpMultipleOf(out *[]finding, p catalog.Path, o, n any) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	ov, oOK := number(o)
+	nv, nOK := number(n)
+	e := narrowed
+	switch {
+	case !nOK && n == nil:
+		e = widened
+	case oOK && nOK && nv.Sign() != 0:
+		// Every multiple of the old step is one of the new when the new
+		// step divides it.
+		if q := new(big.Rat).Quo(ov, nv); q.IsInt() {
+			e = widened
+		}
+	}
+	add(out, finding{path: p.Key("multipleOf"), effect: e, what: "bound", msg: fmt.Sprintf("multipleOf %s → %s", shortOr(o, "none"), shortOr(n, "none")), old: o, new: n})
+}
+
+func cmpFlag(out *[]finding, p catalog.Path, key string, o, n any) {
+	ob, _ := o.(bool)
+	nb, _ := n.(bool)
+	if ob == nb {
+		if !reflect.DeepEqual(o, n) && !(o == nil && n == false || o == false && n == nil) {
+			add(out, finding{path: p.Key(key), effect: changed, what: "bound", msg: key + " changed", old: o, new: n})
+		}
+		return
+	}
+	e := widened
+	if nb {
+		e = narrowed
+	}
+	add(out, finding{path: p.Key(key), effect: e, what: "bound", msg: fmt.Sprintf("%s %v → %v", key, ob, nb), old: o, new: n})
+}
+
+func required(m map[string]any) []string {
+	var out []string
+	if r, ok := m["required"].([]any); ok {
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func props(m map[string]any) map[string]any {
+	p, _ := m["properties"].(map[string]any)
+	return p
+}
+
+func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth int) {
+	op, np := props(om), props(nm)
+	oreq, nreq := required(om), required(nm)
+	pp := p.Key("properties")
+	var removed, added []string
+	for k := range op {
+		if _, ok := np[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	for k := range np {
+		if _, ok := op[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(removed)
+	slices.Sort(added)
+	// A property removed and one added with the same schema: renamed?
+	paired := map[string]bool{}
+	for _, r := range removed {
+		for _, a := range added {
+			if !paired[a] && reflect.DeepEqual(op[r], np[a]) {
+				paired[a], paired[r] = true, true
+				add(out, finding{path: pp.Key(r), effect: changed, what: "renamed", name: r,
+					msg: "renamed?", old: r, new: a,
+					required: slices.Contains(nreq, a)})
+				break
+			}
+		}
+	}
+	for _, r := range removed {
+		if !paired[r] {
+			add(out, finding{path: pp.Key(r), effect: changed, what: "removed", name: r, msg: fmt.Sprintf("%q removed", r), old: op[r]})
+		}
+	}
+	for _, a := range added {
+		if paired[a] {
+			continue
+		}
+		req := slices.Contains(nreq, a)
+		msg := fmt.Sprintf("optional %q added", a)
+		if req {
+			msg = fmt.Sprintf("required %q added", a)
+		}
+		add(out, finding{path: pp.Key(a), effect: widened, what: "added", name: a, required: req, msg: msg, new: np[a]})
+	}
+	names := make([]string, 0, len(op))
+	for k := range op {
+		if _, ok := np[k]; ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		cmpSchema(out, pp.Key(k), op[k], np[k], depth+1)
+	}
+	// Required: of the properties on both sides (and any not declared).
+	rp := p.Key("required")
+	for _, r := range nreq {
+		if slices.Contains(oreq, r) {
+			continue
+		}
+		if _, isNew := np[r]; isNew && op[r] == nil && !paired[r] {
+			continue // reported as a required property added
+		}
+		if slices.Contains(added, r) {
+			continue // renamed, reported
+		}
+		add(out, finding{path: rp, effect: narrowed, what: "required", name: r, msg: fmt.Sprintf("%q is now required", r), new: r})
+	}
+	for _, r := range oreq {
+		if slices.Contains(nreq, r) || slices.Contains(removed, r) {
+			continue
+		}
+		add(out, finding{path: rp, effect: widened, what: "required", name: r, msg: fmt.Sprintf("%q is no longer required", r), old: r})
+	}
+}
+
+func cmpAdditional(out *[]finding, p catalog.Path, o, n any, depth int) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	at := p.Key("additionalProperties")
+	allowsAny := func(v any) bool { return v == nil || v == true || isEmptyObject(v) }
+	switch {
+	case allowsAny(o) && allowsAny(n):
+		return
+	case allowsAny(n):
+		add(out, finding{path: at, effect: widened, what: "bound", msg: "other properties now allowed", old: o, new: n})
+	case allowsAny(o):
+		add(out, finding{path: at, effect: narrowed, what: "bound", msg: "other properties no longer allowed", old: o, new: n})
+	case isMap(o) && isMap(n):
+		cmpSchema(out, at, o, n, depth+1)
+	default:
+		add(out, finding{path: at, effect: booleanSchema(o, n), what: "bound", msg: "additionalProperties changed", old: o, new: n})
+	}
+}
+
+func isMap(v any) bool { _, ok := v.(map[string]any); return ok }
+
+func cmpItems(out *[]finding, p catalog.Path, o, n any, depth int) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	at := p.Key("items")
+	switch {
+	case o == nil:
+		add(out, finding{path: at, effect: narrowed, what: "type", msg: "items now limited", new: n})
+	case n == nil:
+		add(out, finding{path: at, effect: widened, what: "type", msg: "items no longer limited", old: o})
+	default:
+		if _, ok := o.([]any); ok {
+			cmpList(out, p, "items", o, n, depth)
+			return
+		}
+		cmpSchema(out, at, o, n, depth+1)
+	}
+}
+
+// cmpList compares lists of schemas (anyOf, oneOf, allOf, tuples) item by
+// item when they are as long; otherwise as one change it cannot judge.
+func cmpList(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	ol, ok1 := o.([]any)
+	nl, ok2 := n.([]any)
+	if !ok1 || !ok2 || len(ol) != len(nl) {
+		add(out, finding{path: p.Key(key), effect: changed, what: "keyword", msg: key + " changed", old: o, new: n})
+		return
+	}
+	for i := range ol {
+		cmpSchema(out, p.Key(key).Index(i), ol[i], nl[i], depth+1)
+	}
+}
+
+// cmpMap compares maps of schemas ($defs) name by name; one removed or
+// added is a change it cannot judge (what refers to it?).
+func cmpMap(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	om, ok1 := o.(map[string]any)
+	nm, ok2 := n.(map[string]any)
+	if !ok1 || !ok2 {
+		add(out, finding{path: p.Key(key), effect: changed, what: "keyword", msg: key + " changed", old: o, new: n})
+		return
+	}
+	var names []string
+	for k := range om {
+		names = append(names, k)
+	}
+	for k := range nm {
+		if _, ok := om[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		ov, ok1 := om[k]
+		nv, ok2 := nm[k]
+		switch {
+		case ok1 && ok2:
+			cmpSchema(out, p.Key(key).Key(k), ov, nv, depth+1)
+		default:
+			add(out, finding{path: p.Key(key).Key(k), effect: changed, what: "keyword", msg: fmt.Sprintf("%s %q %s", key, k, map[bool]string{true: "removed", false: "added"}[ok1]), old: ov, new: nv})
+		}
+	}
+}
+
+// short is v in JSON, cut to a length a line can hold.
+func short(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	s := string(b)
+	if len(s) > 80 {
+		cut := 77
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
+
+func shortOr(v any, none string) string {
+	if v == nil {
+		return none
+	}
+	return short(v)
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// newCatalogCmd groups the commands about a server's catalog snapshot.
+func newCatalogCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "Save a server's catalog as a file, and diff it against a later one",
+		Long: `A server's catalog is what it tells a client and the model: its name,
+version, protocol, capabilities and instructions, and its tools, prompts,
+resources and resource templates with their schemas, annotations and icons.
+catalog save writes it as one canonical JSON file to commit next to the
+server's code; catalog diff compares two (or a file and the live server) and
+classifies every change as breaking for callers, to review (what the model
+is told changed) or safe, and fails on the changes you choose.`,
+		Example: `  mcp-tester catalog save -c bin/deployer -o /tmp/catalog.json
+  mcp-tester catalog diff /tmp/catalog.json -c bin/deployer`,
+	}
+	cmd.AddCommand(newCatalogSaveCmd(ios, nil), newCatalogDiffCmd(ios, nil))
+	return cmd
+}
+
+// fetchCatalog reads the catalog of the server conn reaches.
+func fetchCatalog(ctx context.Context, ios *iostreams.IOStreams, conn *ConnOptions) (*catalog.Catalog, string, error) {
+	s, err := conn.open(ctx, ios, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.Close()
+	c, err := catalog.Fetch(ctx, s)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, s.Target().Describe(), nil
+}
+
+// readCatalogFile reads a catalog file and the lines of its paths: those of
+// the file as catalog save writes it, or none (with a note on stderr) when
+// it was written otherwise, as lines would then point elsewhere.
+func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, catalog.Lines, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	defer f.Close()
+	data, err := readBounded(f, catalog.MaxFileSize)
+	if err != nil {
+		return nil, nil, usageErr("%s: %v", path, err)
+	}
+	c, err := catalog.Parse(data)
+	if err != nil {
+		return nil, nil, usageErr("%s: %v", path, err)
+	}
+	again, lines, err := c.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(again, data) {
+		fmt.Fprintf(ios.ErrOut, "mcp-tester: note: %s is not in the form catalog save writes: changes are shown by path, not by line (save it again to fix)\n", path)
+		lines = nil
+	}
+	return c, lines, nil
+}
+
+// readBounded reads f, refusing more than limit bytes.
+func readBounded(f io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d MiB", limit>>20)
+	}
+	return data, nil
+}
+
+// writeFileAtomic writes data to path through a file beside it renamed
+// into place: a run that fails leaves the file it would replace whole.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
