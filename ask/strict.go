@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,7 +42,7 @@ var ErrAmbiguous = errors.New("ambiguous message")
 // checked; one with a transport of its own calls CheckMessage on each
 // message before the go-sdk sees it.
 func CheckMessage(data []byte) error {
-	if err := strictjson.CheckRepeats(data); err != nil {
+	if err := jsonscan.Repeats(data); err != nil {
 		if errors.Is(err, strictjson.ErrAmbiguous) {
 			return fmt.Errorf("%w: %v", ErrAmbiguous, err)
 		}
@@ -46,7 +50,7 @@ func CheckMessage(data []byte) error {
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		var batch []json.RawMessage
-		if strictjson.DecodeAsSDK(data, &batch) != nil {
+		if strictjson.DecodeLikeSDK(data, &batch) != nil {
 			return nil
 		}
 		for i, m := range batch {
@@ -69,11 +73,11 @@ func checkAnswers(msg []byte) error {
 			InputResponses map[string]json.RawMessage `json:"inputResponses"`
 		} `json:"params"`
 	}
-	if strictjson.DecodeAsSDK(msg, &m) != nil {
+	if strictjson.DecodeLikeSDK(msg, &m) != nil {
 		return nil // not a request with params, nor a response: the go-sdk's own error, if any
 	}
 	for key, answer := range m.Params.InputResponses {
-		if err := strictjson.CheckKeys(answer); err != nil {
+		if err := jsonscan.Keys(answer); err != nil {
 			return fmt.Errorf("%w: inputResponses[%q]: %v", ErrAmbiguous, key, err)
 		}
 		if err := readOneWay(answer); err != nil {
@@ -81,7 +85,7 @@ func checkAnswers(msg []byte) error {
 		}
 	}
 	if m.Method == "" && len(m.Result) > 0 {
-		if err := strictjson.CheckKeys(m.Result); err != nil {
+		if err := jsonscan.Keys(m.Result); err != nil {
 			return fmt.Errorf("%w: the result: %v", ErrAmbiguous, err)
 		}
 	}
@@ -94,6 +98,9 @@ func checkAnswers(msg []byte) error {
 // an error when the two differ: "ACTION" is the action to the one and
 // nothing to the other.
 func readOneWay(raw json.RawMessage) error {
+	if !otherSpelling(raw) {
+		return nil // every key is spelled as written or unknown: one reading
+	}
 	loose, err := readAnswer(raw, json.Unmarshal)
 	if err != nil {
 		return nil // the go-sdk refuses it itself
@@ -108,6 +115,85 @@ func readOneWay(raw json.RawMessage) error {
 		return fmt.Errorf("its keys are not spelled as the protocol spells them (read case-insensitively it is %s, as written: %s)", a, b)
 	}
 	return nil
+}
+
+// answerFields are the member names of the go-sdk's answer types that
+// encoding/json decodes itself (elicitation and roots results, and what
+// they hold; the sampling result and content decode themselves, keys as
+// written), by their lower case: a key that encoding/json matches to one
+// of them without being spelled as it is read otherwise by the two
+// decoders.
+var answerFields = func() map[string][]string {
+	names := map[string][]string{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] || reflect.PointerTo(t).Implements(unmarshaler) {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type)
+				continue
+			}
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if low := strings.ToLower(name); !slices.Contains(names[low], name) {
+				names[low] = append(names[low], name)
+			}
+			walk(f.Type)
+		}
+	}
+	for _, v := range []any{mcp.ElicitResult{}, mcp.CreateMessageWithToolsResult{}, mcp.ListRootsResult{}} {
+		walk(reflect.TypeOf(v))
+	}
+	// The go-sdk tells the kind of an answer by these, read by
+	// encoding/json.
+	for _, n := range []string{"action", "role", "roots"} {
+		if !slices.Contains(names[n], n) {
+			names[n] = append(names[n], n)
+		}
+	}
+	return names
+}()
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// otherSpelling reports whether an answer may hold a key that
+// encoding/json matches to a member of the go-sdk's answer types without
+// being spelled as it: a known name found more often with its letters
+// lowered than as spelled, an escape (which may spell a letter), or a
+// letter outside ASCII that folds to one in ASCII (the Kelvin sign, the
+// long s). It may say yes for keys that are fine (the comparison of both
+// readings decides); it does not say no for one that is not.
+func otherSpelling(raw []byte) bool {
+	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte("\u212a")) || bytes.Contains(raw, []byte("\u017f")) {
+		return true
+	}
+	lower := bytes.ToLower(raw)
+	for low, spellings := range answerFields {
+		c := bytes.Count(lower, []byte(`"`+low+`"`))
+		if c == 0 {
+			continue
+		}
+		for _, name := range spellings {
+			c -= bytes.Count(raw, []byte(`"`+name+`"`))
+		}
+		if c != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // readAnswer decodes an answer with decode into the type the go-sdk picks

@@ -31,6 +31,8 @@ func TestCheckMessage(t *testing.T) {
 		{"question key twice", call(`"inputResponses":{"confirm":{"action":"decline"},"confirm":{"action":"accept"}}`), `key "confirm" appears twice in the object at $.params.inputResponses`},
 		{"Action and action", call(`"inputResponses":{"confirm":{"action":"decline","Action":"accept"}}`), `inputResponses["confirm"]: ambiguous JSON object: keys "action" and "Action" differ only in letter case`},
 		{"ACTION alone", call(`"inputResponses":{"confirm":{"ACTION":"accept"}}`), `inputResponses["confirm"]: its keys are not spelled as the protocol spells them`},
+		{"ROLE for role", call(`"inputResponses":{"q":{"ROLE":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`), "not spelled as the protocol spells them"},
+		{"a root's URI", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"r":{"roots":[{"URI":"file:///etc"}]}}}}`, "not spelled as the protocol spells them"},
 		{"Content alone", call(`"inputResponses":{"confirm":{"action":"accept","Content":{"confirm":true}}}`), "not spelled as the protocol spells them"},
 		{"content keys in two cases", call(`"inputResponses":{"confirm":{"action":"accept","content":{"confirm":false,"Confirm":true}}}`), `differ only in letter case in the object at $.content`},
 		{"inputResponses twice", call(`"inputResponses":{"confirm":{"action":"decline"}},"inputResponses":{"confirm":{"action":"accept"}}`), `key "inputResponses" appears twice`},
@@ -214,14 +216,17 @@ func TestStrictIORefusesAnAmbiguousElicitationAnswer(t *testing.T) {
 }
 
 // Whatever CheckMessage lets through, the go-sdk's reading of each answer
-// (encoding/json, as InputResponseMap decodes it) finds the action that a
-// reader matching keys as written finds.
+// (mcp.InputResponseMap, encoding/json inside) is the reading of a decoder
+// that matches keys as written: the same kind of answer, the same
+// elicitation result.
 func FuzzCheckMessage(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"action":"accept"}}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"action":"decline","Action":"accept"}}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"ACTION":"accept"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"action":"accept","Content":{"a":1}}}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"action":"decline"},"q":{"action":"accept"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d","inputResponses":{"q":{"\u0061ction":"accept","_Meta":{}}}}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"k":1,"\u212a":2}}}`,
 	} {
@@ -231,39 +236,40 @@ func FuzzCheckMessage(f *testing.F) {
 		if ask.CheckMessage(data) != nil {
 			return
 		}
-		var sdk struct {
+		var raw struct {
 			Params struct {
 				InputResponses map[string]json.RawMessage `json:"inputResponses"`
 			} `json:"params"`
 		}
-		if strictjson.DecodeAsSDK(data, &sdk) != nil {
+		if strictjson.DecodeAsSDK(data, &raw) != nil {
 			return
 		}
-		for key, raw := range sdk.Params.InputResponses {
-			var loose struct {
-				Action *string `json:"action"`
-			}
-			var exact map[string]json.RawMessage
-			if json.Unmarshal(raw, &loose) != nil || json.Unmarshal(raw, &exact) != nil {
+		for key, answer := range raw.Params.InputResponses {
+			var sdk mcp.InputResponseMap
+			one, _ := json.Marshal(map[string]json.RawMessage{key: answer})
+			if json.Unmarshal(one, &sdk) != nil {
 				continue
 			}
-			var exactAction *string
-			if a, ok := exact["action"]; ok {
-				var s string
-				if json.Unmarshal(a, &s) == nil {
-					exactAction = &s
-				}
+			loose, isElicit := sdk[key].(*mcp.ElicitResult)
+			var exact map[string]json.RawMessage
+			if strictjson.DecodeAsSDK(answer, &exact) != nil {
+				continue
 			}
-			if (loose.Action == nil) != (exactAction == nil) || (loose.Action != nil && exactAction != nil && *loose.Action != *exactAction) {
-				t.Fatalf("%s: inputResponses[%q]: encoding/json reads action %v, an exact reader %v", data, key, deref(loose.Action), deref(exactAction))
+			if _, hasAction := exact["action"]; hasAction != isElicit && exact["roots"] == nil && exact["role"] == nil {
+				t.Fatalf("%s: inputResponses[%q]: the go-sdk reads an elicitation result %v, a reader of keys as written %v", data, key, isElicit, hasAction)
+			}
+			if !isElicit {
+				continue
+			}
+			var e mcp.ElicitResult
+			if strictjson.DecodeAsSDK(answer, &e) != nil {
+				continue
+			}
+			a, _ := json.Marshal(loose)
+			b, _ := json.Marshal(&e)
+			if string(a) != string(b) {
+				t.Fatalf("%s: inputResponses[%q]: the go-sdk reads %s, a reader of keys as written %s", data, key, a, b)
 			}
 		}
 	})
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "<none>"
-	}
-	return *s
 }

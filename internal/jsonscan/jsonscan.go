@@ -56,6 +56,31 @@ func Repeats(data []byte) error {
 	return s.repeat
 }
 
+// Keys reports, in one pass, what strictjson.CheckKeys reports: an error
+// wrapping strictjson.ErrAmbiguous, with the same message, for the first
+// object at any depth with a key twice or two keys that differ only in
+// letter case (Unicode simple folding), and a syntax error when data is
+// not exactly one JSON value. Empty data passes. Like Repeats it refuses
+// nesting deeper than MaxDepth.
+func Keys(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	s := newScanner(data, true)
+	s.fold, s.anyName = true, true
+	if err := s.value(nil); err != nil {
+		return err
+	}
+	s.space()
+	if s.pos < len(s.data) {
+		return fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
+	}
+	if s.caseErr != nil {
+		return s.caseErr // found before any repeat: addKey stops at the first repeat
+	}
+	return s.repeat
+}
+
 // Kind says what a message is.
 type Kind int
 
@@ -228,14 +253,17 @@ type frame struct {
 }
 
 type scanner struct {
-	data   []byte
-	pos    int
-	depth  int
-	check  bool    // look for repeated keys (inside a result, or everywhere for Repeats)
-	fold   bool    // look for keys that differ only in letter case too (Scan: the message and its result)
-	stack  []frame // the checked containers open, outermost first
-	keys   []span  // the keys read so far of the checked objects open
-	repeat error   // the first repeated key
+	data  []byte
+	pos   int
+	depth int
+	check bool // look for repeated keys (inside a result, or everywhere for Repeats)
+	fold  bool // look for keys that differ only in letter case too (Scan: the message and its result)
+	// anyName: with fold, keys are not held to the protocol's spelling of
+	// its members (Keys reads any JSON).
+	anyName bool
+	stack   []frame // the checked containers open, outermost first
+	keys    []span  // the keys read so far of the checked objects open
+	repeat  error   // the first repeated key
 	// caseErr is the first pair of keys that differ only in letter case,
 	// or the first member spelled otherwise than the protocol spells it.
 	caseErr error
@@ -674,7 +702,7 @@ func (s *scanner) addKey(key span, envelope bool) {
 		return
 	}
 	fold := (s.fold || envelope) && s.caseErr == nil
-	if fold {
+	if fold && !s.anyName {
 		// After the earlier keys: two keys in two cases say more than a
 		// spelling.
 		defer func() {

@@ -271,3 +271,31 @@ func TestScanCase(t *testing.T) {
 		t.Errorf("space after a message: trailing")
 	}
 }
+
+// Keys gives strictjson.CheckKeys' verdict and message.
+func FuzzKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":1,"a":2,"A":3}`, `{"a":1,"A":1,"a":2}`, `{"x":{"k":1,"\u212a":2}}`, `[{"s":1},{"S":1,"s":2}]`, `{"a":1}{`, `1`, ``,
+		manyKeysObject(30, `"K0"`), manyKeysObject(30, `"k\u0031"`)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > MaxDepth {
+			return
+		}
+		got, want := Keys(data), strictjson.CheckKeys(data)
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			if got != nil {
+				t.Fatalf("Keys(%q) = %v, want nil (no value)", data, got)
+			}
+		case !json.Valid(data):
+			// Refused either way: Keys as not JSON, CheckKeys maybe for
+			// what it met first.
+			if got == nil || errors.Is(got, strictjson.ErrAmbiguous) || want == nil {
+				t.Fatalf("Keys(%q) = %v, CheckKeys %v; encoding/json refuses it", data, got, want)
+			}
+		case (got == nil) != (want == nil) || fmt.Sprint(got) != fmt.Sprint(want):
+			t.Fatalf("Keys(%q) = %v, CheckKeys %v", data, got, want)
+		}
+	})
+}

@@ -156,6 +156,13 @@ func DecodeAsSDK(data []byte, v any) error {
 	if err := CheckRepeats(data); err != nil {
 		return err
 	}
+	return DecodeLikeSDK(data, v)
+}
+
+// DecodeLikeSDK reads data into v with the go-sdk's decoder, as
+// [DecodeAsSDK] does, without its checks: for data already checked (by
+// jsonscan.Repeats, which gives CheckRepeats' verdict in one faster pass).
+func DecodeLikeSDK(data []byte, v any) error {
 	dec := sdkjson.NewDecoder(bytes.NewReader(data))
 	dec.DontMatchCaseInsensitiveStructFields()
 	return dec.Decode(v)
