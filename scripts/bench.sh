@@ -29,6 +29,9 @@ section "neutralising server text"
 gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 500x -count 3
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
+section "mcp-tester proxy"
+gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -benchmem
+gobench proxy-memory.txt ./internal/proxy SessionMemory -benchtime 1x
 section "requestState codec"
 gobench reqstate.txt ./reqstate Codec -benchtime 3125x
 gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x

@@ -17,7 +17,7 @@ import (
 type run struct {
 	x      *Extension
 	id     string
-	owner  string
+	share  string // the caller its place counts against
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
@@ -37,7 +37,7 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) *ru
 		inner := cancel
 		cancel = func(cause error) { inner(cause); stop() }
 	}
-	r := &run{x: x, id: rec.ID, owner: rec.Owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
+	r := &run{x: x, id: rec.ID, share: rec.Share, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
 	x.mu.Lock()
 	x.runs[rec.ID] = r
 	x.mu.Unlock()
@@ -60,7 +60,7 @@ func (r *run) main(h Handler, t *Task) {
 		r.x.mu.Lock()
 		delete(r.x.runs, r.id)
 		r.x.mu.Unlock()
-		r.x.release(r.owner)
+		r.x.release(r.share)
 		r.cancel(context.Canceled)
 	}()
 	if r.x.shared {

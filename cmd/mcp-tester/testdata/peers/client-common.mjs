@@ -2,12 +2,13 @@
 // the output the interop transcripts read.
 //
 //   node ts2-client.mjs (--url URL | --command 'CMD ARG...') [--era legacy|auto|modern]
-//        [--answer accept|decline|cancel|accept:{json}]... [--no-elicitation]
+//        [--answer accept|decline|cancel|accept:{json}|exit]... [--no-elicitation]
 //        (call TOOL [JSON] | prompt NAME | read URI | tools)
 //
 // Each question prints as "asked: MESSAGE", the result's text as
 // "result: TEXT", an error as "error: MESSAGE" (exit 1). Questions beyond
-// the answers given are declined. Everything ends within 20 seconds.
+// the answers given are declined; the answer "exit" leaves mid-question
+// (exit 4, its connections dropped). Everything ends within 20 seconds.
 
 export function parseArgs(argv) {
     const o = { answers: [], era: 'legacy', elicitation: true, rest: [] };
@@ -36,6 +37,10 @@ export function answerer(answers) {
         const p = request.params;
         console.log(`asked: ${p.message}${p.mode === 'url' ? ` <${p.url}>` : ''}`);
         const spec = answers.shift() ?? 'decline';
+        if (spec === 'exit') {
+            console.log('left mid-question');
+            process.exit(4);
+        }
         if (spec.startsWith('accept:')) return { action: 'accept', content: JSON.parse(spec.slice('accept:'.length)) };
         if (p.mode !== 'url' && spec === 'accept') return { action: 'accept', content: {} };
         return { action: spec };
