@@ -98,7 +98,11 @@ type Options struct {
 	// for this long. Zero means DefaultSessionTimeout; it cannot be turned
 	// off.
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open 2025-11-25 sessions; an initialize beyond
+	// MaxSessions bounds the open 2025-11-25 sessions. When all are open, an
+	// initialize of a caller holding fewer than the caller holding the most
+	// (by two or more) closes one of that caller's sessions (idle the
+	// longest, else the least recently used): callers at many addresses
+	// cannot keep another out, each has at least an equal share. Otherwise
 	// it is answered 503 with Retry-After (the timeout, at most a minute).
 	// Zero means DefaultMaxSessions.
 	MaxSessions int
@@ -361,6 +365,11 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	stale := h.sweepLocked()
 	evict, callerFull := h.callerPlaceLocked(share)
 	full := !callerFull && len(h.sessions)-len(evict)+h.nopening >= h.opts.MaxSessions
+	if full && len(evict) == 0 {
+		if id := h.fairPlaceLocked(share); id != "" {
+			evict, full = []string{id}, false
+		}
+	}
 	var closing []*session
 	if !full && !callerFull {
 		h.nopening++
@@ -455,6 +464,47 @@ func (h *Handler) callerPlaceLocked(share string) (evict []string, full bool) {
 		evict = append(evict, oldest)
 	}
 	return evict, false
+}
+
+// fairPlaceLocked returns a session to close so that share may open one
+// while every place is taken: one of the caller holding the most places
+// (sessions and initializes in progress), when it holds at least two more
+// than share; idle the longest, else the least recently used. "" when no
+// caller holds that many. A caller nobody can tell apart ("") gives up no
+// place.
+func (h *Handler) fairPlaceLocked(share string) string {
+	held := map[string]int{}
+	for _, s := range h.sessions {
+		held[s.share]++
+	}
+	for k, n := range h.opening {
+		held[k] += n
+	}
+	top, most := "", 0
+	for k, n := range held {
+		if k != "" && (n > most || n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	if top == "" || most < held[share]+2 {
+		return ""
+	}
+	victim := ""
+	for id, s := range h.sessions {
+		if s.share == top && (victim == "" || s.closesBefore(h.sessions[victim])) {
+			victim = id
+		}
+	}
+	return victim
+}
+
+// closesBefore reports whether s gives up its place before o: an idle
+// session before a busy one, then the one used least recently.
+func (s *session) closesBefore(o *session) bool {
+	if (s.busy == 0) != (o.busy == 0) {
+		return s.busy == 0
+	}
+	return s.last.Before(o.last)
 }
 
 // close ends a session in the go-sdk's handler, as its client's DELETE

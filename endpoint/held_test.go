@@ -74,6 +74,86 @@ func TestAnonymousSessionsPerClient(t *testing.T) {
 	}
 }
 
+// When every session is open, held by clients at many addresses, a client
+// holding fewer than the one holding the most still opens one: that client
+// gives up a session, an idle one first.
+func TestSessionsSharedWhenFull(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{MaxSessions: 4, MaxSessionsPerUser: 3})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(subject.WithClient(r.Context(), r.Header.Get("X-Test-Client"))))
+	}))
+	t.Cleanup(srv.Close)
+	send := func(client, session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("X-Test-Client", client)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	open := func(client string) (string, int, string) {
+		t.Helper()
+		resp := send(client, "", initialize)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		id := resp.Header.Get("Mcp-Session-Id")
+		if id != "" {
+			send(client, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+		}
+		return id, resp.StatusCode, string(body)
+	}
+	const a = "addr:192.0.2.1"
+	streams, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	// a: one busy session (an event stream), then two idle ones; b: one.
+	busy, _, _ := open(a)
+	go holdStream(streams, srv.URL, busy, "X-Test-Client", a)
+	waitBusy(t, 1, func() int { return h.BusyShare("~" + a) })
+	var idle []string
+	for range 2 {
+		id, code, body := open(a)
+		if id == "" {
+			t.Fatalf("a's session: %d %s", code, body)
+		}
+		idle = append(idle, id)
+	}
+	if id, code, body := open("addr:192.0.2.2"); id == "" {
+		t.Fatalf("b's session: %d %s", code, body)
+	}
+	// Full. c and d each take one of a's places: its idle sessions.
+	for _, client := range []string{"addr:192.0.2.3", "addr:192.0.2.4"} {
+		if id, code, body := open(client); id == "" {
+			t.Fatalf("%s while every session is open: %d %s, want a session", client, code, body)
+		}
+	}
+	if h.Sessions() != 4 {
+		t.Fatalf("%d sessions open, want 4", h.Sessions())
+	}
+	for _, id := range idle {
+		resp := send(a, id, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("a's idle session given up still answers: %d", resp.StatusCode)
+		}
+	}
+	if h.BusyShare("~"+a) != 1 {
+		t.Error("a's busy session was closed while it had idle ones")
+	}
+	// Each holds one now: a fifth client is refused.
+	if id, code, body := open("addr:192.0.2.5"); id != "" || code != http.StatusServiceUnavailable || !strings.Contains(body, "too many open sessions (4)") {
+		t.Fatalf("a fifth client when everyone holds one: %d %s, want 503", code, body)
+	}
+}
+
 // A question a session's client never answers ends at QuestionTimeout: the
 // call that asked it ends and its session is no longer busy.
 func TestQuestionTimeout(t *testing.T) {

@@ -47,8 +47,12 @@ type Options struct {
 	// random characters (130 bits), unguessable but a bearer secret.
 	RequireSubject bool
 	// MaxTasks is how many unfinished tasks the extension runs at once
-	// (DefaultMaxTasks if zero); a call beyond it is refused with an error
-	// that says so ([ErrTooManyTasks]).
+	// (DefaultMaxTasks if zero). When all run, a call of a caller holding
+	// fewer than the caller holding the most (by two or more) ends that
+	// caller's oldest task ([ErrEvicted]: the task fails, saying so) and
+	// takes its place, so that callers at many addresses cannot keep another
+	// out; otherwise it is refused with an error that says so
+	// ([ErrTooManyTasks]).
 	MaxTasks int
 	// MaxTasksPerUser is how many unfinished tasks one caller may have
 	// (DefaultMaxTasksPerUser if zero): an authenticated user or, for a
@@ -108,10 +112,11 @@ type Extension struct {
 	stop context.CancelCauseFunc
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	runs    map[string]*run
-	active  int            // unfinished tasks started here
-	byShare map[string]int // of them, per caller (subject.Share)
+	mu       sync.Mutex
+	runs     map[string]*run
+	active   int            // unfinished tasks started here
+	evicting int            // of them, those ended for another's place, not yet done
+	byShare  map[string]int // of them, per caller (subject.Share), but those evicting
 }
 
 // Install adds the extension to server: it advertises the extension in the

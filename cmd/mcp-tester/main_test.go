@@ -65,6 +65,7 @@ var servers = []string{
 	"./internal/fixtures/rulebreaker",
 	"./examples/protected",
 	"./internal/fixtures/fakebrowser",
+	"./internal/fixtures/deployvariant",
 	"./internal/fixtures/catalogserver",
 }
 

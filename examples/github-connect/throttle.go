@@ -34,8 +34,10 @@ import (
 // A successful sign-in gives its charge back and clears its address's run of
 // wrong passwords. Wrong bearer tokens at /mcp are throttled by the address's
 // gates the same way (tokens). What the throttle remembers is bounded (MaxEntries per
-// kind, the least recently seen forgotten first; MaxKnown addresses per
-// account).
+// kind, the least recently seen forgotten first, but for accounts: those that
+// know no address of their user go first, the least spent first, so that
+// trying many other accounts cannot refill an account under attack; MaxKnown
+// addresses per account).
 type signInThrottle struct {
 	limits throttleLimits
 	now    func() time.Time
@@ -254,22 +256,46 @@ func (t *signInThrottle) end(pk pairKey, account string, charged, known, ok bool
 	}
 }
 
-// keep stores the states of an attempt, forgetting the least recently seen
-// entries of a kind that is full.
+// keep stores the states of an attempt, forgetting entries of a kind that is
+// full (see signInThrottle).
 func (t *signInThrottle) keep(pk pairKey, pair *pairState, addr string, ab *bucket, account string, acc *accountState) {
 	if _, ok := t.pairs[pk]; !ok && len(t.pairs) >= t.limits.MaxEntries {
-		evictOldest(t.pairs, func(p *pairState) time.Time { return p.last })
+		evictFirst(t.pairs, func(a, b *pairState) int { return a.last.Compare(b.last) })
 	}
 	t.pairs[pk] = pair
 	if _, ok := t.addrs[addr]; !ok && len(t.addrs) >= t.limits.MaxEntries {
-		evictOldest(t.addrs, func(b *bucket) time.Time { return b.seen })
+		evictFirst(t.addrs, func(a, b *bucket) int { return a.seen.Compare(b.seen) })
 	}
 	t.addrs[addr] = ab
 	if acc == nil {
 		return
 	}
 	if _, ok := t.accounts[account]; !ok && len(t.accounts) >= t.limits.MaxEntries {
-		evictOldest(t.accounts, func(a *accountState) time.Time { return a.budget.seen })
+		// An account whose budget is spent, or that knows the addresses
+		// its user signs in from, is what the throttle is for: forgetting
+		// it would give a guesser a full budget again, and its user the
+		// waits of a stranger. So accounts that know no address go first,
+		// the least spent of them first (an attacker must spend as much
+		// on every other account to push one out), then the oldest.
+		now := t.now()
+		left := func(a *accountState) float64 {
+			return min(float64(t.limits.AccountBurst), a.budget.tokens+float64(now.Sub(a.budget.at))/float64(t.limits.AccountRefill))
+		}
+		evictFirst(t.accounts, func(a, b *accountState) int {
+			if ka, kb := len(a.known) > 0, len(b.known) > 0; ka != kb {
+				if ka {
+					return 1
+				}
+				return -1
+			}
+			if la, lb := left(a), left(b); la != lb {
+				if la > lb {
+					return -1
+				}
+				return 1
+			}
+			return a.budget.seen.Compare(b.budget.seen)
+		})
 	}
 	t.accounts[account] = acc
 }
@@ -299,17 +325,18 @@ func (t *signInThrottle) tokens(h http.Handler, verify auth.TokenVerifier) http.
 	})
 }
 
-// evictOldest forgets the tenth of m seen least recently (at least one).
-func evictOldest[K comparable, V any](m map[K]V, seen func(V) time.Time) {
+// evictFirst forgets the tenth of m (at least one) that comes first in the
+// order of cmp.
+func evictFirst[K comparable, V any](m map[K]V, cmp func(a, b V) int) {
 	type entry struct {
 		k K
-		t time.Time
+		v V
 	}
 	all := make([]entry, 0, len(m))
 	for k, v := range m {
-		all = append(all, entry{k, seen(v)})
+		all = append(all, entry{k, v})
 	}
-	slices.SortFunc(all, func(a, b entry) int { return a.t.Compare(b.t) })
+	slices.SortFunc(all, func(a, b entry) int { return cmp(a.v, b.v) })
 	for _, e := range all[:max(1, len(all)/10)] {
 		delete(m, e.k)
 	}

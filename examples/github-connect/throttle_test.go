@@ -128,3 +128,41 @@ func TestThrottleIsBounded(t *testing.T) {
 		t.Fatalf("remembered %d pairs, %d addresses, %d accounts; limit 100", len(th.pairs), len(th.addrs), len(th.accounts))
 	}
 }
+
+// Guessers at many addresses cannot make the throttle forget an account
+// under attack by trying many other accounts: its spent budget stays spent
+// and the address its user signed in from stays known.
+func TestThrottleForgetsNoAccountUnderAttack(t *testing.T) {
+	clk := &fakeNow{t: time.Unix(1e9, 0)}
+	l := defaultThrottle
+	l.MaxEntries = 100
+	th := newSignInThrottle(l, clk.now)
+	if ok, _ := attempt(t, th, "home", "alice", true); !ok {
+		t.Fatal("alice's first sign-in")
+	}
+	// alice's budget is spent, and carol's (who never signed in).
+	for _, account := range []string{"alice", "carol"} {
+		for i := range l.AccountBurst {
+			if ok, _ := attempt(t, th, fmt.Sprint("bot-", account, i), account, false); !ok {
+				t.Fatalf("guess %d at %s refused", i+1, account)
+			}
+		}
+	}
+	// One attempt each at 1,000 other accounts, from as many addresses.
+	for i := range 1000 {
+		clk.t = clk.t.Add(time.Millisecond)
+		attempt(t, th, fmt.Sprint("filler", i), fmt.Sprint("nobody", i), false)
+	}
+	for _, account := range []string{"alice", "carol"} {
+		if ok, _ := attempt(t, th, "bot-new", account, false); ok {
+			t.Fatalf("a new address guessed %s's password again: the spent budget was forgotten", account)
+		}
+	}
+	clk.t = clk.t.Add(l.KnownPace)
+	if ok, wait := attempt(t, th, "home", "alice", true); !ok {
+		t.Fatalf("alice from home waits %v: the address she signed in from was forgotten", wait)
+	}
+	if len(th.accounts) > l.MaxEntries {
+		t.Fatalf("remembered %d accounts; limit %d", len(th.accounts), l.MaxEntries)
+	}
+}

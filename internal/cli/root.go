@@ -102,6 +102,7 @@ from flags, from scripts, or from a person at the terminal.`,
 	root.AddCommand(
 		newCallCmd(io, nil),
 		newTestCmd(io, nil),
+		newScriptCmd(io, nil),
 		newTasksCmd(io),
 		newToolsCmd(io),
 		newTopListCmd(io, nil),

@@ -7,7 +7,11 @@
 //
 //   - connections: at most MaxConns open at once, and MaxConnsPerClient of one
 //     client address; a connection beyond is answered 503 and closed at once
-//     (it holds no goroutine, no buffer). Behind a proxy the operator trusts
+//     (it holds no goroutine, no buffer). When all MaxConns are taken, a client
+//     holding fewer than the client holding the most takes one of that
+//     client's places (its connection that is not in a request, else its
+//     oldest, is closed), so that clients at many addresses cannot keep
+//     another out: each gets at least an equal share. Behind a proxy the operator trusts
 //     (Proxies), the proxy's connections count towards MaxConns only, and the
 //     requests in progress of each client the proxy names are bounded by
 //     MaxConnsPerClient instead;
@@ -29,6 +33,7 @@
 package httpserve
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -145,13 +150,14 @@ func (o *Options) withDefaults() Options {
 // wrapped with [Bodies].
 func Server(h http.Handler, o *Options) *http.Server {
 	v := o.withDefaults()
-	c := &conns{opts: v, open: map[net.Conn]string{}, byClient: map[string]int{}}
+	c := &conns{opts: v, open: map[net.Conn]*openConn{}, byClient: map[string]int{}}
 	return &http.Server{
-		Handler:           bodies(h, &v),
+		Handler:           bodies(h, &v, c),
 		ReadHeaderTimeout: v.ReadHeaderTimeout,
 		IdleTimeout:       v.IdleTimeout,
 		MaxHeaderBytes:    v.MaxHeaderBytes,
 		ConnState:         c.state,
+		ConnContext:       withConn,
 	}
 }
 
@@ -165,14 +171,21 @@ func Server(h http.Handler, o *Options) *http.Server {
 // tests, and by [Server]).
 func Bodies(h http.Handler, o *Options) http.Handler {
 	v := o.withDefaults()
-	return bodies(h, &v)
+	return bodies(h, &v, nil)
 }
 
-func bodies(h http.Handler, v *Options) http.Handler {
+// bodies is Bodies; c, when not nil, is told which connections are serving
+// a request (their places are the last to be given to another client).
+func bodies(h http.Handler, v *Options, c *conns) http.Handler {
 	budget := reqbody.NewBudget(v.BodyBudget, v.BodyBudgetPerClient, v.BodyWait)
 	limits := reqbody.Limits{Max: v.MaxBody, Timeout: v.BodyTimeout}
 	proxied := &requests{max: v.MaxConnsPerClient, byClient: map[string]int{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c != nil {
+			nc, _ := r.Context().Value(connKey{}).(net.Conn)
+			c.serving(nc, 1)
+			defer c.serving(nc, -1)
+		}
 		r = subject.WithRequestClient(r, v.Proxies)
 		client := subject.Client(r.Context())
 		if v.Proxies.Trusts(subject.PeerAddr(r)) {
@@ -229,15 +242,36 @@ func (q *requests) give(client string) {
 type conns struct {
 	opts     Options
 	mu       sync.Mutex
-	open     map[net.Conn]string // admitted connections: their client ("" for a trusted proxy)
+	open     map[net.Conn]*openConn // admitted connections
 	byClient map[string]int
+	seq      uint64
+}
+
+// openConn is what conns knows of an admitted connection.
+type openConn struct {
+	client  string // "" for a trusted proxy's
+	seq     uint64 // the order it was admitted in
+	serving int    // requests of it being served
+}
+
+// connKey carries a request's connection on its context.
+type connKey struct{}
+
+// withConn is the server's ConnContext hook: it puts the connection on the
+// context of its requests, for conns to tell which are serving one.
+func withConn(ctx context.Context, nc net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, nc)
 }
 
 // state is the server's ConnState hook.
 func (c *conns) state(conn net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateNew:
-		if why := c.admit(conn); why != "" {
+		why, evicted := c.admit(conn)
+		if evicted != nil {
+			_ = evicted.Close()
+		}
+		if why != "" {
 			refuse(conn, why)
 		}
 	case http.StateClosed, http.StateHijacked:
@@ -245,25 +279,72 @@ func (c *conns) state(conn net.Conn, st http.ConnState) {
 	}
 }
 
-// admit counts conn, or says why it is refused.
-func (c *conns) admit(conn net.Conn) string {
+// serving counts a request of conn beginning (+1) or ending (-1).
+func (c *conns) serving(conn net.Conn, d int) {
+	if conn == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.open[conn]; ok {
+		o.serving += d
+	}
+}
+
+// admit counts conn, or says why it is refused. When every place is taken
+// and conn's client holds fewer than the client holding the most, that
+// client gives up a place: the connection to close is returned.
+func (c *conns) admit(conn net.Conn) (why string, evicted net.Conn) {
 	client := ""
 	if peer := peerOf(conn); !c.opts.Proxies.Trusts(peer) {
 		client = subject.ClientOfAddr(peer)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.open) >= c.opts.MaxConns {
-		return fmt.Sprintf("too many connections (%d); try again later", c.opts.MaxConns)
-	}
 	if client != "" && c.byClient[client] >= c.opts.MaxConnsPerClient {
-		return fmt.Sprintf("too many connections from your address (%d); close some, or try again later", c.opts.MaxConnsPerClient)
+		return fmt.Sprintf("too many connections from your address (%d); close some, or try again later", c.opts.MaxConnsPerClient), nil
 	}
-	c.open[conn] = client
+	if len(c.open) >= c.opts.MaxConns {
+		evicted = c.evictLocked(client)
+		if evicted == nil {
+			return fmt.Sprintf("too many connections (%d); try again later", c.opts.MaxConns), nil
+		}
+	}
+	c.seq++
+	c.open[conn] = &openConn{client: client, seq: c.seq}
 	if client != "" {
 		c.byClient[client]++
 	}
-	return ""
+	return "", evicted
+}
+
+// evictLocked forgets, and returns for closing, a connection of the client
+// holding the most places when it holds at least two more than client:
+// its oldest connection serving no request, else its oldest. It returns nil
+// when no client holds that many (a trusted proxy's connections are never
+// taken).
+func (c *conns) evictLocked(client string) net.Conn {
+	mine := c.byClient[client]
+	top, most := "", 0
+	for k, n := range c.byClient {
+		if n > most || (n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	if top == "" || most < mine+2 {
+		return nil
+	}
+	var victim net.Conn
+	var best *openConn
+	for nc, o := range c.open {
+		if o.client == top && (best == nil || o.before(best)) {
+			victim, best = nc, o
+		}
+	}
+	if victim != nil {
+		c.forgetLocked(victim)
+	}
+	return victim
 }
 
 // peerOf is the address of conn's peer (the zero Addr if it has none).
@@ -278,12 +359,27 @@ func peerOf(conn net.Conn) netip.Addr {
 func (c *conns) release(conn net.Conn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	client, ok := c.open[conn]
+	c.forgetLocked(conn)
+}
+
+// before reports whether o gives up its place before b: a connection serving
+// no request (opened and silent, sending its headers, or idle between
+// requests) before one serving a request, then the older first.
+func (o *openConn) before(b *openConn) bool {
+	if (o.serving == 0) != (b.serving == 0) {
+		return o.serving == 0
+	}
+	return o.seq < b.seq
+}
+
+// forgetLocked stops counting conn.
+func (c *conns) forgetLocked(conn net.Conn) {
+	o, ok := c.open[conn]
 	if !ok {
 		return
 	}
 	delete(c.open, conn)
-	if client != "" {
+	if client := o.client; client != "" {
 		if c.byClient[client]--; c.byClient[client] <= 0 {
 			delete(c.byClient, client)
 		}

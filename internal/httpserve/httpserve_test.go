@@ -28,8 +28,8 @@ func serveWith(t *testing.T, h http.Handler, o *httpserve.Options) string {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	cfg := httpserve.Server(h, o)
-	hs.Config.Handler, hs.Config.ReadHeaderTimeout, hs.Config.IdleTimeout, hs.Config.MaxHeaderBytes, hs.Config.ConnState =
-		cfg.Handler, cfg.ReadHeaderTimeout, cfg.IdleTimeout, cfg.MaxHeaderBytes, cfg.ConnState
+	hs.Config.Handler, hs.Config.ReadHeaderTimeout, hs.Config.IdleTimeout, hs.Config.MaxHeaderBytes, hs.Config.ConnState, hs.Config.ConnContext =
+		cfg.Handler, cfg.ReadHeaderTimeout, cfg.IdleTimeout, cfg.MaxHeaderBytes, cfg.ConnState, cfg.ConnContext
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.Listener.Addr().String()

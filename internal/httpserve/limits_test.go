@@ -70,7 +70,9 @@ func TestConnectionsBounded(t *testing.T) {
 	if st, who := get(b, ""); !strings.HasPrefix(st, "200") || who != "addr:127.0.0.2" {
 		t.Fatalf("another client while the first holds its share: %s %q", st, who)
 	}
-	st, why = get(dialFrom(t, "127.0.0.3", addr), "")
+	// Every place is taken, and the client holding the most holds only one
+	// more than b: b's second connection is refused.
+	st, why = get(dialFrom(t, "127.0.0.2", addr), "")
 	if !strings.HasPrefix(st, "503") || !strings.Contains(why, "too many connections (3)") {
 		t.Fatalf("a fourth connection: %s %q, want 503", st, why)
 	}
@@ -85,6 +87,54 @@ func TestConnectionsBounded(t *testing.T) {
 			t.Fatalf("a closed connection's place was not given back: %s", st)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// When every place is taken, by clients at many addresses, a client holding
+// fewer than the one holding the most still gets in: that client gives up a
+// place, a connection that serves no request first, so that nobody can keep
+// another out by opening connections from many addresses.
+func TestConnectionsSharedWhenFull(t *testing.T) {
+	release := make(chan struct{})
+	held := make(chan struct{}, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hold" {
+			held <- struct{}{}
+			<-release
+		}
+		fmt.Fprint(w, subject.Client(r.Context()))
+	})
+	defer close(release)
+	addr := serveWith(t, h, &httpserve.Options{MaxConns: 4, MaxConnsPerClient: 3})
+	// a: one connection serving a request, then two silent ones; b: one.
+	serving := dialFrom(t, "127.0.0.1", addr)
+	fmt.Fprintf(serving, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-held
+	silent := []net.Conn{dialFrom(t, "127.0.0.1", addr), dialFrom(t, "127.0.0.1", addr)}
+	if st, who := get(dialFrom(t, "127.0.0.2", addr), ""); !strings.HasPrefix(st, "200") || who != "addr:127.0.0.2" {
+		t.Fatalf("b's connection: %s %q", st, who)
+	}
+	// Full. c and d each take one of a's places: its silent connections.
+	for _, from := range []string{"127.0.0.3", "127.0.0.4"} {
+		if st, who := get(dialFrom(t, from, addr), ""); !strings.HasPrefix(st, "200") || who != "addr:"+from {
+			t.Fatalf("a new client while the server is full: %s %q, want 200", st, who)
+		}
+	}
+	for i, c := range silent {
+		if n, err := c.Read(make([]byte, 1)); err == nil {
+			t.Fatalf("a's silent connection %d is still open (read %d bytes)", i, n)
+		}
+	}
+	// Each holds one now: a fifth client, and a again, are refused.
+	for _, from := range []string{"127.0.0.5", "127.0.0.1"} {
+		if st, why := get(dialFrom(t, from, addr), ""); !strings.HasPrefix(st, "503") || !strings.Contains(why, "too many connections (4)") {
+			t.Fatalf("a connection from %s when everyone holds one: %s %q, want 503", from, st, why)
+		}
+	}
+	// a's request in progress was not cut.
+	release <- struct{}{}
+	if resp, err := http.ReadResponse(bufio.NewReader(serving), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a's request in progress: %v %v", resp, err)
 	}
 }
 

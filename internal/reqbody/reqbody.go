@@ -194,7 +194,7 @@ func readAll(src io.Reader, known, max int64, take func(int64) error) ([]byte, i
 	if known >= 0 {
 		end = known
 	}
-	size := min(end, 4<<10)
+	size := min(end, firstStep)
 	if err := grow(size); err != nil {
 		return nil, held, err
 	}
@@ -291,10 +291,21 @@ func Form(w http.ResponseWriter, r *http.Request, own Limits) (url.Values, error
 	return vs, nil
 }
 
+// firstStep is the buffer a body is read into first (all of a body that
+// short): the most a body holds before its bytes start to arrive.
+const firstStep = 4 << 10
+
 // Budget is the memory that bodies in flight may hold, in total and for one
 // client (as subject.Client reads it from the request's context): a body
 // takes its bytes as they arrive and gives them back when its request is
 // done. Make it with [NewBudget].
+//
+// The first 4 KiB of every body (all of a small one: most requests) are
+// taken without waiting for the total, within the client's own share only:
+// clients at many addresses that fill the total with large bodies cannot
+// keep everyone else's small requests out. The total may so be passed by 4
+// KiB per request being read, which the server bounds by its connections
+// (internal/httpserve: 4 MiB at 1,024).
 type Budget struct {
 	total, perClient int64
 	wait             time.Duration
@@ -324,7 +335,9 @@ func (b *Budget) InUse() int64 {
 
 // take takes n bytes for client, waiting until deadline or ctx's end for
 // room.
-func (b *Budget) take(ctx context.Context, client string, n int64, deadline time.Time) error {
+// A first step (the first bytes of a body, at most firstStep) waits for
+// room in the client's share only.
+func (b *Budget) take(ctx context.Context, client string, n int64, deadline time.Time, first bool) error {
 	if n > b.perClient {
 		return fmt.Errorf("%w: a body of %d bytes is more than the %d one client's bodies in flight may hold", ErrBusy, n, b.perClient)
 	}
@@ -337,7 +350,7 @@ func (b *Budget) take(ctx context.Context, client string, n int64, deadline time
 	for {
 		b.mu.Lock()
 		mine := b.clients[client]
-		if b.used+n <= b.total && mine+n <= b.perClient {
+		if (b.used+n <= b.total || first && n <= firstStep) && mine+n <= b.perClient {
 			b.used += n
 			b.clients[client] = mine + n
 			b.mu.Unlock()
@@ -390,7 +403,12 @@ func (b *Budget) give(client string, n int64) {
 // read before is returned without taking anything.
 func (b *Budget) Read(w http.ResponseWriter, r *http.Request, own Limits, client string) (body []byte, release func(), err error) {
 	deadline := time.Now().Add(b.wait)
-	body, held, err := read(w, r, LimitsOf(r, own), func(n int64) error { return b.take(r.Context(), client, n, deadline) })
+	first := true
+	body, held, err := read(w, r, LimitsOf(r, own), func(n int64) error {
+		f := first
+		first = false
+		return b.take(r.Context(), client, n, deadline, f)
+	})
 	var once sync.Once
 	release = func() { once.Do(func() { b.give(client, held) }) }
 	if err != nil {

@@ -2,7 +2,9 @@ package reqbody_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -108,6 +110,44 @@ func TestForm(t *testing.T) {
 
 // The budget bounds the bytes of bodies in flight, in total and per client:
 // a body that does not fit waits for room, or is refused when none comes.
+// Clients that fill the total with large bodies (many addresses, each within
+// its share) do not keep another client's small request out: the first 4 KiB
+// of a body wait for the client's own share only.
+func TestBudgetKeepsNoSmallBodyOut(t *testing.T) {
+	b := reqbody.NewBudget(64<<10, 16<<10, time.Minute)
+	post := func(n int) *http.Request {
+		return httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(make([]byte, n)))
+	}
+	var releases []func()
+	for i := range 4 {
+		_, rel, err := b.Read(httptest.NewRecorder(), post(16<<10), reqbody.Limits{}, fmt.Sprint("flooder", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, rel)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	small := post(300).WithContext(ctx)
+	body, rel, err := b.Read(httptest.NewRecorder(), small, reqbody.Limits{}, "someone")
+	if err != nil || len(body) != 300 {
+		t.Fatalf("a small body while the total is taken: %d bytes, %v", len(body), err)
+	}
+	rel()
+	// A large one still waits for room in the total.
+	large := post(8 << 10).WithContext(ctx)
+	cancel()
+	if _, _, err := b.Read(httptest.NewRecorder(), large, reqbody.Limits{}, "someone"); !errors.Is(err, reqbody.ErrBusy) {
+		t.Fatalf("a body past the first 4 KiB while the total is taken: %v", err)
+	}
+	for _, rel := range releases {
+		rel()
+	}
+	if b.InUse() != 0 {
+		t.Fatalf("in use after release: %d", b.InUse())
+	}
+}
+
 func TestBudget(t *testing.T) {
 	b := reqbody.NewBudget(100, 60, 50*time.Millisecond)
 	post := func(n int) *http.Request {
@@ -124,7 +164,7 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("client b within the total: %v", err)
 	}
-	if _, _, err := b.Read(httptest.NewRecorder(), post(1), reqbody.Limits{}, "c"); !errors.Is(err, reqbody.ErrBusy) {
+	if _, _, err := b.Read(httptest.NewRecorder(), post(5000), reqbody.Limits{}, "c"); !errors.Is(err, reqbody.ErrBusy) {
 		t.Fatalf("the total is taken: %v", err)
 	}
 	if b.InUse() != 100 {

@@ -59,6 +59,9 @@ func writeStep(w io.Writer, st *StepResult) {
 		if st.Actual != "" {
 			indent(&b, "actual:   ", st.Actual)
 		}
+		if st.Diff != "" {
+			indent(&b, "", strings.TrimSuffix(st.Diff, "\n"))
+		}
 		if st.Response != "" {
 			indent(&b, "response: ", st.Response)
 		}
