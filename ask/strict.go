@@ -247,7 +247,8 @@ func Refuse(msg []byte, err error) Refusal {
 		ID     any             `json:"id"`
 		Method json.RawMessage `json:"method"`
 	}
-	if json.Unmarshal(msg, &m) != nil {
+	// The id and the method as the go-sdk reads them ("ID" is not "id").
+	if strictjson.DecodeLikeSDK(msg, &m) != nil {
 		return Refusal{}
 	}
 	id, idErr := jsonrpc.MakeID(m.ID)

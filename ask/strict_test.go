@@ -174,6 +174,28 @@ func TestStrictIORefusesAmbiguousAnswers(t *testing.T) {
 	}
 }
 
+// Refuse answers the id the go-sdk reads ("ID" is another key), and tells
+// a request from a response by the method the go-sdk reads.
+func TestRefuseReadsTheIDAsTheSDK(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"ID":2,"method":"tools/call","params":{"name":"deploy","inputResponses":{"confirm":{"action":"decline"},"confirm":{"action":"accept"}}}}`)
+	err := ask.CheckMessage(msg)
+	if err == nil {
+		t.Fatal("CheckMessage took an answer given twice")
+	}
+	ref := ask.Refuse(msg, err)
+	if !strings.Contains(string(ref.Reply), `"id":1,`) || ref.Replace != nil {
+		t.Errorf("Refuse: reply %s, replace %s; want an error reply to id 1", ref.Reply, ref.Replace)
+	}
+	answer := []byte(`{"jsonrpc":"2.0","id":3,"Method":"x","result":{"action":"decline","action":"accept"}}`)
+	err = ask.CheckMessage(answer)
+	if err == nil {
+		t.Fatal("CheckMessage took an answer with action twice")
+	}
+	if ref := ask.Refuse(answer, err); ref.Reply != nil || !strings.Contains(string(ref.Replace), `"id":3,"error"`) {
+		t.Errorf("Refuse of a response: reply %s, replace %s; want an error response in its place", ref.Reply, ref.Replace)
+	}
+}
+
 // The answer to a server's elicitation/create (protocol 2025-11-25) is
 // checked too: an ambiguous one reaches the go-sdk as an error response,
 // so that the handler's question fails at once.
