@@ -658,3 +658,32 @@ func (s *statusWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the writer underneath.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// CheckMessages wraps an MCP handler that a Handler does not serve (a
+// go-sdk Streamable HTTP handler of the server's own) so that every POST
+// is checked with ask.CheckMessage before next reads it, as a Handler
+// checks it: a request the go-sdk would read otherwise than other readers
+// (an answer given twice in inputResponses, a key twice at any depth,
+// answers in another letter case) is answered -32602 without reaching
+// next, a refused answer to the server's own request reaches next as an
+// error response, a batch holding a refused message is refused with 400.
+// The body is read within the go-sdk's default limit (4 MiB) and 30
+// seconds, tightened by any limit an outer layer of the project (the
+// example servers' internal/httpserve) set on the request; next reads the
+// same bytes.
+func CheckMessages(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := reqbody.Read(w, r, reqbody.Limits{})
+		if err != nil {
+			reqbody.Refuse(w, err)
+			return
+		}
+		if _, ok := screen(w, r, body); ok {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
