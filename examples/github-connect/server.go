@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/askback/askback/ask"
-	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
