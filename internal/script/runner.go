@@ -129,6 +129,11 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.samples = nil
 	r.emit()
+	if err := conn.Close(); err != nil && r.res.Err == nil {
+		// What the server sent that only its end showed (a second
+		// answer to a request) fails the script.
+		r.res.Err = err
+	}
 	r.res.Duration = time.Since(start)
 	writeScriptSummary(r.out, r.res)
 	return r.res

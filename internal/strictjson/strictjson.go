@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	sdkjson "github.com/segmentio/encoding/json"
 )
 
 // ErrAmbiguous is wrapped by the errors for objects whose keys repeat or
@@ -168,6 +170,34 @@ func Decode(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// DecodeAsSDK reads data into v exactly as the go-sdk reads a message
+// (its decoder is github.com/segmentio/encoding/json with struct fields
+// matched case-sensitively: "Method" is not "method"), after refusing what
+// decoders read differently: a key twice in one object at any depth
+// ([CheckRepeats]: the go-sdk keeps the last, others the first), and
+// anything after the value. A check that runs before the go-sdk reads the
+// same message with it, so that the check and the handler agree on what
+// was sent; what it refuses must not reach the go-sdk either. Empty data
+// is an error.
+func DecodeAsSDK(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("no JSON value")
+	}
+	if err := CheckRepeats(data); err != nil {
+		return err
+	}
+	return DecodeLikeSDK(data, v)
+}
+
+// DecodeLikeSDK reads data into v with the go-sdk's decoder, as
+// [DecodeAsSDK] does, without its checks: for data already checked (by
+// jsonscan.Repeats, which gives CheckRepeats' verdict in one faster pass).
+func DecodeLikeSDK(data []byte, v any) error {
+	dec := sdkjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
 }
 
 // Fold returns the key under which s collides with every string equal to it
