@@ -618,19 +618,26 @@ func (l *last) text() string {
 
 // responses are the forms of the last response that assert_contains and
 // assert_equals TEXT compare with, as the earlier mcp-tester did: the text,
-// the text contents run together, the JSON, and the JSON indented.
-func (l *last) responses() []string {
-	out := []string{l.text()}
+// the text contents run together, the JSON, and the JSON indented. They
+// come one at a time, each made only when the one before did not do: a
+// check that the text settles never encodes the JSON.
+func (l *last) responses(yield func(string) bool) {
+	if !yield(l.text()) {
+		return
+	}
 	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" {
-		out = append(out, strings.Join(printer.Texts(tr.Content), ""))
+		if !yield(strings.Join(printer.Texts(tr.Content), "")) {
+			return
+		}
 	}
 	raw := l.rawJSON()
-	out = append(out, raw)
+	if !yield(raw) {
+		return
+	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(raw), "", "  ") == nil {
-		out = append(out, buf.String())
+		yield(buf.String())
 	}
-	return out
 }
 
 // describe lists the questions of the last command with their answers.
