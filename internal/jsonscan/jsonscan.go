@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/strictjson"
@@ -45,6 +46,7 @@ func Repeats(data []byte) error {
 		return nil
 	}
 	s := newScanner(data, true)
+	defer s.release()
 	if err := s.value(nil); err != nil {
 		return err
 	}
@@ -110,6 +112,7 @@ func (r Result) Answered() bool {
 func Scan(data []byte) Message {
 	var m Message
 	s := newScanner(data, false)
+	defer s.release()
 	s.space()
 	if s.pos >= len(data) || data[s.pos] != '{' {
 		return m
@@ -155,6 +158,7 @@ func ScanResult(result []byte) (Result, error) {
 	}
 	var r Result
 	s := newScanner(result, true)
+	defer s.release()
 	s.space()
 	top := &r
 	if s.pos >= len(result) || result[s.pos] != '{' {
@@ -203,13 +207,45 @@ type scanner struct {
 	stack  []frame // the checked containers open, outermost first
 	keys   []span  // the keys read so far of the checked objects open
 	repeat error   // the first repeated key
+	room   *room   // where stack and keys came from, given back by release
 }
 
 // newScanner returns a scanner of data with room for the containers and
-// keys of a usual message, so that it allocates twice whatever the number
-// of objects.
+// keys of a usual message, taken from those that earlier scans gave back
+// (release): a session scans every answer it reads, and the room of one
+// scan serves the next.
 func newScanner(data []byte, check bool) scanner {
-	return scanner{data: data, check: check, stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
+	r, _ := rooms.Get().(*room)
+	if r == nil {
+		r = &room{stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
+	}
+	return scanner{data: data, check: check, stack: r.stack[:0], keys: r.keys[:0], room: r}
+}
+
+// room is the space a scan works in.
+type room struct {
+	stack []frame
+	keys  []span
+}
+
+// rooms keeps the room of finished scans for the next ones.
+var rooms sync.Pool
+
+// maxRoom bounds the room kept for later scans: a message with thousands
+// of keys or containers does not leave that much behind.
+const maxRoom = 1024
+
+// release gives the scanner's room back for another scan; the scanner is
+// not used after.
+func (s *scanner) release() {
+	r := s.room
+	if r == nil || cap(s.stack) > maxRoom || cap(s.keys) > maxRoom {
+		return
+	}
+	clear(s.stack[:cap(s.stack)]) // the sets of keys of large objects go
+	r.stack, r.keys = s.stack[:0], s.keys[:0]
+	s.room = nil
+	rooms.Put(r)
 }
 
 var errSyntax = errors.New("invalid JSON")

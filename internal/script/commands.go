@@ -50,6 +50,10 @@ type cmd struct {
 	// the check fails), as the earlier mcp-tester allowed.
 	assertion bool
 
+	// timed: the command waits on the server without reaching it as a
+	// command of its own (logging), so its step has a time limit too.
+	timed bool
+
 	// What a command does with tasks (the tasks extension).
 	callsTool   bool // it calls a tool, which the server may run as a task
 	waits       bool // it waits for the task to end
@@ -128,13 +132,18 @@ func init() {
 		{name: "echo", usage: "echo [TEXT]...", min: 0, max: -1,
 			run: readsArgs(echo)},
 		{name: "logging", usage: "logging debug|info|notice|warning|error|critical|alert|emergency", min: 1, max: 1,
-			check: checkLevel, run: setLogLevel},
+			check: checkLevel, run: setLogLevel, timed: true},
 	}
 	commands = make(map[string]*cmd, len(commandList))
 	for _, c := range commandList {
 		commands[c.name] = c
 	}
 }
+
+// waitsOnServer reports whether a step of the command waits on the
+// server, and so runs under its time limit: the commands that reach it,
+// those that wrap them, and logging.
+func (c *cmd) waitsOnServer() bool { return c.send != nil || c.wraps != nil || c.timed }
 
 // commandNames lists every command, sorted, for hints.
 func commandNames() []string {

@@ -37,6 +37,7 @@ type runner struct {
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
+	line    []byte                  // the text of the step written last, its room reused
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -102,7 +103,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		if ctx.Err() != nil {
 			break
 		}
-		r.step(ctx, st)
+		r.step(ctx, s, st)
 		r.emit()
 	}
 	for _, p := range r.pending {
@@ -151,7 +152,8 @@ func (r *runner) emit() {
 			return
 		}
 		if r.out != io.Discard {
-			writeStep(r.out, st)
+			r.line = appendStep(r.line[:0], st)
+			_, _ = r.out.Write(r.line)
 		}
 		r.emitted++
 	}
@@ -182,14 +184,25 @@ func (r *runner) timeoutOf(c *command) time.Duration {
 	return r.opts.StepTimeout
 }
 
-func (r *runner) step(ctx context.Context, st *Step) {
+func (r *runner) step(ctx context.Context, s *Script, st *Step) {
 	res := &StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
 	r.res.Steps = append(r.res.Steps, res)
 	start := time.Now()
-	r.limit = r.timeoutOf(st.cmd)
-	ctx, cancel := context.WithTimeout(ctx, r.limit)
-	defer cancel()
-	f := r.exec(ctx, st.cmd, res)
+	c, err := s.command(st)
+	if err != nil {
+		res.Message = err.Error()
+		return
+	}
+	r.limit = r.timeoutOf(c)
+	if c.def.waitsOnServer() {
+		// Only a step that waits on the server needs its time limit: a
+		// check or an echo does not wait, and a timer per step is work a
+		// loop of calls does not do.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.limit)
+		defer cancel()
+	}
+	f := r.exec(ctx, c, res)
 	res.Duration = time.Since(start)
 	if f == nil {
 		res.Passed = true // an elicit_response step is settled later
@@ -250,16 +263,19 @@ func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *fai
 	if errors.As(err, &se) {
 		return fail("%v", se)
 	}
-	var notes []string
+	notes := r.takeNotes()
 	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
-		notes = append(notes, "the result has isError: true")
+		notes = append([]string{"the result has isError: true"}, notes...)
 	}
-	notes = append(notes, r.takeNotes()...)
-	notes = append(notes, r.last.taskNote())
+	if n := r.last.taskNote(); n != "" {
+		notes = append(notes, n)
+	}
 	if r.opts.Verbose {
 		notes = append(notes, r.last.describe())
 	}
-	res.Output = joinNotes(notes)
+	if len(notes) > 0 {
+		res.Output = joinNotes(notes)
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			return &failure{msg: fmt.Sprintf("%s failed: timed out after %s (the step's time limit): %v", c.def.name, r.limit, err)}
@@ -596,6 +612,11 @@ func (l *last) text() string {
 	var parts []string
 	switch res := l.outcome.Result.(type) {
 	case *mcp.CallToolResult:
+		if len(res.Content) == 1 {
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				return t.Text // the common answer: one text, as it is
+			}
+		}
 		parts = printer.Texts(res.Content)
 	case *mcp.GetPromptResult:
 		for _, m := range res.Messages {
@@ -625,7 +646,9 @@ func (l *last) responses(yield func(string) bool) {
 	if !yield(l.text()) {
 		return
 	}
-	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" {
+	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" && len(tr.Content) > 1 {
+		// With one content or none, the text contents run together are
+		// the text itself.
 		if !yield(strings.Join(printer.Texts(tr.Content), "")) {
 			return
 		}
