@@ -53,6 +53,8 @@ type cmd struct {
 	// timed: the command waits on the server without reaching it as a
 	// command of its own (logging), so its step has a time limit too.
 	timed bool
+	// readsStdin: the command waits for a line of the runner's stdin.
+	readsStdin bool
 
 	// What a command does with tasks (the tasks extension).
 	callsTool   bool // it calls a tool, which the server may run as a task
@@ -114,7 +116,7 @@ func init() {
 		{name: "set_var", usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
 			check: checkSetVar, run: readsResult(setVar)},
 		{name: "input_var", usage: `input_var NAME ["prompt"]`, min: 1, max: -1, setsVar: true,
-			check: checkVarName, run: readsArgs(inputVar)},
+			check: checkVarName, run: readsArgs(inputVar), readsStdin: true},
 		{name: "assert_equals", usage: "assert_equals EXPECTED | assert_equals ACTUAL EXPECTED", min: 1, max: 2,
 			assertion: true, run: oneOrTwo(readsResult(assertResultEquals), readsArgs(assertEquals))},
 		{name: "assert_number", usage: "assert_number VALUE", min: 1, max: 1,

@@ -37,7 +37,19 @@ type runner struct {
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
-	line    []byte                  // the text of the step written last, its room reused
+	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
+}
+
+// flush writes the lines of the steps that ran since the last flush. The
+// runner writes them before a step that waits (on the server, or on
+// stdin) and at the end: a step that waits is never hidden behind a line
+// not yet shown, and the checks and notes between two calls go out in one
+// write with the call before them, not in one each.
+func (r *runner) flush() {
+	if len(r.text) > 0 {
+		_, _ = r.out.Write(r.text)
+		r.text = r.text[:0]
+	}
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -117,6 +129,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.samples = nil
 	r.emit()
+	r.flush()
 	r.res.Duration = time.Since(start)
 	writeScriptSummary(r.out, r.res)
 	return r.res
@@ -152,8 +165,7 @@ func (r *runner) emit() {
 			return
 		}
 		if r.out != io.Discard {
-			r.line = appendStep(r.line[:0], st)
-			_, _ = r.out.Write(r.line)
+			r.text = appendStep(r.text, st)
 		}
 		r.emitted++
 	}
@@ -194,6 +206,9 @@ func (r *runner) step(ctx context.Context, s *Script, st *Step) {
 		return
 	}
 	r.limit = r.timeoutOf(c)
+	if c.def.waitsOnServer() || c.def.readsStdin {
+		r.flush()
+	}
 	if c.def.waitsOnServer() {
 		// Only a step that waits on the server needs its time limit: a
 		// check or an echo does not wait, and a timer per step is work a
