@@ -1,18 +1,22 @@
 # The project's vocabulary: `make demo` runs the deploy example end to end,
-# `make test` runs every test (and installs what the tests need, idempotently).
+# `make test` runs every test (and installs what the tests need, idempotently),
+# `make release VERSION=v0.9.0` builds the release of the commit checked out.
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 TOOLS := $(CURDIR)/.tools
 export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
 
-.PHONY: all build demo test unit lint setup bench clean
+.PHONY: all build demo test unit lint setup bench release clean
 
 all: build
 
-# VERSION is what `mcp-tester --version` says: the tag or commit of this checkout.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
-LDFLAGS := -X github.com/askback/askback/internal/cli.linkVersion=$(VERSION)
+# A build from a clone is no release: it is stamped with its commit (and
+# whether the clone has uncommitted changes), and `mcp-tester --version`
+# says "development build from a clone". `make release` stamps a version.
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED := $(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo true)
+LDFLAGS := -X github.com/askback/askback/internal/cli.linkCommit=$(COMMIT) -X github.com/askback/askback/internal/cli.linkModified=$(MODIFIED)
 
 ## build: the CLI, the example servers and the test fixtures into ./bin
 build:
@@ -43,5 +47,12 @@ test: setup lint unit
 bench: build
 	@bash scripts/bench.sh
 
+## release: make release VERSION=v0.9.0 builds the release of the commit checked out
+## into dist/VERSION: archives for linux and darwin on amd64 and arm64, .deb
+## and .rpm packages, checksums and the Homebrew formula (scripts/release.sh)
+release:
+	@test -n "$(VERSION)" || { echo "make release: say which version: make release VERSION=v0.9.0" >&2; exit 2; }
+	@bash scripts/release.sh "$(VERSION)"
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

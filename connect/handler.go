@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/reqbody"
 	"golang.org/x/oauth2"
 )
 
@@ -101,12 +102,18 @@ func (c *Connector) serveLink(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// maxFormBytes bounds the form the start page posts: one link.
+const maxFormBytes = 4096
+
 // serveStart checks the link again, remembers the flow in a sealed cookie and sends the
 // browser to the provider with PKCE and state.
 func (c *Connector) serveStart(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	tok := r.PostFormValue("t")
-	p, cl, user, ok := c.checkLink(w, r, tok)
+	form, err := reqbody.Form(w, r, reqbody.Limits{Max: maxFormBytes})
+	if err != nil {
+		c.fail(w, reqbody.Status(err), "Could not read the form", "Go back to your assistant and follow the link again.")
+		return
+	}
+	p, cl, user, ok := c.checkLink(w, r, form.Get("t"))
 	if !ok {
 		return
 	}

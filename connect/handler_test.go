@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/askback/askback/keys"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -422,3 +426,28 @@ func TestTokenStoreFailureIsNeutral(t *testing.T) {
 }
 
 func ptr(o Options) *Options { return &o }
+
+// The start page reads its form within the server's limits: a form that
+// trickles is answered 408 when the server's time for a body has passed,
+// and one over 4 KiB is answered 413, on a plain http.Server without
+// timeouts of its own.
+func TestStartFormIsReadWithinTheServersLimits(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.c.ServeHTTP(w, reqbody.WithLimits(r, reqbody.Limits{Timeout: 300 * time.Millisecond}))
+	}))
+	t.Cleanup(srv.Close)
+	link, _ := f.c.Link("alice", "github")
+	u, _ := url.Parse(link)
+	bodylimit.Stalls(t, srv.Listener.Addr().String(), fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nCookie: test_user=alice\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nt=", u.Path))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+u.Path, strings.NewReader("t="+strings.Repeat("a", 5000)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := f.browserAs(t, "alice").Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body(t, resp)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a form of 5000 bytes: %d, want 413", resp.StatusCode)
+	}
+}

@@ -15,34 +15,42 @@
 // 2025-11-25 session lives in the memory of the instance that opened it:
 // behind several instances, requests carrying its Mcp-Session-Id must reach
 // that instance (route on the header), and a restart ends it. Sessions are
-// bounded in number ([Options.MaxSessions]) and closed when idle
-// ([Options.SessionTimeout]).
+// bounded in number ([Options.MaxSessions]) and per caller
+// ([Options.MaxSessionsPerUser]: a user, or an anonymous client, as
+// subject.Share names them), a question a session's client is asked waits at
+// most [Options.QuestionTimeout], and a session is closed when idle
+// ([Options.SessionTimeout]): when its client has gone, its place comes back.
 //
-// A POST without a session is read whole before it is served, to tell an
-// initialize request from others: at most the body limit of the go-sdk's
-// handler (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is
-// not positive) (413
-// beyond) within [Options.BodyReadTimeout] (408 after it; 30 seconds by
-// default), so that a client trickling its body cannot hold the handler,
-// even on a plain http.Server without a ReadTimeout. The time limit is set
-// on the connection (http.ResponseController's SetReadDeadline); behind a
-// ResponseWriter that cannot set one it does not apply.
+// Every POST is read whole before it is served (to tell an initialize
+// request from others, and so that the go-sdk's handler never waits on a
+// client's connection): at most the body limit of the go-sdk's handler
+// (Options.HTTP.MaxRequestBodyBytes; [DefaultMaxPeek] when that is not
+// positive; 413 beyond) within [Options.BodyReadTimeout] (408 after it; 30
+// seconds by default), so that a client trickling its body cannot hold the
+// handler, even on a plain http.Server without a ReadTimeout. The time limit
+// is set on the connection (http.ResponseController's SetReadDeadline);
+// behind a ResponseWriter that cannot set one it does not apply. A layer of
+// the project in front (the example servers' internal/httpserve,
+// tasks.RoutingHeaders) reads within the same limits, or tighter ones, and
+// the body is not read again.
 package endpoint
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"weak"
 
+	"github.com/askback/askback/internal/reqbody"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,9 +68,13 @@ const (
 	// Options.HTTP.MaxRequestBodyBytes sets a limit of its own; it is the
 	// go-sdk's own default limit.
 	DefaultMaxPeek = 4 << 20
-	// DefaultBodyReadTimeout bounds the time taken to read a sessionless
-	// POST body.
-	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultBodyReadTimeout bounds the time taken to read a POST body.
+	DefaultBodyReadTimeout = reqbody.DefaultTimeout
+	// DefaultQuestionTimeout bounds the wait for the answer to a request
+	// the server sends a session's client (elicitation/create, and
+	// sampling/createMessage, roots/list, ping): as long as a session may
+	// stay idle.
+	DefaultQuestionTimeout = DefaultSessionTimeout
 )
 
 // Modern is the first protocol version served without sessions.
@@ -78,21 +90,40 @@ type Options struct {
 	// for this long. Zero means DefaultSessionTimeout; it cannot be turned
 	// off.
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open 2025-11-25 sessions; an initialize beyond
+	// MaxSessions bounds the open 2025-11-25 sessions. When all are open, an
+	// initialize of a caller holding fewer than the caller holding the most
+	// (by two or more) closes one of that caller's sessions (idle the
+	// longest, else the least recently used): callers at many addresses
+	// cannot keep another out, each has at least an equal share. Otherwise
 	// it is answered 503 with Retry-After (the timeout, at most a minute).
 	// Zero means DefaultMaxSessions.
 	MaxSessions int
-	// MaxSessionsPerUser bounds the open sessions of one authenticated user
-	// (the user of the request's TokenInfo, as subject.OfToken reads it,
-	// set by the go-sdk's bearer-token middleware in front of the
-	// Handler). A user's initialize beyond it closes that user's session
-	// idle the longest, or, when all of them are busy, is answered 503: one
-	// user cannot take every place. Sessions without a user count only
-	// towards MaxSessions. Zero means DefaultMaxSessionsPerUser.
+	// MaxSessionsPerUser bounds the open sessions of one caller: an
+	// authenticated user (the user of the request's TokenInfo, as
+	// subject.OfToken reads it, set by the go-sdk's bearer-token middleware
+	// in front of the Handler) or, for a request without one, its client
+	// address (see Proxies), both as subject.Share names them. A caller's
+	// initialize beyond it closes that caller's session idle the longest,
+	// or, when all of them are busy (a call waiting for its answer, a GET
+	// stream), is answered 503: one caller cannot take every place. Zero
+	// means DefaultMaxSessionsPerUser.
 	MaxSessionsPerUser int
-	// BodyReadTimeout bounds the time a sessionless POST body takes to
-	// arrive (it is read whole to tell an initialize from other requests);
-	// a body not read in time is answered 408 Request Timeout. Zero means
+	// QuestionTimeout bounds the wait for the answer to each request the
+	// server sends a session's client (elicitation/create above all): a
+	// question not answered in time fails, with an error that says so, and
+	// the call that asked it ends, so that a client that never answers
+	// cannot hold its session, and the goroutines serving it, for ever.
+	// Zero means DefaultQuestionTimeout; negative means no limit.
+	QuestionTimeout time.Duration
+	// Proxies are the proxies whose header names the client of a request
+	// without a user (subject.Proxies); nil believes no header, and the
+	// client is the connection's peer. A layer in front that named the
+	// client on the request's context (subject.Clients; the example
+	// servers' internal/httpserve) is believed instead.
+	Proxies *subject.Proxies
+	// BodyReadTimeout bounds the time a POST body takes to arrive (it is
+	// read whole before it is served); a body not read in time is answered
+	// 408 Request Timeout. Zero means
 	// DefaultBodyReadTimeout; negative means no limit here (for a server
 	// that bounds reads itself, e.g. with http.Server.ReadTimeout).
 	BodyReadTimeout time.Duration
@@ -113,14 +144,22 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // open 2025-11-25 sessions by id
-	opening  int                 // initialize requests being served
+	opening  map[string]int      // initialize requests being served, by caller (subject.Share)
+	nopening int                 // of them, in all
+
+	boundMu sync.Mutex
+	bounded map[weak.Pointer[mcp.Server]]struct{} // servers whose questions are bounded
 }
 
 // session is what the Handler knows of an open session.
 type session struct {
-	last time.Time // when its last request began or ended
-	busy int       // its requests in progress (a GET stream, a call waiting for an answer)
-	user string    // the authenticated user that opened it, if any
+	last  time.Time       // when its last request began or ended
+	busy  int             // its requests in progress (a GET stream, a call waiting for an answer)
+	user  string          // the authenticated user that opened it, if any
+	share string          // the caller it counts against (subject.Share)
+	ctx   context.Context // the opening request's values (its user's token), to close it
+	url   string          // the endpoint's URL and host, to close it
+	host  string
 }
 
 // New returns a Handler serving the server getServer returns for each
@@ -142,30 +181,105 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = DefaultBodyReadTimeout
 	}
+	if o.QuestionTimeout == 0 {
+		o.QuestionTimeout = DefaultQuestionTimeout
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	stateless, stateful := o.HTTP, o.HTTP
 	stateless.Stateless, stateless.SessionTimeout = true, 0
 	stateful.Stateless, stateful.SessionTimeout = false, o.SessionTimeout
-	return &Handler{
-		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
-		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
-		opts:      o,
-		sessions:  map[string]*session{},
+	h := &Handler{
+		opts:     o,
+		sessions: map[string]*session{},
+		opening:  map[string]int{},
+		bounded:  map[weak.Pointer[mcp.Server]]struct{}{},
+	}
+	bounding := func(r *http.Request) *mcp.Server {
+		s := getServer(r)
+		if s != nil {
+			h.boundQuestions(s)
+		}
+		return s
+	}
+	h.stateless = mcp.NewStreamableHTTPHandler(bounding, &stateless)
+	h.stateful = mcp.NewStreamableHTTPHandler(bounding, &stateful)
+	return h
+}
+
+// boundQuestions bounds, once per server, the wait for the answers to the
+// requests s sends its clients (Options.QuestionTimeout). The servers seen
+// are remembered weakly: a getServer that makes a server per request does
+// not grow the Handler.
+func (h *Handler) boundQuestions(s *mcp.Server) {
+	if h.opts.QuestionTimeout < 0 {
+		return
+	}
+	wp := weak.Make(s)
+	h.boundMu.Lock()
+	defer h.boundMu.Unlock()
+	if _, ok := h.bounded[wp]; ok {
+		return
+	}
+	h.bounded[wp] = struct{}{}
+	runtime.AddCleanup(s, func(wp weak.Pointer[mcp.Server]) {
+		h.boundMu.Lock()
+		delete(h.bounded, wp)
+		h.boundMu.Unlock()
+	}, wp)
+	s.AddSendingMiddleware(h.questionTimeout)
+}
+
+// questionTimeout is sending middleware that bounds each request to the
+// client (not notifications) by Options.QuestionTimeout.
+func (h *Handler) questionTimeout(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		qctx, cancel := context.WithTimeoutCause(ctx, h.opts.QuestionTimeout, errQuestionTimeout)
+		defer cancel()
+		res, err := next(qctx, method, req)
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(qctx), errQuestionTimeout) {
+			return res, fmt.Errorf("%s: the client did not answer within %v (endpoint.Options.QuestionTimeout): %w", method, h.opts.QuestionTimeout, err)
+		}
+		return res, err
 	}
 }
+
+// errQuestionTimeout is the cause of a question's end at QuestionTimeout.
+var errQuestionTimeout = errors.New("question timed out")
 
 // Sessions returns the number of open 2025-11-25 sessions.
 func (h *Handler) Sessions() int {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sweepLocked()
-	return len(h.sessions)
+	stale := h.sweepLocked()
+	n := len(h.sessions)
+	h.mu.Unlock()
+	h.closeAll(stale)
+	return n
+}
+
+// BodyLimits returns the limits within which the Handler reads a request's
+// body (see the package documentation): a layer in front that reads the body
+// first (tasks.RoutingHeaders) reads within them too.
+func (h *Handler) BodyLimits() (max int64, timeout time.Duration) {
+	return h.peekLimit(), h.opts.BodyReadTimeout
 }
 
 // ServeHTTP routes r to the stateless or the session handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = subject.WithRequestClient(r, h.opts.Proxies)
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		body, err = reqbody.Read(w, r, reqbody.Limits{Max: h.peekLimit(), Timeout: h.opts.BodyReadTimeout})
+		if err != nil {
+			reqbody.Refuse(w, err)
+			return
+		}
+	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v >= Modern && !h.opts.SessionsOnly {
 		h.stateless.ServeHTTP(w, r)
 		return
@@ -177,11 +291,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		// GET and DELETE belong to a session, which this request names not.
 		h.stateful.ServeHTTP(w, r)
-		return
-	}
-	body, err := peek(w, r, h.peekLimit(), h.opts.BodyReadTimeout)
-	if err != nil {
-		http.Error(w, fmt.Sprintf("reading the request body: %v", err), bodyStatus(err))
 		return
 	}
 	if !opensSession(body) {
@@ -231,29 +340,46 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 }
 
 // open serves an initialize request, which opens a session, unless too
-// many are open. Its place is taken before it is served, so that many
-// initialize requests at once cannot open more than MaxSessions.
+// many are open, in all or of its caller. Its place is taken before it is
+// served, so that many initialize requests at once cannot open more than
+// MaxSessions, nor one caller more than MaxSessionsPerUser.
 func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
+	share := subject.Share(r.Context(), user)
 	h.mu.Lock()
-	h.sweepLocked()
-	evict, userFull := h.userPlaceLocked(user)
-	full := !userFull && len(h.sessions)-len(evict)+h.opening >= h.opts.MaxSessions
-	if !full && !userFull {
-		h.opening++
+	stale := h.sweepLocked()
+	evict, callerFull := h.callerPlaceLocked(share)
+	full := !callerFull && len(h.sessions)-len(evict)+h.nopening >= h.opts.MaxSessions
+	if full && len(evict) == 0 {
+		if id := h.fairPlaceLocked(share); id != "" {
+			evict, full = []string{id}, false
+		}
+	}
+	var closing []*session
+	if !full && !callerFull {
+		h.nopening++
+		if share != "" {
+			h.opening[share]++
+		}
 		for _, id := range evict {
+			closing = append(closing, h.sessions[id])
 			delete(h.sessions, id)
 		}
 	} else {
 		evict = nil
 	}
 	h.mu.Unlock()
-	for _, id := range evict {
-		h.close(r, id)
+	h.closeAll(stale)
+	for i, id := range evict {
+		h.close(closing[i], id)
 	}
-	if userFull {
+	if callerFull {
 		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
-		http.Error(w, fmt.Sprintf("you have %d open sessions, all busy, the most one user may have; close one, or speak protocol %s, which needs none", h.opts.MaxSessionsPerUser, Modern), http.StatusServiceUnavailable)
+		who := "one user"
+		if subject.Anonymous(share) {
+			who = "one client address"
+		}
+		http.Error(w, fmt.Sprintf("you have %d open sessions, all busy, the most %s may have; close one, or speak protocol %s, which needs none", h.opts.MaxSessionsPerUser, who, Modern), http.StatusServiceUnavailable)
 		return
 	}
 	if full {
@@ -264,42 +390,49 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	// The place taken becomes the session as soon as its id is known, or
 	// is given back when the request ends without one.
 	reserved := true
+	unreserve := func() {
+		if reserved {
+			reserved = false
+			h.nopening--
+			if share != "" {
+				if h.opening[share]--; h.opening[share] <= 0 {
+					delete(h.opening, share)
+				}
+			}
+		}
+	}
+	kept := context.WithoutCancel(r.Context())
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
-			h.sessions[id] = &session{last: h.opts.Now(), user: user}
-			if reserved {
-				reserved = false
-				h.opening--
-			}
+			h.sessions[id] = &session{last: h.opts.Now(), user: user, share: share, ctx: kept, url: r.URL.String(), host: r.Host}
+			unreserve()
 			h.mu.Unlock()
 		}
 	}}
 	defer func() {
 		h.mu.Lock()
-		if reserved {
-			reserved = false
-			h.opening--
-		}
+		unreserve()
 		h.mu.Unlock()
 	}()
 	h.stateful.ServeHTTP(rec, r)
 }
 
-// userPlaceLocked makes room for another session of user: it returns the
-// user's sessions to close (the idle ones that have waited longest), or
-// full when the user's sessions are all busy.
-func (h *Handler) userPlaceLocked(user string) (evict []string, full bool) {
-	if user == "" {
+// callerPlaceLocked makes room for another session of the caller share: it
+// returns the caller's sessions to close (the idle ones that have waited
+// longest), or full when the caller's sessions are all busy. A caller
+// nobody can tell apart ("") is bounded by MaxSessions only.
+func (h *Handler) callerPlaceLocked(share string) (evict []string, full bool) {
+	if share == "" {
 		return nil, false
 	}
 	var mine []string
 	for id, s := range h.sessions {
-		if s.user == user {
+		if s.share == share {
 			mine = append(mine, id)
 		}
 	}
-	for len(mine)-len(evict) >= h.opts.MaxSessionsPerUser {
+	for len(mine)-len(evict)+h.opening[share] >= h.opts.MaxSessionsPerUser {
 		oldest := ""
 		for _, id := range mine {
 			s := h.sessions[id]
@@ -318,16 +451,65 @@ func (h *Handler) userPlaceLocked(user string) (evict []string, full bool) {
 	return evict, false
 }
 
+// fairPlaceLocked returns a session to close so that share may open one
+// while every place is taken: one of the caller holding the most places
+// (sessions and initializes in progress), when it holds at least two more
+// than share; idle the longest, else the least recently used. "" when no
+// caller holds that many. A caller nobody can tell apart ("") gives up no
+// place.
+func (h *Handler) fairPlaceLocked(share string) string {
+	held := map[string]int{}
+	for _, s := range h.sessions {
+		held[s.share]++
+	}
+	for k, n := range h.opening {
+		held[k] += n
+	}
+	top, most := "", 0
+	for k, n := range held {
+		if k != "" && (n > most || n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	if top == "" || most < held[share]+2 {
+		return ""
+	}
+	victim := ""
+	for id, s := range h.sessions {
+		if s.share == top && (victim == "" || s.closesBefore(h.sessions[victim])) {
+			victim = id
+		}
+	}
+	return victim
+}
+
+// closesBefore reports whether s gives up its place before o: an idle
+// session before a busy one, then the one used least recently.
+func (s *session) closesBefore(o *session) bool {
+	if (s.busy == 0) != (o.busy == 0) {
+		return s.busy == 0
+	}
+	return s.last.Before(o.last)
+}
+
 // close ends a session in the go-sdk's handler, as its client's DELETE
-// would, on behalf of the same user (r's context carries the user's token).
-func (h *Handler) close(r *http.Request, id string) {
-	del, err := http.NewRequestWithContext(r.Context(), http.MethodDelete, r.URL.String(), nil)
+// would, on behalf of the same user (the context of the request that opened
+// it carries the user's token).
+func (h *Handler) close(s *session, id string) {
+	del, err := http.NewRequestWithContext(s.ctx, http.MethodDelete, s.url, nil)
 	if err != nil {
 		return
 	}
-	del.Host = r.Host // the go-sdk checks it (DNS rebinding protection)
+	del.Host = s.host // the go-sdk checks it (DNS rebinding protection)
 	del.Header.Set("Mcp-Session-Id", id)
 	h.stateful.ServeHTTP(discard{header: http.Header{}}, del)
+}
+
+// closeAll closes the sessions of ids, as close does.
+func (h *Handler) closeAll(sessions map[string]*session) {
+	for id, s := range sessions {
+		h.close(s, id)
+	}
 }
 
 // discard is a ResponseWriter that keeps nothing.
@@ -337,15 +519,23 @@ func (d discard) Header() http.Header       { return d.header }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}
 
-// sweepLocked forgets sessions idle for longer than the timeout: the go-sdk
-// has closed them by then.
-func (h *Handler) sweepLocked() {
+// sweepLocked forgets the sessions idle for longer than the timeout (no
+// request in progress: their client has gone, or has nothing to ask) and
+// returns them, for the caller to close outside the lock: the go-sdk has
+// closed them by then, or does so now.
+func (h *Handler) sweepLocked() map[string]*session {
 	cutoff := h.opts.Now().Add(-h.opts.SessionTimeout)
+	var stale map[string]*session
 	for id, s := range h.sessions {
 		if s.busy == 0 && s.last.Before(cutoff) {
+			if stale == nil {
+				stale = map[string]*session{}
+			}
+			stale[id] = s
 			delete(h.sessions, id)
 		}
 	}
+	return stale
 }
 
 // peekLimit is the most of a sessionless POST body read before it is
@@ -357,54 +547,6 @@ func (h *Handler) peekLimit() int64 {
 		return n
 	}
 	return DefaultMaxPeek
-}
-
-// peek reads r's body (bounded in size, and in time when timeout > 0 and
-// w can set a read deadline) and puts it back for the handler.
-func peek(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	if timeout > 0 {
-		rc := http.NewResponseController(w)
-		// An error means w cannot set deadlines; the read is then bounded
-		// in size only.
-		if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
-			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-		}
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	r.Body.Close()
-	if err != nil {
-		if isTimeout(err) {
-			return nil, fmt.Errorf("%w: not received within %v", errBodyTimeout, timeout)
-		}
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, &http.MaxBytesError{Limit: limit}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
-}
-
-// errBodyTimeout is a body that did not arrive within BodyReadTimeout.
-var errBodyTimeout = errors.New("the request body was too slow")
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-func bodyStatus(err error) int {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return http.StatusRequestEntityTooLarge
-	}
-	if errors.Is(err, errBodyTimeout) {
-		return http.StatusRequestTimeout
-	}
-	return http.StatusBadRequest
 }
 
 // opensSession reports whether body is, or holds in a batch, an initialize

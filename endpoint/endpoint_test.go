@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
+	"github.com/askback/askback/internal/bodylimit"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -204,6 +205,16 @@ func TestOversizedSessionlessBody(t *testing.T) {
 // answered 408 once BodyReadTimeout has passed, on a plain server without
 // read timeouts of its own; one that sends its body in time is served.
 func TestSlowSessionlessBody(t *testing.T) {
+	slowBody(t, "")
+}
+
+// So is a request of protocol 2026-07-28, which the go-sdk's stateless
+// handler would read without any time limit.
+func TestSlowModernBody(t *testing.T) {
+	slowBody(t, "Mcp-Protocol-Version: "+endpoint.Modern+"\r\n")
+}
+
+func slowBody(t *testing.T, header string) {
 	_, url := serve(t, &endpoint.Options{BodyReadTimeout: 300 * time.Millisecond})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
@@ -211,7 +222,7 @@ func TestSlowSessionlessBody(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", strings.TrimPrefix(url, "http://"), len(body))
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", strings.TrimPrefix(url, "http://"), header, len(body))
 	answered := make(chan *http.Response, 1)
 	go func() {
 		resp, _ := http.ReadResponse(bufio.NewReader(conn), nil) // nil: the connection ended unanswered
@@ -425,24 +436,10 @@ func TestSessionsPerUser(t *testing.T) {
 	streams, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop) // before the server closes, which waits for the streams
 	for _, id := range []string{b2, b3} {
-		go func() {
-			req, _ := http.NewRequestWithContext(streams, http.MethodGet, srv.URL, nil)
-			req.Header.Set("Authorization", "Bearer bob")
-			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set("Mcp-Session-Id", id)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
+		go holdStream(streams, srv.URL, id, "Authorization", "Bearer bob")
 	}
 	// Wait until both streams hold their sessions, then ask for a third.
-	for deadline := time.Now().Add(5 * time.Second); h.Busy("bob") < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("bob's event streams did not start: %d busy", h.Busy("bob"))
-		}
-	}
+	waitBusy(t, 2, func() int { return h.Busy("bob") })
 	resp := send("bob", http.MethodPost, "", initialize)
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "all busy") || resp.Header.Get("Mcp-Session-Id") != "" {
@@ -508,20 +505,6 @@ func TestSessionBelongsToItsUser(t *testing.T) {
 	}
 }
 
-// countingBody is a request body that counts what is read of it.
-type countingBody struct {
-	r    io.Reader
-	read int
-}
-
-func (c *countingBody) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.read += n
-	return n, err
-}
-
-func (c *countingBody) Close() error { return nil }
-
 // The sessionless body read to tell an initialize from other requests is
 // bounded by the body limit the server set (HTTP.MaxRequestBodyBytes): a
 // smaller limit is not 4 MiB held per request, a larger one is not refused
@@ -529,15 +512,15 @@ func (c *countingBody) Close() error { return nil }
 func TestSessionlessBodyFollowsTheServersLimit(t *testing.T) {
 	s := askingServer()
 	small := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{HTTP: mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 1024}})
-	body := &countingBody{r: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`)}
+	body := bodylimit.NewCounting(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`)
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Body = body
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	rec := httptest.NewRecorder()
 	small.ServeHTTP(rec, req)
-	if rec.Code != http.StatusRequestEntityTooLarge || body.read > 1025 {
-		t.Errorf("a body over a limit of 1 KiB: %d after reading %d bytes, want 413 after at most 1025", rec.Code, body.read)
+	if rec.Code != http.StatusRequestEntityTooLarge || body.BytesRead() > 1025 {
+		t.Errorf("a body over a limit of 1 KiB: %d after reading %d bytes, want 413 after at most 1025", rec.Code, body.BytesRead())
 	}
 	large := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{HTTP: mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 2 * endpoint.DefaultMaxPeek}})
 	srv := httptest.NewServer(large)

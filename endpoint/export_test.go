@@ -12,3 +12,17 @@ func (h *Handler) Busy(user string) int {
 	}
 	return n
 }
+
+// BusyShare returns how many sessions of the caller share (subject.Share)
+// have a request in progress.
+func (h *Handler) BusyShare(share string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, s := range h.sessions {
+		if s.share == share && s.busy > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -73,9 +73,12 @@ type Options struct {
 	MaxSize int
 	// Replay records the nonces of single-use states. It is required to
 	// issue or open a state made with [SingleUse]. A nonce is claimed for
-	// the state's user (replay.ClaimUser), so that a store bounded per user
-	// (replay.UserStore, as the replay package's stores are) refuses a user
-	// at the bound while others still open their states.
+	// its caller (replay.ClaimUser with subject.Share): the state's user,
+	// or for a state without one the client the context of Open names (the
+	// HTTP layer names it: endpoint.Handler does), so that a store bounded
+	// per user (replay.UserStore, as the replay package's stores are)
+	// refuses a caller at the bound while others, anonymous ones included,
+	// still open their states.
 	Replay replay.Store
 	// Subject returns the authenticated user of a request, whom a state is
 	// bound to. If nil, subject.FromToken is used (TokenInfo.UserID, else its

@@ -1,6 +1,7 @@
 package reqstate_test
 
 import (
+	"context"
 	"errors"
 	"github.com/askback/askback/keys"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -83,5 +85,52 @@ func TestOneUserCannotFillTheReplayStore(t *testing.T) {
 	clk.t = clk.t.Add(6 * time.Minute) // her first two expired, the last not
 	if _, err := open(f, toolReq("mallory", "deploy", args, s)); err != nil {
 		t.Fatalf("Open once her earlier states expired: %v", err)
+	}
+}
+
+// Anonymous callers each have their share too: one client that opens as
+// many single-use states as it may is refused its next, while another
+// client, and a user, still open theirs. The client is the one the request's
+// context names (the HTTP layer names it).
+func TestOneAnonymousClientCannotFillTheReplayStore(t *testing.T) {
+	clk := newClock()
+	store := replay.NewMemory(&replay.MemoryOptions{MaxEntries: 8, MaxPerUser: 2, Now: clk.Now})
+	anonymousShares(t, store, clk)
+}
+
+// anonymousShares fills one anonymous client's share of store and checks
+// that the others are not affected.
+func anonymousShares(t *testing.T, store replay.Store, clk *clock) {
+	t.Helper()
+	codec, err := reqstate.New(&reqstate.Options{Keys: []keys.Key{key("k1", 1)}, Now: clk.Now, Replay: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{codec: codec, clock: clk}
+	single := &reqstate.IssueOptions{SingleUse: true}
+	from := func(client string) context.Context {
+		return subject.WithClient(context.Background(), client)
+	}
+	openFrom := func(client string, s string) error {
+		_, err := reqstate.Open[deployState](from(client), f.codec, toolReq("", "deploy", args, s))
+		return err
+	}
+	for i := range 3 {
+		s := issue(t, f, toolReq("", "deploy", args, ""), single)
+		err := openFrom("addr:192.0.2.1", s)
+		switch {
+		case i < 2 && err != nil:
+			t.Fatalf("client 192.0.2.1's state %d: %v", i, err)
+		case i == 2 && (!errors.Is(err, replay.ErrUserFull) || reqstate.IsRefusal(err)):
+			t.Fatalf("client 192.0.2.1's state beyond its share: %v, want ErrUserFull", err)
+		}
+	}
+	s := issue(t, f, toolReq("", "deploy", args, ""), single)
+	if err := openFrom("addr:192.0.2.2", s); err != nil {
+		t.Fatalf("another client's state while the first is at its share: %v", err)
+	}
+	s = issue(t, f, toolReq("alice", "deploy", args, ""), single)
+	if _, err := reqstate.Open[deployState](from("addr:192.0.2.1"), f.codec, toolReq("alice", "deploy", args, s)); err != nil {
+		t.Fatalf("a user's state from the same address: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/askback/askback/internal/b64url"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
+	"github.com/askback/askback/subject"
 )
 
 // The wire forms of a state (b64 is unpadded base64url):
@@ -221,10 +222,11 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 		var enc [nonceEncLen]byte
 		base64.RawURLEncoding.Encode(enc[:], cl.Nonce)
 		// Held past the expiry by the skew: an instance whose clock is behind
-		// still takes the state for live until then. Claimed for the state's
-		// user, so that a store bounded per user (replay.UserStore) keeps one
-		// user from filling it for everyone.
-		if err := replay.ClaimUser(ctx, c.replay, b.Subject, string(enc[:]), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
+		// still takes the state for live until then. Claimed for the caller
+		// (the state's user, else the client ctx names: subject.Share), so
+		// that a store bounded per user (replay.UserStore) keeps one caller,
+		// anonymous or not, from filling it for everyone.
+		if err := replay.ClaimUser(ctx, c.replay, subject.Share(ctx, b.Subject), string(enc[:]), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
 			if errors.Is(err, replay.ErrUsed) {
 				return fmt.Errorf("open requestState: %w", ErrReused)
 			}

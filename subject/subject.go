@@ -9,6 +9,12 @@
 // names the user somewhere else sets that once, in the verifier, with [Verifier];
 // a server that knows its users another way gives the same [Func] to each package's
 // Options.Subject.
+//
+// A request without a user is known by its client, the address it comes from
+// ([Proxies], [WithClient]); [Share] is the one name under which what a caller
+// takes of a bounded resource is counted, the user's or, failing one, the
+// client's, so that one anonymous client cannot take every anonymous caller's
+// places.
 package subject
 
 import (

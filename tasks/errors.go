@@ -27,6 +27,10 @@ var (
 	ErrShutdown = errors.New("the server shut down before the task finished")
 	// ErrExpired is the cause when the task outlived its time to live.
 	ErrExpired = errors.New("the task outlived its time to live")
+	// ErrEvicted is the cause when the extension, running Options.MaxTasks
+	// unfinished tasks, ended the task to give its place to a caller holding
+	// fewer: its caller held the most.
+	ErrEvicted = errors.New("the server needed the task's place for another caller's task")
 )
 
 func invalidParams(format string, args ...any) error {

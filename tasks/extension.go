@@ -47,12 +47,20 @@ type Options struct {
 	// random characters (130 bits), unguessable but a bearer secret.
 	RequireSubject bool
 	// MaxTasks is how many unfinished tasks the extension runs at once
-	// (DefaultMaxTasks if zero); a call beyond it is refused with an error
-	// that says so ([ErrTooManyTasks]).
+	// (DefaultMaxTasks if zero). When all run, a call of a caller holding
+	// fewer than the caller holding the most (by two or more) ends that
+	// caller's oldest task ([ErrEvicted]: the task fails, saying so) and
+	// takes its place, so that callers at many addresses cannot keep another
+	// out; otherwise it is refused with an error that says so
+	// ([ErrTooManyTasks]).
 	MaxTasks int
-	// MaxTasksPerUser is how many unfinished tasks one authenticated user may
-	// have (DefaultMaxTasksPerUser if zero). Requests without a user share
-	// MaxTasks only.
+	// MaxTasksPerUser is how many unfinished tasks one caller may have
+	// (DefaultMaxTasksPerUser if zero): an authenticated user or, for a
+	// request without one, the client address it came from, as
+	// subject.Share names them (the HTTP layer names the client on the
+	// request's context: endpoint.Handler does). Requests nobody can tell
+	// apart (stdio) share MaxTasks only. The same caller's records are
+	// bounded in the store ([StoreLimits]).
 	MaxTasksPerUser int
 	// MaxArgumentBytes bounds the arguments of a call that starts a task
 	// (DefaultMaxArgumentBytes if zero); larger ones are refused with
@@ -104,10 +112,11 @@ type Extension struct {
 	stop context.CancelCauseFunc
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	runs    map[string]*run
-	active  int            // unfinished tasks started here
-	byOwner map[string]int // of them, per authenticated user
+	mu       sync.Mutex
+	runs     map[string]*run
+	active   int            // unfinished tasks started here
+	evicting int            // of them, those ended for another's place, not yet done
+	byShare  map[string]int // of them, per caller (subject.Share), but those evicting
 }
 
 // Install adds the extension to server: it advertises the extension in the
@@ -162,7 +171,7 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 		logger:   logger,
 		instance: rand.Text(),
 		runs:     map[string]*run{},
-		byOwner:  map[string]int{},
+		byShare:  map[string]int{},
 	}
 	if s, ok := o.Store.(SharedStore); ok {
 		x.shared = s.Shared()
@@ -223,12 +232,14 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	if err != nil {
 		return nil, err
 	}
-	if err := x.admit(owner); err != nil {
+	share := subject.Share(ctx, owner)
+	if err := x.admit(share); err != nil {
 		return nil, err
 	}
 	now := x.opts.Now()
 	rec := &Record{
 		Owner:         owner,
+		Share:         share,
 		Tool:          req.Params.Name,
 		Status:        StatusWorking,
 		StatusMessage: "The task has started.",
@@ -246,7 +257,7 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		}
 	}
 	if err != nil {
-		x.release(owner)
+		x.release(share)
 		if errors.Is(err, ErrStoreFull) {
 			return nil, storeFull(err)
 		}

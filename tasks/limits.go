@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -14,8 +15,9 @@ import (
 const (
 	// DefaultMaxTasks is how many unfinished tasks one Extension runs at once.
 	DefaultMaxTasks = 256
-	// DefaultMaxTasksPerUser is how many unfinished tasks one authenticated
-	// user may have at once on one Extension.
+	// DefaultMaxTasksPerUser is how many unfinished tasks one caller (an
+	// authenticated user, or an anonymous client address) may have at once
+	// on one Extension.
 	DefaultMaxTasksPerUser = 16
 	// DefaultMaxArgumentBytes bounds the arguments of a call that starts a task.
 	DefaultMaxArgumentBytes = 64 << 10
@@ -69,31 +71,87 @@ func clip(s string) string {
 	return s[:cut] + "…"
 }
 
-// admit reserves a place for a new task of owner, or refuses it.
-func (x *Extension) admit(owner string) error {
+// admit reserves a place for a new task of the caller share
+// (subject.Share), or refuses it. When every place is taken, it takes one
+// from the caller holding the most (evictLocked).
+func (x *Extension) admit(share string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.active >= x.opts.MaxTasks {
+	if share != "" && x.byShare[share] >= x.opts.MaxTasksPerUser {
+		who := "one user"
+		if subject.Anonymous(share) {
+			who = "one client address"
+		}
+		return tooMany(fmt.Sprintf("you have %d unfinished tasks, the most %s may have", x.opts.MaxTasksPerUser, who))
+	}
+	// Tasks ended for another's place count until their code returns, up
+	// to as many again: code that ignores its context cannot grow the
+	// goroutines beyond twice MaxTasks.
+	if x.active-x.evicting >= x.opts.MaxTasks && (x.active >= 2*x.opts.MaxTasks || !x.evictLocked(share)) {
 		return tooMany(fmt.Sprintf("this server runs at most %d unfinished tasks at once", x.opts.MaxTasks))
 	}
-	if owner != "" && x.byOwner[owner] >= x.opts.MaxTasksPerUser {
-		return tooMany(fmt.Sprintf("you have %d unfinished tasks, the most one user may have", x.opts.MaxTasksPerUser))
-	}
 	x.active++
-	if owner != "" {
-		x.byOwner[owner]++
+	if share != "" {
+		x.byShare[share]++
 	}
 	return nil
 }
 
-// release gives back the place of a task of owner that ended or never started.
-func (x *Extension) release(owner string) {
+// evictLocked ends the oldest task of the caller holding the most places,
+// when it holds at least two more than share, to give its place to share:
+// the task fails with ErrEvicted. It reports whether it did. Tasks of a
+// caller nobody can tell apart ("") are never ended so.
+func (x *Extension) evictLocked(share string) bool {
+	top, most := "", 0
+	for k, n := range x.byShare {
+		if k != "" && (n > most || n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	if top == "" || most < x.byShare[share]+2 {
+		return false
+	}
+	var victim *run
+	for _, r := range x.runs {
+		if r.share == top && !r.evicted && (victim == nil || r.started.Before(victim.started)) {
+			victim = r
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	victim.evicted = true
+	x.evicting++
+	if x.byShare[top]--; x.byShare[top] <= 0 {
+		delete(x.byShare, top)
+	}
+	victim.cancel(ErrEvicted)
+	return true
+}
+
+// releaseRun gives back the place of a task that ran here and ended.
+func (x *Extension) releaseRun(r *run) {
+	x.mu.Lock()
+	evicted := r.evicted
+	if evicted {
+		x.evicting--
+		x.active--
+	}
+	x.mu.Unlock()
+	if !evicted {
+		x.release(r.share)
+	}
+}
+
+// release gives back the place of a task of the caller share that ended or
+// never started.
+func (x *Extension) release(share string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.active--
-	if owner != "" {
-		if x.byOwner[owner]--; x.byOwner[owner] <= 0 {
-			delete(x.byOwner, owner)
+	if share != "" {
+		if x.byShare[share]--; x.byShare[share] <= 0 {
+			delete(x.byShare, share)
 		}
 	}
 }

@@ -147,6 +147,42 @@ func TestTasksPerUserAreBounded(t *testing.T) {
 	}
 }
 
+// When every place is taken, by callers each within their share (clients at
+// many addresses), a caller holding fewer than the one holding the most
+// still starts a task: that caller's oldest task ends, saying why.
+func TestTasksSharedWhenFull(t *testing.T) {
+	server, _ := newServer(t, &tasks.Options{MaxTasks: 4, MaxTasksPerUser: 3})
+	hs := httpServer(t, server)
+	ctx := context.Background()
+	alice, bob := httpClient(t, hs.URL, "alice"), httpClient(t, hs.URL, "bob")
+	var aliceIDs []string
+	for range 3 {
+		aliceIDs = append(aliceIDs, start(t, alice, "sleep").TaskID)
+	}
+	start(t, bob, "sleep")
+	// Full. carol and dave each take one of alice's places.
+	for _, name := range []string{"carol", "dave"} {
+		if _, err := httpClient(t, hs.URL, name).StartTool(ctx, &mcp.CallToolParams{Name: "sleep"}); err != nil {
+			t.Fatalf("%s while every place is taken: %v", name, err)
+		}
+	}
+	for _, id := range aliceIDs[:2] {
+		g := waitFor(t, alice, id, tasks.StatusFailed)
+		if !strings.Contains(g.StatusMessage, "gave this one's place to another caller's") {
+			t.Errorf("alice's ended task says %q", g.StatusMessage)
+		}
+	}
+	if g, err := alice.Get(ctx, aliceIDs[2]); err != nil || g.Status != tasks.StatusWorking {
+		t.Fatalf("alice's newest task: %v %v, want it still working", g, err)
+	}
+	// Each holds one now: eve is refused, and so is alice's next.
+	for _, c := range []*taskclient.Client{httpClient(t, hs.URL, "eve"), alice} {
+		if _, err := c.StartTool(ctx, &mcp.CallToolParams{Name: "sleep"}); err == nil || !strings.Contains(err.Error(), "at most 4 unfinished tasks") {
+			t.Fatalf("a task when everyone holds one: %v, want a refusal", err)
+		}
+	}
+}
+
 // The store keeps finished tasks until their TTL: one user who fills their
 // share of it is refused with a message that says so, and another user
 // still starts tasks.

@@ -38,8 +38,10 @@ var ErrUserStoreFull = fmt.Errorf("%w for this user", ErrStoreFull)
 
 // StoreLimits bound what a task store keeps of records whose TTL has not
 // elapsed (finished tasks too: their results wait for tasks/get until the
-// TTL): in total and for each owner ([Record.Owner]). Records without an
-// owner (a server without authentication) count only towards the totals.
+// TTL): in total and for each caller ([Record.Counted]: the owner, or the
+// client address of a task started without a user). Records of a caller
+// nobody can tell apart (no user, no client address: stdio) count only
+// towards the totals.
 // A zero field takes its default; a record that would go beyond a limit is
 // refused with [ErrStoreFull] or [ErrUserStoreFull], and so is the growth of
 // one (a record may always shrink).
@@ -49,10 +51,10 @@ type StoreLimits struct {
 	// MaxBytes bounds the records' sizes by [Record.Size]
 	// (DefaultStoreBytes).
 	MaxBytes int64
-	// MaxRecordsPerUser bounds the records of one owner
+	// MaxRecordsPerUser bounds the records of one caller
 	// (DefaultStoreRecordsPerUser).
 	MaxRecordsPerUser int
-	// MaxBytesPerUser bounds the sizes of one owner's records
+	// MaxBytesPerUser bounds the sizes of one caller's records
 	// (DefaultStoreBytesPerUser).
 	MaxBytesPerUser int64
 }
@@ -102,7 +104,7 @@ func newLedger(l StoreLimits) *ledger {
 
 // entryOf is the ledger entry of a record.
 func entryOf(r *Record) ledgerEntry {
-	e := ledgerEntry{owner: r.Owner, size: int64(r.Size())}
+	e := ledgerEntry{owner: r.Counted(), size: int64(r.Size())}
 	if r.TTL > 0 {
 		e.expires = r.CreatedAt.Add(r.TTL)
 	}
@@ -130,7 +132,7 @@ func (l *ledger) check(owner string, count int, bytes int64) error {
 
 // admit checks that a new record fits.
 func (l *ledger) admit(r *Record) error {
-	return l.check(r.Owner, 1, int64(r.Size()))
+	return l.check(r.Counted(), 1, int64(r.Size()))
 }
 
 // add records a new record (after admit).

@@ -14,6 +14,12 @@ type Record struct {
 	// Owner is the authenticated user that created the task, if any; only
 	// that user may read, answer or cancel it.
 	Owner string `json:"owner,omitempty"`
+	// Share is the caller the record is counted against in a store's
+	// per-user limits, as subject.Share names it: the Owner, or for a task
+	// started without a user, the client it came from, so that one
+	// anonymous client cannot fill the store for the others. A store counts
+	// a record by [Record.Counted].
+	Share string `json:"share,omitempty"`
 	// Tool is the name of the tool whose call the task runs.
 	Tool          string    `json:"tool,omitempty"`
 	Status        Status    `json:"status"`
@@ -42,6 +48,16 @@ type Record struct {
 	// when that instance last said it is alive (shared stores only).
 	Runner    string    `json:"runner,omitempty"`
 	Heartbeat time.Time `json:"heartbeat,omitzero"`
+}
+
+// Counted returns the name the record is counted under in a store's
+// per-user limits: Share, or the Owner of a record without one (kept from
+// before Share was recorded); "" counts towards the totals only.
+func (r *Record) Counted() string {
+	if r.Share != "" {
+		return r.Share
+	}
+	return r.Owner
 }
 
 // Expired reports whether the task's TTL has elapsed at now.

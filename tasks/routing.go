@@ -1,15 +1,13 @@
 package tasks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-)
+	"time"
 
-// maxRoutingPeek bounds how much of a request body RoutingHeaders reads.
-const maxRoutingPeek = 4 << 20
+	"github.com/askback/askback/internal/reqbody"
+)
 
 // RoutingHeaders wraps a Streamable HTTP handler so that a tasks/get,
 // tasks/update or tasks/cancel whose Mcp-Name header names another task than
@@ -17,26 +15,30 @@ const maxRoutingPeek = 4 << 20
 // the JSON-RPC error -32020, as the Streamable HTTP header rules ask. The
 // extension checks the same inside the server, where the answer goes out with
 // the HTTP status the SDK picks; this wrapper adds the status code.
+//
+// To look, it reads the body of a POST that carries Mcp-Name before next
+// does, within the server's own limits: those next declares (an
+// endpoint.Handler declares its Options.HTTP.MaxRequestBodyBytes and
+// BodyReadTimeout, through a BodyLimits method), tightened by any an outer
+// layer of the project set on the request; else the go-sdk's default size
+// limit (4 MiB) and 30 seconds. A longer body is refused with 413, a slower
+// one with 408. next reads the same bytes; nothing is read twice.
 func RoutingHeaders(next http.Handler) http.Handler {
+	var own reqbody.Limits
+	if l, ok := next.(interface {
+		BodyLimits() (max int64, timeout time.Duration)
+	}); ok {
+		own.Max, own.Timeout = l.BodyLimits()
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.Header.Values("Mcp-Name")
 		if r.Method != http.MethodPost || len(name) == 0 || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		orig := r.Body
-		body, err := io.ReadAll(io.LimitReader(orig, maxRoutingPeek+1))
+		body, err := reqbody.Read(w, r, own)
 		if err != nil {
-			http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		// The handler reads what was peeked, then the rest.
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), orig), orig}
-		if len(body) > maxRoutingPeek {
-			next.ServeHTTP(w, r)
+			reqbody.Refuse(w, err)
 			return
 		}
 		var msg struct {

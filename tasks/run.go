@@ -15,11 +15,15 @@ import (
 
 // run is a task whose code runs in this process.
 type run struct {
-	x      *Extension
-	id     string
-	owner  string
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	x     *Extension
+	id    string
+	share string // the caller its place counts against
+	// started is when it started; evicted that it was ended to give its
+	// place to another caller (both guarded by the Extension's mu).
+	started time.Time
+	evicted bool
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
 
 	// done is closed once the task's end is recorded.
 	done chan struct{}
@@ -37,7 +41,7 @@ func (x *Extension) launch(rec *Record, req *mcp.CallToolRequest, h Handler) *ru
 		inner := cancel
 		cancel = func(cause error) { inner(cause); stop() }
 	}
-	r := &run{x: x, id: rec.ID, owner: rec.Owner, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
+	r := &run{x: x, id: rec.ID, share: rec.Share, started: rec.CreatedAt, ctx: ctx, cancel: cancel, done: make(chan struct{}), waiters: map[string]chan *mcp.ElicitResult{}}
 	x.mu.Lock()
 	x.runs[rec.ID] = r
 	x.mu.Unlock()
@@ -60,7 +64,7 @@ func (r *run) main(h Handler, t *Task) {
 		r.x.mu.Lock()
 		delete(r.x.runs, r.id)
 		r.x.mu.Unlock()
-		r.x.release(r.owner)
+		r.x.releaseRun(r)
 		r.cancel(context.Canceled)
 	}()
 	if r.x.shared {
@@ -122,6 +126,10 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 			rec.Status = StatusFailed
 			rec.Error = &ErrorObject{Code: -32603, Message: "task interrupted: " + ErrShutdown.Error()}
 			rec.StatusMessage = "The task was interrupted: the server shut down. Start it again."
+		case err != nil && errors.Is(cause, ErrEvicted):
+			rec.Status = StatusFailed
+			rec.Error = &ErrorObject{Code: -32603, Message: "task ended: " + ErrEvicted.Error()}
+			rec.StatusMessage = fmt.Sprintf("The task was ended: the server runs at most %d unfinished tasks, and gave this one's place to another caller's, since you held the most. Start it again later.", r.x.opts.MaxTasks)
 		case err != nil && errors.Is(cause, ErrExpired):
 			rec.Status = StatusFailed
 			rec.Error = &ErrorObject{Code: -32603, Message: ErrExpired.Error()}

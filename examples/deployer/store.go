@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/askback/askback/endpoint"
+	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/replay"
 	replayredis "github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/tasks"
@@ -28,14 +30,29 @@ type deployFlags struct {
 	// debugStats serves heap and goroutine counts at /debug/stats (with
 	// -http), for the benchmarks.
 	debugStats bool
+	// http bounds connections and bodies in flight, and names the proxy
+	// trusted to name clients (with -http).
+	http *httpserve.Flags
+	// sessions bound the 2025-11-25 sessions (with -http).
+	sessions endpoint.Options
+	// maxStates bounds the single-use states remembered at once (the
+	// replay store's MaxEntries); one caller may hold a sixteenth.
+	maxStates int
 }
 
-// registerDeployFlags adds -redis, -addr-file and -debug-stats to fs.
+// registerDeployFlags adds -redis, -addr-file, -debug-stats, the HTTP
+// bounds (httpserve.RegisterFlags) and the bounds of the sessions to fs.
 func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
 	f := &deployFlags{}
 	fs.StringVar(&f.redisURL, "redis", "", "keep single-use requestState nonces and task records in Redis at this URL (redis://HOST:PORT/DB), so that several instances can serve one conversation (default: env DEPLOY_REDIS_URL, else memory)")
 	fs.StringVar(&f.addrFile, "addr-file", "", "with -http: write the address listened on to this file")
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "with -http: serve heap and goroutine counts at /debug/stats (for benchmarks)")
+	f.http = httpserve.RegisterFlags(fs)
+	fs.IntVar(&f.maxStates, "max-states", replay.DefaultMaxEntries, "single-use requestStates remembered at once (until they expire), at most; one caller (a user, or a client address) may hold a sixteenth of them")
+	fs.IntVar(&f.sessions.MaxSessions, "max-sessions", endpoint.DefaultMaxSessions, "with -http: 2025-11-25 sessions open at once, at most; another initialize is answered 503")
+	fs.IntVar(&f.sessions.MaxSessionsPerUser, "max-sessions-per-caller", endpoint.DefaultMaxSessionsPerUser, "with -http: 2025-11-25 sessions of one caller (a user, or a client address) open at once, at most")
+	fs.DurationVar(&f.sessions.SessionTimeout, "session-timeout", endpoint.DefaultSessionTimeout, "with -http: close a 2025-11-25 session idle for this long")
+	fs.DurationVar(&f.sessions.QuestionTimeout, "question-timeout", endpoint.DefaultQuestionTimeout, "with -http: a question asked with elicitation/create waits this long for its answer, at most")
 	return f
 }
 
@@ -64,11 +81,19 @@ const redisHeartbeat = time.Second
 // environment) names a URL. It checks that Redis answers.
 func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
 	url := f.redis()
+	// No authentication: every caller is anonymous, and the stores count
+	// each by its client address (subject.Share; the HTTP layer names the
+	// client on each request): one client may hold a sixteenth of the
+	// single-use states (replay.DefaultMaxPerUser) and 16 unfinished tasks
+	// (tasks.DefaultMaxTasksPerUser) of 256, so that it cannot take the
+	// others' places.
+	maxStates := replay.DefaultMaxEntries
+	if f != nil && f.maxStates > 0 {
+		maxStates = f.maxStates
+	}
 	if url == "" {
 		return &stores{
-			// No authentication: every caller is anonymous and shares one
-			// allowance, so the store is bounded in total only.
-			replay: replay.NewMemory(&replay.MemoryOptions{MaxPerUser: replay.DefaultMaxEntries}),
+			replay: replay.NewMemory(&replay.MemoryOptions{MaxEntries: maxStates}),
 			tasks:  &tasks.Options{PollInterval: 500 * time.Millisecond},
 			close:  func() error { return nil },
 		}, nil
@@ -88,7 +113,7 @@ func openStores(ctx context.Context, f *deployFlags) (*stores, error) {
 		return nil, fmt.Errorf("cannot reach Redis at %s: %w; start it or fix -redis / DEPLOY_REDIS_URL", opts.Addr, err)
 	}
 	return &stores{
-		replay: replayredis.New(rdb, &replayredis.Options{Prefix: "deployer:replay:", MaxPerUser: replay.DefaultMaxEntries}),
+		replay: replayredis.New(rdb, &replayredis.Options{Prefix: "deployer:replay:", MaxEntries: maxStates}),
 		tasks: &tasks.Options{
 			Store:        taskredis.New(rdb, &taskredis.Options{Prefix: "deployer:task:"}),
 			PollInterval: 500 * time.Millisecond,

@@ -75,13 +75,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		tokenURL   = fs.String("github-token-url", "", "GitHub's token endpoint `URL`")
 		apiURL     = fs.String("github-api-url", "", "GitHub's API base `URL`")
 		clientID   = fs.String("github-client-id", "github-connect-demo", "the OAuth client `ID` registered at GitHub")
+		addrFile   = fs.String("addr-file", "", "write the address the server (-http) listens on to `FILE`, once listening")
 		users      userFlags
 		secretEnv  = "GITHUB_CLIENT_SECRET"
 		logger     = slog.New(slog.NewTextHandler(stderr, nil))
 		listenAddr string
 	)
 	fs.Var(&users, "user", "a user as `NAME:TOKEN:PASSWORD` (repeatable): MCP bearer token and browser password")
+	bounds := httpserve.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if err := bounds.Apply(ho); err != nil {
 		return err
 	}
 	if *usersFile != "" {
@@ -120,7 +126,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		base := "http://" + *fakeAddr
 		*authURL, *tokenURL, *apiURL = base+fakegithub.AuthorizePath, base+fakegithub.TokenPath, base
-		fs := httpserve.Server(fake, &httpserve.Options{MaxBody: maxRequestBody})
+		fs := httpserve.Server(fake, ho)
 		fs.Addr = *fakeAddr
 		servers = append(servers, fs)
 	}
@@ -157,7 +163,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	as := httpserve.Server(a.handler, &httpserve.Options{MaxBody: maxRequestBody})
+	as := httpserve.Server(a.handler, ho)
 	as.Addr = listenAddr
 	servers = append(servers, as)
 
@@ -168,6 +174,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("listen on %s: %w", s.Addr, err)
 		}
 		logger.Info("listening", "addr", ln.Addr().String())
+		if s == as && *addrFile != "" {
+			if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+				ln.Close()
+				return fmt.Errorf("-addr-file: %w", err)
+			}
+		}
 		go func() { errc <- s.Serve(ln) }()
 	}
 	logger.Info("ready", "mcp", *publicURL+"/mcp", "signin", *publicURL+"/signin")

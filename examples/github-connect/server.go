@@ -116,7 +116,7 @@ func newApp(cfg config) (*app, error) {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", auth.RequireBearerToken(dir.verifyToken, nil)(mcpHandler))
+	mux.Handle("/mcp", browser.throttle.tokens(auth.RequireBearerToken(dir.verifyToken, nil)(mcpHandler), dir.verifyToken))
 	mux.Handle("/signin", http.NewCrossOriginProtection().Handler(browser.serveSignIn(serverName)))
 	mux.Handle("/connect/", conn)
 	return &app{handler: httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody}), connector: conn}, nil

@@ -9,13 +9,17 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/askback/askback/connect"
+	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -94,10 +98,11 @@ func (d *userDirectory) checkPassword(name, password string) bool {
 // user's oldest session. So memory is bounded by the user directory, and no user can
 // lock another out by signing in over and over.
 type sessions struct {
-	dir    *userDirectory
-	secure bool
-	ttl    time.Duration
-	now    func() time.Time
+	dir      *userDirectory
+	secure   bool
+	ttl      time.Duration
+	now      func() time.Time
+	throttle *signInThrottle
 
 	mu     sync.Mutex
 	byID   map[string]session
@@ -118,10 +123,12 @@ var (
 const (
 	sessionCookie      = "askback_session"
 	maxSessionsPerUser = 16
+	// maxSignInForm bounds the sign-in form: a name, a password and a path.
+	maxSignInForm = 4096
 )
 
 func newSessions(dir *userDirectory, secure bool, now func() time.Time) *sessions {
-	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now,
+	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now, throttle: newSignInThrottle(defaultThrottle, now),
 		byID: make(map[string]session), byUser: make(map[string][]string)}
 }
 
@@ -211,6 +218,7 @@ var signinTemplate = template.Must(template.New("signin").Parse(`<!doctype html>
 <body>
 <h1 id="heading">Sign in to {{.Server}}</h1>
 {{if .Failed}}<p id="error">That name and password do not match. Try again.</p>{{end}}
+{{if .Wait}}<p id="throttled">Too many sign-in attempts. Try again in {{.Wait}} seconds.</p>{{end}}
 {{if .User}}<p id="signed-in">Signed in as {{.User}}.</p>{{end}}
 <form method="post" action="/signin">
 <input type="hidden" name="return" value="{{.Return}}">
@@ -229,11 +237,31 @@ func (s *sessions) serveSignIn(serverName string) http.HandlerFunc {
 		data := struct {
 			Server, Return, User string
 			Failed               bool
-		}{Server: serverName, Return: localPath(r.FormValue("return"))}
+			Wait                 int // seconds before another attempt
+		}{Server: serverName, Return: localPath(r.URL.Query().Get("return"))}
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, 4096)
-			name, pass := r.PostFormValue("name"), r.PostFormValue("password")
-			if s.dir.checkPassword(name, pass) {
+			form, err := reqbody.Form(w, r, reqbody.Limits{Max: maxSignInForm})
+			if err != nil {
+				reqbody.Refuse(w, err)
+				return
+			}
+			data.Return = localPath(form.Get("return"))
+			name, pass := form.Get("name"), form.Get("password")
+			// Throttled per address and account, per address and per
+			// account (throttle.go); a refused attempt's password is not
+			// checked at all.
+			done, wait := s.throttle.begin(subject.Client(r.Context()), name)
+			if done == nil {
+				data.Wait = int(math.Ceil(wait.Seconds()))
+				w.Header().Set("Retry-After", strconv.Itoa(data.Wait))
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_ = signinTemplate.Execute(w, data)
+				return
+			}
+			ok := s.dir.checkPassword(name, pass)
+			done(ok)
+			if ok {
 				if err := s.start(w, name); err != nil {
 					http.Error(w, "could not sign in: "+err.Error(), http.StatusServiceUnavailable)
 					return

@@ -106,9 +106,9 @@ func main() {
 	rand.Read(secret)
 	states, err := reqstate.New(&reqstate.Options{
 		Keys: []keys.Key{{ID: "1", Secret: secret}},
-		// No authentication: every caller is anonymous, and anonymous callers
-		// share one MaxPerUser allowance. Bound the store in total only.
-		Replay: replay.NewMemory(&replay.MemoryOptions{MaxPerUser: replay.DefaultMaxEntries}),
+		// No authentication: every caller is anonymous, counted by its
+		// address (endpoint names it), each with a sixteenth of the store.
+		Replay: replay.NewMemory(nil),
 	})
 	if err != nil {
 		log.Fatal(err)

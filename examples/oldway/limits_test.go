@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/bodylimit"
 )
 
 // A request body over the limit is refused with 413 before the server reads it.
 func TestHTTPBodyIsBounded(t *testing.T) {
-	hs := httptest.NewServer(httpHandler(newServer(), false, 10))
+	hs := httptest.NewServer(httpHandler(newServer(), false, &endpoint.Options{MaxSessions: 10}))
 	t.Cleanup(hs.Close)
 	bodylimit.Refused(t, hs.URL+"/mcp", maxRequestBody, nil)
 }
@@ -21,7 +22,7 @@ func TestHTTPBodyIsBounded(t *testing.T) {
 // and memory until it is closed or idle for 10 minutes): beyond the limit an
 // initialize gets 503, and a request without a session opens none.
 func TestSessionsAreBounded(t *testing.T) {
-	hs := httptest.NewServer(httpHandler(newServer(), false, 2))
+	hs := httptest.NewServer(httpHandler(newServer(), false, &endpoint.Options{MaxSessions: 2}))
 	t.Cleanup(hs.Close)
 	post := func(body string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))

@@ -35,17 +35,24 @@ func main() {
 	addr := flag.String("http", "", "serve stateful Streamable HTTP at /mcp on this address (required)")
 	addrFile := flag.String("addr-file", "", "write the address listened on to this file")
 	stats := flag.Bool("debug-stats", false, "serve heap and goroutine counts at /debug/stats (for benchmarks)")
-	sessions := flag.Int("max-sessions", endpoint.DefaultMaxSessions, "open sessions at most; another initialize gets 503")
+	var eo endpoint.Options
+	flag.IntVar(&eo.MaxSessions, "max-sessions", endpoint.DefaultMaxSessions, "open sessions at most; another initialize gets 503")
+	flag.IntVar(&eo.MaxSessionsPerUser, "max-sessions-per-caller", endpoint.DefaultMaxSessionsPerUser, "open sessions of one caller (a client address) at most")
+	bounds := httpserve.RegisterFlags(flag.CommandLine)
 	flag.Parse()
-	if err := run(*addr, *addrFile, *stats, *sessions); err != nil {
+	if err := run(*addr, *addrFile, *stats, &eo, bounds); err != nil {
 		fmt.Fprintln(os.Stderr, "oldway:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, addrFile string, stats bool, sessions int) error {
+func run(addr, addrFile string, stats bool, sessions *endpoint.Options, bounds *httpserve.Flags) error {
 	if addr == "" {
 		return errors.New("-http ADDR is required, e.g. -http 127.0.0.1:8081")
+	}
+	ho := &httpserve.Options{MaxBody: maxRequestBody}
+	if err := bounds.Apply(ho); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -56,7 +63,7 @@ func run(addr, addrFile string, stats bool, sessions int) error {
 			return fmt.Errorf("-addr-file: %w", err)
 		}
 	}
-	hs := httpserve.Server(httpHandler(newServer(), stats, sessions), &httpserve.Options{MaxBody: maxRequestBody})
+	hs := httpserve.Server(httpHandler(newServer(), stats, sessions), ho)
 	return hs.Serve(ln)
 }
 
@@ -64,12 +71,17 @@ func run(addr, addrFile string, stats bool, sessions int) error {
 const maxRequestBody = 1 << 20
 
 // httpHandler serves srv as stateful Streamable HTTP at /mcp, and
-// /debug/stats when stats is set, with request bodies bounded and at most
-// sessions sessions open (503 beyond; closed after 10 idle minutes).
-func httpHandler(srv *mcp.Server, stats bool, sessions int) http.Handler {
+// /debug/stats when stats is set, with request bodies bounded and sessions
+// bounded as sessions says (503 beyond; closed after 10 idle minutes).
+func httpHandler(srv *mcp.Server, stats bool, sessions *endpoint.Options) http.Handler {
+	o := endpoint.Options{SessionTimeout: 10 * time.Minute}
+	if sessions != nil {
+		o = *sessions
+		o.SessionTimeout = 10 * time.Minute
+	}
+	o.SessionsOnly = true
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv },
-		&endpoint.Options{SessionsOnly: true, MaxSessions: sessions, SessionTimeout: 10 * time.Minute}))
+	mux.Handle("/mcp", endpoint.New(func(*http.Request) *mcp.Server { return srv }, &o))
 	if stats {
 		mux.Handle("/debug/stats", debugstats.Handler())
 	}

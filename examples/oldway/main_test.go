@@ -55,7 +55,7 @@ func TestAsksWhileTheCallWaits(t *testing.T) {
 }
 
 func TestNeedsAnAddress(t *testing.T) {
-	if err := run("", "", false, 0); err == nil || !strings.Contains(err.Error(), "-http") {
+	if err := run("", "", false, nil, nil); err == nil || !strings.Contains(err.Error(), "-http") {
 		t.Errorf("run without -http: %v", err)
 	}
 }

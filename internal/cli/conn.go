@@ -73,6 +73,14 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 // addTargetFlags binds how to reach a server: -c, -u, -H, --transport,
 // --protocol, --timeout, -p and the login flags (login.go).
 func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
+	addServerFlags(cmd, o)
+	cmd.Flags().StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+}
+
+// addServerFlags binds the flags of addTargetFlags but -p, for a command
+// that takes profiles its own way (scan: several at once).
+func addServerFlags(cmd *cobra.Command, o *ConnOptions) {
 	f := cmd.Flags()
 	o.flags = f
 	f.StringVarP(&o.Command, "command", "c", "", "start a stdio server with this shell command line")
@@ -81,8 +89,6 @@ func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
 	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request (0: none)")
-	f.StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
-	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	addLoginFlags(cmd, &o.Auth)
 }
 

@@ -78,7 +78,7 @@ the server asks (form or URL elicitation, protocol 2026-07-28 and older),
 from flags, from scripts, or from a person at the terminal.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version(),
+		Version:       ReadBuildInfo().String(),
 	}
 	root.SetVersionTemplate("mcp-tester {{.Version}}\n")
 	// -v has one meaning, before or after the command: --verbose, the
@@ -102,6 +102,7 @@ from flags, from scripts, or from a person at the terminal.`,
 	root.AddCommand(
 		newCallCmd(io, nil),
 		newTestCmd(io, nil),
+		newScriptCmd(io, nil),
 		newTasksCmd(io),
 		newToolsCmd(io),
 		newTopListCmd(io, nil),
@@ -118,6 +119,8 @@ from flags, from scripts, or from a person at the terminal.`,
 		newBenchCmd(io, nil),
 		newAuthCmd(io),
 		newProxyCmd(io, nil),
+		newScanCmd(io, nil),
+		newGradeCmd(io, nil),
 		newCatalogCmd(io),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,

@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/textdiff"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -30,6 +34,8 @@ type TestOptions struct {
 	// StepTimeoutSet is whether --step-timeout was given: without it, a
 	// step a person answers gets personStepTimeout.
 	StepTimeoutSet bool
+	// Update rewrites the expected values of the checks that failed.
+	Update bool
 }
 
 // personStepTimeout bounds a step when a person may answer during it and
@@ -60,6 +66,12 @@ workflow run shows on that line of the script; --format sarif writes a SARIF
 2.1.0 log for code scanning with each failed step at its file and line.
 --junit writes JUnit XML besides any of them.
 
+--update rewrites the expected values of the checks that failed with what
+this run found (snapshots, as golden files are updated): only those values
+change, every other byte of the file stays, and the changes are shown as a
+diff on stderr. Nothing is written when a script could not reach the
+server. It exits 0 when every failure was updated.
+
 Exit codes: 0 every step passed; 1 a step failed, or the server answered
 with something else than MCP; 2 usage or syntax error (reported as
 FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
@@ -67,7 +79,8 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
   mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit /tmp/report.xml
   bin/deployer -http 127.0.0.1:8080 &
   mcp-tester test 'examples/deployer/*.mcp' -u http://127.0.0.1:8080/mcp --format json
-  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record /tmp/answered.mcp`,
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record /tmp/answered.mcp
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --update`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Scripts = append(opts.Scripts, args...)
 			opts.StepTimeoutSet = cmd.Flags().Changed("step-timeout")
@@ -93,6 +106,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", "text", "json", "sarif", "github")
 	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
+	f.BoolVar(&opts.Update, "update", false, "rewrite the expected values of the checks that failed with what the server answered, and show the changes as a diff on stderr")
 	return cmd
 }
 
@@ -201,10 +215,64 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			return fmt.Errorf("--junit: %w", werr)
 		}
 	}
-	if code := rep.ExitCode(); code != 0 {
+	code := rep.ExitCode()
+	if opts.Update {
+		code = updateScripts(opts.IO, scripts, rep)
+	}
+	if code != 0 {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// updateScripts runs --update: each script's failed checks rewritten with
+// what the run found, the changes shown as a diff on stderr, the files
+// written whole. It returns the exit code: that of the run when a script
+// could not reach the server (then nothing is written), 1 when a failure
+// could not be updated, 0 otherwise.
+func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) int {
+	for _, res := range rep.Scripts {
+		if res.Err != nil {
+			fmt.Fprintf(io.ErrOut, "nothing updated: %s could not run (see the report); no file was written\n", termsafe.Line(res.Name))
+			return rep.ExitCode()
+		}
+	}
+	type pending struct {
+		name string
+		data []byte
+	}
+	var writes []pending
+	code := script.ExitOK
+	for i, s := range scripts {
+		data, notes, err := script.Update(s, rep.Scripts[i])
+		if err != nil {
+			fmt.Fprintf(io.ErrOut, "%s: not updated: %v\n", termsafe.Line(s.Name), err)
+			code = script.ExitFailed
+			continue
+		}
+		updated := 0
+		for _, n := range notes {
+			if n.Updated {
+				updated++
+				continue
+			}
+			fmt.Fprintf(io.ErrOut, "%s:%d: %s\n", termsafe.Line(s.Name), n.Line, termsafe.Line(strings.TrimPrefix(n.String(), fmt.Sprintf("line %d: ", n.Line))))
+			code = script.ExitFailed
+		}
+		if updated > 0 {
+			old := script.Source(s)
+			fmt.Fprint(io.ErrOut, termsafe.Block(textdiff.Unified(s.Name, s.Name+" (updated)", string(old), string(data), 3)))
+			writes = append(writes, pending{s.Name, data})
+		}
+		fmt.Fprintf(io.ErrOut, "%s: %d expected value(s) updated\n", termsafe.Line(s.Name), updated)
+	}
+	for _, w := range writes {
+		if err := atomicfile.Write(w.name, w.data, 0o644); err != nil {
+			fmt.Fprintf(io.ErrOut, "--update: %v\n", err)
+			code = script.ExitFailed
+		}
+	}
+	return code
 }
 
 // bounded gives up on a question when its step's time is up, even when the

@@ -1,6 +1,7 @@
 package credential
 
 import (
+	"encoding/base64"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,13 +16,17 @@ import (
 // percent-encoded (%XX with either case, + for a space); XML and HTML
 // character references (&#34; &#x22; &quot; &amp; &lt; &gt; &apos;, as a
 // JUnit report writes them); and any mix of these from one character to
-// the next ("ab\u0063%64ef" is "abcdef").
+// the next ("ab\u0063%64ef" is "abcdef"). Its base64 encodings (standard
+// and URL alphabets, padded or not) are hidden too, alone or inside a longer
+// encoded text at any of the three alignments: the characters that encode
+// the secret's bytes alone (all but at most two bytes at each end, which
+// share their characters with what surrounds them).
 // Each spelling is replaced by [Hidden]. The zero Hider hides nothing.
 //
 // It cannot hide what it cannot see: a secret split between two texts
-// given to Hide separately, or transformed in another way (base64, named
-// HTML entities beyond the five of XML, reversed, in another letter case,
-// cut to a part).
+// given to Hide separately, or transformed in another way (named HTML
+// entities beyond the five of XML, reversed, in another letter case, cut to
+// a part, another encoding).
 type Hider struct {
 	secrets []string // longest first
 	starts  [256]bool
@@ -34,9 +39,14 @@ func NewHider(secrets []string) *Hider {
 	h := &Hider{}
 	seen := map[string]bool{}
 	for _, s := range secrets {
-		if len(s) >= MinSecret && !seen[s] {
-			seen[s] = true
-			h.secrets = append(h.secrets, s)
+		if len(s) < MinSecret {
+			continue
+		}
+		for _, v := range append([]string{s}, base64Spellings(s)...) {
+			if len(v) >= MinSecret && !seen[v] {
+				seen[v] = true
+				h.secrets = append(h.secrets, v)
+			}
 		}
 	}
 	// The longest first, so that a secret that holds another is hidden
@@ -52,6 +62,30 @@ func NewHider(secrets []string) *Hider {
 	}
 	h.starts['\\'], h.starts['%'], h.starts['&'] = true, true, true
 	return h
+}
+
+// base64Spellings returns the base64 texts that encode s wherever it stands
+// in the encoded bytes: for each alignment (s starting at a byte offset of
+// 0, 1 or 2 in a group of three) and alphabet (standard, URL), the
+// characters that depend on s's bytes alone; for s encoded alone, also its
+// padded encoding.
+func base64Spellings(s string) []string {
+	var out []string
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		out = append(out, enc.EncodeToString([]byte(s)))
+		for k := 0; k < 3; k++ {
+			buf := append(make([]byte, k), s...)
+			whole := len(buf) / 3 * 3
+			e := enc.EncodeToString(buf[:whole])
+			// The first characters of an offset group hold bits of the
+			// bytes before s: 2 of them at offset 1, 3 at offset 2.
+			skip := [3]int{0, 2, 3}[k]
+			if len(e) > skip {
+				out = append(out, e[skip:])
+			}
+		}
+	}
+	return out
 }
 
 // Empty reports whether h hides nothing.

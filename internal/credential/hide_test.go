@@ -1,6 +1,7 @@
 package credential
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -116,5 +117,33 @@ func TestHiderJSONInXML(t *testing.T) {
 		if got := h.Hide(text); got != Hidden {
 			t.Errorf("Hide(%q) = %q", text, got)
 		}
+	}
+}
+
+// A secret encoded in base64 is hidden, alone or inside a longer encoded
+// text, whatever its alignment, in either alphabet, padded or not.
+func TestHiderBase64(t *testing.T) {
+	const secret = "opaque-Tok3n?~value"
+	h := NewHider([]string{secret})
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		for _, around := range [][2]string{{"", ""}, {"a", ""}, {"ab", "c"}, {"user:", "\n"}, {"{\"t\":\"", "\"}"}} {
+			text := enc.EncodeToString([]byte(around[0] + secret + around[1]))
+			got := h.Hide(text)
+			if !strings.Contains(got, Hidden) {
+				t.Errorf("base64 of %q: %q not hidden: %q", around[0]+secret+around[1], text, got)
+				continue
+			}
+			// What is left holds at most two of the secret's bytes at
+			// each end.
+			left := strings.ReplaceAll(got, Hidden, "")
+			if len(left) > len(text)-len(secret)*4/3+8 {
+				t.Errorf("base64 of %q: too much left: %q", around[0]+secret+around[1], got)
+			}
+		}
+	}
+	// Ordinary base64 of other text is left as it is.
+	other := base64.StdEncoding.EncodeToString([]byte("nothing secret in here at all"))
+	if got := h.Hide(other); got != other {
+		t.Errorf("other base64 changed: %q", got)
 	}
 }

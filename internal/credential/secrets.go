@@ -1,6 +1,7 @@
 package credential
 
 import (
+	"encoding/base64"
 	"net/url"
 	"strings"
 )
@@ -14,7 +15,9 @@ const MinSecret = 6
 // password of the user information, the values of query parameters and the
 // path segments [RedactURL] hides, and the values of the headers named like
 // credentials or holding a token (the whole value and each word of it, the
-// authorization scheme aside). Errors from libraries quote a URL whole, so
+// authorization scheme aside; for Basic, also the decoded "user:password"
+// and the password; for Cookie and Set-Cookie, each cookie's value, however
+// it is written). Errors from libraries quote a URL whole, so
 // the one way to keep these out of every message is to hide each wherever it
 // shows up.
 func Secrets(rawURL string, headers []string) []string {
@@ -32,7 +35,10 @@ func Secrets(rawURL string, headers []string) []string {
 				add(p, url.QueryEscape(p), url.PathEscape(p))
 			}
 		}
-		for _, kv := range strings.Split(u.RawQuery, "&") {
+		// A query's pairs are separated by "&", and by ";" for servers that
+		// read it so (older Go, Python, Java): a value after a ";" is one a
+		// server may take.
+		for _, kv := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
 			k, raw, _ := strings.Cut(kv, "=")
 			name, _ := url.QueryUnescape(k)
 			v, err := url.QueryUnescape(raw)
@@ -64,6 +70,59 @@ func Secrets(rawURL string, headers []string) []string {
 			}
 			add(w)
 		}
+		add(basicSecrets(value)...)
+		add(cookieValues(name, value)...)
+	}
+	return out
+}
+
+// cookieValues returns the value of each cookie of a Cookie header, or of
+// the cookie a Set-Cookie header sets, as written and without its quotes.
+// It reads them as leniently as any server may: net/http drops a cookie
+// whose value has a byte it does not allow (a backslash, a quote inside, a
+// space), which a server that reads it otherwise takes, and may echo.
+func cookieValues(name, value string) []string {
+	var pairs []string
+	switch strings.ToLower(name) {
+	case "cookie":
+		pairs = strings.Split(value, ";")
+	case "set-cookie", "set-cookie2":
+		first, _, _ := strings.Cut(value, ";")
+		pairs = []string{first}
+	default:
+		return nil
+	}
+	var out []string
+	for _, p := range pairs {
+		if _, v, ok := strings.Cut(p, "="); ok {
+			v = strings.TrimSpace(v)
+			out = append(out, v, strings.Trim(v, `"`))
+		}
+	}
+	return out
+}
+
+// basicSecrets returns what a Basic authorization value stands for, as a
+// server that decodes it may echo it: "user:password" and the password.
+func basicSecrets(value string) []string {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(value), " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return nil
+	}
+	cred = strings.TrimSpace(cred)
+	var dec []byte
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(cred); err == nil {
+			dec = b
+			break
+		}
+	}
+	if dec == nil {
+		return nil
+	}
+	out := []string{string(dec)}
+	if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+		out = append(out, pass)
 	}
 	return out
 }

@@ -21,10 +21,15 @@ var short = &httpserve.Options{MaxBody: 1000, BodyTimeout: 300 * time.Millisecon
 // serve starts h behind the server httpserve builds.
 func serve(t *testing.T, h http.Handler) string {
 	t.Helper()
+	return serveWith(t, h, short)
+}
+
+func serveWith(t *testing.T, h http.Handler, o *httpserve.Options) string {
+	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
-	cfg := httpserve.Server(h, short)
-	hs.Config.Handler, hs.Config.ReadHeaderTimeout, hs.Config.IdleTimeout, hs.Config.MaxHeaderBytes =
-		cfg.Handler, cfg.ReadHeaderTimeout, cfg.IdleTimeout, cfg.MaxHeaderBytes
+	cfg := httpserve.Server(h, o)
+	hs.Config.Handler, hs.Config.ReadHeaderTimeout, hs.Config.IdleTimeout, hs.Config.MaxHeaderBytes, hs.Config.ConnState, hs.Config.ConnContext =
+		cfg.Handler, cfg.ReadHeaderTimeout, cfg.IdleTimeout, cfg.MaxHeaderBytes, cfg.ConnState, cfg.ConnContext
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.Listener.Addr().String()

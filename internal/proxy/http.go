@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/reqbody"
 	"github.com/askback/askback/internal/wire"
 )
 
@@ -32,6 +34,17 @@ const maxSessions = 10_000
 // maxFirstEvent bounds what a Handler holds of a stream to read its first
 // event, which may be the endpoint event of the 2024-11-05 transport.
 const maxFirstEvent = 64 << 10
+
+// What a Handler holds of the server's messages to record them: any
+// exchange up to smallHold bytes of one message, and at most maxLarge
+// exchanges at once up to MaxMessage. Another large message is forwarded
+// unrecorded (a limit event says so), so that a server sending large answers
+// on every stream at once holds maxLarge × MaxMessage, not MaxStreams ×
+// MaxMessage.
+const (
+	smallHold = 1 << 20
+	maxLarge  = 4
+)
 
 // HTTPOptions configure a Handler.
 type HTTPOptions struct {
@@ -84,6 +97,7 @@ type Handler struct {
 	rec       *recorder
 	transport http.RoundTripper
 	slots     chan struct{}
+	large     chan struct{} // places to hold a message over smallHold
 	posts     atomic.Int64
 	gets      atomic.Int64
 	stopping  atomic.Bool
@@ -108,7 +122,7 @@ func NewHandler(o HTTPOptions) *Handler {
 		t = dt
 	}
 	return &Handler{o: o, rec: &recorder{w: o.Rec, log: o.Log}, transport: t,
-		slots: make(chan struct{}, o.MaxStreams), sessions: map[string]string{}}
+		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{}}
 }
 
 // ServerGone says why the server was found gone when it was last tried,
@@ -136,6 +150,46 @@ type exchange struct {
 	// endpoint event (the 2024-11-05 transport), nil if none.
 	events   int
 	endpoint *wire.Event
+	// large says the exchange holds one of the Handler's places for a
+	// message over smallHold; dropped that the event being read was let go
+	// unrecorded for want of one (its limit event is written).
+	large, dropped bool
+}
+
+// takeLarge takes a place to hold a message over smallHold for x, if one is
+// free.
+func (h *Handler) takeLarge(x *exchange) bool {
+	if x.large {
+		return true
+	}
+	select {
+	case h.large <- struct{}{}:
+		x.large = true
+		return true
+	default:
+		return false
+	}
+}
+
+// giveLarge gives x's place back. The last one given back also gives the
+// memory of the large messages back to the system: a burst of them is
+// garbage the runtime would otherwise keep until its next collection, which
+// an idle proxy may not make for minutes.
+func (h *Handler) giveLarge(x *exchange) {
+	if !x.large {
+		return
+	}
+	x.large = false
+	<-h.large
+	if len(h.large) == 0 {
+		debug.FreeOSMemory()
+	}
+}
+
+// largeNote is the note of a message forwarded unrecorded for want of a
+// place to hold it.
+func largeNote(what string) string {
+	return fmt.Sprintf("%s over %d MiB was forwarded unrecorded: the proxy holds at most %d such at once", what, smallHold>>20, maxLarge)
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -164,7 +218,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxMessage+1))
+		var b []byte
+		var err error
+		if read, ok := r.Body.(*reqbody.Body); ok {
+			b = read.Bytes() // read by the HTTP layer within its budget: no copy
+		} else {
+			b, err = io.ReadAll(io.LimitReader(r.Body, MaxMessage+1))
+		}
 		if err != nil {
 			return // the client went while sending
 		}
@@ -256,9 +316,24 @@ func (h *Handler) outbound(r *http.Request, body []byte) (*http.Request, error) 
 }
 
 // body forwards an answer that is not an event stream: held whole (up to
-// MaxMessage), recorded, then written; a larger one passes unrecorded.
+// MaxMessage, past smallHold only with one of the places for a large
+// message), recorded, then written; a larger one passes unrecorded.
 func (h *Handler) body(w http.ResponseWriter, resp *http.Response, x *exchange) {
-	held, err := io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1))
+	held, err := io.ReadAll(io.LimitReader(resp.Body, smallHold+1))
+	unheld := "" // why the answer passes unrecorded
+	if err == nil && len(held) > smallHold {
+		if h.takeLarge(x) {
+			defer h.giveLarge(x)
+			var more []byte
+			more, err = io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1-int64(len(held))))
+			held = append(held, more...)
+			if len(held) > MaxMessage {
+				unheld = fmt.Sprintf("an answer over %d bytes was forwarded unrecorded", MaxMessage)
+			}
+		} else {
+			unheld = largeNote("an answer")
+		}
+	}
 	if err != nil {
 		if x.r.Context().Err() != nil {
 			h.clientGone(x, "the client went away before the answer ended")
@@ -268,9 +343,8 @@ func (h *Handler) body(w http.ResponseWriter, resp *http.Response, x *exchange) 
 		panic(http.ErrAbortHandler)
 	}
 	switch {
-	case len(held) > MaxMessage:
-		h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ServerToClient, HTTP: x.fact(true, ""),
-			Note: fmt.Sprintf("an answer over %d bytes was forwarded unrecorded", MaxMessage)})
+	case unheld != "":
+		h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ServerToClient, HTTP: x.fact(true, ""), Note: unheld})
 	case isRPC(held):
 		h.rec.messages(recording.ServerToClient, held, x.fact(true, ""))
 	default:
@@ -281,7 +355,7 @@ func (h *Handler) body(w http.ResponseWriter, resp *http.Response, x *exchange) 
 		h.clientGone(x, "the client went away while the answer was written")
 		return
 	}
-	if len(held) > MaxMessage {
+	if unheld != "" {
 		if _, err := io.Copy(w, resp.Body); err != nil && x.r.Context().Err() != nil {
 			h.clientGone(x, "the client went away while the answer was written")
 		}
@@ -300,6 +374,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	w.WriteHeader(resp.StatusCode)
 	_ = rc.Flush()
 	events := wire.NewEventReader(func(e wire.Event) { h.streamEvent(x, e) })
+	defer h.giveLarge(x)
 	buf := make([]byte, 32<<10)
 	first := x.r.Method == http.MethodGet && h.o.SSE
 	var pending []byte // the start of the stream, held until its first event ends
@@ -314,6 +389,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			} else {
 				events.Write(piece)
 			}
+			h.checkHold(x, events)
 			if len(piece) > 0 {
 				if _, werr := w.Write(piece); werr != nil {
 					h.clientGone(x, "the client closed the event stream "+x.facts.Stream)
@@ -371,10 +447,25 @@ func (h *Handler) firstEvent(x *exchange, events *wire.EventReader, pending, pie
 	return pending, nil, false
 }
 
+// checkHold lets the event being read go unrecorded when it grows past
+// smallHold and no place to hold a large message is free.
+func (h *Handler) checkHold(x *exchange, events *wire.EventReader) {
+	if x.large || x.dropped || events.Pending() <= smallHold || h.takeLarge(x) {
+		return
+	}
+	events.Drop()
+	x.dropped = true
+	h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ServerToClient, HTTP: x.fact(true, ""), Note: largeNote("an event")})
+}
+
 // streamEvent records one event of a stream.
 func (h *Handler) streamEvent(x *exchange, e wire.Event) {
 	x.events++
+	// The event held is whole: its place, if it took one, is free again.
+	defer h.giveLarge(x)
 	switch {
+	case x.dropped && e.Over:
+		x.dropped = false // its limit event is written
 	case e.Over:
 		h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ServerToClient, HTTP: x.fact(true, e.ID),
 			Note: fmt.Sprintf("an event over %d bytes was forwarded unrecorded", MaxMessage)})
@@ -510,8 +601,8 @@ func isResourceMetadata(path string) bool {
 // resourceMetadata forwards protected resource metadata with its
 // "resource" naming the proxy where it names the server's origin.
 func (h *Handler) resourceMetadata(w http.ResponseWriter, resp *http.Response, x *exchange) {
-	held, err := io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1))
-	if err != nil || len(held) > MaxMessage {
+	held, err := io.ReadAll(io.LimitReader(resp.Body, smallHold+1))
+	if err != nil || len(held) > smallHold {
 		h.body(w, &http.Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(io.MultiReader(bytes.NewReader(held), resp.Body))}, x)
 		return
 	}
@@ -659,11 +750,7 @@ func (h *Handler) endpointSession(q url.Values) string {
 // headers (Authorization, DPoP, Cookie, Mcp-Session-Id, API keys), each
 // cookie's value, and tokens in its URL.
 func requestSecrets(r *http.Request) []string {
-	out := credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
-	for _, c := range r.Cookies() {
-		out = append(out, c.Value)
-	}
-	return out
+	return credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
 }
 
 // responseSecrets are the credentials an answer carries in its headers:
@@ -679,11 +766,7 @@ func responseSecrets(resp *http.Response) []string {
 			}
 		}
 	}
-	out := credential.Secrets(resp.Header.Get("Location"), lines)
-	for _, c := range resp.Cookies() {
-		out = append(out, c.Value)
-	}
-	return out
+	return credential.Secrets(resp.Header.Get("Location"), lines)
 }
 
 func headerLines(h http.Header) []string {

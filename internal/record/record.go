@@ -19,17 +19,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// maxCheck bounds the length, in characters, of the text an assertion
-// looks for.
-const maxCheck = 80
 
 // Step is one asking command of a session and what came of it.
 type Step struct {
@@ -179,6 +175,13 @@ func sampleOf(q exchange.Entry) answer.Sample {
 	return answer.Sample{Text: strings.Join(texts, "\n"), Model: q.Reply.Model, StopReason: q.Reply.StopReason, Role: string(q.Reply.Role)}
 }
 
+// Command writes the script command that sends a call: call_tool or
+// get_prompt with the arguments by name (sorted), read_resource with the
+// URI. An argument whose name or value a script cannot write is an error.
+func Command(method, name string, args map[string]any) (string, error) {
+	return Step{Method: method, Name: name, Args: args}.command()
+}
+
 func (s Step) command() (string, error) {
 	switch s.Method {
 	case "tools/call", "prompts/get":
@@ -186,7 +189,7 @@ func (s Step) command() (string, error) {
 		if s.Method == "prompts/get" {
 			verb = "get_prompt"
 		}
-		parts := []string{verb, word(s.Name)}
+		parts := []string{verb, Word(s.Name)}
 		keys := make([]string, 0, len(s.Args))
 		for k := range s.Args {
 			keys = append(keys, k)
@@ -217,7 +220,7 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 		action = a.Action
 	}
 	line := "elicit_response "
-	if keyed && q.Key != "" && isAnswerKey(q.Key) {
+	if keyed && q.Key != "" && AnswerKey(q.Key) {
 		line += q.Key + "="
 	}
 	line += action
@@ -238,15 +241,15 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 // assertElicited checks that the question is asked again: by its message,
 // or, for a URL question without one, by its link.
 func assertElicited(q exchange.Entry) string {
-	text := shorten(firstLine(q.Message()))
+	text := jsonmatch.CheckText(q.Message())
 	if text == "" && q.Params != nil {
-		text = shorten(q.Params.URL)
+		text = jsonmatch.Shorten(q.Params.URL)
 	}
 	line := "assert_elicited"
 	if text != "" {
 		line += " " + Quote(text)
 	}
-	if q.Key != "" && isAnswerKey(q.Key) {
+	if q.Key != "" && AnswerKey(q.Key) {
 		line += " key=" + q.Key
 	}
 	return line + " mode=" + q.Mode()
@@ -274,37 +277,11 @@ func stableText(res any) string {
 		}
 	}
 	for _, t := range texts {
-		if l := shorten(firstLine(t)); l != "" {
+		if l := jsonmatch.CheckText(t); l != "" {
 			return l
 		}
 	}
 	return ""
-}
-
-func firstLine(s string) string {
-	for l := range strings.SplitSeq(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			return t
-		}
-	}
-	return ""
-}
-
-// shorten cuts s to at most maxCheck characters, at a space when there is
-// one in the second half, so that a check stays readable.
-func shorten(s string) string {
-	if utf8.RuneCountInString(s) <= maxCheck {
-		return s
-	}
-	r := []rune(s)[:maxCheck]
-	cut := len(r)
-	for i := len(r) - 1; i > maxCheck/2; i-- {
-		if unicode.IsSpace(r[i]) {
-			cut = i
-			break
-		}
-	}
-	return strings.TrimSpace(string(r[:cut]))
 }
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and
@@ -342,9 +319,9 @@ func Quote(s string) string {
 	return b.String()
 }
 
-// word writes a name bare when the language reads it back unchanged, and
+// Word writes a name bare when the language reads it back unchanged, and
 // quoted otherwise.
-func word(s string) string {
+func Word(s string) string {
 	if s == "" {
 		return `""`
 	}
@@ -411,9 +388,9 @@ func isArgKey(k string) bool {
 	return true
 }
 
-// isAnswerKey reports whether a question key can be written before = in
+// AnswerKey reports whether a question key can be written before = in
 // elicit_response and after key= in assert_elicited.
-func isAnswerKey(k string) bool {
+func AnswerKey(k string) bool {
 	if k == "" {
 		return false
 	}

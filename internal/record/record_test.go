@@ -1,4 +1,4 @@
-package record
+package record_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/script"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +24,7 @@ func toolText(s string) *mcp.CallToolResult {
 }
 
 func TestRecordDeploy(t *testing.T) {
-	steps := []Step{
+	steps := []record.Step{
 		{Method: "tools/call", Name: "deploy", Args: map[string]any{"service": "auth-service"},
 			Questions: []exchange.Entry{deployQuestion("accept", map[string]any{"environment": "production", "confirm": true})},
 			Result:    toolText("Rolling out auth-service 2.4.1 to production.")},
@@ -32,7 +33,7 @@ func TestRecordDeploy(t *testing.T) {
 			Result:    toolText("Deployment not started (decline).")},
 	}
 	var b strings.Builder
-	if err := Write(&b, steps...); err != nil {
+	if err := record.Write(&b, steps...); err != nil {
 		t.Fatal(err)
 	}
 	want := `elicit_response accept '{"confirm":true,"environment":"production"}'
@@ -55,7 +56,7 @@ assert_contains "Deployment not started (decline)."
 
 func TestRecordQuotingSurvivesTheParser(t *testing.T) {
 	hostile := "it's \"quoted\" $HOME \\ # not a comment // nor this\n\tline2 \x1b[2J \u202e"
-	steps := []Step{{
+	steps := []record.Step{{
 		Method: "tools/call", Name: "store-note",
 		Args: map[string]any{
 			"text": hostile, "count": json.Number("3"), "ratio": 0.5, "on": true, "none": nil,
@@ -69,7 +70,7 @@ func TestRecordQuotingSurvivesTheParser(t *testing.T) {
 		Result: toolText("\n  Saved: " + hostile),
 	}}
 	var b strings.Builder
-	if err := Write(&b, steps...); err != nil {
+	if err := record.Write(&b, steps...); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -94,7 +95,7 @@ func TestRecordQuotingSurvivesTheParser(t *testing.T) {
 }
 
 func TestRecordRefusesWhatCannotBeWritten(t *testing.T) {
-	err := Write(&strings.Builder{}, Step{Method: "tools/call", Name: "x", Args: map[string]any{"a b": 1}})
+	err := record.Write(&strings.Builder{}, record.Step{Method: "tools/call", Name: "x", Args: map[string]any{"a b": 1}})
 	if err == nil || !strings.Contains(err.Error(), `argument name "a b" cannot be written`) {
 		t.Errorf("err = %v", err)
 	}
@@ -102,10 +103,10 @@ func TestRecordRefusesWhatCannotBeWritten(t *testing.T) {
 
 func TestRecordPromptAndResource(t *testing.T) {
 	var b strings.Builder
-	err := Write(&b,
-		Step{Method: "prompts/get", Name: "greeting", Args: map[string]any{"name": "Ada"},
+	err := record.Write(&b,
+		record.Step{Method: "prompts/get", Name: "greeting", Args: map[string]any{"name": "Ada"},
 			Result: &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello Ada"}}}}},
-		Step{Method: "resources/read", Name: "config://secret-settings",
+		record.Step{Method: "resources/read", Name: "config://secret-settings",
 			Result: &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "config://secret-settings", Text: "mode=on"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,21 +119,21 @@ func TestRecordPromptAndResource(t *testing.T) {
 
 func TestAppendStartsWithHeaderThenAppends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "session.mcp")
-	step := Step{Method: "tools/call", Name: "deploy", Args: map[string]any{"service": "auth-service"},
+	step := record.Step{Method: "tools/call", Name: "deploy", Args: map[string]any{"service": "auth-service"},
 		Questions: []exchange.Entry{deployQuestion("decline", nil)}, Result: toolText("Deployment not started (decline).")}
 	for range 2 {
-		if err := Append(path, nil, step); err != nil {
+		if err := record.Append(path, nil, step); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(got), Header) || strings.Count(string(got), Header) != 1 || strings.Count(string(got), "call_tool deploy") != 2 {
+	if !strings.HasPrefix(string(got), record.Header) || strings.Count(string(got), record.Header) != 1 || strings.Count(string(got), "call_tool deploy") != 2 {
 		t.Errorf("file:\n%s", got)
 	}
 	if _, err := script.ParseFile(path, got); err != nil {
 		t.Errorf("appended script does not parse: %v", err)
 	}
-	if err := Append(filepath.Join(t.TempDir(), "missing", "x.mcp"), nil, step); err == nil || !strings.Contains(err.Error(), "record to") {
+	if err := record.Append(filepath.Join(t.TempDir(), "missing", "x.mcp"), nil, step); err == nil || !strings.Contains(err.Error(), "record to") {
 		t.Errorf("err = %v, want one naming the file", err)
 	}
 }
@@ -141,12 +142,12 @@ func FuzzQuote(f *testing.F) {
 	f.Add("auth-service")
 	f.Add("it's \"x\" $y \\ \n \x1b \u202e 😀")
 	f.Fuzz(func(t *testing.T, s string) {
-		q := Quote(s)
+		q := record.Quote(s)
 		if _, err := script.ParseFile("f.mcp", []byte("assert_contains "+q+"\n")); err != nil {
-			t.Fatalf("Quote(%q) = %s does not parse: %v", s, q, err)
+			t.Fatalf("record.Quote(%q) = %s does not parse: %v", s, q, err)
 		}
 		if strings.ContainsAny(q, "\n\r\x1b") {
-			t.Fatalf("Quote(%q) = %q keeps a line break or escape", s, q)
+			t.Fatalf("record.Quote(%q) = %q keeps a line break or escape", s, q)
 		}
 	})
 }

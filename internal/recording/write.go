@@ -89,17 +89,38 @@ func NewWriter(w io.Writer, h Header, opts WriterOptions) (*Writer, error) {
 	return rw, nil
 }
 
-// Create creates (or truncates) the file at path, readable and writable by
+// Create creates (or replaces) the file at path, readable and writable by
 // its owner only, and writes a recording to it. Close the Writer, then the
 // file.
+//
+// What is at path must be a regular file of the caller's, or nothing: a
+// symbolic link there is not followed (in a shared folder such as /tmp,
+// another user's link would have the recording replace a file of the
+// caller's elsewhere), and a FIFO or device is refused without waiting for
+// a reader. An existing file is emptied only once it is known to be such a
+// file.
 func Create(path string, h Header, opts WriterOptions) (*Writer, *os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|openNoFollow, 0o600)
 	if err != nil {
+		if isSymlink(path) {
+			return nil, nil, fmt.Errorf("create recording: %s is a symbolic link; give the path of a regular file", path)
+		}
 		return nil, nil, fmt.Errorf("create recording: %w", err)
 	}
-	// An existing file keeps its mode on O_TRUNC: a recording is the
-	// owner's alone whatever was there before.
-	if err := f.Chmod(0o600); err != nil {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
+	// An existing file keeps its mode when opened: a recording is the
+	// owner's alone whatever was there before (and a file of another user's
+	// cannot be made so, and is left as it was).
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("create recording: %w", err)
 	}
@@ -109,6 +130,11 @@ func Create(path string, h Header, opts WriterOptions) (*Writer, *os.File, error
 		return nil, nil, err
 	}
 	return w, f, nil
+}
+
+func isSymlink(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode()&os.ModeSymlink != 0
 }
 
 // AddSecrets hides secrets in every entry written from now on, such as a

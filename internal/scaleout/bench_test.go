@@ -102,7 +102,11 @@ func BenchmarkPendingQuestions(b *testing.B) {
 	hc := httpClient()
 
 	// The old way: N sessions, each with a call waiting for its answer.
-	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-debug-stats", "-max-sessions", strconv.Itoa(n+100))
+	// Every question comes from this one client address: bound by nothing
+	// but the count.
+	many := strconv.Itoa(2*n + 1000)
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-debug-stats", "-max-sessions", strconv.Itoa(n+100),
+		"-max-sessions-per-caller", many, "-max-conns", many, "-max-conns-per-client", many)
 	// Each token lets one waiting question be answered. The answers are
 	// let go at most answerWindow at a time: every answer is a new request
 	// while its call's connection is still open, and the client process may
@@ -347,7 +351,7 @@ const answerYes = `accept:{"environment":"production","confirm":true}`
 // a one-round call of the same tool (a client that declares no elicitation
 // gets a plain answer at once).
 func BenchmarkFlows(b *testing.B) {
-	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-max-sessions", "100000")
+	old := scaleout.StartInstance(b, "oldway", binary(b, "oldway"), nil, "-max-sessions", "100000", "-max-sessions-per-caller", "100000")
 	dep := scaleout.StartInstance(b, "deployer", binary(b, "deployer"), []string{stateKey})
 	d := benchSeconds()
 	common := []string{"--args", `{"service":"auth-service"}`, "--concurrency", "8", "--duration", d}

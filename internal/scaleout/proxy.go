@@ -12,7 +12,7 @@ import (
 
 // Proxy is a reverse proxy in front of server instances. By default it
 // spreads requests round robin, with no affinity of any kind (no sticky
-// sessions); [Proxy.Pin] sends every request to one instance until
+// sessions), naming each request's client in X-Forwarded-For; [Proxy.Pin] sends every request to one instance until
 // [Proxy.Unpin]. It counts the requests each instance received.
 type Proxy struct {
 	backends []*url.URL
@@ -41,6 +41,10 @@ func NewProxy(bases ...string) (*Proxy, error) {
 			k := p.pick()
 			p.hits[k].Add(1)
 			pr.SetURL(p.backends[k])
+			// Names the client in X-Forwarded-For, as a proxy in front of
+			// instances does: instances that trust it (-proxy-header,
+			// -trusted-proxies) count each client apart.
+			pr.SetXForwarded()
 		},
 		FlushInterval: -1, // stream server-sent events at once
 		// A client that hangs up mid-stream is not news.

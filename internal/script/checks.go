@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -107,6 +108,7 @@ func inputVar(r *runner, _ *command, args []string, res *StepResult) *failure {
 func assertEquals(_ *runner, _ *command, args []string, _ *StepResult) *failure {
 	if args[0] != args[1] {
 		return &failure{msg: "the values differ", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt)),
+			fix:  &fix{arg: 1, text: args[0]},
 			said: fmt.Sprintf("assertion failed: %q != %q", args[0], args[1])}
 	}
 	return nil
@@ -114,7 +116,7 @@ func assertEquals(_ *runner, _ *command, args []string, _ *StepResult) *failure 
 
 // assertResultEquals runs assert_equals EXPECTED: the last response is
 // exactly EXPECTED (its text, or its JSON).
-func assertResultEquals(_ *runner, _ *command, args []string, l *last) *failure {
+func assertResultEquals(_ *runner, c *command, args []string, l *last) *failure {
 	for s := range l.responses {
 		if s == args[0] {
 			return nil
@@ -122,6 +124,7 @@ func assertResultEquals(_ *runner, _ *command, args []string, l *last) *failure 
 	}
 	text := l.text()
 	return &failure{msg: "the last response is not exactly the text", expected: strconv.Quote(truncate(args[0], maxExcerpt)), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
+		diff: textDiff(jsonmatch.Escape(args[0]), text, c.line), fix: &fix{arg: 0, text: text},
 		said: fmt.Sprintf("assertion failed: expected exactly %q, but got %q", args[0], text)}
 }
 
@@ -187,6 +190,7 @@ func assertErrorCode(_ *runner, c *command, _ []string, l *last) *failure {
 	}
 	if code != c.n {
 		return &failure{msg: "wrong error code", expected: strconv.FormatInt(c.n, 10), actual: fmt.Sprintf("%d (%v)", code, l.err),
+			fix:  &fix{arg: 0, text: strconv.FormatInt(code, 10)},
 			said: fmt.Sprintf("assertion failed: expected error code %d, got %d", c.n, code)}
 	}
 	return nil
@@ -203,7 +207,11 @@ func assertContains(_ *runner, _ *command, args []string, l *last) *failure {
 		}
 	}
 	text := l.text()
-	return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
+	var fx *fix
+	if line := jsonmatch.CheckText(text); line != "" {
+		fx = &fix{arg: 0, text: line}
+	}
+	return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true, fix: fx,
 		said: fmt.Sprintf("assertion failed: last response does not contain %q", args[0])}
 }
 
@@ -252,7 +260,8 @@ func setVar(r *runner, c *command, args []string, l *last) *failure {
 func assertElicitedCount(_ *runner, c *command, _ []string, l *last) *failure {
 	qs := l.outcome.Questions
 	if int64(len(qs)) != c.n {
-		return &failure{msg: fmt.Sprintf("%s (line %d) asked %d question(s)", l.cmd.name, l.line, len(qs)), expected: strconv.FormatInt(c.n, 10), actual: strconv.Itoa(len(qs)) + askedList(qs)}
+		return &failure{msg: fmt.Sprintf("%s (line %d) asked %d question(s)", l.cmd.name, l.line, len(qs)), expected: strconv.FormatInt(c.n, 10), actual: strconv.Itoa(len(qs)) + askedList(qs),
+			fix: &fix{arg: 0, text: strconv.Itoa(len(qs))}}
 	}
 	return nil
 }
@@ -269,9 +278,69 @@ func assertElicited(r *runner, c *command, _ []string, l *last) *failure {
 		return &failure{msg: fmt.Sprintf("%s (line %d) failed before the server asked anything", l.cmd.name, l.line), expected: want, actual: "no question"}
 	}
 	if len(matched) == 0 {
+		if f := otherText(c, l); f != nil {
+			return f
+		}
 		return &failure{msg: fmt.Sprintf("%s (line %d) asked no such question", l.cmd.name, l.line), expected: want, actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
 	}
 	return nil
+}
+
+// otherText explains an assert_elicited whose filters select one question
+// whose message is not the text: what it asks instead, and how an update
+// writes it.
+func otherText(c *command, l *last) *failure {
+	f := c.filter
+	if f.text == nil {
+		return nil
+	}
+	g := *f
+	g.text = nil
+	var same []exchange.Entry
+	for _, q := range l.outcome.Questions {
+		if matches(q, &g, "") {
+			same = append(same, q)
+		}
+	}
+	if len(same) != 1 {
+		return nil
+	}
+	q := same[0]
+	want, _ := f.text.literal()
+	what := "the question"
+	if q.Key != "" {
+		what = fmt.Sprintf("the question %q", q.Key)
+	}
+	got := q.Message()
+	if q.Mode() == "url" && got == "" {
+		got = q.URL()
+	}
+	var fx *fix
+	for i := range c.args {
+		if &c.args[i] == f.text {
+			fx = &fix{arg: i, text: elicitedText(got)}
+		}
+	}
+	return &failure{msg: fmt.Sprintf("%s of %s (line %d) asks something else", what, l.cmd.name, l.line),
+		expected: "a message containing " + strconv.Quote(truncate(want, maxExcerpt)), actual: strconv.Quote(truncate(got, maxExcerpt)),
+		diff: textDiff(jsonmatch.Escape(want), got, c.line), fix: fx}
+}
+
+// elicitedText is the text assert_elicited looks for in a message: the
+// whole message, or, when parts of it change from run to run, its longest
+// part that does not.
+func elicitedText(msg string) string {
+	p := jsonmatch.Generalize(msg)
+	if p == jsonmatch.Escape(msg) {
+		return msg
+	}
+	longest := ""
+	for _, part := range jsonmatch.LiteralParts(p) {
+		if len(part) > len(longest) {
+			longest = part
+		}
+	}
+	return strings.TrimSpace(longest)
 }
 
 // assertNotElicited passes when no question of the last command matches

@@ -37,6 +37,7 @@ type jsonStep struct {
 	Expected   string `json:"expected,omitempty"`
 	Actual     string `json:"actual,omitempty"`
 	Response   string `json:"response,omitempty"`
+	Diff       string `json:"diff,omitempty"`
 	Output     string `json:"output,omitempty"`
 	DurationMS int64  `json:"durationMs"`
 }
@@ -61,7 +62,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 				status = "failed"
 			}
 			js.Steps = append(js.Steps, jsonStep{Line: st.Line, Column: st.Col, Command: st.Command, Text: st.Text, Status: status,
-				Message: st.Message, Expected: st.Expected, Actual: st.Actual, Response: st.Response, Output: st.Output,
+				Message: st.Message, Expected: st.Expected, Actual: st.Actual, Response: st.Response, Diff: st.Diff, Output: st.Output,
 				DurationMS: st.Duration.Milliseconds()})
 		}
 		doc.Scripts = append(doc.Scripts, js)

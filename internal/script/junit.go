@@ -41,6 +41,9 @@ func failureDetail(st *StepResult) string {
 	if st.Actual != "" {
 		fmt.Fprintf(&b, "actual:   %s\n", st.Actual)
 	}
+	if st.Diff != "" {
+		b.WriteString(st.Diff)
+	}
 	if st.Response != "" {
 		fmt.Fprintf(&b, "response: %s\n", st.Response)
 	}

@@ -25,6 +25,8 @@ type Script struct {
 	// lines are the script's lines, which its steps are parsed from again
 	// when they run (see command).
 	lines []string
+	// src is the text parsed, which Update rewrites.
+	src []byte
 }
 
 // Step is one command line of a script.
@@ -68,9 +70,14 @@ type command struct {
 	path   []string       // set_var; nil with raw set for rawResponse
 	raw    bool           // set_var NAME rawResponse
 	sample *answer.Sample // sample_response
+	expect *expectation   // assert_json, assert_question
 	// expected: expect_error wraps the command (call_tool, start_tool).
 	expected bool
 }
+
+// bom is the byte order mark a script may start with, which the parser
+// skips.
+const bom = "\xef\xbb\xbf"
 
 // maxLineLen bounds a script line so that parsing stays cheap on any input.
 const maxLineLen = 1 << 16
@@ -80,8 +87,8 @@ const maxLineLen = 1 << 16
 // FILE:LINE:COL: message; nothing of a script with errors should run.
 func ParseFile(name string, src []byte) (*Script, error) {
 	p := &parser{file: name, vars: map[string]bool{}}
-	s := &Script{Name: name}
-	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	s := &Script{Name: name, src: src}
+	src = bytes.TrimPrefix(src, []byte(bom))
 	p.lines = strings.Split(string(src), "\n")
 	for p.next < len(p.lines) {
 		if len(p.errs) >= maxSyntaxErrors {
@@ -141,6 +148,7 @@ func (p *parser) heredoc(toks []token) {
 		p.next++
 		if strings.TrimSpace(l) == marker {
 			last.kind, last.segs = singleToken, []segment{{text: strings.Join(body, "\n")}}
+			last.heredoc = &heredocSpan{first: start, count: len(body), marker: marker}
 			return
 		}
 		size += len(l) + 1

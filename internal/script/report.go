@@ -39,8 +39,13 @@ type StepResult struct {
 	Expected string // what the step expected, when it compares
 	Actual   string // what it found
 	Response string // an excerpt of the last response, on failure
+	// Diff is a unified diff of what a check expected and what came, for
+	// the checks that compare texts of several lines or JSON.
+	Diff     string
 	Output   string // what the step printed (echo, input_var) or noted
 	Duration time.Duration
+	// fix is how an update rewrites the failed check, nil when it cannot.
+	fix *fix
 }
 
 // Counts returns the number of passed and failed steps of the script.

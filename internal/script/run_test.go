@@ -125,6 +125,13 @@ func TestCommands(t *testing.T) {
 		{name: "get_prompt asks", src: "elicit_response accept '{\"tone\": \"warm\"}'\nget_prompt greet who:Ann\nassert_elicited \"Which tone\"\nassert_contains \"Hello Ann, in a warm tone\""},
 		{name: "read_resource asks", src: "elicit_response accept '{}'\nread_resource note://secret\nassert_elicited key=ok\nassert_contains \"says hi\"\nread_resource note://secret\nassert_contains \"kept secret\""},
 		{name: "variables in answers", src: "input_var n\nelicit_response accept \"{\\\"name\\\": \\\"$n\\\"}\"\nelicit_response b=cancel\ncall_tool two\nassert_contains `a=accept{\"name\":\"Zed\"} b=cancel`", stdin: "Zed\n"},
+		{name: "assert_match", src: "elicit_response accept '{\"environment\": \"production\", \"confirm\": true}'\ncall_tool deploy service:api\nassert_match \"Rolling out {{string}} {{any}} to production.\"\nassert_match \"Rolling out api {{number}}.4.1 to {{string}}.\"\nassert_match \"Rolling out api 2.4.1 to staging.\"", fail: 5, msg: "the last response does not match the pattern"},
+		{name: "assert_match two values", src: "assert_match \"task 550e8400-e29b-41d4-a716-446655440000\" \"task {{uuid}}\"\nassert_match x \"{{uuid}}\"", fail: 2, msg: "the value does not match the pattern"},
+		{name: "assert_json", src: "call_tool args name:Ann count:3\nassert_json '{\"structuredContent\": {\"echo\": {\"name\": \"{{string}}\", \"count\": \"{{number}}\"}, \"len\": 3}}'\nassert_json structuredContent.echo {\"name\":\"Ann\"}\nassert_json structuredContent.len 3\nassert_json structuredContent.echo.name '\"Bo\"'", fail: 5, msg: "$.structuredContent.echo.name differs from the expected value at $"},
+		{name: "assert_json differences", src: "call_tool args name:Ann count:3\nassert_json '{\"structuredContent\": {\"echo\": {\"name\": \"Bo\", \"gone\": 1}, \"len\": \"{{string}}\"}}'", fail: 2, msg: "the result differs from the expected value at $.structuredContent.echo.name, $.structuredContent.echo.gone, $.structuredContent.len"},
+		{name: "assert_json no such path", src: "call_tool quiet\nassert_json structuredContent.x 1", fail: 2, msg: "the result has nothing at $.structuredContent.x"},
+		{name: "assert_question", src: "elicit_response a=accept '{\"name\": \"Ann\"}'\ncall_tool two\nassert_question key=a '{\"mode\":\"form\",\"requestedSchema\":{\"properties\":{\"name\":{\"type\":\"string\"}}}}'\nassert_question index=2 '{\"url\":\"https://example.test/connect\",\"elicitationId\":\"{{string}}\"}'\nassert_question '{\"message\":\"Your name?\"}'\nassert_question key=a '{\"message\":\"Your age?\"}'", fail: 6, msg: `the question "a" of call_tool (line 2) differs from the expected value at $.message`},
+		{name: "assert_question no such key", src: "call_tool two\nassert_question key=z '{}'", fail: 2, msg: "call_tool (line 1) asked no such question"},
 		{name: "bad JSON in a variable", src: "input_var n\nelicit_response accept \"$n\"\ncall_tool two", stdin: "nope\n", fail: 2, msg: "the content of elicit_response is not a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,7 +169,7 @@ func TestFailureCountsAndExcerpt(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  ✗ assert_contains \"to staging\" (line 3)\n      the result does not contain the text\n      expected: text containing \"to staging\"\n      actual:   \"Rolling out api 2.4.1 to production.\"\n      response: {",
-		"  ✗ assert_elicited \"version 9\" (line 4)\n      call_tool (line 2) asked no such question\n      expected: a question containing \"version 9\"\n      actual:   1 question(s):\n                  [form] target: Roll out api version 2.4.1 – where to? → accept {\"confirm\":true,\"environment\":\"production\"} (fields: confirm, environment)\n",
+		"  ✗ assert_elicited \"version 9\" (line 4)\n      the question \"target\" of call_tool (line 2) asks something else\n      expected: a message containing \"version 9\"\n      actual:   \"Roll out api version 2.4.1 – where to?\"\n",
 		"f.mcp: 3 passed, 2 failed\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -69,6 +70,9 @@ type last struct {
 	decoded     any    // the result's JSON decoded, see decodedJSON
 	rawDone     bool
 	decodedDone bool
+	orderedDone bool
+	orderedVal  jsonmatch.Value // the result's JSON in order, see ordered
+	orderedErr  error
 	// caught is the error's message when expect_error expected the
 	// failure: the checks then read it as the last response.
 	caught string
@@ -77,7 +81,11 @@ type last struct {
 // failure is a failed step's explanation.
 type failure struct {
 	msg, expected, actual string
-	response              bool // attach an excerpt of the last response
+	diff                  string // a unified diff of what was expected and what came
+	response              bool   // attach an excerpt of the last response
+	// fix is how `mcp-tester test --update` rewrites the check so that it
+	// passes; nil: it cannot.
+	fix *fix
 	// said is the failure in the earlier mcp-tester's words ("assertion
 	// failed: …"), which becomes the last response when expect_error
 	// expected it; empty: msg.
@@ -224,7 +232,7 @@ func (r *runner) step(ctx context.Context, s *Script, st *Step) {
 		return
 	}
 	res.Passed = false
-	res.Message, res.Expected, res.Actual = f.msg, f.expected, f.actual
+	res.Message, res.Expected, res.Actual, res.Diff, res.fix = f.msg, f.expected, f.actual, f.diff, f.fix
 	if f.response && r.last != nil {
 		res.Response = r.last.excerpt()
 	}
@@ -325,7 +333,7 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 		said := errorSaid(err, r.limit)
 		res.Output = joinNotes(append(r.takeNotes(), "failed as expected: "+said))
 		r.last.caught = said
-		r.last.rawDone, r.last.decodedDone = false, false
+		r.last.rawDone, r.last.decodedDone, r.last.orderedDone = false, false, false
 		return nil
 	}
 	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError {
@@ -594,6 +602,15 @@ func (l *last) decodedJSON() any {
 		}
 	}
 	return l.decoded
+}
+
+// ordered is the result's JSON decoded in order (jsonmatch), on first use.
+func (l *last) ordered() (jsonmatch.Value, error) {
+	if !l.orderedDone {
+		l.orderedDone = true
+		l.orderedVal, l.orderedErr = jsonmatch.Decode([]byte(l.rawJSON()))
+	}
+	return l.orderedVal, l.orderedErr
 }
 
 // maxExcerpt bounds the excerpt of a response shown with a failure.

@@ -219,7 +219,8 @@ func (r *runner) checkTask(want string, l *last) *failure {
 		if l.cmd.waits {
 			verb = "ended"
 		}
-		return &failure{msg: fmt.Sprintf("task %s of %s (line %d) %s %s", t.ID, l.cmd.name, l.line, verb, t.Status), expected: expected, actual: actual}
+		return &failure{msg: fmt.Sprintf("task %s of %s (line %d) %s %s", t.ID, l.cmd.name, l.line, verb, t.Status), expected: expected, actual: actual,
+			fix: &fix{arg: 0, text: t.Status}}
 	}
 	return nil
 }

@@ -75,6 +75,9 @@ func appendStep(b []byte, st *StepResult) []byte {
 		if st.Actual != "" {
 			indent(&more, "actual:   ", st.Actual)
 		}
+		if st.Diff != "" {
+			indent(&more, "", strings.TrimSuffix(st.Diff, "\n"))
+		}
 		if st.Response != "" {
 			indent(&more, "response: ", st.Response)
 		}

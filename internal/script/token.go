@@ -40,6 +40,18 @@ type token struct {
 	// value; call_tool and start_tool decide by the tool's input schema
 	// which it is (slashArg), get_prompt takes it as named.
 	slashKey string
+	// start and end are the byte offsets of the token in its line (the
+	// value's start is after key:), which an update rewrites.
+	start, end int
+	// heredoc is set for a here-document: the lines of its body.
+	heredoc *heredocSpan
+}
+
+// heredocSpan is where the body of a here-document is: lines first to
+// first+count-1 (0-based lines of the file).
+type heredocSpan struct {
+	first, count int
+	marker       string
 }
 
 // literal reports the value of a token without variables, and whether the
@@ -138,9 +150,11 @@ func (l *lexer) token() (token, *lexError) {
 			return t, l.fail(start, "argument %s: has no value; write %s:VALUE (quote an empty value: %s:\"\")", key, key, key)
 		}
 	}
+	t.start = l.pos
 	if err := l.value(&t); err != nil {
 		return t, err
 	}
+	t.end = l.pos
 	if t.slashKey != "" && t.kind != bareToken {
 		t.slashKey = ""
 	}

@@ -113,8 +113,18 @@ func Check(tool string, inputSchema any, args map[string]any) error {
 	if err != nil {
 		return nil // the server's schema is broken (a $ref elsewhere, say): the server judges
 	}
+	// An optional argument given as null is how many callers say "not
+	// given" (the header mirroring of the 2026-07-28 protocol, for one,
+	// omits it): it is sent as written and not held against its type.
+	given := make(map[string]any, len(args))
+	for k, v := range args {
+		if v == nil && !slices.Contains(s.Required, k) {
+			continue
+		}
+		given[k] = v
+	}
 	var instance any
-	b, err := json.Marshal(args)
+	b, err := json.Marshal(given)
 	if err != nil || json.Unmarshal(b, &instance) != nil {
 		return nil
 	}

@@ -24,6 +24,9 @@ func TestCheck(t *testing.T) {
 		{deploySchema, `{}`, `tool deploy requires the argument "service"; it takes: count, service`},
 		{deploySchema, `{"service":1}`, `the arguments do not fit the input schema of tool deploy: `},
 		{deploySchema, `{"service":"x","count":0}`, `the arguments do not fit the input schema of tool deploy: `},
+		// null for an optional argument means "not given"; for a required one it is checked.
+		{deploySchema, `{"service":"x","count":null}`, ""},
+		{deploySchema, `{"service":null}`, `the arguments do not fit the input schema of tool deploy: `},
 		// additionalProperties written as a schema that matches nothing.
 		{json.RawMessage(`{"type":"object","properties":{"a":{}},"additionalProperties":{"not":{}}}`), `{"b":1}`, `tool deploy takes no argument "b"`},
 		// An open schema takes other arguments; a misspelt required one is pointed at.

@@ -42,15 +42,13 @@ func (h HiddenChar) String() string {
 
 // kindOf names the kind of a hidden character.
 func kindOf(r rune) string {
-	switch {
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		return "a control character"
-	case r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x61c:
-		return "a bidirectional control"
-	case r == 0x2028 || r == 0x2029:
-		return "a line separator"
+	c := termsafe.Classify(r)
+	if c == termsafe.Tag {
+		// A tag character is one of the invisible format characters here,
+		// as it always was in the URL checks' words.
+		c = termsafe.Format
 	}
-	return "an invisible format character"
+	return c.String()
 }
 
 // Hidden lists the hidden characters of raw, which need not be a valid

@@ -36,9 +36,9 @@ var usualMixes = [][]string{
 	{"Latin", "Han", "Hangul"},
 }
 
-// mixedScripts returns the scripts of the letters in label when they are more than one
+// MixedScripts returns the scripts of the letters in label when they are more than one
 // and not a usual mix; otherwise nil. Letters of other scripts count as "Other".
-func mixedScripts(label string) []string {
+func MixedScripts(label string) []string {
 	var seen []string
 	for _, r := range label {
 		if !unicode.IsLetter(r) {

@@ -130,7 +130,7 @@ func Check(raw string) (Report, error) {
 			checkHost = unicodeHost
 		}
 		for label := range strings.SplitSeq(checkHost, ".") {
-			if scripts := mixedScripts(label); len(scripts) > 1 {
+			if scripts := MixedScripts(label); len(scripts) > 1 {
 				warn(MixedScript, "the host label %q mixes %s letters", label, strings.Join(scripts, " and "))
 			}
 		}

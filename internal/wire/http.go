@@ -263,11 +263,39 @@ func (s *EventReader) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Pending returns the bytes held of the event being read: its data so far
+// and its line not yet ended.
+func (s *EventReader) Pending() int { return len(s.line) + s.data.Len() }
+
+// Drop forgets what is held of the event being read and keeps nothing more
+// of it: it reaches the handler with Over set, as an event over MaxMessage
+// does. A reader that cannot afford to hold the event calls it.
+func (s *EventReader) Drop() {
+	s.over = true
+	s.data = bytes.Buffer{}
+	if len(s.line) > maxOverLine {
+		s.line = append([]byte(nil), s.line[:maxOverLine]...)
+	}
+}
+
+// maxOverLine is what is kept of a line of an event that is over its bound:
+// enough to read a field's name (an id after the data).
+const maxOverLine = 1 << 10
+
+// keepCap is the most capacity the reader's buffers keep between events: a
+// stream that carried one large event does not hold its size until it ends.
+const keepCap = 64 << 10
+
 // add appends b to the current line, keeping at most MaxMessage+1 bytes of
-// it (an event that long is over its bound).
+// it (an event that long is over its bound), and once the event is over,
+// no more than maxOverLine.
 func (s *EventReader) add(b []byte) {
-	if room := MaxMessage + 1 - len(s.line); len(b) > room {
-		b = b[:room]
+	limit := MaxMessage + 1
+	if s.over {
+		limit = max(maxOverLine, min(len(s.line), limit))
+	}
+	if room := limit - len(s.line); len(b) > room {
+		b = b[:max(room, 0)]
 		s.over = true
 	}
 	s.line = append(s.line, b...)
@@ -276,6 +304,9 @@ func (s *EventReader) add(b []byte) {
 func (s *EventReader) endLine() {
 	line := s.line
 	s.line = s.line[:0]
+	if cap(s.line) > keepCap {
+		s.line = nil // line stays valid for this call
+	}
 	if len(line) == 0 {
 		s.dispatch()
 		return
@@ -294,8 +325,11 @@ func (s *EventReader) endLine() {
 			s.id = string(value)
 		}
 	case "data":
+		if s.over {
+			return
+		}
 		if s.data.Len()+len(value)+1 > MaxMessage {
-			s.over = true
+			s.Drop()
 			return
 		}
 		if s.data.Len() > 0 {
@@ -314,6 +348,9 @@ func (s *EventReader) dispatch() {
 		s.on(e)
 	}
 	s.data.Reset()
+	if s.data.Cap() > keepCap {
+		s.data = bytes.Buffer{}
+	}
 	s.event, s.id = "", ""
 	s.over, s.any = false, false
 }

@@ -8,10 +8,11 @@
 // when another instance changed the record in between.
 //
 // The store is bounded by Options.Limits ([tasks.StoreLimits]) in total and
-// per user: an index of the live records (a sorted set by expiry, under the
-// prefix followed by "@index") and their owners and sizes ("@meta",
-// "@usage") are kept with each record by Lua scripts, so that every instance
-// sees the same counts; a record beyond a limit is refused with
+// per caller ([tasks.Record.Counted]: the owner, or the client address of a
+// task started without a user): an index of the live records (a sorted set
+// by expiry, under the prefix followed by "@index") and the callers they
+// count against and their sizes ("@meta", "@usage") are kept with each
+// record by Lua scripts, so that every instance sees the same counts; a record beyond a limit is refused with
 // [tasks.ErrStoreFull] or [tasks.ErrUserStoreFull]. In Redis Cluster the
 // scripts need every key of the store in one slot: give a prefix with a hash
 // tag, such as "{askback}:task:".
@@ -131,7 +132,7 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 		ttl = rec.TTL + s.grace
 		expires = strconv.FormatInt(rec.CreatedAt.Add(rec.TTL).UnixMilli(), 10)
 	}
-	args := append(s.limitArgs(rec.ID), string(b), ttl.Milliseconds(), rec.Owner, rec.Size(), expires, time.Now().UnixMilli())
+	args := append(s.limitArgs(rec.ID), string(b), ttl.Milliseconds(), rec.Counted(), rec.Size(), expires, time.Now().UnixMilli())
 	answer, err := createScript.Run(ctx, s.rdb, s.keys(rec.ID), args...).Text()
 	if err != nil {
 		return fmt.Errorf("create task in redis: %w", err)

@@ -12,7 +12,8 @@ import (
 )
 
 // RunLimits checks that a bounded store keeps to its [tasks.StoreLimits]:
-// records and bytes in total and per owner, growth refused and shrinking
+// records and bytes in total and per caller ([tasks.Record.Counted]: the
+// owner, or the client of a record without one), growth refused and shrinking
 // allowed beyond them, room given back by Delete and by records whose TTL
 // has elapsed, owners other than the one that filled its share unaffected.
 // newStore returns a fresh, empty store with the given limits.
@@ -23,6 +24,7 @@ func RunLimits(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) ta
 		fn   func(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) tasks.Store)
 	}{
 		{"RecordsPerUser", recordsPerUser},
+		{"RecordsPerAnonymousClient", recordsPerClient},
 		{"BytesPerUser", bytesPerUser},
 		{"RecordsInTotal", recordsInTotal},
 		{"BytesInTotal", bytesInTotal},
@@ -81,6 +83,27 @@ func recordsPerUser(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) t
 	for i := range 5 {
 		mustCreate(t, s, live(fmt.Sprint("n", i), ""))
 	}
+}
+
+// recordsPerClient: records without an owner are counted by the client
+// that started them (Record.Share), each client apart.
+func recordsPerClient(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecordsPerUser: 2})
+	of := func(id, share string) *tasks.Record {
+		r := live(id, "")
+		r.Share = share
+		return r
+	}
+	for i := range 2 {
+		mustCreate(t, s, of(fmt.Sprint("a", i), "~addr:192.0.2.1"))
+	}
+	wantFull(t, s.Create(ctx(t), of("a2", "~addr:192.0.2.1")), true, "a third record of one anonymous client")
+	mustCreate(t, s, of("b0", "~addr:192.0.2.2"))
+	mustCreate(t, s, live("u0", "alice"))
+	if err := s.Delete(ctx(t), "a0"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, of("a3", "~addr:192.0.2.1"))
 }
 
 func bytesPerUser(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/reqbody"
 	"github.com/go-oauth2/oauth2/v4"
 	oauth2errors "github.com/go-oauth2/oauth2/v4/errors"
 	"github.com/go-oauth2/oauth2/v4/manage"
@@ -173,7 +174,9 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if !readForm(w, r) {
+		return
+	}
 	if r.FormValue("client_id") != p.opts.ClientID || r.FormValue("redirect_uri") != p.opts.RedirectURL {
 		renderPage(w, http.StatusBadRequest, pageData{Heading: "Unknown application",
 			Text: "The application or its redirect address is not registered here."})
@@ -182,6 +185,21 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	if err := p.srv.HandleAuthorizeRequest(w, r); err != nil {
 		renderPage(w, http.StatusBadRequest, pageData{Heading: "Bad authorization request", Text: err.Error()})
 	}
+}
+
+// maxFormBytes bounds the forms the provider reads: an authorization or
+// token request.
+const maxFormBytes = 8192
+
+// readForm reads r's body within maxFormBytes and the server's time for a
+// body, before the OAuth library parses the form from it; it answers the
+// request and returns false when the body is too large or too slow.
+func readForm(w http.ResponseWriter, r *http.Request) bool {
+	if _, err := reqbody.Read(w, r, reqbody.Limits{Max: maxFormBytes}); err != nil {
+		reqbody.Refuse(w, err)
+		return false
+	}
+	return true
 }
 
 // consent is the sign-in and consent page. On GET it shows the form and returns no user,
@@ -210,7 +228,9 @@ func (p *Provider) consent(w http.ResponseWriter, r *http.Request) (string, erro
 }
 
 func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if !readForm(w, r) {
+		return
+	}
 	if err := p.srv.HandleTokenRequest(w, r); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 	}
@@ -263,7 +283,12 @@ func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Title string `json:"title"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || in.Title == "" {
+	body, err := reqbody.Read(w, r, reqbody.Limits{Max: 64 << 10})
+	if err != nil {
+		reqbody.Refuse(w, err)
+		return
+	}
+	if err := json.Unmarshal(body, &in); err != nil || in.Title == "" {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "title is required"})
 		return
 	}

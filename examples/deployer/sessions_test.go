@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The attack on the sessions of 2025-11-25: a thousand anonymous sessions,
+// from one address, each with a deploy call whose question is never
+// answered. They took every place (MaxSessions) for as long as they were
+// held, and left thousands of goroutines behind. Now a held session counts
+// against its client's share, so another client still opens a session; each
+// question waits at most -question-timeout; and once the clients have gone
+// the server is back to its goroutines of before.
+func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
+	// Connections are not what bounds the flood here: the sessions are.
+	dep := startDeployer(t, "-question-timeout", "2s", "-session-timeout", "2s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	base := statsOf(t, dep)
+	// The flood's own HTTP client says so when a connection it opened is
+	// refused before it wrote anything: not news here.
+	log.SetOutput(io.Discard)
+	defer log.SetOutput(os.Stderr)
+	const n = 1000
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	var asked atomic.Int64
+	flood := mcp.NewClient(&mcp.Implementation{Name: "flood", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			<-ctx.Done() // never answered
+			return nil, ctx.Err()
+		},
+	})
+	hc := from("127.0.0.1")
+	var opened, refused atomic.Int64
+	var calls, opening sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	start := time.Now()
+	for range n {
+		opening.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer opening.Done()
+			cs, err := flood.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: dep.Endpoint(), HTTPClient: hc, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			<-sem
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			opened.Add(1)
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				defer cs.Close()
+				cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+			}()
+		}()
+	}
+	opening.Wait()
+	held := statsOf(t, dep)
+	t.Logf("%d sessions tried in %v: %d opened, %d refused, %d questions asked; server: %d goroutines (from %d)",
+		n, time.Since(start).Round(time.Millisecond), opened.Load(), refused.Load(), asked.Load(), held.Goroutines, base.Goroutines)
+
+	// Another client opens a session, and is asked and answered.
+	other := mcp.NewClient(&mcp.Implementation{Name: "other", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "staging", "confirm": true}}, nil
+		},
+	})
+	octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	otherHC := from("127.0.0.2")
+	cs, err := other.Connect(octx, &mcp.StreamableClientTransport{Endpoint: dep.Endpoint(), HTTPClient: otherHC, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("another client's initialize while the flood holds its sessions: %v", err)
+	}
+	res, err := cs.CallTool(octx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+	if err != nil || res.IsError || len(res.Content) == 0 || fmt.Sprint(res.Content[0].(*mcp.TextContent).Text) != "Rolling out api 2.4.1 to staging." {
+		t.Fatalf("another client's deploy: %v, %v", res, err)
+	}
+	cs.Close()
+	otherHC.CloseIdleConnections()
+
+	// The flood's clients go; the server comes back to where it was.
+	leave()
+	calls.Wait()
+	hc.CloseIdleConnections()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := statsOf(t, dep)
+		if s.Goroutines <= base.Goroutines {
+			t.Logf("after the clients left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(dep.PID(), syscall.SIGQUIT) // its goroutines, in its output
+			time.Sleep(time.Second)
+			t.Fatalf("20 s after the clients left: %d goroutines (from %d)\n%s", s.Goroutines, base.Goroutines, dep.Output())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

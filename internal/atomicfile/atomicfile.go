@@ -1,0 +1,81 @@
+// Package atomicfile writes a file whole or not at all: the data goes to a
+// new file next to it, which then takes its place, so that a reader (or a
+// run that fails half-way) never sees part of it, and a file that was there
+// stays as it was when the write fails.
+package atomicfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write writes data to path. A file that is replaced keeps its
+// permissions; a new one gets perm less the umask, as with os.WriteFile. A
+// path that names a directory or a file that is no regular file (a device,
+// a pipe) is an error, and nothing is written.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	var existing fs.FileInfo
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: not a regular file", path)
+		}
+		existing = fi
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := create(path, perm)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the name is the temporary file's, not the one asked for
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if existing != nil {
+		if err := tmp.Chmod(existing.Mode().Perm()); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done = true
+	return nil
+}
+
+// create makes a new file next to path, named after it, with perm (the
+// umask applies).
+func create(path string, perm fs.FileMode) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	for try := 0; ; try++ {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b)+".tmp")
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 10 {
+			continue
+		}
+		return f, err
+	}
+}

@@ -1,0 +1,45 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteReplacesWholeAndKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.mcp")
+	if err := Write(path, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	if string(got) != "two\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file %q mode %v, want two and 0600", got, fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestWriteRefusesWhatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("err = %v", err)
+	}
+	if err := Write(filepath.Join(dir, "missing", "x"), []byte("x"), 0o644); err == nil {
+		t.Error("a file in a missing directory was written")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

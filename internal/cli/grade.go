@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/grade"
+	"github.com/askback/askback/internal/inspect"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/scan"
+	"github.com/askback/askback/internal/session"
+	"github.com/spf13/cobra"
+)
+
+// GradeOptions are the options of `mcp-tester grade`.
+type GradeOptions struct {
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
+	// The audit's options (see AuditOptions), and NoAudit to leave it out.
+	OtherHeaders  []string
+	OtherIdentity string
+	Args          []string
+	Include       []string
+	ReadOnly      bool
+	Deadline      time.Duration
+	DeadlineSet   bool
+	NoAudit       bool
+	CheckIcons    bool
+	// Badge is where to write the SVG badge; BadgeLabel its left half.
+	Badge      string
+	BadgeLabel string
+	Format     string
+	SARIFFile  string // where code scanning shows the results (--sarif-file)
+	// MinGrade fails (exit 1) a grade below this letter.
+	MinGrade string
+	Quiet    bool
+}
+
+func newGradeCmd(ios *iostreams.IOStreams, runF func(context.Context, *GradeOptions) error) *cobra.Command {
+	opts := &GradeOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "grade",
+		Short: "Grade a server from A to F, check by check, with an SVG badge",
+		Long: `Grade runs what mcp-tester checks of a server and turns it into one grade, a
+letter (A to F) and a score from 0 to 100, explained check by check:
+
+  conformance   what the tester sees of the protocol: the version spoken,
+                the lists the server declares, ping, tool schemas and names
+  asking        the audit's twelve rules of asking (see mcp-tester audit)
+  description   inspect's criteria: descriptions, schemas, annotations, …
+  safety        the scan of what the server tells the model (mcp-tester scan)
+
+A grade is only as good as its evidence. A check that could not be made
+(no tool asked a question, so the rules of asking applied to nothing;
+destructive tools skipped without --include; icons not fetched without
+--check-icons; --no-audit) is "not checked": it never counts as passed,
+the score is made of the checks that were made, and the grade says that
+its evidence is partial. Some failures cap the letter whatever the score:
+a high-severity scan finding (F), a failed rule of asking (C, or D for the
+rules that keep users and secrets apart), a protocol failure (C).
+
+--badge FILE writes an SVG badge for a README. The audit calls the
+server's tools (destructive ones only when named with --include).
+
+Exit status: 0, or 1 when the grade is below --min-grade; 2 for bad
+flags; 3 when the server could not be reached.`,
+		Example: `  mcp-tester grade -c bin/deployer --include deploy --badge /tmp/mcp-grade.svg
+  mcp-tester grade -c bin/manytools --no-audit --format json
+  mcp-tester grade -c bin/deployer --min-grade C`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.DeadlineSet = cmd.Flags().Changed("deadline")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runGrade(cmd.Context(), opts)
+		},
+	}
+	addTargetFlags(cmd, &opts.Conn)
+	addRoundsFlag(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.OtherHeaders, "other-header", nil, `for the audit: a second identity's "Name: value" header (repeatable; HTTP only)`)
+	f.StringVar(&opts.OtherIdentity, "other-identity", "", "for the audit: a second identity's login (HTTP only)")
+	f.StringArrayVar(&opts.Args, "args", nil, `for the audit: arguments for one tool or prompt, NAME=JSON object (repeatable)`)
+	f.StringArrayVar(&opts.Include, "include", nil, "for the audit: call this destructive tool too (repeatable; '*' allows every tool)")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "for the audit: call only the tools marked read-only (readOnlyHint), and those --include names")
+	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the audit (default 20 × --timeout; 0: no limit)")
+	f.BoolVar(&opts.NoAudit, "no-audit", false, "do not run the audit (it calls tools): its rules are not checked")
+	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
+	f.StringVar(&opts.Badge, "badge", "", "write an SVG badge of the grade to this file")
+	f.StringVar(&opts.BadgeLabel, "badge-label", "mcp grade", "the text on the badge's left half")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
+	f.StringVar(&opts.MinGrade, "min-grade", "", "exit 1 when the grade is below this letter (A, B, C, D)")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report the audit's progress on stderr")
+	return cmd
+}
+
+func runGrade(ctx context.Context, opts *GradeOptions) error {
+	if opts.MinGrade != "" && !strings.Contains("ABCD", opts.MinGrade) || len(opts.MinGrade) > 1 {
+		return usageErr("--min-grade %q: give a letter, A, B, C or D", opts.MinGrade)
+	}
+	if strings.TrimSpace(opts.BadgeLabel) == "" {
+		return usageErr("--badge-label: give the text of the badge's left half")
+	}
+	ev, err := gradeEvidence(ctx, opts)
+	if err != nil {
+		return err
+	}
+	g := grade.Compute(ev)
+	if opts.Badge != "" {
+		var b bytes.Buffer
+		if err := g.WriteBadge(&b, opts.BadgeLabel); err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.Badge, b.Bytes(), 0o644); err != nil {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("--badge: %w", err)}
+		}
+	}
+	switch opts.Format {
+	case "json":
+		err = printer.JSON(opts.IO.Out, g)
+	case "sarif":
+		err = (&sarif.Log{Runs: []*sarif.Run{g.SARIF(sarifTool(), opts.SARIFFile)}}).Write(opts.IO.Out)
+	default:
+		err = g.WriteText(opts.IO.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.MinGrade != "" && g.Letter > opts.MinGrade {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("grade %s is below --min-grade %s", g.Letter, opts.MinGrade)}
+	}
+	return nil
+}
+
+// gradeEvidence makes every check of the grade: one session lists what
+// the server offers and pings it (conformance, inspect, the scan), then
+// the audit probes it with its own sessions.
+func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, error) {
+	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: opts.IO.ErrOut}
+	s, err := opts.Conn.open(ctx, quiet, nil)
+	if err != nil {
+		return grade.Evidence{}, err
+	}
+	srv, err := gather(ctx, s)
+	if err != nil {
+		s.Close()
+		return grade.Evidence{}, err
+	}
+	ev := grade.Evidence{Observed: observed(s, srv)}
+	if err := s.Ping(ctx); err != nil {
+		if session.KindOf(err) == session.KindUnreachable {
+			s.Close()
+			return grade.Evidence{}, err
+		}
+		ev.Observed.PingErr = err.Error()
+	}
+	s.Close()
+	if opts.CheckIcons {
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{})
+		ev.IconsChecked = true
+	}
+	name := ""
+	if srv.Info != nil && srv.Info.ServerInfo != nil {
+		ev.Server, ev.Version = srv.Info.ServerInfo.Name, srv.Info.ServerInfo.Version
+		name = ev.Server
+	}
+	if name == "" {
+		name = opts.Conn.target().Describe()
+	}
+	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: catalogOf(srv)})
+	if opts.NoAudit {
+		ev.AuditWhy = "--no-audit"
+		ev.Inspect = inspect.Evaluate(srv)
+		return ev, nil
+	}
+	ao := &AuditOptions{IO: opts.IO, Conn: opts.Conn, OtherHeaders: opts.OtherHeaders, OtherIdentity: opts.OtherIdentity,
+		Args: opts.Args, Include: opts.Include, ReadOnly: opts.ReadOnly, Format: "text", Quiet: opts.Quiet, Deadline: opts.Deadline, DeadlineSet: opts.DeadlineSet}
+	aopts, err := ao.auditOptions()
+	if err != nil {
+		return grade.Evidence{}, err
+	}
+	rep, err := audit.Run(ctx, aopts)
+	if err != nil {
+		var ue *audit.UnreachableError
+		if errors.As(err, &ue) {
+			return grade.Evidence{}, &exitError{code: ExitUnreachable, err: err}
+		}
+		return grade.Evidence{}, usageErr("%v", err)
+	}
+	ev.Audit = rep
+	// What the audit saw asking is what inspect's probes would have seen:
+	// inspect then knows which tools and prompts ask without saying so.
+	srv.Probes = askedProbes(rep)
+	ev.Inspect = inspect.Evaluate(srv)
+	return ev, nil
+}
+
+// askedProbes are the tools and prompts the audit saw asking, as inspect's
+// probes (an empty list, not nil: they were looked at).
+func askedProbes(rep *audit.Report) []inspect.Probe {
+	out := []inspect.Probe{}
+	for _, s := range rep.Subjects {
+		if !s.Asks {
+			continue
+		}
+		q := []inspect.Question{{Mode: "form", Message: "(seen asking by the audit)"}}
+		switch s.Kind {
+		case "tool":
+			out = append(out, inspect.Probe{Tool: s.Name, Questions: q})
+		case "prompt":
+			out = append(out, inspect.Probe{Prompt: s.Name, Questions: q})
+		}
+	}
+	return out
+}
+
+// observed is the protocol conformance one session saw.
+func observed(s *session.Session, srv *inspect.Server) grade.Observed {
+	o := grade.Observed{Protocol: s.ProtocolVersion(), ListErrors: srv.ListErrors, Tools: srv.Tools}
+	caps := s.ServerCapabilities()
+	if caps.Tools != nil {
+		o.Declared = append(o.Declared, "tools/list")
+	}
+	if caps.Prompts != nil {
+		o.Declared = append(o.Declared, "prompts/list")
+	}
+	if caps.Resources != nil {
+		o.Declared = append(o.Declared, "resources/list", "resources/templates/list")
+	}
+	return o
+}

@@ -1,0 +1,307 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/askback/askback/internal/inspect"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/scan"
+	"github.com/spf13/cobra"
+)
+
+// ScanOptions are the options of `mcp-tester scan`.
+type ScanOptions struct {
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
+	// Profiles are the profiles to scan together (-p, repeatable);
+	// AllProfiles scans every enabled profile of mcp-tester.yml.
+	Profiles    []string
+	AllProfiles bool
+	// Catalogs are catalog files scanned with the servers (--catalog).
+	Catalogs []string
+	Format   string
+	// SARIFFile is where code scanning shows the findings about a live
+	// server (--sarif-file); a --catalog file's findings are at that file.
+	SARIFFile string
+	// FailOn is the lowest severity that fails the scan (exit 1), or
+	// "never".
+	FailOn string
+}
+
+func newScanCmd(ios *iostreams.IOStreams, runF func(context.Context, *ScanOptions) error) *cobra.Command {
+	opts := &ScanOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "scan",
+		Short: "Scan what a server tells the model for attacks on it",
+		Long: `Scan lists what a server tells the model (its instructions, tools with their
+names, titles, descriptions and schemas, prompts and their arguments,
+resources and templates) and reports what attacks the model or hides from
+the person:
+
+  hidden text        tag characters, bidirectional and control characters,
+                     zero-width characters, look-alike names, text hidden in
+                     comments or invisible markup, <IMPORTANT>-style tags
+  instructions       to ignore other instructions, to keep something from
+                     the user, to read files or secrets, to run before any
+                     other tool
+  exfiltration       addresses to send data to, parameters that carry the
+                     conversation or secrets out
+  shadowing          descriptions that dictate how other tools are used
+  excessive agency   tools that run commands, delete or spend without
+                     annotations that say so
+  names              names that collide within a server or across servers
+
+Each finding has a rule id (MCPS001, …), a severity (high, medium, low,
+info), a one-line reason and the JSON path of the text. Scan several
+servers together, as a client that offers their tools side by side, with
+-p NAME more than once or --all-profiles: names that collide across them,
+and descriptions that speak of another server's tools, are found then.
+--catalog FILE adds the catalog saved in a JSON file (its server,
+instructions, tools, prompts, resources and resourceTemplates) as one more
+server, or alone.
+
+Nothing is called: the scan only lists. Exit status: 0 when no finding is
+at or above --fail-on (default high), 1 when one is (or a list the server
+declared failed), 2 for bad flags, 3 when a server could not be reached.`,
+		Example: `  mcp-tester scan -c bin/deployer
+  mcp-tester scan -c bin/manytools --format json --fail-on medium
+  mcp-tester scan -c 'bin/catalogserver internal/scan/testdata/corpus/poisoned-calculator.json' --fail-on never`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runScan(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.StringArrayVarP(&opts.Profiles, "profile", "p", nil, "scan the server of this profile of mcp-tester.yml (repeatable: the servers are scanned together)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
+	f.StringArrayVar(&opts.Catalogs, "catalog", nil, "scan the catalog saved in this JSON file too, as one more server (repeatable)")
+	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addSARIFFileFlag(cmd, &opts.SARIFFile)
+	return cmd
+}
+
+func runScan(ctx context.Context, opts *ScanOptions) error {
+	failOn, err := parseFailOn(opts.FailOn)
+	if err != nil {
+		return err
+	}
+	names, err := opts.profileNames()
+	if err != nil {
+		return err
+	}
+	files, fileOf, err := readCatalogFiles(opts.Catalogs)
+	if err != nil {
+		return err
+	}
+	var servers []scan.Server
+	var incomplete []string
+	if len(files) == 0 || len(names) > 0 || opts.Conn.Command != "" || opts.Conn.URL != "" {
+		servers, incomplete, err = gatherCatalogs(ctx, opts.IO, opts.Conn, names)
+		if err != nil {
+			return err
+		}
+	}
+	rep := scan.Scan(append(servers, files...)...)
+	switch opts.Format {
+	case "json":
+		err = printer.JSON(opts.IO.Out, struct {
+			*scan.Report
+			FailOn     string   `json:"failOn"`
+			Incomplete []string `json:"incomplete,omitempty"`
+		}{rep, opts.FailOn, incomplete})
+	case "sarif":
+		run := rep.SARIF(sarifTool(), func(server string) string {
+			if f, ok := fileOf[server]; ok {
+				return f
+			}
+			return opts.SARIFFile
+		})
+		run.Failed = strings.Join(incomplete, "; ")
+		err = (&sarif.Log{Runs: []*sarif.Run{run}}).Write(opts.IO.Out)
+	default:
+		err = rep.WriteText(opts.IO.Out)
+		for _, why := range incomplete {
+			fmt.Fprintf(opts.IO.Out, "Not scanned: %s\n", why)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if failOn > 0 {
+		if n := rep.AtLeast(failOn); n > 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("%d finding(s) at or above --fail-on %s", n, failOn)}
+		}
+	}
+	if len(incomplete) > 0 {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the scan is incomplete: %s", strings.Join(incomplete, "; "))}
+	}
+	return nil
+}
+
+// readCatalogFiles reads the servers of the --catalog files, and which
+// file each came from; a file that cannot be read or holds no catalog is
+// a usage error, before anything is started.
+func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) {
+	var out []scan.Server
+	fileOf := map[string]string{}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, nil, usageErr("--catalog: %v", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, scan.MaxCatalogFile+1))
+		f.Close()
+		if err != nil {
+			return nil, nil, usageErr("--catalog: %v", err)
+		}
+		servers, err := scan.ReadCatalogs(p, data)
+		if err != nil {
+			return nil, nil, usageErr("--catalog %v", err)
+		}
+		for _, s := range servers {
+			fileOf[s.Name] = p
+		}
+		out = append(out, servers...)
+	}
+	return out, fileOf, nil
+}
+
+// parseFailOn reads --fail-on: a severity, or never (0).
+func parseFailOn(s string) (scan.Severity, error) {
+	if s == "never" {
+		return 0, nil
+	}
+	sev, err := scan.ParseSeverity(s)
+	if err != nil {
+		return 0, usageErr("--fail-on: %v, or never", err)
+	}
+	return sev, nil
+}
+
+// profileNames returns the profiles to scan: those of -p, or with
+// --all-profiles every enabled one.
+func (o *ScanOptions) profileNames() ([]string, error) {
+	given := o.Conn.Command != "" || o.Conn.URL != ""
+	switch {
+	case o.AllProfiles && len(o.Profiles) > 0:
+		return nil, usageErr("--all-profiles scans every profile: give it or -p, not both")
+	case (o.AllProfiles || len(o.Profiles) > 1) && given:
+		return nil, usageErr("-c and -u name one server; with several profiles, name each server by its profile")
+	case !o.AllProfiles:
+		for _, n := range o.Profiles {
+			if err := profile.ValidName(n); err != nil {
+				return nil, usageErr("-p: %v", err)
+			}
+		}
+		return o.Profiles, nil
+	}
+	pl, err := places()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, path := range pl.List() {
+		f, err := profile.Load(path)
+		if err != nil {
+			continue
+		}
+		for _, n := range f.Names() {
+			if !seen[n] && !f.Profiles[n].Disabled {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil, usageErr("--all-profiles: no enabled profile in %s", strings.Join(pl.List(), " or "))
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// gatherCatalogs lists what each server offers: the one of -c/-u (names
+// empty), or the server of each profile. incomplete says which lists a
+// server declared but failed to give.
+func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOptions, names []string) (servers []scan.Server, incomplete []string, err error) {
+	// Nothing is called, so nothing is asked: the sessions declare no
+	// elicitation and their output is dropped.
+	quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: ios.ErrOut}
+	one := func(conn ConnOptions, label string) error {
+		conn.NoElicitation = true
+		s, err := conn.open(ctx, quiet, nil)
+		if err != nil {
+			if label != "" {
+				return fmt.Errorf("profile %q: %w", label, err)
+			}
+			return err
+		}
+		defer s.Close()
+		srv, err := gather(ctx, s)
+		if err != nil {
+			return err
+		}
+		c := catalogOf(srv)
+		if label == "" {
+			label = conn.target().Describe()
+			if c.ServerInfo != nil && c.ServerInfo.Name != "" {
+				label = c.ServerInfo.Name
+			}
+		}
+		for _, m := range sortedListErrors(srv.ListErrors) {
+			if m == "resources/templates/list" && strings.Contains(srv.ListErrors[m], "Method not found") {
+				// Templates came after resources: a server of the
+				// first protocol versions that lists resources may not
+				// know the method, and has no templates.
+				continue
+			}
+			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
+		}
+		servers = append(servers, scan.Server{Name: label, Catalog: c})
+		return nil
+	}
+	if len(names) == 0 {
+		return servers, incomplete, one(base, "")
+	}
+	for _, n := range names {
+		conn := base
+		conn.Profile = n
+		if err := one(conn, n); err != nil {
+			return nil, nil, err
+		}
+	}
+	return servers, incomplete, nil
+}
+
+// catalogOf is what a server told the client, as the scan reads it.
+func catalogOf(srv *inspect.Server) *scan.Catalog {
+	c := &scan.Catalog{Tools: srv.Tools, Prompts: srv.Prompts, Resources: srv.Resources, Templates: srv.Templates}
+	if srv.Info != nil {
+		c.ServerInfo = srv.Info.ServerInfo
+		c.Instructions = srv.Info.Instructions
+	}
+	return c
+}
+
+func sortedListErrors(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

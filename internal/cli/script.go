@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/askback/askback/internal/atomicfile"
+	"github.com/askback/askback/internal/conversation"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/recordscript"
+	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/termsafe"
+	"github.com/spf13/cobra"
+)
+
+// ScriptOptions are the options of `mcp-tester script`.
+type ScriptOptions struct {
+	IO        *iostreams.IOStreams
+	Recording string
+	Output    string
+	Match     string
+	Ignore    []string
+	Lists     bool
+}
+
+func newScriptCmd(io *iostreams.IOStreams, runF func(context.Context, *ScriptOptions) error) *cobra.Command {
+	opts := &ScriptOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "script RECORDING.jsonl [-o FILE.mcp]",
+		Short: "Turn a recording of a client and a server into a .mcp regression script",
+		Long: `Read a recording that mcp-tester proxy wrote and write a .mcp script that
+replays the client's side by meaning, not bytes: each call with its arguments,
+each question answered by its key with the answer the person gave, a fresh
+requestState from the server each time, and checks of what was asked and what
+came back. Both protocol eras are read: 2026-07-28 rounds of input_required
+and 2025-11-25 elicitation/create requests, and tasks.
+
+Values that change from run to run (timestamps, UUIDs, dates, task ids,
+nonces, durations) become placeholders such as {{uuid}} in the checks.
+--match shape checks only the shape of results and questions (members,
+lengths, kinds of values); --ignore PATH leaves a part of every result out
+of the checks (a path such as structuredContent.id or content.*.annotations).
+--lists also replays the client's list requests.
+
+What a script cannot replay (a URL the person opened, a call the client
+cancelled, a question nobody answered) is written as a comment in the script
+and a warning on stderr. A recording cut short is converted up to its last
+whole line. The script goes to stdout, or to -o FILE, written whole: a file
+that was there is replaced only when the script is complete.
+
+Exit codes: 0 the script was written (warnings or not); 1 it could not be
+written; 2 a bad recording (not one, a line that is not what the proxy
+writes, a protocol version this tester does not speak, nothing to replay) or
+bad flags: nothing is written.`,
+		Example: `  mcp-tester script examples/deployer/deploy.jsonl
+  mcp-tester script examples/deployer/deploy.jsonl -o /tmp/deploy.mcp
+  mcp-tester test -s /tmp/deploy.mcp -c bin/deployer
+  mcp-tester script examples/deployer/deploy.jsonl --match shape --ignore 'content.*.annotations' -o /tmp/shape.mcp`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("script takes one recording, e.g. mcp-tester script session.jsonl -o session.mcp")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Recording = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runScript(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "write the script to this file (replaced whole) instead of stdout")
+	f.StringVar(&opts.Match, "match", "exact", "how results and questions are checked: exact (values, with placeholders for what changes from run to run) or shape (members, lengths and kinds only)")
+	f.StringArrayVar(&opts.Ignore, "ignore", nil, "a path into results that the checks leave out (repeatable): structuredContent.id, content.*.annotations")
+	f.BoolVar(&opts.Lists, "lists", false, "also replay the client's list requests (tools/list, prompts/list, resources/list, resources/templates/list)")
+	return cmd
+}
+
+// maxRecordingEntries bounds the entries a recording may hold.
+const maxRecordingEntries = 1_000_000
+
+func runScript(_ context.Context, opts *ScriptOptions) error {
+	mode, ok := jsonmatch.ParseMode(opts.Match)
+	if !ok {
+		return usageErr("--match %q: use exact or shape", opts.Match)
+	}
+	var ignore []jsonmatch.Path
+	for _, s := range opts.Ignore {
+		p, err := jsonmatch.ParsePath(s, true)
+		if err != nil || len(p) == 0 {
+			if err == nil {
+				err = errors.New("the whole result cannot be left out; name a part of it")
+			}
+			return usageErr("--ignore: %v", err)
+		}
+		ignore = append(ignore, p)
+	}
+	if opts.Output != "" {
+		if same, err := sameFile(opts.Recording, opts.Output); err == nil && same {
+			return usageErr("-o %s is the recording itself: name another file", opts.Output)
+		}
+	}
+	rec, err := readRecording(opts.Recording)
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	name := termsafe.Line(opts.Recording)
+	if rec.Truncated {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: the last line is cut short (the proxy was stopped while it wrote?): the script replays the %d whole entries before it\n", name, len(rec.Entries))
+	}
+	conv, err := conversation.Read(rec, conversation.Options{Lists: opts.Lists})
+	if err != nil {
+		var ce *conversation.Error
+		if errors.As(err, &ce) {
+			return &exitError{code: ExitUsage, err: fmt.Errorf("%s:%d: %v", opts.Recording, ce.Line, ce.Err)}
+		}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
+	}
+	out := opts.Output
+	if out == "" {
+		out = "SCRIPT.mcp"
+	}
+	src, warnings, err := recordscript.Write(conv, recordscript.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore})
+	if err != nil {
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
+	}
+	// What is written must run: a script that does not parse is a fault
+	// of this command, and nothing is written.
+	if _, err := script.ParseFile(out, src); err != nil {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the script made of %s does not parse, so nothing was written: %w", opts.Recording, err)}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: %s\n", name, w.Line, termsafe.Line(w.Text))
+	}
+	if opts.Output == "" {
+		if _, err := opts.IO.Out.Write(src); err != nil {
+			return &exitError{code: ExitFailed, err: err}
+		}
+		return nil
+	}
+	if err := atomicfile.Write(opts.Output, src, 0o644); err != nil {
+		return &exitError{code: ExitFailed, err: err}
+	}
+	calls := len(conv.Calls)
+	fmt.Fprintf(opts.IO.ErrOut, "%s: %d call(s) from %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), calls, name, termsafe.Line(opts.Output))
+	return nil
+}
+
+// readRecording reads a recording file, bounded, naming the file and line
+// of what is wrong.
+func readRecording(path string) (*recording.Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("recording %s: is a directory", path)
+	}
+	rec, err := recording.Read(f, recording.ReadOptions{MaxEntries: maxRecordingEntries})
+	if err != nil {
+		var re *recording.Error
+		if errors.As(err, &re) {
+			return nil, fmt.Errorf("%s:%d: %v", path, re.Line, re.Err)
+		}
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	return rec, nil
+}
+
+// sameFile reports whether a and b name the same file (both existing).
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return filepath.Clean(a) == filepath.Clean(b), nil
+	}
+	return os.SameFile(fa, fb), nil
+}

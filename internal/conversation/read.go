@@ -1,0 +1,738 @@
+package conversation
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/recording"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure Read.
+type Options struct {
+	// Lists takes the client's list requests (tools/list, prompts/list,
+	// resources/list, resources/templates/list) as calls; otherwise they
+	// are only counted.
+	Lists bool
+}
+
+// Error is a recording that cannot be read as a conversation a tester can
+// replay, with the line that says why.
+type Error struct {
+	Line int
+	Err  error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Keys of the per-request _meta of 2026-07-28 and of a question's task.
+const (
+	metaProtocol    = "io.modelcontextprotocol/protocolVersion"
+	metaRelatedTask = "io.modelcontextprotocol/related-task"
+)
+
+// lineOf is the recording's line of entry i (the header is line 1).
+func lineOf(i int) int { return i + 2 }
+
+// Read reads rec as a conversation. A recording in a protocol version this
+// tester does not speak is an *Error naming the line.
+func Read(rec *recording.Recording, opts Options) (*Conversation, error) {
+	b := &builder{
+		conv:  &Conversation{Header: rec.Header, Truncated: rec.Truncated},
+		opts:  opts,
+		reqs:  map[reqKey][]*pending{},
+		sreqs: map[reqKey]*serverReq{},
+		tasks: map[string]*Call{},
+	}
+	for i, e := range rec.Entries {
+		line := lineOf(i)
+		if !e.IsMessage() {
+			b.event(line, e)
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(e.Message)
+		if err != nil {
+			return nil, &Error{Line: line, Err: err} // recording.Read checked it
+		}
+		if err := b.message(line, e, msg); err != nil {
+			return nil, err
+		}
+	}
+	b.finish()
+	return b.conv, nil
+}
+
+type reqKey struct{ session, id string }
+
+// pending is a client request waiting for its response.
+type pending struct {
+	line   int
+	method string
+	stream string
+	call   *Call // the call it is a round of, or reads the task of
+	kind   int
+}
+
+// Kinds of pending requests.
+const (
+	kindOther = iota
+	kindRound
+	kindTaskGet
+	kindTaskUpdate
+	kindTaskCancel
+	kindInitialize
+	kindList
+)
+
+// serverReq is a server request waiting for the client's answer.
+type serverReq struct {
+	q *Question // nil for a ping
+}
+
+type builder struct {
+	conv  *Conversation
+	opts  Options
+	reqs  map[reqKey][]*pending
+	sreqs map[reqKey]*serverReq
+	tasks map[string]*Call
+	// waiting are the calls whose last round waits for a next one (answers
+	// to input_required, a retry after -32042): the only ones a request
+	// may continue.
+	waiting []*Call
+	// gone is the line where the client or the server went, 0 while both
+	// are there; goneWhy says which.
+	gone    int
+	goneWhy string
+}
+
+func (b *builder) note(line int, c *Call, format string, args ...any) {
+	b.conv.Notes = append(b.conv.Notes, Note{Line: line, Call: c, Text: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) event(line int, e recording.Entry) {
+	switch e.Event {
+	case recording.EventClientGone:
+		if b.gone == 0 {
+			b.gone, b.goneWhy = line, "the client left"
+		}
+	case recording.EventServerGone:
+		if b.gone == 0 {
+			b.gone, b.goneWhy = line, "the server went away"
+		}
+	case recording.EventLimit:
+		b.note(line, nil, "the recording stopped at its size limit (%s): what came after it is not in the script", strings.TrimSpace(e.Note))
+	}
+}
+
+func sessionOf(e recording.Entry) (session, stream string) {
+	if e.HTTP == nil {
+		return "", ""
+	}
+	return e.HTTP.Session, e.HTTP.Stream
+}
+
+func idString(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "s:" + v
+	case float64:
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+	case int64:
+		return "n:" + strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprint(id.Raw())
+}
+
+func (b *builder) message(line int, e recording.Entry, msg jsonrpc.Message) error {
+	session, stream := sessionOf(e)
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if e.Dir == recording.ClientToServer {
+			return b.clientRequest(line, e, session, stream, m)
+		}
+		b.serverRequest(line, session, stream, m)
+	case *jsonrpc.Response:
+		if e.Dir == recording.ServerToClient {
+			return b.serverResponse(line, session, stream, m)
+		}
+		b.clientResponse(line, session, m)
+	}
+	return nil
+}
+
+// checkProtocol refuses a protocol version this tester does not speak.
+func (b *builder) checkProtocol(line int, v string) error {
+	if v == "" {
+		return nil
+	}
+	if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		return &Error{Line: line, Err: fmt.Errorf("the conversation is in protocol version %q, which this mcp-tester does not speak (it speaks %s): a script of it could not be replayed",
+			v, strings.Join(mcp.SupportedProtocolVersions(), ", "))}
+	}
+	if !slices.Contains(b.conv.Protocols, v) {
+		b.conv.Protocols = append(b.conv.Protocols, v)
+	}
+	return nil
+}
+
+// params reads the members of a request's params that a conversation
+// needs.
+type params struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
+	TaskID         string                     `json:"taskId"`
+	Level          string                     `json:"level"`
+	Cursor         *string                    `json:"cursor"`
+	RequestID      json.RawMessage            `json:"requestId"`
+	Protocol       string                     `json:"protocolVersion"`
+}
+
+func readParams(raw json.RawMessage) params {
+	var p params
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	return p
+}
+
+func (p params) protocol() string {
+	var v string
+	if raw, ok := p.Meta[metaProtocol]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
+
+func (b *builder) addPending(session, id string, p *pending) {
+	k := reqKey{session, id}
+	b.reqs[k] = append(b.reqs[k], p)
+}
+
+func (b *builder) clientRequest(line int, e recording.Entry, session, stream string, m *jsonrpc.Request) error {
+	p := readParams(m.Params)
+	proto := p.protocol()
+	if proto == "" && e.HTTP != nil {
+		proto = e.HTTP.ProtocolVersion
+	}
+	if err := b.checkProtocol(line, proto); err != nil {
+		return err
+	}
+	if !m.ID.IsValid() {
+		b.clientNotification(line, session, m, p)
+		return nil
+	}
+	id := idString(m.ID)
+	pend := &pending{line: line, method: m.Method, stream: stream}
+	defer b.addPending(session, id, pend)
+	switch m.Method {
+	case "initialize":
+		pend.kind = kindInitialize
+		return b.checkProtocol(line, p.Protocol)
+	case "tools/call", "prompts/get", "resources/read":
+		name := p.Name
+		if m.Method == "resources/read" {
+			name = p.URI
+		}
+		c := b.continued(m.Method, name, session, p)
+		if c == nil {
+			c = &Call{Line: line, Method: m.Method, Name: name, Args: p.Arguments, Session: session, Protocol: proto}
+			b.conv.Calls = append(b.conv.Calls, c)
+			if len(p.InputResponses) > 0 || p.RequestState != nil {
+				b.note(line, c, "%s %s carries answers to a question the recording does not hold (it began after the question was asked?): the script calls it afresh", m.Method, name)
+			}
+		} else {
+			b.answerRound(line, c, p.InputResponses)
+		}
+		c.Rounds++
+		c.waiting, c.urlWait = nil, false
+		pend.kind, pend.call = kindRound, c
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		c := b.tasks[p.TaskID]
+		if c == nil {
+			b.note(line, nil, "%s for task %q, which no call of the recording started: left out", m.Method, p.TaskID)
+			return nil
+		}
+		pend.call = c
+		switch m.Method {
+		case "tasks/get":
+			pend.kind = kindTaskGet
+		case "tasks/update":
+			pend.kind = kindTaskUpdate
+			b.answerTask(line, c, p.InputResponses)
+		case "tasks/cancel":
+			pend.kind = kindTaskCancel
+			c.Task.CancelledByClient = true
+			for _, q := range c.Questions {
+				if q.Answer != nil {
+					c.Task.AnsweredBeforeCancel++
+				}
+			}
+		}
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		if !b.opts.Lists {
+			b.conv.Lists++
+			return nil
+		}
+		if p.Cursor != nil {
+			// A next page belongs to the list call before it.
+			for i := len(b.conv.Calls) - 1; i >= 0; i-- {
+				if c := b.conv.Calls[i]; c.Method == m.Method && c.Session == session {
+					c.Rounds++
+					pend.kind, pend.call = kindList, c
+					return nil
+				}
+			}
+		}
+		c := &Call{Line: line, Method: m.Method, Session: session, Protocol: proto, Rounds: 1}
+		b.conv.Calls = append(b.conv.Calls, c)
+		pend.kind, pend.call = kindList, c
+	case MethodSetLevel:
+		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: proto, Rounds: 1}
+		b.conv.Calls = append(b.conv.Calls, c)
+		pend.call = c
+	case "ping", "server/discover", "tasks/list", "tasks/result":
+		// Session machinery: the tester does its own.
+	default:
+		b.note(line, nil, "the client sent %s, which a script cannot send: left out", m.Method)
+	}
+	return nil
+}
+
+// continued finds the call a request continues: the call of the same
+// method and name (and session) whose last round asked for answers
+// (input_required) or ended in the URL error -32042, the one with the same
+// arguments first, the one whose requestState is the one sent back first
+// of those.
+func (b *builder) continued(method, name, session string, p params) *Call {
+	var best *Call
+	score := -1
+	// Forget the calls that wait no more.
+	b.waiting = slices.DeleteFunc(b.waiting, func(c *Call) bool { return c.Ended || !c.urlWait && len(c.waiting) == 0 })
+	for _, c := range b.waiting {
+		if c.Method != method || c.Name != name || c.Session != session {
+			continue
+		}
+		if len(c.waiting) > 0 && len(p.InputResponses) == 0 && p.RequestState == nil {
+			continue // a new call of the same tool, not a next round
+		}
+		covered := true
+		for k := range p.InputResponses {
+			if !slices.Contains(c.waiting, k) {
+				covered = false
+			}
+		}
+		if !covered && !c.urlWait {
+			continue
+		}
+		s := 0
+		if string(c.Args) == string(p.Arguments) {
+			s += 2
+		}
+		if p.RequestState != nil && c.lastState == *p.RequestState {
+			s += 4
+		}
+		if s > score {
+			best, score = c, s
+		}
+	}
+	return best
+}
+
+// answerRound gives the answers of a next round to the questions of the
+// round before.
+func (b *builder) answerRound(line int, c *Call, answers map[string]json.RawMessage) {
+	for _, q := range c.Questions {
+		if q.Answer != nil || q.AnswerErr != nil {
+			continue
+		}
+		if q.Via == exchange.ViaURLError {
+			q.Answer, q.AnswerLine, q.Implied = json.RawMessage(`{"action":"accept"}`), line, true
+			continue
+		}
+		if a, ok := answers[q.Key]; ok && q.Via == exchange.ViaInputRequired {
+			q.Answer, q.AnswerLine = a, line
+		}
+	}
+}
+
+// answerTask gives the answers of tasks/update to the task's questions.
+func (b *builder) answerTask(line int, c *Call, answers map[string]json.RawMessage) {
+	for _, q := range c.Questions {
+		if a, ok := answers[q.Key]; ok && q.Via == exchange.ViaTask && q.Answer == nil {
+			q.Answer, q.AnswerLine = a, line
+		}
+	}
+}
+
+func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p params) {
+	if m.Method != "notifications/cancelled" || len(p.RequestID) == 0 {
+		return
+	}
+	id, err := jsonrpc.MakeID(rawID(p.RequestID))
+	if err != nil {
+		return
+	}
+	for _, pend := range b.reqs[reqKey{session, idString(id)}] {
+		if pend.call != nil && pend.kind == kindRound {
+			pend.call.Cancelled = true
+		}
+	}
+}
+
+func rawID(raw json.RawMessage) any {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
+}
+
+// takePending removes and returns the request a response answers: the one
+// with its id in its session, sent on its stream when several are.
+func (b *builder) takePending(session, stream, id string) *pending {
+	k := reqKey{session, id}
+	list := b.reqs[k]
+	if len(list) == 0 {
+		return nil
+	}
+	i := 0
+	for j, p := range list {
+		if stream != "" && p.stream == stream {
+			i = j
+			break
+		}
+	}
+	p := list[i]
+	b.reqs[k] = append(list[:i:i], list[i+1:]...)
+	if len(b.reqs[k]) == 0 {
+		delete(b.reqs, k)
+	}
+	return p
+}
+
+// result reads the members of a result that a conversation needs.
+type result struct {
+	ResultType      string                     `json:"resultType"`
+	InputRequests   map[string]json.RawMessage `json:"inputRequests"`
+	RequestState    *string                    `json:"requestState"`
+	TaskID          string                     `json:"taskId"`
+	Task            *struct{ TaskID string }   `json:"task"`
+	Status          string                     `json:"status"`
+	Result          json.RawMessage            `json:"result"`
+	Error           *jsonrpc.Error             `json:"error"`
+	ProtocolVersion string                     `json:"protocolVersion"`
+	NextCursor      string                     `json:"nextCursor"`
+}
+
+func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Response) error {
+	pend := b.takePending(session, stream, idString(m.ID))
+	if pend == nil {
+		return nil // an answer to a request the recording does not hold
+	}
+	var werr *jsonrpc.Error
+	if m.Error != nil {
+		werr = asWireError(m.Error)
+	}
+	var r result
+	if werr == nil {
+		_ = json.Unmarshal(m.Result, &r)
+	}
+	c := pend.call
+	switch pend.kind {
+	case kindInitialize:
+		if werr == nil {
+			return b.checkProtocol(line, r.ProtocolVersion)
+		}
+	case kindRound:
+		switch {
+		case werr != nil && werr.Code == urlRequiredCode:
+			b.urlError(line, c, werr)
+		case werr != nil:
+			b.end(c, line, nil, werr)
+		case r.ResultType == "input_required":
+			b.roundQuestions(line, c, r)
+		case r.ResultType == "task":
+			id := r.TaskID
+			if id == "" && r.Task != nil {
+				id = r.Task.TaskID
+			}
+			c.Task = &Task{ID: id, Status: r.Status}
+			b.tasks[id] = c
+		default:
+			b.end(c, line, m.Result, nil)
+		}
+	case kindTaskGet:
+		if werr != nil {
+			return nil
+		}
+		c.Task.Status = r.Status
+		keys := sortedKeys(r.InputRequests)
+		for _, k := range keys {
+			if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == k }) {
+				b.addQuestion(c, inputQuestion(line, k, exchange.ViaTask, r.InputRequests[k]))
+			}
+		}
+		switch r.Status {
+		case "completed":
+			b.end(c, line, r.Result, nil)
+		case "failed":
+			e := r.Error
+			if e == nil {
+				e = &jsonrpc.Error{Code: -32603, Message: "the task failed"}
+			}
+			b.end(c, line, nil, e)
+		case "cancelled":
+			b.end(c, line, nil, nil)
+		}
+	case kindList:
+		if werr != nil {
+			b.end(c, line, nil, werr)
+			return nil
+		}
+		c.Result = appendPage(c.Result, m.Result, pend.method)
+		if r.NextCursor == "" {
+			c.Ended, c.ResultLine = true, line
+		}
+	default:
+		if c != nil && c.Method == MethodSetLevel {
+			b.end(c, line, m.Result, werr)
+		}
+	}
+	return nil
+}
+
+// urlRequiredCode is the error of 2025-11-25 that carries URL questions.
+const urlRequiredCode = -32042
+
+func asWireError(err error) *jsonrpc.Error {
+	if we, ok := err.(*jsonrpc.Error); ok {
+		return we
+	}
+	return &jsonrpc.Error{Code: -32603, Message: err.Error()}
+}
+
+func (b *builder) end(c *Call, line int, res json.RawMessage, err *jsonrpc.Error) {
+	c.Ended, c.ResultLine, c.Result, c.Err = true, line, res, err
+	c.waiting, c.urlWait = nil, false
+}
+
+// urlError takes the URL questions of the error -32042: a retry of the
+// call answers them.
+func (b *builder) urlError(line int, c *Call, werr *jsonrpc.Error) {
+	var data struct {
+		Elicitations []json.RawMessage `json:"elicitations"`
+	}
+	_ = json.Unmarshal(werr.Data, &data)
+	for _, e := range data.Elicitations {
+		b.addQuestion(c, &Question{Line: line, Via: exchange.ViaURLError, Method: "elicitation/create", Params: e})
+	}
+	c.urlWait = true
+	c.Err, c.ResultLine = werr, line // until a retry continues it
+	b.waiting = append(b.waiting, c)
+}
+
+// roundQuestions takes the questions of an input_required result, in the
+// order of their keys (the order a tester answers them).
+func (b *builder) roundQuestions(line int, c *Call, r result) {
+	keys := sortedKeys(r.InputRequests)
+	for _, k := range keys {
+		b.addQuestion(c, inputQuestion(line, k, exchange.ViaInputRequired, r.InputRequests[k]))
+	}
+	c.waiting = keys
+	b.waiting = append(b.waiting, c)
+	c.lastState = ""
+	if r.RequestState != nil {
+		c.lastState = *r.RequestState
+	}
+}
+
+func inputQuestion(line int, key, via string, raw json.RawMessage) *Question {
+	var ir struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(raw, &ir)
+	return &Question{Line: line, Key: key, Via: via, Method: ir.Method, Params: ir.Params}
+}
+
+func (b *builder) addQuestion(c *Call, q *Question) {
+	c.Questions = append(c.Questions, q)
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// serverRequest takes a question the server asked as a request and finds
+// the call it belongs to.
+func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Request) {
+	if !m.ID.IsValid() {
+		return // a notification: progress, a log message, a list changed
+	}
+	sr := &serverReq{}
+	defer func() { b.sreqs[reqKey{session, idString(m.ID)}] = sr }()
+	var via string
+	switch m.Method {
+	case "elicitation/create":
+		via = exchange.ViaRequest
+	case "sampling/createMessage":
+		via = exchange.ViaSamplingRequest
+	case "roots/list":
+		via = exchange.ViaRootsRequest
+	default:
+		return // ping and the like: the tester answers them itself
+	}
+	q := &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
+	sr.q = q
+	c := b.callOf(line, session, stream, readParams(m.Params), m.Method)
+	switch {
+	case c != nil:
+		b.addQuestion(c, q)
+	case m.Method == "roots/list":
+		// A server may ask for the roots at any time; they are the
+		// client's, whatever call is running.
+		b.conv.Outside = append(b.conv.Outside, q)
+	default:
+		b.note(line, nil, "the server sent %s outside any call: a script asks nothing outside its calls, so it is left out", m.Method)
+	}
+}
+
+// callOf finds the call a server request belongs to: the task its _meta
+// names; over HTTP the call whose request stream carries it; else the one
+// call waiting for its result (the earliest of several, with a note), or
+// the last task still running.
+func (b *builder) callOf(line int, session, stream string, p params, method string) *Call {
+	if raw, ok := p.Meta[metaRelatedTask]; ok {
+		var rt struct {
+			TaskID string `json:"taskId"`
+		}
+		_ = json.Unmarshal(raw, &rt)
+		if c := b.tasks[rt.TaskID]; c != nil {
+			return c
+		}
+	}
+	var waiting []*pending
+	for k, list := range b.reqs {
+		if k.session != session {
+			continue
+		}
+		for _, p := range list {
+			if p.kind != kindRound {
+				continue
+			}
+			if stream != "" && p.stream == stream {
+				return p.call
+			}
+			waiting = append(waiting, p)
+		}
+	}
+	sort.Slice(waiting, func(i, j int) bool { return waiting[i].line < waiting[j].line })
+	switch {
+	case len(waiting) == 1:
+		return waiting[0].call
+	case len(waiting) > 1:
+		c := waiting[0].call
+		b.note(line, c, "%s came while %d calls were waiting for their results and nothing says whose it is: the script gives it to the earliest, %s (line %d)",
+			method, len(waiting), describe(c), c.Line)
+		return c
+	}
+	for i := len(b.conv.Calls) - 1; i >= 0; i-- {
+		if c := b.conv.Calls[i]; c.Task != nil && !c.Ended && c.Session == session {
+			return c
+		}
+	}
+	return nil
+}
+
+func describe(c *Call) string {
+	if c.Name == "" {
+		return c.Method
+	}
+	return c.Method + " " + c.Name
+}
+
+// clientResponse takes the client's answer to a server request.
+func (b *builder) clientResponse(line int, session string, m *jsonrpc.Response) {
+	k := reqKey{session, idString(m.ID)}
+	sr := b.sreqs[k]
+	if sr == nil {
+		return
+	}
+	delete(b.sreqs, k)
+	if sr.q == nil {
+		return
+	}
+	sr.q.AnswerLine = line
+	if m.Error != nil {
+		sr.q.AnswerErr = asWireError(m.Error)
+		return
+	}
+	sr.q.Answer = m.Result
+}
+
+// appendPage adds the items of a list page to what the pages before gave.
+func appendPage(acc, page json.RawMessage, method string) json.RawMessage {
+	member := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resourceTemplates"}[method]
+	var items struct {
+		Items []json.RawMessage
+	}
+	read := func(raw json.RawMessage) []json.RawMessage {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		var list []json.RawMessage
+		_ = json.Unmarshal(m[member], &list)
+		return list
+	}
+	items.Items = append(read(acc), read(page)...)
+	if items.Items == nil {
+		items.Items = []json.RawMessage{}
+	}
+	out, _ := json.Marshal(map[string]any{member: items.Items})
+	return out
+}
+
+// finish notes what the recording left open.
+func (b *builder) finish() {
+	why := "the recording ends"
+	switch {
+	case b.gone != 0:
+		why = fmt.Sprintf("%s (line %d)", b.goneWhy, b.gone)
+	case b.conv.Truncated:
+		why = "the recording was cut short"
+	}
+	for _, c := range b.conv.Calls {
+		if c.urlWait {
+			// The URL questions were never followed by a retry: the call
+			// ended with the error.
+			c.Ended, c.urlWait = true, false
+		}
+		if !c.Ended && !c.Cancelled {
+			b.note(c.Line, c, "%s (line %d) has no result: %s first", describe(c), c.Line, why)
+		}
+		if c.Cancelled {
+			b.note(c.Line, c, "the client cancelled %s (line %d): a script cannot cancel a call half-way", describe(c), c.Line)
+		}
+		for _, q := range c.Questions {
+			if !c.Ended && q.Answer == nil && q.AnswerErr == nil && q.Method == "elicitation/create" {
+				b.note(q.Line, c, "the question at line %d got no answer: %s first", q.Line, why)
+			}
+		}
+	}
+	sort.SliceStable(b.conv.Notes, func(i, j int) bool { return b.conv.Notes[i].Line < b.conv.Notes[j].Line })
+}

@@ -1,0 +1,59 @@
+package recordscript
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/askback/askback/internal/conversation"
+	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/script"
+)
+
+// FuzzRecordingToScript feeds any bytes through the whole way from a
+// recording to a script: whatever a recording that reads holds (hostile
+// names, keys, messages, ids, a truncated end), the script written parses,
+// in both modes.
+func FuzzRecordingToScript(f *testing.F) {
+	for _, path := range []string{"../../examples/deployer/deploy.jsonl", "../../examples/deployer/deploy-2025.jsonl", "../../examples/deployer/left.jsonl"} {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
+	head := `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"x"}` + "\n"
+	for _, body := range []string{
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a b'\"$#","arguments":{"k y":1,"x":"it's \u202e\u001b"}}}}`,
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":"s","method":"prompts/get","params":{"name":"p","arguments":{"a":"b"}}}}` + "\n" +
+			`{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":"s","result":{"resultType":"input_required","inputRequests":{"k=1 #x":{"method":"elicitation/create","params":{"message":"END\n{{x}}","mode":"url","url":"javascript:\u202e"}}}}}}` + "\n" +
+			`{"t_ms":3,"dir":"c2s","msg":{"jsonrpc":"2.0","id":"t","method":"prompts/get","params":{"name":"p","arguments":{"a":"b"},"inputResponses":{"k=1 #x":{"action":"accept","content":{"a'":"'"}}}}}}` + "\n" +
+			`{"t_ms":4,"dir":"s2c","msg":{"jsonrpc":"2.0","id":"t","result":{"messages":[{"role":"user","content":{"type":"text","text":"END"}}]}}}`,
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r"}}}` + "\n" +
+			`{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T"}}}` + "\n" +
+			`{"t_ms":3,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}}` + "\n" +
+			`{"t_ms":4,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"status":"failed","error":{"code":-1,"message":"x\ny"}}}}`,
+	} {
+		f.Add([]byte(head + body + "\n"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec, err := recording.Read(bytes.NewReader(data), recording.ReadOptions{MaxEntries: 1000})
+		if err != nil {
+			return
+		}
+		for _, lists := range []bool{false, true} {
+			conv, err := conversation.Read(rec, conversation.Options{Lists: lists})
+			if err != nil {
+				return
+			}
+			for _, mode := range []jsonmatch.Mode{jsonmatch.Exact, jsonmatch.Shape} {
+				src, _, err := Write(conv, Options{Match: mode, Ignore: []jsonmatch.Path{{"content", "*", "text"}}})
+				if err != nil {
+					continue
+				}
+				if _, err := script.ParseFile("fuzz.mcp", src); err != nil {
+					t.Fatalf("the script does not parse: %v\n%s", err, src)
+				}
+			}
+		}
+	})
+}

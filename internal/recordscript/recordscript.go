@@ -1,0 +1,639 @@
+// Package recordscript writes a conversation (internal/conversation) as a
+// .mcp script that replays the client's side by meaning, not bytes: each
+// call with its arguments, each question answered by its key with the
+// answer the person gave, no requestState (the tester gets a fresh one
+// each round), and checks of the questions and of the results in which
+// the values that change from run to run are placeholders
+// (internal/jsonmatch). What the script cannot do as the client did is a
+// comment in the script and a Warning.
+package recordscript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/conversation"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/record"
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure Write.
+type Options struct {
+	// Source names the recording in the script's first line.
+	Source string
+	// Output is the script's file name, for the line that says how to run
+	// it; empty: SCRIPT.mcp.
+	Output string
+	// Match says how strictly results and questions are checked.
+	Match jsonmatch.Mode
+	// Ignore names parts of results the checks say nothing of.
+	Ignore []jsonmatch.Path
+}
+
+// Warning is something of the recording the script does not do as the
+// client did; it is also a comment in the script.
+type Warning struct {
+	Line int // the recording's line
+	Text string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("line %d: %s", w.Line, w.Text) }
+
+// ErrNothing is returned for a conversation without a call to replay.
+var ErrNothing = errors.New("the recording holds no call a script can replay")
+
+// heredocAt is the length of compact JSON beyond which a check writes it
+// indented, in a here-document.
+const heredocAt = 500
+
+// Write writes conv as a script. The warnings are the conversation's
+// notes and what the script leaves out, in the order of the recording.
+func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, error) {
+	if len(conv.Calls) == 0 {
+		if conv.Lists > 0 {
+			return nil, nil, fmt.Errorf("%w: it holds %d list request(s), which --lists makes calls of", ErrNothing, conv.Lists)
+		}
+		return nil, nil, ErrNothing
+	}
+	w := &writer{opts: opts, conv: conv, notes: map[*conversation.Call][]conversation.Note{}}
+	for _, n := range conv.Notes {
+		if n.Call != nil {
+			w.notes[n.Call] = append(w.notes[n.Call], n)
+		}
+	}
+	w.header()
+	for _, n := range conv.Notes {
+		if n.Call == nil {
+			w.warn(n.Line, "%s", n.Text)
+			w.comment("line %d of the recording: %s", n.Line, n.Text)
+		}
+	}
+	rootsAt := w.buf.Len()
+	for _, q := range conv.Outside {
+		w.rootsAnswer(q)
+	}
+	for _, c := range conv.Calls {
+		w.buf.WriteString("\n")
+		w.call(c)
+	}
+	if w.roots != "" {
+		text := w.buf.Bytes()
+		var out bytes.Buffer
+		out.Write(text[:rootsAt])
+		out.WriteString("\n" + w.roots + "\n")
+		out.Write(text[rootsAt:])
+		w.buf = out
+	}
+	return w.buf.Bytes(), w.warnings, nil
+}
+
+type writer struct {
+	opts     Options
+	conv     *conversation.Conversation
+	buf      bytes.Buffer
+	warnings []Warning
+	notes    map[*conversation.Call][]conversation.Note
+	roots    string // the roots line, from the first roots/list answer
+	rootsRaw string
+}
+
+func (w *writer) line(format string, args ...any) {
+	fmt.Fprintf(&w.buf, format+"\n", args...)
+}
+
+// comment writes text as comment lines.
+func (w *writer) comment(format string, args ...any) {
+	for _, l := range strings.Split(fmt.Sprintf(format, args...), "\n") {
+		w.buf.WriteString("# " + sanitize(l) + "\n")
+	}
+}
+
+// sanitize keeps a comment on its line: no control characters.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func (w *writer) warn(line int, format string, args ...any) {
+	w.warnings = append(w.warnings, Warning{Line: line, Text: fmt.Sprintf(format, args...)})
+}
+
+func (w *writer) header() {
+	h := w.conv.Header
+	where := "over " + h.Transport
+	if h.Transport == recording.TransportStdio {
+		where = "over stdio"
+	}
+	proto := strings.Join(w.conv.Protocols, ", ")
+	if proto == "" {
+		proto = "unknown"
+	}
+	source := w.opts.Source
+	if source == "" {
+		source = "a recording"
+	}
+	w.comment("Replays the client's side of %s: %s %s, protocol %s.", filepath.Base(source), h.Server, where, proto)
+	out := w.opts.Output
+	if out == "" {
+		out = "SCRIPT.mcp"
+	}
+	run := "mcp-tester test -s " + shellWord(out)
+	switch h.Transport {
+	case recording.TransportStdio:
+		run += " -c " + shellWord(h.Server)
+	case recording.TransportSSE:
+		run += " -u " + shellWord(h.Server) + " --transport sse"
+	default:
+		run += " -u " + shellWord(h.Server)
+	}
+	if len(w.conv.Protocols) == 1 && w.conv.Protocols[0] != newest() {
+		run += " --protocol " + w.conv.Protocols[0]
+	}
+	w.comment("Run it: %s", run)
+	how := "exactly, the values that change from run to run written as placeholders ({{id}}, {{timestamp}}, …)"
+	if w.opts.Match == jsonmatch.Shape {
+		how = "by shape: members, lengths and the kind of each value"
+	}
+	w.comment("Results and questions are checked %s; see docs/scripts.md.", how)
+}
+
+func newest() string {
+	v := mcp.SupportedProtocolVersions()
+	return v[0]
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// call writes one call: its notes, answers, the command, and its checks.
+func (w *writer) call(c *conversation.Call) {
+	for _, n := range w.notes[c] {
+		w.warn(n.Line, "%s", n.Text)
+		w.comment("line %d of the recording: %s", n.Line, n.Text)
+	}
+	cmd, err := w.command(c)
+	if err != nil {
+		w.warn(c.Line, "%s: left out: %v", describe(c), err)
+		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
+		return
+	}
+	switch {
+	case c.Method == conversation.MethodSetLevel:
+		w.line("%s", cmd)
+		return
+	case c.Cancelled && c.Task == nil, !c.Ended && len(c.Questions) == 0 && c.Task == nil:
+		// Nothing of it can be checked, and it might not end: it is
+		// written, commented out.
+		w.comment("not replayed: %s", cmd)
+		return
+	}
+	task := c.Task
+	if task != nil && task.CancelledByClient {
+		if task.AnsweredBeforeCancel > 0 {
+			w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
+			w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
+		}
+		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
+		w.line("cancel_task")
+		w.line("get_task")
+		w.line("assert_task_status cancelled")
+		return
+	}
+	if task != nil && !c.Ended {
+		// The task was left running: the script starts it and leaves it.
+		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
+		return
+	}
+	given := w.answers(c)
+	if given.failed {
+		// The client answered with an error: the script cannot, so what
+		// came of it is not checked.
+		w.line("%s", cmd)
+		w.questionChecks(c)
+		if c.Ended {
+			w.comment("the result came of the client's error answer; a script does not check it")
+		}
+		return
+	}
+	verb := cmd
+	if c.Err != nil || (task != nil && c.Result == nil) {
+		verb = "expect_error " + cmd
+	}
+	w.line("%s", verb)
+	w.questionChecks(c)
+	if task != nil {
+		w.line("assert_task_status %s", task.Status)
+	}
+	if !c.Ended {
+		return
+	}
+	checks := w.resultChecks(c)
+	if given.outOfBand && len(checks) > 0 {
+		w.comment("the result depended on what the person did in the browser; its checks are left as comments:")
+		for _, l := range checks {
+			w.comment("%s", l)
+		}
+		return
+	}
+	for _, l := range checks {
+		w.buf.WriteString(l + "\n")
+	}
+}
+
+func describe(c *conversation.Call) string {
+	if c.Name == "" {
+		return c.Method
+	}
+	return c.Method + " " + c.Name
+}
+
+// command is the line that sends the call.
+func (w *writer) command(c *conversation.Call) (string, error) {
+	switch c.Method {
+	case "tools/call", "prompts/get":
+		args := map[string]any{}
+		if len(c.Args) > 0 && string(c.Args) != "null" {
+			dec := json.NewDecoder(bytes.NewReader(c.Args))
+			dec.UseNumber()
+			if err := dec.Decode(&args); err != nil {
+				return "", fmt.Errorf("its arguments are not a JSON object")
+			}
+		}
+		return record.Command(c.Method, c.Name, args)
+	case "resources/read":
+		return record.Command(c.Method, c.Name, nil)
+	case conversation.MethodSetLevel:
+		return "logging " + record.Word(c.Name), nil
+	case "tools/list":
+		return "list tools", nil
+	case "prompts/list":
+		return "list prompts", nil
+	case "resources/list":
+		return "list resources", nil
+	case "resources/templates/list":
+		return "list resource_templates", nil
+	}
+	return "", fmt.Errorf("a script has no command for %s", c.Method)
+}
+
+// given says what the answers of a call were.
+type given struct {
+	outOfBand bool // one was given outside the conversation (a URL the person opened)
+	failed    bool // the client answered one with an error
+}
+
+// answers writes the answers of c's questions, before the call.
+func (w *writer) answers(c *conversation.Call) given {
+	var g given
+	for _, q := range c.Questions {
+		key := ""
+		if q.Key != "" && record.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
+			key = q.Key + "="
+		}
+		switch q.Method {
+		case "sampling/createMessage":
+			w.sampleResponse(q)
+			continue
+		case "roots/list":
+			w.rootsAnswer(q)
+			continue
+		}
+		switch {
+		case q.AnswerErr != nil:
+			g.failed = true
+			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
+			w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
+			w.line("elicit_response %scancel", key)
+		case q.Answer == nil:
+			w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
+			w.line("elicit_response %scancel", key)
+		case q.Mode() == "url" && q.Action() == "accept":
+			g.outOfBand = true
+			url := urlOf(q)
+			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
+			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
+			w.line("elicit_response %saccept", key)
+		default:
+			w.line("%s", w.elicitResponse(key, q))
+		}
+	}
+	return g
+}
+
+// oneLine is the first line of s, marked when there is more.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}
+
+func urlOf(q *conversation.Question) string {
+	var p struct {
+		URL string `json:"url"`
+	}
+	_ = json.Unmarshal(q.Params, &p)
+	return p.URL
+}
+
+func (w *writer) elicitResponse(key string, q *conversation.Question) string {
+	var a struct {
+		Action  string          `json:"action"`
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(q.Answer, &a)
+	action := a.Action
+	switch action {
+	case "accept", "decline", "cancel":
+	default:
+		w.warn(q.AnswerLine, "the answer at line %d has the action %q: the script cancels instead", q.AnswerLine, action)
+		action = "cancel"
+	}
+	line := "elicit_response " + key + action
+	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
+		return line
+	}
+	v, err := jsonmatch.Decode(a.Content)
+	if err != nil {
+		return line
+	}
+	content := jsonmatch.Compact(v)
+	if strings.Contains(content, "'") {
+		return line + " " + content // bare JSON needs no quotes
+	}
+	return line + " '" + content + "'"
+}
+
+// sampleResponse writes the model reply the client gave.
+func (w *writer) sampleResponse(q *conversation.Question) {
+	if q.Answer == nil {
+		w.warn(q.Line, "the request for a model reply at line %d got no reply: the script gives none", q.Line)
+		w.comment("the request for a model reply at line %d of the recording got no reply", q.Line)
+		return
+	}
+	var r struct {
+		Role       string          `json:"role"`
+		Model      string          `json:"model"`
+		StopReason string          `json:"stopReason"`
+		Content    json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(q.Answer, &r)
+	var items []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(r.Content), []byte("[")) {
+		_ = json.Unmarshal(r.Content, &items)
+	} else {
+		items = make([]struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}, 1)
+		_ = json.Unmarshal(r.Content, &items[0])
+	}
+	var texts []string
+	for _, it := range items {
+		if it.Type != "text" {
+			w.warn(q.AnswerLine, "the model reply at line %d holds %s content, which sample_response cannot give: the script gives its text only", q.AnswerLine, it.Type)
+			continue
+		}
+		texts = append(texts, it.Text)
+	}
+	s := answer.Sample{Text: strings.Join(texts, "\n"), Model: r.Model, StopReason: r.StopReason, Role: r.Role}
+	if s.Role == "assistant" {
+		s.Role = ""
+	}
+	w.line("sample_response %s", record.Quote(s.String()))
+}
+
+// rootsAnswer keeps the roots the client gave, for the script's roots
+// line: one set per script.
+func (w *writer) rootsAnswer(q *conversation.Question) {
+	if q.Answer == nil {
+		return
+	}
+	var r struct {
+		Roots []struct {
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+		} `json:"roots"`
+	}
+	_ = json.Unmarshal(q.Answer, &r)
+	var words []string
+	for _, root := range r.Roots {
+		word := root.URI
+		if root.Name != "" || strings.Contains(root.URI, "=") {
+			word += "=" + root.Name
+		}
+		words = append(words, record.Quote(word))
+	}
+	raw := strings.Join(words, " ")
+	switch {
+	case w.roots == "" && len(words) > 0:
+		w.roots, w.rootsRaw = "roots "+raw, raw
+	case w.rootsRaw != raw && len(words) > 0:
+		w.warn(q.AnswerLine, "the client gave other roots at line %d than before: a script declares one set, the first", q.AnswerLine)
+	}
+}
+
+// questionChecks writes the checks of what was asked.
+func (w *writer) questionChecks(c *conversation.Call) {
+	for _, q := range c.Questions {
+		sel := ""
+		if q.Key != "" && record.AnswerKey(q.Key) {
+			sel = " key=" + q.Key
+		}
+		v, err := jsonmatch.Decode(q.Params)
+		if err != nil {
+			v = jsonmatch.NewObject()
+		}
+		obj, _ := v.(*jsonmatch.Object)
+		if obj == nil {
+			obj = jsonmatch.NewObject()
+		}
+		switch q.Method {
+		case "elicitation/create":
+			msg, _ := obj.Get("message")
+			text, _ := msg.(string)
+			check := jsonmatch.NewObject()
+			line := "assert_elicited"
+			if text != "" && w.opts.Match == jsonmatch.Exact {
+				// The message as text when it does not change from run
+				// to run, else as a pattern in the question's check.
+				if jsonmatch.Generalize(text) == jsonmatch.Escape(text) {
+					line += " " + record.Quote(text)
+				} else {
+					check.Set("message", text)
+				}
+			}
+			w.line("%s%s mode=%s", line, sel, q.Mode())
+			for _, k := range []string{"requestedSchema", "url"} {
+				if x, ok := obj.Get(k); ok {
+					check.Set(k, x)
+				}
+			}
+			if len(check.Keys) > 0 {
+				w.jsonCheck("assert_question"+sel, jsonmatch.Expect(check, jsonmatch.ExpectOptions{Mode: w.opts.Match}))
+			}
+		}
+	}
+	// Requests for a model reply or for the roots are answered, not
+	// checked: the checks read the elicitations of a command.
+	n := 0
+	for _, q := range c.Questions {
+		if q.Method == "elicitation/create" {
+			n++
+		}
+	}
+	if n > 0 {
+		w.line("assert_elicited_count %d", n)
+	}
+}
+
+// jsonCheck writes a check of expected JSON: on its line, quoted, or in a
+// here-document, indented, when it is long.
+func (w *writer) jsonCheck(cmd string, v jsonmatch.Value) {
+	w.buf.WriteString(jsonLine(cmd, v) + "\n")
+}
+
+func jsonLine(cmd string, v jsonmatch.Value) string {
+	c := jsonmatch.Compact(v)
+	if len(c) > heredocAt {
+		body := jsonmatch.Indent(v, "  ")
+		marker := "END"
+		for n := 2; containsLine(body, marker); n++ {
+			marker = fmt.Sprintf("END%d", n)
+		}
+		return cmd + " <<" + marker + "\n" + body + "\n" + marker
+	}
+	if !strings.Contains(c, "'") {
+		return cmd + " '" + c + "'"
+	}
+	if strings.HasPrefix(c, "{") || strings.HasPrefix(c, "[") {
+		return cmd + " " + c
+	}
+	return cmd + " " + record.Quote(c)
+}
+
+// textLine is a check of a text: quoted on its line, or, for a text of
+// several lines that shows nothing hidden, in a here-document, as it reads.
+func textLine(cmd, text string) string {
+	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") {
+		return cmd + " " + record.Quote(text)
+	}
+	marker := "END"
+	for n := 2; containsLine(text, marker); n++ {
+		marker = fmt.Sprintf("END%d", n)
+	}
+	return cmd + " <<" + marker + "\n" + text + "\n" + marker
+}
+
+func containsLine(text, line string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}
+
+// resultChecks are the checks of how the call ended, one string each
+// (a here-document is one string of several lines).
+func (w *writer) resultChecks(c *conversation.Call) []string {
+	var out []string
+	if c.Err != nil {
+		out = append(out, fmt.Sprintf("assert_error_code %d", c.Err.Code))
+		if w.opts.Match == jsonmatch.Exact {
+			out = append(out, "assert_match "+record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message))))
+		}
+		return out
+	}
+	if c.Result == nil {
+		return nil
+	}
+	v, err := jsonmatch.Decode(c.Result)
+	if err != nil {
+		return nil
+	}
+	obj, ok := v.(*jsonmatch.Object)
+	if !ok {
+		return nil
+	}
+	// What says how the result travels, not what it is: its metadata, its
+	// kind, the next page, how long it may be cached.
+	for _, k := range []string{"_meta", "resultType", "inputRequests", "nextCursor", "ttlMs", "cacheScope"} {
+		obj.Delete(k)
+	}
+	if c.Method == "tools/call" {
+		if e, _ := obj.Get("isError"); e == true {
+			out = append(out, "assert_is_error")
+		}
+		obj.Delete("isError")
+	}
+	if text, ok := w.textOnly(c, obj); ok {
+		p := jsonmatch.Generalize(text)
+		if p == jsonmatch.Escape(text) {
+			return append(out, textLine("assert_equals", text))
+		}
+		return append(out, textLine("assert_match", p))
+	}
+	exp := jsonmatch.Expect(obj, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: w.opts.Ignore})
+	if e, ok := exp.(*jsonmatch.Object); ok && len(e.Keys) == 0 {
+		return out
+	}
+	return append(out, jsonLine("assert_json", exp))
+}
+
+// textOnly reports whether a tool's result is text contents alone (and
+// exact checks are asked for, nothing of them ignored), and their text.
+func (w *writer) textOnly(c *conversation.Call, obj *jsonmatch.Object) (string, bool) {
+	if c.Method != "tools/call" || w.opts.Match != jsonmatch.Exact || len(obj.Keys) != 1 || obj.Keys[0] != "content" {
+		return "", false
+	}
+	for _, p := range w.opts.Ignore {
+		if len(p) > 0 && (p[0] == "content" || p[0] == jsonmatch.Any) {
+			return "", false
+		}
+	}
+	items, ok := obj.Values["content"].([]any)
+	if !ok || len(items) == 0 {
+		return "", false
+	}
+	var texts []string
+	for _, it := range items {
+		o, ok := it.(*jsonmatch.Object)
+		if !ok {
+			return "", false
+		}
+		typ, _ := o.Get("type")
+		text, isText := o.Values["text"].(string)
+		for _, k := range o.Keys {
+			if k != "type" && k != "text" && k != "_meta" {
+				return "", false
+			}
+		}
+		if typ != "text" || !isText {
+			return "", false
+		}
+		texts = append(texts, text)
+	}
+	return strings.Join(texts, "\n"), true
+}

@@ -1,0 +1,200 @@
+package scan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/askback/askback/internal/schemaargs"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	// destination is an address data can be sent to: a URL, an e-mail
+	// address, an IPv4 address.
+	destination = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	// sendVerb orders data sent somewhere: an order to the model.
+	sendVerb = regexp.MustCompile(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	// sendsVerb says that the tool itself sends data somewhere: what it
+	// is for, perhaps (a webhook tool), but a person should see where.
+	sendsVerb = regexp.MustCompile(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
+	// carbonCopy is a copy to another address: always a destination.
+	carbonCopy = regexp.MustCompile(`(?i)\bb?cc\b`)
+	// dataWord names what would be sent.
+	dataWord = regexp.MustCompile(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	// markdownImage is a Markdown image with a remote address: a client
+	// that renders it fetches the address.
+	markdownImage = regexp.MustCompile(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
+	// placeholder is a place in an address for data to go: {x}, $X,
+	// <x>, %s, or an address that ends in = for a value appended.
+	placeholder = regexp.MustCompile(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
+
+	// conversationCue names what a side channel carries: the
+	// conversation, the system prompt, other tools' results, files.
+	conversationCue = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
+		regexp.MustCompile(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
+		regexp.MustCompile(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
+		regexp.MustCompile(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
+		regexp.MustCompile(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
+		regexp.MustCompile(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
+		regexp.MustCompile(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
+	}
+	// fillVerb asks that something be put into a parameter.
+	fillVerb = regexp.MustCompile(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
+)
+
+// sideChannelNames are the parameter names (see normName) of the side
+// channels poisoned tools ask the model to fill.
+var sideChannelNames = map[string]bool{
+	"notes": true, "note": true, "sidenote": true, "extra": true, "extrainfo": true, "memo": true,
+	"debug": true, "debuginfo": true, "reasoning": true, "rationale": true, "conversation": true,
+	"conversationhistory": true, "history": true, "chathistory": true, "transcript": true,
+	"additionalcontext": true, "additionalinfo": true, "remarks": true, "scratchpad": true, "context": true,
+}
+
+// destinations reports addresses to send data to (MCPS020): a URL,
+// e-mail or IP address with an order to send, forward or copy data there,
+// and images whose address takes data.
+func (s *scanner) destinations(t *text, p *prose) {
+	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower)
+	if !images && !addresses {
+		return
+	}
+	for _, sent := range p.sents {
+		for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
+			if !images {
+				break
+			}
+			if placeholder.MatchString(m[1]) {
+				s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
+			} else {
+				s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
+			}
+		}
+		if !addresses {
+			continue
+		}
+		dests := destination.FindAllString(sent, 4)
+		if len(dests) == 0 {
+			continue
+		}
+		d := strings.TrimRight(dests[0], ".,;:")
+		switch {
+		case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
+		case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
+		case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
+			s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
+		case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
+			s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+		}
+	}
+}
+
+// sideChannels reports parameters of tool i that carry conversation
+// content or secrets out (MCPS021).
+func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
+	schema := schemaargs.Map(tool.InputSchema)
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return
+	}
+	required := map[string]bool{}
+	if list, ok := schema["required"].([]any); ok {
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	toolSubj := fmt.Sprintf("tool %q", tool.Name)
+	descPath := fmt.Sprintf("$.tools[%d].description", i)
+	toolSents := sentences(headTail(fold(tool.Description)))
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		subj := fmt.Sprintf("%s parameter %q", toolSubj, n)
+		path := fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))
+		desc, _ := p["description"].(string)
+		if m := cue(headTail(fold(desc))); m != "" {
+			s.add(RuleSideChannel, High, &text{subject: subj, path: path + ".description"},
+				fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
+			continue
+		}
+		mentioned := false
+		reported := false
+		for _, sent := range toolSents {
+			if !mentions(sent, n) {
+				continue
+			}
+			mentioned = true
+			if m := cue(sent); m != "" && fillVerb.MatchString(sent) {
+				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
+					fmt.Sprintf("the description asks for %q in the parameter %q", clipWords(m), n), sent)
+				reported = true
+				break
+			}
+			if secretFile.MatchString(sent) && fillVerb.MatchString(sent) {
+				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
+					fmt.Sprintf("the description asks for a file of keys or credentials in the parameter %q", n), sent)
+				reported = true
+				break
+			}
+		}
+		if reported || mentioned || !required[n] || !sideChannelNames[normName(n)] {
+			continue
+		}
+		if typ, ok := p["type"]; ok && typ != "string" {
+			continue
+		}
+		s.add(RuleSideChannel, Medium, &text{subject: subj, path: path},
+			fmt.Sprintf("the required free-text parameter %q is never mentioned in the tool's description: what is it for?", n), n)
+	}
+}
+
+// mentions reports whether sentence names the parameter n, as a word
+// ("notes", 'notes', `notes`), compared as names are.
+func mentions(sentence, n string) bool {
+	want := normName(n)
+	if want == "" {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(sentence, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
+	}) {
+		if normName(w) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// cueWords are the words one of which a conversation cue needs.
+var cueWords = []string{"conversation", "chat", "dialog", "history", "context", "transcript", "messages", "session",
+	"system", "instructions", "rules", "developer", "result", "output", "response", "everything", "content"}
+
+// cue returns the first conversation cue in s (folded), or "".
+func cue(s string) string {
+	if !hasAny(strings.ToLower(s), cueWords...) {
+		return ""
+	}
+	return firstMatch(conversationCue, s)
+}
+
+// hasDottedDigits reports whether s holds a digit, a dot and a digit: what
+// an IPv4 address needs.
+func hasDottedDigits(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i-1] >= '0' && s[i-1] <= '9' && s[i+1] >= '0' && s[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,191 @@
+// Package scan reads what MCP servers tell the model (tool names, titles
+// and descriptions, the descriptions and other strings of their input and
+// output schemas, prompts and their arguments, resources and templates,
+// the server's instructions) and reports what attacks the model or hides
+// from the person: hidden characters and markup, instructions to ignore
+// other instructions or to keep something from the user, requests to read
+// secrets, places to send data to, parameters that carry conversation
+// content out, descriptions that dictate how other tools are used, tools
+// that run commands, delete or spend without annotations that say so, and
+// names that collide across servers.
+//
+// Each rule has a stable id (MCPS001, …), a severity, and each finding a
+// one-line reason and the JSON path of the text it is about, in the
+// catalog that was scanned. The scan only reads; it needs no connection,
+// and its rules are tested on plain values (the corpus of attacks in
+// testdata) and on the catalogs of real servers.
+package scan
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Catalog is what one server tells the model, as the server listed it:
+// the JSON paths of findings point into this document.
+type Catalog struct {
+	// ServerInfo is the server's name, title and version (initialize's
+	// serverInfo; "server" in a catalog snapshot, as here).
+	ServerInfo *mcp.Implementation `json:"server,omitempty"`
+	// Instructions are the server's instructions from initialize.
+	Instructions string `json:"instructions,omitempty"`
+	// Tools, Prompts, Resources and Templates are the server's lists,
+	// every page, in the order they came.
+	Tools     []*mcp.Tool             `json:"tools,omitempty"`
+	Prompts   []*mcp.Prompt           `json:"prompts,omitempty"`
+	Resources []*mcp.Resource         `json:"resources,omitempty"`
+	Templates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
+}
+
+// Server is one server of a scan: its catalog and the name findings give
+// it (a profile's name; the server's own name when alone).
+type Server struct {
+	Name    string
+	Catalog *Catalog
+}
+
+// Scan runs every rule over the catalogs of servers, which a client would
+// offer the model together: names that collide are looked for across
+// them, and a description that speaks of another server's tool is
+// shadowing. A nil catalog counts as an empty one.
+func Scan(servers ...Server) *Report {
+	s := &scanner{servers: servers, seen: map[findingKey]int{}}
+	for i := range servers {
+		if servers[i].Catalog == nil {
+			servers[i].Catalog = &Catalog{}
+		}
+	}
+	s.ownNames = make([]nameSet, len(servers))
+	for i, srv := range servers {
+		s.ownNames[i] = ownNames(srv.Catalog)
+	}
+	for i := range servers {
+		s.server = i
+		s.scanServer(servers[i].Catalog)
+	}
+	s.collisions()
+	return s.report()
+}
+
+// scanner holds the state of one scan.
+type scanner struct {
+	servers  []Server
+	server   int // the server being scanned
+	ownNames []nameSet
+	findings []Finding
+	seen     map[findingKey]int // index in findings of a rule's finding on a path
+	spent    int                // bytes read by the phrase rules (readable)
+}
+
+type findingKey struct {
+	rule   string
+	server int
+	path   string
+}
+
+// add records a finding of rule r on t. One finding is kept per rule and
+// path: a second one on the same text raises its severity to the higher
+// of the two and counts the occurrence.
+func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
+	k := findingKey{r.ID, s.server, t.path}
+	if i, ok := s.seen[k]; ok {
+		f := &s.findings[i]
+		f.more++
+		if sev > f.Severity {
+			f.Severity, f.Reason, f.Excerpt = sev, reason, clip(excerpt)
+		}
+		return
+	}
+	s.seen[k] = len(s.findings)
+	s.findings = append(s.findings, Finding{
+		Rule: r.ID, Name: r.Name, Severity: sev, Server: s.servers[s.server].Name,
+		Subject: t.subject, Path: t.path, Reason: reason, Excerpt: clip(excerpt),
+	})
+}
+
+// scanServer runs the rules that read one catalog.
+func (s *scanner) scanServer(c *Catalog) {
+	for _, t := range texts(c) {
+		s.textRules(&t)
+	}
+	for i, tool := range c.Tools {
+		if tool == nil {
+			continue
+		}
+		s.sideChannels(i, tool)
+		s.agency(i, tool)
+	}
+}
+
+// textRules runs the rules that read one text.
+func (s *scanner) textRules(t *text) {
+	spelled := s.hiddenChars(t)
+	if t.kind == kindName {
+		s.confusableName(t)
+		return
+	}
+	if t.kind == kindURI {
+		s.uriHidden(t)
+		return
+	}
+	plain := fold(t.s)
+	if spelled != "" {
+		// What tag characters spell, the model reads: the rules read it
+		// too.
+		plain += "\n" + fold(spelled)
+	}
+	plain, ok := s.readable(t, plain)
+	if !ok {
+		return
+	}
+	p := newProse(plain)
+	s.mixedWords(t)
+	s.markup(t, p)
+	s.modelDirected(t, p)
+	s.destinations(t, p)
+	s.shadowing(t, p)
+}
+
+// Bounds of the rules that read phrases, whose cost grows with the text:
+// a text is read in its first maxHead and last maxTail bytes, and a scan
+// reads phraseBudget bytes of text in all. Hidden characters are looked
+// for in every byte.
+const (
+	maxHead      = 24 << 10
+	maxTail      = 8 << 10
+	phraseBudget = 2 << 20
+)
+
+// readable returns the part of plain (t folded) that the phrase rules
+// read, and false when the scan's budget is spent; a text cut or not read
+// is a finding (MCPS009), so that what was not read is said.
+func (s *scanner) readable(t *text, plain string) (string, bool) {
+	if s.spent >= phraseBudget {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("not read for phrases: the scan read %d MiB of text, its limit", phraseBudget>>20), "")
+		return "", false
+	}
+	if len(plain) > maxHead+maxTail {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: its phrases were read in the first %d KiB and the last %d KiB only", len(t.s), maxHead>>10, maxTail>>10), "")
+		plain = headTail(plain)
+	}
+	s.spent += len(plain)
+	return plain, true
+}
+
+// headTail is s cut to its first maxHead and last maxTail bytes, at rune
+// boundaries, with a line break between.
+func headTail(s string) string {
+	if len(s) <= maxHead+maxTail {
+		return s
+	}
+	head, tail := maxHead, len(s)-maxTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "\n" + s[tail:]
+}

@@ -1,0 +1,679 @@
+package scripts
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/internal/docexamples"
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
+	"golang.org/x/sys/unix"
+)
+
+// The release tests build releases of the commit checked out (HEAD: the
+// release script builds from the commit, not the working tree), with this
+// version.
+const (
+	testVersion = "v0.9.0-releasetest"
+	debVersion  = "0.9.0~releasetest-1" // as dpkg names testVersion
+)
+
+// shared holds what the tests of this package share: one linux/amd64
+// release, made once, removed when the tests end.
+var shared struct {
+	dir  string
+	once sync.Once
+	out  string // the release folder
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "askback-release-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	shared.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func gitOut(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// release runs scripts/release.sh into out for the platforms, with the
+// environment added, and fails the test if it fails.
+func release(t *testing.T, out, platforms string, env ...string) {
+	t.Helper()
+	if err := runRelease(repoRoot(t), out, platforms, env...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runRelease(root, out, platforms string, env ...string) error {
+	cmd := exec.Command("bash", "-c", `umask "${RELEASE_UMASK:-022}"; exec bash scripts/release.sh "$1"`, "release", testVersion)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), append([]string{"OUT=" + out, "PLATFORMS=" + platforms}, env...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("scripts/release.sh %s (PLATFORMS=%s): %v\n%s", testVersion, platforms, err, b)
+	}
+	return nil
+}
+
+// needed stops a test that lacks what it needs: a failure in CI (CI is
+// set), where make setup must have installed it, else a skip that says why.
+func needed(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// linuxRelease is the linux/amd64 release the tests share.
+func linuxRelease(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a release")
+	}
+	shared.once.Do(func() {
+		shared.out = filepath.Join(shared.dir, "linux")
+		shared.err = runRelease(repoRoot(t), shared.out, "linux/amd64")
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.out
+}
+
+func readChecksums(t *testing.T, dir string) (file string, sums map[string]string) {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dir, "askback_*_checksums.txt"))
+	if len(matches) != 1 {
+		t.Fatalf("%s: want one checksums file, have %v", dir, matches)
+	}
+	b, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums = map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		sum, name, ok := strings.Cut(l, "  ")
+		if !ok {
+			t.Fatalf("checksums line %q", l)
+		}
+		sums[name] = sum
+	}
+	return matches[0], sums
+}
+
+// Building the same commit twice gives the same checksums: the second
+// build with an empty build cache, another temporary folder and another
+// umask, so that nothing of the first build is reused.
+func TestReleaseIsReproducible(t *testing.T) {
+	first := linuxRelease(t)
+	second := filepath.Join(t.TempDir(), "again")
+	release(t, second, "linux/amd64", "GOCACHE="+t.TempDir(), "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
+	file1, sums1 := readChecksums(t, first)
+	file2, _ := readChecksums(t, second)
+	b1, _ := os.ReadFile(file1)
+	b2, _ := os.ReadFile(file2)
+	if !bytes.Equal(b1, b2) {
+		t.Errorf("two builds of one commit differ:\n%s\n---\n%s", b1, b2)
+	}
+	want := []string{
+		"askback-examples-0.9.0~releasetest-1.x86_64.rpm",
+		"askback-examples_0.9.0-releasetest_linux_amd64.tar.gz",
+		"askback-examples_" + debVersion + "_amd64.deb",
+		"mcp-tester-0.9.0~releasetest-1.x86_64.rpm",
+		"mcp-tester_0.9.0-releasetest_linux_amd64.tar.gz",
+		"mcp-tester_" + debVersion + "_amd64.deb",
+	}
+	var got []string
+	for name := range sums1 {
+		got = append(got, name)
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the release has\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Every platform: each archive holds its binary for that platform, stamped
+// with the version and commit, built with -trimpath and without cgo; the
+// checksums check with sha256sum; the packages are what dpkg and rpm read
+// (the .rpm installs with rpm into a folder and runs); the formula names
+// each archive with its checksum; and linux/amd64 comes out as in the
+// other release of this commit.
+func TestReleaseEveryPlatform(t *testing.T) {
+	shareLinux := linuxRelease(t)
+	dir := filepath.Join(t.TempDir(), "all")
+	release(t, dir, "") // the default: every platform
+	commit := gitOut(t, "rev-parse", "HEAD")
+	sumsFile, sums := readChecksums(t, dir)
+
+	check := exec.Command("sha256sum", "-c", filepath.Base(sumsFile))
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum -c: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(sums)+2 { // the checksums file and the formula
+		t.Errorf("%d files in the release, %d checksums", len(entries), len(sums))
+	}
+
+	v := strings.TrimPrefix(testVersion, "v")
+	examples := []string{"conformance", "deployer", "github-connect", "oldway", "protected"}
+	for _, goos := range []string{"linux", "darwin"} {
+		for _, goarch := range []string{"amd64", "arm64"} {
+			ext, exe := ".tar.gz", ""
+			if goos == "windows" {
+				ext, exe = ".zip", ".exe"
+			}
+			name := "mcp-tester_" + v + "_" + goos + "_" + goarch
+			files := archiveFiles(t, filepath.Join(dir, name+ext))
+			for _, f := range []string{"mcp-tester" + exe, "README.md", "man/man1/mcp-tester.1", "man/man1/mcp-tester-call.1",
+				"completions/mcp-tester.bash", "completions/_mcp-tester", "completions/mcp-tester.fish"} {
+				if _, ok := files[name+"/"+f]; !ok {
+					t.Errorf("%s%s lacks %s", name, ext, f)
+				}
+			}
+			checkBinary(t, name+"/mcp-tester"+exe, files[name+"/mcp-tester"+exe], goos, goarch, commit)
+
+			exname := "askback-examples_" + v + "_" + goos + "_" + goarch
+			exfiles := archiveFiles(t, filepath.Join(dir, exname+ext))
+			if _, ok := exfiles[exname+"/examples/deployer/deploy.mcp"]; !ok {
+				t.Errorf("%s%s lacks examples/deployer/deploy.mcp", exname, ext)
+			}
+			for _, e := range examples {
+				checkBinary(t, exname+"/bin/"+e+exe, exfiles[exname+"/bin/"+e+exe], goos, goarch, "")
+			}
+		}
+	}
+
+	for _, arch := range []string{"amd64", "arm64"} {
+		for _, pkg := range []string{"mcp-tester", "askback-examples"} {
+			deb := filepath.Join(dir, pkg+"_"+debVersion+"_"+arch+".deb")
+			out, err := exec.Command("dpkg-deb", "--field", deb, "Package", "Version", "Architecture").Output()
+			if err != nil {
+				t.Fatalf("dpkg-deb --field %s: %v", deb, err)
+			}
+			if want := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: %s\n", pkg, debVersion, arch); string(out) != want {
+				t.Errorf("%s:\n%s\nwant\n%s", filepath.Base(deb), out, want)
+			}
+		}
+	}
+
+	// The .rpm packages, as rpm reads them, installed into a folder.
+	if _, err := exec.LookPath("rpm"); err != nil {
+		needed(t, "rpm is missing: scripts/ensure-rpm.sh (make setup) installs it")
+	}
+	rpmArch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
+	for _, arch := range []string{"amd64", "arm64"} {
+		p := filepath.Join(dir, "mcp-tester-0.9.0~releasetest-1."+rpmArch[arch]+".rpm")
+		out, err := exec.Command("rpm", "-qp", "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH}\n", p).Output()
+		if err != nil {
+			t.Fatalf("rpm -qp %s: %v (make setup installs rpm)", p, err)
+		}
+		if want := "mcp-tester 0.9.0~releasetest 1 " + rpmArch[arch] + "\n"; string(out) != want {
+			t.Errorf("rpm -qp: %q, want %q", out, want)
+		}
+		list, err := exec.Command("rpm", "-qpl", p).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"/usr/bin/mcp-tester", "/usr/share/man/man1/mcp-tester-call.1.gz",
+			"/usr/share/bash-completion/completions/mcp-tester", "/usr/share/zsh/site-functions/_mcp-tester",
+			"/usr/share/fish/vendor_completions.d/mcp-tester.fish"} {
+			if !strings.Contains(string(list), f+"\n") {
+				t.Errorf("%s lacks %s:\n%s", filepath.Base(p), f, list)
+			}
+		}
+	}
+	rpmRoot := t.TempDir()
+	for _, args := range [][]string{
+		{"--root", rpmRoot, "--initdb"},
+		{"--root", rpmRoot, "-i", "--nodeps", "--noscripts",
+			filepath.Join(dir, "mcp-tester-0.9.0~releasetest-1.x86_64.rpm"),
+			filepath.Join(dir, "askback-examples-0.9.0~releasetest-1.x86_64.rpm")},
+		{"--root", rpmRoot, "-V", "mcp-tester", "askback-examples"},
+	} {
+		if out, err := exec.Command("rpm", args...).CombinedOutput(); err != nil {
+			t.Fatalf("rpm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	out, err := exec.Command(filepath.Join(rpmRoot, "usr/bin/mcp-tester"), "--version").Output()
+	if want := "mcp-tester " + testVersion + " (commit " + commit[:12] + ")\n"; err != nil || string(out) != want {
+		t.Errorf("the mcp-tester the .rpm installed: %q, %v; want %q", out, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(rpmRoot, "usr/libexec/askback/deployer")); err != nil {
+		t.Errorf("askback-examples .rpm: %v", err)
+	}
+
+	// The formula: each platform's archive, at the release's address, with its checksum.
+	formula, err := os.ReadFile(filepath.Join(dir, "mcp-tester.rb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"darwin_arm64", "darwin_amd64", "linux_arm64", "linux_amd64"} {
+		name := "mcp-tester_" + v + "_" + p + ".tar.gz"
+		want := fmt.Sprintf("url \"https://github.com/askback/askback/releases/download/%s/%s\"\n      sha256 \"%s\"", testVersion, name, sums[name])
+		if !strings.Contains(string(formula), want) {
+			t.Errorf("the formula lacks\n%s\n%s", want, formula)
+		}
+	}
+
+	// linux/amd64 as the other build of this commit made it.
+	_, linux := readChecksums(t, shareLinux)
+	for name, sum := range linux {
+		if sums[name] != sum {
+			t.Errorf("%s: %s in one release of this commit, %s in another", name, sum, sums[name])
+		}
+	}
+}
+
+// archiveFiles reads a .tar.gz or .zip: each regular file's content by
+// name, and fails on an entry that is not owned by root, not dated at the
+// commit, or out of order.
+func archiveFiles(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	var names []string
+	if strings.HasSuffix(path, ".zip") {
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			names = append(names, f.Name)
+			if f.FileInfo().IsDir() {
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[f.Name] = b
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(gz)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, h.Name)
+			if h.Uid != 0 || h.Gid != 0 {
+				t.Errorf("%s: %s owned by %d:%d", filepath.Base(path), h.Name, h.Uid, h.Gid)
+			}
+			if h.Typeflag != tar.TypeReg {
+				continue
+			}
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[h.Name] = b
+		}
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("%s: entries out of order: %v", filepath.Base(path), names)
+	}
+	return files
+}
+
+// checkBinary checks that b is an executable for goos/goarch built as a
+// release is: -trimpath, without cgo, and (when commit is given) with the
+// version and commit stamped.
+func checkBinary(t *testing.T, name string, b []byte, goos, goarch, commit string) {
+	t.Helper()
+	if b == nil {
+		t.Errorf("%s: missing", name)
+		return
+	}
+	var machine string
+	switch goos {
+	case "linux":
+		f, err := elf.NewFile(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: not ELF: %v", name, err)
+			return
+		}
+		machine = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64"}[f.Machine]
+	case "darwin":
+		f, err := macho.NewFile(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: not Mach-O: %v", name, err)
+			return
+		}
+		machine = map[macho.Cpu]string{macho.CpuAmd64: "amd64", macho.CpuArm64: "arm64"}[f.Cpu]
+	case "windows":
+		f, err := pe.NewFile(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: not PE: %v", name, err)
+			return
+		}
+		machine = map[uint16]string{pe.IMAGE_FILE_MACHINE_AMD64: "amd64", pe.IMAGE_FILE_MACHINE_ARM64: "arm64"}[f.Machine]
+	}
+	if machine != goarch {
+		t.Errorf("%s: built for %q, want %s", name, machine, goarch)
+	}
+	bi, err := buildinfo.Read(bytes.NewReader(b))
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if settings["-trimpath"] != "true" || settings["CGO_ENABLED"] != "0" || settings["GOOS"] != goos {
+		t.Errorf("%s: built with %v", name, settings)
+	}
+	if _, ok := settings["vcs.revision"]; ok {
+		t.Errorf("%s: VCS stamped (a release stamps version and commit with -ldflags): %v", name, settings)
+	}
+	// -trimpath leaves -ldflags out of the build information: the stamps
+	// are looked for in the binary itself.
+	if commit != "" && (!bytes.Contains(b, []byte(testVersion)) || !bytes.Contains(b, []byte(commit))) {
+		t.Errorf("%s: the version %s and the commit %s are not stamped in it", name, testVersion, commit)
+	}
+}
+
+// firstExample returns the commands of the README's first example (the
+// section "## First example"), read as the documents' test reads them
+// (internal/docexamples).
+func firstExample(t *testing.T) []docexamples.Command {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var from, to int
+	for i, l := range strings.Split(string(readme), "\n") {
+		switch {
+		case strings.HasPrefix(l, "## First example"):
+			from = i + 1
+		case from > 0 && to == 0 && strings.HasPrefix(l, "## "):
+			to = i + 1
+		}
+	}
+	if from == 0 {
+		t.Fatal("the README has no section \"## First example\"")
+	}
+	blocks, errs := docexamples.Parse("README.md", string(readme))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var section []docexamples.Block
+	for _, b := range blocks {
+		if b.Line > from && (to == 0 || b.Line < to) {
+			section = append(section, b)
+		}
+	}
+	cmds := docexamples.Commands(section, t.TempDir())
+	if len(cmds) < 3 {
+		t.Fatalf("the README's first example has %d commands", len(cmds))
+	}
+	return cmds
+}
+
+// runFirstExample runs the README's first example with only path for PATH
+// (no clone, no bin/ of a build), in a folder whose examples/ is the one
+// given, as a reader runs it from the folder that holds examples/. Each
+// command must exit and print as the README shows.
+func runFirstExample(t *testing.T, examples, path string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(examples, filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "DEPLOY_STATE_KEY=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+path, "HOME="+t.TempDir())
+	for _, f := range docexamples.Run(context.Background(), docexamples.Options{Dir: dir, Env: env}, firstExample(t)) {
+		t.Errorf("the README's first example, with PATH=%s: %v", path, f)
+	}
+}
+
+// The .deb packages install on this machine with dpkg -i, into the system
+// as a user installs them: the installed mcp-tester names its version and
+// commit, its man pages and bash completion are where man and bash look,
+// it runs the example script against the installed deployer, and the
+// README's first example runs with the installed binaries alone (the
+// servers' folder on the path, from the folder of their scripts). dpkg -r
+// removes them after. Tests on one machine take turns (a lock), and a
+// mcp-tester installed by someone else is never replaced.
+func TestReleaseDebInstalls(t *testing.T) {
+	dir := linuxRelease(t)
+	if os.Geteuid() != 0 {
+		needed(t, "dpkg -i installs into the system: run the tests as root, as CI does")
+	}
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "askback-deb-install-test.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"mcp-tester", "askback-examples"} {
+		out, err := exec.Command("dpkg-query", "-W", "-f", "${Status} ${Version}", pkg).Output()
+		if err == nil && strings.Contains(string(out), "installed") && !strings.Contains(string(out), "releasetest") {
+			t.Fatalf("%s is installed on this machine (%s); this test installs and removes its own: remove it first", pkg, out)
+		}
+	}
+	commit := gitOut(t, "rev-parse", "HEAD")
+	debs := []string{
+		filepath.Join(dir, "mcp-tester_"+debVersion+"_amd64.deb"),
+		filepath.Join(dir, "askback-examples_"+debVersion+"_amd64.deb"),
+	}
+	t.Cleanup(func() {
+		if out, err := dpkg("-r", "askback-examples", "mcp-tester"); err != nil {
+			t.Errorf("dpkg -r: %v\n%s", err, out)
+		}
+		if _, err := os.Stat("/usr/bin/mcp-tester"); err == nil {
+			t.Error("dpkg -r left /usr/bin/mcp-tester")
+		}
+	})
+	if out, err := dpkg(append([]string{"-i"}, debs...)...); err != nil {
+		t.Fatalf("dpkg -i: %v\n%s", err, out)
+	}
+
+	out, err := exec.Command("/usr/bin/mcp-tester", "--version").Output()
+	if want := "mcp-tester " + testVersion + " (commit " + commit[:12] + ")\n"; err != nil || string(out) != want {
+		t.Errorf("installed mcp-tester --version: %q, %v; want %q", out, err, want)
+	}
+	page, err := exec.Command("man", "-w", "mcp-tester-call").Output()
+	if err != nil || strings.TrimSpace(string(page)) != "/usr/share/man/man1/mcp-tester-call.1.gz" {
+		t.Errorf("man -w mcp-tester-call: %q, %v", page, err)
+	}
+	text, err := exec.Command("man", "-P", "cat", "mcp-tester-call").CombinedOutput()
+	if err != nil || !strings.Contains(string(text), "--elicit") || !strings.Contains(string(text), testVersion) {
+		t.Errorf("man mcp-tester-call: %v\n%s", err, text)
+	}
+	comp, err := exec.Command("bash", "-c", "source /usr/share/bash-completion/completions/mcp-tester && complete -p mcp-tester").CombinedOutput()
+	if err != nil || !strings.Contains(string(comp), "mcp-tester") {
+		t.Errorf("bash completion: %v\n%s", err, comp)
+	}
+
+	// The example script, from where the package put it, against the installed deployer.
+	run := exec.Command("/usr/bin/mcp-tester", "test", "-s", "/usr/share/askback/examples/deployer/deploy.mcp", "-c", "/usr/libexec/askback/deployer")
+	run.Dir = t.TempDir()
+	run.Env = append(os.Environ(), "HOME="+t.TempDir())
+	res, err := run.CombinedOutput()
+	if err != nil || !strings.Contains(string(res), "deploy.mcp: 7 passed, 0 failed") {
+		t.Errorf("the installed mcp-tester running the installed script: %v\n%s", err, res)
+	}
+
+	runFirstExample(t, "/usr/share/askback/examples", "/usr/libexec/askback:/usr/bin:/bin")
+}
+
+func dpkg(args ...string) ([]byte, error) {
+	// dpkg fails at once when another dpkg or apt holds its lock: wait for
+	// it, ten minutes at most.
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		out, err := exec.Command("dpkg", args...).CombinedOutput()
+		if err == nil || !regexp.MustCompile(`(?i)lock`).Match(out) || time.Now().After(deadline) {
+			return out, err
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+// go install github.com/askback/askback/cmd/mcp-tester@VERSION works from a
+// module proxy served from a folder, with the module zipped from the
+// commit as the Go command zips it (only committed files, no replace
+// directives), its dependencies from the usual module
+// proxy; the installed binary names its version, and with the deployer
+// installed @latest the README's first example runs.
+func TestReleaseGoInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module from a proxy")
+	}
+	root := repoRoot(t)
+	const path = "github.com/askback/askback"
+	proxy := t.TempDir()
+	vdir := filepath.Join(proxy, path, "@v")
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mv := module.Version{Path: path, Version: testVersion}
+	zf, err := os.Create(filepath.Join(vdir, testVersion+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The committed files, as git archive gives them (what the Go command
+	// reads of a repository), zipped by the Go command's rules.
+	src := t.TempDir()
+	export := exec.Command("bash", "-c", `git archive --format=tar HEAD | tar -x -C "$1"`, "export", src)
+	export.Dir = root
+	if out, err := export.CombinedOutput(); err != nil {
+		t.Fatalf("git archive: %v\n%s", err, out)
+	}
+	if err := modzip.CreateFromDir(zf, mv, src); err != nil {
+		t.Fatalf("zipping the module at HEAD: %v", err)
+	}
+	if err := zf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gomod := gitOut(t, "show", "HEAD:go.mod") + "\n"
+	if strings.Contains(gomod, "\nreplace") {
+		t.Errorf("go.mod has replace directives, which go install refuses:\n%s", gomod)
+	}
+	when, err := time.Parse(time.RFC3339, gitOut(t, "log", "-1", "--format=%cI", "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := json.Marshal(map[string]string{"Version": testVersion, "Time": when.UTC().Format(time.RFC3339)})
+	for name, body := range map[string]string{
+		testVersion + ".mod":  gomod,
+		testVersion + ".info": string(info),
+		"list":                testVersion + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(vdir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	goEnv := func(key string) string {
+		out, err := exec.Command("go", "env", key).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// A module cache of its own (the module is new to it), the dependencies
+	// from the one this machine has, else from the usual proxy.
+	upstream := "file://" + filepath.Join(goEnv("GOMODCACHE"), "cache", "download")
+	if p := goEnv("GOPROXY"); p != "" && p != "off" {
+		upstream += "," + p
+	}
+	gobin := t.TempDir()
+	work := t.TempDir()
+	modcache := filepath.Join(t.TempDir(), "mod")
+	env := append(os.Environ(),
+		"GOPROXY=file://"+proxy+","+upstream,
+		"GOMODCACHE="+modcache,
+		// -trimpath: the dependencies compiled for the release are
+		// reused from the build cache (without it, their folder in this
+		// new module cache would be part of their cache keys).
+		"GOFLAGS=-modcacherw -trimpath",
+		"GONOSUMDB="+path, "GOPRIVATE=", "GONOPROXY=",
+		"GOWORK=off", "GOBIN="+gobin, "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	for _, target := range []string{path + "/cmd/mcp-tester@" + testVersion, path + "/examples/deployer@latest"} {
+		cmd := exec.Command("go", "install", target)
+		cmd.Dir = work
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go install %s: %v\n%s", target, err, out)
+		}
+	}
+	out, err := exec.Command(filepath.Join(gobin, "mcp-tester"), "--version").Output()
+	if want := "mcp-tester " + testVersion + " (built by go install from the module " + path + ")\n"; err != nil || string(out) != want {
+		t.Errorf("mcp-tester --version after go install: %q, %v; want %q", out, err, want)
+	}
+	// The example script is in the module: run the README from there.
+	runFirstExample(t, filepath.Join(modcache, path+"@"+testVersion, "examples"), gobin+":/usr/bin:/bin")
+}
