@@ -235,3 +235,58 @@ func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
 	}
 	compare(b, func() error { return plain(false) }, func() error { return plain(true) }, run)
 }
+
+// BenchmarkScriptProfile says where a step's time goes: the benchmark
+// script (1,000 call_tool + assert_contains pairs) runs as
+// BenchmarkScriptVsPlainLoopStdio runs it (the whole mcp-tester session
+// over stdio to `yardstick serve`, a process of its own) with this
+// process's CPU profiled, profileRuns times per iteration (-benchtime 3x:
+// three profiles), and each part of scriptParts is reported as a share of the
+// samples (gc-%, sdk-json-%, syscalls-%, runner-%, session-%,
+// sdk-other-%, rest-%) with its range. Needs `go tool pprof`.
+func BenchmarkScriptProfile(b *testing.B) {
+	ctx := context.Background()
+	server := filepath.Join(testbin.Need(b, "./internal/fixtures/yardstick"), "yardstick") + " serve"
+	src := benchScript()
+	sopts := session.Options{Target: &target.Target{Command: server}, Capabilities: session.Capabilities{Form: true, URL: true},
+		Validate: true, Tasks: true, Timeout: 30 * time.Second, ClientName: "mcp-tester", ClientVersion: "bench"}
+	done := benchratio.LoadWatch(b)
+	benchratio.ReportProfiles(b, scriptParts, func() error {
+		for range profileRuns {
+			sc, err := ParseFile("bench.mcp", []byte(src))
+			if err != nil {
+				return err
+			}
+			rep := Run(ctx, sc, RunOptions{Connect: SessionConnect(sopts), Progress: io.Discard})
+			if p, f := rep.Counts(); f != 0 || p != 2*benchSteps {
+				return fmt.Errorf("%d passed, %d failed", p, f)
+			}
+		}
+		return nil
+	})
+	done()
+}
+
+// profileRuns is how many runs of the script one profile holds: one run
+// is a few dozen samples.
+const profileRuns = 5
+
+// scriptOwners are the code a sample's time is counted for (see
+// benchratio.Owner): the runner, the rest of the project, the go-sdk.
+var scriptOwners = []string{"github.com/askback/askback/internal/script.", "github.com/askback/askback/", "github.com/modelcontextprotocol/go-sdk/"}
+
+// scriptParts are the parts a CPU sample of a script's run is counted in,
+// in the order they are tried.
+var scriptParts = []benchratio.Part{
+	benchratio.GC,
+	benchratio.SDKJSON,
+	{Name: "syscalls", What: "system calls: the reads and writes of the server's pipes, the server process started and reaped",
+		In: benchratio.AnyPrefix("syscall.")},
+	{Name: "runner", What: "the script runner (internal/script): parsing a step's line, the per-step time limit, the checks, the report (with the standard library it calls)",
+		In: benchratio.Owner(scriptOwners, "github.com/askback/askback/internal/script.")},
+	{Name: "session", What: "the rest of mcp-tester's client: the session (rounds, the exchange log, answer validation), the tasks extension's wrapper, the wire checks (jsonscan), the transport wrapper",
+		In: benchratio.Owner(scriptOwners, "github.com/askback/askback/")},
+	{Name: "sdk-other", What: "the rest of the go-sdk's client: JSON-RPC, the stdio transport, encoding the requests, the result's types",
+		In: benchratio.Owner(scriptOwners, "github.com/modelcontextprotocol/go-sdk/")},
+	{Name: "rest", What: "everything else: the scheduler (goroutines parked and woken, threads spinning for work, the runtime's own system calls to wake them), timers", In: func([]string) bool { return true }},
+}
