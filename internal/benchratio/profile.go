@@ -36,6 +36,15 @@ func Shares(exe, file string, parts []Part) (map[string]float64, time.Duration, 
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("go tool pprof -traces %s: %w", file, err)
 	}
+	shares, total, top := sharesOf(out, parts)
+	if total == 0 {
+		return nil, 0, "", fmt.Errorf("the profile %s has no samples", file)
+	}
+	return shares, total, top, nil
+}
+
+// sharesOf is Shares of the output of `go tool pprof -traces`.
+func sharesOf(out []byte, parts []Part) (map[string]float64, time.Duration, string) {
 	shares := map[string]float64{}
 	lastLeaves := map[string]float64{}
 	var total time.Duration
@@ -82,7 +91,7 @@ func Shares(exe, file string, parts []Part) (map[string]float64, time.Duration, 
 	}
 	flush()
 	if total == 0 {
-		return nil, 0, "", fmt.Errorf("the profile %s has no samples", file)
+		return shares, 0, ""
 	}
 	for k, v := range shares {
 		shares[k] = 100 * v / float64(total)
@@ -93,7 +102,7 @@ func Shares(exe, file string, parts []Part) (map[string]float64, time.Duration, 
 	for _, l := range leaves[:min(5, len(leaves))] {
 		top = append(top, fmt.Sprintf("%s %.1f %%", l, 100*lastLeaves[l]/float64(total)))
 	}
-	return shares, total, strings.Join(top, ", "), nil
+	return shares, total, strings.Join(top, ", ")
 }
 
 // AnyFrame returns a Part test: a frame of the stack is one of funcs.
