@@ -50,6 +50,8 @@ section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
 # The same as whole processes: mcp-tester test against the go-sdk loop.
 gobench script-process.txt ./internal/fixtures/yardstick ScriptProcess -benchtime 7x -v
+# Where a step's time goes.
+gobench script-profile.txt ./internal/script ScriptProfile -benchtime 3x -v
 fi
 if want proxy; then
 section "mcp-tester proxy"
