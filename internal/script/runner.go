@@ -39,6 +39,7 @@ type runner struct {
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
 	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
+	status  *tracker                // how far the run is, told each step's outcome
 }
 
 // flush writes the lines of the steps that ran since the last flush. The
@@ -175,6 +176,7 @@ func (r *runner) emit() {
 		if r.out != io.Discard {
 			r.text = appendStep(r.text, st)
 		}
+		r.status.step(st.Passed)
 		r.emitted++
 	}
 }
@@ -407,6 +409,9 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		err = &scriptError{err}
 	}
 	r.last = newLast(c.def, c.line, out, err)
+	if out != nil && len(out.Questions) > 0 {
+		res.Questions = append(res.Questions, out.Questions...)
+	}
 	r.remember(c, out)
 	return err
 }
