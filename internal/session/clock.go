@@ -31,12 +31,13 @@ type requestClock struct {
 //
 // When ctx ends first anyway (its deadline comes before d has passed, and
 // a pause only moves the clock's end later), the clock could never be what
-// ends the request: ctx is returned as it is, and the clock does nothing.
-// A script's step, whose own time limit is the request's, then costs no
-// second timer and context per call.
+// ends the request: it runs no timer (a script's step, whose own time limit
+// is the request's, then costs no second timer per call). The context is
+// still one of the request's own, which stop ends: what the request leaves
+// open (the rest of an HTTP body) is let go when the call returns.
 func startClock(ctx context.Context, d time.Duration) (context.Context, *requestClock) {
-	if dl, ok := ctx.Deadline(); ok && (d <= 0 || time.Until(dl) <= d) {
-		return ctx, &requestClock{}
+	if dl, ok := ctx.Deadline(); ok && d > 0 && time.Until(dl) <= d {
+		d = 0
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	c := &requestClock{limit: d, left: d, since: time.Now(), cancel: cancel}

@@ -50,15 +50,15 @@ func TestRequestClockWithoutLimit(t *testing.T) {
 }
 
 // A request whose context ends before its time limit could run out (a
-// script's step, whose limit is the request's) gets no clock of its own:
-// the context as it is, and a clock that does nothing.
+// script's step, whose limit is the request's) gets no timer of its own,
+// but a context of its own that stop ends.
 func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		defer cancel()
 		ctx, c := startClock(parent, 50*time.Millisecond)
-		if ctx != parent {
-			t.Errorf("a clock was made under a deadline that comes first")
+		if c.timer != nil {
+			t.Errorf("a timer was started under a deadline that comes first")
 		}
 		c.pause()
 		c.resume()
@@ -67,6 +67,15 @@ func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 			t.Errorf("the step's deadline: cause %v, want a time out", context.Cause(ctx))
 		}
 		c.stop()
+	})
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		ctx, c := startClock(parent, 50*time.Millisecond)
+		c.stop()
+		if ctx.Err() == nil || parent.Err() != nil {
+			t.Errorf("stop did not end the request's own context (%v), or ended its parent's (%v)", ctx.Err(), parent.Err())
+		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), time.Second)
