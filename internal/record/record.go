@@ -322,8 +322,9 @@ func Quote(s string) string {
 // Word writes a name bare when the language reads it back unchanged, and
 // quoted otherwise.
 func Word(s string) string {
-	if s == "" {
-		return `""`
+	if s == "" || strings.HasPrefix(s, "<<") {
+		// <<NAME last on a line starts a here-document.
+		return Quote(s)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -22,6 +22,7 @@ import (
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -93,7 +94,18 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		out.Write(text[rootsAt:])
 		w.buf = out
 	}
+	if n := w.buf.Len(); n > script.MaxFileSize {
+		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
+	}
 	return w.buf.Bytes(), w.warnings, nil
+}
+
+// parses reports whether text, one command (a here-document with its
+// body), is one the script language reads back: a value too long for a
+// line or a here-document is not.
+func parses(text string) bool {
+	_, err := script.ParseFile("check.mcp", []byte(text))
+	return err == nil
 }
 
 type writer struct {
@@ -190,6 +202,9 @@ func (w *writer) call(c *conversation.Call) {
 		w.comment("line %d of the recording: %s", n.Line, n.Text)
 	}
 	cmd, err := w.command(c)
+	if err == nil && !parses(cmd) {
+		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
+	}
 	if err != nil {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
 		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
@@ -240,7 +255,13 @@ func (w *writer) call(c *conversation.Call) {
 	w.line("%s", verb)
 	w.questionChecks(c)
 	if task != nil {
-		w.line("assert_task_status %s", task.Status)
+		switch task.Status {
+		case "working", "input_required", "completed", "failed", "cancelled":
+			w.line("assert_task_status %s", task.Status)
+		default:
+			w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
+			w.comment("the task's last status is none a script can check: %q", task.Status)
+		}
 	}
 	if !c.Ended {
 		return
@@ -332,7 +353,14 @@ func (w *writer) answers(c *conversation.Call) given {
 			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
 			w.line("elicit_response %saccept", key)
 		default:
-			w.line("%s", w.elicitResponse(key, q))
+			line := w.elicitResponse(key, q)
+			if !parses(line) {
+				g.failed = true
+				w.warn(q.AnswerLine, "the answer at line %d is too long for a script line (%d bytes): the script cancels instead, and checks nothing of the result", q.AnswerLine, len(line))
+				w.comment("the answer at line %d of the recording is too long for a script line; cancel stands for it", q.AnswerLine)
+				line = "elicit_response " + key + "cancel"
+			}
+			w.line("%s", line)
 		}
 	}
 	return g
@@ -421,7 +449,13 @@ func (w *writer) sampleResponse(q *conversation.Question) {
 	if s.Role == "assistant" {
 		s.Role = ""
 	}
-	w.line("sample_response %s", record.Quote(s.String()))
+	line := "sample_response " + record.Quote(s.String())
+	if !parses(line) {
+		w.warn(q.AnswerLine, "the model reply at line %d is too long for a script line (%d bytes): the script gives none", q.AnswerLine, len(line))
+		w.comment("the model reply at line %d of the recording is too long for a script line", q.AnswerLine)
+		return
+	}
+	w.line("%s", line)
 }
 
 // rootsAnswer keeps the roots the client gave, for the script's roots
@@ -478,20 +512,30 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			if text != "" && w.opts.Match == jsonmatch.Exact {
 				// The message as text when it does not change from run
 				// to run, else as a pattern in the question's check.
-				if jsonmatch.Generalize(text) == jsonmatch.Escape(text) {
-					line += " " + record.Quote(text)
+				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses("assert_elicited "+q) {
+					line += " " + q
 				} else {
 					check.Set("message", text)
 				}
 			}
-			w.line("%s%s mode=%s", line, sel, q.Mode())
+			switch mode := q.Mode(); mode {
+			case "form", "url":
+				w.line("%s%s mode=%s", line, sel, mode)
+			default:
+				// A mode the language cannot write as a filter is
+				// checked, exactly, in the question's check.
+				w.line("%s%s", line, sel)
+				check.Set("mode", mode)
+			}
 			for _, k := range []string{"requestedSchema", "url"} {
 				if x, ok := obj.Get(k); ok {
 					check.Set(k, x)
 				}
 			}
 			if len(check.Keys) > 0 {
-				w.jsonCheck("assert_question"+sel, jsonmatch.Expect(check, jsonmatch.ExpectOptions{Mode: w.opts.Match}))
+				if l, ok := w.fittingJSON(q.Line, "assert_question"+sel, check, nil); ok {
+					w.buf.WriteString(l + "\n")
+				}
 			}
 		}
 	}
@@ -508,10 +552,21 @@ func (w *writer) questionChecks(c *conversation.Call) {
 	}
 }
 
-// jsonCheck writes a check of expected JSON: on its line, quoted, or in a
-// here-document, indented, when it is long.
-func (w *writer) jsonCheck(cmd string, v jsonmatch.Value) {
-	w.buf.WriteString(jsonLine(cmd, v) + "\n")
+// fittingJSON is the check cmd of v as the options ask, or, when that is
+// too long for a script, by shape, with a warning; ok is false when not
+// even the shape fits (also a warning).
+func (w *writer) fittingJSON(line int, cmd string, v jsonmatch.Value, ignore []jsonmatch.Path) (string, bool) {
+	if l := jsonLine(cmd, jsonmatch.Expect(v, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: ignore})); parses(l) {
+		return l, true
+	}
+	if w.opts.Match != jsonmatch.Shape {
+		if l := jsonLine(cmd, jsonmatch.Expect(v, jsonmatch.ExpectOptions{Mode: jsonmatch.Shape, Ignore: ignore})); parses(l) {
+			w.warn(line, "what line %d of the recording holds is too long for a script to check exactly: %s checks its shape", line, strings.Fields(cmd)[0])
+			return l, true
+		}
+	}
+	w.warn(line, "what line %d of the recording holds is too long for a script to check: it is not checked", line)
+	return "", false
 }
 
 func jsonLine(cmd string, v jsonmatch.Value) string {
@@ -562,7 +617,12 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if c.Err != nil {
 		out = append(out, fmt.Sprintf("assert_error_code %d", c.Err.Code))
 		if w.opts.Match == jsonmatch.Exact {
-			out = append(out, "assert_match "+record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message))))
+			l := "assert_match " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+			if parses(l) {
+				out = append(out, l)
+			} else {
+				w.warn(c.ResultLine, "the error message at line %d is too long for a script line: only its code is checked", c.ResultLine)
+			}
 		}
 		return out
 	}
@@ -590,16 +650,23 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	}
 	if text, ok := w.textOnly(c, obj); ok {
 		p := jsonmatch.Generalize(text)
+		l := textLine("assert_match", p)
 		if p == jsonmatch.Escape(text) {
-			return append(out, textLine("assert_equals", text))
+			l = textLine("assert_equals", text)
 		}
-		return append(out, textLine("assert_match", p))
+		if parses(l) {
+			return append(out, l)
+		}
+		// Too long for a line or a here-document as text: as JSON.
 	}
 	exp := jsonmatch.Expect(obj, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: w.opts.Ignore})
 	if e, ok := exp.(*jsonmatch.Object); ok && len(e.Keys) == 0 {
 		return out
 	}
-	return append(out, jsonLine("assert_json", exp))
+	if l, ok := w.fittingJSON(c.ResultLine, "assert_json", obj, w.opts.Ignore); ok {
+		out = append(out, l)
+	}
+	return out
 }
 
 // textOnly reports whether a tool's result is text contents alone (and

@@ -73,9 +73,9 @@ func checkKeys(data []byte, fold func(string) string) error {
 			fk := fold(k)
 			if prev, dup := top.keys[fk]; dup {
 				if prev == k {
-					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path)
+					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path())
 				}
-				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path)
+				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path())
 			}
 			top.keys[fk] = k
 			top.key, top.wantKey = k, false
@@ -83,14 +83,10 @@ func checkKeys(data []byte, fold func(string) string) error {
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			here := "$"
-			switch {
-			case top != nil && top.object:
-				here = top.path + "." + top.key
-			case top != nil:
-				here = top.path + "[" + strconv.Itoa(top.index) + "]"
+			if len(stack) >= MaxDepth {
+				return fmt.Errorf("nested deeper than %d at %s", MaxDepth, clip(top.path()))
 			}
-			f := &frame{path: here}
+			f := &frame{parent: top}
 			if tok == json.Delim('{') {
 				f.object, f.wantKey, f.keys = true, true, map[string]string{}
 			}
@@ -111,7 +107,43 @@ type frame struct {
 	keys    map[string]string // objects: folded key -> key as written
 	key     string            // objects: the key of the value being read
 	index   int               // arrays: the index of the value being read
-	path    string
+	parent  *frame            // the array or object this one is in; nil at the top
+}
+
+// MaxDepth bounds how deeply arrays and objects nest, as encoding/json
+// bounds it when it decodes.
+const MaxDepth = 10000
+
+// path is where f is, as $.key[index]…: written only for an error, so
+// that reading deeply nested JSON stays linear in its size.
+func (f *frame) path() string {
+	var parts []string
+	for ; f != nil && f.parent != nil; f = f.parent {
+		if f.parent.object {
+			parts = append(parts, "."+f.parent.key)
+		} else {
+			parts = append(parts, "["+strconv.Itoa(f.parent.index)+"]")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("$")
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.WriteString(parts[i])
+	}
+	return b.String()
+}
+
+// clip is the start of a path too deep to show whole, then "…".
+func clip(path string) string {
+	const shown = 200
+	if len(path) <= shown {
+		return path
+	}
+	cut := shown
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut] + "…"
 }
 
 // endValue records that the innermost container read one more value.

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,28 @@ func TestCheckRepeats(t *testing.T) {
 		if got != want {
 			t.Errorf("CheckRepeats(%s) = %q, want %q", data, got, want)
 		}
+	}
+}
+
+// TestDeepNesting: nesting is bounded as encoding/json bounds it, and
+// reading what is nested just under the bound takes memory in proportion
+// to its size (an error's path is written only for the error), not to
+// its depth squared.
+func TestDeepNesting(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(strings.Repeat(`{"properties":[`, n) + "1" + strings.Repeat("]}", n))
+	}
+	if err := CheckRepeats(deep(MaxDepth)); err == nil || !strings.Contains(err.Error(), "nested deeper than 10000 at $.properties[0].properties[0]") {
+		t.Errorf("CheckRepeats of %d levels: %v", 2*MaxDepth, err)
+	}
+	data := deep(MaxDepth/2 - 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := CheckRepeats(data); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 200*uint64(len(data)) {
+		t.Errorf("reading %d bytes nested %d deep allocated %d bytes", len(data), MaxDepth-2, n)
 	}
 }
