@@ -4,43 +4,78 @@
 # run is short (seconds; the 10,000 pending questions take about a minute and a
 # half on two cores). Needs redis-server (scripts/ensure-redis.sh) for the
 # instances behind the proxy. Logs go to $BENCH_OUT (default: a temp directory).
+#
+# After each benchmark it prints its ratios, one a line: the median, the range
+# (over the runs of the benchmark) and the load average while it ran; all of
+# them again at the end, with the date (scripts/bench-ratios.awk). The whole
+# takes a while on a busy machine: BENCH_ONLY="script bench reqstate sdk" runs
+# only those sections (call, termsafe, script, proxy, reqstate, bench, sdk,
+# scaleout, run), e.g. `make bench BENCH_ONLY=script`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
 out="${BENCH_OUT:-$(mktemp -d -t askback-bench-XXXXXX)}"
 mkdir -p "$out"
-echo "bench: logs in $out"
+load() { cut -d' ' -f1 /proc/loadavg; }
+: >"$out/ratios.txt"
+echo "bench: logs in $out; $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(load)"
 
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 section() { printf '\n== %s ==\n' "$1"; }
 gobench() { # gobench LOG PKG PATTERN [go test flags...]
-  local log="$out/$1" pkg="$2" pattern="$3"
+  local log="$out/$1" pkg="$2" pattern="$3" l0 l1
   shift 3
   echo "\$ go test $pkg -run '^\$' -bench '$pattern' $*"
+  l0=$(load)
   go test "$pkg" -run '^$' -bench "$pattern" "$@" 2>&1 | tee "$log" | grep -E '^(Benchmark|ok|FAIL|---|    )' || true
+  l1=$(load)
   if grep -q '^FAIL' "$log"; then
     echo "bench: $pkg failed; see $log" >&2
     exit 1
   fi
+  echo "ratios (median, range, load average at the start and end of the run):"
+  awk -v LOAD="$l0–$l1" -f scripts/bench-ratios.awk "$log" | tee -a "$out/ratios.txt"
 }
 
+if want call; then
 section "mcp-tester call"
 gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer|PromptServer' -benchtime 30x -count 2
+fi
+if want termsafe; then
 section "neutralising server text"
 gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 500x -count 3
+fi
+if want script; then
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
+# The same as whole processes: mcp-tester test against the go-sdk loop.
+gobench script-process.txt ./internal/fixtures/yardstick ScriptProcess -benchtime 7x -v
+# Where a step's time goes.
+gobench script-profile.txt ./internal/script ScriptProfile -benchtime 3x -v
+fi
+if want proxy; then
 section "mcp-tester proxy"
 gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -benchmem
 gobench proxy-memory.txt ./internal/proxy SessionMemory -benchtime 1x
+fi
+if want reqstate; then
 section "requestState codec"
-gobench reqstate.txt ./reqstate Codec -benchtime 3125x
+gobench reqstate.txt ./reqstate Codec -benchtime 3125x -count 3
 gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x
 gobench replay.txt ./replay Memory -benchtime 500x
+fi
 
+if want bench; then
 section "bench's own cost"
 gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v
+# As processes: mcp-tester bench against the minimal go-sdk client.
+gobench bench-process.txt ./internal/fixtures/yardstick BenchProcess -benchtime 7x -v -timeout 30m
 gobench jsonscan.txt ./internal/jsonscan 'Repeats|Scan' -benchtime 300x
+fi
+if want sdk; then
 section "the go-sdk's share"
+# Where the deployer's CPU goes in a two-round flow.
+gobench deployer-profile.txt ./examples/deployer DeployerProfile -benchtime 3x -v
 # The released go-sdk against a bare handler, and builds against patched copies
 # (scripts/sdk-patches, built outside the repository by scripts/sdk-patched.sh).
 patched=""
@@ -60,10 +95,15 @@ for e in ${patched//,/ }; do
 done
 SDKCOST_PATCHED=${sdkcost#,} DEPLOYER_PATCHED=${deployers#,} \
   gobench sdk.txt ./internal/fixtures/sdkcost 'SDKShare|DeployerSDK' -benchtime 1x -v
+fi
 
+if want scaleout; then
 section "Scale-out"
 bash scripts/ensure-redis.sh
 gobench scaleout.txt ./internal/scaleout 'PendingQuestions|Flows|Instances' -benchtime 1x -timeout 15m -v
+fi
+
+if want run; then
 
 # One visible run of the load generator, as a user would type it.
 export DEPLOY_STATE_KEY="${DEPLOY_STATE_KEY:-bench-key-0123456789abcdef-0123456789}"
@@ -79,7 +119,12 @@ echo "\$ mcp-tester bench deploy -u http://$addr/mcp --args '{\"service\":\"auth
 mcp-tester bench deploy -u "http://$addr/mcp" --args '{"service":"auth-service"}' \
   --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 3s | tee "$out/mcp-tester-bench.txt"
 kill "$dep_pid" 2>/dev/null || true
+fi
 
+section "Ratios ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average now $(load))"
+cat "$out/ratios.txt"
+
+if want scaleout; then
 # metric NAME: the value reported next to NAME in the scale-out log.
 metric() { awk -v m="$1" '{ for (i = 2; i <= NF; i++) if ($i == m) { print $(i-1); exit } }' "$out/scaleout.txt"; }
 section "Summary: scale-out ($(date -u +%Y-%m-%d), $(nproc) cores)"
@@ -93,3 +138,4 @@ echo "MRTR / old way, flows/s:                 $(metric mrtr/old)"
 echo "two-round MRTR deploy / one-round call:  $(metric mrtr/one-round)   ($(metric one-round-calls/s) one-round calls/s)"
 echo "behind the proxy, flows/s: 1 instance $(metric flows/s-1-instances), 2 instances $(metric flows/s-2-instances) (x$(metric x-2/1)), 4 instances $(metric flows/s-4-instances) (x$(metric x-4/1))"
 echo "(load generator, proxy, Redis and instances share the machine's $(nproc) cores)"
+fi

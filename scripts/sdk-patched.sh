@@ -7,20 +7,27 @@
 #   bash scripts/sdk-patched.sh [PATCH...]    default: every scripts/sdk-patches/*.diff
 #
 # It copies the go-sdk from the module cache to a scratch folder ($SDK_PATCHED_DIR,
-# default a new temporary one) and applies the patches; writes a scratch module
-# holding the fixture's main.go, and a copy of this repository's committed tree
-# (git archive HEAD), each with a replace directive to the patched copy; builds
-# DIR/sdkcost/sdkcost and DIR/deployer; and prints DIR. Give them to the benchmarks:
+# default a new temporary one) and applies the patches; copies this repository's
+# committed tree (git archive HEAD) next to it with a replace directive to the
+# patched copy (the fixture imports packages of this module, so it is built in a
+# copy of the module, not on its own); builds DIR/sdkcost/sdkcost and
+# DIR/deployer there; and prints DIR. Give them to the benchmarks:
 #
 #   dir=$(bash scripts/sdk-patched.sh)
 #   SDKCOST_PATCHED=$dir/sdkcost/sdkcost DEPLOYER_PATCHED=$dir/deployer \
 #     go test ./internal/fixtures/sdkcost -run '^$' -bench . -benchtime 1x
+#
+# Nothing is fetched: the go-sdk comes from the module cache (GOFLAGS=-mod=mod is
+# not used, and GOPROXY=off keeps the build from reaching out for a module the
+# copy would otherwise look up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sdk=github.com/modelcontextprotocol/go-sdk
-version=$(go list -m -f '{{.Version}}' "$sdk")
 src=$(go list -m -f '{{.Dir}}' "$sdk")
-gover=$(go list -m -f '{{.GoVersion}}')
+if [ -z "$src" ] || [ ! -d "$src" ]; then
+  echo "sdk-patched: the source of $sdk is not in the module cache (run go mod download $sdk)" >&2
+  exit 1
+fi
 work="${SDK_PATCHED_DIR:-$(mktemp -d -t askback-sdk-patched-XXXXXX)}"
 patches=("$@")
 if [ ${#patches[@]} -eq 0 ]; then
@@ -28,25 +35,17 @@ if [ ${#patches[@]} -eq 0 ]; then
 fi
 
 rm -rf "$work/go-sdk" "$work/sdkcost" "$work/askback" "$work/deployer"
-mkdir -p "$work/sdkcost"
+mkdir -p "$work/sdkcost" "$work/askback"
 cp -r "$src" "$work/go-sdk"
 chmod -R u+w "$work/go-sdk"
 for p in "${patches[@]}"; do
   patch -d "$work/go-sdk" -p1 --quiet --forward <"$p" >&2
 done
-cp internal/fixtures/sdkcost/main.go "$work/sdkcost/"
-cat >"$work/sdkcost/go.mod" <<MOD
-module sdkcost
-
-go $gover
-
-require $sdk $version
-
-replace $sdk => ../go-sdk
-MOD
-cp go.sum "$work/sdkcost/go.sum"
-(cd "$work/sdkcost" && GOFLAGS=-mod=mod go mod tidy >&2 && go build -o sdkcost .)
-mkdir -p "$work/askback"
 git archive HEAD | tar -x -C "$work/askback"
-(cd "$work/askback" && go mod edit -replace "$sdk=../go-sdk" && go build -o ../deployer ./examples/deployer)
+(
+  cd "$work/askback"
+  go mod edit -replace "$sdk=../go-sdk"
+  GOPROXY=off GOFLAGS=-mod=readonly go build -o ../sdkcost/sdkcost ./internal/fixtures/sdkcost
+  GOPROXY=off GOFLAGS=-mod=readonly go build -o ../deployer ./examples/deployer
+) >&2
 echo "$work"

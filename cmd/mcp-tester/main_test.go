@@ -476,3 +476,14 @@ func TestDeployTranscriptsByteForByte(t *testing.T) {
 		}
 	}
 }
+
+// The tester collects garbage at GOGC 200 unless the environment says
+// otherwise.
+func TestGCPercent(t *testing.T) {
+	if p, ok := gcPercent(func(string) string { return "" }); !ok || p != 200 {
+		t.Errorf("no GOGC: %d, %t; want 200", p, ok)
+	}
+	if _, ok := gcPercent(func(k string) string { return map[string]string{"GOGC": "100"}[k] }); ok {
+		t.Errorf("GOGC=100 in the environment was overridden")
+	}
+}

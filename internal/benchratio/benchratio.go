@@ -4,6 +4,7 @@
 package benchratio
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -68,3 +69,5 @@ func clockCost() time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
 }
+
+func numCPU() int { return runtime.NumCPU() }

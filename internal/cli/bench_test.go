@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -340,4 +342,37 @@ func TestTesterCores(t *testing.T) {
 	if _, shared := testerCores(&target.Target{URL: url}); !shared {
 		t.Error("a server in this very process does not share its cores")
 	}
+}
+
+// Once a run has returned, nothing of it keeps running in the process: no
+// goroutine, no timer left to fire (each request whose call returned before
+// its body ended once left a timer that started a goroutine a second after
+// the run, and the pools' close another), no connection.
+func TestBenchLeavesNothingRunning(t *testing.T) {
+	url, _ := countingBenchServer(t, 20*time.Millisecond)
+	base := runtime.NumGoroutine()
+	code, out, errOut := bench(t, "confirm", "-u", url, "--elicit", "accept:{\"go\":true}", "--concurrency", "3", "--requests", "24")
+	if code != 0 || !strings.Contains(out, "24 completed, 0 failed") {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	before := goroutinesCreated()
+	time.Sleep(target.DefaultDrainGrace + 500*time.Millisecond) // what a run leaves behind runs by now
+	if n := goroutinesCreated() - before; n != 0 {
+		t.Errorf("%d goroutines started after the run had returned, want none", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left after the run, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// goroutinesCreated is how many goroutines this process has started so far.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

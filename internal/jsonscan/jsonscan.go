@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/strictjson"
@@ -46,6 +47,7 @@ func Repeats(data []byte) error {
 		return nil
 	}
 	s := newScanner(data, true)
+	defer s.release()
 	if err := s.value(nil); err != nil {
 		return err
 	}
@@ -67,6 +69,7 @@ func Keys(data []byte) error {
 		return nil
 	}
 	s := newScanner(data, true)
+	defer s.release()
 	s.fold, s.anyName = true, true
 	if err := s.value(nil); err != nil {
 		return err
@@ -147,6 +150,7 @@ func (r Result) Answered() bool {
 func Scan(data []byte) Message {
 	var m Message
 	s := newScanner(data, false)
+	defer s.release()
 	s.space()
 	if s.pos >= len(data) || data[s.pos] != '{' {
 		return m
@@ -208,6 +212,7 @@ func scanResult(result []byte, fold bool) (Result, error, error) {
 	var r Result
 	s := newScanner(result, true)
 	s.fold = fold
+	defer s.release()
 	s.space()
 	top := &r
 	if s.pos >= len(result) || result[s.pos] != '{' {
@@ -267,13 +272,45 @@ type scanner struct {
 	// caseErr is the first pair of keys that differ only in letter case,
 	// or the first member spelled otherwise than the protocol spells it.
 	caseErr error
+	room    *room // where stack and keys came from, given back by release
 }
 
 // newScanner returns a scanner of data with room for the containers and
-// keys of a usual message, so that it allocates twice whatever the number
-// of objects.
+// keys of a usual message, taken from those that earlier scans gave back
+// (release): a session scans every answer it reads, and the room of one
+// scan serves the next.
 func newScanner(data []byte, check bool) scanner {
-	return scanner{data: data, check: check, stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
+	r, _ := rooms.Get().(*room)
+	if r == nil {
+		r = &room{stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
+	}
+	return scanner{data: data, check: check, stack: r.stack[:0], keys: r.keys[:0], room: r}
+}
+
+// room is the space a scan works in.
+type room struct {
+	stack []frame
+	keys  []span
+}
+
+// rooms keeps the room of finished scans for the next ones.
+var rooms sync.Pool
+
+// maxRoom bounds the room kept for later scans: a message with thousands
+// of keys or containers does not leave that much behind.
+const maxRoom = 1024
+
+// release gives the scanner's room back for another scan; the scanner is
+// not used after.
+func (s *scanner) release() {
+	r := s.room
+	if r == nil || cap(s.stack) > maxRoom || cap(s.keys) > maxRoom {
+		return
+	}
+	clear(s.stack[:cap(s.stack)]) // the sets of keys of large objects go
+	r.stack, r.keys = s.stack[:0], s.keys[:0]
+	s.room = nil
+	rooms.Put(r)
 }
 
 var errSyntax = errors.New("invalid JSON")

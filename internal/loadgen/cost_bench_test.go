@@ -87,7 +87,7 @@ func perFlow(b *testing.B, run func() int) float64 {
 	return float64(c1-c0) / float64(time.Microsecond) / float64(n)
 }
 
-func testerRun(b *testing.B, url string, n int) int {
+func testerRun(b testing.TB, url string, n int) int {
 	b.Helper()
 	io, _, out, errOut := iostreams.Test()
 	code := cli.Main(context.Background(), io, []string{"bench", "deploy", "-u", url, "--format", "json",
@@ -103,7 +103,7 @@ func testerRun(b *testing.B, url string, n int) int {
 // floorRun runs n deploy flows with the go-sdk's own client: its multi
 // round-trip loop answers the question, every worker has its session, and
 // one HTTP transport keeps a connection per worker alive.
-func floorRun(b *testing.B, url string, n int) int {
+func floorRun(b testing.TB, url string, n int) int {
 	b.Helper()
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: costWorkers}}

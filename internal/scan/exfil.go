@@ -2,7 +2,6 @@ package scan
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -13,36 +12,36 @@ import (
 var (
 	// destination is an address data can be sent to: a URL, an e-mail
 	// address, an IPv4 address.
-	destination = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	destination = lazy(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
 	// sendVerb orders data sent somewhere: an order to the model.
-	sendVerb = regexp.MustCompile(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	sendVerb = lazy(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
 	// sendsVerb says that the tool itself sends data somewhere: what it
 	// is for, perhaps (a webhook tool), but a person should see where.
-	sendsVerb = regexp.MustCompile(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
+	sendsVerb = lazy(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
 	// carbonCopy is a copy to another address: always a destination.
-	carbonCopy = regexp.MustCompile(`(?i)\bb?cc\b`)
+	carbonCopy = lazy(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
-	dataWord = regexp.MustCompile(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	dataWord = lazy(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
-	markdownImage = regexp.MustCompile(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
+	markdownImage = lazy(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
 	// placeholder is a place in an address for data to go: {x}, $X,
 	// <x>, %s, or an address that ends in = for a value appended.
-	placeholder = regexp.MustCompile(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
+	placeholder = lazy(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
-	conversationCue = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
-		regexp.MustCompile(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
-		regexp.MustCompile(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
-		regexp.MustCompile(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
-		regexp.MustCompile(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
-		regexp.MustCompile(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
-		regexp.MustCompile(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
+	conversationCue = []*lazyRegexp{
+		lazy(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
+		lazy(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
+		lazy(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
+		lazy(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
+		lazy(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
+		lazy(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
+		lazy(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
 	}
 	// fillVerb asks that something be put into a parameter.
-	fillVerb = regexp.MustCompile(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
+	fillVerb = lazy(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
 )
 
 // sideChannelNames are the parameter names (see normName) of the side

@@ -2,25 +2,24 @@ package scan
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 )
 
 var (
 	// htmlComment is an HTML comment, or one left open to the end.
-	htmlComment = regexp.MustCompile(`(?s)<!--(.*?)(-->|$)`)
+	htmlComment = lazy(`(?s)<!--(.*?)(-->|$)`)
 	// markdownComment is the Markdown idiom for a comment: a link
 	// reference definition nothing refers to, [//]: # (text).
-	markdownComment = regexp.MustCompile(`(?m)^[ \t]*\[[^\]\n]{0,20}\]:[ \t]*(?:#|<>)[ \t]*(?:\(([^)\n]*)\)|"([^"\n]*)"|'([^'\n]*)')`)
+	markdownComment = lazy(`(?m)^[ \t]*\[[^\]\n]{0,20}\]:[ \t]*(?:#|<>)[ \t]*(?:\(([^)\n]*)\)|"([^"\n]*)"|'([^'\n]*)')`)
 	// invisibleElement is an element styled or marked so that it is not
 	// shown.
-	invisibleElement = regexp.MustCompile(`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:style\s*=\s*["'][^"'>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:[^.0-9]|$)|opacity\s*:\s*0(?:[^.0-9]|\.0*[^0-9])|color\s*:\s*(?:white|#fff\b|#ffffff|transparent)|(?:height|width)\s*:\s*0(?:[^.0-9]|$))|\shidden(?:\s|>|=|/)|\saria-hidden\s*=\s*["']?true)`)
+	invisibleElement = lazy(`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:style\s*=\s*["'][^"'>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:[^.0-9]|$)|opacity\s*:\s*0(?:[^.0-9]|\.0*[^0-9])|color\s*:\s*(?:white|#fff\b|#ffffff|transparent)|(?:height|width)\s*:\s*0(?:[^.0-9]|$))|\shidden(?:\s|>|=|/)|\saria-hidden\s*=\s*["']?true)`)
 	// attentionTag is a tag that speaks to the model with authority.
-	attentionTag = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|admin|secret|hidden|critical|override|priority|mandatory|urgent|note[_-]?to[_-]?(?:ai|model|assistant)|assistant|developer|sys)[\w-]*(?:\s[^<>]{0,40})?>`)
+	attentionTag = lazy(`(?i)<\s*/?\s*(important|system|instructions?|admin|secret|hidden|critical|override|priority|mandatory|urgent|note[_-]?to[_-]?(?:ai|model|assistant)|assistant|developer|sys)[\w-]*(?:\s[^<>]{0,40})?>`)
 	// roleMarker is a role marker of a chat template: text that pretends
 	// to start a message of another role.
-	roleMarker = regexp.MustCompile(`(?i)<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\s*\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`)
+	roleMarker = lazy(`(?i)<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\s*\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`)
 )
 
 // markup reports text hidden in markup (MCPS007) and tags that address

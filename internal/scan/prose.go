@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,13 +28,13 @@ func newProse(plain string) *prose {
 // sentence without any is not searched.
 type phrase struct {
 	words []string
-	re    *regexp.Regexp
+	re    *lazyRegexp
 }
 
 // newPhrase compiles expr, case-insensitive, with its words written
 // "a|b|c".
 func newPhrase(words, expr string) phrase {
-	return phrase{words: strings.Split(words, "|"), re: regexp.MustCompile(`(?i)` + expr)}
+	return phrase{words: strings.Split(words, "|"), re: lazy(`(?i)` + expr)}
 }
 
 // find returns the first match of phrases in a sentence of the text, in

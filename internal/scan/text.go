@@ -2,7 +2,6 @@ package scan
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,7 +173,7 @@ func schemaTexts(out []text, subj, path string, m map[string]any, depth int, par
 }
 
 // identifier is a member name that JSON paths write after a dot.
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identifier = lazy(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // member is the JSON path step to the member k of an object: .k, or
 // ["k"] when k is not an identifier.

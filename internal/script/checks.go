@@ -117,8 +117,10 @@ func assertEquals(_ *runner, _ *command, args []string, _ *StepResult) *failure 
 // assertResultEquals runs assert_equals EXPECTED: the last response is
 // exactly EXPECTED (its text, or its JSON).
 func assertResultEquals(_ *runner, c *command, args []string, l *last) *failure {
-	if slices.Contains(l.responses(), args[0]) {
-		return nil
+	for s := range l.responses {
+		if s == args[0] {
+			return nil
+		}
 	}
 	text := l.text()
 	return &failure{msg: "the last response is not exactly the text", expected: strconv.Quote(truncate(args[0], maxExcerpt)), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
@@ -199,7 +201,7 @@ func assertTaskStatus(r *runner, _ *command, args []string, l *last) *failure {
 }
 
 func assertContains(_ *runner, _ *command, args []string, l *last) *failure {
-	for _, s := range l.responses() {
+	for s := range l.responses {
 		if strings.Contains(s, args[0]) {
 			return nil
 		}

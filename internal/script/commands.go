@@ -51,6 +51,12 @@ type cmd struct {
 	// the check fails), as the earlier mcp-tester allowed.
 	assertion bool
 
+	// timed: the command waits on the server without reaching it as a
+	// command of its own (logging), so its step has a time limit too.
+	timed bool
+	// readsStdin: the command waits for a line of the runner's stdin.
+	readsStdin bool
+
 	// What a command does with tasks (the tasks extension).
 	callsTool   bool // it calls a tool, which the server may run as a task
 	waits       bool // it waits for the task to end
@@ -119,7 +125,7 @@ func init() {
 		{name: cmdname.SetVar, usage: "set_var NAME PATH (PATH: structuredContent.a.b, $.a.b, content.0.text or rawResponse)", min: 2, max: 2, setsVar: true,
 			check: checkSetVar, run: readsResult(setVar)},
 		{name: cmdname.InputVar, usage: `input_var NAME ["prompt"]`, min: 1, max: -1, setsVar: true,
-			check: checkVarName, run: readsArgs(inputVar)},
+			check: checkVarName, run: readsArgs(inputVar), readsStdin: true},
 		{name: cmdname.AssertEquals, usage: "assert_equals EXPECTED | assert_equals ACTUAL EXPECTED", min: 1, max: 2,
 			assertion: true, run: oneOrTwo(readsResult(assertResultEquals), readsArgs(assertEquals))},
 		{name: cmdname.AssertNumber, usage: "assert_number VALUE", min: 1, max: 1,
@@ -137,13 +143,18 @@ func init() {
 		{name: cmdname.Echo, usage: "echo [TEXT]...", min: 0, max: -1,
 			run: readsArgs(echo)},
 		{name: cmdname.Logging, usage: "logging debug|info|notice|warning|error|critical|alert|emergency", min: 1, max: 1,
-			check: checkLevel, run: setLogLevel},
+			check: checkLevel, run: setLogLevel, timed: true},
 	}
 	commands = make(map[string]*cmd, len(commandList))
 	for _, c := range commandList {
 		commands[c.name] = c
 	}
 }
+
+// waitsOnServer reports whether a step of the command waits on the
+// server, and so runs under its time limit: the commands that reach it,
+// those that wrap them, and logging.
+func (c *cmd) waitsOnServer() bool { return c.send != nil || c.wraps != nil || c.timed }
 
 // commandNames lists every command, sorted, for hints.
 func commandNames() []string {

@@ -158,7 +158,7 @@ func assertResultMatches(_ *runner, c *command, args []string, l *last) *failure
 	if err != nil {
 		return fail("%v", err)
 	}
-	for _, s := range l.responses() {
+	for s := range l.responses {
 		if p.Match(s) {
 			return nil
 		}

@@ -22,6 +22,9 @@ type Script struct {
 	// Roots are the roots its roots lines declare; nil: none (its session
 	// declares no roots).
 	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
+	// lines are the script's lines, which its steps are parsed from again
+	// when they run (see command).
+	lines []string
 	// src is the text parsed, which Update rewrites.
 	src []byte
 }
@@ -32,7 +35,24 @@ type Step struct {
 	Col     int    // 1-based column of the command name
 	Command string // the command name, e.g. "call_tool"
 	Text    string // the command as written, without its comment
-	cmd     *command
+}
+
+// command parses the line of st again, as ParseFile did, for the runner
+// to run: a script holds its steps as the lines they are written on, not
+// as parsed commands (a few hundred bytes each, with their tokens), so that
+// a long script costs the garbage collector little for as long as it runs.
+// The line parsed without error before; an error now would be a bug, and
+// is returned as one.
+func (s *Script) command(st *Step) (*command, error) {
+	if st.Line < 1 || st.Line > len(s.lines) {
+		return nil, fmt.Errorf("line %d is not in %s", st.Line, s.Name)
+	}
+	p := &parser{file: s.Name, lines: s.lines, line: st.Line, next: st.Line, replay: true}
+	_, c := p.parseLine(strings.TrimSuffix(s.lines[st.Line-1], "\r"))
+	if c == nil || len(p.errs) > 0 {
+		return nil, fmt.Errorf("line %d of %s does not parse again: %v", st.Line, s.Name, p.errs)
+	}
+	return c, nil
 }
 
 // command is a parsed command with its arguments checked.
@@ -76,14 +96,14 @@ func ParseFile(name string, src []byte) (*Script, error) {
 		}
 		p.line = p.next + 1
 		p.next++
-		if st := p.parseLine(strings.TrimSuffix(p.lines[p.line-1], "\r")); st != nil {
+		if st, _ := p.parseLine(strings.TrimSuffix(p.lines[p.line-1], "\r")); st != nil {
 			s.Steps = append(s.Steps, st)
 		}
 	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
-	s.Sampling, s.Roots = p.sampling, p.roots
+	s.Sampling, s.Roots, s.lines = p.sampling, p.roots, p.lines
 	return s, nil
 }
 
@@ -100,6 +120,9 @@ type parser struct {
 	// sampling and roots: what the script's session must declare.
 	sampling bool
 	roots    []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
+	// replay: the line is parsed again to run it (Script.command); it
+	// parsed without error before, with the variables of the lines above.
+	replay bool
 }
 
 // Bounds of a here-document.
@@ -147,40 +170,43 @@ func (p *parser) errorf(col int, format string, args ...any) {
 	p.errs = append(p.errs, &SyntaxError{File: p.file, Line: p.line, Col: col, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *parser) parseLine(line string) *Step {
+func (p *parser) parseLine(line string) (*Step, *command) {
 	p.failed = false
 	if len(line) > maxLineLen {
 		p.errorf(1, "line is longer than %d bytes", maxLineLen)
-		return nil
+		return nil, nil
 	}
 	lx := &lexer{line: line}
 	toks, lerr := lx.tokens()
 	if lerr != nil {
 		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
-		return nil
+		return nil, nil
 	}
 	if len(toks) == 0 {
-		return nil
+		return nil, nil
 	}
 	line0 := p.line
 	p.heredoc(toks)
 	if p.failed {
-		return nil
+		return nil, nil
 	}
 	c := p.parseCommand(toks)
 	if p.failed {
-		return nil
+		return nil, nil
+	}
+	if p.replay {
+		return nil, c
 	}
 	p.checkVars(c)
 	if p.failed {
-		return nil
+		return nil, nil
 	}
 	if c.def.setsVar {
 		name, _ := c.args[0].literal()
 		p.vars[name] = true
 	}
 	end := lx.pos
-	return &Step{Line: line0, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end]), cmd: c}
+	return &Step{Line: line0, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end])}, c
 }
 
 // checkVars reports a variable used before any line sets it.

@@ -40,7 +40,7 @@ elicit_response target=accept:{"confirm": false}
 elicit_response other=accept '{"x": 1}'
 elicit_response cancel`)
 	for i, want := range []string{`accept {"confirm":true}`, `target=accept {"confirm":false}`, `other=accept {"x":1}`, `cancel null`} {
-		a := s.Steps[i].cmd.answer
+		a := mustCommand(t, s, i).answer
 		b, _ := json.Marshal(a.content)
 		got := a.action + " " + string(b)
 		if a.key != "" {
@@ -63,11 +63,11 @@ func TestParseCommentsAndText(t *testing.T) {
 	if s.Steps[0].Col != 3 || s.Steps[0].Line != 3 {
 		t.Errorf("at %d:%d", s.Steps[0].Line, s.Steps[0].Col)
 	}
-	args := s.Steps[0].cmd.args
+	args := mustCommand(t, s, 0).args
 	if v, _ := args[1].literal(); args[1].key != "a" || v != "# not a comment" {
 		t.Errorf("arg a = %q %q", args[1].key, v)
 	}
-	if v, _ := s.Steps[1].cmd.args[0].literal(); v != "http://host/x" {
+	if v, _ := mustCommand(t, s, 1).args[0].literal(); v != "http://host/x" {
 		t.Errorf("echo arg %q", v)
 	}
 }
@@ -75,7 +75,7 @@ func TestParseCommentsAndText(t *testing.T) {
 func TestParseEscapesAndVariables(t *testing.T) {
 	s := mustParse(t, "v.mcp", `input_var who "Name?"
 echo "tab\there \"q\" \\ \$who \u00e9" $who ${who}x 'raw $who' cost:$5`)
-	c := s.Steps[1].cmd
+	c := mustCommand(t, s, 1)
 	vars := map[string]string{"who": "Ann"}
 	var got []string
 	for _, a := range c.args {
@@ -110,10 +110,10 @@ assert_task_status cancelled`)
 	if strings.Join(got, " ") != want {
 		t.Errorf("commands %v", got)
 	}
-	if c := s.Steps[0].cmd; len(c.args) != 3 || c.args[1].key != "service" {
+	if c := mustCommand(t, s, 0); len(c.args) != 3 || c.args[1].key != "service" {
 		t.Errorf("start_tool arguments %+v", c.args)
 	}
-	if c := s.Steps[6].cmd; c.limit != 5*time.Second || c.sub == nil || c.sub.def.name != "wait_task" {
+	if c := mustCommand(t, s, 6); c.limit != 5*time.Second || c.sub == nil || c.sub.def.name != "wait_task" {
 		t.Errorf("timeout wraps %+v", c.sub)
 	}
 }
@@ -282,9 +282,29 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, st := range s.Steps {
-			if st.cmd == nil || st.Line < 1 || st.Line > lines {
+			if st.Line < 1 || st.Line > lines {
 				t.Fatalf("bad step %+v", st)
+			}
+			// What runs is the line parsed again: it parses, to the same
+			// command.
+			c, err := s.command(st)
+			if err != nil {
+				t.Fatalf("step %+v: %v", st, err)
+			}
+			if c.line != st.Line || c.col != st.Col || c.def.name != st.Command {
+				t.Fatalf("step %+v parsed again as %s at %d:%d", st, c.def.name, c.line, c.col)
 			}
 		}
 	})
+}
+
+// mustCommand is the command of the script's step i, parsed again as the
+// runner parses it.
+func mustCommand(t *testing.T, s *Script, i int) *command {
+	t.Helper()
+	c, err := s.command(s.Steps[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -39,7 +39,20 @@ type runner struct {
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
+	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
 	status  *tracker                // how far the run is, told each step's outcome
+}
+
+// flush writes the lines of the steps that ran since the last flush. The
+// runner writes them before a step that waits (on the server, or on
+// stdin) and at the end: a step that waits is never hidden behind a line
+// not yet shown, and the checks and notes between two calls go out in one
+// write with the call before them, not in one each.
+func (r *runner) flush() {
+	if len(r.text) > 0 {
+		_, _ = r.out.Write(r.text)
+		r.text = r.text[:0]
+	}
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -115,7 +128,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		if ctx.Err() != nil {
 			break
 		}
-		r.step(ctx, st)
+		r.step(ctx, s, st)
 		r.emit()
 	}
 	for _, p := range r.pending {
@@ -129,6 +142,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.samples = nil
 	r.emit()
+	r.flush()
 	if err := conn.Close(); err != nil && r.res.Err == nil {
 		// What the server sent that only its end showed (a second
 		// answer to a request) fails the script.
@@ -160,7 +174,7 @@ func (r *runner) emit() {
 			return
 		}
 		if r.out != io.Discard {
-			writeStep(r.out, st)
+			r.text = appendStep(r.text, st)
 		}
 		r.status.step(st.Passed)
 		r.emitted++
@@ -192,14 +206,28 @@ func (r *runner) timeoutOf(c *command) time.Duration {
 	return r.opts.StepTimeout
 }
 
-func (r *runner) step(ctx context.Context, st *Step) {
+func (r *runner) step(ctx context.Context, s *Script, st *Step) {
 	res := &StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
 	r.res.Steps = append(r.res.Steps, res)
 	start := time.Now()
-	r.limit = r.timeoutOf(st.cmd)
-	ctx, cancel := context.WithTimeout(ctx, r.limit)
-	defer cancel()
-	f := r.exec(ctx, st.cmd, res)
+	c, err := s.command(st)
+	if err != nil {
+		res.Message = err.Error()
+		return
+	}
+	r.limit = r.timeoutOf(c)
+	if c.def.waitsOnServer() || c.def.readsStdin {
+		r.flush()
+	}
+	if c.def.waitsOnServer() {
+		// Only a step that waits on the server needs its time limit: a
+		// check or an echo does not wait, and a timer per step is work a
+		// loop of calls does not do.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.limit)
+		defer cancel()
+	}
+	f := r.exec(ctx, c, res)
 	res.Duration = time.Since(start)
 	if f == nil {
 		res.Passed = true // an elicit_response step is settled later
@@ -260,16 +288,19 @@ func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *fai
 	if errors.As(err, &se) {
 		return fail("%v", se)
 	}
-	var notes []string
+	notes := r.takeNotes()
 	if tr, ok := r.last.outcome.Result.(*mcp.CallToolResult); ok && tr.IsError && err == nil {
-		notes = append(notes, "the result has isError: true")
+		notes = append([]string{"the result has isError: true"}, notes...)
 	}
-	notes = append(notes, r.takeNotes()...)
-	notes = append(notes, r.last.taskNote())
+	if n := r.last.taskNote(); n != "" {
+		notes = append(notes, n)
+	}
 	if r.opts.Verbose {
 		notes = append(notes, r.last.describe())
 	}
-	res.Output = joinNotes(notes)
+	if len(notes) > 0 {
+		res.Output = joinNotes(notes)
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			return &failure{msg: fmt.Sprintf("%s failed: timed out after %s (the step's time limit): %v", c.def.name, r.limit, err)}
@@ -618,6 +649,11 @@ func (l *last) text() string {
 	var parts []string
 	switch res := l.outcome.Result.(type) {
 	case *mcp.CallToolResult:
+		if len(res.Content) == 1 {
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				return t.Text // the common answer: one text, as it is
+			}
+		}
 		parts = printer.Texts(res.Content)
 	case *mcp.GetPromptResult:
 		for _, m := range res.Messages {
@@ -640,19 +676,28 @@ func (l *last) text() string {
 
 // responses are the forms of the last response that assert_contains and
 // assert_equals TEXT compare with, as the earlier mcp-tester did: the text,
-// the text contents run together, the JSON, and the JSON indented.
-func (l *last) responses() []string {
-	out := []string{l.text()}
-	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" {
-		out = append(out, strings.Join(printer.Texts(tr.Content), ""))
+// the text contents run together, the JSON, and the JSON indented. They
+// come one at a time, each made only when the one before did not do: a
+// check that the text settles never encodes the JSON.
+func (l *last) responses(yield func(string) bool) {
+	if !yield(l.text()) {
+		return
+	}
+	if tr, ok := l.outcome.Result.(*mcp.CallToolResult); ok && l.caught == "" && len(tr.Content) > 1 {
+		// With one content or none, the text contents run together are
+		// the text itself.
+		if !yield(strings.Join(printer.Texts(tr.Content), "")) {
+			return
+		}
 	}
 	raw := l.rawJSON()
-	out = append(out, raw)
+	if !yield(raw) {
+		return
+	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(raw), "", "  ") == nil {
-		out = append(out, buf.String())
+		yield(buf.String())
 	}
-	return out
 }
 
 // describe lists the questions of the last command with their answers.

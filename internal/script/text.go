@@ -3,37 +3,53 @@ package script
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/askback/askback/internal/termsafe"
 )
 
 func writeStep(w io.Writer, st *StepResult) {
+	_, _ = w.Write(appendStep(nil, st))
+}
+
+// appendStep appends the lines of a step to b: the line of a passed step
+// without output is made without fmt or a copy of its text.
+func appendStep(b []byte, st *StepResult) []byte {
 	mark := "✓"
 	if !st.Passed {
 		mark = "✗"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "  %s %s (line %d)\n", mark, termsafe.Line(st.Text), st.Line)
+	b = append(b, "  "...)
+	b = append(b, mark...)
+	b = append(b, ' ')
+	b = append(b, termsafe.Line(st.Text)...)
+	b = append(b, " (line "...)
+	b = strconv.AppendInt(b, int64(st.Line), 10)
+	b = append(b, ")\n"...)
+	if st.Output == "" && st.Passed {
+		return b
+	}
+	var more strings.Builder
 	if st.Output != "" {
-		indent(&b, "", st.Output)
+		indent(&more, "", st.Output)
 	}
 	if !st.Passed {
-		indent(&b, "", st.Message)
+		indent(&more, "", st.Message)
 		if st.Expected != "" {
-			indent(&b, "expected: ", st.Expected)
+			indent(&more, "expected: ", st.Expected)
 		}
 		if st.Actual != "" {
-			indent(&b, "actual:   ", st.Actual)
+			indent(&more, "actual:   ", st.Actual)
 		}
 		if st.Diff != "" {
-			indent(&b, "", strings.TrimSuffix(st.Diff, "\n"))
+			indent(&more, "", strings.TrimSuffix(st.Diff, "\n"))
 		}
 		if st.Response != "" {
-			indent(&b, "response: ", st.Response)
+			indent(&more, "response: ", st.Response)
 		}
 	}
-	_, _ = io.WriteString(w, b.String())
+	return append(b, more.String()...)
 }
 
 // indent writes text under a step, each line indented and neutralised

@@ -57,6 +57,9 @@ type heredocSpan struct {
 // literal reports the value of a token without variables, and whether the
 // token has none.
 func (t token) literal() (string, bool) {
+	if len(t.segs) == 1 && t.segs[0].name == "" {
+		return t.segs[0].text, true // most tokens: one piece of text
+	}
 	var b strings.Builder
 	for _, s := range t.segs {
 		if s.name != "" {
@@ -69,6 +72,9 @@ func (t token) literal() (string, bool) {
 
 // value substitutes the variables of vars into the token's value.
 func (t token) value(vars map[string]string) (string, error) {
+	if len(t.segs) == 1 && t.segs[0].name == "" {
+		return t.segs[0].text, nil // no variable: the text as it is
+	}
 	var b strings.Builder
 	for _, s := range t.segs {
 		if s.name == "" {
@@ -211,24 +217,31 @@ func (l *lexer) value(t *token) *lexError {
 }
 
 // bare lexes a word up to the next space; $name and ${name} are variables.
+// A word has no escapes: its text is taken from the line as it is, without
+// a copy.
 func (l *lexer) bare(t *token) *lexError {
-	var lit strings.Builder
+	lit := l.pos // where the literal text not yet in a segment starts
 	for l.pos < len(l.line) && !isSpace(l.line[l.pos]) {
 		c := l.line[l.pos]
 		switch c {
 		case '"', '\'':
 			return l.fail(l.pos, "unexpected %c inside a word; quote the whole value or put a space before it", c)
 		case '$':
-			if took, err := l.variableSegment(t, &lit); err != nil {
+			name, n, err := l.variable()
+			if err != nil {
 				return err
-			} else if took {
+			}
+			if n > 0 {
+				t.segs = appendText(t.segs, l.line[lit:l.pos])
+				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
+				l.pos += n
+				lit = l.pos
 				continue
 			}
 		}
-		lit.WriteByte(c)
 		l.pos++
 	}
-	t.segs = appendText(t.segs, lit.String())
+	t.segs = appendText(t.segs, l.line[lit:l.pos])
 	return nil
 }
 
@@ -237,21 +250,6 @@ func appendText(segs []segment, s string) []segment {
 		return segs
 	}
 	return append(segs, segment{text: s})
-}
-
-// variableSegment reads the variable at l.pos, if one starts there, into
-// t: the text before it in lit becomes a segment of its own, then the
-// variable. It reports whether it took one.
-func (l *lexer) variableSegment(t *token, lit *strings.Builder) (bool, *lexError) {
-	name, n, err := l.variable()
-	if err != nil || n == 0 {
-		return false, err
-	}
-	t.segs = appendText(t.segs, lit.String())
-	lit.Reset()
-	t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
-	l.pos += n
-	return true, nil
 }
 
 // variable recognizes $name or ${name} at l.pos. n is 0 when the $ starts no
@@ -292,17 +290,26 @@ func isIdent(s string) bool {
 	return true
 }
 
-// double lexes a double-quoted string with escapes and variables.
+// double lexes a double-quoted string with escapes and variables. Text
+// without escapes is taken from the line as it is; only text with an
+// escape is copied.
 func (l *lexer) double(t *token) *lexError {
 	open := l.pos
 	l.pos++
-	var lit strings.Builder
+	lit := l.pos            // where the literal text not yet in a segment starts
+	var esc []byte          // that text decoded, once it has had an escape
+	text := func() string { // the literal text up to l.pos
+		if esc == nil {
+			return l.line[lit:l.pos]
+		}
+		return string(append(esc, l.line[lit:l.pos]...))
+	}
 	for l.pos < len(l.line) {
 		c := l.line[l.pos]
 		switch c {
 		case '"':
+			t.segs = appendText(t.segs, text())
 			l.pos++
-			t.segs = appendText(t.segs, lit.String())
 			if len(t.segs) == 0 {
 				t.segs = []segment{{}}
 			}
@@ -315,17 +322,24 @@ func (l *lexer) double(t *token) *lexError {
 			if err != nil {
 				return err
 			}
-			lit.WriteString(r)
+			esc = append(append(esc, l.line[lit:l.pos]...), r...)
 			l.pos += n
+			lit = l.pos
 			continue
 		case '$':
-			if took, err := l.variableSegment(t, &lit); err != nil {
+			name, n, err := l.variable()
+			if err != nil {
 				return err
-			} else if took {
+			}
+			if n > 0 {
+				t.segs = appendText(t.segs, text())
+				esc = nil
+				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
+				l.pos += n
+				lit = l.pos
 				continue
 			}
 		}
-		lit.WriteByte(c)
 		l.pos++
 	}
 	return l.fail(open, "unterminated string: add the closing \"")

@@ -53,13 +53,17 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 			continue
 		}
 		note := UpdateNote{Line: st.Line}
+		c, err := s.command(st)
+		if err != nil {
+			return nil, notes, err
+		}
 		switch {
-		case r.fix == nil && st.cmd.def.assertion:
+		case r.fix == nil && c.def.assertion:
 			note.Text = fmt.Sprintf("not updated: %s cannot be rewritten for this failure (%s)", st.Command, oneLine(r.Message))
 		case r.fix == nil:
 			note.Text = fmt.Sprintf("not updated: %s is no check (%s)", st.Command, oneLine(r.Message))
 		default:
-			t := st.cmd.args[r.fix.arg]
+			t := c.args[r.fix.arg]
 			if _, ok := t.literal(); !ok {
 				note.Text = "not updated: the expected value uses variables"
 				break

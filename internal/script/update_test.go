@@ -113,7 +113,7 @@ func sameValue(s *Script) *ScriptResult {
 	res := &ScriptResult{Name: s.Name}
 	for _, st := range s.Steps {
 		r := &StepResult{Line: st.Line, Command: st.Command, Passed: true}
-		c := st.cmd
+		c := commandOf(s, st)
 		if c.def.assertion && len(c.args) > 0 {
 			i := len(c.args) - 1
 			if c.expect != nil {
@@ -174,7 +174,7 @@ func FuzzUpdate(f *testing.F) {
 			t.Fatalf("%d steps became %d:\n%q\n%q", len(s.Steps), len(s2.Steps), src, got)
 		}
 		for i, st := range s.Steps {
-			a, b := st.cmd, s2.Steps[i].cmd
+			a, b := commandOf(s, st), commandOf(s2, s2.Steps[i])
 			if st.Line != s2.Steps[i].Line || len(a.args) != len(b.args) {
 				t.Fatalf("step %d moved or changed:\n%q\n%q", i, src, got)
 			}
@@ -196,7 +196,7 @@ func FuzzUpdate(f *testing.F) {
 		in, out := strings.Split(src, "\n"), strings.Split(string(got), "\n")
 		checks := map[int]bool{}
 		for _, st := range s.Steps {
-			if st.cmd.def.assertion {
+			if commandOf(s, st).def.assertion {
 				checks[st.Line-1] = true
 			}
 		}
@@ -215,3 +215,12 @@ func jsonEqual(a, b any) bool {
 }
 
 func jsonmatchCompact(v any) string { return jsonmatch.Compact(v) }
+
+// commandOf is the parsed command of st, a step of s.
+func commandOf(s *Script, st *Step) *command {
+	c, err := s.command(st)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

@@ -28,7 +28,17 @@ type requestClock struct {
 
 // startClock returns a context that ends when d of running time has passed
 // (never when d <= 0), and the clock that measures it.
+//
+// When ctx ends first anyway (its deadline comes before d has passed, and
+// a pause only moves the clock's end later), the clock could never be what
+// ends the request: it runs no timer (a script's step, whose own time limit
+// is the request's, then costs no second timer per call). The context is
+// still one of the request's own, which stop ends: what the request leaves
+// open (the rest of an HTTP body) is let go when the call returns.
 func startClock(ctx context.Context, d time.Duration) (context.Context, *requestClock) {
+	if dl, ok := ctx.Deadline(); ok && d > 0 && time.Until(dl) <= d {
+		d = 0
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	c := &requestClock{limit: d, left: d, since: time.Now(), cancel: cancel}
 	if d > 0 {
@@ -93,7 +103,9 @@ func (c *requestClock) stop() {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.cancel(context.Canceled)
+	if c.cancel != nil {
+		c.cancel(context.Canceled)
+	}
 }
 
 // timedOut reports whether ctx ended because its clock ran out.

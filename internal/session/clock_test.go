@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,4 +47,45 @@ func TestRequestClockWithoutLimit(t *testing.T) {
 	if ctx.Err() == nil || timedOut(ctx) {
 		t.Errorf("stop: err %v, timedOut %v", ctx.Err(), timedOut(ctx))
 	}
+}
+
+// A request whose context ends before its time limit could run out (a
+// script's step, whose limit is the request's) gets no timer of its own,
+// but a context of its own that stop ends.
+func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		ctx, c := startClock(parent, 50*time.Millisecond)
+		if c.timer != nil {
+			t.Errorf("a timer was started under a deadline that comes first")
+		}
+		c.pause()
+		c.resume()
+		<-ctx.Done()
+		if !timedOut(ctx) {
+			t.Errorf("the step's deadline: cause %v, want a time out", context.Cause(ctx))
+		}
+		c.stop()
+	})
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		ctx, c := startClock(parent, 50*time.Millisecond)
+		c.stop()
+		if ctx.Err() == nil || parent.Err() != nil {
+			t.Errorf("stop did not end the request's own context (%v), or ended its parent's (%v)", ctx.Err(), parent.Err())
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		ctx, c := startClock(parent, 50*time.Millisecond)
+		defer c.stop()
+		start := time.Now()
+		<-ctx.Done()
+		if d := time.Since(start); d != 50*time.Millisecond || !errors.Is(context.Cause(ctx), errRequestTimeout) {
+			t.Errorf("a later deadline: the clock ended after %s with %v, want 50ms and the request time limit", d, context.Cause(ctx))
+		}
+	})
 }

@@ -279,7 +279,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
-	op := fmt.Sprintf("%s %q", method, name)
+	op := func() string { return fmt.Sprintf("%s %q", method, name) } // for errors: made only for one
 	start := s.log.Len()
 	call := &Call{}
 	defer func() { call.Questions = s.log.Since(start) }()
@@ -297,11 +297,11 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		s.setCall(nil)
 		if dup := s.results.takeRepeated(); dup != nil && err == nil {
 			cancel()
-			return call, protocolErr(op, "%w", dup)
+			return call, protocolErr(op(), "%w", dup)
 		}
 		if twice := s.results.takeTwice(); twice != nil {
 			cancel()
-			return call, protocolErr(op, "%w", twice)
+			return call, protocolErr(op(), "%w", twice)
 		}
 		if late := s.takeLate(); late != nil {
 			cancel()
@@ -317,28 +317,28 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 				responses, state = nil, ""
 				continue
 			}
-			err = s.wrap(rctx, op, err)
+			err = s.wrap(rctx, op(), err)
 			cancel()
 			return call, err
 		}
 		cancel()
 		if !rep.needsInput {
 			if len(rep.requests) > 0 && s.opts.Warn != nil {
-				s.opts.Warn(fmt.Sprintf("%s: the result carries inputRequests but is not marked input_required (resultType); the questions were ignored", op))
+				s.opts.Warn(fmt.Sprintf("%s: the result carries inputRequests but is not marked input_required (resultType); the questions were ignored", op()))
 			}
 			return call, nil
 		}
 		if round >= s.opts.MaxRounds {
-			return call, protocolErr(op, "the server still asks after %d rounds; stopped (raise --max-rounds if this is intended)", round)
+			return call, protocolErr(op(), "the server still asks after %d rounds; stopped (raise --max-rounds if this is intended)", round)
 		}
 		if len(rep.requests) == 0 {
 			// Load shedding: the server asks to be called again later.
 			emptyRounds++
 			if emptyRounds >= 3 {
-				return call, protocolErr(op, "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
+				return call, protocolErr(op(), "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
 			}
 			if sleep.For(ctx, time.Duration(emptyRounds)*100*time.Millisecond) != nil {
-				return call, s.wrap(ctx, op, ctx.Err())
+				return call, s.wrap(ctx, op(), ctx.Err())
 			}
 			responses, state = nil, rep.state
 			continue

@@ -34,6 +34,7 @@ type Pool struct {
 	mu      sync.Mutex
 	open    map[*drainBody]bool // bodies not yet read to their end, closed or cancelled
 	changed chan struct{}       // closed, and replaced, when one of them ends
+	closed  bool                // Close was called: the last body to end closes the idle connections
 }
 
 // NewPool returns a Pool that keeps up to idle connections per server open
@@ -46,10 +47,13 @@ func NewPool(idle int) *Pool {
 }
 
 // Close closes the Pool's idle connections now, and those still being
-// drained once they are done.
+// drained once they are done. Nothing of the Pool runs after the last body
+// has ended: no timer, no goroutine.
 func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
 	p.tr.CloseIdleConnections()
-	time.AfterFunc(p.grace+100*time.Millisecond, p.tr.CloseIdleConnections)
 }
 
 // The life of a request sent through a Pool.
@@ -73,15 +77,31 @@ func (p *Pool) RoundTrip(r *http.Request) (*http.Response, error) {
 	sent, abort := context.WithCancel(context.WithoutCancel(ctx))
 	b := &drainBody{ctx: ctx}
 	var state atomic.Int32
+	// grace is the timer that cancels a body still unread DefaultDrainGrace
+	// after its context ended; the body's end stops it, so that a run that
+	// is over leaves no timer behind to fire.
+	var graceMu sync.Mutex
+	var grace *time.Timer
+	released := false
 	stop := context.AfterFunc(ctx, func() {
 		if state.CompareAndSwap(waiting, ended) {
 			abort()
 			return
 		}
-		time.AfterFunc(p.grace, b.release)
+		graceMu.Lock()
+		defer graceMu.Unlock()
+		if !released {
+			grace = time.AfterFunc(p.grace, b.release)
+		}
 	})
 	b.release = sync.OnceFunc(func() {
 		stop()
+		graceMu.Lock()
+		released = true
+		if grace != nil {
+			grace.Stop()
+		}
+		graceMu.Unlock()
 		abort()
 		p.untrack(b)
 	})
@@ -145,11 +165,18 @@ func (p *Pool) track(b *drainBody) {
 
 func (p *Pool) untrack(b *drainBody) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	last := false
 	if p.open[b] {
 		delete(p.open, b)
 		close(p.changed)
 		p.changed = make(chan struct{})
+		last = p.closed && len(p.open) == 0
+	}
+	p.mu.Unlock()
+	if last {
+		// The connection this body was read on went back to the pool
+		// after Close: close it now.
+		p.tr.CloseIdleConnections()
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -147,5 +149,73 @@ func TestPoolCancelsBeforeTheAnswer(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("{}"))
 	if _, err := (&http.Client{Transport: p}).Do(req); !errors.Is(err, context.Canceled) {
 		t.Errorf("%v, want the request cancelled", err)
+	}
+}
+
+// goroutinesCreated is how many goroutines this process has started so far.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// awaitGoroutines waits until no more than n goroutines are left, and fails
+// the test, listing them, when that does not happen within 10 s.
+func awaitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left, want %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Once its bodies have ended and it is closed, a Pool leaves nothing
+// running: no timer left to fire (each answered request whose context ended
+// before its body did once left one, which fired a goroutine a second after
+// the run), no connection, no goroutine.
+func TestPoolLeavesNothingRunning(t *testing.T) {
+	end := make(chan struct{})
+	url, _ := streamServer(t, end)
+	base := runtime.NumGoroutine()
+	p := NewPool(0)
+	p.grace = 20 * time.Millisecond
+	for range 5 {
+		rest, cancel := answered(t, p, url)
+		cancel() // the call returned with its answer: the body is still open
+		end <- struct{}{}
+		io.Copy(io.Discard, rest)
+		rest.Close()
+	}
+	p.Close()
+	before := goroutinesCreated()
+	time.Sleep(10 * p.grace) // a timer left behind fires by now
+	if n := goroutinesCreated() - before; n != 0 {
+		t.Errorf("%d goroutines started after the Pool was closed and its bodies had ended, want none", n)
+	}
+	awaitGoroutines(t, base)
+}
+
+// A body still being read when the Pool is closed closes its connection
+// when it ends.
+func TestPoolClosedWhileDraining(t *testing.T) {
+	end := make(chan struct{})
+	url, accepts := streamServer(t, end)
+	base := runtime.NumGoroutine()
+	p := NewPool(0)
+	rest, cancel := answered(t, p, url)
+	cancel()
+	p.Close()
+	end <- struct{}{}
+	if _, err := io.Copy(io.Discard, rest); err != nil {
+		t.Fatalf("the rest of the body after Close: %v", err)
+	}
+	rest.Close()
+	awaitGoroutines(t, base)
+	if n := accepts.Accepted(); n != 1 {
+		t.Errorf("%d connections, want 1", n)
 	}
 }
