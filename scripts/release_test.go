@@ -26,7 +26,6 @@ import (
 	"github.com/askback/askback/internal/docexamples"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
-	"golang.org/x/sys/unix"
 )
 
 // The release tests build releases of the commit checked out (HEAD: the
@@ -514,7 +513,7 @@ func TestReleaseDebInstalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := lockExclusive(lock); err != nil {
 		t.Fatal(err)
 	}
 	for _, pkg := range []string{"mcp-tester", "askback-examples"} {
