@@ -494,7 +494,8 @@ func firstExample(t *testing.T) []docexamples.Command {
 // runFirstExample runs the README's first example with only path for PATH
 // (no clone, no bin/ of a build), in a folder whose examples/ is the one
 // given, as a reader runs it from the folder that holds examples/. Each
-// command must exit and print as the README shows.
+// command must exit and print as the README shows, and the report it
+// writes to open in a browser must be there and self-contained.
 func runFirstExample(t *testing.T, examples, path string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -508,8 +509,59 @@ func runFirstExample(t *testing.T, examples, path string) {
 		}
 	}
 	env = append(env, "PATH="+path, "HOME="+t.TempDir())
-	for _, f := range docexamples.Run(context.Background(), docexamples.Options{Dir: dir, Env: env}, firstExample(t)) {
+	cmds := firstExample(t)
+	page := htmlReportOf(t, cmds)
+	start := time.Now().Add(-time.Second) // file times may be coarser than the clock
+	for _, f := range docexamples.Run(context.Background(), docexamples.Options{Dir: dir, Env: env}, cmds) {
 		t.Errorf("the README's first example, with PATH=%s: %v", path, f)
+	}
+	checkHTMLReport(t, page, start)
+}
+
+// htmlReportOf returns the file the README's first example writes its
+// report to (--html FILE): a newcomer opens it in a browser.
+func htmlReportOf(t *testing.T, cmds []docexamples.Command) string {
+	t.Helper()
+	html := regexp.MustCompile(`--html[ =](/\S+)`)
+	for _, c := range cmds {
+		if m := html.FindStringSubmatch(c.Text); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatal("the README's first example writes no report to open in a browser (--html /tmp/FILE)")
+	return ""
+}
+
+// checkHTMLReport checks that the page the first example wrote is there,
+// written by this run, reports the script's steps, and is self-contained:
+// a Content Security Policy that forbids loading anything, and no script,
+// link, image or other source to fetch. (What a person sees on it is
+// checked in a browser by cmd/mcp-tester's htmlreport_test.go.)
+func checkHTMLReport(t *testing.T, path string, since time.Time) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Errorf("the first example's report: %v", err)
+		return
+	}
+	if fi.ModTime().Before(since) {
+		t.Errorf("the first example's report %s was not written by this run (modified %s)", path, fi.ModTime())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		"<title>mcp-tester test: 7 passed, 0 failed</title>",
+		`http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;;`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the first example's report %s lacks %s", path, want)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)<script|<link|<img|<iframe|<object|\bsrc=|\bhref="?[a-z]+:|url\(`).FindString(page); m != "" {
+		t.Errorf("the first example's report %s is not self-contained: it has %q", path, m)
 	}
 }
 

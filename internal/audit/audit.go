@@ -171,6 +171,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer a.closePool()
 	a.stop(server)
 
+	toAudit, audited := 0, 0
+	for _, s := range subjects {
+		if s.report.Skipped == "" {
+			toAudit++
+		}
+	}
 	for _, s := range subjects {
 		rep.Subjects = append(rep.Subjects, s.report)
 		if s.report.Skipped != "" {
@@ -180,7 +186,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			notRun(s.report, rep.Stopped)
 			continue
 		}
-		a.progress("auditing %s", s.report.Label())
+		audited++
+		a.progress("auditing %s (%d of %d)", s.report.Label(), audited, toAudit)
 		a.auditSubject(ctx, s)
 		if a.stop(s.report) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
@@ -38,6 +40,7 @@ type AuditOptions struct {
 	Format    string
 	SARIFFile string // where code scanning shows the findings (--sarif-file)
 	JUnit     string
+	HTML      string
 	Quiet     bool
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
@@ -89,6 +92,13 @@ the default 30s; 0 for no limit). When it runs out the audit stops and
 reports every check it did not run or finish as "incomplete", never as
 passed (the score counts only what passed or failed).
 
+--html FILE writes the report as one self-contained HTML page: the score,
+the failed rules first with their evidence (the request sent and the answer
+that came), a table of every tool, prompt and resource against every rule,
+then each rule with its verdicts. On a terminal, a progress line on stderr
+names what is being audited (-q hides it); nothing is written there when
+stderr is not a terminal.
+
 Exit status: 0 when no rule fails, 1 when one does or nothing was checked
 (or the server answered with something else than MCP), 2 for bad flags, 3
 when the audit could not run or not finish (the server could not be reached,
@@ -97,6 +107,7 @@ went away, or --deadline ran out).`,
   mcp-tester audit -c bin/rulebreaker --format json
   mcp-tester audit -c 'bin/rulebreaker -writer' --read-only
   mcp-tester audit -c bin/deployer --allow-empty --junit /tmp/audit.xml
+  mcp-tester audit -c bin/rulebreaker --html /tmp/audit.html
   mcp-tester audit -c bin/deployer --include deploy --format sarif > /tmp/audit.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -121,18 +132,31 @@ went away, or --deadline ran out).`,
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report progress on stderr")
+	addHTMLFlag(cmd, &opts.HTML)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not show the progress line on a terminal's stderr")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "exit 0 even when no rule applied to any tool, prompt or resource (nothing offered, all skipped, nothing asked)")
 	return cmd
 }
 
 func runAudit(ctx context.Context, opts *AuditOptions) error {
+	if err := checkHTMLPath(opts.HTML); err != nil {
+		return err
+	}
 	aopts, err := opts.auditOptions()
 	if err != nil {
 		return err
 	}
+	var status *iostreams.StatusLine
+	if !opts.Quiet {
+		status = opts.IO.StartStatus() // nil unless stderr is a terminal
+		defer status.Done()
+	}
+	if status != nil {
+		aopts.Progress = status.Set
+	}
 	rep, err := audit.Run(ctx, aopts)
+	status.Done()
 	if err != nil {
 		var ue *audit.UnreachableError
 		if errors.As(err, &ue) {
@@ -155,6 +179,11 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		if err := os.WriteFile(opts.JUnit, []byte(opts.IO.Hide(b.String())), 0o644); err != nil {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
 		}
+	}
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteAudit(w, htmlMeta(opts.IO, "mcp-tester audit", rep.Target), rep)
+	}); err != nil {
+		return err
 	}
 	switch opts.Format {
 	case "json":
@@ -266,9 +295,6 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	}
 	if !o.DeadlineSet {
 		opts.Deadline = deadlineFactor * o.Conn.Timeout
-	}
-	if !o.Quiet {
-		opts.Progress = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: %s\n", line) }
 	}
 	// Said even with -q: what the audit may change is not progress.
 	opts.Warn = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: warning: %s\n", line) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/cpuuse"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/loadgen"
 	"github.com/askback/askback/internal/printer"
@@ -37,6 +39,7 @@ type BenchOptions struct {
 	Duration    time.Duration
 	Requests    int
 	Format      string
+	HTML        string
 	AllowRemote []string
 
 	// cpuTime reads the tester's CPU time (cpuuse.Self when nil).
@@ -70,6 +73,14 @@ the workers' sessions included (then the flows in flight end within their
 own bound); each flow is bounded by --timeout per request. A flow fails when
 the call fails, the tool reports an error, or a script step fails.
 
+The run is also kept over time, in slices of 100 ms (doubled as the run
+grows, so that there are at most 120): the flows that ended in each, their
+throughput and latency percentiles (to within 3%), and the tester's own CPU
+time; --format json has them ("timeline") and a latency histogram of the
+flows and of each round ("histogram"), and --html FILE draws them on one
+self-contained HTML page. On a terminal, a progress line on stderr shows
+how far the run is; nothing is written there when stderr is not a terminal.
+
 Only servers on this machine are loaded: a URL must name a loopback address
 or localhost unless --allow-remote names its host. Exit codes: 0 every flow
 completed; 1 some flows failed; 2 usage error; 3 the server could not be
@@ -77,7 +88,8 @@ reached.`,
 		Example: `  bin/deployer -http 127.0.0.1:8080 &
   mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
       --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 2s
-  mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 20 --format json`,
+  mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 20 --format json
+  mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 200 --html /tmp/bench.html`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -100,6 +112,7 @@ reached.`,
 	f.DurationVar(&opts.Duration, "duration", 0, "stop starting flows after this long (default 10s when --requests is not given)")
 	f.IntVarP(&opts.Requests, "requests", "n", 0, "run this many flows in all")
 	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
+	addHTMLFlag(cmd, &opts.HTML)
 	f.StringArrayVar(&opts.AllowRemote, "allow-remote", nil, "allow loading a server on this host, which is not loopback (repeatable)")
 	return cmd
 }
@@ -119,6 +132,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	}
 	if opts.Duration < 0 || opts.Duration > loadgen.MaxDuration {
 		return usageErr("--duration must be positive and at most %s", loadgen.MaxDuration)
+	}
+	if err := checkHTMLPath(opts.HTML); err != nil {
+		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -175,10 +191,12 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		},
 		CPUTime: opts.cpuTime,
 	}
-	if opts.IO.IsStderrTTY() {
-		lopts.Progress = loadgen.Bar(opts.IO.TerminalErr()) // redrawn in place with "\r"
+	status := opts.IO.StartStatus() // nil unless stderr is a terminal
+	if status != nil {
+		lopts.Progress = func(p loadgen.Progress) { status.Set(p.String()) }
 	}
 	rep, err := loadgen.Run(ctx, lopts)
+	status.Done()
 	if err != nil {
 		var se *session.Error
 		if errors.As(err, &se) {
@@ -191,13 +209,18 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the tester used %.0f%% of the %d cores it shares with the server (%s of CPU per flow), more than %.0f%%: the server had that much less; to measure the server alone, run the tester on other cores (taskset -c) or on another machine\n",
 			100*share, rep.Tester.Cores, rep.Tester.PerFlow(rep.Flows).Round(time.Microsecond), 100*benchShareWarning)
 	}
+	what := "tool " + opts.Tool
+	if opts.Script != "" {
+		what = "script " + opts.Script
+	}
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteBench(w, htmlMeta(opts.IO, "mcp-tester bench", sopts.Target.Describe()), what, rep)
+	}); err != nil {
+		return err
+	}
 	if opts.Format == "json" {
 		err = loadgen.WriteJSON(opts.IO.Out, rep)
 	} else {
-		what := "tool " + opts.Tool
-		if opts.Script != "" {
-			what = "script " + opts.Script
-		}
 		err = loadgen.WriteText(opts.IO.Out, fmt.Sprintf("bench %s against %s", what, sopts.Target.Describe()), rep)
 	}
 	if err != nil {

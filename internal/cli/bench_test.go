@@ -253,8 +253,8 @@ func TestNewBenchCmd(t *testing.T) {
 		{name: "a tool", args: []string{"deploy", "-c", "./deployer", "--args", `{"service":"a"}`, "--elicit", "accept", "--concurrency", "8", "--duration", "5s"},
 			want: BenchOptions{Tool: "deploy", Args: `{"service":"a"}`, Concurrency: 8, Duration: 5 * time.Second, Format: "text",
 				Conn: conn, Answers: AnswerOptions{Elicit: []string{"accept"}}}},
-		{name: "a script", args: []string{"--script", "deploy.mcp", "-c", "./deployer", "-n", "200", "--format", "json", "--allow-remote", "a.example", "--allow-remote", "b.example"},
-			want: BenchOptions{Script: "deploy.mcp", Args: "{}", Concurrency: 1, Requests: 200, Format: "json", AllowRemote: []string{"a.example", "b.example"}, Conn: conn}},
+		{name: "a script", args: []string{"--script", "deploy.mcp", "-c", "./deployer", "-n", "200", "--format", "json", "--html", "b.html", "--allow-remote", "a.example", "--allow-remote", "b.example"},
+			want: BenchOptions{Script: "deploy.mcp", Args: "{}", Concurrency: 1, Requests: 200, Format: "json", HTML: "b.html", AllowRemote: []string{"a.example", "b.example"}, Conn: conn}},
 		{name: "two tools", args: []string{"a", "b"}, wantErr: "accepts at most 1 arg(s)"},
 		{name: "no person", args: []string{"deploy", "--interactive"}, wantErr: "unknown flag: --interactive"},
 	})

@@ -101,7 +101,7 @@ flags; 3 when the server could not be reached.`,
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.MinGrade, "min-grade", "", "exit 1 when the grade is below this letter (A, B, C, D)")
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not report the audit's progress on stderr")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not show the audit's progress line on a terminal's stderr")
 	return cmd
 }
 
@@ -190,7 +190,16 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	if err != nil {
 		return grade.Evidence{}, err
 	}
+	var status *iostreams.StatusLine
+	if !opts.Quiet {
+		status = opts.IO.StartStatus() // nil unless stderr is a terminal
+		defer status.Done()
+	}
+	if status != nil {
+		aopts.Progress = status.Set
+	}
 	rep, err := audit.Run(ctx, aopts)
+	status.Done()
 	if err != nil {
 		var ue *audit.UnreachableError
 		if errors.As(err, &ue) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
@@ -24,6 +25,7 @@ type InspectOptions struct {
 	Conn          ConnOptions
 	Format        string
 	SARIFFile     string // where code scanning shows the findings (--sarif-file)
+	HTML          string
 	CheckIcons    bool
 	DownloadIcons string
 	Probe         bool
@@ -52,11 +54,14 @@ input_required. Tools not marked read-only are never called.
 
 --check-icons fetches every icon (http, https and data: URIs only, 5 s and
 1 MiB each) and checks that it is an image; --download-icons DIR also saves
-them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
+them, named by a hash of their URL. --min-score N exits 1 below N, for CI.
+--html FILE writes the report as one self-contained HTML page: the score,
+each criterion with its points, and every finding with its advice.`,
 		Example: `  mcp-tester inspect -c bin/manytools
   mcp-tester inspect -c bin/deployer --probe --check-icons
   mcp-tester inspect -c bin/manytools --format json --min-score 80
-  mcp-tester inspect -c bin/manytools --format sarif > /tmp/inspect.sarif`,
+  mcp-tester inspect -c bin/manytools --format sarif > /tmp/inspect.sarif
+  mcp-tester inspect -c bin/manytools --html /tmp/inspect.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -78,6 +83,7 @@ them, named by a hash of their URL. --min-score N exits 1 below N, for CI.`,
 	f.IntVar(&opts.MinScore, "min-score", 0, "exit 1 when the score is below this")
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
+	addHTMLFlag(cmd, &opts.HTML)
 	return cmd
 }
 
@@ -87,6 +93,9 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	}
 	if opts.MaxProbes < 0 {
 		return usageErr("--max-probes must be 0 or more")
+	}
+	if err := checkHTMLPath(opts.HTML); err != nil {
+		return err
 	}
 	// Probe questions are declined quietly: the report tells of them.
 	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}
@@ -110,6 +119,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
 	}
 	rep := inspect.Evaluate(srv)
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteInspect(w, htmlMeta(opts.IO, "mcp-tester inspect", s.Target().Describe()), rep, srv.Probes, srv.Icons)
+	}); err != nil {
+		return err
+	}
 	switch opts.Format {
 	case "json":
 		err = printer.JSON(opts.IO.Out, struct {

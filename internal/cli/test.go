@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/ghactions"
+	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/sarif"
@@ -27,6 +29,7 @@ type TestOptions struct {
 	Scripts     []string
 	Jobs        int
 	JUnit       string
+	HTML        string
 	Format      string
 	StepTimeout time.Duration
 	Verbose     bool
@@ -64,7 +67,14 @@ minutes unless --step-timeout is given.
 Actions annotation (::error file=deploy.mcp,line=3,col=1::...) that the
 workflow run shows on that line of the script; --format sarif writes a SARIF
 2.1.0 log for code scanning with each failed step at its file and line.
---junit writes JUnit XML besides any of them.
+--junit writes JUnit XML besides any of them, --html one self-contained
+HTML page: a summary, the failed steps first (each at its FILE:LINE with
+what was expected and what came), then every script with its steps, the
+questions asked during each and the answers given.
+
+On a terminal, a progress line on stderr says how many scripts have run
+and which are running; it is erased at the end, and never written when
+stderr is not a terminal.
 
 --update rewrites the expected values of the checks that failed with what
 this run found (snapshots, as golden files are updated): only those values
@@ -77,6 +87,7 @@ with something else than MCP; 2 usage or syntax error (reported as
 FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 		Example: `  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer
   mcp-tester test examples/deployer/ -c bin/deployer --jobs 4 --junit /tmp/report.xml
+  mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --html /tmp/deploy.html
   bin/deployer -http 127.0.0.1:8080 &
   mcp-tester test 'examples/deployer/*.mcp' -u http://127.0.0.1:8080/mcp --format json
   mcp-tester test -s examples/deployer/deploy.mcp -c bin/deployer --interactive --record /tmp/answered.mcp
@@ -103,6 +114,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
+	addHTMLFlag(cmd, &opts.HTML)
 	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", "text", "json", "sarif", "github")
 	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
@@ -119,6 +131,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
+	}
+	if err := checkHTMLPath(opts.HTML); err != nil {
+		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -145,6 +160,13 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		Verbose:       opts.Verbose,
 		Samples:       samples,
 	}
+	// A progress line on a terminal, out of the way while a person
+	// answers there.
+	status := opts.IO.StartStatus()
+	defer status.Done()
+	if status != nil {
+		ropts.Status = func(st script.Status) { status.Set(scriptStatus(st)) }
+	}
 	if opts.Jobs <= 1 {
 		// Parallel scripts in a terminal decline, as they always did.
 		person := opts.Answers.person(opts.IO)
@@ -154,7 +176,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			ropts.Stdin = p.Input()
 		}
 		if person != nil {
-			ropts.Fallback = bounded{person}
+			ropts.Fallback = bounded{pausing{person, status}}
 			if answer.CanSample(person) && sopts.Sampler == nil {
 				// The person writes the model replies no sample_response gives.
 				sopts.Sampler = answer.SamplerChain{}
@@ -187,6 +209,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		ropts.Record = opts.Answers.record
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
+	status.Done()
 	switch opts.Format {
 	case "json":
 		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
@@ -215,6 +238,11 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			return fmt.Errorf("--junit: %w", werr)
 		}
 	}
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteScripts(w, htmlMeta(opts.IO, "mcp-tester test", sopts.Target.Describe()), rep)
+	}); err != nil {
+		return err
+	}
 	code := rep.ExitCode()
 	if opts.Update {
 		code = updateScripts(opts.IO, scripts, rep)
@@ -223,6 +251,33 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// scriptStatus is the progress line of a run of scripts: how many ended,
+// the steps so far, and what runs.
+func scriptStatus(st script.Status) string {
+	line := fmt.Sprintf("[%d/%d scripts] %d passed, %d failed", st.Done, st.Scripts, st.Passed, st.Failed)
+	switch len(st.Running) {
+	case 0:
+	case 1:
+		line += " · running " + st.Running[0]
+	default:
+		line += fmt.Sprintf(" · running %s and %d more", st.Running[0], len(st.Running)-1)
+	}
+	return line
+}
+
+// pausing keeps the progress line off the terminal while a person answers
+// a question there.
+type pausing struct {
+	inner  answer.Answerer
+	status *iostreams.StatusLine
+}
+
+func (p pausing) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	p.status.Pause()
+	defer p.status.Resume()
+	return p.inner.Answer(ctx, q)
 }
 
 // updateScripts runs --update: each script's failed checks rewritten with

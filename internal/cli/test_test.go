@@ -17,9 +17,9 @@ func TestNewTestCmd(t *testing.T) {
 	runFlagCases(t, newTestCmd, []flagCase[TestOptions]{
 		{name: "scripts from -s and arguments", args: []string{"-s", "a.mcp", "-c", "./deployer", "tests/", "--script", "b.mcp"},
 			want: base(func(o *TestOptions) { o.Scripts = []string{"a.mcp", "b.mcp", "tests/"} })},
-		{name: "reports", args: []string{"x.mcp", "-c", "./deployer", "--jobs", "4", "--junit", "r.xml", "--format", "json", "--questions"},
+		{name: "reports", args: []string{"x.mcp", "-c", "./deployer", "--jobs", "4", "--junit", "r.xml", "--html", "r.html", "--format", "json", "--questions"},
 			want: base(func(o *TestOptions) {
-				o.Scripts, o.Jobs, o.JUnit, o.Format, o.Verbose = []string{"x.mcp"}, 4, "r.xml", "json", true
+				o.Scripts, o.Jobs, o.JUnit, o.HTML, o.Format, o.Verbose = []string{"x.mcp"}, 4, "r.xml", "r.html", "json", true
 			})},
 		{name: "--step-timeout given", args: []string{"x.mcp", "-c", "./deployer", "--step-timeout", "2m"},
 			want: base(func(o *TestOptions) {

@@ -21,6 +21,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
+	// errWidth fakes the width of stderr's terminal (SetTerminalWidth).
+	errWidth int
 
 	// rawOut and rawErr are Out and ErrOut before Neutralize wrapped them;
 	// guards are the wrappers, flushed at the end.

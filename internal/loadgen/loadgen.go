@@ -116,6 +116,11 @@ type Report struct {
 	Errors []string
 	// Tester is what the run cost the tester itself.
 	Tester Tester
+	// Timeline is the run cut into slices of Interval each (the last one
+	// shorter), from the first flow to the end: throughput and latency
+	// over time.
+	Interval time.Duration
+	Timeline []Interval
 }
 
 // Tester is the CPU the tester's own process used during a run, next to
@@ -155,8 +160,13 @@ func (t Tester) PerFlow(flows int) time.Duration {
 type Summary struct {
 	Count                    int
 	Mean, P50, P90, P99, Max time.Duration
-	samples                  []time.Duration
-	seen                     int
+	// Histogram counts every latency of the series (none sampled away) in
+	// buckets ten a decade (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k),
+	// from the first non-empty bucket to the last.
+	Histogram []Bucket
+	samples   []time.Duration
+	seen      int
+	hist      histogram
 }
 
 // ErrRunTooLong is the cause of a run that reached MaxDuration before its
@@ -241,6 +251,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		mu      sync.Mutex
 		rep     = &Report{Concurrency: opts.Concurrency}
 		rng     = newRand(start.UnixNano())
+		tl      = newTimeline()
 	)
 	take := func() bool {
 		if runCtx.Err() != nil {
@@ -264,9 +275,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				fctx, fcancel := context.WithTimeout(ctx, opts.FlowTimeout)
 				t0 := opts.Now()
 				err := w.Flow(fctx, r)
-				d := opts.Now().Sub(t0)
+				t1 := opts.Now()
+				d := t1.Sub(t0)
 				fcancel()
 				mu.Lock()
+				tl.flow(t1.Sub(start), d, err != nil)
 				if err != nil {
 					failed.Add(1)
 					rep.addError(err)
@@ -291,6 +304,23 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				Elapsed: opts.Now().Sub(start), Duration: durationBound(opts)})
 		}
 	}
+	// The tester's CPU time is read at every tick, and what it used since
+	// the last reading is put in the slice of the moment it was read.
+	cpuRead, cpuOK := cpu0, cpuErr == nil
+	readCPU := func(now time.Time) {
+		if !cpuOK {
+			return
+		}
+		c, err := opts.CPUTime()
+		if err != nil {
+			cpuOK = false
+			return
+		}
+		mu.Lock()
+		tl.at(now.Sub(start)).cpu += max(c-cpuRead, 0)
+		mu.Unlock()
+		cpuRead = max(c, cpuRead)
+	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -301,12 +331,15 @@ wait:
 		case <-finished:
 			break wait
 		case <-tick.C:
+			readCPU(opts.Now())
 			progress()
 		}
 	}
-	rep.Elapsed = opts.Now().Sub(start)
-	if cpu1, err := opts.CPUTime(); err == nil && cpuErr == nil {
-		rep.Tester = Tester{CPU: max(cpu1-cpu0, 0), Measured: true}
+	last := opts.Now()
+	rep.Elapsed = last.Sub(start)
+	readCPU(last)
+	if cpuOK {
+		rep.Tester = Tester{CPU: cpuRead - cpu0, Measured: true}
 	}
 	progress()
 	rep.Flows, rep.Failed = int(done.Load()), int(failed.Load())
@@ -317,6 +350,7 @@ wait:
 	for k := range rep.Rounds {
 		rep.Rounds[k].finish()
 	}
+	rep.Interval, rep.Timeline = tl.width, tl.intervals(rep.Elapsed)
 	return rep, nil
 }
 
@@ -348,6 +382,10 @@ func (s *Summary) add(d time.Duration, rng *lcg) {
 	if d > s.Max {
 		s.Max = d
 	}
+	if s.hist == nil {
+		s.hist = histogram{}
+	}
+	s.hist.add(d)
 	if len(s.samples) < maxSamples {
 		s.samples = append(s.samples, d)
 		return
@@ -365,6 +403,8 @@ func (s *Summary) finish() {
 	sort.Slice(s.samples, func(i, j int) bool { return s.samples[i] < s.samples[j] })
 	s.P50, s.P90, s.P99 = percentile(s.samples, 50), percentile(s.samples, 90), percentile(s.samples, 99)
 	s.samples = nil
+	s.Histogram = s.hist.buckets()
+	s.hist = nil
 }
 
 // percentile is the nearest-rank percentile of sorted samples.

@@ -135,13 +135,13 @@ func TestLimits(t *testing.T) {
 
 func TestReports(t *testing.T) {
 	open, _, _ := opener(fake{round: time.Millisecond})
-	var bars bytes.Buffer
-	rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 2, Requests: 10, Open: open, Progress: loadgen.Bar(&bars)})
+	var last loadgen.Progress
+	rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 2, Requests: 10, Open: open, Progress: func(p loadgen.Progress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(bars.String(), "\n") || !strings.Contains(bars.String(), "100%") {
-		t.Errorf("progress bar did not end at 100%%: %q", bars.String())
+	if bar := last.String(); !strings.HasPrefix(bar, "[##############################] 100%  10 done  0 failed") {
+		t.Errorf("progress did not end at 100%%: %q", bar)
 	}
 	var text bytes.Buffer
 	loadgen.WriteText(&text, "bench", rep)
@@ -167,8 +167,14 @@ func TestReports(t *testing.T) {
 // The report carries the tester's own CPU time over the run, or nothing
 // when it cannot be read.
 func TestReportsTesterCPU(t *testing.T) {
+	synctest.Test(t, testReportsTesterCPU)
+}
+
+func testReportsTesterCPU(t *testing.T) {
 	open, _, _ := opener(fake{round: time.Millisecond})
 	reads := 0
+	// 10 flows of 2 ms on 2 workers end before the first tick reads the
+	// CPU time: it is read at the start and at the end.
 	rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 2, Requests: 10, Open: open,
 		CPUTime: func() (time.Duration, error) { reads++; return time.Duration(reads) * 30 * time.Millisecond, nil }})
 	if err != nil {
@@ -222,6 +228,109 @@ func TestOpeningIsBounded(t *testing.T) {
 		}
 		if opened >= loadgen.MaxConcurrency {
 			t.Errorf("opened all %d workers", opened)
+		}
+	})
+}
+
+// The report keeps the run over time: slices of 100 ms, doubled as the run
+// grows so that a chart has at most 120 points, each with the flows that
+// ended in it, their latency, and the tester's CPU time read in it; and a
+// latency histogram of every flow and round, nothing sampled away.
+func TestTimelineAndHistograms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Rounds of 10 ms (a flow: 20 ms) on 2 workers: 3000 flows in 30 s.
+		open, _, _ := opener(fake{round: 10 * time.Millisecond})
+		var cpu time.Duration
+		start := time.Now()
+		rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 2, Requests: 3000, Open: open,
+			CPUTime: func() (time.Duration, error) {
+				// A tester busy 10% of the time.
+				cpu = time.Since(start) / 10
+				return cpu, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Flows != 3000 || rep.Elapsed != 30*time.Second {
+			t.Fatalf("%d flows in %s; want 3000 in 30s", rep.Flows, rep.Elapsed)
+		}
+		// 30 s: 300 slices of 100 ms, too many; 75 of 400 ms.
+		if rep.Interval != 400*time.Millisecond || len(rep.Timeline) != 75 {
+			t.Fatalf("interval %s, %d slices; want 400ms and 75", rep.Interval, len(rep.Timeline))
+		}
+		flows := 0
+		var cpuSum time.Duration
+		for i, in := range rep.Timeline {
+			flows += in.Flows
+			cpuSum += in.CPU
+			if in.Start != time.Duration(i)*rep.Interval || in.End != in.Start+rep.Interval {
+				t.Errorf("slice %d: %s to %s", i, in.Start, in.End)
+			}
+			if in.Flows != 40 || in.Throughput != 100 {
+				t.Errorf("slice %d: %d flows, %.1f/s; want 40 and 100/s", i, in.Flows, in.Throughput)
+			}
+			if in.P50 != 20*time.Millisecond || in.P99 != 20*time.Millisecond || in.Max != 20*time.Millisecond {
+				t.Errorf("slice %d: p50 %s p99 %s max %s; want 20ms", i, in.P50, in.P99, in.Max)
+			}
+		}
+		if flows != rep.Flows || cpuSum != rep.Tester.CPU || rep.Tester.CPU != 3*time.Second {
+			t.Errorf("slices hold %d flows and %s CPU; the run %d and %s (want 3s)", flows, cpuSum, rep.Flows, rep.Tester.CPU)
+		}
+		for _, s := range append([]loadgen.Summary{rep.Flow}, rep.Rounds...) {
+			n := 0
+			for _, b := range s.Histogram {
+				n += b.Count
+				if b.From > s.Max || b.To <= b.From {
+					t.Errorf("bucket %s–%s beyond the max %s", b.From, b.To, s.Max)
+				}
+			}
+			if n != s.Count || len(s.Histogram) != 1 {
+				t.Errorf("histogram %+v counts %d of %d", s.Histogram, n, s.Count)
+			}
+		}
+		if b := rep.Flow.Histogram[0]; b.From != 20*time.Millisecond || b.To != 25*time.Millisecond {
+			t.Errorf("20 ms flows in the bucket %s–%s; want 20ms–25ms", b.From, b.To)
+		}
+		var js bytes.Buffer
+		if err := loadgen.WriteJSON(&js, rep); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			IntervalMs float64 `json:"intervalMs"`
+			Timeline   []struct {
+				StartMs, EndMs, FlowsPerSecond, P99Ms float64
+				TesterCPUMs                           *float64 `json:"testerCpuMs"`
+			} `json:"timeline"`
+			Flow struct {
+				Histogram []struct {
+					FromMs, ToMs float64
+					Count        int
+				} `json:"histogram"`
+			} `json:"flow"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.IntervalMs != 400 || len(doc.Timeline) != 75 || doc.Timeline[1].StartMs != 400 || doc.Timeline[1].FlowsPerSecond != 100 ||
+			doc.Timeline[1].P99Ms != 20 || doc.Timeline[1].TesterCPUMs == nil || *doc.Timeline[1].TesterCPUMs != 40 {
+			t.Errorf("JSON timeline: %+v", doc.Timeline[:2])
+		}
+		if h := doc.Flow.Histogram; len(h) != 1 || h[0].FromMs != 20 || h[0].ToMs != 25 || h[0].Count != 3000 {
+			t.Errorf("JSON histogram: %+v", h)
+		}
+	})
+}
+
+// A run shorter than a slice has one, as long as the run.
+func TestTimelineOfAShortRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		open, _, _ := opener(fake{round: 5 * time.Millisecond})
+		rep, err := loadgen.Run(context.Background(), loadgen.Options{Concurrency: 1, Requests: 3, Open: open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Timeline) != 1 || rep.Timeline[0].End != 30*time.Millisecond || rep.Timeline[0].Flows != 3 || rep.Timeline[0].Throughput != 100 {
+			t.Errorf("timeline %+v", rep.Timeline)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package script
 import (
 	"time"
 
+	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/session"
 )
 
@@ -44,6 +45,9 @@ type StepResult struct {
 	Diff     string
 	Output   string // what the step printed (echo, input_var) or noted
 	Duration time.Duration
+	// Questions are what the server asked during the step, each with the
+	// answer it got (or why none was sent), in the order asked.
+	Questions []exchange.Entry
 	// fix is how an update rewrites the failed check, nil when it cannot.
 	fix *fix
 }

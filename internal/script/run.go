@@ -74,6 +74,65 @@ type RunOptions struct {
 	// result. An error fails the step. With Jobs > 1 it is called from
 	// several goroutines.
 	Record func(method, name string, args any, questions []exchange.Entry, result any) error
+	// Status, when set, is told how far the run is whenever a script
+	// starts, a step's outcome is known and a script ends: for a progress
+	// line. Its calls never overlap, whatever the parallelism.
+	Status func(Status)
+}
+
+// Status is how far a run of scripts is.
+type Status struct {
+	// Scripts is the number of scripts of the run, Done how many ended.
+	Scripts, Done int
+	// Passed and Failed count the steps whose outcome is known so far.
+	Passed, Failed int
+	// Running names the scripts running, in the order given.
+	Running []string
+}
+
+// tracker keeps the run's Status and tells RunOptions.Status of it.
+type tracker struct {
+	mu      sync.Mutex
+	f       func(Status)
+	st      Status
+	running []string // by script index; "" when not running
+}
+
+func newTracker(f func(Status), n int) *tracker {
+	return &tracker{f: f, st: Status{Scripts: n}, running: make([]string, n)}
+}
+
+func (t *tracker) update(change func()) {
+	if t == nil || t.f == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	change()
+	st := t.st
+	st.Running = nil
+	for _, name := range t.running {
+		if name != "" {
+			st.Running = append(st.Running, name)
+		}
+	}
+	t.f(st)
+}
+
+func (t *tracker) start(i int, name string) { t.update(func() { t.running[i] = name }) }
+
+func (t *tracker) end(i int) {
+	t.update(func() { t.running[i] = ""; t.st.Done++ })
+}
+
+func (t *tracker) step(passed bool) {
+	t.update(func() {
+		if passed {
+			t.st.Passed++
+		} else {
+			t.st.Failed++
+		}
+	})
 }
 
 // Run runs one script. It is RunAll with a single script.
@@ -98,6 +157,7 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 	}
 	out := newOrderedWriter(opts.Progress, len(scripts))
 	rep := &Report{Scripts: make([]*ScriptResult, len(scripts))}
+	status := newTracker(opts.Status, len(scripts))
 
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -106,9 +166,11 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r := &runner{opts: &opts, in: in, out: out.script(i), vars: map[string]string{}}
+				status.start(i, scripts[i].Name)
+				r := &runner{opts: &opts, in: in, out: out.script(i), vars: map[string]string{}, status: status}
 				rep.Scripts[i] = r.run(ctx, scripts[i])
 				out.finish(i)
+				status.end(i)
 			}
 		}()
 	}

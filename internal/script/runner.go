@@ -38,6 +38,7 @@ type runner struct {
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
+	status  *tracker                // how far the run is, told each step's outcome
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -161,6 +162,7 @@ func (r *runner) emit() {
 		if r.out != io.Discard {
 			writeStep(r.out, st)
 		}
+		r.status.step(st.Passed)
 		r.emitted++
 	}
 }
@@ -376,6 +378,9 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		err = &scriptError{err}
 	}
 	r.last = newLast(c.def, c.line, out, err)
+	if out != nil && len(out.Questions) > 0 {
+		res.Questions = append(res.Questions, out.Questions...)
+	}
 	r.remember(c, out)
 	return err
 }
