@@ -397,11 +397,11 @@ func TestNewRefusesUnsafeOptions(t *testing.T) {
 func TestTokenStoreFailureIsNeutral(t *testing.T) {
 	ctx := context.Background()
 	inner := tokenstore.NewMemory()
-	other, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{9}, 32))
+	other, _ := tokenstore.NewEncrypted(inner, keys.Key{ID: "other", Secret: bytes.Repeat([]byte{9}, 32)})
 	if err := other.Put(ctx, "alice", "github", &oauthToken{AccessToken: "secret-access"}); err != nil {
 		t.Fatal(err)
 	}
-	ours, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{8}, 32))
+	ours, _ := tokenstore.NewEncrypted(inner, keys.Key{ID: "ours", Secret: bytes.Repeat([]byte{8}, 32)})
 	var log bytes.Buffer
 	c, err := New(&Options{BaseURL: "http://127.0.0.1:1/connect", Keys: []keys.Key{testKey}, BrowserAuth: headerAuth{}, Store: ours,
 		Providers: []Provider{{Name: "github", OAuth2: oauthConfig("http://127.0.0.1:2/a", "http://127.0.0.1:2/t")}},

@@ -33,14 +33,20 @@
 // the project in front (the example servers' internal/httpserve,
 // tasks.RoutingHeaders) reads within the same limits, or tighter ones, and
 // the body is not read again.
+//
+// Every POST body is checked with ask.CheckMessage before the go-sdk reads
+// it: a message the go-sdk would read otherwise than other readers (a key
+// twice, answers in another letter case) is refused (-32602 for a
+// request), and an initialize is told from other requests as the go-sdk
+// reads the method.
 package endpoint
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"slices"
@@ -50,7 +56,9 @@ import (
 	"time"
 	"weak"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,6 +145,8 @@ type Options struct {
 }
 
 // Handler is an http.Handler for one MCP endpoint that serves both eras.
+// Make it with [New]; the zero Handler is not usable (it has no server to
+// serve and no bounds).
 type Handler struct {
 	stateless http.Handler
 	stateful  http.Handler
@@ -268,7 +278,10 @@ func (h *Handler) BodyLimits() (max int64, timeout time.Duration) {
 	return h.peekLimit(), h.opts.BodyReadTimeout
 }
 
-// ServeHTTP routes r to the stateless or the session handler.
+// ServeHTTP routes r to the stateless or the session handler. A POST is
+// first read and checked with ask.CheckMessage: a request the go-sdk would
+// read otherwise than other readers (a key twice, answers in another
+// letter case) is answered -32602 without reaching it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = subject.WithRequestClient(r, h.opts.Proxies)
 	var body []byte
@@ -277,6 +290,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err = reqbody.Read(w, r, reqbody.Limits{Max: h.peekLimit(), Timeout: h.opts.BodyReadTimeout})
 		if err != nil {
 			reqbody.Refuse(w, err)
+			return
+		}
+		var ok bool
+		if body, ok = screen(w, r, body); !ok {
 			return
 		}
 	}
@@ -549,23 +566,54 @@ func (h *Handler) peekLimit() int64 {
 	return DefaultMaxPeek
 }
 
+// screen checks a POST body with ask.CheckMessage and returns the body to
+// serve, false when it answered the request itself: a refused request gets
+// its -32602 error, a refused answer to the server's own request is served
+// as an error response in its place, a refused notification is dropped, a
+// batch with a refused message is refused whole (400).
+func screen(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	err := ask.CheckMessage(body)
+	if err == nil {
+		return body, true
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		http.Error(w, "the batch holds a message that could be read two ways: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	ref := ask.Refuse(body, err)
+	switch {
+	case ref.Reply != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(ref.Reply)
+		return nil, false
+	case ref.Replace != nil:
+		r.Body = io.NopCloser(bytes.NewReader(ref.Replace))
+		r.ContentLength = int64(len(ref.Replace))
+		return ref.Replace, true
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil, false
+}
+
 // opensSession reports whether body is, or holds in a batch, an initialize
-// request. A body that is not JSON does not: the stateless handler answers
-// it with the go-sdk's error.
+// request, read as the go-sdk reads it ("Method" is not "method"). A body
+// that is not JSON does not: the stateless handler answers it with the
+// go-sdk's error.
 func opensSession(body []byte) bool {
 	body = bytes.TrimSpace(body)
 	var msgs []struct {
 		Method string `json:"method"`
 	}
 	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &msgs) != nil {
+		if strictjson.DecodeAsSDK(body, &msgs) != nil {
 			return false
 		}
 	} else {
 		var m struct {
 			Method string `json:"method"`
 		}
-		if json.Unmarshal(body, &m) != nil {
+		if strictjson.DecodeAsSDK(body, &m) != nil {
 			return false
 		}
 		msgs = append(msgs, m)
@@ -612,3 +660,32 @@ func (s *statusWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the writer underneath.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// CheckMessages wraps an MCP handler that a Handler does not serve (a
+// go-sdk Streamable HTTP handler of the server's own) so that every POST
+// is checked with ask.CheckMessage before next reads it, as a Handler
+// checks it: a request the go-sdk would read otherwise than other readers
+// (an answer given twice in inputResponses, a key twice at any depth,
+// answers in another letter case) is answered -32602 without reaching
+// next, a refused answer to the server's own request reaches next as an
+// error response, a batch holding a refused message is refused with 400.
+// The body is read within the go-sdk's default limit (4 MiB) and 30
+// seconds, tightened by any limit an outer layer of the project (the
+// example servers' internal/httpserve) set on the request; next reads the
+// same bytes.
+func CheckMessages(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := reqbody.Read(w, r, reqbody.Limits{})
+		if err != nil {
+			reqbody.Refuse(w, err)
+			return
+		}
+		if _, ok := screen(w, r, body); ok {
+			next.ServeHTTP(w, r)
+		}
+	})
+}

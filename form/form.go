@@ -33,7 +33,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Form is a form-mode question whose answer decodes into a T.
+// Form is a form-mode question whose answer decodes into a T. Make it with
+// [New] or [Must], which read T's fields once; the zero Form is not usable
+// (it has no schema).
 type Form[T any] struct {
 	raw    json.RawMessage // the requested schema as sent
 	parsed *formschema.Schema

@@ -80,3 +80,44 @@ func TestAmbiguousArgumentsAndAnswersAreRefused(t *testing.T) {
 		t.Errorf("an ambiguous answer changed the task: %+v", g)
 	}
 }
+
+// One question's answer given twice in inputResponses (decline, then
+// accept) is refused, not taken last-wins; and capabilities in another
+// case ("Extensions") are no declaration of the extension, as the go-sdk
+// reads them.
+func TestRepeatedAnswerKeysAndCaseVariantCapabilitiesAreRefused(t *testing.T) {
+	server, _ := newServer(t, nil)
+	hs := httpServer(t, server)
+	alice := httpClient(t, hs.URL, "alice")
+	ct := start(t, alice, "confirm")
+	waitFor(t, alice, ct.TaskID, tasks.StatusInputRequired)
+	m, _ := rawCall(t, hs.URL, "tasks/update", ct.TaskID, `"taskId":"`+ct.TaskID+`","inputResponses":{"confirm":{"action":"decline"},"confirm":{"action":"accept","content":{"confirm":true}}}`)
+	if errorCode(m) != -32602 || !strings.Contains(m["error"].(map[string]any)["message"].(string), `key \"confirm\" appears twice`) && !strings.Contains(m["error"].(map[string]any)["message"].(string), `key "confirm" appears twice`) {
+		t.Errorf("tasks/update with one answer twice: %v, want -32602 naming the key", m)
+	}
+	if g := waitFor(t, alice, ct.TaskID, tasks.StatusInputRequired); g.Status != tasks.StatusInputRequired {
+		t.Errorf("the repeated answer changed the task: %+v", g)
+	}
+
+	// "Extensions" is not "extensions" to the go-sdk: a tool that needs
+	// the extension is refused (-32021), no task is made.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{"Extensions":{"io.modelcontextprotocol/tasks":{}}}},"name":"sleep"}}`
+	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer user:alice")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "sleep")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	_, _ = bufCopy(&buf, resp)
+	resp.Body.Close()
+	if got := buf.String(); !strings.Contains(got, "-32021") || strings.Contains(got, `"taskId"`) {
+		t.Errorf("a call declaring the extension as \"Extensions\": %s, want -32021 and no task", got)
+	}
+}

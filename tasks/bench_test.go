@@ -59,7 +59,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // BenchmarkStoreUpdate measures one read-modify-write of a record, the
 // operation every status change, answer and poll of an orphan check uses.
 func BenchmarkStoreUpdate(b *testing.B) {
-	s := tasks.NewMemoryStore()
+	s := tasks.NewMemoryStore(nil)
 	ctx := context.Background()
 	if err := s.Create(ctx, &tasks.Record{ID: "t", Status: tasks.StatusWorking}); err != nil {
 		b.Fatal(err)

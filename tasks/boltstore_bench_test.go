@@ -21,7 +21,7 @@ func BenchmarkBoltStoreUpdate(b *testing.B) {
 	for _, s := range []struct {
 		name  string
 		store tasks.Store
-	}{{"baseline-memory", tasks.NewMemoryStore()}, {"bbolt", bolt}} {
+	}{{"baseline-memory", tasks.NewMemoryStore(nil)}, {"bbolt", bolt}} {
 		if err := s.store.Create(ctx, taskstoretest.Sample("t")); err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +17,9 @@ func requestCaps(req mcp.Request) *mcp.ClientCapabilities {
 		if m := p.GetMeta(); m != nil {
 			if v, ok := m[mcp.MetaKeyClientCapabilities]; ok {
 				var c mcp.ClientCapabilities
-				if b, err := json.Marshal(v); err == nil && json.Unmarshal(b, &c) == nil {
+				// Read as the go-sdk reads them ("Extensions" is not
+				// "extensions").
+				if b, err := json.Marshal(v); err == nil && strictjson.DecodeAsSDK(b, &c) == nil {
 					return &c
 				}
 				return nil

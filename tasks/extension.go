@@ -130,7 +130,7 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 		o = *opts
 	}
 	if o.Store == nil {
-		o.Store = NewMemoryStore()
+		o.Store = NewMemoryStore(nil)
 	}
 	if o.TTL == 0 {
 		o.TTL = time.Hour

@@ -187,7 +187,7 @@ func TestTasksSharedWhenFull(t *testing.T) {
 // share of it is refused with a message that says so, and another user
 // still starts tasks.
 func TestStoreShareOfOneUserIsBounded(t *testing.T) {
-	store := &tasks.MemoryStore{Limits: tasks.StoreLimits{MaxRecordsPerUser: 3}}
+	store := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{Limits: tasks.StoreLimits{MaxRecordsPerUser: 3}})
 	server, _ := newServer(t, &tasks.Options{Store: store})
 	hs := httpServer(t, server)
 	alice, bob := httpClient(t, hs.URL, "alice"), httpClient(t, hs.URL, "bob")

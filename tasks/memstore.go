@@ -6,19 +6,25 @@ import (
 	"time"
 )
 
+// MemoryStoreOptions configure [NewMemoryStore]; nil means the defaults.
+type MemoryStoreOptions struct {
+	// Limits bound what the store keeps, in total and per user; zero fields
+	// take their defaults.
+	Limits StoreLimits
+	// Now is the clock used to drop expired records. Default time.Now.
+	Now func() time.Time
+}
+
 // MemoryStore is a [Store] that keeps records in memory: the default, for a
 // single server process whose tasks need not survive it. Expired records are
-// dropped as new ones are created. It is bounded by [StoreLimits] (set
-// Limits before first use; the zero value takes the defaults): in total
-// (DefaultMemoryStoreBytes) and for each user; beyond them Create and
-// Update fail with [ErrStoreFull] or [ErrUserStoreFull]. The zero value is an
-// empty store, ready to use.
+// dropped as new ones are created. It is bounded by
+// MemoryStoreOptions.Limits, in total (DefaultMemoryStoreBytes) and for
+// each user; beyond them Create and Update fail with [ErrStoreFull] or
+// [ErrUserStoreFull]. The zero value is an empty store with the default
+// limits, ready to use.
 type MemoryStore struct {
-	// Limits bound what the store keeps; zero fields take their defaults.
-	// Set it before the store is first used.
-	Limits StoreLimits
-
-	now func() time.Time
+	limits StoreLimits
+	now    func() time.Time
 
 	mu      sync.Mutex
 	records map[string]*Record
@@ -26,9 +32,16 @@ type MemoryStore struct {
 	creates int
 }
 
-// NewMemoryStore returns an empty MemoryStore with the default limits.
-func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{now: time.Now, records: map[string]*Record{}}
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore(opts *MemoryStoreOptions) *MemoryStore {
+	s := &MemoryStore{now: time.Now, records: map[string]*Record{}}
+	if opts != nil {
+		s.limits = opts.Limits
+		if opts.Now != nil {
+			s.now = opts.Now
+		}
+	}
+	return s
 }
 
 // sweepEvery is how many creations pass between two sweeps of expired records.
@@ -40,7 +53,7 @@ func (s *MemoryStore) initLocked() {
 		s.records = map[string]*Record{}
 	}
 	if s.ledger == nil {
-		s.ledger = newLedger(s.Limits)
+		s.ledger = newLedger(s.limits)
 	}
 }
 

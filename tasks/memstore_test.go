@@ -8,9 +8,11 @@ import (
 )
 
 func TestMemoryStore(t *testing.T) {
-	taskstoretest.Run(t, func(t *testing.T) tasks.Store { return tasks.NewMemoryStore() })
+	taskstoretest.Run(t, func(t *testing.T) tasks.Store { return tasks.NewMemoryStore(nil) })
 }
 
 func TestMemoryStoreLimits(t *testing.T) {
-	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store { return &tasks.MemoryStore{Limits: l} })
+	taskstoretest.RunLimits(t, func(t *testing.T, l tasks.StoreLimits) tasks.Store {
+		return tasks.NewMemoryStore(&tasks.MemoryStoreOptions{Limits: l})
+	})
 }

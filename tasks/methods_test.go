@@ -567,7 +567,7 @@ func (s *brokenStore) Get(ctx context.Context, id string) (*tasks.Record, error)
 // (a Redis address, a file path, a driver's message): that goes to the
 // server's log.
 func TestStoreFailureIsAnInternalError(t *testing.T) {
-	store := &brokenStore{MemoryStore: tasks.NewMemoryStore()}
+	store := &brokenStore{MemoryStore: tasks.NewMemoryStore(nil)}
 	var log syncBuffer
 	server, _ := newServer(t, &tasks.Options{Store: store, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	tc := taskclient.New(connect(t, server, nil), fast())
@@ -777,19 +777,26 @@ func TestURLAnswerCarriesNoContent(t *testing.T) {
 	}
 }
 
-// RoutingHeaders reads params with encoding/json (the last of two keys that
-// differ in case wins), the go-sdk exactly: a body whose "TaskId" agrees
-// with Mcp-Name while its "taskId" names another task passes the wrapper,
-// and the check inside the server refuses it, so a request routed by one
-// task id never acts on another.
+// RoutingHeaders reads params exactly as the go-sdk does: a body whose
+// "TaskId" agrees with Mcp-Name while its "taskId" (the one the go-sdk
+// reads) names another task is refused by the wrapper itself, with 400 and
+// -32020 naming the task the server would have acted on. (Read with
+// encoding/json, "TaskId" won and the wrapper let it through.) A key given
+// twice is refused with 400 and -32602 before the go-sdk reads it.
 func TestRoutingHeaderCaseVariantKey(t *testing.T) {
 	server, _ := newServer(t, nil)
 	hs := httpServerWrapped(t, server, tasks.RoutingHeaders)
 	alice := httpClient(t, hs.URL, "alice")
 	ct := start(t, alice, "sleep")
 	defer alice.Cancel(context.Background(), ct.TaskID)
-	m, _ := rawCall(t, hs.URL, "tasks/get", "routed-elsewhere", `"taskId":"`+ct.TaskID+`","TaskId":"routed-elsewhere"`)
-	if m["result"] != nil || errorCode(m) == 0 {
-		t.Errorf("a case-variant taskId routed by the other: %v, want an error", m)
+	m, status := rawCall(t, hs.URL, "tasks/get", "routed-elsewhere", `"taskId":"`+ct.TaskID+`","TaskId":"routed-elsewhere"`)
+	e, _ := m["error"].(map[string]any)
+	if status != http.StatusBadRequest || e == nil || e["code"] != float64(tasks.CodeHeaderMismatch) || !strings.Contains(e["message"].(string), ct.TaskID) {
+		t.Errorf("a case-variant taskId routed by the other: HTTP %d %v, want 400 and -32020 naming %s", status, m, ct.TaskID)
+	}
+	m, status = rawCall(t, hs.URL, "tasks/get", ct.TaskID, `"taskId":"other","taskId":"`+ct.TaskID+`"`)
+	e, _ = m["error"].(map[string]any)
+	if status != http.StatusBadRequest || e == nil || e["code"] != float64(-32602) || !strings.Contains(e["message"].(string), "taskId") {
+		t.Errorf("taskId twice: HTTP %d %v, want 400 and -32602 naming the key", status, m)
 	}
 }

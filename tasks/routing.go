@@ -2,11 +2,14 @@ package tasks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/strictjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // RoutingHeaders wraps a Streamable HTTP handler so that a tasks/get,
@@ -23,6 +26,12 @@ import (
 // layer of the project set on the request; else the go-sdk's default size
 // limit (4 MiB) and 30 seconds. A longer body is refused with 413, a slower
 // one with 408. next reads the same bytes; nothing is read twice.
+//
+// It reads the message exactly as the go-sdk will (keys as written:
+// "TaskId" is not "taskId"), so that the task it compares with Mcp-Name
+// is the one the server acts on; a message with a key twice, or anything
+// after it, which readers take differently, is refused with 400 and the
+// JSON-RPC error -32602 before the go-sdk reads it.
 func RoutingHeaders(next http.Handler) http.Handler {
 	var own reqbody.Limits
 	if l, ok := next.(interface {
@@ -48,7 +57,12 @@ func RoutingHeaders(next http.Handler) http.Handler {
 				TaskID string `json:"taskId"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(body, &msg) != nil {
+		if err := strictjson.DecodeAsSDK(body, &msg); err != nil {
+			if errors.Is(err, strictjson.ErrAmbiguous) {
+				refuse(w, json.RawMessage("null"), jsonrpc.CodeInvalidParams, "the request can be read two ways: "+err.Error())
+				return
+			}
+			// Not JSON, or not a message: the go-sdk answers it.
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -66,16 +80,18 @@ func RoutingHeaders(next http.Handler) http.Handler {
 		if len(id) == 0 {
 			id = json.RawMessage("null")
 		}
-		resp, _ := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      id,
-			"error": map[string]any{
-				"code":    CodeHeaderMismatch,
-				"message": fmt.Sprintf("header mismatch: Mcp-Name %q does not match params.taskId %q", name[0], msg.Params.TaskID),
-			},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(resp)
+		refuse(w, id, CodeHeaderMismatch, fmt.Sprintf("header mismatch: Mcp-Name %q does not match params.taskId %q", name[0], msg.Params.TaskID))
 	})
+}
+
+// refuse answers a request with HTTP 400 and a JSON-RPC error.
+func refuse(w http.ResponseWriter, id json.RawMessage, code int64, message string) {
+	resp, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": code, "message": message},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(resp)
 }

@@ -24,7 +24,7 @@ func (sharedStore) Shared() bool { return true }
 // through instance B: the answer and the cancellation reach A through the
 // store.
 func TestSharedStoreAcrossInstances(t *testing.T) {
-	store := sharedStore{tasks.NewMemoryStore()}
+	store := sharedStore{tasks.NewMemoryStore(nil)}
 	opts := &tasks.Options{Store: store, Heartbeat: 50 * time.Millisecond}
 	serverA, _ := newServer(t, opts)
 	serverB, _ := newServer(t, opts)
@@ -56,7 +56,7 @@ func TestSharedStoreAcrossInstances(t *testing.T) {
 }
 
 func TestSharedStoreFailsTasksWithoutHeartbeat(t *testing.T) {
-	store := sharedStore{tasks.NewMemoryStore()}
+	store := sharedStore{tasks.NewMemoryStore(nil)}
 	server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Second})
 	tc := taskclient.New(connect(t, server, nil), fast())
 	ctx := context.Background()
@@ -100,7 +100,7 @@ func (s *endlessStore) Update(ctx context.Context, id string, f func(*tasks.Reco
 // reports it failed.
 func TestOwnTaskWhoseEndWasLostFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &endlessStore{sharedStore: sharedStore{tasks.NewMemoryStore()}}
+		store := &endlessStore{sharedStore: sharedStore{tasks.NewMemoryStore(nil)}}
 		server, _ := newServer(t, &tasks.Options{Store: store, Heartbeat: time.Hour})
 		tc := taskclient.New(connect(t, server, nil), fast())
 		ctx := context.Background()
@@ -140,7 +140,7 @@ func (s *slowStore) Update(ctx context.Context, id string, f func(*tasks.Record)
 // look interrupted to the other instances: its heartbeat still lands.
 func TestSlowStoreKeepsTheHeartbeat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &slowStore{sharedStore: sharedStore{tasks.NewMemoryStore()}, delay: 1500 * time.Millisecond}
+		store := &slowStore{sharedStore: sharedStore{tasks.NewMemoryStore(nil)}, delay: 1500 * time.Millisecond}
 		opts := &tasks.Options{Store: store, Heartbeat: time.Second}
 		serverA, _ := newServer(t, opts)
 		serverB, _ := newServer(t, opts)

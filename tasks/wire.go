@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -122,6 +123,19 @@ type UpdateTaskParams struct {
 	mcp.ParamsBase
 	TaskID         string                     `json:"taskId"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
+
+// UnmarshalJSON reads the params as the go-sdk reads them, refusing an
+// object with a key twice at any depth (one question's answer given twice
+// in inputResponses: the go-sdk keeps the last, another reader the first).
+func (p *UpdateTaskParams) UnmarshalJSON(data []byte) error {
+	type plain UpdateTaskParams
+	var v plain
+	if err := strictjson.DecodeAsSDK(data, &v); err != nil {
+		return err
+	}
+	*p = UpdateTaskParams(v)
+	return nil
 }
 
 // UpdateTaskResult is the empty acknowledgement of tasks/update.

@@ -168,7 +168,8 @@ func runDocExamples(t *testing.T, root string, cmds []docexamples.Command) strin
 	env = append(env, "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TMPDIR="+t.TempDir(),
 		"TOKEN=t0ken", "ACCESSIBLE=",
-		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice")
+		"MCP_TESTER_BROWSER="+filepath.Join(dir, "bin", "fakebrowser"), "FAKEBROWSER_USER=alice",
+		"PROTECTED_PASSWORD=letmein", "FAKEBROWSER_PASSWORD=letmein")
 	fails := docexamples.Run(context.Background(), docexamples.Options{Dir: dir, Env: env, Done: []string{"make build"}}, cmds)
 	for _, f := range fails {
 		t.Error(f)

@@ -4,19 +4,23 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )
 
 // Encrypted wraps a [Store] so that what it keeps is sealed: the access and refresh
 // tokens are encrypted with AES-256-GCM before they reach the inner store, bound to the
 // user and provider they belong to (a sealed token copied to another user's entry does
-// not open). Token type and expiry stay readable.
+// not open). Token type and expiry stay readable. Make it with [NewEncrypted]; the zero
+// Encrypted is not usable (it has no inner store and no key).
 type Encrypted struct {
 	inner Store
 	aead  cipher.AEAD
@@ -25,16 +29,23 @@ type Encrypted struct {
 // sealedPrefix marks a sealed value in the inner store.
 const sealedPrefix = "sealed.v1."
 
-// NewEncrypted returns a store that seals tokens with key (32 random bytes) before
-// passing them to inner.
-func NewEncrypted(inner Store, key []byte) (*Encrypted, error) {
+// sealingPurpose is what the AES key is derived for from a [keys.Key]'s secret.
+const sealingPurpose = "askback tokenstore: the key that seals tokens"
+
+// NewEncrypted returns a store that seals tokens before passing them to inner, with an
+// AES-256 key derived from key's secret (HMAC-SHA256 of a purpose of its own): the same
+// [keys.Key] may also sign reqstate's states and connect's links, and the key that seals
+// tokens is still not the key that signs them.
+func NewEncrypted(inner Store, key keys.Key) (*Encrypted, error) {
 	if inner == nil {
 		return nil, errors.New("token store: no inner store to encrypt")
 	}
-	if len(key) != 32 {
-		return nil, fmt.Errorf("token store: the encryption key must be 32 bytes, not %d", len(key))
+	if err := keys.Check([]keys.Key{key}); err != nil {
+		return nil, fmt.Errorf("token store: the encryption key: %w", err)
 	}
-	block, err := aes.NewCipher(key)
+	m := hmac.New(sha256.New, key.Secret)
+	m.Write([]byte(sealingPurpose))
+	block, err := aes.NewCipher(m.Sum(nil))
 	if err != nil {
 		return nil, fmt.Errorf("token store: %w", err)
 	}

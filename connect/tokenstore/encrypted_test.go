@@ -10,10 +10,11 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
+	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )
 
-var encKey = bytes.Repeat([]byte{9}, 32)
+var encKey = keys.Key{ID: "k1", Secret: bytes.Repeat([]byte{9}, 32)}
 
 func TestEncrypted(t *testing.T) {
 	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
@@ -68,7 +69,7 @@ func TestEncryptedRefusesMovedTokensAndWrongKeys(t *testing.T) {
 	if tok, err := s.Get(ctx, "alice", "github"); err == nil {
 		t.Fatalf("bob's sealed token opened as alice's: %q", tok.AccessToken)
 	}
-	other, _ := tokenstore.NewEncrypted(inner, bytes.Repeat([]byte{8}, 32))
+	other, _ := tokenstore.NewEncrypted(inner, keys.Key{ID: "k1", Secret: bytes.Repeat([]byte{8}, 32)})
 	if _, err := other.Get(ctx, "bob", "github"); err == nil {
 		t.Fatal("opened with another key")
 	}
@@ -76,7 +77,7 @@ func TestEncryptedRefusesMovedTokensAndWrongKeys(t *testing.T) {
 	if _, err := s.Get(ctx, "carol", "github"); err == nil {
 		t.Fatal("an unsealed value was returned as a token")
 	}
-	if _, err := tokenstore.NewEncrypted(inner, []byte("short")); err == nil {
+	if _, err := tokenstore.NewEncrypted(inner, keys.Key{ID: "k1", Secret: []byte("short")}); err == nil {
 		t.Fatal("a short key was accepted")
 	}
 }

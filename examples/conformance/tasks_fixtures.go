@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/askback/askback/ask"
 	"sync"
 	"time"
 
+	"github.com/askback/askback/ask"
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -53,7 +54,7 @@ func addTaskFixtures(server *mcp.Server) {
 			return nil, err
 		}
 		t.Status("computing " + in.Label)
-		if err := taskSleep(ctx, time.Duration(in.Seconds*float64(time.Second))); err != nil {
+		if err := sleep.For(ctx, time.Duration(in.Seconds*float64(time.Second))); err != nil {
 			return nil, err
 		}
 		return taskText(fmt.Sprintf("computed %s after %gs", in.Label, in.Seconds)), nil
@@ -64,7 +65,7 @@ func addTaskFixtures(server *mcp.Server) {
 		Description: "Runs as a task (required) and ends with a tool error after about a second.",
 		InputSchema: object(map[string]any{}),
 	}, tasks.Required, func(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, error) {
-		if err := taskSleep(ctx, time.Second); err != nil {
+		if err := sleep.For(ctx, time.Second); err != nil {
 			return nil, err
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the job failed: input rejected"}}}, nil
@@ -155,23 +156,12 @@ func addTaskFixtures(server *mcp.Server) {
 			return taskText("no name given (" + a.Action + ")"), nil
 		}
 		return ext.Start(ctx, req, tasks.Required, func(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, error) {
-			if err := taskSleep(ctx, 100*time.Millisecond); err != nil {
+			if err := sleep.For(ctx, 100*time.Millisecond); err != nil {
 				return nil, err
 			}
 			return taskText("Hello, " + name + "!"), nil
 		})
 	})
-}
-
-func taskSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 func taskText(s string) *mcp.CallToolResult {

@@ -85,7 +85,9 @@ func run(ctx context.Context, stderr io.Writer, key, addr, taskDB string, ro *ro
 		return err
 	}
 	if addr == "" {
-		return srv.Run(ctx, &mcp.StdioTransport{})
+		// Every message checked before the go-sdk reads it: ambiguous
+		// answers are refused (ask.CheckMessage).
+		return srv.Run(ctx, ask.StrictStdio())
 	}
 	ho := &httpserve.Options{MaxBody: maxRequestBody}
 	if df != nil && df.http != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/form"
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -100,7 +101,7 @@ func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, 
 		half = 1
 	}
 	for i := 1; i <= half; i++ {
-		if err := r.step(ctx); err != nil {
+		if err := sleep.For(ctx, r.opts.Step); err != nil {
 			return nil, err
 		}
 		t.Progress(float64(i), float64(n), "Updating instances to "+name)
@@ -122,7 +123,7 @@ func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, 
 	switch choice.Decision {
 	case "continue":
 		for i := half + 1; i <= n; i++ {
-			if err := r.step(ctx); err != nil {
+			if err := sleep.For(ctx, r.opts.Step); err != nil {
 				return nil, err
 			}
 			t.Progress(float64(i), float64(n), "Updating instances to "+name)
@@ -130,7 +131,7 @@ func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, 
 		return rolloutText(fmt.Sprintf("Rollout of %s complete: %d of %d instances updated.", name, n, n)), nil
 	case "rollback":
 		for i := half; i >= 1; i-- {
-			if err := r.step(ctx); err != nil {
+			if err := sleep.For(ctx, r.opts.Step); err != nil {
 				return nil, err
 			}
 			t.Progress(float64(half-i+1), float64(half), "Rolling back "+name)
@@ -138,18 +139,6 @@ func (r *rollout) run(ctx context.Context, t *tasks.Task) (*mcp.CallToolResult, 
 		return rolloutText(fmt.Sprintf("Rolled back %s: the %d updated instances run the previous version again; %s runs nowhere.", name, half, in.Version)), nil
 	default: // "pause", the safe default
 		return rolloutText(fmt.Sprintf("Rollout of %s paused at %d of %d instances: nothing more was rolled out.", name, half, n)), nil
-	}
-}
-
-// step waits for one instance to be updated, or for the task to be cancelled.
-func (r *rollout) step(ctx context.Context) error {
-	t := time.NewTimer(r.opts.Step)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
 	}
 }
 

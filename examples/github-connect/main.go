@@ -145,8 +145,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer bolt.Close()
 		// Sealed with a key derived from the key file: the database file alone
-		// gives away no token.
-		if store, err = tokenstore.NewEncrypted(bolt, derive(key.Secret, "github-connect token store")); err != nil {
+		// gives away no token (NewEncrypted derives a sealing key of its own).
+		if store, err = tokenstore.NewEncrypted(bolt, key); err != nil {
 			return err
 		}
 	}

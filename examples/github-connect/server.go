@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,7 +117,10 @@ func newApp(cfg config) (*app, error) {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", browser.throttle.tokens(auth.RequireBearerToken(dir.verifyToken, nil)(mcpHandler), dir.verifyToken))
+	// Every message is checked before the go-sdk reads it: an answer given
+	// twice in inputResponses, or in another letter case, is refused.
+	checked := endpoint.CheckMessages(mcpHandler)
+	mux.Handle("/mcp", browser.throttle.tokens(auth.RequireBearerToken(dir.verifyToken, nil)(checked), dir.verifyToken))
 	mux.Handle("/signin", http.NewCrossOriginProtection().Handler(browser.serveSignIn(serverName)))
 	mux.Handle("/connect/", conn)
 	return &app{handler: httpserve.Bodies(mux, &httpserve.Options{MaxBody: maxRequestBody}), connector: conn}, nil

@@ -120,7 +120,9 @@ func main() {
 	mcp.AddTool(server, &mcp.Tool{Name: "book", Description: "Books a table. Asks the user for the date and the size of the party."}, b.book)
 
 	if *addr == "" {
-		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		// Every message is checked before the go-sdk reads it: answers it
+		// would read otherwise than other readers are refused.
+		if err := server.Run(context.Background(), ask.StrictStdio()); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -1,10 +1,17 @@
 // Command protected serves an MCP server that requires OAuth, and the
 // authorization server that issues its tokens, on one loopback address:
 // the place to try mcp-tester's login (see docs/auth.md), and the server
-// of its transcripts. The authorization server is the test one of
-// internal/fixtures/authserver: a consent page on which one signs in as
-// alice or bob, dynamic client registration, PKCE, refresh tokens, client
-// credentials, DPoP (-dpop, -dpop-nonce), and flags to misbehave.
+// of its transcripts. The authorization server is the one of
+// internal/fixtures/authserver: a sign-in page for alice and bob,
+// dynamic client registration, PKCE, refresh tokens, client credentials,
+// DPoP (-dpop, -dpop-nonce), and flags to misbehave. Its package doc says
+// what it guards and what a real server adds.
+//
+// alice and bob sign in with the password in $PROTECTED_PASSWORD, or,
+// when that is not set, a random one printed on stderr at start.
+// -test-only-consent-without-sign-in replaces the password with a page on
+// which anyone signs in as anyone with a click: for tests only, never on
+// a server others can reach.
 //
 // It writes its MCP URL to -url-file once it listens, and every access
 // token it hands out to -tokens-file, one a line, so that a test can look
@@ -12,6 +19,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,6 +57,7 @@ func run() error {
 	dpop := flag.Bool("dpop", false, "take DPoP-bound tokens only (RFC 9449), proofs checked strictly")
 	dpopNonce := flag.Bool("dpop-nonce", false, "with -dpop, ask for a DPoP nonce in every proof")
 	dpopChurn := flag.Bool("dpop-nonce-churn", false, "with -dpop, answer every proof with a new nonce (a client must give up)")
+	clickConsent := flag.Bool("test-only-consent-without-sign-in", false, "TESTS ONLY: anyone signs in as anyone with a click, no password")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -58,7 +67,21 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	var mu sync.Mutex
 	opts := authserver.Options{Issuer: base, TokenTTL: *ttl, Withhold: *withhold, NoPKCE: *noPKCE, WrongIssuer: *wrongIssuer,
-		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration, DPoP: *dpop || *dpopNonce || *dpopChurn, DPoPNonce: *dpopNonce, DPoPNonceChurn: *dpopChurn}
+		WrongState: *wrongState, NeverRedirect: *neverRedirect, NoRegistration: *noRegistration, DPoP: *dpop || *dpopNonce || *dpopChurn, DPoPNonce: *dpopNonce, DPoPNonceChurn: *dpopChurn,
+		ConsentWithoutSignIn: *clickConsent}
+	signIn := "sign in as alice or bob"
+	if *clickConsent {
+		signIn += " with a click (test mode: no password, anyone signs in as anyone)"
+	} else {
+		password, given := os.LookupEnv("PROTECTED_PASSWORD")
+		if !given || password == "" {
+			password = rand.Text()
+			signIn += " with the password " + password
+		} else {
+			signIn += " with the password in $PROTECTED_PASSWORD"
+		}
+		opts.Passwords = map[string]string{"alice": password, "bob": password}
+	}
 	if *client != "" {
 		id, secret, _ := strings.Cut(*client, ":")
 		opts.Clients = map[string]string{id: secret}
@@ -93,7 +116,7 @@ func run() error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "protected: MCP server at %s%s (tools whoami, admin, deploy); sign in as alice or bob\n", base, authserver.MCPPath)
+	fmt.Fprintf(os.Stderr, "protected: MCP server at %s%s (tools whoami, admin, deploy); %s\n", base, authserver.MCPPath, signIn)
 	srv := httpserve.Server(mux, nil) // bodies, headers and idle connections bounded
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err

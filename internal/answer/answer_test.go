@@ -67,8 +67,15 @@ func TestQueueOrderAndKeys(t *testing.T) {
 	}
 }
 
+// declining declines every question.
+type declining struct{}
+
+func (declining) Answer(context.Context, *Question) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
 func TestChainFallsThrough(t *testing.T) {
-	c := Chain{NewQueue(), nil, Declining{}}
+	c := Chain{NewQueue(), nil, declining{}}
 	res, err := c.Answer(context.Background(), &Question{})
 	if err != nil || res.Action != "decline" {
 		t.Errorf("chain = %v, %v", res, err)
@@ -214,8 +221,9 @@ func TestWhoDeclaresSamplingOnlyWithReplies(t *testing.T) {
 	}{
 		{Who{Written: NewQueue()}, false},
 		{Who{Written: NewQueue(), Strict: "add one"}, false},
-		{Who{Written: NewQueue(), Samples: replies()}, true},
-		{Who{Written: NewQueue(), Samples: replies(), Strict: "add one"}, true},
+		{Who{Written: NewQueue(), Samples: []*Samples{nil}}, false},
+		{Who{Written: NewQueue(), Samples: []*Samples{replies()}}, true},
+		{Who{Written: NewQueue(), Samples: []*Samples{nil, replies()}, Strict: "add one"}, true},
 	} {
 		a := c.who.Answerer()
 		if got := CanSample(a); got != c.want {

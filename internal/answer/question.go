@@ -94,11 +94,3 @@ func (r Required) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, e
 	}
 	return nil, errors.New(msg)
 }
-
-// Declining is the last resort: it declines every question.
-type Declining struct{}
-
-// Answer declines.
-func (Declining) Answer(context.Context, *Question) (*mcp.ElicitResult, error) {
-	return &mcp.ElicitResult{Action: "decline"}, nil
-}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -76,23 +76,20 @@ func ParseSample(s string) (Sample, error) {
 		StopReason string  `json:"stopReason"`
 		Role       string  `json:"role"`
 	}
-	if err := strictjson.CheckKeys([]byte(s)); errors.Is(err, strictjson.ErrAmbiguous) {
-		// encoding/json would keep the last of two "text"s ("Text" too).
-		return Sample{}, fmt.Errorf("sample %s: %v", abbrev(s), err)
+	what := "sample " + abbrev(s)
+	err := jsonobject.Decode(what, s, &w)
+	var fe *jsonobject.FieldError
+	if errors.As(err, &fe) {
+		return Sample{}, fmt.Errorf("%s: not a reply object {\"text\": …, \"model\": …, \"stopReason\": …, \"role\": …}: %v", what, fe.Err)
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return Sample{}, fmt.Errorf("sample %s: not a reply object {\"text\": …, \"model\": …, \"stopReason\": …, \"role\": …}: %v", abbrev(s), err)
-	}
-	if dec.More() {
-		return Sample{}, fmt.Errorf("sample %s: text after the JSON object", abbrev(s))
+	if err != nil {
+		return Sample{}, err
 	}
 	if w.Text == nil {
-		return Sample{}, fmt.Errorf("sample %s: the object has no \"text\"", abbrev(s))
+		return Sample{}, fmt.Errorf("%s: the object has no \"text\"", what)
 	}
 	if w.Role != "" && w.Role != "assistant" && w.Role != "user" {
-		return Sample{}, fmt.Errorf("sample %s: role is assistant or user, not %q", abbrev(s), w.Role)
+		return Sample{}, fmt.Errorf("%s: role is assistant or user, not %q", what, w.Role)
 	}
 	return Sample{Text: *w.Text, Model: w.Model, StopReason: w.StopReason, Role: w.Role}, nil
 }

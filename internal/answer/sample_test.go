@@ -22,7 +22,12 @@ func TestParseSample(t *testing.T) {
 		{in: `{"model": "m"}`, wantErr: `has no "text"`},
 		{in: `{"text": "x", "role": "system"}`, wantErr: `role is assistant or user`},
 		{in: `{"text": "x"} {}`, wantErr: "text after the JSON object"},
-		{in: `{broken`, wantErr: "not a reply object"},
+		{in: `{broken`, wantErr: `sample "{broken" is not a JSON object: invalid character 'b' looking for beginning of object key string`},
+		// What a person writes is read by the one rule of internal/jsonobject:
+		// a brace too many is text after the object, not the end of it.
+		{in: `{"text":"hi"}}`, wantErr: `sample "{\"text\":\"hi\"}}" has text after the JSON object`},
+		{in: `{"text":"hi"}]`, wantErr: `sample "{\"text\":\"hi\"}]" has text after the JSON object`},
+		{in: `{"text":"a","Text":"b"}`, wantErr: `ambiguous JSON object: keys "text" and "Text" differ only in letter case`},
 	}
 	for _, c := range cases {
 		got, err := ParseSample(c.in)

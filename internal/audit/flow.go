@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,9 +79,7 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 			if busy >= 3 {
 				return f
 			}
-			select {
-			case <-time.After(time.Duration(busy) * 100 * time.Millisecond):
-			case <-ctx.Done():
+			if sleep.For(ctx, time.Duration(busy)*100*time.Millisecond) != nil {
 				return f
 			}
 			responses, state = nil, o.state

@@ -61,6 +61,12 @@ type outcome struct {
 // answer at all.
 func (o outcome) refused() bool { return o.kind != kComplete }
 
+// failed reports an answer that is a failure: an error result, a JSON-RPC
+// error, or none at all.
+func (o outcome) failed() bool {
+	return o.kind == kErrorResult || o.kind == kRPCError || o.kind == kBroken
+}
+
 func (o outcome) evidence(what string) Evidence {
 	e := Evidence{What: what, Sent: o.ex.request(), Got: o.ex.response()}
 	if o.ex == nil {

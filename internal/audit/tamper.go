@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/jsonobject"
 )
 
 // tamper is one way to change a requestState. Variants are chosen by
@@ -162,14 +164,12 @@ func readable(seg string) (codec, map[string]any, bool) {
 	return codec{}, nil, false
 }
 
+// decodeObject reads b as one JSON object by the rule of internal/jsonobject
+// (nothing after it, no key twice), its numbers as written, so that an
+// edit changes one value and nothing else.
 func decodeObject(b []byte) (map[string]any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v map[string]any
-	if dec.Decode(&v) != nil || dec.More() || v == nil {
-		return nil, false
-	}
-	return v, true
+	v, err := jsonobject.Parse("the state", string(b), jsonobject.AsWritten)
+	return v, err == nil
 }
 
 // segments splits a state into the parts that may be readable: the whole

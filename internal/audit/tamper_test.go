@@ -112,6 +112,20 @@ func TestReadableEditsPreserveFormat(t *testing.T) {
 	}
 }
 
+// A payload that is not exactly one JSON object (a brace too many, a key
+// twice) is not read as one: no edit of its values, which would rest on a
+// reading the server may not share.
+func TestReadableIsOneObject(t *testing.T) {
+	for _, payload := range []string{`{"user":"alice","n":1}}`, `{"user":"alice"} {}`, `{"user":"alice","user":"bob"}`} {
+		state := base64.RawURLEncoding.EncodeToString([]byte(payload))
+		for _, tm := range tampers(state) {
+			if strings.HasPrefix(tm.name, "readable") {
+				t.Errorf("%s: %s", payload, tm.name)
+			}
+		}
+	}
+}
+
 // A JWT-shaped state also gets the "alg":"none" attack.
 func TestJWTAlgNone(t *testing.T) {
 	h := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))

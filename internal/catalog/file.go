@@ -16,7 +16,7 @@ import (
 	"github.com/askback/askback/internal/termsafe"
 )
 
-// MaxFileSize bounds a catalog file that Read accepts.
+// MaxFileSize bounds a catalog file that Parse is given.
 const MaxFileSize = 64 << 20
 
 // Path names a place in a catalog, as the file nests it:
@@ -222,21 +222,9 @@ func itemPath(list Path, i int, item any) Path {
 	return list.Index(i)
 }
 
-// Read reads a catalog file: one JSON object in the form Encode writes
+// Parse reads a catalog file: one JSON object in the form Encode writes
 // (any spacing), no key twice in one object, no member the format does
-// not have, catalogFormat 1.
-func Read(r io.Reader) (*Catalog, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d MiB", MaxFileSize>>20)
-	}
-	return Parse(data)
-}
-
-// Parse is Read of data.
+// not have, catalogFormat 1. A caller reads at most MaxFileSize bytes.
 func Parse(data []byte) (*Catalog, error) {
 	if err := strictjson.CheckRepeats(data); err != nil {
 		return nil, err

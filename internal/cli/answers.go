@@ -140,7 +140,7 @@ func declaring(samples []string) (answer.Answerer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer.Who{Samples: answer.NewSamples(parsed...)}.Answerer(), nil
+	return answer.Who{Samples: []*answer.Samples{answer.NewSamples(parsed...)}}.Answerer(), nil
 }
 
 // samples parses the --sample answers.
@@ -194,7 +194,7 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	o.queue = answer.NewQueue(specs...)
 	who := answer.Who{Written: o.scripted(io, o.queue), Person: o.person(io)}
 	if len(samples) > 0 {
-		who.Samples = answer.NewSamples(samples...)
+		who.Samples = []*answer.Samples{answer.NewSamples(samples...)}
 	}
 	if o.Strict {
 		who.Strict = "--strict does not let it be declined: add an --elicit answer for it"

@@ -50,8 +50,9 @@ SERVER is the server's URL or the name of a profile.`,
 	f := cmd.Flags()
 	opts.Conn.flags = f
 	f.StringArrayVarP(&opts.Conn.Headers, "header", "H", nil, `send "Name: value" with every request to the server (repeatable)`)
-	f.DurationVar(&opts.Conn.Timeout, "timeout", 30*time.Second, "time limit for reaching the server (the browser step has --login-timeout)")
+	f.DurationVar(&opts.Conn.Timeout, "timeout", 30*time.Second, "time limit for reaching the server (the login has --login-timeout)")
 	addLoginFlags(cmd, &opts.Conn.Auth)
+	f.Lookup("login-timeout").Usage = "time limit of the login (default 5m)"
 	_ = f.MarkHidden("login") // auth login always logs in
 	return cmd
 }
@@ -63,6 +64,10 @@ func runAuthLogin(ctx context.Context, opts *AuthLoginOptions) error {
 	}
 	c.Auth.Login = true // the cached login is not used
 	c.MaxRounds = 1
+	if c.Auth.Timeout <= 0 {
+		// Logging in is the command: a person has its default time.
+		c.Auth.Timeout = login.DefaultTimeout
+	}
 	sopts, err := c.sessionOptions(opts.IO)
 	if err != nil {
 		return err
@@ -74,11 +79,7 @@ func runAuthLogin(ctx context.Context, opts *AuthLoginOptions) error {
 	if h == nil {
 		return usageErr("%s is reached with an Authorization header of its own (-H or the profile): there is nothing to log in to", c.URL)
 	}
-	browser := c.Auth.Timeout
-	if browser <= 0 {
-		browser = login.DefaultTimeout
-	}
-	lctx, cancel := context.WithTimeout(ctx, c.Timeout+browser)
+	lctx, cancel := context.WithTimeout(ctx, c.Timeout+c.Auth.Timeout)
 	defer cancel()
 	if err := h.Login(lctx, sopts.Target.HTTPClient()); err != nil {
 		return &exitError{code: ExitFailed, err: err}

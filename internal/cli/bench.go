@@ -367,7 +367,7 @@ func (w *benchWorker) Flow(ctx context.Context, r *loadgen.Rounds) error {
 	if w.flow.script != nil {
 		return w.runScript(ctx)
 	}
-	res, _, err := w.s.CallTool(ctx, w.flow.tool, w.flow.args, answer.Who{Written: answer.NewQueue(w.flow.specs...), Samples: answer.NewSamples(w.flow.samples...)}.Answerer())
+	res, _, err := w.s.CallTool(ctx, w.flow.tool, w.flow.args, answer.Who{Written: answer.NewQueue(w.flow.specs...), Samples: []*answer.Samples{answer.NewSamples(w.flow.samples...)}}.Answerer())
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,7 @@ func TestCommandFlags(t *testing.T) {
 		"resources list":      conn + " all cursor format json root sample",
 		"resources read":      conn + " accessible elicit format interactive json max-rounds no-elicitation no-url no-validate open open-despite-warnings raw record root sample strict",
 		"resources subscribe": conn + " count format",
+		"serve":               "addr-file answers fault listen listen-any max-sessions report state-ttl",
 		"resources templates": conn + " all cursor format json root sample",
 		"tasks cancel":        conn + " format",
 		"tasks get":           conn + " format",

@@ -69,6 +69,22 @@ func (o *ListOptions) pages() session.Pages {
 	return session.Pages{Cursor: o.Cursor, All: o.All}
 }
 
+// listPages opens the session of a list command, lists the pages opts ask
+// for with list (a session's ListTools, ListPrompts, …) and prints them:
+// table writes the rows of the text listing. It returns what it listed.
+func listPages[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), table func(io.Writer, []T)) ([]T, error) {
+	s, err := opts.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	items, next, err := list(s, ctx, opts.pages())
+	if err != nil {
+		return nil, err
+	}
+	return items, listed(opts, key, nonNil(items), len(items), next, func(w io.Writer) { table(w, items) })
+}
+
 // listed prints a listing: JSON as the server's list result, or a table
 // and, when there are more pages, how to get them.
 func listed(opts *ListOptions, key string, items any, n int, next string, table func(w io.Writer)) error {

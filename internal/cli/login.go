@@ -52,8 +52,8 @@ type LoginOptions struct {
 	// NoBrowser prints the address and reads back the pasted one
 	// (--no-browser).
 	NoBrowser bool
-	// Timeout bounds the browser step (--login-timeout); zero means
-	// login.DefaultTimeout.
+	// Timeout bounds a login (--login-timeout), the command's --timeout
+	// paused meanwhile; zero: a login ends within the command's --timeout.
 	Timeout time.Duration
 	// Getenv reads MCP_TESTER_CLIENT_SECRET and MCP_TESTER_BROWSER; nil
 	// means the process's environment.
@@ -82,7 +82,7 @@ func addLoginFlags(cmd *cobra.Command, o *LoginOptions) {
 	f.StringArrayVar(&o.Scopes, "scope", nil, "an OAuth scope to ask for besides the ones the server names (repeatable)")
 	f.StringVar(&o.RedirectURL, "redirect-url", "", "the loopback address the browser comes back to (default: a free port on 127.0.0.1)")
 	f.BoolVar(&o.NoBrowser, "no-browser", false, "do not open a browser: print the login address and read back the address the browser ends on")
-	f.DurationVar(&o.Timeout, "login-timeout", 0, "how long a login waits for the browser to come back (default 5m)")
+	f.DurationVar(&o.Timeout, "login-timeout", 0, "a time limit of its own for an OAuth login, --timeout paused meanwhile (default: the login ends within --timeout)")
 }
 
 func (o *LoginOptions) getenv(name string) string {

@@ -73,6 +73,10 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	}
 	defer s.Close()
 	res, asked, err := s.GetPrompt(ctx, opts.Name, args, nil)
+	if cerr := s.Close(); err == nil {
+		// A second answer, seen only now, is a failure too.
+		err = cerr
+	}
 	if err != nil {
 		return withAsked(err, asked)
 	}

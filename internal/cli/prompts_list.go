@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -21,16 +23,7 @@ func newPromptsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *Lis
 }
 
 func runPromptsList(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	prompts, next, err := s.ListPrompts(ctx, opts.pages())
-	if err != nil {
-		return err
-	}
-	return listed(opts, "prompts", nonNil(prompts), len(prompts), next, func(w io.Writer) {
+	_, err := listPages(ctx, opts, "prompts", (*session.Session).ListPrompts, func(w io.Writer, prompts []*mcp.Prompt) {
 		fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
 		for _, p := range prompts {
 			var args []string
@@ -44,4 +37,5 @@ func runPromptsList(ctx context.Context, opts *ListOptions) error {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", termsafe.Line(p.Name), cell(strings.Join(args, ","), 40), cell(p.Description, 70))
 		}
 	})
+	return err
 }

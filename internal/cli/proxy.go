@@ -12,9 +12,9 @@ import (
 	"syscall"
 
 	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/fixtures/listen"
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/listen"
 	"github.com/askback/askback/internal/proxy"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/target"

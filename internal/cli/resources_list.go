@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -20,19 +22,11 @@ func newResourcesListCmd(ios *iostreams.IOStreams, runF func(context.Context, *L
 }
 
 func runResourcesList(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	res, next, err := s.ListResources(ctx, opts.pages())
-	if err != nil {
-		return err
-	}
-	return listed(opts, "resources", nonNil(res), len(res), next, func(w io.Writer) {
+	_, err := listPages(ctx, opts, "resources", (*session.Session).ListResources, func(w io.Writer, res []*mcp.Resource) {
 		fmt.Fprintln(w, "URI\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URI), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
 		}
 	})
+	return err
 }

@@ -53,6 +53,10 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 	}
 	defer s.Close()
 	res, asked, err := s.ReadResource(ctx, opts.URI, nil)
+	if cerr := s.Close(); err == nil {
+		// A second answer, seen only now, is a failure too.
+		err = cerr
+	}
 	if err != nil {
 		return withAsked(err, asked)
 	}

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -19,19 +21,11 @@ func newResourcesTemplatesCmd(ios *iostreams.IOStreams, runF func(context.Contex
 }
 
 func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
-	s, err := opts.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	res, next, err := s.ListResourceTemplates(ctx, opts.pages())
-	if err != nil {
-		return err
-	}
-	return listed(opts, "resourceTemplates", nonNil(res), len(res), next, func(w io.Writer) {
+	_, err := listPages(ctx, opts, "resourceTemplates", (*session.Session).ListResourceTemplates, func(w io.Writer, res []*mcp.ResourceTemplate) {
 		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URITemplate), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))
 		}
 	})
+	return err
 }

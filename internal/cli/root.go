@@ -122,6 +122,7 @@ from flags, from scripts, or from a person at the terminal.`,
 		newScanCmd(io, nil),
 		newGradeCmd(io, nil),
 		newCatalogCmd(io),
+		newServeCmd(io, nil),
 	)
 	// --lang was the earlier mcp-tester's choice of output language (en,
 	// de); this tester speaks English, and says so rather than refusing a

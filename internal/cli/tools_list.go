@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -33,21 +34,7 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 // listTools lists the pages of tools opts ask for, prints them and returns
 // them.
 func listTools(ctx context.Context, opts *ListOptions) ([]*mcp.Tool, error) {
-	s, err := opts.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	tools, next, err := s.ListTools(ctx, opts.pages())
-	if err != nil {
-		return nil, err
-	}
-	return tools, printTools(opts, tools, next)
-}
-
-// printTools prints a listing of tools, as a table or JSON.
-func printTools(opts *ListOptions, tools []*mcp.Tool, next string) error {
-	return listed(opts, "tools", nonNil(tools), len(tools), next, func(w io.Writer) {
+	return listPages(ctx, opts, "tools", (*session.Session).ListTools, func(w io.Writer, tools []*mcp.Tool) {
 		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
 		for _, t := range tools {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", termsafe.Line(t.Name), hints(t.Annotations), cell(t.Description, 100))

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/askback/askback/internal/termsafe"
 )
@@ -75,49 +77,77 @@ func property(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// Guard returns a writer that passes text to w with every line that GitHub
-// Actions would read as a workflow command (one that starts with "::",
-// after spaces) prefixed with "| ": a server's text printed in a report
-// cannot write an annotation, mask a value or stop the reading of
-// commands. The annotations themselves go to w directly. Spaces and a
-// colon that begin a line are held until the line shows what it is: text
-// written through it ends with a newline.
+// Guard returns a writer that passes text to w defused for the GitHub
+// Actions runner, which reads every line of a step's output for workflow
+// commands: a line that starts with "::" after white space (any Unicode
+// white space, as the runner trims it) is prefixed with "| ", and the
+// legacy form "##[", which the runner reads anywhere in a line, is
+// written "##\[". A server's text printed in a report thus cannot write
+// an annotation, mask a value or stop the reading of commands. The
+// annotations themselves go to w directly. White space and a colon that
+// begin a line are held until the line shows what it is: text written
+// through it ends with a newline.
 func Guard(w io.Writer) io.Writer { return &guard{w: w, start: true} }
 
 type guard struct {
-	w     io.Writer
-	start bool // the next byte starts a line
-	head  []byte
+	w      io.Writer
+	start  bool // the next byte starts a line
+	head   []byte
+	hashes int // the "#" just written, on this line
 }
+
+// lineEnd reports whether c ends a line for the runner, which reads lines
+// ended by \n, \r or both.
+func lineEnd(c byte) bool { return c == '\n' || c == '\r' }
+
+// leadingSpace is the white space the runner trims before "::".
+func leadingSpace(r rune) bool { return r != '\n' && r != '\r' && unicode.IsSpace(r) }
 
 func (g *guard) Write(p []byte) (int, error) {
 	var out bytes.Buffer
 	for _, c := range p {
 		if !g.start {
-			out.WriteByte(c)
-			if c == '\n' {
-				g.start = true
-			}
+			g.body(&out, c)
 			continue
 		}
-		// At the start of a line: hold the leading spaces and what may
-		// begin "::" until it is decided.
+		// At the start of a line: hold the leading white space and what
+		// may begin "::" until it is decided.
 		g.head = append(g.head, c)
-		trimmed := bytes.TrimLeft(g.head, " \t")
+		trimmed := bytes.TrimLeftFunc(g.head, leadingSpace)
 		switch {
-		case len(trimmed) == 0:
+		case lineEnd(c):
+		case len(trimmed) == 0, !utf8.FullRune(trimmed):
 			continue
 		case len(trimmed) == 1 && trimmed[0] == ':':
 			continue
 		case len(trimmed) >= 2 && trimmed[0] == ':' && trimmed[1] == ':':
 			out.WriteString("| ")
 		}
-		out.Write(g.head)
-		g.head = g.head[:0]
-		g.start = c == '\n'
+		head := g.head
+		g.head = nil
+		g.start = false
+		for _, h := range head {
+			g.body(&out, h)
+		}
 	}
 	if _, err := g.w.Write(out.Bytes()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// body writes c, a byte of a line past its start.
+func (g *guard) body(out *bytes.Buffer, c byte) {
+	switch {
+	case c == '[' && g.hashes >= 2:
+		out.WriteByte('\\')
+	case lineEnd(c):
+		g.start = true
+	}
+	if c == '#' {
+		g.hashes++
+	} else {
+		g.hashes = 0
+	}
+	out.WriteByte(c)
 }

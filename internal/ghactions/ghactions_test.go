@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestAnnotationEscapes(t *testing.T) {
@@ -28,8 +29,10 @@ func TestAnnotationEscapes(t *testing.T) {
 // Every line of text that would read as a workflow command is prefixed,
 // whatever the writes are cut into; other text passes as it is.
 func TestGuard(t *testing.T) {
-	in := "report\n::error file=x::forged\n  ::warning::indented\n:not a command\n::\nok ::inside\n\t::add-mask::x"
-	want := "report\n| ::error file=x::forged\n|   ::warning::indented\n:not a command\n| ::\nok ::inside\n| \t::add-mask::x"
+	in := "report\n::error file=x::forged\n  ::warning::indented\n:not a command\n::\nok ::inside\n\t::add-mask::x" +
+		"\n\u00a0::error::nbsp\n \u3000 ::stop-commands::t\rx\r::error::cr\nsee ##[error]legacy ###[warning]x #[ok] ##\n\u2003x"
+	want := "report\n| ::error file=x::forged\n|   ::warning::indented\n:not a command\n| ::\nok ::inside\n| \t::add-mask::x" +
+		"\n| \u00a0::error::nbsp\n|  \u3000 ::stop-commands::t\rx\r| ::error::cr\nsee ##\\[error]legacy ###\\[warning]x #[ok] ##\n\u2003x"
 	for _, size := range []int{1, 2, 3, 7, len(in)} {
 		var b bytes.Buffer
 		g := Guard(&b)
@@ -47,6 +50,7 @@ func TestGuard(t *testing.T) {
 
 func FuzzGuard(f *testing.F) {
 	f.Add([]byte("a\n::error::x\n  ::y\n:z"), 3)
+	f.Add([]byte("a\r\u00a0::error::x ##[error]y"), 2)
 	f.Fuzz(func(t *testing.T, in []byte, size int) {
 		if size < 1 || size > 64 {
 			size = 1 + size&63
@@ -56,8 +60,10 @@ func FuzzGuard(f *testing.F) {
 		for i := 0; i < len(in); i += size {
 			g.Write(in[i:min(i+size, len(in))])
 		}
-		for _, l := range strings.Split(b.String(), "\n") {
-			if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
+		// The runner reads lines ended by \n or \r, trims Unicode white
+		// space before "::", and finds "##[" anywhere.
+		for _, l := range strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") || strings.Contains(l, "##[") {
 				t.Fatalf("a line reads as a command: %q", l)
 			}
 		}

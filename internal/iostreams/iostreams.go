@@ -220,6 +220,3 @@ func (s *IOStreams) IsInteractive() bool { return s.inTTY && s.outTTY }
 
 // IsStderrTTY reports whether error output is a terminal.
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
-
-// IsStdoutTTY reports whether output is a terminal.
-func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }

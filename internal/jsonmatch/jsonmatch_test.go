@@ -17,6 +17,7 @@ func TestParsePattern(t *testing.T) {
 		{"{{uuid}}", []string{"550e8400-e29b-41d4-a716-446655440000"}, []string{"550e8400"}},
 		{"took {{duration}}", []string{"took 250ms", "took 1.5s", "took 2m30s"}, []string{"took long"}},
 		{"{{{{literal}}", []string{"{{literal}}"}, []string{"{literal}}"}},
+		{"{{{uuid}}}", []string{"{550e8400-e29b-41d4-a716-446655440000}"}, []string{"550e8400-e29b-41d4-a716-446655440000"}},
 		{"a {{any}} b", []string{"a  b", "a x\ny b"}, []string{"a b"}},
 		{"n={{number}}", []string{"n=3", "n=-1.5e3"}, []string{"n=x"}},
 		{"", []string{""}, []string{" "}},
@@ -56,7 +57,9 @@ func TestGeneralize(t *testing.T) {
 		"done in 1.25s (12ms per item)":                                "done in {{duration}} ({{duration}} per item)",
 		"nonce 9f86d081884c7d659a2feaa0c55ad015":                       "nonce {{hex}}",
 		"auth-service-production-2024 and the 1990s":                   "auth-service-production-2024 and the 1990s",
-		"Hello {{name}}":                    "Hello {{{{name}}",
+		"Hello {{name}}": "Hello {{{{name}}",
+		"id {550e8400-e29b-41d4-a716-446655440000}": "id {{{uuid}}}",
+		"{{{2026-12-03":                     "{{{{{{{date}}",
 		"10 of 10 instances, version 2.5.0": "10 of 10 instances, version 2.5.0",
 		"token aB3x_9kLmN0pQrStUvWxYz12":    "token {{id}}",
 	} {
@@ -190,6 +193,7 @@ func FuzzParsePattern(f *testing.F) {
 	for _, s := range []string{"", "plain", "{{uuid}}", "{{{{", "a {{id}} b {{timestamp}}", "{{", "{{nope}}", "{{{uuid}}"} {
 		f.Add(s, "x")
 	}
+	f.Add("", "{2026-12-03T10:00:00Z}")
 	f.Fuzz(func(t *testing.T, pattern, text string) {
 		p, err := ParsePattern(pattern)
 		if err != nil {

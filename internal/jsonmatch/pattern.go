@@ -70,7 +70,8 @@ type part struct {
 	kind string
 }
 
-// ParsePattern reads s as a pattern. A "{{" that starts neither a known
+// ParsePattern reads s as a pattern. "{{{{" is a literal "{{", and the
+// first "{" of "{{{" is a literal "{". A "{{" that starts neither a known
 // placeholder nor "{{{{" is an error, so that a mistyped placeholder is not
 // taken as text.
 func ParsePattern(s string) (*Pattern, error) {
@@ -87,6 +88,13 @@ func ParsePattern(s string) (*Pattern, error) {
 		if strings.HasPrefix(s[i:], "{{{{") {
 			lit.WriteString("{{")
 			i += 4
+			continue
+		}
+		if strings.HasPrefix(s[i:], "{{{") {
+			// A "{" right before a placeholder ("{{{uuid}}}" is a
+			// UUID in braces) is text.
+			lit.WriteByte('{')
+			i++
 			continue
 		}
 		end := strings.Index(s[i+2:], "}}")

@@ -2,11 +2,13 @@ package jsonobject_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/strictjson"
 )
 
 func ExampleParse() {
@@ -57,6 +59,65 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestValue(t *testing.T) {
+	for text, want := range map[string]string{
+		``:                     "the value is not JSON: it is empty",
+		`[1,`:                  "the value is not JSON: unexpected EOF",
+		`[1]]`:                 "the value has text after the JSON value",
+		`{"a":1}}`:             "the value has text after the JSON value",
+		`"x" "y"`:              "the value has text after the JSON value",
+		`[{"a":1,"a":2}]`:      `the value: ambiguous JSON object: key "a" appears twice in the object at $[0]`,
+		`[1, {"a": null}]`:     "",
+		`"x"`:                  "",
+		`12345678901234567890`: "",
+	} {
+		v, err := jsonobject.Value("the value", text, jsonobject.AsWritten)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("Value(%q): %q, want %q", text, got, want)
+		}
+		if err != nil && strings.Contains(want, "ambiguous") != errors.Is(err, strictjson.ErrAmbiguous) {
+			t.Errorf("Value(%q): %v does not wrap strictjson.ErrAmbiguous", text, err)
+		}
+		if err == nil && text == `12345678901234567890` && v != json.Number(text) {
+			t.Errorf("Value(%q) = %#v: the number as written", text, v)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	type reply struct {
+		Text string `json:"text"`
+	}
+	for text, want := range map[string]string{
+		`{"text":"hi"}`:           "",
+		`{"text":"hi"}}`:          "reply has text after the JSON object",
+		`[{"text":"hi"}]`:         "reply is not a JSON object: it is an array",
+		`{"text":`:                "reply is not a JSON object: unexpected EOF",
+		`{"text":"a","text":"b"}`: `reply: ambiguous JSON object: key "text" appears twice in the object at $`,
+		`{"text":"a","TEXT":"b"}`: `reply: ambiguous JSON object: keys "text" and "TEXT" differ only in letter case in the object at $`,
+		`{"txt":"hi"}`:            `reply: json: unknown field "txt"`,
+		`{"text":1}`:              "reply: json: cannot unmarshal number into Go struct field reply.text of type string",
+	} {
+		var r reply
+		err := jsonobject.Decode("reply", text, &r)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("Decode(%q): %q, want %q", text, got, want)
+		}
+		var fe *jsonobject.FieldError
+		if errors.As(err, &fe) != strings.HasPrefix(want, "reply: json:") {
+			t.Errorf("Decode(%q): %v: a FieldError only for a member that does not fit", text, err)
+		}
+	}
+}
+
 // FuzzParse: whatever the text, Parse returns an object or an error naming
 // the text, and an object it returns encodes back to JSON that parses.
 func FuzzParse(f *testing.F) {
@@ -66,7 +127,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := jsonobject.Parse("x", text, jsonobject.AsWritten)
 		if err != nil {
-			if m != nil || !strings.HasPrefix(err.Error(), "x ") {
+			if m != nil || !strings.HasPrefix(err.Error(), "x ") && !strings.HasPrefix(err.Error(), "x: ") {
 				t.Fatalf("%q: %v, %v", text, m, err)
 			}
 			return
@@ -77,6 +138,10 @@ func FuzzParse(f *testing.F) {
 		}
 		if _, err := jsonobject.Parse("x", string(b), jsonobject.AsWritten); err != nil {
 			t.Fatalf("%q: round trip %s: %v", text, b, err)
+		}
+		// An object Parse takes, Value takes too, and both are valid JSON.
+		if _, err := jsonobject.Value("x", text, jsonobject.AsWritten); err != nil || !json.Valid([]byte(text)) {
+			t.Fatalf("%q: Parse takes it, Value says %v", text, err)
 		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/strictjson"
@@ -55,6 +56,31 @@ func Repeats(data []byte) error {
 	return s.repeat
 }
 
+// Keys reports, in one pass, what strictjson.CheckKeys reports: an error
+// wrapping strictjson.ErrAmbiguous, with the same message, for the first
+// object at any depth with a key twice or two keys that differ only in
+// letter case (Unicode simple folding), and a syntax error when data is
+// not exactly one JSON value. Empty data passes. Like Repeats it refuses
+// nesting deeper than MaxDepth.
+func Keys(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	s := newScanner(data, true)
+	s.fold, s.anyName = true, true
+	if err := s.value(nil); err != nil {
+		return err
+	}
+	s.space()
+	if s.pos < len(s.data) {
+		return fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
+	}
+	if s.caseErr != nil {
+		return s.caseErr // found before any repeat: addKey stops at the first repeat
+	}
+	return s.repeat
+}
+
 // Kind says what a message is.
 type Kind int
 
@@ -87,6 +113,17 @@ type Message struct {
 	// at the result ("$"). Repeats inside params or an error are not
 	// looked for.
 	Repeat error
+	// Case is the first place where a reader that matches keys in any
+	// letter case (encoding/json) reads the message otherwise than the
+	// go-sdk, which matches them as written: two keys of one object of the
+	// message itself or of its result that differ only in letter case
+	// ("isError" and "IsError": strictjson.CheckKeys' message), or a
+	// member of the message or of the result's top that the protocol
+	// spells otherwise ("IsError" alone, "Result"). Nil when Repeat is set.
+	Case error
+	// Trailing: the message is followed by more than space (a second
+	// message in one body, which the go-sdk does not read).
+	Trailing bool
 }
 
 // Result is the top of a response's result.
@@ -119,11 +156,19 @@ func Scan(data []byte) Message {
 		return m
 	}
 	// What follows the message is not read: the go-sdk's decoder stops
-	// after the first value too, and acts on it.
+	// after the first value too, and acts on it. That something follows is
+	// noted.
 	if !env.version {
 		return m
 	}
+	end := s.pos
+	s.space()
+	m.Trailing = s.pos < len(data)
+	s.pos = end
 	m.Repeat = s.repeat
+	if m.Repeat == nil {
+		m.Case = s.caseErr
+	}
 	if env.method.set {
 		method, ok := s.stringValue(env.method)
 		if !ok {
@@ -150,24 +195,35 @@ func Scan(data []byte) Message {
 // over decoded messages): its top and its first repeated key. Invalid JSON
 // reads as no result.
 func ScanResult(result []byte) (Result, error) {
+	r, repeat, _ := scanResult(result, false)
+	return r, repeat
+}
+
+// scanResult is ScanResult, with the first case difference (Message.Case)
+// too when fold is set.
+func scanResult(result []byte, fold bool) (Result, error, error) {
 	if len(bytes.TrimSpace(result)) == 0 {
-		return Result{}, nil
+		return Result{}, nil, nil
 	}
 	var r Result
 	s := newScanner(result, true)
+	s.fold = fold
 	s.space()
 	top := &r
 	if s.pos >= len(result) || result[s.pos] != '{' {
 		top = nil
 	}
 	if err := s.value(top); err != nil {
-		return Result{}, nil
+		return Result{}, nil, nil
 	}
 	if s.space(); s.pos < len(result) {
-		return Result{}, nil
+		return Result{}, nil, nil
 	}
 	r.Object = top != nil
-	return r, s.repeat
+	if s.repeat != nil {
+		return r, s.repeat, nil
+	}
+	return r, nil, s.caseErr
 }
 
 // span is a value's place in the data; for a string, the bytes between
@@ -191,18 +247,26 @@ type frame struct {
 	object   bool
 	keysBase int                 // objects: where its keys start in scanner.keys
 	seen     map[string]struct{} // objects with many keys: the keys as decoded
+	folded   map[string]string   // objects with many keys, when folding: strictjson.Fold of each key → the key
 	key      span                // objects: the key of the value being read
 	index    int                 // arrays: the index of the value being read
 }
 
 type scanner struct {
-	data   []byte
-	pos    int
-	depth  int
-	check  bool    // look for repeated keys (inside a result, or everywhere for Repeats)
-	stack  []frame // the checked containers open, outermost first
-	keys   []span  // the keys read so far of the checked objects open
-	repeat error   // the first repeated key
+	data  []byte
+	pos   int
+	depth int
+	check bool // look for repeated keys (inside a result, or everywhere for Repeats)
+	fold  bool // look for keys that differ only in letter case too (Scan: the message and its result)
+	// anyName: with fold, keys are not held to the protocol's spelling of
+	// its members (Keys reads any JSON).
+	anyName bool
+	stack   []frame // the checked containers open, outermost first
+	keys    []span  // the keys read so far of the checked objects open
+	repeat  error   // the first repeated key
+	// caseErr is the first pair of keys that differ only in letter case,
+	// or the first member spelled otherwise than the protocol spells it.
+	caseErr error
 }
 
 // newScanner returns a scanner of data with room for the containers and
@@ -530,7 +594,7 @@ func (s *scanner) member(env *envelope, key span) error {
 	case s.is(key, "result"):
 		// The result is checked, its path starting at "$".
 		outer, outerKeys := s.stack, len(s.keys)
-		s.stack, s.check = s.stack[len(s.stack):], true
+		s.stack, s.check, s.fold = s.stack[len(s.stack):], true, true
 		env.result = Result{}
 		if s.pos < len(s.data) && s.data[s.pos] == '{' {
 			err = s.value(&env.result)
@@ -538,7 +602,7 @@ func (s *scanner) member(env *envelope, key span) error {
 		} else {
 			err = s.value(nil)
 		}
-		s.stack, s.check = outer, false
+		s.stack, s.check, s.fold = outer, false, false
 		s.keys = s.keys[:outerKeys]
 		return err
 	default:
@@ -628,12 +692,24 @@ func (s *scanner) id(v span) (jsonrpc.ID, bool) {
 }
 
 // addKey checks a key of the innermost object against its earlier keys
-// and makes it the key of the value to read.
+// and makes it the key of the value to read. With fold (and for the
+// message's own keys), a key that differs from an earlier one only in
+// letter case, or that the protocol spells otherwise, is noted too.
 func (s *scanner) addKey(key span, envelope bool) {
 	f := &s.stack[len(s.stack)-1]
 	f.key = key
 	if s.repeat != nil {
 		return
+	}
+	fold := (s.fold || envelope) && s.caseErr == nil
+	if fold && !s.anyName {
+		// After the earlier keys: two keys in two cases say more than a
+		// spelling.
+		defer func() {
+			if s.caseErr == nil && s.repeat == nil {
+				s.spelling(key, envelope, len(s.stack) == 1)
+			}
+		}()
 	}
 	if f.seen != nil {
 		k := s.text(key)
@@ -642,6 +718,14 @@ func (s *scanner) addKey(key span, envelope bool) {
 			return
 		}
 		f.seen[k] = struct{}{}
+		if fold && f.folded != nil {
+			fk := strictjson.Fold(k)
+			if prev, ok := f.folded[fk]; ok {
+				s.caseDiffers(prev, k, envelope)
+			} else {
+				f.folded[fk] = k
+			}
+		}
 		return
 	}
 	earlier := s.keys[f.keysBase:]
@@ -650,16 +734,85 @@ func (s *scanner) addKey(key span, envelope bool) {
 			s.repeated(key, envelope)
 			return
 		}
+		if fold && s.caseErr == nil && s.foldKey(e, key) {
+			s.caseDiffers(s.text(e), s.text(key), envelope)
+		}
 	}
 	if len(earlier) < manyKeys {
 		s.keys = append(s.keys, key)
 		return
 	}
 	f.seen = make(map[string]struct{}, 2*manyKeys)
-	for _, e := range earlier {
-		f.seen[s.text(e)] = struct{}{}
+	if s.fold || envelope {
+		f.folded = make(map[string]string, 2*manyKeys)
 	}
-	f.seen[s.text(key)] = struct{}{}
+	for _, e := range append(earlier, key) {
+		k := s.text(e)
+		f.seen[k] = struct{}{}
+		if f.folded != nil {
+			if _, ok := f.folded[strictjson.Fold(k)]; !ok {
+				f.folded[strictjson.Fold(k)] = k
+			}
+		}
+	}
+}
+
+// foldKey reports whether two keys are equal under Unicode simple case
+// folding (strictjson.Fold).
+func (s *scanner) foldKey(a, b span) bool {
+	if a.plain && b.plain {
+		return bytes.EqualFold(s.data[a.start:a.end], s.data[b.start:b.end])
+	}
+	return strings.EqualFold(s.text(a), s.text(b))
+}
+
+// caseDiffers records two keys that differ only in letter case.
+func (s *scanner) caseDiffers(prev, k string, envelope bool) {
+	if envelope {
+		s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the JSON-RPC message", strictjson.ErrAmbiguous, prev, k)
+		return
+	}
+	s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", strictjson.ErrAmbiguous, prev, k, s.path())
+}
+
+// messageNames are the members of a JSON-RPC message; resultNames those
+// of a result's top (of tools/call, with its questions and task handle,
+// and of the other results a client reads).
+var (
+	messageNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	resultNames  = []string{"content", "structuredContent", "isError", "resultType", "task", "_meta", "inputRequests", "requestState",
+		"tools", "prompts", "resources", "resourceTemplates", "contents", "messages", "nextCursor", "completion",
+		"protocolVersion", "capabilities", "serverInfo", "instructions", "taskId", "status", "statusMessage"}
+)
+
+// spelling notes a member of the message (envelope) or of the result's
+// top (top) that the protocol spells otherwise: a reader that matches
+// keys in any case takes "IsError" for "isError", the go-sdk does not.
+func (s *scanner) spelling(key span, envelope, top bool) {
+	var names []string
+	switch {
+	case envelope:
+		names = messageNames
+	case top:
+		names = resultNames
+	default:
+		return
+	}
+	for _, n := range names {
+		if s.is(key, n) {
+			return
+		}
+	}
+	for _, n := range names {
+		if key.plain && bytes.EqualFold(s.data[key.start:key.end], []byte(n)) || !key.plain && strings.EqualFold(s.text(key), n) {
+			where := "the result"
+			if envelope {
+				where = "the JSON-RPC message"
+			}
+			s.caseErr = fmt.Errorf("%w: %s has %q, which a reader that matches keys in any letter case takes for %q (the go-sdk does not)", strictjson.ErrAmbiguous, where, s.text(key), n)
+			return
+		}
+	}
 }
 
 // repeated records the first repeated key, with the path of its object
@@ -670,6 +823,11 @@ func (s *scanner) repeated(key span, envelope bool) {
 		s.repeat = fmt.Errorf("%w: key %q appears twice in the JSON-RPC message", strictjson.ErrAmbiguous, k)
 		return
 	}
+	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, s.path())
+}
+
+// path is where the innermost object is, from the result ("$").
+func (s *scanner) path() string {
 	path := []byte("$")
 	for _, f := range s.stack[:len(s.stack)-1] {
 		if f.object {
@@ -681,7 +839,7 @@ func (s *scanner) repeated(key span, envelope bool) {
 			path = append(path, ']')
 		}
 	}
-	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, path)
+	return string(path)
 }
 
 // Decoded is what Scan would find in a message a transport has already
@@ -693,7 +851,7 @@ func Decoded(msg jsonrpc.Message) Message {
 		return Message{Kind: Request, ID: m.ID, Method: m.Method}
 	case *jsonrpc.Response:
 		r := Message{Kind: Response, ID: m.ID, Failed: m.Error != nil}
-		r.Result, r.Repeat = ScanResult(m.Result)
+		r.Result, r.Repeat, r.Case = scanResult(m.Result, true)
 		return r
 	}
 	return Message{}

@@ -230,6 +230,72 @@ func FuzzScan(f *testing.F) {
 			if r != m.Result && !strings.Contains(fmt.Sprint(m.Repeat), "JSON-RPC message") || fmt.Sprint(rerr) != fmt.Sprint(want) {
 				t.Fatalf("ScanResult(%s) = %+v, %v; Scan %+v; CheckRepeats %v", d.Result, r, rerr, m.Result, want)
 			}
+			// Keys that differ only in letter case in the result: the
+			// verdict and message of strictjson.CheckKeys.
+			if m.Repeat == nil && !strings.Contains(fmt.Sprint(m.Case), "JSON-RPC message") && !strings.Contains(fmt.Sprint(m.Case), "takes for") {
+				if folded := strictjson.CheckKeys(d.Result); fmt.Sprint(folded) != fmt.Sprint(m.Case) {
+					t.Fatalf("Scan read case %v from %q; CheckKeys of the result: %v", m.Case, data, folded)
+				}
+			}
+		}
+	})
+}
+
+// A key that differs from another only in letter case, or a member the
+// protocol spells otherwise, is what a reader matching keys in any case
+// (encoding/json) reads otherwise than the go-sdk.
+func TestScanCase(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"IsError":true}}`, `ambiguous JSON object: keys "isError" and "IsError" differ only in letter case in the object at $`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"IsError":true}}`, `ambiguous JSON object: the result has "IsError", which a reader that matches keys in any letter case takes for "isError" (the go-sdk does not)`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a","Text":"b"}]}}`, `keys "text" and "Text" differ only in letter case in the object at $.content[0]`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[]},"Result":{"content":[],"isError":true}}`, `keys "result" and "Result" differ only in letter case in the JSON-RPC message`},
+		{`{"jsonrpc":"2.0","id":1,"Result":{"content":[],"isError":true},"result":{"content":[]}}`, `the JSON-RPC message has "Result", which a reader that matches keys in any letter case takes for "result"`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[]},"ERROR":{"code":1,"message":"x"}}`, `the JSON-RPC message has "ERROR", which a reader that matches keys in any letter case takes for "error"`},
+		{`{"jsonrpc":"2.0","id":1,"ID":2,"result":{"content":[]}}`, `keys "id" and "ID" differ only in letter case in the JSON-RPC message`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete","ResultType":"task"}}`, `keys "resultType" and "ResultType"`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":1,"A":2}}}`, `in the object at $.structuredContent`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"Content":1}}}`, `<nil>`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}`, `<nil>`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"isError":true,"IsError":true}}`, `<nil>`}, // a repeat: m.Repeat
+	} {
+		m := Scan([]byte(c.in))
+		if got := fmt.Sprint(m.Case); !strings.Contains(got, c.want) {
+			t.Errorf("Scan(%s).Case = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if m := Scan([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}} {"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no"}}`)); !m.Trailing || m.Failed {
+		t.Errorf("a result and an error in one body: %+v, want the result, trailing", m)
+	}
+	if m := Scan([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n ")); m.Trailing {
+		t.Errorf("space after a message: trailing")
+	}
+}
+
+// Keys gives strictjson.CheckKeys' verdict and message.
+func FuzzKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":1,"a":2,"A":3}`, `{"a":1,"A":1,"a":2}`, `{"x":{"k":1,"\u212a":2}}`, `[{"s":1},{"S":1,"s":2}]`, `{"a":1}{`, `1`, ``,
+		manyKeysObject(30, `"K0"`), manyKeysObject(30, `"k\u0031"`)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > MaxDepth {
+			return
+		}
+		got, want := Keys(data), strictjson.CheckKeys(data)
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			if got != nil {
+				t.Fatalf("Keys(%q) = %v, want nil (no value)", data, got)
+			}
+		case !json.Valid(data):
+			// Refused either way: Keys as not JSON, CheckKeys maybe for
+			// what it met first.
+			if got == nil || errors.Is(got, strictjson.ErrAmbiguous) || want == nil {
+				t.Fatalf("Keys(%q) = %v, CheckKeys %v; encoding/json refuses it", data, got, want)
+			}
+		case (got == nil) != (want == nil) || fmt.Sprint(got) != fmt.Sprint(want):
+			t.Fatalf("Keys(%q) = %v, CheckKeys %v", data, got, want)
 		}
 	})
 }

@@ -212,6 +212,9 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	if e.AccessToken == "" {
 		return nil, errors.New("not a login: no access token")
 	}
+	if err := checkToken(e.Token()); err != nil {
+		return nil, fmt.Errorf("not a login: %w", err)
+	}
 	switch e.Grant {
 	case GrantAuthorizationCode, GrantClientCredentials, GrantJWTBearer, GrantEnterprise:
 	default:

@@ -3,6 +3,7 @@ package login
 import (
 	"bufio"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html/template"
@@ -28,7 +29,11 @@ type receiver struct {
 	srv     *http.Server
 	path    string
 	results chan redirectResult
+	ignored chan struct{} // a request with another state came (one note pending at most)
 	closed  sync.Once
+
+	mu   sync.Mutex
+	want string // the state of the login waiting; "": none waits
 }
 
 // redirectResult is what came back: the authorization server's answer, or
@@ -61,7 +66,7 @@ func listen(redirectURL string) (*receiver, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("listen for the browser's return on %s: %w", addr, err)
 	}
-	r := &receiver{ln: ln, path: path, results: make(chan redirectResult, 1)}
+	r := &receiver{ln: ln, path: path, results: make(chan redirectResult, 1), ignored: make(chan struct{}, 1)}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 16 << 10}
 	go func() { _ = r.srv.Serve(ln) }()
 	if redirectURL != "" {
@@ -101,8 +106,18 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <body><h1>{{.Title}}</h1><p>{{.Text}}</p></body></html>
 `))
 
-// ServeHTTP takes the browser's return. Nothing the request carries is
-// written back into the page.
+// expect sets the state of the login that waits ("" when none does).
+func (r *receiver) expect(state string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.want = state
+}
+
+// ServeHTTP takes the browser's return. A request without the state of
+// the login that waits (none waits, no state, another one, or it given
+// twice) is answered with an error page and otherwise ignored, so that a
+// forged request cannot end the login that the real one would complete.
+// Nothing the request carries is written back into the page.
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.URL.EscapedPath() != r.path {
 		http.NotFound(w, req)
@@ -111,6 +126,18 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if !r.forThisLogin(req.URL.RawQuery) {
+		select {
+		case r.ignored <- struct{}{}:
+		default:
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		_ = pageTemplate.Execute(w, struct{ Title, Text string }{"Not this login", "This answer does not belong to the login mcp-tester is waiting for (a stale tab, or a forged request): it was ignored. You can close this tab."})
 		return
 	}
 	res, err := ParseRedirect(req.URL.RawQuery)
@@ -123,11 +150,24 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	default:
 		title, text, status = "Already done", "mcp-tester already had an answer for this login. You can close this tab.", http.StatusConflict
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
 	_ = pageTemplate.Execute(w, struct{ Title, Text string }{title, text})
+}
+
+// forThisLogin reports whether a redirect's query carries, once, the state
+// of the login that waits.
+func (r *receiver) forThisLogin(rawQuery string) bool {
+	r.mu.Lock()
+	want := r.want
+	r.mu.Unlock()
+	if want == "" || len(rawQuery) > maxRedirectQuery {
+		return false
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil || len(q["state"]) != 1 {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(q["state"][0]), []byte(want)) == 1
 }
 
 // maxRedirectQuery bounds the redirect's query string.

@@ -1,23 +1,90 @@
 package login
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
 
-type pauseKey struct{}
+// Clock is the time limit of the request a login runs in (the command's
+// --timeout, per request): a login without a limit of its own ends
+// within what is left of it; one with its own (Settings.Timeout) pauses
+// it meanwhile.
+type Clock interface {
+	// Pause stops the clock until the function it returns is called.
+	Pause() (resume func())
+	// Left is the time left, false when the clock has no limit.
+	Left() (time.Duration, bool)
+}
 
-// WithPause returns ctx carrying pause, which a login calls while a person
-// is in the browser, and whose returned function it calls when they are
-// back: a caller's time limit then counts the server's time only.
-func WithPause(ctx context.Context, pause func() (resume func())) context.Context {
-	return context.WithValue(ctx, pauseKey{}, pause)
+type clockKey struct{}
+
+// WithClock returns ctx carrying the clock of the request it serves.
+func WithClock(ctx context.Context, c Clock) context.Context {
+	return context.WithValue(ctx, clockKey{}, c)
+}
+
+// requestClock is the clock ctx carries, nil when none.
+func requestClock(ctx context.Context) Clock {
+	c, _ := ctx.Value(clockKey{}).(Clock)
+	return c
 }
 
 // pauseClock pauses the clock ctx carries, if any, and returns what
 // resumes it.
 func pauseClock(ctx context.Context) (resume func()) {
-	if p, ok := ctx.Value(pauseKey{}).(func() (resume func())); ok && p != nil {
-		if r := p(); r != nil {
+	if c := requestClock(ctx); c != nil {
+		if r := c.Pause(); r != nil {
 			return r
 		}
 	}
 	return func() {}
+}
+
+// timeLeft is how long a login in ctx may take without a limit of its own:
+// what is left of the request's clock, else of ctx's deadline; false when
+// neither bounds it.
+func timeLeft(ctx context.Context) (time.Duration, bool) {
+	if c := requestClock(ctx); c != nil {
+		if left, ok := c.Left(); ok {
+			return left, true
+		}
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return time.Until(d), true
+	}
+	return 0, false
+}
+
+// loginTimeout is the cause of a login's context whose time ran out.
+type loginTimeout struct {
+	limit time.Duration
+	own   bool // the limit is --login-timeout's, not the command's
+}
+
+func (t *loginTimeout) Error() string {
+	if t.own {
+		return fmt.Sprintf("the login did not end within %s (--login-timeout gives more time)", roundWait(t.limit))
+	}
+	return fmt.Sprintf("the login did not end within the %s the command had left (--timeout; --login-timeout gives a login a limit of its own)", roundWait(t.limit))
+}
+
+// asTimeout is the loginTimeout that ended ctx, nil when none did.
+func asTimeout(ctx context.Context) *loginTimeout {
+	var t *loginTimeout
+	if errors.As(context.Cause(ctx), &t) {
+		return t
+	}
+	return nil
+}
+
+// with says that err came of the login's time running out, unless err
+// already says so.
+func (t *loginTimeout) with(err error) error {
+	var already *loginTimeout
+	if errors.As(err, &already) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", t, err)
 }

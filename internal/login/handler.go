@@ -209,11 +209,32 @@ func (h *Handler) Login(ctx context.Context, client *http.Client) error {
 	return h.run(ctx, req, resp, false, strings.Fields(bearerChallenge(ch)["scope"]))
 }
 
-// run runs one login with the flow lock held and the caller's time limit
-// paused.
+// run runs one login with the flow lock held, bounded in time as a
+// whole (discovery, registration, the browser, the token): by
+// Settings.Timeout when given, the caller's time limit paused meanwhile;
+// otherwise within what is left of the caller's limit (the command's
+// --timeout), or DefaultTimeout when the caller has none.
 func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, asked []string) error {
-	resume := pauseClock(ctx)
-	defer resume()
+	limit, own := h.l.Settings.Timeout, true
+	if limit <= 0 {
+		own = false
+		left, bounded := timeLeft(ctx)
+		switch {
+		case bounded:
+			// A moment before the caller's time runs out, so that the
+			// caller hears why the login ended.
+			limit = left - min(left/20, 500*time.Millisecond)
+		default:
+			limit = DefaultTimeout
+		}
+	} else {
+		resume := pauseClock(ctx)
+		defer resume()
+	}
+	parent := ctx
+	timeout := &loginTimeout{limit: limit, own: own}
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, timeout)
+	defer cancel()
 	p, err := newProofing(resp)
 	if err == nil {
 		ctx = withProofing(ctx, p)
@@ -223,9 +244,17 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 			err = h.authorizationCode(ctx, req, resp, stepUp, p)
 		}
 	}
+	if err != nil && ctx.Err() != nil {
+		// Its own limit, or the caller's clock that it shares, ran out.
+		if left, bounded := timeLeft(parent); asTimeout(ctx) != nil || !own && bounded && left <= 0 {
+			err = timeout.with(err)
+		}
+	}
 	if err != nil {
 		e := h.fail(err)
-		if ctx.Err() == nil {
+		if !errors.Is(context.Cause(parent), context.Canceled) {
+			// A login that failed, in time or not, is not tried again in
+			// this run; one its caller gave up on may be.
 			h.mu.Lock()
 			h.failed = e
 			h.mu.Unlock()
@@ -455,6 +484,9 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		RequestRefreshToken: true,
 		Client:              h.authClient(),
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			if err := checkToken(tok); err != nil {
+				return nil, err
+			}
 			e := &Entry{Server: h.server, Identity: h.identity, Grant: GrantAuthorizationCode,
 				ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle,
 				Scopes: grantedScopes(tok, c.Scopes)}
@@ -482,8 +514,11 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 }
 
 // fetch is the browser step: it shows the authorization address, opens
-// the browser (or reads the pasted address back) and waits, bounded, for
-// the redirect, whose state must be the one sent.
+// the browser (or reads the pasted address back) and waits, within the
+// login's time, for the redirect that carries this login's state. A
+// request to the loopback address with another state (a stale tab, or a
+// forgery by another program on the machine) is answered with an error
+// page and ignored: the real one can still arrive.
 func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 	au, err := url.Parse(args.URL)
 	if err != nil {
@@ -491,10 +526,9 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	}
 	want := au.Query().Get("state")
 	s := &h.l.Settings
-	timeout := s.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	recv.drain()
+	recv.expect(want)
+	defer recv.expect("")
 	w := h.l.errOut()
 	fmt.Fprintf(w, "mcp-tester: log in to %s as %s: open this address in a browser:\n  %s\n", h.server, h.identity, termsafe.Line(args.URL))
 	// The address comes from metadata the server pointed to: say where the
@@ -526,25 +560,71 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 			}
 		}()
 	}
-	fmt.Fprintf(w, "mcp-tester: waiting up to %s for the browser to come back to %s\n", timeout, redirect)
+	if d, ok := ctx.Deadline(); ok {
+		fmt.Fprintf(w, "mcp-tester: waiting up to %s for the browser to come back to %s\n", roundWait(time.Until(d)), redirect)
+	} else {
+		fmt.Fprintf(w, "mcp-tester: waiting for the browser to come back to %s\n", redirect)
+	}
 	var r redirectResult
-	select {
-	case r = <-recv.results:
-	case r = <-pasted:
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("the browser did not come back to %s within %s: login abandoned (--login-timeout gives more time; --no-browser lets you paste the address)", redirect, timeout)
+	ignored := 0
+	note := func() {
+		if ignored++; ignored <= maxIgnoredNotes {
+			fmt.Fprintf(w, "mcp-tester: ignored a request to %s whose state is not this login's (a stale tab, or a forgery): still waiting\n", redirect)
 		}
-		return nil, ctx.Err()
+	}
+wait:
+	for {
+		select {
+		case r = <-recv.results:
+			break wait
+		case r = <-pasted:
+			break wait
+		case <-recv.ignored:
+			note()
+		case <-ctx.Done():
+			if context.Cause(ctx) == context.Canceled && ctx.Err() == context.Canceled {
+				return nil, ctx.Err()
+			}
+			why := ""
+			if ignored > 0 {
+				why = fmt.Sprintf(" with this login's state (%d request%s with another state ignored)", ignored, plural(ignored))
+			}
+			return nil, fmt.Errorf("the browser did not come back to %s%s: login abandoned (--no-browser lets you paste the address)", redirect, why)
+		}
+	}
+	select {
+	case <-recv.ignored: // one that came with the answer
+		note()
+	default:
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
 	if r.res.State != want {
-		return nil, errors.New("the browser came back with a state that is not the one this login sent: refused (a stale or forged redirect); log in again")
+		// A pasted address: the person gave it.
+		return nil, errors.New("the address pasted came back with a state that is not the one this login sent: refused (a stale or forged redirect); log in again")
 	}
 	fmt.Fprintf(w, "mcp-tester: the browser is back; asking for the token\n")
 	return r.res, nil
+}
+
+// maxIgnoredNotes bounds the notes about ignored requests one login
+// prints.
+const maxIgnoredNotes = 3
+
+// roundWait rounds a wait for a person to read.
+func roundWait(d time.Duration) time.Duration {
+	if d >= 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // signInWarnings names the host of the sign-in page and prints the
@@ -746,6 +826,9 @@ func (s *tokenSource) Token() (*oauth2.Token, error) {
 func (s *tokenSource) refreshLocked() (*oauth2.Token, error) {
 	nt, err := s.cfg.TokenSource(s.ctx, &oauth2.Token{RefreshToken: s.entry.RefreshToken}).Token()
 	if err != nil {
+		return nil, fmt.Errorf("refresh the token: %w", err)
+	}
+	if err := checkToken(nt); err != nil {
 		return nil, fmt.Errorf("refresh the token: %w", err)
 	}
 	if isDPoP(nt.TokenType) && s.key == nil {

@@ -74,11 +74,16 @@ type Settings struct {
 	// CachedOnly never starts a login: a server that asks for one is an
 	// error (for shell completion, which must not open a browser).
 	CachedOnly bool
-	// Timeout bounds the browser step; zero means DefaultTimeout.
+	// Timeout bounds a login as a whole (discovery, registration, the
+	// browser, the token), and the time limit of the request that needed
+	// it is paused meanwhile. Zero: the login ends within what is left of
+	// that request's limit (the command's --timeout), or DefaultTimeout
+	// when the request has none.
 	Timeout time.Duration
 }
 
-// DefaultTimeout is how long a login waits for the browser to come back.
+// DefaultTimeout bounds a login whose request has no time limit, and is
+// auth login's.
 const DefaultTimeout = 5 * time.Minute
 
 // Validate reports settings that cannot work together.
@@ -141,13 +146,6 @@ func (s *Settings) identity() string {
 		return DefaultIdentity
 	}
 	return s.Identity
-}
-
-func (s *Settings) timeout() time.Duration {
-	if s.Timeout <= 0 {
-		return DefaultTimeout
-	}
-	return s.Timeout
 }
 
 // Login is what every connection of one command shares to log in: the

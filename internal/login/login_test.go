@@ -25,7 +25,9 @@ import (
 )
 
 // servers starts the test authorization server and the MCP server it
-// protects on one loopback address, and returns the MCP URL.
+// protects on one loopback address, and returns the MCP URL. Unless opts
+// gives passwords, its sign-in page is the test-only one on which a person
+// signs in with a click (user=NAME).
 func servers(t *testing.T, opts authserver.Options) (string, *authserver.Server) {
 	t.Helper()
 	return serversBehind(t, opts, func(h http.Handler) http.Handler { return h })
@@ -38,6 +40,9 @@ func serversBehind(t *testing.T, opts authserver.Options, wrap func(http.Handler
 	srv := httptest.NewServer(wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })))
 	t.Cleanup(srv.Close)
 	opts.Issuer = srv.URL
+	if opts.Passwords == nil {
+		opts.ConsentWithoutSignIn = true
+	}
 	as, err := authserver.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +156,7 @@ func TestLoginIsCachedAndReused(t *testing.T) {
 	if got != "alice (scopes: mcp)" || alice.opened.Load() != 1 {
 		t.Fatalf("got %q after %d browser openings, want alice's answer after 1", got, alice.opened.Load())
 	}
-	for _, want := range []string{"open this address in a browser", "code_challenge_method=S256", "state=", "waiting up to 5m0s"} {
+	for _, want := range []string{"open this address in a browser", "code_challenge_method=S256", "state=", "waiting up to "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the login did not say %q:\n%s", want, out)
 		}
@@ -235,7 +240,7 @@ func TestLoginsThatMustFailSayWhy(t *testing.T) {
 	}{
 		{"no PKCE", authserver.Options{NoPKCE: true}, 0, "does not implement PKCE: refused"},
 		{"another issuer", authserver.Options{WrongIssuer: true}, 0, `metadata issuer "https://issuer.invalid" does not match issuer URL`},
-		{"wrong state", authserver.Options{WrongState: true}, 0, "came back with a state that is not the one this login sent: refused"},
+		{"wrong state", authserver.Options{WrongState: true}, 500 * time.Millisecond, "did not come back to http://127.0.0.1:"},
 		{"never back", authserver.Options{NeverRedirect: true}, 300 * time.Millisecond, "did not come back to http://127.0.0.1:"},
 		{"unknown user", authserver.Options{Users: []string{"bob"}}, 0, "the authorization server refused the login: access_denied"},
 	}
@@ -422,5 +427,89 @@ func TestSettingsThatCannotWork(t *testing.T) {
 	}
 	if err := (&login.Settings{RedirectURL: "http://127.0.0.1:8976/callback", Scopes: []string{"mcp"}}).Validate(); err != nil {
 		t.Errorf("good settings refused: %v", err)
+	}
+}
+
+// A forged request to the loopback address (another program on the
+// machine guessing the port, with a state of its own) is answered with an
+// error page and ignored: the person's real return still completes the
+// login.
+func TestForgedCallbackIsIgnored(t *testing.T) {
+	server, _ := servers(t, authserver.Options{})
+	alice := &person{user: "alice"}
+	forged := make(chan string, 1)
+	open := func(ctx context.Context, address string) error {
+		u, _ := url.Parse(address)
+		redirect := u.Query().Get("redirect_uri")
+		resp, err := http.Get(redirect + "?code=stolen&state=forged")
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		forged <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+		return alice.open(ctx, address)
+	}
+	l, out := newLogin(t.TempDir(), login.Settings{}, nil)
+	l.Open = open
+	got, err := call(t, l, server, "whoami", nil)
+	if err != nil || got != "alice (scopes: mcp)" {
+		t.Fatalf("got %q, %v\n%s", got, err, out)
+	}
+	if f := <-forged; !strings.HasPrefix(f, "400 ") || !strings.Contains(f, "Not this login") {
+		t.Errorf("the forged request was answered %s", f)
+	}
+	if !strings.Contains(out.String(), "ignored a request to http://127.0.0.1:") {
+		t.Errorf("the login did not say it ignored one:\n%s", out)
+	}
+}
+
+// dripping serves an MCP endpoint that asks for a login and protected
+// resource metadata that never finishes arriving: one byte, then nothing
+// until the client leaves.
+func dripping(t *testing.T) string {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("{"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// A login ends within the time its caller has left (the command's
+// --timeout), discovery that never finishes included; with a limit of its
+// own (--login-timeout) it ends within that one.
+func TestLoginEndsInTime(t *testing.T) {
+	server := dripping(t)
+	for _, c := range []struct {
+		s        login.Settings
+		deadline time.Duration
+		want     string
+	}{
+		{login.Settings{}, 1500 * time.Millisecond, "the command had left (--timeout; --login-timeout gives a login a limit of its own)"},
+		{login.Settings{Timeout: 300 * time.Millisecond}, 20 * time.Second, "the login did not end within 300ms (--login-timeout gives more time)"},
+	} {
+		l, out := newLogin(t.TempDir(), c.s, &person{user: "alice"})
+		ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+		conn, err := (&target.Target{URL: server, Login: l}).Open("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "login-test", Version: "1"}, nil)
+		_, err = client.Connect(ctx, conn.Transport, nil)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), c.want) || login.AsError(err) == nil {
+			t.Errorf("%+v: %v, want a login error saying %q\n%s", c.s, err, c.want, out)
+		}
 	}
 }

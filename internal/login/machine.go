@@ -78,6 +78,9 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 	if err != nil {
 		return fmt.Errorf("%s token request to %s: %w", strings.ReplaceAll(grant, "_", " "), asm.TokenEndpoint, err)
 	}
+	if err := checkToken(tok); err != nil {
+		return err
+	}
 	e := &Entry{Server: h.server, Identity: h.identity, Grant: grant, ClientID: s.ClientID, Scopes: grantedScopes(tok, cfg.Scopes)}
 	e.setToken(tok)
 	if err := p.bind(e, tok); err != nil {

@@ -27,6 +27,19 @@ func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	base := strings.TrimSuffix(redirect, callbackPath)
+	// Before a login waits, and with another state, nothing is taken.
+	if code, page := get("GET", redirect+"?code=a&state=s"); code != http.StatusBadRequest || !strings.Contains(page, "Not this login") {
+		t.Errorf("with no login waiting: %d %q", code, page)
+	}
+	r.expect("s")
+	for _, q := range []string{"?code=a&state=zzforgedzz", "?code=a", "?code=a&state=s&state=s", "?error=access_denied&state=x", "?error=access_denied"} {
+		if code, page := get("GET", redirect+q); code != http.StatusBadRequest || !strings.Contains(page, "Not this login") || strings.Contains(page, "zzforgedzz") {
+			t.Errorf("%s: %d %q", q, code, page)
+		}
+	}
+	if len(r.results) != 0 || len(r.ignored) != 1 {
+		t.Fatalf("ignored requests delivered %d results, %d notes", len(r.results), len(r.ignored))
+	}
 	if code, _ := get("GET", base+"/favicon.ico"); code != http.StatusNotFound {
 		t.Errorf("another path: %d", code)
 	}
@@ -46,7 +59,7 @@ func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
 	if code, page := get("GET", redirect+"?code=c&state=s"); code != http.StatusConflict || !strings.Contains(page, "Already done") {
 		t.Fatalf("a third answer: %d %q", code, page)
 	}
-	if code, page := get("GET", redirect+"?error=access_denied"); code != http.StatusConflict && !strings.Contains(page, "Login failed") {
+	if code, page := get("GET", redirect+"?error=access_denied&state=s"); code != http.StatusConflict && !strings.Contains(page, "Login failed") {
 		t.Fatalf("an error answer: %d %q", code, page)
 	}
 }

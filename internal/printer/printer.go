@@ -175,17 +175,6 @@ func ResourceResult(w io.Writer, res *mcp.ReadResourceResult) {
 	}
 }
 
-// Tools renders a list of tools, one per line with its description.
-func Tools(w io.Writer, tools []*mcp.Tool) {
-	for _, t := range tools {
-		if t.Description != "" {
-			fmt.Fprintf(w, "%s\t%s\n", termsafe.Line(t.Name), oneLine(t.Description))
-		} else {
-			fmt.Fprintln(w, termsafe.Line(t.Name))
-		}
-	}
-}
-
 // JSON writes v as one indented JSON document, control and invisible
 // characters written as \u escapes (see termsafe.JSON).
 func JSON(w io.Writer, v any) error { return encode(w, v, "  ") }

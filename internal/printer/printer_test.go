@@ -30,7 +30,6 @@ func TestTextShowsNothingRaw(t *testing.T) {
 	}, StructuredContent: map[string]any{evil: evil}})
 	printer.PromptResult(&b, &mcp.GetPromptResult{Description: evil, Messages: []*mcp.PromptMessage{{Role: mcp.Role(evil), Content: &mcp.TextContent{Text: evil}}}})
 	printer.ResourceResult(&b, &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: evil, MIMEType: evil, Text: evil}}})
-	printer.Tools(&b, []*mcp.Tool{{Name: evil, Description: evil}, {Name: evil}})
 	if termsafe.Has(b.String()) {
 		t.Errorf("text output keeps raw control characters:\n%q", b.String())
 	}

@@ -233,22 +233,6 @@ func (p Places) List() []string {
 	return out
 }
 
-// Find returns the first profiles file that exists and its path. When none
-// exists it returns an empty File and the path "".
-func (p Places) Find() (string, *File, error) {
-	for _, path := range p.List() {
-		f, err := Load(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", nil, err
-		}
-		return path, f, nil
-	}
-	return "", &File{Profiles: map[string]*Profile{}}, nil
-}
-
 // Lookup finds a profile by name in the first file that has it.
 func (p Places) Lookup(name string) (*Profile, string, error) {
 	for _, path := range p.List() {

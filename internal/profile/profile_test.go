@@ -114,10 +114,6 @@ func TestPlacesOrderAndSave(t *testing.T) {
 	if err != nil || p.Command != "u2" || path != places.User {
 		t.Errorf("Lookup(only-user) = %+v from %s, %v; want the user's", p, path, err)
 	}
-	path, f, err := places.Find()
-	if err != nil || path != places.Dir || len(f.Profiles) != 1 {
-		t.Errorf("Find = %s %v %v", path, f, err)
-	}
 }
 
 func TestParseRejectsJunk(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/eventstream"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/reqbody"
 	"github.com/askback/askback/internal/wire"
@@ -149,7 +150,7 @@ type exchange struct {
 	// events counts the events of its stream; endpoint is the last
 	// endpoint event (the 2024-11-05 transport), nil if none.
 	events   int
-	endpoint *wire.Event
+	endpoint *eventstream.Event
 	// large says the exchange holds one of the Handler's places for a
 	// message over smallHold; dropped that the event being read was let go
 	// unrecorded for want of one (its limit event is written).
@@ -373,7 +374,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	rc := http.NewResponseController(w)
 	w.WriteHeader(resp.StatusCode)
 	_ = rc.Flush()
-	events := wire.NewEventReader(func(e wire.Event) { h.streamEvent(x, e) })
+	events := eventstream.NewReader(wire.MaxMessage, func(e eventstream.Event) { h.streamEvent(x, e) })
 	defer h.giveLarge(x)
 	buf := make([]byte, 32<<10)
 	first := x.r.Method == http.MethodGet && h.o.SSE
@@ -426,7 +427,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 // naming the server's origin, the event naming the proxy's) and the rest of
 // piece. Past maxFirstEvent it gives up and lets the bytes pass as they
 // are.
-func (h *Handler) firstEvent(x *exchange, events *wire.EventReader, pending, piece []byte) (held, write []byte, done bool) {
+func (h *Handler) firstEvent(x *exchange, events *eventstream.Reader, pending, piece []byte) (held, write []byte, done bool) {
 	for i := range piece {
 		before := x.events
 		events.Write(piece[i : i+1])
@@ -449,7 +450,7 @@ func (h *Handler) firstEvent(x *exchange, events *wire.EventReader, pending, pie
 
 // checkHold lets the event being read go unrecorded when it grows past
 // smallHold and no place to hold a large message is free.
-func (h *Handler) checkHold(x *exchange, events *wire.EventReader) {
+func (h *Handler) checkHold(x *exchange, events *eventstream.Reader) {
 	if x.large || x.dropped || events.Pending() <= smallHold || h.takeLarge(x) {
 		return
 	}
@@ -459,7 +460,7 @@ func (h *Handler) checkHold(x *exchange, events *wire.EventReader) {
 }
 
 // streamEvent records one event of a stream.
-func (h *Handler) streamEvent(x *exchange, e wire.Event) {
+func (h *Handler) streamEvent(x *exchange, e eventstream.Event) {
 	x.events++
 	// The event held is whole: its place, if it took one, is free again.
 	defer h.giveLarge(x)

@@ -24,6 +24,7 @@ import (
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,10 +122,10 @@ func (s Step) Script() (string, error) {
 		case q.IsElicitation():
 			qs = append(qs, q)
 		case q.Asks == exchange.AsksSampling && q.Reply != nil:
-			b.WriteString("sample_response " + Quote(sampleOf(q).String()) + "\n")
+			b.WriteString(cmdname.SampleResponse + " " + Quote(sampleOf(q).String()) + "\n")
 		case q.Asks == exchange.AsksRoots && !rootsDone && len(q.Roots) > 0:
 			rootsDone = true
-			b.WriteString("roots")
+			b.WriteString(cmdname.Roots)
 			for _, r := range q.Roots {
 				if r == nil {
 					continue
@@ -156,10 +157,10 @@ func (s Step) Script() (string, error) {
 		b.WriteString(assertElicited(q) + "\n")
 	}
 	if tr, ok := s.Result.(*mcp.CallToolResult); ok && tr.IsError {
-		b.WriteString("assert_is_error\n")
+		b.WriteString(cmdname.AssertIsError + "\n")
 	}
 	if text := stableText(s.Result); text != "" {
-		b.WriteString("assert_contains " + Quote(text) + "\n")
+		b.WriteString(cmdname.AssertContains + " " + Quote(text) + "\n")
 	}
 	return b.String(), nil
 }
@@ -185,9 +186,9 @@ func Command(method, name string, args map[string]any) (string, error) {
 func (s Step) command() (string, error) {
 	switch s.Method {
 	case "tools/call", "prompts/get":
-		verb := "call_tool"
+		verb := cmdname.CallTool
 		if s.Method == "prompts/get" {
-			verb = "get_prompt"
+			verb = cmdname.GetPrompt
 		}
 		parts := []string{verb, Word(s.Name)}
 		keys := make([]string, 0, len(s.Args))
@@ -207,7 +208,7 @@ func (s Step) command() (string, error) {
 		}
 		return strings.Join(parts, " "), nil
 	case "resources/read":
-		return "read_resource " + Quote(s.Name), nil
+		return cmdname.ReadResource + " " + Quote(s.Name), nil
 	}
 	return "", fmt.Errorf("record: cannot write a %q step", s.Method)
 }
@@ -219,7 +220,7 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 	if a != nil {
 		action = a.Action
 	}
-	line := "elicit_response "
+	line := cmdname.ElicitResponse + " "
 	if keyed && q.Key != "" && AnswerKey(q.Key) {
 		line += q.Key + "="
 	}
@@ -245,7 +246,7 @@ func assertElicited(q exchange.Entry) string {
 	if text == "" && q.Params != nil {
 		text = jsonmatch.Shorten(q.Params.URL)
 	}
-	line := "assert_elicited"
+	line := cmdname.AssertElicited
 	if text != "" {
 		line += " " + Quote(text)
 	}
@@ -322,8 +323,9 @@ func Quote(s string) string {
 // Word writes a name bare when the language reads it back unchanged, and
 // quoted otherwise.
 func Word(s string) string {
-	if s == "" {
-		return `""`
+	if s == "" || strings.HasPrefix(s, "<<") {
+		// <<NAME last on a line starts a here-document.
+		return Quote(s)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -94,6 +94,28 @@ func TestRecordQuotingSurvivesTheParser(t *testing.T) {
 	}
 }
 
+// A name that would read as the start of a here-document (<<NAME last on
+// its line) is quoted: the lines after it stay commands.
+func TestRecordNameLikeAHereDocument(t *testing.T) {
+	var b strings.Builder
+	steps := []record.Step{{Method: "tools/call", Name: "<<END", Result: toolText("ok")}, {Method: "tools/call", Name: "next"}}
+	if err := record.Write(&b, steps...); err != nil {
+		t.Fatal(err)
+	}
+	s, err := script.ParseFile("rec.mcp", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("does not parse: %v\n%s", err, b.String())
+	}
+	var got []string
+	for _, st := range s.Steps {
+		got = append(got, st.Text)
+	}
+	want := []string{`call_tool "<<END"`, `assert_contains "ok"`, `call_tool next`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands %q, want %q", got, want)
+	}
+}
+
 func TestRecordRefusesWhatCannotBeWritten(t *testing.T) {
 	err := record.Write(&strings.Builder{}, record.Step{Method: "tools/call", Name: "x", Args: map[string]any{"a b": 1}})
 	if err == nil || !strings.Contains(err.Error(), `argument name "a b" cannot be written`) {

@@ -22,6 +22,8 @@ import (
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -93,7 +95,18 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		out.Write(text[rootsAt:])
 		w.buf = out
 	}
+	if n := w.buf.Len(); n > script.MaxFileSize {
+		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
+	}
 	return w.buf.Bytes(), w.warnings, nil
+}
+
+// parses reports whether text, one command (a here-document with its
+// body), is one the script language reads back: a value too long for a
+// line or a here-document is not.
+func parses(text string) bool {
+	_, err := script.ParseFile("check.mcp", []byte(text))
+	return err == nil
 }
 
 type writer struct {
@@ -190,6 +203,9 @@ func (w *writer) call(c *conversation.Call) {
 		w.comment("line %d of the recording: %s", n.Line, n.Text)
 	}
 	cmd, err := w.command(c)
+	if err == nil && !parses(cmd) {
+		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
+	}
 	if err != nil {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
 		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
@@ -211,15 +227,15 @@ func (w *writer) call(c *conversation.Call) {
 			w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
 			w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
 		}
-		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
-		w.line("cancel_task")
-		w.line("get_task")
-		w.line("assert_task_status cancelled")
+		w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
+		w.line("%s", cmdname.CancelTask)
+		w.line("%s", cmdname.GetTask)
+		w.line("%s cancelled", cmdname.AssertTaskStatus)
 		return
 	}
 	if task != nil && !c.Ended {
 		// The task was left running: the script starts it and leaves it.
-		w.line("%s", strings.Replace(cmd, "call_tool ", "start_tool ", 1))
+		w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
 		return
 	}
 	given := w.answers(c)
@@ -235,12 +251,18 @@ func (w *writer) call(c *conversation.Call) {
 	}
 	verb := cmd
 	if c.Err != nil || (task != nil && c.Result == nil) {
-		verb = "expect_error " + cmd
+		verb = cmdname.ExpectError + " " + cmd
 	}
 	w.line("%s", verb)
 	w.questionChecks(c)
 	if task != nil {
-		w.line("assert_task_status %s", task.Status)
+		switch task.Status {
+		case "working", "input_required", "completed", "failed", "cancelled":
+			w.line("%s %s", cmdname.AssertTaskStatus, task.Status)
+		default:
+			w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
+			w.comment("the task's last status is none a script can check: %q", task.Status)
+		}
 	}
 	if !c.Ended {
 		return
@@ -321,18 +343,25 @@ func (w *writer) answers(c *conversation.Call) given {
 			g.failed = true
 			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
 			w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
-			w.line("elicit_response %scancel", key)
+			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Answer == nil:
 			w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
-			w.line("elicit_response %scancel", key)
+			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Mode() == "url" && q.Action() == "accept":
 			g.outOfBand = true
 			url := urlOf(q)
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
 			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
-			w.line("elicit_response %saccept", key)
+			w.line("%s %saccept", cmdname.ElicitResponse, key)
 		default:
-			w.line("%s", w.elicitResponse(key, q))
+			line := w.elicitResponse(key, q)
+			if !parses(line) {
+				g.failed = true
+				w.warn(q.AnswerLine, "the answer at line %d is too long for a script line (%d bytes): the script cancels instead, and checks nothing of the result", q.AnswerLine, len(line))
+				w.comment("the answer at line %d of the recording is too long for a script line; cancel stands for it", q.AnswerLine)
+				line = cmdname.ElicitResponse + " " + key + "cancel"
+			}
+			w.line("%s", line)
 		}
 	}
 	return g
@@ -367,7 +396,7 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 		w.warn(q.AnswerLine, "the answer at line %d has the action %q: the script cancels instead", q.AnswerLine, action)
 		action = "cancel"
 	}
-	line := "elicit_response " + key + action
+	line := cmdname.ElicitResponse + " " + key + action
 	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
 		return line
 	}
@@ -421,7 +450,13 @@ func (w *writer) sampleResponse(q *conversation.Question) {
 	if s.Role == "assistant" {
 		s.Role = ""
 	}
-	w.line("sample_response %s", record.Quote(s.String()))
+	line := cmdname.SampleResponse + " " + record.Quote(s.String())
+	if !parses(line) {
+		w.warn(q.AnswerLine, "the model reply at line %d is too long for a script line (%d bytes): the script gives none", q.AnswerLine, len(line))
+		w.comment("the model reply at line %d of the recording is too long for a script line", q.AnswerLine)
+		return
+	}
+	w.line("%s", line)
 }
 
 // rootsAnswer keeps the roots the client gave, for the script's roots
@@ -448,7 +483,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 	raw := strings.Join(words, " ")
 	switch {
 	case w.roots == "" && len(words) > 0:
-		w.roots, w.rootsRaw = "roots "+raw, raw
+		w.roots, w.rootsRaw = cmdname.Roots+" "+raw, raw
 	case w.rootsRaw != raw && len(words) > 0:
 		w.warn(q.AnswerLine, "the client gave other roots at line %d than before: a script declares one set, the first", q.AnswerLine)
 	}
@@ -474,24 +509,34 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			msg, _ := obj.Get("message")
 			text, _ := msg.(string)
 			check := jsonmatch.NewObject()
-			line := "assert_elicited"
+			line := cmdname.AssertElicited
 			if text != "" && w.opts.Match == jsonmatch.Exact {
 				// The message as text when it does not change from run
 				// to run, else as a pattern in the question's check.
-				if jsonmatch.Generalize(text) == jsonmatch.Escape(text) {
-					line += " " + record.Quote(text)
+				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
+					line += " " + q
 				} else {
 					check.Set("message", text)
 				}
 			}
-			w.line("%s%s mode=%s", line, sel, q.Mode())
+			switch mode := q.Mode(); mode {
+			case "form", "url":
+				w.line("%s%s mode=%s", line, sel, mode)
+			default:
+				// A mode the language cannot write as a filter is
+				// checked, exactly, in the question's check.
+				w.line("%s%s", line, sel)
+				check.Set("mode", mode)
+			}
 			for _, k := range []string{"requestedSchema", "url"} {
 				if x, ok := obj.Get(k); ok {
 					check.Set(k, x)
 				}
 			}
 			if len(check.Keys) > 0 {
-				w.jsonCheck("assert_question"+sel, jsonmatch.Expect(check, jsonmatch.ExpectOptions{Mode: w.opts.Match}))
+				if l, ok := w.fittingJSON(q.Line, cmdname.AssertQuestion+sel, check, nil); ok {
+					w.buf.WriteString(l + "\n")
+				}
 			}
 		}
 	}
@@ -504,14 +549,25 @@ func (w *writer) questionChecks(c *conversation.Call) {
 		}
 	}
 	if n > 0 {
-		w.line("assert_elicited_count %d", n)
+		w.line("%s %d", cmdname.AssertElicitedCount, n)
 	}
 }
 
-// jsonCheck writes a check of expected JSON: on its line, quoted, or in a
-// here-document, indented, when it is long.
-func (w *writer) jsonCheck(cmd string, v jsonmatch.Value) {
-	w.buf.WriteString(jsonLine(cmd, v) + "\n")
+// fittingJSON is the check cmd of v as the options ask, or, when that is
+// too long for a script, by shape, with a warning; ok is false when not
+// even the shape fits (also a warning).
+func (w *writer) fittingJSON(line int, cmd string, v jsonmatch.Value, ignore []jsonmatch.Path) (string, bool) {
+	if l := jsonLine(cmd, jsonmatch.Expect(v, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: ignore})); parses(l) {
+		return l, true
+	}
+	if w.opts.Match != jsonmatch.Shape {
+		if l := jsonLine(cmd, jsonmatch.Expect(v, jsonmatch.ExpectOptions{Mode: jsonmatch.Shape, Ignore: ignore})); parses(l) {
+			w.warn(line, "what line %d of the recording holds is too long for a script to check exactly: %s checks its shape", line, strings.Fields(cmd)[0])
+			return l, true
+		}
+	}
+	w.warn(line, "what line %d of the recording holds is too long for a script to check: it is not checked", line)
+	return "", false
 }
 
 func jsonLine(cmd string, v jsonmatch.Value) string {
@@ -560,9 +616,14 @@ func containsLine(text, line string) bool {
 func (w *writer) resultChecks(c *conversation.Call) []string {
 	var out []string
 	if c.Err != nil {
-		out = append(out, fmt.Sprintf("assert_error_code %d", c.Err.Code))
+		out = append(out, fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code))
 		if w.opts.Match == jsonmatch.Exact {
-			out = append(out, "assert_match "+record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message))))
+			l := cmdname.AssertMatch + " " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+			if parses(l) {
+				out = append(out, l)
+			} else {
+				w.warn(c.ResultLine, "the error message at line %d is too long for a script line: only its code is checked", c.ResultLine)
+			}
 		}
 		return out
 	}
@@ -584,22 +645,29 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	}
 	if c.Method == "tools/call" {
 		if e, _ := obj.Get("isError"); e == true {
-			out = append(out, "assert_is_error")
+			out = append(out, cmdname.AssertIsError)
 		}
 		obj.Delete("isError")
 	}
 	if text, ok := w.textOnly(c, obj); ok {
 		p := jsonmatch.Generalize(text)
+		l := textLine(cmdname.AssertMatch, p)
 		if p == jsonmatch.Escape(text) {
-			return append(out, textLine("assert_equals", text))
+			l = textLine(cmdname.AssertEquals, text)
 		}
-		return append(out, textLine("assert_match", p))
+		if parses(l) {
+			return append(out, l)
+		}
+		// Too long for a line or a here-document as text: as JSON.
 	}
 	exp := jsonmatch.Expect(obj, jsonmatch.ExpectOptions{Mode: w.opts.Match, Ignore: w.opts.Ignore})
 	if e, ok := exp.(*jsonmatch.Object); ok && len(e.Keys) == 0 {
 		return out
 	}
-	return append(out, jsonLine("assert_json", exp))
+	if l, ok := w.fittingJSON(c.ResultLine, cmdname.AssertJSON, obj, w.opts.Ignore); ok {
+		out = append(out, l)
+	}
+	return out
 }
 
 // textOnly reports whether a tool's result is text contents alone (and

@@ -215,7 +215,7 @@ func (r *Run) doc() (runDoc, error) {
 	}
 	inv := invocationDoc{ExecutionSuccessful: r.Failed == ""}
 	if r.Failed != "" {
-		inv.Notifications = []notificationDoc{{Level: Error, Message: messageDoc{Text: r.Failed}}}
+		inv.Notifications = []notificationDoc{{Level: Error, Message: plain(r.Failed)}}
 	}
 	doc.Invocations = []invocationDoc{inv}
 	return doc, nil
@@ -236,8 +236,8 @@ func (rule Rule) doc() (ruleDoc, error) {
 	// back to the shorter.
 	full := cmp.Or(rule.Full, rule.Short)
 	d := ruleDoc{ID: rule.ID, Name: rule.Name, HelpURI: rule.HelpURI, DefaultConfiguration: configDoc{Level: level},
-		ShortDescription: messageDoc{Text: rule.Short}, FullDescription: messageDoc{Text: full},
-		Help: messageDoc{Text: cmp.Or(rule.Help, full)}}
+		ShortDescription: plain(rule.Short), FullDescription: plain(full),
+		Help: plain(cmp.Or(rule.Help, full))}
 	if len(rule.Tags) > 0 || rule.SecuritySeverity != "" {
 		d.Properties = map[string]any{}
 		if len(rule.Tags) > 0 {
@@ -266,7 +266,7 @@ func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 	if len(res.Locations) == 0 {
 		return resultDoc{}, fmt.Errorf("no location: code scanning needs one (a file, or a logical path such as \"server\")")
 	}
-	d := resultDoc{RuleID: res.RuleID, RuleIndex: index, Level: level, Message: messageDoc{Text: res.Message}, Properties: res.Properties}
+	d := resultDoc{RuleID: res.RuleID, RuleIndex: index, Level: level, Message: plain(res.Message), Properties: res.Properties}
 	var first Location
 	for i, loc := range res.Locations {
 		if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
@@ -313,9 +313,32 @@ func (loc Location) doc() (locationDoc, error) {
 		d.LogicalLocations = []logicalDoc{{FullyQualifiedName: loc.Path, Kind: loc.Kind}}
 	}
 	if loc.Description != "" {
-		d.Message = &messageDoc{Text: loc.Description}
+		m := plain(loc.Description)
+		d.Message = &m
 	}
 	return d, nil
+}
+
+// plain is a message of plain text as SARIF reads it: a reader takes
+// "[text](target)" for an embedded link, so every square bracket is
+// written escaped (\[, \]), and so is a backslash right before one.
+// A message that quotes what a server said can then link nowhere.
+func plain(s string) messageDoc {
+	if !strings.ContainsAny(s, "[]") {
+		return messageDoc{Text: s}
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '[' || c == ']':
+			b.WriteByte('\\')
+		case c == '\\' && i+1 < len(s) && (s[i+1] == '[' || s[i+1] == ']'):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return messageDoc{Text: b.String()}
 }
 
 // toolVersion is v without the "v" of a tag (v1.2.0 is 1.2.0): SARIF

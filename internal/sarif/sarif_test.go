@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,8 +103,44 @@ func TestWriteEscapesControlCharacters(t *testing.T) {
 	if bytes.ContainsRune(b, '\x1b') || bytes.ContainsRune(b, '\u202e') {
 		t.Fatalf("raw control characters in the log:\n%s", b)
 	}
-	if !bytes.Contains(b, []byte(`logical \u001b[31m\u202e`)) {
+	if !bytes.Contains(b, []byte(`logical \u001b\\[31m\u202e`)) {
 		t.Fatalf("the message is not kept as \\u escapes:\n%s", b)
+	}
+}
+
+// A message quoting a server's text cannot become a link: a SARIF reader
+// takes "[text](target)" for an embedded link, so brackets are escaped,
+// and a backslash the server put before one cannot undo the escape.
+func TestWriteMessagesLinkNowhere(t *testing.T) {
+	log := sample()
+	log.Runs[0].Results[0].Message = `see [the docs](https://attacker.example) \[x\]`
+	log.Runs[0].Results[0].Locations[0].Description = "[1](1)"
+	b, err := log.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Message   struct{ Text string }
+				Locations []struct{ Message struct{ Text string } }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, r := range doc.Runs[0].Results {
+		texts = append(texts, r.Message.Text)
+		for _, l := range r.Locations {
+			texts = append(texts, l.Message.Text)
+		}
+	}
+	for _, want := range []string{`see \[the docs\](https://attacker.example) \\\[x\\\]`, `\[1\](1)`} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("no message %q in %q", want, texts)
+		}
 	}
 }
 

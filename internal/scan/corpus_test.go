@@ -85,7 +85,7 @@ func TestCorpusFiresEveryRule(t *testing.T) {
 				}
 			}
 			for id, want := range e.Fires {
-				if _, ok := scan.RuleByID(id); !ok {
+				if _, ok := ruleByID(id); !ok {
 					t.Fatalf("the entry names %s, which is no rule", id)
 				}
 				wantSev, err := scan.ParseSeverity(want)

@@ -158,13 +158,3 @@ func Rules() []Rule {
 		RuleHiddenMarkup, RuleAttentionTags, RuleOversized, RuleOverride, RuleConceal, RuleSecrets, RulePrecondition,
 		RuleDestination, RuleSideChannel, RuleShadowing, RuleUnannotated, RuleContradicted, RuleCollision}
 }
-
-// RuleByID returns the rule with id, and whether there is one.
-func RuleByID(id string) (Rule, bool) {
-	for _, r := range Rules() {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	return Rule{}, false
-}

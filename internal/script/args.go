@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -281,7 +282,7 @@ func convert(s string, kind tokenKind, typ string) (any, error) {
 	case "object", "array":
 		v, err := decodeJSON(s)
 		if errors.Is(err, strictjson.ErrAmbiguous) {
-			return nil, fmt.Errorf("%q: %v", truncate(s, 60), err)
+			return nil, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a JSON %s", truncate(s, 60), typ)
@@ -322,17 +323,11 @@ func convert(s string, kind tokenKind, typ string) (any, error) {
 	return s, nil
 }
 
+// decodeJSON reads a JSON value written in a script, by the rule of every
+// JSON a person writes (internal/jsonobject), its numbers as written.
 func decodeJSON(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("more than one JSON value")
-	}
-	if err := strictjson.CheckRepeats([]byte(s)); err != nil {
+	v, err := jsonobject.Value(fmt.Sprintf("%q", truncate(s, 60)), s, jsonobject.AsWritten)
+	if err != nil {
 		return nil, err
 	}
 	return normalizeNumbers(v), nil

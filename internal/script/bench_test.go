@@ -148,7 +148,7 @@ func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		rep := Run(ctx, sc, RunOptions{Connect: SessionConnect(sopts)})
+		rep := Run(ctx, sc, RunOptions{ConnectScript: SessionConnectScript(sopts)})
 		if p, f := rep.Counts(); f != 0 || p != 2*benchSteps {
 			return fmt.Errorf("%d passed, %d failed", p, f)
 		}

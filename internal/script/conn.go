@@ -90,11 +90,25 @@ type LogLevelConn interface {
 	SetLogLevel(ctx context.Context, level string) error
 }
 
-// FallbackConn is a Conn that can ask a fallback answerer for the
-// questions the queued answers do not cover (RunOptions.Fallback), and
-// fail those nobody answers (RunOptions.Strict); the runner sets them once,
-// right after connecting.
+// FallbackConn is a Conn whose commands can be answered, beyond their own
+// queued answers and replies, by the run's: its model replies
+// (RunOptions.Samples), a person (RunOptions.Fallback), and failing what
+// nobody answers (RunOptions.Strict). The runner sets them once, right
+// after connecting.
 type FallbackConn interface {
 	Conn
-	SetFallback(person answer.Answerer, strict string)
+	SetFallback(Fallback)
+}
+
+// Fallback is who answers what a command's own answers and replies leave,
+// after them in the order of answer.Who.
+type Fallback struct {
+	// Samples are the run's model replies, the script's own copy of
+	// RunOptions.Samples: asked after a command's sample_response lines.
+	Samples *answer.Samples
+	// Person answers the questions nobody else does (RunOptions.Fallback).
+	Person answer.Answerer
+	// Strict fails the questions nobody answers instead of declining them
+	// (RunOptions.Strict).
+	Strict string
 }

@@ -13,7 +13,7 @@ func TestDeployerTasks(t *testing.T) {
 	opts := deployerOptions(bin)
 	opts.Target.Command = bin + " -rollout-step 10ms"
 	opts.Tasks = true
-	connect := SessionConnect(opts)
+	connect := SessionConnectScript(opts)
 
 	for _, tc := range []struct {
 		name, src string
@@ -77,7 +77,7 @@ expect_error wait_task NO-SUCH-TASK
 `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, out := runText(t, "r.mcp", tc.src, RunOptions{Connect: connect})
+			rep, out := runText(t, "r.mcp", tc.src, RunOptions{ConnectScript: connect})
 			if _, f := rep.Counts(); f != tc.failed {
 				t.Fatalf("%d failed, want %d:\n%s", f, tc.failed, out)
 			}

@@ -36,14 +36,14 @@ func deployerOptions(bin string) session.Options {
 // stdio, through the mcp-tester session.
 func TestDeployerEndToEnd(t *testing.T) {
 	bin := deployerBinary(t)
-	connect := SessionConnect(deployerOptions(bin))
+	connect := SessionConnectScript(deployerOptions(bin))
 
 	t.Run("deploy.mcp", func(t *testing.T) {
 		src, err := os.ReadFile("testdata/deploy.mcp")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, out := runText(t, "deploy.mcp", string(src), RunOptions{Connect: connect})
+		rep, out := runText(t, "deploy.mcp", string(src), RunOptions{ConnectScript: connect})
 		if !strings.HasSuffix(out, "deploy.mcp: 7 passed, 0 failed\n") || rep.ExitCode() != ExitOK {
 			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
 		}
@@ -54,7 +54,7 @@ func TestDeployerEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, out := runText(t, "deployer-all.mcp", string(src), RunOptions{Connect: connect, Stdin: strings.NewReader("auth-service\n")})
+		rep, out := runText(t, "deployer-all.mcp", string(src), RunOptions{ConnectScript: connect, Stdin: strings.NewReader("auth-service\n")})
 		if rep.ExitCode() != ExitOK {
 			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
 		}
@@ -68,7 +68,7 @@ elicit_response accept '{"environment": "staging", "confirm": true}'
 elicit_response decline
 call_tool deploy service:"auth-service"
 `
-		rep, out := runText(t, "fail.mcp", src, RunOptions{Connect: connect})
+		rep, out := runText(t, "fail.mcp", src, RunOptions{ConnectScript: connect})
 		if p, f := rep.Counts(); p != 4 || f != 2 || rep.ExitCode() != ExitFailed {
 			t.Fatalf("counts %d/%d exit %d, output:\n%s", p, f, rep.ExitCode(), out)
 		}
@@ -93,7 +93,7 @@ call_tool deploy service:"auth-service"
 elicit_response decline
 call_tool deploy service:"auth-service"
 `
-		rep, out := runText(t, "alike.mcp", src, RunOptions{Connect: connect})
+		rep, out := runText(t, "alike.mcp", src, RunOptions{ConnectScript: connect})
 		if p, f := rep.Counts(); p != 2 || f != 1 {
 			t.Fatalf("counts %d/%d, output:\n%s", p, f, out)
 		}
@@ -115,7 +115,7 @@ call_tool deploy service:"auth-service"
 		}
 		run := func(jobs int) string {
 			var out strings.Builder
-			RunAll(context.Background(), scripts, RunOptions{Connect: connect, Jobs: jobs, Progress: &out})
+			RunAll(context.Background(), scripts, RunOptions{ConnectScript: connect, Jobs: jobs, Progress: &out})
 			return out.String()
 		}
 		serial, parallel := run(1), run(3)
@@ -130,7 +130,7 @@ call_tool deploy service:"auth-service"
 	t.Run("could not connect", func(t *testing.T) {
 		opts := deployerOptions(bin)
 		opts.Target.Env = []string{"DEPLOY_STATE_KEY=short"}
-		rep, out := runText(t, "deploy.mcp", "ping\n", RunOptions{Connect: SessionConnect(opts)})
+		rep, out := runText(t, "deploy.mcp", "ping\n", RunOptions{ConnectScript: SessionConnectScript(opts)})
 		if rep.ExitCode() != ExitConnect || !strings.Contains(out, "deploy.mcp: could not connect") {
 			t.Fatalf("exit %d, output:\n%s", rep.ExitCode(), out)
 		}

@@ -33,12 +33,12 @@ func production() *personAnswerer {
 }
 
 func TestFallbackAnswersWhatNoElicitResponseCovers(t *testing.T) {
-	connect := SessionConnect(deployerOptions(deployerBinary(t)))
+	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "ask.mcp", `call_tool deploy service:"auth-service"
 assert_elicited "version 2.4.1"
 assert_contains "to production"
-`, RunOptions{Connect: connect, Fallback: person, Verbose: true})
+`, RunOptions{ConnectScript: connect, Fallback: person, Verbose: true})
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the run failed:\n%s", out)
 	}
@@ -52,7 +52,7 @@ assert_contains "to production"
 }
 
 func TestQueuedAnswersWinOverTheFallback(t *testing.T) {
-	connect := SessionConnect(deployerOptions(deployerBinary(t)))
+	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "queued.mcp", `elicit_response accept '{"environment": "staging", "confirm": true}'
 call_tool deploy service:"auth-service"
@@ -60,7 +60,7 @@ assert_contains "to staging"
 elicit_response decline
 call_tool deploy service:"auth-service"
 assert_contains "not started"
-`, RunOptions{Connect: connect, Fallback: person})
+`, RunOptions{ConnectScript: connect, Fallback: person})
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the run failed:\n%s", out)
 	}
@@ -70,10 +70,10 @@ assert_contains "not started"
 }
 
 func TestNoFallbackStillDeclines(t *testing.T) {
-	connect := SessionConnect(deployerOptions(deployerBinary(t)))
+	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	rep, out := runText(t, "none.mcp", `call_tool deploy service:"auth-service"
 assert_contains "not started (decline)"
-`, RunOptions{Connect: connect})
+`, RunOptions{ConnectScript: connect})
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the run failed:\n%s", out)
 	}
@@ -82,7 +82,7 @@ assert_contains "not started (decline)"
 // TestRecordWritesAReplayableScript records a run answered by the
 // fallback, then replays the recording without it: it passes.
 func TestRecordWritesAReplayableScript(t *testing.T) {
-	connect := SessionConnect(deployerOptions(deployerBinary(t)))
+	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	var steps []record.Step
 	rec := func(method, name string, args any, qs []exchange.Entry, result any) error {
 		m, _ := args.(map[string]any)
@@ -92,7 +92,7 @@ func TestRecordWritesAReplayableScript(t *testing.T) {
 	rep, out := runText(t, "ask.mcp", `call_tool deploy service:"auth-service"
 ping
 expect_error call_tool no-such-tool
-`, RunOptions{Connect: connect, Fallback: production(), Record: rec})
+`, RunOptions{ConnectScript: connect, Fallback: production(), Record: rec})
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the run failed:\n%s", out)
 	}
@@ -111,7 +111,7 @@ assert_contains "Rolling out auth-service 2.4.1 to production."
 	if b.String() != want {
 		t.Errorf("recorded:\n%s\nwant:\n%s", b.String(), want)
 	}
-	rep, out = runText(t, "replay.mcp", b.String(), RunOptions{Connect: connect})
+	rep, out = runText(t, "replay.mcp", b.String(), RunOptions{ConnectScript: connect})
 	if rep.ExitCode() != 0 {
 		t.Errorf("the recording does not replay:\n%s", out)
 	}

@@ -14,8 +14,9 @@ import (
 // Ext is the extension of script files, which a directory argument selects.
 const Ext = ".mcp"
 
-// maxScriptSize bounds a script file.
-const maxScriptSize = 4 << 20
+// MaxFileSize bounds a script file: a larger one is refused when it is
+// loaded.
+const MaxFileSize = 4 << 20
 
 // ExpandPaths turns the arguments of `mcp-tester test` into script files:
 // a file is taken as it is, a directory gives its *.mcp files (recursively,
@@ -120,8 +121,8 @@ func readScript(p string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("script %s: %w", p, err)
 	}
-	if fi.Size() > maxScriptSize {
-		return nil, fmt.Errorf("script %s: larger than %d bytes", p, maxScriptSize)
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("script %s: larger than %d bytes", p, MaxFileSize)
 	}
 	b := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, b); err != nil {

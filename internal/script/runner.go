@@ -16,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,9 +104,12 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	r.conn = conn
 	defer conn.Close()
 	if fc, ok := conn.(FallbackConn); ok {
-		if fb := r.fallback(); fb != nil || r.opts.Strict != "" {
-			fc.SetFallback(fb, r.opts.Strict)
+		f := Fallback{Person: r.opts.Fallback, Strict: r.opts.Strict}
+		if len(r.opts.Samples) > 0 {
+			// Each script takes the run's replies from the first.
+			f.Samples = answer.NewSamples(r.opts.Samples...)
 		}
+		fc.SetFallback(f)
 	}
 	for _, st := range s.Steps {
 		if ctx.Err() != nil {
@@ -125,18 +129,14 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	}
 	r.samples = nil
 	r.emit()
+	if err := conn.Close(); err != nil && r.res.Err == nil {
+		// What the server sent that only its end showed (a second
+		// answer to a request) fails the script.
+		r.res.Err = err
+	}
 	r.res.Duration = time.Since(start)
 	writeScriptSummary(r.out, r.res)
 	return r.res
-}
-
-// fallback answers what a command's queued answers and replies do not:
-// the script's own copy of the run's Samples, then the run's Fallback.
-func (r *runner) fallback() answer.Answerer {
-	if len(r.opts.Samples) == 0 {
-		return r.opts.Fallback
-	}
-	return answer.Chain{answer.NewSamples(r.opts.Samples...), r.opts.Fallback}
 }
 
 func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
@@ -323,7 +323,7 @@ func (r *runner) takeNotes() []string {
 
 // innermost is the command inside the timeout commands that wrap c.
 func innermost(c *command) *command {
-	for c.def.wraps != nil && c.sub != nil && c.def.name == "timeout" {
+	for c.def.wraps != nil && c.sub != nil && c.def.name == cmdname.Timeout {
 		c = c.sub
 	}
 	return c

@@ -20,12 +20,9 @@ import (
 // Origin.
 type SessionConn struct {
 	S *session.Session
-	// Fallback, when set, answers the questions the queued answers do not
-	// cover; nil declines them.
-	Fallback answer.Answerer
-	// Strict, when set, fails the questions nobody answers instead of
-	// declining them (answer.Who.Strict).
-	Strict string
+	// fallback answers what a command's queued answers and replies do not
+	// (see SetFallback); by default nobody does, and the session declines.
+	fallback Fallback
 	// samples are the model replies queued for the command running.
 	samples *answer.Samples
 	// noTasks is set when the session was opened without the tasks
@@ -46,17 +43,16 @@ var (
 )
 
 // SetFallback implements FallbackConn.
-func (c *SessionConn) SetFallback(person answer.Answerer, strict string) {
-	c.Fallback, c.Strict = person, strict
-}
+func (c *SessionConn) SetFallback(f Fallback) { c.fallback = f }
 
 // SetSamples implements SampleConn.
 func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
 
 // answerer is what answers the questions of one command: its queued
-// answers (and model replies), then the fallback.
+// answers and model replies, then the fallback's.
 func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
-	return answer.Who{Written: q, Samples: c.samples, Person: c.Fallback, Strict: c.Strict}.Answerer()
+	f := c.fallback
+	return answer.Who{Written: q, Samples: []*answer.Samples{c.samples, f.Samples}, Person: f.Person, Strict: f.Strict}.Answerer()
 }
 
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.
@@ -197,18 +193,12 @@ func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
 	return out
 }
 
-// SessionConnect returns a RunOptions.Connect that opens a fresh session
-// with opts for each script. opts.Log is ignored: each session keeps a log
-// of its own, since a shared one would mix the questions of scripts running
-// in parallel.
-func SessionConnect(opts session.Options) func(ctx context.Context) (Conn, error) {
-	connect := SessionConnectScript(opts)
-	return func(ctx context.Context) (Conn, error) { return connect(ctx, &Script{}) }
-}
-
-// SessionConnectScript is SessionConnect for RunOptions.ConnectScript: a
-// script with sample_response lines declares sampling, and its roots lines
-// are the roots (after those of opts).
+// SessionConnectScript returns a RunOptions.ConnectScript that opens a
+// fresh session with opts for each script. opts.Log is ignored: each
+// session keeps a log of its own, since a shared one would mix the
+// questions of scripts running in parallel. A script with sample_response
+// lines declares sampling, and its roots lines are the roots (after those
+// of opts).
 func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Script) (Conn, error) {
 	return func(ctx context.Context, sc *Script) (Conn, error) {
 		o := opts

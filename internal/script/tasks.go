@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/sleep"
 )
 
 // taskRef is the task the task commands act on when given no id: the last
@@ -141,11 +142,7 @@ func (r *runner) getTask(ctx context.Context, tc TaskConn, id string) (*Outcome,
 		if out.Task == nil || !settling(out.Task.Status, cancelled) || poll >= maxTaskPolls {
 			return last, nil
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if sleep.For(ctx, interval) != nil {
 			return last, nil
 		}
 		interval = min(2*interval, lastTaskPoll)

@@ -8,39 +8,6 @@ import (
 	"github.com/askback/askback/internal/termsafe"
 )
 
-// WriteText writes the report as mcp-tester prints it: per script its
-// name, one line per step (✓ or ✗, the command, its line), for a failed
-// step the reason, the expected and actual values and an excerpt of the last
-// response, then the script's summary; with several scripts, a total. The
-// last line always ends in "N passed, N failed".
-func WriteText(w io.Writer, r *Report) error {
-	ew := &errWriter{w: w}
-	for _, s := range r.Scripts {
-		fmt.Fprintf(ew, "%s\n", termsafe.Line(s.Name))
-		for _, st := range s.Steps {
-			writeStep(ew, st)
-		}
-		writeScriptSummary(ew, s)
-	}
-	writeTotal(ew, r)
-	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
 func writeStep(w io.Writer, st *StepResult) {
 	mark := "✓"
 	if !st.Passed {

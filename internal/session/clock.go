@@ -35,8 +35,30 @@ func startClock(ctx context.Context, d time.Duration) (context.Context, *request
 		c.timer = time.AfterFunc(d, func() { cancel(errRequestTimeout) })
 	}
 	// A login in the middle of the request (a 401 or 403 from an HTTP
-	// server) is a person's time too.
-	return login.WithPause(ctx, func() func() { c.pause(); return c.resume }), c
+	// server) ends within what is left of the request's time, or, with a
+	// limit of its own (--login-timeout), pauses it.
+	return login.WithClock(ctx, c), c
+}
+
+// Pause implements login.Clock.
+func (c *requestClock) Pause() func() {
+	c.pause()
+	return c.resume
+}
+
+// Left implements login.Clock: the running time left, false without a
+// limit.
+func (c *requestClock) Left() (time.Duration, bool) {
+	if c == nil || c.timer == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	left := c.left
+	if c.paused == 0 {
+		left -= time.Since(c.since)
+	}
+	return max(left, 0), true
 }
 
 // pause stops the clock; calls nest.

@@ -215,5 +215,8 @@ func (s *Session) refuseRepeats(op string, send func() error) error {
 	if dup := s.results.takeRepeated(); dup != nil && err == nil {
 		return protocolErr(op, "%w", dup)
 	}
+	if twice := s.results.takeTwice(); twice != nil {
+		return protocolErr(op, "%w", twice)
+	}
 	return err
 }

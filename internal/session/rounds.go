@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -49,6 +50,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	}
 	s.knowTools(ctx)
 	s.results.take()
+	s.results.takeHandle()
 	var res *mcp.CallToolResult
 	var task *taskclient.Update
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
@@ -69,11 +71,22 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 	if task != nil && errors.Is(err, taskclient.ErrCancelled) {
 		call.Task.Status = "cancelled"
 	}
-	if s.results.take() && err == nil && task == nil {
+	handle := s.results.takeHandle()
+	if s.results.take() && err == nil && task == nil && !handle {
 		// The go-sdk reads null, or a result without content, as empty
 		// content: nothing the tool said would be shown, and the call
 		// would pass.
 		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server's result has no content (it sent a result of null, or one without \"content\")")
+	}
+	if handle && err == nil && task == nil {
+		// A task handle to a call that asked for no task: the go-sdk reads
+		// it as a result without content, and a client that does not run
+		// tasks shows nothing.
+		why := "the server does not offer the tasks extension"
+		if !s.opts.Tasks {
+			why = "--no-tasks"
+		}
+		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server answered with a task handle (resultType \"task\") though no task was asked for (the tester did not declare the tasks extension: %s); nothing the tool did would be shown", why)
 	}
 	return res, call, err
 }
@@ -286,6 +299,10 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 			cancel()
 			return call, protocolErr(op, "%w", dup)
 		}
+		if twice := s.results.takeTwice(); twice != nil {
+			cancel()
+			return call, protocolErr(op, "%w", twice)
+		}
 		if late := s.takeLate(); late != nil {
 			cancel()
 			return call, late
@@ -320,9 +337,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 			if emptyRounds >= 3 {
 				return call, protocolErr(op, "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
 			}
-			select {
-			case <-time.After(time.Duration(emptyRounds) * 100 * time.Millisecond):
-			case <-ctx.Done():
+			if sleep.For(ctx, time.Duration(emptyRounds)*100*time.Millisecond) != nil {
 				return call, s.wrap(ctx, op, ctx.Err())
 			}
 			responses, state = nil, rep.state

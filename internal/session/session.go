@@ -17,6 +17,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
@@ -117,6 +118,7 @@ type Session struct {
 
 	toolsOnce sync.Once   // the tools were listed (knowTools)
 	results   toolResults // tools/call answers as sent (see CallTool)
+	closed    atomic.Bool // Close was called
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
@@ -380,14 +382,20 @@ func (s *Session) ProtocolVersion() string {
 }
 
 // Close ends the session and, for a command server, the process: its input
-// is closed, it gets a short grace to exit, then it is terminated.
+// is closed, it gets a short grace to exit, then it is terminated. It
+// reports a request the server answered twice that was seen only after
+// the request had ended (a protocol error).
 func (s *Session) Close() error {
-	if s.cs == nil {
+	if s.cs == nil || s.closed.Swap(true) {
 		return nil
 	}
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()
+	if twice := s.results.takeTwice(); twice != nil {
+		// Seen after the request it answered had ended.
+		return protocolErr("close the session", "%w", twice)
+	}
 	return nil
 }
 

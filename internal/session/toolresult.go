@@ -10,15 +10,26 @@ import (
 )
 
 // toolResults watches the raw answers to the client's requests as they
-// cross the wire: the go-sdk decodes a tools/call result of null, or one
-// without content, as an empty content list, which a tester must not take
-// for a tool that answered; and it reads a key given twice in an object
-// as its last value ("isError": true, "isError": false passes as success).
+// cross the wire, for what the go-sdk's decoding hides and a tester must
+// not pass: a tools/call result of null, or one without content (decoded
+// as an empty content list); a key given twice in an object (read as its
+// last value: "isError": true, "isError": false passes as success); keys
+// another client reads otherwise ("isError": false, "IsError": true: a
+// client using encoding/json reads true); a second message after the
+// answer in one body, or a second answer to one request (a result, then an
+// error); a resultType the protocol does not define; a task handle no
+// task was asked for.
 type toolResults struct {
 	mu       sync.Mutex
 	pending  map[jsonrpc.ID]string // requests sent, not yet answered: their method
 	empty    bool                  // a tools/call answer had no content since the last take
-	repeated error                 // the first answer with a key twice since the last takeRepeated
+	handle   bool                  // a tools/call answer was a task handle since the last takeHandle
+	repeated error                 // the first answer a client cannot trust since the last takeRepeated
+	twice    error                 // the first request answered twice, kept until takeTwice
+	// answered are the latest requests answered (their method, and
+	// whether the answer was an error), to tell a second answer.
+	answered map[jsonrpc.ID]answered
+	order    []jsonrpc.ID
 	// stray is the id of the first answer to no request the client sent
 	// (a server that answers with another id than the request's), kept
 	// while every request sent is remembered (dropped: none can be told).
@@ -45,23 +56,122 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 	case m.Kind == jsonscan.Response && !sent:
 		t.mu.Lock()
 		method, ok := t.pending[m.ID]
-		if !ok && !t.dropped && t.stray == "" && m.ID.IsValid() {
-			t.stray = termsafe.Clip(fmt.Sprintf("%q", fmt.Sprint(m.ID.Raw())), 64)
-			if _, num := m.ID.Raw().(int64); num {
-				t.stray = fmt.Sprint(m.ID.Raw())
+		if first, again := t.answered[m.ID]; !ok && again {
+			if t.twice == nil {
+				t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
 			}
+			t.mu.Unlock()
+			return
+		}
+		if !ok && !t.dropped && t.stray == "" && m.ID.IsValid() {
+			t.stray = idText(m.ID)
 		}
 		if ok {
 			delete(t.pending, m.ID)
+			t.remember(m.ID, answered{method: method, failed: m.Failed})
 			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
 				t.empty = true
 			}
-			if m.Repeat != nil && !m.Failed && t.repeated == nil {
-				t.repeated = fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Repeat)
+			if t.repeated == nil {
+				t.repeated = untrusted(method, m)
+			}
+			if !m.Failed && method == "tools/call" && (m.Result.Task || m.Result.Type == resultTypeTask) {
+				t.handle = true
 			}
 		}
 		t.mu.Unlock()
 	}
+}
+
+// answered is what the watcher remembers of a request answered.
+type answered struct {
+	method string
+	failed bool
+}
+
+func (a answered) kind() string { return kindOf(a.failed) }
+
+func kindOf(failed bool) string {
+	if failed {
+		return "an error"
+	}
+	return "a result"
+}
+
+// maxAnswered bounds the answered requests remembered.
+const maxAnswered = 256
+
+// remember notes an answered request, forgetting the oldest beyond
+// maxAnswered.
+func (t *toolResults) remember(id jsonrpc.ID, a answered) {
+	if t.answered == nil {
+		t.answered = map[jsonrpc.ID]answered{}
+	}
+	t.answered[id] = a
+	t.order = append(t.order, id)
+	if len(t.order) > maxAnswered {
+		delete(t.answered, t.order[0])
+		t.order = append(t.order[:0], t.order[1:]...)
+	}
+}
+
+// resultTypeTask is the resultType of a task handle (the tasks extension).
+const resultTypeTask = "task"
+
+// untrusted says why an answer to method cannot be trusted, nil when it
+// can: a key twice, keys another client reads otherwise, a second message
+// after it, a resultType the protocol does not define, a task handle to a
+// request that cannot start a task.
+func untrusted(method string, m jsonscan.Message) error {
+	switch {
+	case m.Repeat != nil && !m.Failed:
+		return fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Repeat)
+	case m.Case != nil && !m.Failed:
+		return fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Case)
+	case m.Trailing:
+		return fmt.Errorf("the server's answer to %s is followed by more in the same body (a second answer?); refused (a client may read either)", method)
+	case m.Failed:
+		return nil
+	}
+	switch t := m.Result.Type; {
+	case t == "" || t == "complete" || t == "input_required":
+	case t == resultTypeTask && method == "tools/call":
+	case t == resultTypeTask || m.Result.Task && method != "tools/call":
+		return fmt.Errorf("the server answered %s with a task handle, which only tools/call can start; refused", method)
+	default:
+		return fmt.Errorf("the server's answer to %s has resultType %q, which the protocol does not define (complete, input_required, task); refused", method, termsafe.Clip(t, 64))
+	}
+	return nil
+}
+
+// idText is an id as a message names it.
+func idText(id jsonrpc.ID) string {
+	if _, num := id.Raw().(int64); num {
+		return fmt.Sprint(id.Raw())
+	}
+	return termsafe.Clip(fmt.Sprintf("%q", fmt.Sprint(id.Raw())), 64)
+}
+
+// takeTwice returns the first request answered twice that no call has
+// reported yet, and forgets it. A second answer may come after the first
+// was taken for the call's: it is reported by the next request, or when
+// the session closes.
+func (t *toolResults) takeTwice() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.twice
+	t.twice = nil
+	return e
+}
+
+// takeHandle reports whether a tools/call answer was a task handle since
+// the last takeHandle, and forgets it.
+func (t *toolResults) takeHandle() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.handle
+	t.handle = false
+	return h
 }
 
 // maxPendingCalls bounds the tools/call requests remembered at once.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,8 +59,14 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 		{"result twice", `"result":{`, `"result":{"content":[{"type":"text","text":"hidden"}],"isError":true},"result":{`, `key "result" appears twice in the JSON-RPC message`},
 		{"escaped repeat", `"isError":false`, `"isError":true,"\u0069sError":false`, `key "isError" appears twice`},
 		{"no content", `"content":[{"type":"text","text":"ok"}]`, `"content":null`, `the server's result has no content`},
-		// The go-sdk reads the first value of a body and ignores the rest.
-		{"no content, bytes after", `"content":[{"type":"text","text":"ok"}],"resultType":"complete"}}`, `"content":null,"resultType":"complete"}} trailing`, `the server's result has no content`},
+		// The go-sdk reads the first value of a body and ignores the rest;
+		// another client may read the rest.
+		{"bytes after", `"text":"ok"}]}}`, `"text":"ok"}]}} trailing`, `the server's answer to tools/call is followed by more in the same body`},
+		{"a result, then an error", `"text":"ok"}]}}`, `"text":"ok"}]}} {"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"failed"}}`, `is followed by more in the same body (a second answer?)`},
+		{"isError in two cases", `"isError":false`, `"isError":false,"IsError":true`, `keys "isError" and "IsError" differ only in letter case in the object at $`},
+		{"IsError alone", `"isError":false`, `"IsError":true`, `the result has "IsError", which a reader that matches keys in any letter case takes for "isError"`},
+		{"resultType bogus", `"isError":false`, `"isError":false,"resultType":"bogus"`, `has resultType "bogus", which the protocol does not define`},
+		{"an unsolicited task handle", `"content":[{"type":"text","text":"ok"}]`, `"resultType":"task","task":{"taskId":"t1","status":"working"}`, `the server answered with a task handle (resultType "task") though no task was asked for`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := rewriting(t, func(b []byte) []byte {
@@ -67,6 +74,7 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 					return b
 				}
 				b = bytes.Replace(b, []byte(`"isError":false,`), nil, 1) // where the go-sdk puts it varies
+				b = bytes.Replace(b, []byte(`,"resultType":"complete"`), nil, 1)
 				b = bytes.Replace(b, []byte(`"content":[`), []byte(`"isError":false,"content":[`), 1)
 				return bytes.Replace(b, []byte(c.from), []byte(c.to), 1)
 			})
@@ -83,5 +91,31 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 	s := rewriting(t, func(b []byte) []byte { return b })
 	if _, _, err := s.CallTool(ctx, "echo", nil, nil); err != nil {
 		t.Fatalf("unedited: %v", err)
+	}
+}
+
+// A second answer to one request (a result, then an error) is kept until
+// a call or the session's end reports it, however late it comes; an
+// answer to no request is a stray, not a second answer.
+func TestSecondAnswerIsKept(t *testing.T) {
+	var r toolResults
+	r.watch(true, jsonscan.Scan([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`)))
+	r.watch(false, jsonscan.Scan([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)))
+	if err := r.takeTwice(); err != nil {
+		t.Fatalf("one answer: %v", err)
+	}
+	r.takeRepeated() // a new request's start forgets the last one's repeats, not this
+	r.watch(false, jsonscan.Scan([]byte(`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"no"}}`)))
+	r.takeRepeated()
+	err := r.takeTwice()
+	if err == nil || err.Error() != "the server answered tools/call (id 7) twice: a result, then an error; refused (a client may take either)" {
+		t.Fatalf("a second answer: %v", err)
+	}
+	if err := r.takeTwice(); err != nil {
+		t.Errorf("reported twice: %v", err)
+	}
+	r.watch(false, jsonscan.Scan([]byte(`{"jsonrpc":"2.0","id":8,"result":{}}`)))
+	if r.takeTwice() != nil || r.takeStray() != "8" {
+		t.Error("an answer to no request is a stray")
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	sdkjson "github.com/segmentio/encoding/json"
 )
 
 // ErrAmbiguous is wrapped by the errors for objects whose keys repeat or
@@ -73,9 +75,9 @@ func checkKeys(data []byte, fold func(string) string) error {
 			fk := fold(k)
 			if prev, dup := top.keys[fk]; dup {
 				if prev == k {
-					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path)
+					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path())
 				}
-				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path)
+				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path())
 			}
 			top.keys[fk] = k
 			top.key, top.wantKey = k, false
@@ -83,14 +85,10 @@ func checkKeys(data []byte, fold func(string) string) error {
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			here := "$"
-			switch {
-			case top != nil && top.object:
-				here = top.path + "." + top.key
-			case top != nil:
-				here = top.path + "[" + strconv.Itoa(top.index) + "]"
+			if len(stack) >= MaxDepth {
+				return fmt.Errorf("nested deeper than %d at %s", MaxDepth, clip(top.path()))
 			}
-			f := &frame{path: here}
+			f := &frame{parent: top}
 			if tok == json.Delim('{') {
 				f.object, f.wantKey, f.keys = true, true, map[string]string{}
 			}
@@ -111,7 +109,43 @@ type frame struct {
 	keys    map[string]string // objects: folded key -> key as written
 	key     string            // objects: the key of the value being read
 	index   int               // arrays: the index of the value being read
-	path    string
+	parent  *frame            // the array or object this one is in; nil at the top
+}
+
+// MaxDepth bounds how deeply arrays and objects nest, as encoding/json
+// bounds it when it decodes.
+const MaxDepth = 10000
+
+// path is where f is, as $.key[index]…: written only for an error, so
+// that reading deeply nested JSON stays linear in its size.
+func (f *frame) path() string {
+	var parts []string
+	for ; f != nil && f.parent != nil; f = f.parent {
+		if f.parent.object {
+			parts = append(parts, "."+f.parent.key)
+		} else {
+			parts = append(parts, "["+strconv.Itoa(f.parent.index)+"]")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("$")
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.WriteString(parts[i])
+	}
+	return b.String()
+}
+
+// clip is the start of a path too deep to show whole, then "…".
+func clip(path string) string {
+	const shown = 200
+	if len(path) <= shown {
+		return path
+	}
+	cut := shown
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut] + "…"
 }
 
 // endValue records that the innermost container read one more value.
@@ -136,6 +170,34 @@ func Decode(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// DecodeAsSDK reads data into v exactly as the go-sdk reads a message
+// (its decoder is github.com/segmentio/encoding/json with struct fields
+// matched case-sensitively: "Method" is not "method"), after refusing what
+// decoders read differently: a key twice in one object at any depth
+// ([CheckRepeats]: the go-sdk keeps the last, others the first), and
+// anything after the value. A check that runs before the go-sdk reads the
+// same message with it, so that the check and the handler agree on what
+// was sent; what it refuses must not reach the go-sdk either. Empty data
+// is an error.
+func DecodeAsSDK(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("no JSON value")
+	}
+	if err := CheckRepeats(data); err != nil {
+		return err
+	}
+	return DecodeLikeSDK(data, v)
+}
+
+// DecodeLikeSDK reads data into v with the go-sdk's decoder, as
+// [DecodeAsSDK] does, without its checks: for data already checked (by
+// jsonscan.Repeats, which gives CheckRepeats' verdict in one faster pass).
+func DecodeLikeSDK(data []byte, v any) error {
+	dec := sdkjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
 }
 
 // Fold returns the key under which s collides with every string equal to it

@@ -1,10 +1,14 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 func TestCheckKeys(t *testing.T) {
@@ -111,5 +115,112 @@ func TestCheckRepeats(t *testing.T) {
 		if got != want {
 			t.Errorf("CheckRepeats(%s) = %q, want %q", data, got, want)
 		}
+	}
+}
+
+// DecodeAsSDK reads a message as the go-sdk does: a key in another case is
+// not the field (encoding/json would take it), a repeated key and anything
+// after the value are refused.
+func TestDecodeAsSDK(t *testing.T) {
+	type params struct {
+		Name string `json:"name"`
+	}
+	type msg struct {
+		Method string `json:"method"`
+		Params params `json:"params"`
+	}
+	for _, c := range []struct {
+		in      string
+		want    msg
+		loose   msg    // what encoding/json reads, when it differs
+		refused string // a part of the error
+	}{
+		{in: `{"method":"tools/call","params":{"name":"admin"}}`, want: msg{"tools/call", params{"admin"}}},
+		{in: `{"Method":"tools/call","params":{"Name":"admin"}}`, want: msg{}, loose: msg{"tools/call", params{"admin"}}},
+		{in: `{"method":"tools/call","params":{"name":"admin","Name":"whoami"}}`, want: msg{"tools/call", params{"admin"}}, loose: msg{"tools/call", params{"whoami"}}},
+		{in: `{"method":"tools/list","Method":"tools/call"}`, want: msg{Method: "tools/list"}, loose: msg{Method: "tools/call"}},
+		{in: `{"method":"tools/call","params":{"name":"whoami","name":"admin"}}`, refused: `key "name" appears twice in the object at $.params`},
+		{in: `{"method":"ping"} {"method":"tools/call"}`, refused: "more than one JSON value"},
+		{in: `{"method":"ping"} x`, refused: "invalid character"},
+		{in: ``, refused: "no JSON value"},
+	} {
+		var got msg
+		err := DecodeAsSDK([]byte(c.in), &got)
+		if c.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), c.refused) {
+				t.Errorf("DecodeAsSDK(%s) = %+v, %v; want an error with %q", c.in, got, err, c.refused)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("DecodeAsSDK(%s) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+		if c.loose != (msg{}) {
+			var loose msg
+			if json.Unmarshal([]byte(c.in), &loose) != nil || loose != c.loose {
+				t.Errorf("encoding/json reads %s as %+v, not %+v: the case no longer shows the difference", c.in, loose, c.loose)
+			}
+		}
+	}
+}
+
+// Whatever DecodeAsSDK accepts, the go-sdk's own reading of a JSON-RPC
+// message (jsonrpc.DecodeMessage) finds the same method and params.
+func FuzzDecodeAsSDKAgreesWithSDK(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"admin"}}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"tools/call","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","Name":"b"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+		`{"jsonrpc":"2.0","id":1,"METHOD":"x","params":[1]}`,
+		`{"jsonrpc":"2.0","id":"x","method":"\u0074ools/list"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ours struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if DecodeAsSDK(data, &ours) != nil {
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage(data)
+		if err != nil {
+			return
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			if ours.Method != "" {
+				t.Fatalf("%s: DecodeAsSDK read method %q, the go-sdk a response", data, ours.Method)
+			}
+			return
+		}
+		if req.Method != ours.Method || !bytes.Equal(bytes.TrimSpace(req.Params), bytes.TrimSpace(ours.Params)) {
+			t.Fatalf("%s: DecodeAsSDK read %q %s, the go-sdk %q %s", data, ours.Method, ours.Params, req.Method, req.Params)
+		}
+	})
+}
+
+// TestDeepNesting: nesting is bounded as encoding/json bounds it, and
+// reading what is nested just under the bound takes memory in proportion
+// to its size (an error's path is written only for the error), not to
+// its depth squared.
+func TestDeepNesting(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(strings.Repeat(`{"properties":[`, n) + "1" + strings.Repeat("]}", n))
+	}
+	if err := CheckRepeats(deep(MaxDepth)); err == nil || !strings.Contains(err.Error(), "nested deeper than 10000 at $.properties[0].properties[0]") {
+		t.Errorf("CheckRepeats of %d levels: %v", 2*MaxDepth, err)
+	}
+	data := deep(MaxDepth/2 - 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := CheckRepeats(data); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 200*uint64(len(data)) {
+		t.Errorf("reading %d bytes nested %d deep allocated %d bytes", len(data), MaxDepth-2, n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/trace"
+	"github.com/askback/askback/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkTrace(b *testing.B) {
 			c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
 			var tr mcp.Transport = ct
 			if mode == "transport" {
-				tr = rec.Transport(ct)
+				tr = wire.Watch(ct, nil, rec.Observe)
 			}
 			cs, err := c.Connect(ctx, tr, nil)
 			if err != nil {

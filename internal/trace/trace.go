@@ -4,8 +4,8 @@
 // and HTTP credentials never appear.
 //
 // A Recorder sees every JSON-RPC message as it crosses the wire (ids and
-// raw results included), through Observe (a wire.Observer) or Transport,
-// without changing what is sent.
+// raw results included), through Observe (a wire.Observer: session.Options.Observe), without
+// changing what is sent.
 package trace
 
 import (
@@ -76,7 +76,6 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	w       io.Writer
-	err     error
 	pending map[string]pending // requests awaiting a response, by direction and id
 	last    map[string]json.RawMessage
 }
@@ -94,16 +93,9 @@ func New(w io.Writer, opts Options) *Recorder {
 	return &Recorder{opts: opts, start: opts.Now(), w: w, pending: map[string]pending{}, last: map[string]json.RawMessage{}}
 }
 
-// Err returns the first error met writing the trace.
-func (r *Recorder) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
 // LastResult returns the last result received for method exactly as it
-// arrived (not redacted), or nil. Only a Recorder used through Transport
-// sees raw results.
+// arrived (not redacted), or nil. Only a Recorder that hears the session
+// through Observe sees raw results.
 func (r *Recorder) LastResult(method string) json.RawMessage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,17 +114,15 @@ func (r *Recorder) emit(e Event, now time.Time) {
 	e.Result = Redact(e.Result, r.opts.ShowState)
 	e.Error = Redact(e.Error, r.opts.ShowState)
 	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	// The trace may go to a terminal: what the server sent is written with
+	// its control characters as \u escapes.
+	b = append(termsafe.JSON(b), '\n')
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err == nil {
-		// The trace may go to a terminal: what the server sent is written
-		// with its control characters as \u escapes.
-		b = append(termsafe.JSON(b), '\n')
-		_, err = r.w.Write(b)
-	}
-	if err != nil && r.err == nil {
-		r.err = err
-	}
+	_, _ = r.w.Write(b) // the trace is a view of the session, which a full disk does not stop
 }
 
 // begin notes a request that a response will answer.

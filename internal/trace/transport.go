@@ -4,21 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/askback/askback/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Transport returns t with every JSON-RPC message written to or read from
-// it recorded (see Observe). The messages themselves pass unchanged; over
-// HTTP the bodies are read from copies, so the go-sdk's own connection is
-// untouched (wire.Observe).
-func (r *Recorder) Transport(t mcp.Transport) mcp.Transport {
-	return wire.Observe(t, r.Observe)
-}
-
 // Observe records one JSON-RPC message the client sent or received: a
-// wire.Observer, for sessions that observe their wire themselves.
+// wire.Observer, for sessions that observe their wire (session.Options.Observe).
 func (r *Recorder) Observe(sent bool, msg jsonrpc.Message) {
 	if sent {
 		r.message(Out, msg)

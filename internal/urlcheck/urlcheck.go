@@ -77,11 +77,6 @@ type Report struct {
 	Warnings []Warning
 }
 
-// Has reports whether r carries a warning with the code.
-func (r Report) Has(c Code) bool {
-	return slices.ContainsFunc(r.Warnings, func(w Warning) bool { return w.Code == c })
-}
-
 // maxURL bounds the input Check reads.
 const maxURL = 8192
 

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/askback/askback/internal/eventstream"
 	"github.com/askback/askback/internal/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -15,15 +16,11 @@ import (
 // event of a stream). A larger message still passes, unobserved.
 const MaxMessage = 16 << 20
 
-// RoundTripper returns base (http.DefaultTransport when nil) with the
-// JSON-RPC messages of every request and response body told to obs. The
-// requests and responses themselves pass unchanged: a request body is read
-// from a copy (GetBody) or read once and replayed, a response body is
+// watchingRoundTripper returns base (http.DefaultTransport when nil) with
+// the JSON-RPC messages of every request and response body told to to.
+// The requests and responses themselves pass unchanged: a request body is
+// read from a copy (GetBody) or read once and replayed, a response body is
 // observed as the caller reads it.
-func RoundTripper(base http.RoundTripper, obs Observer) http.RoundTripper {
-	return watchingRoundTripper(base, listeners{obs: obs})
-}
-
 func watchingRoundTripper(base http.RoundTripper, to listeners) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -181,176 +178,16 @@ func (j *jsonBody) end() {
 // event larger than MaxMessage is dropped.
 type eventStream struct {
 	obs listeners
-	r   *EventReader
+	r   *eventstream.Reader
 }
 
 func (s *eventStream) feed(p []byte) {
 	if s.r == nil {
-		s.r = NewEventReader(func(e Event) {
+		s.r = eventstream.NewReader(MaxMessage, func(e eventstream.Event) {
 			if !e.Over && (e.Type == "" || e.Type == "message") && len(e.Data) > 0 {
 				observeJSON(e.Data, false, s.obs)
 			}
 		})
 	}
 	s.r.Write(p)
-}
-
-// Event is one event of a text/event-stream.
-type Event struct {
-	// Type is the event's "event" field: "" (a message) unless it has one.
-	Type string
-	// ID is the event's own "id" field, "" when it has none.
-	ID string
-	// Data is the event's "data" lines, joined with newlines. It is only
-	// valid during the call to the EventReader's handler.
-	Data []byte
-	// Over reports an event whose data outgrew MaxMessage: Data is empty.
-	Over bool
-}
-
-// EventReader reads a text/event-stream as it arrives, in pieces of any
-// size, and hands each event to its handler once the blank line that ends
-// it is read: what the tester's trace and checks observe of a stream, and
-// what mcp-tester proxy records. Lines end in LF, CR or CRLF (a CRLF split
-// between two pieces is one line end); comments and fields other than
-// event, id and data are skipped. One event is bounded to MaxMessage bytes
-// of data: a longer one reaches the handler with Over set and no data.
-// A last event not ended by a blank line is never handed over.
-type EventReader struct {
-	on    func(Event)
-	line  []byte // the current line, incomplete
-	data  bytes.Buffer
-	event string
-	id    string
-	over  bool // the current event outgrew MaxMessage
-	cr    bool // the last byte was a CR (a CRLF's LF is not a second line end)
-	any   bool // the current event has a field
-}
-
-// NewEventReader returns an EventReader that hands each event to on.
-func NewEventReader(on func(Event)) *EventReader {
-	return &EventReader{on: on}
-}
-
-// Write reads p, a piece of the stream. It never fails.
-func (s *EventReader) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if s.cr && p[0] == '\n' {
-			// The LF of a CRLF: the line ended at the CR.
-			s.cr = false
-			p = p[1:]
-			continue
-		}
-		s.cr = false
-		end := bytes.IndexByte(p, '\n')
-		search := p
-		if end >= 0 {
-			search = p[:end]
-		}
-		if cr := bytes.IndexByte(search, '\r'); cr >= 0 {
-			end = cr
-		}
-		if end < 0 {
-			s.add(p)
-			break
-		}
-		s.add(p[:end])
-		s.cr = p[end] == '\r'
-		s.endLine()
-		p = p[end+1:]
-	}
-	return n, nil
-}
-
-// Pending returns the bytes held of the event being read: its data so far
-// and its line not yet ended.
-func (s *EventReader) Pending() int { return len(s.line) + s.data.Len() }
-
-// Drop forgets what is held of the event being read and keeps nothing more
-// of it: it reaches the handler with Over set, as an event over MaxMessage
-// does. A reader that cannot afford to hold the event calls it.
-func (s *EventReader) Drop() {
-	s.over = true
-	s.data = bytes.Buffer{}
-	if len(s.line) > maxOverLine {
-		s.line = append([]byte(nil), s.line[:maxOverLine]...)
-	}
-}
-
-// maxOverLine is what is kept of a line of an event that is over its bound:
-// enough to read a field's name (an id after the data).
-const maxOverLine = 1 << 10
-
-// keepCap is the most capacity the reader's buffers keep between events: a
-// stream that carried one large event does not hold its size until it ends.
-const keepCap = 64 << 10
-
-// add appends b to the current line, keeping at most MaxMessage+1 bytes of
-// it (an event that long is over its bound), and once the event is over,
-// no more than maxOverLine.
-func (s *EventReader) add(b []byte) {
-	limit := MaxMessage + 1
-	if s.over {
-		limit = max(maxOverLine, min(len(s.line), limit))
-	}
-	if room := limit - len(s.line); len(b) > room {
-		b = b[:max(room, 0)]
-		s.over = true
-	}
-	s.line = append(s.line, b...)
-}
-
-func (s *EventReader) endLine() {
-	line := s.line
-	s.line = s.line[:0]
-	if cap(s.line) > keepCap {
-		s.line = nil // line stays valid for this call
-	}
-	if len(line) == 0 {
-		s.dispatch()
-		return
-	}
-	if line[0] == ':' {
-		return
-	}
-	s.any = true
-	field, value, _ := bytes.Cut(line, []byte(":"))
-	value = bytes.TrimPrefix(value, []byte(" "))
-	switch string(field) {
-	case "event":
-		s.event = string(value)
-	case "id":
-		if bytes.IndexByte(value, 0) < 0 {
-			s.id = string(value)
-		}
-	case "data":
-		if s.over {
-			return
-		}
-		if s.data.Len()+len(value)+1 > MaxMessage {
-			s.Drop()
-			return
-		}
-		if s.data.Len() > 0 {
-			s.data.WriteByte('\n')
-		}
-		s.data.Write(value)
-	}
-}
-
-func (s *EventReader) dispatch() {
-	if s.any || s.over {
-		e := Event{Type: s.event, ID: s.id, Over: s.over}
-		if !s.over {
-			e.Data = s.data.Bytes()
-		}
-		s.on(e)
-	}
-	s.data.Reset()
-	if s.data.Cap() > keepCap {
-		s.data = bytes.Buffer{}
-	}
-	s.event, s.id = "", ""
-	s.over, s.any = false, false
 }

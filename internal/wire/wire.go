@@ -5,7 +5,7 @@
 // through an unexported method (the protocol version header on every later
 // request, the standalone stream a 2025-11-25 server asks on): a wrapper
 // around that connection cannot forward it, and a session traced that way
-// behaves differently from one that is not. So over HTTP [Observe] leaves
+// behaves differently from one that is not. So over HTTP [Watch] leaves
 // the transport's connection alone and reads copies of the HTTP bodies
 // instead: each request body as it is sent, each response body (JSON, or
 // an event stream, event by event) as the go-sdk reads it. Other
@@ -38,12 +38,6 @@ type Watcher func(sent bool, m jsonscan.Message)
 type listeners struct {
 	watch Watcher
 	obs   Observer
-}
-
-// Observe returns t with every JSON-RPC message it carries told to obs.
-// What the transport sends and receives is unchanged.
-func Observe(t mcp.Transport, obs Observer) mcp.Transport {
-	return Watch(t, nil, obs)
 }
 
 // Watch returns t with every JSON-RPC message it carries told to w, as

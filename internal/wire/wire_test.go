@@ -99,7 +99,7 @@ func session(t *testing.T, observe bool) (seen []string, heard []string) {
 	}
 	var tr mcp.Transport = &mcp.StreamableClientTransport{Endpoint: srv.URL}
 	if observe {
-		tr = wire.Observe(tr, obs)
+		tr = wire.Watch(tr, nil, obs)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -158,7 +158,7 @@ func TestObserveInMemory(t *testing.T) {
 	defer ss.Close()
 	var heard []string
 	var mu sync.Mutex
-	tr := wire.Observe(ct, func(sent bool, msg jsonrpc.Message) {
+	tr := wire.Watch(ct, nil, func(sent bool, msg jsonrpc.Message) {
 		mu.Lock()
 		defer mu.Unlock()
 		if r, ok := msg.(*jsonrpc.Request); ok {

@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/redis/go-redis/v9"
 )
@@ -213,7 +214,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 		}, key)
 		if errors.Is(err, redis.TxFailedErr) {
 			// Someone else wrote the record first: read it again.
-			if err := sleep(ctx, time.Duration(rand.IntN(1+attempt))*time.Millisecond); err != nil {
+			if err := sleep.For(ctx, time.Duration(rand.IntN(1+attempt))*time.Millisecond); err != nil {
 				return nil, err
 			}
 			continue
@@ -224,20 +225,6 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 		return out, nil
 	}
 	return nil, fmt.Errorf("update task %s in redis: still contended after %d attempts; try again", id, maxAttempts)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Delete implements tasks.Store.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,11 +42,12 @@ type Options struct {
 	DefaultPollInterval time.Duration
 	// MaxPollInterval caps the interval the server suggests. Default 30s.
 	MaxPollInterval time.Duration
-	// Sleep waits between two polls. Default: a timer bounded by ctx.
+	// Sleep waits between two polls. Default: a timer that ends early when ctx does.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Client drives task calls on one session.
+// Client drives task calls on one session. Make it with [New]; the zero
+// Client is not usable (it has no session).
 type Client struct {
 	cs   *mcp.ClientSession
 	opts Options
@@ -167,20 +169,9 @@ func New(cs *mcp.ClientSession, opts *Options) *Client {
 		c.opts.MaxPollInterval = 30 * time.Second
 	}
 	if c.opts.Sleep == nil {
-		c.opts.Sleep = sleep
+		c.opts.Sleep = sleep.For
 	}
 	return c
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Started is the answer to a tool call that may have become a task: either

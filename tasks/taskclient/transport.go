@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/askback/askback/internal/eventstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -97,37 +98,18 @@ func responseResult(msg []byte) json.RawMessage {
 	return m.Result
 }
 
-// events returns the data of each event of an event stream.
+// events returns the data of each event of an event stream, the last one
+// too when the stream ends without the blank line after it (as the go-sdk
+// reads it).
 func events(stream []byte) [][]byte {
 	var out [][]byte
-	var data []byte
-	has := false
-	end := func() {
-		if has {
-			out = append(out, data)
+	r := eventstream.NewReader(maxScan, func(e eventstream.Event) {
+		if !e.Over {
+			out = append(out, bytes.Clone(e.Data))
 		}
-		data, has = nil, false
-	}
-	for len(stream) > 0 {
-		line := stream
-		if i := bytes.IndexByte(stream, '\n'); i >= 0 {
-			line, stream = stream[:i], stream[i+1:]
-		} else {
-			stream = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		switch {
-		case len(line) == 0:
-			end()
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-			if has {
-				data = append(data, '\n')
-			}
-			data, has = append(data, v...), true
-		}
-	}
-	end()
+	})
+	r.Write(stream)
+	r.End()
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/connect/tokenstore/redisstore"
+	"github.com/askback/askback/keys"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -19,7 +20,9 @@ func Example() {
 	}
 	rdb := redis.NewClient(opts)
 	defer rdb.Close()
-	key := []byte("a 32-byte secret from your vault") // 32 bytes
+	// The key (32 random bytes or more, from your vault) may be the one that
+	// signs reqstate's states and connect's links: the store derives its own.
+	key := keys.Key{ID: "2026-12", Secret: []byte("a 32-byte secret from your vault")}
 	store, err := tokenstore.NewEncrypted(redisstore.New(rdb, nil), key)
 	if err != nil {
 		fmt.Println(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore/redisstore"
 	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
 	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )
 
@@ -30,7 +31,7 @@ func TestEncryptedOverRedis(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
 	rdb := scaleout.Client(t, r.URL)
 	tokenstoretest.Run(t, func(t *testing.T) tokenstore.Store {
-		s, err := tokenstore.NewEncrypted(redisstore.New(rdb, &redisstore.Options{Prefix: t.Name() + ":"}), []byte("0123456789abcdef0123456789abcdef"))
+		s, err := tokenstore.NewEncrypted(redisstore.New(rdb, &redisstore.Options{Prefix: t.Name() + ":"}), keys.Key{ID: "k1", Secret: []byte("0123456789abcdef0123456789abcdef")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/listen"
+	"github.com/askback/askback/internal/proxy"
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/standin"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// ServeOptions are the options of `mcp-tester serve`.
+type ServeOptions struct {
+	IO *iostreams.IOStreams
+	// Recording is the recording's file.
+	Recording string
+	// Listen serves Streamable HTTP on this address; empty serves stdio.
+	Listen string
+	// ListenAny allows a Listen address that is not on loopback.
+	ListenAny bool
+	// AddrFile gets the address listened on, once listening.
+	AddrFile string
+	// Answers is how answers are checked: exact or schema.
+	Answers string
+	// Faults are the --fault specs, as written.
+	Faults []string
+	// Report is the file the JSON report is written to at the end.
+	Report string
+	// StateTTL is how long a requestState the stand-in seals is valid.
+	StateTTL time.Duration
+	// MaxSessions bounds the open 2025-11-25 sessions (HTTP).
+	MaxSessions int
+	given       map[string]bool
+}
+
+// httpServeFlags mean something when serving HTTP only.
+var httpServeFlags = []string{"listen-any", "addr-file", "max-sessions"}
+
+func newServeCmd(ios *iostreams.IOStreams, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "serve RECORDING.jsonl",
+		Short: "Serve a recording as a stand-in server, to test a client",
+		Long: `serve plays the server of a recording made by mcp-tester proxy, so that a
+client can be tested without the real server (see docs/record.md).
+
+Over stdio (the default) a client launches "mcp-tester serve REC.jsonl" as its
+server command: only JSON-RPC goes to stdout, notes and problems to stderr, and
+the stand-in ends with the client. With --listen it serves Streamable HTTP at
+that address (loopback unless --listen-any), both protocol eras on one
+endpoint, until interrupted.
+
+It answers initialize (or server/discover) with the recorded server's name,
+capabilities and instructions, the lists with the recorded results (the tools
+called, when no list was recorded), and each request with the recorded answer:
+requests are matched by method and params (ids, _meta, requestState and
+inputResponses aside; arguments compared by value). The same request recorded
+several times is answered in the recorded order, then with the last answer
+again. A request the recording does not hold gets a JSON-RPC error (-32602)
+naming the nearest recorded one.
+
+The recorded questions are asked the way the client's protocol expects,
+whatever the recording's: a 2026-07-28 client gets input_required with a
+requestState the stand-in seals and checks (a tampered, replayed, expired or
+foreign one is refused), a 2025-11-25 client gets elicitation/create requests.
+Each answer is checked against the recorded one (--answers exact: the action,
+and the content with the form's defaults filled in) or only against the
+question's schema (--answers schema); each difference is a line on stderr and
+an entry of the --report file.
+
+--fault injects a fault into the requests of a method (and of one tool, prompt
+or resource when named): METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE]
+or :drop (over HTTP the request's connection is closed unanswered; over stdio
+the stand-in closes its output and ends). Faults apply to every request they
+name.
+
+Exit codes: 0 the client did what was recorded (every request matched, every
+answer as recorded); 1 it did not (an answer differed, a requestState was
+refused, a request or a question's answer was missing, a question needed a
+capability the client did not declare); 2 usage: bad flags, a bad --fault, a
+recording that cannot be read or served (nothing was served).`,
+		Example: `  mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/serve-deploy.jsonl -- bin/deployer' \
+      --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
+  mcp-tester call deploy -c 'mcp-tester serve /tmp/serve-deploy.jsonl --report /tmp/serve-report.json' \
+      --protocol 2025-11-25 --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
+  mcp-tester serve /tmp/serve-deploy.jsonl --listen 127.0.0.1:8094 --fault 'tools/call deploy:delay=2s' &
+  mcp-tester call deploy -u http://127.0.0.1:8094/mcp --args '{"service":"auth"}' --elicit decline`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("give one recording: mcp-tester serve RECORDING.jsonl (made by mcp-tester proxy -o RECORDING.jsonl)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Recording = args[0]
+			opts.given = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.given[f.Name] = true })
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Listen, "listen", "", "serve Streamable HTTP on this address (127.0.0.1:0 for a free port) instead of stdio")
+	f.BoolVar(&opts.ListenAny, "listen-any", false, "HTTP: allow a --listen address that is not on loopback")
+	f.StringVar(&opts.AddrFile, "addr-file", "", "HTTP: write the address listened on (host:port) to this file once listening")
+	f.StringVar(&opts.Answers, "answers", standin.AnswersExact, "check each answer against the recorded one (exact) or only against its question's schema (schema)")
+	f.StringArrayVar(&opts.Faults, "fault", nil, "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
+	f.StringVar(&opts.Report, "report", "", "write the report (requests, answers checked, every problem) as JSON to this file at the end")
+	f.DurationVar(&opts.StateTTL, "state-ttl", 10*time.Minute, "how long a requestState the stand-in seals stays valid")
+	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients")
+	return cmd
+}
+
+// check refuses what cannot run, before anything is served, and returns
+// the faults.
+func (o *ServeOptions) check() ([]standin.Fault, error) {
+	var faults []standin.Fault
+	for _, spec := range o.Faults {
+		f, err := standin.ParseFault(spec)
+		if err != nil {
+			return nil, usageErr("--fault %q: %v", spec, err)
+		}
+		faults = append(faults, f)
+	}
+	switch {
+	case o.Answers != standin.AnswersExact && o.Answers != standin.AnswersSchema:
+		return nil, usageErr("--answers %q: use exact (the recorded answers) or schema (each question's schema only)", o.Answers)
+	case o.StateTTL <= 0:
+		return nil, usageErr("--state-ttl %v: give a duration above 0", o.StateTTL)
+	case o.MaxSessions <= 0:
+		return nil, usageErr("--max-sessions %d: give at least 1", o.MaxSessions)
+	}
+	if o.Listen == "" {
+		for _, name := range httpServeFlags {
+			if o.given[name] {
+				return nil, usageErr("--%s applies to HTTP (--listen ADDR), not to stdio", name)
+			}
+		}
+		return faults, nil
+	}
+	if err := proxy.CheckListen(o.Listen); err != nil && !o.ListenAny {
+		if errors.Is(err, proxy.ErrNotLoopback) {
+			return nil, usageErr("--listen %s is not a loopback address: a stand-in answers whoever reaches it; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
+		}
+		return nil, usageErr("--listen %q: %v", o.Listen, err)
+	}
+	return faults, nil
+}
+
+func runServe(ctx context.Context, opts *ServeOptions) error {
+	faults, err := opts.check()
+	if err != nil {
+		return err
+	}
+	warn := func(format string, args ...any) {
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: "+format+"\n", args...)
+	}
+	script, err := readScript(opts.Recording, warn)
+	if err != nil {
+		return err
+	}
+	var s *standin.Standin
+	report := &reportFile{path: opts.Report, errOut: opts.IO.ErrOut}
+	s, err = standin.New(script, standin.Options{Recording: opts.Recording, Answers: opts.Answers, Faults: faults,
+		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.write(s) }})
+	if err != nil {
+		return usageErr("%s: %v", opts.Recording, err)
+	}
+	// Written now, so that a report that cannot be written stops the
+	// stand-in before it serves, not after.
+	if err := report.write(s); err != nil {
+		return usageErr("--report: %v", err)
+	}
+	for _, n := range s.Notes() {
+		warn("%s", n)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A client that leaves closes the pipes: writing to them is then an
+	// error the stand-in reports, not a SIGPIPE that ends it before its
+	// report is complete.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	if opts.Listen == "" {
+		warn("serving %s over stdio (%s)", opts.Recording, script.Summary())
+		err = s.ServeStdio(ctx, opts.IO.In, opts.IO.TerminalOut())
+	} else {
+		err = serveHTTP(ctx, opts, s, script, warn)
+	}
+	return finishServe(opts, s, report, err)
+}
+
+// readScript reads the recording and makes it a script, or says which
+// line is wrong (usage: nothing is served).
+func readScript(path string, warn func(string, ...any)) (*standin.Script, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	defer f.Close()
+	rec, err := recording.Read(f, recording.ReadOptions{})
+	if err != nil {
+		var re *recording.Error
+		if errors.As(err, &re) && re.Line == 1 && strings.HasSuffix(path, ".mcp") {
+			return nil, usageErr("%s: a .mcp script holds the client's side of a session (what it sends and checks), not the server's (its questions, results and name): serve a recording of the server, made with mcp-tester proxy -o FILE (see docs/record.md)", path)
+		}
+		return nil, usageErr("%s: %v", path, err)
+	}
+	if rec.Truncated {
+		warn("%s: line %d is cut short (a proxy stopped while writing it): serving the %d entries before it", path, len(rec.Entries)+2, len(rec.Entries))
+	}
+	script, err := standin.Build(rec)
+	if err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	for _, w := range script.Warnings {
+		warn("%s: %s", path, w)
+	}
+	return script, nil
+}
+
+func serveHTTP(ctx context.Context, opts *ServeOptions, s *standin.Standin, script *standin.Script, warn func(string, ...any)) error {
+	ln, err := listen.Announce(opts.Listen, opts.AddrFile)
+	if err != nil {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
+	}
+	const maxBody = 4 << 20
+	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody})
+	srv := httpserve.Server(httpserve.Bodies(h, &httpserve.Options{MaxBody: maxBody}), &httpserve.Options{MaxBody: maxBody})
+	warn("serving %s at http://%s/mcp (%s); both protocol eras; interrupt to end", opts.Recording, ln.Addr(), script.Summary())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err = <-done:
+		return &exitError{code: ExitFailed, err: err}
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return &exitError{code: ExitFailed, err: err}
+	}
+	return nil
+}
+
+// finishServe writes the report and says how the client did: exit 0 when
+// it did what was recorded, 1 otherwise.
+// reportFile is the --report file, rewritten whole (beside it, then
+// renamed) after each change of the report, so that it always holds a
+// whole report, as of the stand-in's last event.
+type reportFile struct {
+	path   string
+	errOut io.Writer
+
+	mu     sync.Mutex
+	failed bool
+}
+
+func (f *reportFile) write(s *standin.Standin) error {
+	if f.path == "" || s == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var b bytes.Buffer
+	err := s.WriteReport(&b)
+	if err == nil {
+		tmp := f.path + ".tmp"
+		if err = os.WriteFile(tmp, b.Bytes(), 0o600); err == nil {
+			if err = os.Rename(tmp, f.path); err != nil {
+				os.Remove(tmp)
+			}
+		}
+	}
+	if err != nil && !f.failed {
+		f.failed = true
+		fmt.Fprintf(f.errOut, "mcp-tester serve: --report: %v\n", err)
+	}
+	return err
+}
+
+func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
+	s.End()
+	r := s.Report()
+	for _, p := range r.Problems {
+		if p.Kind == standin.ProblemUnanswered {
+			where := p.Request
+			if p.Line > 0 {
+				where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
+		}
+	}
+	// (End rewrote the report, complete.)
+	verdict := "ok"
+	if !r.OK {
+		verdict = fmt.Sprintf("%d problem(s)", len(r.Problems)+r.Dropped)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %d request(s) answered from the recording, %d of %d answer(s) as recorded; %s\n",
+		r.Requests, r.Matched, r.Checked, verdict)
+	if serveErr != nil {
+		var ee *exitError
+		if errors.As(serveErr, &ee) {
+			return serveErr
+		}
+		return &exitError{code: ExitFailed, err: serveErr}
+	}
+	if !r.OK {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated but still asked and answered
+
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/askback/askback/formschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// How answers are checked.
+const (
+	// AnswersExact: each answer must be the recorded one: the same action
+	// and, for an accepted form, the same content (compared canonically,
+	// after the schema's defaults are filled in on both sides); a URL
+	// question's action; a sampling reply's role and content; the same
+	// roots.
+	AnswersExact = "exact"
+	// AnswersSchema: each answer must only fit its question: an action of
+	// the protocol, and an accepted form's content valid against the
+	// requested schema.
+	AnswersSchema = "schema"
+)
+
+// verdict is the outcome of checking one answer: ok, or why not.
+type verdict struct {
+	ok     bool
+	detail string
+	// recorded and got are the two answers as compared.
+	recorded, got json.RawMessage
+}
+
+// checkAnswer checks the client's answer to q, as mode says.
+func checkAnswer(mode string, q *Question, got mcp.InputResponse) verdict {
+	gotRaw, err := json.Marshal(got)
+	if err != nil {
+		return verdict{detail: fmt.Sprintf("the answer cannot be read: %v", err)}
+	}
+	if mode == AnswersSchema {
+		return checkSchema(q, got, gotRaw)
+	}
+	switch {
+	case q.AnswerErr != nil:
+		return verdict{got: gotRaw, detail: fmt.Sprintf("the recorded client answered with an error (%d %s); this one answered", q.AnswerErr.Code, q.AnswerErr.Message)}
+	case q.Answer == nil:
+		// Nothing to compare with: the recording ends before its answer.
+		return verdict{ok: true}
+	}
+	switch q.Method {
+	case "elicitation/create":
+		return checkElicit(q, got, gotRaw)
+	case "sampling/createMessage":
+		return checkSampling(q, got, gotRaw)
+	case "roots/list":
+		return checkRoots(q, got, gotRaw)
+	}
+	return verdict{got: gotRaw, detail: fmt.Sprintf("a question of %s cannot be checked", q.Method)}
+}
+
+// elicitParams reads what checking needs of an elicitation's params.
+type elicitParams struct {
+	Mode            string `json:"mode"`
+	RequestedSchema any    `json:"requestedSchema"`
+}
+
+func checkElicit(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) verdict {
+	g, ok := got.(*mcp.ElicitResult)
+	if !ok || g == nil {
+		return verdict{got: gotRaw, detail: "the answer is not an elicitation result (action, content)"}
+	}
+	var want mcp.ElicitResult
+	if err := json.Unmarshal(q.Answer, &want); err != nil {
+		return verdict{got: gotRaw, detail: fmt.Sprintf("the recorded answer is not an elicitation result: %v", err)}
+	}
+	var p elicitParams
+	_ = json.Unmarshal(q.Params, &p)
+	type shown struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content,omitempty"`
+	}
+	w, gg := shown{Action: want.Action}, shown{Action: g.Action}
+	if p.Mode != "url" && want.Action == "accept" {
+		w.Content = want.Content
+	}
+	if p.Mode != "url" && g.Action == "accept" {
+		gg.Content = g.Content
+	}
+	if schema, err := formschema.Parse(p.RequestedSchema); err == nil {
+		if w.Action == "accept" && p.Mode != "url" {
+			w.Content = schema.ApplyDefaults(w.Content)
+		}
+		if gg.Action == "accept" && p.Mode != "url" {
+			gg.Content = schema.ApplyDefaults(gg.Content)
+		}
+	}
+	return compare(w, gg)
+}
+
+func checkSampling(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) verdict {
+	g, ok := got.(*mcp.CreateMessageWithToolsResult)
+	if !ok || g == nil {
+		return verdict{got: gotRaw, detail: "the answer is not a sampling reply (role, content)"}
+	}
+	var want mcp.CreateMessageWithToolsResult
+	if err := json.Unmarshal(q.Answer, &want); err != nil {
+		return verdict{got: gotRaw, detail: fmt.Sprintf("the recorded answer is not a sampling reply: %v", err)}
+	}
+	type shown struct {
+		Role    mcp.Role      `json:"role"`
+		Content []mcp.Content `json:"content"`
+	}
+	return compare(shown{want.Role, want.Content}, shown{g.Role, g.Content})
+}
+
+func checkRoots(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) verdict {
+	g, ok := got.(*mcp.ListRootsResult)
+	if !ok || g == nil {
+		return verdict{got: gotRaw, detail: "the answer is not a roots list"}
+	}
+	var want mcp.ListRootsResult
+	if err := json.Unmarshal(q.Answer, &want); err != nil {
+		return verdict{got: gotRaw, detail: fmt.Sprintf("the recorded answer is not a roots list: %v", err)}
+	}
+	type shown struct {
+		Roots []*mcp.Root `json:"roots"`
+	}
+	return compare(shown{want.Roots}, shown{g.Roots})
+}
+
+// compare compares two answers as shown, canonically.
+func compare(want, got any) verdict {
+	w, werr := canonical(want)
+	g, gerr := canonical(got)
+	v := verdict{recorded: json.RawMessage(w), got: json.RawMessage(g)}
+	switch {
+	case werr != nil:
+		v.recorded = nil
+		v.detail = fmt.Sprintf("the recorded answer has no canonical form: %v", werr)
+	case gerr != nil:
+		v.got = nil
+		v.detail = fmt.Sprintf("the answer has no canonical form: %v", gerr)
+	case w == g:
+		v.ok = true
+	default:
+		v.detail = fmt.Sprintf("the answer differs from the recorded one: recorded %s, got %s", w, g)
+	}
+	return v
+}
+
+// checkSchema checks an answer against its question only.
+func checkSchema(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) verdict {
+	v := verdict{got: gotRaw}
+	switch q.Method {
+	case "elicitation/create":
+		g, ok := got.(*mcp.ElicitResult)
+		if !ok || g == nil {
+			v.detail = "the answer is not an elicitation result (action, content)"
+			return v
+		}
+		switch g.Action {
+		case "accept", "decline", "cancel":
+		default:
+			v.detail = fmt.Sprintf("the action %q is none of accept, decline and cancel", g.Action)
+			return v
+		}
+		var p elicitParams
+		_ = json.Unmarshal(q.Params, &p)
+		if g.Action != "accept" || p.Mode == "url" {
+			v.ok = true
+			return v
+		}
+		schema, err := formschema.Parse(p.RequestedSchema)
+		if err != nil {
+			v.detail = fmt.Sprintf("the recorded question's schema cannot be read: %v", err)
+			return v
+		}
+		if err := schema.Validate(schema.ApplyDefaults(g.Content)); err != nil {
+			v.detail = err.Error()
+			return v
+		}
+		v.ok = true
+	case "sampling/createMessage":
+		_, v.ok = got.(*mcp.CreateMessageWithToolsResult)
+		if !v.ok {
+			v.detail = "the answer is not a sampling reply (role, content)"
+		}
+	case "roots/list":
+		_, v.ok = got.(*mcp.ListRootsResult)
+		if !v.ok {
+			v.detail = "the answer is not a roots list"
+		}
+	}
+	return v
+}

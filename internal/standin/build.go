@@ -1,0 +1,570 @@
+package standin
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/askback/askback/internal/recording"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BuildError is a recording that cannot be served, with the line that
+// says why.
+type BuildError struct {
+	Line int
+	Err  error
+}
+
+func (e *BuildError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// Keys of the per-request _meta of 2026-07-28 and of its results.
+const (
+	metaProtocol   = "io.modelcontextprotocol/protocolVersion"
+	metaServerInfo = "io.modelcontextprotocol/serverInfo"
+)
+
+// lineOf is the recording's line of entry i (the header is line 1).
+func lineOf(i int) int { return i + 2 }
+
+// Build reads a recording as a script to serve. Requests are paired with
+// their responses by id within their HTTP session (and by stream when ids
+// repeat), questions with the call they belong to (the call whose stream
+// carried them, over stdio the call in progress), 2026-07-28 rounds with
+// the next request carrying their answers. What cannot be served as
+// recorded is a warning; params or results the stand-in could not serve
+// at all are a *BuildError naming the line.
+func Build(rec *recording.Recording) (*Script, error) {
+	b := &builder{
+		s:     &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
+		reqs:  map[pendKey][]*pending{},
+		sreqs: map[pendKey]*Question{},
+	}
+	for i, e := range rec.Entries {
+		line := lineOf(i)
+		if !e.IsMessage() {
+			b.event(line, e)
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(e.Message)
+		if err != nil {
+			return nil, &BuildError{line, err}
+		}
+		session, stream := "", ""
+		if e.HTTP != nil {
+			session, stream = e.HTTP.Session, e.HTTP.Stream
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if e.Dir == recording.ClientToServer {
+				err = b.clientRequest(line, e, session, stream, m)
+			} else {
+				b.serverRequest(line, session, stream, m)
+			}
+		case *jsonrpc.Response:
+			if e.Dir == recording.ServerToClient {
+				err = b.serverResponse(line, session, stream, m)
+			} else {
+				b.clientResponse(line, session, m)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.finish()
+	return b.s, nil
+}
+
+type pendKey struct{ session, id string }
+
+// pending is a client request waiting for its response.
+type pending struct {
+	line   int
+	method string
+	stream string
+	x      *Exchange // nil for initialize and server/discover
+}
+
+type builder struct {
+	s     *Script
+	reqs  map[pendKey][]*pending
+	sreqs map[pendKey]*Question // server requests waiting for the client's answer; nil: one not served (ping)
+	gone  string
+}
+
+func (b *builder) warn(line int, format string, args ...any) {
+	b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...)))
+}
+
+func idString(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "s:" + v
+	case int64:
+		return "n:" + strconv.FormatInt(v, 10)
+	case float64:
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(id.Raw())
+}
+
+func (b *builder) event(line int, e recording.Entry) {
+	switch e.Event {
+	case recording.EventClientGone:
+		if b.gone == "" {
+			b.gone = fmt.Sprintf("the client left (line %d)", line)
+		}
+	case recording.EventServerGone:
+		if b.gone == "" {
+			b.gone = fmt.Sprintf("the server went away (line %d)", line)
+		}
+	case recording.EventLimit:
+		b.warn(line, "the recording stopped at its size limit: what came after it is not served")
+	case recording.EventNotJSON:
+		b.warn(line, "a frame that was not JSON-RPC (%s): skipped", e.Note)
+	}
+}
+
+// reqParams are the members of a request's params the builder reads.
+type reqParams struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
+	RequestID      json.RawMessage            `json:"requestId"`
+	Protocol       string                     `json:"protocolVersion"`
+}
+
+func readParams(raw json.RawMessage) reqParams {
+	var p reqParams
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	return p
+}
+
+func (p reqParams) protocol() string {
+	var v string
+	if raw, ok := p.Meta[metaProtocol]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
+
+func (b *builder) protocol(line int, v string) {
+	if v == "" || slices.Contains(b.s.Protocols, v) {
+		return
+	}
+	b.s.Protocols = append(b.s.Protocols, v)
+	if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		b.warn(line, "protocol version %q, which this mcp-tester does not speak (it speaks %s): served as its messages allow, to clients of the versions it speaks",
+			v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
+	}
+}
+
+func (b *builder) clientRequest(line int, e recording.Entry, session, stream string, m *jsonrpc.Request) error {
+	p := readParams(m.Params)
+	proto := p.protocol()
+	if proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
+		proto = e.HTTP.ProtocolVersion
+	}
+	b.protocol(line, proto)
+	if !m.ID.IsValid() {
+		b.clientNotification(line, session, m, p)
+		return nil
+	}
+	pend := &pending{line: line, method: m.Method, stream: stream}
+	k := pendKey{session, idString(m.ID)}
+	for _, earlier := range b.reqs[k] {
+		if earlier.stream == stream {
+			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
+			break
+		}
+	}
+	b.reqs[k] = append(b.reqs[k], pend)
+	switch m.Method {
+	case "initialize", "server/discover":
+		return nil
+	case "notifications/initialized":
+		return nil
+	}
+	key, err := matchKey(m.Method, m.Params)
+	if err != nil {
+		return &BuildError{line, fmt.Errorf("the params of %s cannot be matched: %w", m.Method, err)}
+	}
+	name := p.Name
+	if m.Method == "resources/read" {
+		name = p.URI
+	}
+	if isCall(m.Method) && (len(p.InputResponses) > 0 || p.RequestState != nil) {
+		if x := b.continued(m.Method, key, session, p); x != nil {
+			b.answerRound(line, x, p.InputResponses)
+			x.waiting = false
+			pend.x = x
+			return nil
+		}
+		b.warn(line, "%s %s carries answers to a round the recording does not hold: served as a request of its own", m.Method, name)
+	}
+	x := &Exchange{Index: len(b.s.Exchanges), Line: line, Method: m.Method, Name: name, Params: m.Params, Key: key, session: session}
+	if !isCall(m.Method) && m.Method != "tools/list" && m.Method != "prompts/list" && m.Method != "resources/list" &&
+		m.Method != "resources/templates/list" {
+		x.Name = ""
+	}
+	b.s.Exchanges = append(b.s.Exchanges, x)
+	b.s.byKey[m.Method+"\x00"+key] = append(b.s.byKey[m.Method+"\x00"+key], x)
+	pend.x = x
+	return nil
+}
+
+// continued finds the exchange a request carrying answers continues: the
+// first of the same method, params and session whose last round waits
+// for its answers, preferring one whose questions the answers' keys are.
+func (b *builder) continued(method, key, session string, p reqParams) *Exchange {
+	var fallback *Exchange
+	for _, x := range b.s.recorded(method, key) {
+		if !x.waiting || x.session != session {
+			continue
+		}
+		last := x.Rounds[len(x.Rounds)-1]
+		covered := true
+		for k := range p.InputResponses {
+			if !slices.ContainsFunc(last.Questions, func(q *Question) bool { return q.Key == k }) {
+				covered = false
+			}
+		}
+		if covered {
+			return x
+		}
+		if fallback == nil {
+			fallback = x
+		}
+	}
+	return fallback
+}
+
+func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.RawMessage) {
+	last := x.Rounds[len(x.Rounds)-1]
+	for _, q := range last.Questions {
+		if a, ok := answers[q.Key]; ok && q.Answer == nil {
+			q.Answer, q.AnswerLine = a, line
+		}
+	}
+}
+
+func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p reqParams) {
+	if m.Method != "notifications/cancelled" || len(p.RequestID) == 0 {
+		return
+	}
+	var raw any
+	if json.Unmarshal(p.RequestID, &raw) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(raw)
+	if err != nil {
+		return
+	}
+	for _, pend := range b.reqs[pendKey{session, idString(id)}] {
+		if pend.x != nil && !pend.x.Ended {
+			pend.x.Unended = fmt.Sprintf("the client cancelled it (line %d)", line)
+		}
+	}
+}
+
+// serverRequest files a question under the call it belongs to.
+func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Request) {
+	if !m.ID.IsValid() {
+		return // a notification: progress, a log message, a list change
+	}
+	k := pendKey{session, idString(m.ID)}
+	switch m.Method {
+	case "elicitation/create", "sampling/createMessage", "roots/list":
+	default:
+		b.sreqs[k] = nil
+		return
+	}
+	x, others := b.callOf(session, stream)
+	if others > 0 {
+		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s %s's (line %d), the latest", m.Method, others, x.Method, x.Name, x.Line)
+	}
+	if x == nil {
+		b.warn(line, "%s outside any call: not asked", m.Method)
+		b.sreqs[k] = nil
+		return
+	}
+	var r *Round
+	if n := len(x.Rounds); n > 0 && x.Rounds[n-1].serverRequests {
+		// Asked while an earlier question of the round waits: the same
+		// round (a server asks the questions of a round at once).
+		for _, q := range x.Rounds[n-1].Questions {
+			if q.Answer == nil && q.AnswerErr == nil {
+				r = x.Rounds[n-1]
+				break
+			}
+		}
+	}
+	if r == nil {
+		r = &Round{serverRequests: true}
+		x.Rounds = append(x.Rounds, r)
+	}
+	q := &Question{Line: line, Key: "q" + strconv.Itoa(x.Questions()+1), Method: m.Method, Params: m.Params}
+	r.Questions = append(r.Questions, q)
+	b.sreqs[k] = q
+}
+
+// callOf finds the call in progress that a server request belongs to:
+// the one whose HTTP stream carried it, else the latest in the session,
+// with the number of other calls in progress it might as well belong to.
+func (b *builder) callOf(session, stream string) (*Exchange, int) {
+	var latest *pending
+	calls := map[*Exchange]bool{}
+	for k, ps := range b.reqs {
+		if k.session != session {
+			continue
+		}
+		for _, p := range ps {
+			if p.x == nil || !isCall(p.method) {
+				continue
+			}
+			if stream != "" && p.stream == stream {
+				return p.x, 0
+			}
+			calls[p.x] = true
+			if latest == nil || p.line > latest.line {
+				latest = p
+			}
+		}
+	}
+	if latest == nil {
+		return nil, 0
+	}
+	return latest.x, len(calls) - 1
+}
+
+func (b *builder) clientResponse(line int, session string, m *jsonrpc.Response) {
+	k := pendKey{session, idString(m.ID)}
+	q, ok := b.sreqs[k]
+	if !ok {
+		b.warn(line, "an answer to a server request the recording does not hold: skipped")
+		return
+	}
+	delete(b.sreqs, k)
+	if q == nil {
+		return
+	}
+	q.AnswerLine = line
+	if m.Error != nil {
+		q.AnswerErr = wireError(m.Error)
+		return
+	}
+	q.Answer = m.Result
+}
+
+func wireError(err error) *jsonrpc.Error {
+	if we, ok := err.(*jsonrpc.Error); ok {
+		return we
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// take removes and returns the request a response answers: the one with
+// its id in its session, sent on its stream when several are.
+func (b *builder) take(session, stream string, id jsonrpc.ID) *pending {
+	k := pendKey{session, idString(id)}
+	ps := b.reqs[k]
+	if len(ps) == 0 && session != "" {
+		// The answer that opened the session (initialize): its request
+		// was sent without one.
+		k = pendKey{"", idString(id)}
+		ps = b.reqs[k]
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	i := 0
+	for j, p := range ps {
+		if stream != "" && p.stream == stream {
+			i = j
+			break
+		}
+	}
+	p := ps[i]
+	if ps = slices.Delete(ps, i, i+1); len(ps) == 0 {
+		delete(b.reqs, k)
+	} else {
+		b.reqs[k] = ps
+	}
+	return p
+}
+
+// resultHead reads what a builder needs of a result.
+type resultHead struct {
+	Meta          map[string]json.RawMessage `json:"_meta"`
+	ResultType    string                     `json:"resultType"`
+	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	// initialize and server/discover
+	ServerInfo      json.RawMessage `json:"serverInfo"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	Instructions    string          `json:"instructions"`
+	ProtocolVersion string          `json:"protocolVersion"`
+}
+
+func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Response) error {
+	p := b.take(session, stream, m.ID)
+	if p == nil {
+		b.warn(line, "a response to a request the recording does not hold: skipped")
+		return nil
+	}
+	var h resultHead
+	if m.Error == nil {
+		if err := json.Unmarshal(m.Result, &h); err != nil {
+			return &BuildError{line, fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.method, p.line, err)}
+		}
+		if info := h.Meta[metaServerInfo]; len(info) > 0 && len(b.s.Server.Info) == 0 {
+			b.s.Server.Info = info
+			b.s.Server.Line = line
+		}
+	}
+	switch p.method {
+	case "initialize", "server/discover":
+		if m.Error == nil {
+			b.protocol(line, h.ProtocolVersion)
+			if len(h.ServerInfo) > 0 {
+				b.s.Server.Info = h.ServerInfo
+			}
+			b.s.Server.Capabilities = h.Capabilities
+			b.s.Server.Instructions = h.Instructions
+			b.s.Server.Line = line
+		}
+		return nil
+	}
+	x := p.x
+	if x == nil {
+		return nil
+	}
+	if m.Error != nil {
+		x.Err, x.ResultLine, x.Ended = wireError(m.Error), line, true
+		return nil
+	}
+	if isCall(x.Method) && (h.ResultType == "input_required" || h.InputRequests != nil) {
+		r, err := inputRound(line, h.InputRequests)
+		if err != nil {
+			return &BuildError{line, fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
+		}
+		x.Rounds = append(x.Rounds, r)
+		x.waiting = true
+		return nil
+	}
+	if h.ResultType == "task" {
+		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
+		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
+		return nil
+	}
+	res, err := finalResult(x.Method, m.Result)
+	if err != nil {
+		return &BuildError{line, fmt.Errorf("the result of %s (line %d): %w", x.Label(), x.Line, err)}
+	}
+	x.Result, x.ResultLine, x.Ended = res, line, true
+	return nil
+}
+
+// inputRound reads the questions of an input_required result, in the
+// order of their keys.
+func inputRound(line int, reqs map[string]json.RawMessage) (*Round, error) {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	r := &Round{}
+	for _, k := range keys {
+		var q struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(reqs[k], &q); err != nil {
+			return nil, fmt.Errorf("question %q: %v", k, err)
+		}
+		switch q.Method {
+		case "elicitation/create", "sampling/createMessage", "roots/list":
+		default:
+			return nil, fmt.Errorf("question %q asks %q, which is no question a client answers (elicitation/create, sampling/createMessage, roots/list)", k, q.Method)
+		}
+		r.Questions = append(r.Questions, &Question{Line: line, Key: k, Method: q.Method, Params: q.Params})
+	}
+	return r, nil
+}
+
+// finalResult is a result as the stand-in serves it: without the members
+// the go-sdk writes for the client's era (resultType, the serverInfo of
+// _meta), checked to decode as the method's result.
+func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, err
+	}
+	delete(members, "resultType")
+	if meta, ok := members["_meta"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(meta, &m) == nil {
+			delete(m, metaServerInfo)
+			if len(m) == 0 {
+				delete(members, "_meta")
+			} else {
+				members["_meta"], _ = json.Marshal(m)
+			}
+		}
+	}
+	out, err := json.Marshal(members)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := decodeResult(method, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (b *builder) finish() {
+	for _, x := range b.s.Exchanges {
+		for _, r := range x.Rounds {
+			for _, q := range r.Questions {
+				if q.Answer == nil && q.AnswerErr == nil {
+					b.warn(q.Line, "question %q of %s was never answered: an answer to it is not checked", q.Key, x.Label())
+				}
+			}
+		}
+	}
+	for _, x := range b.s.Exchanges {
+		if x.Ended || x.Unended != "" {
+			continue
+		}
+		switch {
+		case b.gone != "":
+			x.Unended = b.gone + ", before the server answered"
+		case b.s.Truncated:
+			x.Unended = "the recording is cut short before the server answered"
+		default:
+			x.Unended = "the recording ends before the server answered"
+		}
+	}
+	if len(b.s.Server.Capabilities) == 0 || bytes.Equal(b.s.Server.Capabilities, []byte("null")) {
+		b.s.Server.Capabilities = nil
+	}
+}
+
+// idText is a JSON-RPC id as the recording writes it.
+func idText(id jsonrpc.ID) string {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return fmt.Sprint(id.Raw())
+	}
+	return string(b)
+}

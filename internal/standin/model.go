@@ -1,0 +1,157 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/askback/askback/internal/recording"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Script is what a recording says the server did, as a stand-in serves
+// it: each request the client made with the rounds of questions the server
+// asked and the answer it ended with, and what the server said of itself.
+type Script struct {
+	Header recording.Header
+	// Truncated: the recording's last line was cut short; the exchanges
+	// are those before it.
+	Truncated bool
+	// Protocols are the protocol versions spoken in the recording, in the
+	// order they appeared.
+	Protocols []string
+	// Exchanges are the client's requests in the order it made them.
+	Exchanges []*Exchange
+	// Server is what the server said of itself (initialize, or
+	// server/discover and the _meta of its results).
+	Server ServerFacts
+	// Warnings are what the stand-in cannot serve as recorded, each with
+	// its line.
+	Warnings []string
+
+	byKey map[string][]*Exchange // by method and match key, in order
+}
+
+// ServerFacts are what initialize (or server/discover) said.
+type ServerFacts struct {
+	Info         json.RawMessage // serverInfo
+	Capabilities json.RawMessage
+	Instructions string
+	Line         int // where they came from; 0 when the recording has none
+}
+
+// Exchange is one request of the client, over all its rounds.
+type Exchange struct {
+	Index  int
+	Line   int // the line of its first request (the header is line 1)
+	Method string
+	Name   string          // the tool or prompt name, or the resource URI
+	Params json.RawMessage // the first request's params
+	Key    string          // matchKey of Params
+	// Rounds are the rounds of questions the server asked before its
+	// answer, in order.
+	Rounds []*Round
+	// Result is the server's final result; Err its error instead.
+	Result     json.RawMessage
+	Err        *jsonrpc.Error
+	ResultLine int
+	// Ended: a result or an error ended the exchange; one that did not
+	// was cut off (the client left or cancelled, the recording ended).
+	Ended bool
+	// Why an exchange did not end, in words.
+	Unended string
+
+	session string
+	waiting bool // its last round waits for the answers of a next request
+}
+
+// Round is the questions the server asked at once.
+type Round struct {
+	Questions []*Question
+	// asked is how the round was asked: in an input_required result, or
+	// as server requests (2025-11-25).
+	serverRequests bool
+}
+
+// Question is one question the server asked, with the client's answer.
+type Question struct {
+	Line int
+	// Key is its inputRequests key; for a question asked as a server
+	// request (2025-11-25), which has none, "q1", "q2", … in the order the
+	// exchange asked them.
+	Key    string
+	Method string // elicitation/create, sampling/createMessage or roots/list
+	Params json.RawMessage
+	// Answer is the client's answer; nil when it gave none.
+	Answer     json.RawMessage
+	AnswerErr  *jsonrpc.Error
+	AnswerLine int
+}
+
+// Label names an exchange for people: its method and name.
+func (x *Exchange) Label() string {
+	if x.Name == "" {
+		return x.Method
+	}
+	return x.Method + " " + x.Name
+}
+
+// Questions counts the questions of every round.
+func (x *Exchange) Questions() int {
+	n := 0
+	for _, r := range x.Rounds {
+		n += len(r.Questions)
+	}
+	return n
+}
+
+// recorded returns the exchanges recorded for a method and match key.
+func (s *Script) recorded(method, key string) []*Exchange {
+	return s.byKey[method+"\x00"+key]
+}
+
+// Methods returns the methods the client called, in the order they first
+// appear.
+func (s *Script) Methods() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s.Exchanges {
+		if !seen[x.Method] {
+			seen[x.Method] = true
+			out = append(out, x.Method)
+		}
+	}
+	return out
+}
+
+// Of returns the exchanges of one method, in order.
+func (s *Script) Of(method string) []*Exchange {
+	var out []*Exchange
+	for _, x := range s.Exchanges {
+		if x.Method == method {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Summary says in one line what the script holds.
+func (s *Script) Summary() string {
+	calls, questions := 0, 0
+	for _, x := range s.Exchanges {
+		if isCall(x.Method) {
+			calls++
+		}
+		questions += x.Questions()
+	}
+	proto := "protocol unknown"
+	if len(s.Protocols) > 0 {
+		proto = "protocol " + strings.Join(s.Protocols, ", ")
+	}
+	return fmt.Sprintf("%s (%s, %s), %s", plural(len(s.Exchanges), "request"), plural(calls, "call"), plural(questions, "question"), proto)
+}
+
+// isCall reports whether method may ask questions (and so take rounds).
+func isCall(method string) bool {
+	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
+}

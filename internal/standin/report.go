@@ -1,0 +1,164 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Kinds of a Problem.
+const (
+	// ProblemAnswer: an answer differs from the recorded one (or, with
+	// AnswersSchema, does not fit the question's schema), or the client
+	// answered with an error, or not at all.
+	ProblemAnswer = "answer"
+	// ProblemState: a requestState came back tampered, expired, replayed
+	// or for another request, and was refused.
+	ProblemState = "state"
+	// ProblemUnrecorded: a request the recording does not hold.
+	ProblemUnrecorded = "unrecorded"
+	// ProblemCapability: a recorded question the client did not declare
+	// it can answer (sampling to a client without sampling, a form to a
+	// client without elicitation).
+	ProblemCapability = "capability"
+	// ProblemUnanswered: questions asked that the client never came back
+	// to answer (it left mid-question).
+	ProblemUnanswered = "unanswered"
+)
+
+// MaxProblems bounds the problems a report keeps; past it they are
+// counted only.
+const MaxProblems = 1000
+
+// Problem is one way the client differed from the recording.
+type Problem struct {
+	Kind string `json:"kind"`
+	// Request names the request: "tools/call deploy".
+	Request string `json:"request"`
+	// Line is the recording's line of the request (0 when unrecorded).
+	Line int `json:"line,omitempty"`
+	// Key is the question's key (answers).
+	Key string `json:"key,omitempty"`
+	// Recorded and Got are what the recording holds and what the client
+	// sent (answers; Got alone for an unrecorded request's params).
+	Recorded json.RawMessage `json:"recorded,omitempty"`
+	Got      json.RawMessage `json:"got,omitempty"`
+	// Nearest is the nearest recorded request, for an unrecorded one.
+	Nearest *Nearest `json:"nearest,omitempty"`
+	// Detail says what is wrong, in words.
+	Detail string `json:"detail"`
+}
+
+// Nearest is the recorded request nearest to one the recording does not
+// hold.
+type Nearest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Line   int             `json:"line"`
+}
+
+// Report is what a stand-in saw: how many requests it answered, the
+// answers it checked, and every way the client differed from the
+// recording.
+type Report struct {
+	Recording string `json:"recording"`
+	// Answers is AnswersExact or AnswersSchema.
+	Answers string `json:"answers"`
+	// Requests counts the requests answered from the recording.
+	Requests int `json:"requests"`
+	// Checked and Matched count the answers checked and those that
+	// matched.
+	Checked int `json:"answersChecked"`
+	Matched int `json:"answersMatched"`
+	// Faults counts the requests each --fault hit, by spec.
+	Faults map[string]int `json:"faults,omitempty"`
+	// Problems are the differences, in the order they happened (at most
+	// MaxProblems); Dropped counts those past it.
+	Problems []Problem `json:"problems"`
+	Dropped  int       `json:"problemsDropped,omitempty"`
+	// OK: no problem at all (the exit code is 0 then, 1 otherwise).
+	OK bool `json:"ok"`
+	// Ended: the stand-in has ended and the report is complete; while it
+	// serves, a report says what happened so far.
+	Ended bool `json:"ended"`
+}
+
+// reporter collects a report and writes each problem as a line to log.
+type reporter struct {
+	mu  sync.Mutex
+	r   Report
+	log io.Writer
+	// changed, if set, is called after each change, without the lock.
+	changed func()
+}
+
+func (rp *reporter) tell() {
+	if rp.changed != nil {
+		rp.changed()
+	}
+}
+
+func (rp *reporter) problem(p Problem) {
+	defer rp.tell()
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if len(rp.r.Problems) < MaxProblems {
+		rp.r.Problems = append(rp.r.Problems, p)
+	} else {
+		rp.r.Dropped++
+	}
+	where := p.Request
+	if p.Line > 0 {
+		where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
+	}
+	if p.Key != "" {
+		where += fmt.Sprintf(", question %q", p.Key)
+	}
+	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
+}
+
+// fault counts a fault applied to a request and says so.
+func (rp *reporter) fault(f Fault, request string) {
+	defer rp.tell()
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.r.Faults == nil {
+		rp.r.Faults = map[string]int{}
+	}
+	rp.r.Faults[f.Spec]++
+	what := map[FaultKind]string{FaultDelay: "delayed by " + f.Delay.String(), FaultError: fmt.Sprintf("answered with the error %d", f.Code),
+		FaultDrop: "dropped its connection, unanswered"}[f.Kind]
+	fmt.Fprintf(rp.log, "mcp-tester serve: fault %q: %s %s\n", f.Spec, request, what)
+}
+
+func (rp *reporter) note(format string, args ...any) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	fmt.Fprintf(rp.log, "mcp-tester serve: "+format+"\n", args...)
+}
+
+func (rp *reporter) update(f func(r *Report)) {
+	defer rp.tell()
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	f(&rp.r)
+}
+
+func (rp *reporter) snapshot() Report {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	r := rp.r
+	r.Problems = append([]Problem(nil), rp.r.Problems...)
+	if r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	if rp.r.Faults != nil {
+		r.Faults = make(map[string]int, len(rp.r.Faults))
+		for k, v := range rp.r.Faults {
+			r.Faults[k] = v
+		}
+	}
+	r.OK = len(r.Problems) == 0 && r.Dropped == 0
+	return r
+}

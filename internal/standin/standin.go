@@ -1,0 +1,327 @@
+// Package standin serves a recording (internal/recording) as if it were
+// the server: `mcp-tester serve`, to test clients.
+//
+// It is a go-sdk server (mcp.Server) built from the recording with the
+// project's toolkit. The recorded tools, prompts, resources and templates
+// are registered on it, with what initialize said (server info,
+// capabilities, instructions); lists and completions are answered from the
+// recorded results; each call is answered by a handler that replays the
+// recorded rounds: it asks the recorded questions in an input_required
+// result with a requestState it seals itself (reqstate: bound to the
+// request, expiring, single use through a replay store) and checks on
+// return, and the go-sdk and ask.EveryRound ask a client of 2025-11-25
+// the same questions as elicitation/create requests, every round. So a
+// recording of either era serves a client of either era.
+//
+// Requests are matched by method and params (see matchKey: _meta,
+// requestState and inputResponses ignored, the rest compared
+// canonically); ids are the client's own. The Nth request of the same
+// method and params gets the Nth recorded answer, and past the last one
+// the last again. A request the recording does not hold gets a JSON-RPC
+// error naming the nearest recorded one.
+//
+// The client's answers are checked against the recorded ones (or only
+// against the question's schema) and every difference is reported: a
+// line on the log as it happens, and the Report at the end.
+package standin
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/ask"
+	"github.com/askback/askback/keys"
+	"github.com/askback/askback/replay"
+	"github.com/askback/askback/reqstate"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxInFlight bounds the requests answered at once: with a
+	// client of 2025-11-25, a call waiting for its answers is one of them.
+	DefaultMaxInFlight = 64
+	// DefaultMaxStates bounds the single-use requestStates remembered as
+	// used (the replay store).
+	DefaultMaxStates = 10000
+	// MaxAttempts bounds how often a round's unanswered questions are
+	// asked again.
+	MaxAttempts = 5
+)
+
+// Options configure a Standin.
+type Options struct {
+	// Recording names the recording in the report.
+	Recording string
+	// Answers is AnswersExact (the default) or AnswersSchema.
+	Answers string
+	// Faults are injected into the requests they name.
+	Faults []Fault
+	// StateTTL is how long a requestState the stand-in seals is valid
+	// (reqstate.DefaultTTL when zero).
+	StateTTL time.Duration
+	// MaxInFlight bounds the requests answered at once (DefaultMaxInFlight
+	// when zero); one beyond it is refused with a JSON-RPC error.
+	MaxInFlight int
+	// MaxStates bounds the replay store (DefaultMaxStates when zero).
+	MaxStates int
+	// Log receives a line for each problem and note (stderr).
+	Log io.Writer
+	// Changed, if set, is called after each change of the report (a
+	// request answered, an answer checked, a problem, a fault), without
+	// the stand-in's locks held: mcp-tester serve rewrites its --report
+	// file then, so that a stand-in that is killed leaves its report as of
+	// its last event.
+	Changed func()
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Standin serves one script. It is safe for concurrent use: one Standin
+// serves every session of an HTTP endpoint.
+type Standin struct {
+	script *Script
+	opts   Options
+	codec  *reqstate.Codec
+	server *mcp.Server
+	rep    *reporter
+	notes  []string
+	lists  lists
+
+	inflight chan struct{}
+
+	mu     sync.Mutex
+	served map[string]int // requests served per method and match key
+	asked  int            // rounds asked in input_required results
+	opened int            // of them, answered with their requestState
+	// running are the calls in progress; one asked and still running
+	// waits for a 2025-11-25 client's answer.
+	running map[*track]string
+	drop    func() // ends the connection (stdio); nil over HTTP
+}
+
+// New builds a stand-in for a script.
+func New(script *Script, opts Options) (*Standin, error) {
+	if opts.Answers == "" {
+		opts.Answers = AnswersExact
+	}
+	if opts.Answers != AnswersExact && opts.Answers != AnswersSchema {
+		return nil, fmt.Errorf("answers %q: use %s or %s", opts.Answers, AnswersExact, AnswersSchema)
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxStates <= 0 {
+		opts.MaxStates = DefaultMaxStates
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("a key to seal requestStates: %w", err)
+	}
+	codec, err := reqstate.New(&reqstate.Options{
+		Keys: []keys.Key{{ID: "standin", Secret: secret}},
+		TTL:  opts.StateTTL,
+		// Every client of a stand-in is anonymous: one allowance.
+		Replay: replay.NewMemory(&replay.MemoryOptions{MaxEntries: opts.MaxStates, MaxPerUser: opts.MaxStates, Now: opts.Now}),
+		Now:    opts.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Standin{
+		script:   script,
+		opts:     opts,
+		codec:    codec,
+		rep:      &reporter{log: opts.Log, r: Report{Recording: opts.Recording, Answers: opts.Answers}, changed: opts.Changed},
+		inflight: make(chan struct{}, opts.MaxInFlight),
+		served:   map[string]int{},
+		running:  map[*track]string{},
+	}
+	for _, x := range script.Exchanges {
+		for _, r := range x.Rounds {
+			for _, q := range r.Questions {
+				if _, err := inputRequest(q); err != nil {
+					return nil, &BuildError{q.Line, fmt.Errorf("question %q of %s: %v", q.Key, x.Label(), err)}
+				}
+			}
+		}
+	}
+	if err := s.build(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Server returns the go-sdk server that serves the script.
+func (s *Standin) Server() *mcp.Server { return s.server }
+
+// Notes says what the stand-in serves and how, for people: where the
+// server facts and each list come from, what is derived or answered
+// empty, what cannot be served.
+func (s *Standin) Notes() []string { return s.notes }
+
+// Report returns the report so far. Questions asked in input_required
+// results whose answers never came back are a ProblemUnanswered.
+func (s *Standin) Report() Report {
+	r := s.rep.snapshot()
+	s.mu.Lock()
+	pending := s.asked - s.opened
+	var waiting []Problem
+	for t, lbl := range s.running {
+		if t.asked && !t.final && !t.modern {
+			line := 0
+			if t.x != nil {
+				line = t.x.Line
+			}
+			waiting = append(waiting, Problem{Kind: ProblemUnanswered, Request: lbl, Line: line,
+				Detail: "the client was asked and had not answered (it left mid-question?)"})
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
+	r.Problems = append(r.Problems, waiting...)
+	if pending > 0 {
+		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
+			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
+	}
+	r.OK = r.OK && len(r.Problems) == 0
+	return r
+}
+
+// End marks the report complete: the stand-in serves no more.
+func (s *Standin) End() {
+	s.rep.update(func(r *Report) { r.Ended = true })
+}
+
+// WriteReport writes the report as one JSON document.
+func (s *Standin) WriteReport(w io.Writer) error {
+	b, err := json.MarshalIndent(s.Report(), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func (s *Standin) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// build makes the go-sdk server: identity, capabilities and instructions
+// from the recording, the recorded features registered, and the
+// middleware that matches and faults.
+func (s *Standin) build() error {
+	facts := s.script.Server
+	impl := &mcp.Implementation{Name: "mcp-tester-serve"}
+	if len(facts.Info) > 0 {
+		if err := json.Unmarshal(facts.Info, impl); err != nil || impl.Name == "" {
+			return &BuildError{facts.Line, fmt.Errorf("the server's serverInfo is not an implementation (name, version): %s", facts.Info)}
+		}
+	}
+	caps := &mcp.ServerCapabilities{}
+	if len(facts.Capabilities) > 0 {
+		if err := json.Unmarshal(facts.Capabilities, caps); err != nil {
+			return &BuildError{facts.Line, fmt.Errorf("the server's capabilities: %v", err)}
+		}
+		if len(caps.Extensions) > 0 {
+			var ids []string
+			for id := range caps.Extensions {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
+			caps.Extensions = nil
+		}
+	}
+	if facts.Line > 0 {
+		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
+	} else {
+		s.note("the recording holds no initialize or server/discover result: the server is named %q and its capabilities follow what it serves", impl.Name)
+	}
+	if len(s.script.Exchanges) == 0 {
+		s.note("the recording holds no request of the client: its lists are empty and every call is answered as not recorded")
+	}
+	opts := &mcp.ServerOptions{Instructions: facts.Instructions, Capabilities: caps}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		opts.SubscribeHandler = func(context.Context, *mcp.SubscribeRequest) error { return nil }
+		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	s.server = mcp.NewServer(impl, opts)
+	ask.EveryRound(s.server) // older clients are asked every recorded round
+	if err := s.register(); err != nil {
+		return err
+	}
+	s.server.AddReceivingMiddleware(s.middleware)
+	return nil
+}
+
+// errDropped ends a request whose connection a fault dropped.
+var errDropped = errors.New("the connection was dropped by a fault")
+
+// label names a request for people: its method and name.
+func label(method, name string) string {
+	if name == "" {
+		return method
+	}
+	return method + " " + name
+}
+
+// nameOf returns the tool or prompt name or resource URI a request names.
+func nameOf(req mcp.Request) string {
+	name, _ := callParams(req)
+	return name
+}
+
+// responsesOf returns the answers a request carries.
+func responsesOf(req mcp.Request) mcp.InputResponseMap {
+	_, responses := callParams(req)
+	return responses
+}
+
+// callParams returns what a tools/call, prompts/get or resources/read
+// request names and the answers it carries.
+func callParams(req mcp.Request) (string, mcp.InputResponseMap) {
+	if req == nil {
+		return "", nil
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		if p != nil {
+			return p.Name, p.InputResponses
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			return p.Name, p.InputResponses
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			return p.URI, p.InputResponses
+		}
+	}
+	return "", nil
+}
+
+// rpcError is a JSON-RPC error with data.
+func rpcError(code int64, data any, format string, args ...any) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	if data != nil {
+		e.Data, _ = json.Marshal(data)
+	}
+	return e
+}

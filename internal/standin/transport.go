@@ -1,0 +1,170 @@
+package standin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"syscall"
+
+	"github.com/askback/askback/endpoint"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeStdio serves one client over in and out (a client launched the
+// stand-in as its server command): only JSON-RPC frames are written to
+// out. It returns when the client closes its side, ctx ends, or a drop
+// fault closes the connection (out is then closed if it can be, so that
+// the client sees the server's output end).
+func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	conn := newDroppable(in, out)
+	s.mu.Lock()
+	s.drop = conn.drop
+	s.mu.Unlock()
+	ss, err := s.server.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		ss.Close()
+		err = <-done
+	}
+	if conn.dropped() {
+		return nil
+	}
+	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || ctx.Err() != nil) {
+		// The client closed its side, or left (its end of the pipe gone).
+		return nil
+	}
+	return err
+}
+
+// droppable is a stdio connection a fault can drop: reads end (EOF) and
+// writes go nowhere, and the output is closed.
+type droppable struct {
+	out io.Writer
+	pr  *io.PipeReader
+	pw  *io.PipeWriter
+
+	mu   sync.Mutex
+	gone bool
+}
+
+func newDroppable(in io.Reader, out io.Writer) *droppable {
+	pr, pw := io.Pipe()
+	d := &droppable{out: out, pr: pr, pw: pw}
+	go func() {
+		_, err := io.Copy(pw, in)
+		if err == nil {
+			err = io.EOF
+		}
+		pw.CloseWithError(err)
+	}()
+	return d
+}
+
+func (d *droppable) Read(p []byte) (int, error) { return d.pr.Read(p) }
+
+func (d *droppable) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gone {
+		return 0, errDropped
+	}
+	return d.out.Write(p)
+}
+
+// Close ends reading; the output stays open for the process to close.
+func (d *droppable) Close() error {
+	d.pr.CloseWithError(io.EOF)
+	return nil
+}
+
+func (d *droppable) drop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gone {
+		return
+	}
+	d.gone = true
+	if c, ok := d.out.(io.Closer); ok {
+		c.Close()
+	}
+	d.pr.CloseWithError(io.EOF)
+}
+
+func (d *droppable) dropped() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gone
+}
+
+// HTTPOptions configure Handler.
+type HTTPOptions struct {
+	// MaxSessions bounds the open sessions of 2025-11-25 clients
+	// (endpoint.DefaultMaxSessions when zero).
+	MaxSessions int
+	// MaxBody bounds a request body (the go-sdk's default when zero).
+	MaxBody int64
+}
+
+// Handler serves the script over Streamable HTTP at every path, for both
+// eras on one endpoint (endpoint.Handler): 2026-07-28 requests stateless,
+// 2025-11-25 clients in sessions of their own. A drop fault closes the
+// connection of a request it names without an answer.
+func (s *Standin) Handler(opts HTTPOptions) http.Handler {
+	eo := &endpoint.Options{MaxSessions: opts.MaxSessions}
+	eo.HTTP.MaxRequestBodyBytes = opts.MaxBody
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s.server }, eo)
+	var drops []Fault
+	for _, f := range s.opts.Faults {
+		if f.Kind == FaultDrop {
+			drops = append(drops, f)
+		}
+	}
+	if len(drops) == 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil {
+			// The body has been read whole within its bound already
+			// (httpserve.Bodies); this reads it from memory.
+			body, err := io.ReadAll(r.Body)
+			r.Body.Close()
+			if err != nil {
+				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Name string `json:"name"`
+					URI  string `json:"uri"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(body, &m) == nil {
+				name := m.Params.Name
+				if m.Method == "resources/read" {
+					name = m.Params.URI
+				}
+				for _, f := range drops {
+					if f.applies(m.Method, name) {
+						s.rep.fault(f, label(m.Method, name))
+						// net/http closes the connection without a
+						// response.
+						panic(http.ErrAbortHandler)
+					}
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
