@@ -48,7 +48,7 @@ bench: build
 	@bash scripts/bench.sh
 
 ## release: make release VERSION=v0.9.0 builds the release of the commit checked out
-## into dist/VERSION: archives for linux and darwin on amd64 and arm64, .deb
+## into dist/VERSION: archives for linux, darwin and windows on amd64 and arm64, .deb
 ## and .rpm packages, checksums and the Homebrew formula (scripts/release.sh)
 release:
 	@test -n "$(VERSION)" || { echo "make release: say which version: make release VERSION=v0.9.0" >&2; exit 2; }

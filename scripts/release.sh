@@ -9,10 +9,9 @@
 #   mcp-tester_0.9.0_ARCH.deb, mcp-tester-0.9.0-1.ARCH.rpm, askback-examples_…  linux packages (nfpm)
 #   askback_0.9.0_checksums.txt                         SHA-256 of all of the above (sha256sum -c)
 #   mcp-tester.rb                                       the Homebrew formula, made from the checksums
-# for linux and darwin on amd64 and arm64 (PLATFORMS="linux/amd64 …" to build fewer; the
-# formula needs all four). windows/amd64 and windows/arm64 are known to the script (a .zip
-# each) but not built by default: mcp-tester does not compile for Windows yet (it runs stdio
-# servers in a process group and reads CPU time with getrusage, both Unix-only).
+# for linux, darwin and windows on amd64 and arm64 (PLATFORMS="linux/amd64 …" to build
+# fewer; the formula needs linux and darwin on both). Windows gets .zip archives holding
+# mcp-tester.exe and the example servers' .exe files.
 #
 # The release is built from the commit (git archive), not from the working tree, so that
 # uncommitted and untracked files never reach it; and it is reproducible: -trimpath, no VCS
@@ -33,7 +32,7 @@ if [[ ! $version =~ $semver ]]; then
   exit 2
 fi
 v=${version#v}
-platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
+platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 for p in $platforms; do
   case $p in
     linux/amd64 | linux/arm64 | darwin/amd64 | darwin/arm64 | windows/amd64 | windows/arm64) ;;

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,6 @@ import (
 	"github.com/askback/askback/internal/docexamples"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
-	"golang.org/x/sys/unix"
 )
 
 // The release tests build releases of the commit checked out (HEAD: the
@@ -107,7 +107,11 @@ func needed(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// linuxRelease is the linux/amd64 release the tests share.
+// sharedPlatforms are the platforms of the release the tests share: the
+// one the packages are tested on, and one with .zip archives.
+const sharedPlatforms = "linux/amd64 windows/amd64"
+
+// linuxRelease is the release of sharedPlatforms the tests share.
 func linuxRelease(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -115,7 +119,7 @@ func linuxRelease(t *testing.T) string {
 	}
 	shared.once.Do(func() {
 		shared.out = filepath.Join(shared.dir, "linux")
-		shared.err = runRelease(repoRoot(t), shared.out, "linux/amd64")
+		shared.err = runRelease(repoRoot(t), shared.out, sharedPlatforms)
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -150,7 +154,7 @@ func readChecksums(t *testing.T, dir string) (file string, sums map[string]strin
 func TestReleaseIsReproducible(t *testing.T) {
 	first := linuxRelease(t)
 	second := filepath.Join(t.TempDir(), "again")
-	release(t, second, "linux/amd64", "GOCACHE="+t.TempDir(), "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
+	release(t, second, sharedPlatforms, "GOCACHE="+t.TempDir(), "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
 	file1, sums1 := readChecksums(t, first)
 	file2, _ := readChecksums(t, second)
 	b1, _ := os.ReadFile(file1)
@@ -165,6 +169,8 @@ func TestReleaseIsReproducible(t *testing.T) {
 		"mcp-tester-0.9.0~releasetest-1.x86_64.rpm",
 		"mcp-tester_0.9.0-releasetest_linux_amd64.tar.gz",
 		"mcp-tester_" + debVersion + "_amd64.deb",
+		"askback-examples_0.9.0-releasetest_windows_amd64.zip",
+		"mcp-tester_0.9.0-releasetest_windows_amd64.zip",
 	}
 	var got []string
 	for name := range sums1 {
@@ -202,7 +208,7 @@ func TestReleaseEveryPlatform(t *testing.T) {
 
 	v := strings.TrimPrefix(testVersion, "v")
 	examples := []string{"conformance", "deployer", "github-connect", "oldway", "protected"}
-	for _, goos := range []string{"linux", "darwin"} {
+	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, goarch := range []string{"amd64", "arm64"} {
 			ext, exe := ".tar.gz", ""
 			if goos == "windows" {
@@ -301,7 +307,7 @@ func TestReleaseEveryPlatform(t *testing.T) {
 		}
 	}
 
-	// linux/amd64 as the other build of this commit made it.
+	// linux/amd64 and windows/amd64 as the other build of this commit made them.
 	_, linux := readChecksums(t, shareLinux)
 	for name, sum := range linux {
 		if sums[name] != sum {
@@ -315,6 +321,11 @@ func TestReleaseEveryPlatform(t *testing.T) {
 // commit, or out of order.
 func archiveFiles(t *testing.T, path string) map[string][]byte {
 	t.Helper()
+	epoch, err := strconv.ParseInt(gitOut(t, "log", "-1", "--format=%ct", "HEAD"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitTime := time.Unix(epoch, 0)
 	files := map[string][]byte{}
 	var names []string
 	if strings.HasSuffix(path, ".zip") {
@@ -325,6 +336,9 @@ func archiveFiles(t *testing.T, path string) map[string][]byte {
 		defer zr.Close()
 		for _, f := range zr.File {
 			names = append(names, f.Name)
+			if !f.Modified.Equal(commitTime) {
+				t.Errorf("%s: %s dated %s, want the commit's time %s", filepath.Base(path), f.Name, f.Modified, commitTime)
+			}
 			if f.FileInfo().IsDir() {
 				continue
 			}
@@ -359,6 +373,9 @@ func archiveFiles(t *testing.T, path string) map[string][]byte {
 				t.Fatal(err)
 			}
 			names = append(names, h.Name)
+			if !h.ModTime.Equal(commitTime) {
+				t.Errorf("%s: %s dated %s, want the commit's time %s", filepath.Base(path), h.Name, h.ModTime, commitTime)
+			}
 			if h.Uid != 0 || h.Gid != 0 {
 				t.Errorf("%s: %s owned by %d:%d", filepath.Base(path), h.Name, h.Uid, h.Gid)
 			}
@@ -566,7 +583,7 @@ func TestReleaseDebInstalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := lockExclusive(lock); err != nil {
 		t.Fatal(err)
 	}
 	for _, pkg := range []string{"mcp-tester", "askback-examples"} {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -105,7 +104,7 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			syscall.Kill(dep.PID(), syscall.SIGQUIT) // its goroutines, in its output
+			dumpGoroutines(dep.PID()) // its goroutines, in its output
 			time.Sleep(time.Second)
 			t.Fatalf("20 s after the clients left: %d goroutines (from %d)\n%s", s.Goroutines, base.Goroutines, dep.Output())
 		}

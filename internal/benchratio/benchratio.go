@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Batch is how many calls of the subject, then of the baseline, one
@@ -47,15 +45,6 @@ func Interleave(b *testing.B, subject, baseline func()) {
 	b.ReportMetric(float64(ts.Nanoseconds())/calls, "subject-ns/call")
 	b.ReportMetric(float64(tb.Nanoseconds())/calls, "baseline-ns/call")
 	b.ReportMetric(float64(ts)/float64(tb), "x-baseline")
-}
-
-// now returns the CPU time the process has used, with nanosecond resolution.
-func now() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
-		panic("benchratio: no process CPU clock: " + err.Error())
-	}
-	return time.Duration(ts.Nano())
 }
 
 // clockCost is the median CPU time between two readings of the clock with

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,7 +178,7 @@ func proxyRSS(b *testing.B, bin string, n int) (int64, int64) {
 		b.Fatal(err)
 	}
 	st, _ := os.Stat(rec)
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, st.Size()
+	return maxRSS(cmd.ProcessState), st.Size()
 }
 
 // BenchmarkForwardCost: one tools/call answered as an event stream, all in

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/askback/askback/internal/procgroup"
 	"github.com/askback/askback/internal/recording"
 )
 
@@ -72,10 +73,7 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 	}
 	rec := &recorder{w: o.Rec, log: o.ErrOut}
 	cmd := o.Cmd
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	procgroup.Isolate(cmd)
 	// Pipes of our own (not StdoutPipe): the server's stdout is read to
 	// its end whether or not Wait has returned.
 	inR, inW, err := os.Pipe()
@@ -123,13 +121,13 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 			return
 		case <-time.After(grace):
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = procgroup.Terminate(cmd.Process.Pid)
 		select {
 		case waitErr = <-exited:
 			return
 		case <-time.After(grace):
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Kill(cmd.Process.Pid)
 		waitErr = <-exited
 	}
 	// serverEnding waits for a server that closed a side of its own to

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,9 +92,8 @@ func parallel(n, k int, f func(i int) error) error {
 // holds nothing until round 2 arrives.
 func BenchmarkPendingQuestions(b *testing.B) {
 	n := pendingCount(b)
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Max < uint64(n)+1000 {
-		b.Fatalf("%d pending old-way questions need %d open files in this process and in the server; the limit is %d: raise it (ulimit -Hn) or set SCALEOUT_PENDING lower", n, n+1000, lim.Max)
+	if max, ok := openFileLimit(); ok && max < uint64(n)+1000 {
+		b.Fatalf("%d pending old-way questions need %d open files in this process and in the server; the limit is %d: raise it (ulimit -Hn) or set SCALEOUT_PENDING lower", n, n+1000, max)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()

@@ -14,11 +14,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/procgroup"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -221,11 +221,11 @@ func (t *Target) httpClient(base http.RoundTripper, refused *refusal) *http.Clie
 
 // ShellCommand returns the command that runs a server's command line the
 // way a target does: through /bin/sh (a simple command under exec, see
-// shellLine), in a process group of its own so that everything the shell
-// started can be ended together (syscall.Kill of -pid).
+// shellLine), or cmd.exe on Windows, in a process group of its own so that
+// everything the shell started can be ended together (procgroup.Kill).
 func ShellCommand(line string) *exec.Cmd {
-	cmd := exec.Command("/bin/sh", "-c", shellLine(line))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := shellCommand(line)
+	procgroup.Isolate(cmd)
 	return cmd
 }
 
@@ -275,7 +275,7 @@ func (p *process) exited() (bool, string) {
 func (p *process) kill() {
 	p.once.Do(func() {
 		if p.cmd.Process != nil {
-			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			_ = procgroup.Kill(p.cmd.Process.Pid)
 		}
 	})
 }

@@ -31,7 +31,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -100,7 +99,7 @@ func Open(root, id string) (*Run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	f, err := lockFile(dir, "in-use.lock", syscall.LOCK_SH)
+	f, err := lockFile(dir, "in-use.lock", false)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +112,7 @@ func Open(root, id string) (*Run, error) {
 func (r *Run) Build(pkgs ...string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	lock, err := lockFile(r.Dir, "build.lock", syscall.LOCK_EX)
+	lock, err := lockFile(r.Dir, "build.lock", true)
 	if err != nil {
 		return "", err
 	}
@@ -165,18 +164,18 @@ func openStage(root string) (*os.File, error) {
 	if err := os.WriteFile(filepath.Join(dir, "module"), []byte(mod), 0o644); err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	return lockFile(dir, "stage.lock", syscall.LOCK_EX)
+	return lockFile(dir, "stage.lock", true)
 }
 
 // lockFile opens (creating it if needed) the lock file name in dir and
-// locks it with how (syscall.LOCK_SH or LOCK_EX), waiting for the lock;
-// closing the file ends the lock.
-func lockFile(dir, name string, how int) (*os.File, error) {
+// locks it, exclusive or shared, waiting for the lock; closing the file
+// ends the lock.
+func lockFile(dir, name string, exclusive bool) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+	if err := lock(f, exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("test binaries: lock %s: %w", dir, err)
 	}
@@ -247,7 +246,7 @@ func alive(id string) bool {
 		return false
 	}
 	if start == "0" {
-		return syscall.Kill(pid, 0) == nil
+		return processExists(pid)
 	}
 	return startTime(pid) == start
 }
@@ -276,7 +275,7 @@ func prune(root, current string) {
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if tryLockExclusive(f) {
 			os.RemoveAll(dir)
 		}
 		f.Close()
