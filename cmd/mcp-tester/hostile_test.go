@@ -33,8 +33,10 @@ type hostileRun struct {
 // terminal only: the live task status line.
 var ownSequences = regexp.MustCompile("\r\x1b\\[K")
 
-// shownEscaped is how the evil shows once neutralised: in text, in JSON.
-var shownEscaped = regexp.MustCompile(`\\x1b\[2J|\\u001b\[2J`)
+// shownEscaped is how the evil shows once neutralised: in text, in JSON
+// (in SARIF's messages with the bracket escaped too, as SARIF's plain text
+// wants).
+var shownEscaped = regexp.MustCompile(`\\x1b\[2J|\\u001b(\\\\)?\[2J`)
 
 // A hostile server (internal/fixtures/hostile) puts ESC, OSC 52, OSC 8, C1
 // CSI, DEL, BEL, backspace, carriage returns, RLO, bidi isolates and zero
