@@ -37,7 +37,7 @@ lint:
 
 ## unit: go test ./... (the testscript transcripts included)
 unit: build
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 45m ./...
 
 ## test: everything CI runs
 test: setup lint unit
