@@ -9,10 +9,6 @@ import (
 	"github.com/askback/askback/internal/termsafe"
 )
 
-func writeStep(w io.Writer, st *StepResult) {
-	_, _ = w.Write(appendStep(nil, st))
-}
-
 // appendStep appends the lines of a step to b: the line of a passed step
 // without output is made without fmt or a copy of its text.
 func appendStep(b []byte, st *StepResult) []byte {
