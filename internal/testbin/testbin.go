@@ -285,8 +285,10 @@ func prune(root, current string) {
 // pruneStage removes a stage folder whose module is gone.
 func pruneStage(dir string) {
 	mod, err := os.ReadFile(filepath.Join(dir, "module"))
-	if err != nil {
-		return // being made, or not ours
+	if err != nil || !filepath.IsAbs(string(mod)) {
+		// Being made (a module file being written reads empty for a
+		// moment, and would name a go.mod relative to here), or not ours.
+		return
 	}
 	if _, err := os.Stat(filepath.Join(string(mod), "go.mod")); errors.Is(err, os.ErrNotExist) {
 		os.RemoveAll(dir)

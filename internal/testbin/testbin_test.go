@@ -151,3 +151,27 @@ func TestPruneStage(t *testing.T) {
 		t.Errorf("the stage of a module still there was removed: %v", err)
 	}
 }
+
+// A stage folder whose module file is being written (it reads empty for a
+// moment) is not taken for one whose module is gone: another process of
+// the run was removing the stage a build was about to lock.
+func TestPruneLeavesAStageBeingMade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), stagePrefix+"x")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "module"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pruneStage(dir)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the stage being made was removed: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "module"), []byte(filepath.Join(t.TempDir(), "gone")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pruneStage(dir)
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatal("the stage of a module that is gone was kept")
+	}
+}
