@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/listen"
 	"github.com/askback/askback/internal/procgroup"
 )
 
@@ -266,49 +265,13 @@ func freePorts(text string, given map[string]bool) (map[string]string, error) {
 		if _, ok := ports[old]; ok || given[old] {
 			continue
 		}
-		port, err := freePort()
+		port, err := listen.FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("no free port for %s: %v", old, err)
 		}
 		ports[old] = strconv.Itoa(port)
 	}
 	return ports, nil
-}
-
-// freePort returns a loopback port free now and unlikely to be taken
-// before the document's server binds it, which may be many commands
-// later: one below the range the system hands out for ports asked as
-// ":0" and for outgoing connections, which every other test on the
-// machine draws from. Where no such port is found, one the system hands
-// out.
-func freePort() (int, error) {
-	lo := 32768 // the usual start of the range, when the system does not say
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil {
-				lo = n
-			}
-		}
-	}
-	const from = 10000
-	for range 64 {
-		if lo <= from+1000 {
-			break
-		}
-		port := from + rand.IntN(lo-from)
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			continue
-		}
-		ln.Close()
-		return port, nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // replacePort puts port where text names the port old.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/listen"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -196,14 +197,15 @@ func (r *Redis) Restart() {
 	r.tb.Fatalf("restart redis-server on port %d: %v", r.Port, err)
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago, one
+// the system does not hand out to other processes' connections meanwhile
+// (listen.FreePort).
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := listen.FreePort()
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return port, nil
 }
 
 func lastLines(s string, n int) string {
