@@ -9,7 +9,7 @@
 # (over the runs of the benchmark) and the load average while it ran; all of
 # them again at the end, with the date (scripts/bench-ratios.awk). The whole
 # takes a while on a busy machine: BENCH_ONLY="script bench reqstate sdk" runs
-# only those sections (call, termsafe, script, proxy, reqstate, bench, sdk,
+# only those sections (call, termsafe, scan, script, proxy, reqstate, bench, sdk,
 # scaleout, run), e.g. `make bench BENCH_ONLY=script`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +43,11 @@ gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer|PromptServer' -ben
 fi
 if want termsafe; then
 section "neutralising server text"
-gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 500x -count 3
+gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 20x -count 3
+fi
+if want scan; then
+section "the scan of what a server tells the model"
+gobench scan.txt ./internal/scan 'ScanCorpus|ScanSize' -benchtime 1x -count 3
 fi
 if want script; then
 section ".mcp scripts"

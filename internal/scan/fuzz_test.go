@@ -2,13 +2,13 @@ package scan_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/benchratio"
 	"github.com/askback/askback/internal/scan"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -102,24 +102,22 @@ func TestHugeTextEnds(t *testing.T) {
 	}
 }
 
-// BenchmarkScanSize scans descriptions of growing size: the time grows
-// in proportion (every rule is one pass, regular expressions without
-// backtracking).
+// BenchmarkScanSize scans a 1 MiB description against a 64 KiB one, in
+// turn in the same run: the time grows less than the bytes (every rule is
+// one pass, regular expressions without backtracking, the phrase rules read
+// a text's first 24 KiB and last 8 KiB). It reports the ratio as
+// x-baseline.
 func BenchmarkScanSize(b *testing.B) {
-	for _, n := range []int{64 << 10, 256 << 10, 1 << 20} {
-		text := hugeText(n)
-		b.Run(fmt.Sprintf("%dKiB", n>>10), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			for i := 0; i < b.N; i++ {
-				scan.Scan(scan.Server{Name: "s", Catalog: &scan.Catalog{Tools: []*mcp.Tool{tool("x", text)}}})
-			}
-		})
+	scanText := func(text string) func() {
+		srv := scan.Server{Name: "s", Catalog: &scan.Catalog{Tools: []*mcp.Tool{tool("x", text)}}}
+		return func() { scan.Scan(srv) }
 	}
+	benchratio.Interleave(b, scanText(hugeText(1<<20)), scanText(hugeText(64<<10)))
 }
 
-// BenchmarkScanCorpus scans every attack of the corpus, against a
-// baseline in the same run: decoding the same catalogs from JSON, which a
-// client does anyway. BENCHMARKS.md reports the ratio.
+// BenchmarkScanCorpus scans every attack of the corpus against a baseline
+// in the same run: decoding the same catalogs from JSON, which a client
+// does anyway. It reports the ratio as x-baseline; BENCHMARKS.md gives it.
 func BenchmarkScanCorpus(b *testing.B) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
 	var docs [][]byte
@@ -141,17 +139,10 @@ func BenchmarkScanCorpus(b *testing.B) {
 		}
 		return out
 	}
-	b.Run("decode", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			decode()
-		}
-	})
 	entries := decode()
-	b.Run("scan", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			for _, e := range entries {
-				scan.Scan(e.servers()...)
-			}
+	benchratio.Interleave(b, func() {
+		for _, e := range entries {
+			scan.Scan(e.servers()...)
 		}
-	})
+	}, func() { decode() })
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/benchratio"
 	"github.com/askback/askback/internal/termsafe"
 )
 
@@ -17,40 +18,26 @@ var (
 	hostileText = strings.Repeat("Rolling out \x1b[2J auth-service\u202e 2.4.1 to production.\n", 1100)
 )
 
-// BenchmarkNeutralise measures what neutralising costs on the way to the
-// terminal, against writing the same 64 KiB as they are (the baseline).
+// BenchmarkNeutralise measures what neutralising 64 KiB of a server's text
+// costs on the way to the terminal, each form against writing the same
+// bytes as they are (the baseline), in turn in the same run. Each reports
+// its ratio as x-baseline.
 func BenchmarkNeutralise(b *testing.B) {
 	doc, _ := json.Marshal(map[string]string{"text": plainText})
-	b.Run("baseline-copy", func(b *testing.B) {
-		b.SetBytes(int64(len(plainText)))
-		for b.Loop() {
-			var buf bytes.Buffer
-			buf.WriteString(plainText)
-		}
-	})
-	b.Run("Block-plain", func(b *testing.B) {
-		b.SetBytes(int64(len(plainText)))
-		for b.Loop() {
-			_ = termsafe.Block(plainText)
-		}
-	})
-	b.Run("Block-hostile", func(b *testing.B) {
-		b.SetBytes(int64(len(hostileText)))
-		for b.Loop() {
-			_ = termsafe.Block(hostileText)
-		}
-	})
-	b.Run("Writer-plain", func(b *testing.B) {
-		b.SetBytes(int64(len(plainText)))
-		w := termsafe.NewWriter(io.Discard)
-		for b.Loop() {
-			_, _ = io.WriteString(w, plainText)
-		}
-	})
-	b.Run("JSON-plain", func(b *testing.B) {
-		b.SetBytes(int64(len(doc)))
-		for b.Loop() {
-			_ = termsafe.JSON(doc)
-		}
-	})
+	copyText := func() {
+		var buf bytes.Buffer
+		buf.WriteString(plainText)
+	}
+	w := termsafe.NewWriter(io.Discard)
+	for _, c := range []struct {
+		name string
+		run  func()
+	}{
+		{"Block-plain", func() { _ = termsafe.Block(plainText) }},
+		{"Writer-plain", func() { _, _ = io.WriteString(w, plainText) }},
+		{"JSON-plain", func() { _ = termsafe.JSON(doc) }},
+		{"Block-hostile", func() { _ = termsafe.Block(hostileText) }},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchratio.Interleave(b, c.run, copyText) })
+	}
 }
