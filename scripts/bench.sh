@@ -39,7 +39,7 @@ gobench() { # gobench LOG PKG PATTERN [go test flags...]
 
 if want call; then
 section "mcp-tester call"
-gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer|PromptServer' -benchtime 30x -count 2
+gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer' -benchtime 30x
 fi
 if want termsafe; then
 section "neutralising server text"
@@ -59,7 +59,7 @@ gobench script-profile.txt ./internal/script ScriptProfile -benchtime 3x -v
 fi
 if want proxy; then
 section "mcp-tester proxy"
-gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -benchmem
+gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -count 3 -benchmem
 gobench proxy-memory.txt ./internal/proxy SessionMemory -benchtime 1x
 fi
 if want reqstate; then

@@ -7,60 +7,64 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/benchratio"
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkDeployCall runs the deploy example's accept transcript through mcp-tester
-// (in process, against the real deployer over stdio).
+// BenchmarkDeployCall runs the deploy example's accept transcript through
+// mcp-tester (in process, against the real deployer over stdio) and, in
+// turn in the same run, a minimal go-sdk client making the same call and
+// giving the same answer. It reports the ratio of their wall times,
+// call/minimal, with its range over the pairs.
 func BenchmarkDeployCall(b *testing.B) {
 	bin := buildServers(b)
 	b.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 	args := []string{"call", "deploy", "-c", filepath.Join(bin, "deployer"), "--args", `{"service":"auth-service"}`,
 		"--elicit", `accept:{"environment":"production","confirm":true}`}
-	for b.Loop() {
-		io, _, _, errOut := iostreams.Test()
-		if code := cli.Main(context.Background(), io, args); code != 0 {
-			b.Fatalf("exit %d: %s", code, errOut)
-		}
-	}
-}
-
-// BenchmarkDeployCallFloor is the floor for BenchmarkDeployCall: a minimal
-// go-sdk client making the same call and giving the same answer.
-func BenchmarkDeployCallFloor(b *testing.B) {
-	bin := buildServers(b)
-	b.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
-	for b.Loop() {
-		floorCall(b, exec.Command(filepath.Join(bin, "deployer")), "deploy", map[string]any{"service": "auth-service"})
-	}
+	pairs(b, "call/minimal", func() { runCLI(b, args) },
+		func() {
+			floorCall(b, exec.Command(filepath.Join(bin, "deployer")), "deploy", map[string]any{"service": "auth-service"})
+		})
 }
 
 // BenchmarkLingeringServer calls a server that does not exit when its input
-// closes (as many Node.js servers do): the tester's short grace bounds the
-// wait. Compare with BenchmarkPromptServer, the same call to a server that
-// exits at once.
+// closes (as many Node.js servers do) and, in turn, the same server exiting
+// at once: the tester's short grace bounds the wait. It reports
+// lingering/prompt, the ratio of their wall times.
 func BenchmarkLingeringServer(b *testing.B) {
 	bin := buildServers(b)
-	args := []string{"call", "echo", "-c", filepath.Join(bin, "askserver") + " -linger 10s"}
-	for b.Loop() {
-		io, _, _, errOut := iostreams.Test()
-		if code := cli.Main(context.Background(), io, args); code != 0 {
-			b.Fatalf("exit %d: %s", code, errOut)
-		}
-	}
+	server := filepath.Join(bin, "askserver")
+	pairs(b, "lingering/prompt",
+		func() { runCLI(b, []string{"call", "echo", "-c", server + " -linger 10s"}) },
+		func() { runCLI(b, []string{"call", "echo", "-c", server}) })
 }
 
-// BenchmarkPromptServer is the baseline of BenchmarkLingeringServer.
-func BenchmarkPromptServer(b *testing.B) {
-	bin := buildServers(b)
-	args := []string{"call", "echo", "-c", filepath.Join(bin, "askserver")}
+// pairs times subject and baseline in turn, once each per iteration, and
+// reports the ratio of their wall times as name (median, name-min,
+// name-max) and each one's median in ms, with the load of the run.
+func pairs(b *testing.B, name string, subject, baseline func()) {
+	done := benchratio.LoadWatch(b)
+	var a, base []float64
 	for b.Loop() {
-		io, _, _, errOut := iostreams.Test()
-		if code := cli.Main(context.Background(), io, args); code != 0 {
-			b.Fatalf("exit %d: %s", code, errOut)
-		}
+		t0 := time.Now()
+		subject()
+		t1 := time.Now()
+		baseline()
+		a = append(a, float64(t1.Sub(t0)))
+		base = append(base, float64(time.Since(t1)))
+	}
+	benchratio.Summarize(benchratio.Ratios(a, base)).Report(b, name)
+	b.ReportMetric(benchratio.Summarize(a).Median/1e6, "subject-ms")
+	b.ReportMetric(benchratio.Summarize(base).Median/1e6, "baseline-ms")
+	done()
+}
+
+func runCLI(b *testing.B, args []string) {
+	io, _, _, errOut := iostreams.Test()
+	if code := cli.Main(context.Background(), io, args); code != 0 {
+		b.Fatalf("exit %d: %s", code, errOut)
 	}
 }
 

@@ -113,8 +113,8 @@ func BenchmarkAddedLatency(b *testing.B) {
 	b.ReportMetric(float64(v99.Microseconds()), "proxy-p99-µs")
 	b.ReportMetric(float64((vm - dm).Microseconds()), "added-p50-µs")
 	b.ReportMetric(float64((v99 - d99).Microseconds()), "added-p99-µs")
-	b.ReportMetric(float64(vm)/float64(dm), "p50-ratio")
-	b.ReportMetric(float64(v99)/float64(d99), "p99-ratio")
+	b.ReportMetric(float64(vm)/float64(dm), "proxy/direct-p50")
+	b.ReportMetric(float64(v99)/float64(d99), "proxy/direct-p99")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -146,7 +146,7 @@ func BenchmarkSessionMemory(b *testing.B) {
 		large, largeRec := proxyRSS(b, bin, 50_000)
 		b.ReportMetric(float64(small)/1024, "rss-MiB-1k-messages")
 		b.ReportMetric(float64(large)/1024, "rss-MiB-100k-messages")
-		b.ReportMetric(float64(large)/float64(small), "rss-ratio")
+		b.ReportMetric(float64(large)/float64(small), "rss-100k/1k")
 		b.ReportMetric(float64(smallRec)/(1<<20), "recording-MiB-1k")
 		b.ReportMetric(float64(largeRec)/(1<<20), "recording-MiB-100k")
 	}
