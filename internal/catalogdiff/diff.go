@@ -280,8 +280,9 @@ type kind[T any] struct {
 }
 
 // members reports the items of old and new by key: renamed, removed,
-// added, and each pair on both sides passed to both.
-func members[T any](d *differ, k kind[T], old, new []T, both func(o, n T)) {
+// added, and each pair on both sides passed to both with its path (in the
+// new catalog) and its name for people.
+func members[T any](d *differ, k kind[T], old, new []T, both func(p catalog.Path, who string, o, n T)) {
 	gone, came, kept := keyed(old, new, k.key)
 	pairs, gone, came := renames(gone, came, k.same)
 	who := func(key string) string { return fmt.Sprintf("%s %q", k.noun, key) }
@@ -298,7 +299,8 @@ func members[T any](d *differ, k kind[T], old, new []T, both func(o, n T)) {
 		d.add(k.added, k.path(key), who(key), who(key)+" added", nil, key)
 	}
 	for _, b := range kept {
-		both(b[0], b[1])
+		key := k.key(b[1])
+		both(k.path(key), who(key), b[0], b[1])
 	}
 }
 
@@ -315,9 +317,7 @@ func (d *differ) tools(old, new []catalog.Tool) {
 	}, old, new, d.tool)
 }
 
-func (d *differ) tool(o, n catalog.Tool) {
-	p := toolPath(n.Name)
-	who := fmt.Sprintf("tool %q", n.Name)
+func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
 	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
 	d.icons(p, who, o.Icons, n.Icons)
@@ -518,9 +518,7 @@ func argShape(args []catalog.Argument) map[string]bool {
 	return m
 }
 
-func (d *differ) prompt(o, n catalog.Prompt) {
-	p := promptPath(n.Name)
-	who := fmt.Sprintf("prompt %q", n.Name)
+func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
 	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
 	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
 	d.icons(p, who, o.Icons, n.Icons)
@@ -561,9 +559,7 @@ func (d *differ) resources(old, new []catalog.Resource) {
 		same:    func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name },
 		guess:   "moved to %q? (same name)",
 		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
-	}, old, new, func(o, n catalog.Resource) {
-		p := resourcePath(n.URI)
-		who := fmt.Sprintf("resource %q", n.URI)
+	}, old, new, func(p catalog.Path, who string, o, n catalog.Resource) {
 		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
 		d.icons(p, who, o.Icons, n.Icons)
 		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
@@ -576,9 +572,7 @@ func (d *differ) templates(old, new []catalog.Template) {
 		same:    func(a, b catalog.Template) bool { return a.Name != "" && a.Name == b.Name },
 		guess:   "moved to %q? (same name)",
 		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
-	}, old, new, func(o, n catalog.Template) {
-		p := templatePath(n.URITemplate)
-		who := fmt.Sprintf("resource template %q", n.URITemplate)
+	}, old, new, func(p catalog.Path, who string, o, n catalog.Template) {
 		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
 		d.icons(p, who, o.Icons, n.Icons)
 		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
