@@ -554,46 +554,50 @@ func templatePath(uriTemplate string) catalog.Path {
 }
 
 func (d *differ) resources(old, new []catalog.Resource) {
+	d.resourceList("resource", resourcePath, old, new)
+}
+
+// templates compares resource templates as resources keyed by their URI
+// template.
+func (d *differ) templates(old, new []catalog.Template) {
+	d.resourceList("resource template", templatePath, asResources(old), asResources(new))
+}
+
+// asResources is templates as resources whose URI is the template.
+func asResources(templates []catalog.Template) []catalog.Resource {
+	out := make([]catalog.Resource, len(templates))
+	for i, t := range templates {
+		out[i] = catalog.Resource{URI: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
+			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons}
+	}
+	return out
+}
+
+// resourceList compares resources (noun names them, path places them by
+// URI): one gone and one added under the same name moved.
+func (d *differ) resourceList(noun string, path func(string) catalog.Path, old, new []catalog.Resource) {
 	members(d, kind[catalog.Resource]{
-		noun: "resource", path: resourcePath, key: func(r catalog.Resource) string { return r.URI },
+		noun: noun, path: path, key: func(r catalog.Resource) string { return r.URI },
 		same:    func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name },
 		guess:   "moved to %q? (same name)",
 		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
-	}, old, new, func(p catalog.Path, who string, o, n catalog.Resource) {
-		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
-		d.icons(p, who, o.Icons, n.Icons)
-		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
-	})
+	}, old, new, d.resource)
 }
 
-func (d *differ) templates(old, new []catalog.Template) {
-	members(d, kind[catalog.Template]{
-		noun: "resource template", path: templatePath, key: func(t catalog.Template) string { return t.URITemplate },
-		same:    func(a, b catalog.Template) bool { return a.Name != "" && a.Name == b.Name },
-		guess:   "moved to %q? (same name)",
-		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
-	}, old, new, func(p catalog.Path, who string, o, n catalog.Template) {
-		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
-		d.icons(p, who, o.Icons, n.Icons)
-		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
-	})
-}
-
-func (d *differ) resourceCommon(p catalog.Path, who, oName, nName, oTitle, nTitle, oDesc, nDesc, oMIME, nMIME string) {
-	d.text(RuleResourceInfoChanged, p.Key("name"), who, "name", oName, nName)
-	d.text(RuleTitleChanged, p.Key("title"), who, "title", oTitle, nTitle)
-	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", oDesc, nDesc)
-	if oMIME != nMIME {
-		d.add(RuleMIMETypeChanged, p.Key("mimeType"), who, fmt.Sprintf("MIME type %s → %s", orNone(oMIME), orNone(nMIME)), nilIfEmpty(oMIME), nilIfEmpty(nMIME))
+func (d *differ) resource(p catalog.Path, who string, o, n catalog.Resource) {
+	d.text(RuleResourceInfoChanged, p.Key("name"), who, "name", o.Name, n.Name)
+	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
+	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
+	if o.MIMEType != n.MIMEType {
+		d.add(RuleMIMETypeChanged, p.Key("mimeType"), who, fmt.Sprintf("MIME type %s → %s", orNone(o.MIMEType), orNone(n.MIMEType)), nilIfEmpty(o.MIMEType), nilIfEmpty(n.MIMEType))
 	}
-}
-
-func (d *differ) resourceAnnotations(p catalog.Path, who string, oa, na []string, op, np *float64) {
-	if !reflect.DeepEqual(oa, na) {
-		d.add(RuleAnnotationChanged, p.Key("audience"), who, fmt.Sprintf("audience %s → %s", short(oa), short(na)), oa, na)
+	d.icons(p, who, o.Icons, n.Icons)
+	if !reflect.DeepEqual(o.Audience, n.Audience) {
+		d.add(RuleAnnotationChanged, p.Key("audience"), who, fmt.Sprintf("audience %s → %s", short(o.Audience), short(n.Audience)), o.Audience, n.Audience)
 	}
-	if !reflect.DeepEqual(op, np) {
-		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(deref(op), "none"), shortOr(deref(np), "none")), deref(op), deref(np))
+	if !reflect.DeepEqual(o.Priority, n.Priority) {
+		op, np := deref(o.Priority), deref(n.Priority)
+		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(op, "none"), shortOr(np, "none")), op, np)
 	}
 }
 
