@@ -3,9 +3,10 @@ package formschema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -145,51 +146,51 @@ func Parse(raw any) (*Schema, error) {
 func propertyOrder(data []byte, props map[string]json.RawMessage) []string {
 	var names []string
 	dec := json.NewDecoder(bytes.NewReader(data))
+	found := errors.New("properties read") // stops the walk there
+	err := eachMember(dec, func(key string) error {
+		if key != "properties" {
+			return skipValue(dec)
+		}
+		err := eachMember(dec, func(name string) error {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+			return skipValue(dec)
+		})
+		if err != nil {
+			return err
+		}
+		return found
+	})
+	if err != found {
+		return slices.Sorted(maps.Keys(props))
+	}
+	return names
+}
+
+// eachMember reads the JSON object dec is at member by member: each gets
+// the member's name and reads its value. It stops at the first error.
+func eachMember(dec *json.Decoder, each func(key string) error) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return sortedKeys(props)
+		return errors.New("not an object")
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return sortedKeys(props)
+			return err
 		}
 		key, _ := tok.(string)
-		if key != "properties" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return sortedKeys(props)
-			}
-			continue
+		if err := each(key); err != nil {
+			return err
 		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-			return sortedKeys(props)
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return sortedKeys(props)
-			}
-			name, _ := tok.(string)
-			if !slices.Contains(names, name) {
-				names = append(names, name)
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return sortedKeys(props)
-			}
-		}
-		return names
 	}
-	return sortedKeys(props)
+	return nil
 }
 
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+// skipValue reads the value dec is at and drops it.
+func skipValue(dec *json.Decoder) error {
+	var skip json.RawMessage
+	return dec.Decode(&skip)
 }
 
 func requiredFirst(names, required []string) []string {

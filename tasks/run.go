@@ -218,15 +218,12 @@ func (r *run) sync() {
 
 // setStatus writes a status message of a working task.
 func (r *run) setStatus(msg string) {
-	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	_, err := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+	err := r.tidy(func(rec *Record) {
 		if rec.Status.Terminal() || rec.CancelRequested {
-			return nil
+			return
 		}
 		rec.StatusMessage = clip(msg)
 		rec.UpdatedAt = r.x.opts.Now()
-		return nil
 	})
 	if err != nil {
 		r.x.logger.Warn("task status", "task", r.id, "error", fmt.Errorf("store: %w", err))

@@ -323,9 +323,7 @@ func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[str
 
 // withdraw removes questions nobody waits for any more.
 func (r *run) withdraw(raws map[string]json.RawMessage) {
-	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	_, _ = r.x.store.Update(ctx, r.id, func(rec *Record) error {
+	_ = r.tidy(func(rec *Record) {
 		for key := range raws {
 			delete(rec.InputRequests, key)
 			delete(rec.Responses, key)
@@ -334,20 +332,28 @@ func (r *run) withdraw(raws map[string]json.RawMessage) {
 			rec.Status = StatusWorking
 			rec.UpdatedAt = r.x.opts.Now()
 		}
-		return nil
 	})
 }
 
 // consume drops answers the code has taken.
 func (r *run) consume(raws map[string]json.RawMessage) {
-	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	_, _ = r.x.store.Update(ctx, r.id, func(rec *Record) error {
+	_ = r.tidy(func(rec *Record) {
 		for key := range raws {
 			delete(rec.Responses, key)
 		}
+	})
+}
+
+// tidy changes the run's record with f, within 10s of its own: the
+// context of the call that asked may be gone by then.
+func (r *run) tidy(f func(rec *Record)) error {
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	_, err := r.x.store.Update(ctx, r.id, func(rec *Record) error {
+		f(rec)
 		return nil
 	})
+	return err
 }
 
 // runSync runs h in the call itself, for a client without the extension.

@@ -19,6 +19,23 @@ import (
 // path that names a directory or a file that is no regular file (a device,
 // a pipe) is an error, and nothing is written.
 func Write(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+// WritePrivate writes data to path readable and writable by the user
+// alone (mode 0600, whatever the umask and the mode of a file it
+// replaces), making its directory (0700) first when there is none: for
+// files that hold credentials.
+func WritePrivate(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return write(path, data, 0o600, true)
+}
+
+// write is Write; exact sets perm on the file whatever the umask, instead
+// of keeping the mode of the file replaced.
+func write(path string, data []byte, perm fs.FileMode, exact bool) error {
 	var existing fs.FileInfo
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -46,8 +63,12 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if existing != nil {
-		if err := tmp.Chmod(existing.Mode().Perm()); err != nil {
+	mode := perm
+	if existing != nil && !exact {
+		mode = existing.Mode().Perm()
+	}
+	if existing != nil || exact {
+		if err := tmp.Chmod(mode); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}

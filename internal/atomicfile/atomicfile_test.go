@@ -43,3 +43,26 @@ func TestWriteRefusesWhatIsNoFile(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+func TestWritePrivateIsTheUsersAlone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	path := filepath.Join(dir, "token.json")
+	if err := WritePrivate(path, []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePrivate(path, []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	if string(got) != "two\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file %q mode %v, want two and 0600", got, fi.Mode().Perm())
+	}
+	di, _ := os.Stat(dir)
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v, want 0700", di.Mode().Perm())
+	}
+}

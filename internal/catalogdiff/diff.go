@@ -10,6 +10,7 @@ package catalogdiff
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -190,11 +191,9 @@ func (d *differ) capabilities(p catalog.Path, old, new map[string]any) {
 	}
 }
 
-func unionKeys(a, b map[string]any) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
+// unionKeys is every key of a and b, sorted.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			keys = append(keys, k)
@@ -267,31 +266,58 @@ func renames[T any](gone, came []T, same func(a, b T) bool) (pairs [][2]T, restG
 	return pairs, restGone, restCame
 }
 
-func toolPath(name string) catalog.Path { return catalog.Path("tools").Key(name) }
+// kind is how the differences of one list of a catalog are reported:
+// what its items are called, where they are and by what rules.
+type kind[T any] struct {
+	noun string // "tool", "resource template"
+	path func(key string) catalog.Path
+	key  func(T) string
+	// same says when an item gone and one that came look like one
+	// renamed; guess words it ("renamed to %q? (same schemas)").
+	same                    func(a, b T) bool
+	guess                   string
+	renamed, removed, added Rule
+}
 
-func (d *differ) tools(old, new []catalog.Tool) {
-	gone, came, both := keyed(old, new, func(t catalog.Tool) string { return t.Name })
-	pairs, gone, came := renames(gone, came, func(a, b catalog.Tool) bool {
-		return reflect.DeepEqual(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.OutputSchema, b.OutputSchema)
-	})
+// members reports the items of old and new by key: renamed, removed,
+// added, and each pair on both sides passed to both with its path (in the
+// new catalog) and its name for people.
+func members[T any](d *differ, k kind[T], old, new []T, both func(p catalog.Path, who string, o, n T)) {
+	gone, came, kept := keyed(old, new, k.key)
+	pairs, gone, came := renames(gone, came, k.same)
+	who := func(key string) string { return fmt.Sprintf("%s %q", k.noun, key) }
 	for _, p := range pairs {
-		d.removed(RuleToolRenamed, toolPath(p[0].Name), fmt.Sprintf("tool %q", p[0].Name),
-			fmt.Sprintf("tool %q removed; renamed to %q? (same schemas)", p[0].Name, p[1].Name), p[0].Name, p[1].Name)
+		o, n := k.key(p[0]), k.key(p[1])
+		d.removed(k.renamed, k.path(o), who(o), fmt.Sprintf("%s removed; "+k.guess, who(o), n), o, n)
 	}
 	for _, t := range gone {
-		d.removed(RuleToolRemoved, toolPath(t.Name), fmt.Sprintf("tool %q", t.Name), fmt.Sprintf("tool %q removed", t.Name), t.Name, nil)
+		key := k.key(t)
+		d.removed(k.removed, k.path(key), who(key), who(key)+" removed", key, nil)
 	}
 	for _, t := range came {
-		d.add(RuleToolAdded, toolPath(t.Name), fmt.Sprintf("tool %q", t.Name), fmt.Sprintf("tool %q added", t.Name), nil, t.Name)
+		key := k.key(t)
+		d.add(k.added, k.path(key), who(key), who(key)+" added", nil, key)
 	}
-	for _, b := range both {
-		d.tool(b[0], b[1])
+	for _, b := range kept {
+		key := k.key(b[1])
+		both(k.path(key), who(key), b[0], b[1])
 	}
 }
 
-func (d *differ) tool(o, n catalog.Tool) {
-	p := toolPath(n.Name)
-	who := fmt.Sprintf("tool %q", n.Name)
+func toolPath(name string) catalog.Path { return catalog.Path("tools").Key(name) }
+
+func (d *differ) tools(old, new []catalog.Tool) {
+	members(d, kind[catalog.Tool]{
+		noun: "tool", path: toolPath, key: func(t catalog.Tool) string { return t.Name },
+		same: func(a, b catalog.Tool) bool {
+			return reflect.DeepEqual(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.OutputSchema, b.OutputSchema)
+		},
+		guess:   "renamed to %q? (same schemas)",
+		renamed: RuleToolRenamed, removed: RuleToolRemoved, added: RuleToolAdded,
+	}, old, new, d.tool)
+}
+
+func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
 	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
 	d.icons(p, who, o.Icons, n.Icons)
@@ -472,23 +498,14 @@ func noteRule(f finding) Rule {
 func promptPath(name string) catalog.Path { return catalog.Path("prompts").Key(name) }
 
 func (d *differ) prompts(old, new []catalog.Prompt) {
-	gone, came, both := keyed(old, new, func(p catalog.Prompt) string { return p.Name })
-	pairs, gone, came := renames(gone, came, func(a, b catalog.Prompt) bool {
-		return len(a.Arguments) > 0 && reflect.DeepEqual(argShape(a.Arguments), argShape(b.Arguments))
-	})
-	for _, p := range pairs {
-		d.removed(RulePromptRenamed, promptPath(p[0].Name), fmt.Sprintf("prompt %q", p[0].Name),
-			fmt.Sprintf("prompt %q removed; renamed to %q? (same arguments)", p[0].Name, p[1].Name), p[0].Name, p[1].Name)
-	}
-	for _, p := range gone {
-		d.removed(RulePromptRemoved, promptPath(p.Name), fmt.Sprintf("prompt %q", p.Name), fmt.Sprintf("prompt %q removed", p.Name), p.Name, nil)
-	}
-	for _, p := range came {
-		d.add(RulePromptAdded, promptPath(p.Name), fmt.Sprintf("prompt %q", p.Name), fmt.Sprintf("prompt %q added", p.Name), nil, p.Name)
-	}
-	for _, b := range both {
-		d.prompt(b[0], b[1])
-	}
+	members(d, kind[catalog.Prompt]{
+		noun: "prompt", path: promptPath, key: func(p catalog.Prompt) string { return p.Name },
+		same: func(a, b catalog.Prompt) bool {
+			return len(a.Arguments) > 0 && reflect.DeepEqual(argShape(a.Arguments), argShape(b.Arguments))
+		},
+		guess:   "renamed to %q? (same arguments)",
+		renamed: RulePromptRenamed, removed: RulePromptRemoved, added: RulePromptAdded,
+	}, old, new, d.prompt)
 }
 
 // argShape is what callers rely on of a prompt's arguments: names and
@@ -501,9 +518,7 @@ func argShape(args []catalog.Argument) map[string]bool {
 	return m
 }
 
-func (d *differ) prompt(o, n catalog.Prompt) {
-	p := promptPath(n.Name)
-	who := fmt.Sprintf("prompt %q", n.Name)
+func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
 	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
 	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
 	d.icons(p, who, o.Icons, n.Icons)
@@ -539,68 +554,50 @@ func templatePath(uriTemplate string) catalog.Path {
 }
 
 func (d *differ) resources(old, new []catalog.Resource) {
-	gone, came, both := keyed(old, new, func(r catalog.Resource) string { return r.URI })
-	pairs, gone, came := renames(gone, came, func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name })
-	for _, p := range pairs {
-		d.removed(RuleResourceRenamed, resourcePath(p[0].URI), fmt.Sprintf("resource %q", p[0].URI),
-			fmt.Sprintf("resource %q removed; moved to %q? (same name)", p[0].URI, p[1].URI), p[0].URI, p[1].URI)
-	}
-	for _, r := range gone {
-		d.removed(RuleResourceRemoved, resourcePath(r.URI), fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("resource %q removed", r.URI), r.URI, nil)
-	}
-	for _, r := range came {
-		d.add(RuleResourceAdded, resourcePath(r.URI), fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("resource %q added", r.URI), nil, r.URI)
-	}
-	for _, b := range both {
-		o, n := b[0], b[1]
-		p := resourcePath(n.URI)
-		who := fmt.Sprintf("resource %q", n.URI)
-		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
-		d.icons(p, who, o.Icons, n.Icons)
-		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
-	}
+	d.resourceList("resource", resourcePath, old, new)
 }
 
+// templates compares resource templates as resources keyed by their URI
+// template.
 func (d *differ) templates(old, new []catalog.Template) {
-	gone, came, both := keyed(old, new, func(t catalog.Template) string { return t.URITemplate })
-	pairs, gone, came := renames(gone, came, func(a, b catalog.Template) bool { return a.Name != "" && a.Name == b.Name })
-	for _, p := range pairs {
-		d.removed(RuleResourceRenamed, templatePath(p[0].URITemplate), fmt.Sprintf("resource template %q", p[0].URITemplate),
-			fmt.Sprintf("resource template %q removed; moved to %q? (same name)", p[0].URITemplate, p[1].URITemplate), p[0].URITemplate, p[1].URITemplate)
-	}
-	for _, t := range gone {
-		d.removed(RuleResourceRemoved, templatePath(t.URITemplate), fmt.Sprintf("resource template %q", t.URITemplate),
-			fmt.Sprintf("resource template %q removed", t.URITemplate), t.URITemplate, nil)
-	}
-	for _, t := range came {
-		d.add(RuleResourceAdded, templatePath(t.URITemplate), fmt.Sprintf("resource template %q", t.URITemplate),
-			fmt.Sprintf("resource template %q added", t.URITemplate), nil, t.URITemplate)
-	}
-	for _, b := range both {
-		o, n := b[0], b[1]
-		p := templatePath(n.URITemplate)
-		who := fmt.Sprintf("resource template %q", n.URITemplate)
-		d.resourceCommon(p, who, o.Name, n.Name, o.Title, n.Title, o.Description, n.Description, o.MIMEType, n.MIMEType)
-		d.icons(p, who, o.Icons, n.Icons)
-		d.resourceAnnotations(p, who, o.Audience, n.Audience, o.Priority, n.Priority)
-	}
+	d.resourceList("resource template", templatePath, asResources(old), asResources(new))
 }
 
-func (d *differ) resourceCommon(p catalog.Path, who, oName, nName, oTitle, nTitle, oDesc, nDesc, oMIME, nMIME string) {
-	d.text(RuleResourceInfoChanged, p.Key("name"), who, "name", oName, nName)
-	d.text(RuleTitleChanged, p.Key("title"), who, "title", oTitle, nTitle)
-	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", oDesc, nDesc)
-	if oMIME != nMIME {
-		d.add(RuleMIMETypeChanged, p.Key("mimeType"), who, fmt.Sprintf("MIME type %s → %s", orNone(oMIME), orNone(nMIME)), nilIfEmpty(oMIME), nilIfEmpty(nMIME))
+// asResources is templates as resources whose URI is the template.
+func asResources(templates []catalog.Template) []catalog.Resource {
+	out := make([]catalog.Resource, len(templates))
+	for i, t := range templates {
+		out[i] = catalog.Resource{URI: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
+			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons}
 	}
+	return out
 }
 
-func (d *differ) resourceAnnotations(p catalog.Path, who string, oa, na []string, op, np *float64) {
-	if !reflect.DeepEqual(oa, na) {
-		d.add(RuleAnnotationChanged, p.Key("audience"), who, fmt.Sprintf("audience %s → %s", short(oa), short(na)), oa, na)
+// resourceList compares resources (noun names them, path places them by
+// URI): one gone and one added under the same name moved.
+func (d *differ) resourceList(noun string, path func(string) catalog.Path, old, new []catalog.Resource) {
+	members(d, kind[catalog.Resource]{
+		noun: noun, path: path, key: func(r catalog.Resource) string { return r.URI },
+		same:    func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name },
+		guess:   "moved to %q? (same name)",
+		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
+	}, old, new, d.resource)
+}
+
+func (d *differ) resource(p catalog.Path, who string, o, n catalog.Resource) {
+	d.text(RuleResourceInfoChanged, p.Key("name"), who, "name", o.Name, n.Name)
+	d.text(RuleTitleChanged, p.Key("title"), who, "title", o.Title, n.Title)
+	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
+	if o.MIMEType != n.MIMEType {
+		d.add(RuleMIMETypeChanged, p.Key("mimeType"), who, fmt.Sprintf("MIME type %s → %s", orNone(o.MIMEType), orNone(n.MIMEType)), nilIfEmpty(o.MIMEType), nilIfEmpty(n.MIMEType))
 	}
-	if !reflect.DeepEqual(op, np) {
-		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(deref(op), "none"), shortOr(deref(np), "none")), deref(op), deref(np))
+	d.icons(p, who, o.Icons, n.Icons)
+	if !reflect.DeepEqual(o.Audience, n.Audience) {
+		d.add(RuleAnnotationChanged, p.Key("audience"), who, fmt.Sprintf("audience %s → %s", short(o.Audience), short(n.Audience)), o.Audience, n.Audience)
+	}
+	if !reflect.DeepEqual(o.Priority, n.Priority) {
+		op, np := deref(o.Priority), deref(n.Priority)
+		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(op, "none"), shortOr(np, "none")), op, np)
 	}
 }
 

@@ -67,7 +67,7 @@ const maxShown = 4000
 // then the counts. Everything a server wrote is escaped.
 func (r *Report) WriteText(w io.Writer, t Threshold) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s → %s\n", sideText(r.Old), sideText(r.New))
+	fmt.Fprintf(&b, "%s → %s\n", sideName(r.Old, termsafe.Line), sideName(r.New, termsafe.Line))
 	for _, c := range r.Changes {
 		fmt.Fprintf(&b, "%-9s %s\n", strings.ToUpper(c.Class().String()), termsafe.Line(c.Text()))
 		fmt.Fprintf(&b, "          at %s [%s]\n", termsafe.Line(string(c.Path)), c.Rule.ID)
@@ -87,13 +87,15 @@ func (r *Report) WriteText(w io.Writer, t Threshold) error {
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n            ") }
 
-func sideText(s Side) string {
-	name := termsafe.Line(s.Server)
+// sideName names one side of the diff, "server 1.2 (file)", each part
+// made safe by esc for where it is written.
+func sideName(s Side, esc func(string) string) string {
+	name := esc(s.Server)
 	if s.Version != "" {
-		name += " " + termsafe.Line(s.Version)
+		name += " " + esc(s.Version)
 	}
 	if s.Source != "" {
-		name += " (" + termsafe.Line(s.Source) + ")"
+		name += " (" + esc(s.Source) + ")"
 	}
 	return name
 }
@@ -174,7 +176,7 @@ func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
 		verdict = fmt.Sprintf("%d breaking, %d to review, %d safe", r.Count(Breaking), r.Count(Review), r.Count(Safe))
 	}
 	fmt.Fprintf(&b, "### MCP server catalog: %s\n\n", verdict)
-	fmt.Fprintf(&b, "%s → %s", mdSide(r.Old), mdSide(r.New))
+	fmt.Fprintf(&b, "%s → %s", sideName(r.Old, mdtext.Text), sideName(r.New, mdtext.Text))
 	if r.Fails(t) {
 		fmt.Fprintf(&b, " — **fails** (`--fail-on %s`)", t)
 	}
@@ -210,17 +212,6 @@ func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func mdSide(s Side) string {
-	name := mdtext.Text(s.Server)
-	if s.Version != "" {
-		name += " " + mdtext.Text(s.Version)
-	}
-	if s.Source != "" {
-		name += " (" + mdtext.Text(s.Source) + ")"
-	}
-	return name
 }
 
 func mdOr(s string) string {

@@ -606,17 +606,7 @@ func cmpMap(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
 		add(out, finding{path: p.Key(key), effect: changed, what: "keyword", msg: key + " changed", old: o, new: n})
 		return
 	}
-	var names []string
-	for k := range om {
-		names = append(names, k)
-	}
-	for k := range nm {
-		if _, ok := om[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range unionKeys(om, nm) {
 		ov, ok1 := om[k]
 		nv, ok2 := nm[k]
 		switch {

@@ -2,8 +2,8 @@ package grade
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/askback/askback/internal/audit"
@@ -27,7 +27,7 @@ func conformance(o Observed) []Item {
 		out = append(out, notChecked("conformance/lists", "every list the server declares answers", "the server declares no tools, prompts or resources"))
 	} else if len(o.ListErrors) > 0 {
 		var why []string
-		for _, m := range sortedKeys(o.ListErrors) {
+		for _, m := range slices.Sorted(maps.Keys(o.ListErrors)) {
 			why = append(why, m+": "+o.ListErrors[m])
 		}
 		out = append(out, fraction("conformance/lists", "every list the server declares answers", 0, strings.Join(why, "; ")))
@@ -223,14 +223,5 @@ func safety(rep *scan.Report) []Item {
 		}
 		out = append(out, it)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,8 +3,10 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,7 +43,7 @@ func Evaluate(s *Server) *Report {
 		}
 	}
 	r.Declares = declared(s)
-	for _, m := range sortedKeys(s.ListErrors) {
+	for _, m := range slices.Sorted(maps.Keys(s.ListErrors)) {
 		r.Errors = append(r.Errors, Finding{Subject: m, Problem: "failed: " + s.ListErrors[m], Advice: "Fix the handler: the server declares the capability, so clients will ask for this list."})
 	}
 	r.Elicit = elicitation(s)
@@ -485,13 +487,4 @@ func countBasic(c *mcp.ServerCapabilities) int {
 		}
 	}
 	return n
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -94,32 +94,33 @@ func (s *IOStreams) SetTerminalWidth(cells int) { s.errWidth = cells }
 // cut to the terminal's width, so that it stays one line and can be
 // redrawn.
 func (l *StatusLine) Set(text string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.done {
-		return
-	}
-	l.text = fit(termsafe.Line(text), l.width())
-	l.draw()
+	l.whileShown(func() {
+		l.text = fit(termsafe.Line(text), l.width())
+		l.draw()
+	})
 }
 
 // Done erases the status line and gives Out and ErrOut back as they were.
 func (l *StatusLine) Done() {
+	l.whileShown(func() {
+		l.done = true
+		l.erase()
+		for i, p := range l.outs {
+			*p = l.saved[i]
+		}
+	})
+}
+
+// whileShown runs f holding the line's lock, unless there is no line or
+// it is done.
+func (l *StatusLine) whileShown(f func()) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.done {
-		return
-	}
-	l.done = true
-	l.erase()
-	for i, p := range l.outs {
-		*p = l.saved[i]
+	if !l.done {
+		f()
 	}
 }
 

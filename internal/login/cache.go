@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/askback/askback/internal/atomicfile"
 )
 
 // DefaultIdentity is the identity of a login that names none.
@@ -249,26 +251,7 @@ func (c *Cache) Save(e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("save the login: %w", err)
 	}
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return fmt.Errorf("save the login: %w", err)
-	}
-	tmp, err := os.CreateTemp(c.Dir, ".login-*")
-	if err != nil {
-		return fmt.Errorf("save the login: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save the login: %w", err)
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save the login: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save the login: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), c.path(server, e.Identity)); err != nil {
+	if err := atomicfile.WritePrivate(c.path(server, e.Identity), append(data, '\n')); err != nil {
 		return fmt.Errorf("save the login: %w", err)
 	}
 	return nil

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/askback/askback/internal/atomicfile"
 )
 
 // FileName is the name of a profiles file.
@@ -180,15 +182,7 @@ func (f *File) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("write profiles: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("write profiles: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("write profiles: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WritePrivate(path, data); err != nil {
 		return fmt.Errorf("write profiles: %w", err)
 	}
 	return nil

@@ -99,12 +99,18 @@ func (i *Instance) signal(sig syscall.Signal) {
 		return
 	default:
 	}
-	i.cmd.Process.Signal(sig)
+	end(i.cmd, i.done, sig)
+}
+
+// end sends sig to cmd's process and waits for done, closed when the
+// process has exited; after 10s it kills the process and waits again.
+func end(cmd *exec.Cmd, done <-chan struct{}, sig syscall.Signal) {
+	cmd.Process.Signal(sig)
 	select {
-	case <-i.done:
+	case <-done:
 	case <-time.After(10 * time.Second):
-		i.cmd.Process.Kill()
-		<-i.done
+		cmd.Process.Kill()
+		<-done
 	}
 }
 

@@ -165,13 +165,7 @@ func (r *Redis) signal(sig syscall.Signal) {
 	if r.cmd == nil || r.cmd.Process == nil {
 		return
 	}
-	r.cmd.Process.Signal(sig)
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Second):
-		r.cmd.Process.Kill()
-		<-r.done
-	}
+	end(r.cmd, r.done, sig)
 	r.cmd = nil
 }
 

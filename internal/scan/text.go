@@ -44,6 +44,12 @@ func texts(c *Catalog) []text {
 			out = append(out, text{subject: subject, path: path, kind: k, s: s})
 		}
 	}
+	// described adds the name, title and description of one item.
+	described := func(subject, base, name, title, description string) {
+		add(subject, base+".name", kindName, name)
+		add(subject, base+".title", kindProse, title)
+		add(subject, base+".description", kindProse, description)
+	}
 	if c.ServerInfo != nil {
 		add("server", "$.server.name", kindName, c.ServerInfo.Name)
 		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
@@ -70,18 +76,14 @@ func texts(c *Catalog) []text {
 		}
 		subj := fmt.Sprintf("prompt %q", p.Name)
 		base := fmt.Sprintf("$.prompts[%d]", i)
-		add(subj, base+".name", kindName, p.Name)
-		add(subj, base+".title", kindProse, p.Title)
-		add(subj, base+".description", kindProse, p.Description)
+		described(subj, base, p.Name, p.Title, p.Description)
 		for j, a := range p.Arguments {
 			if a == nil {
 				continue
 			}
 			asubj := fmt.Sprintf("%s argument %q", subj, a.Name)
 			abase := fmt.Sprintf("%s.arguments[%d]", base, j)
-			add(asubj, abase+".name", kindName, a.Name)
-			add(asubj, abase+".title", kindProse, a.Title)
-			add(asubj, abase+".description", kindProse, a.Description)
+			described(asubj, abase, a.Name, a.Title, a.Description)
 		}
 	}
 	for i, r := range c.Resources {
@@ -91,9 +93,7 @@ func texts(c *Catalog) []text {
 		subj := fmt.Sprintf("resource %q", r.URI)
 		base := fmt.Sprintf("$.resources[%d]", i)
 		add(subj, base+".uri", kindURI, r.URI)
-		add(subj, base+".name", kindName, r.Name)
-		add(subj, base+".title", kindProse, r.Title)
-		add(subj, base+".description", kindProse, r.Description)
+		described(subj, base, r.Name, r.Title, r.Description)
 	}
 	for i, r := range c.Templates {
 		if r == nil {
@@ -102,9 +102,7 @@ func texts(c *Catalog) []text {
 		subj := fmt.Sprintf("resource template %q", r.URITemplate)
 		base := fmt.Sprintf("$.resourceTemplates[%d]", i)
 		add(subj, base+".uriTemplate", kindURI, r.URITemplate)
-		add(subj, base+".name", kindName, r.Name)
-		add(subj, base+".title", kindProse, r.Title)
-		add(subj, base+".description", kindProse, r.Description)
+		described(subj, base, r.Name, r.Title, r.Description)
 	}
 	return out
 }
