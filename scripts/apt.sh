@@ -51,3 +51,27 @@ apt_install() {
     apt_get install -y -qq --no-install-recommends "$1" >/dev/null
   fi
 }
+
+# apt_ensure COMMAND [PACKAGE] installs the Debian PACKAGE (COMMAND's name by default) when
+# COMMAND is not on PATH: quiet and quick when it is. Not being root ends the script with
+# the apt-get command to run, as does a PACKAGE that did not bring COMMAND.
+apt_ensure() {
+  local cmd=$1 pkg=${2:-$1} me=${0##*/}
+  me=${me%.sh}
+  if command -v "$cmd" >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "$me: $cmd is missing; run this script as root to install it (apt-get install $pkg)" >&2
+    exit 1
+  fi
+  apt_install "$pkg"
+  if ! command -v "$cmd" >/dev/null 2>&1; then
+    if [ "$pkg" = "$cmd" ]; then
+      echo "$me: $cmd was installed but is not on PATH" >&2
+    else
+      echo "$me: $pkg was installed but $cmd is not on PATH" >&2
+    fi
+    exit 1
+  fi
+}

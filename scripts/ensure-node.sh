@@ -4,11 +4,8 @@
 # newer; the system's Node may be older. Quiet when everything is already in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# One install into .tools at a time: a second run (another make in this checkout)
-# waits for the first, at most ten minutes, then finds everything in place.
-mkdir -p .tools
-exec 9>.tools/.install.lock
-flock -w 600 9 || { echo "ensure-node: another install into .tools held the lock for 10 minutes; giving up" >&2; exit 1; }
+. scripts/tools.sh
+tools_lock
 
 node_want=22
 suite_want=0.2.0-alpha.12

@@ -5,12 +5,4 @@
 set -euo pipefail
 . "$(dirname "$0")/apt.sh"
 
-if command -v tmux >/dev/null 2>&1; then
-  exit 0
-fi
-if [ "$(id -u)" != 0 ]; then
-  echo "ensure-tmux: tmux is missing; run this script as root to install it (apt-get install tmux)" >&2
-  exit 1
-fi
-apt_install tmux
-command -v tmux >/dev/null 2>&1 || { echo "ensure-tmux: tmux was installed but is not on PATH" >&2; exit 1; }
+apt_ensure tmux

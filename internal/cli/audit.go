@@ -17,7 +17,6 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
-	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -147,16 +146,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	if err != nil {
 		return err
 	}
-	var status *iostreams.StatusLine
-	if !opts.Quiet {
-		status = opts.IO.StartStatus() // nil unless stderr is a terminal
-		defer status.Done()
-	}
-	if status != nil {
-		aopts.Progress = status.Set
-	}
-	rep, err := audit.Run(ctx, aopts)
-	status.Done()
+	rep, err := runAuditShowing(ctx, opts.IO, opts.Quiet, aopts)
 	if err != nil {
 		var ue *audit.UnreachableError
 		if errors.As(err, &ue) {
@@ -189,8 +179,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	case "json":
 		err = rep.WriteJSON(opts.IO.Out)
 	case "sarif":
-		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), opts.SARIFFile)}}
-		err = log.Write(opts.IO.Out)
+		err = writeSARIF(opts.IO.Out, rep.SARIF(sarifTool(), opts.SARIFFile))
 	default:
 		err = rep.WriteText(opts.IO.Out)
 	}
@@ -219,6 +208,18 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 }
 
 // auditOptions checks the flags and turns them into the engine's options.
+// runAuditShowing runs the audit aopts describe, its progress on a status
+// line of a terminal's stderr unless quiet; the line is gone when it returns.
+func runAuditShowing(ctx context.Context, ios *iostreams.IOStreams, quiet bool, aopts audit.Options) (*audit.Report, error) {
+	if !quiet {
+		if status := ios.StartStatus(); status != nil { // nil unless stderr is a terminal
+			defer status.Done()
+			aopts.Progress = status.Set
+		}
+	}
+	return audit.Run(ctx, aopts)
+}
+
 func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if err := o.Conn.prepare(o.IO); err != nil {
 		return audit.Options{}, err

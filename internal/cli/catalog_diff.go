@@ -122,8 +122,7 @@ func writeCatalogDiff(w io.Writer, format string, rep *catalogdiff.Report, t cat
 	case "markdown":
 		return rep.WriteMarkdown(w, t)
 	case "sarif":
-		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), files)}}
-		return log.Write(w)
+		return writeSARIF(w, rep.SARIF(sarifTool(), files))
 	case "github":
 		if err := rep.WriteText(ghactions.Guard(w), t); err != nil {
 			return err
@@ -143,6 +142,11 @@ func writeCatalogDiff(w io.Writer, format string, rep *catalogdiff.Report, t cat
 func addSARIFFileFlag(cmd *cobra.Command, file *string) {
 	cmd.Flags().StringVar(file, "sarif-file", "catalog.json",
 		"with --format sarif: the file (from the repository root) code scanning shows findings about the server at; code scanning needs one")
+}
+
+// writeSARIF writes a SARIF log of the one run to w.
+func writeSARIF(w io.Writer, run *sarif.Run) error {
+	return (&sarif.Log{Runs: []*sarif.Run{run}}).Write(w)
 }
 
 // sarifTool is mcp-tester as the tool of a SARIF run.

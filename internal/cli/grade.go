@@ -15,7 +15,6 @@ import (
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/askback/askback/internal/session"
 	"github.com/spf13/cobra"
@@ -130,7 +129,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	case "json":
 		err = printer.JSON(opts.IO.Out, g)
 	case "sarif":
-		err = (&sarif.Log{Runs: []*sarif.Run{g.SARIF(sarifTool(), opts.SARIFFile)}}).Write(opts.IO.Out)
+		err = writeSARIF(opts.IO.Out, g.SARIF(sarifTool(), opts.SARIFFile))
 	default:
 		err = g.WriteText(opts.IO.Out)
 	}
@@ -190,16 +189,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	if err != nil {
 		return grade.Evidence{}, err
 	}
-	var status *iostreams.StatusLine
-	if !opts.Quiet {
-		status = opts.IO.StartStatus() // nil unless stderr is a terminal
-		defer status.Done()
-	}
-	if status != nil {
-		aopts.Progress = status.Set
-	}
-	rep, err := audit.Run(ctx, aopts)
-	status.Done()
+	rep, err := runAuditShowing(ctx, opts.IO, opts.Quiet, aopts)
 	if err != nil {
 		var ue *audit.UnreachableError
 		if errors.As(err, &ue) {

@@ -11,7 +11,6 @@ import (
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/strictjson"
@@ -132,8 +131,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			Probes []inspect.Probe     `json:"probes,omitempty"`
 		}{rep, srv.Icons, srv.Probes})
 	case "sarif":
-		log := &sarif.Log{Runs: []*sarif.Run{rep.SARIF(sarifTool(), opts.SARIFFile)}}
-		err = log.Write(opts.IO.Out)
+		err = writeSARIF(opts.IO.Out, rep.SARIF(sarifTool(), opts.SARIFFile))
 	default:
 		err = rep.WriteText(opts.IO.Out)
 	}

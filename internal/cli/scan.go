@@ -12,7 +12,6 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
-	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/spf13/cobra"
 )
@@ -131,7 +130,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 			return opts.SARIFFile
 		})
 		run.Failed = strings.Join(incomplete, "; ")
-		err = (&sarif.Log{Runs: []*sarif.Run{run}}).Write(opts.IO.Out)
+		err = writeSARIF(opts.IO.Out, run)
 	default:
 		err = rep.WriteText(opts.IO.Out)
 		for _, why := range incomplete {

@@ -14,7 +14,6 @@ import (
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/textdiff"
@@ -216,8 +215,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			return err
 		}
 	case "sarif":
-		log := &sarif.Log{Runs: []*sarif.Run{script.SARIF(rep, sarifTool())}}
-		if err := log.Write(opts.IO.Out); err != nil {
+		if err := writeSARIF(opts.IO.Out, script.SARIF(rep, sarifTool())); err != nil {
 			return err
 		}
 	case "github":

@@ -152,7 +152,7 @@ func (r *Run) Build(pkgs ...string) (string, error) {
 // Its lock file is returned; closing it ends the lock. The folder records
 // its module's folder, so that prune removes it once the module is gone.
 func openStage(root string) (*os.File, error) {
-	mod, err := moduleDir()
+	mod, err := ModuleDir()
 	if err != nil {
 		return nil, fmt.Errorf("test binaries: %w", err)
 	}
@@ -182,8 +182,9 @@ func lockFile(dir, name string, exclusive bool) (*os.File, error) {
 	return f, nil
 }
 
-// moduleDir is the folder of the go.mod above the working directory.
-func moduleDir() (string, error) {
+// ModuleDir is the folder of the go.mod above the working directory: the
+// module's root when a test runs in one of its packages.
+func ModuleDir() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

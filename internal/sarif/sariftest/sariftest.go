@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/askback/askback/internal/testbin"
 )
 
 // Dir is the folder of the validator's package.json, from the module
@@ -36,24 +38,6 @@ const (
 	multitoolFile = "node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
 	stampFile     = "node_modules/.installed-lock-sha256"
 )
-
-// ModuleRoot is the folder of go.mod above the working directory.
-func ModuleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
 
 // Ready reports whether the validator is installed under the module root.
 func Ready(root string) bool {
@@ -218,7 +202,7 @@ func (v *Validator) Multitool(ctx context.Context, files ...string) (errs, warni
 
 // need is the validator of this test process, loaded once.
 var need = sync.OnceValues(func() (*Validator, error) {
-	root, err := ModuleRoot()
+	root, err := testbin.ModuleDir()
 	if err != nil {
 		return nil, err
 	}
