@@ -32,14 +32,7 @@ func Read(rec *recording.Recording, opts Options) (*Conversation, error) {
 		opts:  opts,
 		tasks: map[string]*Call{},
 	}
-	err := recording.Walker{
-		Event:          b.event,
-		ClientRequest:  b.clientRequest,
-		ServerRequest:  b.serverRequest,
-		ServerResponse: b.serverResponse,
-		ClientResponse: b.clientResponse,
-	}.Walk(rec)
-	if err != nil {
+	if err := recording.Walk(rec, b); err != nil {
 		return nil, err
 	}
 	b.finish()
@@ -87,7 +80,8 @@ func (b *builder) note(line int, c *Call, format string, args ...any) {
 	b.conv.Notes = append(b.conv.Notes, Note{Line: line, Call: c, Text: fmt.Sprintf(format, args...)})
 }
 
-func (b *builder) event(line int, e recording.Entry) {
+// Event notes where the client or the server went, and a recording cut at its size limit.
+func (b *builder) Event(line int, e recording.Entry) {
 	switch e.Event {
 	case recording.EventClientGone:
 		if b.gone == 0 {
@@ -141,7 +135,9 @@ func readParams(raw json.RawMessage) params {
 	return p
 }
 
-func (b *builder) clientRequest(w recording.Message, m *jsonrpc.Request) error {
+// ClientRequest takes a request of the client: a call or its next round,
+// a task's request, a list, a level, or a note of what a script cannot send.
+func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session := w.Line, w.Session
 	p := readParams(m.Params)
 	proto := recording.Protocol(p.Meta)
@@ -326,7 +322,8 @@ type result struct {
 	NextCursor      string                     `json:"nextCursor"`
 }
 
-func (b *builder) serverResponse(w recording.Message, m *jsonrpc.Response) error {
+// ServerResponse takes the server's answer to a request of the client.
+func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
 	line := w.Line
 	pend, ok := b.reqs.Take(w.Session, w.Stream, m.ID)
 	if !ok {
@@ -452,9 +449,9 @@ func (b *builder) addQuestion(c *Call, q *Question) {
 	c.Questions = append(c.Questions, q)
 }
 
-// serverRequest takes a question the server asked as a request and finds
+// ServerRequest takes a question the server asked as a request and finds
 // the call it belongs to.
-func (b *builder) serverRequest(w recording.Message, m *jsonrpc.Request) error {
+func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session := w.Line, w.Session
 	if !m.ID.IsValid() {
 		return nil // a notification: progress, a log message, a list changed
@@ -536,8 +533,8 @@ func describe(c *Call) string {
 	return c.Method + " " + c.Name
 }
 
-// clientResponse takes the client's answer to a server request.
-func (b *builder) clientResponse(w recording.Message, m *jsonrpc.Response) error {
+// ClientResponse takes the client's answer to a server request.
+func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
 	q, _ := b.sreqs.Take(w.Session, "", m.ID)
 	if q == nil {
 		return nil // a ping's, or an answer to a request the recording does not hold

@@ -27,26 +27,24 @@ type Message struct {
 	Stream  string
 }
 
-// Walker reads a recording's entries in order, each message decoded and
-// handed to the function of its kind and direction; a function left nil
-// skips its messages. The first error a function returns ends the walk.
-type Walker struct {
-	Event          func(line int, e Entry)
-	ClientRequest  func(m Message, r *jsonrpc.Request) error
-	ServerRequest  func(m Message, r *jsonrpc.Request) error
-	ServerResponse func(m Message, r *jsonrpc.Response) error
-	ClientResponse func(m Message, r *jsonrpc.Response) error
+// Visitor hears a recording's entries in order (Walk): each event, and
+// each message decoded, by its kind and direction. The first error a
+// method returns ends the walk.
+type Visitor interface {
+	Event(line int, e Entry)
+	ClientRequest(m Message, r *jsonrpc.Request) error
+	ServerRequest(m Message, r *jsonrpc.Request) error
+	ServerResponse(m Message, r *jsonrpc.Response) error
+	ClientResponse(m Message, r *jsonrpc.Response) error
 }
 
-// Walk reads rec's entries. A message that does not decode (which Read
-// refuses) is an *Error naming its line.
-func (w Walker) Walk(rec *Recording) error {
+// Walk hands rec's entries to v in order. A message that does not decode
+// (which Read refuses) is an *Error naming its line.
+func Walk(rec *Recording, v Visitor) error {
 	for i, e := range rec.Entries {
 		line := Line(i)
 		if !e.IsMessage() {
-			if w.Event != nil {
-				w.Event(line, e)
-			}
+			v.Event(line, e)
 			continue
 		}
 		msg, err := jsonrpc.DecodeMessage(e.Message)
@@ -60,29 +58,23 @@ func (w Walker) Walk(rec *Recording) error {
 		client := e.Dir == ClientToServer
 		switch r := msg.(type) {
 		case *jsonrpc.Request:
-			err = call(pick(client, w.ClientRequest, w.ServerRequest), m, r)
+			if client {
+				err = v.ClientRequest(m, r)
+			} else {
+				err = v.ServerRequest(m, r)
+			}
 		case *jsonrpc.Response:
-			err = call(pick(client, w.ClientResponse, w.ServerResponse), m, r)
+			if client {
+				err = v.ClientResponse(m, r)
+			} else {
+				err = v.ServerResponse(m, r)
+			}
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func pick[F any](client bool, ofClient, ofServer F) F {
-	if client {
-		return ofClient
-	}
-	return ofServer
-}
-
-func call[T any](f func(Message, T) error, m Message, v T) error {
-	if f == nil {
-		return nil
-	}
-	return f(m, v)
 }
 
 // Waiting holds the requests of one side that wait for the other's answer,

@@ -28,14 +28,7 @@ func Build(rec *recording.Recording) (*Script, error) {
 	b := &builder{
 		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
 	}
-	err := recording.Walker{
-		Event:          b.event,
-		ClientRequest:  b.clientRequest,
-		ServerRequest:  b.serverRequest,
-		ServerResponse: b.serverResponse,
-		ClientResponse: b.clientResponse,
-	}.Walk(rec)
-	if err != nil {
+	if err := recording.Walk(rec, b); err != nil {
 		return nil, err
 	}
 	b.finish()
@@ -63,7 +56,8 @@ func (b *builder) warn(line int, format string, args ...any) {
 	b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...)))
 }
 
-func (b *builder) event(line int, e recording.Entry) {
+// Event notes where the client or the server went, and what is not served.
+func (b *builder) Event(line int, e recording.Entry) {
 	switch e.Event {
 	case recording.EventClientGone:
 		if b.gone == "" {
@@ -110,7 +104,9 @@ func (b *builder) protocol(line int, v string) {
 	}
 }
 
-func (b *builder) clientRequest(w recording.Message, m *jsonrpc.Request) error {
+// ClientRequest files a request of the client as an exchange to serve,
+// or as the next round of the exchange it continues.
+func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session, stream := w.Line, w.Session, w.Stream
 	p := readParams(m.Params)
 	proto := recording.Protocol(p.Meta)
@@ -214,8 +210,8 @@ func (b *builder) clientNotification(line int, session string, m *jsonrpc.Reques
 	}
 }
 
-// serverRequest files a question under the call it belongs to.
-func (b *builder) serverRequest(w recording.Message, m *jsonrpc.Request) error {
+// ServerRequest files a question under the call it belongs to.
+func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session := w.Line, w.Session
 	if !m.ID.IsValid() {
 		return nil // a notification: progress, a log message, a list change
@@ -281,7 +277,8 @@ func (b *builder) callOf(session, stream string) (*Exchange, int) {
 	return latest.x, len(calls) - 1
 }
 
-func (b *builder) clientResponse(w recording.Message, m *jsonrpc.Response) error {
+// ClientResponse takes the client's answer to a server request.
+func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
 	q, ok := b.sreqs.Take(w.Session, "", m.ID)
 	if !ok {
 		b.warn(w.Line, "an answer to a server request the recording does not hold: skipped")
@@ -326,7 +323,9 @@ type resultHead struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 }
 
-func (b *builder) serverResponse(w recording.Message, m *jsonrpc.Response) error {
+// ServerResponse takes the server's answer to a request of the client:
+// a round of questions, or the result that ends its exchange.
+func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
 	line := w.Line
 	p := b.take(w.Session, w.Stream, m.ID)
 	if p == nil {
