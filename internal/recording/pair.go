@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -214,14 +215,9 @@ type InputRequest struct {
 // could be read of it, and an error naming the first that is not a
 // question object.
 func InputRequests(reqs map[string]json.RawMessage) ([]InputRequest, error) {
-	keys := make([]string, 0, len(reqs))
-	for k := range reqs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]InputRequest, 0, len(keys))
+	out := make([]InputRequest, 0, len(reqs))
 	var first error
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
 		ir := InputRequest{Key: k}
 		if err := json.Unmarshal(reqs[k], &ir); err != nil && first == nil {
 			first = fmt.Errorf("question %q: %v", k, err)
