@@ -111,36 +111,12 @@ func (b *builder) checkProtocol(line int, v string) error {
 	return nil
 }
 
-// params reads the members of a request's params that a conversation
-// needs.
-type params struct {
-	Meta           map[string]json.RawMessage `json:"_meta"`
-	Name           string                     `json:"name"`
-	URI            string                     `json:"uri"`
-	Arguments      json.RawMessage            `json:"arguments"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	RequestState   *string                    `json:"requestState"`
-	TaskID         string                     `json:"taskId"`
-	Level          string                     `json:"level"`
-	Cursor         *string                    `json:"cursor"`
-	RequestID      json.RawMessage            `json:"requestId"`
-	Protocol       string                     `json:"protocolVersion"`
-}
-
-func readParams(raw json.RawMessage) params {
-	var p params
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &p)
-	}
-	return p
-}
-
 // ClientRequest takes a request of the client: a call or its next round,
 // a task's request, a list, a level, or a note of what a script cannot send.
 func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session := w.Line, w.Session
-	p := readParams(m.Params)
-	proto := recording.Protocol(p.Meta)
+	p := recording.ReadParams(m.Params)
+	proto := p.MetaProtocol()
 	if proto == "" && w.Entry.HTTP != nil {
 		proto = w.Entry.HTTP.ProtocolVersion
 	}
@@ -232,7 +208,7 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 // (input_required) or ended in the URL error -32042, the one with the same
 // arguments first, the one whose requestState is the one sent back first
 // of those.
-func (b *builder) continued(method, name, session string, p params) *Call {
+func (b *builder) continued(method, name, session string, p recording.Params) *Call {
 	var best *Call
 	score := -1
 	// Forget the calls that wait no more.
@@ -293,7 +269,7 @@ func (b *builder) answerTask(line int, c *Call, answers map[string]json.RawMessa
 	}
 }
 
-func (b *builder) clientNotification(session string, m *jsonrpc.Request, p params) {
+func (b *builder) clientNotification(session string, m *jsonrpc.Request, p recording.Params) {
 	if m.Method != "notifications/cancelled" {
 		return
 	}
@@ -470,7 +446,7 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 		return nil // ping and the like: the tester answers them itself
 	}
 	q = &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
-	c := b.callOf(line, session, w.Stream, readParams(m.Params), m.Method)
+	c := b.callOf(line, session, w.Stream, recording.ReadParams(m.Params), m.Method)
 	switch {
 	case c != nil:
 		b.addQuestion(c, q)
@@ -488,7 +464,7 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 // names; over HTTP the call whose request stream carries it; else the one
 // call waiting for its result (the earliest of several, with a note), or
 // the last task still running.
-func (b *builder) callOf(line int, session, stream string, p params, method string) *Call {
+func (b *builder) callOf(line int, session, stream string, p recording.Params, method string) *Call {
 	if raw, ok := p.Meta[metaRelatedTask]; ok {
 		var rt struct {
 			TaskID string `json:"taskId"`

@@ -133,7 +133,7 @@ func Lookup(v Value, p Path) (Value, error) {
 			}
 			v = x[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array", p[:i], kindOf(v))
+			return nil, fmt.Errorf("%s is %s, not an object or array", p[:i], KindOf(v))
 		}
 	}
 	return v, nil
@@ -179,7 +179,9 @@ func Ignore(v Value, p Path) bool {
 	return found
 }
 
-func kindOf(v Value) string {
+// KindOf names the JSON kind of a decoded value as an error says it ("a
+// string", "null"): a Value, or what encoding/json decodes into an any.
+func KindOf(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -189,7 +191,7 @@ func kindOf(v Value) string {
 		return "a boolean"
 	case []any:
 		return "an array"
-	case *Object:
+	case *Object, map[string]any:
 		return "an object"
 	}
 	return "a number"

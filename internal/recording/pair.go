@@ -186,10 +186,37 @@ func CancelledID(requestID json.RawMessage) (jsonrpc.ID, bool) {
 	return id, true
 }
 
-// Protocol is the protocol version a request's _meta names, "" if none.
-func Protocol(meta map[string]json.RawMessage) string {
+// Params are the members of a request's params that the readers of a
+// recording (a conversation, a stand-in) look at.
+type Params struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
+	TaskID         string                     `json:"taskId"`
+	Level          string                     `json:"level"`
+	Cursor         *string                    `json:"cursor"`
+	RequestID      json.RawMessage            `json:"requestId"`
+	Protocol       string                     `json:"protocolVersion"`
+}
+
+// ReadParams reads what it can of a request's params: none, or params
+// that are no object, read as empty.
+func ReadParams(raw json.RawMessage) Params {
+	var p Params
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	return p
+}
+
+// MetaProtocol is the protocol version the request's _meta names, "" if
+// none.
+func (p Params) MetaProtocol() string {
 	var v string
-	if raw, ok := meta[MetaProtocol]; ok {
+	if raw, ok := p.Meta[MetaProtocol]; ok {
 		_ = json.Unmarshal(raw, &v)
 	}
 	return v

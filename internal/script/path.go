@@ -38,7 +38,7 @@ func lookupPath(v any, path []string) (any, error) {
 			}
 			v = x[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonKind(v))
+			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonmatch.KindOf(v))
 		}
 	}
 	return v, nil
@@ -51,19 +51,6 @@ func pathString(path []string) string {
 	return "$." + strings.Join(path, ".")
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	}
-	return "a value"
-}
 
 // varString renders a value for a variable: strings as they are, anything
 // else as compact JSON.

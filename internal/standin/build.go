@@ -74,25 +74,6 @@ func (b *builder) Event(line int, e recording.Entry) {
 	}
 }
 
-// reqParams are the members of a request's params the builder reads.
-type reqParams struct {
-	Meta           map[string]json.RawMessage `json:"_meta"`
-	Name           string                     `json:"name"`
-	URI            string                     `json:"uri"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	RequestState   *string                    `json:"requestState"`
-	RequestID      json.RawMessage            `json:"requestId"`
-	Protocol       string                     `json:"protocolVersion"`
-}
-
-func readParams(raw json.RawMessage) reqParams {
-	var p reqParams
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &p)
-	}
-	return p
-}
-
 func (b *builder) protocol(line int, v string) {
 	if v == "" || slices.Contains(b.s.Protocols, v) {
 		return
@@ -108,8 +89,8 @@ func (b *builder) protocol(line int, v string) {
 // or as the next round of the exchange it continues.
 func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	line, session, stream := w.Line, w.Session, w.Stream
-	p := readParams(m.Params)
-	proto := recording.Protocol(p.Meta)
+	p := recording.ReadParams(m.Params)
+	proto := p.MetaProtocol()
 	if e := w.Entry; proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
@@ -163,7 +144,7 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 // continued finds the exchange a request carrying answers continues: the
 // first of the same method, params and session whose last round waits
 // for its answers, preferring one whose questions the answers' keys are.
-func (b *builder) continued(method, key, session string, p reqParams) *Exchange {
+func (b *builder) continued(method, key, session string, p recording.Params) *Exchange {
 	var fallback *Exchange
 	for _, x := range b.s.recorded(method, key) {
 		if !x.waiting || x.session != session {
@@ -195,7 +176,7 @@ func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.Raw
 	}
 }
 
-func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p reqParams) {
+func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p recording.Params) {
 	if m.Method != "notifications/cancelled" {
 		return
 	}
