@@ -51,7 +51,6 @@ func pathString(path []string) string {
 	return "$." + strings.Join(path, ".")
 }
 
-
 // varString renders a value for a variable: strings as they are, anything
 // else as compact JSON.
 func varString(v any) string {
