@@ -3,8 +3,8 @@ package tasks
 import (
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -64,11 +64,7 @@ func clip(s string) string {
 	if len(s) <= MaxStatusBytes {
 		return s
 	}
-	cut := MaxStatusBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return runecut.Prefix(s, MaxStatusBytes-len("…")) + "…"
 }
 
 // admit reserves a place for a new task of the caller share

@@ -50,17 +50,24 @@ type Chain []Answerer
 
 // Answer returns the first answer that is not ErrNoAnswer.
 func (c Chain) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) {
-	for _, a := range c {
-		if a == nil {
+	return first(ctx, c, q, Answerer.Answer)
+}
+
+// first asks each member of a chain (Chain, SamplerChain) in turn, nil
+// ones skipped, and returns the first answer that is not ErrNoAnswer.
+func first[M any, Q any, R any](ctx context.Context, chain []M, q Q, ask func(M, context.Context, Q) (R, error)) (R, error) {
+	for _, m := range chain {
+		if any(m) == nil {
 			continue
 		}
-		res, err := a.Answer(ctx, q)
+		res, err := ask(m, ctx, q)
 		if errors.Is(err, ErrNoAnswer) {
 			continue
 		}
 		return res, err
 	}
-	return nil, ErrNoAnswer
+	var none R
+	return none, ErrNoAnswer
 }
 
 // Required fails a question its Answerer has no answer for, instead of

@@ -37,17 +37,7 @@ type SamplerChain []Sampler
 
 // Sample returns the first answer that is not ErrNoAnswer.
 func (c SamplerChain) Sample(ctx context.Context, q *SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
-	for _, s := range c {
-		if s == nil {
-			continue
-		}
-		res, err := s.Sample(ctx, q)
-		if errors.Is(err, ErrNoAnswer) {
-			continue
-		}
-		return res, err
-	}
-	return nil, ErrNoAnswer
+	return first(ctx, c, q, Sampler.Sample)
 }
 
 // DefaultModel is the model name of a scripted reply that names none.

@@ -118,7 +118,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	}
 	conv, err := conversation.Read(rec, conversation.Options{Lists: opts.Lists})
 	if err != nil {
-		var ce *conversation.Error
+		var ce *recording.Error
 		if errors.As(err, &ce) {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("%s:%d: %v", opts.Recording, ce.Line, ce.Err)}
 		}

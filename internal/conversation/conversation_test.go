@@ -178,6 +178,15 @@ note 4: the client sent completion/complete, which a script cannot send: left ou
 			`s2c {"jsonrpc":"2.0","id":5,"result":{"taskId":"T1","status":"cancelled"}}`,
 		}, `tools/call rollout  rounds=1 [d "go on?" → ] task T1 cancelled cancel=true
 `},
+		{"a tasks/get after the task ended", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T1","status":"working"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T1"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"taskId":"T1","status":"completed","result":{"content":[]}}}`,
+			`c2s {"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T1"}}`,
+			`s2c {"jsonrpc":"2.0","id":3,"result":{"taskId":"T1","status":"working"}}`,
+		}, `tools/call rollout  rounds=1 result {"content":[]} task T1 completed cancel=false
+`},
 		{"a task of another recording", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"T9"}}`,
 		}, `note 2: tasks/get for task "T9", which no call of the recording started: left out
@@ -234,7 +243,7 @@ func TestAnotherProtocolVersionIsRefused(t *testing.T) {
 		`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"},"name":"x"}}`,
 	} {
 		_, err := Read(rec(t, recording.TransportStdio, line), Options{})
-		var e *Error
+		var e *recording.Error
 		if !errors.As(err, &e) || e.Line != 2 || !strings.Contains(err.Error(), `the conversation is in protocol version "2099-01-01", which this mcp-tester does not speak (it speaks 2026-07-28, 2025-11-25`) {
 			t.Errorf("err = %v", err)
 		}

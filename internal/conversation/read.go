@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/askback/askback/internal/exchange"
@@ -22,60 +21,28 @@ type Options struct {
 	Lists bool
 }
 
-// Error is a recording that cannot be read as a conversation a tester can
-// replay, with the line that says why.
-type Error struct {
-	Line int
-	Err  error
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
-func (e *Error) Unwrap() error { return e.Err }
-
-// Keys of the per-request _meta of 2026-07-28 and of a question's task.
-const (
-	metaProtocol    = "io.modelcontextprotocol/protocolVersion"
-	metaRelatedTask = "io.modelcontextprotocol/related-task"
-)
-
-// lineOf is the recording's line of entry i (the header is line 1).
-func lineOf(i int) int { return i + 2 }
+// metaRelatedTask is the key of a question's _meta that names its task.
+const metaRelatedTask = "io.modelcontextprotocol/related-task"
 
 // Read reads rec as a conversation. A recording in a protocol version this
-// tester does not speak is an *Error naming the line.
+// tester does not speak is a *recording.Error naming the line.
 func Read(rec *recording.Recording, opts Options) (*Conversation, error) {
 	b := &builder{
 		conv:  &Conversation{Header: rec.Header, Truncated: rec.Truncated},
 		opts:  opts,
-		reqs:  map[reqKey][]*pending{},
-		sreqs: map[reqKey]*serverReq{},
 		tasks: map[string]*Call{},
 	}
-	for i, e := range rec.Entries {
-		line := lineOf(i)
-		if !e.IsMessage() {
-			b.event(line, e)
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(e.Message)
-		if err != nil {
-			return nil, &Error{Line: line, Err: err} // recording.Read checked it
-		}
-		if err := b.message(line, e, msg); err != nil {
-			return nil, err
-		}
+	if err := recording.Walk(rec, b); err != nil {
+		return nil, err
 	}
 	b.finish()
 	return b.conv, nil
 }
 
-type reqKey struct{ session, id string }
-
 // pending is a client request waiting for its response.
 type pending struct {
 	line   int
 	method string
-	stream string
 	call   *Call // the call it is a round of, or reads the task of
 	kind   int
 }
@@ -91,16 +58,13 @@ const (
 	kindList
 )
 
-// serverReq is a server request waiting for the client's answer.
-type serverReq struct {
-	q *Question // nil for a ping
-}
-
 type builder struct {
-	conv  *Conversation
-	opts  Options
-	reqs  map[reqKey][]*pending
-	sreqs map[reqKey]*serverReq
+	conv *Conversation
+	opts Options
+	reqs recording.Waiting[*pending]
+	// sreqs are the server requests waiting for the client's answer: their
+	// questions, nil for a ping.
+	sreqs recording.Waiting[*Question]
 	tasks map[string]*Call
 	// waiting are the calls whose last round waits for a next one (answers
 	// to input_required, a retry after -32042): the only ones a request
@@ -116,7 +80,8 @@ func (b *builder) note(line int, c *Call, format string, args ...any) {
 	b.conv.Notes = append(b.conv.Notes, Note{Line: line, Call: c, Text: fmt.Sprintf(format, args...)})
 }
 
-func (b *builder) event(line int, e recording.Entry) {
+// Event notes where the client or the server went, and a recording cut at its size limit.
+func (b *builder) Event(line int, e recording.Entry) {
 	switch e.Event {
 	case recording.EventClientGone:
 		if b.gone == 0 {
@@ -131,49 +96,13 @@ func (b *builder) event(line int, e recording.Entry) {
 	}
 }
 
-func sessionOf(e recording.Entry) (session, stream string) {
-	if e.HTTP == nil {
-		return "", ""
-	}
-	return e.HTTP.Session, e.HTTP.Stream
-}
-
-func idString(id jsonrpc.ID) string {
-	switch v := id.Raw().(type) {
-	case string:
-		return "s:" + v
-	case float64:
-		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
-	case int64:
-		return "n:" + strconv.FormatInt(v, 10)
-	}
-	return fmt.Sprint(id.Raw())
-}
-
-func (b *builder) message(line int, e recording.Entry, msg jsonrpc.Message) error {
-	session, stream := sessionOf(e)
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		if e.Dir == recording.ClientToServer {
-			return b.clientRequest(line, e, session, stream, m)
-		}
-		b.serverRequest(line, session, stream, m)
-	case *jsonrpc.Response:
-		if e.Dir == recording.ServerToClient {
-			return b.serverResponse(line, session, stream, m)
-		}
-		b.clientResponse(line, session, m)
-	}
-	return nil
-}
-
 // checkProtocol refuses a protocol version this tester does not speak.
 func (b *builder) checkProtocol(line int, v string) error {
 	if v == "" {
 		return nil
 	}
 	if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
-		return &Error{Line: line, Err: fmt.Errorf("the conversation is in protocol version %q, which this mcp-tester does not speak (it speaks %s): a script of it could not be replayed",
+		return &recording.Error{Line: line, Err: fmt.Errorf("the conversation is in protocol version %q, which this mcp-tester does not speak (it speaks %s): a script of it could not be replayed",
 			v, strings.Join(mcp.SupportedProtocolVersions(), ", "))}
 	}
 	if !slices.Contains(b.conv.Protocols, v) {
@@ -182,59 +111,24 @@ func (b *builder) checkProtocol(line int, v string) error {
 	return nil
 }
 
-// params reads the members of a request's params that a conversation
-// needs.
-type params struct {
-	Meta           map[string]json.RawMessage `json:"_meta"`
-	Name           string                     `json:"name"`
-	URI            string                     `json:"uri"`
-	Arguments      json.RawMessage            `json:"arguments"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	RequestState   *string                    `json:"requestState"`
-	TaskID         string                     `json:"taskId"`
-	Level          string                     `json:"level"`
-	Cursor         *string                    `json:"cursor"`
-	RequestID      json.RawMessage            `json:"requestId"`
-	Protocol       string                     `json:"protocolVersion"`
-}
-
-func readParams(raw json.RawMessage) params {
-	var p params
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &p)
-	}
-	return p
-}
-
-func (p params) protocol() string {
-	var v string
-	if raw, ok := p.Meta[metaProtocol]; ok {
-		_ = json.Unmarshal(raw, &v)
-	}
-	return v
-}
-
-func (b *builder) addPending(session, id string, p *pending) {
-	k := reqKey{session, id}
-	b.reqs[k] = append(b.reqs[k], p)
-}
-
-func (b *builder) clientRequest(line int, e recording.Entry, session, stream string, m *jsonrpc.Request) error {
-	p := readParams(m.Params)
-	proto := p.protocol()
-	if proto == "" && e.HTTP != nil {
-		proto = e.HTTP.ProtocolVersion
+// ClientRequest takes a request of the client: a call or its next round,
+// a task's request, a list, a level, or a note of what a script cannot send.
+func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
+	line, session := w.Line, w.Session
+	p := recording.ReadParams(m.Params)
+	proto := p.MetaProtocol()
+	if proto == "" && w.Entry.HTTP != nil {
+		proto = w.Entry.HTTP.ProtocolVersion
 	}
 	if err := b.checkProtocol(line, proto); err != nil {
 		return err
 	}
 	if !m.ID.IsValid() {
-		b.clientNotification(line, session, m, p)
+		b.clientNotification(session, m, p)
 		return nil
 	}
-	id := idString(m.ID)
-	pend := &pending{line: line, method: m.Method, stream: stream}
-	defer b.addPending(session, id, pend)
+	pend := &pending{line: line, method: m.Method}
+	defer b.reqs.Add(session, w.Stream, m.ID, pend)
 	switch m.Method {
 	case "initialize":
 		pend.kind = kindInitialize
@@ -314,7 +208,7 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 // (input_required) or ended in the URL error -32042, the one with the same
 // arguments first, the one whose requestState is the one sent back first
 // of those.
-func (b *builder) continued(method, name, session string, p params) *Call {
+func (b *builder) continued(method, name, session string, p recording.Params) *Call {
 	var best *Call
 	score := -1
 	// Forget the calls that wait no more.
@@ -375,48 +269,19 @@ func (b *builder) answerTask(line int, c *Call, answers map[string]json.RawMessa
 	}
 }
 
-func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p params) {
-	if m.Method != "notifications/cancelled" || len(p.RequestID) == 0 {
+func (b *builder) clientNotification(session string, m *jsonrpc.Request, p recording.Params) {
+	if m.Method != "notifications/cancelled" {
 		return
 	}
-	id, err := jsonrpc.MakeID(rawID(p.RequestID))
-	if err != nil {
+	id, ok := recording.CancelledID(p.RequestID)
+	if !ok {
 		return
 	}
-	for _, pend := range b.reqs[reqKey{session, idString(id)}] {
+	for _, pend := range b.reqs.Get(session, id) {
 		if pend.call != nil && pend.kind == kindRound {
 			pend.call.Cancelled = true
 		}
 	}
-}
-
-func rawID(raw json.RawMessage) any {
-	var v any
-	_ = json.Unmarshal(raw, &v)
-	return v
-}
-
-// takePending removes and returns the request a response answers: the one
-// with its id in its session, sent on its stream when several are.
-func (b *builder) takePending(session, stream, id string) *pending {
-	k := reqKey{session, id}
-	list := b.reqs[k]
-	if len(list) == 0 {
-		return nil
-	}
-	i := 0
-	for j, p := range list {
-		if stream != "" && p.stream == stream {
-			i = j
-			break
-		}
-	}
-	p := list[i]
-	b.reqs[k] = append(list[:i:i], list[i+1:]...)
-	if len(b.reqs[k]) == 0 {
-		delete(b.reqs, k)
-	}
-	return p
 }
 
 // result reads the members of a result that a conversation needs.
@@ -433,14 +298,16 @@ type result struct {
 	NextCursor      string                     `json:"nextCursor"`
 }
 
-func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Response) error {
-	pend := b.takePending(session, stream, idString(m.ID))
-	if pend == nil {
+// ServerResponse takes the server's answer to a request of the client.
+func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
+	line := w.Line
+	pend, ok := b.reqs.Take(w.Session, w.Stream, m.ID)
+	if !ok {
 		return nil // an answer to a request the recording does not hold
 	}
 	var werr *jsonrpc.Error
 	if m.Error != nil {
-		werr = asWireError(m.Error)
+		werr = recording.WireError(m.Error)
 	}
 	var r result
 	if werr == nil {
@@ -471,14 +338,14 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 			b.end(c, line, m.Result, nil)
 		}
 	case kindTaskGet:
-		if werr != nil {
-			return nil
+		if werr != nil || c.Ended {
+			return nil // an ended task's status and questions are what they were when it ended
 		}
 		c.Task.Status = r.Status
-		keys := sortedKeys(r.InputRequests)
-		for _, k := range keys {
-			if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == k }) {
-				b.addQuestion(c, inputQuestion(line, k, exchange.ViaTask, r.InputRequests[k]))
+		irs, _ := recording.InputRequests(r.InputRequests)
+		for _, ir := range irs {
+			if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == ir.Key }) {
+				b.addQuestion(c, inputQuestion(line, exchange.ViaTask, ir))
 			}
 		}
 		switch r.Status {
@@ -513,13 +380,6 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 // urlRequiredCode is the error of 2025-11-25 that carries URL questions.
 const urlRequiredCode = -32042
 
-func asWireError(err error) *jsonrpc.Error {
-	if we, ok := err.(*jsonrpc.Error); ok {
-		return we
-	}
-	return &jsonrpc.Error{Code: -32603, Message: err.Error()}
-}
-
 func (b *builder) end(c *Call, line int, res json.RawMessage, err *jsonrpc.Error) {
 	c.Ended, c.ResultLine, c.Result, c.Err = true, line, res, err
 	c.waiting, c.urlWait = nil, false
@@ -543,9 +403,11 @@ func (b *builder) urlError(line int, c *Call, werr *jsonrpc.Error) {
 // roundQuestions takes the questions of an input_required result, in the
 // order of their keys (the order a tester answers them).
 func (b *builder) roundQuestions(line int, c *Call, r result) {
-	keys := sortedKeys(r.InputRequests)
-	for _, k := range keys {
-		b.addQuestion(c, inputQuestion(line, k, exchange.ViaInputRequired, r.InputRequests[k]))
+	irs, _ := recording.InputRequests(r.InputRequests)
+	keys := make([]string, 0, len(irs))
+	for _, ir := range irs {
+		b.addQuestion(c, inputQuestion(line, exchange.ViaInputRequired, ir))
+		keys = append(keys, ir.Key)
 	}
 	c.waiting = keys
 	b.waiting = append(b.waiting, c)
@@ -555,36 +417,23 @@ func (b *builder) roundQuestions(line int, c *Call, r result) {
 	}
 }
 
-func inputQuestion(line int, key, via string, raw json.RawMessage) *Question {
-	var ir struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(raw, &ir)
-	return &Question{Line: line, Key: key, Via: via, Method: ir.Method, Params: ir.Params}
+func inputQuestion(line int, via string, ir recording.InputRequest) *Question {
+	return &Question{Line: line, Key: ir.Key, Via: via, Method: ir.Method, Params: ir.Params}
 }
 
 func (b *builder) addQuestion(c *Call, q *Question) {
 	c.Questions = append(c.Questions, q)
 }
 
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// serverRequest takes a question the server asked as a request and finds
+// ServerRequest takes a question the server asked as a request and finds
 // the call it belongs to.
-func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Request) {
+func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
+	line, session := w.Line, w.Session
 	if !m.ID.IsValid() {
-		return // a notification: progress, a log message, a list changed
+		return nil // a notification: progress, a log message, a list changed
 	}
-	sr := &serverReq{}
-	defer func() { b.sreqs[reqKey{session, idString(m.ID)}] = sr }()
+	var q *Question // nil for a ping
+	defer func() { b.sreqs.Add(session, "", m.ID, q) }()
 	var via string
 	switch m.Method {
 	case "elicitation/create":
@@ -594,11 +443,10 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 	case "roots/list":
 		via = exchange.ViaRootsRequest
 	default:
-		return // ping and the like: the tester answers them itself
+		return nil // ping and the like: the tester answers them itself
 	}
-	q := &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
-	sr.q = q
-	c := b.callOf(line, session, stream, readParams(m.Params), m.Method)
+	q = &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
+	c := b.callOf(line, session, w.Stream, recording.ReadParams(m.Params), m.Method)
 	switch {
 	case c != nil:
 		b.addQuestion(c, q)
@@ -609,13 +457,14 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 	default:
 		b.note(line, nil, "the server sent %s outside any call: a script asks nothing outside its calls, so it is left out", m.Method)
 	}
+	return nil
 }
 
 // callOf finds the call a server request belongs to: the task its _meta
 // names; over HTTP the call whose request stream carries it; else the one
 // call waiting for its result (the earliest of several, with a note), or
 // the last task still running.
-func (b *builder) callOf(line int, session, stream string, p params, method string) *Call {
+func (b *builder) callOf(line int, session, stream string, p recording.Params, method string) *Call {
 	if raw, ok := p.Meta[metaRelatedTask]; ok {
 		var rt struct {
 			TaskID string `json:"taskId"`
@@ -626,21 +475,16 @@ func (b *builder) callOf(line int, session, stream string, p params, method stri
 		}
 	}
 	var waiting []*pending
-	for k, list := range b.reqs {
-		if k.session != session {
+	streams, pends := b.reqs.In(session)
+	for i, p := range pends {
+		if p.kind != kindRound {
 			continue
 		}
-		for _, p := range list {
-			if p.kind != kindRound {
-				continue
-			}
-			if stream != "" && p.stream == stream {
-				return p.call
-			}
-			waiting = append(waiting, p)
+		if stream != "" && streams[i] == stream {
+			return p.call
 		}
+		waiting = append(waiting, p)
 	}
-	sort.Slice(waiting, func(i, j int) bool { return waiting[i].line < waiting[j].line })
 	switch {
 	case len(waiting) == 1:
 		return waiting[0].call
@@ -665,23 +509,19 @@ func describe(c *Call) string {
 	return c.Method + " " + c.Name
 }
 
-// clientResponse takes the client's answer to a server request.
-func (b *builder) clientResponse(line int, session string, m *jsonrpc.Response) {
-	k := reqKey{session, idString(m.ID)}
-	sr := b.sreqs[k]
-	if sr == nil {
-		return
+// ClientResponse takes the client's answer to a server request.
+func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
+	q, _ := b.sreqs.Take(w.Session, "", m.ID)
+	if q == nil {
+		return nil // a ping's, or an answer to a request the recording does not hold
 	}
-	delete(b.sreqs, k)
-	if sr.q == nil {
-		return
-	}
-	sr.q.AnswerLine = line
+	q.AnswerLine = w.Line
 	if m.Error != nil {
-		sr.q.AnswerErr = asWireError(m.Error)
-		return
+		q.AnswerErr = recording.WireError(m.Error)
+		return nil
 	}
-	sr.q.Answer = m.Result
+	q.Answer = m.Result
+	return nil
 }
 
 // appendPage adds the items of a list page to what the pages before gave.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/internal/script"
 )
 
@@ -174,11 +174,8 @@ func (t text) encode(v any, indent string) string {
 	}
 	s := strings.TrimSuffix(b.String(), "\n")
 	if len(s) > maxShownJSON {
-		cut := maxShownJSON
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+		head := runecut.Prefix(s, maxShownJSON)
+		s = head + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
 	}
 	return t.block(s)
 }

@@ -59,18 +59,31 @@ func New(opts Options) *Answerer {
 	return a
 }
 
+// turn waits for the person's attention, one request at a time, and
+// returns what gives it back; answer.ErrNoAnswer when there is no request
+// (asked is false) or nobody to ask (no input or output), the context's
+// error when it ended while waiting.
+func (a *Answerer) turn(ctx context.Context, asked bool) (unlock func(), err error) {
+	if a == nil || a.in == nil || a.opts.Out == nil || !asked {
+		return nil, answer.ErrNoAnswer
+	}
+	a.mu.Lock()
+	if err := ctx.Err(); err != nil {
+		a.mu.Unlock()
+		return nil, err
+	}
+	return a.mu.Unlock, nil
+}
+
 // Answer shows q to the person and returns what they chose. It returns
 // answer.ErrNoAnswer when it cannot ask (no input or output, or a form
 // whose schema could not be read).
 func (a *Answerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
-	if a == nil || a.in == nil || a.opts.Out == nil || q == nil || q.Params == nil {
-		return nil, answer.ErrNoAnswer
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	unlock, err := a.turn(ctx, q != nil && q.Params != nil)
+	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	switch q.Mode() {
 	case "url":
 		return a.askURL(ctx, q)

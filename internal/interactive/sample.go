@@ -24,14 +24,11 @@ const maxShownMessages = 50
 // system prompt and messages escaped, and returns what the person types as
 // the model's reply. It implements answer.Sampler.
 func (a *Answerer) Sample(ctx context.Context, q *answer.SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
-	if a == nil || a.in == nil || a.opts.Out == nil || q == nil || q.Params == nil {
-		return nil, answer.ErrNoAnswer
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	unlock, err := a.turn(ctx, q != nil && q.Params != nil)
+	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	st := a.styles()
 	w := a.out()
 	server := "The server"

@@ -139,17 +139,10 @@ func bigExponent(n json.Number) bool {
 func Project(want, got Value) Value {
 	switch w := want.(type) {
 	case *Object:
-		g, ok := got.(*Object)
-		if !ok {
-			return got
+		if g, ok := got.(*Object); ok {
+			return shared(w, g, Project)
 		}
-		out := NewObject()
-		for _, k := range w.Keys {
-			if gv, ok := g.Get(k); ok {
-				out.Set(k, Project(w.Values[k], gv))
-			}
-		}
-		return out
+		return got
 	case []any:
 		g, ok := got.([]any)
 		if !ok {
@@ -176,6 +169,19 @@ func Project(want, got Value) Value {
 	return got
 }
 
+// shared is the members of want that got has too, in want's order, each
+// the value f makes of the two (Project, Update: a member got lacks is
+// dropped, one got adds is no difference).
+func shared(want, got *Object, f func(want, got Value) Value) *Object {
+	out := NewObject()
+	for _, k := range want.Keys {
+		if gv, ok := got.Get(k); ok {
+			out.Set(k, f(want.Values[k], gv))
+		}
+	}
+	return out
+}
+
 // Update returns want rewritten to match got, changing only what does not
 // match: members got lacks are dropped, a value that differs is replaced
 // by got's (Generalize'd; by its kind alone where want held a placeholder
@@ -189,17 +195,9 @@ func Update(want, got Value) Value {
 	}
 	switch w := want.(type) {
 	case *Object:
-		g, ok := got.(*Object)
-		if !ok {
-			break
+		if g, ok := got.(*Object); ok {
+			return shared(w, g, Update)
 		}
-		out := NewObject()
-		for _, k := range w.Keys {
-			if gv, ok := g.Get(k); ok {
-				out.Set(k, Update(w.Values[k], gv))
-			}
-		}
-		return out
 	case []any:
 		g, ok := got.([]any)
 		if !ok || len(w) == 0 {

@@ -1,6 +1,7 @@
 package jsonmatch
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,16 +18,34 @@ const Any = "*"
 // a[0].b (numbers index arrays), and * for every member or element when
 // wildcards is set: content.*.annotations, content[*].
 func ParsePath(s string, wildcards bool) (Path, error) {
+	return PathSyntax{Wildcards: wildcards}.Parse(s)
+}
+
+// PathSyntax is how a language writes paths: whether * may stand for every
+// member or element, and the examples its errors give.
+type PathSyntax struct {
+	// Wildcards allows *: content.*.annotations, content[*].
+	Wildcards bool
+	// Forms are the ways to write a path an error suggests ("$.a.b, a.b,
+	// a.0.b or a[0].b" when empty); Index is an indexed element as an
+	// error shows it ("[0]" when empty).
+	Forms, Index string
+}
+
+// Parse reads a path as ParsePath does, in this syntax.
+func (syn PathSyntax) Parse(s string) (Path, error) {
+	forms, index := cmp.Or(syn.Forms, "$.a.b, a.b, a.0.b or a[0].b"), cmp.Or(syn.Index, "[0]")
 	orig := s
 	if s == "$" {
 		return Path{}, nil
 	}
 	s = strings.TrimPrefix(s, "$.")
 	if s == "" || strings.HasPrefix(s, "$") {
-		return nil, fmt.Errorf("invalid path %q: write $.a.b, a.b, a.0.b or a[0].b", orig)
+		return nil, fmt.Errorf("invalid path %q: write %s", orig, forms)
 	}
 	var out Path
 	for _, el := range strings.Split(s, ".") {
+		// content[0][1] → content, 0, 1
 		name, rest, _ := strings.Cut(el, "[")
 		if name == "" && rest == "" {
 			return nil, fmt.Errorf("invalid path %q: empty element; separate names with single dots", orig)
@@ -39,17 +58,17 @@ func ParsePath(s string, wildcards bool) (Path, error) {
 		}
 		for _, idx := range strings.Split("["+rest, "[")[1:] {
 			n, ok := strings.CutSuffix(idx, "]")
-			if ok && n == Any && wildcards {
+			if ok && n == Any && syn.Wildcards {
 				out = append(out, Any)
 				continue
 			}
 			if _, err := strconv.Atoi(n); !ok || err != nil {
-				return nil, fmt.Errorf("invalid path %q: brackets hold an array index, e.g. [0]", orig)
+				return nil, fmt.Errorf("invalid path %q: brackets hold an array index, e.g. %s", orig, index)
 			}
 			out = append(out, n)
 		}
 	}
-	if !wildcards {
+	if !syn.Wildcards {
 		for _, el := range out {
 			if el == Any {
 				return nil, fmt.Errorf("invalid path %q: * is not allowed here", orig)
@@ -114,7 +133,7 @@ func Lookup(v Value, p Path) (Value, error) {
 			}
 			v = x[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array", p[:i], kindOf(v))
+			return nil, fmt.Errorf("%s is %s, not an object or array", p[:i], KindOf(v))
 		}
 	}
 	return v, nil
@@ -160,7 +179,9 @@ func Ignore(v Value, p Path) bool {
 	return found
 }
 
-func kindOf(v Value) string {
+// KindOf names the JSON kind of a decoded value as an error says it ("a
+// string", "null"): a Value, or what encoding/json decodes into an any.
+func KindOf(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -170,7 +191,7 @@ func kindOf(v Value) string {
 		return "a boolean"
 	case []any:
 		return "an array"
-	case *Object:
+	case *Object, map[string]any:
 		return "an object"
 	}
 	return "a number"

@@ -18,7 +18,8 @@ import (
 // with room for its entry's other fields.
 const maxLine = 2*MaxMessage + 64<<10
 
-// Error is a line of a recording that is not what a Writer writes.
+// Error is a line of a recording that is not what a Writer writes, or that
+// a reader of recordings (a conversation, a stand-in) cannot take.
 type Error struct {
 	Line int // 1-based
 	Err  error

@@ -54,7 +54,16 @@ func TestHostileServerWritesNoCommand(t *testing.T) {
 			`s2c {"jsonrpc":"2.0","id":3,"result":{"status":"completed\ncall_tool evil"}}`,
 		}, []string{
 			`call_tool r`,
+			`assert_task_status completed`,
 			`assert_equals "ok"`,
+		}},
+		{"a task's last status with a newline", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"status":"completed\ncall_tool evil"}}`,
+		}, []string{
+			`start_tool r`,
 		}},
 		{"a tool named like a here-document", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"<<END"}}`,

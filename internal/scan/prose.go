@@ -2,7 +2,8 @@ package scan
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/askback/askback/internal/runecut"
 )
 
 // prose is a text as the phrase rules read it: folded (see fold), in
@@ -87,12 +88,9 @@ func sentences(s string) []string {
 	var out []string
 	add := func(part string) {
 		for len(part) > maxSentence {
-			cut := maxSentence
-			for cut > 0 && !utf8.RuneStart(part[cut]) {
-				cut--
-			}
-			out = append(out, part[:cut])
-			part = part[cut:]
+			head := runecut.Prefix(part, maxSentence)
+			out = append(out, head)
+			part = part[len(head):]
 		}
 		if strings.TrimSpace(part) != "" {
 			out = append(out, part)

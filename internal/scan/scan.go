@@ -18,8 +18,8 @@ package scan
 
 import (
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/askback/askback/internal/runecut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -180,12 +180,5 @@ func headTail(s string) string {
 	if len(s) <= maxHead+maxTail {
 		return s
 	}
-	head, tail := maxHead, len(s)-maxTail
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	return s[:head] + "\n" + s[tail:]
+	return runecut.Prefix(s, maxHead) + "\n" + runecut.Suffix(s, maxTail)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/termsafe"
 	"golang.org/x/text/unicode/norm"
@@ -265,21 +266,13 @@ func clip(s string) string {
 	if long {
 		// Only the start is shown: the rest is not escaped (escaping
 		// makes a text longer; only runs of spaces get shorter).
-		cut := 2 * maxExcerpt
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
+		s = runecut.Prefix(s, 2*maxExcerpt)
 	}
 	s = strings.Join(strings.Fields(termsafe.Line(s)), " ")
 	if len(s) <= maxExcerpt && !long {
 		return s
 	}
-	cut := min(maxExcerpt, len(s))
-	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return runecut.Prefix(s, maxExcerpt) + "…"
 }
 
 // nameSet holds a server's own names, normalised (see normName): its

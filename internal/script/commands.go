@@ -419,13 +419,20 @@ func (p *parser) setFilter(f *filter, col int, k, v string) bool {
 var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
 
 func checkTaskStatus(p *parser, c *command, outers []*cmd) {
-	s, ok := p.literalArg(c, 0, "the status")
-	if !ok || slices.Contains(taskStatuses, s) {
+	p.literalWord(c, "the status", "task status", taskStatuses)
+}
+
+// literalWord checks that the first argument (what) is a literal one of
+// words: for another, an error naming it an unknown kind with the
+// nearest word, or every word.
+func (p *parser) literalWord(c *command, what, kind string, words []string) {
+	s, ok := p.literalArg(c, 0, what)
+	if !ok || slices.Contains(words, s) {
 		return
 	}
-	msg := fmt.Sprintf("unknown task status %q; use %s", s, strings.Join(taskStatuses, ", "))
-	if h, ok := suggest.Closest(s, taskStatuses); ok {
-		msg = fmt.Sprintf("unknown task status %q; did you mean %q?", s, h)
+	msg := fmt.Sprintf("unknown %s %q; use %s", kind, s, strings.Join(words, ", "))
+	if h, ok := suggest.Closest(s, words); ok {
+		msg = fmt.Sprintf("unknown %s %q; did you mean %q?", kind, s, h)
 	}
 	p.errorf(c.args[0].col, "%s", msg)
 }
@@ -468,15 +475,7 @@ func checkTimeout(p *parser, c *command, outers []*cmd) {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func checkLevel(p *parser, c *command, outers []*cmd) {
-	s, ok := p.literalArg(c, 0, "the level")
-	if !ok || slices.Contains(logLevels, s) {
-		return
-	}
-	msg := fmt.Sprintf("unknown log level %q; use %s", s, strings.Join(logLevels, ", "))
-	if h, ok := suggest.Closest(s, logLevels); ok {
-		msg = fmt.Sprintf("unknown log level %q; did you mean %q?", s, h)
-	}
-	p.errorf(c.args[0].col, "%s", msg)
+	p.literalWord(c, "the level", "log level", logLevels)
 }
 
 func checkWrapped(p *parser, c *command, outers []*cmd) {

@@ -168,6 +168,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{`set_var x a..b`, `t.mcp:1:11: invalid path "a..b": empty element; separate names with single dots`},
 		{`set_var x content[a]`, `t.mcp:1:11: invalid path "content[a]": brackets hold an array index, e.g. content[0]`},
 		{`set_var x $$`, `t.mcp:1:11: invalid path "$$": write $.a.b, structuredContent.a.b, content.0.text or rawResponse`},
+		{`set_var x content.*`, `t.mcp:1:11: invalid path "content.*": * is not allowed here`},
 		{"input_var a\nset_var x $a", `t.mcp:2:11: the path of set_var cannot use variables`},
 		{`assert_gt 3 big`, `t.mcp:1:13: assert_gt compares numbers; "big" is not a number`},
 		{`assert_string_length x 5 2`, `t.mcp:1:24: MIN (5) is greater than MAX (2)`},

@@ -5,41 +5,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/askback/askback/internal/jsonmatch"
 )
 
 // parsePath parses a set_var path: structuredContent.a.b, $.a.b, $ (the
 // whole result), content.0.text or content[0].text. Numbers index arrays.
 func parsePath(s string) ([]string, error) {
-	orig := s
-	if s == "$" {
-		return []string{}, nil
-	}
-	s = strings.TrimPrefix(s, "$.")
-	if s == "" || strings.HasPrefix(s, "$") {
-		return nil, fmt.Errorf("invalid path %q: write $.a.b, structuredContent.a.b, content.0.text or rawResponse", orig)
-	}
-	var out []string
-	for _, part := range strings.Split(s, ".") {
-		// content[0][1] → content, 0, 1
-		name, rest, _ := strings.Cut(part, "[")
-		if name == "" && rest == "" {
-			return nil, fmt.Errorf("invalid path %q: empty element; separate names with single dots", orig)
-		}
-		if name != "" {
-			out = append(out, name)
-		}
-		if rest == "" {
-			continue
-		}
-		for _, idx := range strings.Split("["+rest, "[")[1:] {
-			n, ok := strings.CutSuffix(idx, "]")
-			if _, err := strconv.Atoi(n); !ok || err != nil {
-				return nil, fmt.Errorf("invalid path %q: brackets hold an array index, e.g. content[0]", orig)
-			}
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return jsonmatch.PathSyntax{
+		Forms: "$.a.b, structuredContent.a.b, content.0.text or rawResponse",
+		Index: "content[0]",
+	}.Parse(s)
 }
 
 // lookupPath follows path through a decoded JSON value.
@@ -62,7 +38,7 @@ func lookupPath(v any, path []string) (any, error) {
 			}
 			v = x[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonKind(v))
+			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonmatch.KindOf(v))
 		}
 	}
 	return v, nil
@@ -73,20 +49,6 @@ func pathString(path []string) string {
 		return "the result"
 	}
 	return "$." + strings.Join(path, ".")
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	}
-	return "a value"
 }
 
 // varString renders a value for a variable: strings as they are, anything

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,24 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BuildError is a recording that cannot be served, with the line that
-// says why.
-type BuildError struct {
-	Line int
-	Err  error
-}
-
-func (e *BuildError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
-func (e *BuildError) Unwrap() error { return e.Err }
-
-// Keys of the per-request _meta of 2026-07-28 and of its results.
-const (
-	metaProtocol   = "io.modelcontextprotocol/protocolVersion"
-	metaServerInfo = "io.modelcontextprotocol/serverInfo"
-)
-
-// lineOf is the recording's line of entry i (the header is line 1).
-func lineOf(i int) int { return i + 2 }
+// metaServerInfo is the key of a 2026-07-28 result's _meta that names
+// the server.
+const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 
 // Build reads a recording as a script to serve. Requests are paired with
 // their responses by id within their HTTP session (and by stream when ids
@@ -39,50 +23,17 @@ func lineOf(i int) int { return i + 2 }
 // carried them, over stdio the call in progress), 2026-07-28 rounds with
 // the next request carrying their answers. What cannot be served as
 // recorded is a warning; params or results the stand-in could not serve
-// at all are a *BuildError naming the line.
+// at all are a *recording.Error naming the line.
 func Build(rec *recording.Recording) (*Script, error) {
 	b := &builder{
-		s:     &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
-		reqs:  map[pendKey][]*pending{},
-		sreqs: map[pendKey]*Question{},
+		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
 	}
-	for i, e := range rec.Entries {
-		line := lineOf(i)
-		if !e.IsMessage() {
-			b.event(line, e)
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(e.Message)
-		if err != nil {
-			return nil, &BuildError{line, err}
-		}
-		session, stream := "", ""
-		if e.HTTP != nil {
-			session, stream = e.HTTP.Session, e.HTTP.Stream
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Request:
-			if e.Dir == recording.ClientToServer {
-				err = b.clientRequest(line, e, session, stream, m)
-			} else {
-				b.serverRequest(line, session, stream, m)
-			}
-		case *jsonrpc.Response:
-			if e.Dir == recording.ServerToClient {
-				err = b.serverResponse(line, session, stream, m)
-			} else {
-				b.clientResponse(line, session, m)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := recording.Walk(rec, b); err != nil {
+		return nil, err
 	}
 	b.finish()
 	return b.s, nil
 }
-
-type pendKey struct{ session, id string }
 
 // pending is a client request waiting for its response.
 type pending struct {
@@ -93,9 +44,11 @@ type pending struct {
 }
 
 type builder struct {
-	s     *Script
-	reqs  map[pendKey][]*pending
-	sreqs map[pendKey]*Question // server requests waiting for the client's answer; nil: one not served (ping)
+	s    *Script
+	reqs recording.Waiting[*pending]
+	// sreqs are the server requests waiting for the client's answer; nil:
+	// one not served (ping).
+	sreqs recording.Waiting[*Question]
 	gone  string
 }
 
@@ -103,19 +56,8 @@ func (b *builder) warn(line int, format string, args ...any) {
 	b.s.Warnings = append(b.s.Warnings, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...)))
 }
 
-func idString(id jsonrpc.ID) string {
-	switch v := id.Raw().(type) {
-	case string:
-		return "s:" + v
-	case int64:
-		return "n:" + strconv.FormatInt(v, 10)
-	case float64:
-		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(id.Raw())
-}
-
-func (b *builder) event(line int, e recording.Entry) {
+// Event notes where the client or the server went, and what is not served.
+func (b *builder) Event(line int, e recording.Entry) {
 	switch e.Event {
 	case recording.EventClientGone:
 		if b.gone == "" {
@@ -132,33 +74,6 @@ func (b *builder) event(line int, e recording.Entry) {
 	}
 }
 
-// reqParams are the members of a request's params the builder reads.
-type reqParams struct {
-	Meta           map[string]json.RawMessage `json:"_meta"`
-	Name           string                     `json:"name"`
-	URI            string                     `json:"uri"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	RequestState   *string                    `json:"requestState"`
-	RequestID      json.RawMessage            `json:"requestId"`
-	Protocol       string                     `json:"protocolVersion"`
-}
-
-func readParams(raw json.RawMessage) reqParams {
-	var p reqParams
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &p)
-	}
-	return p
-}
-
-func (p reqParams) protocol() string {
-	var v string
-	if raw, ok := p.Meta[metaProtocol]; ok {
-		_ = json.Unmarshal(raw, &v)
-	}
-	return v
-}
-
 func (b *builder) protocol(line int, v string) {
 	if v == "" || slices.Contains(b.s.Protocols, v) {
 		return
@@ -170,10 +85,13 @@ func (b *builder) protocol(line int, v string) {
 	}
 }
 
-func (b *builder) clientRequest(line int, e recording.Entry, session, stream string, m *jsonrpc.Request) error {
-	p := readParams(m.Params)
-	proto := p.protocol()
-	if proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
+// ClientRequest files a request of the client as an exchange to serve,
+// or as the next round of the exchange it continues.
+func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
+	line, session, stream := w.Line, w.Session, w.Stream
+	p := recording.ReadParams(m.Params)
+	proto := p.MetaProtocol()
+	if e := w.Entry; proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
 	b.protocol(line, proto)
@@ -182,14 +100,13 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 		return nil
 	}
 	pend := &pending{line: line, method: m.Method, stream: stream}
-	k := pendKey{session, idString(m.ID)}
-	for _, earlier := range b.reqs[k] {
+	for _, earlier := range b.reqs.Get(session, m.ID) {
 		if earlier.stream == stream {
 			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
 			break
 		}
 	}
-	b.reqs[k] = append(b.reqs[k], pend)
+	b.reqs.Add(session, stream, m.ID, pend)
 	switch m.Method {
 	case "initialize", "server/discover":
 		return nil
@@ -198,7 +115,7 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 	}
 	key, err := matchKey(m.Method, m.Params)
 	if err != nil {
-		return &BuildError{line, fmt.Errorf("the params of %s cannot be matched: %w", m.Method, err)}
+		return &recording.Error{Line: line, Err: fmt.Errorf("the params of %s cannot be matched: %w", m.Method, err)}
 	}
 	name := p.Name
 	if m.Method == "resources/read" {
@@ -227,7 +144,7 @@ func (b *builder) clientRequest(line int, e recording.Entry, session, stream str
 // continued finds the exchange a request carrying answers continues: the
 // first of the same method, params and session whose last round waits
 // for its answers, preferring one whose questions the answers' keys are.
-func (b *builder) continued(method, key, session string, p reqParams) *Exchange {
+func (b *builder) continued(method, key, session string, p recording.Params) *Exchange {
 	var fallback *Exchange
 	for _, x := range b.s.recorded(method, key) {
 		if !x.waiting || x.session != session {
@@ -259,45 +176,41 @@ func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.Raw
 	}
 }
 
-func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p reqParams) {
-	if m.Method != "notifications/cancelled" || len(p.RequestID) == 0 {
+func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p recording.Params) {
+	if m.Method != "notifications/cancelled" {
 		return
 	}
-	var raw any
-	if json.Unmarshal(p.RequestID, &raw) != nil {
+	id, ok := recording.CancelledID(p.RequestID)
+	if !ok {
 		return
 	}
-	id, err := jsonrpc.MakeID(raw)
-	if err != nil {
-		return
-	}
-	for _, pend := range b.reqs[pendKey{session, idString(id)}] {
+	for _, pend := range b.reqs.Get(session, id) {
 		if pend.x != nil && !pend.x.Ended {
 			pend.x.Unended = fmt.Sprintf("the client cancelled it (line %d)", line)
 		}
 	}
 }
 
-// serverRequest files a question under the call it belongs to.
-func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Request) {
+// ServerRequest files a question under the call it belongs to.
+func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
+	line, session := w.Line, w.Session
 	if !m.ID.IsValid() {
-		return // a notification: progress, a log message, a list change
+		return nil // a notification: progress, a log message, a list change
 	}
-	k := pendKey{session, idString(m.ID)}
 	switch m.Method {
 	case "elicitation/create", "sampling/createMessage", "roots/list":
 	default:
-		b.sreqs[k] = nil
-		return
+		b.sreqs.Add(session, "", m.ID, nil)
+		return nil
 	}
-	x, others := b.callOf(session, stream)
+	x, others := b.callOf(session, w.Stream)
 	if others > 0 {
 		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s %s's (line %d), the latest", m.Method, others, x.Method, x.Name, x.Line)
 	}
 	if x == nil {
 		b.warn(line, "%s outside any call: not asked", m.Method)
-		b.sreqs[k] = nil
-		return
+		b.sreqs.Add(session, "", m.ID, nil)
+		return nil
 	}
 	var r *Round
 	if n := len(x.Rounds); n > 0 && x.Rounds[n-1].serverRequests {
@@ -316,7 +229,8 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 	}
 	q := &Question{Line: line, Key: "q" + strconv.Itoa(x.Questions()+1), Method: m.Method, Params: m.Params}
 	r.Questions = append(r.Questions, q)
-	b.sreqs[k] = q
+	b.sreqs.Add(session, "", m.ID, q)
+	return nil
 }
 
 // callOf finds the call in progress that a server request belongs to:
@@ -325,21 +239,17 @@ func (b *builder) serverRequest(line int, session, stream string, m *jsonrpc.Req
 func (b *builder) callOf(session, stream string) (*Exchange, int) {
 	var latest *pending
 	calls := map[*Exchange]bool{}
-	for k, ps := range b.reqs {
-		if k.session != session {
+	_, ps := b.reqs.In(session)
+	for _, p := range ps {
+		if p.x == nil || !isCall(p.method) {
 			continue
 		}
-		for _, p := range ps {
-			if p.x == nil || !isCall(p.method) {
-				continue
-			}
-			if stream != "" && p.stream == stream {
-				return p.x, 0
-			}
-			calls[p.x] = true
-			if latest == nil || p.line > latest.line {
-				latest = p
-			}
+		if stream != "" && p.stream == stream {
+			return p.x, 0
+		}
+		calls[p.x] = true
+		if latest == nil || p.line > latest.line {
+			latest = p
 		}
 	}
 	if latest == nil {
@@ -348,59 +258,37 @@ func (b *builder) callOf(session, stream string) (*Exchange, int) {
 	return latest.x, len(calls) - 1
 }
 
-func (b *builder) clientResponse(line int, session string, m *jsonrpc.Response) {
-	k := pendKey{session, idString(m.ID)}
-	q, ok := b.sreqs[k]
+// ClientResponse takes the client's answer to a server request.
+func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
+	q, ok := b.sreqs.Take(w.Session, "", m.ID)
 	if !ok {
-		b.warn(line, "an answer to a server request the recording does not hold: skipped")
-		return
+		b.warn(w.Line, "an answer to a server request the recording does not hold: skipped")
+		return nil
 	}
-	delete(b.sreqs, k)
 	if q == nil {
-		return
+		return nil
 	}
-	q.AnswerLine = line
+	q.AnswerLine = w.Line
 	if m.Error != nil {
-		q.AnswerErr = wireError(m.Error)
-		return
+		q.AnswerErr = recording.WireError(m.Error)
+		return nil
 	}
 	q.Answer = m.Result
-}
-
-func wireError(err error) *jsonrpc.Error {
-	if we, ok := err.(*jsonrpc.Error); ok {
-		return we
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	return nil
 }
 
 // take removes and returns the request a response answers: the one with
-// its id in its session, sent on its stream when several are.
+// its id in its session, sent on its stream when several are; else, for
+// the answer that opened the session (initialize), the one sent without a
+// session.
 func (b *builder) take(session, stream string, id jsonrpc.ID) *pending {
-	k := pendKey{session, idString(id)}
-	ps := b.reqs[k]
-	if len(ps) == 0 && session != "" {
-		// The answer that opened the session (initialize): its request
-		// was sent without one.
-		k = pendKey{"", idString(id)}
-		ps = b.reqs[k]
+	if p, ok := b.reqs.Take(session, stream, id); ok {
+		return p
 	}
-	if len(ps) == 0 {
+	if session == "" {
 		return nil
 	}
-	i := 0
-	for j, p := range ps {
-		if stream != "" && p.stream == stream {
-			i = j
-			break
-		}
-	}
-	p := ps[i]
-	if ps = slices.Delete(ps, i, i+1); len(ps) == 0 {
-		delete(b.reqs, k)
-	} else {
-		b.reqs[k] = ps
-	}
+	p, _ := b.reqs.Take("", stream, id)
 	return p
 }
 
@@ -416,8 +304,11 @@ type resultHead struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 }
 
-func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Response) error {
-	p := b.take(session, stream, m.ID)
+// ServerResponse takes the server's answer to a request of the client:
+// a round of questions, or the result that ends its exchange.
+func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
+	line := w.Line
+	p := b.take(w.Session, w.Stream, m.ID)
 	if p == nil {
 		b.warn(line, "a response to a request the recording does not hold: skipped")
 		return nil
@@ -425,7 +316,7 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 	var h resultHead
 	if m.Error == nil {
 		if err := json.Unmarshal(m.Result, &h); err != nil {
-			return &BuildError{line, fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.method, p.line, err)}
+			return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.method, p.line, err)}
 		}
 		if info := h.Meta[metaServerInfo]; len(info) > 0 && len(b.s.Server.Info) == 0 {
 			b.s.Server.Info = info
@@ -450,13 +341,13 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 		return nil
 	}
 	if m.Error != nil {
-		x.Err, x.ResultLine, x.Ended = wireError(m.Error), line, true
+		x.Err, x.ResultLine, x.Ended = recording.WireError(m.Error), line, true
 		return nil
 	}
 	if isCall(x.Method) && (h.ResultType == "input_required" || h.InputRequests != nil) {
 		r, err := inputRound(line, h.InputRequests)
 		if err != nil {
-			return &BuildError{line, fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
+			return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
 		}
 		x.Rounds = append(x.Rounds, r)
 		x.waiting = true
@@ -469,7 +360,7 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 	}
 	res, err := finalResult(x.Method, m.Result)
 	if err != nil {
-		return &BuildError{line, fmt.Errorf("the result of %s (line %d): %w", x.Label(), x.Line, err)}
+		return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d): %w", x.Label(), x.Line, err)}
 	}
 	x.Result, x.ResultLine, x.Ended = res, line, true
 	return nil
@@ -478,26 +369,18 @@ func (b *builder) serverResponse(line int, session, stream string, m *jsonrpc.Re
 // inputRound reads the questions of an input_required result, in the
 // order of their keys.
 func inputRound(line int, reqs map[string]json.RawMessage) (*Round, error) {
-	keys := make([]string, 0, len(reqs))
-	for k := range reqs {
-		keys = append(keys, k)
+	irs, err := recording.InputRequests(reqs)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(keys)
 	r := &Round{}
-	for _, k := range keys {
-		var q struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal(reqs[k], &q); err != nil {
-			return nil, fmt.Errorf("question %q: %v", k, err)
-		}
+	for _, q := range irs {
 		switch q.Method {
 		case "elicitation/create", "sampling/createMessage", "roots/list":
 		default:
-			return nil, fmt.Errorf("question %q asks %q, which is no question a client answers (elicitation/create, sampling/createMessage, roots/list)", k, q.Method)
+			return nil, fmt.Errorf("question %q asks %q, which is no question a client answers (elicitation/create, sampling/createMessage, roots/list)", q.Key, q.Method)
 		}
-		r.Questions = append(r.Questions, &Question{Line: line, Key: k, Method: q.Method, Params: q.Params})
+		r.Questions = append(r.Questions, &Question{Line: line, Key: q.Key, Method: q.Method, Params: q.Params})
 	}
 	return r, nil
 }

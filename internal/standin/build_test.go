@@ -83,7 +83,7 @@ func TestBuildRefusesNamingTheLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\nwant %s", name, err, c.want)
 		}
-		var be *BuildError
+		var be *recording.Error
 		var re *recording.Error
 		if !errors.As(err, &be) && !errors.As(err, &re) {
 			t.Errorf("%s: %T", name, err)
@@ -175,7 +175,7 @@ func TestUnknownModeRefused(t *testing.T) {
 		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}}`+"\n"+
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}`+"\n")
 	_, err := New(sc, Options{})
-	var be *BuildError
+	var be *recording.Error
 	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), `the elicitation's mode "telepathy" is neither form nor url`) {
 		t.Errorf("got %v", err)
 	}

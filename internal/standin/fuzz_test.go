@@ -129,7 +129,7 @@ func FuzzBuild(f *testing.F) {
 		}
 		sc, err := Build(rec)
 		if err != nil {
-			if _, ok := err.(*BuildError); !ok {
+			if _, ok := err.(*recording.Error); !ok {
 				t.Fatalf("%T: %v", err, err)
 			}
 			return

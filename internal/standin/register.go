@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,7 +124,7 @@ func (s *Standin) called(method string) []string {
 func safely(line int, what string, f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &BuildError{line, fmt.Errorf("%s cannot be served: %v", what, r)}
+			err = &recording.Error{Line: line, Err: fmt.Errorf("%s cannot be served: %v", what, r)}
 		}
 	}()
 	f()
@@ -200,7 +201,7 @@ func registerFeature[T any](s *Standin, f feature[T]) error {
 	for _, x := range results {
 		res, err := decodeResult(x.Method, x.Result)
 		if err != nil {
-			return &BuildError{x.ResultLine, err}
+			return &recording.Error{Line: x.ResultLine, Err: err}
 		}
 		for _, it := range f.items(res) {
 			k := f.key(it)

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/ask"
+	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
@@ -157,7 +158,7 @@ func New(script *Script, opts Options) (*Standin, error) {
 		for _, r := range x.Rounds {
 			for _, q := range r.Questions {
 				if _, err := inputRequest(q); err != nil {
-					return nil, &BuildError{q.Line, fmt.Errorf("question %q of %s: %v", q.Key, x.Label(), err)}
+					return nil, &recording.Error{Line: q.Line, Err: fmt.Errorf("question %q of %s: %v", q.Key, x.Label(), err)}
 				}
 			}
 		}
@@ -231,13 +232,13 @@ func (s *Standin) build() error {
 	impl := &mcp.Implementation{Name: "mcp-tester-serve"}
 	if len(facts.Info) > 0 {
 		if err := json.Unmarshal(facts.Info, impl); err != nil || impl.Name == "" {
-			return &BuildError{facts.Line, fmt.Errorf("the server's serverInfo is not an implementation (name, version): %s", facts.Info)}
+			return &recording.Error{Line: facts.Line, Err: fmt.Errorf("the server's serverInfo is not an implementation (name, version): %s", facts.Info)}
 		}
 	}
 	caps := &mcp.ServerCapabilities{}
 	if len(facts.Capabilities) > 0 {
 		if err := json.Unmarshal(facts.Capabilities, caps); err != nil {
-			return &BuildError{facts.Line, fmt.Errorf("the server's capabilities: %v", err)}
+			return &recording.Error{Line: facts.Line, Err: fmt.Errorf("the server's capabilities: %v", err)}
 		}
 		if len(caps.Extensions) > 0 {
 			var ids []string

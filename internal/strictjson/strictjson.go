@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/runecut"
 	sdkjson "github.com/segmentio/encoding/json"
 )
 
@@ -141,11 +142,7 @@ func clip(path string) string {
 	if len(path) <= shown {
 		return path
 	}
-	cut := shown
-	for cut > 0 && !utf8.RuneStart(path[cut]) {
-		cut--
-	}
-	return path[:cut] + "…"
+	return runecut.Prefix(path, shown) + "…"
 }
 
 // endValue records that the innermost container read one more value.

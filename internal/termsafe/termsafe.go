@@ -18,6 +18,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/askback/askback/internal/runecut"
 )
 
 // Line neutralises s for one line of output: line breaks and tabs become
@@ -49,11 +51,8 @@ func Clip(s string, max int) string {
 	if len(s) <= max {
 		return Line(s)
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return Line(s[:cut]) + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+	head := runecut.Prefix(s, max)
+	return Line(head) + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
 }
 
 // Has reports whether s holds anything [Block] would change: a control or

@@ -1,0 +1,255 @@
+package recording
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// MetaProtocol is the key of a 2026-07-28 request's _meta that names its
+// protocol version.
+const MetaProtocol = "io.modelcontextprotocol/protocolVersion"
+
+// Line is the recording's line of Recording.Entries[i] (the header is
+// line 1).
+func Line(i int) int { return i + 2 }
+
+// Message is where a JSON-RPC message of a recording stands: its line, its
+// entry, and over HTTP the session and stream that carried it.
+type Message struct {
+	Line    int
+	Entry   Entry
+	Session string
+	Stream  string
+}
+
+// Visitor hears a recording's entries in order (Walk): each event, and
+// each message decoded, by its kind and direction. The first error a
+// method returns ends the walk.
+type Visitor interface {
+	Event(line int, e Entry)
+	ClientRequest(m Message, r *jsonrpc.Request) error
+	ServerRequest(m Message, r *jsonrpc.Request) error
+	ServerResponse(m Message, r *jsonrpc.Response) error
+	ClientResponse(m Message, r *jsonrpc.Response) error
+}
+
+// Walk hands rec's entries to v in order. A message that does not decode
+// (which Read refuses) is an *Error naming its line.
+func Walk(rec *Recording, v Visitor) error {
+	for i, e := range rec.Entries {
+		line := Line(i)
+		if !e.IsMessage() {
+			v.Event(line, e)
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(e.Message)
+		if err != nil {
+			return &Error{Line: line, Err: err}
+		}
+		m := Message{Line: line, Entry: e}
+		if e.HTTP != nil {
+			m.Session, m.Stream = e.HTTP.Session, e.HTTP.Stream
+		}
+		client := e.Dir == ClientToServer
+		switch r := msg.(type) {
+		case *jsonrpc.Request:
+			if client {
+				err = v.ClientRequest(m, r)
+			} else {
+				err = v.ServerRequest(m, r)
+			}
+		case *jsonrpc.Response:
+			if client {
+				err = v.ClientResponse(m, r)
+			} else {
+				err = v.ServerResponse(m, r)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Waiting holds the requests of one side that wait for the other's answer,
+// by id within their HTTP session, each with what its reader keeps of it.
+// The zero value is empty and ready.
+type Waiting[T any] struct {
+	m map[waitKey][]waiter[T]
+	n int // requests added, for their order
+}
+
+type waitKey struct{ session, id string }
+
+type waiter[T any] struct {
+	stream string
+	seq    int
+	v      T
+}
+
+// Add files a request with its id, sent in session on stream.
+func (w *Waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
+	if w.m == nil {
+		w.m = map[waitKey][]waiter[T]{}
+	}
+	k := waitKey{session, idKey(id)}
+	w.n++
+	w.m[k] = append(w.m[k], waiter[T]{stream: stream, seq: w.n, v: v})
+}
+
+// Get is the requests waiting with id in session, in the order they came.
+func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
+	var out []T
+	for _, x := range w.m[waitKey{session, idKey(id)}] {
+		out = append(out, x.v)
+	}
+	return out
+}
+
+// Take removes and returns the request an answer with id in session
+// answers: the one sent on stream when several wait with that id, else the
+// first.
+func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
+	k := waitKey{session, idKey(id)}
+	list := w.m[k]
+	if len(list) == 0 {
+		var zero T
+		return zero, false
+	}
+	i := 0
+	for j, x := range list {
+		if stream != "" && x.stream == stream {
+			i = j
+			break
+		}
+	}
+	v := list[i].v
+	if list = slices.Delete(list, i, i+1); len(list) == 0 {
+		delete(w.m, k)
+	} else {
+		w.m[k] = list
+	}
+	return v, true
+}
+
+// In is every request waiting in session with the stream it was sent on,
+// in the order they came.
+func (w *Waiting[T]) In(session string) (streams []string, values []T) {
+	var all []waiter[T]
+	for k, list := range w.m {
+		if k.session == session {
+			all = append(all, list...)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+	for _, x := range all {
+		streams, values = append(streams, x.stream), append(values, x.v)
+	}
+	return streams, values
+}
+
+// idKey tells ids apart as JSON-RPC does: the string "1" is not the
+// number 1.
+func idKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "s:" + v
+	case float64:
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+	case int64:
+		return "n:" + strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprint(id.Raw())
+}
+
+// CancelledID is the request a notifications/cancelled names in its
+// requestId, if it names one.
+func CancelledID(requestID json.RawMessage) (jsonrpc.ID, bool) {
+	if len(requestID) == 0 {
+		return jsonrpc.ID{}, false
+	}
+	var raw any
+	if json.Unmarshal(requestID, &raw) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(raw)
+	if err != nil || !id.IsValid() {
+		return jsonrpc.ID{}, false
+	}
+	return id, true
+}
+
+// Params are the members of a request's params that the readers of a
+// recording (a conversation, a stand-in) look at.
+type Params struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
+	TaskID         string                     `json:"taskId"`
+	Level          string                     `json:"level"`
+	Cursor         *string                    `json:"cursor"`
+	RequestID      json.RawMessage            `json:"requestId"`
+	Protocol       string                     `json:"protocolVersion"`
+}
+
+// ReadParams reads what it can of a request's params: none, or params
+// that are no object, read as empty.
+func ReadParams(raw json.RawMessage) Params {
+	var p Params
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &p)
+	}
+	return p
+}
+
+// MetaProtocol is the protocol version the request's _meta names, "" if
+// none.
+func (p Params) MetaProtocol() string {
+	var v string
+	if raw, ok := p.Meta[MetaProtocol]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
+
+// WireError is the JSON-RPC error a recorded response carries.
+func WireError(err error) *jsonrpc.Error {
+	if we, ok := err.(*jsonrpc.Error); ok {
+		return we
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// InputRequest is one question of a 2026-07-28 input_required result.
+type InputRequest struct {
+	Key    string          `json:"-"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// InputRequests reads the questions of an input_required result in the
+// order of their keys (the order a client answers them): each with what
+// could be read of it, and an error naming the first that is not a
+// question object.
+func InputRequests(reqs map[string]json.RawMessage) ([]InputRequest, error) {
+	out := make([]InputRequest, 0, len(reqs))
+	var first error
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		ir := InputRequest{Key: k}
+		if err := json.Unmarshal(reqs[k], &ir); err != nil && first == nil {
+			first = fmt.Errorf("question %q: %v", k, err)
+		}
+		out = append(out, ir)
+	}
+	return out, first
+}
