@@ -41,13 +41,14 @@ type Step struct {
 // to run: a script holds its steps as the lines they are written on, not
 // as parsed commands (a few hundred bytes each, with their tokens), so that
 // a long script costs the garbage collector little for as long as it runs.
-// The line parsed without error before; an error now would be a bug, and
-// is returned as one.
-func (s *Script) command(st *Step) (*command, error) {
+// The command is parsed into p's room, which the last command parsed with
+// p was in: it lives until the next. The line parsed without error
+// before; an error now would be a bug, and is returned as one.
+func (s *Script) command(p *parser, st *Step) (*command, error) {
 	if st.Line < 1 || st.Line > len(s.lines) {
 		return nil, fmt.Errorf("line %d is not in %s", st.Line, s.Name)
 	}
-	p := &parser{file: s.Name, lines: s.lines, line: st.Line, next: st.Line, replay: true}
+	p.file, p.lines, p.line, p.next, p.replay, p.errs, p.failed = s.Name, s.lines, st.Line, st.Line, true, nil, false
 	_, c := p.parseLine(strings.TrimSuffix(s.lines[st.Line-1], "\r"))
 	if c == nil || len(p.errs) > 0 {
 		return nil, fmt.Errorf("line %d of %s does not parse again: %v", st.Line, s.Name, p.errs)
@@ -123,6 +124,13 @@ type parser struct {
 	// replay: the line is parsed again to run it (Script.command); it
 	// parsed without error before, with the variables of the lines above.
 	replay bool
+	// lex and cmd are the room a line is parsed into, reused by the next:
+	// the lexer's tokens and segments, and the command (not the commands
+	// it wraps). Nothing parsed from a line is kept once the next is
+	// parsed: ParseFile keeps a Step (strings of the line), the runner
+	// runs the command before it parses the next line.
+	lex lexer
+	cmd command
 }
 
 // Bounds of a here-document.
@@ -176,7 +184,8 @@ func (p *parser) parseLine(line string) (*Step, *command) {
 		p.errorf(1, "line is longer than %d bytes", maxLineLen)
 		return nil, nil
 	}
-	lx := &lexer{line: line}
+	lx := &p.lex
+	*lx = lexer{line: line, toks: lx.toks, arena: lx.arena[:0]}
 	toks, lerr := lx.tokens()
 	if lerr != nil {
 		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
@@ -243,7 +252,11 @@ func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 		p.errorf(first.col, "%s", msg)
 		return nil
 	}
-	c := &command{def: def, line: p.line, col: first.col, args: toks[1:]}
+	c := &p.cmd
+	if len(outers) > 0 {
+		c = new(command)
+	}
+	*c = command{def: def, line: p.line, col: first.col, args: toks[1:]}
 	if !def.named {
 		for i, t := range c.args {
 			c.args[i] = t.unkeyed()

@@ -287,7 +287,7 @@ func FuzzParse(f *testing.F) {
 			}
 			// What runs is the line parsed again: it parses, to the same
 			// command.
-			c, err := s.command(st)
+			c, err := s.command(&parser{}, st)
 			if err != nil {
 				t.Fatalf("step %+v: %v", st, err)
 			}
@@ -302,7 +302,7 @@ func FuzzParse(f *testing.F) {
 // runner parses it.
 func mustCommand(t *testing.T, s *Script, i int) *command {
 	t.Helper()
-	c, err := s.command(s.Steps[i])
+	c, err := s.command(&parser{}, s.Steps[i])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,8 @@ type runner struct {
 	notes   []string                // what the step running should say besides its verdict
 	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
 	status  *tracker                // how far the run is, told each step's outcome
+	parser  parser                  // each step's line is parsed again into its room (see Script.command)
+	argv    []string                // the values of a check's arguments, its room reused (see values)
 }
 
 // flush writes the lines of the steps that ran since the last flush. The
@@ -210,7 +212,7 @@ func (r *runner) step(ctx context.Context, s *Script, st *Step) {
 	res := &StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
 	r.res.Steps = append(r.res.Steps, res)
 	start := time.Now()
-	c, err := s.command(st)
+	c, err := s.command(&r.parser, st)
 	if err != nil {
 		res.Message = err.Error()
 		return

@@ -44,6 +44,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 		lines []string
 	}{}
 	changed := false
+	var p parser // each failed step's line is parsed into its room
 	for i, st := range s.Steps {
 		if i >= len(res.Steps) {
 			break
@@ -53,7 +54,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 			continue
 		}
 		note := UpdateNote{Line: st.Line}
-		c, err := s.command(st)
+		c, err := s.command(&p, st)
 		if err != nil {
 			return nil, notes, err
 		}
