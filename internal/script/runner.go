@@ -361,8 +361,7 @@ func (r *runner) answerOf(c *command) (answer.Spec, error) {
 // runRemote runs a command that reaches the server, as a step of its own.
 func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
 	err := r.act(ctx, c, res)
-	var se *scriptError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*scriptError](err); ok {
 		return fail("%v", se)
 	}
 	notes := r.takeNotes()
@@ -404,8 +403,7 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 		return nil
 	}
 	err := r.act(ctx, c.sub, res)
-	var se *scriptError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*scriptError](err); ok {
 		return fail("%v", se)
 	}
 	if err != nil {
@@ -475,8 +473,7 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 	if c.def.asks {
 		r.settleSamples(c, samples)
 	}
-	var se *scriptError
-	if !c.def.asks && errors.As(err, &se) {
+	if _, ok := errors.AsType[*scriptError](err); ok && !c.def.asks {
 		return err // nothing was sent and nothing was asked: the last command stays
 	}
 	if c.def.asks {
@@ -485,7 +482,7 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 	if errors.Is(err, ErrNoTasks) {
 		err = &scriptError{err}
 	}
-	r.last = newLast(c.def, c.line, out, err)
+	r.last = newLast(r.last, c.def, c.line, out, err)
 	if out != nil && len(out.Questions) > 0 {
 		res.Questions = append(res.Questions, out.Questions...)
 	}
@@ -644,8 +641,13 @@ func questionKeys(qs []exchange.Entry) string {
 	return "questions asked with keys " + strings.Join(keys, ", ")
 }
 
-func newLast(def *cmd, line int, out *Outcome, err error) *last {
-	l := &last{cmd: def, line: line, outcome: out, err: err}
+// newLast makes the last command in l, the room of the one before (which
+// nothing reads once a command has replaced it), or a new one when l is nil.
+func newLast(l *last, def *cmd, line int, out *Outcome, err error) *last {
+	if l == nil {
+		l = new(last)
+	}
+	*l = last{cmd: def, line: line, outcome: out, err: err}
 	if out == nil {
 		l.outcome = &Outcome{}
 	}
