@@ -36,8 +36,8 @@ func (c *fixedConn) ReadResource(context.Context, string, []answer.Spec) (*Outco
 	return c.out, nil
 }
 func (c *fixedConn) ListTools(context.Context) ([]*mcp.Tool, error) { return c.tools, nil }
-func (c *fixedConn) Ping(context.Context) error                      { return nil }
-func (c *fixedConn) Close() error                                    { return nil }
+func (c *fixedConn) Ping(context.Context) error                     { return nil }
+func (c *fixedConn) Close() error                                   { return nil }
 
 // opaque hides which Conn c is from the compiler, which would otherwise
 // call it directly and keep the loop's arguments on the stack, as no loop
