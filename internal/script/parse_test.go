@@ -308,3 +308,21 @@ func mustCommand(t *testing.T, s *Script, i int) *command {
 	}
 	return c
 }
+
+// TestLineIndex: a script's lines, held as offsets into its text, are the
+// lines strings.Split finds.
+func TestLineIndex(t *testing.T) {
+	for _, text := range []string{"", "\n", "one", "one\n", "one\ntwo", "one\r\ntwo\r\n", "\n\nthree\n\n"} {
+		want := strings.Split(text, "\n")
+		x := newLineIndex(text)
+		if x.len() != len(want) {
+			t.Errorf("%q: %d lines, want %d", text, x.len(), len(want))
+			continue
+		}
+		for i, w := range want {
+			if got := x.at(i); got != w {
+				t.Errorf("%q: line %d is %q, want %q", text, i, got, w)
+			}
+		}
+	}
+}
