@@ -112,9 +112,12 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 			return nil, fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, name, hint, takes(names))
 		}
 	}
-	free := slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-		return slices.ContainsFunc(toks, func(tk token) bool { return tk.key == n })
-	})
+	var free []string // the properties no argument names, for the positional ones
+	if slices.ContainsFunc(toks, func(tk token) bool { return tk.key == "" }) {
+		free = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+			return slices.ContainsFunc(toks, func(tk token) bool { return tk.key == n })
+		})
+	}
 	for _, tk := range toks {
 		key := tk.key
 		if key == "" {
@@ -158,6 +161,9 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 // word has two readings and fails the step, saying how to write each. An
 // argument the words then name twice fails too.
 func slashWords(tool string, schema *inputSchema, lerr error, toks []token) ([]token, error) {
+	if !slices.ContainsFunc(toks, func(tk token) bool { return tk.slashKey != "" }) {
+		return toks, nil // no word to decide: the tokens as they are
+	}
 	out := make([]token, len(toks))
 	for i, tk := range toks {
 		out[i] = tk

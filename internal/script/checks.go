@@ -20,18 +20,21 @@ type runFunc = func(r *runner, ctx context.Context, c *command, res *StepResult)
 // values are the values of c's arguments, variables replaced. The commands
 // with a filter (assert_elicited, assert_not_elicited) read their text
 // themselves.
+// The slice is the runner's room, reused by the next step's check: a
+// check keeps none of it.
 func (r *runner) values(c *command) ([]string, *failure) {
-	args := make([]string, len(c.args))
-	if c.filter != nil {
-		return args, nil
-	}
-	for i, t := range c.args {
-		v, err := t.value(r.vars)
-		if err != nil {
-			return nil, fail("%v", err)
+	args := r.argv[:0]
+	for _, t := range c.args {
+		v := ""
+		if c.filter == nil {
+			var err error
+			if v, err = t.value(r.vars); err != nil {
+				return nil, fail("%v", err)
+			}
 		}
-		args[i] = v
+		args = append(args, v)
 	}
+	r.argv = args
 	return args, nil
 }
 

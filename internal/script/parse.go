@@ -1,7 +1,6 @@
 package script
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,10 +22,41 @@ type Script struct {
 	// declares no roots).
 	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
 	// lines are the script's lines, which its steps are parsed from again
-	// when they run (see command).
-	lines []string
-	// src is the text parsed, which Update rewrites.
-	src []byte
+	// when they run (see command): the text parsed, held once.
+	lines lineIndex
+	// src is the text parsed, with its byte order mark, which Update
+	// rewrites; lines hold the same text.
+	src string
+}
+
+// lineIndex is a text and where each of its lines starts: each line taken
+// when it is read, not kept as a string of its own (a pointer each, which
+// the collector would follow at every cycle of a long run).
+type lineIndex struct {
+	text   string
+	starts []int // the offset of each line in text
+}
+
+func newLineIndex(text string) lineIndex {
+	x := lineIndex{text: text, starts: make([]int, 1, strings.Count(text, "\n")+1)}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			x.starts = append(x.starts, i+1)
+		}
+	}
+	return x
+}
+
+// len is the number of lines, as strings.Split(text, "\n") counts them.
+func (x lineIndex) len() int { return len(x.starts) }
+
+// at is line i (0-based), without its newline.
+func (x lineIndex) at(i int) string {
+	end := len(x.text)
+	if i+1 < len(x.starts) {
+		end = x.starts[i+1] - 1
+	}
+	return x.text[x.starts[i]:end]
 }
 
 // Step is one command line of a script.
@@ -41,14 +71,15 @@ type Step struct {
 // to run: a script holds its steps as the lines they are written on, not
 // as parsed commands (a few hundred bytes each, with their tokens), so that
 // a long script costs the garbage collector little for as long as it runs.
-// The line parsed without error before; an error now would be a bug, and
-// is returned as one.
-func (s *Script) command(st *Step) (*command, error) {
-	if st.Line < 1 || st.Line > len(s.lines) {
+// The command is parsed into p's room, which the last command parsed with
+// p was in: it lives until the next. The line parsed without error
+// before; an error now would be a bug, and is returned as one.
+func (s *Script) command(p *parser, st *Step) (*command, error) {
+	if st.Line < 1 || st.Line > s.lines.len() {
 		return nil, fmt.Errorf("line %d is not in %s", st.Line, s.Name)
 	}
-	p := &parser{file: s.Name, lines: s.lines, line: st.Line, next: st.Line, replay: true}
-	_, c := p.parseLine(strings.TrimSuffix(s.lines[st.Line-1], "\r"))
+	p.file, p.lines, p.line, p.next, p.replay, p.errs, p.failed = s.Name, s.lines, st.Line, st.Line, true, nil, false
+	_, c := p.parseLine(strings.TrimSuffix(s.lines.at(st.Line-1), "\r"))
 	if c == nil || len(p.errs) > 0 {
 		return nil, fmt.Errorf("line %d of %s does not parse again: %v", st.Line, s.Name, p.errs)
 	}
@@ -87,16 +118,15 @@ const maxLineLen = 1 << 16
 // FILE:LINE:COL: message; nothing of a script with errors should run.
 func ParseFile(name string, src []byte) (*Script, error) {
 	p := &parser{file: name, vars: map[string]bool{}}
-	s := &Script{Name: name, src: src}
-	src = bytes.TrimPrefix(src, []byte(bom))
-	p.lines = strings.Split(string(src), "\n")
-	for p.next < len(p.lines) {
+	s := &Script{Name: name, src: string(src)}
+	p.lines = newLineIndex(strings.TrimPrefix(s.src, bom))
+	for p.next < p.lines.len() {
 		if len(p.errs) >= maxSyntaxErrors {
 			break
 		}
 		p.line = p.next + 1
 		p.next++
-		if st, _ := p.parseLine(strings.TrimSuffix(p.lines[p.line-1], "\r")); st != nil {
+		if st, _ := p.parseLine(strings.TrimSuffix(p.lines.at(p.line-1), "\r")); st != nil {
 			s.Steps = append(s.Steps, st)
 		}
 	}
@@ -115,7 +145,7 @@ type parser struct {
 	vars   map[string]bool
 	errs   SyntaxErrors
 	failed bool // the current line has an error
-	lines  []string
+	lines  lineIndex
 	next   int // index of the next line to parse; a here-document moves it on
 	// sampling and roots: what the script's session must declare.
 	sampling bool
@@ -123,6 +153,13 @@ type parser struct {
 	// replay: the line is parsed again to run it (Script.command); it
 	// parsed without error before, with the variables of the lines above.
 	replay bool
+	// lex and cmd are the room a line is parsed into, reused by the next:
+	// the lexer's tokens and segments, and the command (not the commands
+	// it wraps). Nothing parsed from a line is kept once the next is
+	// parsed: ParseFile keeps a Step (strings of the line), the runner
+	// runs the command before it parses the next line.
+	lex lexer
+	cmd command
 }
 
 // Bounds of a here-document.
@@ -143,8 +180,8 @@ func (p *parser) heredoc(toks []token) {
 	marker, start := s[2:], p.line
 	var body []string
 	size := 0
-	for p.next < len(p.lines) {
-		l := strings.TrimSuffix(p.lines[p.next], "\r")
+	for p.next < p.lines.len() {
+		l := strings.TrimSuffix(p.lines.at(p.next), "\r")
 		p.next++
 		if strings.TrimSpace(l) == marker {
 			last.kind, last.segs = singleToken, []segment{{text: strings.Join(body, "\n")}}
@@ -176,7 +213,8 @@ func (p *parser) parseLine(line string) (*Step, *command) {
 		p.errorf(1, "line is longer than %d bytes", maxLineLen)
 		return nil, nil
 	}
-	lx := &lexer{line: line}
+	lx := &p.lex
+	*lx = lexer{line: line, toks: lx.toks, arena: lx.arena[:0]}
 	toks, lerr := lx.tokens()
 	if lerr != nil {
 		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
@@ -243,7 +281,11 @@ func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 		p.errorf(first.col, "%s", msg)
 		return nil
 	}
-	c := &command{def: def, line: p.line, col: first.col, args: toks[1:]}
+	c := &p.cmd
+	if len(outers) > 0 {
+		c = new(command)
+	}
+	*c = command{def: def, line: p.line, col: first.col, args: toks[1:]}
 	if !def.named {
 		for i, t := range c.args {
 			c.args[i] = t.unkeyed()

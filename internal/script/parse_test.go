@@ -288,7 +288,7 @@ func FuzzParse(f *testing.F) {
 			}
 			// What runs is the line parsed again: it parses, to the same
 			// command.
-			c, err := s.command(st)
+			c, err := s.command(&parser{}, st)
 			if err != nil {
 				t.Fatalf("step %+v: %v", st, err)
 			}
@@ -303,9 +303,27 @@ func FuzzParse(f *testing.F) {
 // runner parses it.
 func mustCommand(t *testing.T, s *Script, i int) *command {
 	t.Helper()
-	c, err := s.command(s.Steps[i])
+	c, err := s.command(&parser{}, s.Steps[i])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestLineIndex: a script's lines, held as offsets into its text, are the
+// lines strings.Split finds.
+func TestLineIndex(t *testing.T) {
+	for _, text := range []string{"", "\n", "one", "one\n", "one\ntwo", "one\r\ntwo\r\n", "\n\nthree\n\n"} {
+		want := strings.Split(text, "\n")
+		x := newLineIndex(text)
+		if x.len() != len(want) {
+			t.Errorf("%q: %d lines, want %d", text, x.len(), len(want))
+			continue
+		}
+		for i, w := range want {
+			if got := x.at(i); got != w {
+				t.Errorf("%q: line %d is %q, want %q", text, i, got, w)
+			}
+		}
+	}
 }

@@ -31,7 +31,10 @@ type runner struct {
 	vars map[string]string
 
 	res     *ScriptResult
-	emitted int                     // steps of res written to out
+	script  *Script                 // the script running
+	steps   []stepRecord            // the steps that ran, in line order; res.Steps at the end
+	spare   *StepResult             // a result no record holds, for the next step
+	emitted int                     // steps written to out
 	pending []pendingReply          // answers queued for the next asking command
 	samples []pendingSample         // model replies queued for the next asking command
 	last    *last                   // the last command that reached the server
@@ -41,6 +44,8 @@ type runner struct {
 	notes   []string                // what the step running should say besides its verdict
 	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
 	status  *tracker                // how far the run is, told each step's outcome
+	parser  parser                  // each step's line is parsed again into its room (see Script.command)
+	argv    []string                // the values of a check's arguments, its room reused (see values)
 }
 
 // flush writes the lines of the steps that ran since the last flush. The
@@ -53,6 +58,16 @@ func (r *runner) flush() {
 		_, _ = r.out.Write(r.text)
 		r.text = r.text[:0]
 	}
+}
+
+// stepRecord is a step that ran, as the runner keeps it until the run
+// ends: a passed step with nothing more to say (most of a long script) as
+// its index in Script.Steps and its duration, which the collector has no
+// pointer to follow in; any other step whole.
+type stepRecord struct {
+	full  *StepResult // nil: passed, made from index and took at the end
+	index int
+	took  time.Duration
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -106,6 +121,7 @@ func (e *scriptError) Error() string { return e.err.Error() }
 func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	start := time.Now()
 	r.res = &ScriptResult{Name: s.Name}
+	r.script = s
 	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
 	conn, err := r.connect(ctx, s)
 	if err != nil {
@@ -124,11 +140,11 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		}
 		fc.SetFallback(f)
 	}
-	for _, st := range s.Steps {
+	for i := range s.Steps {
 		if ctx.Err() != nil {
 			break
 		}
-		r.step(ctx, s, st)
+		r.step(ctx, s, i)
 		r.emit()
 	}
 	for _, p := range r.pending {
@@ -143,6 +159,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	r.samples = nil
 	r.emit()
 	r.flush()
+	r.res.Steps = r.results()
 	if err := conn.Close(); err != nil && r.res.Err == nil {
 		// What the server sent that only its end showed (a second
 		// answer to a request) fails the script.
@@ -168,17 +185,65 @@ func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
 // emit writes the steps whose outcome is known, in line order; an
 // elicit_response step waits for the command that uses its answer.
 func (r *runner) emit() {
-	for r.emitted < len(r.res.Steps) {
-		st := r.res.Steps[r.emitted]
-		if r.isPending(st) {
-			return
+	for r.emitted < len(r.steps) {
+		rec := r.steps[r.emitted]
+		passed := true
+		if st := rec.full; st != nil {
+			if r.isPending(st) {
+				return
+			}
+			if r.out != io.Discard {
+				r.text = appendStep(r.text, st)
+			}
+			passed = st.Passed
+		} else if r.out != io.Discard {
+			st := r.script.Steps[rec.index]
+			r.text = appendStepLine(r.text, true, st.Text, st.Line)
 		}
-		if r.out != io.Discard {
-			r.text = appendStep(r.text, st)
-		}
-		r.status.step(st.Passed)
+		r.status.step(passed)
 		r.emitted++
 	}
+}
+
+// keep records the result of step i of the script. A passed step with
+// nothing more to say than its line is kept as its index and duration,
+// and res is free for the next step.
+func (r *runner) keep(i int, res *StepResult) {
+	if res.Passed && res.Output == "" && res.Message == "" && res.Expected == "" && res.Actual == "" &&
+		res.Response == "" && res.Diff == "" && len(res.Questions) == 0 && res.fix == nil && !r.isPending(res) {
+		r.steps = append(r.steps, stepRecord{index: i, took: res.Duration})
+		r.spare = res
+		return
+	}
+	r.steps = append(r.steps, stepRecord{full: res})
+}
+
+// results are the steps that ran, each whole: ScriptResult.Steps. The
+// passed ones kept as an index share one allocation.
+func (r *runner) results() []*StepResult {
+	if len(r.steps) == 0 {
+		return nil
+	}
+	n := 0
+	for _, rec := range r.steps {
+		if rec.full == nil {
+			n++
+		}
+	}
+	passed := make([]StepResult, n)
+	steps := make([]*StepResult, len(r.steps))
+	for i, rec := range r.steps {
+		if rec.full != nil {
+			steps[i] = rec.full
+			continue
+		}
+		st := r.script.Steps[rec.index]
+		p := &passed[0]
+		passed = passed[1:]
+		*p = StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text, Passed: true, Duration: rec.took}
+		steps[i] = p
+	}
+	return steps
 }
 
 func (r *runner) isPending(st *StepResult) bool {
@@ -206,11 +271,23 @@ func (r *runner) timeoutOf(c *command) time.Duration {
 	return r.opts.StepTimeout
 }
 
-func (r *runner) step(ctx context.Context, s *Script, st *Step) {
-	res := &StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
-	r.res.Steps = append(r.res.Steps, res)
+// step runs step i of s and keeps its result.
+func (r *runner) step(ctx context.Context, s *Script, i int) {
+	st := s.Steps[i]
+	res := r.spare
+	if res == nil {
+		res = new(StepResult)
+	}
+	r.spare = nil
+	*res = StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text}
+	r.runStep(ctx, s, st, res)
+	r.keep(i, res)
+}
+
+// runStep runs st, its result in res.
+func (r *runner) runStep(ctx context.Context, s *Script, st *Step, res *StepResult) {
 	start := time.Now()
-	c, err := s.command(st)
+	c, err := s.command(&r.parser, st)
 	if err != nil {
 		res.Message = err.Error()
 		return
@@ -284,8 +361,7 @@ func (r *runner) answerOf(c *command) (answer.Spec, error) {
 // runRemote runs a command that reaches the server, as a step of its own.
 func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *failure {
 	err := r.act(ctx, c, res)
-	var se *scriptError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*scriptError](err); ok {
 		return fail("%v", se)
 	}
 	notes := r.takeNotes()
@@ -327,8 +403,7 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 		return nil
 	}
 	err := r.act(ctx, c.sub, res)
-	var se *scriptError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*scriptError](err); ok {
 		return fail("%v", se)
 	}
 	if err != nil {
@@ -398,8 +473,7 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 	if c.def.asks {
 		r.settleSamples(c, samples)
 	}
-	var se *scriptError
-	if !c.def.asks && errors.As(err, &se) {
+	if _, ok := errors.AsType[*scriptError](err); ok && !c.def.asks {
 		return err // nothing was sent and nothing was asked: the last command stays
 	}
 	if c.def.asks {
@@ -408,7 +482,7 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 	if errors.Is(err, ErrNoTasks) {
 		err = &scriptError{err}
 	}
-	r.last = newLast(c.def, c.line, out, err)
+	r.last = newLast(r.last, c.def, c.line, out, err)
 	if out != nil && len(out.Questions) > 0 {
 		res.Questions = append(res.Questions, out.Questions...)
 	}
@@ -567,8 +641,13 @@ func questionKeys(qs []exchange.Entry) string {
 	return "questions asked with keys " + strings.Join(keys, ", ")
 }
 
-func newLast(def *cmd, line int, out *Outcome, err error) *last {
-	l := &last{cmd: def, line: line, outcome: out, err: err}
+// newLast makes the last command in l, the room of the one before (which
+// nothing reads once a command has replaced it), or a new one when l is nil.
+func newLast(l *last, def *cmd, line int, out *Outcome, err error) *last {
+	if l == nil {
+		l = new(last)
+	}
+	*l = last{cmd: def, line: line, outcome: out, err: err}
 	if out == nil {
 		l.outcome = &Outcome{}
 	}

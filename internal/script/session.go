@@ -25,6 +25,11 @@ type SessionConn struct {
 	fallback Fallback
 	// samples are the model replies queued for the command running.
 	samples *answer.Samples
+	// idle and idleAnswerer answer the questions of a command with no
+	// answers or replies of its own (most commands of a long script): an
+	// empty queue and the fallback after it, made once.
+	idle         *answer.Queue
+	idleAnswerer answer.Answerer
 	// noTasks is set when the session was opened without the tasks
 	// extension: get_task, cancel_task and wait_task then say so.
 	noTasks bool
@@ -43,7 +48,7 @@ var (
 )
 
 // SetFallback implements FallbackConn.
-func (c *SessionConn) SetFallback(f Fallback) { c.fallback = f }
+func (c *SessionConn) SetFallback(f Fallback) { c.fallback, c.idle, c.idleAnswerer = f, nil, nil }
 
 // SetSamples implements SampleConn.
 func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
@@ -55,13 +60,27 @@ func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
 	return answer.Who{Written: q, Samples: []*answer.Samples{c.samples, f.Samples}, Person: f.Person, Strict: f.Strict}.Answerer()
 }
 
+// answersOf is the queue of a command's answers, which says which were
+// not used, and what answers its questions.
+func (c *SessionConn) answersOf(answers []answer.Spec) (*answer.Queue, answer.Answerer) {
+	if len(answers) == 0 && c.samples == nil {
+		if c.idle == nil {
+			c.idle = answer.NewQueue()
+			c.idleAnswerer = c.answerer(c.idle)
+		}
+		return c.idle, c.idleAnswerer
+	}
+	q := answer.NewQueue(answers...)
+	return q, c.answerer(q)
+}
+
 // NewSessionConn returns a Conn over s. Closing the Conn closes s.
 func NewSessionConn(s *session.Session) *SessionConn { return &SessionConn{S: s} }
 
 // CallTool implements Conn.
 func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
-	q := answer.NewQueue(answers...)
-	res, call, err := c.S.CallTool(ctx, name, args, c.answerer(q))
+	q, who := c.answersOf(answers)
+	res, call, err := c.S.CallTool(ctx, name, args, who)
 	out := outcomeOf(resultOrNil(res), call, q)
 	if call != nil && call.Task != nil {
 		out.Task = &TaskState{ID: call.Task.TaskID, Status: string(call.Task.Status), StatusMessage: call.Task.StatusMessage}
@@ -71,8 +90,8 @@ func (c *SessionConn) CallTool(ctx context.Context, name string, args map[string
 
 // StartTool implements TaskConn.
 func (c *SessionConn) StartTool(ctx context.Context, name string, args map[string]any, answers []answer.Spec) (*Outcome, error) {
-	q := answer.NewQueue(answers...)
-	started, call, err := c.S.StartTool(ctx, name, args, c.answerer(q))
+	q, who := c.answersOf(answers)
+	started, call, err := c.S.StartTool(ctx, name, args, who)
 	var res any
 	if started != nil {
 		res = resultOrNil(started.Result)
@@ -121,9 +140,9 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []answer.
 	if err := c.tasksOn("waiting for task " + id); err != nil {
 		return nil, err
 	}
-	q := answer.NewQueue(answers...)
+	q, who := c.answersOf(answers)
 	start := c.S.Log().Len()
-	res, _, err := c.S.WaitTask(ctx, id, c.answerer(q))
+	res, _, err := c.S.WaitTask(ctx, id, who)
 	out := outcomeOf(resultOrNil(res), &session.Call{Questions: c.S.Log().Since(start)}, q)
 	out.Task = &TaskState{ID: id}
 	switch {
@@ -144,15 +163,15 @@ func (c *SessionConn) WaitTask(ctx context.Context, id string, answers []answer.
 
 // GetPrompt implements Conn.
 func (c *SessionConn) GetPrompt(ctx context.Context, name string, args map[string]string, answers []answer.Spec) (*Outcome, error) {
-	q := answer.NewQueue(answers...)
-	res, call, err := c.S.GetPrompt(ctx, name, args, c.answerer(q))
+	q, who := c.answersOf(answers)
+	res, call, err := c.S.GetPrompt(ctx, name, args, who)
 	return outcomeOf(resultOrNil(res), call, q), err
 }
 
 // ReadResource implements Conn.
 func (c *SessionConn) ReadResource(ctx context.Context, uri string, answers []answer.Spec) (*Outcome, error) {
-	q := answer.NewQueue(answers...)
-	res, call, err := c.S.ReadResource(ctx, uri, c.answerer(q))
+	q, who := c.answersOf(answers)
+	res, call, err := c.S.ReadResource(ctx, uri, who)
 	return outcomeOf(resultOrNil(res), call, q), err
 }
 

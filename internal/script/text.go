@@ -12,17 +12,7 @@ import (
 // appendStep appends the lines of a step to b: the line of a passed step
 // without output is made without fmt or a copy of its text.
 func appendStep(b []byte, st *StepResult) []byte {
-	mark := "✓"
-	if !st.Passed {
-		mark = "✗"
-	}
-	b = append(b, "  "...)
-	b = append(b, mark...)
-	b = append(b, ' ')
-	b = append(b, termsafe.Line(st.Text)...)
-	b = append(b, " (line "...)
-	b = strconv.AppendInt(b, int64(st.Line), 10)
-	b = append(b, ")\n"...)
+	b = appendStepLine(b, st.Passed, st.Text, st.Line)
 	if st.Output == "" && st.Passed {
 		return b
 	}
@@ -46,6 +36,22 @@ func appendStep(b []byte, st *StepResult) []byte {
 		}
 	}
 	return append(b, more.String()...)
+}
+
+// appendStepLine appends the first line of a step: its mark, its text and
+// its line number.
+func appendStepLine(b []byte, passed bool, text string, line int) []byte {
+	mark := "✓"
+	if !passed {
+		mark = "✗"
+	}
+	b = append(b, "  "...)
+	b = append(b, mark...)
+	b = append(b, ' ')
+	b = append(b, termsafe.Line(text)...)
+	b = append(b, " (line "...)
+	b = strconv.AppendInt(b, int64(line), 10)
+	return append(b, ")\n"...)
 }
 
 // indent writes text under a step, each line indented and neutralised

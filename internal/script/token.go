@@ -94,6 +94,12 @@ func (t token) value(vars map[string]string) (string, error) {
 type lexer struct {
 	line string
 	pos  int // byte offset
+	// toks and arena are room reused from line to line (see
+	// parser.lexer): the tokens of the line, and their segments. What the
+	// parser keeps of a line is never a token or a segment slice, so the
+	// next line may write over them.
+	toks  []token
+	arena []segment
 }
 
 // colAt turns a byte offset of the line into a 1-based character column.
@@ -113,12 +119,13 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 
 // tokens lexes the whole line, stopping at a comment.
 func (l *lexer) tokens() ([]token, *lexError) {
-	var toks []token
+	toks := l.toks[:0]
 	for {
 		for l.pos < len(l.line) && isSpace(l.line[l.pos]) {
 			l.pos++
 		}
 		if l.pos >= len(l.line) || l.commentAt(l.pos) {
+			l.toks = toks
 			return toks, nil
 		}
 		t, err := l.token()
@@ -204,7 +211,7 @@ func (l *lexer) value(t *token) *lexError {
 		if end < 0 {
 			return l.fail(l.pos, "unterminated string: add the closing '")
 		}
-		t.segs = []segment{{text: l.line[l.pos+1 : l.pos+1+end]}}
+		t.segs = l.appendSeg(nil, segment{text: l.line[l.pos+1 : l.pos+1+end]})
 		l.pos += end + 2
 		return nil
 	case c == '{' || c == '[':
@@ -232,8 +239,8 @@ func (l *lexer) bare(t *token) *lexError {
 				return err
 			}
 			if n > 0 {
-				t.segs = appendText(t.segs, l.line[lit:l.pos])
-				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
+				t.segs = l.appendText(t.segs, l.line[lit:l.pos])
+				t.segs = l.appendSeg(t.segs, segment{name: name, col: l.colAt(l.pos)})
 				l.pos += n
 				lit = l.pos
 				continue
@@ -241,15 +248,31 @@ func (l *lexer) bare(t *token) *lexError {
 		}
 		l.pos++
 	}
-	t.segs = appendText(t.segs, l.line[lit:l.pos])
+	t.segs = l.appendText(t.segs, l.line[lit:l.pos])
 	return nil
 }
 
-func appendText(segs []segment, s string) []segment {
+func (l *lexer) appendText(segs []segment, s string) []segment {
 	if s == "" && len(segs) > 0 {
 		return segs
 	}
-	return append(segs, segment{text: s})
+	return l.appendSeg(segs, segment{text: s})
+}
+
+// appendSeg appends s to segs. A token's first segment (most tokens have
+// one) goes into the lexer's arena instead of a slice of its own; the
+// slice returned has no room beyond it, so that a second segment is
+// appended to a copy and never over the next token's.
+func (l *lexer) appendSeg(segs []segment, s segment) []segment {
+	if len(segs) > 0 {
+		return append(segs, s)
+	}
+	if len(l.arena) == cap(l.arena) {
+		l.arena = make([]segment, 0, max(16, 2*cap(l.arena)))
+	}
+	i := len(l.arena)
+	l.arena = append(l.arena, s)
+	return l.arena[i : i+1 : i+1]
 }
 
 // variable recognizes $name or ${name} at l.pos. n is 0 when the $ starts no
@@ -308,10 +331,10 @@ func (l *lexer) double(t *token) *lexError {
 		c := l.line[l.pos]
 		switch c {
 		case '"':
-			t.segs = appendText(t.segs, text())
+			t.segs = l.appendText(t.segs, text())
 			l.pos++
 			if len(t.segs) == 0 {
-				t.segs = []segment{{}}
+				t.segs = l.appendSeg(nil, segment{})
 			}
 			return nil
 		case '\\':
@@ -332,9 +355,9 @@ func (l *lexer) double(t *token) *lexError {
 				return err
 			}
 			if n > 0 {
-				t.segs = appendText(t.segs, text())
+				t.segs = l.appendText(t.segs, text())
 				esc = nil
-				t.segs = append(t.segs, segment{name: name, col: l.colAt(l.pos)})
+				t.segs = l.appendSeg(t.segs, segment{name: name, col: l.colAt(l.pos)})
 				l.pos += n
 				lit = l.pos
 				continue
@@ -398,7 +421,7 @@ func (l *lexer) json(t *token) *lexError {
 				if err := checkJSON(raw); err != nil {
 					return l.fail(start, "invalid JSON: %v", err)
 				}
-				t.segs = []segment{{text: raw}}
+				t.segs = l.appendSeg(nil, segment{text: raw})
 				l.pos = i + 1
 				return nil
 			}

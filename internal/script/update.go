@@ -29,8 +29,8 @@ func (n UpdateNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, 
 // update cannot write). The new source is parsed before it is returned;
 // one that would not parse is an error.
 func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
-	src := s.src
-	text, hasBOM := strings.CutPrefix(string(src), bom)
+	src := []byte(s.src)
+	text, hasBOM := strings.CutPrefix(s.src, bom)
 	lines := strings.Split(text, "\n")
 	var notes []UpdateNote
 	// edits per line, applied from the right so that offsets hold.
@@ -44,6 +44,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 		lines []string
 	}{}
 	changed := false
+	var p parser // each failed step's line is parsed into its room
 	for i, st := range s.Steps {
 		if i >= len(res.Steps) {
 			break
@@ -53,7 +54,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 			continue
 		}
 		note := UpdateNote{Line: st.Line}
-		c, err := s.command(st)
+		c, err := s.command(&p, st)
 		if err != nil {
 			return nil, notes, err
 		}
@@ -121,7 +122,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 }
 
 // Source is the text s was parsed from, as Update rewrites it.
-func Source(s *Script) []byte { return s.src }
+func Source(s *Script) []byte { return []byte(s.src) }
 
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

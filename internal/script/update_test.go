@@ -218,7 +218,7 @@ func jsonmatchCompact(v any) string { return jsonmatch.Compact(v) }
 
 // commandOf is the parsed command of st, a step of s.
 func commandOf(s *Script, st *Step) *command {
-	c, err := s.command(st)
+	c, err := s.command(&parser{}, st)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,8 @@
 package target
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -54,5 +56,55 @@ func TestTailKeepsLastLines(t *testing.T) {
 	tl.Write([]byte("first line\nsecond\nthird\n"))
 	if got := tl.String(); got != "second\nthird" {
 		t.Errorf("tail = %q", got)
+	}
+}
+
+// lineAtATime reads text a line at a time, as a pipe gives what a server
+// writes line by line; it has no WriteTo, as a pipe has none for io.Copy.
+type lineAtATime struct{ text string }
+
+func (r *lineAtATime) Read(p []byte) (int, error) {
+	if r.text == "" {
+		return 0, io.EOF
+	}
+	line := r.text
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i+1]
+	}
+	n := copy(p, line)
+	r.text = r.text[n:]
+	return n, nil
+}
+
+// TestTailReadFrom: a command's stderr, copied into its tail as os/exec
+// copies it, keeps its last lines and costs a few allocations however
+// long it is, not a buffer per write.
+func TestTailReadFrom(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "log line %d\n", i)
+	}
+	text := b.String()
+	var tl *tail
+	allocs := testing.AllocsPerRun(5, func() {
+		tl = newTail(8 << 10)
+		if _, err := io.Copy(tl, &lineAtATime{text: text}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	got := tl.String()
+	if !strings.HasSuffix(got, "\nlog line 19999") || strings.Contains(got, "log line 1\n") || !strings.HasPrefix(got, "log line ") {
+		t.Errorf("tail = …%q", got[max(0, len(got)-40):])
+	}
+	if len(got) > 8<<10 {
+		t.Errorf("tail of %d bytes, more than its bound", len(got))
+	}
+	if allocs > 6 {
+		t.Errorf("copying 20,000 lines into the tail took %.0f allocations, want at most 6", allocs)
+	}
+	tl = newTail(16)
+	_, _ = tl.Write([]byte("0123456789abcdefghij\nlast\n"))
+	if got := tl.String(); got != "last" {
+		t.Errorf("a write longer than the tail: %q", got)
 	}
 }
