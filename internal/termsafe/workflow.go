@@ -38,6 +38,63 @@ type cmdGuard struct {
 // leadingSpace is the white space the runner trims before "::".
 func leadingSpace(r rune) bool { return r != '\n' && r != '\r' && unicode.IsSpace(r) }
 
+// passes reports whether p goes out as it is, and if so takes it in: the
+// common case, checked with fast scans (no line of p starts with white
+// space or a colon, no "[" follows "##"), so that the guard costs no copy.
+func (g *cmdGuard) passes(p []byte) bool {
+	if len(p) == 0 {
+		return true
+	}
+	if len(g.held) > 0 || g.start && !plainStart(p[0]) {
+		return false
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(p[i:], '\n')
+		if g.json {
+			// JSON keeps "\r" (white space between tokens) as it is.
+			if k := bytes.IndexByte(p[i:], '\r'); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if i < len(p) && !plainStart(p[i]) {
+			return false
+		}
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(p[i:], '[')
+		if j < 0 {
+			break
+		}
+		i += j
+		hashes := 0
+		for hashes < 2 && hashes < i && p[i-1-hashes] == '#' {
+			hashes++
+		}
+		if hashes == i {
+			hashes = min(2, hashes+g.hashes)
+		}
+		if hashes >= 2 {
+			return false
+		}
+		i++
+	}
+	last := p[len(p)-1]
+	if g.start = last == '\n' || last == '\r'; g.start {
+		g.hashes = 0
+	} else {
+		g.countHashes(p)
+	}
+	return true
+}
+
+// plainStart reports whether a line that starts with c is decided at c to
+// be no command.
+func plainStart(c byte) bool { return c < utf8.RuneSelf && c > ' ' && c != ':' }
+
 // write writes p to out, defused.
 func (g *cmdGuard) write(out *bytes.Buffer, p []byte) {
 	for len(p) > 0 {
@@ -75,6 +132,12 @@ func (g *cmdGuard) write(out *bytes.Buffer, p []byte) {
 // no "[", and counts the "#" it ends in.
 func (g *cmdGuard) body(out *bytes.Buffer, p []byte) {
 	out.Write(p)
+	g.countHashes(p)
+}
+
+// countHashes counts the "#" (at most 2) the line ends in once p, a piece
+// of it with no line end, is written.
+func (g *cmdGuard) countHashes(p []byte) {
 	n := 0
 	for n < 2 && n < len(p) && p[len(p)-1-n] == '#' {
 		n++
@@ -89,7 +152,7 @@ func (g *cmdGuard) body(out *bytes.Buffer, p []byte) {
 // head reads the start of a line from p until it is decided, and returns
 // the rest of p.
 func (g *cmdGuard) head(out *bytes.Buffer, p []byte) []byte {
-	if len(g.held) == 0 && p[0] < utf8.RuneSelf && p[0] > ' ' && p[0] != ':' {
+	if len(g.held) == 0 && plainStart(p[0]) {
 		g.start = false // the common line: it starts with a letter
 		return p
 	}

@@ -52,10 +52,14 @@ func (t *Writer) Write(p []byte) (int, error) {
 		n = escape(&t.buf, s, true, true)
 	}
 	t.pending = append(t.pending[:0], s[n:]...)
-	t.out.Reset()
-	t.cmds.write(&t.out, t.buf.Bytes())
-	if t.out.Len() > 0 {
-		if _, err := t.w.Write(t.out.Bytes()); err != nil {
+	out := t.buf.Bytes()
+	if !t.cmds.passes(out) {
+		t.out.Reset()
+		t.cmds.write(&t.out, out)
+		out = t.out.Bytes()
+	}
+	if len(out) > 0 {
+		if _, err := t.w.Write(out); err != nil {
 			return 0, err
 		}
 	}
