@@ -392,12 +392,12 @@ func TestNewRefusesUnsafeOptions(t *testing.T) {
 	}
 }
 
-// A token store that fails (here: tokens sealed with another key) gives the tool, and
-// so the MCP client, a neutral error; the cause goes to the server's log.
+// A token store that fails (here: tokens sealed with another key of the same id) gives
+// the tool, and so the MCP client, a neutral error; the cause goes to the server's log.
 func TestTokenStoreFailureIsNeutral(t *testing.T) {
 	ctx := context.Background()
 	inner := tokenstore.NewMemory()
-	other, _ := tokenstore.NewEncrypted(inner, keys.Key{ID: "other", Secret: bytes.Repeat([]byte{9}, 32)})
+	other, _ := tokenstore.NewEncrypted(inner, keys.Key{ID: "ours", Secret: bytes.Repeat([]byte{9}, 32)})
 	if err := other.Put(ctx, "alice", "github", &oauthToken{AccessToken: "secret-access"}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/catalogdiff"
-	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/sarif"
 	"github.com/spf13/cobra"
@@ -105,7 +103,7 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	}
 	rep := catalogdiff.Compare(old, cur)
 	rep.Old.Source, rep.New.Source = opts.Old, source
-	if err := writeCatalogDiff(opts.IO.Out, opts.Format, rep, threshold, files); err != nil {
+	if err := writeCatalogDiff(opts.IO, opts.Format, rep, threshold, files); err != nil {
 		return err
 	}
 	if rep.Fails(threshold) {
@@ -115,7 +113,8 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	return nil
 }
 
-func writeCatalogDiff(w io.Writer, format string, rep *catalogdiff.Report, t catalogdiff.Threshold, files catalogdiff.Files) error {
+func writeCatalogDiff(ios *iostreams.IOStreams, format string, rep *catalogdiff.Report, t catalogdiff.Threshold, files catalogdiff.Files) error {
+	w := ios.Out
 	switch format {
 	case "json":
 		return rep.WriteJSON(w, t, files)
@@ -124,11 +123,13 @@ func writeCatalogDiff(w io.Writer, format string, rep *catalogdiff.Report, t cat
 	case "sarif":
 		return writeSARIF(w, rep.SARIF(sarifTool(), files))
 	case "github":
-		if err := rep.WriteText(ghactions.Guard(w), t); err != nil {
+		// The report goes through the guard of Out, so no line a server
+		// wrote reads as a command; the annotations are ours.
+		if err := rep.WriteText(w, t); err != nil {
 			return err
 		}
 		for _, a := range rep.Annotations(files) {
-			if _, err := fmt.Fprintln(w, a); err != nil {
+			if _, err := fmt.Fprintln(ios.WorkflowCommands(), a); err != nil {
 				return err
 			}
 		}

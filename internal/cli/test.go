@@ -10,7 +10,6 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/atomicfile"
-	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
@@ -189,12 +188,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
-	switch opts.Format {
-	case "text":
+	if opts.Format == "text" || opts.Format == "github" {
+		// Out's guard: no line a server wrote reads as a workflow command.
 		ropts.Progress = opts.IO.Out
-	case "github":
-		// No line a server wrote in the report reads as a command.
-		ropts.Progress = ghactions.Guard(opts.IO.Out)
 	}
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits
@@ -220,7 +216,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 	case "github":
 		for _, a := range script.Annotations(rep) {
-			fmt.Fprintln(opts.IO.Out, opts.IO.Hide(a.String()))
+			fmt.Fprintln(opts.IO.WorkflowCommands(), a)
 		}
 	}
 	if opts.JUnit != "" {

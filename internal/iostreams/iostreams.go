@@ -177,6 +177,33 @@ func (s *IOStreams) Flush() {
 	}
 }
 
+// WorkflowCommands is where a command writes its own CI workflow commands
+// (the annotations of --format github): stdout past the guard that
+// defuses the ones in server text, with the secrets hidden. What went to
+// Out before is written out first, so the order holds. Each command must
+// be one line, its values escaped (internal/ghactions).
+func (s *IOStreams) WorkflowCommands() io.Writer {
+	if s.rawOut == nil {
+		return s.Out
+	}
+	var out io.Writer = s.rawOut
+	if s.wrote != nil {
+		out = s.wrote
+	}
+	return flushFirst{s, hidingWriter{s.hide, out}}
+}
+
+// flushFirst writes to w once the guards wrote what they held.
+type flushFirst struct {
+	s *IOStreams
+	w io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	f.s.Flush()
+	return f.w.Write(p)
+}
+
 // TerminalOut is Out as it was before Neutralize: for code that draws on
 // the terminal with escape sequences of its own.
 func (s *IOStreams) TerminalOut() io.Writer {

@@ -25,6 +25,7 @@ import (
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/script/cmdname"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -287,12 +288,20 @@ func stableText(res any) string {
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and
 // dollar signs (which would start a variable) are escaped, and so is every
-// control character.
+// control character, and the "[" of "##[", which a CI runner reads as a
+// workflow command wherever a line of a file it shows holds it.
 func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	for i, r := range s {
 		switch r {
+		case '[':
+			if strings.HasSuffix(s[:i], "##") {
+				b.WriteString(`\u005b`)
+				continue
+			}
+			b.WriteRune(r)
 		case '"', '\\', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -373,7 +382,8 @@ func compactJSON(v any) (string, error) {
 	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
+	// JSON's own escapes, for what a terminal or a CI runner must not read.
+	return strings.TrimSuffix(string(termsafe.JSON(buf.Bytes())), "\n"), nil
 }
 
 // isArgKey reports whether k can be written as the key of key:value.

@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -172,4 +173,34 @@ func FuzzQuote(f *testing.F) {
 			t.Fatalf("record.Quote(%q) = %q keeps a line break or escape", s, q)
 		}
 	})
+}
+
+// A server's text holding workflow commands is recorded with no line a
+// CI runner would read as one (a file a workflow shows), and the script
+// still reads back the same values.
+func TestRecordWritesNoWorkflowCommand(t *testing.T) {
+	evil := "\n::error file=x::forged\n  ::add-mask::m\nsee ##[error]legacy"
+	steps := []record.Step{{
+		Method: "tools/call", Name: "deploy",
+		Args:      map[string]any{"note": evil, "obj": map[string]any{"k": "##[warning]x"}},
+		Questions: []exchange.Entry{{Key: "a", Params: &mcp.ElicitParams{Mode: "form", Message: evil}, Answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "##[x"}}}},
+		Result:    toolText(evil),
+	}}
+	var b strings.Builder
+	if err := record.Write(&b, steps...); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, l := range strings.Split(got, "\n") {
+		if termsafe.WorkflowCommand(l) {
+			t.Errorf("a line reads as a workflow command: %q", l)
+		}
+	}
+	if _, err := script.ParseFile("rec.mcp", []byte(got)); err != nil {
+		t.Fatalf("the recorded script does not parse: %v\n%s", err, got)
+	}
+	if !strings.Contains(got, `note:"\n::error file=x::forged\n  ::add-mask::m\nsee ##\u005berror]legacy"`) ||
+		!strings.Contains(got, `obj:{"k":"##\u005bwarning]x"}`) {
+		t.Errorf("the values are not written as expected:\n%s", got)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/termsafe"
 )
 
 // commandsOf is the commands a script runs, one "COMMAND ARG…" line each
@@ -129,5 +130,38 @@ func TestLongValuesStillParse(t *testing.T) {
 				t.Errorf("warnings %v, want %d", warns, tc.warns)
 			}
 		})
+	}
+}
+
+// TestHostileServerWritesNoWorkflowCommand: a script is a file a workflow
+// may show, so what a server sent lands in it with no line a CI runner
+// reads as a workflow command: a text of several lines is quoted rather
+// than a here-document, "##[" is "##\u005b" in strings and JSON, "##\[" in
+// comments; the checks still parse.
+func TestHostileServerWritesNoWorkflowCommand(t *testing.T) {
+	text := `text\n::error file=x::forged\n  ::add-mask::m\nsee ##[error]legacy`
+	body, _ := fromLines(t,
+		`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"n":"##[x"}}}`,
+		`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+text+`"}],"structuredContent":{"k":"`+text+`"}}}`,
+		`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plain"}}`,
+		`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"`+text+`"}]}}`,
+		`c2s {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"gone"}}`,
+	)
+	for _, l := range strings.Split(body, "\n") {
+		if termsafe.WorkflowCommand(l) {
+			t.Errorf("a line reads as a workflow command: %q\n%s", l, body)
+		}
+	}
+	commandsOf(t, body)
+	if !strings.Contains(body, `assert_equals "text\n::error file=x::forged\n  ::add-mask::m\nsee ##\u005berror]legacy"`) ||
+		!strings.Contains(body, `##\u005berror]legacy`) {
+		t.Errorf("the text is not kept as its value:\n%s", body)
+	}
+}
+
+// A comment carries what a server wrote as it reads, but for "##[".
+func TestCommentsHoldNoLegacyCommand(t *testing.T) {
+	if got := sanitize("status ##[error]x ###[y"); got != `status ##\[error]x ###\[y` {
+		t.Errorf("sanitize: %q", got)
 	}
 }

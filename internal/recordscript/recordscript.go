@@ -130,14 +130,15 @@ func (w *writer) comment(format string, args ...any) {
 	}
 }
 
-// sanitize keeps a comment on its line: no control characters.
+// sanitize keeps a comment on its line: no control characters, and no
+// "##[", which a CI runner showing the file would read as a command.
 func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
+	return strings.ReplaceAll(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s), "##[", `##\[`)
 }
 
 func (w *writer) warn(line int, format string, args ...any) {
@@ -571,9 +572,10 @@ func (w *writer) fittingJSON(line int, cmd string, v jsonmatch.Value, ignore []j
 }
 
 func jsonLine(cmd string, v jsonmatch.Value) string {
-	c := jsonmatch.Compact(v)
+	// termsafe.JSON: the same value, with no "##[" a CI runner would read.
+	c := string(termsafe.JSON([]byte(jsonmatch.Compact(v))))
 	if len(c) > heredocAt {
-		body := jsonmatch.Indent(v, "  ")
+		body := string(termsafe.JSON([]byte(jsonmatch.Indent(v, "  "))))
 		marker := "END"
 		for n := 2; containsLine(body, marker); n++ {
 			marker = fmt.Sprintf("END%d", n)
@@ -590,9 +592,10 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 }
 
 // textLine is a check of a text: quoted on its line, or, for a text of
-// several lines that shows nothing hidden, in a here-document, as it reads.
+// several lines that shows nothing hidden and no line a CI runner reads as
+// a workflow command, in a here-document, as it reads.
 func textLine(cmd, text string) string {
-	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") {
+	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") || hasCommand(text) {
 		return cmd + " " + record.Quote(text)
 	}
 	marker := "END"
@@ -600,6 +603,16 @@ func textLine(cmd, text string) string {
 		marker = fmt.Sprintf("END%d", n)
 	}
 	return cmd + " <<" + marker + "\n" + text + "\n" + marker
+}
+
+// hasCommand reports whether a line of text reads as a workflow command.
+func hasCommand(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if termsafe.WorkflowCommand(l) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsLine(text, line string) bool {

@@ -13,7 +13,9 @@ import (
 // Newlines, tabs and carriage returns are left alone: between tokens they
 // are white space, and inside strings encoders escape them already. The
 // escapes are only valid inside strings, which is the only place valid
-// JSON holds such characters.
+// JSON holds such characters. The "[" of "##[" (which only a string holds)
+// is written \u005b too, so that no line of the document reads as a CI
+// runner's workflow command ([WorkflowCommand]).
 func JSON(doc []byte) []byte {
 	if isPlainJSON(doc) {
 		return doc
@@ -22,6 +24,11 @@ func JSON(doc []byte) []byte {
 	b.Grow(len(doc) + 16)
 	for i := 0; i < len(doc); {
 		c := doc[i]
+		if c == '[' && legacyCommand(doc, i) {
+			b.WriteString(`\u005b`)
+			i++
+			continue
+		}
 		if c < 0x80 && !jsonUnsafe(rune(c)) {
 			b.WriteByte(c)
 			i++
@@ -53,7 +60,7 @@ func isPlainJSON(doc []byte) bool {
 	for i := 0; i < len(doc); {
 		c := doc[i]
 		if c < 0x80 {
-			if jsonUnsafe(rune(c)) {
+			if jsonUnsafe(rune(c)) || c == '[' && legacyCommand(doc, i) {
 				return false
 			}
 			i++
@@ -66,4 +73,9 @@ func isPlainJSON(doc []byte) bool {
 		i += size
 	}
 	return true
+}
+
+// legacyCommand reports whether the "[" at doc[i] ends "##[".
+func legacyCommand(doc []byte, i int) bool {
+	return i >= 2 && doc[i-1] == '#' && doc[i-2] == '#'
 }

@@ -8,9 +8,13 @@ import (
 )
 
 // Writer neutralises a stream and writes it to the stream it wraps: a text
-// stream as [Block] does, or a stream of JSON as [JSON] does. A write that
-// ends inside a UTF-8 sequence (or, for text, on "\r") keeps those bytes
-// for the next write; Flush writes them out.
+// stream as [Block] does, or a stream of JSON as [JSON] does. No line it
+// writes reads as a CI runner's workflow command ([WorkflowCommand]): a
+// line that would is prefixed with "| ", and "##[" is written "##\[" (in
+// JSON, where no line starts with "::", "##\u005b"). A write that ends
+// inside a UTF-8 sequence (or, for text, on "\r", or with white space and
+// a colon that start a line) keeps those bytes for the next write; Flush
+// writes them out.
 //
 // A Writer is safe for concurrent use; each Write is written whole.
 type Writer struct {
@@ -19,15 +23,19 @@ type Writer struct {
 	json    bool
 	pending []byte
 	buf     bytes.Buffer
+	out     bytes.Buffer
+	cmds    cmdGuard
 }
 
 // NewWriter returns a Writer for text that writes to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, cmds: cmdGuard{start: true}} }
 
 // NewJSONWriter returns a Writer for a stream of JSON documents that writes
 // to w: what [JSON] escapes is written as \u escapes, so the documents
 // mean what they meant.
-func NewJSONWriter(w io.Writer) *Writer { return &Writer{w: w, json: true} }
+func NewJSONWriter(w io.Writer) *Writer {
+	return &Writer{w: w, json: true, cmds: cmdGuard{start: true, json: true}}
+}
 
 // Write neutralises p and writes it. It reports len(p) when the wrapped
 // stream took everything.
@@ -44,8 +52,14 @@ func (t *Writer) Write(p []byte) (int, error) {
 		n = escape(&t.buf, s, true, true)
 	}
 	t.pending = append(t.pending[:0], s[n:]...)
-	if t.buf.Len() > 0 {
-		if _, err := t.w.Write(t.buf.Bytes()); err != nil {
+	out := t.buf.Bytes()
+	if !t.cmds.passes(out) {
+		t.out.Reset()
+		t.cmds.write(&t.out, out)
+		out = t.out.Bytes()
+	}
+	if len(out) > 0 {
+		if _, err := t.w.Write(out); err != nil {
 			return 0, err
 		}
 	}
@@ -56,9 +70,6 @@ func (t *Writer) Write(p []byte) (int, error) {
 func (t *Writer) Flush() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.pending) == 0 {
-		return nil
-	}
 	t.buf.Reset()
 	if t.json {
 		t.buf.Write(JSON(t.pending))
@@ -66,7 +77,13 @@ func (t *Writer) Flush() error {
 		escape(&t.buf, string(t.pending), true, false)
 	}
 	t.pending = t.pending[:0]
-	_, err := t.w.Write(t.buf.Bytes())
+	t.out.Reset()
+	t.cmds.write(&t.out, t.buf.Bytes())
+	t.cmds.flush(&t.out)
+	if t.out.Len() == 0 {
+		return nil
+	}
+	_, err := t.w.Write(t.out.Bytes())
 	return err
 }
 
