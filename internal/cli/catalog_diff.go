@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/catalogdiff"
