@@ -89,6 +89,11 @@ func sentences(s string) []string {
 	add := func(part string) {
 		for len(part) > maxSentence {
 			head := runecut.Prefix(part, maxSentence)
+			if head == "" {
+				// No rune starts in the first maxSentence bytes (bytes that
+				// are not UTF-8): take one, so that the loop moves on.
+				head = part[:maxSentence]
+			}
 			out = append(out, head)
 			part = part[len(head):]
 		}
