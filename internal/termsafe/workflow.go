@@ -31,6 +31,7 @@ type cmdGuard struct {
 	json   bool   // "[" after "##" is written \u005b, not \[
 	start  bool   // the next byte starts a line
 	held   []byte // the start of the line, undecided
+	lead   int    // how much of held is white space the runner trims
 	shown  int    // how much of held a flush wrote already
 	hashes int    // how many "#" (at most 2) the line ends in so far
 }
@@ -160,11 +161,12 @@ func (g *cmdGuard) head(out *bytes.Buffer, p []byte) []byte {
 		if c == '\n' || c == '\r' {
 			out.Write(g.held[g.shown:])
 			out.WriteByte(c)
-			g.held, g.shown = g.held[:0], 0
+			g.held, g.lead, g.shown = g.held[:0], 0, 0
 			continue
 		}
 		g.held = append(g.held, c)
-		trimmed := bytes.TrimLeftFunc(g.held, leadingSpace)
+		g.skipLead()
+		trimmed := g.held[g.lead:]
 		switch {
 		case len(trimmed) == 0, !utf8.FullRune(trimmed):
 			continue
@@ -175,10 +177,27 @@ func (g *cmdGuard) head(out *bytes.Buffer, p []byte) []byte {
 		}
 		g.start = false
 		g.write(out, g.held[g.shown:])
-		g.held, g.shown = g.held[:0], 0
+		g.held, g.lead, g.shown = g.held[:0], 0, 0
 		return p[i+1:]
 	}
 	return nil
+}
+
+// skipLead moves lead past the white space that held has gained: each
+// byte is looked at once, however long the run of white space that starts
+// a line.
+func (g *cmdGuard) skipLead() {
+	for g.lead < len(g.held) {
+		rest := g.held[g.lead:]
+		if !utf8.FullRune(rest) {
+			return
+		}
+		r, size := utf8.DecodeRune(rest)
+		if !leadingSpace(r) {
+			return
+		}
+		g.lead += size
+	}
 }
 
 // flush writes what the guard holds; the line is still decided when it

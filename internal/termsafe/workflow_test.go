@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/termsafe"
 )
@@ -117,4 +118,28 @@ func FuzzWriterCommands(f *testing.F) {
 			t.Fatalf("%q: in writes of %d %q, whole %q", in, size, out.String(), whole.String())
 		}
 	})
+}
+
+// A line that starts with a long run of white space (a server's text can
+// hold megabytes of it) is decided in one pass: each byte is looked at
+// once, and the line is still defused when "::" follows.
+func TestWriterLongLeadingSpaceEnds(t *testing.T) {
+	var out bytes.Buffer
+	w := termsafe.NewWriter(&out)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Write([]byte(strings.Repeat(" ", 4<<20) + "::add-mask::x\n"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a line of 4 MiB of leading white space was not written")
+	}
+	if !strings.HasPrefix(out.String(), "| ") || termsafe.WorkflowCommand(strings.TrimSuffix(out.String(), "\n")) {
+		t.Errorf("the line was not defused: %.40q…", out.String())
+	}
 }
