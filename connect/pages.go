@@ -3,6 +3,7 @@ package connect
 import (
 	"html/template"
 	"net/http"
+	"sync"
 )
 
 // page is what every connect page shows: a headline, a sentence or two, and at most one
@@ -25,7 +26,8 @@ type pageForm struct {
 	Button string
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -51,6 +53,7 @@ footer{margin-top:3rem;color:#666;font-size:.85rem}
 </body>
 </html>
 `))
+})
 
 // render writes p with status and the headers every connect page carries: no caching
 // (pages name users and carry one-time values), no framing (no clickjacking of the
@@ -63,5 +66,5 @@ func render(w http.ResponseWriter, status int, p page) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
-	_ = pageTemplate.Execute(w, p)
+	_ = pageTemplate().Execute(w, p)
 }

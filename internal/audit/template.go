@@ -1,12 +1,12 @@
 package audit
 
 import (
+	"github.com/askback/askback/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
-var templateExpr = regexp.MustCompile(`\{([+#./;?&]?)([^}]*)\}`)
+var templateExpr = lazyre.New(`\{([+#./;?&]?)([^}]*)\}`)
 
 // templateVars lists the variable names of a URI template (RFC 6570).
 func templateVars(tmpl string) []string {

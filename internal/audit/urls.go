@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/askback/askback/internal/lazyre"
 	"net"
 	"net/textproto"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -21,7 +21,7 @@ var credentialParams = map[string]bool{
 	"sig_token": true, "code_verifier": true,
 }
 
-var emailLike = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+var emailLike = lazyre.New(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
 
 // urlProblems lists what is wrong with the URL of a URL-mode question:
 // not https (loopback excepted for development), user info, credentials

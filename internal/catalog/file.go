@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/internal/termsafe"
 )
@@ -26,7 +26,7 @@ const MaxFileSize = 64 << 20
 // (icons[0]).
 type Path string
 
-var plainSegment = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+var plainSegment = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
 // Key is p with one more member: .name when name is a plain word, else
 // ["name"] quoted as Go quotes strings.

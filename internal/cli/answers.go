@@ -108,7 +108,7 @@ func addAnswerFlags(cmd *cobra.Command, c *ConnOptions, a *AnswerOptions) {
 
 // addElicitFlag binds --elicit, the scripted answers, and --sample.
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
-	cmd.Flags().StringArrayVar(&o.Elicit, "elicit", nil,
+	stringsVar(cmd.Flags(), &o.Elicit, "elicit",
 		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; an answer no question used is an error; questions left over are declined)")
 	addSampleFlag(cmd, o, "")
 }
@@ -116,7 +116,7 @@ func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 // addSampleFlag binds --sample, the scripted model replies; more, when not
 // empty, ends its usage.
 func addSampleFlag(cmd *cobra.Command, o *AnswerOptions, more string) {
-	cmd.Flags().StringArrayVar(&o.Samples, "sample", nil,
+	stringsVar(cmd.Flags(), &o.Samples, "sample",
 		`answer the server's next request for a model reply (sampling) with this text, or with {"text": …, "model": …, "stopReason": …, "role": …} (repeatable, used in order`+more+`)`)
 }
 
@@ -124,9 +124,9 @@ func addSampleFlag(cmd *cobra.Command, o *AnswerOptions, more string) {
 // nothing itself (the lists, inspect): given, they declare sampling and
 // roots, and answer a server that asks for them meanwhile.
 func addDeclareFlags(cmd *cobra.Command, c *ConnOptions, samples *[]string) {
-	cmd.Flags().StringArrayVar(samples, "sample", nil,
+	stringsVar(cmd.Flags(), samples, "sample",
 		`declare sampling, and answer a request for a model reply with this text or {"text": …, "model": …} (repeatable, used in order)`)
-	cmd.Flags().StringArrayVar(&c.Roots, "root", nil,
+	stringsVar(cmd.Flags(), &c.Roots, "root",
 		"declare roots, and answer roots/list with this root, URI or URI=NAME (repeatable)")
 }
 

@@ -49,7 +49,7 @@ SERVER is the server's URL or the name of a profile.`,
 	}
 	f := cmd.Flags()
 	opts.Conn.flags = f
-	f.StringArrayVarP(&opts.Conn.Headers, "header", "H", nil, `send "Name: value" with every request to the server (repeatable)`)
+	stringsVarP(f, &opts.Conn.Headers, "header", "H", `send "Name: value" with every request to the server (repeatable)`)
 	f.DurationVar(&opts.Conn.Timeout, "timeout", 30*time.Second, "time limit for reaching the server (the login has --login-timeout)")
 	addLoginFlags(cmd, &opts.Conn.Auth)
 	f.Lookup("login-timeout").Usage = "time limit of the login (default 5m)"

@@ -113,7 +113,7 @@ reached.`,
 	f.IntVarP(&opts.Requests, "requests", "n", 0, "run this many flows in all")
 	f.StringVar(&opts.Format, "format", "text", "report format on stdout: text or json")
 	addHTMLFlag(cmd, &opts.HTML)
-	f.StringArrayVar(&opts.AllowRemote, "allow-remote", nil, "allow loading a server on this host, which is not loopback (repeatable)")
+	stringsVar(f, &opts.AllowRemote, "allow-remote", "allow loading a server on this host, which is not loopback (repeatable)")
 	return cmd
 }
 

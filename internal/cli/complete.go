@@ -50,7 +50,7 @@ already chosen.`,
 	addConnFlags(cmd, &opts.Conn)
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "the prompt whose argument to complete")
 	cmd.Flags().StringVar(&opts.Template, "template", "", "the resource template whose variable to complete")
-	cmd.Flags().StringArrayVar(&opts.Context, "context", nil, "NAME=VALUE of an argument already chosen (repeatable)")
+	stringsVar(cmd.Flags(), &opts.Context, "context", "NAME=VALUE of an argument already chosen (repeatable)")
 	addFormatFlag(cmd, &opts.Format, nil)
 	return cmd
 }

@@ -85,7 +85,7 @@ func addServerFlags(cmd *cobra.Command, o *ConnOptions) {
 	o.flags = f
 	f.StringVarP(&o.Command, "command", "c", "", "start a stdio server with this shell command line")
 	f.StringVarP(&o.URL, "url", "u", "", "connect to an HTTP server at this URL")
-	f.StringArrayVarP(&o.Headers, "header", "H", nil, `send "Name: value" with every HTTP request (repeatable)`)
+	stringsVarP(f, &o.Headers, "header", "H", `send "Name: value" with every HTTP request (repeatable)`)
 	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
 	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request (0: none)")
@@ -133,7 +133,7 @@ func (o *ConnOptions) given(name string) bool {
 
 // addRootFlag binds --root, the answer to the deprecated roots/list.
 func addRootFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().StringArrayVar(&o.Roots, "root", nil,
+	stringsVar(cmd.Flags(), &o.Roots, "root",
 		"answer roots/list with this root, URI or URI=NAME (repeatable)")
 }
 

@@ -79,7 +79,7 @@ func addLoginFlags(cmd *cobra.Command, o *LoginOptions) {
 	f.StringVar(&o.IDTokenFile, "id-token-file", "", "log in through an enterprise identity provider: trade the OpenID Connect ID token in this file (with --idp-issuer, --idp-client-id)")
 	f.StringVar(&o.IdPIssuer, "idp-issuer", "", "the enterprise identity provider's issuer URL (with --id-token-file)")
 	f.StringVar(&o.IdPClientID, "idp-client-id", "", "the tester's client id at the identity provider (its secret, if any, from "+IdPClientSecretEnv+")")
-	f.StringArrayVar(&o.Scopes, "scope", nil, "an OAuth scope to ask for besides the ones the server names (repeatable)")
+	stringsVar(f, &o.Scopes, "scope", "an OAuth scope to ask for besides the ones the server names (repeatable)")
 	f.StringVar(&o.RedirectURL, "redirect-url", "", "the loopback address the browser comes back to (default: a free port on 127.0.0.1)")
 	f.BoolVar(&o.NoBrowser, "no-browser", false, "do not open a browser: print the login address and read back the address the browser ends on")
 	f.DurationVar(&o.Timeout, "login-timeout", 0, "a time limit of its own for an OAuth login, --timeout paused meanwhile (default: the login ends within --timeout)")

@@ -83,10 +83,10 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	}
 	addServerFlags(cmd, &opts.Conn)
 	f := cmd.Flags()
-	f.StringArrayVarP(&opts.Profiles, "profile", "p", nil, "scan the server of this profile of mcp-tester.yml (repeatable: the servers are scanned together)")
+	stringsVarP(f, &opts.Profiles, "profile", "p", "scan the server of this profile of mcp-tester.yml (repeatable: the servers are scanned together)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
-	f.StringArrayVar(&opts.Catalogs, "catalog", nil, "scan the catalog saved in this JSON file too, as one more server (repeatable)")
+	stringsVar(f, &opts.Catalogs, "catalog", "scan the catalog saved in this JSON file too, as one more server (repeatable)")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
 	addSARIFFileFlag(cmd, &opts.SARIFFile)

@@ -79,7 +79,7 @@ bad flags: nothing is written.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "write the script to this file (replaced whole) instead of stdout")
 	f.StringVar(&opts.Match, "match", "exact", "how results and questions are checked: exact (values, with placeholders for what changes from run to run) or shape (members, lengths and kinds only)")
-	f.StringArrayVar(&opts.Ignore, "ignore", nil, "a path into results that the checks leave out (repeatable): structuredContent.id, content.*.annotations")
+	stringsVar(f, &opts.Ignore, "ignore", "a path into results that the checks leave out (repeatable): structuredContent.id, content.*.annotations")
 	f.BoolVar(&opts.Lists, "lists", false, "also replay the client's list requests (tools/list, prompts/list, resources/list, resources/templates/list)")
 	return cmd
 }

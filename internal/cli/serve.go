@@ -121,7 +121,7 @@ recording that cannot be read or served (nothing was served).`,
 	f.BoolVar(&opts.ListenAny, "listen-any", false, "HTTP: allow a --listen address that is not on loopback")
 	f.StringVar(&opts.AddrFile, "addr-file", "", "HTTP: write the address listened on (host:port) to this file once listening")
 	f.StringVar(&opts.Answers, "answers", standin.AnswersExact, "check each answer against the recorded one (exact) or only against its question's schema (schema)")
-	f.StringArrayVar(&opts.Faults, "fault", nil, "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
+	stringsVar(f, &opts.Faults, "fault", "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
 	f.StringVar(&opts.Report, "report", "", "write the report (requests, answers checked, every problem) as JSON to this file at the end")
 	f.DurationVar(&opts.StateTTL, "state-ttl", 10*time.Minute, "how long a requestState the stand-in seals stays valid")
 	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients")

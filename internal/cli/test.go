@@ -109,7 +109,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	addRecordFlag(cmd, &opts.Answers, "write the calls, the answers given and checks of the results to this .mcp script, replacing it")
 	addSampleFlag(cmd, &opts.Answers, "; after the sample_response lines, each script from the first")
 	f := cmd.Flags()
-	f.StringArrayVarP(&opts.Scripts, "script", "s", nil, "a script, a directory of scripts or a glob (repeatable)")
+	stringsVarP(f, &opts.Scripts, "script", "s", "a script, a directory of scripts or a glob (repeatable)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
 	addHTMLFlag(cmd, &opts.HTML)

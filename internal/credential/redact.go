@@ -1,8 +1,8 @@
 package credential
 
 import (
+	"github.com/askback/askback/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -69,13 +69,13 @@ func RedactURL(s string) string {
 }
 
 // assignment is a shell variable assignment: NAME=value.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // reference is a word that only names a variable: $NAME or ${NAME}.
-var reference = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+var reference = lazyre.New(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
 
 // headerWord is a "Name: value" header written as one word.
-var headerWord = regexp.MustCompile(`^([A-Za-z0-9_-]+):\s+\S`)
+var headerWord = lazyre.New(`^([A-Za-z0-9_-]+):\s+\S`)
 
 // RedactCommand hides credentials in a shell command line, as the trace
 // and error messages show it: the value of every NAME=value assignment

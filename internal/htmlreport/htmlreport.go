@@ -23,6 +23,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/internal/termsafe"
@@ -49,25 +50,28 @@ type Meta struct {
 //go:embed templates/*.tmpl templates/style.css
 var files embed.FS
 
-// pages are the templates, parsed once; style is the style sheet and csp
-// the page's Content Security Policy, which allows that style sheet and
-// nothing else.
-var (
-	pages = template.Must(template.New("").Funcs(template.FuncMap{
+// assets are the templates, parsed on the first report (not as every
+// mcp-tester command starts: parsing them was a twentieth of its start),
+// the style sheet, and the page's Content Security Policy, which allows
+// that style sheet and nothing else.
+type assets struct {
+	pages *template.Template
+	style string
+	csp   string
+}
+
+var loadAssets = sync.OnceValue(func() assets {
+	pages := template.Must(template.New("").Funcs(template.FuncMap{
 		"add": func(a, b int) int { return a + b },
 	}).ParseFS(files, "templates/*.tmpl"))
-	style = func() string {
-		b, err := files.ReadFile("templates/style.css")
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}()
-	csp = func() string {
-		sum := sha256.Sum256([]byte(style))
-		return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; form-action 'none'; base-uri 'none'"
-	}()
-)
+	b, err := files.ReadFile("templates/style.css")
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(b)
+	csp := "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; form-action 'none'; base-uri 'none'"
+	return assets{pages: pages, style: string(b), csp: csp}
+})
 
 // page is what a page's template draws: the head, the header and the
 // footer (templates "head" and "foot") around one report's body.
@@ -86,14 +90,15 @@ type page struct {
 // render writes the page of body with the template named name.
 func render(w io.Writer, m Meta, name, title, subtitle, verdict string, body any) error {
 	t := text{m.Hide}
+	a := loadAssets()
 	p := page{
 		Title:     t.line(strings.TrimSpace(m.Command + ": " + title)),
 		Subtitle:  t.line(subtitle),
 		Target:    t.line(m.Target),
 		Version:   t.line(m.Version),
 		Generated: m.Generated.UTC().Format("2006-01-02 15:04:05 UTC"),
-		CSP:       csp,
-		Style:     template.CSS(style),
+		CSP:       a.csp,
+		Style:     template.CSS(a.style),
 		Verdict:   verdict,
 		Body:      body,
 	}
@@ -101,7 +106,7 @@ func render(w io.Writer, m Meta, name, title, subtitle, verdict string, body any
 		p.Generated = ""
 	}
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, p); err != nil {
+	if err := a.pages.ExecuteTemplate(&b, name, p); err != nil {
 		return fmt.Errorf("write the HTML report: %w", err)
 	}
 	_, err := w.Write(b.Bytes())

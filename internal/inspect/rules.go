@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -207,7 +207,7 @@ func outputSchemas(s *Server) Criterion {
 }
 
 // destructiveWords suggest that a tool changes or removes something.
-var destructiveWords = regexp.MustCompile(`(?i)(^|[^a-z])(delete|remove|rm|drop|destroy|purge|wipe|erase|reset|kill|terminate|truncate|overwrite|deploy|revoke)([^a-z]|$)`)
+var destructiveWords = lazyre.New(`(?i)(^|[^a-z])(delete|remove|rm|drop|destroy|purge|wipe|erase|reset|kill|terminate|truncate|overwrite|deploy|revoke)([^a-z]|$)`)
 
 func annotations(s *Server) Criterion {
 	p := newPerTool(CritAnnotations, "Annotations (read-only, destructive, idempotent)", 15)
@@ -354,7 +354,7 @@ func orNone(s string) string {
 }
 
 // askWords suggest that a tool asks the user.
-var askWords = regexp.MustCompile(`(?i)\b(asks?|asking|confirm(s|ation)?|choose|chooses|select|approv(e|al)|elicit\w*|prompts? the user|the user (picks|chooses|decides))\b`)
+var askWords = lazyre.New(`(?i)\b(asks?|asking|confirm(s|ation)?|choose|chooses|select|approv(e|al)|elicit\w*|prompts? the user|the user (picks|chooses|decides))\b`)
 
 // saysItAsks reports whether a tool's description or the descriptions in
 // its input schema say that it asks the user.

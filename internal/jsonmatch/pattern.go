@@ -3,6 +3,7 @@ package jsonmatch
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/askback/askback/internal/lazyre"
 	"regexp"
 	"slices"
 	"strings"
@@ -220,11 +221,11 @@ func Placeholder(kind string) string { return "{{" + kind + "}}" }
 // text. Identifiers are found first (idRE, then checked by looksRandom);
 // the others in the gaps, the first alternative that matches winning.
 var (
-	idRE       = regexp.MustCompile(`\b[A-Za-z0-9][A-Za-z0-9_-]{18,}[A-Za-z0-9]\b`)
-	volatileRE = regexp.MustCompile(`\b(?:(` + timestampRE + `)|(` + Kinds[4].re + `)|(` + Kinds[6].re + `)|(` + Kinds[7].re + `)|(` + durationRE + `)|([0-9a-fA-F]{16,}))\b`)
-	uuidRE     = regexp.MustCompile(`^` + Kinds[4].re + `$`)
-	hexRE      = regexp.MustCompile(`^[0-9a-fA-F]{16,}$`)
-	decadeRE   = regexp.MustCompile(`^(?:1[89]|20)[0-9]0s$`)
+	idRE       = lazyre.New(`\b[A-Za-z0-9][A-Za-z0-9_-]{18,}[A-Za-z0-9]\b`)
+	volatileRE = lazyre.New(`\b(?:(` + timestampRE + `)|(` + Kinds[4].re + `)|(` + Kinds[6].re + `)|(` + Kinds[7].re + `)|(` + durationRE + `)|([0-9a-fA-F]{16,}))\b`)
+	uuidRE     = lazyre.New(`^` + Kinds[4].re + `$`)
+	hexRE      = lazyre.New(`^[0-9a-fA-F]{16,}$`)
+	decadeRE   = lazyre.New(`^(?:1[89]|20)[0-9]0s$`)
 )
 
 // volatileKinds are the kinds of volatileRE's groups, in order.

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/askback/askback/internal/atomicfile"
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // DefaultIdentity is the identity of a login that names none.
@@ -98,7 +98,7 @@ func DefaultDir(configDir string) string {
 // maxEntrySize bounds what Load reads from one file.
 const maxEntrySize = 64 << 10
 
-var identityPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var identityPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // ValidIdentity reports an error for a name that cannot name an identity.
 func ValidIdentity(name string) error {

@@ -101,10 +101,12 @@ func (r *receiver) drain() {
 	}
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mcp-tester login</title></head>
 <body><h1>{{.Title}}</h1><p>{{.Text}}</p></body></html>
 `))
+})
 
 // expect sets the state of the login that waits ("" when none does).
 func (r *receiver) expect(state string) {
@@ -137,7 +139,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		default:
 		}
 		w.WriteHeader(http.StatusBadRequest)
-		_ = pageTemplate.Execute(w, struct{ Title, Text string }{"Not this login", "This answer does not belong to the login mcp-tester is waiting for (a stale tab, or a forged request): it was ignored. You can close this tab."})
+		_ = pageTemplate().Execute(w, struct{ Title, Text string }{"Not this login", "This answer does not belong to the login mcp-tester is waiting for (a stale tab, or a forged request): it was ignored. You can close this tab."})
 		return
 	}
 	res, err := ParseRedirect(req.URL.RawQuery)
@@ -151,7 +153,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		title, text, status = "Already done", "mcp-tester already had an answer for this login. You can close this tab.", http.StatusConflict
 	}
 	w.WriteHeader(status)
-	_ = pageTemplate.Execute(w, struct{ Title, Text string }{title, text})
+	_ = pageTemplate().Execute(w, struct{ Title, Text string }{title, text})
 }
 
 // forThisLogin reports whether a redirect's query carries, once, the state

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/askback/askback/internal/atomicfile"
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // FileName is the name of a profiles file.
@@ -83,7 +83,7 @@ type File struct {
 }
 
 // namePattern is what a profile name may look like.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // ValidName reports an error for a name that is not a usable profile name.
 func ValidName(name string) error {

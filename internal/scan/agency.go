@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,16 +34,16 @@ var (
 
 var (
 	// execWords say that a tool runs commands or code.
-	execWords = lazy(`(?i)\b(?:execut(?:e|es|ing)|runs?|running|evaluat(?:e|es|ing)|spawn(?:s|ing)?)\b[^.!?\n]{0,30}?\b(?:shell|commands?|scripts?|code|javascript|js|python|bash|powershell|programs?|binar(?:y|ies)|processes)\b|\barbitrary\s+(?:code|commands?|javascript|scripts?|sql)\b`)
+	execWords = lazyre.New(`(?i)\b(?:execut(?:e|es|ing)|runs?|running|evaluat(?:e|es|ing)|spawn(?:s|ing)?)\b[^.!?\n]{0,30}?\b(?:shell|commands?|scripts?|code|javascript|js|python|bash|powershell|programs?|binar(?:y|ies)|processes)\b|\barbitrary\s+(?:code|commands?|javascript|scripts?|sql)\b`)
 	// deleteWords say that a tool deletes or overwrites.
-	deleteWords = lazy(`(?i)\b(?:delete|deletes|deleting|permanently\s+remov(?:e|es|ing)|erase|erases|destroy|destroys|purge|purges|wipe|wipes|truncate|truncates|overwrite|overwrites|uninstall|uninstalls|drop(?:s|ping)?\s+(?:the\s+)?(?:table|database|schema|index|collection|column)s?)\b`)
+	deleteWords = lazyre.New(`(?i)\b(?:delete|deletes|deleting|permanently\s+remov(?:e|es|ing)|erase|erases|destroy|destroys|purge|purges|wipe|wipes|truncate|truncates|overwrite|overwrites|uninstall|uninstalls|drop(?:s|ping)?\s+(?:the\s+)?(?:table|database|schema|index|collection|column)s?)\b`)
 	// spendWords say that a tool spends money.
-	spendWords = lazy(`(?i)\b(?:pay|pays|paying|make\s+(?:a\s+)?payments?|purchases?|purchasing|buys?|buying|checks?\s+out|withdraw(?:s|al)?|refunds?|donat(?:e|es|ion)|charges?\s+(?:the\s+)?(?:card|customer|account|user)|transfers?\s+(?:funds|money|tokens|crypto|usd|eth|btc|sol)|send\s+(?:money|funds|payment|crypto|tokens)|place\s+(?:an?\s+)?orders?)\b`)
+	spendWords = lazyre.New(`(?i)\b(?:pay|pays|paying|make\s+(?:a\s+)?payments?|purchases?|purchasing|buys?|buying|checks?\s+out|withdraw(?:s|al)?|refunds?|donat(?:e|es|ion)|charges?\s+(?:the\s+)?(?:card|customer|account|user)|transfers?\s+(?:funds|money|tokens|crypto|usd|eth|btc|sol)|send\s+(?:money|funds|payment|crypto|tokens)|place\s+(?:an?\s+)?orders?)\b`)
 	// negated says the words that follow do not happen: "does not
 	// delete", "never overwrites", "without deleting".
-	negated = lazy(`(?i)\b(?:not|never|without|no|n't|cannot|won't)\s+(?:\w+\s+){0,2}$`)
+	negated = lazyre.New(`(?i)\b(?:not|never|without|no|n't|cannot|won't)\s+(?:\w+\s+){0,2}$`)
 	// codeWords make an eval tool's name mean code.
-	codeWords = lazy(`(?i)\b(?:javascript|js|code|script|python|shell|command|expression)\b`)
+	codeWords = lazyre.New(`(?i)\b(?:javascript|js|code|script|python|shell|command|expression)\b`)
 )
 
 // agency reports a tool that runs commands, deletes or spends without
@@ -109,7 +110,7 @@ func agencyOf(t *mcp.Tool) (what string, byName bool) {
 }
 
 // affirmed reports whether re matches s somewhere not negated.
-func affirmed(re *lazyRegexp, s string) bool {
+func affirmed(re *lazyre.Regexp, s string) bool {
 	for _, loc := range re.FindAllStringIndex(s, 8) {
 		if !negated.MatchString(s[:loc[0]]) {
 			return true

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -12,36 +13,36 @@ import (
 var (
 	// destination is an address data can be sent to: a URL, an e-mail
 	// address, an IPv4 address.
-	destination = lazy(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
 	// sendVerb orders data sent somewhere: an order to the model.
-	sendVerb = lazy(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
 	// sendsVerb says that the tool itself sends data somewhere: what it
 	// is for, perhaps (a webhook tool), but a person should see where.
-	sendsVerb = lazy(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
+	sendsVerb = lazyre.New(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
 	// carbonCopy is a copy to another address: always a destination.
-	carbonCopy = lazy(`(?i)\bb?cc\b`)
+	carbonCopy = lazyre.New(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
-	dataWord = lazy(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
-	markdownImage = lazy(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
+	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
 	// placeholder is a place in an address for data to go: {x}, $X,
 	// <x>, %s, or an address that ends in = for a value appended.
-	placeholder = lazy(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
+	placeholder = lazyre.New(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
-	conversationCue = []*lazyRegexp{
-		lazy(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
-		lazy(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
-		lazy(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
-		lazy(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
-		lazy(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
-		lazy(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
-		lazy(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
+	conversationCue = []*lazyre.Regexp{
+		lazyre.New(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
+		lazyre.New(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
+		lazyre.New(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
+		lazyre.New(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
+		lazyre.New(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
+		lazyre.New(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
+		lazyre.New(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
 	}
 	// fillVerb asks that something be put into a parameter.
-	fillVerb = lazy(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
+	fillVerb = lazyre.New(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
 )
 
 // sideChannelNames are the parameter names (see normName) of the side

@@ -2,24 +2,25 @@ package scan
 
 import (
 	"fmt"
+	"github.com/askback/askback/internal/lazyre"
 	"strings"
 	"unicode"
 )
 
 var (
 	// htmlComment is an HTML comment, or one left open to the end.
-	htmlComment = lazy(`(?s)<!--(.*?)(-->|$)`)
+	htmlComment = lazyre.New(`(?s)<!--(.*?)(-->|$)`)
 	// markdownComment is the Markdown idiom for a comment: a link
 	// reference definition nothing refers to, [//]: # (text).
-	markdownComment = lazy(`(?m)^[ \t]*\[[^\]\n]{0,20}\]:[ \t]*(?:#|<>)[ \t]*(?:\(([^)\n]*)\)|"([^"\n]*)"|'([^'\n]*)')`)
+	markdownComment = lazyre.New(`(?m)^[ \t]*\[[^\]\n]{0,20}\]:[ \t]*(?:#|<>)[ \t]*(?:\(([^)\n]*)\)|"([^"\n]*)"|'([^'\n]*)')`)
 	// invisibleElement is an element styled or marked so that it is not
 	// shown.
-	invisibleElement = lazy(`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:style\s*=\s*["'][^"'>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:[^.0-9]|$)|opacity\s*:\s*0(?:[^.0-9]|\.0*[^0-9])|color\s*:\s*(?:white|#fff\b|#ffffff|transparent)|(?:height|width)\s*:\s*0(?:[^.0-9]|$))|\shidden(?:\s|>|=|/)|\saria-hidden\s*=\s*["']?true)`)
+	invisibleElement = lazyre.New(`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:style\s*=\s*["'][^"'>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:[^.0-9]|$)|opacity\s*:\s*0(?:[^.0-9]|\.0*[^0-9])|color\s*:\s*(?:white|#fff\b|#ffffff|transparent)|(?:height|width)\s*:\s*0(?:[^.0-9]|$))|\shidden(?:\s|>|=|/)|\saria-hidden\s*=\s*["']?true)`)
 	// attentionTag is a tag that speaks to the model with authority.
-	attentionTag = lazy(`(?i)<\s*/?\s*(important|system|instructions?|admin|secret|hidden|critical|override|priority|mandatory|urgent|note[_-]?to[_-]?(?:ai|model|assistant)|assistant|developer|sys)[\w-]*(?:\s[^<>]{0,40})?>`)
+	attentionTag = lazyre.New(`(?i)<\s*/?\s*(important|system|instructions?|admin|secret|hidden|critical|override|priority|mandatory|urgent|note[_-]?to[_-]?(?:ai|model|assistant)|assistant|developer|sys)[\w-]*(?:\s[^<>]{0,40})?>`)
 	// roleMarker is a role marker of a chat template: text that pretends
 	// to start a message of another role.
-	roleMarker = lazy(`(?i)<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\s*\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`)
+	roleMarker = lazyre.New(`(?i)<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\s*\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`)
 )
 
 // markup reports text hidden in markup (MCPS007) and tags that address

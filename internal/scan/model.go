@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // Phrases are looked for in the folded text (see fold), case-insensitive,
@@ -28,11 +29,11 @@ var (
 		newPhrase("keep", `\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
 	}
 	// secretFile names a file that holds keys or credentials.
-	secretFile = lazy(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
+	secretFile = lazyre.New(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
 	// readVerb asks for a file's content.
-	readVerb = lazy(`(?i)\b(?:read|reads|reading|cat|open|load|include|pass|send|attach|upload|provide|copy|paste|extract|fetch|get|print|output|append|concatenate|retrieve|access|contents?)\b`)
+	readVerb = lazyre.New(`(?i)\b(?:read|reads|reading|cat|open|load|include|pass|send|attach|upload|provide|copy|paste|extract|fetch|get|print|output|append|concatenate|retrieve|access|contents?)\b`)
 	// secretsGathered asks to gather the user's secrets, or all of them.
-	secretsGathered = lazy(`(?i)\b(?:include|pass|send|attach|upload|provide|copy|paste|append|forward|put|add|insert|embed|share|collect|gather|read|extract|list)\b[^.!?\n]{0,40}?\b(?:all|every|any|the\s+user'?s|users'|stored|saved|local)\s+(?:of\s+the\s+)?(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth[\s_-]?tokens?|tokens|passwords?|passphrases?|credentials|private[\s_-]?keys?|secret[\s_-]?keys?|secrets|ssh[\s_-]?keys?|seed\s+phrases?|session\s+cookies?|cookies|environment\s+variables)\b`)
+	secretsGathered = lazyre.New(`(?i)\b(?:include|pass|send|attach|upload|provide|copy|paste|append|forward|put|add|insert|embed|share|collect|gather|read|extract|list)\b[^.!?\n]{0,40}?\b(?:all|every|any|the\s+user'?s|users'|stored|saved|local)\s+(?:of\s+the\s+)?(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth[\s_-]?tokens?|tokens|passwords?|passphrases?|credentials|private[\s_-]?keys?|secret[\s_-]?keys?|secrets|ssh[\s_-]?keys?|seed\s+phrases?|session\s+cookies?|cookies|environment\s+variables)\b`)
 	// precondition puts a tool in front of every other tool, or of every
 	// conversation.
 	precondition = []phrase{
@@ -44,7 +45,7 @@ var (
 		newPhrase("before|prior to", `\b(?:call|use|run|invoke)\s+this\s+(?:tool|function)\s+(?:first\s+)?(?:before|prior\s+to)\s+(?:any|every|all|each)\b`),
 	}
 	// ownScope limits a precondition to the server's own tools.
-	ownScope = lazy(`(?i)\b(?:of|in|from|on|by)\s+this\s+(?:server|mcp\s+server|integration|toolkit|toolset|extension|plugin|package)\b|\bthis\s+server'?s\b|\b(?:these|our)\s+(?:tools|functions)\b`)
+	ownScope = lazyre.New(`(?i)\b(?:of|in|from|on|by)\s+this\s+(?:server|mcp\s+server|integration|toolkit|toolset|extension|plugin|package)\b|\bthis\s+server'?s\b|\b(?:these|our)\s+(?:tools|functions)\b`)
 )
 
 // The words one of which the files and secrets the rules look for need.
@@ -117,7 +118,7 @@ func trimFile(f string) string {
 }
 
 // firstMatch returns the first match of the first pattern that matches s.
-func firstMatch(patterns []*lazyRegexp, s string) string {
+func firstMatch(patterns []*lazyre.Regexp, s string) string {
 	for _, p := range patterns {
 		if m := p.FindString(s); m != "" {
 			return m

@@ -3,6 +3,7 @@ package scan
 import (
 	"strings"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/runecut"
 )
 
@@ -29,13 +30,13 @@ func newProse(plain string) *prose {
 // sentence without any is not searched.
 type phrase struct {
 	words []string
-	re    *lazyRegexp
+	re    *lazyre.Regexp
 }
 
 // newPhrase compiles expr, case-insensitive, with its words written
 // "a|b|c".
 func newPhrase(words, expr string) phrase {
-	return phrase{words: strings.Split(words, "|"), re: lazy(`(?i)` + expr)}
+	return phrase{words: strings.Split(words, "|"), re: lazyre.New(`(?i)` + expr)}
 }
 
 // find returns the first match of phrases in a sentence of the text, in

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/askback/askback/internal/lazyre"
 	"strings"
 )
 
@@ -13,21 +14,21 @@ var (
 		newPhrase("other|another", `\b(?:other|another)\s+(?:servers?'?s?|mcp\s+servers?'?s?)\s+tools?\b`),
 	}
 	// quotedTool is a quoted name followed by "tool": 'Query Docs' tool.
-	quotedTool = lazy("[`'\"‘“]([A-Za-z][A-Za-z0-9_. -]{0,62}[A-Za-z0-9])[`'\"’”]\\s+(?i:tool|function)\\b")
+	quotedTool = lazyre.New("[`'\"‘“]([A-Za-z][A-Za-z0-9_. -]{0,62}[A-Za-z0-9])[`'\"’”]\\s+(?i:tool|function)\\b")
 	// toolQuoted is "tool" followed by a quoted or identifier-shaped name.
-	toolQuoted = lazy("(?i)\\b(?:tool|function)\\s+(?:[`'\"‘“]([A-Za-z][A-Za-z0-9_.-]{0,63})[`'\"’”]|([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+))")
+	toolQuoted = lazyre.New("(?i)\\b(?:tool|function)\\s+(?:[`'\"‘“]([A-Za-z][A-Za-z0-9_.-]{0,63})[`'\"’”]|([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+))")
 	// calledName is an identifier-shaped name after a verb that calls it:
 	// call send_email, use `sendEmail`.
-	calledName = lazy("\\b(?i:call|calls|calling|use|uses|using|invoke|invokes|invoking|run|runs|running|via)\\s+(?i:the\\s+)?[`'\"]?([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)\\b")
+	calledName = lazyre.New("\\b(?i:call|calls|calling|use|uses|using|invoke|invokes|invoking|run|runs|running|via)\\s+(?i:the\\s+)?[`'\"]?([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)\\b")
 	// identifierTool is an identifier-shaped name followed by "tool".
-	identifierTool = lazy("\\b([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)[`'\"]?\\s+(?i:tool|function)\\b")
+	identifierTool = lazyre.New("\\b([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)[`'\"]?\\s+(?i:tool|function)\\b")
 	// directive tells the model what to do.
-	directive = lazy(`(?i)\b(?:must|should|shall|always|never|instead|only|make\s+sure|ensure|required?|requires|before|after|when|whenever|do\s+not|don'?t|remember|important|add|set|change|replace|redirect|bcc|cc)\b`)
+	directive = lazyre.New(`(?i)\b(?:must|should|shall|always|never|instead|only|make\s+sure|ensure|required?|requires|before|after|when|whenever|do\s+not|don'?t|remember|important|add|set|change|replace|redirect|bcc|cc)\b`)
 	// shadowCue changes what another tool does: its recipients, its
 	// arguments, which tool is used instead.
-	shadowCue = lazy(`(?i)\b(?:bcc|cc|send|sends|forward|redirect|instead\s+of|replace|replaces|change|changes|override|modify|add|append|include|copy|recipients?|payee|account|iban|set|sets|always|never|must|required?)\b`)
+	shadowCue = lazyre.New(`(?i)\b(?:bcc|cc|send|sends|forward|redirect|instead\s+of|replace|replaces|change|changes|override|modify|add|append|include|copy|recipients?|payee|account|iban|set|sets|always|never|must|required?)\b`)
 	// notATool follows a name that is a parameter or a field, not a tool.
-	notATool = lazy(`(?i)^[` + "`'\"" + `]?\s+(?:parameter|argument|field|property|option|flag|key|value|attribute|column|variable|setting)s?\b`)
+	notATool = lazyre.New(`(?i)^[` + "`'\"" + `]?\s+(?:parameter|argument|field|property|option|flag|key|value|attribute|column|variable|setting)s?\b`)
 )
 
 // shadowing reports descriptions that tell the model how to use tools

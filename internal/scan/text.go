@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/termsafe"
@@ -172,7 +173,7 @@ func schemaTexts(out []text, subj, path string, m map[string]any, depth int, par
 }
 
 // identifier is a member name that JSON paths write after a dot.
-var identifier = lazy(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identifier = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // member is the JSON path step to the member k of an object: .k, or
 // ["k"] when k is not an identifier.
