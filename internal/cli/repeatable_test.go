@@ -77,4 +77,13 @@ func TestCommandTreeIsCheap(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 450_000 {
 		t.Errorf("building the command tree allocated %d bytes, more than 450,000", n)
 	}
+	// What a command line that names its command builds: that command
+	// alone, which stays in memory for the whole run.
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	newRoot(io, ownTree([]string{"test", "-s", "x.mcp"}))
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 60_000 {
+		t.Errorf("building mcp-tester test allocated %d bytes, more than 60,000", n)
+	}
 }

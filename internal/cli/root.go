@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askback/askback/internal/iostreams"
@@ -68,7 +69,63 @@ func exitCode(err error) int {
 }
 
 // NewRootCmd builds the mcp-tester command tree.
-func NewRootCmd(io *iostreams.IOStreams) *cobra.Command {
+func NewRootCmd(io *iostreams.IOStreams) *cobra.Command { return newRoot(io, "") }
+
+// commandEntry is one of the root's commands: the name it is called by,
+// and how it is built.
+type commandEntry struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// commands are the root's commands: newRoot builds one of them alone when
+// the command line names it.
+func commands(io *iostreams.IOStreams) []commandEntry {
+	return []commandEntry{
+		{"call", func() *cobra.Command { return newCallCmd(io, nil) }},
+		{"test", func() *cobra.Command { return newTestCmd(io, nil) }},
+		{"script", func() *cobra.Command { return newScriptCmd(io, nil) }},
+		{"tasks", func() *cobra.Command { return newTasksCmd(io) }},
+		{"tools", func() *cobra.Command { return newToolsCmd(io) }},
+		{"list", func() *cobra.Command { return newTopListCmd(io, nil) }},
+		{"prompts", func() *cobra.Command { return newPromptsCmd(io) }},
+		{"resources", func() *cobra.Command { return newResourcesCmd(io) }},
+		{"ping", func() *cobra.Command { return newPingCmd(io, nil) }},
+		{"version", func() *cobra.Command { return newVersionCmd(io, nil) }},
+		{"audit", func() *cobra.Command { return newAuditCmd(io, nil) }},
+		{"logging", func() *cobra.Command { return newLoggingCmd(io, nil) }},
+		{"complete", func() *cobra.Command { return newCompleteCmd(io, nil) }},
+		{"profile", func() *cobra.Command { return newProfileCmd(io) }},
+		{"completion", func() *cobra.Command { return newCompletionCmd(io, nil) }},
+		{"inspect", func() *cobra.Command { return newInspectCmd(io, nil) }},
+		{"bench", func() *cobra.Command { return newBenchCmd(io, nil) }},
+		{"auth", func() *cobra.Command { return newAuthCmd(io) }},
+		{"proxy", func() *cobra.Command { return newProxyCmd(io, nil) }},
+		{"scan", func() *cobra.Command { return newScanCmd(io, nil) }},
+		{"grade", func() *cobra.Command { return newGradeCmd(io, nil) }},
+		{"catalog", func() *cobra.Command { return newCatalogCmd(io) }},
+		{"serve", func() *cobra.Command { return newServeCmd(io, nil) }},
+	}
+}
+
+// ownTree names the command that args run when it can be built alone:
+// args start with its name. Anything else (a flag first, help, shell
+// completion, the completion scripts, which list every command, or a
+// name that is not a command) is "", the whole tree.
+//
+// mcp-tester builds only the command it runs: the whole tree is some
+// 1,200 flags, which the garbage collector would scan again at every
+// cycle of a long run, and which take a tenth of the start.
+func ownTree(args []string) string {
+	if len(args) == 0 || args[0] == "completion" {
+		return ""
+	}
+	return args[0]
+}
+
+// newRoot builds the root command with the command named only alone, or
+// every command when only is "" or names none.
+func newRoot(io *iostreams.IOStreams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcp-tester",
 		Short: "A client for testing MCP servers that ask the human questions",
@@ -99,31 +156,13 @@ from flags, from scripts, or from a person at the terminal.`,
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.AddCommand(
-		newCallCmd(io, nil),
-		newTestCmd(io, nil),
-		newScriptCmd(io, nil),
-		newTasksCmd(io),
-		newToolsCmd(io),
-		newTopListCmd(io, nil),
-		newPromptsCmd(io),
-		newResourcesCmd(io),
-		newPingCmd(io, nil),
-		newVersionCmd(io, nil),
-		newAuditCmd(io, nil),
-		newLoggingCmd(io, nil),
-		newCompleteCmd(io, nil),
-		newProfileCmd(io),
-		newCompletionCmd(io, nil),
-		newInspectCmd(io, nil),
-		newBenchCmd(io, nil),
-		newAuthCmd(io),
-		newProxyCmd(io, nil),
-		newScanCmd(io, nil),
-		newGradeCmd(io, nil),
-		newCatalogCmd(io),
-		newServeCmd(io, nil),
-	)
+	all := commands(io)
+	if i := slices.IndexFunc(all, func(c commandEntry) bool { return c.name == only }); i >= 0 {
+		all = all[i : i+1]
+	}
+	for _, c := range all {
+		root.AddCommand(c.build())
+	}
 	// --lang was the earlier mcp-tester's choice of output language (en,
 	// de); this tester speaks English, and says so rather than refusing a
 	// command line written for it.
@@ -247,7 +286,7 @@ func hasFormat(cmd *cobra.Command) bool {
 
 // Main runs mcp-tester with args and returns the exit code.
 func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
-	root := NewRootCmd(io)
+	root := newRoot(io, ownTree(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	// Errors met before the flags were read go through the same guard, and
