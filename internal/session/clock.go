@@ -34,9 +34,15 @@ type requestClock struct {
 // ends the request: it runs no timer (a script's step, whose own time limit
 // is the request's, then costs no second timer per call). The context is
 // still one of the request's own, which stop ends: what the request leaves
-// open (the rest of an HTTP body) is let go when the call returns.
-func startClock(ctx context.Context, d time.Duration) (context.Context, *requestClock) {
+// open (the rest of an HTTP body) is let go when the call returns. With
+// lean (a server over stdio, where a request leaves nothing open) there is
+// then no clock at all: ctx itself, and a nil clock, whose methods do
+// nothing.
+func startClock(ctx context.Context, d time.Duration, lean bool) (context.Context, *requestClock) {
 	if dl, ok := ctx.Deadline(); ok && d > 0 && time.Until(dl) <= d {
+		if lean {
+			return ctx, nil
+		}
 		d = 0
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -100,6 +106,9 @@ func (c *requestClock) resume() {
 
 // stop releases the clock's resources.
 func (c *requestClock) stop() {
+	if c == nil {
+		return
+	}
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -111,4 +120,11 @@ func (c *requestClock) stop() {
 // timedOut reports whether ctx ended because its clock ran out.
 func timedOut(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), errRequestTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// startClock starts the clock of one request of the session, with the
+// session's time limit. Over stdio a request under an earlier deadline
+// gets no clock: nothing of it outlives the call (see startClock).
+func (s *Session) startClock(ctx context.Context) (context.Context, *requestClock) {
+	return startClock(ctx, s.opts.Timeout, s.opts.Target != nil && s.opts.Target.Command != "")
 }

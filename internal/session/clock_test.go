@@ -12,7 +12,7 @@ import (
 // two minutes of thought and the limit pass at once, exactly.
 func TestRequestClockPausesWhileAPersonAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, c := startClock(context.Background(), 50*time.Millisecond)
+		ctx, c := startClock(context.Background(), 50*time.Millisecond, false)
 		defer c.stop()
 		time.Sleep(20 * time.Millisecond) // the request runs for a while
 		c.pause()
@@ -37,7 +37,7 @@ func TestRequestClockPausesWhileAPersonAnswers(t *testing.T) {
 }
 
 func TestRequestClockWithoutLimit(t *testing.T) {
-	ctx, c := startClock(context.Background(), 0)
+	ctx, c := startClock(context.Background(), 0, false)
 	c.pause()
 	c.resume()
 	if ctx.Err() != nil {
@@ -56,7 +56,7 @@ func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		defer cancel()
-		ctx, c := startClock(parent, 50*time.Millisecond)
+		ctx, c := startClock(parent, 50*time.Millisecond, false)
 		if c.timer != nil {
 			t.Errorf("a timer was started under a deadline that comes first")
 		}
@@ -71,7 +71,7 @@ func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		defer cancel()
-		ctx, c := startClock(parent, 50*time.Millisecond)
+		ctx, c := startClock(parent, 50*time.Millisecond, false)
 		c.stop()
 		if ctx.Err() == nil || parent.Err() != nil {
 			t.Errorf("stop did not end the request's own context (%v), or ended its parent's (%v)", ctx.Err(), parent.Err())
@@ -80,12 +80,43 @@ func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		ctx, c := startClock(parent, 50*time.Millisecond)
+		ctx, c := startClock(parent, 50*time.Millisecond, false)
 		defer c.stop()
 		start := time.Now()
 		<-ctx.Done()
 		if d := time.Since(start); d != 50*time.Millisecond || !errors.Is(context.Cause(ctx), errRequestTimeout) {
 			t.Errorf("a later deadline: the clock ended after %s with %v, want 50ms and the request time limit", d, context.Cause(ctx))
+		}
+	})
+}
+
+// Over stdio (lean) a request under an earlier deadline gets no clock at
+// all: its context is the caller's, and the clock's methods do nothing.
+// A later deadline still gets the request's own limit.
+func TestRequestClockLeanOverStdio(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		ctx, c := startClock(parent, 50*time.Millisecond, true)
+		if ctx != parent || c != nil {
+			t.Fatalf("a lean clock under an earlier deadline: context %v, clock %v; want the caller's context and none", ctx, c)
+		}
+		c.pause()
+		c.resume()
+		if _, ok := c.Left(); ok {
+			t.Error("no clock has time left")
+		}
+		c.stop()
+		if parent.Err() != nil {
+			t.Error("stop ended the caller's context")
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ctx, c := startClock(context.Background(), 50*time.Millisecond, true)
+		defer c.stop()
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), errRequestTimeout) {
+			t.Errorf("without an earlier deadline: cause %v, want the request time limit", context.Cause(ctx))
 		}
 	})
 }

@@ -77,7 +77,7 @@ func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func
 	cursor := p.Cursor
 	seen := map[string]bool{}
 	for range MaxPages {
-		rctx, clock := startClock(ctx, s.opts.Timeout)
+		rctx, clock := s.startClock(ctx)
 		var items []T
 		var next string
 		err := s.refuseRepeats(op, func() (err error) {
@@ -155,7 +155,7 @@ func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
 // stateless server takes the level in each request's _meta instead). The
 // messages arrive as notifications/message.
 func (s *Session) SetLogLevel(ctx context.Context, level string) error {
-	ctx, clock := startClock(ctx, s.opts.Timeout)
+	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
 	if err != nil && s.opts.Target.URL != "" {
@@ -195,7 +195,7 @@ func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResource
 // once sends one request with send within the session's time limit and
 // returns its answer, refused when it has a key twice in one object.
 func once[R any](ctx context.Context, s *Session, op string, send func(context.Context) (R, error)) (R, error) {
-	ctx, clock := startClock(ctx, s.opts.Timeout)
+	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	var res R
 	err := s.refuseRepeats(op, func() (err error) {

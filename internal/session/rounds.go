@@ -229,7 +229,7 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	// The whole wait is bounded by Timeout, as a call that runs as a task
 	// is (its clock paused while a person answers): a server that never
 	// answers a poll, or keeps the task working, would hold it for hours.
-	rctx, clock := startClock(ctx, s.opts.Timeout)
+	rctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock})
 	defer s.setCall(nil)
@@ -289,7 +289,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 	emptyRounds := 0
 	for round := 1; ; round++ {
 		call.Rounds = round
-		rctx, clock := startClock(ctx, s.opts.Timeout)
+		rctx, clock := s.startClock(ctx)
 		cancel := clock.stop
 		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock})
 		s.results.takeRepeated()

@@ -244,7 +244,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		client.AddSendingMiddleware(s.opts.Middleware...)
 		client.AddReceivingMiddleware(s.opts.Middleware...)
 	}
-	cctx, clock := startClock(ctx, s.opts.Timeout)
+	cctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	tr := conn.Transport
@@ -405,7 +405,7 @@ func (s *Session) Close() error {
 // protocol, so a server may answer it "method not found": it answered, and
 // the ping succeeds.
 func (s *Session) Ping(ctx context.Context) error {
-	ctx, clock := startClock(ctx, s.opts.Timeout)
+	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	v := s.ProtocolVersion()
 	var params *mcp.PingParams
