@@ -79,13 +79,15 @@ type Browser struct {
 func New(t testing.TB) *Browser {
 	t.Helper()
 	Require(t)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(t.TempDir())...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first action starts the browser: without a time limit, which
-	// would end the browser with it.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	ctx, err := start(t)
+	if err != nil {
+		// Chromium now and then exits before it listens when the machine
+		// is busy (its output then ends with crash reporter lines): one
+		// more try, in a profile of its own.
+		t.Logf("start chromium: %v; trying once more", err)
+		if ctx, err = start(t); err != nil {
+			t.Fatalf("start chromium: %v", err)
+		}
 	}
 	b := &Browser{t: t, ctx: ctx}
 	if err := chromedp.Listen(ctx, func(ev any) {
@@ -98,6 +100,22 @@ func New(t testing.TB) *Browser {
 		t.Fatalf("listen to the browser's requests: %v", err)
 	}
 	return b
+}
+
+// start starts a browser with a new profile, stopped when the test ends,
+// and returns its tab's context.
+func start(t testing.TB) (context.Context, error) {
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(t.TempDir())...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first action starts the browser: without a time limit, which
+	// would end the browser with it.
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		return nil, err
+	}
+	return ctx, nil
 }
 
 // Context is the browser tab's chromedp context.

@@ -52,8 +52,14 @@ func stats(b *testing.B, in *scaleout.Instance) debugstats.Stats {
 }
 
 // httpClient can hold many connections to one host at once.
+// httpClient is the benchmarks' HTTP client: its connections to one server
+// are bounded below the example servers' bound per client address
+// (httpserve.DefaultMaxConnsPerClient, 128), as a client of a server that
+// bounds them must be. Unbounded, a pool serving 64 callers grew past it over
+// 10,000 requests (a connection dialled while another was on its way back
+// to the pool) and the server refused the next with 503.
 func httpClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000, IdleConnTimeout: 30 * time.Second}}
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000, MaxConnsPerHost: 100, IdleConnTimeout: 30 * time.Second}}
 }
 
 var formCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
