@@ -36,7 +36,8 @@ func TestConcurrentFirstUse(t *testing.T) {
 			t.Errorf("goroutine %d: no match", i)
 		}
 	}
-	if re.Get() != re.Get() {
+	first := re.Get()
+	if again := re.Get(); again != first {
 		t.Error("compiled twice")
 	}
 }
