@@ -72,11 +72,17 @@ func (r *repeatable) Set(v string) error {
 
 func (r *repeatable) Type() string { return "stringArray" }
 
-func (r *repeatable) Append(v string) error { return r.Set(v) }
+// Append adds v to what the flag holds, without replacing it first, as
+// pflag's stringArray does.
+func (r *repeatable) Append(v string) error {
+	*r.p = append(*r.p, v)
+	return nil
+}
 
+// Replace sets the values to vs. As with pflag's stringArray, it does not
+// count as a use of the flag: the next Set still replaces them.
 func (r *repeatable) Replace(vs []string) error {
 	*r.p = append([]string(nil), vs...)
-	r.given = true
 	return nil
 }
 

@@ -51,7 +51,6 @@ func stats(b *testing.B, in *scaleout.Instance) debugstats.Stats {
 	return s
 }
 
-// httpClient can hold many connections to one host at once.
 // httpClient is the benchmarks' HTTP client: its connections to one server
 // are bounded below the example servers' bound per client address
 // (httpserve.DefaultMaxConnsPerClient, 128), as a client of a server that
