@@ -162,3 +162,44 @@ func (s *screen) waitFor(want string) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// With no person to ask (stdin not a terminal), the report's lines are
+// held across fast calls and written a few at a time, but the lines of the
+// steps before a slow call still show while it runs: here the line of
+// `ping` comes out while a three-second call is under way, through a pipe,
+// not at the end.
+func TestReportShowsWhileASlowCallRuns(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "slow.mcp")
+	if err := os.WriteFile(script, []byte("ping\ncall_tool progressTest seconds:3\nassert_contains \"Task finished\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "-c", filepath.Join(bin, "handbook")+" -step 1s")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var shown time.Time
+	var report strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, rerr := out.Read(buf)
+		report.Write(buf[:n])
+		if shown.IsZero() && strings.Contains(report.String(), "ping") {
+			shown = time.Now()
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("mcp-tester test: %v\n%s", err, report.String())
+	}
+	if left := time.Since(shown); shown.IsZero() || left < time.Second {
+		t.Errorf("the line of ping came %v before the end of a run with a three-second call: want it shown while the call ran\n%s", left, report.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/internal/answer"
@@ -42,21 +43,91 @@ type runner struct {
 	task    *taskRef                // the task get_task, cancel_task and wait_task act on
 	limit   time.Duration           // the time limit of the step running
 	notes   []string                // what the step running should say besides its verdict
-	text    []byte                  // the lines of the steps not yet written (see flush), its room reused
+	held    heldText                // the lines of the steps not yet written (see flush and hold)
 	status  *tracker                // how far the run is, told each step's outcome
 	parser  parser                  // each step's line is parsed again into its room (see Script.command)
 	argv    []string                // the values of a check's arguments, its room reused (see values)
 }
 
-// flush writes the lines of the steps that ran since the last flush. The
-// runner writes them before a step that waits (on the server, or on
-// stdin) and at the end: a step that waits is never hidden behind a line
-// not yet shown, and the checks and notes between two calls go out in one
-// write with the call before them, not in one each.
-func (r *runner) flush() {
-	if len(r.text) > 0 {
-		_, _ = r.out.Write(r.text)
-		r.text = r.text[:0]
+// flush writes the lines of the steps that ran since the last write, now.
+// The runner flushes before a step that reads stdin, before a step that
+// waits on the server when a person may be asked during the wait (see
+// beforeWait), and at the end.
+func (r *runner) flush() { r.held.flush() }
+
+// heldTextWindow is how long the runner may hold a report line across
+// steps that wait on the server when no person is asked (see beforeWait).
+const heldTextWindow = 100 * time.Millisecond
+
+// beforeWait makes the lines held so far visible in time for a step that
+// waits on the server. When a person may be asked during the wait
+// (RunOptions.Fallback), they are written now, so that no question comes
+// before the lines of the steps that led to it. Otherwise they are written
+// at most heldTextWindow later, together with the lines of the steps that
+// run meanwhile: a script of a thousand fast calls makes a few writes to
+// its output, not a thousand (each write to a pipe wakes its reader; they
+// were a twentieth of such a run's CPU), and a slow call still shows the
+// lines before it while it runs.
+func (r *runner) beforeWait() {
+	if r.opts.Fallback != nil {
+		r.held.flush()
+		return
+	}
+	r.held.hold(heldTextWindow)
+}
+
+// heldText is the text of a runner's steps not yet written, and the timer
+// that writes it when the runner holds it across a wait (see hold). Its
+// lock is the runner's and the timer's: the text is written whole, in
+// order, once.
+type heldText struct {
+	mu    sync.Mutex
+	out   io.Writer
+	text  []byte      // its room reused
+	timer *time.Timer // made at the first hold, reset at the next
+	armed bool        // the timer is to write what is held
+}
+
+// flush writes what is held, now, and disarms the timer.
+func (h *heldText) flush() {
+	h.mu.Lock()
+	if h.armed {
+		h.timer.Stop()
+		h.armed = false
+	}
+	h.writeLocked()
+	h.mu.Unlock()
+}
+
+// hold makes sure what is held is written within window: it arms the
+// timer, unless it is armed already or nothing is held.
+func (h *heldText) hold(window time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.armed || len(h.text) == 0 {
+		return
+	}
+	if h.timer == nil {
+		h.timer = time.AfterFunc(window, h.timerFlush)
+	} else {
+		h.timer.Reset(window)
+	}
+	h.armed = true
+}
+
+// timerFlush is the timer's: it writes what is held. One that fired while
+// flush held the lock finds the text written, and writes nothing.
+func (h *heldText) timerFlush() {
+	h.mu.Lock()
+	h.armed = false
+	h.writeLocked()
+	h.mu.Unlock()
+}
+
+func (h *heldText) writeLocked() {
+	if len(h.text) > 0 {
+		_, _ = h.out.Write(h.text)
+		h.text = h.text[:0]
 	}
 }
 
@@ -122,6 +193,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	start := time.Now()
 	r.res = &ScriptResult{Name: s.Name}
 	r.script = s
+	r.held.out = r.out
 	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
 	conn, err := r.connect(ctx, s)
 	if err != nil {
@@ -193,12 +265,16 @@ func (r *runner) emit() {
 				return
 			}
 			if r.out != io.Discard {
-				r.text = appendStep(r.text, st)
+				r.held.mu.Lock()
+				r.held.text = appendStep(r.held.text, st)
+				r.held.mu.Unlock()
 			}
 			passed = st.Passed
 		} else if r.out != io.Discard {
 			st := r.script.Steps[rec.index]
-			r.text = appendStepLine(r.text, true, st.Text, st.Line)
+			r.held.mu.Lock()
+			r.held.text = appendStepLine(r.held.text, true, st.Text, st.Line)
+			r.held.mu.Unlock()
 		}
 		r.status.step(passed)
 		r.emitted++
@@ -293,8 +369,10 @@ func (r *runner) runStep(ctx context.Context, s *Script, st *Step, res *StepResu
 		return
 	}
 	r.limit = r.timeoutOf(c)
-	if c.def.waitsOnServer() || c.def.readsStdin {
+	if c.def.readsStdin {
 		r.flush()
+	} else if c.def.waitsOnServer() {
+		r.beforeWait()
 	}
 	if c.def.waitsOnServer() {
 		// Only a step that waits on the server needs its time limit: a
