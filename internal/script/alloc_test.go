@@ -92,3 +92,27 @@ func TestRunnerAllocationsPerStep(t *testing.T) {
 		t.Errorf("the runner allocates %.2f times a step beyond the loop's calls, more than %d", own, maxRunnerAllocsPerStep)
 	}
 }
+
+// A step's line is parsed again when it runs into room the runner reuses:
+// nothing is allocated, a JSON argument included (it was validated when
+// the script was parsed; the runner decodes it when it uses it).
+func TestStepParsedAgainAllocatesNothing(t *testing.T) {
+	for _, line := range []string{
+		`call_tool echo text:"hello"`,
+		`call_tool echo {"text": "hello", "n": [1, 2, {"deep": true}]}`,
+		`assert_contains "echo: hello"`,
+	} {
+		s := mustParse(t, "again.mcp", line+"\n")
+		var p parser
+		if _, err := s.command(&p, s.Steps[0]); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := s.command(&p, s.Steps[0]); err != nil {
+				panic(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %.1f allocations to parse it again, want none", line, n)
+		}
+	}
+}

@@ -214,7 +214,7 @@ func (p *parser) parseLine(line string) (*Step, *command) {
 		return nil, nil
 	}
 	lx := &p.lex
-	*lx = lexer{line: line, toks: lx.toks, arena: lx.arena[:0]}
+	*lx = lexer{line: line, toks: lx.toks, arena: lx.arena[:0], checked: p.replay}
 	toks, lerr := lx.tokens()
 	if lerr != nil {
 		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
