@@ -126,3 +126,39 @@ func TestReportShownWhileACallWaits(t *testing.T) {
 		t.Fatalf("%d passed, %d failed:\n%s", p, f, got)
 	}
 }
+
+// A timer that fired while the text was locked, and was armed again before
+// its call ran, is stopped by the next flush: nothing of a run's report is
+// left pending once it ends.
+func TestHeldTextFlushStopsARearmedTimer(t *testing.T) {
+	w := &writes{}
+	h := &heldText{out: w}
+	h.text = append(h.text, "a\n"...)
+	h.hold(time.Millisecond)
+	h.mu.Lock()
+	time.Sleep(50 * time.Millisecond) // the timer fires; its call waits for the lock
+	// What hold does once more text is held (its lock is taken here).
+	h.text = append(h.text, "b\n"...)
+	h.timer.Reset(time.Hour)
+	h.armed = true
+	h.mu.Unlock()
+	// The earlier call runs now: it writes "a\nb\n" and marks the timer
+	// disarmed, though it is pending.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, got := w.count(); got == "a\nb\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the timer's call did not write what was held")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.flush()
+	if h.timer.Stop() {
+		t.Error("the timer was still pending after flush")
+	}
+	if n, got := w.count(); n != 1 || got != "a\nb\n" {
+		t.Errorf("%d writes, %q; want one write of a and b", n, got)
+	}
+}

@@ -45,7 +45,8 @@ type RunOptions struct {
 	Prompts io.Writer
 	// Progress, when set, receives the text report while the scripts run:
 	// each script's lines in the order of the scripts, whatever the
-	// parallelism, then the summary. The result is what WriteText writes.
+	// parallelism, then the summary. Without a Fallback, a script's lines
+	// may be held across the calls for up to 100 ms (see runner.beforeWait).
 	Progress io.Writer
 	// Verbose adds to each asking step the questions asked and their answers.
 	Verbose bool

@@ -88,13 +88,16 @@ type heldText struct {
 	armed bool        // the timer is to write what is held
 }
 
-// flush writes what is held, now, and disarms the timer.
+// flush writes what is held, now, and stops the timer. It stops it
+// whether or not it is armed: a timer that fired while flush held the
+// lock, and was then armed again by hold, is pending while its earlier
+// call, run later, has marked it disarmed.
 func (h *heldText) flush() {
 	h.mu.Lock()
-	if h.armed {
+	if h.timer != nil {
 		h.timer.Stop()
-		h.armed = false
 	}
+	h.armed = false
 	h.writeLocked()
 	h.mu.Unlock()
 }
