@@ -203,3 +203,24 @@ func TestReportShowsWhileASlowCallRuns(t *testing.T) {
 		t.Errorf("the line of ping came %v before the end of a run with a three-second call: want it shown while the call ran\n%s", left, report.String())
 	}
 }
+
+// With --progress, where stdout and stderr are merged (2>&1, a CI log),
+// the [PROGRESS] lines of a call come after the report's lines of the steps
+// before it, although no person can be asked (stdin is not a terminal).
+func TestProgressLinesAfterTheStepsBefore(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "p.mcp")
+	if err := os.WriteFile(script, []byte("ping\necho one\ncall_tool progressTest seconds:2\nassert_contains \"Task finished\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "--progress", "-c", filepath.Join(bin, "handbook")+" -step 500ms").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcp-tester test: %v\n%s", err, out)
+	}
+	text := string(out)
+	ping, echo, progress := strings.Index(text, "ping (line 1)"), strings.Index(text, "echo one"), strings.Index(text, "[PROGRESS]")
+	if ping < 0 || echo < 0 || progress < 0 || progress < ping || progress < echo {
+		t.Errorf("want the lines of ping and echo before the first [PROGRESS] line:\n%s", text)
+	}
+}

@@ -191,6 +191,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Format == "text" || opts.Format == "github" {
 		// Out's guard: no line a server wrote reads as a workflow command.
 		ropts.Progress = opts.IO.Out
+		// The [PROGRESS] lines of a call come after the lines of the
+		// steps before it, where stderr and stdout are merged.
+		ropts.Live = opts.Conn.Progress
 	}
 	if opts.IO.IsInteractive() {
 		ropts.Prompts = opts.IO.ErrOut // input_var asks before it waits

@@ -51,8 +51,8 @@ func (nobody) Answer(context.Context, *answer.Question) (*mcp.ElicitResult, erro
 
 // Without a person to ask, the lines of a long run of fast calls go out in
 // a few writes, not one a call; with one, every line is written before the
-// next call, as a question may come during it. The report reads the same
-// either way.
+// next call, as a question may come during it, and so with Live. The
+// report reads the same either way.
 func TestReportHeldAcrossFastCalls(t *testing.T) {
 	const pairs = 400
 	var b strings.Builder
@@ -61,21 +61,25 @@ func TestReportHeldAcrossFastCalls(t *testing.T) {
 	}
 	s := mustParse(t, "held.mcp", b.String())
 	conn := newFixedConn("echo: hello")
-	run := func(person answer.Answerer) (int, string) {
+	run := func(person answer.Answerer, live bool) (int, string) {
 		w := &writes{}
-		opts := RunOptions{Connect: func(context.Context) (Conn, error) { return conn, nil }, Progress: w, Fallback: person}
+		opts := RunOptions{Connect: func(context.Context) (Conn, error) { return conn, nil }, Progress: w, Fallback: person, Live: live}
 		if p, f := Run(context.Background(), s, opts).Counts(); f != 0 || p != 2*pairs {
 			t.Fatalf("%d passed, %d failed", p, f)
 		}
 		return w.count()
 	}
-	held, heldText := run(nil)
-	asked, askedText := run(nobody{})
+	held, heldText := run(nil, false)
+	asked, askedText := run(nobody{}, false)
+	live, liveText := run(nil, true)
 	if held > pairs/8 {
 		t.Errorf("without a person, %d writes for %d calls: want the lines held across fast calls", held, pairs)
 	}
 	if asked < pairs {
 		t.Errorf("with a person, %d writes for %d calls: want the lines written before each call", asked, pairs)
+	}
+	if live < pairs {
+		t.Errorf("with Live, %d writes for %d calls: want the lines written before each call", live, pairs)
 	}
 	strip := func(s string) string { // the durations differ from run to run
 		var out []string
@@ -87,8 +91,8 @@ func TestReportHeldAcrossFastCalls(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
-	if strip(heldText) != strip(askedText) {
-		t.Errorf("the report differs:\nheld:\n%s\nwritten at once:\n%s", heldText, askedText)
+	if strip(heldText) != strip(askedText) || strip(liveText) != strip(askedText) {
+		t.Errorf("the report differs:\nheld:\n%s\nwritten at once:\n%s\nlive:\n%s", heldText, askedText, liveText)
 	}
 }
 

@@ -45,9 +45,15 @@ type RunOptions struct {
 	Prompts io.Writer
 	// Progress, when set, receives the text report while the scripts run:
 	// each script's lines in the order of the scripts, whatever the
-	// parallelism, then the summary. Without a Fallback, a script's lines
-	// may be held across the calls for up to 100 ms (see runner.beforeWait).
+	// parallelism, then the summary. Without a Fallback or Live, a script's
+	// lines may be held across the calls for up to 100 ms (see
+	// runner.beforeWait).
 	Progress io.Writer
+	// Live writes each step's lines before the next call starts, as when
+	// a Fallback may ask a person, instead of holding them across fast
+	// calls: for a run whose other output during a call (progress lines on
+	// stderr) must not come before them where the streams are merged.
+	Live bool
 	// Verbose adds to each asking step the questions asked and their answers.
 	Verbose bool
 	// Fallback, when set, is asked for a question that the answers queued

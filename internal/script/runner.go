@@ -62,14 +62,15 @@ const heldTextWindow = 100 * time.Millisecond
 // beforeWait makes the lines held so far visible in time for a step that
 // waits on the server. When a person may be asked during the wait
 // (RunOptions.Fallback), they are written now, so that no question comes
-// before the lines of the steps that led to it. Otherwise they are written
+// before the lines of the steps that led to it; so they are with
+// RunOptions.Live, for the other output of a call. Otherwise they are written
 // at most heldTextWindow later, together with the lines of the steps that
 // run meanwhile: a script of a thousand fast calls makes a few writes to
 // its output, not a thousand (each write to a pipe wakes its reader; they
 // were a twentieth of such a run's CPU), and a slow call still shows the
 // lines before it while it runs.
 func (r *runner) beforeWait() {
-	if r.opts.Fallback != nil {
+	if r.opts.Fallback != nil || r.opts.Live {
 		r.held.flush()
 		return
 	}
