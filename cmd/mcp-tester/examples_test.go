@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,6 +71,7 @@ func TestDocExamplesRun(t *testing.T) {
 	}
 	docs = append([]string{filepath.Join(repo, "README.md")}, docs...)
 	var root string
+	tmpUsers := map[string]string{} // a /tmp path a document's commands use: the first document
 	for _, path := range docs {
 		name, _ := filepath.Rel(repo, path)
 		src, err := os.ReadFile(path)
@@ -91,6 +93,18 @@ func TestDocExamplesRun(t *testing.T) {
 				t.Errorf("%s:%d: the block is not what %s holds: copy the file into the block (or the block into the file)", b.File, b.Line, b.Path)
 			}
 		}
+		// The documents' commands run at once, each document in its own
+		// folder but with /tmp shared: a /tmp path in two documents would
+		// have one's file read by the other.
+		for _, c := range docexamples.Commands(blocks, "") {
+			for _, p := range tmpPath.FindAllString(c.Text, -1) {
+				if first, ok := tmpUsers[p]; ok && first != name {
+					t.Errorf("%s: %s is used by %s too: their examples run at once; give each document its own path", c.Where(), p, first)
+				} else if !ok {
+					tmpUsers[p] = name
+				}
+			}
+		}
 		if testing.Short() {
 			continue
 		}
@@ -103,6 +117,9 @@ func TestDocExamplesRun(t *testing.T) {
 		})
 	}
 }
+
+// tmpPath is a path under /tmp in a document's command.
+var tmpPath = regexp.MustCompile(`/tmp/[A-Za-z0-9._/-]+`)
 
 // made are the packages make build puts into bin/.
 var made = []string{
