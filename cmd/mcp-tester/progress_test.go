@@ -169,12 +169,7 @@ func (s *screen) waitFor(want string) string {
 // `ping` comes out while a three-second call is under way, through a pipe,
 // not at the end.
 func TestReportShowsWhileASlowCallRuns(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
-	dir := t.TempDir()
-	script := filepath.Join(dir, "slow.mcp")
-	if err := os.WriteFile(script, []byte("ping\ncall_tool progressTest seconds:3\nassert_contains \"Task finished\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, script := handbookScript(t, "ping\ncall_tool progressTest seconds:3\nassert_contains \"Task finished\"\n")
 	cmd := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "-c", filepath.Join(bin, "handbook")+" -step 1s")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -208,12 +203,7 @@ func TestReportShowsWhileASlowCallRuns(t *testing.T) {
 // the [PROGRESS] lines of a call come after the report's lines of the steps
 // before it, although no person can be asked (stdin is not a terminal).
 func TestProgressLinesAfterTheStepsBefore(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
-	dir := t.TempDir()
-	script := filepath.Join(dir, "p.mcp")
-	if err := os.WriteFile(script, []byte("ping\necho one\ncall_tool progressTest seconds:2\nassert_contains \"Task finished\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, script := handbookScript(t, "ping\necho one\ncall_tool progressTest seconds:2\nassert_contains \"Task finished\"\n")
 	out, err := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "--progress", "-c", filepath.Join(bin, "handbook")+" -step 500ms").CombinedOutput()
 	if err != nil {
 		t.Fatalf("mcp-tester test: %v\n%s", err, out)
@@ -223,4 +213,17 @@ func TestProgressLinesAfterTheStepsBefore(t *testing.T) {
 	if ping < 0 || echo < 0 || progress < 0 || progress < ping || progress < echo {
 		t.Errorf("want the lines of ping and echo before the first [PROGRESS] line:\n%s", text)
 	}
+}
+
+// handbookScript builds mcp-tester and the handbook server, and writes
+// text as a script of a temporary folder: the folder of the binaries and
+// the script's path.
+func handbookScript(t *testing.T, text string) (bin, script string) {
+	t.Helper()
+	bin = testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	script = filepath.Join(t.TempDir(), "slow.mcp")
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bin, script
 }
