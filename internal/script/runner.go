@@ -261,6 +261,8 @@ func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
 // emit writes the steps whose outcome is known, in line order; an
 // elicit_response step waits for the command that uses its answer.
 func (r *runner) emit() {
+	r.held.mu.Lock() // the timer may be writing what was held before
+	defer r.held.mu.Unlock()
 	for r.emitted < len(r.steps) {
 		rec := r.steps[r.emitted]
 		passed := true
@@ -269,16 +271,12 @@ func (r *runner) emit() {
 				return
 			}
 			if r.out != io.Discard {
-				r.held.mu.Lock()
 				r.held.text = appendStep(r.held.text, st)
-				r.held.mu.Unlock()
 			}
 			passed = st.Passed
 		} else if r.out != io.Discard {
 			st := r.script.Steps[rec.index]
-			r.held.mu.Lock()
 			r.held.text = appendStepLine(r.held.text, true, st.Text, st.Line)
-			r.held.mu.Unlock()
 		}
 		r.status.step(passed)
 		r.emitted++
