@@ -108,7 +108,7 @@ func TestRecordNameLikeAHereDocument(t *testing.T) {
 		t.Fatalf("does not parse: %v\n%s", err, b.String())
 	}
 	var got []string
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		got = append(got, st.Text)
 	}
 	want := []string{`call_tool "<<END"`, `assert_contains "ok"`, `call_tool next`}

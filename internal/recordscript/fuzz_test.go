@@ -76,7 +76,7 @@ func checkSends(t *testing.T, conv *conversation.Conversation, parsed *script.Sc
 	t.Helper()
 	w := &writer{conv: conv}
 	next := 0
-	for _, st := range parsed.Steps {
+	for _, st := range parsed.Steps() {
 		cmd := st.Command
 		text := st.Text
 		if cmd == "expect_error" {

@@ -18,7 +18,7 @@ func commandsOf(t *testing.T, body string) []string {
 		t.Fatalf("does not parse: %v\n%s", err, body)
 	}
 	var out []string
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		out = append(out, st.Text)
 	}
 	return out

@@ -69,7 +69,7 @@ func TestRunnerAllocationsPerStep(t *testing.T) {
 	run := func(s *Script) float64 {
 		opts := RunOptions{Connect: func(context.Context) (Conn, error) { return conn, nil }, Progress: io.Discard}
 		return testing.AllocsPerRun(5, func() {
-			if p, f := Run(ctx, s, opts).Counts(); f != 0 || p != len(s.Steps) {
+			if p, f := Run(ctx, s, opts).Counts(); f != 0 || p != s.NumSteps() {
 				panic(fmt.Sprintf("%d passed, %d failed", p, f))
 			}
 		})
@@ -104,15 +104,45 @@ func TestStepParsedAgainAllocatesNothing(t *testing.T) {
 	} {
 		s := mustParse(t, "again.mcp", line+"\n")
 		var p parser
-		if _, err := s.command(&p, s.Steps[0]); err != nil {
+		if _, err := s.command(&p, s.Step(0)); err != nil {
 			t.Fatal(err)
 		}
 		if n := testing.AllocsPerRun(100, func() {
-			if _, err := s.command(&p, s.Steps[0]); err != nil {
+			if _, err := s.command(&p, s.Step(0)); err != nil {
 				panic(err)
 			}
 		}); n != 0 {
 			t.Errorf("%s: %.1f allocations to parse it again, want none", line, n)
 		}
+	}
+}
+
+// A parsed script holds its steps as one block without pointers, made
+// into Steps from its text as they are read: a script of thousands of
+// steps is a few allocations, not one or more a step, and a long run's
+// collector has nothing to follow in it at each cycle.
+func TestParsedScriptHoldsNoObjectPerStep(t *testing.T) {
+	var b strings.Builder
+	const n = 2000
+	for i := range n {
+		fmt.Fprintf(&b, "call_tool echo text:\"hello-%d\"   # a comment\nassert_contains \"echo: hello-%d\"\n", i, i)
+	}
+	src := []byte(b.String())
+	s := mustParse(t, "long.mcp", b.String())
+	if s.NumSteps() != 2*n {
+		t.Fatalf("%d steps, want %d", s.NumSteps(), 2*n)
+	}
+	if st := s.Step(2*n - 2); st.Line != 2*n-1 || st.Col != 1 || st.Command != "call_tool" || st.Text != fmt.Sprintf(`call_tool echo text:"hello-%d"`, n-1) {
+		t.Errorf("the last call is %+v", st)
+	}
+	if allocs := testing.AllocsPerRun(5, func() {
+		if _, err := ParseFile("long.mcp", src); err != nil {
+			panic(err)
+		}
+	}); allocs > 40 {
+		t.Errorf("parsing %d steps allocates %.0f times, want at most 40", 2*n, allocs)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = s.Step(7) }); allocs != 0 {
+		t.Errorf("Step allocates %.0f times, want none", allocs)
 	}
 }

@@ -21,6 +21,7 @@ import (
 // definition, so that nothing after the parser compares names.
 type cmd struct {
 	name  string
+	index uint16 // its place in commandList, which a parsed step keeps
 	usage string // the command with its arguments, shown when they are wrong
 	// min and max bound the number of arguments; max < 0: no bound.
 	min, max int
@@ -146,7 +147,8 @@ func init() {
 			check: checkLevel, run: setLogLevel, timed: true},
 	}
 	commands = make(map[string]*cmd, len(commandList))
-	for _, c := range commandList {
+	for i, c := range commandList {
+		c.index = uint16(i)
 		commands[c.name] = c
 	}
 }

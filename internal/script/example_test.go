@@ -16,7 +16,7 @@ assert_contains "to staging"
 		fmt.Println(err)
 		return
 	}
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		fmt.Printf("%d: %s\n", st.Line, st.Command)
 	}
 

@@ -2,6 +2,8 @@ package script
 
 import (
 	"fmt"
+	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,22 +13,57 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Script is a parsed .mcp file: its steps in line order.
+// Script is a parsed .mcp file: its steps in line order (NumSteps, Step,
+// Steps).
 type Script struct {
-	Name  string  // the file name given to ParseFile, used in reports
-	Steps []*Step // one per command line
+	Name string // the file name given to ParseFile, used in reports
 	// Sampling is set when the script answers requests for a model reply
 	// (sample_response): its session declares sampling.
 	Sampling bool
 	// Roots are the roots its roots lines declare; nil: none (its session
 	// declares no roots).
 	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
+	// steps are where the steps are written, one per command line.
+	steps []stepAt
 	// lines are the script's lines, which its steps are parsed from again
 	// when they run (see command): the text parsed, held once.
 	lines lineIndex
 	// src is the text parsed, with its byte order mark, which Update
 	// rewrites; lines hold the same text.
 	src string
+}
+
+// stepAt is where a step is written: its line, the column of its
+// command's name, where its text ends on that line and which command it
+// is (its index in commandList). It holds no pointer: a script of
+// thousands of steps is one block the garbage collector need not look
+// into at each cycle of a long run, and Step makes the strings from the
+// text the script holds anyway.
+type stepAt struct {
+	line, col, end int32
+	cmd            uint16
+}
+
+// NumSteps is the number of steps: one per command line.
+func (s *Script) NumSteps() int { return len(s.steps) }
+
+// Step returns step i, for 0 <= i < NumSteps; its strings are the
+// script's own text, so it allocates nothing.
+func (s *Script) Step(i int) Step {
+	at := s.steps[i]
+	line := strings.TrimSuffix(s.lines.at(int(at.line)-1), "\r")
+	return Step{Line: int(at.line), Col: int(at.col), Command: commandList[at.cmd].name, Text: strings.TrimSpace(line[:at.end])}
+}
+
+// Steps yields each step with its index, in line order.
+func (s *Script) Steps() iter.Seq2[int, Step] {
+	return func(yield func(int, Step) bool) {
+		for i := range s.steps {
+			if !yield(i, s.Step(i)) {
+				return
+			}
+		}
+	}
 }
 
 // lineIndex is a text and where each of its lines starts: each line taken
@@ -74,7 +111,7 @@ type Step struct {
 // The command is parsed into p's room, which the last command parsed with
 // p was in: it lives until the next. The line parsed without error
 // before; an error now would be a bug, and is returned as one.
-func (s *Script) command(p *parser, st *Step) (*command, error) {
+func (s *Script) command(p *parser, st Step) (*command, error) {
 	if st.Line < 1 || st.Line > s.lines.len() {
 		return nil, fmt.Errorf("line %d is not in %s", st.Line, s.Name)
 	}
@@ -120,14 +157,17 @@ func ParseFile(name string, src []byte) (*Script, error) {
 	p := &parser{file: name, vars: map[string]bool{}}
 	s := &Script{Name: name, src: string(src)}
 	p.lines = newLineIndex(strings.TrimPrefix(s.src, bom))
+	if p.lines.len() > math.MaxInt32 {
+		return nil, SyntaxErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("the script has %d lines, more than %d", p.lines.len(), math.MaxInt32)}}
+	}
 	for p.next < p.lines.len() {
 		if len(p.errs) >= maxSyntaxErrors {
 			break
 		}
 		p.line = p.next + 1
 		p.next++
-		if st, _ := p.parseLine(strings.TrimSuffix(p.lines.at(p.line-1), "\r")); st != nil {
-			s.Steps = append(s.Steps, st)
+		if st, c := p.parseLine(strings.TrimSuffix(p.lines.at(p.line-1), "\r")); c != nil {
+			s.steps = append(s.steps, st)
 		}
 	}
 	if len(p.errs) > 0 {
@@ -207,44 +247,46 @@ func (p *parser) errorf(col int, format string, args ...any) {
 	p.errs = append(p.errs, &SyntaxError{File: p.file, Line: p.line, Col: col, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *parser) parseLine(line string) (*Step, *command) {
+// parseLine parses line, the script's line p.line, into c (nil: the
+// line has no command, or an error), and says where its step is written.
+// Parsed again to run (p.replay), only c is made.
+func (p *parser) parseLine(line string) (st stepAt, c *command) {
 	p.failed = false
 	if len(line) > maxLineLen {
 		p.errorf(1, "line is longer than %d bytes", maxLineLen)
-		return nil, nil
+		return st, nil
 	}
 	lx := &p.lex
 	*lx = lexer{line: line, toks: lx.toks, arena: lx.arena[:0], checked: p.replay}
 	toks, lerr := lx.tokens()
 	if lerr != nil {
 		p.errorf(lx.colAt(lerr.pos), "%s", lerr.msg)
-		return nil, nil
+		return st, nil
 	}
 	if len(toks) == 0 {
-		return nil, nil
+		return st, nil
 	}
 	line0 := p.line
 	p.heredoc(toks)
 	if p.failed {
-		return nil, nil
+		return st, nil
 	}
-	c := p.parseCommand(toks)
+	c = p.parseCommand(toks)
 	if p.failed {
-		return nil, nil
+		return st, nil
 	}
 	if p.replay {
-		return nil, c
+		return st, c
 	}
 	p.checkVars(c)
 	if p.failed {
-		return nil, nil
+		return st, nil
 	}
 	if c.def.setsVar {
 		name, _ := c.args[0].literal()
 		p.vars[name] = true
 	}
-	end := lx.pos
-	return &Step{Line: line0, Col: c.col, Command: c.def.name, Text: strings.TrimSpace(line[:end])}, c
+	return stepAt{line: int32(line0), col: int32(c.col), end: int32(lx.pos), cmd: c.def.index}, c
 }
 
 // checkVars reports a variable used before any line sets it.

@@ -18,19 +18,19 @@ elicit_response decline
 call_tool deploy service:"auth-service"
 assert_contains "not started"
 `)
-	if len(s.Steps) != 7 {
-		t.Fatalf("%d steps, want 7 (every command line is a step)", len(s.Steps))
+	if s.NumSteps() != 7 {
+		t.Fatalf("%d steps, want 7 (every command line is a step)", s.NumSteps())
 	}
 	var got []string
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		got = append(got, st.Command)
 	}
 	want := "elicit_response call_tool assert_elicited assert_contains elicit_response call_tool assert_contains"
 	if strings.Join(got, " ") != want {
 		t.Errorf("commands %v", got)
 	}
-	if s.Steps[4].Line != 6 || s.Steps[4].Col != 1 {
-		t.Errorf("step 5 at %d:%d, want 6:1", s.Steps[4].Line, s.Steps[4].Col)
+	if s.Step(4).Line != 6 || s.Step(4).Col != 1 {
+		t.Errorf("step 5 at %d:%d, want 6:1", s.Step(4).Line, s.Step(4).Col)
 	}
 }
 
@@ -54,14 +54,14 @@ elicit_response cancel`)
 
 func TestParseCommentsAndText(t *testing.T) {
 	s := mustParse(t, "c.mcp", "# a comment\n// another\n  call_tool x a:\"# not a comment\" b:'// nor this' # trailing\r\necho http://host/x // trailing too\n\n")
-	if len(s.Steps) != 2 {
-		t.Fatalf("%d steps, want 2", len(s.Steps))
+	if s.NumSteps() != 2 {
+		t.Fatalf("%d steps, want 2", s.NumSteps())
 	}
-	if got := s.Steps[0].Text; got != `call_tool x a:"# not a comment" b:'// nor this'` {
+	if got := s.Step(0).Text; got != `call_tool x a:"# not a comment" b:'// nor this'` {
 		t.Errorf("text %q", got)
 	}
-	if s.Steps[0].Col != 3 || s.Steps[0].Line != 3 {
-		t.Errorf("at %d:%d", s.Steps[0].Line, s.Steps[0].Col)
+	if s.Step(0).Col != 3 || s.Step(0).Line != 3 {
+		t.Errorf("at %d:%d", s.Step(0).Line, s.Step(0).Col)
 	}
 	args := mustCommand(t, s, 0).args
 	if v, _ := args[1].literal(); args[1].key != "a" || v != "# not a comment" {
@@ -103,7 +103,7 @@ expect_error cancel_task "$id"
 expect_error timeout 100 get_task NOPE
 assert_task_status cancelled`)
 	var got []string
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		got = append(got, st.Command)
 	}
 	want := "start_tool set_var get_task get_task assert_task_status elicit_response timeout expect_error expect_error assert_task_status"
@@ -282,7 +282,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		for _, st := range s.Steps {
+		for _, st := range s.Steps() {
 			if st.Line < 1 || st.Line > lines {
 				t.Fatalf("bad step %+v", st)
 			}
@@ -303,7 +303,7 @@ func FuzzParse(f *testing.F) {
 // runner parses it.
 func mustCommand(t *testing.T, s *Script, i int) *command {
 	t.Helper()
-	c, err := s.command(&parser{}, s.Steps[i])
+	c, err := s.command(&parser{}, s.Step(i))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestLoadFilesReportsEverySyntaxError(t *testing.T) {
 		t.Error("not SyntaxErrors")
 	}
 	scripts, err := LoadFiles([]string{"testdata/deploy.mcp"})
-	if err != nil || len(scripts) != 1 || len(scripts[0].Steps) != 7 {
+	if err != nil || len(scripts) != 1 || scripts[0].NumSteps() != 7 {
 		t.Fatalf("%v %v", scripts, err)
 	}
 }

@@ -259,15 +259,15 @@ func FuzzRun(f *testing.F) {
 	connect := testConnect()
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := ParseFile("f.mcp", []byte(src))
-		if err != nil || len(s.Steps) > 50 {
+		if err != nil || s.NumSteps() > 50 {
 			return
 		}
 		rep := Run(context.Background(), s, RunOptions{Connect: connect, StepTimeout: 20 * time.Millisecond, Stdin: strings.NewReader("a\nb\n")})
 		if rep.Scripts[0].Err != nil {
 			t.Skip(rep.Scripts[0].Err) // the machine is too busy to connect
 		}
-		if len(rep.Scripts[0].Steps) != len(s.Steps) {
-			t.Fatalf("%d results for %d steps", len(rep.Scripts[0].Steps), len(s.Steps))
+		if len(rep.Scripts[0].Steps) != s.NumSteps() {
+			t.Fatalf("%d results for %d steps", len(rep.Scripts[0].Steps), s.NumSteps())
 		}
 	})
 }

@@ -34,6 +34,7 @@ type runner struct {
 	res     *ScriptResult
 	script  *Script                 // the script running
 	steps   []stepRecord            // the steps that ran, in line order; res.Steps at the end
+	full    []*StepResult           // the results the records of steps keep whole
 	spare   *StepResult             // a result no record holds, for the next step
 	emitted int                     // steps written to out
 	pending []pendingReply          // answers queued for the next asking command
@@ -137,12 +138,13 @@ func (h *heldText) writeLocked() {
 
 // stepRecord is a step that ran, as the runner keeps it until the run
 // ends: a passed step with nothing more to say (most of a long script) as
-// its index in Script.Steps and its duration, which the collector has no
-// pointer to follow in; any other step whole.
+// its index in the script and its duration; any other step whole, in the
+// runner's full. A record holds no pointer, so the collector need not look
+// into the records of a long run.
 type stepRecord struct {
-	full  *StepResult // nil: passed, made from index and took at the end
-	index int
 	took  time.Duration
+	index int32 // the step's index in the script
+	full  int32 // 1 + the result's index in runner.full; 0: a passed step
 }
 
 // pendingReply is an answer queued by an elicit_response step whose
@@ -216,7 +218,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		}
 		fc.SetFallback(f)
 	}
-	for i := range s.Steps {
+	for i := range s.NumSteps() {
 		if ctx.Err() != nil {
 			break
 		}
@@ -266,7 +268,8 @@ func (r *runner) emit() {
 	for r.emitted < len(r.steps) {
 		rec := r.steps[r.emitted]
 		passed := true
-		if st := rec.full; st != nil {
+		if rec.full > 0 {
+			st := r.full[rec.full-1]
 			if r.isPending(st) {
 				return
 			}
@@ -275,7 +278,7 @@ func (r *runner) emit() {
 			}
 			passed = st.Passed
 		} else if r.out != io.Discard {
-			st := r.script.Steps[rec.index]
+			st := r.script.Step(int(rec.index))
 			r.held.text = appendStepLine(r.held.text, true, st.Text, st.Line)
 		}
 		r.status.step(passed)
@@ -289,11 +292,12 @@ func (r *runner) emit() {
 func (r *runner) keep(i int, res *StepResult) {
 	if res.Passed && res.Output == "" && res.Message == "" && res.Expected == "" && res.Actual == "" &&
 		res.Response == "" && res.Diff == "" && len(res.Questions) == 0 && res.fix == nil && !r.isPending(res) {
-		r.steps = append(r.steps, stepRecord{index: i, took: res.Duration})
+		r.steps = append(r.steps, stepRecord{index: int32(i), took: res.Duration})
 		r.spare = res
 		return
 	}
-	r.steps = append(r.steps, stepRecord{full: res})
+	r.full = append(r.full, res)
+	r.steps = append(r.steps, stepRecord{index: int32(i), full: int32(len(r.full))})
 }
 
 // results are the steps that ran, each whole: ScriptResult.Steps. The
@@ -302,20 +306,14 @@ func (r *runner) results() []*StepResult {
 	if len(r.steps) == 0 {
 		return nil
 	}
-	n := 0
-	for _, rec := range r.steps {
-		if rec.full == nil {
-			n++
-		}
-	}
-	passed := make([]StepResult, n)
+	passed := make([]StepResult, len(r.steps)-len(r.full))
 	steps := make([]*StepResult, len(r.steps))
 	for i, rec := range r.steps {
-		if rec.full != nil {
-			steps[i] = rec.full
+		if rec.full > 0 {
+			steps[i] = r.full[rec.full-1]
 			continue
 		}
-		st := r.script.Steps[rec.index]
+		st := r.script.Step(int(rec.index))
 		p := &passed[0]
 		passed = passed[1:]
 		*p = StepResult{Line: st.Line, Col: st.Col, Command: st.Command, Text: st.Text, Passed: true, Duration: rec.took}
@@ -351,7 +349,7 @@ func (r *runner) timeoutOf(c *command) time.Duration {
 
 // step runs step i of s and keeps its result.
 func (r *runner) step(ctx context.Context, s *Script, i int) {
-	st := s.Steps[i]
+	st := s.Step(i)
 	res := r.spare
 	if res == nil {
 		res = new(StepResult)
@@ -363,7 +361,7 @@ func (r *runner) step(ctx context.Context, s *Script, i int) {
 }
 
 // runStep runs st, its result in res.
-func (r *runner) runStep(ctx context.Context, s *Script, st *Step, res *StepResult) {
+func (r *runner) runStep(ctx context.Context, s *Script, st Step, res *StepResult) {
 	start := time.Now()
 	c, err := s.command(&r.parser, st)
 	if err != nil {

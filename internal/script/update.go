@@ -45,7 +45,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 	}{}
 	changed := false
 	var p parser // each failed step's line is parsed into its room
-	for i, st := range s.Steps {
+	for i, st := range s.Steps() {
 		if i >= len(res.Steps) {
 			break
 		}

@@ -111,7 +111,7 @@ var updateSeeds = []string{
 // value already written, as an update from a run that found just that.
 func sameValue(s *Script) *ScriptResult {
 	res := &ScriptResult{Name: s.Name}
-	for _, st := range s.Steps {
+	for _, st := range s.Steps() {
 		r := &StepResult{Line: st.Line, Command: st.Command, Passed: true}
 		c := commandOf(s, st)
 		if c.def.assertion && len(c.args) > 0 {
@@ -155,7 +155,7 @@ func FuzzUpdate(f *testing.F) {
 			return
 		}
 		passed := &ScriptResult{Name: s.Name}
-		for _, st := range s.Steps {
+		for _, st := range s.Steps() {
 			passed.Steps = append(passed.Steps, &StepResult{Line: st.Line, Command: st.Command, Passed: true})
 		}
 		got, notes, err := Update(s, passed)
@@ -170,12 +170,12 @@ func FuzzUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("does not parse: %v", err)
 		}
-		if len(s2.Steps) != len(s.Steps) {
-			t.Fatalf("%d steps became %d:\n%q\n%q", len(s.Steps), len(s2.Steps), src, got)
+		if s2.NumSteps() != s.NumSteps() {
+			t.Fatalf("%d steps became %d:\n%q\n%q", s.NumSteps(), s2.NumSteps(), src, got)
 		}
-		for i, st := range s.Steps {
-			a, b := commandOf(s, st), commandOf(s2, s2.Steps[i])
-			if st.Line != s2.Steps[i].Line || len(a.args) != len(b.args) {
+		for i, st := range s.Steps() {
+			a, b := commandOf(s, st), commandOf(s2, s2.Step(i))
+			if st.Line != s2.Step(i).Line || len(a.args) != len(b.args) {
 				t.Fatalf("step %d moved or changed:\n%q\n%q", i, src, got)
 			}
 			for k := range a.args {
@@ -195,7 +195,7 @@ func FuzzUpdate(f *testing.F) {
 		// Lines without a check are untouched.
 		in, out := strings.Split(src, "\n"), strings.Split(string(got), "\n")
 		checks := map[int]bool{}
-		for _, st := range s.Steps {
+		for _, st := range s.Steps() {
 			if commandOf(s, st).def.assertion {
 				checks[st.Line-1] = true
 			}
@@ -217,7 +217,7 @@ func jsonEqual(a, b any) bool {
 func jsonmatchCompact(v any) string { return jsonmatch.Compact(v) }
 
 // commandOf is the parsed command of st, a step of s.
-func commandOf(s *Script, st *Step) *command {
+func commandOf(s *Script, st Step) *command {
 	c, err := s.command(&parser{}, st)
 	if err != nil {
 		panic(err)

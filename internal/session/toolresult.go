@@ -29,7 +29,8 @@ type toolResults struct {
 	// answered are the latest requests answered (their method, and
 	// whether the answer was an error), to tell a second answer.
 	answered map[jsonrpc.ID]answered
-	order    []jsonrpc.ID
+	order    []jsonrpc.ID // the ids answered, oldest first from oldest once full
+	oldest   int
 	// stray is the id of the first answer to no request the client sent
 	// (a server that answers with another id than the request's), kept
 	// while every request sent is remembered (dropped: none can be told).
@@ -107,12 +108,15 @@ func (t *toolResults) remember(id jsonrpc.ID, a answered) {
 	if t.answered == nil {
 		t.answered = map[jsonrpc.ID]answered{}
 	}
-	t.answered[id] = a
-	t.order = append(t.order, id)
-	if len(t.order) > maxAnswered {
-		delete(t.answered, t.order[0])
-		t.order = append(t.order[:0], t.order[1:]...)
+	if len(t.order) < maxAnswered {
+		t.order = append(t.order, id)
+	} else {
+		// A ring: the oldest id is forgotten and its place taken.
+		delete(t.answered, t.order[t.oldest])
+		t.order[t.oldest] = id
+		t.oldest = (t.oldest + 1) % maxAnswered
 	}
+	t.answered[id] = a
 }
 
 // resultTypeTask is the resultType of a task handle (the tasks extension).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/askback/askback/internal/jsonscan"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/internal/target"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -117,5 +119,39 @@ func TestSecondAnswerIsKept(t *testing.T) {
 	r.watch(false, jsonscan.Scan([]byte(`{"jsonrpc":"2.0","id":8,"result":{}}`)))
 	if r.takeTwice() != nil || r.takeStray() != "8" {
 		t.Error("an answer to no request is a stray")
+	}
+}
+
+// The answers remembered to tell a second one are the latest
+// maxAnswered: a second answer to the oldest of them is told, one to a
+// request answered before them is a stray (forgotten, as the bound
+// wants), and remembering costs the same however long the session runs.
+func TestSecondAnswerRemembersTheLatest(t *testing.T) {
+	var r toolResults
+	answer := func(id int) {
+		r.watch(true, jsonscan.Scan(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, id)))
+		r.watch(false, jsonscan.Scan(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, id)))
+	}
+	const n = 3*maxAnswered + 7
+	for id := 1; id <= n; id++ {
+		answer(id)
+	}
+	if len(r.answered) != maxAnswered || len(r.order) != maxAnswered {
+		t.Fatalf("%d answers remembered in %d places, want %d", len(r.answered), len(r.order), maxAnswered)
+	}
+	r.watch(false, jsonscan.Scan(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"no"}}`, n-maxAnswered+1)))
+	if err := r.takeTwice(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(id %d) twice", n-maxAnswered+1)) {
+		t.Fatalf("a second answer to the oldest remembered: %v", err)
+	}
+	r.watch(false, jsonscan.Scan(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"no"}}`, n-maxAnswered)))
+	if err := r.takeTwice(); err != nil || r.takeStray() != fmt.Sprint(n-maxAnswered) {
+		t.Fatalf("an answer to one forgotten: %v, stray %q", err, r.takeStray())
+	}
+	id, err := jsonrpc.MakeID(float64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { r.remember(id, answered{method: "tools/call"}) }); allocs != 0 {
+		t.Errorf("remembering an answer allocates %.0f times, want none", allocs)
 	}
 }
