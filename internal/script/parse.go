@@ -173,6 +173,7 @@ func ParseFile(name string, src []byte) (*Script, error) {
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
+	s.steps = slices.Clone(s.steps) // held for as long as the script runs: no room to spare
 	s.Sampling, s.Roots, s.lines = p.sampling, p.roots, p.lines
 	return s, nil
 }

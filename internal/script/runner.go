@@ -199,6 +199,7 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	start := time.Now()
 	r.res = &ScriptResult{Name: s.Name}
 	r.script = s
+	r.steps = make([]stepRecord, 0, s.NumSteps()) // one for each step that runs
 	r.held.out = r.out
 	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
 	conn, err := r.connect(ctx, s)

@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/askback/askback/internal/jsonscan"
@@ -28,9 +30,7 @@ type toolResults struct {
 	twice    error                 // the first request answered twice, kept until takeTwice
 	// answered are the latest requests answered (their method, and
 	// whether the answer was an error), to tell a second answer.
-	answered map[jsonrpc.ID]answered
-	order    []jsonrpc.ID // the ids answered, oldest first from oldest once full
-	oldest   int
+	answered answeredRing
 	// stray is the id of the first answer to no request the client sent
 	// (a server that answers with another id than the request's), kept
 	// while every request sent is remembered (dropped: none can be told).
@@ -57,19 +57,21 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 	case m.Kind == jsonscan.Response && !sent:
 		t.mu.Lock()
 		method, ok := t.pending[m.ID]
-		if first, again := t.answered[m.ID]; !ok && again {
-			if t.twice == nil {
-				t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
+		if !ok {
+			if first, again := t.answered.find(m.ID); again {
+				if t.twice == nil {
+					t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
+				}
+				t.mu.Unlock()
+				return
 			}
-			t.mu.Unlock()
-			return
 		}
 		if !ok && !t.dropped && t.stray == "" && m.ID.IsValid() {
 			t.stray = idText(m.ID)
 		}
 		if ok {
 			delete(t.pending, m.ID)
-			t.remember(m.ID, answered{method: method, failed: m.Failed})
+			t.answered.add(m.ID, method, m.Failed)
 			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
 				t.empty = true
 			}
@@ -102,21 +104,88 @@ func kindOf(failed bool) string {
 // maxAnswered bounds the answered requests remembered.
 const maxAnswered = 256
 
-// remember notes an answered request, forgetting the oldest beyond
-// maxAnswered.
-func (t *toolResults) remember(id jsonrpc.ID, a answered) {
-	if t.answered == nil {
-		t.answered = map[jsonrpc.ID]answered{}
+// answeredRing remembers the latest maxAnswered requests answered, the
+// oldest forgotten first. Its entries hold no pointer: the collector does
+// not look into them at each cycle of a long session. An id is kept as
+// its number, or a string id as its hash (the ids are the client's own:
+// the go-sdk numbers its requests); a method as its place in methods. It
+// is searched only for an answer to no request pending, from the newest.
+type answeredRing struct {
+	entries []answeredAt // a ring once full: next is the oldest
+	next    int
+	methods []string // the methods the entries name, each once
+	seed    maphash.Seed
+}
+
+// answeredAt is one request answered.
+type answeredAt struct {
+	id     int64
+	str    bool  // id is the hash of a string id
+	method uint8 // its place in methods
+	failed bool
+}
+
+// maxMethods bounds the methods an answeredRing names; a request of
+// another is remembered as "a request".
+const maxMethods = 64
+
+// key is how the ring keeps id; false for an id it cannot keep.
+func (a *answeredRing) key(id jsonrpc.ID) (n int64, str, ok bool) {
+	switch v := id.Raw().(type) {
+	case int64:
+		return v, false, true
+	case string:
+		if a.seed == (maphash.Seed{}) {
+			a.seed = maphash.MakeSeed()
+		}
+		return int64(maphash.String(a.seed, v)), true, true
 	}
-	if len(t.order) < maxAnswered {
-		t.order = append(t.order, id)
-	} else {
-		// A ring: the oldest id is forgotten and its place taken.
-		delete(t.answered, t.order[t.oldest])
-		t.order[t.oldest] = id
-		t.oldest = (t.oldest + 1) % maxAnswered
+	return 0, false, false
+}
+
+// add remembers that the request id, of method, was answered.
+func (a *answeredRing) add(id jsonrpc.ID, method string, failed bool) {
+	n, str, ok := a.key(id)
+	if !ok {
+		return
 	}
-	t.answered[id] = a
+	i := slices.Index(a.methods, method)
+	if i < 0 && len(a.methods) < maxMethods {
+		a.methods = append(a.methods, method)
+		i = len(a.methods) - 1
+	}
+	e := answeredAt{id: n, str: str, method: maxMethods, failed: failed} // maxMethods: "a request"
+	if i >= 0 {
+		e.method = uint8(i)
+	}
+	if len(a.entries) < maxAnswered {
+		if a.entries == nil {
+			a.entries = make([]answeredAt, 0, maxAnswered)
+		}
+		a.entries = append(a.entries, e)
+		return
+	}
+	a.entries[a.next] = e
+	a.next = (a.next + 1) % maxAnswered
+}
+
+// find returns what it remembers of the request id, the latest first.
+func (a *answeredRing) find(id jsonrpc.ID) (answered, bool) {
+	n, str, ok := a.key(id)
+	if !ok {
+		return answered{}, false
+	}
+	for k := range a.entries {
+		e := a.entries[(a.next-1-k+2*len(a.entries))%len(a.entries)]
+		if e.id == n && e.str == str {
+			method := "a request"
+			if int(e.method) < len(a.methods) {
+				method = a.methods[e.method]
+			}
+			return answered{method: method, failed: e.failed}, true
+		}
+	}
+	return answered{}, false
 }
 
 // resultTypeTask is the resultType of a task handle (the tasks extension).

@@ -136,8 +136,8 @@ func TestSecondAnswerRemembersTheLatest(t *testing.T) {
 	for id := 1; id <= n; id++ {
 		answer(id)
 	}
-	if len(r.answered) != maxAnswered || len(r.order) != maxAnswered {
-		t.Fatalf("%d answers remembered in %d places, want %d", len(r.answered), len(r.order), maxAnswered)
+	if len(r.answered.entries) != maxAnswered || cap(r.answered.entries) != maxAnswered {
+		t.Fatalf("%d answers remembered in room for %d, want %d", len(r.answered.entries), cap(r.answered.entries), maxAnswered)
 	}
 	r.watch(false, jsonscan.Scan(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"no"}}`, n-maxAnswered+1)))
 	if err := r.takeTwice(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(id %d) twice", n-maxAnswered+1)) {
@@ -151,7 +151,18 @@ func TestSecondAnswerRemembersTheLatest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if allocs := testing.AllocsPerRun(100, func() { r.remember(id, answered{method: "tools/call"}) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { r.answered.add(id, "tools/call", false) }); allocs != 0 {
 		t.Errorf("remembering an answer allocates %.0f times, want none", allocs)
+	}
+	// A string id is told apart from the number it spells, and found.
+	sid, _ := jsonrpc.MakeID("7")
+	r.answered.add(sid, "prompts/get", true)
+	if a, ok := r.answered.find(sid); !ok || a.method != "prompts/get" || !a.failed {
+		t.Errorf("string id 7: %+v %v", a, ok)
+	}
+	if nid, _ := jsonrpc.MakeID(float64(7)); n > 7+maxAnswered {
+		if _, ok := r.answered.find(nid); ok {
+			t.Error("number 7 (forgotten) found as the string \"7\"")
+		}
 	}
 }
