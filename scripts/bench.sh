@@ -51,7 +51,7 @@ gobench scan.txt ./internal/scan 'ScanCorpus|ScanSize' -benchtime 1x -count 3
 fi
 if want script; then
 section ".mcp scripts"
-gobench script.txt ./internal/script ScriptVsPlain -benchtime 10x
+gobench script.txt ./internal/script ScriptVsPlain -benchtime 20x
 # The same as whole processes: mcp-tester test against the go-sdk loop.
 gobench script-process.txt ./internal/fixtures/yardstick ScriptProcess -benchtime 7x -v
 # Where a step's time goes.
