@@ -116,7 +116,10 @@ func BenchmarkScriptVsPlainLoop(b *testing.B) {
 // first each iteration so that none always pays for another's garbage, and
 // reports the ratios of their CPU time (this process's, all threads, the
 // garbage collector's included) with their range over the iterations, the
-// CPU time and the allocations per call of each. With -cpuprofile, the
+// CPU time and the allocations per call of each, and the collections each
+// run saw (collections-script/bounded: the script's against the bounded
+// loop's, with their range; at this small a heap a collection's cost is
+// mostly fixed, so their number is much of the garbage collector's part). With -cpuprofile, the
 // samples of each carry the label run=plain, bounded or script (pprof
 // -tagfocus); the garbage collector's and the scheduler's carry none.
 func compare(b *testing.B, plain, bounded, script func() error) {
@@ -124,6 +127,7 @@ func compare(b *testing.B, plain, bounded, script func() error) {
 	fs := []func() error{plain, bounded, script}
 	cpu := make([][]float64, 3)
 	mallocs := make([]uint64, 3)
+	gcs := make([][]float64, 3)
 	names := []string{"plain", "bounded", "script"}
 	i := 0
 	var ms runtime.MemStats
@@ -131,7 +135,7 @@ func compare(b *testing.B, plain, bounded, script func() error) {
 		for k := range 3 {
 			j := (i + k) % 3
 			runtime.ReadMemStats(&ms)
-			m0 := ms.Mallocs
+			m0, g0 := ms.Mallocs, ms.NumGC
 			c0, err := cpuuse.Self()
 			if err != nil {
 				b.Fatal(err)
@@ -143,6 +147,7 @@ func compare(b *testing.B, plain, bounded, script func() error) {
 			c1, _ := cpuuse.Self()
 			runtime.ReadMemStats(&ms)
 			mallocs[j] += ms.Mallocs - m0
+			gcs[j] = append(gcs[j], float64(max(ms.NumGC-g0, 1))) // at least one: a ratio of each
 
 			cpu[j] = append(cpu[j], float64(c1-c0))
 		}
@@ -156,6 +161,10 @@ func compare(b *testing.B, plain, bounded, script func() error) {
 	b.ReportMetric(sum(cpu[2])/calls, "script-cpu-ns/call")
 	b.ReportMetric(float64(mallocs[1])/calls, "bounded-allocs/call")
 	b.ReportMetric(float64(mallocs[2])/calls, "script-allocs/call")
+	benchratio.Summarize(benchratio.Ratios(gcs[2], gcs[1])).Report(b, "collections-script/bounded")
+	for j, name := range names {
+		b.ReportMetric(sum(gcs[j])/float64(b.N), name+"-collections/run")
+	}
 	b.Logf("script/bounded %s, script/plain %s", benchratio.Summarize(benchratio.Ratios(cpu[2], cpu[1])), benchratio.Summarize(benchratio.Ratios(cpu[2], cpu[0])))
 	done()
 }
