@@ -312,6 +312,12 @@ func TestBenchReportsItsOwnCPU(t *testing.T) {
 	if errOut != "" {
 		t.Errorf("a microsecond of CPU: stderr %q", errOut)
 	}
+	// A short run whose share is over the quarter by less than
+	// benchShareMinExcess of CPU (mostly the session's start) warns of
+	// nothing: its share says nothing of what the server had.
+	if _, errOut, err := benchUsing(t, cpuClock(50*time.Millisecond), args...); err != nil || errOut != "" {
+		t.Errorf("50ms of CPU in a short run: %v, stderr %q", err, errOut)
+	}
 	var rep struct {
 		Tester *struct {
 			CPUMs        float64  `json:"cpuMs"`
