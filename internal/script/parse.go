@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 	"math"
@@ -155,11 +156,11 @@ const maxLineLen = 1 << 16
 // FILE:LINE:COL: message; nothing of a script with errors should run.
 func ParseFile(name string, src []byte) (*Script, error) {
 	p := &parser{file: name, vars: map[string]bool{}}
+	if n := bytes.Count(src, []byte("\n")) + 1; n > math.MaxInt32 { // a step keeps its line as an int32
+		return nil, SyntaxErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("the script has %d lines, more than %d", n, math.MaxInt32)}}
+	}
 	s := &Script{Name: name, src: string(src)}
 	p.lines = newLineIndex(strings.TrimPrefix(s.src, bom))
-	if p.lines.len() > math.MaxInt32 {
-		return nil, SyntaxErrors{{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("the script has %d lines, more than %d", p.lines.len(), math.MaxInt32)}}
-	}
 	for p.next < p.lines.len() {
 		if len(p.errs) >= maxSyntaxErrors {
 			break
