@@ -57,18 +57,6 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 	case m.Kind == jsonscan.Response && !sent:
 		t.mu.Lock()
 		method, ok := t.pending[m.ID]
-		if !ok {
-			if first, again := t.answered.find(m.ID); again {
-				if t.twice == nil {
-					t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
-				}
-				t.mu.Unlock()
-				return
-			}
-		}
-		if !ok && !t.dropped && t.stray == "" && m.ID.IsValid() {
-			t.stray = idText(m.ID)
-		}
 		if ok {
 			delete(t.pending, m.ID)
 			t.answered.add(m.ID, method, m.Failed)
@@ -81,6 +69,12 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 			if !m.Failed && method == "tools/call" && (m.Result.Task || m.Result.Type == resultTypeTask) {
 				t.handle = true
 			}
+		} else if first, again := t.answered.find(m.ID); again {
+			if t.twice == nil {
+				t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
+			}
+		} else if !t.dropped && t.stray == "" && m.ID.IsValid() {
+			t.stray = idText(m.ID)
 		}
 		t.mu.Unlock()
 	}
