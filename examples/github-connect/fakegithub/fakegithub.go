@@ -92,7 +92,7 @@ type Provider struct {
 
 	mu     sync.Mutex
 	issues []Issue
-	issued []string // access tokens handed out, for tests that check where they went
+	issued []string // access tokens handed out (the latest maxIssued), for tests that check where they went
 }
 
 // New returns a provider for one client.
@@ -191,7 +191,11 @@ func (p *Provider) Issues() []Issue {
 	return slices.Clone(p.issues)
 }
 
-// IssuedAccessTokens returns every access token the token endpoint handed out.
+// maxIssued bounds what IssuedAccessTokens keeps: the latest ones.
+const maxIssued = 1000
+
+// IssuedAccessTokens returns the access tokens the token endpoint handed out (the latest
+// 1000).
 func (p *Provider) IssuedAccessTokens() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -330,7 +334,9 @@ func (p *Provider) clientOf(r *http.Request) (string, string, error) {
 func (p *Provider) writeToken(w http.ResponseWriter, data map[string]any, header http.Header, status ...int) error {
 	if tok, ok := data["access_token"].(string); ok && tok != "" {
 		p.mu.Lock()
-		p.issued = append(p.issued, tok)
+		if p.issued = append(p.issued, tok); len(p.issued) > maxIssued {
+			p.issued = append(p.issued[:0], p.issued[len(p.issued)-maxIssued:]...)
+		}
 		p.mu.Unlock()
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -293,5 +294,19 @@ func TestGrantsAreBounded(t *testing.T) {
 	}
 	if n := p.tokens.Len(); n > 4 {
 		t.Fatalf("40 sign-ins of one user keep %d grants, want at most 4", n)
+	}
+}
+
+// The tokens remembered for tests are the latest ones: sign-ins cannot grow the list.
+func TestIssuedKeepsTheLatest(t *testing.T) {
+	p, _, _ := setup(t)
+	for i := range maxIssued + 10 {
+		if err := p.writeToken(httptest.NewRecorder(), map[string]any{"access_token": fmt.Sprint("t", i)}, http.Header{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := p.IssuedAccessTokens()
+	if len(got) != maxIssued || got[len(got)-1] != fmt.Sprint("t", maxIssued+9) {
+		t.Fatalf("%d tokens kept, the last %q", len(got), got[len(got)-1])
 	}
 }
