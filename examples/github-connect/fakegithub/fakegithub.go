@@ -184,12 +184,19 @@ func New(opts Options) (*Provider, error) {
 // ServeHTTP implements [http.Handler].
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
 
-// Issues returns the issues created so far.
+// Issues returns the issues created so far (the latest 1000).
 func (p *Provider) Issues() []Issue {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.issues)
 }
+
+// maxTitle bounds an issue's title, maxIssues the issues kept (the latest): whoever
+// signs in cannot grow the provider's memory by creating issues.
+const (
+	maxTitle  = 256
+	maxIssues = 1000
+)
 
 // maxIssued bounds what IssuedAccessTokens keeps: the latest ones.
 const maxIssued = 1000
@@ -385,8 +392,8 @@ func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
 		reqbody.Refuse(w, err)
 		return
 	}
-	if err := json.Unmarshal(body, &in); err != nil || in.Title == "" {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "title is required"})
+	if err := json.Unmarshal(body, &in); err != nil || in.Title == "" || len(in.Title) > maxTitle {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": fmt.Sprintf("a title of 1 to %d bytes is required", maxTitle)})
 		return
 	}
 	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
@@ -399,7 +406,9 @@ func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	is := Issue{Number: n, Repo: repo, Title: in.Title, Author: login,
 		URL: fmt.Sprintf("http://%s/%s/issues/%d", r.Host, repo, n)}
-	p.issues = append(p.issues, is)
+	if p.issues = append(p.issues, is); len(p.issues) > maxIssues {
+		p.issues = append(p.issues[:0], p.issues[len(p.issues)-maxIssues:]...)
+	}
 	p.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"number": is.Number, "title": is.Title, "html_url": is.URL, "user": map[string]string{"login": login},

@@ -310,3 +310,31 @@ func TestIssuedKeepsTheLatest(t *testing.T) {
 		t.Fatalf("%d tokens kept, the last %q", len(got), got[len(got)-1])
 	}
 }
+
+// Issues are bounded: a title over 256 bytes is refused, and the provider keeps the
+// latest 1000 issues however many are created.
+func TestIssuesAreBounded(t *testing.T) {
+	p, srv, tok := setupToken(t)
+	create := func(title string) int {
+		body, _ := json.Marshal(map[string]string{"title": title})
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/repos/octo-alice/hello/issues", strings.NewReader(string(body)))
+		tok.SetAuthHeader(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := create(strings.Repeat("x", maxTitle+1)); code != http.StatusUnprocessableEntity {
+		t.Fatalf("a title of %d bytes: %d, want 422", maxTitle+1, code)
+	}
+	for i := range maxIssues + 5 {
+		if code := create(fmt.Sprint("issue ", i)); code != http.StatusCreated {
+			t.Fatalf("issue %d: %d", i, code)
+		}
+	}
+	if is := p.Issues(); len(is) != maxIssues || is[len(is)-1].Title != fmt.Sprint("issue ", maxIssues+4) {
+		t.Fatalf("%d issues kept", len(is))
+	}
+}
