@@ -20,6 +20,14 @@
 // subject.Share names them), a question a session's client is asked waits at
 // most [Options.QuestionTimeout], and a session is closed when idle
 // ([Options.SessionTimeout]): when its client has gone, its place comes back.
+// When every place is taken, a caller holding none still finds one of the
+// places kept for newcomers ([Options.ReservedSessions]), or takes one from
+// the caller holding the most: an idle session first, else a busy one whose
+// calls are ended. No request waits for a session to close: a session given
+// up is closed in the background (its calls ended, its questions failed),
+// so that a newcomer is answered at once, with a session or with 503 and
+// Retry-After, however many addresses hold sessions and however long their
+// questions wait.
 //
 // Every POST is read whole before it is served (to tell an initialize
 // request from others, and so that the go-sdk's handler never waits on a
@@ -98,14 +106,25 @@ type Options struct {
 	// for this long. Zero means DefaultSessionTimeout; it cannot be turned
 	// off.
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open 2025-11-25 sessions. When all are open, an
-	// initialize of a caller holding fewer than the caller holding the most
-	// (by two or more) closes one of that caller's sessions (idle the
-	// longest, else the least recently used): callers at many addresses
-	// cannot keep another out, each has at least an equal share. Otherwise
-	// it is answered 503 with Retry-After (the timeout, at most a minute).
+	// MaxSessions bounds the open 2025-11-25 sessions. Of them,
+	// ReservedSessions are kept for callers that hold none. When all a
+	// caller may use are taken, its initialize takes the place of a session
+	// of a caller holding at least two more than it: an idle session (no
+	// request in progress) of such a caller first, the caller holding the
+	// most first, idle the longest; else the least recently used session of
+	// the caller holding the most, whose calls in progress are ended (their
+	// questions fail). Callers at many addresses cannot keep another out:
+	// each has at least an equal share. The session given up is closed in
+	// the background: the initialize never waits for it. When no session
+	// may go, the initialize is answered 503 at once, with Retry-After.
 	// Zero means DefaultMaxSessions.
 	MaxSessions int
+	// ReservedSessions are the places of MaxSessions that only a caller
+	// holding no session may take: a new client finds a place without
+	// waiting for anyone's to be given up, even while clients at many
+	// addresses hold all the others. Zero means MaxSessions/10; negative
+	// means none.
+	ReservedSessions int
 	// MaxSessionsPerUser bounds the open sessions of one caller: an
 	// authenticated user (the user of the request's TokenInfo, as
 	// subject.OfToken reads it, set by the go-sdk's bearer-token middleware
@@ -156,6 +175,8 @@ type Handler struct {
 	sessions map[string]*session // open 2025-11-25 sessions by id
 	opening  map[string]int      // initialize requests being served, by caller (subject.Share)
 	nopening int                 // of them, in all
+	closing  map[string]*session // sessions given up, being closed in the background
+	callSeq  uint64              // numbers the calls in progress of sessions
 
 	boundMu sync.Mutex
 	bounded map[weak.Pointer[mcp.Server]]struct{} // servers whose questions are bounded
@@ -170,6 +191,7 @@ type session struct {
 	ctx   context.Context // the opening request's values (its user's token), to close it
 	url   string          // the endpoint's URL and host, to close it
 	host  string
+	calls map[uint64]context.CancelCauseFunc // its requests the server is handling, to end them when it is given up
 }
 
 // New returns a Handler serving the server getServer returns for each
@@ -188,6 +210,10 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	if o.MaxSessionsPerUser <= 0 {
 		o.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
+	if o.ReservedSessions == 0 {
+		o.ReservedSessions = o.MaxSessions / 10
+	}
+	o.ReservedSessions = min(max(o.ReservedSessions, 0), o.MaxSessions-1)
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = DefaultBodyReadTimeout
 	}
@@ -204,6 +230,7 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 		opts:     o,
 		sessions: map[string]*session{},
 		opening:  map[string]int{},
+		closing:  map[string]*session{},
 		bounded:  map[weak.Pointer[mcp.Server]]struct{}{},
 	}
 	bounding := func(r *http.Request) *mcp.Server {
@@ -219,13 +246,11 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 }
 
 // boundQuestions bounds, once per server, the wait for the answers to the
-// requests s sends its clients (Options.QuestionTimeout). The servers seen
-// are remembered weakly: a getServer that makes a server per request does
-// not grow the Handler.
+// requests s sends its clients (Options.QuestionTimeout), and lets the
+// Handler end the calls of a session it gives up (endable). The servers
+// seen are remembered weakly: a getServer that makes a server per request
+// does not grow the Handler.
 func (h *Handler) boundQuestions(s *mcp.Server) {
-	if h.opts.QuestionTimeout < 0 {
-		return
-	}
 	wp := weak.Make(s)
 	h.boundMu.Lock()
 	defer h.boundMu.Unlock()
@@ -238,8 +263,55 @@ func (h *Handler) boundQuestions(s *mcp.Server) {
 		delete(h.bounded, wp)
 		h.boundMu.Unlock()
 	}, wp)
-	s.AddSendingMiddleware(h.questionTimeout)
+	if h.opts.QuestionTimeout >= 0 {
+		s.AddSendingMiddleware(h.questionTimeout)
+	}
+	s.AddReceivingMiddleware(h.endable)
 }
+
+// endable is receiving middleware that gives each request of a session the
+// Handler tracks a context the Handler ends when it gives the session up
+// (closeLater): the call ends, and with it the questions it waits on, so
+// that closing the session (which the go-sdk does only when its calls have
+// returned) does not wait for their answers. A request of a session being
+// closed ends at once.
+func (h *Handler) endable(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok || ss == nil {
+			return next(ctx, method, req)
+		}
+		id := ss.ID()
+		h.mu.Lock()
+		s := h.sessions[id]
+		if s == nil {
+			_, closing := h.closing[id]
+			h.mu.Unlock()
+			if closing {
+				return nil, errSessionGivenUp
+			}
+			return next(ctx, method, req) // not one of the tracked sessions (stateless)
+		}
+		h.callSeq++
+		n := h.callSeq
+		cctx, cancel := context.WithCancelCause(ctx)
+		if s.calls == nil {
+			s.calls = map[uint64]context.CancelCauseFunc{}
+		}
+		s.calls[n] = cancel
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			delete(s.calls, n)
+			h.mu.Unlock()
+			cancel(nil)
+		}()
+		return next(cctx, method, req)
+	}
+}
+
+// errSessionGivenUp ends the calls of a session the Handler gave up.
+var errSessionGivenUp = errors.New("the session was closed to give its place to another client (endpoint.Options.MaxSessions)")
 
 // questionTimeout is sending middleware that bounds each request to the
 // client (not notifications) by Options.QuestionTimeout.
@@ -264,11 +336,18 @@ var errQuestionTimeout = errors.New("question timed out")
 // Sessions returns the number of open 2025-11-25 sessions.
 func (h *Handler) Sessions() int {
 	h.mu.Lock()
-	stale := h.sweepLocked()
+	h.sweepLocked()
 	n := len(h.sessions)
 	h.mu.Unlock()
-	h.closeAll(stale)
 	return n
+}
+
+// Closing returns the number of sessions given up that are still being
+// closed in the background (their calls have not yet returned).
+func (h *Handler) Closing() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.closing)
 }
 
 // BodyLimits returns the limits within which the Handler reads a request's
@@ -328,11 +407,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // user (UserID, else "sub"): another user's request, or one without the
 // user, is refused with 403 before it reaches the session. (The go-sdk
 // checks UserID only: with a verifier that names the user in "sub", anyone
-// holding the session id could use it, and answer its questions.)
+// holding the session id could use it, and answer its questions.) A request
+// of a session given up, still being closed, is answered 404 as the go-sdk
+// answers one it closed.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
 	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
 	h.mu.Lock()
 	s := h.sessions[id]
+	if s == nil {
+		if _, closing := h.closing[id]; closing {
+			h.mu.Unlock()
+			http.Error(w, "session not found: it was closed", http.StatusNotFound)
+			return
+		}
+	}
 	if s != nil && s.user != user {
 		h.mu.Unlock()
 		http.Error(w, "session user mismatch: the session was opened by another user", http.StatusForbidden)
@@ -352,46 +440,50 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 		s.busy--
 	}
 	if (r.Method == http.MethodDelete && rec.status/100 == 2) || rec.status == http.StatusNotFound {
-		delete(h.sessions, id)
+		if h.sessions[id] == s {
+			delete(h.sessions, id)
+		}
 	}
 }
 
 // open serves an initialize request, which opens a session, unless too
 // many are open, in all or of its caller. Its place is taken before it is
 // served, so that many initialize requests at once cannot open more than
-// MaxSessions, nor one caller more than MaxSessionsPerUser.
+// MaxSessions, nor one caller more than MaxSessionsPerUser. A session given
+// up for it is closed in the background: open never waits for one.
 func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
 	share := subject.Share(r.Context(), user)
 	h.mu.Lock()
-	stale := h.sweepLocked()
+	h.sweepLocked()
 	evict, callerFull := h.callerPlaceLocked(share)
-	full := !callerFull && len(h.sessions)-len(evict)+h.nopening >= h.opts.MaxSessions
-	if full && len(evict) == 0 {
-		if id := h.fairPlaceLocked(share); id != "" {
-			evict, full = []string{id}, false
+	full := false
+	if !callerFull {
+		held := h.heldLocked(share) - len(evict)
+		limit := h.opts.MaxSessions
+		if held > 0 {
+			limit -= h.opts.ReservedSessions // the newcomers' places
+		}
+		if len(h.sessions)-len(evict)+h.nopening >= limit {
+			if id := h.fairPlaceLocked(share, held); id != "" {
+				evict = append(evict, id)
+			} else {
+				full = true
+			}
 		}
 	}
-	var closing []*session
 	if !full && !callerFull {
 		h.nopening++
 		if share != "" {
 			h.opening[share]++
 		}
 		for _, id := range evict {
-			closing = append(closing, h.sessions[id])
-			delete(h.sessions, id)
+			h.closeLaterLocked(id)
 		}
-	} else {
-		evict = nil
 	}
 	h.mu.Unlock()
-	h.closeAll(stale)
-	for i, id := range evict {
-		h.close(closing[i], id)
-	}
 	if callerFull {
-		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
+		w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
 		who := "one user"
 		if subject.Anonymous(share) {
 			who = "one client address"
@@ -400,7 +492,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if full {
-		w.Header().Set("Retry-After", strconv.Itoa(int(min(h.opts.SessionTimeout, time.Minute)/time.Second)))
+		w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
 		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
 		return
 	}
@@ -433,6 +525,24 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}()
 	h.stateful.ServeHTTP(rec, r)
+}
+
+// retryAfter is the Retry-After of a refused initialize, in seconds: the
+// session timeout, at most a minute.
+func (h *Handler) retryAfter() int {
+	return int(min(h.opts.SessionTimeout, time.Minute) / time.Second)
+}
+
+// heldLocked is the number of places the caller share holds: its sessions
+// and its initialize requests in progress.
+func (h *Handler) heldLocked(share string) int {
+	n := h.opening[share]
+	for _, s := range h.sessions {
+		if s.share == share {
+			n++
+		}
+	}
+	return n
 }
 
 // callerPlaceLocked makes room for another session of the caller share: it
@@ -468,50 +578,83 @@ func (h *Handler) callerPlaceLocked(share string) (evict []string, full bool) {
 	return evict, false
 }
 
-// fairPlaceLocked returns a session to close so that share may open one
-// while every place is taken: one of the caller holding the most places
-// (sessions and initializes in progress), when it holds at least two more
-// than share; idle the longest, else the least recently used. "" when no
-// caller holds that many. A caller nobody can tell apart ("") gives up no
-// place.
-func (h *Handler) fairPlaceLocked(share string) string {
-	held := map[string]int{}
+// fairPlaceLocked returns a session to close so that share, holding held
+// places, may open one while every place it may use is taken: a session of
+// a caller holding at least two more places (sessions and initializes in
+// progress) than share. An idle session goes first: of the caller holding
+// the most that has one, idle the longest; else the least recently used
+// session of the caller holding the most, whose calls are ended, unless
+// MaxSessions sessions are already being closed (their code has not
+// returned: so that code deaf to its context cannot grow what is held
+// beyond twice MaxSessions). "" when no session may go. A caller nobody can
+// tell apart ("") gives up no place.
+func (h *Handler) fairPlaceLocked(share string, held int) string {
+	counts := map[string]int{}
 	for _, s := range h.sessions {
-		held[s.share]++
+		counts[s.share]++
 	}
 	for k, n := range h.opening {
-		held[k] += n
+		counts[k] += n
 	}
-	top, most := "", 0
-	for k, n := range held {
-		if k != "" && (n > most || n == most && k < top) {
-			top, most = k, n
+	better := func(a, b string) bool { // a's session goes before b's
+		sa, sb := h.sessions[a], h.sessions[b]
+		if ca, cb := counts[sa.share], counts[sb.share]; ca != cb {
+			return ca > cb
 		}
+		if sa.share != sb.share {
+			return sa.share < sb.share
+		}
+		return sa.last.Before(sb.last)
 	}
-	if top == "" || most < held[share]+2 {
-		return ""
-	}
-	victim := ""
+	idle, busy := "", ""
 	for id, s := range h.sessions {
-		if s.share == top && (victim == "" || s.closesBefore(h.sessions[victim])) {
-			victim = id
+		if s.share == "" || s.share == share || counts[s.share] < held+2 {
+			continue
+		}
+		if s.busy == 0 {
+			if idle == "" || better(id, idle) {
+				idle = id
+			}
+		} else if busy == "" || better(id, busy) {
+			busy = id
 		}
 	}
-	return victim
+	if idle != "" {
+		return idle
+	}
+	if busy != "" && len(h.closing) < h.opts.MaxSessions {
+		return busy
+	}
+	return ""
 }
 
-// closesBefore reports whether s gives up its place before o: an idle
-// session before a busy one, then the one used least recently.
-func (s *session) closesBefore(o *session) bool {
-	if (s.busy == 0) != (o.busy == 0) {
-		return s.busy == 0
+// closeLaterLocked gives up the session id: it no longer counts, its calls
+// in progress are ended (their questions fail), and it is closed in the
+// go-sdk in the background, as its client's DELETE would close it, on
+// behalf of the same user (the context of the request that opened it
+// carries the user's token). Until its calls have returned it is counted
+// as closing, and its requests are answered 404.
+func (h *Handler) closeLaterLocked(id string) {
+	s := h.sessions[id]
+	if s == nil {
+		return
 	}
-	return s.last.Before(o.last)
+	delete(h.sessions, id)
+	h.closing[id] = s
+	for _, cancel := range s.calls {
+		cancel(errSessionGivenUp)
+	}
+	go func() {
+		h.close(s, id)
+		h.mu.Lock()
+		delete(h.closing, id)
+		h.mu.Unlock()
+	}()
 }
 
 // close ends a session in the go-sdk's handler, as its client's DELETE
-// would, on behalf of the same user (the context of the request that opened
-// it carries the user's token).
+// would, on behalf of the same user; it returns when the session's calls
+// have returned.
 func (h *Handler) close(s *session, id string) {
 	del, err := http.NewRequestWithContext(s.ctx, http.MethodDelete, s.url, nil)
 	if err != nil {
@@ -522,13 +665,6 @@ func (h *Handler) close(s *session, id string) {
 	h.stateful.ServeHTTP(discard{header: http.Header{}}, del)
 }
 
-// closeAll closes the sessions of ids, as close does.
-func (h *Handler) closeAll(sessions map[string]*session) {
-	for id, s := range sessions {
-		h.close(s, id)
-	}
-}
-
 // discard is a ResponseWriter that keeps nothing.
 type discard struct{ header http.Header }
 
@@ -536,23 +672,16 @@ func (d discard) Header() http.Header       { return d.header }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}
 
-// sweepLocked forgets the sessions idle for longer than the timeout (no
-// request in progress: their client has gone, or has nothing to ask) and
-// returns them, for the caller to close outside the lock: the go-sdk has
-// closed them by then, or does so now.
-func (h *Handler) sweepLocked() map[string]*session {
+// sweepLocked gives up the sessions idle for longer than the timeout (no
+// request in progress: their client has gone, or has nothing to ask): they
+// are closed in the background (closeLaterLocked), their calls ended.
+func (h *Handler) sweepLocked() {
 	cutoff := h.opts.Now().Add(-h.opts.SessionTimeout)
-	var stale map[string]*session
 	for id, s := range h.sessions {
 		if s.busy == 0 && s.last.Before(cutoff) {
-			if stale == nil {
-				stale = map[string]*session{}
-			}
-			stale[id] = s
-			delete(h.sessions, id)
+			h.closeLaterLocked(id)
 		}
 	}
-	return stale
 }
 
 // peekLimit is the most of a sessionless POST body read before it is

@@ -202,7 +202,11 @@ func (b *Bolt) claim(ctx context.Context, owned bool, user, nonce string, expiry
 				return nil // commit what expired, refuse the claim
 			}
 		}
-		if b.entries >= b.max {
+		held := -1
+		if owned {
+			held = int(count)
+		}
+		if b.entries >= fullAt(b.max, b.perUser, held) {
 			refused = fmt.Errorf("claim nonce: %w", ErrFull)
 			return nil
 		}

@@ -20,4 +20,12 @@
 // falls back to Claim for a store without it. Anonymous callers (user "")
 // share one allowance; a nonce claimed with Claim counts towards the total
 // only. replaytest.RunUser checks a UserStore's per-user bound.
+//
+// Users at many addresses, each within its share, can together fill a
+// store, and a live nonce is never forgotten to make room (it could then be
+// used again). So a tenth of every store ([ReservedEntries]) is kept for
+// the claims of users holding few live nonces ([FewNonces]: a 256th of
+// MaxPerUser): a newcomer still opens a single-use state while users at
+// many addresses hold all the rest, and it takes many more addresses again
+// to fill the reserve. replaytest.RunReserve checks it.
 package replay

@@ -46,7 +46,9 @@ type MemoryOptions struct {
 // Claims made with [Memory.ClaimUser] (reqstate makes them so) are also
 // bounded per user: a user who holds MaxPerUser live nonces is refused with
 // [ErrUserFull] ([Memory.UserFullRefusals] counts it) while everyone else
-// still claims. A nonce counts against its user, as against the total, until
+// still claims, and a user holding more than a few cannot take the last
+// tenth of the places ([ReservedEntries]), kept for newcomers. A nonce
+// counts against its user, as against the total, until
 // the store forgets it: at its expiry, or — when it expires before a nonce
 // claimed earlier, which reqstate's states of different ages do — once
 // every nonce claimed before it has expired or the store is swept. For
@@ -208,13 +210,15 @@ func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expi
 			return fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", m.perUser, ErrUserFull)
 		}
 	}
-	if len(m.seen) >= m.max && now >= m.noneBefore {
+	limit := m.fullAtLocked(owned, id)
+	if len(m.seen) >= limit && now >= m.noneBefore {
 		m.sweepLocked(now)
 		if owned {
 			id = m.users[user] // the sweep may have forgotten the user
 		}
+		limit = m.fullAtLocked(owned, id)
 	}
-	if len(m.seen) >= m.max {
+	if len(m.seen) >= limit {
 		m.full++
 		if !t.Before(m.nextWarn) {
 			m.logger.Warn("replay store full: single-use states are refused until nonces expire; raise MaxEntries",
@@ -233,6 +237,20 @@ func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expi
 	m.noneBefore = min(m.noneBefore, exp)
 	m.order.push(claimed{k, exp})
 	return nil
+}
+
+// fullAtLocked is the number of live nonces at which a claim (by the user in
+// slot id when owned) is refused as full: the reserved places are for users
+// holding few (ReservedEntries).
+func (m *Memory) fullAtLocked(owned bool, id uint32) int {
+	held := -1
+	if owned {
+		held = 0
+		if id != 0 {
+			held = int(m.slots[id].n)
+		}
+	}
+	return fullAt(m.max, m.perUser, held)
 }
 
 // addUserLocked gives user, who holds no live nonce, a slot with a count of

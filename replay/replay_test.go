@@ -47,6 +47,23 @@ func TestBoltUserContract(t *testing.T) {
 	})
 }
 
+func TestMemoryReserve(t *testing.T) {
+	replaytest.RunReserve(t, func(t *testing.T, maxEntries, perUser int) replay.UserStore {
+		return replay.NewMemory(&replay.MemoryOptions{MaxEntries: maxEntries, MaxPerUser: perUser})
+	})
+}
+
+func TestBoltReserve(t *testing.T) {
+	replaytest.RunReserve(t, func(t *testing.T, maxEntries, perUser int) replay.UserStore {
+		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), &replay.BoltOptions{MaxEntries: maxEntries, MaxPerUser: perUser})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 // fakeClock is a settable clock for expiry tests.
 type fakeClock struct{ t time.Time }
 

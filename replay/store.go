@@ -85,6 +85,31 @@ func DefaultMaxPerUser(maxEntries int) int {
 	return max(1, maxEntries/PerUserShare)
 }
 
+// ReservedEntries is how many of a store's maxEntries places only a user
+// holding few live nonces ([FewNonces]) may take, of the claims made for a
+// user ([UserStore]): a tenth. Users at many
+// addresses, each within its share, can fill the rest, but not these
+// without many more addresses again, so that a new user still gets a
+// single-use state. Nonces are never forgotten before their expiry to make
+// room (a forgotten nonce could be used again): a store full even so
+// refuses, failing closed. Every store of this module keeps it.
+func ReservedEntries(maxEntries int) int { return maxEntries / 10 }
+
+// FewNonces is the most live nonces a user may hold and still take one of
+// the reserved places ([ReservedEntries]) of a store bounding a user to
+// maxPerUser: a 256th of it, at least 1 (256 for the defaults).
+func FewNonces(maxPerUser int) int { return max(1, maxPerUser/256) }
+
+// fullAt is the number of live nonces at which a claim of a user holding
+// held is refused as full; a claim without a user (held -1), which the
+// store cannot count for anyone, is bounded by maxEntries alone.
+func fullAt(maxEntries, maxPerUser, held int) int {
+	if held < FewNonces(maxPerUser) {
+		return maxEntries
+	}
+	return maxEntries - ReservedEntries(maxEntries)
+}
+
 func checkNonce(nonce string) error {
 	if nonce == "" || len(nonce) > MaxNonceLen {
 		return ErrInvalidNonce

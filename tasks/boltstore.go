@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -155,6 +156,12 @@ func (s *BoltStore) Create(ctx context.Context, rec *Record) error {
 		}
 		err = s.ledger.admit(rec)
 	}
+	var givenUp []string
+	if errors.Is(err, ErrStoreFull) && !errors.Is(err, ErrUserStoreFull) {
+		if givenUp = s.ledger.makeRoom(rec); givenUp != nil {
+			err = nil
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -163,10 +170,18 @@ func (s *BoltStore) Create(ctx context.Context, rec *Record) error {
 		if b.Get([]byte(rec.ID)) != nil {
 			return ErrExists
 		}
+		for _, id := range givenUp {
+			if err := b.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
 		return b.Put([]byte(rec.ID), data)
 	})
 	if err != nil {
 		return err
+	}
+	for _, id := range givenUp {
+		s.ledger.remove(id)
 	}
 	s.ledger.add(rec.ID, entryOf(rec))
 	return nil

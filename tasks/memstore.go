@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -73,6 +74,15 @@ func (s *MemoryStore) Create(ctx context.Context, rec *Record) error {
 	if s.creates%sweepEvery == 0 || err != nil {
 		s.sweepLocked()
 		err = s.ledger.admit(rec)
+	}
+	if errors.Is(err, ErrStoreFull) && !errors.Is(err, ErrUserStoreFull) {
+		if ids := s.ledger.makeRoom(rec); ids != nil {
+			for _, id := range ids {
+				delete(s.records, id)
+				s.ledger.remove(id)
+			}
+			err = s.ledger.admit(rec)
+		}
 	}
 	if err != nil {
 		return err

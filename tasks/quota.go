@@ -3,6 +3,7 @@ package tasks
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -44,7 +45,13 @@ var ErrUserStoreFull = fmt.Errorf("%w for this user", ErrStoreFull)
 // towards the totals.
 // A zero field takes its default; a record that would go beyond a limit is
 // refused with [ErrStoreFull] or [ErrUserStoreFull], and so is the growth of
-// one (a record may always shrink).
+// one (a record may always shrink). Callers at many addresses, each within
+// its share, can fill the totals: then a new caller's record takes the
+// place of the oldest records of finished tasks (whose results wait for
+// tasks/get) of the caller holding the most, when it holds at least two more
+// than the new record's caller (at most 8 records for one), so that each
+// caller keeps at least an equal share; a tasks/get of a record given up so
+// finds no task. The stores of this module (memory, bbolt, Redis) do so.
 type StoreLimits struct {
 	// MaxRecords bounds the number of records (DefaultStoreRecords).
 	MaxRecords int
@@ -91,6 +98,8 @@ type ledgerEntry struct {
 	owner   string
 	size    int64
 	expires time.Time // zero: never
+	created time.Time
+	done    bool // the task has finished: its record waits for tasks/get
 }
 
 type usage struct {
@@ -104,7 +113,7 @@ func newLedger(l StoreLimits) *ledger {
 
 // entryOf is the ledger entry of a record.
 func entryOf(r *Record) ledgerEntry {
-	e := ledgerEntry{owner: r.Counted(), size: int64(r.Size())}
+	e := ledgerEntry{owner: r.Counted(), size: int64(r.Size()), created: r.CreatedAt, done: r.Status.Terminal()}
 	if r.TTL > 0 {
 		e.expires = r.CreatedAt.Add(r.TTL)
 	}
@@ -133,6 +142,61 @@ func (l *ledger) check(owner string, count int, bytes int64) error {
 // admit checks that a new record fits.
 func (l *ledger) admit(r *Record) error {
 	return l.check(r.Counted(), 1, int64(r.Size()))
+}
+
+// maxGivenUp bounds the records one new record may take the place of.
+const maxGivenUp = 8
+
+// makeRoom returns the records to forget so that a new record of r's
+// caller fits the store's totals when it is full: records of finished
+// tasks (whose results wait for tasks/get) of the caller holding the most
+// records among those that hold at least two more than r's and a finished
+// task's record, the oldest first; nil when that is not enough (or r's caller is nobody anyone can
+// tell apart). Callers at many addresses cannot keep another out for the
+// records' TTL: each keeps at least an equal share. Unfinished tasks are
+// never given up here (their places are the Extension's).
+func (l *ledger) makeRoom(r *Record) []string {
+	owner := r.Counted()
+	if owner == "" {
+		return nil
+	}
+	mine := 0
+	if u := l.owners[owner]; u != nil {
+		mine = u.count
+	}
+	taken := map[string]int{}
+	var ids []string
+	count, bytes := l.count+1, l.bytes+int64(r.Size())
+	for count > l.limits.MaxRecords || bytes > l.limits.MaxBytes {
+		if len(ids) == maxGivenUp {
+			return nil
+		}
+		// The oldest finished record of the caller holding the most that
+		// has one.
+		victim, held := "", 0
+		var oldest time.Time
+		for id, e := range l.entries {
+			if !e.done || e.owner == owner || e.owner == "" || slices.Contains(ids, id) {
+				continue
+			}
+			n := l.owners[e.owner].count - taken[e.owner]
+			if n < mine+2 {
+				continue
+			}
+			if victim == "" || n > held || n == held && e.created.Before(oldest) {
+				victim, held, oldest = id, n, e.created
+			}
+		}
+		if victim == "" {
+			return nil
+		}
+		top := l.entries[victim].owner
+		ids = append(ids, victim)
+		taken[top]++
+		count--
+		bytes -= l.entries[victim].size
+	}
+	return ids
 }
 
 // add records a new record (after admit).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -109,5 +110,115 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 			t.Fatalf("20 s after the clients left: %d goroutines (from %d)\n%s", s.Goroutines, base.Goroutines, dep.Output())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// The attack of the fourth review, against the binary, at a third of its
+// size: clients at 20 loopback addresses open 16 sessions each (320, more
+// than the 300 places), each with a deploy whose question is never
+// answered and waits the default 10 minutes. Other clients, one address
+// each, still open a session and deploy while every one of the flood's
+// questions is still waiting (the newcomers take the places kept for them,
+// then places the flood gives up, whose calls end; none waits for them).
+// After the flood's clients leave, the server's goroutines come back to
+// where they were and its heap to within 50 MiB of it.
+func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
+	dep := startDeployer(t, "-max-sessions", "300", "-session-timeout", "3s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	base := statsOf(t, dep)
+	log.SetOutput(io.Discard)
+	defer log.SetOutput(os.Stderr)
+	const addresses, perAddress = 20, 16
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	var asked, returned atomic.Int64
+	flood := mcp.NewClient(&mcp.Implementation{Name: "flood", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(qctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			select { // never answered; the client leaves
+			case <-qctx.Done():
+			case <-ctx.Done():
+			}
+			return nil, context.Canceled
+		},
+	})
+	var calls, opening sync.WaitGroup
+	var clients []*http.Client
+	for a := range addresses {
+		hc := from(fmt.Sprintf("127.0.0.%d", a+2))
+		clients = append(clients, hc)
+		for range perAddress {
+			opening.Add(1)
+			go func() {
+				defer opening.Done()
+				cs, err := flood.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: dep.Endpoint(), HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					return
+				}
+				calls.Add(1)
+				go func() {
+					defer calls.Done()
+					defer cs.Close()
+					cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+					returned.Add(1)
+				}()
+			}()
+		}
+	}
+	opening.Wait()
+	for deadline := time.Now().Add(60 * time.Second); asked.Load()-returned.Load() < 250; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood's questions did not arrive: %d asked, %d calls returned", asked.Load(), returned.Load())
+		}
+	}
+	held := statsOf(t, dep)
+	t.Logf("flood: %d questions waiting; server: %d goroutines (from %d), heap %.1f MiB (from %.1f)",
+		asked.Load()-returned.Load(), held.Goroutines, base.Goroutines, mib(int64(held.HeapInuse)), mib(int64(base.HeapInuse)))
+
+	other := mcp.NewClient(&mcp.Implementation{Name: "other", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "staging", "confirm": true}}, nil
+		},
+	})
+	for i := range 40 {
+		octx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // against a hang, not a measure
+		hc := from(fmt.Sprintf("127.0.1.%d", i+1))
+		cs, err := other.Connect(octx, &mcp.StreamableClientTransport{Endpoint: dep.Endpoint(), HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			cancel()
+			t.Fatalf("newcomer %d's initialize while the flood holds every place: %v", i, err)
+		}
+		res, err := cs.CallTool(octx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "api"}})
+		cancel()
+		if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "Rolling out api 2.4.1 to staging." {
+			t.Fatalf("newcomer %d's deploy: %v, %v", i, res, err)
+		}
+		defer cs.Close()
+		defer hc.CloseIdleConnections()
+	}
+	// The newcomers were served while the flood's questions still waited:
+	// only the places given up ended their calls.
+	if waiting := asked.Load() - returned.Load(); waiting < 250-40 {
+		t.Fatalf("only %d of the flood's questions still wait after the newcomers", waiting)
+	}
+
+	leave()
+	calls.Wait()
+	for _, hc := range clients {
+		hc.CloseIdleConnections()
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		s := statsOf(t, dep)
+		if s.Goroutines <= base.Goroutines+4*40 { // the newcomers' sessions are still open
+			t.Logf("after the flood left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
+			if grown := int64(s.HeapInuse) - int64(base.HeapInuse); grown > 50<<20 {
+				t.Fatalf("the heap is %.1f MiB above where it started", mib(grown))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("60 s after the flood left: %d goroutines (from %d)", s.Goroutines, base.Goroutines)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func registerDeployFlags(fs *flag.FlagSet) *deployFlags {
 	fs.BoolVar(&f.debugStats, "debug-stats", false, "with -http: serve heap and goroutine counts at /debug/stats (for benchmarks)")
 	f.http = httpserve.RegisterFlags(fs)
 	fs.IntVar(&f.maxStates, "max-states", replay.DefaultMaxEntries, "single-use requestStates remembered at once (until they expire), at most; one caller (a user, or a client address) may hold a sixteenth of them")
-	fs.IntVar(&f.sessions.MaxSessions, "max-sessions", endpoint.DefaultMaxSessions, "with -http: 2025-11-25 sessions open at once, at most; another initialize is answered 503")
+	fs.IntVar(&f.sessions.MaxSessions, "max-sessions", endpoint.DefaultMaxSessions, "with -http: 2025-11-25 sessions open at once, at most, a tenth kept for clients holding none; when the rest are taken, a newcomer takes the place of a session of the client holding the most (an idle one first), else is answered 503 at once")
 	fs.IntVar(&f.sessions.MaxSessionsPerUser, "max-sessions-per-caller", endpoint.DefaultMaxSessionsPerUser, "with -http: 2025-11-25 sessions of one caller (a user, or a client address) open at once, at most")
 	fs.DurationVar(&f.sessions.SessionTimeout, "session-timeout", endpoint.DefaultSessionTimeout, "with -http: close a 2025-11-25 session idle for this long")
 	fs.DurationVar(&f.sessions.QuestionTimeout, "question-timeout", endpoint.DefaultQuestionTimeout, "with -http: a question asked with elicitation/create waits this long for its answer, at most")

@@ -71,19 +71,25 @@ const (
 // claimScript claims KEYS[1] (the nonce's key) and counts it in KEYS[2]
 // (the index) and, when given, KEYS[3] (its user's set). ARGV: [1] now
 // (ms), [2] ttl (ms), [3] MaxEntries, [4] the nonce, [5] its expiry (ms),
-// [6] MaxPerUser. It returns 1 when claimed, 0 when used, -1 when full, -2
-// when the user holds MaxPerUser live nonces. A set is dropped by Redis
+// [6] MaxPerUser, [7] the places a user holding [8] or more live nonces
+// may not take (replay.ReservedEntries, replay.FewNonces). It
+// returns 1 when claimed, 0 when used, -1 when full, -2 when the user holds
+// MaxPerUser live nonces. A set is dropped by Redis
 // when its last nonce expires; each claim first removes the expired
 // members of the sets it counts in, so a count is never of more than the
 // live nonces.
 var claimScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+local limit = tonumber(ARGV[3])
 if KEYS[3] then
+  limit = limit - tonumber(ARGV[7])
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
-  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return -2 end
+  local held = redis.call('ZCARD', KEYS[3])
+  if held >= tonumber(ARGV[6]) then return -2 end
+  if held < tonumber(ARGV[8]) then limit = tonumber(ARGV[3]) end
 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -1 end
+if redis.call('ZCARD', KEYS[2]) >= limit then return -1 end
 redis.call('SET', KEYS[1], '1', 'PX', ARGV[2])
 for i = 2, #KEYS do
   redis.call('ZADD', KEYS[i], ARGV[5], ARGV[4])
@@ -157,7 +163,7 @@ func (s *Store) claim(ctx context.Context, nonce string, expiry time.Time, keys 
 	if ttl < 1 {
 		ttl = 1
 	}
-	res, err := claimScript.Run(ctx, s.rdb, keys, now, ttl, s.max, nonce, now+ttl, s.perUser).Int()
+	res, err := claimScript.Run(ctx, s.rdb, keys, now, ttl, s.max, nonce, now+ttl, s.perUser, replay.ReservedEntries(s.max), replay.FewNonces(s.perUser)).Int()
 	switch {
 	case err != nil:
 		return fmt.Errorf("claim nonce in redis: %w", err)

@@ -23,6 +23,14 @@ func TestContract(t *testing.T) {
 	})
 }
 
+func TestReserve(t *testing.T) {
+	r := scaleout.StartRedis(t, nil)
+	rdb := scaleout.Client(t, r.URL)
+	replaytest.RunReserve(t, func(t *testing.T, maxEntries, perUser int) replay.UserStore {
+		return redisstore.New(rdb, &redisstore.Options{Prefix: "reserve:", MaxEntries: maxEntries, MaxPerUser: perUser})
+	})
+}
+
 func TestUserContract(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
 	rdb := scaleout.Client(t, r.URL)

@@ -199,3 +199,50 @@ func Race(t *testing.T, racers int, claim func(i int) error, lost error) int {
 	}
 	return wins
 }
+
+// RunReserve checks that a [replay.UserStore] keeps a place for a newcomer:
+// users each within their share fill every place they may take (all but
+// [replay.ReservedEntries]), and a user holding no live nonce still claims,
+// as do other newcomers, until the reserved places are taken too; then the
+// store refuses (it never forgets a live nonce to make room). newStore
+// returns a fresh, empty store of maxEntries live nonces, maxPerUser of one
+// user.
+func RunReserve(t *testing.T, newStore func(t *testing.T, maxEntries, maxPerUser int) replay.UserStore) {
+	t.Helper()
+	later := time.Now().Add(time.Hour)
+	ctx := context.Background()
+	const maxEntries, perUser = 100, 6
+	s := newStore(t, maxEntries, perUser)
+	n := 0
+	claim := func(user string) error {
+		n++
+		return s.ClaimUser(ctx, user, fmt.Sprint("reserve-", n), later)
+	}
+	// 15 users at their share: 90 live nonces, every place they may take.
+	for u := range 15 {
+		for range perUser {
+			if err := claim(fmt.Sprint("user-", u)); err != nil {
+				t.Fatalf("user-%d within its share: %v", u, err)
+			}
+		}
+	}
+	if err := claim("user-0"); !errors.Is(err, replay.ErrUserFull) {
+		t.Fatalf("user-0 beyond its share: %v, want ErrUserFull", err)
+	}
+	// A 16th user holding some is refused at the reserve...
+	if err := claim("user-15"); err != nil {
+		t.Fatalf("user-15's first claim, into the reserve: %v", err)
+	}
+	if err := claim("user-15"); !errors.Is(err, replay.ErrFull) || errors.Is(err, replay.ErrUserFull) {
+		t.Fatalf("user-15's second claim with the reserve all that is left: %v, want ErrFull", err)
+	}
+	// ...while newcomers each get one, until every place is taken.
+	for i := range replay.ReservedEntries(maxEntries) - 1 {
+		if err := claim(fmt.Sprint("newcomer-", i)); err != nil {
+			t.Fatalf("newcomer %d: %v", i, err)
+		}
+	}
+	if err := claim("newcomer-last"); !errors.Is(err, replay.ErrFull) {
+		t.Fatalf("a newcomer when every place is taken: %v, want ErrFull", err)
+	}
+}

@@ -13,7 +13,11 @@
 // by expiry, under the prefix followed by "@index") and the callers they
 // count against and their sizes ("@meta", "@usage") are kept with each
 // record by Lua scripts, so that every instance sees the same counts; a record beyond a limit is refused with
-// [tasks.ErrStoreFull] or [tasks.ErrUserStoreFull]. In Redis Cluster the
+// [tasks.ErrStoreFull] or [tasks.ErrUserStoreFull]. When the store is full,
+// a new record takes the place of the oldest records of finished tasks
+// ("@done") of the caller holding the most records, when that caller holds
+// at least two more than the new record's: callers at many addresses cannot
+// keep another out for the records' TTL. In Redis Cluster the
 // scripts need every key of the store in one slot: give a prefix with a hash
 // tag, such as "{askback}:task:".
 //
@@ -94,7 +98,17 @@ func (s *Store) key(id string) string { return s.prefix + id }
 
 // keys are the record's key and the keys of the store's accounting.
 func (s *Store) keys(id string) []string {
-	return []string{s.key(id), s.prefix + "@index", s.prefix + "@meta", s.prefix + "@usage"}
+	return []string{s.key(id), s.prefix + "@index", s.prefix + "@meta", s.prefix + "@usage", s.prefix + "@done"}
+}
+
+// doneMember is the record's member of the set of finished tasks' records
+// (see the scripts), "" when its task has not finished or it counts for
+// nobody anyone can tell apart.
+func doneMember(rec *tasks.Record) string {
+	if !rec.Status.Terminal() || rec.Counted() == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%016d\x00%s", rec.Counted(), max(rec.CreatedAt.UnixMilli(), 0), rec.ID)
 }
 
 // limitArgs are the limits as the scripts read them, after the id.
@@ -133,7 +147,7 @@ func (s *Store) Create(ctx context.Context, rec *tasks.Record) error {
 		ttl = rec.TTL + s.grace
 		expires = strconv.FormatInt(rec.CreatedAt.Add(rec.TTL).UnixMilli(), 10)
 	}
-	args := append(s.limitArgs(rec.ID), string(b), ttl.Milliseconds(), rec.Counted(), rec.Size(), expires, time.Now().UnixMilli())
+	args := append(s.limitArgs(rec.ID), string(b), ttl.Milliseconds(), rec.Counted(), rec.Size(), expires, time.Now().UnixMilli(), s.prefix, doneMember(rec))
 	answer, err := createScript.Run(ctx, s.rdb, s.keys(rec.ID), args...).Text()
 	if err != nil {
 		return fmt.Errorf("create task in redis: %w", err)
@@ -196,7 +210,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 			}
 			var answer *redis.Cmd
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				answer = p.Eval(ctx, updateScript, s.keys(id), append(s.limitArgs(id), string(nb), rec.Size())...)
+				answer = p.Eval(ctx, updateScript, s.keys(id), append(s.limitArgs(id), string(nb), rec.Size(), doneMember(rec))...)
 				return nil
 			})
 			if err != nil {

@@ -15,7 +15,11 @@ import (
 // records and bytes in total and per caller ([tasks.Record.Counted]: the
 // owner, or the client of a record without one), growth refused and shrinking
 // allowed beyond them, room given back by Delete and by records whose TTL
-// has elapsed, owners other than the one that filled its share unaffected.
+// has elapsed, owners other than the one that filled its share unaffected;
+// and, when the store is full, a new caller's record taking the place of the
+// oldest finished task's record of the caller holding the most (by two), so
+// that callers at many addresses cannot keep a newcomer out for the
+// records' TTL, unfinished tasks never given up so.
 // newStore returns a fresh, empty store with the given limits.
 func RunLimits(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) tasks.Store) {
 	t.Helper()
@@ -31,6 +35,7 @@ func RunLimits(t *testing.T, newStore func(t *testing.T, l tasks.StoreLimits) ta
 		{"GrowthRefusedShrinkAllowed", growth},
 		{"DeleteGivesRoom", deleteGivesRoom},
 		{"ExpiredGiveRoom", expiredGiveRoom},
+		{"FullStoreKeepsNoNewcomerOut", fullStoreShared},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newStore) })
 	}
@@ -178,4 +183,50 @@ func expiredGiveRoom(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) 
 	mustCreate(t, s, live("b1", "bob"))
 	mustCreate(t, s, live("a0", "alice"))
 	wantFull(t, s.Create(ctx(t), live("a1", "alice")), false, "a record beyond the total")
+}
+
+// fullStoreShared: three anonymous clients fill the store with records of
+// finished tasks, their share each. Newcomers still get theirs: each takes
+// the place of the oldest finished record of the client holding the most,
+// until every client holds about as many as the newcomers; then a newcomer
+// is refused. Records of unfinished tasks are never given up.
+func fullStoreShared(t *testing.T, newStore func(*testing.T, tasks.StoreLimits) tasks.Store) {
+	s := newStore(t, tasks.StoreLimits{MaxRecords: 12, MaxRecordsPerUser: 4})
+	start := time.Now()
+	n := 0
+	of := func(id, share string, status tasks.Status) *tasks.Record {
+		r := live(id, "")
+		r.Share, r.Status = share, status
+		r.CreatedAt = start.Add(time.Duration(n) * time.Millisecond)
+		n++
+		return r
+	}
+	for c := range 3 {
+		for i := range 4 {
+			st := tasks.StatusCompleted
+			if c == 2 {
+				st = tasks.StatusWorking // c's tasks have not finished
+			}
+			mustCreate(t, s, of(fmt.Sprintf("c%d-%d", c, i), fmt.Sprintf("~addr:192.0.2.%d", c), st))
+		}
+	}
+	// Newcomers take the finished records of c0 and c1, the oldest first,
+	// down to one each; c2's unfinished ones stay.
+	for i := range 6 {
+		if err := s.Create(ctx(t), of(fmt.Sprint("new", i), fmt.Sprintf("~addr:198.51.100.%d", i), tasks.StatusWorking)); err != nil {
+			t.Fatalf("newcomer %d when the store is full: %v", i, err)
+		}
+	}
+	wantFull(t, s.Create(ctx(t), of("new6", "~addr:198.51.100.6", tasks.StatusWorking)), false,
+		"a newcomer once nothing finished is held by a client holding two more")
+	for _, id := range []string{"c0-0", "c0-1", "c0-2", "c1-0", "c1-1", "c1-2"} {
+		if _, err := s.Get(ctx(t), id); !errors.Is(err, tasks.ErrNotFound) {
+			t.Errorf("record %s, given up, is still there: %v", id, err)
+		}
+	}
+	for _, id := range []string{"c0-3", "c1-3", "c2-0", "c2-1", "c2-2", "c2-3"} {
+		if _, err := s.Get(ctx(t), id); err != nil {
+			t.Errorf("record %s is gone: %v", id, err)
+		}
+	}
 }

@@ -5,22 +5,27 @@
 // example makes, POST /repos/{owner}/{repo}/issues.
 //
 // The OAuth 2.0 protocol work is done by github.com/go-oauth2/oauth2/v4; this package
-// configures it strictly (one registered client, exact redirect URI, S256 PKCE) and adds
-// the pages and the API. It serves plain http on loopback for the demo; a real provider is
+// configures it strictly (one registered client, exact redirect URI, S256 PKCE, the
+// client's secret on every token request, a scope granted only when known and, at a
+// refresh, within what the user approved) and adds the pages and the API. Its grants are
+// kept bounded (internal/oauthgrant): a flood of sign-ins cannot grow its memory. It serves plain http on loopback for the demo; a real provider is
 // https only.
 package fakegithub
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/oauthgrant"
 	"github.com/askback/askback/internal/reqbody"
 	"github.com/go-oauth2/oauth2/v4"
 	oauth2errors "github.com/go-oauth2/oauth2/v4/errors"
@@ -56,7 +61,17 @@ type Options struct {
 	CodeTTL time.Duration
 	// TokenTTL is how long an access token is valid. Default 8 hours.
 	TokenTTL time.Duration
+	// Scopes are the scopes it grants (DefaultScopes when empty); a request for
+	// another is refused with invalid_scope.
+	Scopes []string
+	// MaxTokens and MaxTokensPerUser bound the grants kept, in all and of one user
+	// (oauthgrant's defaults when zero).
+	MaxTokens, MaxTokensPerUser int
 }
+
+// DefaultScopes are the scopes the provider grants unless Options.Scopes says
+// otherwise: a few of GitHub's.
+var DefaultScopes = []string{"repo", "read:user", "user:email"}
 
 // Issue is an issue created through the API.
 type Issue struct {
@@ -69,13 +84,15 @@ type Issue struct {
 
 // Provider is the fake GitHub. It is an [http.Handler].
 type Provider struct {
-	opts Options
-	srv  *server.Server
-	mux  *http.ServeMux
+	opts   Options
+	srv    *server.Server
+	mux    *http.ServeMux
+	tokens *oauthgrant.Store
+	scopes oauthgrant.Rule
 
 	mu     sync.Mutex
 	issues []Issue
-	issued []string // access tokens handed out, for tests that check where they went
+	issued []string // access tokens handed out (the latest maxIssued), for tests that check where they went
 }
 
 // New returns a provider for one client.
@@ -95,7 +112,10 @@ func New(opts Options) (*Provider, error) {
 	if opts.TokenTTL <= 0 {
 		opts.TokenTTL = 8 * time.Hour
 	}
-	p := &Provider{opts: opts, mux: http.NewServeMux()}
+	if len(opts.Scopes) == 0 {
+		opts.Scopes = DefaultScopes
+	}
+	p := &Provider{opts: opts, mux: http.NewServeMux(), scopes: oauthgrant.Rule{Known: opts.Scopes}}
 
 	manager := manage.NewDefaultManager()
 	manager.SetAuthorizeCodeExp(opts.CodeTTL)
@@ -104,11 +124,10 @@ func New(opts Options) (*Provider, error) {
 		RefreshTokenExp:   30 * 24 * time.Hour,
 		IsGenerateRefresh: true,
 	})
-	tokens, err := store.NewMemoryTokenStore()
-	if err != nil {
-		return nil, fmt.Errorf("fakegithub: token store: %w", err)
-	}
-	manager.MapTokenStorage(tokens)
+	manager.SetRefreshTokenCfg(&manage.RefreshingConfig{AccessTokenExp: opts.TokenTTL, RefreshTokenExp: 30 * 24 * time.Hour,
+		IsGenerateRefresh: true, IsRemoveAccess: true, IsRemoveRefreshing: true})
+	p.tokens = oauthgrant.NewStore(nil, opts.MaxTokens, opts.MaxTokensPerUser)
+	manager.MapTokenStorage(p.tokens)
 	clients := store.NewClientStore()
 	if err := clients.Set(opts.ClientID, &models.Client{ID: opts.ClientID, Secret: opts.ClientSecret, Domain: opts.RedirectURL}); err != nil {
 		return nil, fmt.Errorf("fakegithub: client store: %w", err)
@@ -129,12 +148,7 @@ func New(opts Options) (*Provider, error) {
 		AllowedCodeChallengeMethods: []oauth2.CodeChallengeMethod{oauth2.CodeChallengeS256},
 		ForcePKCE:                   true,
 	}, manager)
-	p.srv.SetClientInfoHandler(func(r *http.Request) (string, string, error) {
-		if id, secret, ok := r.BasicAuth(); ok {
-			return id, secret, nil
-		}
-		return server.ClientFormHandler(r)
-	})
+	p.srv.SetClientInfoHandler(p.clientOf)
 	// Tokens only in the Authorization header, never in a URL.
 	p.srv.SetAccessTokenResolveHandler(func(r *http.Request) (string, bool) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -142,6 +156,23 @@ func New(opts Options) (*Provider, error) {
 	})
 	p.srv.SetUserAuthorizationHandler(p.consent)
 	p.srv.SetResponseTokenHandler(p.writeToken)
+	p.srv.SetAuthorizeScopeHandler(func(_ http.ResponseWriter, r *http.Request) (string, error) {
+		return p.scopes.Scope(r.FormValue("scope"), nil, "")
+	})
+	p.srv.SetClientScopeHandler(func(tgr *oauth2.TokenGenerateRequest) (bool, error) {
+		sc, err := p.scopes.Scope(tgr.Scope, nil, "")
+		tgr.Scope = sc
+		return err == nil, nil
+	})
+	p.srv.SetInternalErrorHandler(func(err error) *oauth2errors.Response {
+		switch {
+		case errors.Is(err, oauthgrant.ErrTooMany):
+			return &oauth2errors.Response{Error: oauth2errors.ErrTemporarilyUnavailable, Description: err.Error(), StatusCode: http.StatusServiceUnavailable}
+		case errors.Is(err, oauthgrant.ErrBeyondConsent):
+			return &oauth2errors.Response{Error: oauth2errors.ErrInvalidScope, Description: err.Error(), StatusCode: http.StatusBadRequest}
+		}
+		return &oauth2errors.Response{Error: err, Description: err.Error(), StatusCode: http.StatusInternalServerError}
+	})
 
 	p.mux.HandleFunc(AuthorizePath, p.authorize)
 	p.mux.HandleFunc("POST "+TokenPath, p.token)
@@ -153,14 +184,25 @@ func New(opts Options) (*Provider, error) {
 // ServeHTTP implements [http.Handler].
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
 
-// Issues returns the issues created so far.
+// Issues returns the issues created so far (the latest 1000).
 func (p *Provider) Issues() []Issue {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.issues)
 }
 
-// IssuedAccessTokens returns every access token the token endpoint handed out.
+// maxTitle bounds an issue's title, maxIssues the issues kept (the latest): whoever
+// signs in cannot grow the provider's memory by creating issues.
+const (
+	maxTitle  = 256
+	maxIssues = 1000
+)
+
+// maxIssued bounds what IssuedAccessTokens keeps: the latest ones.
+const maxIssued = 1000
+
+// IssuedAccessTokens returns the access tokens the token endpoint handed out (the latest
+// 1000).
 func (p *Provider) IssuedAccessTokens() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -180,6 +222,17 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	if r.FormValue("client_id") != p.opts.ClientID || r.FormValue("redirect_uri") != p.opts.RedirectURL {
 		renderPage(w, http.StatusBadRequest, pageData{Heading: "Unknown application",
 			Text: "The application or its redirect address is not registered here."})
+		return
+	}
+	// A scope it does not grant is refused before anyone signs in: the
+	// application hears invalid_scope at its (registered) redirect address.
+	if _, err := p.scopes.Scope(r.FormValue("scope"), nil, ""); err != nil {
+		q := url.Values{"error": {"invalid_scope"}, "error_description": {err.Error()}}
+		if st := r.FormValue("state"); st != "" {
+			q.Set("state", st)
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, p.opts.RedirectURL+"?"+q.Encode(), http.StatusFound)
 		return
 	}
 	if err := p.srv.HandleAuthorizeRequest(w, r); err != nil {
@@ -231,15 +284,66 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if !readForm(w, r) {
 		return
 	}
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "error_description": err.Error()})
+		return
+	}
+	if code, why := p.checkRefresh(r); code != "" {
+		status := http.StatusBadRequest
+		if code == "invalid_client" {
+			status = http.StatusUnauthorized
+		}
+		writeJSON(w, status, map[string]string{"error": code, "error_description": why})
+		return
+	}
 	if err := p.srv.HandleTokenRequest(w, r); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 	}
 }
 
+// checkRefresh refuses a refresh that go-oauth2 would serve although it must not: one
+// without the client's secret (go-oauth2 checks no client at a refresh), and one asking
+// for a scope beyond what the user approved (go-oauth2 grants whatever a refresh asks
+// for). A refresh may narrow the grant; one that names no scope gets it whole (RFC 6749
+// §6). It returns the OAuth error code and why, "" when the request may go on.
+func (p *Provider) checkRefresh(r *http.Request) (code, why string) {
+	if r.Form.Get("grant_type") != string(oauth2.Refreshing) {
+		return "", ""
+	}
+	id, secret, err := p.clientOf(r)
+	if err != nil || id != p.opts.ClientID || subtle.ConstantTimeCompare([]byte(secret), []byte(p.opts.ClientSecret)) != 1 {
+		return "invalid_client", "a refresh needs the application's id and secret"
+	}
+	ti, _ := p.tokens.GetByRefresh(r.Context(), r.Form.Get("refresh_token"))
+	if ti == nil {
+		return "", "" // go-oauth2 refuses it: invalid_grant
+	}
+	consented := oauthgrant.Consented(ti)
+	scope := consented
+	if asked := r.Form.Get("scope"); asked != "" {
+		if scope, err = p.scopes.Scope(asked, strings.Fields(consented), "what the user approved"); err != nil {
+			return "invalid_scope", err.Error()
+		}
+	}
+	r.Form.Set("scope", scope) // what go-oauth2 grants
+	return "", ""
+}
+
+// clientOf reads the client's id and secret from a token request: HTTP Basic, else the
+// body.
+func (p *Provider) clientOf(r *http.Request) (string, string, error) {
+	if id, secret, ok := r.BasicAuth(); ok {
+		return id, secret, nil
+	}
+	return server.ClientFormHandler(r)
+}
+
 func (p *Provider) writeToken(w http.ResponseWriter, data map[string]any, header http.Header, status ...int) error {
 	if tok, ok := data["access_token"].(string); ok && tok != "" {
 		p.mu.Lock()
-		p.issued = append(p.issued, tok)
+		if p.issued = append(p.issued, tok); len(p.issued) > maxIssued {
+			p.issued = append(p.issued[:0], p.issued[len(p.issued)-maxIssued:]...)
+		}
 		p.mu.Unlock()
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -288,8 +392,8 @@ func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
 		reqbody.Refuse(w, err)
 		return
 	}
-	if err := json.Unmarshal(body, &in); err != nil || in.Title == "" {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "title is required"})
+	if err := json.Unmarshal(body, &in); err != nil || in.Title == "" || len(in.Title) > maxTitle {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": fmt.Sprintf("a title of 1 to %d bytes is required", maxTitle)})
 		return
 	}
 	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
@@ -302,7 +406,9 @@ func (p *Provider) createIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	is := Issue{Number: n, Repo: repo, Title: in.Title, Author: login,
 		URL: fmt.Sprintf("http://%s/%s/issues/%d", r.Host, repo, n)}
-	p.issues = append(p.issues, is)
+	if p.issues = append(p.issues, is); len(p.issues) > maxIssues {
+		p.issues = append(p.issues[:0], p.issues[len(p.issues)-maxIssues:]...)
+	}
 	p.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"number": is.Number, "title": is.Title, "html_url": is.URL, "user": map[string]string{"login": login},
