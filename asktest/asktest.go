@@ -3,6 +3,7 @@ package asktest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,9 +202,9 @@ func deadline(tb testing.TB) (time.Time, bool) {
 // server and the calls in flight, so that the test fails when one is still
 // running after the test closed it.
 type tracker struct {
-	mu      sync.Mutex
+	mu       sync.Mutex
 	sessions []chan struct{} // each closed when its server session has ended
-	calls   map[*flight]struct{}
+	calls    map[*flight]struct{}
 }
 
 // flight is one call in progress.
@@ -293,4 +294,22 @@ func (tr *tracker) left() []string {
 		}
 	}
 	return out
+}
+
+// failure is err as a test reports it: a message of mcp-tester's session
+// or audit in the words of a Go test, whose hints name the command line's
+// flags, which are asktest's options here.
+func failure(err error) string {
+	return strings.NewReplacer(
+		" (use --no-validate to send it anyway)", "",
+		"(raise --max-rounds if this is intended)", "(raise Options.MaxRounds if this is intended)",
+		"give --sample TEXT to answer it", "set Options.Sampling and give the call an asktest.Reply",
+		"give --root URI to answer it", "set Options.Roots",
+		"no --sample (or sample_response) is left to answer it; give one more, or run with a person at the terminal", "no reply was given for it: give the call an asktest.Reply",
+		"give --protocol ", "give Options.Era ",
+		"leave --protocol out", "leave Options.Era empty",
+		"--protocol ", "Options.Era ",
+		"--include ", "AuditOptions.Include ",
+		"--args ", "AuditOptions.Args ",
+	).Replace(err.Error())
 }

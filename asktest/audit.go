@@ -95,7 +95,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 		tb.Errorf("asktest: %s", l)
 	}
 	if err != nil {
-		tb.Fatalf("asktest: audit of %s: %v", tg, err)
+		tb.Fatalf("asktest: audit of %s: %s", tg, failure(err))
 	}
 	for _, s := range rep.Subjects {
 		if s.Skipped != "" {

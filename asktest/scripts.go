@@ -101,7 +101,7 @@ func runScript(tb testing.TB, tg Target, path string, opts *Options) {
 	}
 	res := rep.Scripts[0]
 	if res.Err != nil {
-		tb.Fatalf("%s: %v", s.Name, res.Err)
+		tb.Fatalf("%s: %s", s.Name, failure(res.Err))
 	}
 	if _, failed := res.Counts(); failed > 0 && Updating() {
 		update(tb, s, res)
