@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/audit"
 	"github.com/askback/askback/internal/termsafe"
@@ -31,6 +32,11 @@ type AuditOptions struct {
 	Skip map[string]string
 	// MaxRounds bounds the rounds of one call; zero means 10.
 	MaxRounds int
+	// Timeout bounds each request of the audit: a call that takes longer
+	// leaves its rules unchecked, which fails the test. Zero: no bound but
+	// the test's deadline (go test -timeout), which a tool that never
+	// answers uses up.
+	Timeout time.Duration
 }
 
 // Rules lists the names of the audit's rules of asking, in order, each
@@ -88,6 +94,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 		Include:       include,
 		Args:          opts.Args,
 		MaxRounds:     opts.MaxRounds,
+		Timeout:       opts.Timeout,
 		ClientName:    "asktest-audit",
 		ClientVersion: "1",
 	})
@@ -95,7 +102,11 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 		tb.Errorf("asktest: %s", l)
 	}
 	if err != nil {
-		tb.Fatalf("asktest: audit of %s: %s", tg, failure(err))
+		hint := ""
+		if ctx.Err() != nil && tb.Context().Err() == nil {
+			hint = "\n  the test's deadline (go test -timeout) was near: does a tool never answer? AuditOptions.Timeout bounds each request"
+		}
+		tb.Fatalf("asktest: audit of %s: %s%s", tg, failure(err), hint)
 	}
 	for _, s := range rep.Subjects {
 		if s.Skipped != "" {

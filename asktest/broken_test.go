@@ -179,7 +179,7 @@ func TestCallLeftRunning(t *testing.T) {
 func TestNothingLeftRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ft := run("a handler that returns", func(ft *T) {
-			c := asktest.NewClient(ft, asktest.Server(newServer(broken{})), nil)
+			c := asktest.NewClient(ft, asktest.Server(newServer(broken{slow: true})), nil)
 			go c.CallTool("slow", nil, asktest.WantError())
 			synctest.Wait()
 		})

@@ -128,7 +128,7 @@ func update(tb testing.TB, s *script.Script, res *script.ScriptResult) {
 			updated++
 			continue
 		}
-		tb.Errorf("%s:%d: not updated: %s", s.Name, n.Line, n.Text)
+		tb.Errorf("%s:%d: %s", s.Name, n.Line, n.Text)
 	}
 	if updated == 0 {
 		return

@@ -39,14 +39,16 @@ type broken struct {
 	plain    bool          // deploy carries its state in plain base64: tampering goes through
 	askURL   bool          // deploy asks to open a link instead of a form
 	reAsk    bool          // deploy asks again, whatever the answer
-	stuck    chan struct{} // the slow tool waits for this, whatever its context says
+	slow     bool          // a tool, slow, waits until its call ends
+	stuck    chan struct{} // slow waits for this, whatever its context says
 	wrongMsg bool          // deploy's message names another version
 }
 
 // newServer is a server that asks as the example deployer does (deploy),
 // plus a tool that asks for a model reply (summarize), one that asks to
-// open a link (connect), a prompt and a resource that ask, and a tool
-// that waits for its context (slow); b breaks it.
+// open a link instead of a form (askURL), a prompt that asks, and a tool
+// that waits for its context (slow); b breaks it (noAsk: the server
+// has nothing that asks).
 func newServer(b broken) *mcp.Server {
 	states, err := reqstate.New(&reqstate.Options{
 		Keys:   []keys.Key{{ID: "test", Secret: []byte("0123456789abcdef0123456789abcdef")}},
@@ -138,20 +140,28 @@ func newServer(b broken) *mcp.Server {
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"summary": q}}, nil, nil
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Waits until its call ends.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			if b.stuck != nil {
-				<-b.stuck
-				return text("done"), nil, nil
-			}
-			<-ctx.Done()
-			return nil, nil, ctx.Err()
-		})
+	if b.slow || b.stuck != nil {
+		mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Waits until its call ends.",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				if b.stuck != nil {
+					<-b.stuck
+					return text("done"), nil, nil
+				}
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			})
+	}
 
+	if b.noAsk {
+		return s
+	}
 	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets; asks for a name."},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			a, ok := ask.Lookup(req.Params.InputResponses, "name")
+			if !ok && !ask.Modes(req).Has(ask.Form) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello."}}}}, nil
+			}
 			if !ok {
 				return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Your name?",
 					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}}}}}, nil
