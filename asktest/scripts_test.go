@@ -28,8 +28,8 @@ func TestRunScriptsFails(t *testing.T) {
 		`deploy: testdata/scripts/deploy.mcp:4: assert_elicited "version 2.4.1"`,
 		`deploy: testdata/scripts/deploy.mcp:9: assert_contains "not started"`,
 		`expected: text containing "not started"`, `actual:   "Rolling out web 2.4.1 to staging."`)
-	if strings.Contains(ft.Errors(), "greet:") {
-		t.Errorf("greet, which passes, failed:\n%s", ft.Errors())
+	if !strings.Contains(ft.Errors(), "greet: testdata/scripts/greet.mcp:2: get_prompt greet") {
+		t.Errorf("greet, whose prompt the server lost, did not fail as a subtest of its own:\n%s", ft.Errors())
 	}
 }
 

@@ -74,8 +74,7 @@ func newServer(b broken) *mcp.Server {
 			}
 			a, answered := ask.Lookup(req.Params.InputResponses, "target")
 			if b.askURL {
-				a, answered = ask.Lookup(req.Params.InputResponses, "open")
-				if !answered {
+				if _, opened := ask.Lookup(req.Params.InputResponses, "open"); !opened {
 					return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"open": &mcp.ElicitParams{
 						Mode: "url", Message: "Sign in to deploy", URL: "https://example.test/sign-in", ElicitationID: "e1"}}}, nil, nil
 				}

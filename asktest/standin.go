@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -140,11 +141,12 @@ func (st *StandIn) close() {
 			where = fmt.Sprintf("%s:%d", st.name, p.Line)
 		}
 		msg := fmt.Sprintf("%s: %s: %s: %s", where, p.Kind, termsafe.Line(p.Request), termsafe.Line(p.Detail))
-		if len(p.Recorded) > 0 || len(p.Got) > 0 {
-			msg += fmt.Sprintf("\n  recorded: %s\n  got:      %s", termsafe.Line(string(p.Recorded)), termsafe.Line(string(p.Got)))
+		// The detail says what differs; what it leaves out follows it.
+		if len(p.Recorded) > 0 && !strings.Contains(p.Detail, string(p.Recorded)) {
+			msg += "\n  recorded: " + termsafe.Line(string(p.Recorded))
 		}
-		if p.Nearest != nil {
-			msg += fmt.Sprintf("\n  nearest recorded: %s %s (line %d)", p.Nearest.Method, termsafe.Line(string(p.Nearest.Params)), p.Nearest.Line)
+		if len(p.Got) > 0 && !strings.Contains(p.Detail, string(p.Got)) {
+			msg += "\n  got:      " + termsafe.Line(string(p.Got))
 		}
 		st.tb.Errorf("asktest: the client differs from the recording: %s", msg)
 	}
