@@ -61,7 +61,10 @@ func RunScripts[T Runner[T]](t T, tg Target, pattern string, opts *Options) {
 	}
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), script.Ext)
-		t.Run(name, func(t T) { runScript(t, tg, p, opts) })
+		t.Run(name, func(t T) {
+			t.Helper() // failures are reported at the call of RunScripts
+			runScript(t, tg, p, opts)
+		})
 	}
 }
 
