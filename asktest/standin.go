@@ -22,8 +22,9 @@ type StandInOptions struct {
 	// not against the answer recorded.
 	SchemaOnly bool
 	// Faults are injected into the requests they name, written as
-	// mcp-tester serve --fault takes them ("error:tools/call:deploy",
-	// "delay:500ms:tools/call", "drop:tools/call:deploy", ...).
+	// mcp-tester serve --fault takes them: METHOD[ NAME]:ACTION, such as
+	// "tools/call:delay=2s", "tools/call deploy:error=-32603:boom" or
+	// "tools/list:drop".
 	Faults []string
 }
 

@@ -2,6 +2,7 @@ package asktest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/askback/askback/asktest"
@@ -63,4 +64,16 @@ func TestStandInFails(t *testing.T) {
 	failing(t, "no recording", func(ft *T) {
 		asktest.NewStandIn(ft, "testdata/nothing.jsonl", nil)
 	}, "no such file")
+}
+
+// A fault injected into the recorded call reaches the client as the
+// error it names; a spec the stand-in cannot read fails the test.
+func TestStandInFaults(t *testing.T) {
+	st := asktest.NewStandIn(t, "testdata/deploy.jsonl", &asktest.StandInOptions{Faults: []string{"tools/call deploy:error=-32603:boom"}})
+	if _, err := deployClient(t.Context(), st.Transport(), "2026-07-28", "auth", "production"); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("the call with a fault: %v, want the error boom", err)
+	}
+	failing(t, "a fault it cannot read", func(ft *T) {
+		asktest.NewStandIn(ft, "testdata/deploy.jsonl", &asktest.StandInOptions{Faults: []string{"tools/call:explode"}})
+	}, "asktest: StandInOptions.Faults:")
 }
