@@ -139,6 +139,23 @@ type Options struct {
 	TaskSleep func(ctx context.Context, d time.Duration) error
 }
 
+// sessionTo returns the session options of a test's client of tg, and
+// the tracker of what its sessions start; what it cannot make fails the
+// test.
+func (o *Options) sessionTo(tb testing.TB, tg Target) (*tracker, session.Options) {
+	tb.Helper()
+	tr := &tracker{}
+	t, err := tg.target(tr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	so, err := o.session(tb, t)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr, so
+}
+
 // session returns the session options of a test's client of t.
 func (o *Options) session(tb testing.TB, t *target.Target) (session.Options, error) {
 	if o == nil {

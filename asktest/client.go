@@ -35,15 +35,7 @@ type Client struct {
 // running. A server that cannot be reached fails the test.
 func NewClient(tb testing.TB, tg Target, opts *Options) *Client {
 	tb.Helper()
-	tr := &tracker{}
-	t, err := tg.target(tr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	so, err := opts.session(tb, t)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	tr, so := opts.sessionTo(tb, tg)
 	ctx, cancel := testContext(tb)
 	s, err := session.Open(ctx, so)
 	if err != nil {

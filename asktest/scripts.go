@@ -76,15 +76,7 @@ func runScript(tb testing.TB, tg Target, path string, opts *Options) {
 		tb.Fatal(err)
 	}
 	s := scripts[0]
-	tr := &tracker{}
-	t, err := tg.target(tr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	so, err := opts.session(tb, t)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	tr, so := opts.sessionTo(tb, tg)
 	ctx, cancel := testContext(tb)
 	defer cancel()
 	// The test's deadline bounds the steps, not a clock of the runner's:
