@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -181,6 +182,16 @@ func runDocExamples(t *testing.T, root string, cmds []docexamples.Command) strin
 		if !strings.HasPrefix(kv, "DEPLOY_STATE_KEY=") {
 			env = append(env, kv)
 		}
+	}
+	// The Go command's caches are the machine's, as a reader's are their
+	// own: with the fresh home alone, a document's go test would build
+	// (and download) everything again.
+	caches, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	if c := strings.Fields(string(caches)); len(c) == 2 {
+		env = append(env, "GOCACHE="+c[0], "GOMODCACHE="+c[1])
 	}
 	env = append(env, "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TMPDIR="+t.TempDir(),

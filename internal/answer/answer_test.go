@@ -240,3 +240,28 @@ func TestWhoDeclaresSamplingOnlyWithReplies(t *testing.T) {
 		}
 	}
 }
+
+// An answer kept for a round or a mode answers only questions of it, in
+// every pass of the rule: by key, by fit, and as the first left.
+func TestQueueKeepsAnswersForTheirRoundAndMode(t *testing.T) {
+	form := &Question{Key: "q", Round: 1, Params: &mcp.ElicitParams{Message: "form"}}
+	url := &Question{Key: "q", Round: 1, Params: &mcp.ElicitParams{Mode: "url", URL: "https://example.test", Message: "link"}}
+	round2 := &Question{Key: "q", Round: 2, Params: &mcp.ElicitParams{Message: "form"}}
+	q := NewQueue(
+		Spec{Action: "accept", Mode: "url"},
+		Spec{Key: "q", Action: "cancel", Round: 2},
+		Spec{Action: "decline"},
+	)
+	for _, c := range []struct {
+		q    *Question
+		want string
+	}{{form, "decline"}, {round2, "cancel"}, {url, "accept"}} {
+		res, err := q.Answer(context.Background(), c.q)
+		if err != nil || res.Action != c.want {
+			t.Errorf("%s in round %d: %v, %v; want %s", c.q.Params.Message, c.q.Round, res, err, c.want)
+		}
+	}
+	if _, err := NewQueue(Spec{Action: "accept", Mode: "url"}, Spec{Action: "decline", Round: 3}).Answer(context.Background(), form); !errors.Is(err, ErrNoAnswer) {
+		t.Errorf("a form in round 1 took an answer kept for URLs or round 3: %v", err)
+	}
+}

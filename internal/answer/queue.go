@@ -54,7 +54,7 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 	defer q.mu.Unlock()
 	pick := -1
 	for i, s := range q.specs {
-		if !q.used[i] && s.Key != "" && s.Key == qu.Key {
+		if !q.used[i] && s.Key != "" && s.Key == qu.Key && s.Allows(qu) {
 			pick = i
 			break
 		}
@@ -69,7 +69,7 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 	}
 	if pick < 0 {
 		for i, s := range q.specs {
-			if !q.used[i] && s.Key == "" {
+			if !q.used[i] && s.Key == "" && s.Allows(qu) {
 				pick = i
 				break
 			}
@@ -85,7 +85,11 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 // Fits reports whether s can answer qu by its content: an answer without
 // content (or with an empty object) fits any question; one with content
 // fits a form question whose requested schema has every field it names.
+// An answer kept for another round or mode (Spec.Allows) fits none.
 func Fits(s Spec, qu *Question) bool {
+	if !s.Allows(qu) {
+		return false
+	}
 	if len(s.Content) == 0 {
 		return true
 	}

@@ -19,6 +19,17 @@ type Spec struct {
 	// a [Queue] hands it back with the spec from Unused, so that an unused
 	// answer is reported where it was written. Zero for --elicit answers.
 	Origin Origin
+	// Round and Mode, when set, keep the answer for questions of that
+	// round of the call and of that mode ("form" or "url"): the asktest
+	// package's answers for one round, and its consent to open a URL. The
+	// command line and scripts leave them zero.
+	Round int
+	Mode  string
+}
+
+// Allows reports whether s may answer qu by its Round and Mode.
+func (s Spec) Allows(qu *Question) bool {
+	return (s.Round == 0 || s.Round == qu.Round) && (s.Mode == "" || s.Mode == qu.Mode())
 }
 
 // Origin is where a scripted answer was written: a script's file and line.

@@ -16,6 +16,14 @@ func appendStep(b []byte, st *StepResult) []byte {
 	if st.Output == "" && st.Passed {
 		return b
 	}
+	return append(b, st.Details()...)
+}
+
+// Details returns the lines the text report writes under a step, each
+// indented and neutralised: what it printed and, when it failed, why, what
+// was expected, what came, the diff and the response. Empty for a passed
+// step that printed nothing.
+func (st *StepResult) Details() string {
 	var more strings.Builder
 	if st.Output != "" {
 		indent(&more, "", st.Output)
@@ -35,7 +43,7 @@ func appendStep(b []byte, st *StepResult) []byte {
 			indent(&more, "response: ", st.Response)
 		}
 	}
-	return append(b, more.String()...)
+	return more.String()
 }
 
 // appendStepLine appends the first line of a step: its mark, its text and

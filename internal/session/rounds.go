@@ -117,6 +117,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer, observe func(task
 			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p)
 		},
 		OnUpdate: onUpdate,
+		Sleep:    s.opts.TaskSleep,
 	})
 }
 

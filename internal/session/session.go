@@ -84,6 +84,10 @@ type Options struct {
 	// OnTask, if set, hears a task's status and status message as they
 	// change.
 	OnTask func(taskclient.Update)
+	// TaskSleep, if set, waits between two polls of a task (the clock of
+	// the tests that drive tasks); nil waits for the interval the server
+	// suggests, or until the request's context ends.
+	TaskSleep func(ctx context.Context, d time.Duration) error
 	// Sampler answers a server's requests for a model reply
 	// (sampling/createMessage) that a call's answerer leaves (an answerer
 	// answers them when it is an answer.Sampler, see answer.CanSample).

@@ -48,11 +48,20 @@ type Target struct {
 	// same Pool share its kept-alive connections; nil means a Pool of the
 	// Conn's own, closed with it.
 	Pool *Pool
+	// Dial, when set instead of Command and URL, reaches a server in this
+	// process (the asktest package's in-memory servers): each call returns
+	// the client's end of a new connection and a function that ends the
+	// server's end, which the Conn's Cleanup calls.
+	Dial func() (mcp.Transport, func(), error)
 }
 
 // Validate reports a target that names no server, or two.
 func (t *Target) Validate() error {
 	switch {
+	case t.Dial != nil && (t.Command != "" || t.URL != ""):
+		return errors.New("a server in this process takes no command or URL")
+	case t.Dial != nil:
+		return nil
 	case t.Command == "" && t.URL == "":
 		return errors.New("no server given: use -c/--command \"CMD\" for a stdio server or -u/--url URL for an HTTP server")
 	case t.Command != "" && t.URL != "":
@@ -89,6 +98,9 @@ func ParseHeaders(lines []string) (http.Header, error) {
 // Describe names the target for messages, credentials in the command line
 // or the URL hidden (see internal/credential).
 func (t *Target) Describe() string {
+	if t.Dial != nil {
+		return "the in-process server"
+	}
 	if t.Command != "" {
 		return fmt.Sprintf("command %q", credential.RedactCommand(t.Command))
 	}
@@ -103,6 +115,7 @@ type Conn struct {
 	pool      *Pool // the Conn's own, closed by Cleanup
 	refused   refusal
 	answers   answers // what the server answered (see WrongAnswer)
+	hangUp    func()  // ends the server's end of a Dial connection
 }
 
 // Refused returns the first request or answer the Conn's HTTP client
@@ -129,8 +142,11 @@ func (c *Conn) Exited() (bool, string) {
 
 // Cleanup ends whatever the target started and is still running: the
 // command server's whole process group, the connections of a Pool the Conn
-// made for itself.
+// made for itself, the server's end of a Dial connection.
 func (c *Conn) Cleanup() {
+	if c.hangUp != nil {
+		c.hangUp()
+	}
 	if c.proc != nil {
 		c.proc.kill()
 	}
@@ -150,6 +166,13 @@ const ownPoolIdle = 4
 func (t *Target) Open(transport string) (*Conn, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
+	}
+	if t.Dial != nil {
+		tr, hangUp, err := t.Dial()
+		if err != nil {
+			return nil, err
+		}
+		return &Conn{Transport: tr, hangUp: hangUp}, nil
 	}
 	if t.Command != "" {
 		conn := t.openCommand()

@@ -1,0 +1,105 @@
+package asktest_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/asktest"
+)
+
+// The scripts of testdata/scripts pass against the server, in both eras,
+// each as a subtest.
+func TestRunScripts(t *testing.T) {
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		asktest.RunScripts(t, asktest.Server(newServer(broken{})), "testdata/scripts/*.mcp", &asktest.Options{Era: era})
+	})
+}
+
+// A server that stopped asking fails the script's steps, each at its
+// FILE:LINE with what it expected and what came; a subtest per script.
+func TestRunScriptsFails(t *testing.T) {
+	ft := failing(t, "a server that stopped asking", func(ft *T) {
+		asktest.RunScripts(ft, asktest.Server(newServer(broken{noAsk: true})), "testdata/scripts/*.mcp", nil)
+	}, `deploy: testdata/scripts/deploy.mcp:2: elicit_response accept`,
+		"the answer was never used: the server asked nothing during call_tool (line 3)",
+		`deploy: testdata/scripts/deploy.mcp:4: assert_elicited "version 2.4.1"`,
+		`deploy: testdata/scripts/deploy.mcp:9: assert_contains "not started"`,
+		`expected: text containing "not started"`, `actual:   "Rolling out web 2.4.1 to staging."`)
+	if !strings.Contains(ft.Errors(), "greet: testdata/scripts/greet.mcp:2: get_prompt greet") {
+		t.Errorf("greet, whose prompt the server lost, did not fail as a subtest of its own:\n%s", ft.Errors())
+	}
+}
+
+// A script that does not parse, a pattern that names nothing and a server
+// that cannot be reached fail the test before any step runs.
+func TestRunScriptsCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mcp")
+	if err := os.WriteFile(bad, []byte("call_tool\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failing(t, "a syntax error", func(ft *T) {
+		asktest.RunScripts(ft, asktest.Server(newServer(broken{})), bad, nil)
+	}, "bad: "+bad+":1:")
+	failing(t, "no script", func(ft *T) {
+		asktest.RunScripts(ft, asktest.Server(newServer(broken{})), filepath.Join(dir, "*.nothing"), nil)
+	}, "matches no file")
+	failing(t, "no server", func(ft *T) {
+		asktest.RunScripts(ft, asktest.Command("/nonexistent/server"), "testdata/scripts/greet.mcp", nil)
+	}, `greet: testdata/scripts/greet.mcp: could not connect: connect to command "/nonexistent/server"`)
+}
+
+// With -update, the failed checks take what the server answered and the
+// test passes; a failure no update fixes still fails.
+func TestRunScriptsUpdate(t *testing.T) {
+	setUpdate(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "deploy.mcp")
+	src := "elicit_response accept '{\"environment\": \"production\", \"confirm\": true}'\n" +
+		"call_tool deploy service:\"web\"   # the version changed\n" +
+		"assert_elicited \"version 2.4.1\"\n" +
+		"assert_contains \"Rolling out web 2.4.1 to production.\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := asktest.Server(newServer(broken{wrongMsg: true}))
+	ft := run("update", func(ft *T) { asktest.RunScripts(ft, srv, path, nil) })
+	if ft.Failed() {
+		t.Fatalf("the update failed:\n%s", ft.Errors())
+	}
+	got, _ := os.ReadFile(path)
+	want := strings.ReplaceAll(src, "2.4.1", "2.4.0")
+	want = strings.Replace(want, `"version 2.4.0"`, `"Roll out web version 2.4.0 – where to?"`, 1)
+	if string(got) != want {
+		t.Errorf("the script after -update:\n%s\nwant:\n%s", got, want)
+	}
+	if logs := strings.Join(ft.logs, "\n"); !strings.Contains(logs, "2 expected value(s) updated") || !strings.Contains(logs, `+assert_contains "Rolling out web 2.4.0 to production."`) {
+		t.Errorf("the log does not show the diff:\n%s", logs)
+	}
+	// The script passes now, without -update.
+	flag.Set("update", "false")
+	if ft := run("after", func(ft *T) { asktest.RunScripts(ft, srv, path, nil) }); ft.Failed() {
+		t.Errorf("the updated script fails:\n%s", ft.Errors())
+	}
+	// A step that fails for another reason than a check is not updated.
+	flag.Set("update", "true")
+	failing(t, "no update for a call that fails", func(ft *T) {
+		asktest.RunScripts(ft, asktest.Server(newServer(broken{noAsk: true})), path, nil)
+	}, "deploy.mcp:3: not updated: assert_elicited cannot be rewritten for this failure")
+}
+
+// setUpdate gives the test -update, and takes it back at its end.
+func setUpdate(t *testing.T) {
+	t.Helper()
+	was := flag.Lookup("update").Value.String()
+	if err := flag.Set("update", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if !asktest.Updating() {
+		t.Fatal("Updating() is false with -update")
+	}
+	t.Cleanup(func() { flag.Set("update", was) })
+}
