@@ -273,6 +273,14 @@ type scanner struct {
 	// or the first member spelled otherwise than the protocol spells it.
 	caseErr error
 	room    *room // where stack and keys came from, given back by release
+	// base is where the innermost answer of Receive starts in stack: the
+	// path of a case difference starts there.
+	base int
+	// oddKey, for Receive, is asked about each plain key of an answer (when
+	// fold is set); odd says whether an answer had an escaped key or one
+	// oddKey said yes to.
+	oddKey func([]byte) bool
+	odd    bool
 }
 
 // newScanner returns a scanner of data with room for the containers and
@@ -557,7 +565,6 @@ func (s *scanner) object(into any) error {
 	}
 	s.pos++ // '{'
 	env, _ := into.(*envelope)
-	top, _ := into.(*Result)
 	checked := s.check || env != nil
 	if checked {
 		s.stack = append(s.stack, frame{object: true, keysBase: len(s.keys)})
@@ -584,19 +591,7 @@ func (s *scanner) object(into any) error {
 		}
 		s.pos++
 		s.space()
-		start := s.pos
-		switch {
-		case env != nil:
-			err = s.member(env, key)
-		case top != nil:
-			err = s.value(nil)
-			if err == nil {
-				s.note(top, key, span{start: start, end: s.pos, set: true})
-			}
-		default:
-			err = s.value(nil)
-		}
-		if err != nil {
+		if err := s.memberValue(into, key); err != nil {
 			return err
 		}
 		s.space()
@@ -612,6 +607,26 @@ func (s *scanner) object(into any) error {
 			return s.syntax()
 		}
 	}
+}
+
+// memberValue reads the value of the member key of an object read into
+// into (see object).
+func (s *scanner) memberValue(into any, key span) error {
+	start := s.pos
+	switch into := into.(type) {
+	case *envelope:
+		return s.member(into, key)
+	case *Result:
+		err := s.value(nil)
+		if err == nil && into != nil {
+			s.note(into, key, span{start: start, end: s.pos, set: true})
+		}
+		return err
+	}
+	if ok, err := s.received(into, key); ok {
+		return err
+	}
+	return s.value(nil)
 }
 
 func (s *scanner) leaveObject(checked bool) error {
@@ -735,6 +750,9 @@ func (s *scanner) id(v span) (jsonrpc.ID, bool) {
 func (s *scanner) addKey(key span, envelope bool) {
 	f := &s.stack[len(s.stack)-1]
 	f.key = key
+	if s.oddKey != nil && s.fold && !s.odd {
+		s.odd = !key.plain || s.oddKey(s.data[key.start:key.end])
+	}
 	if s.repeat != nil {
 		return
 	}
@@ -809,7 +827,7 @@ func (s *scanner) caseDiffers(prev, k string, envelope bool) {
 		s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the JSON-RPC message", strictjson.ErrAmbiguous, prev, k)
 		return
 	}
-	s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", strictjson.ErrAmbiguous, prev, k, s.path())
+	s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", strictjson.ErrAmbiguous, prev, k, s.path(s.base))
 }
 
 // messageNames are the members of a JSON-RPC message; resultNames those
@@ -860,13 +878,14 @@ func (s *scanner) repeated(key span, envelope bool) {
 		s.repeat = fmt.Errorf("%w: key %q appears twice in the JSON-RPC message", strictjson.ErrAmbiguous, k)
 		return
 	}
-	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, s.path())
+	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, s.path(0))
 }
 
-// path is where the innermost object is, from the result ("$").
-func (s *scanner) path() string {
+// path is where the innermost object is, from the container open at
+// stack[base] (the result, or an answer: "$").
+func (s *scanner) path(base int) string {
 	path := []byte("$")
-	for _, f := range s.stack[:len(s.stack)-1] {
+	for _, f := range s.stack[base : len(s.stack)-1] {
 		if f.object {
 			path = append(path, '.')
 			path = append(path, s.text(f.key)...)
