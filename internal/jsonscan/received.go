@@ -9,7 +9,7 @@ import (
 // of them) found: what ask.CheckMessage refuses, read without decoding.
 type Received struct {
 	// Err is the first key given twice in one object at any depth
-	// (Repeats' error, wrapping strictjson.ErrAmbiguous), or a syntax
+	// (Repeats' error, wrapping ErrAmbiguous), or a syntax
 	// error when the data is not exactly one JSON value.
 	Err error
 	// Answers are the answers that need a closer look, in the order they
@@ -69,7 +69,7 @@ func Receive(data []byte, odd func(key []byte) bool) Received {
 	}
 	if err == nil {
 		if s.space(); s.pos < len(s.data) {
-			err = fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
+			err = fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
 		}
 	}
 	switch {
