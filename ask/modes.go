@@ -5,6 +5,7 @@ package ask
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -60,11 +61,17 @@ func Modes(req Request) Mode {
 	if req == nil {
 		return None
 	}
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil {
+	e, read := declaredElicitation(req)
+	if !read {
+		caps := req.ClientCapabilities()
+		if caps == nil {
+			return None
+		}
+		e = caps.Elicitation
+	}
+	if e == nil {
 		return None
 	}
-	e := caps.Elicitation
 	var m Mode
 	if e.Form != nil || e.URL == nil {
 		m |= Form
@@ -201,4 +208,60 @@ func capabilitiesJSON(caps *mcp.ClientCapabilities) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// modernSince is the first protocol version whose requests carry the
+// client's capabilities in their _meta.
+const modernSince = "2026-07-28"
+
+// declaredElicitation reads the elicitation capability from the _meta of a
+// request of protocol 2026-07-28 or later as the go-sdk decoded it (a map),
+// without decoding the capabilities a second time as
+// ClientCapabilities does (a JSON round trip of the map on every call).
+// The go-sdk refused such a request before its handler ran if its
+// capabilities did not decode, so the map holds what ClientCapabilities
+// would return. read is false for anything else (an older request, a value
+// of another type), which is then asked of req.
+func declaredElicitation(req Request) (e *mcp.ElicitationCapabilities, read bool) {
+	r, ok := req.(interface{ GetParams() mcp.Params })
+	if !ok {
+		return nil, false
+	}
+	p := r.GetParams()
+	if p == nil {
+		return nil, false
+	}
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, false
+	}
+	meta := p.GetMeta()
+	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v < modernSince {
+		return nil, false
+	}
+	caps, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	switch el := caps["elicitation"].(type) {
+	case nil:
+		return nil, true
+	case map[string]any:
+		e = &mcp.ElicitationCapabilities{}
+		for key, v := range el {
+			if v == nil {
+				continue // null: no mode, as decoded
+			}
+			if _, ok := v.(map[string]any); !ok {
+				return nil, false
+			}
+			switch key {
+			case "form":
+				e.Form = &mcp.FormElicitationCapabilities{}
+			case "url":
+				e.URL = &mcp.URLElicitationCapabilities{}
+			}
+		}
+		return e, true
+	}
+	return nil, false
 }

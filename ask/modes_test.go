@@ -133,3 +133,49 @@ func TestFilter(t *testing.T) {
 		t.Error("Filter with nothing permitted is not nil")
 	}
 }
+
+// TestModesReadsTheDecodedMeta: a 2026-07-28 request's capabilities are read
+// from the _meta the go-sdk decoded, and give the modes that decoding them
+// again (ClientCapabilities) gives, for every shape the go-sdk accepts;
+// anything else is asked of the request.
+func TestModesReadsTheDecodedMeta(t *testing.T) {
+	for _, caps := range []any{
+		map[string]any{},
+		map[string]any{"elicitation": nil},
+		map[string]any{"elicitation": map[string]any{}},
+		map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},
+		map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
+		map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}},
+		map[string]any{"elicitation": map[string]any{"form": nil, "url": map[string]any{}}},
+		map[string]any{"elicitation": map[string]any{"other": map[string]any{}}},
+		map[string]any{"elicitation": map[string]any{"Form": map[string]any{}}},
+		map[string]any{"Elicitation": map[string]any{}},
+		map[string]any{"elicitation": "yes"},
+		map[string]any{"elicitation": map[string]any{"form": true}},
+		map[string]any{"sampling": map[string]any{}, "elicitation": map[string]any{"url": map[string]any{}}},
+		"not an object",
+	} {
+		for _, version := range []string{"2026-07-28", "2025-11-25", ""} {
+			meta := mcp.Meta{mcp.MetaKeyClientCapabilities: caps}
+			if version != "" {
+				meta[mcp.MetaKeyProtocolVersion] = version
+			}
+			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: meta}}
+			want := ask.None
+			if c := req.ClientCapabilities(); c != nil && c.Elicitation != nil {
+				if c.Elicitation.Form != nil || c.Elicitation.URL == nil {
+					want |= ask.Form
+				}
+				if c.Elicitation.URL != nil && (version == "" || version >= "2025-11-25") {
+					want |= ask.URL
+				}
+			}
+			if got := ask.Modes(req); got != want {
+				t.Errorf("capabilities %v, version %q: Modes %v, decoded again %v", caps, version, got, want)
+			}
+		}
+	}
+	if got := ask.Modes(&mcp.CallToolRequest{}); got != ask.None {
+		t.Errorf("a request without params: %v", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -42,52 +43,39 @@ var ErrAmbiguous = errors.New("ambiguous message")
 // checked; one with a transport of its own calls CheckMessage on each
 // message before the go-sdk sees it.
 func CheckMessage(data []byte) error {
-	if err := jsonscan.Repeats(data); err != nil {
-		if errors.Is(err, strictjson.ErrAmbiguous) {
-			return fmt.Errorf("%w: %v", ErrAmbiguous, err)
+	r := jsonscan.Receive(data, spelledOtherwise)
+	if r.Err != nil {
+		if errors.Is(r.Err, strictjson.ErrAmbiguous) {
+			return fmt.Errorf("%w: %v", ErrAmbiguous, r.Err)
 		}
 		return nil // not JSON: the go-sdk's own error
 	}
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		var batch []json.RawMessage
-		if strictjson.DecodeLikeSDK(data, &batch) != nil {
-			return nil
-		}
-		for i, m := range batch {
-			if err := checkAnswers(m); err != nil {
-				return fmt.Errorf("message %d of the batch: %w", i, err)
+	for _, a := range r.Answers {
+		if err := checkAnswer(a); err != nil {
+			if a.Message >= 0 {
+				return fmt.Errorf("message %d of the batch: %w", a.Message, err)
 			}
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAnswer refuses an answer whose keys fold alike, or an entry of
+// inputResponses that the go-sdk reads otherwise than a reader that
+// matches keys as written.
+func checkAnswer(a jsonscan.Answer) error {
+	if a.Result {
+		if a.Case != nil {
+			return fmt.Errorf("%w: the result: %v", ErrAmbiguous, a.Case)
 		}
 		return nil
 	}
-	return checkAnswers(data)
-}
-
-// checkAnswers refuses keys that fold alike in the answers of one message:
-// the entries of params.inputResponses, or a response's result.
-func checkAnswers(msg []byte) error {
-	var m struct {
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Params struct {
-			InputResponses map[string]json.RawMessage `json:"inputResponses"`
-		} `json:"params"`
+	if a.Case != nil {
+		return fmt.Errorf("%w: inputResponses[%q]: %v", ErrAmbiguous, a.Key, a.Case)
 	}
-	if strictjson.DecodeLikeSDK(msg, &m) != nil {
-		return nil // not a request with params, nor a response: the go-sdk's own error, if any
-	}
-	for key, answer := range m.Params.InputResponses {
-		if err := jsonscan.Keys(answer); err != nil {
-			return fmt.Errorf("%w: inputResponses[%q]: %v", ErrAmbiguous, key, err)
-		}
-		if err := readOneWay(answer); err != nil {
-			return fmt.Errorf("%w: inputResponses[%q]: %v", ErrAmbiguous, key, err)
-		}
-	}
-	if m.Method == "" && len(m.Result) > 0 {
-		if err := jsonscan.Keys(m.Result); err != nil {
-			return fmt.Errorf("%w: the result: %v", ErrAmbiguous, err)
-		}
+	if err := readOneWay(a.Raw); err != nil {
+		return fmt.Errorf("%w: inputResponses[%q]: %v", ErrAmbiguous, a.Key, err)
 	}
 	return nil
 }
@@ -98,9 +86,6 @@ func checkAnswers(msg []byte) error {
 // an error when the two differ: "ACTION" is the action to the one and
 // nothing to the other.
 func readOneWay(raw json.RawMessage) error {
-	if !otherSpelling(raw) {
-		return nil // every key is spelled as written or unknown: one reading
-	}
 	loose, err := readAnswer(raw, json.Unmarshal)
 	if err != nil {
 		return nil // the go-sdk refuses it itself
@@ -123,7 +108,7 @@ func readOneWay(raw json.RawMessage) error {
 // written), by their lower case: a key that encoding/json matches to one
 // of them without being spelled as it is read otherwise by the two
 // decoders.
-var answerFields = func() map[string][]string {
+var answerFields = func() []fieldNames {
 	names := map[string][]string{}
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type)
@@ -164,34 +149,40 @@ var answerFields = func() map[string][]string {
 			names[n] = append(names[n], n)
 		}
 	}
-	return names
+	var out []fieldNames
+	for _, low := range slices.Sorted(maps.Keys(names)) {
+		out = append(out, fieldNames{folded: []byte(low), spellings: names[low]})
+	}
+	return out
 }()
+
+// fieldNames are the spellings of one member name of the answer types,
+// under their lower case.
+type fieldNames struct {
+	folded    []byte
+	spellings []string
+}
 
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
-// otherSpelling reports whether an answer may hold a key that
+// spelledOtherwise reports whether a key of an answer may be one that
 // encoding/json matches to a member of the go-sdk's answer types without
-// being spelled as it: a known name found more often with its letters
-// lowered than as spelled, an escape (which may spell a letter), or a
-// letter outside ASCII that folds to one in ASCII (the Kelvin sign, the
-// long s). It may say yes for keys that are fine (the comparison of both
-// readings decides); it does not say no for one that is not.
-func otherSpelling(raw []byte) bool {
-	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte("\u212a")) || bytes.Contains(raw, []byte("\u017f")) {
-		return true
-	}
-	lower := bytes.ToLower(raw)
-	for low, spellings := range answerFields {
-		c := bytes.Count(lower, []byte(`"`+low+`"`))
-		if c == 0 {
+// being spelled as it ("ACTION", "Content", a Kelvin sign for a k): a key
+// equal to a known name under encoding/json's folding (bytes.EqualFold)
+// and spelled as none of its spellings. Escaped keys are looked at by
+// Receive itself. The comparison of both readings (readOneWay) decides;
+// this only says when to make it, without allocating.
+func spelledOtherwise(key []byte) bool {
+	for _, f := range answerFields {
+		if !bytes.EqualFold(key, f.folded) {
 			continue
 		}
-		for _, name := range spellings {
-			c -= bytes.Count(raw, []byte(`"`+name+`"`))
+		for _, name := range f.spellings {
+			if string(key) == name {
+				return false
+			}
 		}
-		if c != 0 {
-			return true
-		}
+		return true
 	}
 	return false
 }

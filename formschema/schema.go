@@ -244,17 +244,9 @@ func parseField(name string, raw json.RawMessage) (*Field, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fail("not a valid property schema: %v", err)
 	}
-	if len(p.Properties) > 0 {
-		return nil, fail("nested objects are not allowed in a form; use flat fields")
-	}
-	if p.Ref != "" {
-		return nil, fail("$ref is not allowed in a form schema")
-	}
-	var typ string
-	if len(p.Type) > 0 {
-		if err := json.Unmarshal(p.Type, &typ); err != nil {
-			return nil, fail("type must be a single string, got %s", p.Type)
-		}
+	typ, err := p.header(fail)
+	if err != nil {
+		return nil, err
 	}
 	f := &Field{Name: name}
 	if p.Title != nil {
@@ -268,47 +260,11 @@ func parseField(name string, raw json.RawMessage) (*Field, error) {
 			return nil, fail("default is not valid JSON: %v", err)
 		}
 	}
-	switch {
-	case typ == "array":
+	if typ == "array" {
 		return parseMulti(f, &p, fail)
-	case len(p.Enum) > 0 || len(p.OneOf) > 0:
-		if typ != "" && typ != "string" {
-			return nil, fail("enum values must be strings, but type is %q", typ)
-		}
-		f.Kind = SingleEnum
-		opts, err := options(p.Enum, p.EnumNames, p.OneOf, "oneOf")
-		if err != nil {
-			return nil, fail("%v", err)
-		}
-		f.Options = opts
-	case typ == "string":
-		f.Kind = String
-		if p.Format != "" && !slices.Contains(allowedFormats, p.Format) {
-			return nil, fail("format %q is not allowed; use one of %s", p.Format, strings.Join(allowedFormats, ", "))
-		}
-		f.Format = p.Format
-		if p.MinLength != nil && *p.MinLength < 0 || p.MaxLength != nil && *p.MaxLength < 0 {
-			return nil, fail("minLength and maxLength must not be negative")
-		}
-		if p.MinLength != nil && p.MaxLength != nil && *p.MaxLength < *p.MinLength {
-			return nil, fail("maxLength %d is less than minLength %d", *p.MaxLength, *p.MinLength)
-		}
-		f.MinLength, f.MaxLength = p.MinLength, p.MaxLength
-	case typ == "number" || typ == "integer":
-		f.Kind = Number
-		if typ == "integer" {
-			f.Kind = Integer
-		}
-		if p.Minimum != nil && p.Maximum != nil && *p.Maximum < *p.Minimum {
-			return nil, fail("maximum %g is less than minimum %g", *p.Maximum, *p.Minimum)
-		}
-		f.Minimum, f.Maximum = p.Minimum, p.Maximum
-	case typ == "boolean":
-		f.Kind = Boolean
-	case typ == "":
-		return nil, fail("type is missing; use string, number, integer, boolean or array")
-	default:
-		return nil, fail("type %q is not allowed in a form; use string, number, integer, boolean or a multi-select array", typ)
+	}
+	if err := p.kind(f, typ, fail); err != nil {
+		return nil, err
 	}
 	if f.Default != nil {
 		if err := f.check(f.Default); err != nil {
@@ -316,6 +272,77 @@ func parseField(name string, raw json.RawMessage) (*Field, error) {
 		}
 	}
 	return f, nil
+}
+
+// header refuses what no form field has (nested properties, a $ref) and
+// returns the property's type ("" when it has none).
+func (p *property) header(fail func(string, ...any) error) (string, error) {
+	if len(p.Properties) > 0 {
+		return "", fail("nested objects are not allowed in a form; use flat fields")
+	}
+	if p.Ref != "" {
+		return "", fail("$ref is not allowed in a form schema")
+	}
+	var typ string
+	if len(p.Type) > 0 {
+		if err := json.Unmarshal(p.Type, &typ); err != nil {
+			return "", fail("type must be a single string, got %s", p.Type)
+		}
+	}
+	return typ, nil
+}
+
+// kind sets the kind of f, a field of type typ that is not an array, and
+// what its kind bounds it by.
+func (p *property) kind(f *Field, typ string, fail func(string, ...any) error) error {
+	switch {
+	case len(p.Enum) > 0 || len(p.OneOf) > 0:
+		if typ != "" && typ != "string" {
+			return fail("enum values must be strings, but type is %q", typ)
+		}
+		f.Kind = SingleEnum
+		opts, err := options(p.Enum, p.EnumNames, p.OneOf, "oneOf")
+		if err != nil {
+			return fail("%v", err)
+		}
+		f.Options = opts
+	case typ == "string":
+		return p.stringField(f, fail)
+	case typ == "number" || typ == "integer":
+		f.Kind = Number
+		if typ == "integer" {
+			f.Kind = Integer
+		}
+		if p.Minimum != nil && p.Maximum != nil && *p.Maximum < *p.Minimum {
+			return fail("maximum %g is less than minimum %g", *p.Maximum, *p.Minimum)
+		}
+		f.Minimum, f.Maximum = p.Minimum, p.Maximum
+	case typ == "boolean":
+		f.Kind = Boolean
+	case typ == "":
+		return fail("type is missing; use string, number, integer, boolean or array")
+	default:
+		return fail("type %q is not allowed in a form; use string, number, integer, boolean or a multi-select array", typ)
+	}
+	return nil
+}
+
+// stringField makes f a string field with the property's format and
+// lengths.
+func (p *property) stringField(f *Field, fail func(string, ...any) error) error {
+	f.Kind = String
+	if p.Format != "" && !slices.Contains(allowedFormats, p.Format) {
+		return fail("format %q is not allowed; use one of %s", p.Format, strings.Join(allowedFormats, ", "))
+	}
+	f.Format = p.Format
+	if p.MinLength != nil && *p.MinLength < 0 || p.MaxLength != nil && *p.MaxLength < 0 {
+		return fail("minLength and maxLength must not be negative")
+	}
+	if p.MinLength != nil && p.MaxLength != nil && *p.MaxLength < *p.MinLength {
+		return fail("maxLength %d is less than minLength %d", *p.MaxLength, *p.MinLength)
+	}
+	f.MinLength, f.MaxLength = p.MinLength, p.MaxLength
+	return nil
 }
 
 func parseMulti(f *Field, p *property, fail func(string, ...any) error) (*Field, error) {

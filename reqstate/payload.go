@@ -254,88 +254,16 @@ func (p *plan) check(data []byte, as *[maxPlanFields]assignment) (int, bool) {
 	}
 	i, next, count := 1, 0, 0
 	for {
-		// "key":
-		if i >= len(data) || data[i] != '"' {
-			return 0, false
-		}
-		end := i + 1
-		for end < len(data) && data[end] != '"' {
-			end++
-		}
-		if end+1 >= len(data) || data[end+1] != ':' {
-			return 0, false
-		}
-		key := data[i+1 : end]
-		j := next
-		for j < len(p.fields) && p.fields[j].name != string(key) {
-			j++
-		}
-		if j == len(p.fields) {
+		j, at, ok := p.key(data, i, next)
+		if !ok {
 			return 0, false
 		}
 		a := &as[count]
 		*a = assignment{f: &p.fields[j]}
 		count++
 		next = j + 1
-		i = end + 2
-		// the value
-		n := i
-		switch a.f.kind {
-		case reflect.String:
-			if n >= len(data) || data[n] != '"' {
-				return 0, false
-			}
-			n++
-			for n < len(data) && data[n] != '"' {
-				if c := data[n]; c < 0x20 || c >= 0x7f || c == '\\' {
-					return 0, false
-				}
-				n++
-			}
-			if n >= len(data) {
-				return 0, false
-			}
-			a.start, a.end = i+1, n
-			n++
-		case reflect.Bool:
-			switch {
-			case bytes.HasPrefix(data[n:], []byte("true")):
-				a.b = true
-				n += 4
-			case bytes.HasPrefix(data[n:], []byte("false")):
-				n += 5
-			default:
-				return 0, false
-			}
-		default:
-			neg := n < len(data) && data[n] == '-'
-			if neg {
-				n++
-			}
-			d := n
-			for n < len(data) && '0' <= data[n] && data[n] <= '9' {
-				n++
-			}
-			if n == d || data[d] == '0' && n-d > 1 {
-				return 0, false // no digits, or a leading zero
-			}
-			if n < len(data) && (data[n] == '.' || data[n] == 'e' || data[n] == 'E') {
-				return 0, false
-			}
-			var err error
-			if a.f.signed {
-				a.i, err = strconv.ParseInt(string(data[i:n]), 10, 64)
-				if err != nil || overflowsInt(a.i, a.f.bits) {
-					return 0, false
-				}
-			} else {
-				a.u, err = strconv.ParseUint(string(data[i:n]), 10, 64)
-				if neg || err != nil || overflowsUint(a.u, a.f.bits) {
-					return 0, false
-				}
-			}
-		}
-		if n >= len(data) {
+		n, ok := a.value(data, at)
+		if !ok || n >= len(data) {
 			return 0, false
 		}
 		switch data[n] {
@@ -347,6 +275,94 @@ func (p *plan) check(data []byte, as *[maxPlanFields]assignment) (int, bool) {
 			return 0, false
 		}
 	}
+}
+
+// key reads `"name":` at data[i] and returns the field it names, at or
+// after field next (keys come in field order), and where its value starts.
+func (p *plan) key(data []byte, i, next int) (field, value int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, 0, false
+	}
+	end := i + 1
+	for end < len(data) && data[end] != '"' {
+		end++
+	}
+	if end+1 >= len(data) || data[end+1] != ':' {
+		return 0, 0, false
+	}
+	key := data[i+1 : end]
+	j := next
+	for j < len(p.fields) && p.fields[j].name != string(key) {
+		j++
+	}
+	return j, end + 2, j < len(p.fields)
+}
+
+// value reads the value of a's field at data[i] as append writes it and
+// returns where it ends.
+func (a *assignment) value(data []byte, i int) (int, bool) {
+	switch a.f.kind {
+	case reflect.String:
+		return a.text(data, i)
+	case reflect.Bool:
+		switch {
+		case bytes.HasPrefix(data[i:], []byte("true")):
+			a.b = true
+			return i + 4, true
+		case bytes.HasPrefix(data[i:], []byte("false")):
+			return i + 5, true
+		}
+		return 0, false
+	}
+	return a.integer(data, i)
+}
+
+// text reads a string of plain bytes (no escapes, nothing outside
+// printable ASCII) at data[i].
+func (a *assignment) text(data []byte, i int) (int, bool) {
+	n := i
+	if n >= len(data) || data[n] != '"' {
+		return 0, false
+	}
+	n++
+	for n < len(data) && data[n] != '"' {
+		if c := data[n]; c < 0x20 || c >= 0x7f || c == '\\' {
+			return 0, false
+		}
+		n++
+	}
+	if n >= len(data) {
+		return 0, false
+	}
+	a.start, a.end = i+1, n
+	return n + 1, true
+}
+
+// integer reads an integer in the form strconv writes it (no leading zero,
+// no fraction or exponent) at data[i], within the field's size.
+func (a *assignment) integer(data []byte, i int) (int, bool) {
+	n := i
+	neg := n < len(data) && data[n] == '-'
+	if neg {
+		n++
+	}
+	d := n
+	for n < len(data) && '0' <= data[n] && data[n] <= '9' {
+		n++
+	}
+	if n == d || data[d] == '0' && n-d > 1 {
+		return 0, false // no digits, or a leading zero
+	}
+	if n < len(data) && (data[n] == '.' || data[n] == 'e' || data[n] == 'E') {
+		return 0, false
+	}
+	var err error
+	if a.f.signed {
+		a.i, err = strconv.ParseInt(string(data[i:n]), 10, 64)
+		return n, err == nil && !overflowsInt(a.i, a.f.bits)
+	}
+	a.u, err = strconv.ParseUint(string(data[i:n]), 10, 64)
+	return n, !neg && err == nil && !overflowsUint(a.u, a.f.bits)
 }
 
 func overflowsInt(x int64, bits int) bool {

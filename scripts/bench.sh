@@ -9,8 +9,8 @@
 # (over the runs of the benchmark) and the load average while it ran; all of
 # them again at the end, with the date (scripts/bench-ratios.awk). The whole
 # takes a while on a busy machine: BENCH_ONLY="script bench reqstate sdk" runs
-# only those sections (call, termsafe, scan, script, proxy, reqstate, bench, sdk,
-# scaleout, run), e.g. `make bench BENCH_ONLY=script`.
+# only those sections (call, termsafe, scan, script, proxy, reqstate, bench, floor,
+# sdk, scaleout, run), e.g. `make bench BENCH_ONLY=script`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
@@ -75,6 +75,12 @@ gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v
 # As processes: mcp-tester bench against the minimal go-sdk client.
 gobench bench-process.txt ./internal/fixtures/yardstick BenchProcess -benchtime 7x -v -timeout 30m
 gobench jsonscan.txt ./internal/jsonscan 'Repeats|Scan' -benchtime 300x
+fi
+if want floor; then
+section "the deployer against its go-sdk floor"
+# Server CPU per two-round flow: examples/deployer against the same tool
+# written with the go-sdk alone, taking turns.
+gobench deployer-floor.txt ./internal/fixtures/sdkcost DeployerFloor -benchtime 1x -v
 fi
 if want sdk; then
 section "the go-sdk's share"

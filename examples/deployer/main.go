@@ -23,6 +23,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,6 +41,7 @@ import (
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/tasks"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -148,9 +150,14 @@ func newServer(key string, st *stores, ro *rolloutOptions) (*mcp.Server, error) 
 	d := &deployer{states: states, target: form.Must[Target](nil), latest: func(string) string { return "2.4.1" }}
 	s := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1.0.0"}, nil)
 	ask.EveryRound(s) // older clients are asked every round too
+	in, err := inputSchema[DeployIn]()
+	if err != nil {
+		return nil, err
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "deploy",
 		Description: "Rolls out a service. Asks the user for the target environment and confirmation.",
+		InputSchema: in,
 	}, d.deploy)
 	if ro == nil {
 		ro = &rolloutOptions{}
@@ -160,4 +167,18 @@ func newServer(key string, st *stores, ro *rolloutOptions) (*mcp.Server, error) 
 		return nil, err
 	}
 	return s, nil
+}
+
+// inputSchema is the input schema the go-sdk infers for T, as JSON. Given
+// so to mcp.AddTool, it is resolved (and every call's arguments validated
+// against it) as the inferred one is; but the go-sdk, which reads each
+// tool's input schema again on every call to find the arguments bound to
+// headers, then reads these bytes rather than marshalling a
+// *jsonschema.Schema anew each time.
+func inputSchema[T any]() (json.RawMessage, error) {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("the input schema of %T: %w", *new(T), err)
+	}
+	return json.Marshal(s)
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/benchratio"
-	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -34,7 +33,7 @@ func BenchmarkRepeats(b *testing.B) {
 					b.Fatal("repeat")
 				}
 			}, func() {
-				if strictjson.CheckRepeats(data) != nil {
+				if refCheckRepeats(data) != nil {
 					b.Fatal("repeat")
 				}
 			})
@@ -60,7 +59,7 @@ func BenchmarkScan(b *testing.B) {
 					b.Fatal(err)
 				}
 				r := m.(*jsonrpc.Response)
-				if strictjson.CheckRepeats(r.Result) != nil {
+				if refCheckRepeats(r.Result) != nil {
 					b.Fatal("repeat")
 				}
 				var top map[string]json.RawMessage

@@ -20,11 +20,56 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/runecut"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
+
+// ErrAmbiguous is wrapped by the errors for objects whose keys repeat or
+// differ only in letter case: decoders disagree on them (encoding/json
+// keeps the last of two equal keys and matches struct fields in any case,
+// the go-sdk's decoder matches them as written, a canonical form sorts
+// both).
+var ErrAmbiguous = errors.New("ambiguous JSON object")
+
+// Fold returns the key under which s collides with every string equal to it
+// under Unicode simple case folding: each letter becomes the smallest rune of
+// its folding orbit. It is at least as broad as the case-insensitive field
+// matching of encoding/json.
+func Fold(s string) string {
+	ascii, lower := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+		if 'a' <= c && c <= 'z' {
+			lower = true
+		}
+	}
+	if ascii {
+		// The smallest rune of an ASCII letter's orbit is its upper case.
+		if !lower {
+			return s
+		}
+		return strings.ToUpper(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < least {
+				least = f
+			}
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
 
 // MaxDepth is the deepest nesting of objects and arrays accepted, as in
 // encoding/json (the go-sdk refuses more than 1000 levels).
@@ -36,52 +81,45 @@ const MaxDepth = 10000
 const manyKeys = 24
 
 // Repeats reports, in one pass over data and with encoding/json's syntax,
-// what strictjson.CheckRepeats reports: an error wrapping
-// strictjson.ErrAmbiguous, with the same message, for the first key that
-// appears twice in one object at any depth (keys compared as decoded: "a"
-// and "\u0061" are one key), and a syntax error when data is not exactly
-// one JSON value. Empty data passes. Unlike CheckRepeats it refuses
-// nesting deeper than MaxDepth, as encoding/json does.
+// the first key that appears twice in one object at any depth (keys
+// compared as decoded: "a" and "\u0061" are one key), as an error wrapping
+// ErrAmbiguous with the path of its object ($.key[index]…), and otherwise
+// a syntax error (wrapping ErrSyntax) when data is not exactly one JSON
+// value: whichever comes first in data. Empty data passes. Nesting deeper
+// than MaxDepth is refused, as encoding/json refuses it.
 func Repeats(data []byte) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil
-	}
-	s := newScanner(data, true)
-	defer s.release()
-	if err := s.value(nil); err != nil {
-		return err
-	}
-	s.space()
-	if s.pos < len(s.data) {
-		return fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
-	}
-	return s.repeat
+	return check(data, false)
 }
 
-// Keys reports, in one pass, what strictjson.CheckKeys reports: an error
-// wrapping strictjson.ErrAmbiguous, with the same message, for the first
-// object at any depth with a key twice or two keys that differ only in
-// letter case (Unicode simple folding), and a syntax error when data is
-// not exactly one JSON value. Empty data passes. Like Repeats it refuses
-// nesting deeper than MaxDepth.
+// Keys is Repeats with keys that differ only in letter case (Unicode
+// simple folding: "To" and "to", "k" and the Kelvin sign) refused too, at
+// any depth: what a reader that matches keys in any case (encoding/json)
+// reads otherwise than one that matches them as written.
 func Keys(data []byte) error {
+	return check(data, true)
+}
+
+// check is Repeats, or Keys with fold.
+func check(data []byte, fold bool) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
 	s := newScanner(data, true)
 	defer s.release()
-	s.fold, s.anyName = true, true
-	if err := s.value(nil); err != nil {
-		return err
+	s.fold, s.anyName = fold, fold
+	err := s.value(nil)
+	if err == nil {
+		if s.space(); s.pos < len(s.data) {
+			err = fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
+		}
 	}
-	s.space()
-	if s.pos < len(s.data) {
-		return fmt.Errorf("%w at byte %d: more than one JSON value", errSyntax, s.pos)
-	}
-	if s.caseErr != nil {
+	switch {
+	case s.caseErr != nil:
 		return s.caseErr // found before any repeat: addKey stops at the first repeat
+	case s.repeat != nil:
+		return s.repeat
 	}
-	return s.repeat
+	return err
 }
 
 // Kind says what a message is.
@@ -273,6 +311,14 @@ type scanner struct {
 	// or the first member spelled otherwise than the protocol spells it.
 	caseErr error
 	room    *room // where stack and keys came from, given back by release
+	// base is where the innermost answer of Receive starts in stack: the
+	// path of a case difference starts there.
+	base int
+	// oddKey, for Receive, is asked about each plain key of an answer (when
+	// fold is set); odd says whether an answer had an escaped key or one
+	// oddKey said yes to.
+	oddKey func([]byte) bool
+	odd    bool
 }
 
 // newScanner returns a scanner of data with room for the containers and
@@ -313,10 +359,25 @@ func (s *scanner) release() {
 	rooms.Put(r)
 }
 
-var errSyntax = errors.New("invalid JSON")
+// ErrTooDeep is wrapped by the errors of Repeats and Keys for data nested
+// deeper than MaxDepth; the error says where ($.key[index]…, or a byte).
+var ErrTooDeep = fmt.Errorf("nested deeper than %d", MaxDepth)
+
+// clip is the start of a path too deep to show whole, then "…".
+func clip(path string) string {
+	const shown = 200
+	if len(path) <= shown {
+		return path
+	}
+	return runecut.Prefix(path, shown) + "…"
+}
+
+// ErrSyntax is wrapped by the errors of Repeats and Keys for data that is
+// not exactly one JSON value.
+var ErrSyntax = errors.New("invalid JSON")
 
 func (s *scanner) syntax() error {
-	return fmt.Errorf("%w at byte %d", errSyntax, s.pos)
+	return fmt.Errorf("%w at byte %d", ErrSyntax, s.pos)
 }
 
 func (s *scanner) space() {
@@ -494,7 +555,11 @@ func (s *scanner) sameKey(a, b span) bool {
 
 func (s *scanner) enter() error {
 	if s.depth++; s.depth > MaxDepth {
-		return fmt.Errorf("%w: nested deeper than %d at byte %d", errSyntax, MaxDepth, s.pos)
+		where := fmt.Sprintf("byte %d", s.pos)
+		if s.check && len(s.stack) > 0 {
+			where = clip(s.path(0))
+		}
+		return fmt.Errorf("%w at %s", ErrTooDeep, where)
 	}
 	return nil
 }
@@ -557,7 +622,6 @@ func (s *scanner) object(into any) error {
 	}
 	s.pos++ // '{'
 	env, _ := into.(*envelope)
-	top, _ := into.(*Result)
 	checked := s.check || env != nil
 	if checked {
 		s.stack = append(s.stack, frame{object: true, keysBase: len(s.keys)})
@@ -584,19 +648,7 @@ func (s *scanner) object(into any) error {
 		}
 		s.pos++
 		s.space()
-		start := s.pos
-		switch {
-		case env != nil:
-			err = s.member(env, key)
-		case top != nil:
-			err = s.value(nil)
-			if err == nil {
-				s.note(top, key, span{start: start, end: s.pos, set: true})
-			}
-		default:
-			err = s.value(nil)
-		}
-		if err != nil {
+		if err := s.memberValue(into, key); err != nil {
 			return err
 		}
 		s.space()
@@ -612,6 +664,26 @@ func (s *scanner) object(into any) error {
 			return s.syntax()
 		}
 	}
+}
+
+// memberValue reads the value of the member key of an object read into
+// into (see object).
+func (s *scanner) memberValue(into any, key span) error {
+	start := s.pos
+	switch into := into.(type) {
+	case *envelope:
+		return s.member(into, key)
+	case *Result:
+		err := s.value(nil)
+		if err == nil && into != nil {
+			s.note(into, key, span{start: start, end: s.pos, set: true})
+		}
+		return err
+	}
+	if ok, err := s.received(into, key); ok {
+		return err
+	}
+	return s.value(nil)
 }
 
 func (s *scanner) leaveObject(checked bool) error {
@@ -735,6 +807,9 @@ func (s *scanner) id(v span) (jsonrpc.ID, bool) {
 func (s *scanner) addKey(key span, envelope bool) {
 	f := &s.stack[len(s.stack)-1]
 	f.key = key
+	if s.oddKey != nil && s.fold && !s.odd {
+		s.odd = !key.plain || s.oddKey(s.data[key.start:key.end])
+	}
 	if s.repeat != nil {
 		return
 	}
@@ -756,7 +831,7 @@ func (s *scanner) addKey(key span, envelope bool) {
 		}
 		f.seen[k] = struct{}{}
 		if fold && f.folded != nil {
-			fk := strictjson.Fold(k)
+			fk := Fold(k)
 			if prev, ok := f.folded[fk]; ok {
 				s.caseDiffers(prev, k, envelope)
 			} else {
@@ -787,8 +862,8 @@ func (s *scanner) addKey(key span, envelope bool) {
 		k := s.text(e)
 		f.seen[k] = struct{}{}
 		if f.folded != nil {
-			if _, ok := f.folded[strictjson.Fold(k)]; !ok {
-				f.folded[strictjson.Fold(k)] = k
+			if _, ok := f.folded[Fold(k)]; !ok {
+				f.folded[Fold(k)] = k
 			}
 		}
 	}
@@ -806,10 +881,10 @@ func (s *scanner) foldKey(a, b span) bool {
 // caseDiffers records two keys that differ only in letter case.
 func (s *scanner) caseDiffers(prev, k string, envelope bool) {
 	if envelope {
-		s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the JSON-RPC message", strictjson.ErrAmbiguous, prev, k)
+		s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the JSON-RPC message", ErrAmbiguous, prev, k)
 		return
 	}
-	s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", strictjson.ErrAmbiguous, prev, k, s.path())
+	s.caseErr = fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, s.path(s.base))
 }
 
 // messageNames are the members of a JSON-RPC message; resultNames those
@@ -846,7 +921,7 @@ func (s *scanner) spelling(key span, envelope, top bool) {
 			if envelope {
 				where = "the JSON-RPC message"
 			}
-			s.caseErr = fmt.Errorf("%w: %s has %q, which a reader that matches keys in any letter case takes for %q (the go-sdk does not)", strictjson.ErrAmbiguous, where, s.text(key), n)
+			s.caseErr = fmt.Errorf("%w: %s has %q, which a reader that matches keys in any letter case takes for %q (the go-sdk does not)", ErrAmbiguous, where, s.text(key), n)
 			return
 		}
 	}
@@ -857,16 +932,17 @@ func (s *scanner) spelling(key span, envelope, top bool) {
 func (s *scanner) repeated(key span, envelope bool) {
 	k := s.text(key)
 	if envelope {
-		s.repeat = fmt.Errorf("%w: key %q appears twice in the JSON-RPC message", strictjson.ErrAmbiguous, k)
+		s.repeat = fmt.Errorf("%w: key %q appears twice in the JSON-RPC message", ErrAmbiguous, k)
 		return
 	}
-	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", strictjson.ErrAmbiguous, k, s.path())
+	s.repeat = fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, s.path(0))
 }
 
-// path is where the innermost object is, from the result ("$").
-func (s *scanner) path() string {
+// path is where the innermost object is, from the container open at
+// stack[base] (the result, or an answer: "$").
+func (s *scanner) path(base int) string {
 	path := []byte("$")
-	for _, f := range s.stack[:len(s.stack)-1] {
+	for _, f := range s.stack[base : len(s.stack)-1] {
 		if f.object {
 			path = append(path, '.')
 			path = append(path, s.text(f.key)...)

@@ -176,20 +176,65 @@ var ErrRunTooLong = fmt.Errorf("the run reached its bound of %s while opening it
 // Run runs the flows and returns the report. It fails only when a worker
 // cannot be opened or the options are unusable; failed flows are counted.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	if err := opts.settle(); err != nil {
+		return nil, err
+	}
+	// The whole run, opening the workers included, ends within
+	// MaxDuration (and the time limit of the flows in flight then): a
+	// server that lets each session open only just within its time limit
+	// would otherwise hold a run of many workers for hours before the
+	// first flow.
+	end := opts.Now().Add(MaxDuration)
+	workers, err := openWorkers(ctx, &opts, end)
+	defer func() {
+		for _, w := range workers {
+			w.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	cpu0, cpuErr := opts.CPUTime()
+	start := opts.Now()
+	stop := start.Add(opts.Duration)
+	if stop.After(end) {
+		stop = end
+	}
+	runCtx, cancel := context.WithDeadline(ctx, stop)
+	defer cancel()
+	r := &run{opts: &opts, ctx: ctx, runCtx: runCtx, start: start,
+		rep: &Report{Concurrency: opts.Concurrency}, rng: newRand(start.UnixNano()), tl: newTimeline(),
+		cpu0: cpu0, cpuRead: cpu0, cpuOK: cpuErr == nil}
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(w)
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	r.watch(finished)
+	return r.report(), nil
+}
+
+// settle checks the options and fills in their defaults.
+func (opts *Options) settle() error {
 	if opts.Open == nil {
-		return nil, errors.New("loadgen: Options.Open is required")
+		return errors.New("loadgen: Options.Open is required")
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 1
 	}
 	if opts.Concurrency > MaxConcurrency {
-		return nil, fmt.Errorf("concurrency %d is above the limit of %d", opts.Concurrency, MaxConcurrency)
+		return fmt.Errorf("concurrency %d is above the limit of %d", opts.Concurrency, MaxConcurrency)
 	}
 	if opts.Requests < 0 || opts.Requests > MaxFlows {
-		return nil, fmt.Errorf("the number of flows must be between 1 and %d", MaxFlows)
+		return fmt.Errorf("the number of flows must be between 1 and %d", MaxFlows)
 	}
 	if opts.Duration < 0 || opts.Duration > MaxDuration {
-		return nil, fmt.Errorf("the duration must be positive and at most %s", MaxDuration)
+		return fmt.Errorf("the duration must be positive and at most %s", MaxDuration)
 	}
 	if opts.Duration == 0 {
 		opts.Duration = MaxDuration
@@ -206,19 +251,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.CPUTime == nil {
 		opts.CPUTime = cpuuse.Self
 	}
+	return nil
+}
 
+// openWorkers opens opts.Concurrency workers, one after another, by end at
+// the latest. It returns those it opened, to be closed, with the error.
+func openWorkers(ctx context.Context, opts *Options, end time.Time) ([]Worker, error) {
 	workers := make([]Worker, 0, opts.Concurrency)
-	defer func() {
-		for _, w := range workers {
-			w.Close()
-		}
-	}()
-	// The whole run, opening the workers included, ends within
-	// MaxDuration (and the time limit of the flows in flight then): a
-	// server that lets each session open only just within its time limit
-	// would otherwise hold a run of many workers for hours before the
-	// first flow.
-	end := opts.Now().Add(MaxDuration)
 	octx, ocancel := context.WithDeadlineCause(ctx, end, ErrRunTooLong)
 	defer ocancel()
 	for i := 0; i < opts.Concurrency; i++ {
@@ -231,118 +270,131 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			if errors.Is(context.Cause(octx), ErrRunTooLong) {
 				err = fmt.Errorf("%w (%s)", ErrRunTooLong, err)
 			}
-			return nil, fmt.Errorf("open worker %d of %d: %w", i+1, opts.Concurrency, err)
+			return workers, fmt.Errorf("open worker %d of %d: %w", i+1, opts.Concurrency, err)
 		}
 		workers = append(workers, w)
 	}
+	return workers, nil
+}
 
-	cpu0, cpuErr := opts.CPUTime()
-	start := opts.Now()
-	stop := start.Add(opts.Duration)
-	if stop.After(end) {
-		stop = end
-	}
-	runCtx, cancel := context.WithDeadline(ctx, stop)
-	defer cancel()
-	var (
-		tickets atomic.Int64 // flows handed out
-		done    atomic.Int64
-		failed  atomic.Int64
-		mu      sync.Mutex
-		rep     = &Report{Concurrency: opts.Concurrency}
-		rng     = newRand(start.UnixNano())
-		tl      = newTimeline()
-	)
-	take := func() bool {
-		if runCtx.Err() != nil {
-			return false
-		}
-		if done.Load() == 0 && failed.Load() >= giveUpAfter {
-			return false // nothing works: stop rather than spin
-		}
-		if opts.Requests > 0 && tickets.Add(1) > int64(opts.Requests) {
-			return false
-		}
-		return true
-	}
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for take() {
-				r := &Rounds{}
-				fctx, fcancel := context.WithTimeout(ctx, opts.FlowTimeout)
-				t0 := opts.Now()
-				err := w.Flow(fctx, r)
-				t1 := opts.Now()
-				d := t1.Sub(t0)
-				fcancel()
-				mu.Lock()
-				tl.flow(t1.Sub(start), d, err != nil)
-				if err != nil {
-					failed.Add(1)
-					rep.addError(err)
-				} else {
-					done.Add(1)
-					rep.Flow.add(d, rng)
-					for k, rd := range r.d {
-						for len(rep.Rounds) <= k {
-							rep.Rounds = append(rep.Rounds, Summary{})
-						}
-						rep.Rounds[k].add(rd, rng)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+// run is one run of the flows, once its workers are open.
+type run struct {
+	opts        *Options
+	ctx, runCtx context.Context // each flow's parent; the run's bound
+	start       time.Time
+	tickets     atomic.Int64 // flows handed out
+	done        atomic.Int64
+	failed      atomic.Int64
 
-	progress := func() {
-		if opts.Progress != nil {
-			opts.Progress(Progress{Done: int(done.Load()), Failed: int(failed.Load()), Total: opts.Requests,
-				Elapsed: opts.Now().Sub(start), Duration: durationBound(opts)})
-		}
+	mu  sync.Mutex // guards rep, rng and tl
+	rep *Report
+	rng *lcg
+	tl  *timeline
+
+	// The tester's CPU time, read at every tick by watch.
+	cpu0, cpuRead time.Duration
+	cpuOK         bool
+}
+
+// take reports whether a worker may start another flow.
+func (r *run) take() bool {
+	if r.runCtx.Err() != nil {
+		return false
 	}
-	// The tester's CPU time is read at every tick, and what it used since
-	// the last reading is put in the slice of the moment it was read.
-	cpuRead, cpuOK := cpu0, cpuErr == nil
-	readCPU := func(now time.Time) {
-		if !cpuOK {
-			return
-		}
-		c, err := opts.CPUTime()
-		if err != nil {
-			cpuOK = false
-			return
-		}
-		mu.Lock()
-		tl.at(now.Sub(start)).cpu += max(c-cpuRead, 0)
-		mu.Unlock()
-		cpuRead = max(c, cpuRead)
+	if r.done.Load() == 0 && r.failed.Load() >= giveUpAfter {
+		return false // nothing works: stop rather than spin
 	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
+	if r.opts.Requests > 0 && r.tickets.Add(1) > int64(r.opts.Requests) {
+		return false
+	}
+	return true
+}
+
+// work runs flows on w while take lets it.
+func (r *run) work(w Worker) {
+	for r.take() {
+		rounds := &Rounds{}
+		fctx, fcancel := context.WithTimeout(r.ctx, r.opts.FlowTimeout)
+		t0 := r.opts.Now()
+		err := w.Flow(fctx, rounds)
+		t1 := r.opts.Now()
+		fcancel()
+		r.record(t1.Sub(r.start), t1.Sub(t0), rounds, err)
+	}
+}
+
+// record counts one flow that ended at, after d.
+func (r *run) record(at, d time.Duration, rounds *Rounds, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tl.flow(at, d, err != nil)
+	if err != nil {
+		r.failed.Add(1)
+		r.rep.addError(err)
+		return
+	}
+	r.done.Add(1)
+	r.rep.Flow.add(d, r.rng)
+	for k, rd := range rounds.d {
+		for len(r.rep.Rounds) <= k {
+			r.rep.Rounds = append(r.rep.Rounds, Summary{})
+		}
+		r.rep.Rounds[k].add(rd, r.rng)
+	}
+}
+
+// progress tells opts.Progress how far the run is.
+func (r *run) progress() {
+	if r.opts.Progress != nil {
+		r.opts.Progress(Progress{Done: int(r.done.Load()), Failed: int(r.failed.Load()), Total: r.opts.Requests,
+			Elapsed: r.opts.Now().Sub(r.start), Duration: durationBound(*r.opts)})
+	}
+}
+
+// readCPU reads the tester's CPU time and puts what it used since the last
+// reading in the slice of the moment it was read.
+func (r *run) readCPU(now time.Time) {
+	if !r.cpuOK {
+		return
+	}
+	c, err := r.opts.CPUTime()
+	if err != nil {
+		r.cpuOK = false
+		return
+	}
+	r.mu.Lock()
+	r.tl.at(now.Sub(r.start)).cpu += max(c-r.cpuRead, 0)
+	r.mu.Unlock()
+	r.cpuRead = max(c, r.cpuRead)
+}
+
+// watch reads the CPU time and reports progress every tick until finished
+// is closed.
+func (r *run) watch(finished <-chan struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-wait:
 	for {
 		select {
 		case <-finished:
-			break wait
+			return
 		case <-tick.C:
-			readCPU(opts.Now())
-			progress()
+			r.readCPU(r.opts.Now())
+			r.progress()
 		}
 	}
-	last := opts.Now()
-	rep.Elapsed = last.Sub(start)
-	readCPU(last)
-	if cpuOK {
-		rep.Tester = Tester{CPU: cpuRead - cpu0, Measured: true}
+}
+
+// report is the run's report, once its flows have ended.
+func (r *run) report() *Report {
+	rep := r.rep
+	last := r.opts.Now()
+	rep.Elapsed = last.Sub(r.start)
+	r.readCPU(last)
+	if r.cpuOK {
+		rep.Tester = Tester{CPU: r.cpuRead - r.cpu0, Measured: true}
 	}
-	progress()
-	rep.Flows, rep.Failed = int(done.Load()), int(failed.Load())
+	r.progress()
+	rep.Flows, rep.Failed = int(r.done.Load()), int(r.failed.Load())
 	if rep.Elapsed > 0 {
 		rep.Throughput = float64(rep.Flows) / rep.Elapsed.Seconds()
 	}
@@ -350,8 +402,8 @@ wait:
 	for k := range rep.Rounds {
 		rep.Rounds[k].finish()
 	}
-	rep.Interval, rep.Timeline = tl.width, tl.intervals(rep.Elapsed)
-	return rep, nil
+	rep.Interval, rep.Timeline = r.tl.width, r.tl.intervals(rep.Elapsed)
+	return rep
 }
 
 // durationBound is the time bound a progress bar shows: none for a run

@@ -93,21 +93,49 @@ func (s *Settings) Validate() error {
 			return err
 		}
 	}
+	for _, check := range []func() error{s.validKind, s.validClient, s.validIdP, s.validURLs, s.validScopes} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validKind refuses two kinds of login at once.
+func (s *Settings) validKind() error {
 	switch {
 	case s.AssertionFile != "" && (s.ClientCredentials || s.ClientKeyFile != ""):
 		return errors.New("--assertion-file is a login of its own: drop --client-credentials and --client-key")
 	case s.IDTokenFile != "" && (s.ClientCredentials || s.AssertionFile != ""):
 		return errors.New("--id-token-file is a login of its own: drop --client-credentials and --assertion-file")
+	}
+	return nil
+}
+
+// validClient refuses a client's credentials that are incomplete or given
+// twice.
+func (s *Settings) validClient() error {
+	switch {
 	case s.ClientSecret != "" && s.ClientID == "":
 		return errors.New("a client secret needs its client id (--client-id)")
 	case s.ClientKeyFile != "" && !s.ClientCredentials:
 		return errors.New("--client-key signs client credentials: add --client-credentials")
-	case s.ClientCredentials && s.ClientID == "":
+	case !s.ClientCredentials:
+		return nil
+	case s.ClientID == "":
 		return errors.New("--client-credentials needs --client-id and a secret or --client-key")
-	case s.ClientCredentials && s.ClientSecret == "" && s.ClientKeyFile == "":
+	case s.ClientSecret == "" && s.ClientKeyFile == "":
 		return errors.New("--client-credentials needs a client secret (MCP_TESTER_CLIENT_SECRET, or client_secret in the profile) or --client-key")
-	case s.ClientCredentials && s.ClientSecret != "" && s.ClientKeyFile != "":
+	case s.ClientSecret != "" && s.ClientKeyFile != "":
 		return errors.New("give a client secret or --client-key, not both")
+	}
+	return nil
+}
+
+// validIdP refuses an enterprise login without its identity provider, or
+// the other way round, and a negative time limit.
+func (s *Settings) validIdP() error {
+	switch {
 	case s.IDTokenFile != "" && (s.IdPIssuer == "" || s.IdPClientID == "" || s.ClientID == ""):
 		return errors.New("--id-token-file needs --idp-issuer, --idp-client-id and the server's --client-id")
 	case s.IDTokenFile == "" && (s.IdPIssuer != "" || s.IdPClientID != ""):
@@ -115,6 +143,12 @@ func (s *Settings) Validate() error {
 	case s.Timeout < 0:
 		return errors.New("--login-timeout must not be negative")
 	}
+	return nil
+}
+
+// validURLs refuses a client metadata document that is not an https URL
+// with a path, and a redirect that does not come back to this machine.
+func (s *Settings) validURLs() error {
 	if s.ClientMetadataURL != "" {
 		u, err := url.Parse(s.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
@@ -127,6 +161,11 @@ func (s *Settings) Validate() error {
 			return fmt.Errorf("--redirect-url %q: give http://127.0.0.1:PORT/PATH (or [::1] or localhost): the browser comes back to the tester on this machine", s.RedirectURL)
 		}
 	}
+	return nil
+}
+
+// validScopes refuses a scope that is empty or would read as several.
+func (s *Settings) validScopes() error {
 	for _, sc := range s.Scopes {
 		if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
 			return fmt.Errorf("--scope %q: one scope per flag, without spaces or quotes", sc)

@@ -13,147 +13,69 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/askback/askback/internal/runecut"
+	"github.com/askback/askback/internal/jsonscan"
 	sdkjson "github.com/segmentio/encoding/json"
 )
 
 // ErrAmbiguous is wrapped by the errors for objects whose keys repeat or
 // differ only in letter case.
-var ErrAmbiguous = errors.New("ambiguous JSON object")
+var ErrAmbiguous = jsonscan.ErrAmbiguous
 
 // CheckKeys reports an error wrapping [ErrAmbiguous] when an object in data,
 // at any depth, has a key twice or two keys equal under Unicode case folding
 // ("To" and "to", "k" and the Kelvin sign), and a syntax error when data is
-// not exactly one JSON value. Empty data passes.
-func CheckKeys(data []byte) error { return checkKeys(data, Fold) }
+// not exactly one JSON value, whichever comes first in data. Empty data
+// passes. The one pass is jsonscan's scanner (jsonscan.Keys); a syntax
+// error is told in encoding/json's words.
+func CheckKeys(data []byte) error { return worded(data, jsonscan.Keys(data)) }
 
 // CheckRepeats is [CheckKeys] for JSON whose keys are read as written (as a
 // person's tool arguments are sent on): only a key that appears twice in
 // one object is refused; keys that differ only in letter case pass.
-func CheckRepeats(data []byte) error {
-	return checkKeys(data, func(s string) string { return s })
-}
+func CheckRepeats(data []byte) error { return worded(data, jsonscan.Repeats(data)) }
 
-// checkKeys is CheckKeys, with keys that fold equal refused.
-func checkKeys(data []byte, fold func(string) string) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil
+// worded returns err, the scanner's verdict on data, with a syntax error
+// told as encoding/json tells it (nesting too deep as the scanner tells
+// it: with the path).
+func worded(data []byte, err error) error {
+	if err == nil || !errors.Is(err, jsonscan.ErrSyntax) {
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*frame
-	for values := 0; ; {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if len(stack) > 0 {
-				return io.ErrUnexpectedEOF
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		} else if values++; values > 1 {
-			return errors.New("more than one JSON value")
-		}
-		if top != nil && top.object && top.wantKey {
-			if tok == json.Delim('}') {
-				stack = stack[:len(stack)-1]
-				endValue(stack)
-				continue
-			}
-			k, _ := tok.(string)
-			fk := fold(k)
-			if prev, dup := top.keys[fk]; dup {
-				if prev == k {
-					return fmt.Errorf("%w: key %q appears twice in the object at %s", ErrAmbiguous, k, top.path())
-				}
-				return fmt.Errorf("%w: keys %q and %q differ only in letter case in the object at %s", ErrAmbiguous, prev, k, top.path())
-			}
-			top.keys[fk] = k
-			top.key, top.wantKey = k, false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) >= MaxDepth {
-				return fmt.Errorf("nested deeper than %d at %s", MaxDepth, clip(top.path()))
-			}
-			f := &frame{parent: top}
-			if tok == json.Delim('{') {
-				f.object, f.wantKey, f.keys = true, true, map[string]string{}
-			}
-			stack = append(stack, f)
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			endValue(stack)
-		default:
-			endValue(stack)
-		}
-	}
-}
-
-// frame is one open object or array of [CheckKeys].
-type frame struct {
-	object  bool
-	wantKey bool              // objects: the next token is a key or '}'
-	keys    map[string]string // objects: folded key -> key as written
-	key     string            // objects: the key of the value being read
-	index   int               // arrays: the index of the value being read
-	parent  *frame            // the array or object this one is in; nil at the top
+	return syntaxError(data)
 }
 
 // MaxDepth bounds how deeply arrays and objects nest, as encoding/json
 // bounds it when it decodes.
-const MaxDepth = 10000
+const MaxDepth = jsonscan.MaxDepth
 
-// path is where f is, as $.key[index]…: written only for an error, so
-// that reading deeply nested JSON stays linear in its size.
-func (f *frame) path() string {
-	var parts []string
-	for ; f != nil && f.parent != nil; f = f.parent {
-		if f.parent.object {
-			parts = append(parts, "."+f.parent.key)
-		} else {
-			parts = append(parts, "["+strconv.Itoa(f.parent.index)+"]")
+// syntaxError is encoding/json's account of data, which is not exactly one
+// JSON value: the error of the token it stops at, io.ErrUnexpectedEOF for
+// data that ends inside a value, "more than one JSON value" for data that
+// goes on after it.
+func syntaxError(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	depth := 0
+	for values := 0; ; {
+		tok, err := dec.Token()
+		switch {
+		case err == io.EOF && depth > 0:
+			return io.ErrUnexpectedEOF
+		case err != nil:
+			return err
 		}
-	}
-	var b strings.Builder
-	b.WriteString("$")
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString(parts[i])
-	}
-	return b.String()
-}
-
-// clip is the start of a path too deep to show whole, then "…".
-func clip(path string) string {
-	const shown = 200
-	if len(path) <= shown {
-		return path
-	}
-	return runecut.Prefix(path, shown) + "…"
-}
-
-// endValue records that the innermost container read one more value.
-func endValue(stack []*frame) {
-	if len(stack) == 0 {
-		return
-	}
-	if f := stack[len(stack)-1]; f.object {
-		f.wantKey = true
-	} else {
-		f.index++
+		if depth == 0 {
+			if values++; values > 1 {
+				return errors.New("more than one JSON value")
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
 	}
 }
 
@@ -189,8 +111,7 @@ func DecodeAsSDK(data []byte, v any) error {
 }
 
 // DecodeLikeSDK reads data into v with the go-sdk's decoder, as
-// [DecodeAsSDK] does, without its checks: for data already checked (by
-// jsonscan.Repeats, which gives CheckRepeats' verdict in one faster pass).
+// [DecodeAsSDK] does, without its checks: for data already checked.
 func DecodeLikeSDK(data []byte, v any) error {
 	dec := sdkjson.NewDecoder(bytes.NewReader(data))
 	dec.DontMatchCaseInsensitiveStructFields()
@@ -198,38 +119,7 @@ func DecodeLikeSDK(data []byte, v any) error {
 }
 
 // Fold returns the key under which s collides with every string equal to it
-// under Unicode simple case folding: each letter becomes the smallest rune of
-// its folding orbit. It is at least as broad as the case-insensitive field
-// matching of encoding/json.
-func Fold(s string) string {
-	ascii, lower := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-		if 'a' <= c && c <= 'z' {
-			lower = true
-		}
-	}
-	if ascii {
-		// The smallest rune of an ASCII letter's orbit is its upper case.
-		if !lower {
-			return s
-		}
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < least {
-				least = f
-			}
-		}
-		b.WriteRune(least)
-	}
-	return b.String()
-}
+// under Unicode simple case folding (jsonscan.Fold): each letter becomes the
+// smallest rune of its folding orbit. It is at least as broad as the
+// case-insensitive field matching of encoding/json.
+func Fold(s string) string { return jsonscan.Fold(s) }
