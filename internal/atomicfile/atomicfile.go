@@ -16,8 +16,9 @@ import (
 
 // Write writes data to path. A file that is replaced keeps its
 // permissions; a new one gets perm less the umask, as with os.WriteFile. A
-// path that names a directory or a file that is no regular file (a device,
-// a pipe) is an error, and nothing is written.
+// path that names a directory, a symbolic link (which would be replaced, and
+// is no file of the caller's to replace) or a file that is no regular file
+// (a device, a pipe) is an error, and nothing is written.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return write(path, data, perm, false)
 }
@@ -37,7 +38,10 @@ func WritePrivate(path string, data []byte) error {
 // of keeping the mode of the file replaced.
 func write(path string, data []byte, perm fs.FileMode, exact bool) error {
 	var existing fs.FileInfo
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("write %s: is a symbolic link; give the path of a regular file", path)
+		}
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}

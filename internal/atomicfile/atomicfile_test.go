@@ -66,3 +66,24 @@ func TestWritePrivateIsTheUsersAlone(t *testing.T) {
 		t.Errorf("directory mode %v, want 0700", di.Mode().Perm())
 	}
 }
+
+func TestWriteRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "report.xml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(link, []byte("theirs\n"), 0o644); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("err = %v", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "mine\n" {
+		t.Errorf("target = %q", got)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link replaced: %v %v", fi, err)
+	}
+}

@@ -93,7 +93,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if opts.MaxProbes < 0 {
 		return usageErr("--max-probes must be 0 or more")
 	}
-	if err := checkHTMLPath(opts.HTML); err != nil {
+	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
 	// Probe questions are declined quietly: the report tells of them.

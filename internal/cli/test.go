@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/textdiff"
@@ -130,8 +131,10 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
 	}
-	if err := checkHTMLPath(opts.HTML); err != nil {
-		return err
+	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -200,9 +203,11 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Answers.Record != "" {
 		// A new script: what an earlier run recorded is replaced.
-		if err := os.WriteFile(opts.Answers.Record, nil, 0o644); err != nil {
+		f, err := outfile.Create(opts.Answers.Record, 0o644)
+		if err != nil {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}
+		f.Close()
 		opts.Answers.hide = opts.IO.Hide
 		ropts.Record = opts.Answers.record
 	}
@@ -223,13 +228,10 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 	}
 	if opts.JUnit != "" {
-		f, err := os.Create(opts.JUnit)
-		if err != nil {
-			return fmt.Errorf("--junit: %w", err)
-		}
-		werr := script.WriteJUnit(opts.IO.Hiding(f), rep)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+		var b bytes.Buffer
+		werr := script.WriteJUnit(opts.IO.Hiding(&b), rep)
+		if werr == nil {
+			werr = outfile.Write(opts.JUnit, b.Bytes(), 0o644)
 		}
 		if werr != nil {
 			return fmt.Errorf("--junit: %w", werr)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askback/askback/internal/outfile"
 )
 
 // OwnedIcon is an icon and what it belongs to.
@@ -229,7 +231,7 @@ func saveIcon(dir, src, mimeType string, data []byte) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(src))
 	name := filepath.Join(dir, hex.EncodeToString(sum[:8])+imageExt[mimeType])
-	if err := os.WriteFile(name, data, 0o644); err != nil {
+	if err := outfile.Write(name, data, 0o644); err != nil {
 		return "", fmt.Errorf("saving: %v", err)
 	}
 	return name, nil
