@@ -169,7 +169,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	}
 	s.Close()
 	if opts.CheckIcons {
-		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{})
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{ServerURL: opts.Conn.URL})
 		ev.IconsChecked = true
 	}
 	name := ""

@@ -115,7 +115,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		srv.Probes = append(probe(ctx, s, srv.Tools, opts.MaxProbes), probePrompts(ctx, s, srv.Prompts, opts.MaxProbes)...)
 	}
 	if opts.CheckIcons || opts.DownloadIcons != "" {
-		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	}
 	rep := inspect.Evaluate(srv)
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
