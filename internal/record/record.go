@@ -278,8 +278,9 @@ func stableText(res any) string {
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and
 // dollar signs (which would start a variable) are escaped, and so is every
-// control character, and the "[" of "##[", which a CI runner reads as a
-// workflow command wherever a line of a file it shows holds it.
+// control character, and the "[" of "##[" (or "##vso[", "##teamcity["),
+// which a CI runner reads as a workflow command wherever a line of a file
+// it shows holds it.
 func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -287,7 +288,7 @@ func Quote(s string) string {
 	for i, r := range s {
 		switch r {
 		case '[':
-			if strings.HasSuffix(s[:i], "##") {
+			if termsafe.OpensCommand(s[:i]) {
 				b.WriteString(`\u005b`)
 				continue
 			}
