@@ -153,6 +153,14 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		// Syntax errors and missing files: nothing has run.
 		return &exitError{code: ExitUsage, err: err}
 	}
+	// Nothing checked is a failure, as in audit: a script with no step
+	// (empty, or comments alone) would pass without asking the server
+	// anything.
+	for _, s := range scripts {
+		if s.NumSteps() == 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("%s: nothing to check: the script has no step", termsafe.Line(s.Name))}
+		}
+	}
 	ropts := script.RunOptions{
 		ConnectScript: script.SessionConnectScript(sopts),
 		Jobs:          opts.Jobs,
