@@ -252,7 +252,13 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	code := rep.ExitCode()
 	if opts.Update {
-		code = updateScripts(opts.IO, scripts, rep)
+		var updated int
+		code, updated = updateScripts(opts.IO, scripts, rep)
+		if code == 0 && updated > 0 && (opts.Format == "text" || opts.Format == "") {
+			// The report above shows the checks failing; they were
+			// rewritten, and that is the run's outcome.
+			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
+		}
 	}
 	if code != 0 {
 		return &exitError{code: code}
@@ -292,11 +298,11 @@ func (p pausing) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitRes
 // written whole. It returns the exit code: that of the run when a script
 // could not reach the server (then nothing is written), 1 when a failure
 // could not be updated, 0 otherwise.
-func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) int {
+func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) (code, total int) {
 	for _, res := range rep.Scripts {
 		if res.Err != nil {
 			fmt.Fprintf(io.ErrOut, "nothing updated: %s could not run (see the report); no file was written\n", termsafe.Line(res.Name))
-			return rep.ExitCode()
+			return rep.ExitCode(), 0
 		}
 	}
 	type pending struct {
@@ -304,7 +310,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 		data []byte
 	}
 	var writes []pending
-	code := script.ExitOK
+	code = script.ExitOK
 	for i, s := range scripts {
 		data, notes, err := script.Update(s, rep.Scripts[i])
 		if err != nil {
@@ -327,6 +333,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 			writes = append(writes, pending{s.Name, data})
 		}
 		fmt.Fprintf(io.ErrOut, "%s: %d expected value(s) updated\n", termsafe.Line(s.Name), updated)
+		total += updated
 	}
 	for _, w := range writes {
 		if err := atomicfile.Write(w.name, w.data, 0o644); err != nil {
@@ -334,7 +341,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 			code = script.ExitFailed
 		}
 	}
-	return code
+	return code, total
 }
 
 // bounded gives up on a question when its step's time is up, even when the
