@@ -12,12 +12,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Write writes data to path. A file that is replaced keeps its
 // permissions; a new one gets perm less the umask, as with os.WriteFile. A
-// path that names a directory or a file that is no regular file (a device,
-// a pipe) is an error, and nothing is written.
+// path that names a directory, a symbolic link (which would be replaced, and
+// is no file of the caller's to replace) or a file that is no regular file
+// (a device, a pipe) is an error, and nothing is written.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return write(path, data, perm, false)
 }
@@ -25,9 +27,25 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // WritePrivate writes data to path readable and writable by the user
 // alone (mode 0600, whatever the umask and the mode of a file it
 // replaces), making its directory (0700) first when there is none: for
-// files that hold credentials.
+// files that hold credentials. A directory that others may enter or write
+// to (a 0777 one, say: another user could read the file, or replace it
+// with theirs) is made the user's alone (0700) first; one that cannot be
+// is an error, and nothing is written.
 func WritePrivate(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a directory", dir)
+	}
+	if err == nil && fi.Mode().Perm()&0o077 != 0 && runtime.GOOS != "windows" {
+		if err = os.Chmod(dir, 0o700); err != nil {
+			err = fmt.Errorf("the directory %s is open to others (%v) and cannot be made the user's alone: %w", dir, fi.Mode().Perm(), err)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return write(path, data, 0o600, true)
@@ -37,7 +55,10 @@ func WritePrivate(path string, data []byte) error {
 // of keeping the mode of the file replaced.
 func write(path string, data []byte, perm fs.FileMode, exact bool) error {
 	var existing fs.FileInfo
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("write %s: is a symbolic link; give the path of a regular file", path)
+		}
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}

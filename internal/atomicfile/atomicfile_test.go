@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,48 @@ func TestWritePrivateIsTheUsersAlone(t *testing.T) {
 	}
 	di, _ := os.Stat(dir)
 	if di.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v, want 0700", di.Mode().Perm())
+	}
+}
+
+func TestWriteRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "report.xml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(link, []byte("theirs\n"), 0o644); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("err = %v", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "mine\n" {
+		t.Errorf("target = %q", got)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link replaced: %v %v", fi, err)
+	}
+}
+
+// A directory others may enter or write to is made the user's alone before
+// a private file goes into it.
+func TestWritePrivateTightensAnOpenDirectory(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no such modes")
+	}
+	dir := filepath.Join(t.TempDir(), "logins")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePrivate(filepath.Join(dir, "token.json"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if di, _ := os.Stat(dir); di.Mode().Perm() != 0o700 {
 		t.Errorf("directory mode %v, want 0700", di.Mode().Perm())
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,8 +139,10 @@ went away, or --deadline ran out).`,
 }
 
 func runAudit(ctx context.Context, opts *AuditOptions) error {
-	if err := checkHTMLPath(opts.HTML); err != nil {
-		return err
+	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
 	}
 	aopts, err := opts.auditOptions()
 	if err != nil {
@@ -166,7 +168,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		if err := rep.WriteJUnit(&b); err != nil {
 			return err
 		}
-		if err := os.WriteFile(opts.JUnit, []byte(opts.IO.Hide(b.String())), 0o644); err != nil {
+		if err := outfile.Write(opts.JUnit, []byte(opts.IO.Hide(b.String())), 0o644); err != nil {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
 		}
 	}

@@ -139,7 +139,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	if opts.Duration < 0 || opts.Duration > loadgen.MaxDuration {
 		return usageErr("--duration must be positive and at most %s", loadgen.MaxDuration)
 	}
-	if err := checkHTMLPath(opts.HTML); err != nil {
+	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/iostreams"
@@ -84,26 +83,4 @@ func readBounded(f io.Reader, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d MiB", limit>>20)
 	}
 	return data, nil
-}
-
-// writeFileAtomic writes data to path through a file beside it renamed
-// into place: a run that fails leaves the file it would replace whole.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -48,6 +49,11 @@ missing would read as everything in it removed.`,
 }
 
 func runCatalogSave(ctx context.Context, opts *CatalogSaveOptions) error {
+	if opts.Output != "-" {
+		if err := checkOutPath("-o", opts.Output); err != nil {
+			return err
+		}
+	}
 	c, _, err := fetchCatalog(ctx, opts.IO, &opts.Conn)
 	if err != nil {
 		return err
@@ -60,7 +66,7 @@ func runCatalogSave(ctx context.Context, opts *CatalogSaveOptions) error {
 		_, err := opts.IO.Out.Write(data)
 		return err
 	}
-	if err := writeFileAtomic(opts.Output, data); err != nil {
+	if err := outfile.Write(opts.Output, data, 0o644); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("-o: %w", err)}
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: saved the catalog of %s (%d tools, %d prompts, %d resources, %d resource templates) to %s\n",

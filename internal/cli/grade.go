@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/grade"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/scan"
 	"github.com/askback/askback/internal/session"
@@ -111,6 +111,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if strings.TrimSpace(opts.BadgeLabel) == "" {
 		return usageErr("--badge-label: give the text of the badge's left half")
 	}
+	if err := checkOutPath("--badge", opts.Badge); err != nil {
+		return err
+	}
 	ev, err := gradeEvidence(ctx, opts)
 	if err != nil {
 		return err
@@ -121,7 +124,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		if err := g.WriteBadge(&b, opts.BadgeLabel); err != nil {
 			return err
 		}
-		if err := os.WriteFile(opts.Badge, b.Bytes(), 0o644); err != nil {
+		if err := outfile.Write(opts.Badge, b.Bytes(), 0o644); err != nil {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--badge: %w", err)}
 		}
 	}
@@ -166,7 +169,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	}
 	s.Close()
 	if opts.CheckIcons {
-		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{})
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{ServerURL: opts.Conn.URL})
 		ev.IconsChecked = true
 	}
 	name := ""

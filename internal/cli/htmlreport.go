@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
@@ -20,22 +21,28 @@ func addHTMLFlag(cmd *cobra.Command, file *string) {
 	cmd.Flags().StringVar(file, "html", "", "also write the report as one self-contained HTML page (no network, no script) to this file")
 }
 
-// checkHTMLPath refuses, before anything runs, an --html file whose folder
-// does not exist, that names a folder, or a file that is not a regular
-// file (a device, a pipe): a long run would otherwise end without its
-// report.
-func checkHTMLPath(path string) error {
+// checkOutPath refuses, before anything runs, the file a flag names
+// (--html, --junit, --badge, -o, --report) when its folder does not exist,
+// or it names a folder, a symbolic link (not followed: see internal/outfile)
+// or a file that is not a regular file (a device, a pipe): a long run would
+// otherwise end without its report.
+func checkOutPath(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageErr("--html %s: a folder; give the file to write", path)
-	} else if err == nil && !fi.Mode().IsRegular() {
-		return usageErr("--html %s: not a regular file; give the file to write (the report is written whole, then takes its place)", path)
+	if fi, err := os.Lstat(path); err == nil {
+		switch {
+		case fi.IsDir():
+			return usageErr("%s %s: a folder; give the file to write", flag, path)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return usageErr("%s %s: a symbolic link; give the path of a regular file (a link is not followed)", flag, path)
+		case !fi.Mode().IsRegular():
+			return usageErr("%s %s: not a regular file; give the file to write (the report is written whole, then takes its place)", flag, path)
+		}
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usageErr("--html %s: no folder %s to write it in", path, dir)
+		return usageErr("%s %s: no folder %s to write it in", flag, path, dir)
 	}
 	return nil
 }
@@ -46,7 +53,7 @@ func htmlMeta(ios *iostreams.IOStreams, command, target string) htmlreport.Meta 
 }
 
 // writeHTML writes the page that write draws to path, whole
-// (internal/atomicfile): a page or a write that fails half-way leaves the
+// (internal/outfile): a page or a write that fails half-way leaves the
 // file as it was, and a browser reloading it never reads half a page.
 func writeHTML(path string, write func(io.Writer) error) error {
 	if path == "" {
@@ -56,7 +63,7 @@ func writeHTML(path string, write func(io.Writer) error) error {
 	if err := write(&b); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
 	}
-	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
+	if err := outfile.Write(path, b.Bytes(), 0o644); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
 	}
 	return nil

@@ -93,7 +93,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if opts.MaxProbes < 0 {
 		return usageErr("--max-probes must be 0 or more")
 	}
-	if err := checkHTMLPath(opts.HTML); err != nil {
+	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
 	// Probe questions are declined quietly: the report tells of them.
@@ -115,7 +115,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		srv.Probes = append(probe(ctx, s, srv.Tools, opts.MaxProbes), probePrompts(ctx, s, srv.Prompts, opts.MaxProbes)...)
 	}
 	if opts.CheckIcons || opts.DownloadIcons != "" {
-		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons})
+		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	}
 	rep := inspect.Evaluate(srv)
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {

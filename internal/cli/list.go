@@ -62,7 +62,7 @@ func runTopList(ctx context.Context, opts *TopListOptions) error {
 			icons = append(icons, inspect.OwnedIcon{Owner: fmt.Sprintf("tool %q", t.Name), Icon: ic})
 		}
 	}
-	checks := inspect.CheckIcons(ctx, icons, inspect.IconOptions{Dir: opts.DownloadIcons})
+	checks := inspect.CheckIcons(ctx, icons, inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	w := opts.IO.Out
 	if opts.Format == "json" {
 		w = opts.IO.ErrOut // stdout keeps one JSON document

@@ -21,10 +21,11 @@ import (
 
 // Exit codes of mcp-tester.
 const (
-	ExitOK          = 0 // everything worked; for test: every step passed
-	ExitFailed      = 1 // the call failed: isError, a JSON-RPC error, a server that broke the rules; for test: a step failed
-	ExitUsage       = 2 // bad flags, arguments, answers or script syntax: nothing was sent
-	ExitUnreachable = 3 // the server could not be reached, exited, or did not answer in time (one that answered something else than JSON-RPC failed: 1)
+	ExitOK          = 0   // everything worked; for test: every step passed
+	ExitFailed      = 1   // the call failed: isError, a JSON-RPC error, a server that broke the rules; for test: a step failed
+	ExitUsage       = 2   // bad flags, arguments, answers or script syntax: nothing was sent
+	ExitUnreachable = 3   // the server could not be reached, exited, or did not answer in time (one that answered something else than JSON-RPC failed: 1)
+	ExitInterrupted = 130 // interrupted (Ctrl-C), as a shell reports a command ended by SIGINT
 )
 
 // exitError carries an exit code with an error. A nil err exits silently.
@@ -296,6 +297,12 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	if ctx.Err() != nil && !endsOnInterrupt(cmd) {
+		// What failed then (a server that ended with the tester's own
+		// process group, a request cut short) is the interrupt's doing.
+		fmt.Fprintln(io.ErrOut, "mcp-tester: interrupted")
+		return ExitInterrupted
+	}
 	var ee *exitError
 	if errors.As(err, &ee) && ee.err == nil {
 		return ee.code
@@ -312,4 +319,11 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		_ = printer.JSON(io.Out, errorDoc(err, code))
 	}
 	return code
+}
+
+// endsOnInterrupt reports whether cmd is one that runs until it is
+// interrupted (proxy, serve): for it an interrupt is the way to end, and
+// its own outcome stands.
+func endsOnInterrupt(cmd *cobra.Command) bool {
+	return cmd != nil && (cmd.Name() == "proxy" || cmd.Name() == "serve")
 }

@@ -107,6 +107,9 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 		if same, err := sameFile(opts.Recording, opts.Output); err == nil && same {
 			return usageErr("-o %s is the recording itself: name another file", opts.Output)
 		}
+		if err := checkOutPath("-o", opts.Output); err != nil {
+			return err
+		}
 	}
 	rec, err := readRecording(opts.Recording)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -17,6 +18,7 @@ import (
 	"github.com/askback/askback/internal/httpserve"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/listen"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/proxy"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/standin"
@@ -172,14 +174,26 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	warn := func(format string, args ...any) {
 		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: "+format+"\n", args...)
 	}
+	if err := checkOutPath("--report", opts.Report); err != nil {
+		return err
+	}
 	script, err := readScript(opts.Recording, warn)
 	if err != nil {
 		return err
 	}
+	// The address is taken before anything is served or reported: a port
+	// that is taken ends the command with its error alone.
+	var ln net.Listener
+	if opts.Listen != "" {
+		if ln, err = listen.Announce(opts.Listen, opts.AddrFile); err != nil {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
+		}
+		defer ln.Close()
+	}
 	var s *standin.Standin
 	report := &reportFile{path: opts.Report, errOut: opts.IO.ErrOut}
 	s, err = standin.New(script, standin.Options{Recording: opts.Recording, Answers: opts.Answers, Faults: faults,
-		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.write(s) }})
+		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.rewrite(s) }})
 	if err != nil {
 		return usageErr("%s: %v", opts.Recording, err)
 	}
@@ -201,7 +215,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		warn("serving %s over stdio (%s)", opts.Recording, script.Summary())
 		err = s.ServeStdio(ctx, opts.IO.In, opts.IO.TerminalOut())
 	} else {
-		err = serveHTTP(ctx, opts, s, script, warn)
+		err = serveHTTP(ctx, opts, ln, s, script, warn)
 	}
 	return finishServe(opts, s, report, err)
 }
@@ -235,11 +249,8 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 	return script, nil
 }
 
-func serveHTTP(ctx context.Context, opts *ServeOptions, s *standin.Standin, script *standin.Script, warn func(string, ...any)) error {
-	ln, err := listen.Announce(opts.Listen, opts.AddrFile)
-	if err != nil {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
-	}
+func serveHTTP(ctx context.Context, opts *ServeOptions, ln net.Listener, s *standin.Standin, script *standin.Script, warn func(string, ...any)) error {
+	var err error
 	const maxBody = 4 << 20
 	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody})
 	srv := httpserve.Server(httpserve.Bodies(h, &httpserve.Options{MaxBody: maxBody}), &httpserve.Options{MaxBody: maxBody})
@@ -275,6 +286,7 @@ type reportFile struct {
 	failed bool
 }
 
+// write writes the report as it stands.
 func (f *reportFile) write(s *standin.Standin) error {
 	if f.path == "" || s == nil {
 		return nil
@@ -284,18 +296,21 @@ func (f *reportFile) write(s *standin.Standin) error {
 	var b bytes.Buffer
 	err := s.WriteReport(&b)
 	if err == nil {
-		tmp := f.path + ".tmp"
-		if err = os.WriteFile(tmp, b.Bytes(), 0o600); err == nil {
-			if err = os.Rename(tmp, f.path); err != nil {
-				os.Remove(tmp)
-			}
-		}
+		err = outfile.Write(f.path, b.Bytes(), 0o600)
 	}
+	return err
+}
+
+// rewrite writes the report after a change, saying on stderr the first
+// time it could not.
+func (f *reportFile) rewrite(s *standin.Standin) {
+	err := f.write(s)
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err != nil && !f.failed {
 		f.failed = true
 		fmt.Fprintf(f.errOut, "mcp-tester serve: --report: %v\n", err)
 	}
-	return err
 }
 
 func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {

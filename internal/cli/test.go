@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/textdiff"
@@ -130,8 +131,10 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
 	}
-	if err := checkHTMLPath(opts.HTML); err != nil {
-		return err
+	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -149,6 +152,14 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if err != nil {
 		// Syntax errors and missing files: nothing has run.
 		return &exitError{code: ExitUsage, err: err}
+	}
+	// Nothing checked is a failure, as in audit: a script with no step
+	// (empty, or comments alone) would pass without asking the server
+	// anything.
+	for _, s := range scripts {
+		if s.NumSteps() == 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("%s: nothing to check: the script has no step", termsafe.Line(s.Name))}
+		}
 	}
 	ropts := script.RunOptions{
 		ConnectScript: script.SessionConnectScript(sopts),
@@ -200,9 +211,11 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Answers.Record != "" {
 		// A new script: what an earlier run recorded is replaced.
-		if err := os.WriteFile(opts.Answers.Record, nil, 0o644); err != nil {
+		f, err := outfile.Create(opts.Answers.Record, 0o644)
+		if err != nil {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}
+		f.Close()
 		opts.Answers.hide = opts.IO.Hide
 		ropts.Record = opts.Answers.record
 	}
@@ -223,13 +236,10 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 	}
 	if opts.JUnit != "" {
-		f, err := os.Create(opts.JUnit)
-		if err != nil {
-			return fmt.Errorf("--junit: %w", err)
-		}
-		werr := script.WriteJUnit(opts.IO.Hiding(f), rep)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+		var b bytes.Buffer
+		werr := script.WriteJUnit(opts.IO.Hiding(&b), rep)
+		if werr == nil {
+			werr = outfile.Write(opts.JUnit, b.Bytes(), 0o644)
 		}
 		if werr != nil {
 			return fmt.Errorf("--junit: %w", werr)
@@ -242,7 +252,13 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	code := rep.ExitCode()
 	if opts.Update {
-		code = updateScripts(opts.IO, scripts, rep)
+		var updated int
+		code, updated = updateScripts(opts.IO, scripts, rep)
+		if code == 0 && updated > 0 && (opts.Format == "text" || opts.Format == "") {
+			// The report above shows the checks failing; they were
+			// rewritten, and that is the run's outcome.
+			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
+		}
 	}
 	if code != 0 {
 		return &exitError{code: code}
@@ -282,11 +298,11 @@ func (p pausing) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitRes
 // written whole. It returns the exit code: that of the run when a script
 // could not reach the server (then nothing is written), 1 when a failure
 // could not be updated, 0 otherwise.
-func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) int {
+func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) (code, total int) {
 	for _, res := range rep.Scripts {
 		if res.Err != nil {
 			fmt.Fprintf(io.ErrOut, "nothing updated: %s could not run (see the report); no file was written\n", termsafe.Line(res.Name))
-			return rep.ExitCode()
+			return rep.ExitCode(), 0
 		}
 	}
 	type pending struct {
@@ -294,7 +310,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 		data []byte
 	}
 	var writes []pending
-	code := script.ExitOK
+	code = script.ExitOK
 	for i, s := range scripts {
 		data, notes, err := script.Update(s, rep.Scripts[i])
 		if err != nil {
@@ -317,6 +333,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 			writes = append(writes, pending{s.Name, data})
 		}
 		fmt.Fprintf(io.ErrOut, "%s: %d expected value(s) updated\n", termsafe.Line(s.Name), updated)
+		total += updated
 	}
 	for _, w := range writes {
 		if err := atomicfile.Write(w.name, w.data, 0o644); err != nil {
@@ -324,7 +341,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 			code = script.ExitFailed
 		}
 	}
-	return code
+	return code, total
 }
 
 // bounded gives up on a question when its step's time is up, even when the

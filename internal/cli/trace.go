@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/trace"
 	"github.com/askback/askback/internal/wire"
 	"github.com/spf13/cobra"
@@ -42,7 +42,7 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	}
 	var ws []io.Writer
 	if o.TraceFile != "" {
-		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		f, err := outfile.Create(o.TraceFile, 0o600)
 		if err != nil {
 			return usageErr("--trace: %v", err)
 		}
@@ -102,7 +102,7 @@ func (o *ConnOptions) observer() wire.Observer {
 type appendFile string
 
 func (p appendFile) Write(b []byte) (int, error) {
-	f, err := os.OpenFile(string(p), os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := outfile.Append(string(p), 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("trace: %w", err)
 	}

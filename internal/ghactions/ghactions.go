@@ -61,15 +61,16 @@ func (a Annotation) String() string {
 	return cmd + "::" + data(a.Message)
 }
 
-// data escapes a command's message. "##[", the legacy form of a command,
-// is written "##\[", as on the rest of the output.
+// data escapes a command's message. The "[" of "##[" (the legacy form of a
+// command), "##vso[" and "##teamcity[" is written "\[", as on the rest of
+// the output.
 func data(s string) string {
 	s = termsafe.Block(s)
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", "##[", `##\[`).Replace(s)
+	return termsafe.DefuseCommands(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // property escapes a command's property value.
 func property(s string) string {
 	s = termsafe.Line(s)
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C", "##[", `##\[`).Replace(s)
+	return termsafe.DefuseCommands(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

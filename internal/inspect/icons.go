@@ -9,14 +9,19 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askback/askback/internal/outfile"
 )
 
 // OwnedIcon is an icon and what it belongs to.
@@ -83,6 +88,11 @@ type IconOptions struct {
 	// Dir, when set, is where icons are saved, each under a name made from
 	// the hash of its source (never a name the server chose).
 	Dir string
+	// ServerURL is the address of the server the icons are of, when it is
+	// reached over HTTP: the default client fetches icons at its host and
+	// port even when that is a private address (the tester talks to it
+	// already), and at no other private address.
+	ServerURL string
 }
 
 // CheckIcons fetches (or decodes) each icon and checks that it is an image
@@ -90,7 +100,7 @@ type IconOptions struct {
 func CheckIcons(ctx context.Context, icons []OwnedIcon, opts IconOptions) []IconCheck {
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: iconTimeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		client = &http.Client{Timeout: iconTimeout, Transport: publicTransport(opts.ServerURL), CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return errors.New("more than 3 redirects")
 			}
@@ -150,6 +160,10 @@ func fetchIcon(ctx context.Context, client *http.Client, src string) ([]byte, st
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		var refused *refusedAddr
+		if errors.As(err, &refused) {
+			return nil, "", refused
+		}
 		return nil, "", fmt.Errorf("unreachable: %v", errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
@@ -229,8 +243,85 @@ func saveIcon(dir, src, mimeType string, data []byte) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(src))
 	name := filepath.Join(dir, hex.EncodeToString(sum[:8])+imageExt[mimeType])
-	if err := os.WriteFile(name, data, 0o644); err != nil {
+	if err := outfile.Write(name, data, 0o644); err != nil {
 		return "", fmt.Errorf("saving: %v", err)
 	}
 	return name, nil
+}
+
+// publicTransport is an HTTP transport that connects to public addresses
+// only: the address checked is the one dialed, after the name is resolved
+// (a name that resolves to 127.0.0.1 is refused as 127.0.0.1 is), on every
+// connection, redirects included, and no proxy stands between. The host
+// and port of serverURL, the server's own, are the one exception.
+func publicTransport(serverURL string) *http.Transport {
+	own := ""
+	if u, err := url.Parse(serverURL); err == nil && u.Host != "" {
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		}
+		own = net.JoinHostPort(u.Hostname(), port)
+	}
+	public := &net.Dialer{Timeout: iconTimeout, Control: func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("refused: %s is no address", address)
+		}
+		if why := privateAddr(ap.Addr()); why != "" {
+			return &refusedAddr{addr: ap.Addr(), why: why}
+		}
+		return nil
+	}}
+	direct := &net.Dialer{Timeout: iconTimeout}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if own != "" && addr == own {
+			return direct.DialContext(ctx, network, addr)
+		}
+		return public.DialContext(ctx, network, addr)
+	}
+	return t
+}
+
+// refusedAddr is an address an icon is not fetched from.
+type refusedAddr struct {
+	addr netip.Addr
+	why  string
+}
+
+func (e *refusedAddr) Error() string {
+	return fmt.Sprintf("refused: %s is %s (icons are fetched from public addresses only, and from the server's own)", e.addr, e.why)
+}
+
+// cgnat is the shared address space of carrier-grade NAT (RFC 6598), and
+// nat64 the well-known prefix that embeds an IPv4 address (RFC 6052).
+var (
+	cgnat = netip.MustParsePrefix("100.64.0.0/10")
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+)
+
+// privateAddr says what kind of address a is when it is none a server may
+// have the tester reach (loopback, link-local, private, unspecified,
+// multicast, shared), "" when it is public.
+func privateAddr(a netip.Addr) string {
+	a = a.Unmap()
+	if nat64.Contains(a) {
+		b := a.As16()
+		a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	switch {
+	case a.IsLoopback():
+		return "a loopback address"
+	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
+		return "a link-local address"
+	case a.IsPrivate(), cgnat.Contains(a):
+		return "a private address"
+	case a.IsUnspecified():
+		return "an unspecified address"
+	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
+		return "a multicast address"
+	}
+	return ""
 }

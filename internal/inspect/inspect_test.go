@@ -3,11 +3,13 @@ package inspect_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/askback/askback/internal/inspect"
@@ -154,7 +156,8 @@ func TestCheckIcons(t *testing.T) {
 		{Owner: "tool f", Icon: mcp.Icon{Source: "data:image/png;base64,iVBORw0KGgo="}},
 		{Owner: "tool g", Icon: mcp.Icon{Source: ts.URL + "/ok.png?name=../../../escape.png"}},
 	}
-	got := inspect.CheckIcons(context.Background(), icons, inspect.IconOptions{Dir: dir})
+	// (The server's own address is fetched from even on loopback.)
+	got := inspect.CheckIcons(context.Background(), icons, inspect.IconOptions{Dir: dir, ServerURL: ts.URL})
 	want := []bool{true, false, false, false, false, false, true, true}
 	for i, c := range got {
 		if c.OK != want[i] {
@@ -170,6 +173,49 @@ func TestCheckIcons(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 3 {
 		t.Errorf("saved %d files, want 3", len(entries))
+	}
+}
+
+// A server cannot have the tester reach its host's private addresses: an
+// icon on loopback (by address or by a name that resolves to it), on a
+// link-local or private address, or behind a redirect from a public-looking
+// place to one, is refused at the address dialed, and nothing of it is
+// saved. Only the server's own address is fetched from.
+func TestCheckIconsReachNoPrivateAddress(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n0000")
+	var fetched atomic.Int32
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fetched.Add(1)
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(png)
+	}))
+	defer private.Close()
+	own := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, private.URL+"/icon.png", http.StatusFound)
+	}))
+	defer own.Close()
+	_, port, _ := net.SplitHostPort(private.Listener.Addr().String())
+	dir := t.TempDir()
+	icons := []inspect.OwnedIcon{
+		{Owner: "loopback", Icon: mcp.Icon{Source: private.URL + "/icon.png"}},
+		{Owner: "by name", Icon: mcp.Icon{Source: "http://localhost:" + port + "/icon.png"}},
+		{Owner: "mapped", Icon: mcp.Icon{Source: "http://[::ffff:127.0.0.1]:" + port + "/icon.png"}},
+		{Owner: "redirected", Icon: mcp.Icon{Source: own.URL + "/to-private"}},
+		{Owner: "link-local", Icon: mcp.Icon{Source: "http://169.254.169.254/latest/meta-data/"}},
+		{Owner: "private", Icon: mcp.Icon{Source: "http://10.0.0.1/icon.png"}},
+		{Owner: "unspecified", Icon: mcp.Icon{Source: "http://0.0.0.0:" + port + "/icon.png"}},
+	}
+	got := inspect.CheckIcons(context.Background(), icons, inspect.IconOptions{Dir: dir, ServerURL: own.URL})
+	for _, c := range got {
+		if c.OK || !strings.Contains(c.Problem, "refused") {
+			t.Errorf("%s (%s): ok=%v problem=%q, want refused", c.Owner, c.Source, c.OK, c.Problem)
+		}
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Errorf("the private server was fetched from %d time(s)", n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("saved %v", entries)
 	}
 }
 

@@ -106,7 +106,10 @@ func asker(q *answer.Question) string {
 
 // lineReader hands out its input one line per Read, so that readers that
 // buffer (the accessible prompts each make a bufio.Scanner) never take
-// more than the line they asked for. It remembers reaching the end.
+// more than the line they asked for. It remembers reaching the end, and a
+// prompt that reads on once it has been told stops there: Read panics
+// with errInputEnded, which the form's runner recovers (a prompt that asks
+// again after a wrong answer would otherwise ask for ever).
 type lineReader struct {
 	r   *bufio.Reader
 	buf []byte
@@ -115,6 +118,9 @@ type lineReader struct {
 
 func (l *lineReader) Read(p []byte) (int, error) {
 	if len(l.buf) == 0 {
+		if l.eof {
+			panic(errInputEnded)
+		}
 		line, err := l.r.ReadBytes('\n')
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
@@ -128,6 +134,9 @@ func (l *lineReader) Read(p []byte) (int, error) {
 	l.buf = l.buf[n:]
 	return n, nil
 }
+
+// errInputEnded stops a line prompt that reads on after the input ended.
+var errInputEnded = errors.New("the input ended")
 
 // atEOF reports whether the input has ended.
 func (a *Answerer) atEOF() bool {

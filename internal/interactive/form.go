@@ -98,8 +98,24 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		// The forms library's line prompts ignore the context while they
 		// read: run them aside, so that an interrupt or a deadline still
 		// ends the question. The abandoned prompt may take one more line.
+		// The end of the input is no answer, whatever the prompt makes of
+		// it: the library's prompts take the last line typed for the
+		// answer (a number prompt then indexes its options with it, out of
+		// range) or ask again for ever; the input, once ended, stops them
+		// (lineReader) and the form is not answered.
 		done := make(chan error, 1)
-		go func() { done <- f.RunWithContext(ctx) }()
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					if a.atEOF() {
+						done <- errInputEnded
+						return
+					}
+					done <- fmt.Errorf("the line prompt failed: %v", r)
+				}
+			}()
+			done <- f.RunWithContext(ctx)
+		}()
 		select {
 		case err = <-done:
 		case <-ctx.Done():
@@ -109,12 +125,12 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		err = f.RunWithContext(ctx)
 	}
 	switch {
+	case errors.Is(err, errInputEnded), a.atEOF():
+		return false, answer.ErrNoAnswer
 	case errors.Is(err, huh.ErrUserAborted):
 		return true, nil
 	case err != nil:
 		return false, fmt.Errorf("ask at the terminal: %w", err)
-	case a.atEOF():
-		return false, answer.ErrNoAnswer
 	}
 	return false, nil
 }

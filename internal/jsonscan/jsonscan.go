@@ -173,6 +173,10 @@ type Result struct {
 	Content bool   // it has "content" and that is not null
 	Task    bool   // it has "task" (a task handle)
 	Type    string // its "resultType" when that is a string
+	// BadIsError is set when it has an "isError" that is not true or
+	// false (null, a string, a number): what clients read as success or
+	// as failure, each its own way.
+	BadIsError bool
 }
 
 // Answered reports whether the result of a tools/call says something: an
@@ -741,6 +745,9 @@ func (s *scanner) note(top *Result, key, value span) {
 		top.Content = !s.isNull(value)
 	case s.is(key, "task"):
 		top.Task = true
+	case s.is(key, "isError"):
+		v := string(s.data[value.start:value.end])
+		top.BadIsError = v != "true" && v != "false"
 	case s.is(key, "resultType"):
 		top.Type = ""
 		if s.data[value.start] == '"' {

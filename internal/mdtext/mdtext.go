@@ -13,10 +13,17 @@ import (
 
 // escaper backslash-escapes Markdown's punctuation, writes the characters
 // HTML and mentions need as entities, and turns line breaks into <br>.
+//
+// An escape or an entity keeps a character from being read as Markdown,
+// but the renderer's autolinks read the text it decoded: "a&#64;b\.com"
+// is the text "a@b.com" there, which GitHub makes a mailto: link (and
+// "xmpp&#58;a&#64;b\.com" an xmpp: one), and "&#64;team" a mention. So
+// "@" stands alone between two <wbr> (an empty element, shown as nothing):
+// no text around it holds both sides of an address or a name after it.
 var escaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "{", `\{`, "}", `\}`, "[", `\[`, "]", `\]`,
 	"(", `\(`, ")", `\)`, "#", `\#`, "+", `\+`, "-", `\-`, ".", `\.`, "!", `\!`, "|", `\|`,
-	"~", `\~`, ">", "&gt;", "<", "&lt;", "&", "&amp;", "@", "&#64;", ":", "&#58;",
+	"~", `\~`, ">", "&gt;", "<", "&lt;", "&", "&amp;", "@", "<wbr>&#64;<wbr>", ":", "&#58;",
 	"\r\n", "<br>", "\n", "<br>", "\t", " ",
 )
 

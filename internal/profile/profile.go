@@ -9,8 +9,10 @@
 package profile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,7 +149,11 @@ func Parse(data []byte) (*File, error) {
 		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
 	}
 	f := &File{}
-	if err := yaml.Unmarshal(data, f); err != nil {
+	// A key the file format does not know (a misspelt "timout") is named,
+	// with its line, rather than left out without a word.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(f); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if f.Profiles == nil {

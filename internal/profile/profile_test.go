@@ -158,3 +158,15 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+// A key the format does not know is named, with its line, not left out
+// without a word.
+func TestParseNamesAnUnknownKey(t *testing.T) {
+	_, err := profile.Parse([]byte("profiles:\n  staging:\n    url: http://127.0.0.1:8080/mcp\n    timout: 5s\n"))
+	if err == nil || !strings.Contains(err.Error(), "timout") || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("err = %v, want the key timout and its line named", err)
+	}
+	if f, err := profile.Parse(nil); err != nil || f.Profiles == nil {
+		t.Errorf("an empty file: %v, %v", f, err)
+	}
+}

@@ -870,9 +870,12 @@ var ErrNotLoopback = errors.New("not a loopback address")
 // CheckListen reports whether addr (host:port) is on loopback: 127.0.0.0/8,
 // ::1 or localhost.
 func CheckListen(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
+	}
+	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+		return fmt.Errorf("port %s is no TCP port (0 to 65535)", port)
 	}
 	if !loopbackHost(host) {
 		return ErrNotLoopback

@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +21,7 @@ import (
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/termsafe"
@@ -63,16 +62,7 @@ func Write(w io.Writer, steps ...Step) error {
 // Check reports whether path can be appended to, before anything is
 // recorded; it leaves no file behind that was not there.
 func Check(path string) error {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if errors.Is(statErr, fs.ErrNotExist) {
-		return os.Remove(path)
-	}
-	return nil
+	return outfile.Check(path)
 }
 
 // Append adds steps to the script file at path, creating it (starting with
@@ -90,7 +80,7 @@ func Append(path string, hide func(string) string, steps ...Step) error {
 		buf.Reset()
 		buf.WriteString(text)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := outfile.Append(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("record to %s: %w", path, err)
 	}
@@ -288,8 +278,9 @@ func stableText(res any) string {
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and
 // dollar signs (which would start a variable) are escaped, and so is every
-// control character, and the "[" of "##[", which a CI runner reads as a
-// workflow command wherever a line of a file it shows holds it.
+// control character, and the "[" of "##[" (or "##vso[", "##teamcity["),
+// which a CI runner reads as a workflow command wherever a line of a file
+// it shows holds it.
 func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -297,7 +288,7 @@ func Quote(s string) string {
 	for i, r := range s {
 		switch r {
 		case '[':
-			if strings.HasSuffix(s[:i], "##") {
+			if termsafe.OpensCommand(s[:i]) {
 				b.WriteString(`\u005b`)
 				continue
 			}

@@ -179,7 +179,7 @@ func FuzzQuote(f *testing.F) {
 // CI runner would read as one (a file a workflow shows), and the script
 // still reads back the same values.
 func TestRecordWritesNoWorkflowCommand(t *testing.T) {
-	evil := "\n::error file=x::forged\n  ::add-mask::m\nsee ##[error]legacy"
+	evil := "\n::error file=x::forged\n  ::add-mask::m\nsee ##[error]legacy ##vso[task.complete] ##teamcity[x]"
 	steps := []record.Step{{
 		Method: "tools/call", Name: "deploy",
 		Args:      map[string]any{"note": evil, "obj": map[string]any{"k": "##[warning]x"}},
@@ -199,7 +199,7 @@ func TestRecordWritesNoWorkflowCommand(t *testing.T) {
 	if _, err := script.ParseFile("rec.mcp", []byte(got)); err != nil {
 		t.Fatalf("the recorded script does not parse: %v\n%s", err, got)
 	}
-	if !strings.Contains(got, `note:"\n::error file=x::forged\n  ::add-mask::m\nsee ##\u005berror]legacy"`) ||
+	if !strings.Contains(got, `note:"\n::error file=x::forged\n  ::add-mask::m\nsee ##\u005berror]legacy ##vso\u005btask.complete] ##teamcity\u005bx]"`) ||
 		!strings.Contains(got, `obj:{"k":"##\u005bwarning]x"}`) {
 		t.Errorf("the values are not written as expected:\n%s", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/outfile"
 )
 
 // Default bounds of a Writer.
@@ -100,28 +101,8 @@ func NewWriter(w io.Writer, h Header, opts WriterOptions) (*Writer, error) {
 // a reader. An existing file is emptied only once it is known to be such a
 // file.
 func Create(path string, h Header, opts WriterOptions) (*Writer, *os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|openNoFollow, 0o600)
+	f, err := outfile.Create(path, 0o600)
 	if err != nil {
-		if isSymlink(path) {
-			return nil, nil, fmt.Errorf("create recording: %s is a symbolic link; give the path of a regular file", path)
-		}
-		return nil, nil, fmt.Errorf("create recording: %w", err)
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
-	}
-	// An existing file keeps its mode when opened: a recording is the
-	// owner's alone whatever was there before (and a file of another user's
-	// cannot be made so, and is left as it was).
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Truncate(0)
-	}
-	if err != nil {
-		f.Close()
 		return nil, nil, fmt.Errorf("create recording: %w", err)
 	}
 	w, err := NewWriter(f, h, opts)
@@ -130,11 +111,6 @@ func Create(path string, h Header, opts WriterOptions) (*Writer, *os.File, error
 		return nil, nil, err
 	}
 	return w, f, nil
-}
-
-func isSymlink(path string) bool {
-	st, err := os.Lstat(path)
-	return err == nil && st.Mode()&os.ModeSymlink != 0
 }
 
 // AddSecrets hides secrets in every entry written from now on, such as a

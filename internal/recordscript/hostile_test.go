@@ -159,9 +159,20 @@ func TestHostileServerWritesNoWorkflowCommand(t *testing.T) {
 	}
 }
 
-// A comment carries what a server wrote as it reads, but for "##[".
+// A comment carries what a server wrote as it reads, but for "##[",
+// "##vso[" and "##teamcity[", and for what would not show as it is (a
+// U+202E would reverse the rest of the line in an editor or a review).
 func TestCommentsHoldNoLegacyCommand(t *testing.T) {
-	if got := sanitize("status ##[error]x ###[y"); got != `status ##\[error]x ###\[y` {
+	if got := sanitize("status ##[error]x ###[y ##vso[task.complete] ##TeamCity[x]"); got != `status ##\[error]x ###\[y ##vso\[task.complete] ##TeamCity\[x]` {
 		t.Errorf("sanitize: %q", got)
+	}
+	got := sanitize("name\u202egnp.exe\u2066\u200b\ttab\x1b[31m")
+	for _, r := range got {
+		if termsafe.Unsafe(r) {
+			t.Errorf("sanitize: %q holds %U", got, r)
+		}
+	}
+	if !strings.Contains(got, `\u202e`) {
+		t.Errorf("sanitize: %q does not show the U+202E it left out", got)
 	}
 }

@@ -130,15 +130,13 @@ func (w *writer) comment(format string, args ...any) {
 	}
 }
 
-// sanitize keeps a comment on its line: no control characters, and no
-// "##[", which a CI runner showing the file would read as a command.
+// sanitize keeps a comment on its line and shows it as it is: control,
+// bidirectional and invisible characters escaped (termsafe.Line: a U+202E
+// would show the rest of the line reversed in an editor or a review), and
+// no "##[", "##vso[" or "##teamcity[", which a CI runner showing the file
+// would read as a command.
 func sanitize(s string) string {
-	return strings.ReplaceAll(strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
-			return ' '
-		}
-		return r
-	}, s), "##[", `##\[`)
+	return termsafe.DefuseCommands(termsafe.Line(s))
 }
 
 func (w *writer) warn(line int, format string, args ...any) {

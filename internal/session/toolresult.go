@@ -200,6 +200,9 @@ func untrusted(method string, m jsonscan.Message) error {
 	case m.Failed:
 		return nil
 	}
+	if m.Result.BadIsError && method == "tools/call" {
+		return fmt.Errorf("the server's answer to %s has an isError that is neither true nor false; refused (a client may read it as success, another as failure)", method)
+	}
 	switch t := m.Result.Type; {
 	case t == "" || t == "complete" || t == "input_required":
 	case t == resultTypeTask && method == "tools/call":

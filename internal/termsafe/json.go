@@ -13,9 +13,9 @@ import (
 // Newlines, tabs and carriage returns are left alone: between tokens they
 // are white space, and inside strings encoders escape them already. The
 // escapes are only valid inside strings, which is the only place valid
-// JSON holds such characters. The "[" of "##[" (which only a string holds)
-// is written \u005b too, so that no line of the document reads as a CI
-// runner's workflow command ([WorkflowCommand]).
+// JSON holds such characters. The "[" of "##[", "##vso[" and "##teamcity["
+// (which only a string holds) is written \u005b too, so that no line of the
+// document reads as a CI runner's workflow command ([WorkflowCommand]).
 func JSON(doc []byte) []byte {
 	if isPlainJSON(doc) {
 		return doc
@@ -75,7 +75,8 @@ func isPlainJSON(doc []byte) bool {
 	return true
 }
 
-// legacyCommand reports whether the "[" at doc[i] ends "##[".
+// legacyCommand reports whether the "[" at doc[i] opens a workflow command
+// ("##[", "##vso[", "##teamcity[").
 func legacyCommand(doc []byte, i int) bool {
-	return i >= 2 && doc[i-1] == '#' && doc[i-2] == '#'
+	return opensCommand(doc[max(0, i-maxCommandName):i])
 }

@@ -11,14 +11,89 @@ import (
 // (GitHub Actions: "::add-mask::x", "::error file=…::message",
 // "::stop-commands::token"): a line is one when it starts with "::" once
 // the white space before it is trimmed, or, in the legacy form, when it
-// holds "##[" anywhere. The runner ends lines at "\n" and at "\r". Server
-// text must write none: the Writer prefixes such a line with "| " and
-// writes "##[" as "##\[" (in JSON, "##\u005b", the same value).
+// holds "##[" anywhere. Azure Pipelines reads "##vso[task.setvariable …]"
+// and TeamCity "##teamcity[setParameter …]" the same way (either, in any
+// letter case, taken here wherever it is in a line). The runner ends lines
+// at "\n" and at "\r". Server text must write none: the Writer prefixes a
+// line that starts with "::" with "| ", and writes the "[" that opens
+// "##[", "##vso[" or "##teamcity[" as "\[" (in JSON, "\u005b", the same
+// value).
 
 // WorkflowCommand reports whether a CI runner would read line (one line,
 // without its end) as a workflow command.
 func WorkflowCommand(line string) bool {
-	return strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[")
+	if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
+		return true
+	}
+	for i := strings.IndexByte(line, '['); i >= 0; i = nextBracket(line, i) {
+		if OpensCommand(line[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// OpensCommand reports whether a "[" written after before (the line so far)
+// opens a CI runner's command: before ends with "##", "##vso" or
+// "##teamcity", in any letter case. A writer of its own escaping (a
+// script's quoting, an annotation's data) escapes such a "[".
+func OpensCommand(before string) bool {
+	return opensCommand([]byte(before[max(0, len(before)-maxCommandName):]))
+}
+
+// DefuseCommands returns s with the "[" that opens "##[", "##vso[" or
+// "##teamcity[" written "\[", for text of a line that is escaped
+// otherwise (a comment, an annotation's message).
+func DefuseCommands(s string) string {
+	var b strings.Builder
+	start := 0
+	for i := strings.IndexByte(s, '['); i >= 0; i = nextBracket(s, i) {
+		if OpensCommand(s[:i]) {
+			b.WriteString(s[start:i])
+			b.WriteString(`\[`)
+			start = i + 1
+		}
+	}
+	if start == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return b.String()
+}
+
+// nextBracket returns the index of the next "[" in s after i, or -1.
+func nextBracket(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '[')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// commandNames are the runners' command markers before their "[", by
+// their last byte.
+var commandNames = [...]string{"##", "##vso", "##teamcity"}
+
+// maxCommandName is the length of the longest of commandNames.
+const maxCommandName = len("##teamcity")
+
+// opensCommand reports whether a "[" after before opens a workflow command:
+// before ends with "##", "##vso" or "##teamcity" (in any letter case).
+func opensCommand(before []byte) bool {
+	if len(before) < 2 {
+		return false
+	}
+	switch before[len(before)-1] {
+	case '#', 'o', 'O', 'y', 'Y':
+	default:
+		return false // the common "[": no need to look further
+	}
+	for _, name := range commandNames {
+		if len(before) >= len(name) && bytes.EqualFold(before[len(before)-len(name):], []byte(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandPrefix is what a line that would read as a command starts with.
@@ -28,12 +103,13 @@ const commandPrefix = "| "
 // writes are cut into. At the start of a line it holds the white space and
 // a colon until the line shows what it is.
 type cmdGuard struct {
-	json   bool   // "[" after "##" is written \u005b, not \[
-	start  bool   // the next byte starts a line
-	held   []byte // the start of the line, undecided
-	lead   int    // how much of held is white space the runner trims
-	shown  int    // how much of held a flush wrote already
-	hashes int    // how many "#" (at most 2) the line ends in so far
+	json  bool                 // "[" after "##" is written \u005b, not \[
+	start bool                 // the next byte starts a line
+	held  []byte               // the start of the line, undecided
+	lead  int                  // how much of held is white space the runner trims
+	shown int                  // how much of held a flush wrote already
+	tail  [maxCommandName]byte // the line's last bytes so far (at most maxCommandName)
+	tailN int                  // how many of tail hold them
 }
 
 // leadingSpace is the white space the runner trims before "::".
@@ -41,7 +117,7 @@ func leadingSpace(r rune) bool { return r != '\n' && r != '\r' && unicode.IsSpac
 
 // passes reports whether p goes out as it is, and if so takes it in: the
 // common case, checked with fast scans (no line of p starts with white
-// space or a colon, no "[" follows "##"), so that the guard costs no copy.
+// space or a colon, no "[" opens a command), so that the guard costs no copy.
 func (g *cmdGuard) passes(p []byte) bool {
 	if len(p) == 0 {
 		return true
@@ -71,25 +147,45 @@ func (g *cmdGuard) passes(p []byte) bool {
 			break
 		}
 		i += j
-		hashes := 0
-		for hashes < 2 && hashes < i && p[i-1-hashes] == '#' {
-			hashes++
-		}
-		if hashes == i {
-			hashes = min(2, hashes+g.hashes)
-		}
-		if hashes >= 2 {
+		if g.opens(p[:i]) {
 			return false
 		}
 		i++
 	}
 	last := p[len(p)-1]
-	if g.start = last == '\n' || last == '\r'; g.start {
-		g.hashes = 0
-	} else {
-		g.countHashes(p)
-	}
+	g.start = last == '\n' || last == '\r'
+	g.remember(p)
 	return true
+}
+
+// opens reports whether a "[" after line, the rest of the line so far
+// (past what the guard remembers of it), opens a workflow command.
+func (g *cmdGuard) opens(line []byte) bool {
+	if k := bytes.LastIndexAny(line, "\n\r"); k >= 0 {
+		return opensCommand(line[k+1:])
+	}
+	if len(line) >= maxCommandName {
+		return opensCommand(line)
+	}
+	var buf [2 * maxCommandName]byte
+	return opensCommand(append(append(buf[:0], g.tail[:g.tailN]...), line...))
+}
+
+// remember keeps the last bytes of the line once p is written.
+func (g *cmdGuard) remember(p []byte) {
+	if k := bytes.LastIndexAny(p, "\n\r"); k >= 0 {
+		g.tailN = 0
+		p = p[k+1:]
+	}
+	if len(p) >= maxCommandName {
+		g.tailN = copy(g.tail[:], p[len(p)-maxCommandName:])
+		return
+	}
+	if keep := maxCommandName - len(p); g.tailN > keep {
+		copy(g.tail[:], g.tail[g.tailN-keep:g.tailN])
+		g.tailN = keep
+	}
+	g.tailN += copy(g.tail[g.tailN:], p)
 }
 
 // plainStart reports whether a line that starts with c is decided at c to
@@ -112,7 +208,7 @@ func (g *cmdGuard) write(out *bytes.Buffer, p []byte) {
 		c := p[i]
 		p = p[i+1:]
 		if c == '[' {
-			if g.hashes >= 2 {
+			if opensCommand(g.tail[:g.tailN]) {
 				if g.json {
 					out.WriteString(`\u005b`)
 				} else {
@@ -121,33 +217,19 @@ func (g *cmdGuard) write(out *bytes.Buffer, p []byte) {
 			} else {
 				out.WriteByte('[')
 			}
-			g.hashes = 0
+			g.remember([]byte{'['})
 			continue
 		}
 		out.WriteByte(c)
-		g.start, g.hashes = true, 0
+		g.start, g.tailN = true, 0
 	}
 }
 
 // body writes a piece of a line past its start that holds no line end and
-// no "[", and counts the "#" it ends in.
+// no "[", and remembers how the line ends.
 func (g *cmdGuard) body(out *bytes.Buffer, p []byte) {
 	out.Write(p)
-	g.countHashes(p)
-}
-
-// countHashes counts the "#" (at most 2) the line ends in once p, a piece
-// of it with no line end, is written.
-func (g *cmdGuard) countHashes(p []byte) {
-	n := 0
-	for n < 2 && n < len(p) && p[len(p)-1-n] == '#' {
-		n++
-	}
-	if n == len(p) {
-		g.hashes = min(2, g.hashes+n)
-	} else {
-		g.hashes = n
-	}
+	g.remember(p)
 }
 
 // head reads the start of a line from p until it is decided, and returns

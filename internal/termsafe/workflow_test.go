@@ -100,8 +100,39 @@ func TestJSONWriterDefusesLegacyCommands(t *testing.T) {
 	}
 }
 
+// Azure Pipelines' "##vso[" and TeamCity's "##teamcity[" (in any letter
+// case, at a line's start or within it) are defused as "##[" is, in text
+// and in JSON, whatever the writes are cut into.
+func TestWriterDefusesOtherRunnersCommands(t *testing.T) {
+	in := "##vso[task.setvariable variable=x]y\n##teamcity[setParameter name='x' value='y']\nsee ##VSO[task.complete result=Failed] and ##TeamCity[buildStatus text='x']\nvso[ok] teamcity[ok] #vso[ok]\n"
+	want := "##vso\\[task.setvariable variable=x]y\n##teamcity\\[setParameter name='x' value='y']\nsee ##VSO\\[task.complete result=Failed] and ##TeamCity\\[buildStatus text='x']\nvso[ok] teamcity[ok] #vso[ok]\n"
+	for _, size := range []int{1, 2, 3, 5, 11, len(in)} {
+		var out bytes.Buffer
+		writeIn(t, termsafe.NewWriter(&out), in, size)
+		if out.String() != want {
+			t.Errorf("writes of %d bytes:\ngot  %q\nwant %q", size, out.String(), want)
+		}
+		doc, _ := json.Marshal(map[string]string{"text": in})
+		doc = bytes.ReplaceAll(doc, []byte(`\n`), []byte("\n")) // lines a runner reads
+		out.Reset()
+		writeIn(t, termsafe.NewJSONWriter(&out), string(doc), size)
+		if l := commandIn(out.String()); l != "" {
+			t.Errorf("JSON in writes of %d: %q reads as a command", size, l)
+		}
+	}
+	for _, l := range []string{"##vso[task.setvariable]", "x ##teamcity[message]", "##Vso[x]"} {
+		if !termsafe.WorkflowCommand(l) {
+			t.Errorf("%q is not taken for a command", l)
+		}
+	}
+	if got := string(termsafe.JSON([]byte(`["##vso[x","##teamcity[y"]`))); got != `["##vso\u005bx","##teamcity\u005by"]` {
+		t.Errorf("JSON: %s", got)
+	}
+}
+
 func FuzzWriterCommands(f *testing.F) {
 	f.Add("a\n::error::x\n  ::y\n:z", 3)
+	f.Add("##vso[task.setvariable]\nx##teamcity[a]##TEAMCITY", 4)
 	f.Add("a\r\u00a0::error::x ##[error]y", 2)
 	f.Fuzz(func(t *testing.T, in string, size int) {
 		if size < 1 || size > 64 {
