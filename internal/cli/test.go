@@ -200,7 +200,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Answers.Record != "" {
 		// A new script: what an earlier run recorded is replaced.
-		if err := os.WriteFile(opts.Answers.Record, nil, 0o644); err != nil {
+		if err := os.WriteFile(opts.Answers.Record, nil, 0o600); err != nil { // it holds the answers given
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}
 		opts.Answers.hide = opts.IO.Hide

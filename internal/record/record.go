@@ -21,6 +21,7 @@ import (
 	"unicode"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/printer"
@@ -64,7 +65,7 @@ func Write(w io.Writer, steps ...Step) error {
 // recorded; it leaves no file behind that was not there.
 func Check(path string) error {
 	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -76,8 +77,9 @@ func Check(path string) error {
 }
 
 // Append adds steps to the script file at path, creating it (starting with
-// [Header]) when it does not exist, so that several calls recorded one
-// after the other make one script. hide, when not nil, is applied to the
+// [Header]) when it does not exist, readable by its owner only (it holds
+// the answers given), so that several calls recorded one after the other
+// make one script. hide, when not nil, is applied to the
 // text written (credentials a server echoed are hidden in the file as on
 // the output).
 func Append(path string, hide func(string) string, steps ...Step) error {
@@ -90,7 +92,7 @@ func Append(path string, hide func(string) string, steps ...Step) error {
 		buf.Reset()
 		buf.WriteString(text)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("record to %s: %w", path, err)
 	}
@@ -147,11 +149,17 @@ func (s Step) Script() (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if len(q.Hidden) > 0 {
+			b.WriteString("# " + HiddenNote("the answer", q.Hidden) + "\n")
+		}
 		b.WriteString(line + "\n")
 	}
 	call, err := s.command()
 	if err != nil {
 		return "", err
+	}
+	if _, hidden := credential.HideFields(s.Args, nil); len(hidden) > 0 {
+		b.WriteString("# " + HiddenNote("the arguments", hidden) + "\n")
 	}
 	b.WriteString(call + "\n")
 	for _, q := range s.Questions {
@@ -180,11 +188,30 @@ func sampleOf(q exchange.Entry) answer.Sample {
 // Command writes the script command that sends a call: call_tool or
 // get_prompt with the arguments by name (sorted), read_resource with the
 // URI. An argument whose name or value a script cannot write is an error.
+// The value of an argument that is a secret, by its name or its form
+// (credential.HideFields), is written as credential.Hidden; HiddenNote
+// says where, for a comment before the command.
 func Command(method, name string, args map[string]any) (string, error) {
 	return Step{Method: method, Name: name, Args: args}.command()
 }
 
+// HiddenNote says which values of what (an answer, the arguments) are
+// written as credential.Hidden, the paths that credential.HideFields
+// names: the text of a comment, so that a script can be completed by
+// hand.
+func HiddenNote(what string, paths []string) string {
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = Quote(p)
+	}
+	return fmt.Sprintf("%s: %s hidden (a secret); write the value in place of %s before replaying",
+		what, strings.Join(quoted, ", "), credential.Hidden)
+}
+
 func (s Step) command() (string, error) {
+	if v, hidden := credential.HideFields(s.Args, nil); len(hidden) > 0 {
+		s.Args, _ = v.(map[string]any)
+	}
 	switch s.Method {
 	case "tools/call", "prompts/get":
 		verb := cmdname.CallTool

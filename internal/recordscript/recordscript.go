@@ -18,6 +18,7 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/conversation"
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/record"
@@ -116,6 +117,9 @@ type writer struct {
 	warnings []Warning
 	notes    map[*conversation.Call][]conversation.Note
 	roots    string // the roots line, from the first roots/list answer
+	// hiddenArgs says which arguments of the last command written are
+	// hidden, for a comment before it.
+	hiddenArgs string
 	rootsRaw string
 }
 
@@ -203,6 +207,7 @@ func (w *writer) call(c *conversation.Call) {
 		w.warn(n.Line, "%s", n.Text)
 		w.comment("line %d of the recording: %s", n.Line, n.Text)
 	}
+	w.hiddenArgs = ""
 	cmd, err := w.command(c)
 	if err == nil && !parses(cmd) {
 		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
@@ -211,6 +216,9 @@ func (w *writer) call(c *conversation.Call) {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
 		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
 		return
+	}
+	if w.hiddenArgs != "" {
+		w.comment("%s", w.hiddenArgs)
 	}
 	switch {
 	case c.Method == conversation.MethodSetLevel:
@@ -300,6 +308,9 @@ func (w *writer) command(c *conversation.Call) (string, error) {
 				return "", fmt.Errorf("its arguments are not a JSON object")
 			}
 		}
+		if _, paths := credential.HideFields(args, nil); len(paths) > 0 {
+			w.hiddenArgs = record.HiddenNote("the arguments", paths)
+		}
 		return record.Command(c.Method, c.Name, args)
 	case "resources/read":
 		return record.Command(c.Method, c.Name, nil)
@@ -350,7 +361,8 @@ func (w *writer) answers(c *conversation.Call) given {
 			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Mode() == "url" && q.Action() == "accept":
 			g.outOfBand = true
-			url := urlOf(q)
+			// The link may carry a token, a code or a sign-in's state.
+			url := credential.RedactURL(urlOf(q))
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
 			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
 			w.line("%s %saccept", cmdname.ElicitResponse, key)
@@ -400,6 +412,10 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 	line := cmdname.ElicitResponse + " " + key + action
 	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
 		return line
+	}
+	if hidden, paths := hideJSON(a.Content); len(paths) > 0 {
+		a.Content = hidden
+		w.comment("%s", record.HiddenNote("the answer", paths))
 	}
 	v, err := jsonmatch.Decode(a.Content)
 	if err != nil {
@@ -530,7 +546,14 @@ func (w *writer) questionChecks(c *conversation.Call) {
 				check.Set("mode", mode)
 			}
 			for _, k := range []string{"requestedSchema", "url"} {
-				if x, ok := obj.Get(k); ok {
+				x, ok := obj.Get(k)
+				if u, isText := x.(string); ok && isText && k == "url" && credential.RedactURL(u) != u {
+					// A link that carries a credential is not checked:
+					// the check would hold it.
+					w.comment("the link of the question carries a credential (%s); it is not checked", credential.RedactURL(u))
+					continue
+				}
+				if ok {
 					check.Set(k, x)
 				}
 			}
@@ -717,4 +740,25 @@ func (w *writer) textOnly(c *conversation.Call, obj *jsonmatch.Object) (string, 
 		texts = append(texts, text)
 	}
 	return strings.Join(texts, "\n"), true
+}
+
+// hideJSON hides the secrets of an answer's content (credential.HideFields)
+// and returns it with the paths of those hidden; raw is returned as it is
+// when nothing is.
+func hideJSON(raw json.RawMessage) (json.RawMessage, []string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw, nil
+	}
+	hidden, paths := credential.HideFields(v, nil)
+	if len(paths) == 0 {
+		return raw, nil
+	}
+	b, err := json.Marshal(hidden)
+	if err != nil {
+		return raw, nil
+	}
+	return b, paths
 }
