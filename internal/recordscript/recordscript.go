@@ -120,7 +120,7 @@ type writer struct {
 	// hiddenArgs says which arguments of the last command written are
 	// hidden, for a comment before it.
 	hiddenArgs string
-	rootsRaw string
+	rootsRaw   string
 }
 
 func (w *writer) line(format string, args ...any) {
