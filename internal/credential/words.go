@@ -26,6 +26,25 @@ import (
 // things in prose ("ask Pat").
 type Terms struct {
 	terms []secretTerm
+	// index finds the terms a run of words spells: each term's joined
+	// words (and their plural, unless exact) to its places in terms.
+	index  map[string][]int
+	maxLen int // the longest key of index
+}
+
+// reindex builds t.index from t.terms.
+func (t *Terms) reindex() {
+	t.index, t.maxLen = map[string][]int{}, 0
+	for k, term := range t.terms {
+		keys := []string{term.joined}
+		if !term.exact {
+			keys = append(keys, term.joined+"s")
+		}
+		for _, key := range keys {
+			t.index[key] = append(t.index[key], k)
+			t.maxLen = max(t.maxLen, len(key))
+		}
+	}
 }
 
 // secretTerm is a sequence of words naming a secret.
@@ -56,12 +75,21 @@ var nameOnlyTerms = []string{"pat", "csrf", "xsrf", "tok", "tkn", "sig", "sid", 
 // ("Pin the issue"). The Terms returned are the caller's to extend.
 func DefaultTerms() *Terms {
 	t := &Terms{}
-	t.terms = append(t.terms, defaultTerms()...)
+	t.terms = append(t.terms, defaults().terms...)
+	t.reindex()
 	return t
 }
 
-// defaultTerms is built once: the words of every term, normalised.
-var defaultTerms = sync.OnceValue(func() []secretTerm {
+// defaults are the default terms, built once and shared (never extended)
+// by Name, Field and DefaultTerms.
+var defaults = sync.OnceValue(func() *Terms {
+	t := &Terms{terms: defaultTermList()}
+	t.reindex()
+	return t
+})
+
+// defaultTermList is every default term, its words normalised.
+func defaultTermList() []secretTerm {
 	var out []secretTerm
 	for _, s := range defaultSecretTerms {
 		out = append(out, newTerm(s, false, false))
@@ -74,7 +102,7 @@ var defaultTerms = sync.OnceValue(func() []secretTerm {
 		out = append(out, newTerm(s, false, true))
 	}
 	return out
-})
+}
 
 func newTerm(text string, exact, nameOnly bool, notBefore ...string) secretTerm {
 	ws := secretWords(text)
@@ -89,6 +117,7 @@ func (t *Terms) Add(terms ...string) *Terms {
 			t.terms = append(t.terms, term)
 		}
 	}
+	t.reindex()
 	return t
 }
 
@@ -120,14 +149,26 @@ func (t *Terms) MatchName(name string, prose ...string) string {
 func (t *Terms) match(text string, name bool) string {
 	ws, clauses := secretWordsIn(text)
 	warned := warnedAgainst(ws, clauses)
+	var run []byte
 	for i := range ws {
 		if warned[i] {
 			continue
 		}
-		for _, term := range t.terms {
-			if (name || !term.nameOnly) && term.matchAt(ws, i) {
-				return term.name
+		// The first term (in t's order) that the words from i spell.
+		best := -1
+		run = run[:0]
+		for j := i; j < len(ws) && len(run) < t.maxLen; j++ {
+			run = append(run, ws[j]...)
+			for _, k := range t.index[string(run)] {
+				term := &t.terms[k]
+				if (name || !term.nameOnly) && (best < 0 || k < best) &&
+					(j+1 == len(ws) || !slices.Contains(term.notBefore, ws[j+1])) {
+					best = k
+				}
 			}
+		}
+		if best >= 0 {
+			return t.terms[best].name
 		}
 	}
 	return ""
@@ -205,19 +246,6 @@ func warnedAgainst(ws []string, clauses []int) []bool {
 	return warned
 }
 
-// matchAt reports whether words starting at ws[i] spell the term.
-func (t secretTerm) matchAt(ws []string, i int) bool {
-	var b strings.Builder
-	for j := i; j < len(ws) && b.Len() < len(t.joined)+1; j++ {
-		b.WriteString(ws[j])
-		got := b.String()
-		if got == t.joined || !t.exact && got == t.joined+"s" {
-			return j+1 == len(ws) || !slices.Contains(t.notBefore, ws[j+1])
-		}
-	}
-	return false
-}
-
 // secretWords normalises text (see [SecretPolicy]) and splits it into
 // lower-case words.
 func secretWords(text string) []string {
@@ -232,7 +260,9 @@ const clauseEnds = ".;:?()[]{}\n"
 // secretWordsIn is secretWords with the clause each word stands in,
 // numbered from 0.
 func secretWordsIn(text string) (words []string, clauses []int) {
-	text = norm.NFKD.String(text)
+	if !ascii(text) {
+		text = norm.NFKD.String(text)
+	}
 	var runes []rune
 	for _, r := range text {
 		switch {
@@ -363,6 +393,12 @@ var confusables = map[rune]rune{
 	'ı': 'i', 'ȷ': 'j', 'ɑ': 'a', 'ℓ': 'l',
 }
 
-// defaults are the default terms, shared (never extended) by Name and
-// Field.
-func defaults() *Terms { return &Terms{terms: defaultTerms()} }
+// ascii reports whether s is ASCII alone, which normalising leaves as it is.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
