@@ -158,10 +158,3 @@ func TestHostileServerWritesNoWorkflowCommand(t *testing.T) {
 		t.Errorf("the text is not kept as its value:\n%s", body)
 	}
 }
-
-// A comment carries what a server wrote as it reads, but for "##[".
-func TestCommentsHoldNoLegacyCommand(t *testing.T) {
-	if got := sanitize("status ##[error]x ###[y"); got != `status ##\[error]x ###\[y` {
-		t.Errorf("sanitize: %q", got)
-	}
-}

@@ -25,6 +25,7 @@ import (
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/script/cmdname"
+	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -130,19 +131,8 @@ func (w *writer) line(format string, args ...any) {
 // comment writes text as comment lines.
 func (w *writer) comment(format string, args ...any) {
 	for _, l := range strings.Split(fmt.Sprintf(format, args...), "\n") {
-		w.buf.WriteString("# " + sanitize(l) + "\n")
+		w.buf.WriteString(syntax.Comment(l) + "\n")
 	}
-}
-
-// sanitize keeps a comment on its line: no control characters, and no
-// "##[", which a CI runner showing the file would read as a command.
-func sanitize(s string) string {
-	return strings.ReplaceAll(strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
-			return ' '
-		}
-		return r
-	}, s), "##[", `##\[`)
 }
 
 func (w *writer) warn(line int, format string, args ...any) {
@@ -315,7 +305,7 @@ func (w *writer) command(c *conversation.Call) (string, error) {
 	case "resources/read":
 		return record.Command(c.Method, c.Name, nil)
 	case conversation.MethodSetLevel:
-		return "logging " + record.Word(c.Name), nil
+		return "logging " + syntax.Word(c.Name), nil
 	case "tools/list":
 		return "list tools", nil
 	case "prompts/list":
@@ -339,7 +329,7 @@ func (w *writer) answers(c *conversation.Call) given {
 	var g given
 	for _, q := range c.Questions {
 		key := ""
-		if q.Key != "" && record.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
+		if q.Key != "" && syntax.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
 			key = q.Key + "="
 		}
 		switch q.Method {
@@ -364,7 +354,7 @@ func (w *writer) answers(c *conversation.Call) given {
 			// The link may carry a token, a code or a sign-in's state.
 			url := credential.RedactURL(urlOf(q))
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
-			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
+			w.comment("the person accepted to open %s; a script accepts without opening it", url)
 			w.line("%s %saccept", cmdname.ElicitResponse, key)
 		default:
 			line := w.elicitResponse(key, q)
@@ -467,7 +457,7 @@ func (w *writer) sampleResponse(q *conversation.Question) {
 	if s.Role == "assistant" {
 		s.Role = ""
 	}
-	line := cmdname.SampleResponse + " " + record.Quote(s.String())
+	line := cmdname.SampleResponse + " " + syntax.Quote(s.String())
 	if !parses(line) {
 		w.warn(q.AnswerLine, "the model reply at line %d is too long for a script line (%d bytes): the script gives none", q.AnswerLine, len(line))
 		w.comment("the model reply at line %d of the recording is too long for a script line", q.AnswerLine)
@@ -495,7 +485,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 		if root.Name != "" || strings.Contains(root.URI, "=") {
 			word += "=" + root.Name
 		}
-		words = append(words, record.Quote(word))
+		words = append(words, syntax.Quote(word))
 	}
 	raw := strings.Join(words, " ")
 	switch {
@@ -510,7 +500,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 func (w *writer) questionChecks(c *conversation.Call) {
 	for _, q := range c.Questions {
 		sel := ""
-		if q.Key != "" && record.AnswerKey(q.Key) {
+		if q.Key != "" && syntax.AnswerKey(q.Key) {
 			sel = " key=" + q.Key
 		}
 		v, err := jsonmatch.Decode(q.Params)
@@ -530,7 +520,7 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			if text != "" && w.opts.Match == jsonmatch.Exact {
 				// The message as text when it does not change from run
 				// to run, else as a pattern in the question's check.
-				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
+				if q := syntax.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
 					line += " " + q
 				} else {
 					check.Set("message", text)
@@ -611,7 +601,7 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 	if strings.HasPrefix(c, "{") || strings.HasPrefix(c, "[") {
 		return cmd + " " + c
 	}
-	return cmd + " " + record.Quote(c)
+	return cmd + " " + syntax.Quote(c)
 }
 
 // textLine is a check of a text: quoted on its line, or, for a text of
@@ -619,7 +609,7 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 // a workflow command, in a here-document, as it reads.
 func textLine(cmd, text string) string {
 	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") || hasCommand(text) {
-		return cmd + " " + record.Quote(text)
+		return cmd + " " + syntax.Quote(text)
 	}
 	marker := "END"
 	for n := 2; containsLine(text, marker); n++ {
@@ -654,7 +644,7 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if c.Err != nil {
 		out = append(out, fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code))
 		if w.opts.Match == jsonmatch.Exact {
-			l := cmdname.AssertMatch + " " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+			l := cmdname.AssertMatch + " " + syntax.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
 			if parses(l) {
 				out = append(out, l)
 			} else {
