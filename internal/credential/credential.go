@@ -76,9 +76,8 @@ var schemes = []string{"bearer ", "basic ", "token ", "digest ", "dpop "}
 // (ghp_…, glpat-…, xoxb-…, sk-…, AKIA…) and enough characters after it, or
 // a JSON Web Token.
 func Token(v string) bool {
-	lv := strings.ToLower(v)
 	for _, s := range schemes {
-		if strings.HasPrefix(lv, s) && len(strings.TrimSpace(v[len(s):])) > 0 {
+		if len(v) >= len(s) && strings.EqualFold(v[:len(s)], s) && len(strings.TrimSpace(v[len(s):])) > 0 {
 			return true
 		}
 	}

@@ -32,7 +32,8 @@ func cardNumber(v string) bool {
 	if len(v) < 13 || len(v) > 23 {
 		return false
 	}
-	var digits []byte
+	var buf [23]byte
+	digits := buf[:0]
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
@@ -178,6 +179,14 @@ func hideAt(msg []byte, root []string) (out []byte, secrets []string) {
 		!bytes.Contains(msg, []byte(`\`)) {
 		return msg, nil
 	}
+	if !mayHold(msg) {
+		return msg, nil
+	}
+	return walk(msg, root)
+}
+
+// walk is hideAt past its quick checks: the message read token by token.
+func walk(msg []byte, root []string) (out []byte, secrets []string) {
 	type span struct{ from, to int64 }
 	var spans []span
 	dec := json.NewDecoder(bytes.NewReader(msg))
@@ -303,4 +312,49 @@ func skipValue(dec *json.Decoder) (int64, bool) {
 		}
 	}
 	return dec.InputOffset(), true
+}
+
+// mayHold reports whether msg may hold a secret HideMessage hides, reading
+// its bytes once without allocating for what most messages are: a key
+// that is a [Field], a string that is a [Value], a number long enough to
+// be a card's, or an escape (which only the walk reads right).
+func mayHold(msg []byte) bool {
+	digits := 0
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c >= '0' && c <= '9' {
+			if digits++; digits >= 13 {
+				return true
+			}
+			continue
+		}
+		digits = 0
+		if c != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(msg) && msg[end] != '"' {
+			if msg[end] == '\\' {
+				return true
+			}
+			end++
+		}
+		if end >= len(msg) {
+			return true
+		}
+		text := string(msg[i+1 : end]) // not kept: no allocation
+		k := end + 1
+		for k < len(msg) && (msg[k] == ' ' || msg[k] == '\t' || msg[k] == '\r' || msg[k] == '\n') {
+			k++
+		}
+		if k < len(msg) && msg[k] == ':' {
+			if term, plain := defaults().matchPlain(text); term != "" || !plain && Field(text) {
+				return true
+			}
+		} else if Value(text) {
+			return true
+		}
+		i = end
+	}
+	return false
 }

@@ -140,7 +140,11 @@ func (t *Terms) Match(texts ...string) string {
 // or else in the prose that describes it (a field's title and
 // description), or "".
 func (t *Terms) MatchName(name string, prose ...string) string {
-	if m := t.match(name, true); m != "" {
+	if m, ok := t.matchPlain(name); ok {
+		if m != "" || len(prose) == 0 {
+			return m
+		}
+	} else if m := t.match(name, true); m != "" {
 		return m
 	}
 	return t.Match(prose...)
@@ -401,4 +405,82 @@ func ascii(s string) bool {
 		}
 	}
 	return true
+}
+
+// maxPlainWords bounds the words matchPlain reads without allocating.
+const maxPlainWords = 16
+
+// matchPlain is match for a name of ASCII letters, '-', '_' and '.' alone
+// (a header's, most parameters'), read as words split as secretWordsIn
+// splits them, without allocating; ok is false for any other name, which
+// match reads.
+func (t *Terms) matchPlain(name string) (term string, ok bool) {
+	var words [maxPlainWords][2]int
+	n, start := 0, -1
+	for i := 0; i <= len(name); i++ {
+		var c byte
+		if i < len(name) {
+			c = name[i]
+			switch {
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			case c == '-', c == '_', c == '.':
+			default:
+				return "", false
+			}
+		}
+		letter := i < len(name) && c != '-' && c != '_' && c != '.'
+		camel := letter && start >= 0 && isUpper(c) &&
+			(!isUpper(name[i-1]) || i+1 < len(name) && isLower(name[i+1]))
+		if start >= 0 && (!letter || camel) {
+			if n == maxPlainWords {
+				return "", false
+			}
+			words[n] = [2]int{start, i}
+			n++
+			start = -1
+		}
+		if letter && start < 0 {
+			start = i
+		}
+	}
+	var buf [64]byte
+	for i := 0; i < n; i++ {
+		best := -1
+		run := buf[:0]
+		for j := i; j < n && len(run) < t.maxLen; j++ {
+			for k := words[j][0]; k < words[j][1]; k++ {
+				run = append(run, lower(name[k]))
+			}
+			for _, k := range t.index[string(run)] {
+				term := &t.terms[k]
+				if (best < 0 || k < best) && (j+1 == n || !wordIn(name[words[j+1][0]:words[j+1][1]], term.notBefore)) {
+					best = k
+				}
+			}
+		}
+		if best >= 0 {
+			return t.terms[best].name, true
+		}
+	}
+	return "", true
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+func lower(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// wordIn reports whether w, in any letter case, is one of words.
+func wordIn(w string, words []string) bool {
+	for _, x := range words {
+		if strings.EqualFold(w, x) {
+			return true
+		}
+	}
+	return false
 }
