@@ -2,12 +2,9 @@ package form
 
 import (
 	"fmt"
-	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/askback/askback/formschema"
-	"golang.org/x/text/unicode/norm"
+	"github.com/askback/askback/internal/credential"
 )
 
 // SecretPolicy decides which fields look like secrets. The specification
@@ -16,9 +13,10 @@ import (
 // possibly to the model, logs and intermediaries. Such input belongs in URL
 // mode.
 //
-// It is the one policy of the project: [New] refuses such fields, the
-// tester's audit fails a server that asks for them and its interactive forms
-// warn about them, all through [DefaultSecretPolicy].
+// It is the project's one rule of what names a secret: [New] refuses such
+// fields, the tester's audit fails a server that asks for them, its
+// interactive forms warn about them, and it hides the answers to them in
+// what it records, all through the same terms.
 //
 // A text is read as words after normalising what disguises them: compatibility
 // forms (full-width, mathematical letters) and accents are folded, invisible
@@ -27,44 +25,11 @@ import (
 // letters ("p@ssw0rd", "$ecret"), and camelCase, snake_case and kebab-case
 // split. A term matches consecutive words, written apart or together ("api
 // key", "apiKey", "api_key", "apikey"; "pass phrase", "passphrase"), plural
-// or not.
+// or not. A field's name is also read for the short words that name a
+// secret in an identifier (pat, csrf, tok, sig, creds).
 type SecretPolicy struct {
-	terms []secretTerm
+	terms *credential.Terms
 	allow map[string]bool
-}
-
-// secretTerm is a sequence of words naming a secret.
-type secretTerm struct {
-	name   string // as written in the policy
-	words  []string
-	joined string
-	// exact: no plural form ("token", whose plural is mostly about counting).
-	exact bool
-	// notBefore: the term does not count when the next word is one of these
-	// ("token count", "pin the issue").
-	notBefore []string
-}
-
-// verbNext are words after "pin" or "pan" that make it a verb ("Pin the issue").
-var verbNext = []string{"the", "this", "that", "it", "to", "a", "an", "on", "up", "down", "left", "right"}
-
-// defaultSecretTerms name secrets, credentials and payment data.
-var defaultSecretTerms = []string{
-	// passwords and passphrases
-	"password", "passwd", "pwd", "pw", "passcode", "passphrase", "pass word",
-	// secrets, keys and tokens
-	"secret", "client secret", "api key", "access key", "private key", "secret key", "signing key",
-	"encryption key", "ssh key", "license key", "recovery key", "master key", "credential",
-	"access token", "refresh token", "id token", "auth token", "session token", "bearer", "jwt",
-	"cookie", "session id", "auth code", "authorization code",
-	// one-time codes and second factors
-	"otp", "totp", "hotp", "2fa", "mfa", "one time code", "one time password", "one time passcode",
-	"verification code", "security code", "sms code", "login code", "backup code", "recovery code",
-	"2fa code", "mfa code", "otp code", "pin code", "pin number",
-	// payment and identity data
-	"card number", "credit card", "debit card", "cvv", "cvv2", "cvc", "csc", "iban", "swift code",
-	"routing number", "account number", "sort code", "ssn", "social security number",
-	"seed phrase", "recovery phrase", "mnemonic",
 }
 
 // DefaultSecretPolicy returns the policy New uses: names, titles and
@@ -75,28 +40,13 @@ var defaultSecretTerms = []string{
 // not before count, limit, budget or usage (an LLM's tokens); "pin" and "pan"
 // alone count, but not as verbs ("Pin the issue").
 func DefaultSecretPolicy() *SecretPolicy {
-	p := &SecretPolicy{allow: map[string]bool{}}
-	p.Add(defaultSecretTerms...)
-	p.terms = append(p.terms,
-		newTerm("token", true, "count", "counts", "limit", "limits", "budget", "usage", "window"),
-		newTerm("pin", false, verbNext...),
-		newTerm("pan", true, verbNext...))
-	return p
-}
-
-func newTerm(text string, exact bool, notBefore ...string) secretTerm {
-	ws := secretWords(text)
-	return secretTerm{name: text, words: ws, joined: strings.Join(ws, ""), exact: exact, notBefore: notBefore}
+	return &SecretPolicy{terms: credential.DefaultTerms(), allow: map[string]bool{}}
 }
 
 // Add extends the policy with more terms: words naming a secret, matched as
 // the default terms are ("wallet", "seed words").
 func (p *SecretPolicy) Add(terms ...string) *SecretPolicy {
-	for _, t := range terms {
-		if term := newTerm(t, false); term.joined != "" {
-			p.terms = append(p.terms, term)
-		}
-	}
+	p.terms.Add(terms...)
 	return p
 }
 
@@ -125,7 +75,7 @@ func (p *SecretPolicy) Field(f *formschema.Field) string {
 	if p.allow[f.Name] {
 		return ""
 	}
-	return p.Match(f.Name, f.Title, f.Description)
+	return p.terms.MatchName(f.Name, f.Title, f.Description)
 }
 
 // Match returns the first secret term found in any of the texts, or "".
@@ -134,227 +84,5 @@ func (p *SecretPolicy) Field(f *formschema.Field) string {
 // not count, unless the same clause goes on to ask after all ("never share
 // your password, but type it here").
 func (p *SecretPolicy) Match(texts ...string) string {
-	for _, t := range texts {
-		ws, clauses := secretWordsIn(t)
-		warned := warnedAgainst(ws, clauses)
-		for i := range ws {
-			if warned[i] {
-				continue
-			}
-			for _, term := range p.terms {
-				if term.matchAt(ws, i) {
-					return term.name
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// Words that make a clause a warning not to give something: a negation
-// ("not", "never", "don't", which reads as don + t) and right after it, but
-// for "ever", "you", "please" or "to", a verb of giving ("do not give",
-// "never ever share", "not to enter"; not "don't forget to enter").
-var (
-	negations   = []string{"not", "never", "dont", "nor"}
-	beforeVerb  = []string{"ever", "you", "please", "to"}
-	givingVerbs = []string{"give", "enter", "share", "type", "include", "provide", "send", "paste", "put", "write",
-		"submit", "disclose", "reveal", "input", "tell", "post", "fill", "store", "use"}
-	// askAfterAll: words after which a clause that began as a warning may ask
-	// after all; such a clause is not a warning.
-	askAfterAll = []string{"but", "instead", "except", "only", "however", "rather", "unless", "than"}
-)
-
-// warnedAgainst marks the words that stand in a warning not to give them:
-// those after a negation and its verb of giving, to the end of their clause,
-// in clauses without a word that turns to asking after all.
-func warnedAgainst(ws []string, clauses []int) []bool {
-	warned := make([]bool, len(ws))
-	for k, w := range ws {
-		negated := slices.Contains(negations, w) || w == "t" && k > 0 && strings.HasSuffix(ws[k-1], "n")
-		if !negated {
-			continue
-		}
-		verb := -1
-		for j := k + 1; j < len(ws) && clauses[j] == clauses[k]; j++ {
-			if slices.Contains(givingVerbs, ws[j]) {
-				verb = j
-			}
-			if !slices.Contains(beforeVerb, ws[j]) {
-				break
-			}
-		}
-		if verb < 0 {
-			continue
-		}
-		end := verb + 1
-		for end < len(ws) && clauses[end] == clauses[k] {
-			end++
-		}
-		if slices.ContainsFunc(ws[verb+1:end], func(w string) bool { return slices.Contains(askAfterAll, w) }) {
-			continue
-		}
-		for j := verb + 1; j < end; j++ {
-			warned[j] = true
-		}
-	}
-	return warned
-}
-
-// matchAt reports whether words starting at ws[i] spell the term.
-func (t secretTerm) matchAt(ws []string, i int) bool {
-	var b strings.Builder
-	for j := i; j < len(ws) && b.Len() < len(t.joined)+1; j++ {
-		b.WriteString(ws[j])
-		got := b.String()
-		if got == t.joined || !t.exact && got == t.joined+"s" {
-			return j+1 == len(ws) || !slices.Contains(t.notBefore, ws[j+1])
-		}
-	}
-	return false
-}
-
-// secretWords normalises text (see [SecretPolicy]) and splits it into
-// lower-case words.
-func secretWords(text string) []string {
-	ws, _ := secretWordsIn(text)
-	return ws
-}
-
-// clauseEnds are the characters that end a clause (a sentence, a
-// parenthesis): a warning reaches no further.
-const clauseEnds = ".;:?()[]{}\n"
-
-// secretWordsIn is secretWords with the clause each word stands in,
-// numbered from 0.
-func secretWordsIn(text string) (words []string, clauses []int) {
-	text = norm.NFKD.String(text)
-	var runes []rune
-	for _, r := range text {
-		switch {
-		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Cf, r):
-			// accents, zero-width and other invisible characters
-		default:
-			if l, ok := confusables[r]; ok {
-				r = l
-			}
-			runes = append(runes, r)
-		}
-	}
-	clause := 0
-	for start := 0; start < len(runes); {
-		if !wordRune(runes[start]) {
-			if strings.ContainsRune(clauseEnds, runes[start]) {
-				clause++
-			}
-			start++
-			continue
-		}
-		end := start
-		for end < len(runes) && wordRune(runes[end]) {
-			end++
-		}
-		for _, w := range splitWord(unleet(runes[start:end])) {
-			words = append(words, w)
-			clauses = append(clauses, clause)
-		}
-		start = end
-	}
-	return words, clauses
-}
-
-// wordRune reports whether r can be part of a word: a letter, a digit, or a
-// symbol that leetspeak writes for a letter.
-func wordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(leetSymbols, r)
-}
-
-const leetSymbols = "@$!|"
-
-// leet maps what leetspeak writes to the letter it stands for.
-var leet = map[rune]rune{'@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '|': 'l', '0': 'o', '5': 's', '$': 's', '7': 't'}
-
-// unleet reads leetspeak in a word that has letters: a symbol before a
-// letter stands for its letter ("p@ss", "$ecret") and is dropped elsewhere
-// ("password!"); a run of digits between letters does too ("passw0rd",
-// "pa55word"). Digits at a word's edge stay ("password1", "2fa", "cvv2"), and
-// so does a word without letters ("2026").
-func unleet(w []rune) []rune {
-	if !slices.ContainsFunc(w, unicode.IsLetter) {
-		return w
-	}
-	out := make([]rune, 0, len(w))
-	for i := 0; i < len(w); i++ {
-		r := w[i]
-		if !unicode.IsDigit(r) {
-			if l, sym := leet[r]; sym {
-				if i+1 < len(w) && (unicode.IsLetter(w[i+1]) || unicode.IsDigit(w[i+1])) {
-					out = append(out, l)
-				}
-				continue
-			}
-			out = append(out, r)
-			continue
-		}
-		end := i
-		for end < len(w) && unicode.IsDigit(w[end]) {
-			end++
-		}
-		run := w[i:end]
-		inside := i > 0 && end < len(w) && !unicode.IsDigit(w[end])
-		for _, d := range run {
-			if l, ok := leet[d]; ok && inside && allLeet(run) {
-				d = l
-			}
-			out = append(out, d)
-		}
-		i = end - 1
-	}
-	return out
-}
-
-func allLeet(digits []rune) bool {
-	for _, d := range digits {
-		if _, ok := leet[d]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// splitWord splits at camelCase boundaries and between letters and digits,
-// and lower-cases the parts: "newPassword" → new, password; "APIKey" → api,
-// key; "password2" → password, 2.
-func splitWord(w []rune) []string {
-	var out []string
-	start := 0
-	for i := 1; i < len(w); i++ {
-		prev, r := w[i-1], w[i]
-		nextLower := i+1 < len(w) && unicode.IsLower(w[i+1])
-		camel := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsUpper(prev) && nextLower)
-		if camel || unicode.IsDigit(r) != unicode.IsDigit(prev) {
-			out = append(out, strings.ToLower(string(w[start:i])))
-			start = i
-		}
-	}
-	return append(out, strings.ToLower(string(w[start:])))
-}
-
-// confusables maps Cyrillic and Greek letters (and a few others) that look
-// like Latin letters to the Latin letter they imitate.
-var confusables = map[rune]rune{
-	// Cyrillic
-	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c',
-	'т': 't', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w',
-	'һ': 'h', 'ӏ': 'l', 'ɡ': 'g', 'ү': 'y',
-	'А': 'A', 'В': 'B', 'Е': 'E', 'Ё': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C',
-	'Т': 'T', 'У': 'Y', 'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ї': 'I', 'Ј': 'J', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W',
-	'Һ': 'H', 'Ӏ': 'I', 'Ү': 'Y',
-	// Greek
-	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
-	'χ': 'x', 'ω': 'w',
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
-	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
-	// Latin look-alikes
-	'ı': 'i', 'ȷ': 'j', 'ɑ': 'a', 'ℓ': 'l',
+	return p.terms.Match(texts...)
 }

@@ -60,6 +60,8 @@ fi
 if want proxy; then
 section "mcp-tester proxy"
 gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -count 3 -benchmem
+# The proxy against its floor, Go's httputil.ReverseProxy on the same path, run by run.
+awk '/^BenchmarkAddedLatency/ { for (i = 2; i <= NF; i++) if ($i ~ /^proxy\/floor/) printf "%s %s  ", $i, $(i-1); print "" }' "$out/proxy-latency.txt"
 gobench proxy-memory.txt ./internal/proxy SessionMemory -benchtime 1x
 fi
 if want reqstate; then

@@ -149,7 +149,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 		}
 		return nil
 	}
-	if err := atomicfile.Write(opts.Output, src, 0o644); err != nil {
+	if err := atomicfile.Write(opts.Output, src, 0o600); err != nil { // it holds the answers given
 		return &exitError{code: ExitFailed, err: err}
 	}
 	calls := len(conv.Calls)

@@ -211,7 +211,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	if opts.Answers.Record != "" {
 		// A new script: what an earlier run recorded is replaced.
-		f, err := outfile.Create(opts.Answers.Record, 0o644)
+		f, err := outfile.Create(opts.Answers.Record, 0o600) // it holds the answers given
 		if err != nil {
 			return &exitError{code: ExitUsage, err: fmt.Errorf("--record: %w", err)}
 		}

@@ -23,7 +23,8 @@ var nameParts = []string{
 
 // exactNames are short names that carry credentials but are too short to
 // look for inside other names.
-var exactNames = []string{"sig", "pass", "sid", "code", "otp"}
+// (state: OAuth's, which stands for the sign-in it belongs to.)
+var exactNames = []string{"sig", "pass", "sid", "code", "otp", "pin", "state", "nonce"}
 
 // notCredentials are names that match a part above but carry none: the
 // challenges that ask for credentials.
@@ -32,8 +33,10 @@ var notCredentials = []string{"www-authenticate", "proxy-authenticate"}
 // Name reports whether a header, query parameter or variable called name
 // carries a credential: its name says key, token, secret, auth, session,
 // cookie, password, signature, credential or DPoP (apikey, X-Goog-Api-Key,
-// Ocp-Apim-Subscription-Key, GITHUB_TOKEN), or it is one of a few short
-// names (sig, sid, code).
+// Ocp-Apim-Subscription-Key, GITHUB_TOKEN), it is one of a few short
+// names (sig, sid, code, state), or one of its words is a term of
+// [DefaultTerms] read as a name (X-Passphrase, X-Pat, X-Csrf, X-Otp,
+// Tenant-Tok).
 func Name(name string) bool {
 	n := strings.ToLower(strings.TrimSpace(name))
 	for _, x := range notCredentials {
@@ -51,7 +54,7 @@ func Name(name string) bool {
 			return true
 		}
 	}
-	return false
+	return defaults().MatchName(name) != ""
 }
 
 // tokenPrefixes are the prefixes of well-known token formats.
@@ -73,9 +76,8 @@ var schemes = []string{"bearer ", "basic ", "token ", "digest ", "dpop "}
 // (ghp_…, glpat-…, xoxb-…, sk-…, AKIA…) and enough characters after it, or
 // a JSON Web Token.
 func Token(v string) bool {
-	lv := strings.ToLower(v)
 	for _, s := range schemes {
-		if strings.HasPrefix(lv, s) && len(strings.TrimSpace(v[len(s):])) > 0 {
+		if len(v) >= len(s) && strings.EqualFold(v[:len(s)], s) && len(strings.TrimSpace(v[len(s):])) > 0 {
 			return true
 		}
 	}
@@ -104,4 +106,54 @@ func IsJWT(v string) bool {
 	}
 	_, ok := h["alg"]
 	return ok
+}
+
+// Header reports whether a header's value is a credential: its name says
+// so ([Name]: X-Api-Key, X-Csrf, X-Passphrase, X-Pat), its value is a token
+// by its form ([Token]), or, in a header that is none of HTTP's and MCP's
+// own (which carry no credentials), its value looks generated (see
+// [Opaque]): a tenant's or a gateway's token under a name of its own
+// (X-Tenant: 7f3c…) is one whatever the header is called.
+func Header(name, value string) bool {
+	return Name(name) || Token(value) || !plainHeader(name) && Opaque(value)
+}
+
+// plainHeaders are the headers of HTTP and MCP that carry no credential.
+var plainHeaders = []string{"accept", "accept-encoding", "accept-language", "cache-control", "connection",
+	"content-encoding", "content-length", "content-type", "date", "etag", "host", "if-match",
+	"if-none-match", "last-event-id", "last-modified", "location", "mcp-protocol-version", "origin",
+	"referer", "server", "traceparent", "tracestate", "transfer-encoding", "user-agent", "vary"}
+
+func plainHeader(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for _, h := range plainHeaders {
+		if n == h {
+			return true
+		}
+	}
+	return false
+}
+
+// Opaque reports whether v looks like a generated secret: one word of 16
+// or more characters of the alphabets tokens are written in (letters,
+// digits and - _ . ~ + / =), with letters and digits among them.
+func Opaque(v string) bool {
+	v = strings.TrimSpace(v)
+	if len(v) < 16 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case strings.IndexByte("-_.~+/=", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return letter && digit
 }

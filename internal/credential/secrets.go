@@ -59,7 +59,7 @@ func Secrets(rawURL string, headers []string) []string {
 	for _, l := range headers {
 		name, value, ok := strings.Cut(l, ":")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !(Name(name) || Token(value)) {
+		if !ok || !Header(name, value) {
 			continue
 		}
 		add(value)

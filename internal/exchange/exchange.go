@@ -4,7 +4,10 @@
 package exchange
 
 import (
+	"encoding/json"
 	"sync"
+
+	"github.com/askback/askback/internal/credential"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,8 +42,15 @@ type Entry struct {
 	Round  int    // the round of the call in which the question came, from 1
 	Server string // the asking server's name
 	Params *mcp.ElicitParams
-	Answer *mcp.ElicitResult // what was sent back; nil when no answer was sent
-	Note   string            // why the answer was chosen, e.g. "no answer left: declined"
+	// Answer is what was sent back, nil when no answer was sent; the value
+	// of each field that is a secret, by its name, title or description or
+	// by its form (credential.HideFields), is credential.Hidden here: what
+	// reads the log (the output, reports, recorded scripts) never holds it.
+	Answer *mcp.ElicitResult
+	// Hidden names the fields of the answer whose values the log hides, as
+	// credential.HideFields names them.
+	Hidden []string
+	Note   string // why the answer was chosen, e.g. "no answer left: declined"
 	// NoAnswer is set when nobody had an answer for the question, so the
 	// tester declined it (see Note).
 	NoAnswer bool
@@ -104,8 +114,11 @@ func (l *Log) Observe(f func(Entry)) {
 	l.observers = append(l.observers, f)
 }
 
-// Add appends an entry, numbering it, and tells the observers.
+// Add appends an entry, numbering it, and tells the observers. The
+// answer's secrets are hidden in the entry kept (see Entry.Answer); the
+// answer given is left as it is.
 func (l *Log) Add(e Entry) Entry {
+	hideAnswer(&e)
 	l.mu.Lock()
 	e.Seq = len(l.entries) + 1
 	l.entries = append(l.entries, e)
@@ -136,3 +149,38 @@ func (l *Log) Since(n int) []Entry {
 
 // Entries returns a copy of all entries.
 func (l *Log) Entries() []Entry { return l.Since(0) }
+
+// hideAnswer replaces e.Answer with a copy whose secret fields are hidden,
+// when it has any.
+func hideAnswer(e *Entry) {
+	if e.Answer == nil || len(e.Answer.Content) == 0 {
+		return
+	}
+	describe := describer(e.Schema())
+	v, paths := credential.HideFields(map[string]any(e.Answer.Content), describe)
+	if len(paths) == 0 {
+		return
+	}
+	a := *e.Answer
+	a.Content = v.(map[string]any)
+	e.Answer = &a
+	e.Hidden = paths
+}
+
+// describer returns the title and description of each field of a
+// requested schema.
+func describer(schema any) func(string) []string {
+	var s struct {
+		Properties map[string]struct {
+			Title       string `json:"title"`
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if b, err := json.Marshal(schema); err == nil {
+		_ = json.Unmarshal(b, &s)
+	}
+	return func(name string) []string {
+		p := s.Properties[name]
+		return []string{p.Title, p.Description}
+	}
+}

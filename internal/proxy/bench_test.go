@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/cpuuse"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,9 +29,12 @@ import (
 // BenchmarkAddedLatency: a go-sdk server over Streamable HTTP (stateless,
 // answers as event streams) and a client sending tools/call requests, in
 // this process; mcp-tester proxy (the built binary, recording to a file) in
-// a process of its own. The client sends at a fixed rate, alternating
-// between the server itself and the proxy, so that both paths see the same
-// load; it reports the median and p99 of each and what the proxy adds.
+// a process of its own, and the floor of a forwarder, Go's own
+// httputil.ReverseProxy (internal/fixtures/reverseproxy), in another. The
+// client sends at a fixed rate, the server itself, the proxy and the floor
+// taking turns, so that all three see the same load; it reports the median
+// and p99 of each, what the proxy adds, its ratio to the floor, and the CPU
+// each forwarder's process spent per request.
 //
 // BenchmarkSessionMemory: the peak RSS of mcp-tester proxy over a stdio
 // session of 100,000 messages (50,000 requests and their answers through a
@@ -39,7 +43,7 @@ import (
 const benchRate = 200 // requests per second, both paths together
 
 func BenchmarkAddedLatency(b *testing.B) {
-	bin := testbin.Need(b, "./cmd/mcp-tester")
+	bin := testbin.Need(b, "./cmd/mcp-tester", "./internal/fixtures/reverseproxy")
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		S string `json:"s"`
@@ -56,17 +60,21 @@ func BenchmarkAddedLatency(b *testing.B) {
 	direct := "http://" + ln.Addr().String() + "/mcp"
 
 	dir := b.TempDir()
-	addrFile := filepath.Join(dir, "addr")
-	proxy := exec.Command(filepath.Join(bin, "mcp-tester"), "proxy", "-o", filepath.Join(dir, "rec.jsonl"), "-u", direct, "--addr-file", addrFile)
-	proxy.Stderr = io.Discard
-	if err := proxy.Start(); err != nil {
-		b.Fatal(err)
+	start := func(name string, args ...string) (*exec.Cmd, string) {
+		addrFile := filepath.Join(dir, name+".addr")
+		cmd := exec.Command(filepath.Join(bin, name), append(args, "--addr-file", addrFile)...)
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		})
+		return cmd, "http://" + waitAddr(b, addrFile) + "/mcp"
 	}
-	defer func() {
-		proxy.Process.Signal(os.Interrupt)
-		proxy.Wait()
-	}()
-	via := "http://" + waitAddr(b, addrFile) + "/mcp"
+	proxy, via := start("mcp-tester", "proxy", "-o", filepath.Join(dir, "rec.jsonl"), "-u", direct)
+	floorCmd, floor := start("reverseproxy", "-u", direct)
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	call := func(u string, i int) time.Duration {
@@ -90,31 +98,51 @@ func BenchmarkAddedLatency(b *testing.B) {
 		}
 		return d
 	}
-	for i := range 50 { // warm both paths
+	for i := range 50 { // warm every path
 		call(direct, i)
 		call(via, i)
+		call(floor, i)
 	}
+	cpu := func(c *exec.Cmd) time.Duration {
+		t, err := cpuuse.Of(c.Process.Pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	proxyCPU, floorCPU := cpu(proxy), cpu(floorCmd)
 	b.ResetTimer()
-	var d, v []time.Duration
+	var d, v, f []time.Duration
 	tick := time.NewTicker(time.Second / benchRate)
 	defer tick.Stop()
 	for i := range b.N {
+		// The three paths take turns, so that each sees the same load.
 		<-tick.C
 		d = append(d, call(direct, i))
 		<-tick.C
 		v = append(v, call(via, i))
+		<-tick.C
+		f = append(f, call(floor, i))
 	}
 	b.StopTimer()
+	proxyCPU, floorCPU = cpu(proxy)-proxyCPU, cpu(floorCmd)-floorCPU
 	dm, d99 := percentile(d, 50), percentile(d, 99)
 	vm, v99 := percentile(v, 50), percentile(v, 99)
+	fm, f99 := percentile(f, 50), percentile(f, 99)
 	b.ReportMetric(float64(dm.Microseconds()), "direct-p50-µs")
 	b.ReportMetric(float64(d99.Microseconds()), "direct-p99-µs")
 	b.ReportMetric(float64(vm.Microseconds()), "proxy-p50-µs")
 	b.ReportMetric(float64(v99.Microseconds()), "proxy-p99-µs")
+	b.ReportMetric(float64(fm.Microseconds()), "floor-p50-µs")
+	b.ReportMetric(float64(f99.Microseconds()), "floor-p99-µs")
 	b.ReportMetric(float64((vm - dm).Microseconds()), "added-p50-µs")
-	b.ReportMetric(float64((v99 - d99).Microseconds()), "added-p99-µs")
+	b.ReportMetric(float64((fm - dm).Microseconds()), "floor-added-p50-µs")
 	b.ReportMetric(float64(vm)/float64(dm), "proxy/direct-p50")
-	b.ReportMetric(float64(v99)/float64(d99), "proxy/direct-p99")
+	b.ReportMetric(float64(vm)/float64(fm), "proxy/floor-p50")
+	b.ReportMetric(float64(v99)/float64(f99), "proxy/floor-p99")
+	b.ReportMetric(float64(proxyCPU.Microseconds())/float64(b.N), "proxy-cpu-µs/req")
+	b.ReportMetric(float64(floorCPU.Microseconds())/float64(b.N), "floor-cpu-µs/req")
+	b.ReportMetric(float64(proxyCPU)/float64(max(floorCPU, 1)), "proxy/floor-cpu")
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -97,6 +97,7 @@ type Handler struct {
 	o         HTTPOptions
 	rec       *recorder
 	transport http.RoundTripper
+	origins   *http.CrossOriginProtection
 	slots     chan struct{}
 	large     chan struct{} // places to hold a message over smallHold
 	posts     atomic.Int64
@@ -122,7 +123,7 @@ func NewHandler(o HTTPOptions) *Handler {
 		dt.DisableCompression = true
 		t = dt
 	}
-	return &Handler{o: o, rec: &recorder{w: o.Rec, log: o.Log}, transport: t,
+	return &Handler{o: o, rec: &recorder{w: o.Rec, log: o.Log}, transport: t, origins: http.NewCrossOriginProtection(),
 		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{}}
 }
 
@@ -198,6 +199,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s listens on loopback and answers only requests addressed to a loopback host, not %q", Name, r.Host))
 		return
 	}
+	if err := h.origins.Check(r); err != nil {
+		// A browser's request from another site (a page the person has
+		// open posting to the proxy on loopback): refused, as the
+		// go-sdk's handler and the project's endpoint refuse it.
+		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s refuses a cross-origin request (Origin %q): %v", Name, r.Header.Get("Origin"), err))
+		return
+	}
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
@@ -236,6 +244,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body = b
+		if isRPC(body) && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
+			// A message in a form or plain text is what a page of another
+			// site can send without asking first: the go-sdk's handler
+			// (and so the project's endpoint) refuses it, and so does the
+			// proxy, whatever the server behind it would do.
+			writeRPCError(w, http.StatusUnsupportedMediaType, nil, fmt.Sprintf("%s: a JSON-RPC message must be posted as application/json, not %q", Name, r.Header.Get("Content-Type")))
+			return
+		}
 		if isRPC(body) {
 			x.hasJSON = true
 			x.id = requestID(body)
@@ -898,4 +914,10 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, h *Handler) e
 	_ = srv.Close()
 	<-errc
 	return nil
+}
+
+// jsonMedia reports whether a Content-Type is application/json.
+func jsonMedia(contentType string) bool {
+	media, _, err := mime.ParseMediaType(contentType)
+	return err == nil && media == "application/json"
 }

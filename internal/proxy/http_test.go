@@ -79,6 +79,7 @@ func (r *rig) recording() *recording.Recording {
 func (r *rig) post(body string, header http.Header) *http.Response {
 	r.t.Helper()
 	req, _ := http.NewRequest("POST", r.proxy.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
@@ -339,6 +340,7 @@ func TestClientGoesMidQuestion(t *testing.T) {
 	}), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", r.proxy.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -601,4 +603,43 @@ func TestGetStreamKeepAliveNotHeld(t *testing.T) {
 		t.Errorf("got %q, %v", buf, err)
 	}
 	close(read)
+}
+
+// A page of another site, open in the person's browser, posts a message to
+// the proxy on loopback as plain text (no preflight): refused, the server
+// never reached, as a message from another origin is; the same message
+// from the tester's own client goes through.
+func TestRefusesCrossSiteRequests(t *testing.T) {
+	reached := 0
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		reached++
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}), nil)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"environment":"production"}}}`
+	for _, c := range []struct {
+		name   string
+		header http.Header
+		status int
+	}{
+		{"text/plain", http.Header{"Content-Type": {"text/plain;charset=UTF-8"}}, http.StatusUnsupportedMediaType},
+		{"form", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, http.StatusUnsupportedMediaType},
+		{"other origin", http.Header{"Origin": {"https://attacker.example"}}, http.StatusForbidden},
+		{"cross-site fetch", http.Header{"Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
+	} {
+		resp := r.post(call, c.header)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || reached != 0 {
+			t.Errorf("%s: status %d (want %d), server reached %d times: %s", c.name, resp.StatusCode, c.status, reached, body)
+		}
+	}
+	resp := r.post(call, http.Header{"Origin": {r.proxy.URL}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || reached != 1 {
+		t.Errorf("the same-origin request: status %d, server reached %d times", resp.StatusCode, reached)
+	}
+	if strings.Contains(r.file.String(), "production") && strings.Count(r.file.String(), "tools/call") > 1 {
+		t.Errorf("a refused request was recorded:\n%s", r.file.String())
+	}
 }

@@ -78,6 +78,7 @@ func TestCredentialsInOtherSpellings(t *testing.T) {
 				return c.echo(req)
 			}), nil)
 			req, _ := http.NewRequest("POST", r.proxy.URL+c.path, strings.NewReader(call))
+			req.Header.Set("Content-Type", "application/json")
 			for k, vs := range c.header {
 				req.Header[k] = vs
 			}

@@ -16,14 +16,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/script/cmdname"
+	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,8 +67,9 @@ func Check(path string) error {
 }
 
 // Append adds steps to the script file at path, creating it (starting with
-// [Header]) when it does not exist, so that several calls recorded one
-// after the other make one script. hide, when not nil, is applied to the
+// [Header]) when it does not exist, readable by its owner only (it holds
+// the answers given), so that several calls recorded one after the other
+// make one script. hide, when not nil, is applied to the
 // text written (credentials a server echoed are hidden in the file as on
 // the output).
 func Append(path string, hide func(string) string, steps ...Step) error {
@@ -80,7 +82,7 @@ func Append(path string, hide func(string) string, steps ...Step) error {
 		buf.Reset()
 		buf.WriteString(text)
 	}
-	f, err := outfile.Append(path, 0o644)
+	f, err := outfile.Append(path, 0o600) // it holds the answers given
 	if err != nil {
 		return fmt.Errorf("record to %s: %w", path, err)
 	}
@@ -113,7 +115,7 @@ func (s Step) Script() (string, error) {
 		case q.IsElicitation():
 			qs = append(qs, q)
 		case q.Asks == exchange.AsksSampling && q.Reply != nil:
-			b.WriteString(cmdname.SampleResponse + " " + Quote(sampleOf(q).String()) + "\n")
+			b.WriteString(cmdname.SampleResponse + " " + syntax.Quote(sampleOf(q).String()) + "\n")
 		case q.Asks == exchange.AsksRoots && !rootsDone && len(q.Roots) > 0:
 			rootsDone = true
 			b.WriteString(cmdname.Roots)
@@ -125,7 +127,7 @@ func (s Step) Script() (string, error) {
 				if r.Name != "" || strings.Contains(r.URI, "=") {
 					w += "=" + r.Name
 				}
-				b.WriteString(" " + Quote(w))
+				b.WriteString(" " + syntax.Quote(w))
 			}
 			b.WriteString("\n")
 		}
@@ -137,11 +139,17 @@ func (s Step) Script() (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if len(q.Hidden) > 0 {
+			b.WriteString(syntax.Comment(HiddenNote("the answer", q.Hidden)) + "\n")
+		}
 		b.WriteString(line + "\n")
 	}
 	call, err := s.command()
 	if err != nil {
 		return "", err
+	}
+	if _, hidden := credential.HideFields(s.Args, nil); len(hidden) > 0 {
+		b.WriteString(syntax.Comment(HiddenNote("the arguments", hidden)) + "\n")
 	}
 	b.WriteString(call + "\n")
 	for _, q := range s.Questions {
@@ -151,7 +159,7 @@ func (s Step) Script() (string, error) {
 		b.WriteString(cmdname.AssertIsError + "\n")
 	}
 	if text := stableText(s.Result); text != "" {
-		b.WriteString(cmdname.AssertContains + " " + Quote(text) + "\n")
+		b.WriteString(cmdname.AssertContains + " " + syntax.Quote(text) + "\n")
 	}
 	return b.String(), nil
 }
@@ -170,25 +178,44 @@ func sampleOf(q exchange.Entry) answer.Sample {
 // Command writes the script command that sends a call: call_tool or
 // get_prompt with the arguments by name (sorted), read_resource with the
 // URI. An argument whose name or value a script cannot write is an error.
+// The value of an argument that is a secret, by its name or its form
+// (credential.HideFields), is written as credential.Hidden; HiddenNote
+// says where, for a comment before the command.
 func Command(method, name string, args map[string]any) (string, error) {
 	return Step{Method: method, Name: name, Args: args}.command()
 }
 
+// HiddenNote says which values of what (an answer, the arguments) are
+// written as credential.Hidden, the paths that credential.HideFields
+// names: the text of a comment, so that a script can be completed by
+// hand.
+func HiddenNote(what string, paths []string) string {
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = syntax.Quote(p)
+	}
+	return fmt.Sprintf("%s: %s hidden (a secret); write the value in place of %s before replaying",
+		what, strings.Join(quoted, ", "), credential.Hidden)
+}
+
 func (s Step) command() (string, error) {
+	if v, hidden := credential.HideFields(s.Args, nil); len(hidden) > 0 {
+		s.Args, _ = v.(map[string]any)
+	}
 	switch s.Method {
 	case "tools/call", "prompts/get":
 		verb := cmdname.CallTool
 		if s.Method == "prompts/get" {
 			verb = cmdname.GetPrompt
 		}
-		parts := []string{verb, Word(s.Name)}
+		parts := []string{verb, syntax.Word(s.Name)}
 		keys := make([]string, 0, len(s.Args))
 		for k := range s.Args {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !isArgKey(k) {
+			if !syntax.ArgKey(k) {
 				return "", fmt.Errorf("record %s %q: the argument name %q cannot be written in a script (use letters, digits, _, - and .)", s.Method, s.Name, k)
 			}
 			v, err := value(s.Args[k])
@@ -199,7 +226,7 @@ func (s Step) command() (string, error) {
 		}
 		return strings.Join(parts, " "), nil
 	case "resources/read":
-		return cmdname.ReadResource + " " + Quote(s.Name), nil
+		return cmdname.ReadResource + " " + syntax.Quote(s.Name), nil
 	}
 	return "", fmt.Errorf("record: cannot write a %q step", s.Method)
 }
@@ -212,7 +239,7 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 		action = a.Action
 	}
 	line := cmdname.ElicitResponse + " "
-	if keyed && q.Key != "" && AnswerKey(q.Key) {
+	if keyed && q.Key != "" && syntax.AnswerKey(q.Key) {
 		line += q.Key + "="
 	}
 	line += action
@@ -239,9 +266,9 @@ func assertElicited(q exchange.Entry) string {
 	}
 	line := cmdname.AssertElicited
 	if text != "" {
-		line += " " + Quote(text)
+		line += " " + syntax.Quote(text)
 	}
-	if q.Key != "" && AnswerKey(q.Key) {
+	if q.Key != "" && syntax.AnswerKey(q.Key) {
 		line += " key=" + q.Key
 	}
 	return line + " mode=" + q.Mode()
@@ -276,73 +303,13 @@ func stableText(res any) string {
 	return ""
 }
 
-// Quote writes s as a double-quoted script string: quotes, backslashes and
-// dollar signs (which would start a variable) are escaped, and so is every
-// control character, and the "[" of "##[" (or "##vso[", "##teamcity["),
-// which a CI runner reads as a workflow command wherever a line of a file
-// it shows holds it.
-func Quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	for i, r := range s {
-		switch r {
-		case '[':
-			if termsafe.OpensCommand(s[:i]) {
-				b.WriteString(`\u005b`)
-				continue
-			}
-			b.WriteRune(r)
-		case '"', '\\', '$':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r) {
-				if r > 0xffff {
-					// \u takes four digits: write the surrogate pair.
-					r -= 0x10000
-					fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-					continue
-				}
-				fmt.Fprintf(&b, `\u%04x`, r)
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// Word writes a name bare when the language reads it back unchanged, and
-// quoted otherwise.
-func Word(s string) string {
-	if s == "" || strings.HasPrefix(s, "<<") {
-		// <<NAME last on a line starts a here-document.
-		return Quote(s)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"'$#{}[]\:`, c) >= 0 || (c == '/' && i+1 < len(s) && s[i+1] == '/') {
-			return Quote(s)
-		}
-	}
-	return s
-}
-
 // value writes an argument value so that the runner reads it back as the
 // same JSON value: strings quoted, numbers, booleans and null bare,
 // objects and arrays as bare JSON.
 func value(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
-		return Quote(x), nil
+		return syntax.Quote(x), nil
 	case nil:
 		return "null", nil
 	case bool:
@@ -376,34 +343,3 @@ func compactJSON(v any) (string, error) {
 	// JSON's own escapes, for what a terminal or a CI runner must not read.
 	return strings.TrimSuffix(string(termsafe.JSON(buf.Bytes())), "\n"), nil
 }
-
-// isArgKey reports whether k can be written as the key of key:value.
-func isArgKey(k string) bool {
-	if k == "" || !(isLetter(k[0]) || k[0] == '_') {
-		return false
-	}
-	for i := 1; i < len(k); i++ {
-		c := k[i]
-		if !(isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// AnswerKey reports whether a question key can be written before = in
-// elicit_response and after key= in assert_elicited.
-func AnswerKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"'$#={}[]:\`, c) >= 0 || (c == '/' && i+1 < len(k) && k[i+1] == '/') {
-			return false
-		}
-	}
-	return true
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

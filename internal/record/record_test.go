@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -165,12 +166,12 @@ func FuzzQuote(f *testing.F) {
 	f.Add("auth-service")
 	f.Add("it's \"x\" $y \\ \n \x1b \u202e 😀")
 	f.Fuzz(func(t *testing.T, s string) {
-		q := record.Quote(s)
+		q := syntax.Quote(s)
 		if _, err := script.ParseFile("f.mcp", []byte("assert_contains "+q+"\n")); err != nil {
-			t.Fatalf("record.Quote(%q) = %s does not parse: %v", s, q, err)
+			t.Fatalf("syntax.Quote(%q) = %s does not parse: %v", s, q, err)
 		}
 		if strings.ContainsAny(q, "\n\r\x1b") {
-			t.Fatalf("record.Quote(%q) = %q keeps a line break or escape", s, q)
+			t.Fatalf("syntax.Quote(%q) = %q keeps a line break or escape", s, q)
 		}
 	})
 }

@@ -11,8 +11,11 @@
 //
 // Credentials are never written: a Writer hides the secrets it is given (and
 // those added while it runs, such as an Authorization header a client sent)
-// in every spelling [credential.Hider] knows, and a requestState is written
-// as a note of its length unless ShowState is set.
+// in every spelling [credential.Hider] knows, the values of a client's
+// arguments and answers that are secrets by name or form are written as
+// [credential.Hidden] (see [credential.HideMessage]) and hidden wherever a
+// server echoes them, and a requestState is written as a note of its
+// length unless ShowState is set.
 package recording
 
 import (

@@ -293,3 +293,30 @@ func FuzzHideState(f *testing.F) {
 		}
 	})
 }
+
+// What a client answered and the arguments it sent, where they are secrets
+// by name or form, are written hidden, and so is a server's echo of them.
+func TestAnswersAndArgumentsHidden(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Transport: TransportStdio, Server: "bin/bank"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Message(ClientToServer, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"to":"alice","api_key":"k-7766554433","ssn":"123-45-6789"}}}`), nil)
+	w.Message(ServerToClient, []byte(`{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"message":"Card?","requestedSchema":{"type":"object","properties":{"card_number":{"type":"string"},"pin":{"type":"string"}}}}}`), nil)
+	w.Message(ClientToServer, []byte(`{"jsonrpc":"2.0","id":5,"result":{"action":"accept","content":{"card_number":"4111 1111 1111 1111","pin":"864213"}}}`), nil)
+	w.Message(ClientToServer, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pay","inputResponses":{"otp":{"action":"accept","content":{"otp":"913572"}}}}}`), nil)
+	w.Message(ServerToClient, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"paid with 4111 1111 1111 1111 and key k-7766554433"}]}}`), nil)
+	out := buf.String()
+	for _, s := range []string{"k-7766554433", "123-45-6789", "4111 1111 1111 1111", "864213", "913572"} {
+		if strings.Contains(out, s) {
+			t.Errorf("secret %q written:\n%s", s, out)
+		}
+	}
+	if !strings.Contains(out, `"to":"alice"`) || !strings.Contains(out, `"card_number":{"type":"string"}`) {
+		t.Errorf("what is no secret was hidden:\n%s", out)
+	}
+	if _, err := Read(strings.NewReader(out), ReadOptions{}); err != nil {
+		t.Errorf("the recording does not read: %v\n%s", err, out)
+	}
+}

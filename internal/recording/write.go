@@ -155,6 +155,12 @@ func (w *Writer) Message(dir string, msg []byte, h *HTTP) error {
 	if !w.opts.ShowState {
 		msg = HideState(msg)
 	}
+	// What a client says for itself (arguments, answers) is hidden where
+	// it names or looks like a secret, and so is every echo of it.
+	msg, secrets := credential.HideMessage(msg)
+	if len(secrets) > 0 {
+		w.AddSecrets(secrets...)
+	}
 	return w.entry(Entry{Dir: dir, Message: msg, HTTP: h})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/termsafe"
 )
 
@@ -163,16 +164,19 @@ func TestHostileServerWritesNoWorkflowCommand(t *testing.T) {
 // "##vso[" and "##teamcity[", and for what would not show as it is (a
 // U+202E would reverse the rest of the line in an editor or a review).
 func TestCommentsHoldNoLegacyCommand(t *testing.T) {
-	if got := sanitize("status ##[error]x ###[y ##vso[task.complete] ##TeamCity[x]"); got != `status ##\[error]x ###\[y ##vso\[task.complete] ##TeamCity\[x]` {
-		t.Errorf("sanitize: %q", got)
+	if got := comment("status ##[error]x ###[y ##vso[task.complete] ##TeamCity[x]"); got != `status ##\[error]x ###\[y ##vso\[task.complete] ##TeamCity\[x]` {
+		t.Errorf("comment: %q", got)
 	}
-	got := sanitize("name\u202egnp.exe\u2066\u200b\ttab\x1b[31m")
+	got := comment("name\u202egnp.exe\u2066\u200b\ttab\x1b[31m")
 	for _, r := range got {
 		if termsafe.Unsafe(r) {
-			t.Errorf("sanitize: %q holds %U", got, r)
+			t.Errorf("comment: %q holds %U", got, r)
 		}
 	}
 	if !strings.Contains(got, `\u202e`) {
-		t.Errorf("sanitize: %q does not show the U+202E it left out", got)
+		t.Errorf("comment: %q does not show the U+202E it left out", got)
 	}
 }
+
+// comment is a comment line's text after its "# ".
+func comment(s string) string { return strings.TrimPrefix(syntax.Comment(s), "# ") }

@@ -18,12 +18,14 @@ import (
 
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/conversation"
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/jsonmatch"
 	"github.com/askback/askback/internal/record"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/script/cmdname"
+	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -116,7 +118,10 @@ type writer struct {
 	warnings []Warning
 	notes    map[*conversation.Call][]conversation.Note
 	roots    string // the roots line, from the first roots/list answer
-	rootsRaw string
+	// hiddenArgs says which arguments of the last command written are
+	// hidden, for a comment before it.
+	hiddenArgs string
+	rootsRaw   string
 }
 
 func (w *writer) line(format string, args ...any) {
@@ -126,17 +131,8 @@ func (w *writer) line(format string, args ...any) {
 // comment writes text as comment lines.
 func (w *writer) comment(format string, args ...any) {
 	for _, l := range strings.Split(fmt.Sprintf(format, args...), "\n") {
-		w.buf.WriteString("# " + sanitize(l) + "\n")
+		w.buf.WriteString(syntax.Comment(l) + "\n")
 	}
-}
-
-// sanitize keeps a comment on its line and shows it as it is: control,
-// bidirectional and invisible characters escaped (termsafe.Line: a U+202E
-// would show the rest of the line reversed in an editor or a review), and
-// no "##[", "##vso[" or "##teamcity[", which a CI runner showing the file
-// would read as a command.
-func sanitize(s string) string {
-	return termsafe.DefuseCommands(termsafe.Line(s))
 }
 
 func (w *writer) warn(line int, format string, args ...any) {
@@ -201,6 +197,7 @@ func (w *writer) call(c *conversation.Call) {
 		w.warn(n.Line, "%s", n.Text)
 		w.comment("line %d of the recording: %s", n.Line, n.Text)
 	}
+	w.hiddenArgs = ""
 	cmd, err := w.command(c)
 	if err == nil && !parses(cmd) {
 		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
@@ -209,6 +206,9 @@ func (w *writer) call(c *conversation.Call) {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
 		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
 		return
+	}
+	if w.hiddenArgs != "" {
+		w.comment("%s", w.hiddenArgs)
 	}
 	switch {
 	case c.Method == conversation.MethodSetLevel:
@@ -298,11 +298,14 @@ func (w *writer) command(c *conversation.Call) (string, error) {
 				return "", fmt.Errorf("its arguments are not a JSON object")
 			}
 		}
+		if _, paths := credential.HideFields(args, nil); len(paths) > 0 {
+			w.hiddenArgs = record.HiddenNote("the arguments", paths)
+		}
 		return record.Command(c.Method, c.Name, args)
 	case "resources/read":
 		return record.Command(c.Method, c.Name, nil)
 	case conversation.MethodSetLevel:
-		return "logging " + record.Word(c.Name), nil
+		return "logging " + syntax.Word(c.Name), nil
 	case "tools/list":
 		return "list tools", nil
 	case "prompts/list":
@@ -326,7 +329,7 @@ func (w *writer) answers(c *conversation.Call) given {
 	var g given
 	for _, q := range c.Questions {
 		key := ""
-		if q.Key != "" && record.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
+		if q.Key != "" && syntax.AnswerKey(q.Key) && q.Via != exchange.ViaRequest {
 			key = q.Key + "="
 		}
 		switch q.Method {
@@ -348,9 +351,10 @@ func (w *writer) answers(c *conversation.Call) given {
 			w.line("%s %scancel", cmdname.ElicitResponse, key)
 		case q.Mode() == "url" && q.Action() == "accept":
 			g.outOfBand = true
-			url := urlOf(q)
+			// The link may carry a token, a code or a sign-in's state.
+			url := credential.RedactURL(urlOf(q))
 			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
-			w.comment("the person accepted to open %s; a script accepts without opening it", sanitize(url))
+			w.comment("the person accepted to open %s; a script accepts without opening it", url)
 			w.line("%s %saccept", cmdname.ElicitResponse, key)
 		default:
 			line := w.elicitResponse(key, q)
@@ -398,6 +402,10 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 	line := cmdname.ElicitResponse + " " + key + action
 	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
 		return line
+	}
+	if hidden, paths := hideJSON(a.Content); len(paths) > 0 {
+		a.Content = hidden
+		w.comment("%s", record.HiddenNote("the answer", paths))
 	}
 	v, err := jsonmatch.Decode(a.Content)
 	if err != nil {
@@ -449,7 +457,7 @@ func (w *writer) sampleResponse(q *conversation.Question) {
 	if s.Role == "assistant" {
 		s.Role = ""
 	}
-	line := cmdname.SampleResponse + " " + record.Quote(s.String())
+	line := cmdname.SampleResponse + " " + syntax.Quote(s.String())
 	if !parses(line) {
 		w.warn(q.AnswerLine, "the model reply at line %d is too long for a script line (%d bytes): the script gives none", q.AnswerLine, len(line))
 		w.comment("the model reply at line %d of the recording is too long for a script line", q.AnswerLine)
@@ -477,7 +485,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 		if root.Name != "" || strings.Contains(root.URI, "=") {
 			word += "=" + root.Name
 		}
-		words = append(words, record.Quote(word))
+		words = append(words, syntax.Quote(word))
 	}
 	raw := strings.Join(words, " ")
 	switch {
@@ -492,7 +500,7 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 func (w *writer) questionChecks(c *conversation.Call) {
 	for _, q := range c.Questions {
 		sel := ""
-		if q.Key != "" && record.AnswerKey(q.Key) {
+		if q.Key != "" && syntax.AnswerKey(q.Key) {
 			sel = " key=" + q.Key
 		}
 		v, err := jsonmatch.Decode(q.Params)
@@ -512,7 +520,7 @@ func (w *writer) questionChecks(c *conversation.Call) {
 			if text != "" && w.opts.Match == jsonmatch.Exact {
 				// The message as text when it does not change from run
 				// to run, else as a pattern in the question's check.
-				if q := record.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
+				if q := syntax.Quote(text); jsonmatch.Generalize(text) == jsonmatch.Escape(text) && parses(line+" "+q) {
 					line += " " + q
 				} else {
 					check.Set("message", text)
@@ -528,7 +536,14 @@ func (w *writer) questionChecks(c *conversation.Call) {
 				check.Set("mode", mode)
 			}
 			for _, k := range []string{"requestedSchema", "url"} {
-				if x, ok := obj.Get(k); ok {
+				x, ok := obj.Get(k)
+				if u, isText := x.(string); ok && isText && k == "url" && credential.RedactURL(u) != u {
+					// A link that carries a credential is not checked:
+					// the check would hold it.
+					w.comment("the link of the question carries a credential (%s); it is not checked", credential.RedactURL(u))
+					continue
+				}
+				if ok {
 					check.Set(k, x)
 				}
 			}
@@ -586,7 +601,7 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 	if strings.HasPrefix(c, "{") || strings.HasPrefix(c, "[") {
 		return cmd + " " + c
 	}
-	return cmd + " " + record.Quote(c)
+	return cmd + " " + syntax.Quote(c)
 }
 
 // textLine is a check of a text: quoted on its line, or, for a text of
@@ -594,7 +609,7 @@ func jsonLine(cmd string, v jsonmatch.Value) string {
 // a workflow command, in a here-document, as it reads.
 func textLine(cmd, text string) string {
 	if !strings.Contains(text, "\n") || termsafe.Has(strings.ReplaceAll(text, "\n", "")) || strings.ContainsAny(text, "\r\t") || hasCommand(text) {
-		return cmd + " " + record.Quote(text)
+		return cmd + " " + syntax.Quote(text)
 	}
 	marker := "END"
 	for n := 2; containsLine(text, marker); n++ {
@@ -629,7 +644,7 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	if c.Err != nil {
 		out = append(out, fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code))
 		if w.opts.Match == jsonmatch.Exact {
-			l := cmdname.AssertMatch + " " + record.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+			l := cmdname.AssertMatch + " " + syntax.Quote(jsonmatch.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
 			if parses(l) {
 				out = append(out, l)
 			} else {
@@ -715,4 +730,25 @@ func (w *writer) textOnly(c *conversation.Call, obj *jsonmatch.Object) (string, 
 		texts = append(texts, text)
 	}
 	return strings.Join(texts, "\n"), true
+}
+
+// hideJSON hides the secrets of an answer's content (credential.HideFields)
+// and returns it with the paths of those hidden; raw is returned as it is
+// when nothing is.
+func hideJSON(raw json.RawMessage) (json.RawMessage, []string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw, nil
+	}
+	hidden, paths := credential.HideFields(v, nil)
+	if len(paths) == 0 {
+		return raw, nil
+	}
+	b, err := json.Marshal(hidden)
+	if err != nil {
+		return raw, nil
+	}
+	return b, paths
 }

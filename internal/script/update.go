@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/jsonmatch"
-	"github.com/askback/askback/internal/record"
+	"github.com/askback/askback/internal/script/syntax"
 )
 
 // UpdateNote is what an update did, or could not do, with one failed step.
@@ -146,14 +146,14 @@ func render(t token, f *fix) (string, error) {
 				return c, nil
 			}
 		case bareToken:
-			if record.Word(c) == c && !strings.Contains(c, "=") {
+			if syntax.Word(c) == c && !strings.Contains(c, "=") {
 				return c, nil
 			}
 			if !strings.Contains(c, "'") {
 				return "'" + c + "'", nil
 			}
 		}
-		return record.Quote(c), nil
+		return syntax.Quote(c), nil
 	}
 	if !utf8.ValidString(f.text) {
 		return "", fmt.Errorf("the new value is not UTF-8 text")
@@ -164,7 +164,7 @@ func render(t token, f *fix) (string, error) {
 			return "'" + f.text + "'", nil
 		}
 	case bareToken:
-		if f.text != "" && record.Word(f.text) == f.text && !strings.Contains(f.text, "=") {
+		if f.text != "" && syntax.Word(f.text) == f.text && !strings.Contains(f.text, "=") {
 			return f.text, nil
 		}
 	case jsonToken:
@@ -172,7 +172,7 @@ func render(t token, f *fix) (string, error) {
 			return f.text, nil
 		}
 	}
-	return record.Quote(f.text), nil
+	return syntax.Quote(f.text), nil
 }
 
 func isContainer(v jsonmatch.Value) bool {

@@ -77,10 +77,9 @@ func StateNote(s string) string {
 }
 
 // RedactHeaders returns "Name: value" lines with the values of credential
-// headers replaced by "[redacted]": headers whose name says key, token,
-// secret, auth, session, cookie, password or signature (credential.Name),
-// and any value that is a token by its form (credential.Token). An MCP
-// session id is shown by its length.
+// headers replaced by "[redacted]" (credential.Header: by the header's
+// name, the value's form, or a generated-looking value in a header of no
+// standard's). An MCP session id is shown by its length.
 func RedactHeaders(lines []string) []string {
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
@@ -96,7 +95,7 @@ func RedactHeaders(lines []string) []string {
 				value = fmt.Sprintf("[session id: %d bytes]", len(value))
 			}
 			out = append(out, name+": "+value)
-		case credential.Name(name) || credential.Token(value):
+		case credential.Header(name, value):
 			out = append(out, name+": "+credential.Hidden)
 		default:
 			out = append(out, l)

@@ -1,7 +1,8 @@
 // Package trace records an MCP session's traffic as JSON lines, one message
 // a line, with its direction, kind, method, id and timing, and with secrets
 // kept out: a requestState is shown by its length unless asked otherwise,
-// and HTTP credentials never appear.
+// arguments and answers that are secrets by name or form are hidden, and
+// HTTP credentials never appear.
 //
 // A Recorder sees every JSON-RPC message as it crosses the wire (ids and
 // raw results included), through Observe (a wire.Observer: session.Options.Observe), without
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/termsafe"
 )
 
@@ -110,6 +112,11 @@ func (r *Recorder) Info(info map[string]any) {
 
 func (r *Recorder) emit(e Event, now time.Time) {
 	e.At = ms(now.Sub(r.start))
+	if !r.opts.ShowSecrets {
+		// Arguments and answers that are secrets by name or form.
+		e.Params, _ = credential.HidePart("params", e.Params)
+		e.Result, _ = credential.HidePart("result", e.Result)
+	}
 	e.Params = Redact(e.Params, r.opts.ShowState)
 	e.Result = Redact(e.Result, r.opts.ShowState)
 	e.Error = Redact(e.Error, r.opts.ShowState)

@@ -1,0 +1,41 @@
+package credential
+
+import "testing"
+
+// The allocation-free reading of a plain name finds what the full reading
+// finds (and, reading no warnings in a name, may find more: "dontSharePassword").
+func FuzzMatchPlainAgrees(f *testing.F) {
+	for _, s := range []string{"X-Api-Key", "apiKey", "APIKey", "X-Csrf-Token", "token_count", "max_tokens", "X-Pat",
+		"Pin-The-Issue", "pin_code", "newPassword", "Content-Type", "X-Passphrase", "card.number", "HTTPAuthToken", "a--b__c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		d := defaults()
+		plain, ok := d.matchPlain(name)
+		if !ok {
+			return
+		}
+		if full := d.match(name, true); full != "" && plain == "" {
+			t.Fatalf("matchPlain(%q) = %q, match = %q", name, plain, full)
+		}
+	})
+}
+
+// A message mayHold passes over holds nothing the walk would hide.
+func FuzzMayHold(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"password":"a","n":4111111111111111,"s":"123-45-6789"}}}`,
+		`{"result":{"action":"accept","content":{"x-Pat":"v","t":"Bearer x","k":"ghp_0123456789abcdef0123"}}}`,
+		`{"params":{"arguments":{"env":"prod","ok":true}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		if mayHold(msg) {
+			return
+		}
+		if out, secrets := walk(msg, nil); len(secrets) > 0 || string(out) != string(msg) {
+			t.Fatalf("mayHold(%s) = false, but the walk hides %q", msg, secrets)
+		}
+	})
+}
