@@ -45,6 +45,7 @@ type pending struct {
 	method string
 	call   *Call // the call it is a round of, or reads the task of
 	kind   int
+	proto  string // the protocol version it was sent in
 }
 
 // Kinds of pending requests.
@@ -120,14 +121,17 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	if proto == "" && w.Entry.HTTP != nil {
 		proto = w.Entry.HTTP.ProtocolVersion
 	}
-	if err := b.checkProtocol(line, proto); err != nil {
-		return err
+	if m.Method != "server/discover" {
+		// A probe's version counts when the server answers it (ServerResponse).
+		if err := b.checkProtocol(line, proto); err != nil {
+			return err
+		}
 	}
 	if !m.ID.IsValid() {
 		b.clientNotification(session, m, p)
 		return nil
 	}
-	pend := &pending{line: line, method: m.Method}
+	pend := &pending{line: line, method: m.Method, proto: proto}
 	defer b.reqs.Add(session, w.Stream, m.ID, pend)
 	switch m.Method {
 	case "initialize":
@@ -314,6 +318,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		_ = json.Unmarshal(m.Result, &r)
 	}
 	c := pend.call
+	if pend.method == "server/discover" && werr == nil {
+		return b.checkProtocol(pend.line, pend.proto)
+	}
 	switch pend.kind {
 	case kindInitialize:
 		if werr == nil {

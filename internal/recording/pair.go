@@ -48,7 +48,7 @@ func Walk(rec *Recording, v Visitor) error {
 			v.Event(line, e)
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(e.Message)
+		msg, err := DecodeMessage(e.Message)
 		if err != nil {
 			return &Error{Line: line, Err: err}
 		}
@@ -84,6 +84,9 @@ func Walk(rec *Recording, v Visitor) error {
 type Waiting[T any] struct {
 	m map[waitKey][]waiter[T]
 	n int // requests added, for their order
+	// onStream are the ids of the requests sent on each stream of each
+	// session (kept after they are answered: a stream carries few).
+	onStream map[waitKey][]string
 }
 
 type waitKey struct{ session, id string }
@@ -100,6 +103,13 @@ func (w *Waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
 		w.m = map[waitKey][]waiter[T]{}
 	}
 	k := waitKey{session, idKey(id)}
+	if stream != "" {
+		if w.onStream == nil {
+			w.onStream = map[waitKey][]string{}
+		}
+		sk := waitKey{session, stream}
+		w.onStream[sk] = append(w.onStream[sk], k.id)
+	}
 	w.n++
 	w.m[k] = append(w.m[k], waiter[T]{stream: stream, seq: w.n, v: v})
 }
@@ -115,8 +125,13 @@ func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
 
 // Take removes and returns the request an answer with id in session
 // answers: the one sent on stream when several wait with that id, else the
-// first.
+// first. An answer whose id is null (an error of a server that could not
+// read the request's id) answers the one request sent on its stream, if
+// one alone was.
 func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
+	if !id.IsValid() {
+		return w.takeStream(session, stream)
+	}
 	k := waitKey{session, idKey(id)}
 	list := w.m[k]
 	if len(list) == 0 {
@@ -135,6 +150,41 @@ func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
 		delete(w.m, k)
 	} else {
 		w.m[k] = list
+	}
+	return v, true
+}
+
+// takeStream removes and returns the one request waiting in session that
+// was sent on stream; none when stream is empty or several were.
+func (w *Waiting[T]) takeStream(session, stream string) (T, bool) {
+	var zero T
+	if stream == "" {
+		return zero, false
+	}
+	var found waitKey
+	at, n := 0, 0
+	ids := w.onStream[waitKey{session, stream}]
+	for j, id := range ids {
+		if slices.Contains(ids[:j], id) {
+			continue
+		}
+		k := waitKey{session, id}
+		for i, x := range w.m[k] {
+			if x.stream == stream {
+				found, at = k, i
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		return zero, false
+	}
+	list := w.m[found]
+	v := list[at].v
+	if list = slices.Delete(list, at, at+1); len(list) == 0 {
+		delete(w.m, found)
+	} else {
+		w.m[found] = list
 	}
 	return v, true
 }

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,5 +44,41 @@ func TestWaitingPairsByIDSessionAndStream(t *testing.T) {
 	}
 	if c, ok := CancelledID([]byte(`7`)); !ok || c != id(float64(7)) {
 		t.Errorf("CancelledID(7) = %v, %v", c, ok)
+	}
+}
+
+// An error whose id is null (a server that could not read the request)
+// decodes as a response, and answers the one request sent on its stream;
+// a response without an id, or a result with a null id, is no message.
+func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
+	msg, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.ID.IsValid() || r.Error == nil {
+		t.Fatalf("decoded %#v", msg)
+	}
+	for _, bad := range []string{
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}`,
+		`{"jsonrpc":"2.0","result":{},"id":null}`,
+		`{"jsonrpc":"2.0","result":{},"id":{"a":1}}`,
+	} {
+		if _, err := DecodeMessage([]byte(bad)); err == nil || strings.Contains(err.Error(), "request") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	one, _ := jsonrpc.MakeID(float64(1))
+	var w Waiting[string]
+	w.Add("", "post-1", one, "probe")
+	w.Add("", "post-2", one, "initialize")
+	if v, ok := w.Take("", "post-1", r.ID); !ok || v != "probe" {
+		t.Errorf("null id on post-1 took %q, %v", v, ok)
+	}
+	if v, ok := w.Take("", "", r.ID); ok {
+		t.Errorf("null id on no stream took %q", v)
+	}
+	if v, ok := w.Take("", "post-2", one); !ok || v != "initialize" {
+		t.Errorf("id 1 on post-2 took %q, %v", v, ok)
 	}
 }

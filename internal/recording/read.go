@@ -9,8 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
 	"github.com/askback/askback/internal/strictjson"
 )
 
@@ -137,7 +135,7 @@ func (rd *Reader) check(e *Entry) error {
 		if len(e.Message) == 0 {
 			return errors.New(`neither a message ("msg") nor an event`)
 		}
-		if _, err := jsonrpc.DecodeMessage(e.Message); err != nil {
+		if _, err := DecodeMessage(e.Message); err != nil {
 			return fmt.Errorf("not a JSON-RPC message: %v", err)
 		}
 	case EventHTTP, EventNotJSON, EventServerGone, EventClientGone, EventLimit, EventEnd:

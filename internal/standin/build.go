@@ -40,6 +40,7 @@ type pending struct {
 	line   int
 	method string
 	stream string
+	proto  string    // the protocol version it was sent in
 	x      *Exchange // nil for initialize and server/discover
 }
 
@@ -94,12 +95,14 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	if e := w.Entry; proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
-	b.protocol(line, proto)
+	if m.Method != "server/discover" {
+		b.protocol(line, proto) // a probe's counts when the server answers it
+	}
 	if !m.ID.IsValid() {
 		b.clientNotification(line, session, m, p)
 		return nil
 	}
-	pend := &pending{line: line, method: m.Method, stream: stream}
+	pend := &pending{line: line, method: m.Method, stream: stream, proto: proto}
 	for _, earlier := range b.reqs.Get(session, m.ID) {
 		if earlier.stream == stream {
 			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
@@ -326,6 +329,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 	switch p.method {
 	case "initialize", "server/discover":
 		if m.Error == nil {
+			if p.method == "server/discover" {
+				b.protocol(p.line, p.proto)
+			}
 			b.protocol(line, h.ProtocolVersion)
 			if len(h.ServerInfo) > 0 {
 				b.s.Server.Info = h.ServerInfo
