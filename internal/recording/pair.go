@@ -128,7 +128,19 @@ func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
 // first. An answer whose id is null (an error of a server that could not
 // read the request's id) answers the one request sent on its stream, if
 // one alone was.
+//
+// The answer that opened a session (initialize) comes in the session while
+// its request was sent without one: an answer in a session that no request
+// of the session waits for takes the one sent without a session.
 func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
+	v, ok := w.take(session, stream, id)
+	if !ok && session != "" {
+		return w.take("", stream, id)
+	}
+	return v, ok
+}
+
+func (w *Waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
 	if !id.IsValid() {
 		return w.takeStream(session, stream)
 	}
@@ -203,6 +215,35 @@ func (w *Waiting[T]) In(session string) (streams []string, values []T) {
 		streams, values = append(streams, x.stream), append(values, x.v)
 	}
 	return streams, values
+}
+
+// Asker finds the request a server request in session, carried on
+// stream, was asked during, of the requests for which call holds: the one
+// whose HTTP stream carries it; else (over stdio, or on a stream of its
+// own) the earliest still waiting, the one that has waited longest, with
+// the number of others it might as well belong to. Both readers of a
+// recording take a question as the same call's by this rule.
+func (w *Waiting[T]) Asker(session, stream string, call func(T) bool) (asker T, others int, ok bool) {
+	streams, values := w.In(session)
+	for i, v := range values {
+		if !call(v) {
+			continue
+		}
+		if stream != "" && streams[i] == stream {
+			return v, 0, true
+		}
+	}
+	for _, v := range values {
+		if !call(v) {
+			continue
+		}
+		if !ok {
+			asker, ok = v, true
+			continue
+		}
+		others++
+	}
+	return asker, others, ok
 }
 
 // idKey tells ids apart as JSON-RPC does: the string "1" is not the

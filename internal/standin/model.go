@@ -42,12 +42,15 @@ type ServerFacts struct {
 
 // Exchange is one request of the client, over all its rounds.
 type Exchange struct {
-	Index  int
-	Line   int // the line of its first request (the header is line 1)
-	Method string
-	Name   string          // the tool or prompt name, or the resource URI
-	Params json.RawMessage // the first request's params
-	Key    string          // matchKey of Params
+	Index int
+	Line  int // the line of its first request (the header is line 1)
+	// RoundLines are the lines of its requests, the first and each next
+	// round's, in order.
+	RoundLines []int
+	Method     string
+	Name       string          // the tool or prompt name, or the resource URI
+	Params     json.RawMessage // the first request's params
+	Key        string          // matchKey of Params
 	// Rounds are the rounds of questions the server asked before its
 	// answer, in order.
 	Rounds []*Round
@@ -62,7 +65,7 @@ type Exchange struct {
 	Unended string
 
 	session string
-	waiting bool // its last round waits for the answers of a next request
+	args    json.RawMessage // the arguments of its first request, as sent
 }
 
 // Round is the questions the server asked at once.
