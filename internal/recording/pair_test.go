@@ -82,3 +82,36 @@ func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
 		t.Errorf("id 1 on post-2 took %q, %v", v, ok)
 	}
 }
+
+// A recording's messages decode as the go-sdk decodes them.
+func TestDecodeMessageAsTheSDK(t *testing.T) {
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":[1,2]}}}`,
+		`{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":null}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":7,"result":null}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no","data":{"a":1}}}`,
+		`{"jsonrpc":"2.0","id":2.5,"method":"x"}`,
+		`{"jsonrpc":"1.0","id":1,"method":"x"}`,
+		`{"id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":3}`,
+		`[1]`,
+	} {
+		want, werr := jsonrpc.DecodeMessage([]byte(m))
+		got, gerr := DecodeMessage([]byte(m))
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: go-sdk %v, here %v", m, werr, gerr)
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		wb, _ := jsonrpc.EncodeMessage(want)
+		gb, _ := jsonrpc.EncodeMessage(got)
+		if string(wb) != string(gb) {
+			t.Errorf("%s: go-sdk %s, here %s", m, wb, gb)
+		}
+	}
+}
