@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -43,37 +44,64 @@ type Visitor interface {
 // (which Read refuses) is an *Error naming its line.
 func Walk(rec *Recording, v Visitor) error {
 	for i, e := range rec.Entries {
-		line := Line(i)
-		if !e.IsMessage() {
-			v.Event(line, e)
-			continue
+		if err := visit(Line(i), e, v); err != nil {
+			return err
 		}
-		msg, err := DecodeMessage(e.Message)
-		if err != nil {
-			return &Error{Line: line, Err: err}
-		}
-		m := Message{Line: line, Entry: e}
-		if e.HTTP != nil {
-			m.Session, m.Stream = e.HTTP.Session, e.HTTP.Stream
-		}
-		client := e.Dir == ClientToServer
-		switch r := msg.(type) {
-		case *jsonrpc.Request:
-			if client {
-				err = v.ClientRequest(m, r)
-			} else {
-				err = v.ServerRequest(m, r)
-			}
-		case *jsonrpc.Response:
-			if client {
-				err = v.ClientResponse(m, r)
-			} else {
-				err = v.ServerResponse(m, r)
-			}
+	}
+	return nil
+}
+
+// WalkReader hands the entries rd reads to v in order as it reads them,
+// keeping none: a reader of a large recording holds what it makes of it,
+// not the recording too. It reads at most maxEntries entries (1,000,000
+// when 0), as Read does; rd.Truncated says afterwards whether the last line
+// was cut short.
+func WalkReader(rd *Reader, v Visitor, maxEntries int) error {
+	if maxEntries <= 0 {
+		maxEntries = defaultMaxEntries
+	}
+	for n := 0; ; n++ {
+		e, err := rd.Next()
+		if err == io.EOF {
+			return nil
 		}
 		if err != nil {
 			return err
 		}
+		if n == maxEntries {
+			return &Error{Line: rd.line, Err: fmt.Errorf("more than %d entries", maxEntries)}
+		}
+		if err := visit(rd.line, e, v); err != nil {
+			return err
+		}
+	}
+}
+
+func visit(line int, e Entry, v Visitor) error {
+	if !e.IsMessage() {
+		v.Event(line, e)
+		return nil
+	}
+	msg, err := DecodeMessage(e.Message)
+	if err != nil {
+		return &Error{Line: line, Err: err}
+	}
+	m := Message{Line: line, Entry: e}
+	if e.HTTP != nil {
+		m.Session, m.Stream = e.HTTP.Session, e.HTTP.Stream
+	}
+	client := e.Dir == ClientToServer
+	switch r := msg.(type) {
+	case *jsonrpc.Request:
+		if client {
+			return v.ClientRequest(m, r)
+		}
+		return v.ServerRequest(m, r)
+	case *jsonrpc.Response:
+		if client {
+			return v.ClientResponse(m, r)
+		}
+		return v.ServerResponse(m, r)
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ type ReadOptions struct {
 	MaxEntries int
 }
 
+// defaultMaxEntries bounds the entries read when no bound is given.
+const defaultMaxEntries = 1_000_000
+
 // Reader reads a recording line by line.
 type Reader struct {
 	r         *bufio.Reader
@@ -91,6 +94,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // Header returns the recording's header.
 func (rd *Reader) Header() Header { return rd.header }
+
+// Line is the line Next read last (the header is line 1).
+func (rd *Reader) Line() int { return rd.line }
 
 // Truncated reports whether Next met a last line cut short.
 func (rd *Reader) Truncated() bool { return rd.truncated }
@@ -197,7 +203,7 @@ func decodeLine(b []byte, v any) error {
 // reads as the entries before the cut, with Truncated set.
 func Read(r io.Reader, opts ReadOptions) (*Recording, error) {
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 1_000_000
+		opts.MaxEntries = defaultMaxEntries
 	}
 	rd, err := NewReader(r)
 	if err != nil {

@@ -35,6 +35,21 @@ func Build(rec *recording.Recording) (*Script, error) {
 	return b.s, nil
 }
 
+// Read is Build of the recording rd reads, as it reads it: the recording
+// is not held besides the script (mcp-tester serve of a large one). It
+// reads at most maxEntries entries (1,000,000 when 0).
+func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
+	b := &builder{
+		s: &Script{Header: rd.Header(), byKey: map[string][]*Exchange{}},
+	}
+	if err := recording.WalkReader(rd, b, maxEntries); err != nil {
+		return nil, err
+	}
+	b.s.Truncated = rd.Truncated()
+	b.finish()
+	return b.s, nil
+}
+
 // pending is a client request waiting for its response.
 type pending struct {
 	line   int
@@ -138,7 +153,7 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		b.warn(line, "%s %s carries answers to a round the recording does not hold: served as a request of its own", m.Method, name)
 	}
 	x := &Exchange{Index: len(b.s.Exchanges), Line: line, RoundLines: []int{line}, Method: m.Method, Name: name, Params: m.Params, Key: key,
-		session: session, args: p.Arguments}
+		session: session}
 	if !isCall(m.Method) && m.Method != "tools/list" && m.Method != "prompts/list" && m.Method != "resources/list" &&
 		m.Method != "resources/templates/list" {
 		x.Name = ""
@@ -313,7 +328,8 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		for i, q := range r.Questions {
 			keys[i] = q.Key
 		}
-		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: x.args, Keys: keys, State: h.RequestState})
+		args := recording.ReadParams(x.Params).Arguments // kept while it waits only
+		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
 	if h.ResultType == "task" {

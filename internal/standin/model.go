@@ -65,7 +65,6 @@ type Exchange struct {
 	Unended string
 
 	session string
-	args    json.RawMessage // the arguments of its first request, as sent
 }
 
 // Round is the questions the server asked at once.
