@@ -416,7 +416,7 @@ func (s *Standin) unmatched(method, name, key string) error {
 		// go-sdk writes its own message over one of method not found.
 		return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: %s", detail)
 	}
-	cands := all
+	var allow func(*Exchange) bool // the candidates: those of the name, else all
 	detail := ""
 	if slices.Contains(namedMethods, method) {
 		var same []*Exchange
@@ -440,19 +440,13 @@ func (s *Standin) unmatched(method, name, key string) error {
 			detail = fmt.Sprintf("no recorded %s has these params: %s", lbl, shown(key))
 		}
 		if len(same) > 0 {
-			cands = same
+			want := same[0].Name
+			allow = func(x *Exchange) bool { return x.Name == want }
 		}
 	} else {
 		detail = fmt.Sprintf("no recorded %s has these params: %s", method, shown(key))
 	}
-	got := leaves(key, maxLeaves)
-	var best *Exchange
-	bestD := -1
-	for _, x := range cands {
-		if d := distance(got, leaves(x.Key, maxLeaves)); bestD < 0 || d < bestD {
-			best, bestD = x, d
-		}
-	}
+	best := s.nearestOf(method, key, allow)
 	detail += fmt.Sprintf("; the nearest recorded is %s %s (line %d)", best.Method, shown(best.Key), best.Line)
 	near := &Nearest{Method: best.Method, Params: json.RawMessage(best.Key), Line: best.Line}
 	s.rep.problem(Problem{Kind: ProblemUnrecorded, Request: lbl, Got: json.RawMessage(key), Nearest: near, Detail: detail})

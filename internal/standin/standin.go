@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
@@ -115,6 +116,10 @@ type Standin struct {
 	// waits for a 2025-11-25 client's answer.
 	running map[*track]string
 	drop    func() // ends the connection (stdio); nil over HTTP
+	// nearest are the indexes of the recorded requests of each method,
+	// for the nearest to an unmatched one; seed hashes their leaves.
+	nearest map[string]*nearestIndex
+	seed    maphash.Seed
 }
 
 // New builds a stand-in for a script.
@@ -159,6 +164,8 @@ func New(script *Script, opts Options) (*Standin, error) {
 		inflight: newInFlight(opts.MaxInFlight),
 		served:   map[string]int{},
 		running:  map[*track]string{},
+		nearest:  map[string]*nearestIndex{},
+		seed:     maphash.MakeSeed(),
 	}
 	for _, x := range script.Exchanges {
 		for _, r := range x.Rounds {
