@@ -26,7 +26,7 @@ const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 // at all are a *recording.Error naming the line.
 func Build(rec *recording.Recording) (*Script, error) {
 	b := &builder{
-		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
+		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
 	}
 	if err := recording.Walk(rec, b); err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func Build(rec *recording.Recording) (*Script, error) {
 // reads at most maxEntries entries (1,000,000 when 0).
 func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
 	b := &builder{
-		s: &Script{Header: rd.Header(), byKey: map[string][]*Exchange{}},
+		s: &Script{Header: rd.Header(), byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
 	}
 	if err := recording.WalkReader(rd, b, maxEntries); err != nil {
 		return nil, err
@@ -160,6 +160,7 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	}
 	b.s.Exchanges = append(b.s.Exchanges, x)
 	b.s.byKey[m.Method+"\x00"+key] = append(b.s.byKey[m.Method+"\x00"+key], x)
+	b.s.byMethod[m.Method] = append(b.s.byMethod[m.Method], x)
 	pend.x = x
 	return nil
 }

@@ -29,7 +29,8 @@ type Script struct {
 	// its line.
 	Warnings []string
 
-	byKey map[string][]*Exchange // by method and match key, in order
+	byKey    map[string][]*Exchange // by method and match key, in order
+	byMethod map[string][]*Exchange // by method, in order
 }
 
 // ServerFacts are what initialize (or server/discover) said.
@@ -126,8 +127,12 @@ func (s *Script) Methods() []string {
 	return out
 }
 
-// Of returns the exchanges of one method, in order.
+// Of returns the exchanges of one method, in order. The slice is the
+// script's: not to be changed.
 func (s *Script) Of(method string) []*Exchange {
+	if s.byMethod != nil {
+		return s.byMethod[method]
+	}
 	var out []*Exchange
 	for _, x := range s.Exchanges {
 		if x.Method == method {
