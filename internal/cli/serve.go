@@ -228,7 +228,8 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 		return nil, usageErr("%v", err)
 	}
 	defer f.Close()
-	rec, err := recording.Read(f, recording.ReadOptions{})
+	// Read as a stream: the script is kept, not the recording besides.
+	rd, err := recording.NewReader(f)
 	if err != nil {
 		var re *recording.Error
 		if errors.As(err, &re) && re.Line == 1 && strings.HasSuffix(path, ".mcp") {
@@ -236,12 +237,12 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 		}
 		return nil, usageErr("%s: %v", path, err)
 	}
-	if rec.Truncated {
-		warn("%s: line %d is cut short (a proxy stopped while writing it): serving the %d entries before it", path, len(rec.Entries)+2, len(rec.Entries))
-	}
-	script, err := standin.Build(rec)
+	script, err := standin.Read(rd, 0)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
+	}
+	if script.Truncated {
+		warn("%s: line %d is cut short (a proxy stopped while writing it): serving the %d entries before it", path, rd.Line(), rd.Line()-2)
 	}
 	for _, w := range script.Warnings {
 		warn("%s: %s", path, w)

@@ -67,6 +67,8 @@ type Call struct {
 	Session  string // the HTTP session label ("s1"), empty over stdio and for stateless requests
 	Protocol string // the protocol version the call was made in, when the recording says
 	Rounds   int    // the requests the call took (a round of input_required, a retry after -32042)
+	// RoundLines are the recording's lines of those requests, in order.
+	RoundLines []int
 	// Questions are the questions asked during the call, in the order
 	// they were asked, each with the client's answer.
 	Questions []*Question
@@ -86,9 +88,7 @@ type Call struct {
 	// was cut off (the client left, the recording ended).
 	Ended bool
 
-	waiting   []string // keys of the round waiting for its answers (input_required)
-	urlWait   bool     // the last round ended in the -32042 URL error: a retry continues it
-	lastState string   // the requestState of the round waiting, as recorded
+	urlWait bool // the last round ended in the -32042 URL error: a retry continues it
 }
 
 // Task is what a call's task did.

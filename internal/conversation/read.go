@@ -45,6 +45,7 @@ type pending struct {
 	method string
 	call   *Call // the call it is a round of, or reads the task of
 	kind   int
+	proto  string // the protocol version it was sent in
 }
 
 // Kinds of pending requests.
@@ -66,10 +67,10 @@ type builder struct {
 	// questions, nil for a ping.
 	sreqs recording.Waiting[*Question]
 	tasks map[string]*Call
-	// waiting are the calls whose last round waits for a next one (answers
+	// rounds are the calls whose last round waits for a next one (answers
 	// to input_required, a retry after -32042): the only ones a request
-	// may continue.
-	waiting []*Call
+	// may continue, by the rule the stand-in pairs its rounds with too.
+	rounds recording.Rounds[*Call]
 	// gone is the line where the client or the server went, 0 while both
 	// are there; goneWhy says which.
 	gone    int
@@ -120,14 +121,17 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	if proto == "" && w.Entry.HTTP != nil {
 		proto = w.Entry.HTTP.ProtocolVersion
 	}
-	if err := b.checkProtocol(line, proto); err != nil {
-		return err
+	if m.Method != "server/discover" {
+		// A probe's version counts when the server answers it (ServerResponse).
+		if err := b.checkProtocol(line, proto); err != nil {
+			return err
+		}
 	}
 	if !m.ID.IsValid() {
 		b.clientNotification(session, m, p)
 		return nil
 	}
-	pend := &pending{line: line, method: m.Method}
+	pend := &pending{line: line, method: m.Method, proto: proto}
 	defer b.reqs.Add(session, w.Stream, m.ID, pend)
 	switch m.Method {
 	case "initialize":
@@ -138,8 +142,8 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		if m.Method == "resources/read" {
 			name = p.URI
 		}
-		c := b.continued(m.Method, name, session, p)
-		if c == nil {
+		c, ok := b.rounds.Continue(m.Method, name, session, p)
+		if !ok {
 			c = &Call{Line: line, Method: m.Method, Name: name, Args: p.Arguments, Session: session, Protocol: proto}
 			b.conv.Calls = append(b.conv.Calls, c)
 			if len(p.InputResponses) > 0 || p.RequestState != nil {
@@ -149,7 +153,8 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 			b.answerRound(line, c, p.InputResponses)
 		}
 		c.Rounds++
-		c.waiting, c.urlWait = nil, false
+		c.RoundLines = append(c.RoundLines, line)
+		c.urlWait = false
 		pend.kind, pend.call = kindRound, c
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		c := b.tasks[p.TaskID]
@@ -183,16 +188,17 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 			for i := len(b.conv.Calls) - 1; i >= 0; i-- {
 				if c := b.conv.Calls[i]; c.Method == m.Method && c.Session == session {
 					c.Rounds++
+					c.RoundLines = append(c.RoundLines, line)
 					pend.kind, pend.call = kindList, c
 					return nil
 				}
 			}
 		}
-		c := &Call{Line: line, Method: m.Method, Session: session, Protocol: proto, Rounds: 1}
+		c := &Call{Line: line, Method: m.Method, Session: session, Protocol: proto, Rounds: 1, RoundLines: []int{line}}
 		b.conv.Calls = append(b.conv.Calls, c)
 		pend.kind, pend.call = kindList, c
 	case MethodSetLevel:
-		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: proto, Rounds: 1}
+		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: proto, Rounds: 1, RoundLines: []int{line}}
 		b.conv.Calls = append(b.conv.Calls, c)
 		pend.call = c
 	case "ping", "server/discover", "tasks/list", "tasks/result":
@@ -201,46 +207,6 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		b.note(line, nil, "the client sent %s, which a script cannot send: left out", m.Method)
 	}
 	return nil
-}
-
-// continued finds the call a request continues: the call of the same
-// method and name (and session) whose last round asked for answers
-// (input_required) or ended in the URL error -32042, the one with the same
-// arguments first, the one whose requestState is the one sent back first
-// of those.
-func (b *builder) continued(method, name, session string, p recording.Params) *Call {
-	var best *Call
-	score := -1
-	// Forget the calls that wait no more.
-	b.waiting = slices.DeleteFunc(b.waiting, func(c *Call) bool { return c.Ended || !c.urlWait && len(c.waiting) == 0 })
-	for _, c := range b.waiting {
-		if c.Method != method || c.Name != name || c.Session != session {
-			continue
-		}
-		if len(c.waiting) > 0 && len(p.InputResponses) == 0 && p.RequestState == nil {
-			continue // a new call of the same tool, not a next round
-		}
-		covered := true
-		for k := range p.InputResponses {
-			if !slices.Contains(c.waiting, k) {
-				covered = false
-			}
-		}
-		if !covered && !c.urlWait {
-			continue
-		}
-		s := 0
-		if string(c.Args) == string(p.Arguments) {
-			s += 2
-		}
-		if p.RequestState != nil && c.lastState == *p.RequestState {
-			s += 4
-		}
-		if s > score {
-			best, score = c, s
-		}
-	}
-	return best
 }
 
 // answerRound gives the answers of a next round to the questions of the
@@ -314,6 +280,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		_ = json.Unmarshal(m.Result, &r)
 	}
 	c := pend.call
+	if pend.method == "server/discover" && werr == nil {
+		return b.checkProtocol(pend.line, pend.proto)
+	}
 	switch pend.kind {
 	case kindInitialize:
 		if werr == nil {
@@ -382,7 +351,8 @@ const urlRequiredCode = -32042
 
 func (b *builder) end(c *Call, line int, res json.RawMessage, err *jsonrpc.Error) {
 	c.Ended, c.ResultLine, c.Result, c.Err = true, line, res, err
-	c.waiting, c.urlWait = nil, false
+	c.urlWait = false
+	b.rounds.Forget(c)
 }
 
 // urlError takes the URL questions of the error -32042: a retry of the
@@ -397,7 +367,7 @@ func (b *builder) urlError(line int, c *Call, werr *jsonrpc.Error) {
 	}
 	c.urlWait = true
 	c.Err, c.ResultLine = werr, line // until a retry continues it
-	b.waiting = append(b.waiting, c)
+	b.rounds.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, URL: true})
 }
 
 // roundQuestions takes the questions of an input_required result, in the
@@ -409,12 +379,7 @@ func (b *builder) roundQuestions(line int, c *Call, r result) {
 		b.addQuestion(c, inputQuestion(line, exchange.ViaInputRequired, ir))
 		keys = append(keys, ir.Key)
 	}
-	c.waiting = keys
-	b.waiting = append(b.waiting, c)
-	c.lastState = ""
-	if r.RequestState != nil {
-		c.lastState = *r.RequestState
-	}
+	b.rounds.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, Keys: keys, State: r.RequestState})
 }
 
 func inputQuestion(line int, via string, ir recording.InputRequest) *Question {
@@ -474,25 +439,12 @@ func (b *builder) callOf(line int, session, stream string, p recording.Params, m
 			return c
 		}
 	}
-	var waiting []*pending
-	streams, pends := b.reqs.In(session)
-	for i, p := range pends {
-		if p.kind != kindRound {
-			continue
+	if p, others, ok := b.reqs.Asker(session, stream, func(p *pending) bool { return p.kind == kindRound }); ok {
+		if others > 0 {
+			b.note(line, p.call, "%s came while %d calls were waiting for their results and nothing says whose it is: the script gives it to the earliest, %s (line %d)",
+				method, others+1, describe(p.call), p.call.Line)
 		}
-		if stream != "" && streams[i] == stream {
-			return p.call
-		}
-		waiting = append(waiting, p)
-	}
-	switch {
-	case len(waiting) == 1:
-		return waiting[0].call
-	case len(waiting) > 1:
-		c := waiting[0].call
-		b.note(line, c, "%s came while %d calls were waiting for their results and nothing says whose it is: the script gives it to the earliest, %s (line %d)",
-			method, len(waiting), describe(c), c.Line)
-		return c
+		return p.call
 	}
 	for i := len(b.conv.Calls) - 1; i >= 0; i-- {
 		if c := b.conv.Calls[i]; c.Task != nil && !c.Ended && c.Session == session {

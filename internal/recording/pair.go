@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -43,37 +44,64 @@ type Visitor interface {
 // (which Read refuses) is an *Error naming its line.
 func Walk(rec *Recording, v Visitor) error {
 	for i, e := range rec.Entries {
-		line := Line(i)
-		if !e.IsMessage() {
-			v.Event(line, e)
-			continue
+		if err := visit(Line(i), e, v); err != nil {
+			return err
 		}
-		msg, err := jsonrpc.DecodeMessage(e.Message)
-		if err != nil {
-			return &Error{Line: line, Err: err}
-		}
-		m := Message{Line: line, Entry: e}
-		if e.HTTP != nil {
-			m.Session, m.Stream = e.HTTP.Session, e.HTTP.Stream
-		}
-		client := e.Dir == ClientToServer
-		switch r := msg.(type) {
-		case *jsonrpc.Request:
-			if client {
-				err = v.ClientRequest(m, r)
-			} else {
-				err = v.ServerRequest(m, r)
-			}
-		case *jsonrpc.Response:
-			if client {
-				err = v.ClientResponse(m, r)
-			} else {
-				err = v.ServerResponse(m, r)
-			}
+	}
+	return nil
+}
+
+// WalkReader hands the entries rd reads to v in order as it reads them,
+// keeping none: a reader of a large recording holds what it makes of it,
+// not the recording too. It reads at most maxEntries entries (1,000,000
+// when 0), as Read does; rd.Truncated says afterwards whether the last line
+// was cut short.
+func WalkReader(rd *Reader, v Visitor, maxEntries int) error {
+	if maxEntries <= 0 {
+		maxEntries = defaultMaxEntries
+	}
+	for n := 0; ; n++ {
+		e, err := rd.Next()
+		if err == io.EOF {
+			return nil
 		}
 		if err != nil {
 			return err
 		}
+		if n == maxEntries {
+			return &Error{Line: rd.line, Err: fmt.Errorf("more than %d entries", maxEntries)}
+		}
+		if err := visit(rd.line, e, v); err != nil {
+			return err
+		}
+	}
+}
+
+func visit(line int, e Entry, v Visitor) error {
+	if !e.IsMessage() {
+		v.Event(line, e)
+		return nil
+	}
+	msg, err := DecodeMessage(e.Message)
+	if err != nil {
+		return &Error{Line: line, Err: err}
+	}
+	m := Message{Line: line, Entry: e}
+	if e.HTTP != nil {
+		m.Session, m.Stream = e.HTTP.Session, e.HTTP.Stream
+	}
+	client := e.Dir == ClientToServer
+	switch r := msg.(type) {
+	case *jsonrpc.Request:
+		if client {
+			return v.ClientRequest(m, r)
+		}
+		return v.ServerRequest(m, r)
+	case *jsonrpc.Response:
+		if client {
+			return v.ClientResponse(m, r)
+		}
+		return v.ServerResponse(m, r)
 	}
 	return nil
 }
@@ -84,6 +112,9 @@ func Walk(rec *Recording, v Visitor) error {
 type Waiting[T any] struct {
 	m map[waitKey][]waiter[T]
 	n int // requests added, for their order
+	// onStream are the ids of the requests sent on each stream of each
+	// session (kept after they are answered: a stream carries few).
+	onStream map[waitKey][]string
 }
 
 type waitKey struct{ session, id string }
@@ -100,6 +131,13 @@ func (w *Waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
 		w.m = map[waitKey][]waiter[T]{}
 	}
 	k := waitKey{session, idKey(id)}
+	if stream != "" {
+		if w.onStream == nil {
+			w.onStream = map[waitKey][]string{}
+		}
+		sk := waitKey{session, stream}
+		w.onStream[sk] = append(w.onStream[sk], k.id)
+	}
 	w.n++
 	w.m[k] = append(w.m[k], waiter[T]{stream: stream, seq: w.n, v: v})
 }
@@ -115,8 +153,25 @@ func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
 
 // Take removes and returns the request an answer with id in session
 // answers: the one sent on stream when several wait with that id, else the
-// first.
+// first. An answer whose id is null (an error of a server that could not
+// read the request's id) answers the one request sent on its stream, if
+// one alone was.
+//
+// The answer that opened a session (initialize) comes in the session while
+// its request was sent without one: an answer in a session that no request
+// of the session waits for takes the one sent without a session.
 func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
+	v, ok := w.take(session, stream, id)
+	if !ok && session != "" {
+		return w.take("", stream, id)
+	}
+	return v, ok
+}
+
+func (w *Waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
+	if !id.IsValid() {
+		return w.takeStream(session, stream)
+	}
 	k := waitKey{session, idKey(id)}
 	list := w.m[k]
 	if len(list) == 0 {
@@ -139,6 +194,41 @@ func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
 	return v, true
 }
 
+// takeStream removes and returns the one request waiting in session that
+// was sent on stream; none when stream is empty or several were.
+func (w *Waiting[T]) takeStream(session, stream string) (T, bool) {
+	var zero T
+	if stream == "" {
+		return zero, false
+	}
+	var found waitKey
+	at, n := 0, 0
+	ids := w.onStream[waitKey{session, stream}]
+	for j, id := range ids {
+		if slices.Contains(ids[:j], id) {
+			continue
+		}
+		k := waitKey{session, id}
+		for i, x := range w.m[k] {
+			if x.stream == stream {
+				found, at = k, i
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		return zero, false
+	}
+	list := w.m[found]
+	v := list[at].v
+	if list = slices.Delete(list, at, at+1); len(list) == 0 {
+		delete(w.m, found)
+	} else {
+		w.m[found] = list
+	}
+	return v, true
+}
+
 // In is every request waiting in session with the stream it was sent on,
 // in the order they came.
 func (w *Waiting[T]) In(session string) (streams []string, values []T) {
@@ -153,6 +243,35 @@ func (w *Waiting[T]) In(session string) (streams []string, values []T) {
 		streams, values = append(streams, x.stream), append(values, x.v)
 	}
 	return streams, values
+}
+
+// Asker finds the request a server request in session, carried on
+// stream, was asked during, of the requests for which call holds: the one
+// whose HTTP stream carries it; else (over stdio, or on a stream of its
+// own) the earliest still waiting, the one that has waited longest, with
+// the number of others it might as well belong to. Both readers of a
+// recording take a question as the same call's by this rule.
+func (w *Waiting[T]) Asker(session, stream string, call func(T) bool) (asker T, others int, ok bool) {
+	streams, values := w.In(session)
+	for i, v := range values {
+		if !call(v) {
+			continue
+		}
+		if stream != "" && streams[i] == stream {
+			return v, 0, true
+		}
+	}
+	for _, v := range values {
+		if !call(v) {
+			continue
+		}
+		if !ok {
+			asker, ok = v, true
+			continue
+		}
+		others++
+	}
+	return asker, others, ok
 }
 
 // idKey tells ids apart as JSON-RPC does: the string "1" is not the

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,5 +44,74 @@ func TestWaitingPairsByIDSessionAndStream(t *testing.T) {
 	}
 	if c, ok := CancelledID([]byte(`7`)); !ok || c != id(float64(7)) {
 		t.Errorf("CancelledID(7) = %v, %v", c, ok)
+	}
+}
+
+// An error whose id is null (a server that could not read the request)
+// decodes as a response, and answers the one request sent on its stream;
+// a response without an id, or a result with a null id, is no message.
+func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
+	msg, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.ID.IsValid() || r.Error == nil {
+		t.Fatalf("decoded %#v", msg)
+	}
+	for _, bad := range []string{
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}`,
+		`{"jsonrpc":"2.0","result":{},"id":null}`,
+		`{"jsonrpc":"2.0","result":{},"id":{"a":1}}`,
+	} {
+		if _, err := DecodeMessage([]byte(bad)); err == nil || strings.Contains(err.Error(), "request") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	one, _ := jsonrpc.MakeID(float64(1))
+	var w Waiting[string]
+	w.Add("", "post-1", one, "probe")
+	w.Add("", "post-2", one, "initialize")
+	if v, ok := w.Take("", "post-1", r.ID); !ok || v != "probe" {
+		t.Errorf("null id on post-1 took %q, %v", v, ok)
+	}
+	if v, ok := w.Take("", "", r.ID); ok {
+		t.Errorf("null id on no stream took %q", v)
+	}
+	if v, ok := w.Take("", "post-2", one); !ok || v != "initialize" {
+		t.Errorf("id 1 on post-2 took %q, %v", v, ok)
+	}
+}
+
+// A recording's messages decode as the go-sdk decodes them.
+func TestDecodeMessageAsTheSDK(t *testing.T) {
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":[1,2]}}}`,
+		`{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":null}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":7,"result":null}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no","data":{"a":1}}}`,
+		`{"jsonrpc":"2.0","id":2.5,"method":"x"}`,
+		`{"jsonrpc":"1.0","id":1,"method":"x"}`,
+		`{"id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":3}`,
+		`[1]`,
+	} {
+		want, werr := jsonrpc.DecodeMessage([]byte(m))
+		got, gerr := DecodeMessage([]byte(m))
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: go-sdk %v, here %v", m, werr, gerr)
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		wb, _ := jsonrpc.EncodeMessage(want)
+		gb, _ := jsonrpc.EncodeMessage(got)
+		if string(wb) != string(gb) {
+			t.Errorf("%s: go-sdk %s, here %s", m, wb, gb)
+		}
 	}
 }

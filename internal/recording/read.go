@@ -9,8 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
 	"github.com/askback/askback/internal/strictjson"
 )
 
@@ -42,6 +40,9 @@ type ReadOptions struct {
 	// MaxEntries bounds the entries read; 0 means 1,000,000.
 	MaxEntries int
 }
+
+// defaultMaxEntries bounds the entries read when no bound is given.
+const defaultMaxEntries = 1_000_000
 
 // Reader reads a recording line by line.
 type Reader struct {
@@ -94,6 +95,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 // Header returns the recording's header.
 func (rd *Reader) Header() Header { return rd.header }
 
+// Line is the line Next read last (the header is line 1).
+func (rd *Reader) Line() int { return rd.line }
+
 // Truncated reports whether Next met a last line cut short.
 func (rd *Reader) Truncated() bool { return rd.truncated }
 
@@ -137,7 +141,7 @@ func (rd *Reader) check(e *Entry) error {
 		if len(e.Message) == 0 {
 			return errors.New(`neither a message ("msg") nor an event`)
 		}
-		if _, err := jsonrpc.DecodeMessage(e.Message); err != nil {
+		if _, err := DecodeMessage(e.Message); err != nil {
 			return fmt.Errorf("not a JSON-RPC message: %v", err)
 		}
 	case EventHTTP, EventNotJSON, EventServerGone, EventClientGone, EventLimit, EventEnd:
@@ -199,7 +203,7 @@ func decodeLine(b []byte, v any) error {
 // reads as the entries before the cut, with Truncated set.
 func Read(r io.Reader, opts ReadOptions) (*Recording, error) {
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 1_000_000
+		opts.MaxEntries = defaultMaxEntries
 	}
 	rd, err := NewReader(r)
 	if err != nil {

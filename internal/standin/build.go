@@ -26,11 +26,26 @@ const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 // at all are a *recording.Error naming the line.
 func Build(rec *recording.Recording) (*Script, error) {
 	b := &builder{
-		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}},
+		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
 	}
 	if err := recording.Walk(rec, b); err != nil {
 		return nil, err
 	}
+	b.finish()
+	return b.s, nil
+}
+
+// Read is Build of the recording rd reads, as it reads it: the recording
+// is not held besides the script (mcp-tester serve of a large one). It
+// reads at most maxEntries entries (1,000,000 when 0).
+func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
+	b := &builder{
+		s: &Script{Header: rd.Header(), byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
+	}
+	if err := recording.WalkReader(rd, b, maxEntries); err != nil {
+		return nil, err
+	}
+	b.s.Truncated = rd.Truncated()
 	b.finish()
 	return b.s, nil
 }
@@ -40,6 +55,7 @@ type pending struct {
 	line   int
 	method string
 	stream string
+	proto  string    // the protocol version it was sent in
 	x      *Exchange // nil for initialize and server/discover
 }
 
@@ -49,7 +65,11 @@ type builder struct {
 	// sreqs are the server requests waiting for the client's answer; nil:
 	// one not served (ping).
 	sreqs recording.Waiting[*Question]
-	gone  string
+	// rounds are the exchanges whose last round waits for the answers of
+	// a next request, paired by the rule a conversation (script) pairs
+	// its rounds with too.
+	rounds recording.Rounds[*Exchange]
+	gone   string
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
@@ -94,12 +114,14 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	if e := w.Entry; proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
-	b.protocol(line, proto)
+	if m.Method != "server/discover" {
+		b.protocol(line, proto) // a probe's counts when the server answers it
+	}
 	if !m.ID.IsValid() {
 		b.clientNotification(line, session, m, p)
 		return nil
 	}
-	pend := &pending{line: line, method: m.Method, stream: stream}
+	pend := &pending{line: line, method: m.Method, stream: stream, proto: proto}
 	for _, earlier := range b.reqs.Get(session, m.ID) {
 		if earlier.stream == stream {
 			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
@@ -122,49 +144,25 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		name = p.URI
 	}
 	if isCall(m.Method) && (len(p.InputResponses) > 0 || p.RequestState != nil) {
-		if x := b.continued(m.Method, key, session, p); x != nil {
+		if x, ok := b.rounds.Continue(m.Method, name, session, p); ok {
 			b.answerRound(line, x, p.InputResponses)
-			x.waiting = false
+			x.RoundLines = append(x.RoundLines, line)
 			pend.x = x
 			return nil
 		}
 		b.warn(line, "%s %s carries answers to a round the recording does not hold: served as a request of its own", m.Method, name)
 	}
-	x := &Exchange{Index: len(b.s.Exchanges), Line: line, Method: m.Method, Name: name, Params: m.Params, Key: key, session: session}
+	x := &Exchange{Index: len(b.s.Exchanges), Line: line, RoundLines: []int{line}, Method: m.Method, Name: name, Params: m.Params, Key: key,
+		session: session}
 	if !isCall(m.Method) && m.Method != "tools/list" && m.Method != "prompts/list" && m.Method != "resources/list" &&
 		m.Method != "resources/templates/list" {
 		x.Name = ""
 	}
 	b.s.Exchanges = append(b.s.Exchanges, x)
 	b.s.byKey[m.Method+"\x00"+key] = append(b.s.byKey[m.Method+"\x00"+key], x)
+	b.s.byMethod[m.Method] = append(b.s.byMethod[m.Method], x)
 	pend.x = x
 	return nil
-}
-
-// continued finds the exchange a request carrying answers continues: the
-// first of the same method, params and session whose last round waits
-// for its answers, preferring one whose questions the answers' keys are.
-func (b *builder) continued(method, key, session string, p recording.Params) *Exchange {
-	var fallback *Exchange
-	for _, x := range b.s.recorded(method, key) {
-		if !x.waiting || x.session != session {
-			continue
-		}
-		last := x.Rounds[len(x.Rounds)-1]
-		covered := true
-		for k := range p.InputResponses {
-			if !slices.ContainsFunc(last.Questions, func(q *Question) bool { return q.Key == k }) {
-				covered = false
-			}
-		}
-		if covered {
-			return x
-		}
-		if fallback == nil {
-			fallback = x
-		}
-	}
-	return fallback
 }
 
 func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.RawMessage) {
@@ -205,7 +203,7 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	}
 	x, others := b.callOf(session, w.Stream)
 	if others > 0 {
-		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s %s's (line %d), the latest", m.Method, others, x.Method, x.Name, x.Line)
+		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s's (line %d), the earliest", m.Method, others, x.Label(), x.Line)
 	}
 	if x == nil {
 		b.warn(line, "%s outside any call: not asked", m.Method)
@@ -233,29 +231,16 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	return nil
 }
 
-// callOf finds the call in progress that a server request belongs to:
-// the one whose HTTP stream carried it, else the latest in the session,
-// with the number of other calls in progress it might as well belong to.
+// callOf finds the call in progress that a server request belongs to,
+// by the rule a conversation (script) takes it by too (see
+// recording.Waiting.Asker), with the number of other calls in progress it
+// might as well belong to.
 func (b *builder) callOf(session, stream string) (*Exchange, int) {
-	var latest *pending
-	calls := map[*Exchange]bool{}
-	_, ps := b.reqs.In(session)
-	for _, p := range ps {
-		if p.x == nil || !isCall(p.method) {
-			continue
-		}
-		if stream != "" && p.stream == stream {
-			return p.x, 0
-		}
-		calls[p.x] = true
-		if latest == nil || p.line > latest.line {
-			latest = p
-		}
-	}
-	if latest == nil {
+	p, others, ok := b.reqs.Asker(session, stream, func(p *pending) bool { return p.x != nil && isCall(p.method) })
+	if !ok {
 		return nil, 0
 	}
-	return latest.x, len(calls) - 1
+	return p.x, others
 }
 
 // ClientResponse takes the client's answer to a server request.
@@ -277,26 +262,12 @@ func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error
 	return nil
 }
 
-// take removes and returns the request a response answers: the one with
-// its id in its session, sent on its stream when several are; else, for
-// the answer that opened the session (initialize), the one sent without a
-// session.
-func (b *builder) take(session, stream string, id jsonrpc.ID) *pending {
-	if p, ok := b.reqs.Take(session, stream, id); ok {
-		return p
-	}
-	if session == "" {
-		return nil
-	}
-	p, _ := b.reqs.Take("", stream, id)
-	return p
-}
-
 // resultHead reads what a builder needs of a result.
 type resultHead struct {
 	Meta          map[string]json.RawMessage `json:"_meta"`
 	ResultType    string                     `json:"resultType"`
 	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	RequestState  *string                    `json:"requestState"`
 	// initialize and server/discover
 	ServerInfo      json.RawMessage `json:"serverInfo"`
 	Capabilities    json.RawMessage `json:"capabilities"`
@@ -308,8 +279,8 @@ type resultHead struct {
 // a round of questions, or the result that ends its exchange.
 func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
 	line := w.Line
-	p := b.take(w.Session, w.Stream, m.ID)
-	if p == nil {
+	p, ok := b.reqs.Take(w.Session, w.Stream, m.ID)
+	if !ok {
 		b.warn(line, "a response to a request the recording does not hold: skipped")
 		return nil
 	}
@@ -326,6 +297,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 	switch p.method {
 	case "initialize", "server/discover":
 		if m.Error == nil {
+			if p.method == "server/discover" {
+				b.protocol(p.line, p.proto)
+			}
 			b.protocol(line, h.ProtocolVersion)
 			if len(h.ServerInfo) > 0 {
 				b.s.Server.Info = h.ServerInfo
@@ -340,6 +314,7 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 	if x == nil {
 		return nil
 	}
+	b.rounds.Forget(x) // a result or an error ends it, or asks a round of its own
 	if m.Error != nil {
 		x.Err, x.ResultLine, x.Ended = recording.WireError(m.Error), line, true
 		return nil
@@ -350,7 +325,12 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
 		}
 		x.Rounds = append(x.Rounds, r)
-		x.waiting = true
+		keys := make([]string, len(r.Questions))
+		for i, q := range r.Questions {
+			keys[i] = q.Key
+		}
+		args := recording.ReadParams(x.Params).Arguments // kept while it waits only
+		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
 	if h.ResultType == "task" {

@@ -156,7 +156,7 @@ func TestBuildWarnsWhereAmbiguous(t *testing.T) {
 	sc := script(t, text)
 	warnings := strings.Join(sc.Warnings, "\n")
 	for _, want := range []string{
-		"line 4: elicitation/create came while 1 other call(s) were in progress, and nothing says which one asked it: taken as tools/call b's (line 3), the latest",
+		"line 4: elicitation/create came while 1 other call(s) were in progress, and nothing says which one asked it: taken as tools/call a's (line 2), the earliest",
 		"line 6: the request id 2 is already the id of the request at line 3, which has no answer yet: an answer with this id is taken as the earlier one's",
 	} {
 		if !strings.Contains(warnings, want) {

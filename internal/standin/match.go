@@ -170,20 +170,3 @@ func leaves(canon string, limit int) map[string]bool {
 
 // maxLeaves bounds the leaves compared per params.
 const maxLeaves = 256
-
-// distance is how far apart two canonical params are: the leaves one has
-// and the other has not.
-func distance(a, b map[string]bool) int {
-	d := 0
-	for k := range a {
-		if !b[k] {
-			d++
-		}
-	}
-	for k := range b {
-		if !a[k] {
-			d++
-		}
-	}
-	return d
-}

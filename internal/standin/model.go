@@ -29,7 +29,8 @@ type Script struct {
 	// its line.
 	Warnings []string
 
-	byKey map[string][]*Exchange // by method and match key, in order
+	byKey    map[string][]*Exchange // by method and match key, in order
+	byMethod map[string][]*Exchange // by method, in order
 }
 
 // ServerFacts are what initialize (or server/discover) said.
@@ -42,12 +43,15 @@ type ServerFacts struct {
 
 // Exchange is one request of the client, over all its rounds.
 type Exchange struct {
-	Index  int
-	Line   int // the line of its first request (the header is line 1)
-	Method string
-	Name   string          // the tool or prompt name, or the resource URI
-	Params json.RawMessage // the first request's params
-	Key    string          // matchKey of Params
+	Index int
+	Line  int // the line of its first request (the header is line 1)
+	// RoundLines are the lines of its requests, the first and each next
+	// round's, in order.
+	RoundLines []int
+	Method     string
+	Name       string          // the tool or prompt name, or the resource URI
+	Params     json.RawMessage // the first request's params
+	Key        string          // matchKey of Params
 	// Rounds are the rounds of questions the server asked before its
 	// answer, in order.
 	Rounds []*Round
@@ -62,7 +66,6 @@ type Exchange struct {
 	Unended string
 
 	session string
-	waiting bool // its last round waits for the answers of a next request
 }
 
 // Round is the questions the server asked at once.
@@ -124,8 +127,12 @@ func (s *Script) Methods() []string {
 	return out
 }
 
-// Of returns the exchanges of one method, in order.
+// Of returns the exchanges of one method, in order. The slice is the
+// script's: not to be changed.
 func (s *Script) Of(method string) []*Exchange {
+	if s.byMethod != nil {
+		return s.byMethod[method]
+	}
 	var out []*Exchange
 	for _, x := range s.Exchanges {
 		if x.Method == method {

@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/internal/suggest"
 	"github.com/askback/askback/reqstate"
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,8 +46,9 @@ type track struct {
 // setTrack changes a track under the stand-in's lock.
 func (s *Standin) setTrack(t *track, f func(t *track)) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	f(t)
+	s.mu.Unlock()
+	s.rep.tell() // the calls in progress are in the report
 }
 
 type trackKey struct{}
@@ -83,13 +85,12 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "initialize", "server/discover", "ping":
 			return next(ctx, method, req)
 		}
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		default:
+		client := subject.Share(ctx, "")
+		if !s.inflight.enter(client) {
 			return nil, rpcError(jsonrpc.CodeInternalError, nil,
-				"mcp-tester serve: %s in progress already, the most it answers at once; try again when one has ended", plural(cap(s.inflight), "request"))
+				"mcp-tester serve: %s in progress already, the most it answers at once (for this client); try again when one has ended", plural(s.inflight.max, "request"))
 		}
+		defer s.inflight.leave(client)
 		var params json.RawMessage
 		if p := req.GetParams(); p != nil {
 			params, _ = json.Marshal(p)
@@ -153,6 +154,7 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 		line = t.x.Line
 	}
 	s.mu.Unlock()
+	s.rep.tell() // it is no longer in progress: a live report says so
 	if failedAsking {
 		detail := fmt.Sprintf("the call failed while the client was asked: %v", err)
 		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
@@ -414,7 +416,7 @@ func (s *Standin) unmatched(method, name, key string) error {
 		// go-sdk writes its own message over one of method not found.
 		return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: %s", detail)
 	}
-	cands := all
+	var allow func(*Exchange) bool // the candidates: those of the name, else all
 	detail := ""
 	if slices.Contains(namedMethods, method) {
 		var same []*Exchange
@@ -438,19 +440,13 @@ func (s *Standin) unmatched(method, name, key string) error {
 			detail = fmt.Sprintf("no recorded %s has these params: %s", lbl, shown(key))
 		}
 		if len(same) > 0 {
-			cands = same
+			want := same[0].Name
+			allow = func(x *Exchange) bool { return x.Name == want }
 		}
 	} else {
 		detail = fmt.Sprintf("no recorded %s has these params: %s", method, shown(key))
 	}
-	got := leaves(key, maxLeaves)
-	var best *Exchange
-	bestD := -1
-	for _, x := range cands {
-		if d := distance(got, leaves(x.Key, maxLeaves)); bestD < 0 || d < bestD {
-			best, bestD = x, d
-		}
-	}
+	best := s.nearestOf(method, key, allow)
 	detail += fmt.Sprintf("; the nearest recorded is %s %s (line %d)", best.Method, shown(best.Key), best.Line)
 	near := &Nearest{Method: best.Method, Params: json.RawMessage(best.Key), Line: best.Line}
 	s.rep.problem(Problem{Kind: ProblemUnrecorded, Request: lbl, Got: json.RawMessage(key), Nearest: near, Detail: detail})

@@ -10,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/reqstate"
+	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -623,5 +626,84 @@ func TestNothingRecorded(t *testing.T) {
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy"})
 	if err == nil || !strings.Contains(err.Error(), "the recording holds no tools/call request; it holds no request at all") {
 		t.Errorf("call: %v", err)
+	}
+}
+
+// One client opens more single-use states than the old bound of 10,000
+// within their lifetime (mcp-tester bench against a stand-in runs as many
+// flows, each a round answered with its state): every one is opened, and
+// each only once.
+func TestManyStatesFromOneClient(t *testing.T) {
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{})
+	round := func(state string) *mcp.CallToolRequest {
+		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "deploy", Arguments: json.RawMessage(`{"service":"auth"}`), RequestState: state}}
+	}
+	ctx := subject.WithClient(context.Background(), "addr:192.0.2.1")
+	var state string
+	for i := range 10_001 {
+		var err error
+		state, err = s.codec.Issue(round(""), callState{X: 1, K: []string{"target"}}, &reqstate.IssueOptions{SingleUse: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reqstate.Open[callState](ctx, s.codec, round(state)); err != nil {
+			t.Fatalf("state %d: %v", i+1, err)
+		}
+	}
+	if _, err := reqstate.Open[callState](ctx, s.codec, round(state)); !errors.Is(err, reqstate.ErrReused) {
+		t.Errorf("a state used again: %v", err)
+	}
+}
+
+// Requests in progress are bounded per client too: one client (or clients
+// holding a few each) cannot take the quarter of the places kept for
+// newcomers.
+func TestInFlightKeepsAPlaceForNewcomers(t *testing.T) {
+	f := newInFlight(8)
+	for range 6 {
+		if !f.enter("~addr:192.0.2.1") {
+			t.Fatal("the first client within its share was refused")
+		}
+	}
+	if f.enter("~addr:192.0.2.1") {
+		t.Error("one client took a place kept for newcomers")
+	}
+	for i := range 2 {
+		if !f.enter("~addr:192.0.2.2") {
+			t.Errorf("a newcomer's request %d was refused", i+1)
+		}
+	}
+	if f.enter("~addr:192.0.2.3") {
+		t.Error("more than the bound")
+	}
+	f.leave("~addr:192.0.2.2")
+	if !f.enter("~addr:192.0.2.3") {
+		t.Error("a place given back was not taken")
+	}
+}
+
+// The report as it changes (serve --report rewrites its file then) is
+// true after each change: a 2025-11-25 call that was asked and has ended
+// is no longer unanswered, without waiting for another event.
+func TestLiveReportTrue(t *testing.T) {
+	var s *Standin
+	var mu sync.Mutex
+	var last Report
+	s, _ = standin(t, load(t, "deploy-2026.jsonl"), Options{Changed: func() {
+		r := s.Report()
+		mu.Lock()
+		last = r
+		mu.Unlock()
+	}})
+	cs := client(t, s, "2025-11-25", false, func(*mcp.ElicitParams) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: production}
+	})
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "auth"}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !last.OK || len(last.Problems) != 0 || last.Checked != 1 {
+		t.Errorf("the last report written: %+v", last)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
@@ -51,10 +52,15 @@ import (
 const (
 	// DefaultMaxInFlight bounds the requests answered at once: with a
 	// client of 2025-11-25, a call waiting for its answers is one of them.
-	DefaultMaxInFlight = 64
+	// A quarter is kept for clients holding few, so that one client (such
+	// as mcp-tester bench at its largest --concurrency, 1,000) has 1,152.
+	DefaultMaxInFlight = 1536
 	// DefaultMaxStates bounds the single-use requestStates remembered as
-	// used (the replay store).
-	DefaultMaxStates = 10000
+	// used (the replay store) until they expire: one a round of questions
+	// a modern client answers, so a bench's flows for a state's lifetime.
+	// The store keeps a tenth of it for clients holding few, and takes
+	// room only as states are used (some tens of bytes each).
+	DefaultMaxStates = replay.DefaultMaxEntries
 	// MaxAttempts bounds how often a round's unanswered questions are
 	// asked again.
 	MaxAttempts = 5
@@ -72,7 +78,8 @@ type Options struct {
 	// (reqstate.DefaultTTL when zero).
 	StateTTL time.Duration
 	// MaxInFlight bounds the requests answered at once (DefaultMaxInFlight
-	// when zero); one beyond it is refused with a JSON-RPC error.
+	// when zero), a quarter of them kept for clients holding fewer than
+	// two; one beyond it is refused with a JSON-RPC error.
 	MaxInFlight int
 	// MaxStates bounds the replay store (DefaultMaxStates when zero).
 	MaxStates int
@@ -99,7 +106,7 @@ type Standin struct {
 	notes  []string
 	lists  lists
 
-	inflight chan struct{}
+	inflight *inFlight
 
 	mu     sync.Mutex
 	served map[string]int // requests served per method and match key
@@ -109,6 +116,10 @@ type Standin struct {
 	// waits for a 2025-11-25 client's answer.
 	running map[*track]string
 	drop    func() // ends the connection (stdio); nil over HTTP
+	// nearest are the indexes of the recorded requests of each method,
+	// for the nearest to an unmatched one; seed hashes their leaves.
+	nearest map[string]*nearestIndex
+	seed    maphash.Seed
 }
 
 // New builds a stand-in for a script.
@@ -150,9 +161,11 @@ func New(script *Script, opts Options) (*Standin, error) {
 		opts:     opts,
 		codec:    codec,
 		rep:      &reporter{log: opts.Log, r: Report{Recording: opts.Recording, Answers: opts.Answers}, changed: opts.Changed},
-		inflight: make(chan struct{}, opts.MaxInFlight),
+		inflight: newInFlight(opts.MaxInFlight),
 		served:   map[string]int{},
 		running:  map[*track]string{},
+		nearest:  map[string]*nearestIndex{},
+		seed:     maphash.MakeSeed(),
 	}
 	for _, x := range script.Exchanges {
 		for _, r := range x.Rounds {

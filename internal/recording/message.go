@@ -1,0 +1,77 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// DecodeMessage decodes one recorded JSON-RPC message as the go-sdk does
+// (jsonrpc.DecodeMessage: members by their exact names, "jsonrpc" "2.0",
+// an id that is a string, a number or null, a request by its "method"),
+// without the go-sdk's decoder, which allocates tens of kilobytes a
+// message: a recording holds a million. It also decodes an error response
+// whose id is null, which JSON-RPC 2.0 answers a request with when it
+// could not read the request's id (a server that refuses a request before
+// reading it, such as one that answers an HTTP 400 "Server not
+// initialized"): a *jsonrpc.Response whose ID is not valid. What is no
+// JSON-RPC message is an error that says what it is.
+func DecodeMessage(b []byte) (jsonrpc.Message, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	var version string
+	if v, ok := members["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %s; expected \"2.0\"", members["jsonrpc"])
+	}
+	idRaw, hasID := members["id"]
+	var idv any
+	if hasID {
+		if err := json.Unmarshal(idRaw, &idv); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	id, err := jsonrpc.MakeID(idv)
+	if err != nil {
+		return nil, fmt.Errorf("an id %s that is neither a string nor a number", bytes.TrimSpace(idRaw))
+	}
+	if m, ok := members["method"]; ok {
+		var method string
+		if err := json.Unmarshal(m, &method); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		return &jsonrpc.Request{Method: method, ID: id, Params: members["params"]}, nil
+	}
+	var werr *jsonrpc.Error
+	if e := nonNull(members["error"]); e != nil {
+		if err := json.Unmarshal(e, &werr); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	result := members["result"]
+	switch {
+	case id.IsValid():
+	case !hasID:
+		return nil, errors.New("a response without an id")
+	case werr == nil || nonNull(result) != nil:
+		return nil, errors.New("a response with a null id that is no error (only an error may have a null id)")
+	}
+	r := &jsonrpc.Response{ID: id, Result: result}
+	if werr != nil {
+		r.Error = werr
+	}
+	return r, nil
+}
+
+// nonNull is raw, or nil when it is absent or null (as the go-sdk reads an
+// omitted member).
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	return raw
+}
