@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,6 +29,15 @@ type Pages struct {
 // page, "" at the end.
 func (s *Session) ListTools(ctx context.Context, p Pages) ([]*mcp.Tool, string, error) {
 	return list(ctx, s, "tools/list", p, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+		if s.offer.ToolCalls {
+			// Protocol 2025-11-25: keep which tools run as tasks.
+			r, support, err := taskclient.ListTools(ctx, s.cs, &mcp.ListToolsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			s.noteSupport(r.Tools, support)
+			return r.Tools, r.NextCursor, nil
+		}
 		r, err := s.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", err

@@ -1,6 +1,11 @@
 package session
 
-import "context"
+import (
+	"context"
+
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // Modern is the first protocol version whose requests carry their own
 // metadata and, over Streamable HTTP, the standard and Mcp-Param-* headers.
@@ -20,4 +25,54 @@ func (s *Session) knowTools(ctx context.Context) {
 	s.toolsOnce.Do(func() {
 		_, _, _ = s.ListTools(ctx, Pages{All: true})
 	})
+}
+
+// maxSupport bounds the tools whose taskSupport a session keeps.
+const maxSupport = 10000
+
+// noteSupport keeps the taskSupport of the tools of one page of a listing
+// (protocol 2025-11-25, a server that offers task tool calls).
+func (s *Session) noteSupport(tools []*mcp.Tool, support map[string]taskclient.Support) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.support == nil {
+		s.support = map[string]taskclient.Support{}
+	}
+	for _, t := range tools {
+		if len(s.support) >= maxSupport {
+			return
+		}
+		s.support[t.Name] = support[t.Name]
+	}
+}
+
+// asTask reports whether a call of the tool asks for a task of protocol
+// 2025-11-25 (params.task): the tester runs tasks (not --no-tasks), the
+// server offers task tool calls, and the tool requires a task. A tool the
+// server allows to run either way (taskSupport "optional") is called
+// plainly, as a client that does not run tasks would. The tools are listed
+// once for it, before the first call of a tool not yet listed.
+func (s *Session) asTask(ctx context.Context, name string) bool {
+	if !s.offer.ToolCalls {
+		return false
+	}
+	s.mu.Lock()
+	v, known := s.support[name]
+	s.mu.Unlock()
+	if !known {
+		s.supportOnce.Do(func() {
+			_, _, _ = s.ListTools(ctx, Pages{All: true})
+		})
+		s.mu.Lock()
+		v = s.support[name]
+		s.mu.Unlock()
+	}
+	return v == taskclient.SupportRequired
+}
+
+// taskSupport is asTask for a tool whose support is known already.
+func (s *Session) taskSupport(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.support[name] == taskclient.SupportRequired
 }
