@@ -56,6 +56,16 @@ func (s *Session) asTask(ctx context.Context, name string) bool {
 	if !s.offer.ToolCalls {
 		return false
 	}
+	return s.requiresTask(ctx, name)
+}
+
+// requiresTask reports whether the server listed the tool with
+// execution.taskSupport "required" (protocol 2025-11-25, a session that
+// runs tasks), listing the tools once if it was not listed.
+func (s *Session) requiresTask(ctx context.Context, name string) bool {
+	if !s.opts.Tasks || !taskclient.Legacy(s.cs) {
+		return false
+	}
 	s.mu.Lock()
 	v, known := s.support[name]
 	s.mu.Unlock()
@@ -70,9 +80,24 @@ func (s *Session) asTask(ctx context.Context, name string) bool {
 	return v == taskclient.SupportRequired
 }
 
+// TaskRequired reports whether the server listed the tool as one that runs
+// only as a task of protocol 2025-11-25 (execution.taskSupport "required"),
+// and, if so, why "" or why not this session runs it as one: a call of it
+// that is not a task is refused by the server, and says nothing of the
+// tool. Known only to a session that runs tasks (Options.Tasks).
+func (s *Session) TaskRequired(ctx context.Context, name string) (required bool, whyNot string) {
+	if !s.requiresTask(ctx, name) {
+		return false, ""
+	}
+	if !s.offer.ToolCalls {
+		return true, "the server does not offer task tool calls (capabilities.tasks.requests.tools.call)"
+	}
+	return true, ""
+}
+
 // taskSupport is asTask for a tool whose support is known already.
 func (s *Session) taskSupport(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.support[name] == taskclient.SupportRequired
+	return s.offer.ToolCalls && s.support[name] == taskclient.SupportRequired
 }
