@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/askback/askback/formschema"
@@ -115,7 +116,7 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 			if required, why := p.s.TaskRequired(ctx, s.name); required && why != "" {
 				// The server would refuse a plain call: it says nothing
 				// of what the tool asks.
-				notCalled = fmt.Sprintf("not called: the tool runs only as a task (execution.taskSupport \"required\") and %s", why)
+				notCalled = fmt.Sprintf("not called: it runs only as a task (execution.taskSupport \"required\") and %s", why)
 				return
 			}
 		}
@@ -130,6 +131,7 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		return false
 	}
 	if notCalled != "" {
+		s.report.NotCalled = strings.TrimPrefix(notCalled, "not called: ")
 		for _, r := range subjectRules() {
 			x.c.na(r, notCalled)
 		}
