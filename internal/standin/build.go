@@ -296,6 +296,7 @@ func (b *builder) take(session, stream string, id jsonrpc.ID) *pending {
 type resultHead struct {
 	Meta          map[string]json.RawMessage `json:"_meta"`
 	ResultType    string                     `json:"resultType"`
+	Task          json.RawMessage            `json:"task"` // a task of protocol 2025-11-25
 	InputRequests map[string]json.RawMessage `json:"inputRequests"`
 	// initialize and server/discover
 	ServerInfo      json.RawMessage `json:"serverInfo"`
@@ -353,7 +354,7 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		x.waiting = true
 		return nil
 	}
-	if h.ResultType == "task" {
+	if h.ResultType == "task" || h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" {
 		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
 		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
 		return nil
