@@ -375,6 +375,14 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		}
 	case kindTaskResult:
 		if !c.Ended {
+			// tasks/result answers once the task has ended: failed with an
+			// error or an isError result, else completed.
+			var ie struct{ IsError bool }
+			_ = json.Unmarshal(m.Result, &ie)
+			c.Task.Status = "completed"
+			if werr != nil || ie.IsError {
+				c.Task.Status = "failed"
+			}
 			b.end(c, line, m.Result, werr)
 		}
 	case kindList:

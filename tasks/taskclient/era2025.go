@@ -279,3 +279,17 @@ func rpcError(err error) *jsonrpc.Error {
 	}
 	return nil
 }
+
+// ended is the status a task of protocol 2025-11-25 ended in, told by what
+// tasks/result answered (it answers only once the task has ended): a
+// result is completed, one with isError or a JSON-RPC error failed (as the
+// specification says of a tool call), and "" when it did not answer.
+func ended(res *mcp.CallToolResult, err error) tasks.Status {
+	switch {
+	case rpcError(err) != nil || err == nil && res != nil && res.IsError:
+		return tasks.StatusFailed
+	case err == nil && res != nil:
+		return tasks.StatusCompleted
+	}
+	return ""
+}
