@@ -129,7 +129,7 @@ var made = []string{
 	"./examples/protected",
 	"./internal/fixtures/askserver", "./internal/fixtures/catalogserver", "./internal/fixtures/deployvariant", "./internal/fixtures/fakebrowser",
 	"./internal/fixtures/handbook", "./internal/fixtures/hostile", "./internal/fixtures/manytools",
-	"./internal/fixtures/rulebreaker",
+	"./internal/fixtures/rulebreaker", "./internal/fixtures/tasks2025",
 }
 
 // exampleRoot returns a folder with what make build builds in bin/ and

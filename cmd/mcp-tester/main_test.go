@@ -67,6 +67,7 @@ var servers = []string{
 	"./internal/fixtures/fakebrowser",
 	"./internal/fixtures/deployvariant",
 	"./internal/fixtures/catalogserver",
+	"./internal/fixtures/tasks2025",
 }
 
 func buildServers(t testing.TB) string {

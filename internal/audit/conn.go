@@ -86,7 +86,11 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		ClientName:    a.opts.ClientName,
 		ClientVersion: a.opts.ClientVersion,
 		Middleware:    []mcp.Middleware{p.serverRequests},
-		Observe:       p.rec.observe,
+		// A tool that runs only as a task of protocol 2025-11-25 is
+		// called as one (the extension of 2026-07-28 is declared only on
+		// the calls the session runs as tasks, which the audit's are not).
+		Tasks:   true,
+		Observe: p.rec.observe,
 	})
 	if err != nil {
 		return nil, err

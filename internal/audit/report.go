@@ -39,9 +39,13 @@ type Subject struct {
 	Name string `json:"name"` // the tool or prompt name, the resource URI; empty for the server
 	// Skipped, when not empty, says why the subject was not called at all
 	// (a destructive tool the audit was not told it may call).
-	Skipped string    `json:"skipped,omitempty"`
-	Asks    bool      `json:"asks"` // whether it asked a question when called
-	Results []*Result `json:"results,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+	// NotCalled, when not empty, says why the audit could not call the
+	// subject (a tool that runs only as a task the server does not
+	// offer): its rules are n/a, and it is not counted as asking nothing.
+	NotCalled string    `json:"notCalled,omitempty"`
+	Asks      bool      `json:"asks"` // whether it asked a question when called
+	Results   []*Result `json:"results,omitempty"`
 }
 
 // Label names the subject for people: `tool "deploy"`.
@@ -142,10 +146,18 @@ func (r *Report) Percent() (percent float64, ok bool) {
 // (none was offered, all were skipped as destructive, none asked a
 // question), or "" when some did.
 func (r *Report) NothingChecked() string {
-	called, skipped, unanswered := 0, 0, 0
+	called, skipped, unanswered, notCalled := 0, 0, 0, 0
 	var skippedNames []string
+	var notCalledWhy string
 	for _, s := range r.Subjects {
 		if s.Kind == "server" {
+			continue
+		}
+		if s.NotCalled != "" {
+			if notCalled == 0 {
+				notCalledWhy = s.Label() + ": " + s.NotCalled
+			}
+			notCalled++
 			continue
 		}
 		if s.Skipped != "" {
@@ -169,9 +181,17 @@ func (r *Report) NothingChecked() string {
 	if skipped > 0 {
 		include = fmt.Sprintf("name those the audit may call with --include NAME (e.g. --include %s) or --include '*'", skippedNames[0])
 	}
+	uncalled := ""
+	if notCalled > 0 {
+		uncalled = fmt.Sprintf("%d could not be called (%s)", notCalled, notCalledWhy)
+	}
 	switch {
-	case called == 0 && skipped == 0:
+	case called == 0 && skipped == 0 && notCalled == 0:
 		return "the server offers no tools, prompts or resources"
+	case called == 0 && skipped == 0:
+		return uncalled
+	case called == 0 && notCalled > 0:
+		return fmt.Sprintf("none was called: %s; %d skipped as destructive: %s", uncalled, skipped, include)
 	case called == 0:
 		return "every tool was skipped as destructive; " + include
 	}
@@ -184,6 +204,9 @@ func (r *Report) NothingChecked() string {
 	}
 	if r.Stopped != "" {
 		why = fmt.Sprintf("%s before any check finished (%d checks not run)", r.Stopped, unanswered)
+	}
+	if uncalled != "" {
+		why += "; " + uncalled
 	}
 	if include != "" {
 		why += fmt.Sprintf("; %d more skipped as destructive: %s", skipped, include)

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/askback/askback/formschema"
@@ -109,7 +110,16 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 func (x *subjectAudit) baseline(ctx context.Context) bool {
 	a, s := x.a, x.s
 	var legacyEndless atomic.Bool
+	notCalled := ""
 	err := a.withProbe(ctx, capsAll, nil, func(p *probe) {
+		if s.kind == "tool" {
+			if required, why := p.s.TaskRequired(ctx, s.name); required && why != "" {
+				// The server would refuse a plain call: it says nothing
+				// of what the tool asks.
+				notCalled = fmt.Sprintf("not called: it runs only as a task (execution.taskSupport \"required\") and %s", why)
+				return
+			}
+		}
 		p.setPolicy(acceptPolicy(a.opts.MaxRounds, &legacyEndless))
 		x.base = a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, true, "every question accepted")
 	})
@@ -117,6 +127,13 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		a.unprobed(s.report, err)
 		for _, r := range subjectRules() {
 			x.c.na(r, "could not connect: "+firstLine(err.Error()))
+		}
+		return false
+	}
+	if notCalled != "" {
+		s.report.NotCalled = strings.TrimPrefix(notCalled, "not called: ")
+		for _, r := range subjectRules() {
+			x.c.na(r, notCalled)
 		}
 		return false
 	}

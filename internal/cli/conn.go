@@ -113,7 +113,7 @@ func addValidateFlag(cmd *cobra.Command, o *ConnOptions) {
 
 // addTasksFlag binds --no-tasks, for commands that call tools.
 func addTasksFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().BoolVar(&o.NoTasks, "no-tasks", false, "do not declare the tasks extension: tools run synchronously")
+	cmd.Flags().BoolVar(&o.NoTasks, "no-tasks", false, "run no tool as a task (neither the tasks extension nor the tasks of protocol 2025-11-25): tools run synchronously")
 }
 
 // addAskFlags binds the flags of commands that call tools and answer what

@@ -14,10 +14,12 @@ func newTasksCmd(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tasks",
 		Short: "Look at, wait for and cancel a server's tasks",
-		Long: `Tools that run as tasks (the io.modelcontextprotocol/tasks extension) return a
-task id at once; "mcp-tester call --no-wait" prints it. These commands look at
-such a task, wait for it (answering its questions), or cancel it. The
-extension has no list: a task is known by its id only.`,
+		Long: `Tools that run as tasks (the io.modelcontextprotocol/tasks extension, or the
+tasks of protocol 2025-11-25) return a task id at once; "mcp-tester call
+--no-wait" prints it. These commands look at such a task, wait for it
+(answering its questions), or cancel it. A task is known by its id only; a
+server of 2025-11-25 may keep its tasks in the session that created them,
+where another session does not find them.`,
 	}
 	cmd.AddCommand(newTasksGetCmd(ios, nil), newTasksWaitCmd(ios, nil), newTasksCancelCmd(ios, nil))
 	return cmd

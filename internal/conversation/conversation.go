@@ -100,6 +100,9 @@ type Task struct {
 	// AnsweredBeforeCancel counts the questions answered before the
 	// client's tasks/cancel.
 	AnsweredBeforeCancel int
+	// Era2025: a task of protocol 2025-11-25 ({"task": {...}}), whose
+	// result comes with tasks/result, not with tasks/get.
+	Era2025 bool
 }
 
 // Question is one question the server asked during a call.

@@ -55,6 +55,7 @@ const (
 	kindTaskGet
 	kindTaskUpdate
 	kindTaskCancel
+	kindTaskResult
 	kindInitialize
 	kindList
 )
@@ -201,7 +202,12 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: proto, Rounds: 1, RoundLines: []int{line}}
 		b.conv.Calls = append(b.conv.Calls, c)
 		pend.call = c
-	case "ping", "server/discover", "tasks/list", "tasks/result":
+	case "tasks/result":
+		// Protocol 2025-11-25: the result of a task a call started.
+		if c := b.tasks[p.TaskID]; c != nil {
+			pend.kind, pend.call = kindTaskResult, c
+		}
+	case "ping", "server/discover", "tasks/list":
 		// Session machinery: the tester does its own.
 	default:
 		b.note(line, nil, "the client sent %s, which a script cannot send: left out", m.Method)
@@ -252,16 +258,16 @@ func (b *builder) clientNotification(session string, m *jsonrpc.Request, p recor
 
 // result reads the members of a result that a conversation needs.
 type result struct {
-	ResultType      string                     `json:"resultType"`
-	InputRequests   map[string]json.RawMessage `json:"inputRequests"`
-	RequestState    *string                    `json:"requestState"`
-	TaskID          string                     `json:"taskId"`
-	Task            *struct{ TaskID string }   `json:"task"`
-	Status          string                     `json:"status"`
-	Result          json.RawMessage            `json:"result"`
-	Error           *jsonrpc.Error             `json:"error"`
-	ProtocolVersion string                     `json:"protocolVersion"`
-	NextCursor      string                     `json:"nextCursor"`
+	ResultType      string                           `json:"resultType"`
+	InputRequests   map[string]json.RawMessage       `json:"inputRequests"`
+	RequestState    *string                          `json:"requestState"`
+	TaskID          string                           `json:"taskId"`
+	Task            *struct{ TaskID, Status string } `json:"task"`
+	Status          string                           `json:"status"`
+	Result          json.RawMessage                  `json:"result"`
+	Error           *jsonrpc.Error                   `json:"error"`
+	ProtocolVersion string                           `json:"protocolVersion"`
+	NextCursor      string                           `json:"nextCursor"`
 }
 
 // ServerResponse takes the server's answer to a request of the client.
@@ -303,6 +309,10 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			}
 			c.Task = &Task{ID: id, Status: r.Status}
 			b.tasks[id] = c
+		case r.ResultType == "" && r.Task != nil && r.Task.TaskID != "":
+			// A task of protocol 2025-11-25.
+			c.Task = &Task{ID: r.Task.TaskID, Status: r.Task.Status, Era2025: true}
+			b.tasks[r.Task.TaskID] = c
 		default:
 			b.end(c, line, m.Result, nil)
 		}
@@ -311,6 +321,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			return nil // an ended task's status and questions are what they were when it ended
 		}
 		c.Task.Status = r.Status
+		if c.Task.Era2025 {
+			return nil // its result comes with tasks/result
+		}
 		irs, _ := recording.InputRequests(r.InputRequests)
 		for _, ir := range irs {
 			if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == ir.Key }) {
@@ -328,6 +341,18 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			b.end(c, line, nil, e)
 		case "cancelled":
 			b.end(c, line, nil, nil)
+		}
+	case kindTaskResult:
+		if !c.Ended {
+			// tasks/result answers once the task has ended: failed with an
+			// error or an isError result, else completed.
+			var ie struct{ IsError bool }
+			_ = json.Unmarshal(m.Result, &ie)
+			c.Task.Status = "completed"
+			if werr != nil || ie.IsError {
+				c.Task.Status = "failed"
+			}
+			b.end(c, line, m.Result, werr)
 		}
 	case kindList:
 		if werr != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,6 +29,15 @@ type Pages struct {
 // page, "" at the end.
 func (s *Session) ListTools(ctx context.Context, p Pages) ([]*mcp.Tool, string, error) {
 	return list(ctx, s, "tools/list", p, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+		if s.opts.Tasks && taskclient.Legacy(s.cs) {
+			// Protocol 2025-11-25: keep which tools run as tasks.
+			r, support, err := taskclient.ListTools(ctx, s.cs, &mcp.ListToolsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			s.noteSupport(r.Tools, support)
+			return r.Tools, r.NextCursor, nil
+		}
 		r, err := s.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", err
@@ -174,6 +184,11 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	return once(ctx, s, fmt.Sprintf("tools/call %q", params.Name), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		s.knowTools(ctx)
+		if s.asTask(ctx, params.Name) {
+			// A task of protocol 2025-11-25: its questions come as
+			// elicitation/create requests while tasks/result waits.
+			return s.taskClient(params.Name, nil, nil).CallTool(ctx, params)
+		}
 		return s.cs.CallTool(ctx, params)
 	})
 }

@@ -49,6 +49,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		ans = s.opts.Answerer
 	}
 	s.knowTools(ctx)
+	asTask := s.asTask(ctx, name)
 	s.results.take()
 	s.results.takeHandle()
 	var res *mcp.CallToolResult
@@ -57,7 +58,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		var err error
 		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
 		s.progressToken(params, name)
-		if s.tasks {
+		if s.tasks || asTask {
 			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
@@ -118,6 +119,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer, observe func(task
 		},
 		OnUpdate: onUpdate,
 		Sleep:    s.opts.TaskSleep,
+		AsTask:   s.taskSupport,
 	})
 }
 
@@ -125,7 +127,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer, observe func(task
 // returns the direct result or the task handle (--no-wait). Questions of a
 // direct result are answered as by CallTool.
 func (s *Session) StartTool(ctx context.Context, name string, args any, ans answer.Answerer) (*taskclient.Started, *Call, error) {
-	if !s.tasks {
+	if !s.tasks && !s.asTask(ctx, name) {
 		res, call, err := s.CallTool(ctx, name, args, ans)
 		return &taskclient.Started{Result: res}, call, err
 	}

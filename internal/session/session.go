@@ -125,6 +125,12 @@ type Session struct {
 	// tasks: the tester declares the tasks extension and the server offers
 	// it, so that a tool call may come back as a task.
 	tasks bool
+	// offer is what a server on protocol 2025-11-25 declared of the tasks
+	// of that protocol; support is each listed tool's taskSupport, and
+	// supportOnce lists the tools for it before the first call.
+	offer       taskclient.Offer
+	support     map[string]taskclient.Support
+	supportOnce sync.Once
 
 	toolsOnce sync.Once   // the tools were listed (knowTools)
 	results   toolResults // tools/call answers as sent (see CallTool)
@@ -278,7 +284,13 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// server/discover probe: start with initialize.
 		version = legacySSEProtocol
 	}
-	cs, err := client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	var cs *mcp.ClientSession
+	var offer taskclient.Offer
+	if s.opts.Tasks {
+		cs, offer, err = taskclient.Connect(cctx, client, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	} else {
+		cs, err = client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}
 	if err != nil {
 		endLife()
 		conn.Cleanup()
@@ -313,7 +325,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		}
 		return e
 	}
-	s.cs, s.conn, s.life = cs, conn, endLife
+	s.cs, s.conn, s.life, s.offer = cs, conn, endLife, offer
 	if dup := s.results.takeRepeated(); dup != nil {
 		// The go-sdk took the last of the two; which did the server mean?
 		s.Close()

@@ -266,6 +266,7 @@ func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error
 type resultHead struct {
 	Meta          map[string]json.RawMessage `json:"_meta"`
 	ResultType    string                     `json:"resultType"`
+	Task          json.RawMessage            `json:"task"` // a task of protocol 2025-11-25
 	InputRequests map[string]json.RawMessage `json:"inputRequests"`
 	RequestState  *string                    `json:"requestState"`
 	// initialize and server/discover
@@ -333,7 +334,7 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
-	if h.ResultType == "task" {
+	if h.ResultType == "task" || h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" {
 		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
 		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
 		return nil

@@ -44,6 +44,14 @@ type Options struct {
 	MaxPollInterval time.Duration
 	// Sleep waits between two polls. Default: a timer that ends early when ctx does.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// AsTask reports, on a session of protocol 2025-11-25, whether a call
+	// of the tool is to ask for a task (params.task): the server offers
+	// task tool calls and the tool's execution.taskSupport allows it (see
+	// [Connect] and [ListTools]). Nil: no call asks for one.
+	AsTask func(tool string) bool
+	// TTL is the lifetime asked for a task of protocol 2025-11-25; zero
+	// leaves it to the server.
+	TTL time.Duration
 }
 
 // Client drives task calls on one session. Make it with [New]; the zero
@@ -60,11 +68,14 @@ var ErrCancelled = errors.New("the task was cancelled")
 // [Transport], so a task handle in a tools/call answer cannot be read.
 var ErrNoHandle = errors.New("taskclient: cannot read the tool call's raw answer; connect the session through taskclient.Transport")
 
-// Register prepares c for task calls: it adds the tasks/* methods and a
-// sending middleware that declares the extension on the calls this package
-// makes (and on tasks/* requests), on top of what the client declares.
+// Register prepares c for task calls: it adds the tasks/* methods (those
+// of the extension and tasks/result of protocol 2025-11-25) and sending
+// middleware that declares the extension on the calls this package makes
+// (and on tasks/* requests), on top of what the client declares, and that
+// asks for a task (params.task) on the calls of protocol 2025-11-25 that
+// this package makes as tasks.
 func Register(c *mcp.Client) error {
-	if err := mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](c, tasks.MethodGet); err != nil {
+	if err := mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *getResult](c, tasks.MethodGet); err != nil {
 		return fmt.Errorf("register %s: %w", tasks.MethodGet, err)
 	}
 	if err := mcp.AddSendingCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](c, tasks.MethodUpdate); err != nil {
@@ -73,7 +84,10 @@ func Register(c *mcp.Client) error {
 	if err := mcp.AddSendingCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](c, tasks.MethodCancel); err != nil {
 		return fmt.Errorf("register %s: %w", tasks.MethodCancel, err)
 	}
-	c.AddSendingMiddleware((&declared{}).middleware)
+	if err := mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *mcp.CallToolResult](c, MethodResult); err != nil {
+		return fmt.Errorf("register %s: %w", MethodResult, err)
+	}
+	c.AddSendingMiddleware((&declared{}).middleware, augment)
 	return nil
 }
 
@@ -183,8 +197,14 @@ type Started struct {
 
 // StartTool calls a tool declaring the extension and returns without
 // waiting: the direct result, or the task handle.
+//
+// On a session of protocol 2025-11-25 the call asks for a task when
+// [Options.AsTask] says so, and is a plain call otherwise.
 func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*Started, error) {
-	cctx, cp := withCapture(ctx)
+	if Legacy(c.cs) && c.opts.AsTask != nil && c.opts.AsTask(params.Name) {
+		return c.startTask(ctx, params)
+	}
+	cctx, cp := withCapture(ctx, "tools/call")
 	res, err := c.cs.CallTool(cctx, params)
 	if err != nil {
 		return nil, err
@@ -288,6 +308,17 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 		c.report(u, last)
 		last = &u
 		interval = c.interval(&g.Info)
+		if Legacy(c.cs) {
+			if done, res, err := c.legacyStep(ctx, id, g.Status); done {
+				if end := ended(res, err); end != "" && end != last.Status {
+					// tasks/result answers once the task has ended.
+					u := Update{TaskID: id, Status: end, Poll: poll}
+					c.report(u, last)
+				}
+				return res, err
+			}
+			continue
+		}
 		switch g.Status {
 		case tasks.StatusCompleted:
 			if len(g.Result) == 0 {
@@ -390,12 +421,15 @@ func DecodeQuestion(raw json.RawMessage) (*mcp.ElicitParams, error) {
 	return &p, nil
 }
 
-// Get returns the task's current state (tasks/get).
+// Get returns the task's current state (tasks/get). On protocol
+// 2025-11-25 that is the task alone (its result comes with [Client.Result]),
+// its ttl and pollInterval given as TTLMs and PollIntervalMs.
 func (c *Client) Get(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
-	g, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *tasks.GetTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
+	raw, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *getResult](withTaskID(ctx, id), c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
 	if err != nil {
 		return nil, fmt.Errorf("tasks/get %s: %w", id, err)
 	}
+	g := raw.normal()
 	if g.TaskID != id {
 		return nil, fmt.Errorf("tasks/get %s: the server answered for task %q", id, g.TaskID)
 	}

@@ -18,6 +18,7 @@ import (
 // reading it: the go-sdk has read it once already, and only an answer that
 // may be a task handle is ever looked at again (see [capture.result]).
 type capture struct {
+	method   string // the request whose answer is kept
 	mu       sync.Mutex
 	attached bool   // the answer is kept: the call went through Transport
 	result   []byte // the JSON-RPC result itself (a Connection's answer)
@@ -115,8 +116,10 @@ func events(stream []byte) [][]byte {
 
 type captureKey struct{}
 
-func withCapture(ctx context.Context) (context.Context, *capture) {
-	c := &capture{}
+// withCapture keeps the raw answer of the request of the given method
+// made with the returned context.
+func withCapture(ctx context.Context, method string) (context.Context, *capture) {
+	c := &capture{method: method}
 	return context.WithValue(ctx, captureKey{}, c), c
 }
 
@@ -136,8 +139,10 @@ func withTaskID(ctx context.Context, id string) context.Context {
 // Transport prepares t for task calls. For Streamable HTTP it returns a copy
 // whose HTTP client sets the Mcp-Name routing header on tasks/get,
 // tasks/update and tasks/cancel and lets this package read the raw answer of
-// its own tool calls; every other transport gets a connection that does the
-// latter. Calls not made through this package are left alone.
+// its own requests (tool calls, and on protocol 2025-11-25 the initialize
+// and tools/list answers that say which calls may be tasks); every other
+// transport gets a connection that does the latter. Requests not made
+// through this package are left alone.
 func Transport(t mcp.Transport) mcp.Transport {
 	if st, ok := t.(*mcp.StreamableClientTransport); ok {
 		c := *st
@@ -175,8 +180,8 @@ type conn struct {
 }
 
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" {
-		if cp := captureFrom(ctx); cp != nil {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if cp := captureFrom(ctx); cp != nil && req.Method == cp.method {
 			c.mu.Lock()
 			c.pending[req.ID] = cp
 			c.mu.Unlock()
@@ -221,7 +226,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if cp == nil || resp.Body == nil || resp.StatusCode != http.StatusOK {
 		return resp, nil
 	}
-	if m := req.Header.Get("Mcp-Method"); m != "" && m != "tools/call" {
+	if m := req.Header.Get("Mcp-Method"); m != "" && m != cp.method {
 		return resp, nil // a cancellation or another request that inherited the call's context
 	}
 	if cp.attach(strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")) {

@@ -1,0 +1,182 @@
+package taskclient
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// raw is a result sent as it is.
+type raw struct {
+	mcp.ResultBase
+	b json.RawMessage
+}
+
+func (r *raw) MarshalJSON() ([]byte, error) { return r.b, nil }
+
+// patchResult returns res with f applied to its JSON object.
+func patchResult(t *testing.T, res mcp.Result, f func(map[string]any)) mcp.Result {
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	b, _ = json.Marshal(m)
+	return &raw{b: b}
+}
+
+// sentLog keeps what the client writes.
+type sentLog struct {
+	mcp.Transport
+	mu   sync.Mutex
+	sent []string
+}
+
+func (s *sentLog) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := s.Transport.Connect(ctx)
+	return &sentConn{Connection: c, log: s}, err
+}
+
+type sentConn struct {
+	mcp.Connection
+	log *sentLog
+}
+
+func (c *sentConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if b, err := jsonrpc.EncodeMessage(msg); err == nil {
+		c.log.mu.Lock()
+		c.log.sent = append(c.log.sent, string(b))
+		c.log.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// A server of protocol 2025-11-25 that runs job only as a task: the client
+// reads the offer and the tool's taskSupport the go-sdk drops, asks for a
+// task with params.task, polls tasks/get and takes the result with
+// tasks/result.
+func TestTasksOf2025(t *testing.T) {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "job", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "job runs only as a task"}
+	})
+	polls := 0
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "initialize":
+				res, err := next(ctx, method, req)
+				return patchResult(t, res, func(m map[string]any) {
+					m["capabilities"].(map[string]any)["tasks"] = map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+				}), err
+			case "tools/list":
+				res, err := next(ctx, method, req)
+				return patchResult(t, res, func(m map[string]any) {
+					m["tools"].([]any)[0].(map[string]any)["execution"] = map[string]any{"taskSupport": "required"}
+				}), err
+			case "tools/call":
+				return &raw{b: json.RawMessage(`{"task":{"taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":60000,"pollInterval":5}}`)}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	if err := mcp.AddReceivingCustomMethod(server, "tasks/get", func(ctx context.Context, ss *mcp.ServerSession, p *tasks.GetTaskParams) (*raw, error) {
+		polls++
+		status := "working"
+		if polls > 1 {
+			status = "completed"
+		}
+		return &raw{b: json.RawMessage(`{"taskId":"t1","status":"` + status + `","createdAt":"x","lastUpdatedAt":"x","ttl":60000,"pollInterval":5}`)}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, "tasks/result", func(ctx context.Context, ss *mcp.ServerSession, p *tasks.GetTaskParams) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done " + p.TaskID}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	if err := Register(client); err != nil {
+		t.Fatal(err)
+	}
+	log := &sentLog{Transport: ct}
+	cs, offer, err := Connect(ctx, client, Transport(log), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if !Legacy(cs) || !offer.ToolCalls || offer.List || offer.Cancel {
+		t.Fatalf("legacy %v, offer %+v", Legacy(cs), offer)
+	}
+	_, support, err := ListTools(ctx, cs, nil)
+	if err != nil || support["job"] != SupportRequired {
+		t.Fatalf("support %v, %v", support, err)
+	}
+	var updates []tasks.Status
+	tc := New(cs, &Options{
+		AsTask:   func(name string) bool { return support[name] == SupportRequired },
+		OnUpdate: func(u Update) { updates = append(updates, u.Status) },
+		Sleep:    func(context.Context, time.Duration) error { return nil },
+	})
+	res, err := tc.CallTool(ctx, &mcp.CallToolParams{Name: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "done t1" {
+		t.Errorf("result %q", got)
+	}
+	if len(updates) != 2 || updates[0] != tasks.StatusWorking || updates[1] != tasks.StatusCompleted {
+		t.Errorf("updates %v", updates)
+	}
+	sent := strings.Join(log.sent, "\n")
+	for _, want := range []string{`"method":"tools/call","params":{"name":"job","arguments":{},"task":{}}`, `"method":"tasks/get","params":{"taskId":"t1"}`, `"method":"tasks/result","params":{"taskId":"t1"}`} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("not sent: %s\nin\n%s", want, sent)
+		}
+	}
+	g, err := tc.Get(ctx, "t1")
+	if err != nil || g.PollIntervalMs != 5 || g.TTLMs == nil || *g.TTLMs != 60000 {
+		t.Errorf("tasks/get in the extension's words: %+v, %v", g, err)
+	}
+
+	// Without AsTask the call is a plain one: no params.task.
+	log.mu.Lock()
+	log.sent = nil
+	log.mu.Unlock()
+	_, _ = New(cs, nil).CallTool(ctx, &mcp.CallToolParams{Name: "job"})
+	if sent := strings.Join(log.sent, "\n"); !strings.Contains(sent, `"method":"tools/call","params":{"name":"job","arguments":{}}`) {
+		t.Errorf("a plain call sent\n%s", sent)
+	}
+}
+
+func TestReadOffer(t *testing.T) {
+	for in, want := range map[string]Offer{
+		`{"capabilities":{}}`: {},
+		`{"capabilities":{"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}}`: {ToolCalls: true, List: true, Cancel: true},
+		`{"capabilities":{"tasks":{"requests":{"tools":{"call":null}}}}}`:                     {},
+		`not json`: {},
+	} {
+		if got := readOffer(json.RawMessage(in)); got != want {
+			t.Errorf("%s: %+v, want %+v", in, got, want)
+		}
+	}
+}
