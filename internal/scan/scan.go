@@ -45,6 +45,10 @@ type Catalog struct {
 type Server struct {
 	Name    string
 	Catalog *Catalog
+	// Declared are the client capabilities the session that listed the
+	// catalog declared (session.Declared): a server may offer more to a
+	// client that declares more. Nil for a catalog read from a file.
+	Declared []string
 }
 
 // Scan runs every rule over the catalogs of servers, which a client would
