@@ -188,6 +188,9 @@ func (s *scanner) squeezed(t *text, plain string) {
 	}
 	forms := []struct{ how, s string }{{"with its words split", l}, {"in ROT13", rot13(l)}, {"written backwards", reverse(l)}}
 	for _, ph := range squeezedPhrases {
+		if _, found := s.seen[findingKey{ph.rule.ID, s.server, t.where()}]; found {
+			continue // the rule read it already, as written or decoded
+		}
 		for _, f := range forms {
 			if m := ph.find(f.s); m != "" {
 				s.add(ph.rule, High, t, fmt.Sprintf("tells the model %s, spelled %s: %q", ph.what, f.how, m), plain)

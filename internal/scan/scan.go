@@ -171,17 +171,20 @@ func (s *scanner) textRules(t *text) {
 	if t.kind == kindProse {
 		s.mixedWords(t)
 		s.markup(t, p)
-		s.shadowing(t, p)
 	}
+	orig := p
 	// The orders to the model are read in what the text spells decoded
 	// too.
 	b64 := p
 	if d := decoded(plain, false); d != plain {
 		b64 = newProse(d)
 	}
-	s.destinations(t, b64)
 	s.modelDirected(t, newProse(decoded(plain, true)))
+	s.destinations(t, b64)
 	s.squeezed(t, plain)
+	if t.kind == kindProse {
+		s.shadowing(t, orig)
+	}
 }
 
 // Bounds of the rules that read phrases, whose cost grows with the text:
