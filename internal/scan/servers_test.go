@@ -41,7 +41,7 @@ type realServer struct {
 var realServers = map[string]realServer{
 	// Its instructions speak of get-roots-list, a tool it offers only to
 	// clients that declare roots, as the scan does.
-	"everything": {command: "mcp-server-everything", tools: 10},
+	"everything":          {command: "mcp-server-everything", tools: 10},
 	"filesystem":          {command: "mcp-server-filesystem .", tools: 10},
 	"memory":              {command: "mcp-server-memory", tools: 9},
 	"sequential-thinking": {command: "mcp-server-sequential-thinking", tools: 1},
