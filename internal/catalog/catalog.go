@@ -33,11 +33,14 @@ type Catalog struct {
 	Server          Server         `json:"server"`
 	ProtocolVersion string         `json:"protocolVersion"`
 	Capabilities    map[string]any `json:"capabilities"`
-	Instructions    string         `json:"instructions,omitempty"`
-	Tools           []Tool         `json:"tools"`
-	Prompts         []Prompt       `json:"prompts"`
-	Resources       []Resource     `json:"resources"`
-	Templates       []Template     `json:"resourceTemplates"`
+	// ClientCapabilities are what the client that fetched the catalog
+	// declared (a server may offer more to a client that declares more).
+	ClientCapabilities []string   `json:"clientCapabilities,omitempty"`
+	Instructions       string     `json:"instructions,omitempty"`
+	Tools              []Tool     `json:"tools"`
+	Prompts            []Prompt   `json:"prompts"`
+	Resources          []Resource `json:"resources"`
+	Templates          []Template `json:"resourceTemplates"`
 }
 
 // Server is what the server says about itself (serverInfo).
@@ -66,7 +69,10 @@ type Tool struct {
 	InputSchema  any              `json:"inputSchema"`
 	OutputSchema any              `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Icons        []Icon           `json:"icons,omitempty"`
+	// Execution is how the tool runs as a task (taskSupport), as the
+	// server listed it.
+	Execution any    `json:"execution,omitempty"`
+	Icons     []Icon `json:"icons,omitempty"`
 }
 
 // ToolAnnotations are a tool's hints; a nil hint was not given.
@@ -151,6 +157,10 @@ type Lister interface {
 	ListPrompts(context.Context, session.Pages) ([]*mcp.Prompt, string, error)
 	ListResources(context.Context, session.Pages) ([]*mcp.Resource, string, error)
 	ListResourceTemplates(context.Context, session.Pages) ([]*mcp.ResourceTemplate, string, error)
+	// ToolExecution is a listed tool's execution member, nil when none.
+	ToolExecution(name string) json.RawMessage
+	// Declared are the client capabilities the session declared.
+	Declared() []string
 }
 
 // Fetch reads the catalog of the server behind s: every page of each list
@@ -162,7 +172,7 @@ func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
 	if init == nil {
 		return nil, fmt.Errorf("the session has not begun")
 	}
-	c := &Catalog{Format: Format, ProtocolVersion: init.ProtocolVersion, Instructions: init.Instructions}
+	c := &Catalog{Format: Format, ProtocolVersion: init.ProtocolVersion, Instructions: init.Instructions, ClientCapabilities: s.Declared()}
 	if si := init.ServerInfo; si != nil {
 		c.Server = Server{Name: si.Name, Title: si.Title, Description: si.Description, Version: si.Version, WebsiteURL: si.WebsiteURL, Icons: icons(si.Icons)}
 	}
@@ -185,6 +195,11 @@ func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
 			ct, err := tool(t)
 			if err != nil {
 				return nil, err
+			}
+			if ex := s.ToolExecution(t.Name); ex != nil {
+				if ct.Execution, err = plain(ex); err != nil {
+					return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
+				}
 			}
 			c.Tools = append(c.Tools, ct)
 		}

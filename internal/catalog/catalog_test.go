@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -20,7 +21,14 @@ type lister struct {
 	fail      error
 }
 
-func (l *lister) InitializeResult() *mcp.InitializeResult     { return l.init }
+func (l *lister) InitializeResult() *mcp.InitializeResult { return l.init }
+func (l *lister) Declared() []string                      { return []string{"elicitation (form, url)", "sampling", "roots"} }
+func (l *lister) ToolExecution(name string) json.RawMessage {
+	if name == "deploy" {
+		return json.RawMessage(`{"taskSupport":"optional"}`)
+	}
+	return nil
+}
 func (l *lister) ServerCapabilities() *mcp.ServerCapabilities { return l.init.Capabilities }
 func (l *lister) ListTools(context.Context, session.Pages) ([]*mcp.Tool, string, error) {
 	return l.tools, "", nil

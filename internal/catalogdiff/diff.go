@@ -322,8 +322,31 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.text(RuleDescriptionChanged, p.Key("description"), who, "description", o.Description, n.Description)
 	d.icons(p, who, o.Icons, n.Icons)
 	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
+	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
 	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
 	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
+}
+
+// execution compares how a tool runs as a task: one that now requires a
+// task breaks direct callers; any other change is to review.
+func (d *differ) execution(p catalog.Path, who string, o, n any) {
+	if reflect.DeepEqual(o, n) {
+		return
+	}
+	support := func(v any) string {
+		m, _ := v.(map[string]any)
+		s, _ := m["taskSupport"].(string)
+		if s == "" {
+			return "forbidden" // absent: the tool does not run as a task
+		}
+		return s
+	}
+	was, now := support(o), support(n)
+	if now == "required" && was != "required" {
+		d.add(RuleTaskRequired, p.Key("taskSupport"), who, fmt.Sprintf("task support %q, was %q", now, was), was, now)
+		return
+	}
+	d.add(RuleExecutionChanged, p, who, fmt.Sprintf("execution changed (task support %q, was %q)", now, was), o, n)
 }
 
 // annotations compares a tool's hints by what they mean (an absent hint

@@ -111,6 +111,7 @@ var (
 	RuleInputSchemaChanged = Rule{"input-schema-changed", Breaking, "An input schema changed in a way that may refuse what it took (anyOf, $ref, not, ...)", "Could not tell whether callers still pass: check by hand.", ""}
 	RuleOutputRemoved      = Rule{"output-removed", Breaking, "An output field (or the whole output schema) was removed", "Callers that read it find nothing.", ""}
 	RuleOutputChanged      = Rule{"output-changed", Breaking, "An output field changed: its type, its values widened, no longer always present", "Callers that read it as before may fail.", ""}
+	RuleTaskRequired       = Rule{"tool-task-required", Breaking, "A tool now must be run as a task (execution.taskSupport \"required\")", "Callers that call it directly, without a task, are refused. Keep it optional until callers moved.", ""}
 	RuleCapabilityRemoved  = Rule{"capability-removed", Breaking, "A capability the server declared is gone", "Clients that use it (list changes, subscriptions, logging, an extension) lose it.", ""}
 
 	// Review: what the model or the user is told.
@@ -135,6 +136,7 @@ var (
 	RuleOutputExtended   = Rule{"output-extended", Safe, "The output promises more: a field or an output schema added, values narrowed", "", ""}
 	RuleCapabilityAdded  = Rule{"capability-added", Safe, "A capability was added", "", ""}
 	RuleVersionChanged   = Rule{"server-version-changed", Safe, "The server's version changed", "", ""}
+	RuleExecutionChanged = Rule{"tool-execution-changed", Review, "How a tool runs as a task changed (its execution member)", "Check that callers that run it directly, or as a task, still can.", ""}
 	RuleCapabilityOption = Rule{"capability-changed", Review, "A capability's settings changed", "Check what clients of the old settings do.", ""}
 )
 
@@ -144,9 +146,9 @@ func Rules() []Rule {
 		RuleToolRemoved, RuleToolRenamed, RulePromptRemoved, RulePromptRenamed, RuleArgumentRemoved, RuleArgumentRequired,
 		RuleResourceRemoved, RuleResourceRenamed, RuleMIMETypeChanged, RuleInputRemoved, RuleInputRenamed, RuleInputRequired,
 		RuleInputTypeNarrowed, RuleInputEnumNarrowed, RuleInputBoundTighter, RuleInputSchemaChanged, RuleOutputRemoved,
-		RuleOutputChanged, RuleCapabilityRemoved,
+		RuleOutputChanged, RuleTaskRequired, RuleCapabilityRemoved,
 		RuleDescriptionChanged, RuleTitleChanged, RuleInstructionsChanged, RuleRugPull, RuleAnnotationChanged, RuleIconChanged,
-		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleCapabilityOption,
+		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleExecutionChanged, RuleCapabilityOption,
 		RuleToolAdded, RulePromptAdded, RuleResourceAdded, RuleInputAdded, RuleArgumentAdded, RuleInputLoosened,
 		RuleOutputExtended, RuleCapabilityAdded, RuleVersionChanged,
 	}

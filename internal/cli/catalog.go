@@ -33,7 +33,7 @@ is told changed) or safe, and fails on the changes you choose.`,
 
 // fetchCatalog reads the catalog of the server conn reaches.
 func fetchCatalog(ctx context.Context, ios *iostreams.IOStreams, conn *ConnOptions) (*catalog.Catalog, string, error) {
-	s, err := conn.open(ctx, ios, nil)
+	s, err := conn.openToList(ctx, ios, nil)
 	if err != nil {
 		return nil, "", err
 	}

@@ -56,6 +56,14 @@ type ConnOptions struct {
 	// lines then go to stderr.
 	JSON bool
 
+	// listing is set by the commands that read a server's catalog
+	// (scan, inspect, catalog, the lists, completion, grade): their
+	// sessions declare every client capability the tester can handle
+	// (elicitation, sampling, roots), so that each of them sees what a
+	// capable client sees, and the same catalog. Nothing is called, so
+	// nothing is answered: a question would be declined.
+	listing bool
+
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
 	recorder   *trace.Recorder  // the trace, once sessionOptions made it
@@ -256,6 +264,14 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 	return session.Open(ctx, opts)
 }
 
+// openToList opens a session to read the server's catalog (see
+// ConnOptions.listing): it declares every client capability the tester
+// can handle, whichever command lists.
+func (o *ConnOptions) openToList(ctx context.Context, io *iostreams.IOStreams, ans answer.Answerer) (*session.Session, error) {
+	o.listing = true
+	return o.open(ctx, io, ans)
+}
+
 // openAnswered opens a session whose questions a answers: its --elicit
 // answers, then a person (AnswerOptions.answerer).
 func (o *ConnOptions) openAnswered(ctx context.Context, io *iostreams.IOStreams, a *AnswerOptions) (*session.Session, error) {
@@ -288,27 +304,32 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if err != nil {
 		return session.Options{}, err
 	}
+	if o.listing && roots == nil {
+		roots = []*mcp.Root{} //lint:ignore SA1019 roots are deprecated but still declared, as servers offer tools by them
+	}
 	var onProgress func(session.Progress)
 	if o.Progress {
 		onProgress = progressPrinter(io)
 	}
 	return session.Options{
-		OnProgress:    onProgress,
-		Roots:         roots,
-		Deprecated:    o.deprecationNote(io),
-		Target:        t,
-		Protocol:      o.Protocol,
-		Capabilities:  caps,
-		Validate:      !o.NoValidate,
-		Tasks:         !o.NoTasks,
-		OnTask:        taskStatusPrinter(io),
-		MaxRounds:     o.MaxRounds,
-		Timeout:       o.Timeout,
-		ClientName:    "mcp-tester",
-		ClientVersion: Version(),
-		Warn:          func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", termsafe.Line(msg)) },
-		Middleware:    o.middleware,
-		Observe:       o.observer(),
+		OnProgress:      onProgress,
+		DeclareSampling: o.listing,
+		KeepExecution:   o.listing,
+		Roots:           roots,
+		Deprecated:      o.deprecationNote(io),
+		Target:          t,
+		Protocol:        o.Protocol,
+		Capabilities:    caps,
+		Validate:        !o.NoValidate,
+		Tasks:           !o.NoTasks,
+		OnTask:          taskStatusPrinter(io),
+		MaxRounds:       o.MaxRounds,
+		Timeout:         o.Timeout,
+		ClientName:      "mcp-tester",
+		ClientVersion:   Version(),
+		Warn:            func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", termsafe.Line(msg)) },
+		Middleware:      o.middleware,
+		Observe:         o.observer(),
 	}, nil
 }
 

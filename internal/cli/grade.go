@@ -150,7 +150,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 // the audit probes it with its own sessions.
 func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, error) {
 	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: opts.IO.ErrOut}
-	s, err := opts.Conn.open(ctx, quiet, nil)
+	s, err := opts.Conn.openToList(ctx, quiet, nil)
 	if err != nil {
 		return grade.Evidence{}, err
 	}
@@ -180,7 +180,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	if name == "" {
 		name = opts.Conn.target().Describe()
 	}
-	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: catalogOf(srv)})
+	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: catalogOf(srv), Declared: srv.Declared})
 	if opts.NoAudit {
 		ev.AuditWhy = "--no-audit"
 		ev.Inspect = inspect.Evaluate(srv)

@@ -102,7 +102,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Conn.open(ctx, quiet, ans)
+	s, err := opts.Conn.openToList(ctx, quiet, ans)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 
 // gather lists everything the server offers, every page.
 func gather(ctx context.Context, s *session.Session) (*inspect.Server, error) {
-	srv := &inspect.Server{Info: s.InitializeResult()}
+	srv := &inspect.Server{Info: s.InitializeResult(), Declared: nonNil(s.Declared())}
 	caps := s.ServerCapabilities()
 	every := session.Pages{All: true}
 	// A list that fails is reported; a server that is gone ends inspect.

@@ -37,7 +37,7 @@ func (o *ListOptions) open(ctx context.Context) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.Conn.open(ctx, o.IO, ans)
+	return o.Conn.openToList(ctx, o.IO, ans)
 }
 
 // newListCmd builds a list command that binds the list flags to a fresh
@@ -73,6 +73,12 @@ func (o *ListOptions) pages() session.Pages {
 // for with list (a session's ListTools, ListPrompts, …) and prints them:
 // table writes the rows of the text listing. It returns what it listed.
 func listPages[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), table func(io.Writer, []T)) ([]T, error) {
+	return listPagesAs(ctx, opts, key, list, table, nil)
+}
+
+// listPagesAs is listPages whose JSON lists each item as asJSON makes it
+// from the session (nil: as the go-sdk decoded it).
+func listPagesAs[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), table func(io.Writer, []T), asJSON func(*session.Session, T) (any, error)) ([]T, error) {
 	s, err := opts.open(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +88,19 @@ func listPages[T any](ctx context.Context, opts *ListOptions, key string, list f
 	if err != nil {
 		return nil, err
 	}
-	return items, listed(opts, key, nonNil(items), len(items), next, func(w io.Writer) { table(w, items) })
+	var shown any = nonNil(items)
+	if asJSON != nil && opts.Format == "json" {
+		out := make([]any, 0, len(items))
+		for _, it := range items {
+			v, err := asJSON(s, it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		shown = out
+	}
+	return items, listed(opts, key, shown, len(items), next, func(w io.Writer) { table(w, items) })
 }
 
 // listed prints a listing: JSON as the server's list result, or a table

@@ -237,12 +237,12 @@ func (o *ScanOptions) profileNames() ([]string, error) {
 // empty), or the server of each profile. incomplete says which lists a
 // server declared but failed to give.
 func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOptions, names []string) (servers []scan.Server, incomplete []string, err error) {
-	// Nothing is called, so nothing is asked: the sessions declare no
-	// elicitation and their output is dropped.
+	// Nothing is called, so nothing is asked: the sessions' output is
+	// dropped. They declare what a capable client declares (openToList):
+	// a server may offer some tools only to such clients.
 	quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: ios.ErrOut}
 	one := func(conn ConnOptions, label string) error {
-		conn.NoElicitation = true
-		s, err := conn.open(ctx, quiet, nil)
+		s, err := conn.openToList(ctx, quiet, nil)
 		if err != nil {
 			if label != "" {
 				return fmt.Errorf("profile %q: %w", label, err)
@@ -270,7 +270,7 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 			}
 			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
 		}
-		servers = append(servers, scan.Server{Name: label, Catalog: c})
+		servers = append(servers, scan.Server{Name: label, Catalog: c, Declared: nonNil(s.Declared())})
 		return nil
 	}
 	if len(names) == 0 {

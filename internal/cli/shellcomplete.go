@@ -73,7 +73,7 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 			conn.Timeout = completionTimeout
 		}
 		quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: io.Discard}
-		s, err := conn.open(ctx, quiet, nil)
+		s, err := conn.openToList(ctx, quiet, nil)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

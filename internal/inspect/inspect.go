@@ -23,6 +23,9 @@ type Server struct {
 	Prompts   []*mcp.Prompt           `json:"prompts"`
 	Resources []*mcp.Resource         `json:"resources"`
 	Templates []*mcp.ResourceTemplate `json:"resourceTemplates"`
+	// Declared are the client capabilities the session that listed the
+	// server declared (session.Declared), never nil once listed.
+	Declared []string `json:"clientCapabilities,omitempty"`
 	// ListErrors holds, by method (e.g. "prompts/list"), the lists the
 	// server declared but failed to give.
 	ListErrors map[string]string `json:"listErrors,omitempty"`
@@ -60,9 +63,12 @@ type Report struct {
 	Counts   Counts `json:"counts"`
 	// Declares lists the capabilities the server declared, e.g.
 	// "resources (subscribe)".
-	Declares []string    `json:"declares"`
-	Score    int         `json:"score"`
-	Criteria []Criterion `json:"criteria"`
+	Declares []string `json:"declares"`
+	// ClientCapabilities are what the client that listed the server
+	// declared: a server may offer more to a client that declares more.
+	ClientCapabilities []string    `json:"clientCapabilities"`
+	Score              int         `json:"score"`
+	Criteria           []Criterion `json:"criteria"`
 	// Errors are the lists the server declared but failed to give.
 	Errors    []Finding   `json:"errors,omitempty"`
 	Elicit    Elicitation `json:"elicitation"`

@@ -27,6 +27,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Declares) > 0 {
 		fmt.Fprintf(&b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
 	}
+	if r.ClientCapabilities != nil {
+		caps := strings.Join(r.ClientCapabilities, ", ")
+		if caps == "" {
+			caps = "nothing"
+		}
+		fmt.Fprintf(&b, "Listed by a client that declared %s\n", caps)
+	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(&b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
 	}

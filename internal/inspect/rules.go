@@ -43,6 +43,7 @@ func Evaluate(s *Server) *Report {
 		}
 	}
 	r.Declares = declared(s)
+	r.ClientCapabilities = s.Declared
 	for _, m := range slices.Sorted(maps.Keys(s.ListErrors)) {
 		r.Errors = append(r.Errors, Finding{Subject: m, Problem: "failed: " + s.ListErrors[m], Advice: "Fix the handler: the server declares the capability, so clients will ask for this list."})
 	}

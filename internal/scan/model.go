@@ -11,7 +11,7 @@ var (
 	// overridePhrases tell the model to ignore or override its
 	// instructions, or claim precedence over them.
 	overridePhrases = []phrase{
-		newPhrase("ignore|disregard|forget", `\b(?:ignore|disregard|forget)\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|policies|guardrails|constraints)\b`),
+		newPhrase("ignore|disregard|forget|overlook|dismiss|discard|abandon|aside|attention|heed|mind|follow|obey", `\b(?:ignore|disregard|forget|overlook|dismiss|discard|abandon|(?:set|put|cast|leave)\s+aside|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don'?t|no\s+longer|stop)\s+(?:follow|following|obey|obeying|heed|heeding))\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|former|initial|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming)\b`),
 		newPhrase("override|bypass|circumvent", `\b(?:override|bypass|circumvent)\b[^.!?\n]{0,30}?\b(?:your|system|safety|previous|prior|the\s+user'?s|all|any)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|guidelines|directives|guardrails|safety\s+(?:checks|measures|filters|rules))\b`),
 		newPhrase("precedence|priority", `\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|directives?|notes?)\s+(?:take|takes|have|has)\s+(?:precedence|priority)\b`),
 		newPhrase("supersede|override|precedence", `\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+|any\s+)?(?:previous\s+|prior\s+|other\s+|the\s+|your\s+)?(?:system\s+prompt|system\s+message|instructions|user'?s?\s+instructions)\b`),
@@ -21,10 +21,10 @@ var (
 	// concealPhrases tell the model to keep something from the user or to
 	// act unseen.
 	concealPhrases = []phrase{
-		newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner)\b`),
+		newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner|requester|end[\s-]user)\b`),
 		newPhrase("hide|conceal", `\b(?:hide|conceal)\b[^.!?\n]{0,40}?\bfrom\s+(?:the\s+)?(?:user|users|human|person)\b`),
 		newPhrase("user", `\b(?:the\s+)?user\s+(?:must|should|needs?)\s*(?:not|never|n't)\s+(?:to\s+)?(?:know|see|find\s+out|be\s+told|notice|learn|be\s+aware)\b`),
-		newPhrase("secretly|covertly|surreptitiously|silently|quietly", `\b(?:secretly|covertly|surreptitiously|silently|quietly)\s+(?:send|forward|copy|upload|exfiltrate|transmit|bcc|include|add|append|attach|read|collect|call|invoke|run|execute|change|modify)\b`),
+		newPhrase("secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly", `\b(?:secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly)\s+(?:send|forward|copy|upload|exfiltrate|transmit|bcc|include|add|append|attach|read|collect|call|invoke|run|execute|change|modify)\b`),
 		newPhrase("mention|reveal|disclose|explain|say", `\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|explain|say)\s+(?:this|that|these|it|anything\s+about\s+(?:this|these))\b`),
 		newPhrase("keep", `\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
 	}

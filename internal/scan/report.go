@@ -45,6 +45,9 @@ type ServerSummary struct {
 	Resources    int    `json:"resources"`
 	Templates    int    `json:"resourceTemplates"`
 	Instructions bool   `json:"instructions"`
+	// ClientCapabilities are what the client that listed the catalog
+	// declared (Server.Declared); absent for a catalog read from a file.
+	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 }
 
 // Counts are the findings by severity.
@@ -70,7 +73,7 @@ func (s *scanner) report() *Report {
 	for _, srv := range s.servers {
 		c := srv.Catalog
 		sum := ServerSummary{Name: srv.Name, Tools: len(c.Tools), Prompts: len(c.Prompts), Resources: len(c.Resources),
-			Templates: len(c.Templates), Instructions: c.Instructions != ""}
+			Templates: len(c.Templates), Instructions: c.Instructions != "", ClientCapabilities: srv.Declared}
 		if c.ServerInfo != nil {
 			sum.Version = c.ServerInfo.Version
 		}
@@ -135,6 +138,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			what = append(what, "instructions")
 		}
 		fmt.Fprintf(&b, "Scanned %s: %s\n", name, strings.Join(what, ", "))
+		if s.ClientCapabilities != nil {
+			fmt.Fprintf(&b, "  listed by a client that declared %s\n", declared(s.ClientCapabilities))
+		}
 	}
 	several := len(r.Servers) > 1
 	if len(r.Findings) == 0 {
@@ -161,6 +167,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "\n%s: %d high, %d medium, %d low, %d info\n", count(len(r.Findings), "finding"), r.Counts.High, r.Counts.Medium, r.Counts.Low, r.Counts.Info)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// declared says a list of client capabilities, "nothing" for none.
+func declared(caps []string) string {
+	if len(caps) == 0 {
+		return "nothing"
+	}
+	return strings.Join(caps, ", ")
 }
 
 func count(n int, noun string) string {

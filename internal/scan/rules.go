@@ -117,9 +117,9 @@ var (
 	RuleAttentionTags = Rule{"MCPS008", "attention-tags", FamilyHidden, High,
 		"tags that address the model with authority (<IMPORTANT>, <system>)",
 		"Tags like <IMPORTANT> or <system> are how poisoned descriptions wrap their orders to the model; a description needs none. Role markers of chat templates (<|im_start|>, [INST]) are high."}
-	RuleOversized = Rule{"MCPS009", "oversized-text", FamilyHidden, Medium,
-		"a text too long to read whole",
-		"A description of tens of kilobytes buries what it says in bulk that no person reads, while the model reads all of it. The scan reads the phrases of a text in its first 24 KiB and last 8 KiB, and 2 MiB of text in all: the finding says what was not read. Keep descriptions short."}
+	RuleOversized = Rule{"MCPS009", "oversized-text", FamilyHidden, High,
+		"text the scan did not read, or too long to read",
+		"The scan reads every string the model is told, at any depth, up to 2 MiB of text a scan: what a scan did not read may hold anything, and is one finding of high severity for the server, saying how much was left. A description of tens of kilobytes buries what it says in bulk that no person reads, while the model reads all of it (medium). Keep descriptions short."}
 	RuleOverride = Rule{"MCPS010", "override-instructions", FamilyModel, High,
 		"an instruction to ignore or override other instructions",
 		"A description that tells the model to ignore its instructions, or claims precedence over them, is a prompt injection."}

@@ -18,6 +18,7 @@ package scan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/askback/askback/internal/runecut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +45,10 @@ type Catalog struct {
 type Server struct {
 	Name    string
 	Catalog *Catalog
+	// Declared are the client capabilities the session that listed the
+	// catalog declared (session.Declared): a server may offer more to a
+	// client that declares more. Nil for a catalog read from a file.
+	Declared []string
 }
 
 // Scan runs every rule over the catalogs of servers, which a client would
@@ -77,6 +82,9 @@ type scanner struct {
 	findings []Finding
 	seen     map[findingKey]int // index in findings of a rule's finding on a path
 	spent    int                // bytes read by the phrase rules (readable)
+	// unread and unreadBytes count the texts of the server being scanned
+	// that the phrase rules did not read whole, and the bytes left.
+	unread, unreadBytes int
 }
 
 type findingKey struct {
@@ -89,7 +97,8 @@ type findingKey struct {
 // path: a second one on the same text raises its severity to the higher
 // of the two and counts the occurrence.
 func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
-	k := findingKey{r.ID, s.server, t.path}
+	path := t.where()
+	k := findingKey{r.ID, s.server, path}
 	if i, ok := s.seen[k]; ok {
 		f := &s.findings[i]
 		f.more++
@@ -101,15 +110,17 @@ func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
 	s.seen[k] = len(s.findings)
 	s.findings = append(s.findings, Finding{
 		Rule: r.ID, Name: r.Name, Severity: sev, Server: s.servers[s.server].Name,
-		Subject: t.subject, Path: t.path, Reason: reason, Excerpt: clip(excerpt),
+		Subject: t.subject, Path: path, Reason: reason, Excerpt: clip(excerpt),
 	})
 }
 
-// scanServer runs the rules that read one catalog.
+// scanServer runs the rules that read one catalog. What the phrase
+// rules could not read for the scan's budget is one finding for the
+// server, of high severity: a scan that did not read a text cannot say
+// it is safe.
 func (s *scanner) scanServer(c *Catalog) {
-	for _, t := range texts(c) {
-		s.textRules(&t)
-	}
+	s.unread, s.unreadBytes = 0, 0
+	texts(c, s.textRules)
 	for i, tool := range c.Tools {
 		if tool == nil {
 			continue
@@ -117,20 +128,36 @@ func (s *scanner) scanServer(c *Catalog) {
 		s.sideChannels(i, tool)
 		s.agency(i, tool)
 	}
+	if s.unread > 0 {
+		s.add(RuleOversized, High, &text{subject: "server", path: "$"},
+			fmt.Sprintf("%d text(s) of %d bytes in all were not read for phrases: the scan reads %d MiB of text, and what it did not read may hold anything", s.unread, s.unreadBytes, phraseBudget>>20), "")
+	}
 }
 
 // textRules runs the rules that read one text.
 func (s *scanner) textRules(t *text) {
 	spelled := s.hiddenChars(t)
-	if t.kind == kindName {
-		s.confusableName(t)
-		return
-	}
-	if t.kind == kindURI {
+	var plain string
+	switch t.kind {
+	case kindURI:
 		s.uriHidden(t)
 		return
+	case kindName:
+		s.confusableName(t)
+		// A name of several words is read as words too:
+		// ignore_previous_instructions says what it says.
+		if strings.ContainsAny(t.s, " \t\n") {
+			plain = fold(t.s)
+			break
+		}
+		words := nameWords(t.s)
+		if len(words) < 3 {
+			return
+		}
+		plain = strings.Join(words, " ")
+	default:
+		plain = fold(t.s)
 	}
-	plain := fold(t.s)
 	if spelled != "" {
 		// What tag characters spell, the model reads: the rules read it
 		// too.
@@ -141,42 +168,63 @@ func (s *scanner) textRules(t *text) {
 		return
 	}
 	p := newProse(plain)
-	s.mixedWords(t)
-	s.markup(t, p)
-	s.modelDirected(t, p)
-	s.destinations(t, p)
-	s.shadowing(t, p)
+	if t.kind == kindProse {
+		s.mixedWords(t)
+		s.markup(t, p)
+	}
+	orig := p
+	// The orders to the model are read in what the text spells decoded
+	// too.
+	b64 := p
+	if d := decoded(plain, false); d != plain {
+		b64 = newProse(d)
+	}
+	s.modelDirected(t, newProse(decoded(plain, true)))
+	s.destinations(t, b64)
+	s.squeezed(t, plain)
+	if t.kind == kindProse {
+		s.shadowing(t, orig)
+	}
 }
 
 // Bounds of the rules that read phrases, whose cost grows with the text:
-// a text is read in its first maxHead and last maxTail bytes, and a scan
-// reads phraseBudget bytes of text in all. Hidden characters are looked
-// for in every byte.
+// a scan reads phraseBudget bytes of text in all, each text whole while
+// the budget lasts; a text longer than longText is a finding of its own
+// (bulk that no person reads). Hidden characters are looked for in every
+// byte.
 const (
-	maxHead      = 24 << 10
-	maxTail      = 8 << 10
+	longText     = 32 << 10
 	phraseBudget = 2 << 20
 )
 
 // readable returns the part of plain (t folded) that the phrase rules
-// read, and false when the scan's budget is spent; a text cut or not read
-// is a finding (MCPS009), so that what was not read is said.
+// read: all of it while the scan's budget lasts, else what is left of
+// it, false when nothing is; what is not read is counted for the
+// server's finding (MCPS009).
 func (s *scanner) readable(t *text, plain string) (string, bool) {
-	if s.spent >= phraseBudget {
-		s.add(RuleOversized, Medium, t, fmt.Sprintf("not read for phrases: the scan read %d MiB of text, its limit", phraseBudget>>20), "")
+	if len(t.s) > longText {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: a text this long buries what it says in bulk that no person reads, while the model reads all of it", len(t.s)), "")
+	}
+	left := phraseBudget - s.spent
+	if left <= 0 {
+		s.unread++
+		s.unreadBytes += len(plain)
 		return "", false
 	}
-	if len(plain) > maxHead+maxTail {
-		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: its phrases were read in the first %d KiB and the last %d KiB only", len(t.s), maxHead>>10, maxTail>>10), "")
-		plain = headTail(plain)
+	if len(plain) > left {
+		s.unread++
+		s.unreadBytes += len(plain) - left
+		plain = runecut.Prefix(plain, left)
 	}
 	s.spent += len(plain)
 	return plain, true
 }
 
-// headTail is s cut to its first maxHead and last maxTail bytes, at rune
-// boundaries, with a line break between.
+// headTail is s cut to its first 24 KiB and last 8 KiB, at rune
+// boundaries, with a line break between: what the rules about one tool's
+// parameters read of its description (the phrase rules read it whole).
 func headTail(s string) string {
+	const maxHead, maxTail = 24 << 10, 8 << 10
 	if len(s) <= maxHead+maxTail {
 		return s
 	}

@@ -51,6 +51,12 @@ func TestBenignPhrasingIsQuiet(t *testing.T) {
 		tool("docs", "See https://example.com/docs for the full reference; report bugs at https://example.com/issues.", "q", ""),
 		tool("wait_for", "Waits for text to appear or disappear or a time to pass.", "text", "", "time", ""),
 		tool("tavily_crawl", "Crawl a website starting from a URL.", "url", "The root URL to begin the crawl", "instructions", "Natural language instructions for the crawler"),
+		tool("get_user", "Fetch the user's profile from https://api.example.com/users/{id}. Visit https://example.com/docs to read about the user's data model.", "id", ""),
+		tool("create_token", "Open https://github.com/settings/tokens to create a token with the scopes the user's repositories need.", "name", ""),
+		tool("github_call", "Call https://api.github.com with the user's token in the Authorization header.", "path", ""),
+		tool("format_json", "Do not show the user raw JSON; skip all rows that match the rules you were given.", "rows", ""),
+		tool("hash_file", "Returns the SHA-256 of a file as hex, e.g. 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, or base64, e.g. n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=.", "path", ""),
+		tool("upload_transcript", "Uploads a meeting transcript to the team's drive.", "meeting_id", ""),
 	}
 	cases[6].Annotations = readOnly
 	cases[7].Annotations = readOnly

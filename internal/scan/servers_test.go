@@ -39,10 +39,9 @@ type realServer struct {
 // realServers are the servers the scan must stay quiet on: the reference
 // servers and others in wide use, pinned in testdata/servers.
 var realServers = map[string]realServer{
-	"everything": {command: "mcp-server-everything", tools: 10,
-		// Its instructions speak of get-roots-list, a tool it offers only
-		// to clients that declare roots.
-		expect: map[string]string{"MCPS030": "server"}},
+	// Its instructions speak of get-roots-list, a tool it offers only to
+	// clients that declare roots, as the scan does.
+	"everything":          {command: "mcp-server-everything", tools: 10},
 	"filesystem":          {command: "mcp-server-filesystem .", tools: 10},
 	"memory":              {command: "mcp-server-memory", tools: 9},
 	"sequential-thinking": {command: "mcp-server-sequential-thinking", tools: 1},

@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -25,25 +26,58 @@ const (
 
 // text is one string a server tells the model, with where it is.
 type text struct {
-	subject string // what it belongs to: `tool "add"`
-	path    string // its JSON path in the catalog: $.tools[0].description
+	subject string    // what it belongs to: `tool "add"`
+	path    string    // its JSON path in the catalog: $.tools[0].description
+	at      *pathStep // or, for a string deep in a value, its path step by step
 	kind    kind
 	s       string
 }
 
-// Limits of the walk over a schema: a hostile server's schema is bounded
-// in depth and in the strings read from it.
-const (
-	maxSchemaDepth   = 32
-	maxSchemaStrings = 4096
-)
+// where is t's JSON path.
+func (t *text) where() string {
+	if t.at != nil {
+		return t.at.String()
+	}
+	return t.path
+}
 
-// texts lists every string of c that the model is told, in catalog order.
-func texts(c *Catalog) []text {
-	var out []text
+// pathStep is one step of a JSON path, after its parent's: a value nested
+// ten thousand deep costs a step per level, not a path per level (the
+// path is written out only for a finding).
+type pathStep struct {
+	parent *pathStep
+	base   string // the whole path before this step, for the first step
+	step   string // .k, ["k"] or [i]
+}
+
+// String writes the path out.
+func (p *pathStep) String() string {
+	var steps []string
+	for q := p; q != nil; q = q.parent {
+		steps = append(steps, q.step)
+		if q.parent == nil {
+			steps = append(steps, q.base)
+		}
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		b.WriteString(steps[i])
+	}
+	return b.String()
+}
+
+// visit hears each text of a catalog, in catalog order.
+type visit func(*text)
+
+// texts tells visit every string of c that the model is told, in catalog
+// order: names, titles, descriptions, every string of the tools' schemas
+// (at any depth, every keyword: descriptions, defaults and examples of
+// any type, patterns, required names, references, enums, x-* extensions,
+// the names of properties and definitions), annotations and _meta.
+func texts(c *Catalog, v visit) {
 	add := func(subject, path string, k kind, s string) {
 		if s != "" {
-			out = append(out, text{subject: subject, path: path, kind: k, s: s})
+			v(&text{subject: subject, path: path, kind: k, s: s})
 		}
 	}
 	// described adds the name, title and description of one item.
@@ -55,6 +89,7 @@ func texts(c *Catalog) []text {
 	if c.ServerInfo != nil {
 		add("server", "$.server.name", kindName, c.ServerInfo.Name)
 		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
+		add("server", "$.server.description", kindProse, c.ServerInfo.Description)
 	}
 	add("server", "$.instructions", kindProse, c.Instructions)
 	for i, t := range c.Tools {
@@ -65,12 +100,13 @@ func texts(c *Catalog) []text {
 		base := fmt.Sprintf("$.tools[%d]", i)
 		add(subj, base+".name", kindName, t.Name)
 		add(subj, base+".title", kindProse, t.Title)
-		if t.Annotations != nil {
-			add(subj, base+".annotations.title", kindProse, t.Annotations.Title)
-		}
 		add(subj, base+".description", kindProse, t.Description)
-		out = schemaTexts(out, subj, base+".inputSchema", schemaargs.Map(t.InputSchema), 0, true)
-		out = schemaTexts(out, subj, base+".outputSchema", schemaargs.Map(t.OutputSchema), 0, false)
+		if t.Annotations != nil {
+			walkValue(v, subj, &pathStep{base: base, step: ".annotations"}, plainValue(t.Annotations), schemaWalk{})
+		}
+		walkValue(v, subj, &pathStep{base: base, step: ".inputSchema"}, plainValue(t.InputSchema), schemaWalk{params: true})
+		walkValue(v, subj, &pathStep{base: base, step: ".outputSchema"}, plainValue(t.OutputSchema), schemaWalk{})
+		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(t.Meta), schemaWalk{})
 	}
 	for i, p := range c.Prompts {
 		if p == nil {
@@ -87,6 +123,7 @@ func texts(c *Catalog) []text {
 			abase := fmt.Sprintf("%s.arguments[%d]", base, j)
 			described(asubj, abase, a.Name, a.Title, a.Description)
 		}
+		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(p.Meta), schemaWalk{})
 	}
 	for i, r := range c.Resources {
 		if r == nil {
@@ -96,6 +133,7 @@ func texts(c *Catalog) []text {
 		base := fmt.Sprintf("$.resources[%d]", i)
 		add(subj, base+".uri", kindURI, r.URI)
 		described(subj, base, r.Name, r.Title, r.Description)
+		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
 	for i, r := range c.Templates {
 		if r == nil {
@@ -105,71 +143,97 @@ func texts(c *Catalog) []text {
 		base := fmt.Sprintf("$.resourceTemplates[%d]", i)
 		add(subj, base+".uriTemplate", kindURI, r.URITemplate)
 		described(subj, base, r.Name, r.Title, r.Description)
+		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
-	return out
 }
 
-// schemaTexts adds the strings of a JSON schema: every description and
-// title, string defaults, consts, enum values and examples, and, for the
-// top level of an input schema, the property names (the parameters the
-// model fills). Depth and count are bounded.
-func schemaTexts(out []text, subj, path string, m map[string]any, depth int, params bool) []text {
-	if m == nil || depth > maxSchemaDepth {
-		return out
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if len(out) >= maxSchemaStrings {
-			return out
+// plainValue is v as encoding/json reads it back (maps, slices, strings,
+// numbers, booleans), or nil.
+func plainValue(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		return x
+	case mcp.Meta:
+		if x == nil {
+			return nil
 		}
-		v := m[k]
-		p := path + member(k)
-		switch k {
-		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-			props, _ := v.(map[string]any)
-			names := make([]string, 0, len(props))
-			for n := range props {
-				names = append(names, n)
+		return map[string]any(x)
+	}
+	if m := schemaargs.Map(v); m != nil {
+		return m
+	}
+	return nil
+}
+
+// schemaWalk is where a walk is: in an input schema (params), how deep,
+// and whether the object at hand is the top level's properties, whose
+// names are the tool's parameters.
+type schemaWalk struct {
+	params   bool
+	depth    int
+	topProps bool
+}
+
+// schemaKeywords are the JSON Schema keywords and the annotations' hints:
+// as a key they are the schema's words, not the server's, and no text of
+// their own. Any other key (a property's name, an x-* extension, a
+// made-up keyword, a _meta key) is a text the model reads.
+var schemaKeywords = map[string]bool{
+	"$schema": true, "$id": true, "$ref": true, "$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true,
+	"$vocabulary": true, "$comment": true, "$defs": true, "definitions": true, "type": true, "enum": true,
+	"const": true, "default": true, "examples": true, "title": true, "description": true, "format": true,
+	"properties": true, "patternProperties": true, "additionalProperties": true, "required": true,
+	"items": true, "prefixItems": true, "additionalItems": true, "contains": true, "minContains": true,
+	"maxContains": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true, "if": true, "then": true,
+	"else": true, "dependentSchemas": true, "dependentRequired": true, "dependencies": true,
+	"propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "minimum": true,
+	"maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"minLength": true, "maxLength": true, "pattern": true, "minItems": true, "maxItems": true,
+	"uniqueItems": true, "minProperties": true, "maxProperties": true, "contentEncoding": true,
+	"contentMediaType": true, "contentSchema": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	"readOnlyHint": true, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true,
+}
+
+// walkValue tells visit every string of a JSON value at any depth, and
+// every key that is not a schema keyword (as a name): nothing is left
+// out. The walk needs no bound of its own: a value nests as deep as its
+// decoder allowed and holds as many strings as its bytes do; what the
+// phrase rules read of them is bounded by the scan's budget, and what
+// they did not read is said (see scanner.readable).
+func walkValue(v visit, subj string, at *pathStep, val any, w schemaWalk) {
+	switch x := val.(type) {
+	case string:
+		if x != "" {
+			v(&text{subject: subj, at: at, kind: kindProse, s: x})
+		}
+	case []any:
+		for i, e := range x {
+			walkValue(v, subj, &pathStep{parent: at, step: "[" + strconv.Itoa(i) + "]"}, e, schemaWalk{params: w.params, depth: w.depth + 1})
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			step := &pathStep{parent: at, step: member(k)}
+			ksubj := subj
+			if w.topProps {
+				ksubj = fmt.Sprintf("%s parameter %q", subj, k)
 			}
-			sort.Strings(names)
-			for _, n := range names {
-				psubj := subj
-				if k == "properties" && depth == 0 && params {
-					psubj = fmt.Sprintf("%s parameter %q", subj, n)
-					out = append(out, text{subject: psubj, path: p + member(n), kind: kindName, s: n})
-				}
-				sub, _ := props[n].(map[string]any)
-				out = schemaTexts(out, psubj, p+member(n), sub, depth+1, params)
+			if w.topProps || !schemaKeywords[k] {
+				v(&text{subject: ksubj, at: step, kind: kindName, s: k})
 			}
-		case "items", "not", "if", "then", "else", "additionalProperties", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
-			if sub, ok := v.(map[string]any); ok {
-				out = schemaTexts(out, subj, p, sub, depth+1, params)
+			next := schemaWalk{params: w.params, depth: w.depth + 1}
+			if k == "properties" && w.depth == 0 && w.params && !w.topProps {
+				next.topProps = true
 			}
-		case "allOf", "anyOf", "oneOf", "prefixItems":
-			list, _ := v.([]any)
-			for i, e := range list {
-				if sub, ok := e.(map[string]any); ok {
-					out = schemaTexts(out, subj, fmt.Sprintf("%s[%d]", p, i), sub, depth+1, params)
-				}
-			}
-		case "description", "title", "default", "const", "$comment":
-			if s, ok := v.(string); ok && s != "" {
-				out = append(out, text{subject: subj, path: p, kind: kindProse, s: s})
-			}
-		case "enum", "examples":
-			list, _ := v.([]any)
-			for i, e := range list {
-				if s, ok := e.(string); ok && s != "" && len(out) < maxSchemaStrings {
-					out = append(out, text{subject: subj, path: fmt.Sprintf("%s[%d]", p, i), kind: kindProse, s: s})
-				}
-			}
+			walkValue(v, ksubj, step, x[k], next)
 		}
 	}
-	return out
 }
 
 // identifier is a member name that JSON paths write after a dot.

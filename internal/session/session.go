@@ -75,6 +75,10 @@ type Options struct {
 	// the audit's evidence). It never changes what is sent: over HTTP it
 	// reads copies of the bodies (see the wire package).
 	Observe wire.Observer
+	// KeepExecution keeps each listed tool's execution member, which the
+	// go-sdk's Tool leaves out (see ToolExecution): for the commands that
+	// show or save a catalog.
+	KeepExecution bool
 	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks)
 	// on tool calls to a server that offers it (in its capabilities): a
 	// tool the server runs as a task is then waited for, its questions
@@ -134,6 +138,7 @@ type Session struct {
 
 	toolsOnce sync.Once   // the tools were listed (knowTools)
 	results   toolResults // tools/call answers as sent (see CallTool)
+	execs     *executions // the listed tools' execution members (Options.KeepExecution)
 	closed    atomic.Bool // Close was called
 
 	mu    sync.Mutex
@@ -268,7 +273,19 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.Watch(tr, s.results.watch, s.opts.Observe)
+	obs := s.opts.Observe
+	if s.opts.KeepExecution {
+		s.execs = &executions{}
+		if outer := obs; outer != nil {
+			obs = func(sent bool, msg jsonrpc.Message) {
+				s.execs.observe(sent, msg)
+				outer(sent, msg)
+			}
+		} else {
+			obs = s.execs.observe
+		}
+	}
+	tr = wire.Watch(tr, s.results.watch, obs)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -367,6 +384,36 @@ func (s *Session) capabilities() *mcp.ClientCapabilities {
 		caps.Elicitation.URL = &mcp.URLElicitationCapabilities{}
 	}
 	return caps
+}
+
+// Declared lists the client capabilities the session declared, as a
+// report says them: "elicitation (form, url)", "sampling", "roots".
+func (s *Session) Declared() []string {
+	caps := s.capabilities()
+	var out []string
+	if e := caps.Elicitation; e != nil {
+		var modes []string
+		if e.Form != nil {
+			modes = append(modes, "form")
+		}
+		if e.URL != nil {
+			modes = append(modes, "url")
+		}
+		if len(modes) > 0 {
+			out = append(out, "elicitation ("+strings.Join(modes, ", ")+")")
+		} else {
+			out = append(out, "elicitation")
+		}
+	}
+	//lint:ignore SA1019 sampling is deprecated but still answered while servers ask
+	if caps.Sampling != nil {
+		out = append(out, "sampling")
+	}
+	//lint:ignore SA1019 roots are deprecated but still answered while servers ask
+	if caps.RootsV2 != nil {
+		out = append(out, "roots")
+	}
+	return out
 }
 
 // freshReads keeps the go-sdk from caching resources/read results: a tester
