@@ -10,7 +10,7 @@
 # them again at the end, with the date (scripts/bench-ratios.awk). The whole
 # takes a while on a busy machine: BENCH_ONLY="script bench reqstate sdk" runs
 # only those sections (call, termsafe, scan, script, proxy, reqstate, bench, floor,
-# sdk, scaleout, run), e.g. `make bench BENCH_ONLY=script`.
+# sdk, scaleout, run, allocs), e.g. `make bench BENCH_ONLY=script`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
@@ -131,6 +131,14 @@ echo "\$ mcp-tester bench deploy -u http://$addr/mcp --args '{\"service\":\"auth
 mcp-tester bench deploy -u "http://$addr/mcp" --args '{"service":"auth-service"}' \
   --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 3s | tee "$out/mcp-tester-bench.txt"
 kill "$dep_pid" 2>/dev/null || true
+fi
+
+if want allocs; then
+section "allocations per operation (figures the tests no longer assert)"
+gobench allocs-replay.txt ./replay 'ClaimQueueSteadyState' -benchtime 1000x
+gobench allocs-session.txt ./internal/session 'AnsweredAdd' -benchtime 1000x
+gobench allocs-target.txt ./internal/target 'TailReadFrom' -benchtime 5x
+gobench allocs-reqstate.txt ./reqstate 'IssueOpenAllocations' -benchtime 200x
 fi
 
 section "Ratios ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average now $(load))"

@@ -37,8 +37,10 @@ const (
 	debVersion  = "0.9.0~releasetest-1" // as dpkg names testVersion
 )
 
-// shared holds what the tests of this package share: one linux/amd64
-// release, made once, removed when the tests end.
+// shared holds what the tests of this package share: one release of
+// every platform, made once, removed when the tests end. It is the
+// package's one build of the whole matrix: the other builds (for
+// reproducibility) make one platform each and compare with it.
 var shared struct {
 	dir  string
 	once sync.Once
@@ -107,19 +109,16 @@ func needed(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// sharedPlatforms are the platforms of the release the tests share: the
-// one the packages are tested on, and one with .zip archives.
-const sharedPlatforms = "linux/amd64 windows/amd64"
-
-// linuxRelease is the release of sharedPlatforms the tests share.
-func linuxRelease(t *testing.T) string {
+// sharedRelease is the release of every platform the tests share (the
+// release script's default platforms), built once.
+func sharedRelease(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a release")
 	}
 	shared.once.Do(func() {
-		shared.out = filepath.Join(shared.dir, "linux")
-		shared.err = runRelease(repoRoot(t), shared.out, sharedPlatforms)
+		shared.out = filepath.Join(shared.dir, "all")
+		shared.err = runRelease(repoRoot(t), shared.out, "")
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -148,19 +147,33 @@ func readChecksums(t *testing.T, dir string) (file string, sums map[string]strin
 	return matches[0], sums
 }
 
-// Building the same commit twice gives the same checksums: the second
-// build with an empty build cache, another temporary folder and another
-// umask, so that nothing of the first build is reused.
+// Building the same commit again gives the same files: linux/amd64 (its
+// archives and packages) with an empty build cache, so that nothing of
+// the first build is reused, and windows/amd64 (its .zip archives); each
+// in another temporary folder and with another umask than the shared
+// release of every platform, whose files they must match byte for byte.
+// (One platform is built from nothing: a build cache of its own costs
+// the whole standard library and every dependency again.)
 func TestReleaseIsReproducible(t *testing.T) {
-	first := linuxRelease(t)
-	second := filepath.Join(t.TempDir(), "again")
-	release(t, second, sharedPlatforms, "GOCACHE="+t.TempDir(), "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
-	file1, sums1 := readChecksums(t, first)
-	file2, _ := readChecksums(t, second)
-	b1, _ := os.ReadFile(file1)
-	b2, _ := os.ReadFile(file2)
-	if !bytes.Equal(b1, b2) {
-		t.Errorf("two builds of one commit differ:\n%s\n---\n%s", b1, b2)
+	first := sharedRelease(t)
+	_, sums1 := readChecksums(t, first)
+	var got []string
+	for _, again := range []struct {
+		platform string
+		env      []string
+	}{
+		{"linux/amd64", []string{"GOCACHE=" + t.TempDir()}},
+		{"windows/amd64", nil},
+	} {
+		second := filepath.Join(t.TempDir(), "again")
+		release(t, second, again.platform, append(again.env, "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")...)
+		_, sums2 := readChecksums(t, second)
+		for name, sum := range sums2 {
+			got = append(got, name)
+			if sums1[name] != sum {
+				t.Errorf("%s (%s): %s in one build of this commit, %s in another", name, again.platform, sums1[name], sum)
+			}
+		}
 	}
 	want := []string{
 		"askback-examples-0.9.0~releasetest-1.x86_64.rpm",
@@ -172,14 +185,10 @@ func TestReleaseIsReproducible(t *testing.T) {
 		"askback-examples_0.9.0-releasetest_windows_amd64.zip",
 		"mcp-tester_0.9.0-releasetest_windows_amd64.zip",
 	}
-	var got []string
-	for name := range sums1 {
-		got = append(got, name)
-	}
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the release has\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("the releases of linux/amd64 and windows/amd64 have\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -187,12 +196,10 @@ func TestReleaseIsReproducible(t *testing.T) {
 // with the version and commit, built with -trimpath and without cgo; the
 // checksums check with sha256sum; the packages are what dpkg and rpm read
 // (the .rpm installs with rpm into a folder and runs); the formula names
-// each archive with its checksum; and linux/amd64 comes out as in the
-// other release of this commit.
+// each archive with its checksum. (That a platform built again comes out
+// the same is TestReleaseIsReproducible.)
 func TestReleaseEveryPlatform(t *testing.T) {
-	shareLinux := linuxRelease(t)
-	dir := filepath.Join(t.TempDir(), "all")
-	release(t, dir, "") // the default: every platform
+	dir := sharedRelease(t)
 	commit := gitOut(t, "rev-parse", "HEAD")
 	sumsFile, sums := readChecksums(t, dir)
 
@@ -307,13 +314,6 @@ func TestReleaseEveryPlatform(t *testing.T) {
 		}
 	}
 
-	// linux/amd64 and windows/amd64 as the other build of this commit made them.
-	_, linux := readChecksums(t, shareLinux)
-	for name, sum := range linux {
-		if sums[name] != sum {
-			t.Errorf("%s: %s in one release of this commit, %s in another", name, sum, sums[name])
-		}
-	}
 }
 
 // archiveFiles reads a .tar.gz or .zip: each regular file's content by
@@ -574,7 +574,7 @@ func checkHTMLReport(t *testing.T, path string, since time.Time) {
 // removes them after. Tests on one machine take turns (a lock), and a
 // mcp-tester installed by someone else is never replaced.
 func TestReleaseDebInstalls(t *testing.T) {
-	dir := linuxRelease(t)
+	dir := sharedRelease(t)
 	if os.Geteuid() != 0 {
 		needed(t, "dpkg -i installs into the system: run the tests as root, as CI does")
 	}

@@ -25,7 +25,7 @@ func toolsCheckout(t *testing.T) (root, calls string, env []string) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{"tools.sh", "ensure-node.sh", "ensure-staticcheck.sh", "ensure-peers.sh"} {
+	for _, name := range []string{"tools.sh", "ensure-node.sh", "ensure-staticcheck.sh", "ensure-goimports.sh", "ensure-peers.sh"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +36,7 @@ func toolsCheckout(t *testing.T) (root, calls string, env []string) {
 	write(filepath.Join(nodeBin, "node"), "#!/bin/bash\ncase \"$*\" in *require*) printf 0.2.0-alpha.12;; *) printf 22;; esac\n")
 	write(".tools/conformance/node_modules/@modelcontextprotocol/conformance/package.json", "{}\n")
 	write(filepath.Join(nodeBin, "npm"), "#!/bin/bash\necho \"npm $*\" >> '"+calls+"'\nmkdir -p \"$3/node_modules\"\n")
-	write("fakego/go", "#!/bin/bash\necho \"go $*\" >> '"+calls+"'\ntouch \"$GOBIN/staticcheck\"\nchmod +x \"$GOBIN/staticcheck\"\n")
+	write("fakego/go", "#!/bin/bash\necho \"go $*\" >> '"+calls+"'\np=\"${!#}\"; p=\"${p##*/}\"; p=\"$GOBIN/${p%@*}\"; touch \"$p\"\nchmod +x \"$p\"\n")
 	write("cmd/mcp-tester/testdata/peers/package-lock.json", "{}\n")
 	return root, calls, []string{"PATH=" + filepath.Join(root, "fakego") + string(os.PathListSeparator) + os.Getenv("PATH")}
 }
@@ -59,22 +59,31 @@ func readCalls(t *testing.T, calls string) []string {
 	return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
 }
 
-// A go tool is installed into .tools/bin at its pinned version once: a
-// second run finds it in place and builds nothing.
+// A go tool (staticcheck, goimports: lint's) is installed into .tools/bin
+// at its pinned version once: a second run finds it in place and builds
+// nothing.
 func TestEnsureInstallsAGoToolOnce(t *testing.T) {
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("flock is not installed")
 	}
-	root, calls, env := toolsCheckout(t)
-	runScript(t, root, "ensure-staticcheck.sh", env)
-	runScript(t, root, "ensure-staticcheck.sh", env)
-	got := readCalls(t, calls)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "go_install_honnef.co/go/tools/cmd/staticcheck@v") {
-		t.Errorf("go ran %d times (want one go install of staticcheck): %q", len(got), got)
-	}
-	b, err := os.ReadFile(filepath.Join(root, ".tools", "staticcheck.version"))
-	if err != nil || !strings.HasPrefix(string(b), "v") {
-		t.Errorf("the version installed was not noted: %q, %v", b, err)
+	for tool, pkg := range map[string]string{
+		"staticcheck": "honnef.co/go/tools/cmd/staticcheck",
+		"goimports":   "golang.org/x/tools/cmd/goimports",
+	} {
+		root, calls, env := toolsCheckout(t)
+		runScript(t, root, "ensure-"+tool+".sh", env)
+		runScript(t, root, "ensure-"+tool+".sh", env)
+		got := readCalls(t, calls)
+		if len(got) != 1 || !strings.HasPrefix(got[0], "go_install_"+pkg+"@v") {
+			t.Errorf("go ran %d times (want one go install of %s): %q", len(got), tool, got)
+		}
+		if fi, err := os.Stat(filepath.Join(root, ".tools", "bin", tool)); err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("%s is not in .tools/bin: %v", tool, err)
+		}
+		b, err := os.ReadFile(filepath.Join(root, ".tools", tool+".version"))
+		if err != nil || !strings.HasPrefix(string(b), "v") {
+			t.Errorf("the version of %s installed was not noted: %q, %v", tool, b, err)
+		}
 	}
 }
 

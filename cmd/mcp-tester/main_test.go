@@ -331,7 +331,9 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitfile FILE VAR")
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(60 * time.Second)
+	// A bound only a failure reaches: a busy machine may take long to start
+	// the process that writes the file.
+	deadline := time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
 			ts.Setenv(args[1], strings.TrimSpace(string(b)))
@@ -339,7 +341,7 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear within 60s", args[0])
+	ts.Fatalf("%s did not appear within 5 minutes", args[0])
 }
 
 // nosecrets SECRETS FILE... fails if any line of the file SECRETS (the

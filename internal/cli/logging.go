@@ -38,7 +38,7 @@ debug, info, notice, warning, error, critical, alert or emergency. With
 --count N, wait for N messages (bounded by --timeout) and print them.
 Logging is deprecated as of protocol 2026-07-28 but still works.`,
 		Example: `  mcp-tester logging warning -c bin/manytools
-  mcp-tester logging debug -c bin/manytools --count 4 --timeout 5s`,
+  mcp-tester logging debug -c bin/manytools --count 4 --timeout 30s`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: logLevels,
 		RunE: func(cmd *cobra.Command, args []string) error {
