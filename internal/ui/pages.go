@@ -23,6 +23,7 @@ import (
 	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/toolargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,13 +38,17 @@ func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"json":    showJSON,
 		"compact": compactJSON,
-		"clock":   func(t time.Time) string { return t.Format("15:04:05.000") },
-		"since":   func(a, b time.Time) string { return b.Sub(a).Round(time.Millisecond).String() },
-		"field":   func(i int) string { return "f" + strconv.Itoa(i) },
-		"has":     func(set []string, v string) bool { return contains(set, v) },
-		"list":    func(v ...string) []string { return v },
-		"deref":   func(b *bool) bool { return b != nil && *b },
-		"inputs":  inputs,
+		// t neutralises what a server sent as the terminal does (control,
+		// bidi and format characters shown as escapes) before html/template
+		// escapes it.
+		"t":      termsafe.Block,
+		"clock":  func(t time.Time) string { return t.Format("15:04:05.000") },
+		"since":  func(a, b time.Time) string { return b.Sub(a).Round(time.Millisecond).String() },
+		"field":  func(i int) string { return "f" + strconv.Itoa(i) },
+		"has":    func(set []string, v string) bool { return contains(set, v) },
+		"list":   func(v ...string) []string { return v },
+		"deref":  func(b *bool) bool { return b != nil && *b },
+		"inputs": inputs,
 	}
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html"))
 	out := map[string]*template.Template{}
