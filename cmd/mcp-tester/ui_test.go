@@ -369,3 +369,42 @@ func TestUIRefusesStrangers(t *testing.T) {
 		}
 	}
 }
+
+// A hostile server's name, descriptions, questions and results, full of
+// markup, script and control characters, are shown as text: nothing runs,
+// no element is forged, and the page loads nothing from elsewhere.
+func TestUIHostileServer(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/hostile")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "hostile"))
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	harmless := func(where string) {
+		t.Helper()
+		if title := browsertest.Eval[string](b, `document.title`); strings.Contains(title, "pwned") {
+			t.Errorf("%s: the server's script ran (title %q)", where, title)
+		}
+		if n := browsertest.Eval[int](b, `document.querySelectorAll("script, img, iframe, object, embed, [onerror], [src]").length`); n != 0 {
+			t.Errorf("%s: the page has %d elements that load or run something", where, n)
+		}
+		if !strings.Contains(browsertest.Eval[string](b, `document.body.textContent`), "<script>") {
+			t.Errorf("%s: the server's markup is not shown as text:\n%s", where, p.text())
+		}
+	}
+	p.see("hostile")
+	harmless("the server")
+	p.click("Tool ask")
+	harmless("the tool")
+	p.click("Call ask")
+	p.see("The server asks")
+	harmless("the question")
+	b.Screenshot("ui-hostile-question")
+	p.click("Decline")
+	p.see("The server asks")
+	p.click("Decline")
+	p.see("Result")
+	harmless("the result")
+	p.click("Messages")
+	harmless("the messages")
+	p.checkOwnRequests()
+}
