@@ -91,7 +91,10 @@ function uiControl(name) {
 	return null;
 }
 function uiField(label) {
-	for (const l of document.querySelectorAll('label')) if (l.textContent.trim().replace(/\s+/g, ' ') === label) return l.control;
+	for (const l of document.querySelectorAll('label')) {
+		const text = l.textContent.trim().replace(/\s+/g, ' ');
+		if (text === label || text === label + ' (required)') return l.control;
+	}
 	return null;
 }
 `
@@ -298,6 +301,17 @@ func TestUIDeployer(t *testing.T) {
 			p.see("Passed (exit 0).")
 			if tc.name == "stdio-2026" {
 				b.Screenshot("ui-script-passed")
+				// A tool the server runs as a task asks half-way.
+				p.click("Back to the server")
+				p.click("Tool rollout")
+				p.fill("service", "auth-service")
+				p.fill("version", "2.4.1")
+				p.click("Call rollout")
+				p.see("continue?")
+				p.choose("How should the rollout go on?", "Continue")
+				p.click("Accept")
+				p.see("Rollout of auth-service 2.4.1 complete")
+				p.see("Round 1 · task")
 			}
 			p.checkOwnRequests()
 		})
