@@ -39,10 +39,17 @@ type uiPage struct {
 // address it prints.
 func startUI(t *testing.T, bin string, args ...string) (url, dir string) {
 	t.Helper()
+	return startUIEnv(t, bin, nil, args...)
+}
+
+// startUIEnv is startUI with more environment variables.
+func startUIEnv(t *testing.T, bin string, env []string, args ...string) (url, dir string) {
+	t.Helper()
 	dir = t.TempDir()
 	cmd := exec.Command(filepath.Join(bin, "mcp-tester"), append([]string{"ui", "--no-open"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -203,12 +210,26 @@ func (p *uiPage) checkOwnRequests() {
 // deployerHTTP starts the deployer over HTTP and returns its URL.
 func deployerHTTP(t *testing.T, bin string) string {
 	t.Helper()
+	addr := freeAddr(t)
+	startServer(t, addr, filepath.Join(bin, "deployer"), "-http", addr)
+	return "http://" + addr + "/mcp"
+}
+
+// freeAddr is a free loopback address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	port, err := listen.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(filepath.Join(bin, "deployer"), "-http", addr)
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// startServer runs a server until the test ends and waits until it
+// listens on addr.
+func startServer(t *testing.T, addr string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -221,11 +242,10 @@ func deployerHTTP(t *testing.T, bin string) string {
 			break
 		}
 		if i > 1200 {
-			t.Fatalf("the deployer does not listen on %s", addr)
+			t.Fatalf("%s does not listen on %s", name, addr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return "http://" + addr + "/mcp"
 }
 
 // A person answers the deployer's questions in the page over stdio and
@@ -420,5 +440,51 @@ func TestUIHostileServer(t *testing.T) {
 	harmless("the result")
 	p.click("Messages")
 	harmless("the messages")
+	p.checkOwnRequests()
+}
+
+// A URL question shows the link's domain plainly and opens nothing until
+// the person says so: declined once, then opened (by the launcher
+// MCP_TESTER_BROWSER names, which here writes the link down).
+func TestUIURLQuestion(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/github-connect")
+	browsertest.Require(t)
+	addr, github := freeAddr(t), freeAddr(t)
+	startServer(t, addr, filepath.Join(bin, "github-connect"), "-http", addr, "-fake-github", github, "-user", "alice:alice-mcp-token:alice-pw")
+	opened := filepath.Join(t.TempDir(), "opened")
+	launcher := filepath.Join(t.TempDir(), "launcher")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" > "+opened+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	url, dir := startUIEnv(t, bin, []string{"MCP_TESTER_BROWSER=" + launcher}, "-u", "http://"+addr+"/mcp", "-H", "Authorization: Bearer alice-mcp-token")
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.click("Tool create_issue")
+	p.fill("repo", "octo-alice/hello")
+	p.fill("title", "Hi")
+	p.click("Call create_issue")
+	p.see("This link goes to " + addr)
+	b.Screenshot("ui-url-question")
+	if _, err := os.Stat(opened); err == nil {
+		t.Fatal("the link was opened before the person consented")
+	}
+	p.click("Decline")
+	p.see("you chose not to connect")
+
+	p.click("Back to the server")
+	p.click("Tool create_issue")
+	p.fill("repo", "octo-alice/hello")
+	p.fill("title", "Hi")
+	p.click("Call create_issue")
+	p.see("This link goes to " + addr)
+	p.click("Open " + addr + " and accept")
+	p.see("Answered: accept")
+	link, err := os.ReadFile(opened)
+	if err != nil {
+		t.Fatalf("the link was not opened: %v", err)
+	}
+	if !strings.HasPrefix(string(link), "http://"+addr+"/connect/github?") {
+		t.Errorf("opened %q; want the server's connect link", link)
+	}
 	p.checkOwnRequests()
 }
