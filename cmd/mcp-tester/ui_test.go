@@ -332,6 +332,16 @@ func TestUIDeployer(t *testing.T) {
 				p.click("Accept")
 				p.see("Rollout of auth-service 2.4.1 complete")
 				p.see("Round 1 · task")
+
+				// inspect's HTML report, run from the page.
+				p.click("Back to the server")
+				p.click("Run inspect")
+				p.see("(exit ")
+				p.click("Open the HTML report")
+				p.see("deployer")
+				if n := browsertest.Eval[int](b, `document.querySelectorAll("script").length`); n != 0 {
+					t.Errorf("the report has %d scripts", n)
+				}
 			}
 			p.checkOwnRequests()
 		})
