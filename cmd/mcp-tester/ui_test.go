@@ -498,3 +498,29 @@ func TestUIURLQuestion(t *testing.T) {
 	}
 	p.checkOwnRequests()
 }
+
+// A form question starts with the schema's defaults, and an answer out of
+// the schema's bounds is refused in the page, saying what to fix, before
+// anything is sent; the fixed answer then goes.
+func TestUIFormChecks(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/askserver")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.click("Tool defaults")
+	p.click("Call defaults with JSON")
+	p.see("Settings?")
+	if v := evalUI[string](p, `uiField("replicas (required)").value`); v != "3" {
+		t.Errorf("replicas starts as %q; want the default 3", v)
+	}
+	p.fill("replicas", "42")
+	p.click("Accept")
+	p.see("Fix these before sending")
+	p.see("Settings?")
+	b.Screenshot("ui-refused-answer")
+	p.fill("replicas", "5")
+	p.click("Accept")
+	p.see("got accept")
+	p.see(`"replicas":5`)
+}
