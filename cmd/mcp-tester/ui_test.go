@@ -524,3 +524,24 @@ func TestUIFormChecks(t *testing.T) {
 	p.see("got accept")
 	p.see(`"replicas":5`)
 }
+
+// Started with no server, the page connects to the one the person names;
+// a request for a model reply (sampling) is answered in its reply box.
+func TestUIConnectAndSample(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin)
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.fill("Command (stdio server)", filepath.Join(bin, "handbook"))
+	p.click("Connect")
+	p.see("Connected to ")
+	p.click("Tool summarize")
+	p.fill("text", "A long text about deploys.")
+	p.click("Call summarize")
+	p.see("model reply")
+	p.fill("Reply", "Deploys, briefly.")
+	p.click("Send reply")
+	p.see("Summary by mcp-tester: Deploys, briefly.")
+	p.checkOwnRequests()
+}
