@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askback/askback/formschema"
@@ -31,8 +32,9 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// pages are the page's templates, each with the layout.
-var pages = parsePages()
+// pages are the page's templates, each with the layout, parsed when
+// first used: not at every start of mcp-tester, whatever command runs.
+var pages = sync.OnceValue(parsePages)
 
 func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
@@ -198,7 +200,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 	var buf bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		http.Error(w, "mcp-tester ui: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -509,6 +511,9 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	cl := &call{ID: len(s.calls) + 1, Kind: kind, Name: name, Args: argText, Started: s.opts.Now(), cancel: cancel}
 	s.calls = append(s.calls, cl)
+	if n := len(s.calls) - maxDetailed; n > 0 {
+		s.calls[n-1].forget()
+	}
 	s.last = ""
 	s.notify()
 	s.mu.Unlock()

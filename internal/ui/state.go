@@ -73,7 +73,20 @@ type call struct {
 	States    []*stateRound    // every requestState the server sent
 	Pending   *pending         // the question waiting for the person
 	Progress  string           // the last progress notification
+	Forgotten bool             // the details were dropped (maxDetailed)
 	cancel    context.CancelFunc
+}
+
+// maxDetailed bounds the calls whose details the page keeps in memory: an
+// older call keeps its name and outcome, its details stay in the recording.
+const maxDetailed = 100
+
+// forget drops the details of a call that ended long ago.
+func (c *call) forget() {
+	if !c.Done || c.Forgotten {
+		return
+	}
+	c.Result, c.Texts, c.Questions, c.States, c.Forgotten = "", nil, nil, nil, true
 }
 
 // stateRound is one requestState of a call: its size, and whether it went

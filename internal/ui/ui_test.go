@@ -94,3 +94,20 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+// The templates parse, and a call's details are let go once it is old.
+func TestTemplatesAndForget(t *testing.T) {
+	if len(pages()) == 0 {
+		t.Fatal("no templates")
+	}
+	c := &call{Done: true, Result: "r", Texts: []string{"x"}}
+	c.forget()
+	if !c.Forgotten || c.Result != "" || c.Texts != nil {
+		t.Errorf("forget kept %+v", c)
+	}
+	running := &call{Result: "r"}
+	running.forget()
+	if running.Forgotten {
+		t.Error("a running call was forgotten")
+	}
+}
