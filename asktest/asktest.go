@@ -173,9 +173,7 @@ func (o *Options) session(tb testing.TB, t *target.Target) (session.Options, err
 		TaskSleep:     o.TaskSleep,
 		Warn:          func(msg string) { tb.Logf("asktest: warning: %s", msg) },
 	}
-	if o.Sampling {
-		so.Sampler = answer.SamplerChain{} // declared; the replies come with each call
-	}
+	so.DeclareSampling = o.Sampling // the replies come with each call
 	if o.Roots != nil {
 		so.Roots = []*mcp.Root{} //lint:ignore SA1019 roots are deprecated but still answered
 		for _, r := range o.Roots {

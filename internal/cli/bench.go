@@ -162,7 +162,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		}
 		if len(flow.samples) > 0 {
 			// Declared for every session; each call gets the replies anew.
-			sopts.Sampler = answer.SamplerChain{}
+			sopts.DeclareSampling = true
 		}
 	} else {
 		if len(opts.Answers.Elicit) > 0 {
@@ -180,8 +180,8 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		}
 		flow.stepTimeout = opts.Conn.Timeout
 		// What the script's sample_response and roots lines need declared.
-		if flow.script.Sampling && sopts.Sampler == nil {
-			sopts.Sampler = answer.SamplerChain{}
+		if flow.script.Sampling {
+			sopts.DeclareSampling = true
 		}
 		sopts.Roots = append(sopts.Roots, flow.script.Roots...)
 	}

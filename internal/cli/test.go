@@ -142,8 +142,8 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(samples) > 0 && sopts.Sampler == nil {
-		sopts.Sampler = answer.SamplerChain{} // declared; the replies come from the script's fallback
+	if len(samples) > 0 {
+		sopts.DeclareSampling = true // the replies come from the script's fallback
 	}
 	scripts, err := script.LoadFiles(opts.Scripts)
 	if err != nil {
@@ -175,9 +175,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		}
 		if person != nil {
 			ropts.Fallback = bounded{pausing{person, status}}
-			if answer.CanSample(person) && sopts.Sampler == nil {
+			if answer.CanSample(person) && !sopts.DeclareSampling {
 				// The person writes the model replies no sample_response gives.
-				sopts.Sampler = answer.SamplerChain{}
+				sopts.DeclareSampling = true
 				ropts.ConnectScript = script.SessionConnectScript(sopts)
 			}
 		}

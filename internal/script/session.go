@@ -221,8 +221,8 @@ func outcomeOf(res any, call *session.Call, q *answer.Queue) *Outcome {
 func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Script) (Conn, error) {
 	return func(ctx context.Context, sc *Script) (Conn, error) {
 		o := opts
-		if sc.Sampling && o.Sampler == nil {
-			o.Sampler = answer.SamplerChain{} // declared; the replies come per command
+		if sc.Sampling {
+			o.DeclareSampling = true // the replies come per command
 		}
 		if sc.Roots != nil {
 			//lint:ignore SA1019 roots are deprecated but still answered

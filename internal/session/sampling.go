@@ -17,10 +17,11 @@ import (
 // looks at.
 const maxSampleMessages = 1000
 
-// samplingDeclared reports whether the tester declares sampling: a
-// Sampler is set, or the session's answerer can answer model requests.
+// samplingDeclared reports whether the tester declares sampling: it was
+// asked to, a Sampler is set, or the session's answerer can answer model
+// requests.
 func (s *Session) samplingDeclared() bool {
-	return s.opts.Sampler != nil || answer.CanSample(s.opts.Answerer)
+	return s.opts.DeclareSampling || s.opts.Sampler != nil || answer.CanSample(s.opts.Answerer)
 }
 
 // samplerOf returns what answers the model requests of a call answered by

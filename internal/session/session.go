@@ -94,6 +94,12 @@ type Options struct {
 	// The tester declares sampling when either can answer. Sampling is
 	// deprecated as of 2026-07-28 and works until at least 2027-07-28.
 	Sampler answer.Sampler
+	// DeclareSampling declares sampling even when neither a Sampler nor
+	// the session's answerer can answer: the replies come with each
+	// call's answerer (a script's sample_response lines, a bench flow's
+	// --sample replies, a person at a terminal). Unanswered requests are
+	// refused, as with no Sampler.
+	DeclareSampling bool
 	// Roots is the answer to roots/list. Nil: the tester does not declare
 	// roots; an empty, non-nil list declares them and answers none.
 	// Deprecated like sampling.
