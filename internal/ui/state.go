@@ -148,8 +148,8 @@ func (s *Server) Connect(ctx context.Context, t Target) error {
 	c.rec, c.recFile = rec, f
 	opts.Log = &exchange.Log{}
 	opts.Log.Observe(s.heard)
-	opts.Answerer = &pageAnswerer{s: s}
-	opts.Sampler = &pageAnswerer{s: s}
+	// The person answers every question, and writes every model reply.
+	opts.Answerer = answer.Who{Person: &pageAnswerer{s: s}}.Answerer()
 	outer := opts.Observe
 	opts.Observe = func(sent bool, msg jsonrpc.Message) {
 		if outer != nil {
