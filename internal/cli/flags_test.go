@@ -57,6 +57,7 @@ func TestCommandFlags(t *testing.T) {
 		"tools list":          conn + " all cursor format json root sample",
 		"list":                conn + " all check-icons cursor download-icons format json root sample",
 		"version":             "format",
+		"ui":                  conn + " listen max-rounds no-elicitation no-open no-tasks no-url no-validate root",
 		"mcp-tester":          "lang verbose version", // verbose: to refuse -v without a command
 	}
 	ios, _, _, _ := iostreams.Test()

@@ -106,6 +106,7 @@ func commands(io *iostreams.IOStreams) []commandEntry {
 		{"grade", func() *cobra.Command { return newGradeCmd(io, nil) }},
 		{"catalog", func() *cobra.Command { return newCatalogCmd(io) }},
 		{"serve", func() *cobra.Command { return newServeCmd(io, nil) }},
+		{"ui", func() *cobra.Command { return newUICmd(io, nil) }},
 	}
 }
 

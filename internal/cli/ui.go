@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/askback/askback/internal/interactive"
+	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/ui"
+	"github.com/spf13/cobra"
+)
+
+// UIOptions are the options of `mcp-tester ui`.
+type UIOptions struct {
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
+	// Listen is the address the page is served on (--listen).
+	Listen string
+	// NoOpen prints the address without opening a browser (--no-open).
+	NoOpen bool
+	// Getenv reads the environment (the browser to open); nil is os.Getenv.
+	Getenv func(string) string
+}
+
+func newUICmd(io *iostreams.IOStreams, runF func(context.Context, *UIOptions) error) *cobra.Command {
+	opts := &UIOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "ui [flags]",
+		Short: "Explore a server in the browser: answer its questions, see every round, save a script",
+		Long: `Serve a page in the browser where you connect to a server (-c, -u, -p, or
+from the page), see its name, version, protocol era, capabilities and
+instructions, list its tools, prompts and resources, call them with a form
+built from their input schema, and answer the questions the server asks the
+way a client shows them: a form built from the requested schema, a URL with
+its domain shown before you consent, a reply box for sampling. Each call
+shows its rounds as a timeline: what was asked, what was answered, and that
+the requestState went back untouched. Every message both ways is in the
+message log. Save the session as a .mcp script (what mcp-tester script
+writes) or as a recording (what mcp-tester proxy writes), run the script,
+and run audit, scan, inspect and grade, from the page.
+
+The page listens on loopback only unless --listen names another address,
+and every request must carry the random token of the printed address (then
+a cookie): only the person holding it can reach the page or start a
+command. The page runs no script and fetches nothing from elsewhere. It
+stops on Ctrl-C.`,
+		Example: `  mcp-tester ui -c bin/deployer --listen 127.0.0.1:7777 --no-open &
+  curl -s http://127.0.0.1:7777/
+  bin/deployer -http 127.0.0.1:8080 &
+  mcp-tester ui -u http://127.0.0.1:8080/mcp --protocol 2025-11-25 --listen 127.0.0.1:7778 --no-open &`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runUI(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.Conn)
+	addRootFlag(cmd, &opts.Conn)
+	addAskFlags(cmd, &opts.Conn)
+	f := cmd.Flags()
+	f.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "serve the page on this address (a port of 0 picks a free one); anything but loopback is reachable from other machines")
+	f.BoolVar(&opts.NoOpen, "no-open", false, "print the page's address without opening a browser")
+	return cmd
+}
+
+func (o *UIOptions) getenv(name string) string {
+	if o.Getenv != nil {
+		return o.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+func runUI(ctx context.Context, opts *UIOptions) error {
+	if opts.Conn.Command != "" && opts.Conn.URL != "" {
+		return usageErr("give -c or -u, not both")
+	}
+	browser := interactive.SystemBrowser(opts.getenv, runtime.GOOS)
+	wd, _ := os.Getwd()
+	srv, err := ui.New(ui.Options{
+		SessionOptions: func(t ui.Target) (session.Options, error) {
+			c := opts.Conn
+			c.Command, c.URL, c.Protocol = t.Command, t.URL, t.Protocol
+			return c.sessionOptions(opts.IO)
+		},
+		Run: func(ctx context.Context, args []string, out, errOut io.Writer) int {
+			return Main(ctx, &iostreams.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, args)
+		},
+		Open:    browser.Open,
+		WorkDir: wd,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := srv.Listen(opts.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", opts.Listen, err)
+	}
+	if !ui.IsLoopback(ln.Addr().String()) {
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: --listen %s is not loopback: anyone who can reach this address and has the token can start commands on this machine\n", opts.Listen)
+	}
+	if opts.Conn.Command != "" || opts.Conn.URL != "" || opts.Conn.Profile != "" {
+		if err := srv.Connect(ctx, ui.Target{Command: opts.Conn.Command, URL: opts.Conn.URL, Protocol: opts.Conn.Protocol}); err != nil {
+			ln.Close()
+			srv.Close()
+			return err
+		}
+	}
+	url := srv.URL(ln)
+	fmt.Fprintf(opts.IO.Out, "mcp-tester ui: open %s\n", url)
+	if f, ok := opts.IO.Out.(interface{ Sync() error }); ok {
+		_ = f.Sync()
+	}
+	if !opts.NoOpen {
+		if err := browser.Open(ctx, url); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: could not open a browser (%v): open the address above\n", err)
+		}
+	}
+	return srv.Serve(ctx, ln)
+}

@@ -1,0 +1,913 @@
+//lint:file-ignore SA1019 sampling is deprecated as of 2026-07-28 but kept working until at least 2027-07-28; the page answers it while servers ask.
+
+package ui
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/atomicfile"
+	"github.com/askback/askback/internal/interactive"
+	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/toolargs"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// pages are the page's templates, each with the layout, parsed when
+// first used: not at every start of mcp-tester, whatever command runs.
+var pages = sync.OnceValue(parsePages)
+
+func parsePages() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"json":    showJSON,
+		"compact": compactJSON,
+		// t neutralises what a server sent as the terminal does (control,
+		// bidi and format characters shown as escapes) before html/template
+		// escapes it.
+		"t":      termsafe.Block,
+		"clock":  func(t time.Time) string { return t.Format("15:04:05.000") },
+		"since":  func(a, b time.Time) string { return b.Sub(a).Round(time.Millisecond).String() },
+		"field":  func(i int) string { return "f" + strconv.Itoa(i) },
+		"has":    func(set []string, v string) bool { return contains(set, v) },
+		"list":   func(v ...string) []string { return v },
+		"deref":  func(b *bool) bool { return b != nil && *b },
+		"inputs": inputs,
+	}
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html"))
+	out := map[string]*template.Template{}
+	for _, name := range []string{"index", "tool", "call", "log", "run"} {
+		t := template.Must(layout.Clone())
+		out[name] = template.Must(t.ParseFS(assets, "assets/"+name+".html"))
+	}
+	return out
+}
+
+func contains(set []string, v string) bool {
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// showJSON is a value as indented JSON, cut to what the page shows.
+func showJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return trim(string(b), maxBody)
+}
+
+// fieldInput is one field of a form with what it holds.
+type fieldInput struct {
+	ID string
+	F  *interactive.Field
+	V  interactive.Value
+}
+
+func inputs(fields []*interactive.Field, values []interactive.Value) []fieldInput {
+	out := make([]fieldInput, len(fields))
+	for i, f := range fields {
+		out[i] = fieldInput{ID: "f" + strconv.Itoa(i), F: f}
+		if i < len(values) {
+			out[i].V = values[i]
+		}
+	}
+	return out
+}
+
+// compactJSON is a value as JSON on one line, cut to what the page shows.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return trim(string(b), maxBody)
+}
+
+// view is what every page gets.
+type view struct {
+	Title   string
+	Note    string
+	Conn    *connView
+	Calls   []*call
+	Call    *call
+	Tool    *toolView
+	Msgs    []message
+	Dropped int
+	Files   []*savedFile
+	Runs    []*run
+	Run     *run
+	Refresh bool
+	Default Target
+	Error   string
+}
+
+// connView is the open session as the page shows it.
+type connView struct {
+	Target       Target
+	Name         string
+	Version      string
+	Title        string
+	Protocol     string
+	Era          string
+	Instructions string
+	Capabilities string
+	Tools        []*mcp.Tool
+	Prompts      []*mcp.Prompt
+	Resources    []*mcp.Resource
+	Templates    []*mcp.ResourceTemplate
+	ListErrs     []string
+	Recording    string
+}
+
+// toolView is the form of a tool, prompt or resource template.
+type toolView struct {
+	Kind     string
+	Name     string
+	Title    string
+	Desc     string
+	Schema   string
+	Fields   []*interactive.Field
+	Values   []interactive.Value
+	Args     string
+	Problems []string
+	Prompt   *mcp.Prompt
+	Template *mcp.ResourceTemplate
+}
+
+// savedFile is a file the person saved.
+type savedFile struct {
+	Kind string // "script" or "recording"
+	Path string
+	Text string
+}
+
+// run is a command the page ran: a script's test, or a report.
+type run struct {
+	ID     int
+	Args   []string
+	Code   int
+	Out    string
+	ErrOut string
+	HTML   string // the path of the report's HTML page, if any
+	Done   bool
+}
+
+func (s *Server) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /style.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		b, _ := assets.ReadFile("assets/style.css")
+		w.Write(b)
+	})
+	mux.HandleFunc("POST /connect", s.postConnect)
+	mux.HandleFunc("POST /disconnect", s.postDisconnect)
+	mux.HandleFunc("GET /tool", s.toolPage)
+	mux.HandleFunc("GET /prompt", s.promptPage)
+	mux.HandleFunc("GET /template", s.templatePage)
+	mux.HandleFunc("POST /call", s.postCall)
+	mux.HandleFunc("GET /calls/{id}", s.callPage)
+	mux.HandleFunc("POST /calls/{id}/answer", s.postAnswer)
+	mux.HandleFunc("POST /calls/{id}/cancel", s.postCancel)
+	mux.HandleFunc("GET /log", s.logPage)
+	mux.HandleFunc("POST /save", s.postSave)
+	mux.HandleFunc("POST /run", s.postRun)
+	mux.HandleFunc("GET /runs/{id}", s.runPage)
+	mux.HandleFunc("GET /runs/{id}/report", s.reportPage)
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, v *view) {
+	var buf bytes.Buffer
+	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		http.Error(w, "mcp-tester ui: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// base fills what every page shows; hold s.mu.
+func (s *Server) base(title string) *view {
+	v := &view{Title: title, Calls: s.calls, Note: s.last, Files: s.files, Runs: s.runs}
+	s.last = "" // a note is shown once
+	if c := s.conn; c != nil {
+		v.Conn = viewConn(c)
+		v.Default = c.target
+	}
+	return v
+}
+
+func viewConn(c *conn) *connView {
+	v := &connView{Target: c.target, Protocol: c.sess.ProtocolVersion(), Tools: c.tools, Prompts: c.prompts,
+		Resources: c.resources, Templates: c.templates, ListErrs: c.listErrs, Recording: c.recPath}
+	v.Era = "2025-11-25 and older: the server asks with elicitation/create requests"
+	if v.Protocol >= "2026-07-28" {
+		v.Era = "2026-07-28: the server asks with input_required results, each answered by a new request"
+	}
+	if ir := c.sess.InitializeResult(); ir != nil {
+		if ir.ServerInfo != nil {
+			v.Name, v.Version, v.Title = ir.ServerInfo.Name, ir.ServerInfo.Version, ir.ServerInfo.Title
+		}
+		v.Instructions = trim(ir.Instructions, maxBody)
+	}
+	v.Capabilities = showJSON(c.sess.ServerCapabilities())
+	return v
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	v := s.base("mcp-tester ui")
+	s.mu.Unlock()
+	s.render(w, "index", v)
+}
+
+// noteAndBack shows a note at the top of the page and goes to it.
+func (s *Server) noteAndBack(w http.ResponseWriter, r *http.Request, to, note string) {
+	s.mu.Lock()
+	s.last = note
+	s.mu.Unlock()
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
+	t := Target{
+		Command:  strings.TrimSpace(r.FormValue("command")),
+		URL:      strings.TrimSpace(r.FormValue("url")),
+		Protocol: strings.TrimSpace(r.FormValue("protocol")),
+	}
+	if (t.Command == "") == (t.URL == "") {
+		s.noteAndBack(w, r, "/", "Give a command or a URL, not both.")
+		return
+	}
+	if s.busy() {
+		s.noteAndBack(w, r, "/", "A call is in progress: finish or cancel it first.")
+		return
+	}
+	if err := s.Connect(r.Context(), t); err != nil {
+		s.noteAndBack(w, r, "/", "Could not connect: "+err.Error())
+		return
+	}
+	s.noteAndBack(w, r, "/", "Connected to "+t.Describe()+".")
+}
+
+func (s *Server) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current() != nil
+}
+
+func (s *Server) postDisconnect(w http.ResponseWriter, r *http.Request) {
+	if s.busy() {
+		s.noteAndBack(w, r, "/", "A call is in progress: finish or cancel it first.")
+		return
+	}
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+	s.noteAndBack(w, r, "/", "Disconnected.")
+}
+
+// findTool is the tool named name; hold s.mu.
+func (s *Server) findTool(name string) *mcp.Tool {
+	if s.conn == nil {
+		return nil
+	}
+	for _, t := range s.conn.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// toolForm is the form of a tool's input schema, or nil when the schema is
+// not one a form can show (then the page offers raw JSON only).
+func toolForm(t *mcp.Tool) *formschema.Schema {
+	if t == nil || t.InputSchema == nil {
+		return nil
+	}
+	f, err := formschema.Parse(t.InputSchema)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+func (s *Server) toolPage(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	s.mu.Lock()
+	t := s.findTool(name)
+	v := s.base("Tool " + name)
+	s.mu.Unlock()
+	if t == nil {
+		http.NotFound(w, r)
+		return
+	}
+	v.Tool = toolViewOf(t)
+	s.render(w, "tool", v)
+}
+
+func toolViewOf(t *mcp.Tool) *toolView {
+	tv := &toolView{Kind: "tool", Name: t.Name, Title: t.Title, Desc: trim(t.Description, maxBody), Schema: showJSON(t.InputSchema), Args: "{}"}
+	if f := toolForm(t); f != nil {
+		tv.Fields = interactive.Describe(f)
+		for _, fd := range tv.Fields {
+			tv.Values = append(tv.Values, fd.Start)
+		}
+	}
+	return tv
+}
+
+func (s *Server) promptPage(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	s.mu.Lock()
+	v := s.base("Prompt " + name)
+	var p *mcp.Prompt
+	if s.conn != nil {
+		for _, x := range s.conn.prompts {
+			if x.Name == name {
+				p = x
+			}
+		}
+	}
+	s.mu.Unlock()
+	if p == nil {
+		http.NotFound(w, r)
+		return
+	}
+	v.Tool = &toolView{Kind: "prompt", Name: p.Name, Title: p.Title, Desc: trim(p.Description, maxBody), Prompt: p}
+	s.render(w, "tool", v)
+}
+
+func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("uri")
+	s.mu.Lock()
+	v := s.base("Resource template")
+	var p *mcp.ResourceTemplate
+	if s.conn != nil {
+		for _, x := range s.conn.templates {
+			if x.URITemplate == name {
+				p = x
+			}
+		}
+	}
+	s.mu.Unlock()
+	if p == nil {
+		http.NotFound(w, r)
+		return
+	}
+	v.Tool = &toolView{Kind: "template", Name: p.URITemplate, Title: p.Title, Desc: trim(p.Description, maxBody), Template: p, Args: p.URITemplate}
+	s.render(w, "tool", v)
+}
+
+// readValues reads a form's fields as the person entered them.
+func readValues(r *http.Request, fields []*interactive.Field) []interactive.Value {
+	vals := make([]interactive.Value, len(fields))
+	for i, f := range fields {
+		name := "f" + strconv.Itoa(i)
+		switch f.Widget {
+		case interactive.YesNo:
+			vals[i].On = r.PostFormValue(name) == "on"
+		case interactive.SelectOne:
+			vals[i].Choice = r.PostFormValue(name)
+		case interactive.SelectMany:
+			vals[i].Set = r.PostForm[name]
+		default:
+			vals[i].Text = r.PostFormValue(name)
+		}
+	}
+	return vals
+}
+
+func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	kind, name := r.PostFormValue("kind"), r.PostFormValue("name")
+	s.mu.Lock()
+	c := s.conn
+	t := s.findTool(name)
+	var prompt *mcp.Prompt
+	if c != nil && kind == "prompt" {
+		for _, p := range c.prompts {
+			if p.Name == name {
+				prompt = p
+			}
+		}
+	}
+	s.mu.Unlock()
+	if c == nil {
+		s.noteAndBack(w, r, "/", "Connect to a server first.")
+		return
+	}
+	if s.busy() {
+		s.noteAndBack(w, r, "/", "A call is in progress: finish or cancel it first.")
+		return
+	}
+	var (
+		args     map[string]any
+		sargs    map[string]string
+		problems []string
+		tv       *toolView
+	)
+	switch kind {
+	case "tool":
+		if t == nil {
+			http.NotFound(w, r)
+			return
+		}
+		tv = toolViewOf(t)
+		if r.PostFormValue("with") == "json" || tv.Fields == nil {
+			tv.Args = r.PostFormValue("args")
+			m, err := jsonobject.Parse("arguments", tv.Args, jsonobject.AsWritten)
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+			args = m
+		} else {
+			tv.Values = readValues(r, tv.Fields)
+			args, problems = interactive.Collect(toolForm(t), tv.Fields, tv.Values)
+		}
+		if len(problems) == 0 {
+			if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	case "prompt":
+		if prompt == nil {
+			http.NotFound(w, r)
+			return
+		}
+		tv = &toolView{Kind: "prompt", Name: prompt.Name, Title: prompt.Title, Desc: prompt.Description, Prompt: prompt}
+		sargs = map[string]string{}
+		for i, a := range prompt.Arguments {
+			v := r.PostFormValue("f" + strconv.Itoa(i))
+			if v == "" && a.Required {
+				problems = append(problems, fmt.Sprintf("%s is required", a.Name))
+			}
+			if v != "" {
+				sargs[a.Name] = v
+			}
+		}
+	case "resource":
+		if name == "" {
+			problems = append(problems, "give the resource's URI")
+		}
+		tv = &toolView{Kind: "template", Name: name, Args: name}
+	default:
+		http.Error(w, "unknown kind", http.StatusBadRequest)
+		return
+	}
+	if len(problems) > 0 {
+		s.mu.Lock()
+		v := s.base("Fix the form")
+		s.mu.Unlock()
+		tv.Problems = problems
+		v.Tool = tv
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		s.render(w, "tool", v)
+		return
+	}
+	shown := args
+	if kind == "prompt" {
+		shown = map[string]any{}
+		for k, v := range sargs {
+			shown[k] = v
+		}
+	}
+	argText := ""
+	if kind != "resource" {
+		b, _ := json.Marshal(shown)
+		argText = string(b)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	cl := &call{ID: len(s.calls) + 1, Kind: kind, Name: name, Args: argText, Started: s.opts.Now(), cancel: cancel}
+	s.calls = append(s.calls, cl)
+	if n := len(s.calls) - maxDetailed; n > 0 {
+		s.calls[n-1].forget()
+	}
+	s.last = ""
+	s.notify()
+	s.mu.Unlock()
+	go s.runCall(ctx, c, cl, args, sargs)
+	s.settle(r.Context(), cl)
+	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+}
+
+// settle waits a little for the call to ask or end, so that the page the
+// person is sent to shows it.
+func (s *Server) settle(ctx context.Context, cl *call) {
+	s.waitChange(ctx, 10*time.Second, func() bool { return cl.Done || cl.Pending != nil })
+}
+
+// runCall makes the call through the session and keeps what came back.
+func (s *Server) runCall(ctx context.Context, c *conn, cl *call, args map[string]any, sargs map[string]string) {
+	defer cl.cancel()
+	var (
+		res   any
+		err   error
+		texts []string
+		isErr bool
+	)
+	rounds := 0
+	switch cl.Kind {
+	case "tool":
+		r, a, e := c.sess.CallTool(ctx, cl.Name, args, nil)
+		if r != nil {
+			res, isErr = r, r.IsError
+			texts = contentTexts(r.Content)
+		}
+		if a != nil {
+			rounds = a.Rounds
+		}
+		err = e
+	case "prompt":
+		r, a, e := c.sess.GetPrompt(ctx, cl.Name, sargs, nil)
+		if r != nil {
+			res = r
+			for _, m := range r.Messages {
+				texts = append(texts, contentTexts([]mcp.Content{m.Content})...)
+			}
+		}
+		if a != nil {
+			rounds = a.Rounds
+		}
+		err = e
+	case "resource":
+		r, a, e := c.sess.ReadResource(ctx, cl.Name, nil)
+		if r != nil {
+			res = r
+			for _, rc := range r.Contents {
+				if rc.Text != "" {
+					texts = append(texts, rc.Text)
+				}
+			}
+		}
+		if a != nil {
+			rounds = a.Rounds
+		}
+		err = e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cl.Done, cl.Ended, cl.Rounds, cl.IsError = true, s.opts.Now(), rounds, isErr
+	for _, t := range texts {
+		cl.Texts = append(cl.Texts, trim(t, maxBody))
+	}
+	if res != nil {
+		cl.Result = showJSON(res)
+	}
+	if err != nil {
+		cl.Err = err.Error()
+		if errors.Is(err, context.Canceled) {
+			cl.Err = "cancelled: " + cl.Err
+		}
+	}
+	s.notify()
+}
+
+func contentTexts(cs []mcp.Content) []string {
+	var out []string
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}
+
+// findCall is the call of the request's {id}; hold s.mu.
+func (s *Server) findCall(r *http.Request) *call {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 1 || id > len(s.calls) {
+		return nil
+	}
+	return s.calls[id-1]
+}
+
+func (s *Server) callPage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	cl := s.findCall(r)
+	if cl == nil {
+		s.mu.Unlock()
+		http.NotFound(w, r)
+		return
+	}
+	v := s.base(fmt.Sprintf("Call %d: %s", cl.ID, cl.Name))
+	c := *cl
+	c.Questions = append(c.Questions[:0:0], cl.Questions...)
+	c.States = nil
+	for _, st := range cl.States {
+		x := *st
+		c.States = append(c.States, &x)
+	}
+	if cl.Pending != nil {
+		p := *cl.Pending
+		c.Pending = &p
+	}
+	v.Call = &c
+	v.Refresh = !c.Done && c.Pending == nil
+	s.mu.Unlock()
+	s.render(w, "call", v)
+}
+
+func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	cl := s.findCall(r)
+	if cl == nil {
+		s.mu.Unlock()
+		http.NotFound(w, r)
+		return
+	}
+	p := cl.Pending
+	to := fmt.Sprintf("/calls/%d", cl.ID)
+	if p == nil || strconv.Itoa(p.Seq) != r.PostFormValue("question") {
+		s.mu.Unlock()
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
+	}
+	action := r.PostFormValue("action")
+	var reply any
+	switch {
+	case p.SQ != nil:
+		if action != "accept" {
+			reply = errors.New("the person declined to write a reply")
+			break
+		}
+		model := r.PostFormValue("model")
+		if model == "" {
+			model = answer.DefaultModel
+		}
+		reply = &mcp.CreateMessageWithToolsResult{Model: model, Role: "assistant", StopReason: "endTurn",
+			Content: []mcp.Content{&mcp.TextContent{Text: r.PostFormValue("reply")}}}
+	case action == "decline" || action == "cancel":
+		reply = &mcp.ElicitResult{Action: action}
+	case action == "open" || action == "accept":
+		res := &mcp.ElicitResult{Action: "accept"}
+		if p.Q.Form != nil {
+			vals := readValues(r, p.Fields)
+			content, problems := interactive.Collect(p.Q.Form, p.Fields, vals)
+			if len(problems) == 0 {
+				if _, err := answer.Finish(p.Q, &mcp.ElicitResult{Action: "accept", Content: content}, true); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
+			if len(problems) > 0 {
+				p.Values, p.Problems = vals, problems
+				s.mu.Unlock()
+				http.Redirect(w, r, to, http.StatusSeeOther)
+				return
+			}
+			res.Content = content
+		}
+		if action == "open" && p.Q.Mode() == "url" && p.Link.Openable && s.opts.Open != nil {
+			if err := s.opts.Open(r.Context(), p.Q.Params.URL); err != nil {
+				s.last = "Could not open the browser: " + err.Error()
+			}
+		}
+		reply = res
+	default:
+		s.mu.Unlock()
+		http.Error(w, "unknown action", http.StatusBadRequest)
+		return
+	}
+	cl.Pending = nil
+	s.mu.Unlock()
+	if e, ok := reply.(error); ok {
+		// A sampling request the person refused ends with an error.
+		p.reply <- &refusal{err: e}
+	} else {
+		p.reply <- reply
+	}
+	s.waitChange(r.Context(), 10*time.Second, func() bool { return cl.Done || (cl.Pending != nil && cl.Pending != p) })
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// refusal is a sampling request the person would not answer.
+type refusal struct{ err error }
+
+func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	cl := s.findCall(r)
+	if cl != nil && !cl.Done {
+		cl.cancel()
+	}
+	s.mu.Unlock()
+	if cl == nil {
+		http.NotFound(w, r)
+		return
+	}
+	s.waitChange(r.Context(), 5*time.Second, func() bool { return cl.Done })
+	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+}
+
+func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
+	filter := r.URL.Query().Get("method")
+	s.mu.Lock()
+	v := s.base("Messages")
+	for _, m := range s.msgs.list {
+		if filter == "" || strings.Contains(m.Method, filter) {
+			v.Msgs = append(v.Msgs, m)
+		}
+	}
+	v.Dropped = s.msgs.dropped
+	s.mu.Unlock()
+	sort.SliceStable(v.Msgs, func(i, j int) bool { return v.Msgs[i].Seq > v.Msgs[j].Seq })
+	s.render(w, "log", v)
+}
+
+// path is a saved file's path: relative ones in the work folder.
+func (s *Server) path(p string) string {
+	if filepath.IsAbs(p) || s.opts.WorkDir == "" {
+		return p
+	}
+	return filepath.Join(s.opts.WorkDir, p)
+}
+
+func (s *Server) postSave(w http.ResponseWriter, r *http.Request) {
+	kind, name := r.PostFormValue("kind"), strings.TrimSpace(r.PostFormValue("path"))
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil {
+		s.noteAndBack(w, r, "/", "Connect to a server first.")
+		return
+	}
+	if name == "" {
+		s.noteAndBack(w, r, "/", "Name the file to save.")
+		return
+	}
+	path := s.path(name)
+	f := &savedFile{Kind: kind, Path: path}
+	switch kind {
+	case "recording":
+		b, err := os.ReadFile(c.recPath)
+		if err == nil {
+			err = atomicfile.Write(path, b, 0o600)
+		}
+		if err != nil {
+			s.noteAndBack(w, r, "/", "Could not save the recording: "+err.Error())
+			return
+		}
+		f.Text = trim(string(b), maxBody)
+	case "script":
+		var out, errOut bytes.Buffer
+		code := s.opts.Run(r.Context(), []string{"script", c.recPath, "-o", path}, &out, &errOut)
+		if code != 0 {
+			s.noteAndBack(w, r, "/", "Could not write the script: "+errOut.String())
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			s.noteAndBack(w, r, "/", "Could not read the script back: "+err.Error())
+			return
+		}
+		f.Text = trim(string(b), maxBody)
+	default:
+		http.Error(w, "unknown kind", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.files = append(s.files, f)
+	s.mu.Unlock()
+	s.noteAndBack(w, r, "/#saved", "Saved "+path+".")
+}
+
+// targetArgs are the command line flags that reach the session's server.
+func targetArgs(t Target) []string {
+	var out []string
+	if t.Command != "" {
+		out = append(out, "-c", t.Command)
+	} else {
+		out = append(out, "-u", t.URL)
+	}
+	if t.Protocol != "" {
+		out = append(out, "--protocol", t.Protocol)
+	}
+	return out
+}
+
+// reports are the commands whose HTML report the page shows.
+var reports = map[string]bool{"audit": true, "inspect": true, "scan": true, "grade": true}
+
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
+	what := r.PostFormValue("what")
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil {
+		s.noteAndBack(w, r, "/", "Connect to a server first.")
+		return
+	}
+	s.mu.Lock()
+	ru := &run{ID: len(s.runs) + 1}
+	s.mu.Unlock()
+	switch {
+	case what == "test":
+		p := strings.TrimSpace(r.PostFormValue("path"))
+		if p == "" {
+			s.noteAndBack(w, r, "/", "Name the script to run.")
+			return
+		}
+		ru.Args = append([]string{"test", "-s", s.path(p)}, targetArgs(c.target)...)
+	case reports[what]:
+		ru.HTML = filepath.Join(s.opts.Dir, fmt.Sprintf("report-%d.html", ru.ID))
+		ru.Args = append([]string{what}, targetArgs(c.target)...)
+		ru.Args = append(ru.Args, "--html", ru.HTML)
+	default:
+		http.Error(w, "unknown command", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	ru.ID = len(s.runs) + 1
+	s.runs = append(s.runs, ru)
+	s.mu.Unlock()
+	go func() {
+		var out, errOut bytes.Buffer
+		code := s.opts.Run(context.Background(), ru.Args, &out, &errOut)
+		s.mu.Lock()
+		ru.Code, ru.Out, ru.ErrOut, ru.Done = code, trim(out.String(), maxBody), trim(errOut.String(), maxBody), true
+		s.notify()
+		s.mu.Unlock()
+	}()
+	s.waitChange(r.Context(), 20*time.Second, func() bool { return ru.Done })
+	http.Redirect(w, r, fmt.Sprintf("/runs/%d", ru.ID), http.StatusSeeOther)
+}
+
+func (s *Server) findRun(r *http.Request) *run {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 1 || id > len(s.runs) {
+		return nil
+	}
+	return s.runs[id-1]
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	ru := s.findRun(r)
+	if ru == nil {
+		s.mu.Unlock()
+		http.NotFound(w, r)
+		return
+	}
+	v := s.base("Run " + strings.Join(ru.Args[:1], " "))
+	x := *ru
+	v.Run = &x
+	v.Refresh = !x.Done
+	s.mu.Unlock()
+	s.render(w, "run", v)
+}
+
+// reportCSP lets a report keep its own inline style and nothing else: no
+// script runs in it, whatever it holds.
+const reportCSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	ru := s.findRun(r)
+	s.mu.Unlock()
+	if ru == nil || ru.HTML == "" {
+		http.NotFound(w, r)
+		return
+	}
+	b, err := os.ReadFile(ru.HTML)
+	if err != nil {
+		http.Error(w, "the report was not written", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Security-Policy", reportCSP)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b)
+}

@@ -1,0 +1,408 @@
+//lint:file-ignore SA1019 sampling is deprecated as of 2026-07-28 but kept working until at least 2027-07-28; the page answers it while servers ask.
+
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/interactive"
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is the open session and what the page knows of its server.
+type conn struct {
+	target  Target
+	sess    *session.Session
+	rec     *recording.Writer
+	recFile *os.File
+	recPath string
+	opened  time.Time
+
+	tools     []*mcp.Tool
+	prompts   []*mcp.Prompt
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	listErrs  []string
+
+	// state is the requestState of the last input_required answer, not yet
+	// seen going back.
+	state *stateRound
+}
+
+func (c *conn) close() {
+	if c.sess != nil {
+		c.sess.Close()
+	}
+	if c.rec != nil {
+		c.rec.Close("")
+	}
+	if c.recFile != nil {
+		c.recFile.Close()
+	}
+}
+
+// call is one tool call, prompt or resource read the person made.
+type call struct {
+	ID      int
+	Kind    string // "tool", "prompt" or "resource"
+	Name    string // the tool or prompt's name, or the resource's URI
+	Args    string // the arguments as JSON
+	Started time.Time
+	Ended   time.Time
+	Done    bool
+	Err     string
+	Result  string // the result as indented JSON
+	IsError bool   // a tool result with isError
+	Texts   []string
+	Rounds  int
+	Task    string // the task's last status, when the server ran it as one
+
+	Questions []exchange.Entry // every question asked, with its answer
+	States    []*stateRound    // every requestState the server sent
+	Pending   *pending         // the question waiting for the person
+	Progress  string           // the last progress notification
+	Forgotten bool             // the details were dropped (maxDetailed)
+	cancel    context.CancelFunc
+}
+
+// maxDetailed bounds the calls whose details the page keeps in memory: an
+// older call keeps its name and outcome, its details stay in the recording.
+const maxDetailed = 100
+
+// forget drops the details of a call that ended long ago.
+func (c *call) forget() {
+	if !c.Done || c.Forgotten {
+		return
+	}
+	c.Result, c.Texts, c.Questions, c.States, c.Forgotten = "", nil, nil, nil, true
+}
+
+// stateRound is one requestState of a call: its size, and whether it went
+// back to the server byte for byte.
+type stateRound struct {
+	Round    int
+	Size     int
+	value    string
+	Returned bool // a request carried a requestState after it
+	Same     bool // and it was this one, untouched
+}
+
+// pending is a question waiting for the person's answer.
+type pending struct {
+	Seq      int
+	Q        *answer.Question       // an elicitation; nil for a sampling request
+	SQ       *answer.SampleQuestion // a request for a model reply
+	Fields   []*interactive.Field   // a form's fields
+	Values   []interactive.Value    // what the person entered (after a refused submit)
+	Link     interactive.Link       // a URL question's link
+	Problems []string               // why the last submit was refused
+	Schema   string                 // the requested schema as JSON
+	Sample   string                 // the sampling request's messages as text
+	reply    chan any               // *mcp.ElicitResult or *mcp.CreateMessageWithToolsResult
+}
+
+// maxBody bounds what the page shows of one value a server sent.
+const maxBody = 64 << 10
+
+// Connect opens a session to t, lists what the server offers, and makes
+// it the page's session (closing the one before).
+func (s *Server) Connect(ctx context.Context, t Target) error {
+	if s.opts.SessionOptions == nil {
+		return errors.New("connecting is not available")
+	}
+	opts, err := s.opts.SessionOptions(t)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.seq++
+	seq := s.seq
+	old := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	c := &conn{target: t, opened: s.opts.Now()}
+	c.recPath = filepath.Join(s.opts.Dir, fmt.Sprintf("session-%d.jsonl", seq))
+	transport := recording.TransportStdio
+	if t.Command == "" {
+		transport = recording.TransportHTTP
+	}
+	rec, f, err := recording.Create(c.recPath, recording.Header{Transport: transport, Server: t.Describe(), Writer: "mcp-tester ui"}, recording.WriterOptions{})
+	if err != nil {
+		return err
+	}
+	c.rec, c.recFile = rec, f
+	opts.Log = &exchange.Log{}
+	opts.Log.Observe(s.heard)
+	// The person answers every question, and writes every model reply.
+	opts.Answerer = answer.Who{Person: &pageAnswerer{s: s}}.Answerer()
+	outer := opts.Observe
+	opts.Observe = func(sent bool, msg jsonrpc.Message) {
+		if outer != nil {
+			outer(sent, msg)
+		}
+		s.observe(c, sent, msg)
+	}
+	opts.OnTask = s.onTask
+	opts.OnProgress = s.onProgress
+	sess, err := session.Open(ctx, opts)
+	if err != nil {
+		c.close()
+		return err
+	}
+	c.sess = sess
+	s.list(ctx, c)
+	s.mu.Lock()
+	s.conn = c
+	s.notify()
+	s.mu.Unlock()
+	return nil
+}
+
+// list fetches every page of what the server offers.
+func (s *Server) list(ctx context.Context, c *conn) {
+	caps := c.sess.ServerCapabilities()
+	all := session.Pages{All: true}
+	note := func(what string, err error) {
+		if err != nil {
+			c.listErrs = append(c.listErrs, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	var err error
+	if caps == nil || caps.Tools != nil {
+		c.tools, _, err = c.sess.ListTools(ctx, all)
+		note("tools/list", err)
+	}
+	if caps != nil && caps.Prompts != nil {
+		c.prompts, _, err = c.sess.ListPrompts(ctx, all)
+		note("prompts/list", err)
+	}
+	if caps != nil && caps.Resources != nil {
+		c.resources, _, err = c.sess.ListResources(ctx, all)
+		note("resources/list", err)
+		c.templates, _, err = c.sess.ListResourceTemplates(ctx, all)
+		note("resources/templates/list", err)
+	}
+}
+
+// current is the call in progress; hold s.mu.
+func (s *Server) current() *call {
+	if n := len(s.calls); n > 0 && !s.calls[n-1].Done {
+		return s.calls[n-1]
+	}
+	return nil
+}
+
+// heard keeps each question and its answer with the call that asked it.
+func (s *Server) heard(e exchange.Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.current(); c != nil {
+		c.Questions = append(c.Questions, e)
+		s.notify()
+	}
+}
+
+func (s *Server) onTask(u taskclient.Update) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.current(); c != nil {
+		c.Task = fmt.Sprintf("%s %s", u.TaskID, u.Status)
+		if u.StatusMessage != "" {
+			c.Task += ": " + u.StatusMessage
+		}
+		s.notify()
+	}
+}
+
+func (s *Server) onProgress(p session.Progress) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.current(); c != nil {
+		c.Progress = p.String()
+		s.notify()
+	}
+}
+
+// observe hears every message on the wire: it goes to the recording and
+// the message log, and a requestState is followed from the answer that
+// carried it to the request that brought it back.
+func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return
+	}
+	dir := recording.ServerToClient
+	if sent {
+		dir = recording.ClientToServer
+	}
+	_ = c.rec.Message(dir, b, nil)
+	m := message{Sent: sent, Time: s.opts.Now(), Size: len(b), Text: trim(string(b), 8<<10)}
+	var raw json.RawMessage
+	switch msg := msg.(type) {
+	case *jsonrpc.Request:
+		m.Method = msg.Method
+		m.ID = idText(msg.ID)
+		raw = msg.Params
+	case *jsonrpc.Response:
+		m.ID = idText(msg.ID)
+		m.Method = "response"
+		if msg.Error != nil {
+			m.Method = "error"
+		}
+		raw = msg.Result
+	}
+	var st struct {
+		RequestState *string `json:"requestState"`
+	}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &st)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs.add(m)
+	if st.RequestState == nil {
+		return
+	}
+	cur := s.current()
+	if !sent {
+		r := &stateRound{Size: len(*st.RequestState), value: *st.RequestState}
+		if cur != nil {
+			r.Round = len(cur.States) + 1
+			cur.States = append(cur.States, r)
+		}
+		c.state = r
+	} else if c.state != nil {
+		c.state.Returned = true
+		c.state.Same = c.state.value == *st.RequestState
+		c.state = nil
+	}
+	s.notify()
+}
+
+func idText(id jsonrpc.ID) string {
+	if !id.IsValid() {
+		return ""
+	}
+	return fmt.Sprint(id.Raw())
+}
+
+// pageAnswerer answers questions with what the person submits in the page.
+type pageAnswerer struct{ s *Server }
+
+// Answer shows the question in the page and waits for the person.
+func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	p := &pending{Q: q, reply: make(chan any, 1)}
+	if q.Form != nil {
+		p.Fields = interactive.Describe(q.Form)
+		for _, f := range p.Fields {
+			p.Values = append(p.Values, f.Start)
+		}
+	}
+	if q.Mode() == "url" {
+		p.Link = interactive.Inspect(q.Params.URL)
+	}
+	if q.Params != nil && q.Params.RequestedSchema != nil {
+		if b, err := json.MarshalIndent(q.Params.RequestedSchema, "", "  "); err == nil {
+			p.Schema = trim(string(b), maxBody)
+		}
+	}
+	v, err := a.wait(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*mcp.ElicitResult), nil
+}
+
+// Sample shows a request for a model reply and waits for the person's.
+func (a *pageAnswerer) Sample(ctx context.Context, q *answer.SampleQuestion) (*mcp.CreateMessageWithToolsResult, error) {
+	p := &pending{SQ: q, reply: make(chan any, 1)}
+	if q.Params != nil {
+		if b, err := json.MarshalIndent(q.Params.Messages, "", "  "); err == nil {
+			p.Sample = trim(string(b), maxBody)
+		}
+	}
+	v, err := a.wait(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*mcp.CreateMessageWithToolsResult), nil
+}
+
+func (a *pageAnswerer) wait(ctx context.Context, p *pending) (any, error) {
+	s := a.s
+	s.mu.Lock()
+	c := s.current()
+	if c == nil {
+		s.mu.Unlock()
+		return nil, answer.ErrNoAnswer
+	}
+	s.seq++
+	p.Seq = s.seq
+	c.Pending = p
+	s.notify()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if c.Pending == p {
+			c.Pending = nil
+		}
+		s.notify()
+		s.mu.Unlock()
+	}()
+	select {
+	case v := <-p.reply:
+		if r, ok := v.(*refusal); ok {
+			return nil, r.err
+		}
+		return v, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// messageLog keeps the last messages of the wire, in order.
+type messageLog struct {
+	max     int
+	seq     int
+	dropped int
+	list    []message
+}
+
+// message is one JSON-RPC message as the page shows it.
+type message struct {
+	Seq    int
+	Sent   bool
+	Time   time.Time
+	Method string
+	ID     string
+	Size   int
+	Text   string
+}
+
+func newMessageLog(max int) *messageLog { return &messageLog{max: max} }
+
+func (l *messageLog) add(m message) {
+	l.seq++
+	m.Seq = l.seq
+	if len(l.list) >= l.max {
+		n := copy(l.list, l.list[1:])
+		l.list = l.list[:n]
+		l.dropped++
+	}
+	l.list = append(l.list, m)
+}

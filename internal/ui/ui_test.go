@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// guarded is a Server whose handler accepts the Host 127.0.0.1:8080.
+func guarded(t *testing.T) (*Server, http.Handler) {
+	t.Helper()
+	s, err := New(Options{Token: "secret-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetListener(fakeAddr("127.0.0.1:8080"), "127.0.0.1:8080")
+	return s, s.Handler()
+}
+
+type fakeAddr string
+
+func (a fakeAddr) Accept() (net.Conn, error) { return nil, net.ErrClosed }
+func (a fakeAddr) Close() error              { return nil }
+func (a fakeAddr) Addr() net.Addr            { return addr(a) }
+
+type addr string
+
+func (a addr) Network() string { return "tcp" }
+func (a addr) String() string  { return string(a) }
+
+func TestGuards(t *testing.T) {
+	s, h := guarded(t)
+	cookie := s.cookie + "=secret-token"
+	for _, tc := range []struct {
+		name, method, target, host, origin, cookie string
+		want                                       int
+	}{
+		{"the token in the address sets the cookie", "GET", "/?token=secret-token", "127.0.0.1:8080", "", "", http.StatusSeeOther},
+		{"a wrong token", "GET", "/?token=nope", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		{"no token", "GET", "/", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		{"the cookie", "GET", "/", "127.0.0.1:8080", "", cookie, http.StatusOK},
+		{"localhost", "GET", "/", "localhost:8080", "", cookie, http.StatusOK},
+		{"another host", "GET", "/", "rebound.example:8080", "", cookie, http.StatusMisdirectedRequest},
+		{"another port", "GET", "/", "127.0.0.1:9090", "", cookie, http.StatusMisdirectedRequest},
+		{"a post from the page", "POST", "/disconnect", "127.0.0.1:8080", "http://127.0.0.1:8080", cookie, http.StatusSeeOther},
+		{"a post from elsewhere", "POST", "/disconnect", "127.0.0.1:8080", "http://evil.example", cookie, http.StatusForbidden},
+		{"a post with Origin null", "POST", "/disconnect", "127.0.0.1:8080", "null", cookie, http.StatusForbidden},
+		{"a post without Origin", "POST", "/disconnect", "127.0.0.1:8080", "", cookie, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.target, nil)
+			req.Host = tc.host
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.cookie != "" {
+				req.Header.Set("Cookie", tc.cookie)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("%s %s: %d; want %d (%s)", tc.method, tc.target, rec.Code, tc.want, rec.Body.String())
+			}
+			if csp := rec.Header().Get("Content-Security-Policy"); csp != cspValue {
+				t.Errorf("Content-Security-Policy %q", csp)
+			}
+			if tc.want == http.StatusSeeOther && strings.Contains(rec.Header().Get("Location"), "token") {
+				t.Errorf("the redirect keeps the token: %s", rec.Header().Get("Location"))
+			}
+		})
+	}
+}
+
+const cspValue = csp
+
+// The message log keeps the newest messages and counts those it let go.
+func TestMessageLogIsCapped(t *testing.T) {
+	l := newMessageLog(3)
+	for i := 0; i < 10; i++ {
+		l.add(message{Method: "m"})
+	}
+	if len(l.list) != 3 || l.dropped != 7 || l.list[0].Seq != 8 || l.list[2].Seq != 10 {
+		t.Errorf("kept %d (first %d, last %d), dropped %d; want the last 3 and 7 dropped", len(l.list), l.list[0].Seq, l.list[2].Seq, l.dropped)
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:0": true, "[::1]:80": true, "localhost:1": true, "0.0.0.0:80": false, "192.168.1.2:80": false} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%s) = %v", addr, got)
+		}
+	}
+}
+
+// The templates parse, and a call's details are let go once it is old.
+func TestTemplatesAndForget(t *testing.T) {
+	if len(pages()) == 0 {
+		t.Fatal("no templates")
+	}
+	c := &call{Done: true, Result: "r", Texts: []string{"x"}}
+	c.forget()
+	if !c.Forgotten || c.Result != "" || c.Texts != nil {
+		t.Errorf("forget kept %+v", c)
+	}
+	running := &call{Result: "r"}
+	running.forget()
+	if running.Forgotten {
+		t.Error("a running call was forgotten")
+	}
+}
