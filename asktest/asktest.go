@@ -161,12 +161,16 @@ func (o *Options) session(tb testing.TB, t *target.Target) (session.Options, err
 	if o == nil {
 		o = &Options{}
 	}
+	if err := checkEra(o.Era); err != nil {
+		return session.Options{}, err
+	}
 	so := session.Options{
 		Target:        t,
 		Protocol:      string(o.Era),
 		Capabilities:  session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.FormsOnly},
 		Validate:      true,
 		Tasks:         true,
+		Hint:          optionHint,
 		MaxRounds:     o.MaxRounds,
 		ClientName:    "asktest",
 		ClientVersion: "1",
@@ -325,15 +329,40 @@ func (tr *tracker) left() []string {
 // flags, which are asktest's options here.
 func failure(err error) string {
 	return strings.NewReplacer(
-		" (use --no-validate to send it anyway)", "",
-		"(raise --max-rounds if this is intended)", "(raise Options.MaxRounds if this is intended)",
-		"give --sample TEXT to answer it", "set Options.Sampling and give the call an asktest.Reply",
-		"give --root URI to answer it", "set Options.Roots",
-		"no --sample (or sample_response) is left to answer it; give one more, or run with a person at the terminal", "no reply was given for it: give the call an asktest.Reply",
-		"give --protocol ", "give Options.Era ",
-		"leave --protocol out", "leave Options.Era empty",
-		"--protocol ", "Options.Era ",
 		"--include ", "AuditOptions.Include ",
 		"--args ", "AuditOptions.Args ",
 	).Replace(err.Error())
+}
+
+// optionHint words the way on that a session's error points at as
+// asktest's options (session.Options.Hint).
+func optionHint(s session.Setting, value string) string {
+	switch s {
+	case session.SettingSampling:
+		return "set Options.Sampling and give the call an asktest.Reply"
+	case session.SettingSampleReplies:
+		return "give the call one more asktest.Reply"
+	case session.SettingRoots:
+		return "set Options.Roots"
+	case session.SettingProtocol:
+		if value != "" {
+			return "give Options.Era " + value
+		}
+		return "leave Options.Era empty"
+	case session.SettingMaxRounds:
+		return "raise Options.MaxRounds if this is intended"
+	case session.SettingTasks:
+		return "asktest always declares tasks"
+	case session.SettingValidate:
+		return "give an answer that fits the form"
+	}
+	return ""
+}
+
+// checkEra refuses an Era the tester does not speak.
+func checkEra(e Era) error {
+	if session.CheckProtocol(string(e)) != nil {
+		return fmt.Errorf("asktest: Options.Era %q: this tester speaks %v", string(e), mcp.SupportedProtocolVersions())
+	}
+	return nil
 }

@@ -88,7 +88,11 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 	}
 	ctx, cancel := testContext(tb)
 	defer cancel()
+	if err := checkEra(opts.Era); err != nil {
+		tb.Fatal(err)
+	}
 	rep, err := audit.Run(ctx, audit.Options{
+		Hint:          optionHint,
 		Target:        t,
 		Protocol:      string(opts.Era),
 		Include:       include,

@@ -61,7 +61,7 @@ func TestCallFailures(t *testing.T) {
 		call: func(c *asktest.Client) {
 			c.CallTool("deploy", web, asktest.AnswerFunc(func(asktest.Question) asktest.Answer { return asktest.Accept(production) }))
 		},
-		want: []string{"still asks after 3 rounds; stopped (raise Options.MaxRounds if this is intended)"},
+		want: []string{"still asks after 3 rounds; stopped; raise Options.MaxRounds if this is intended"},
 	}, {
 		name: "a message that changed",
 		b:    broken{wrongMsg: true},
@@ -87,7 +87,7 @@ func TestCallFailures(t *testing.T) {
 		name: "a request for a model reply nobody gives",
 		opts: &asktest.Options{Sampling: true},
 		call: func(c *asktest.Client) { c.CallTool("summarize", map[string]any{"text": "x"}) },
-		want: []string{`question "summary": no reply was given for it: give the call an asktest.Reply`},
+		want: []string{`question "summary": no model reply is left to answer it; give the call one more asktest.Reply`},
 	}, {
 		name: "a reply nobody asked for",
 		opts: &asktest.Options{Sampling: true},

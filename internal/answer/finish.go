@@ -60,7 +60,7 @@ type InvalidAnswerError struct {
 }
 
 func (e *InvalidAnswerError) Error() string {
-	return fmt.Sprintf("answer to question %s: %v (use --no-validate to send it anyway)", e.Question, e.Err)
+	return fmt.Sprintf("answer to question %s: %v", e.Question, e.Err)
 }
 
 func (e *InvalidAnswerError) Unwrap() error { return e.Err }

@@ -37,6 +37,9 @@ type Options struct {
 	OtherLogin *login.Login
 	// Protocol is the protocol version to ask for; empty means the newest.
 	Protocol string
+	// Hint words the way on that a probe's session error points at, in
+	// the caller's terms (session.Options.Hint).
+	Hint session.Hint
 	// Timeout bounds connecting and each request; zero means no limit.
 	Timeout time.Duration
 	// Deadline bounds the whole audit; zero means no limit. When it runs

@@ -80,6 +80,7 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		Roots:         p.extra.rootList(),
 		Target:        t,
 		Protocol:      a.opts.Protocol,
+		Hint:          a.opts.Hint,
 		Capabilities:  caps.session(),
 		Timeout:       a.opts.Timeout,
 		MaxRounds:     a.opts.MaxRounds,

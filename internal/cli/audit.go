@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -231,13 +229,13 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		return audit.Options{}, err
 	}
 	if err := t.Validate(); err != nil {
-		return audit.Options{}, usageErr("%v", err)
+		return audit.Options{}, targetUsage(err)
 	}
 	if o.Conn.MaxRounds < 1 {
 		return audit.Options{}, usageErr("--max-rounds must be at least 1")
 	}
-	if o.Conn.Protocol != "" && !slices.Contains(mcp.SupportedProtocolVersions(), o.Conn.Protocol) {
-		return audit.Options{}, usageErr("--protocol %q: this tester speaks %v", o.Conn.Protocol, mcp.SupportedProtocolVersions())
+	if err := checkProtocolFlag(o.Conn.Protocol); err != nil {
+		return audit.Options{}, err
 	}
 	if len(o.OtherHeaders) > 0 && t.URL == "" {
 		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
@@ -281,6 +279,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		args[name] = m
 	}
 	opts := audit.Options{
+		Hint:          flagHint,
 		Target:        t,
 		OtherHeaders:  o.OtherHeaders,
 		OtherLogin:    other,

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -293,11 +295,14 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		return session.Options{}, err
 	}
 	if err := t.Validate(); err != nil {
-		return session.Options{}, usageErr("%v", err)
+		return session.Options{}, targetUsage(err)
 	}
 	if o.MaxRounds < 0 || o.given("max-rounds") && o.MaxRounds < 1 {
 		// Zero, when the command has no --max-rounds, is the session's default.
 		return session.Options{}, usageErr("--max-rounds must be at least 1")
+	}
+	if err := checkProtocolFlag(o.Protocol); err != nil {
+		return session.Options{}, err
 	}
 	caps := session.Capabilities{Form: !o.NoElicitation, URL: !o.NoElicitation && !o.NoURL}
 	roots, err := o.roots()
@@ -319,6 +324,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		Deprecated:      o.deprecationNote(io),
 		Target:          t,
 		Protocol:        o.Protocol,
+		Hint:            flagHint,
 		Capabilities:    caps,
 		Validate:        !o.NoValidate,
 		Tasks:           !o.NoTasks,
@@ -338,4 +344,53 @@ func questionName(e exchange.Entry) string {
 		return fmt.Sprintf("question %q", e.Key)
 	}
 	return fmt.Sprintf("question %q", e.Message())
+}
+
+// targetUsage words a target's refusal (target.Validate) in the flags that
+// set it: a usage error.
+func targetUsage(err error) error {
+	var fe *target.FieldError
+	switch {
+	case errors.Is(err, target.ErrNoServer):
+		return usageErr(`no server given: use -c/--command "CMD" for a stdio server or -u/--url URL for an HTTP server`)
+	case errors.Is(err, target.ErrTwoServers):
+		return usageErr("give either -c/--command or -u/--url, not both")
+	case errors.As(err, &fe):
+		return usageErr("--%s %q: %s", strings.ToLower(fe.Field), fe.Value, fe.Problem)
+	}
+	return usageErr("%v", err)
+}
+
+// checkProtocolFlag refuses a --protocol the tester does not speak: a usage
+// error, before anything is started.
+func checkProtocolFlag(v string) error {
+	if session.CheckProtocol(v) != nil {
+		return usageErr("--protocol %q: this tester speaks %v", v, mcp.SupportedProtocolVersions())
+	}
+	return nil
+}
+
+// flagHint words the way on that a session's error points at as the
+// command line's flags (session.Options.Hint).
+func flagHint(s session.Setting, value string) string {
+	switch s {
+	case session.SettingSampling:
+		return "give --sample TEXT to answer it"
+	case session.SettingSampleReplies:
+		return "give one more --sample (or sample_response), or run with a person at the terminal"
+	case session.SettingRoots:
+		return "give --root URI to answer it"
+	case session.SettingProtocol:
+		if value != "" {
+			return "give --protocol " + value
+		}
+		return "leave --protocol out to speak the newest version both know"
+	case session.SettingMaxRounds:
+		return "raise --max-rounds if this is intended"
+	case session.SettingTasks:
+		return "leave out --no-tasks"
+	case session.SettingValidate:
+		return "use --no-validate to send it anyway"
+	}
+	return ""
 }

@@ -170,7 +170,7 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 	err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
 	if err != nil && s.opts.Target.URL != "" {
 		if v := s.ProtocolVersion(); v >= "2026-07-28" {
-			err = fmt.Errorf("%w (with protocol %s a stateless server takes the level in each request's _meta %q; use --protocol 2025-11-25 to set it for the session)", err, v, "io.modelcontextprotocol/logLevel")
+			err = s.hinted(fmt.Errorf("%w (with protocol %s a stateless server takes the level in each request's _meta %q; a session of protocol 2025-11-25 sets it for the session)", err, v, "io.modelcontextprotocol/logLevel"), SettingProtocol, "2025-11-25")
 		}
 	}
 	return s.wrap(ctx, "logging/setLevel", err)

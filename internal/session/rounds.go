@@ -85,7 +85,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		// tasks shows nothing.
 		why := "the server does not offer the tasks extension"
 		if !s.opts.Tasks {
-			why = "--no-tasks"
+			why = "it was not asked to (" + s.hint(SettingTasks, "") + ")"
 		}
 		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server answered with a task handle (resultType \"task\") though no task was asked for (the tester did not declare the tasks extension: %s); nothing the tool did would be shown", why)
 	}
@@ -166,7 +166,7 @@ func (s *Session) needTasks(op string) error {
 	if s.opts.Tasks {
 		return nil
 	}
-	return &Error{Kind: KindAnswer, Op: op, Err: errors.New("the tester did not declare the tasks extension (io.modelcontextprotocol/tasks) in this session, so it cannot ask about tasks; leave out --no-tasks")}
+	return &Error{Kind: KindAnswer, Op: op, Err: s.hinted(errors.New("the tester did not declare the tasks extension (io.modelcontextprotocol/tasks) in this session, so it cannot ask about tasks"), SettingTasks, "")}
 }
 
 // GetTask asks the server for a task's state (tasks/get), within Timeout.
@@ -332,7 +332,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 			return call, nil
 		}
 		if round >= s.opts.MaxRounds {
-			return call, protocolErr(op(), "the server still asks after %d rounds; stopped (raise --max-rounds if this is intended)", round)
+			return call, &Error{Kind: KindProtocol, Op: op(), Err: s.hinted(fmt.Errorf("the server still asks after %d rounds; stopped", round), SettingMaxRounds, "")}
 		}
 		if len(rep.requests) == 0 {
 			// Load shedding: the server asks to be called again later.
@@ -447,6 +447,10 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	if err != nil {
 		// The server asked, but no answer went back: the question stays in
 		// the log (and in a failure's JSON document) with the reason.
+		var invalid *answer.InvalidAnswerError
+		if errors.As(err, &invalid) {
+			err = s.hinted(err, SettingValidate, "")
+		}
 		e.Note, e.NoAnswer = "not answered: "+err.Error(), false
 		s.log.Add(e)
 		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}

@@ -64,7 +64,7 @@ func (s *Session) sample(ctx context.Context, via, method, name, key string, rou
 	label := questionLabel(key, "a model reply (sampling/createMessage)")
 	s.deprecated(exchange.AsksSampling, via)
 	if !s.samplingDeclared() {
-		return nil, protocolErr(op, "%s asks for sampling (sampling/createMessage), which the tester did not declare and cannot answer; give --sample TEXT to answer it", label)
+		return nil, &Error{Kind: KindProtocol, Op: op, Err: s.hinted(fmt.Errorf("%s asks for sampling (sampling/createMessage), which the tester did not declare and cannot answer", label), SettingSampling, "")}
 	}
 	if p == nil {
 		return nil, protocolErr(op, "%s is empty", label)
@@ -82,7 +82,7 @@ func (s *Session) sample(ctx context.Context, via, method, name, key string, rou
 	}
 	res, err := s.samplerOf(ans).Sample(ctx, q)
 	if errors.Is(err, answer.ErrNoAnswer) {
-		return nil, &Error{Kind: KindAnswer, Op: op, Err: fmt.Errorf("%s: no --sample (or sample_response) is left to answer it; give one more, or run with a person at the terminal", label)}
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: s.hinted(fmt.Errorf("%s: no model reply is left to answer it", label), SettingSampleReplies, "")}
 	}
 	if err != nil {
 		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
@@ -97,7 +97,7 @@ func (s *Session) listRoots(via, method, name, key string, round int) (*mcp.List
 	op := fmt.Sprintf("%s %q", method, name)
 	s.deprecated(exchange.AsksRoots, via)
 	if s.opts.Roots == nil {
-		return nil, protocolErr(op, "%s asks for roots (roots/list), which the tester did not declare and cannot answer; give --root URI to answer it", questionLabel(key, "the roots (roots/list)"))
+		return nil, &Error{Kind: KindProtocol, Op: op, Err: s.hinted(fmt.Errorf("%s asks for roots (roots/list), which the tester did not declare and cannot answer", questionLabel(key, "the roots (roots/list)")), SettingRoots, "")}
 	}
 	roots := append([]*mcp.Root{}, s.opts.Roots...)
 	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,

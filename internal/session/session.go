@@ -104,6 +104,10 @@ type Options struct {
 	// --sample replies, a person at a terminal). Unanswered requests are
 	// refused, as with no Sampler.
 	DeclareSampling bool
+	// Hint words the way on that an error points at (a Setting) in the
+	// caller's terms, as the CLI's flags or asktest's options; nil, or
+	// "", words it as the field of Options.
+	Hint Hint
 	// Roots is the answer to roots/list. Nil: the tester does not declare
 	// roots; an empty, non-nil list declares them and answers none.
 	// Deprecated like sampling.
@@ -171,7 +175,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.ClientName == "" {
 		opts.ClientName = "mcp-tester"
 	}
-	if err := checkProtocol(opts.Protocol); err != nil {
+	if err := CheckProtocol(opts.Protocol); err != nil {
 		return nil, &Error{Kind: KindAnswer, Err: err}
 	}
 	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
@@ -206,7 +210,7 @@ func (s *Session) spokeAsked() error {
 	}
 	s.Close()
 	return &Error{Kind: KindProtocol, Op: "connect to " + s.opts.Target.Describe(),
-		Err: fmt.Errorf("--protocol %s: the server does not speak it (it speaks %s); give --protocol %s, or leave --protocol out to speak the newest version both know", want, got, got)}
+		Err: s.hinted(fmt.Errorf("protocol %s: the server does not speak it (it speaks %s)", want, got), SettingProtocol, got)}
 }
 
 // legacySSEProtocol is the version a session over the legacy HTTP+SSE
@@ -229,7 +233,9 @@ func asOf(c Capabilities, v string) Capabilities {
 	}
 }
 
-func checkProtocol(v string) error {
+// CheckProtocol refuses a protocol version the tester does not speak; ""
+// (the newest version both know) is spoken.
+func CheckProtocol(v string) error {
 	if v == "" {
 		return nil
 	}
@@ -238,7 +244,7 @@ func checkProtocol(v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--protocol %q: this tester speaks %v", v, mcp.SupportedProtocolVersions())
+	return fmt.Errorf("protocol %q: this tester speaks %v", v, mcp.SupportedProtocolVersions())
 }
 
 func (s *Session) connect(ctx context.Context, transport string) error {

@@ -55,7 +55,28 @@ type Target struct {
 	Dial func() (mcp.Transport, func(), error)
 }
 
-// Validate reports a target that names no server, or two.
+// ErrNoServer is Validate's error for a target that names no server, and
+// ErrTwoServers for one that names a command and a URL. The target does not
+// know how its caller names them: the CLI words them as its flags.
+var (
+	ErrNoServer   = errors.New("no server given")
+	ErrTwoServers = errors.New("a command and a URL given: give one server")
+)
+
+// A FieldError is a field of a Target whose value Validate refuses.
+type FieldError struct {
+	Field   string // "URL" or "Transport"
+	Value   string
+	Problem string // what is wrong, and what to write
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Problem)
+}
+
+// Validate reports a target that names no server, or two, or a field with
+// a value it cannot use: ErrNoServer, ErrTwoServers, a *FieldError, or the
+// error of ParseHeaders.
 func (t *Target) Validate() error {
 	switch {
 	case t.Dial != nil && (t.Command != "" || t.URL != ""):
@@ -63,17 +84,17 @@ func (t *Target) Validate() error {
 	case t.Dial != nil:
 		return nil
 	case t.Command == "" && t.URL == "":
-		return errors.New("no server given: use -c/--command \"CMD\" for a stdio server or -u/--url URL for an HTTP server")
+		return ErrNoServer
 	case t.Command != "" && t.URL != "":
-		return errors.New("give either -c/--command or -u/--url, not both")
+		return ErrTwoServers
 	}
 	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		return fmt.Errorf("--url %q: must start with http:// or https://", t.URL)
+		return &FieldError{Field: "URL", Value: t.URL, Problem: "must start with http:// or https://"}
 	}
 	switch t.Transport {
 	case "", TransportAuto, TransportStreamable, TransportSSE:
 	default:
-		return fmt.Errorf("--transport %q: use auto, streamable or sse", t.Transport)
+		return &FieldError{Field: "Transport", Value: t.Transport, Problem: "use auto, streamable or sse"}
 	}
 	if _, err := ParseHeaders(t.Headers); err != nil {
 		return err

@@ -10,9 +10,9 @@ import (
 func TestValidate(t *testing.T) {
 	bad := map[string]*Target{
 		"no server given":                     {},
-		"not both":                            {Command: "x", URL: "http://x"},
+		"give one server":                     {Command: "x", URL: "http://x"},
 		"must start with http:// or https://": {URL: "ftp://x"},
-		`--transport "carrier-pigeon"`:        {URL: "http://x", Transport: "carrier-pigeon"},
+		`Transport "carrier-pigeon"`:          {URL: "http://x", Transport: "carrier-pigeon"},
 		`header "nocolon"`:                    {URL: "http://x", Headers: []string{"nocolon"}},
 	}
 	for want, tg := range bad {
