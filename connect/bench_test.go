@@ -3,7 +3,6 @@ package connect
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"github.com/askback/askback/keys"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/keys"
 )
 
 // interleave runs subject and baseline alternately in one loop, so that both see the

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
+	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )
 

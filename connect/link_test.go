@@ -2,7 +2,6 @@ package connect
 
 import (
 	"bytes"
-	"github.com/askback/askback/keys"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/keys"
 )
 
 func tokenOf(t *testing.T, link string) string {

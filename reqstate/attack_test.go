@@ -6,12 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

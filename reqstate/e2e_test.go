@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"

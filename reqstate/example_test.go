@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/askback/askback/keys"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

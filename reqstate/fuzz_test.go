@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"github.com/askback/askback/keys"
 	"testing"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/reqstate"
 )
 

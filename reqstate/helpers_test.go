@@ -3,10 +3,10 @@ package reqstate_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/askback/askback/keys"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/auth"

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"log"
 	"net"
 	"net/http"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/askback/askback/keys"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
 	"github.com/askback/askback/internal/urlcheck"
+	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"io"
 	"log/slog"
 	"net"
@@ -38,6 +37,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
 	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/keys"
 )
 
 func main() {

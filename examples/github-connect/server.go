@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/askback/askback/keys"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"

@@ -1,9 +1,10 @@
 package audit
 
 import (
-	"github.com/askback/askback/internal/lazyre"
 	"net/url"
 	"strings"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 var templateExpr = lazyre.New(`\{([+#./;?&]?)([^}]*)\}`)

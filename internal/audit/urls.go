@@ -4,11 +4,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/askback/askback/internal/lazyre"
 	"net"
 	"net/textproto"
 	"net/url"
 	"strings"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // credentialParams are query parameter names that carry credentials.

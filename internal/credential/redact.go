@@ -1,10 +1,11 @@
 package credential
 
 import (
-	"github.com/askback/askback/internal/lazyre"
 	"net/url"
 	"strings"
 	"unicode"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // Hidden is what replaces a credential.

@@ -3,11 +3,12 @@ package jsonmatch
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/askback/askback/internal/lazyre"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 // Kind is a kind of value a placeholder stands for.

@@ -2,9 +2,10 @@ package scan
 
 import (
 	"fmt"
-	"github.com/askback/askback/internal/lazyre"
 	"strings"
 	"unicode"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 var (

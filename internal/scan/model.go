@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+
 	"github.com/askback/askback/internal/lazyre"
 )
 

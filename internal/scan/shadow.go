@@ -2,8 +2,9 @@ package scan
 
 import (
 	"fmt"
-	"github.com/askback/askback/internal/lazyre"
 	"strings"
+
+	"github.com/askback/askback/internal/lazyre"
 )
 
 var (

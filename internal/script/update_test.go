@@ -1,10 +1,11 @@
 package script
 
 import (
-	"github.com/askback/askback/internal/jsonmatch"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/askback/askback/internal/jsonmatch"
 )
 
 // runSrc runs src against the test server and returns its result.
