@@ -1,6 +1,7 @@
 package reqstate
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/askback/askback/internal/benchratio"
@@ -31,4 +32,33 @@ func BenchmarkArgsDigest(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkPayloadRead: the plan reading the typical payload back (its
+// object read by jsonscan.Members), against the plan's reader as it was
+// before (formerRead: its own loop over the bytes), taking turns.
+func BenchmarkPayloadRead(b *testing.B) {
+	type deploy struct {
+		Service string `json:"service"`
+		Version string `json:"version"`
+		Replica int    `json:"replica,omitempty"`
+		Dry     bool   `json:"dry"`
+	}
+	data, ok := appendPayload(nil, deploy{Service: "auth-service", Version: "2.4.1", Replica: 3})
+	if !ok {
+		b.Fatal("no plan")
+	}
+	p := planOf(reflect.TypeFor[deploy]())
+	var v deploy
+	rv := reflect.ValueOf(&v).Elem()
+	b.ReportAllocs()
+	benchratio.Interleave(b, func() {
+		if !p.read(data, rv) {
+			b.Fatal("not read")
+		}
+	}, func() {
+		if !p.formerRead(data, rv) {
+			b.Fatal("not read")
+		}
+	})
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -632,3 +634,161 @@ func formerCanonicalNumber(n json.Number) (string, error) {
 // represents a number beyond it, and reading longer ones costs more than
 // their size.
 const formerMaxExponentDigits = 1000
+
+// The plan's reader of a payload as it was before it read with
+// jsonscan.Members: the baseline of BenchmarkPayloadRead.
+
+// a formerAssignment read holds until the whole payload has checked out.
+type formerAssignment struct {
+	f          *planField
+	start, end int // a string's bytes
+	i          int64
+	u          uint64
+	b          bool
+}
+
+// read sets the fields of v from data if data is in the form append writes
+// (keys in field order, some left out), and reports whether it was. It sets
+// nothing when it was not.
+func (p *plan) formerRead(data []byte, v reflect.Value) bool {
+	var as [maxPlanFields]formerAssignment
+	n, ok := p.formerCheck(data, &as)
+	if !ok {
+		return false
+	}
+	for _, a := range as[:n] {
+		fv := v.Field(a.f.index)
+		switch a.f.kind {
+		case reflect.String:
+			fv.SetString(string(data[a.start:a.end]))
+		case reflect.Bool:
+			fv.SetBool(a.b)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			fv.SetUint(a.u)
+		default:
+			fv.SetInt(a.i)
+		}
+	}
+	return true
+}
+
+// check reads data into as and reports how many fields it sets.
+func (p *plan) formerCheck(data []byte, as *[maxPlanFields]formerAssignment) (int, bool) {
+	if len(data) < 2 || data[0] != '{' {
+		return 0, false
+	}
+	if len(data) == 2 {
+		return 0, data[1] == '}'
+	}
+	i, next, count := 1, 0, 0
+	for {
+		j, at, ok := p.formerKey(data, i, next)
+		if !ok {
+			return 0, false
+		}
+		a := &as[count]
+		*a = formerAssignment{f: &p.fields[j]}
+		count++
+		next = j + 1
+		n, ok := a.formerValue(data, at)
+		if !ok || n >= len(data) {
+			return 0, false
+		}
+		switch data[n] {
+		case ',':
+			i = n + 1
+		case '}':
+			return count, n == len(data)-1
+		default:
+			return 0, false
+		}
+	}
+}
+
+// key reads `"name":` at data[i] and returns the field it names, at or
+// after field next (keys come in field order), and where its value starts.
+func (p *plan) formerKey(data []byte, i, next int) (field, value int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, 0, false
+	}
+	end := i + 1
+	for end < len(data) && data[end] != '"' {
+		end++
+	}
+	if end+1 >= len(data) || data[end+1] != ':' {
+		return 0, 0, false
+	}
+	key := data[i+1 : end]
+	j := next
+	for j < len(p.fields) && p.fields[j].name != string(key) {
+		j++
+	}
+	return j, end + 2, j < len(p.fields)
+}
+
+// value reads the value of a's field at data[i] as append writes it and
+// returns where it ends.
+func (a *formerAssignment) formerValue(data []byte, i int) (int, bool) {
+	switch a.f.kind {
+	case reflect.String:
+		return a.formerText(data, i)
+	case reflect.Bool:
+		switch {
+		case bytes.HasPrefix(data[i:], []byte("true")):
+			a.b = true
+			return i + 4, true
+		case bytes.HasPrefix(data[i:], []byte("false")):
+			return i + 5, true
+		}
+		return 0, false
+	}
+	return a.formerInteger(data, i)
+}
+
+// text reads a string of plain bytes (no escapes, nothing outside
+// printable ASCII) at data[i].
+func (a *formerAssignment) formerText(data []byte, i int) (int, bool) {
+	n := i
+	if n >= len(data) || data[n] != '"' {
+		return 0, false
+	}
+	n++
+	for n < len(data) && data[n] != '"' {
+		if c := data[n]; c < 0x20 || c >= 0x7f || c == '\\' {
+			return 0, false
+		}
+		n++
+	}
+	if n >= len(data) {
+		return 0, false
+	}
+	a.start, a.end = i+1, n
+	return n + 1, true
+}
+
+// integer reads an integer in the form strconv writes it (no leading zero,
+// no fraction or exponent) at data[i], within the field's size.
+func (a *formerAssignment) formerInteger(data []byte, i int) (int, bool) {
+	n := i
+	neg := n < len(data) && data[n] == '-'
+	if neg {
+		n++
+	}
+	d := n
+	for n < len(data) && '0' <= data[n] && data[n] <= '9' {
+		n++
+	}
+	if n == d || data[d] == '0' && n-d > 1 {
+		return 0, false // no digits, or a leading zero
+	}
+	if n < len(data) && (data[n] == '.' || data[n] == 'e' || data[n] == 'E') {
+		return 0, false
+	}
+	var err error
+	if a.f.signed {
+		a.i, err = strconv.ParseInt(string(data[i:n]), 10, 64)
+		return n, err == nil && !overflowsInt(a.i, a.f.bits)
+	}
+	a.u, err = strconv.ParseUint(string(data[i:n]), 10, 64)
+	return n, !neg && err == nil && !overflowsUint(a.u, a.f.bits)
+}
