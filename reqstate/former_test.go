@@ -66,10 +66,10 @@ type formerMember struct {
 	start, end int
 }
 
-var formerErrSyntax = errors.New("invalid JSON")
+var errFormerSyntax = errors.New("invalid JSON")
 
 func (c *formerCanonicalizer) fail(what string) error {
-	return fmt.Errorf("%w at byte %d: %s", formerErrSyntax, c.pos, what)
+	return fmt.Errorf("%w at byte %d: %s", errFormerSyntax, c.pos, what)
 }
 
 func (c *formerCanonicalizer) skipSpace() {
@@ -345,7 +345,7 @@ func (c *formerCanonicalizer) str() ([]byte, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("%w: %v", formerErrSyntax, err)
+		return nil, fmt.Errorf("%w: %v", errFormerSyntax, err)
 	}
 	return []byte(s), nil
 }
@@ -589,7 +589,7 @@ func formerCanonicalNumber(n json.Number) (string, error) {
 	e := new(big.Int)
 	if exp != "" {
 		if len(strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")) > formerMaxExponentDigits {
-			return "", fmt.Errorf("%w: the exponent of a number has more than %d digits", formerErrSyntax, formerMaxExponentDigits)
+			return "", fmt.Errorf("%w: the exponent of a number has more than %d digits", errFormerSyntax, formerMaxExponentDigits)
 		}
 		e.SetString(strings.TrimPrefix(exp, "+"), 10) // the grammar was checked
 	}
