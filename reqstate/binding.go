@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,11 +69,6 @@ func BindRequest(req mcp.Request, subject string) (Binding, error) {
 // 1.0 and 1e0 are equal; 0.1 and 0.10000000000000000001 are not, though their
 // float64 values are), and treats absent, null and empty arguments alike.
 func ArgsDigest(raw []byte) (string, error) {
-	if isCanonical(raw) {
-		// Arguments already in canonical form (as clients that sort their
-		// keys send small objects) are their own canonical form.
-		return digestOf(raw), nil
-	}
 	buf := canonBuffers.Get().(*[]byte)
 	defer canonBuffers.Put(buf)
 	c, err := appendCanonical((*buf)[:0], raw)
@@ -116,74 +109,3 @@ var canonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return
 func CanonicalJSON(raw []byte) ([]byte, error) {
 	return appendCanonical(nil, raw)
 }
-
-// canonicalNumber writes a JSON number (already checked against the grammar)
-// in one spelling per exact decimal value: 1, 1.0, 10e-1 and 1e0 are written
-// alike, as are -0 and 0, but two numbers whose decimal values differ never
-// are, however close their float64 values (9007199254740993.0 and
-// 9007199254740992.0, 0.1 and 0.10000000000000000001): a handler that decodes
-// numbers exactly (json.Number, big.Float, a decimal type) sees the number
-// the digest was made of. Integers up to 21 digits are written as integers,
-// other values as a decimal fraction (up to 21 zeros after the point) or as a
-// coefficient and an exponent; nothing is expanded, so 1e999999999 costs no
-// more than its spelling. An exponent of more than maxExponentDigits digits
-// is refused.
-func canonicalNumber(n json.Number) (string, error) {
-	s := string(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
-	intPart, frac, _ := strings.Cut(mant, ".")
-	digits := strings.TrimLeft(intPart+frac, "0")
-	if digits == "" {
-		return "0", nil
-	}
-	// The value is digits × 10^e.
-	e := new(big.Int)
-	if exp != "" {
-		if len(strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")) > maxExponentDigits {
-			return "", fmt.Errorf("%w: the exponent of a number has more than %d digits", errSyntax, maxExponentDigits)
-		}
-		e.SetString(strings.TrimPrefix(exp, "+"), 10) // the grammar was checked
-	}
-	e.Sub(e, big.NewInt(int64(len(frac))))
-	trimmed := strings.TrimRight(digits, "0")
-	e.Add(e, big.NewInt(int64(len(digits)-len(trimmed))))
-	digits = trimmed
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	if e.Sign() >= 0 && e.IsInt64() && int64(len(digits))+e.Int64() <= 21 {
-		b.WriteString(digits)
-		b.WriteString(strings.Repeat("0", int(e.Int64())))
-		return b.String(), nil
-	}
-	if e.Sign() < 0 && e.IsInt64() && -e.Int64() <= int64(len(digits))+21 {
-		point := len(digits) + int(e.Int64()) // digits before the point
-		if point > 0 {
-			b.WriteString(digits[:point])
-		} else {
-			b.WriteString("0")
-		}
-		b.WriteByte('.')
-		b.WriteString(strings.Repeat("0", max(0, -point)))
-		b.WriteString(digits[max(0, point):])
-		return b.String(), nil
-	}
-	// d.ddd × 10^(e + len(digits) - 1)
-	e.Add(e, big.NewInt(int64(len(digits)-1)))
-	b.WriteString(digits[:1])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	b.WriteByte('e')
-	b.WriteString(e.String())
-	return b.String(), nil
-}
-
-// maxExponentDigits bounds the exponent of a number in arguments: no decoder
-// represents a number beyond it, and reading longer ones costs more than
-// their size.
-const maxExponentDigits = 1000

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/jsonscan"
 	"github.com/askback/askback/internal/strictjson"
 )
 
@@ -52,7 +51,7 @@ func writeReference(buf *bytes.Buffer, v any) error {
 	case bool:
 		buf.WriteString(strconv.FormatBool(v))
 	case json.Number:
-		n, err := canonicalNumber(v)
+		n, err := jsonscan.CanonicalNumber(string(v))
 		if err != nil {
 			return err
 		}
@@ -140,54 +139,9 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 	f.Fuzz(checkAgainstReference)
 }
 
-// Two JSON numbers have the same canonical form exactly when their decimal
-// values are equal.
-func FuzzCanonicalNumberExact(f *testing.F) {
-	for _, p := range [][2]string{{"1", "1.0"}, {"9007199254740993.0", "9007199254740992"}, {"-0", "0e5"},
-		{"0.1", "0.10000000000000000001"}, {"1e21", "1000000000000000000000"}, {"-1.5e-30", "-15e-31"}, {"12e3", "1.2E4"}} {
-		f.Add(p[0], p[1])
-	}
-	number := regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]{1,3})?$`)
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if !number.MatchString(a) || !number.MatchString(b) || len(a) > 200 || len(b) > 200 {
-			return
-		}
-		ca, err := canonicalNumber(json.Number(a))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := canonicalNumber(json.Number(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ra, _ := new(big.Rat).SetString(a)
-		rb, _ := new(big.Rat).SetString(b)
-		if (ca == cb) != (ra.Cmp(rb) == 0) {
-			t.Fatalf("%s → %s, %s → %s, equal values: %v", a, ca, b, cb, ra.Cmp(rb) == 0)
-		}
-		if !json.Valid([]byte(ca)) {
-			t.Fatalf("%s → %s: not JSON", a, ca)
-		}
-	})
-}
-
-// Integers take a shortcut through the canonical form; it writes what
-// canonicalNumber writes, at every length.
-func TestIntegerShortcut(t *testing.T) {
-	for _, n := range []string{"0", "-0", "7", "-7", "10", "1000", "-1000", "123456789012345678901", "-12345678901234567890", "1234567890123456789012", "100000000000000000000", "1000000000000000000000", "-100000000000000000000"} {
-		want, err := canonicalNumber(json.Number(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := CanonicalJSON([]byte(n))
-		if err != nil || string(got) != want {
-			t.Errorf("CanonicalJSON(%s) = %s, %v; canonicalNumber writes %s", n, got, err, want)
-		}
-	}
-}
-
-// canonicalCheckCases are arguments with what the fast check says of them:
-// true only for text that is its own canonical form.
+// canonicalCheckCases are arguments with whether they are their own
+// canonical form (what a fast check took for canonical before the form
+// was written by jsonscan's scanner).
 var canonicalCheckCases = []struct {
 	in        string
 	canonical bool
@@ -211,47 +165,48 @@ var canonicalCheckCases = []struct {
 	{`{"a":-0}`, false},       // -0 is 0
 	{`{"a":01}`, false},       // not JSON
 	{`{"a":"\u0041"}`, false}, // an escape
-	{`{"a":"é"}`, false},      // not ASCII
+	{`{"a":"é"}`, true},       // written as it is (the fast check was not sure)
 	{`{"a":"<>&"}`, true},     // written as they are
 	{`{"a":1}x`, false},       // trailing data
 	{`{"a":1`, false},         // cut short
 	{`[1,]`, false},           // not JSON
 	{`{"a":tru}`, false},      // not JSON
-	{strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40), false}, // deeper than the fast check goes
+	{strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40), true}, // deeper than the fast check went
 }
 
-func TestIsCanonical(t *testing.T) {
+func TestOwnCanonicalForm(t *testing.T) {
 	for _, c := range canonicalCheckCases {
-		if got := isCanonical([]byte(c.in)); got != c.canonical {
-			t.Errorf("IsCanonical(%.40q) = %v, want %v", c.in, got, c.canonical)
-		}
-		if !c.canonical {
-			continue
-		}
 		out, err := CanonicalJSON([]byte(c.in))
-		if err != nil || string(out) != c.in {
-			t.Errorf("CanonicalJSON(%q) = %q, %v: not its own canonical form", c.in, out, err)
+		if own := err == nil && string(out) == c.in; own != c.canonical {
+			t.Errorf("CanonicalJSON(%.40q) = %.40q, %v: its own canonical form %v, want %v", c.in, out, err, own, c.canonical)
 		}
 	}
 }
 
-// Whatever the fast check takes for canonical is exactly what the
-// canonicalizer writes for it: the digest of arguments does not depend on
-// which of the two read them.
-func FuzzCanonicalFastPath(f *testing.F) {
-	for _, s := range canonicalCheckCases {
-		f.Add(s.in)
+// ArgsDigest makes the digest it made before its canonical form was
+// written by jsonscan's scanner (formerArgsDigest), or refuses what it
+// refused: a state issued before opens after.
+func FuzzArgsDigestAsBefore(f *testing.F) {
+	for _, s := range canonSeeds {
+		f.Add(s)
+	}
+	for _, c := range canonicalCheckCases {
+		f.Add(c.in)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !isCanonical([]byte(s)) {
+		got, err := ArgsDigest([]byte(s))
+		want, wantErr := formerArgsDigest([]byte(s))
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: ArgsDigest %s, %v; before %s, %v", s, got, err, want, wantErr)
+		}
+		if err != nil {
+			if json.Valid([]byte(s)) && errors.Is(err, ErrAmbiguousArguments) != errors.Is(wantErr, ErrAmbiguousArguments) {
+				t.Fatalf("%q: ArgsDigest refuses with %v, before with %v", s, err, wantErr)
+			}
 			return
 		}
-		c, err := CanonicalJSON([]byte(s))
-		if err != nil {
-			t.Fatalf("fast check took %q, the canonicalizer refuses it: %v", s, err)
-		}
-		if string(c) != s {
-			t.Fatalf("fast check took %q, its canonical form is %q", s, c)
+		if got != want {
+			t.Fatalf("%q: ArgsDigest %s, before %s", s, got, want)
 		}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+
+	"github.com/askback/askback/internal/jsonscan"
 )
 
 // The payload of a state is JSON: the bytes json.Marshal writes of the value,
@@ -212,16 +214,16 @@ const maxPlanFields = 16
 
 // an assignment read holds until the whole payload has checked out.
 type assignment struct {
-	f          *planField
-	start, end int // a string's bytes
-	i          int64
-	u          uint64
-	b          bool
+	f *planField
+	s []byte // a string's bytes
+	i int64
+	u uint64
+	b bool
 }
 
 // read sets the fields of v from data if data is in the form append writes
-// (keys in field order, some left out), and reports whether it was. It sets
-// nothing when it was not.
+// (keys in field order, some left out; jsonscan's scanner reads the
+// object), and reports whether it was. It sets nothing when it was not.
 func (p *plan) read(data []byte, v reflect.Value) bool {
 	var as [maxPlanFields]assignment
 	n, ok := p.check(data, &as)
@@ -232,7 +234,7 @@ func (p *plan) read(data []byte, v reflect.Value) bool {
 		fv := v.Field(a.f.index)
 		switch a.f.kind {
 		case reflect.String:
-			fv.SetString(string(data[a.start:a.end]))
+			fv.SetString(string(a.s))
 		case reflect.Bool:
 			fv.SetBool(a.b)
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -244,125 +246,58 @@ func (p *plan) read(data []byte, v reflect.Value) bool {
 	return true
 }
 
-// check reads data into as and reports how many fields it sets.
+// check reads data into as and reports how many fields it sets: each
+// member's key names a field after the one before (so none twice), and
+// its value is one that field's kind reads as json.Unmarshal does.
 func (p *plan) check(data []byte, as *[maxPlanFields]assignment) (int, bool) {
-	if len(data) < 2 || data[0] != '{' {
-		return 0, false
-	}
-	if len(data) == 2 {
-		return 0, data[1] == '}'
-	}
-	i, next, count := 1, 0, 0
-	for {
-		j, at, ok := p.key(data, i, next)
-		if !ok {
-			return 0, false
+	next, count := 0, 0
+	ok := jsonscan.Members(data, func(m jsonscan.Member) bool {
+		j := next
+		for j < len(p.fields) && p.fields[j].name != string(m.Key) {
+			j++
+		}
+		if j == len(p.fields) {
+			return false
 		}
 		a := &as[count]
 		*a = assignment{f: &p.fields[j]}
 		count++
 		next = j + 1
-		n, ok := a.value(data, at)
-		if !ok || n >= len(data) {
-			return 0, false
-		}
-		switch data[n] {
-		case ',':
-			i = n + 1
-		case '}':
-			return count, n == len(data)-1
-		default:
-			return 0, false
-		}
-	}
+		return a.value(m)
+	})
+	return count, ok
 }
 
-// key reads `"name":` at data[i] and returns the field it names, at or
-// after field next (keys come in field order), and where its value starts.
-func (p *plan) key(data []byte, i, next int) (field, value int, ok bool) {
-	if i >= len(data) || data[i] != '"' {
-		return 0, 0, false
-	}
-	end := i + 1
-	for end < len(data) && data[end] != '"' {
-		end++
-	}
-	if end+1 >= len(data) || data[end+1] != ':' {
-		return 0, 0, false
-	}
-	key := data[i+1 : end]
-	j := next
-	for j < len(p.fields) && p.fields[j].name != string(key) {
-		j++
-	}
-	return j, end + 2, j < len(p.fields)
-}
-
-// value reads the value of a's field at data[i] as append writes it and
-// returns where it ends.
-func (a *assignment) value(data []byte, i int) (int, bool) {
+// value reads the value of a's field as append writes it.
+func (a *assignment) value(m jsonscan.Member) bool {
+	v := m.Value
 	switch a.f.kind {
 	case reflect.String:
-		return a.text(data, i)
+		if !m.Plain {
+			return false
+		}
+		a.s = v[1 : len(v)-1]
+		return true
 	case reflect.Bool:
-		switch {
-		case bytes.HasPrefix(data[i:], []byte("true")):
-			a.b = true
-			return i + 4, true
-		case bytes.HasPrefix(data[i:], []byte("false")):
-			return i + 5, true
-		}
-		return 0, false
+		a.b = string(v) == "true"
+		return a.b || string(v) == "false"
 	}
-	return a.integer(data, i)
+	return a.integer(v)
 }
 
-// text reads a string of plain bytes (no escapes, nothing outside
-// printable ASCII) at data[i].
-func (a *assignment) text(data []byte, i int) (int, bool) {
-	n := i
-	if n >= len(data) || data[n] != '"' {
-		return 0, false
-	}
-	n++
-	for n < len(data) && data[n] != '"' {
-		if c := data[n]; c < 0x20 || c >= 0x7f || c == '\\' {
-			return 0, false
-		}
-		n++
-	}
-	if n >= len(data) {
-		return 0, false
-	}
-	a.start, a.end = i+1, n
-	return n + 1, true
-}
-
-// integer reads an integer in the form strconv writes it (no leading zero,
-// no fraction or exponent) at data[i], within the field's size.
-func (a *assignment) integer(data []byte, i int) (int, bool) {
-	n := i
-	neg := n < len(data) && data[n] == '-'
-	if neg {
-		n++
-	}
-	d := n
-	for n < len(data) && '0' <= data[n] && data[n] <= '9' {
-		n++
-	}
-	if n == d || data[d] == '0' && n-d > 1 {
-		return 0, false // no digits, or a leading zero
-	}
-	if n < len(data) && (data[n] == '.' || data[n] == 'e' || data[n] == 'E') {
-		return 0, false
+// integer reads an integer without fraction or exponent (JSON has no
+// leading zero) within the field's size.
+func (a *assignment) integer(v []byte) bool {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') || bytes.ContainsAny(v, ".eE") {
+		return false
 	}
 	var err error
 	if a.f.signed {
-		a.i, err = strconv.ParseInt(string(data[i:n]), 10, 64)
-		return n, err == nil && !overflowsInt(a.i, a.f.bits)
+		a.i, err = strconv.ParseInt(string(v), 10, 64)
+		return err == nil && !overflowsInt(a.i, a.f.bits)
 	}
-	a.u, err = strconv.ParseUint(string(data[i:n]), 10, 64)
-	return n, !neg && err == nil && !overflowsUint(a.u, a.f.bits)
+	a.u, err = strconv.ParseUint(string(v), 10, 64)
+	return err == nil && !overflowsUint(a.u, a.f.bits)
 }
 
 func overflowsInt(x int64, bits int) bool {

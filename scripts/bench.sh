@@ -67,6 +67,8 @@ fi
 if want reqstate; then
 section "requestState codec"
 gobench reqstate.txt ./reqstate Codec -benchtime 3125x -count 3
+# The arguments' canonical form and the payload's reader on jsonscan's scanner against reqstate's former ones.
+gobench reqstate-json.txt ./reqstate 'ArgsDigest|PayloadRead' -benchtime 3125x -count 3
 gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x
 gobench replay.txt ./replay Memory -benchtime 500x
 fi

@@ -77,15 +77,14 @@ func Decode(what, text string, v any) error {
 	if _, err := read(what, text, Float64, true); err != nil {
 		return err
 	}
-	if err := strictjson.CheckKeys([]byte(text)); err != nil {
+	err := strictjson.DecodeKnown([]byte(text), v)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, strictjson.ErrAmbiguous):
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return &FieldError{What: what, Err: err}
-	}
-	return nil
+	return &FieldError{What: what, Err: err}
 }
 
 // read decodes the one JSON value of text, an object when object is set,

@@ -279,6 +279,7 @@ type span struct {
 	start, end int
 	set        bool
 	plain      bool // a string without escapes or invalid UTF-8: its bytes are its value
+	high       bool // a string with a byte outside ASCII
 }
 
 // envelope is the top of a message as the scan reads it: the last of
@@ -323,6 +324,13 @@ type scanner struct {
 	// oddKey said yes to.
 	oddKey func([]byte) bool
 	odd    bool
+	// canon: write the canonical form of what is read to out (Canonical),
+	// stopping at the first ambiguous key; members are the members of the
+	// objects being written, tmp their bytes while they are put in order.
+	canon   bool
+	out     []byte
+	members []member
+	tmp     []byte
 }
 
 // newScanner returns a scanner of data with room for the containers and
@@ -334,13 +342,15 @@ func newScanner(data []byte, check bool) scanner {
 	if r == nil {
 		r = &room{stack: make([]frame, 0, 16), keys: make([]span, 0, 64)}
 	}
-	return scanner{data: data, check: check, stack: r.stack[:0], keys: r.keys[:0], room: r}
+	return scanner{data: data, check: check, stack: r.stack[:0], keys: r.keys[:0], members: r.members[:0], tmp: r.tmp[:0], room: r}
 }
 
 // room is the space a scan works in.
 type room struct {
-	stack []frame
-	keys  []span
+	stack   []frame
+	keys    []span
+	members []member // Canonical's
+	tmp     []byte   // Canonical's
 }
 
 // rooms keeps the room of finished scans for the next ones.
@@ -354,11 +364,12 @@ const maxRoom = 1024
 // not used after.
 func (s *scanner) release() {
 	r := s.room
-	if r == nil || cap(s.stack) > maxRoom || cap(s.keys) > maxRoom {
+	s.out = nil
+	if r == nil || cap(s.stack) > maxRoom || cap(s.keys) > maxRoom || cap(s.members) > maxRoom || cap(s.tmp) > 16*maxRoom {
 		return
 	}
 	clear(s.stack[:cap(s.stack)]) // the sets of keys of large objects go
-	r.stack, r.keys = s.stack[:0], s.keys[:0]
+	r.stack, r.keys, r.members, r.tmp = s.stack[:0], s.keys[:0], s.members[:0], s.tmp[:0]
 	s.room = nil
 	rooms.Put(r)
 }
@@ -411,7 +422,10 @@ func (s *scanner) value(top *Result) error {
 	case c == '[':
 		return s.array()
 	case c == '"':
-		_, err := s.str()
+		sp, err := s.str()
+		if err == nil && s.canon {
+			s.canonString(sp)
+		}
 		return err
 	case c == 't':
 		return s.literal("true")
@@ -420,7 +434,12 @@ func (s *scanner) value(top *Result) error {
 	case c == 'n':
 		return s.literal("null")
 	case c == '-' || ('0' <= c && c <= '9'):
-		return s.number()
+		start := s.pos
+		err := s.number()
+		if err == nil && s.canon {
+			return s.canonNumber(start)
+		}
+		return err
 	}
 	return s.syntax()
 }
@@ -430,6 +449,9 @@ func (s *scanner) literal(word string) error {
 		return s.syntax()
 	}
 	s.pos += len(word)
+	if s.canon {
+		s.out = append(s.out, word...)
+	}
 	return nil
 }
 
@@ -489,6 +511,7 @@ func (s *scanner) str() (span, error) {
 			if high && sp.plain && !utf8.Valid(d[sp.start:sp.end]) {
 				sp.plain = false
 			}
+			sp.high = high
 			return sp, nil
 		case c == '\\':
 			sp.plain = false
@@ -576,9 +599,12 @@ func (s *scanner) array() error {
 	if s.check {
 		s.stack = append(s.stack, frame{})
 	}
+	if s.canon {
+		s.out = append(s.out, '[')
+	}
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		return s.leave()
+		return s.leave(']')
 	}
 	for {
 		if err := s.value(nil); err != nil {
@@ -594,18 +620,24 @@ func (s *scanner) array() error {
 			if s.check {
 				s.stack[len(s.stack)-1].index++
 			}
+			if s.canon {
+				s.out = append(s.out, ',')
+			}
 		case ']':
-			return s.leave()
+			return s.leave(']')
 		default:
 			return s.syntax()
 		}
 	}
 }
 
-// leave ends the container at s.pos (its closing bracket).
-func (s *scanner) leave() error {
+// leave ends the container at s.pos (its closing bracket, end).
+func (s *scanner) leave(end byte) error {
 	s.pos++
 	s.depth--
+	if s.canon && end == ']' {
+		s.out = append(s.out, ']')
+	}
 	if s.check {
 		f := s.stack[len(s.stack)-1]
 		if f.object {
@@ -630,9 +662,13 @@ func (s *scanner) object(into any) error {
 	if checked {
 		s.stack = append(s.stack, frame{object: true, keysBase: len(s.keys)})
 	}
+	open, base := len(s.out), len(s.members)
+	if s.canon {
+		s.out = append(s.out, '{')
+	}
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
-		return s.leaveObject(checked)
+		return s.leaveObject(checked, base, open)
 	}
 	for {
 		s.space()
@@ -646,6 +682,12 @@ func (s *scanner) object(into any) error {
 		if checked {
 			s.addKey(key, env != nil)
 		}
+		if s.canon {
+			if s.repeat != nil || s.caseErr != nil {
+				return errStop
+			}
+			s.canonKey(key)
+		}
 		s.space()
 		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
 			return s.syntax()
@@ -655,6 +697,9 @@ func (s *scanner) object(into any) error {
 		if err := s.memberValue(into, key); err != nil {
 			return err
 		}
+		if s.canon {
+			s.members[len(s.members)-1].end = len(s.out)
+		}
 		s.space()
 		if s.pos >= len(s.data) {
 			return s.syntax()
@@ -662,8 +707,11 @@ func (s *scanner) object(into any) error {
 		switch s.data[s.pos] {
 		case ',':
 			s.pos++
+			if s.canon {
+				s.out = append(s.out, ',')
+			}
 		case '}':
-			return s.leaveObject(checked)
+			return s.leaveObject(checked, base, open)
 		default:
 			return s.syntax()
 		}
@@ -690,9 +738,15 @@ func (s *scanner) memberValue(into any, key span) error {
 	return s.value(nil)
 }
 
-func (s *scanner) leaveObject(checked bool) error {
+// leaveObject ends the object at s.pos (its closing brace) whose
+// members, written in canonical form, start at s.members[base] and whose
+// '{' is at s.out[open].
+func (s *scanner) leaveObject(checked bool, base, open int) error {
+	if s.canon {
+		s.canonClose(base, open)
+	}
 	if checked {
-		return s.leave()
+		return s.leave('}')
 	}
 	s.pos++
 	s.depth--

@@ -113,7 +113,7 @@ func (s *scanner) batch(rc *receiver) error {
 	s.stack = append(s.stack, frame{})
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		return s.leave()
+		return s.leave(']')
 	}
 	for rc.index = 0; ; rc.index++ {
 		s.space()
@@ -135,7 +135,7 @@ func (s *scanner) batch(rc *receiver) error {
 			s.pos++
 			s.stack[len(s.stack)-1].index++
 		case ']':
-			return s.leave()
+			return s.leave(']')
 		default:
 			return s.syntax()
 		}

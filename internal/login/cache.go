@@ -1,7 +1,6 @@
 package login
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/lazyre"
+	"github.com/askback/askback/internal/strictjson"
 )
 
 // DefaultIdentity is the identity of a login that names none.
@@ -193,17 +193,9 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	if len(data) > maxEntrySize {
 		return nil, fmt.Errorf("larger than %d bytes", maxEntrySize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var e Entry
-	if err := dec.Decode(&e); err != nil {
+	if err := strictjson.DecodeKnown(data, &e); err != nil {
 		return nil, fmt.Errorf("not a login: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not a login: text after the JSON object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a login: text after the JSON object")
 	}
 	if _, err := Key(e.Server); err != nil {
 		return nil, fmt.Errorf("not a login: %w", err)

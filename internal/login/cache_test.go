@@ -104,6 +104,10 @@ func TestDecodeEntryIsStrict(t *testing.T) {
 		strings.Replace(string(good), `"identity":"default"`, `"identity":"../x"`, 1),
 		strings.Replace(string(good), `"server":"https://example.com/mcp"`, `"server":"file:///etc"`, 1),
 		string(good) + `{}`,
+		// A key twice, or in two letter cases: encoding/json reads the last
+		// (or any case), others the first; a login is read one way.
+		strings.Replace(string(good), `"access_token":"at-default"`, `"access_token":"at-default","access_token":"at-other"`, 1),
+		strings.Replace(string(good), `"access_token":"at-default"`, `"access_token":"at-default","Access_Token":"at-other"`, 1),
 		`{"server":"https://e.com/mcp","identity":"d","grant":"password","access_token":"x"}`,
 		// A DPoP token needs its key, a key a DPoP token, and the key must
 		// be an EC P-256 PKCS #8 one.

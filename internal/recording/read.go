@@ -185,18 +185,7 @@ func (rd *Reader) next() ([]byte, bool, error) {
 // decodeLine decodes one line strictly: one JSON object, no key twice or
 // in another letter case, no unknown field, nothing after it.
 func decodeLine(b []byte, v any) error {
-	if err := strictjson.CheckKeys(b); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
-		return errors.New("text after the JSON object")
-	}
-	return nil
+	return strictjson.DecodeKnown(b, v)
 }
 
 // Read reads a whole recording. A recording cut short after its header

@@ -91,6 +91,23 @@ func Decode(data []byte, v any) error {
 	return json.Unmarshal(data, v)
 }
 
+// DecodeKnown is [Decode] for a document of known fields (a recording's
+// line, a cache file): exactly one JSON object, no key twice or in two
+// letter cases ([CheckKeys]), no member v has no field for
+// (encoding/json's unknown-field error), nothing after it. Empty data is
+// an error.
+func DecodeKnown(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("no JSON value")
+	}
+	if err := CheckKeys(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 // DecodeAsSDK reads data into v exactly as the go-sdk reads a message
 // (its decoder is github.com/segmentio/encoding/json with struct fields
 // matched case-sensitively: "Method" is not "method"), after refusing what

@@ -224,3 +224,19 @@ func TestDeepNesting(t *testing.T) {
 		t.Errorf("reading %d bytes nested %d deep allocated %d bytes", len(data), MaxDepth-2, n)
 	}
 }
+
+func TestDecodeKnown(t *testing.T) {
+	type doc struct {
+		To  string `json:"to"`
+		Amt int    `json:"amt"`
+	}
+	var d doc
+	if err := DecodeKnown([]byte(` {"to":"bob","amt":3} `), &d); err != nil || d != (doc{"bob", 3}) {
+		t.Fatalf("DecodeKnown = %v, %+v", err, d)
+	}
+	for _, bad := range []string{``, ` `, `{"to":"bob","to":"eve"}`, `{"to":"bob","To":"eve"}`, `{"to":"bob","extra":1}`, `{"to":"bob"} {}`, `{"to":"bob"`, `{"amt":"3"}`} {
+		if err := DecodeKnown([]byte(bad), &d); err == nil {
+			t.Errorf("DecodeKnown(%q) accepted", bad)
+		}
+	}
+}
