@@ -20,6 +20,7 @@ func TestMemoryContract(t *testing.T) {
 }
 
 func TestBoltContract(t *testing.T) {
+	t.Parallel() // each store in its own temporary folder
 	replaytest.Run(t, func(t *testing.T) replay.Store {
 		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), nil)
 		if err != nil {
@@ -37,6 +38,7 @@ func TestMemoryUserContract(t *testing.T) {
 }
 
 func TestBoltUserContract(t *testing.T) {
+	t.Parallel() // each store in its own temporary folder
 	replaytest.RunUser(t, func(t *testing.T, perUser int) replay.UserStore {
 		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), &replay.BoltOptions{MaxPerUser: perUser})
 		if err != nil {
@@ -54,6 +56,7 @@ func TestMemoryReserve(t *testing.T) {
 }
 
 func TestBoltReserve(t *testing.T) {
+	t.Parallel() // each store in its own temporary folder
 	replaytest.RunReserve(t, func(t *testing.T, maxEntries, perUser int) replay.UserStore {
 		s, err := replay.OpenBolt(filepath.Join(t.TempDir(), "replay.db"), &replay.BoltOptions{MaxEntries: maxEntries, MaxPerUser: perUser})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 // flood of users, each with one nonce, leaves nothing behind once the
 // nonces are forgotten, and the next users reuse the slots.
 func TestMemoryUserCountsGoWithTheirNonces(t *testing.T) {
+	t.Parallel() // its own store and clock
 	now := time.Unix(1_000_000, 0)
 	m := NewMemory(&MemoryOptions{Now: func() time.Time { return now }})
 	ctx := context.Background()

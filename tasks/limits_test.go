@@ -49,6 +49,9 @@ func heapInUse() uint64 {
 // and a question, is refused once the extension holds its limit of tasks:
 // memory grows to a bound and stays there.
 func TestFloodOfTasksIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a flood of a thousand calls and a heap bound: make test runs it, make check (-short) leaves it out")
+	}
 	server := echoServer(t, nil)
 	tc := taskclient.New(connect(t, server, nil), fast())
 	ctx := context.Background()

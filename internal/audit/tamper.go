@@ -302,86 +302,105 @@ func leafAt(obj map[string]any, path []string) (any, bool) {
 // replaceLeaf replaces the primitive value at path in the JSON object raw
 // with val, leaving every other byte as it was.
 func replaceLeaf(raw []byte, path []string, val []byte) ([]byte, bool) {
-	type frame struct {
-		object    bool
-		expectKey bool
-		key       string
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var stack []*frame
-	at := func() bool {
-		if len(stack) != len(path) {
-			return false
-		}
-		for i, f := range stack {
-			if !f.object || f.key != path[i] {
-				return false
-			}
-		}
-		return true
-	}
+	w := leafWalk{path: path}
 	for {
-		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			if top.object && !top.expectKey && at() {
-				start := dec.InputOffset()
-				tok, err := dec.Token()
-				if err != nil {
-					return nil, false
-				}
-				if _, isDelim := tok.(json.Delim); isDelim {
-					return nil, false
-				}
-				end := dec.InputOffset()
-				colon := bytes.IndexByte(raw[start:end], ':')
-				if colon < 0 {
-					return nil, false
-				}
-				vs := int(start) + colon + 1
-				for vs < int(end) && (raw[vs] == ' ' || raw[vs] == '\t' || raw[vs] == '\n' || raw[vs] == '\r') {
-					vs++
-				}
-				out := append(append(append([]byte{}, raw[:vs]...), val...), raw[end:]...)
-				return out, true
-			}
+		if w.atValue() {
+			return spliceValue(dec, raw, val)
 		}
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, false
 		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if top != nil && top.object {
-					top.expectKey = true // after this value, a key comes next
-				}
-				stack = append(stack, &frame{object: t == '{', expectKey: t == '{'})
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return nil, false
-				}
-			}
-		case string:
-			if top != nil && top.object && top.expectKey {
-				top.key, top.expectKey = t, false
-				continue
-			}
-			if top != nil && top.object {
-				top.expectKey = true
-			}
-		default:
-			if top != nil && top.object {
-				top.expectKey = true
-			}
+		if !w.step(tok) {
+			return nil, false
 		}
 	}
+}
+
+// leafFrame is an object or array replaceLeaf is in: in an object, the key
+// last read and whether a key comes next.
+type leafFrame struct {
+	object    bool
+	expectKey bool
+	key       string
+}
+
+// leafWalk follows the tokens of a JSON document to the value at path.
+type leafWalk struct {
+	path  []string
+	stack []*leafFrame
+}
+
+// atValue reports whether the next token is the value of the key at path.
+func (w *leafWalk) atValue() bool {
+	if len(w.stack) == 0 || len(w.stack) != len(w.path) {
+		return false
+	}
+	if top := w.stack[len(w.stack)-1]; !top.object || top.expectKey {
+		return false
+	}
+	for i, f := range w.stack {
+		if !f.object || f.key != w.path[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// step takes in the token tok; it reports false when the document ended
+// without the value at path.
+func (w *leafWalk) step(tok json.Token) bool {
+	var top *leafFrame
+	if len(w.stack) > 0 {
+		top = w.stack[len(w.stack)-1]
+	}
+	if d, ok := tok.(json.Delim); ok {
+		switch d {
+		case '{', '[':
+			if top != nil && top.object {
+				top.expectKey = true // after this value, a key comes next
+			}
+			w.stack = append(w.stack, &leafFrame{object: d == '{', expectKey: d == '{'})
+		case '}', ']':
+			w.stack = w.stack[:len(w.stack)-1]
+			return len(w.stack) > 0
+		}
+		return true
+	}
+	if top == nil || !top.object {
+		return true
+	}
+	if s, ok := tok.(string); ok && top.expectKey {
+		top.key, top.expectKey = s, false
+		return true
+	}
+	top.expectKey = true
+	return true
+}
+
+// spliceValue reads the next token of dec, a primitive value after its
+// key's colon, and returns raw with val in its place.
+func spliceValue(dec *json.Decoder, raw, val []byte) ([]byte, bool) {
+	start := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, false
+	}
+	if _, isDelim := tok.(json.Delim); isDelim {
+		return nil, false
+	}
+	end := dec.InputOffset()
+	colon := bytes.IndexByte(raw[start:end], ':')
+	if colon < 0 {
+		return nil, false
+	}
+	vs := int(start) + colon + 1
+	for vs < int(end) && (raw[vs] == ' ' || raw[vs] == '\t' || raw[vs] == '\n' || raw[vs] == '\r') {
+		vs++
+	}
+	return append(append(append([]byte{}, raw[:vs]...), val...), raw[end:]...), true
 }
 
 // editValue changes a value so that it keeps its type and shape: a later

@@ -124,22 +124,7 @@ reached.`,
 }
 
 func runBench(ctx context.Context, opts *BenchOptions) error {
-	if (opts.Tool == "") == (opts.Script == "") {
-		return usageErr("give either a TOOL to call or --script FILE")
-	}
-	if opts.Format != "text" && opts.Format != "json" {
-		return usageErr("--format %q: use text or json", opts.Format)
-	}
-	if opts.Concurrency < 1 || opts.Concurrency > loadgen.MaxConcurrency {
-		return usageErr("--concurrency must be between 1 and %d", loadgen.MaxConcurrency)
-	}
-	if opts.Requests < 0 || opts.Requests > loadgen.MaxFlows {
-		return usageErr("--requests must be between 1 and %d", loadgen.MaxFlows)
-	}
-	if opts.Duration < 0 || opts.Duration > loadgen.MaxDuration {
-		return usageErr("--duration must be positive and at most %s", loadgen.MaxDuration)
-	}
-	if err := checkOutPath("--html", opts.HTML); err != nil {
+	if err := checkBenchOptions(opts); err != nil {
 		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
@@ -149,41 +134,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	if err := checkBenchTarget(sopts.Target.URL, opts.AllowRemote); err != nil {
 		return err
 	}
-	flow := &benchFlow{tool: opts.Tool}
-	if opts.Tool != "" {
-		if flow.args, err = parseArgs(opts.Args); err != nil {
-			return err
-		}
-		if flow.specs, err = opts.Answers.specs(); err != nil {
-			return err
-		}
-		if flow.samples, err = opts.Answers.samples(); err != nil {
-			return err
-		}
-		if len(flow.samples) > 0 {
-			// Declared for every session; each call gets the replies anew.
-			sopts.DeclareSampling = true
-		}
-	} else {
-		if len(opts.Answers.Elicit) > 0 {
-			return usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
-		}
-		if len(opts.Answers.Samples) > 0 {
-			return usageErr("--sample answers a TOOL's requests for a model reply; a script answers with sample_response")
-		}
-		src, err := os.ReadFile(opts.Script)
-		if err != nil {
-			return usageErr("--script: %v", err)
-		}
-		if flow.script, err = script.ParseFile(opts.Script, src); err != nil {
-			return &exitError{code: ExitUsage, err: err}
-		}
-		flow.stepTimeout = opts.Conn.Timeout
-		// What the script's sample_response and roots lines need declared.
-		if flow.script.Sampling {
-			sopts.DeclareSampling = true
-		}
-		sopts.Roots = append(sopts.Roots, flow.script.Roots...)
+	flow, err := newBenchFlow(opts, &sopts)
+	if err != nil {
+		return err
 	}
 	sopts.Warn = nil // one warning per flow would drown the report
 
@@ -211,11 +164,93 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return &exitError{code: ExitUnreachable, err: err}
 	}
 	rep.Tester.Cores, rep.Tester.SharesCores = testerCores(sopts.Target)
+	warnBenchShare(opts.IO.ErrOut, rep)
+	if err := writeBenchReports(opts, sopts, rep); err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return &exitError{code: ExitFailed}
+	}
+	return nil
+}
+
+// checkBenchOptions refuses, before anything runs, the options of bench
+// that do not go together or lie out of bounds.
+func checkBenchOptions(opts *BenchOptions) error {
+	if (opts.Tool == "") == (opts.Script == "") {
+		return usageErr("give either a TOOL to call or --script FILE")
+	}
+	if opts.Format != "text" && opts.Format != "json" {
+		return usageErr("--format %q: use text or json", opts.Format)
+	}
+	if opts.Concurrency < 1 || opts.Concurrency > loadgen.MaxConcurrency {
+		return usageErr("--concurrency must be between 1 and %d", loadgen.MaxConcurrency)
+	}
+	if opts.Requests < 0 || opts.Requests > loadgen.MaxFlows {
+		return usageErr("--requests must be between 1 and %d", loadgen.MaxFlows)
+	}
+	if opts.Duration < 0 || opts.Duration > loadgen.MaxDuration {
+		return usageErr("--duration must be positive and at most %s", loadgen.MaxDuration)
+	}
+	return checkOutPath("--html", opts.HTML)
+}
+
+// newBenchFlow reads what each flow of bench does, a call of TOOL or a
+// script, and declares in sopts what it needs.
+func newBenchFlow(opts *BenchOptions, sopts *session.Options) (*benchFlow, error) {
+	flow := &benchFlow{tool: opts.Tool}
+	var err error
+	if opts.Tool != "" {
+		if flow.args, err = parseArgs(opts.Args); err != nil {
+			return nil, err
+		}
+		if flow.specs, err = opts.Answers.specs(); err != nil {
+			return nil, err
+		}
+		if flow.samples, err = opts.Answers.samples(); err != nil {
+			return nil, err
+		}
+		if len(flow.samples) > 0 {
+			// Declared for every session; each call gets the replies anew.
+			sopts.DeclareSampling = true
+		}
+		return flow, nil
+	}
+	if len(opts.Answers.Elicit) > 0 {
+		return nil, usageErr("--elicit answers a TOOL's questions; a script answers with elicit_response")
+	}
+	if len(opts.Answers.Samples) > 0 {
+		return nil, usageErr("--sample answers a TOOL's requests for a model reply; a script answers with sample_response")
+	}
+	src, err := os.ReadFile(opts.Script)
+	if err != nil {
+		return nil, usageErr("--script: %v", err)
+	}
+	if flow.script, err = script.ParseFile(opts.Script, src); err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	flow.stepTimeout = opts.Conn.Timeout
+	// What the script's sample_response and roots lines need declared.
+	if flow.script.Sampling {
+		sopts.DeclareSampling = true
+	}
+	sopts.Roots = append(sopts.Roots, flow.script.Roots...)
+	return flow, nil
+}
+
+// warnBenchShare warns when the tester took a share of the cores it shares
+// with the server large enough to have slowed the server down.
+func warnBenchShare(w io.Writer, rep *loadgen.Report) {
 	excess := rep.Tester.CPU - time.Duration(benchShareWarning*float64(rep.Elapsed)*float64(rep.Tester.Cores))
 	if share := rep.Tester.Share(rep.Elapsed); rep.Tester.SharesCores && share > benchShareWarning && excess >= benchShareMinExcess {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the tester used %.0f%% of the %d cores it shares with the server (%s of CPU per flow), more than %.0f%%: the server had that much less; to measure the server alone, run the tester on other cores (taskset -c) or on another machine\n",
+		fmt.Fprintf(w, "warning: the tester used %.0f%% of the %d cores it shares with the server (%s of CPU per flow), more than %.0f%%: the server had that much less; to measure the server alone, run the tester on other cores (taskset -c) or on another machine\n",
 			100*share, rep.Tester.Cores, rep.Tester.PerFlow(rep.Flows).Round(time.Microsecond), 100*benchShareWarning)
 	}
+}
+
+// writeBenchReports writes the HTML file asked for and the report of bench
+// on stdout, in text or JSON.
+func writeBenchReports(opts *BenchOptions, sopts session.Options, rep *loadgen.Report) error {
 	what := "tool " + opts.Tool
 	if opts.Script != "" {
 		what = "script " + opts.Script
@@ -226,17 +261,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	if opts.Format == "json" {
-		err = loadgen.WriteJSON(opts.IO.Out, rep)
-	} else {
-		err = loadgen.WriteText(opts.IO.Out, fmt.Sprintf("bench %s against %s", what, sopts.Target.Describe()), rep)
+		return loadgen.WriteJSON(opts.IO.Out, rep)
 	}
-	if err != nil {
-		return err
-	}
-	if rep.Failed > 0 {
-		return &exitError{code: ExitFailed}
-	}
-	return nil
+	return loadgen.WriteText(opts.IO.Out, fmt.Sprintf("bench %s against %s", what, sopts.Target.Describe()), rep)
 }
 
 // testerCores returns how many cores the tester may run on and whether the

@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/script"
+	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/textdiff"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,19 +123,8 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 }
 
 func runTest(ctx context.Context, opts *TestOptions) error {
-	if len(opts.Scripts) == 0 {
-		return usageErr("no script given: use -s FILE (or a directory or glob)")
-	}
-	if opts.Jobs < 1 {
-		return usageErr("--jobs must be at least 1")
-	}
-	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
-		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
-	}
-	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
-		if err := checkOutPath(p[0], p[1]); err != nil {
-			return err
-		}
+	if err := checkTestOptions(opts); err != nil {
+		return err
 	}
 	sopts, err := opts.Conn.sessionOptions(opts.IO)
 	if err != nil {
@@ -148,18 +138,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if len(samples) > 0 {
 		sopts.DeclareSampling = true // the replies come from the script's fallback
 	}
-	scripts, err := script.LoadFiles(opts.Scripts)
+	scripts, err := loadTestScripts(opts.Scripts)
 	if err != nil {
-		// Syntax errors and missing files: nothing has run.
-		return &exitError{code: ExitUsage, err: err}
-	}
-	// Nothing checked is a failure, as in audit: a script with no step
-	// (empty, or comments alone) would pass without asking the server
-	// anything.
-	for _, s := range scripts {
-		if s.NumSteps() == 0 {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("%s: nothing to check: the script has no step", termsafe.Line(s.Name))}
-		}
+		return err
 	}
 	ropts := script.RunOptions{
 		ConnectScript: script.SessionConnectScript(sopts),
@@ -177,25 +158,96 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		ropts.Status = func(st script.Status) { status.Set(scriptStatus(st)) }
 	}
 	if opts.Jobs <= 1 {
-		// Parallel scripts in a terminal decline, as they always did.
-		person := opts.Answers.person(opts.IO)
-		if p, ok := person.(*interactive.Answerer); ok {
-			// input_var reads where the person's answers are read, so
-			// that neither takes the other's lines.
-			ropts.Stdin = p.Input()
-		}
-		if person != nil {
-			ropts.Fallback = bounded{pausing{person, status}}
-			if answer.CanSample(person) && !sopts.DeclareSampling {
-				// The person writes the model replies no sample_response gives.
-				sopts.DeclareSampling = true
-				ropts.ConnectScript = script.SessionConnectScript(sopts)
-			}
-		}
-		if person != nil && !opts.StepTimeoutSet {
-			ropts.StepTimeout = max(ropts.StepTimeout, personStepTimeout)
+		addTestPerson(opts, &sopts, &ropts, status)
+	}
+	if err := setTestOutputs(opts, &ropts); err != nil {
+		return err
+	}
+	rep := script.RunAll(ctx, scripts, ropts)
+	status.Done()
+	if err := writeTestReports(opts, sopts, rep); err != nil {
+		return err
+	}
+	code := rep.ExitCode()
+	if opts.Update {
+		var updated int
+		code, updated = updateScripts(opts.IO, scripts, rep)
+		if code == 0 && updated > 0 && (opts.Format == "text" || opts.Format == "") {
+			// The report above shows the checks failing; they were
+			// rewritten, and that is the run's outcome.
+			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
 		}
 	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// checkTestOptions refuses, before anything runs, the options of test that
+// do not go together.
+func checkTestOptions(opts *TestOptions) error {
+	if len(opts.Scripts) == 0 {
+		return usageErr("no script given: use -s FILE (or a directory or glob)")
+	}
+	if opts.Jobs < 1 {
+		return usageErr("--jobs must be at least 1")
+	}
+	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
+		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
+	}
+	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadTestScripts reads the scripts test runs. Nothing checked is a
+// failure, as in audit: a script with no step (empty, or comments alone)
+// would pass without asking the server anything.
+func loadTestScripts(paths []string) ([]*script.Script, error) {
+	scripts, err := script.LoadFiles(paths)
+	if err != nil {
+		// Syntax errors and missing files: nothing has run.
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	for _, s := range scripts {
+		if s.NumSteps() == 0 {
+			return nil, &exitError{code: ExitFailed, err: fmt.Errorf("%s: nothing to check: the script has no step", termsafe.Line(s.Name))}
+		}
+	}
+	return scripts, nil
+}
+
+// addTestPerson lets the person at the terminal answer what the scripts
+// leave open, when the scripts run one at a time. Parallel scripts in a
+// terminal decline, as they always did.
+func addTestPerson(opts *TestOptions, sopts *session.Options, ropts *script.RunOptions, status *iostreams.StatusLine) {
+	person := opts.Answers.person(opts.IO)
+	if p, ok := person.(*interactive.Answerer); ok {
+		// input_var reads where the person's answers are read, so
+		// that neither takes the other's lines.
+		ropts.Stdin = p.Input()
+	}
+	if person == nil {
+		return
+	}
+	ropts.Fallback = bounded{pausing{person, status}}
+	if answer.CanSample(person) && !sopts.DeclareSampling {
+		// The person writes the model replies no sample_response gives.
+		sopts.DeclareSampling = true
+		ropts.ConnectScript = script.SessionConnectScript(*sopts)
+	}
+	if !opts.StepTimeoutSet {
+		ropts.StepTimeout = max(ropts.StepTimeout, personStepTimeout)
+	}
+}
+
+// setTestOutputs says where a run of test writes as it goes: progress,
+// prompts for input_var, and the script --record writes.
+func setTestOutputs(opts *TestOptions, ropts *script.RunOptions) error {
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
@@ -219,8 +271,12 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		opts.Answers.hide = opts.IO.Hide
 		ropts.Record = opts.Answers.record
 	}
-	rep := script.RunAll(ctx, scripts, ropts)
-	status.Done()
+	return nil
+}
+
+// writeTestReports writes the report of a run of test in the format asked
+// on stdout, and the JUnit and HTML files asked for.
+func writeTestReports(opts *TestOptions, sopts session.Options, rep *script.Report) error {
 	switch opts.Format {
 	case "json":
 		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
@@ -245,25 +301,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 			return fmt.Errorf("--junit: %w", werr)
 		}
 	}
-	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+	return writeHTML(opts.HTML, func(w io.Writer) error {
 		return htmlreport.WriteScripts(w, htmlMeta(opts.IO, "mcp-tester test", sopts.Target.Describe()), rep)
-	}); err != nil {
-		return err
-	}
-	code := rep.ExitCode()
-	if opts.Update {
-		var updated int
-		code, updated = updateScripts(opts.IO, scripts, rep)
-		if code == 0 && updated > 0 && (opts.Format == "text" || opts.Format == "") {
-			// The report above shows the checks failing; they were
-			// rewritten, and that is the run's outcome.
-			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
-		}
-	}
-	if code != 0 {
-		return &exitError{code: code}
-	}
-	return nil
+	})
 }
 
 // scriptStatus is the progress line of a run of scripts: how many ended,

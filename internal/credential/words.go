@@ -416,16 +416,30 @@ const maxPlainWords = 16
 // match reads.
 func (t *Terms) matchPlain(name string) (term string, ok bool) {
 	var words [maxPlainWords][2]int
-	n, start := 0, -1
+	n, ok := plainWords(name, &words)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < n; i++ {
+		if best := t.termFrom(name, words[:n], i); best >= 0 {
+			return t.terms[best].name, true
+		}
+	}
+	return "", true
+}
+
+// plainWords splits a name of ASCII letters, '-', '_' and '.' alone into
+// words as secretWordsIn splits it, each word the start and end of its
+// bytes in words; ok is false for any other name, or one of more words
+// than words holds.
+func plainWords(name string, words *[maxPlainWords][2]int) (n int, ok bool) {
+	start := -1
 	for i := 0; i <= len(name); i++ {
 		var c byte
 		if i < len(name) {
 			c = name[i]
-			switch {
-			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			case c == '-', c == '_', c == '.':
-			default:
-				return "", false
+			if !isUpper(c) && !isLower(c) && c != '-' && c != '_' && c != '.' {
+				return 0, false
 			}
 		}
 		letter := i < len(name) && c != '-' && c != '_' && c != '.'
@@ -433,7 +447,7 @@ func (t *Terms) matchPlain(name string) (term string, ok bool) {
 			(!isUpper(name[i-1]) || i+1 < len(name) && isLower(name[i+1]))
 		if start >= 0 && (!letter || camel) {
 			if n == maxPlainWords {
-				return "", false
+				return 0, false
 			}
 			words[n] = [2]int{start, i}
 			n++
@@ -443,26 +457,28 @@ func (t *Terms) matchPlain(name string) (term string, ok bool) {
 			start = i
 		}
 	}
+	return n, true
+}
+
+// termFrom returns the index of the first term that the words of name
+// from the i-th on begin with, not followed by a word the term must not
+// come before, or -1 when none does.
+func (t *Terms) termFrom(name string, words [][2]int, i int) int {
 	var buf [64]byte
-	for i := 0; i < n; i++ {
-		best := -1
-		run := buf[:0]
-		for j := i; j < n && len(run) < t.maxLen; j++ {
-			for k := words[j][0]; k < words[j][1]; k++ {
-				run = append(run, lower(name[k]))
-			}
-			for _, k := range t.index[string(run)] {
-				term := &t.terms[k]
-				if (best < 0 || k < best) && (j+1 == n || !wordIn(name[words[j+1][0]:words[j+1][1]], term.notBefore)) {
-					best = k
-				}
-			}
+	best := -1
+	run := buf[:0]
+	for j := i; j < len(words) && len(run) < t.maxLen; j++ {
+		for k := words[j][0]; k < words[j][1]; k++ {
+			run = append(run, lower(name[k]))
 		}
-		if best >= 0 {
-			return t.terms[best].name, true
+		for _, k := range t.index[string(run)] {
+			term := &t.terms[k]
+			if (best < 0 || k < best) && (j+1 == len(words) || !wordIn(name[words[j+1][0]:words[j+1][1]], term.notBefore)) {
+				best = k
+			}
 		}
 	}
-	return "", true
+	return best
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

@@ -265,47 +265,69 @@ func convert(s string, kind tokenKind, typ string) (any, error) {
 	switch typ {
 	case "string":
 		return s, nil
+	case "integer", "number", "boolean", "null":
+		return convertScalar(s, typ)
+	case "object", "array":
+		return convertJSON(s, typ)
+	}
+	return convertUntyped(s, kind)
+}
+
+// convertScalar turns the text of an argument into an integer, a number, a
+// boolean or null, as typ says; spaces around the text do not count.
+func convertScalar(s, typ string) (any, error) {
+	t := strings.TrimSpace(s)
+	switch typ {
 	case "integer":
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an integer", s)
 		}
 		return n, nil
 	case "number":
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a number", s)
 		}
 		return f, nil
 	case "boolean":
-		switch strings.TrimSpace(s) {
+		switch t {
 		case "true":
 			return true, nil
 		case "false":
 			return false, nil
 		}
 		return nil, fmt.Errorf("%q is not a boolean (true or false)", s)
-	case "object", "array":
-		v, err := decodeJSON(s)
-		if errors.Is(err, strictjson.ErrAmbiguous) {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a JSON %s", truncate(s, 60), typ)
-		}
-		if _, ok := v.(map[string]any); typ == "object" && !ok {
-			return nil, fmt.Errorf("%q is not a JSON object", truncate(s, 60))
-		}
-		if _, ok := v.([]any); typ == "array" && !ok {
-			return nil, fmt.Errorf("%q is not a JSON array", truncate(s, 60))
-		}
-		return v, nil
-	case "null":
-		if strings.TrimSpace(s) != "null" {
-			return nil, fmt.Errorf("%q is not null", s)
-		}
-		return nil, nil
 	}
+	if t != "null" {
+		return nil, fmt.Errorf("%q is not null", s)
+	}
+	return nil, nil
+}
+
+// convertJSON reads the text of an argument as a JSON object or array, as
+// typ says.
+func convertJSON(s, typ string) (any, error) {
+	v, err := decodeJSON(s)
+	if errors.Is(err, strictjson.ErrAmbiguous) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a JSON %s", truncate(s, 60), typ)
+	}
+	if _, ok := v.(map[string]any); typ == "object" && !ok {
+		return nil, fmt.Errorf("%q is not a JSON object", truncate(s, 60))
+	}
+	if _, ok := v.([]any); typ == "array" && !ok {
+		return nil, fmt.Errorf("%q is not a JSON array", truncate(s, 60))
+	}
+	return v, nil
+}
+
+// convertUntyped reads an argument no schema types: a JSON value stays
+// JSON, a quoted string stays a string, and a bare word is a number, true,
+// false or null when it reads as one.
+func convertUntyped(s string, kind tokenKind) (any, error) {
 	switch kind {
 	case doubleToken, singleToken:
 		return s, nil
@@ -323,10 +345,25 @@ func convert(s string, kind tokenKind, typ string) (any, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !strings.EqualFold(s, "inf") && !strings.EqualFold(s, "nan") && !strings.EqualFold(s, "+inf") && !strings.EqualFold(s, "-inf") && !strings.EqualFold(s, "infinity") {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && plainDecimal(s) {
 		return f, nil
 	}
 	return s, nil
+}
+
+// plainDecimal reports whether a word ParseFloat reads is written as a
+// person writes a number: not hexadecimal, without underscores, and not
+// infinity or NaN.
+func plainDecimal(s string) bool {
+	if strings.ContainsAny(s, "xXpP_") {
+		return false
+	}
+	for _, w := range []string{"inf", "nan", "+inf", "-inf", "infinity"} {
+		if strings.EqualFold(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeJSON reads a JSON value written in a script, by the rule of every

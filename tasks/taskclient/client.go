@@ -204,21 +204,13 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 	if Legacy(c.cs) && c.opts.AsTask != nil && c.opts.AsTask(params.Name) {
 		return c.startTask(ctx, params)
 	}
-	cctx, cp := withCapture(ctx, "tools/call")
-	res, err := c.cs.CallTool(cctx, params)
+	res, raw, err := c.callRaw(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	if !mayBeTask(res) {
-		return &Started{Result: res}, nil
-	}
-	raw, seen := cp.get()
-	if !seen {
-		// Not connected through Transport: the raw answer is unknown.
-		return nil, ErrNoHandle
-	}
 	if raw == nil {
-		return &Started{Result: res}, nil // no result kept to be a handle
+		// A direct result, or no result kept to be a handle.
+		return &Started{Result: res}, nil
 	}
 	var probe struct {
 		ResultType string `json:"resultType"`
@@ -237,6 +229,27 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", params.Name)
 	}
 	return &Started{Task: &ct}, nil
+}
+
+// callRaw calls the tool and returns the result as the go-sdk decoded it
+// and, when that may be a task handle, the raw answer to read it again
+// (nil when the result is direct or no result was kept). A session not
+// connected through Transport cannot say what the raw answer was:
+// ErrNoHandle.
+func (c *Client) callRaw(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, json.RawMessage, error) {
+	cctx, cp := withCapture(ctx, "tools/call")
+	res, err := c.cs.CallTool(cctx, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !mayBeTask(res) {
+		return res, nil, nil
+	}
+	raw, seen := cp.get()
+	if !seen {
+		return nil, nil, ErrNoHandle
+	}
+	return res, raw, nil
 }
 
 // mayBeTask reports whether res, as the go-sdk decoded it, may be a task

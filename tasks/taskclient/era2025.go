@@ -208,23 +208,15 @@ func (g *getResult) normal() *tasks.GetTaskResult {
 // and reads the task the server created, or the direct result of a server
 // that ran the call as a plain one.
 func (c *Client) startTask(ctx context.Context, params *mcp.CallToolParams) (*Started, error) {
-	cctx, cp := withCapture(context.WithValue(ctx, augmentKey{}, &TaskParams{TTL: c.opts.TTL.Milliseconds()}), "tools/call")
-	res, err := c.cs.CallTool(cctx, params)
+	res, raw, err := c.callRaw(context.WithValue(ctx, augmentKey{}, &TaskParams{TTL: c.opts.TTL.Milliseconds()}), params)
 	if err != nil {
 		return nil, err
 	}
-	if !mayBeTask(res) {
+	if raw == nil {
 		return &Started{Result: res}, nil
-	}
-	raw, seen := cp.get()
-	if !seen {
-		return nil, ErrNoHandle
 	}
 	var created struct {
 		Task *legacyTask `json:"task"`
-	}
-	if raw == nil {
-		return &Started{Result: res}, nil
 	}
 	if err := json.Unmarshal(raw, &created); err != nil {
 		return nil, fmt.Errorf("read the answer of tool %q: %w", params.Name, err)
