@@ -3,7 +3,9 @@ package catalogdiff
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/catalog"
 )
@@ -83,15 +85,26 @@ func TestCompareScalesLinearly(t *testing.T) {
 	}
 }
 
-// BenchmarkCompare measures comparing catalogs of 10,000 changed items.
-func BenchmarkCompare(b *testing.B) {
+// BenchmarkCompareScale compares catalogs of 10,000 changed items and of
+// 2,500, taking turns, and reports how many times longer the larger took
+// (x-baseline): about 4 when the comparison is linear, 16 when quadratic.
+func BenchmarkCompareScale(b *testing.B) {
 	for _, sc := range scaleCases {
 		b.Run(sc.name, func(b *testing.B) {
-			old, new := sc.make(10000)
-			b.ReportAllocs()
+			smallOld, smallNew := sc.make(2500)
+			largeOld, largeNew := sc.make(10000)
+			var ratios []float64
 			for b.Loop() {
-				Compare(old, new)
+				t0 := time.Now()
+				Compare(smallOld, smallNew)
+				t1 := time.Now()
+				Compare(largeOld, largeNew)
+				ratios = append(ratios, float64(time.Since(t1))/float64(t1.Sub(t0)))
 			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "x-baseline")
+			b.ReportMetric(ratios[0], "x-baseline-min")
+			b.ReportMetric(ratios[len(ratios)-1], "x-baseline-max")
 		})
 	}
 }
