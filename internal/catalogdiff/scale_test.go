@@ -108,3 +108,24 @@ func BenchmarkCompareScale(b *testing.B) {
 		})
 	}
 }
+
+// TestDeepCapabilitiesAreBounded: capabilities nested thousands deep are
+// followed no deeper than schemas are (maxSchemaDepth), and compared whole
+// below: not once per level, each level comparing all below it again.
+func TestDeepCapabilitiesAreBounded(t *testing.T) {
+	nest := func(leaf any) map[string]any {
+		v := map[string]any{"x": leaf}
+		for range 5000 {
+			v = map[string]any{"x": v}
+		}
+		return v
+	}
+	old, new := &catalog.Catalog{Capabilities: nest(true)}, &catalog.Catalog{Capabilities: nest(false)}
+	rep := Compare(old, new)
+	if len(rep.Changes) != 1 {
+		t.Fatalf("want one change, got %d", len(rep.Changes))
+	}
+	if n := len(rep.Changes[0].Path.Segments()); n > maxSchemaDepth+1 {
+		t.Errorf("the change is placed %d levels deep, past the bound of %d", n, maxSchemaDepth)
+	}
+}
