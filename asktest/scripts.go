@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/atomicfile"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/textdiff"
 )
@@ -128,7 +128,7 @@ func update(tb testing.TB, s *script.Script, res *script.ScriptResult) {
 	if updated == 0 {
 		return
 	}
-	if err := atomicfile.Write(s.Name, data, 0o644); err != nil {
+	if err := outfile.Write(s.Name, data, 0o644); err != nil {
 		tb.Fatalf("%s: -update: %v", s.Name, err)
 	}
 	tb.Logf("%s: %d expected value(s) updated (-update):\n%s", s.Name, updated,

@@ -9,7 +9,7 @@
 # (over the runs of the benchmark) and the load average while it ran; all of
 # them again at the end, with the date (scripts/bench-ratios.awk). The whole
 # takes a while on a busy machine: BENCH_ONLY="script bench reqstate sdk" runs
-# only those sections (call, termsafe, scan, script, proxy, reqstate, bench, floor,
+# only those sections (call, termsafe, scan, catdiff, script, proxy, reqstate, bench, floor,
 # sdk, scaleout, run, allocs), e.g. `make bench BENCH_ONLY=script`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +48,10 @@ fi
 if want scan; then
 section "the scan of what a server tells the model"
 gobench scan.txt ./internal/scan 'ScanCorpus|ScanSize' -benchtime 1x -count 3
+fi
+if want catdiff; then
+section "catalog diff at scale"
+gobench catdiff.txt ./internal/catalogdiff CompareScale -benchtime 5x
 fi
 if want script; then
 section ".mcp scripts"

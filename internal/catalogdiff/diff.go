@@ -84,6 +84,11 @@ func (r *Report) Fails(t Threshold) bool {
 // Compare lists the changes from old to new, most serious first, then by
 // where they are.
 func Compare(old, new *catalog.Catalog) *Report {
+	return compare(old, new).report(old, new)
+}
+
+// compare finds the changes from old to new, unsorted.
+func compare(old, new *catalog.Catalog) *differ {
 	d := &differ{}
 	d.server(old, new)
 	d.capabilities("capabilities", old.Capabilities, new.Capabilities)
@@ -91,6 +96,11 @@ func Compare(old, new *catalog.Catalog) *Report {
 	d.prompts(old.Prompts, new.Prompts)
 	d.resources(old.Resources, new.Resources)
 	d.templates(old.Templates, new.Templates)
+	return d
+}
+
+// report sorts the changes found into a report of old and new.
+func (d *differ) report(old, new *catalog.Catalog) *Report {
 	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		return cmp.Or(-cmp.Compare(a.Class(), b.Class()), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Rule.ID, b.Rule.ID), cmp.Compare(a.Message, b.Message))
 	})
@@ -100,6 +110,10 @@ func Compare(old, new *catalog.Catalog) *Report {
 
 type differ struct {
 	changes []Change
+	// steps counts the comparisons of one value with another: they grow
+	// with the catalogs' size, never with its square (a hostile catalog
+	// must not stall a CI job).
+	steps int
 }
 
 func (d *differ) add(rule Rule, p catalog.Path, subject, msg string, old, new any) {
@@ -171,6 +185,17 @@ func (d *differ) server(old, new *catalog.Catalog) {
 // removed (or turned false) is dropped, one added is safe, other changes
 // are to review.
 func (d *differ) capabilities(p catalog.Path, old, new map[string]any) {
+	d.capabilitiesAt(p, old, new, 0)
+}
+
+func (d *differ) capabilitiesAt(p catalog.Path, old, new map[string]any, depth int) {
+	if depth >= maxSchemaDepth {
+		// Deeper than any capability: compared whole, as for schemas.
+		if !reflect.DeepEqual(old, new) {
+			d.add(RuleCapabilityOption, p, "server", fmt.Sprintf("capability %s changed", strings.TrimPrefix(string(p), "capabilities.")), old, new)
+		}
+		return
+	}
 	keys := unionKeys(old, new)
 	for _, k := range keys {
 		o, inOld := old[k]
@@ -184,7 +209,7 @@ func (d *differ) capabilities(p catalog.Path, old, new map[string]any) {
 		case inNew && (!inOld || o == false) && n != false:
 			d.add(RuleCapabilityAdded, at, "server", fmt.Sprintf("capability %s added", name), o, n)
 		case isMap(o) && isMap(n):
-			d.capabilities(at, o.(map[string]any), n.(map[string]any))
+			d.capabilitiesAt(at, o.(map[string]any), n.(map[string]any), depth+1)
 		default:
 			d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
 		}
@@ -241,22 +266,28 @@ func keyed[T any](old, new []T, key func(T) string) (gone, came []T, both [][2]T
 	return gone, came, both
 }
 
-// renames pairs items gone with items that came when same says they are
-// the same but for their key: each at most once, in key order.
-func renames[T any](gone, came []T, same func(a, b T) bool) (pairs [][2]T, restGone, restCame []T) {
+// renames pairs items gone with items that came when they have the same
+// shape (and shape says they can pair): each at most once, in key order.
+// Items are paired by a map of shapes, never each with each.
+func renames[T any](d *differ, gone, came []T, shape func(T) (string, bool)) (pairs [][2]T, restGone, restCame []T) {
+	byShape := map[string][]int{}
+	for i, c := range came {
+		d.steps++
+		if s, ok := shape(c); ok {
+			byShape[s] = append(byShape[s], i)
+		}
+	}
 	used := make([]bool, len(came))
 	for _, g := range gone {
-		found := false
-		for i, c := range came {
-			if !used[i] && same(g, c) {
-				used[i], found = true, true
-				pairs = append(pairs, [2]T{g, c})
-				break
-			}
+		d.steps++
+		s, ok := shape(g)
+		if cands := byShape[s]; ok && len(cands) > 0 {
+			used[cands[0]] = true
+			byShape[s] = cands[1:]
+			pairs = append(pairs, [2]T{g, came[cands[0]]})
+			continue
 		}
-		if !found {
-			restGone = append(restGone, g)
-		}
+		restGone = append(restGone, g)
 	}
 	for i, c := range came {
 		if !used[i] {
@@ -272,9 +303,10 @@ type kind[T any] struct {
 	noun string // "tool", "resource template"
 	path func(key string) catalog.Path
 	key  func(T) string
-	// same says when an item gone and one that came look like one
-	// renamed; guess words it ("renamed to %q? (same schemas)").
-	same                    func(a, b T) bool
+	// shape is what an item gone and one that came share when they look
+	// like one renamed, and false when the item pairs with none; guess
+	// words it ("renamed to %q? (same schemas)").
+	shape                   func(T) (string, bool)
 	guess                   string
 	renamed, removed, added Rule
 }
@@ -284,7 +316,7 @@ type kind[T any] struct {
 // new catalog) and its name for people.
 func members[T any](d *differ, k kind[T], old, new []T, both func(p catalog.Path, who string, o, n T)) {
 	gone, came, kept := keyed(old, new, k.key)
-	pairs, gone, came := renames(gone, came, k.same)
+	pairs, gone, came := renames(d, gone, came, k.shape)
 	who := func(key string) string { return fmt.Sprintf("%s %q", k.noun, key) }
 	for _, p := range pairs {
 		o, n := k.key(p[0]), k.key(p[1])
@@ -309,8 +341,9 @@ func toolPath(name string) catalog.Path { return catalog.Path("tools").Key(name)
 func (d *differ) tools(old, new []catalog.Tool) {
 	members(d, kind[catalog.Tool]{
 		noun: "tool", path: toolPath, key: func(t catalog.Tool) string { return t.Name },
-		same: func(a, b catalog.Tool) bool {
-			return reflect.DeepEqual(a.InputSchema, b.InputSchema) && reflect.DeepEqual(a.OutputSchema, b.OutputSchema)
+		shape: func(t catalog.Tool) (string, bool) {
+			in, out := digestOf(t.InputSchema), digestOf(t.OutputSchema)
+			return string(in[:]) + string(out[:]), true
 		},
 		guess:   "renamed to %q? (same schemas)",
 		renamed: RuleToolRenamed, removed: RuleToolRemoved, added: RuleToolAdded,
@@ -446,7 +479,7 @@ func chain(base, p catalog.Path) string {
 // input classifies the differences of an input schema: what refuses a
 // caller's old arguments breaks, what accepts more is safe.
 func (d *differ) input(p catalog.Path, who string, old, new any) {
-	for _, f := range compareSchemas(p, old, new) {
+	for _, f := range compareSchemas(p, old, new, &d.steps) {
 		msg := describe("input", p, f)
 		switch {
 		case f.what == "removed":
@@ -491,7 +524,7 @@ func (d *differ) output(p catalog.Path, who string, old, new any) {
 		d.removed(RuleOutputRemoved, p, who, "output schema removed: structured results are no longer promised", nil, nil)
 		return
 	}
-	for _, f := range compareSchemas(p, old, new) {
+	for _, f := range compareSchemas(p, old, new, &d.steps) {
 		msg := describe("output", p, f)
 		switch {
 		case f.what == "removed" || f.what == "renamed":
@@ -523,8 +556,8 @@ func promptPath(name string) catalog.Path { return catalog.Path("prompts").Key(n
 func (d *differ) prompts(old, new []catalog.Prompt) {
 	members(d, kind[catalog.Prompt]{
 		noun: "prompt", path: promptPath, key: func(p catalog.Prompt) string { return p.Name },
-		same: func(a, b catalog.Prompt) bool {
-			return len(a.Arguments) > 0 && reflect.DeepEqual(argShape(a.Arguments), argShape(b.Arguments))
+		shape: func(p catalog.Prompt) (string, bool) {
+			return argShape(p.Arguments), len(p.Arguments) > 0
 		},
 		guess:   "renamed to %q? (same arguments)",
 		renamed: RulePromptRenamed, removed: RulePromptRemoved, added: RulePromptAdded,
@@ -532,13 +565,14 @@ func (d *differ) prompts(old, new []catalog.Prompt) {
 }
 
 // argShape is what callers rely on of a prompt's arguments: names and
-// which are required.
-func argShape(args []catalog.Argument) map[string]bool {
-	m := map[string]bool{}
+// which are required (of a name given twice, the last).
+func argShape(args []catalog.Argument) string {
+	m := map[string]any{}
 	for _, a := range args {
 		m[a.Name] = a.Required
 	}
-	return m
+	d := digestOf(m)
+	return string(d[:])
 }
 
 func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
@@ -601,7 +635,7 @@ func asResources(templates []catalog.Template) []catalog.Resource {
 func (d *differ) resourceList(noun string, path func(string) catalog.Path, old, new []catalog.Resource) {
 	members(d, kind[catalog.Resource]{
 		noun: noun, path: path, key: func(r catalog.Resource) string { return r.URI },
-		same:    func(a, b catalog.Resource) bool { return a.Name != "" && a.Name == b.Name },
+		shape:   func(r catalog.Resource) (string, bool) { return r.Name, r.Name != "" },
 		guess:   "moved to %q? (same name)",
 		renamed: RuleResourceRenamed, removed: RuleResourceRemoved, added: RuleResourceAdded,
 	}, old, new, d.resource)

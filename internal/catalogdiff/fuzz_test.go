@@ -47,11 +47,11 @@ func FuzzCompareSchemas(f *testing.F) {
 		if !ok1 || !ok2 {
 			return
 		}
-		if same := compareSchemas("s", x, x); len(same) != 0 {
+		if same := compareSchemas("s", x, x, new(int)); len(same) != 0 {
 			t.Fatalf("a schema differs from itself: %+v", same)
 		}
-		fwd := compareSchemas("s", x, y)
-		back := compareSchemas("s", y, x)
+		fwd := compareSchemas("s", x, y, new(int))
+		back := compareSchemas("s", y, x, new(int))
 		if (len(fwd) == 0) != (len(back) == 0) {
 			t.Fatalf("a difference seen one way only:\n%s\n%s\nfwd %+v\nback %+v", a, b, fwd, back)
 		}

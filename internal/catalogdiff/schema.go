@@ -41,15 +41,25 @@ type finding struct {
 // catalog file is bounded in size, but its nesting is not.
 const maxSchemaDepth = 64
 
-// compareSchemas lists the differences from old to new, two JSON schemas
-// as encoding/json reads them (numbers as json.Number or float64).
-func compareSchemas(p catalog.Path, old, new any) []finding {
-	var out []finding
-	cmpSchema(&out, p, old, new, 0)
-	return out
+// findings collects the differences of two schemas, and counts the
+// comparisons of one value with another made to find them (steps), which
+// grow with the schemas' size, never with its square.
+type findings struct {
+	list  []finding
+	steps int
 }
 
-func cmpSchema(out *[]finding, p catalog.Path, old, new any, depth int) {
+// compareSchemas lists the differences from old to new, two JSON schemas
+// as encoding/json reads them (numbers as json.Number or float64), and
+// counts its steps in *steps.
+func compareSchemas(p catalog.Path, old, new any, steps *int) []finding {
+	out := &findings{}
+	cmpSchema(out, p, old, new, 0)
+	*steps += out.steps
+	return out.list
+}
+
+func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
 	if reflect.DeepEqual(old, new) {
 		return
 	}
@@ -127,18 +137,21 @@ func init() {
 
 func otherKeys(a, b map[string]any) []string {
 	var keys []string
-	for _, m := range []map[string]any{a, b} {
-		for k := range m {
-			if !known[k] && !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
+	for k := range a {
+		if !known[k] {
+			keys = append(keys, k)
+		}
+	}
+	for k := range b {
+		if _, inA := a[k]; !known[k] && !inA {
+			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	return keys
 }
 
-func add(out *[]finding, f finding) { *out = append(*out, f) }
+func add(out *findings, f finding) { out.list = append(out.list, f) }
 
 // booleanSchema is the effect of a change between schemas that are not
 // both objects: true (anything) to something else narrows, to true
@@ -203,7 +216,7 @@ func covers(a, b []string) bool {
 	return true
 }
 
-func cmpType(out *[]finding, p catalog.Path, o, n any) {
+func cmpType(out *findings, p catalog.Path, o, n any) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -236,7 +249,7 @@ func typeText(v any) string {
 
 // cmpEnum compares enum and const: values removed narrow, values added
 // widen, an enum or const added narrows, one removed widens.
-func cmpEnum(out *[]finding, p catalog.Path, om, nm map[string]any) {
+func cmpEnum(out *findings, p catalog.Path, om, nm map[string]any) {
 	values := func(m map[string]any) ([]any, bool) {
 		if c, ok := m["const"]; ok {
 			return []any{c}, true
@@ -270,13 +283,16 @@ func cmpEnum(out *[]finding, p catalog.Path, om, nm map[string]any) {
 		return
 	}
 	var removed, added []any
+	oset, nset := valueSet(out, ov), valueSet(out, nv)
 	for _, v := range ov {
-		if !containsValue(nv, v) {
+		out.steps++
+		if !nset[valueKey(v)] {
 			removed = append(removed, v)
 		}
 	}
 	for _, v := range nv {
-		if !containsValue(ov, v) {
+		out.steps++
+		if !oset[valueKey(v)] {
 			added = append(added, v)
 		}
 	}
@@ -288,22 +304,25 @@ func cmpEnum(out *[]finding, p catalog.Path, om, nm map[string]any) {
 	}
 }
 
-func containsValue(list []any, v any) bool {
-	for _, x := range list {
-		if sameValue(x, v) {
-			return true
-		}
+// valueKey is what two JSON values of an enum share when they are one
+// value: numbers by value (1 and 1.0 are one), anything else as
+// reflect.DeepEqual compares it.
+func valueKey(v any) string {
+	if x, ok := number(v); ok {
+		return "n" + x.RatString()
 	}
-	return false
+	d := digestOf(v)
+	return "v" + string(d[:])
 }
 
-// sameValue compares JSON values, numbers by value (1 and 1.0 are one).
-func sameValue(a, b any) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
-		return ok && x.Cmp(y) == 0
+// valueSet is the keys of the values of a list.
+func valueSet(out *findings, list []any) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, v := range list {
+		out.steps++
+		set[valueKey(v)] = true
 	}
-	return reflect.DeepEqual(a, b)
+	return set
 }
 
 func list(vs []any) string {
@@ -325,7 +344,7 @@ var bounds = []bound{
 	{"maximum", false}, {"exclusiveMaximum", false}, {"maxLength", false}, {"maxItems", false}, {"maxProperties", false}, {"maxContains", false},
 }
 
-func cmpBound(out *[]finding, p catalog.Path, b bound, o, n any) {
+func cmpBound(out *findings, p catalog.Path, b bound, o, n any) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -390,7 +409,7 @@ func number(v any) (*big.Rat, bool) {
 // cmpWord compares pattern and format: one added or changed narrows (a
 // changed pattern may accept other strings: it is taken as narrowing),
 // one removed widens.
-func cmpWord(out *[]finding, p catalog.Path, key string, o, n any) {
+func cmpWord(out *findings, p catalog.Path, key string, o, n any) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -405,7 +424,7 @@ func cmpWord(out *[]finding, p catalog.Path, key string, o, n any) {
 	add(out, finding{path: p.Key(key), effect: e, what: key, msg: msg, old: o, new: n})
 }
 
-func cmpMultipleOf(out *[]finding, p catalog.Path, o, n any) {
+func cmpMultipleOf(out *findings, p catalog.Path, o, n any) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -425,7 +444,7 @@ func cmpMultipleOf(out *[]finding, p catalog.Path, o, n any) {
 	add(out, finding{path: p.Key("multipleOf"), effect: e, what: "bound", msg: fmt.Sprintf("multipleOf %s → %s", shortOr(o, "none"), shortOr(n, "none")), old: o, new: n})
 }
 
-func cmpFlag(out *[]finding, p catalog.Path, key string, o, n any) {
+func cmpFlag(out *findings, p catalog.Path, key string, o, n any) {
 	ob, _ := o.(bool)
 	nb, _ := n.(bool)
 	if ob == nb {
@@ -458,9 +477,10 @@ func props(m map[string]any) map[string]any {
 	return p
 }
 
-func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth int) {
+func cmpProperties(out *findings, p catalog.Path, om, nm map[string]any, depth int) {
 	op, np := props(om), props(nm)
 	oreq, nreq := required(om), required(nm)
+	oreqSet, nreqSet := stringSet(oreq), stringSet(nreq)
 	pp := p.Key("properties")
 	var removed, added []string
 	for k := range op {
@@ -475,18 +495,30 @@ func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth 
 	}
 	slices.Sort(removed)
 	slices.Sort(added)
+	removedSet, addedSet := stringSet(removed), stringSet(added)
 	// A property removed and one added with the same schema: renamed?
+	// Each removed one pairs with the first added one of its schema not
+	// yet paired, found by the schema's digest.
+	bySchema := map[digest][]string{}
+	for _, a := range added {
+		out.steps++
+		d := digestOf(np[a])
+		bySchema[d] = append(bySchema[d], a)
+	}
 	paired := map[string]bool{}
 	for _, r := range removed {
-		for _, a := range added {
-			if !paired[a] && reflect.DeepEqual(op[r], np[a]) {
-				paired[a], paired[r] = true, true
-				add(out, finding{path: pp.Key(r), effect: changed, what: "renamed", name: r,
-					msg: "renamed?", old: r, new: a,
-					required: slices.Contains(nreq, a)})
-				break
-			}
+		out.steps++
+		d := digestOf(op[r])
+		cands := bySchema[d]
+		if len(cands) == 0 {
+			continue
 		}
+		a := cands[0]
+		bySchema[d] = cands[1:]
+		paired[a], paired[r] = true, true
+		add(out, finding{path: pp.Key(r), effect: changed, what: "renamed", name: r,
+			msg: "renamed?", old: r, new: a,
+			required: nreqSet[a]})
 	}
 	for _, r := range removed {
 		if !paired[r] {
@@ -497,7 +529,7 @@ func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth 
 		if paired[a] {
 			continue
 		}
-		req := slices.Contains(nreq, a)
+		req := nreqSet[a]
 		msg := fmt.Sprintf("optional %q added", a)
 		if req {
 			msg = fmt.Sprintf("required %q added", a)
@@ -517,26 +549,37 @@ func cmpProperties(out *[]finding, p catalog.Path, om, nm map[string]any, depth 
 	// Required: of the properties on both sides (and any not declared).
 	rp := p.Key("required")
 	for _, r := range nreq {
-		if slices.Contains(oreq, r) {
+		out.steps++
+		if oreqSet[r] {
 			continue
 		}
 		if _, isNew := np[r]; isNew && op[r] == nil && !paired[r] {
 			continue // reported as a required property added
 		}
-		if slices.Contains(added, r) {
+		if addedSet[r] {
 			continue // renamed, reported
 		}
 		add(out, finding{path: rp, effect: narrowed, what: "required", name: r, msg: fmt.Sprintf("%q is now required", r), new: r})
 	}
 	for _, r := range oreq {
-		if slices.Contains(nreq, r) || slices.Contains(removed, r) {
+		out.steps++
+		if nreqSet[r] || removedSet[r] {
 			continue
 		}
 		add(out, finding{path: rp, effect: widened, what: "required", name: r, msg: fmt.Sprintf("%q is no longer required", r), old: r})
 	}
 }
 
-func cmpAdditional(out *[]finding, p catalog.Path, o, n any, depth int) {
+// stringSet is the strings of a list as a set.
+func stringSet(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set
+}
+
+func cmpAdditional(out *findings, p catalog.Path, o, n any, depth int) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -558,7 +601,7 @@ func cmpAdditional(out *[]finding, p catalog.Path, o, n any, depth int) {
 
 func isMap(v any) bool { _, ok := v.(map[string]any); return ok }
 
-func cmpItems(out *[]finding, p catalog.Path, o, n any, depth int) {
+func cmpItems(out *findings, p catalog.Path, o, n any, depth int) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -579,7 +622,7 @@ func cmpItems(out *[]finding, p catalog.Path, o, n any, depth int) {
 
 // cmpList compares lists of schemas (anyOf, oneOf, allOf, tuples) item by
 // item when they are as long; otherwise as one change it cannot judge.
-func cmpList(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
+func cmpList(out *findings, p catalog.Path, key string, o, n any, depth int) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}
@@ -596,7 +639,7 @@ func cmpList(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
 
 // cmpMap compares maps of schemas ($defs) name by name; one removed or
 // added is a change it cannot judge (what refers to it?).
-func cmpMap(out *[]finding, p catalog.Path, key string, o, n any, depth int) {
+func cmpMap(out *findings, p catalog.Path, key string, o, n any, depth int) {
 	if reflect.DeepEqual(o, n) {
 		return
 	}

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/conversation"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/recordscript"
 	"github.com/askback/askback/internal/script"
@@ -149,7 +149,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 		}
 		return nil
 	}
-	if err := atomicfile.Write(opts.Output, src, 0o600); err != nil { // it holds the answers given
+	if err := outfile.Write(opts.Output, src, 0o600); err != nil { // it holds the answers given
 		return &exitError{code: ExitFailed, err: err}
 	}
 	calls := len(conv.Calls)

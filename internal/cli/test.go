@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
@@ -376,7 +375,7 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 		total += updated
 	}
 	for _, w := range writes {
-		if err := atomicfile.Write(w.name, w.data, 0o644); err != nil {
+		if err := outfile.Write(w.name, w.data, 0o644); err != nil {
 			fmt.Fprintf(io.ErrOut, "--update: %v\n", err)
 			code = script.ExitFailed
 		}

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/lazyre"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/strictjson"
 )
 
@@ -243,7 +243,7 @@ func (c *Cache) Save(e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("save the login: %w", err)
 	}
-	if err := atomicfile.WritePrivate(c.path(server, e.Identity), append(data, '\n')); err != nil {
+	if err := outfile.WritePrivate(c.path(server, e.Identity), append(data, '\n')); err != nil {
 		return fmt.Errorf("save the login: %w", err)
 	}
 	return nil

@@ -5,7 +5,7 @@
 // overwrite or append to a file of the caller's elsewhere), and so is
 // anything but a regular file (a FIFO or a device is refused without
 // waiting for a reader). A file written whole is written whole or not at
-// all (Write, through internal/atomicfile); a file written as the command
+// all (Write; WritePrivate for credentials); a file written as the command
 // goes is created new, or emptied once it is known to be a regular file
 // (Create), or appended to (Append).
 package outfile
@@ -15,19 +15,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"github.com/askback/askback/internal/atomicfile"
 )
 
 // ErrLink is the error of a path that names a symbolic link.
 var ErrLink = errors.New("is a symbolic link; give the path of a regular file")
-
-// Write writes data to path whole or not at all, as atomicfile.Write
-// does (which refuses a symbolic link at path too): for a file the
-// command writes once, at its end.
-func Write(path string, data []byte, perm fs.FileMode) error {
-	return atomicfile.Write(path, data, perm)
-}
 
 // Create opens path for writing from its start: a new file with perm
 // (less the umask), or a regular file that was there, emptied and given

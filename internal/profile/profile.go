@@ -22,8 +22,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/lazyre"
+	"github.com/askback/askback/internal/outfile"
 )
 
 // FileName is the name of a profiles file.
@@ -188,7 +188,7 @@ func (f *File) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("write profiles: %w", err)
 	}
-	if err := atomicfile.WritePrivate(path, data); err != nil {
+	if err := outfile.WritePrivate(path, data); err != nil {
 		return fmt.Errorf("write profiles: %w", err)
 	}
 	return nil

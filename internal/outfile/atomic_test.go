@@ -1,4 +1,4 @@
-package atomicfile
+package outfile
 
 import (
 	"os"

@@ -1,0 +1,87 @@
+package catalogdiff
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+)
+
+// digest is a fingerprint of a JSON value as encoding/json reads it: two
+// values have the same digest when reflect.DeepEqual holds between them
+// (and, but for a hash collision, only then). Sorting items by digest
+// pairs equal ones in n log n where comparing each with each is
+// quadratic.
+type digest [sha256.Size]byte
+
+func digestOf(v any) digest {
+	h := sha256.New()
+	writeCanon(h, v)
+	var d digest
+	h.Sum(d[:0])
+	return d
+}
+
+// writeCanon writes v to h with its type and lengths, map keys sorted, so
+// that values of different types or shapes never write the same bytes.
+func writeCanon(h hash.Hash, v any) {
+	var n [8]byte
+	length := func(tag byte, l int) {
+		binary.BigEndian.PutUint64(n[:], uint64(l))
+		h.Write([]byte{tag})
+		h.Write(n[:])
+	}
+	switch x := v.(type) {
+	case nil:
+		h.Write([]byte{'z'})
+	case bool:
+		if x {
+			h.Write([]byte{'t'})
+		} else {
+			h.Write([]byte{'f'})
+		}
+	case string:
+		length('s', len(x))
+		h.Write([]byte(x))
+	case json.Number:
+		length('n', len(x))
+		h.Write([]byte(x))
+	case float64:
+		length('d', 8)
+		binary.BigEndian.PutUint64(n[:], math.Float64bits(x))
+		h.Write(n[:])
+	case []any:
+		if x == nil {
+			h.Write([]byte{'Z'})
+			return
+		}
+		length('a', len(x))
+		for _, e := range x {
+			writeCanon(h, e)
+		}
+	case map[string]any:
+		if x == nil {
+			h.Write([]byte{'M'})
+			return
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		length('m', len(x))
+		for _, k := range keys {
+			length('s', len(k))
+			h.Write([]byte(k))
+			writeCanon(h, x[k])
+		}
+	default:
+		// Not a type encoding/json reads into any: its type and value.
+		s := fmt.Sprintf("%T %#v", v, v)
+		length('o', len(s))
+		h.Write([]byte(s))
+	}
+}
