@@ -15,6 +15,8 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/askback/askback/internal/session"
 	"github.com/spf13/cobra"
@@ -128,14 +130,11 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--badge: %w", err)}
 		}
 	}
-	switch opts.Format {
-	case "json":
-		err = printer.JSON(opts.IO.Out, g)
-	case "sarif":
-		err = writeSARIF(opts.IO.Out, g.SARIF(sarifTool(), opts.SARIFFile))
-	default:
-		err = g.WriteText(opts.IO.Out)
-	}
+	err = emit(opts.IO, opts.Format, report.Writers{
+		Text:  g.WriteText,
+		JSON:  func(w io.Writer) error { return printer.JSON(w, g) },
+		SARIF: func(tool sarif.Tool) *sarif.Run { return g.SARIF(tool, opts.SARIFFile) },
+	})
 	if err != nil {
 		return err
 	}
