@@ -58,8 +58,8 @@ func writeHTML(path string, write func(io.Writer) error) error {
 	return writeReportFile("--html", path, nil, write)
 }
 
-// writeReportFile writes the report file that flag names (--html, --junit)
-// whole, with what hide hides hidden; a report that cannot be written
+// writeReportFile writes the report file that flag names (--html, --junit,
+// --badge) whole, with what hide hides hidden; a report that cannot be written
 // fails the command (exit 1), whichever report it is: the run happened,
 // its report is missing.
 func writeReportFile(flag, path string, hide func(string) string, write func(io.Writer) error) error {
