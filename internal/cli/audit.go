@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,8 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/jsonobject"
 	"github.com/askback/askback/internal/login"
-	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/spf13/cobra"
@@ -161,28 +161,19 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		// options: nothing was called.
 		return usageErr("%v", err)
 	}
-	if opts.JUnit != "" {
-		var b bytes.Buffer
-		if err := rep.WriteJUnit(&b); err != nil {
-			return err
-		}
-		if err := outfile.Write(opts.JUnit, []byte(opts.IO.Hide(b.String())), 0o644); err != nil {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("--junit: %w", err)}
-		}
+	if err := writeReportFile("--junit", opts.JUnit, opts.IO.Hide, rep.WriteJUnit); err != nil {
+		return err
 	}
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
 		return htmlreport.WriteAudit(w, htmlMeta(opts.IO, "mcp-tester audit", rep.Target), rep)
 	}); err != nil {
 		return err
 	}
-	switch opts.Format {
-	case "json":
-		err = rep.WriteJSON(opts.IO.Out)
-	case "sarif":
-		err = writeSARIF(opts.IO.Out, rep.SARIF(sarifTool(), opts.SARIFFile))
-	default:
-		err = rep.WriteText(opts.IO.Out)
-	}
+	err = emit(opts.IO, opts.Format, report.Writers{
+		Text:  rep.WriteText,
+		JSON:  rep.WriteJSON,
+		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
+	})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/catalogdiff"
+	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/sarif"
 	"github.com/spf13/cobra"
 )
@@ -115,28 +117,13 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 }
 
 func writeCatalogDiff(ios *iostreams.IOStreams, format string, rep *catalogdiff.Report, t catalogdiff.Threshold, files catalogdiff.Files) error {
-	w := ios.Out
-	switch format {
-	case "json":
-		return rep.WriteJSON(w, t, files)
-	case "markdown":
-		return rep.WriteMarkdown(w, t)
-	case "sarif":
-		return writeSARIF(w, rep.SARIF(sarifTool(), files))
-	case "github":
-		// The report goes through the guard of Out, so no line a server
-		// wrote reads as a command; the annotations are ours.
-		if err := rep.WriteText(w, t); err != nil {
-			return err
-		}
-		for _, a := range rep.Annotations(files) {
-			if _, err := fmt.Fprintln(ios.WorkflowCommands(), a); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return rep.WriteText(w, t)
+	return emit(ios, format, report.Writers{
+		Text:        func(w io.Writer) error { return rep.WriteText(w, t) },
+		JSON:        func(w io.Writer) error { return rep.WriteJSON(w, t, files) },
+		Markdown:    func(w io.Writer) error { return rep.WriteMarkdown(w, t) },
+		SARIF:       func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, files) },
+		Annotations: func() []ghactions.Annotation { return rep.Annotations(files) },
+	})
 }
 
 // addSARIFFileFlag adds --sarif-file: the file at which code scanning
@@ -144,14 +131,4 @@ func writeCatalogDiff(ios *iostreams.IOStreams, format string, rep *catalogdiff.
 func addSARIFFileFlag(cmd *cobra.Command, file *string) {
 	cmd.Flags().StringVar(file, "sarif-file", "catalog.json",
 		"with --format sarif: the file (from the repository root) code scanning shows findings about the server at; code scanning needs one")
-}
-
-// writeSARIF writes a SARIF log of the one run to w.
-func writeSARIF(w io.Writer, run *sarif.Run) error {
-	return (&sarif.Log{Runs: []*sarif.Run{run}}).Write(w)
-}
-
-// sarifTool is mcp-tester as the tool of a SARIF run.
-func sarifTool() sarif.Tool {
-	return sarif.Tool{Name: "mcp-tester", Version: Version(), InformationURI: "https://github.com/askback/askback"}
 }

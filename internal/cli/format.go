@@ -2,10 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/askback/askback/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -65,37 +64,8 @@ func (j jsonAlias) Set(s string) error {
 }
 
 // addFormatChoice adds --format for a command that prints one of choices
-// (the first is the default), refusing any other with the list.
+// (the first is the default, names from internal/report), refusing any
+// other with the list.
 func addFormatChoice(cmd *cobra.Command, format *string, usage string, choices ...string) {
-	*format = choices[0]
-	cmd.Flags().Var(choiceValue{p: format, choices: choices}, "format", usage)
-}
-
-// choiceValue is a flag that takes one of its choices.
-type choiceValue struct {
-	p       *string
-	choices []string
-}
-
-func (c choiceValue) String() string {
-	if c.p == nil {
-		return ""
-	}
-	return *c.p
-}
-func (c choiceValue) Type() string { return strings.Join(c.choices, "|") }
-func (c choiceValue) Set(s string) error {
-	if !slices.Contains(c.choices, s) {
-		return fmt.Errorf("%q: use %s", s, orList(c.choices))
-	}
-	*c.p = s
-	return nil
-}
-
-// orList is "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	cmd.Flags().Var(report.NewChoice(format, choices...), "format", usage)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +12,9 @@ import (
 	"github.com/askback/askback/internal/grade"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/askback/askback/internal/session"
 	"github.com/spf13/cobra"
@@ -119,23 +119,14 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		return err
 	}
 	g := grade.Compute(ev)
-	if opts.Badge != "" {
-		var b bytes.Buffer
-		if err := g.WriteBadge(&b, opts.BadgeLabel); err != nil {
-			return err
-		}
-		if err := outfile.Write(opts.Badge, b.Bytes(), 0o644); err != nil {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("--badge: %w", err)}
-		}
+	if err := writeReportFile("--badge", opts.Badge, nil, func(w io.Writer) error { return g.WriteBadge(w, opts.BadgeLabel) }); err != nil {
+		return err
 	}
-	switch opts.Format {
-	case "json":
-		err = printer.JSON(opts.IO.Out, g)
-	case "sarif":
-		err = writeSARIF(opts.IO.Out, g.SARIF(sarifTool(), opts.SARIFFile))
-	default:
-		err = g.WriteText(opts.IO.Out)
-	}
+	err = emit(opts.IO, opts.Format, report.Writers{
+		Text:  g.WriteText,
+		JSON:  func(w io.Writer) error { return printer.JSON(w, g) },
+		SARIF: func(tool sarif.Tool) *sarif.Run { return g.SARIF(tool, opts.SARIFFile) },
+	})
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -11,7 +9,8 @@ import (
 
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -53,18 +52,29 @@ func htmlMeta(ios *iostreams.IOStreams, command, target string) htmlreport.Meta 
 }
 
 // writeHTML writes the page that write draws to path, whole
-// (internal/outfile): a page or a write that fails half-way leaves the
+// (report.WriteFile): a page or a write that fails half-way leaves the
 // file as it was, and a browser reloading it never reads half a page.
 func writeHTML(path string, write func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
-	}
-	if err := outfile.Write(path, b.Bytes(), 0o644); err != nil {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("--html: %w", err)}
+	return writeReportFile("--html", path, nil, write)
+}
+
+// writeReportFile writes the report file that flag names (--html, --junit,
+// --badge) whole, with what hide hides hidden; a report that cannot be written
+// fails the command (exit 1), whichever report it is: the run happened,
+// its report is missing.
+func writeReportFile(flag, path string, hide func(string) string, write func(io.Writer) error) error {
+	if err := report.WriteFile(flag, path, hide, write); err != nil {
+		return &exitError{code: ExitFailed, err: err}
 	}
 	return nil
+}
+
+// emit writes a command's report on stdout in format (internal/report).
+func emit(ios *iostreams.IOStreams, format string, ws report.Writers) error {
+	return report.Emit(report.Out{Out: ios.Out, Workflow: ios.WorkflowCommands(), Tool: sarifTool()}, format, ws)
+}
+
+// sarifTool is mcp-tester as the tool of a SARIF run.
+func sarifTool() sarif.Tool {
+	return sarif.Tool{Name: "mcp-tester", Version: Version(), InformationURI: "https://github.com/askback/askback"}
 }

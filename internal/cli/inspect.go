@@ -11,6 +11,8 @@ import (
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/strictjson"
@@ -123,18 +125,17 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	}); err != nil {
 		return err
 	}
-	switch opts.Format {
-	case "json":
-		err = printer.JSON(opts.IO.Out, struct {
-			*inspect.Report
-			Icons  []inspect.IconCheck `json:"icons,omitempty"`
-			Probes []inspect.Probe     `json:"probes,omitempty"`
-		}{rep, srv.Icons, srv.Probes})
-	case "sarif":
-		err = writeSARIF(opts.IO.Out, rep.SARIF(sarifTool(), opts.SARIFFile))
-	default:
-		err = rep.WriteText(opts.IO.Out)
-	}
+	err = emit(opts.IO, opts.Format, report.Writers{
+		Text: rep.WriteText,
+		JSON: func(w io.Writer) error {
+			return printer.JSON(w, struct {
+				*inspect.Report
+				Icons  []inspect.IconCheck `json:"icons,omitempty"`
+				Probes []inspect.Probe     `json:"probes,omitempty"`
+			}{rep, srv.Icons, srv.Probes})
+		},
+		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
+	})
 	if err != nil {
 		return err
 	}

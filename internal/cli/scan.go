@@ -12,6 +12,8 @@ import (
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/scan"
 	"github.com/spf13/cobra"
 )
@@ -115,28 +117,36 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		}
 	}
 	rep := scan.Scan(append(servers, files...)...)
-	switch opts.Format {
-	case "json":
-		err = printer.JSON(opts.IO.Out, struct {
-			*scan.Report
-			FailOn     string   `json:"failOn"`
-			Incomplete []string `json:"incomplete,omitempty"`
-		}{rep, opts.FailOn, incomplete})
-	case "sarif":
-		run := rep.SARIF(sarifTool(), func(server string) string {
-			if f, ok := fileOf[server]; ok {
-				return f
+	err = emit(opts.IO, opts.Format, report.Writers{
+		Text: func(w io.Writer) error {
+			if err := rep.WriteText(w); err != nil {
+				return err
 			}
-			return opts.SARIFFile
-		})
-		run.Failed = strings.Join(incomplete, "; ")
-		err = writeSARIF(opts.IO.Out, run)
-	default:
-		err = rep.WriteText(opts.IO.Out)
-		for _, why := range incomplete {
-			fmt.Fprintf(opts.IO.Out, "Not scanned: %s\n", why)
-		}
-	}
+			for _, why := range incomplete {
+				if _, err := fmt.Fprintf(w, "Not scanned: %s\n", why); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		JSON: func(w io.Writer) error {
+			return printer.JSON(w, struct {
+				*scan.Report
+				FailOn     string   `json:"failOn"`
+				Incomplete []string `json:"incomplete,omitempty"`
+			}{rep, opts.FailOn, incomplete})
+		},
+		SARIF: func(tool sarif.Tool) *sarif.Run {
+			run := rep.SARIF(tool, func(server string) string {
+				if f, ok := fileOf[server]; ok {
+					return f
+				}
+				return opts.SARIFFile
+			})
+			run.Failed = strings.Join(incomplete, "; ")
+			return run
+		},
+	})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,10 +8,13 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/ghactions"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
@@ -276,29 +278,16 @@ func setTestOutputs(opts *TestOptions, ropts *script.RunOptions) error {
 // writeTestReports writes the report of a run of test in the format asked
 // on stdout, and the JUnit and HTML files asked for.
 func writeTestReports(opts *TestOptions, sopts session.Options, rep *script.Report) error {
-	switch opts.Format {
-	case "json":
-		if err := script.WriteJSON(opts.IO.Out, rep); err != nil {
-			return err
-		}
-	case "sarif":
-		if err := writeSARIF(opts.IO.Out, script.SARIF(rep, sarifTool())); err != nil {
-			return err
-		}
-	case "github":
-		for _, a := range script.Annotations(rep) {
-			fmt.Fprintln(opts.IO.WorkflowCommands(), a)
-		}
+	// The text went out as the scripts ran (Progress).
+	if err := emit(opts.IO, opts.Format, report.Writers{
+		JSON:        func(w io.Writer) error { return script.WriteJSON(w, rep) },
+		SARIF:       func(tool sarif.Tool) *sarif.Run { return script.SARIF(rep, tool) },
+		Annotations: func() []ghactions.Annotation { return script.Annotations(rep) },
+	}); err != nil {
+		return err
 	}
-	if opts.JUnit != "" {
-		var b bytes.Buffer
-		werr := script.WriteJUnit(opts.IO.Hiding(&b), rep)
-		if werr == nil {
-			werr = outfile.Write(opts.JUnit, b.Bytes(), 0o644)
-		}
-		if werr != nil {
-			return fmt.Errorf("--junit: %w", werr)
-		}
+	if err := writeReportFile("--junit", opts.JUnit, opts.IO.Hide, func(w io.Writer) error { return script.WriteJUnit(w, rep) }); err != nil {
+		return err
 	}
 	return writeHTML(opts.HTML, func(w io.Writer) error {
 		return htmlreport.WriteScripts(w, htmlMeta(opts.IO, "mcp-tester test", sopts.Target.Describe()), rep)
