@@ -174,4 +174,3 @@ func (b *budget) pages(method string) session.Pages {
 		return nil
 	}}
 }
-
