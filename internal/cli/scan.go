@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
@@ -254,7 +253,7 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		if err != nil {
 			return err
 		}
-		c := catalogOf(&srv.Listing)
+		c := scan.CatalogOf(&srv.Listing)
 		if label == "" {
 			label = conn.target().Describe()
 			if c.ServerInfo != nil && c.ServerInfo.Name != "" {
@@ -278,16 +277,6 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		}
 	}
 	return servers, incomplete, nil
-}
-
-// catalogOf is what a server told the client, as the scan reads it.
-func catalogOf(srv *catalog.Listing) *scan.Catalog {
-	c := &scan.Catalog{Tools: srv.Tools, Prompts: srv.Prompts, Resources: srv.Resources, Templates: srv.Templates}
-	if srv.Info != nil {
-		c.ServerInfo = srv.Info.ServerInfo
-		c.Instructions = srv.Info.Instructions
-	}
-	return c
 }
 
 func sortedListErrors(m map[string]string) []string {
