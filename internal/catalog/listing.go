@@ -93,54 +93,52 @@ func List(ctx context.Context, s Lister, o Options) (*Listing, error) {
 	if caps == nil {
 		caps = &mcp.ServerCapabilities{}
 	}
-	note := func(method string, err error) error {
-		if err == nil {
-			return nil
-		}
-		if session.KindOf(err) == session.KindUnreachable || errors.Is(err, strictjson.ErrAmbiguous) || errors.Is(err, ErrTooLarge) {
-			// A server that is gone, one whose answer has a key twice in
-			// one object (which one was meant?), or one that sends more
-			// than the tester takes ends the listing.
+	for _, list := range []struct {
+		which    Lists
+		declared bool
+		method   string
+		fetch    func(session.Pages) error
+	}{
+		{Tools, caps.Tools != nil, "tools/list", func(p session.Pages) (err error) { l.Tools, _, err = s.ListTools(ctx, p); return err }},
+		{Prompts, caps.Prompts != nil, "prompts/list", func(p session.Pages) (err error) { l.Prompts, _, err = s.ListPrompts(ctx, p); return err }},
+		{Resources, caps.Resources != nil, "resources/list", func(p session.Pages) (err error) { l.Resources, _, err = s.ListResources(ctx, p); return err }},
+		{Templates, caps.Resources != nil, "resources/templates/list", func(p session.Pages) (err error) {
+			l.Templates, _, err = s.ListResourceTemplates(ctx, p)
 			return err
+		}},
+	} {
+		if o.Lists&list.which == 0 || !list.declared {
+			continue
 		}
-		if method == "resources/templates/list" && isMethodNotFound(err) {
-			return nil
-		}
-		if l.ListErrors == nil {
-			l.ListErrors = map[string]string{}
-		}
-		l.ListErrors[method] = err.Error()
-		if l.Failed == nil {
-			l.Failed = err
-		}
-		return nil
-	}
-	var err error
-	if o.Lists&Tools != 0 && caps.Tools != nil {
-		l.Tools, _, err = s.ListTools(ctx, b.pages("tools/list"))
-		if err := note("tools/list", err); err != nil {
-			return nil, err
-		}
-	}
-	if o.Lists&Prompts != 0 && caps.Prompts != nil {
-		l.Prompts, _, err = s.ListPrompts(ctx, b.pages("prompts/list"))
-		if err := note("prompts/list", err); err != nil {
-			return nil, err
-		}
-	}
-	if o.Lists&Resources != 0 && caps.Resources != nil {
-		l.Resources, _, err = s.ListResources(ctx, b.pages("resources/list"))
-		if err := note("resources/list", err); err != nil {
-			return nil, err
-		}
-	}
-	if o.Lists&Templates != 0 && caps.Resources != nil {
-		l.Templates, _, err = s.ListResourceTemplates(ctx, b.pages("resources/templates/list"))
-		if err := note("resources/templates/list", err); err != nil {
+		if err := l.note(list.method, list.fetch(b.pages(list.method))); err != nil {
 			return nil, err
 		}
 	}
 	return l, nil
+}
+
+// note notes the failure err of the list method, or returns it when it
+// ends the listing: a server that is gone, one whose answer has a key
+// twice in one object (which one was meant?), or one that sends more than
+// the tester takes.
+func (l *Listing) note(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if session.KindOf(err) == session.KindUnreachable || errors.Is(err, strictjson.ErrAmbiguous) || errors.Is(err, ErrTooLarge) {
+		return err
+	}
+	if method == "resources/templates/list" && isMethodNotFound(err) {
+		return nil
+	}
+	if l.ListErrors == nil {
+		l.ListErrors = map[string]string{}
+	}
+	l.ListErrors[method] = err.Error()
+	if l.Failed == nil {
+		l.Failed = err
+	}
+	return nil
 }
 
 // isMethodNotFound reports a JSON-RPC "Method not found" error (-32601).
