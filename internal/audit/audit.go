@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/login"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
@@ -331,59 +332,46 @@ func (a *auditor) progress(format string, args ...any) {
 	}
 }
 
-// list lists the tools, prompts and resources the server offers and
-// prepares a subject for each.
+// list lists the tools, prompts and resources the server offers
+// (catalog.List) and prepares a subject for each. A list that fails fails
+// the audit, but for templates, which are optional: a server that cannot
+// list them has none.
 func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
-	caps := p.s.ServerCapabilities()
-	every := session.Pages{All: true}
+	l, err := catalog.List(ctx, p.s, catalog.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if _, templates := l.ListErrors["resources/templates/list"]; l.Failed != nil && !(templates && len(l.ListErrors) == 1) {
+		return nil, l.Failed
+	}
 	var out []*subject
-	if caps.Tools != nil {
-		tools, _, err := p.s.ListTools(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range tools {
-			out = append(out, a.toolSubject(t))
-		}
+	for _, t := range l.Tools {
+		out = append(out, a.toolSubject(t))
 	}
-	if caps.Prompts != nil {
-		prompts, _, err := p.s.ListPrompts(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, pr := range prompts {
-			args := a.opts.Args[pr.Name]
-			if args == nil {
-				args = map[string]any{}
-				for k, v := range schemaargs.PromptArgs(pr) {
-					args[k] = v
-				}
+	for _, pr := range l.Prompts {
+		args := a.opts.Args[pr.Name]
+		if args == nil {
+			args = map[string]any{}
+			for k, v := range schemaargs.PromptArgs(pr) {
+				args[k] = v
 			}
-			out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
-				report: &Subject{Kind: "prompt", Name: pr.Name}})
 		}
+		out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
+			report: &Subject{Kind: "prompt", Name: pr.Name}})
 	}
-	if caps.Resources != nil {
-		resources, _, err := p.s.ListResources(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range resources {
-			out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
-		}
-		// Templates are optional: a server that cannot list them has none.
-		templates, _, _ := p.s.ListResourceTemplates(ctx, every)
-		for _, rt := range templates {
-			args := a.opts.Args[rt.URITemplate]
-			if args == nil {
-				args = map[string]any{}
-				for _, v := range templateVars(rt.URITemplate) {
-					args[v] = "example"
-				}
+	for _, r := range l.Resources {
+		out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
+	}
+	for _, rt := range l.Templates {
+		args := a.opts.Args[rt.URITemplate]
+		if args == nil {
+			args = map[string]any{}
+			for _, v := range templateVars(rt.URITemplate) {
+				args[v] = "example"
 			}
-			out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
-				report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
 		}
+		out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
+			report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
 	}
 	return out, nil
 }

@@ -164,19 +164,37 @@ type Lister interface {
 }
 
 // Fetch reads the catalog of the server behind s: every page of each list
-// the server declares (bounded by the session's page limit). A list that
-// fails fails the fetch: a catalog with a list missing would read as
-// everything in it removed.
+// the server declares, as List reads them. A list that fails fails the
+// fetch: a catalog with a list missing would read as everything in it
+// removed.
 func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
-	init := s.InitializeResult()
-	if init == nil {
+	if s.InitializeResult() == nil {
 		return nil, fmt.Errorf("the session has not begun")
 	}
-	c := &Catalog{Format: Format, ProtocolVersion: init.ProtocolVersion, Instructions: init.Instructions, ClientCapabilities: s.Declared()}
+	l, err := List(ctx, s, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if l.Failed != nil {
+		return nil, l.Failed
+	}
+	return FromListing(l, s.ServerCapabilities(), s.ToolExecution)
+}
+
+// FromListing is the catalog of l: caps are the server's capabilities,
+// execution a listed tool's execution member (nil when none).
+func FromListing(l *Listing, caps *mcp.ServerCapabilities, execution func(tool string) json.RawMessage) (*Catalog, error) {
+	init := l.Info
+	if init == nil {
+		init = &mcp.InitializeResult{}
+	}
+	c := &Catalog{Format: Format, ProtocolVersion: init.ProtocolVersion, Instructions: init.Instructions, ClientCapabilities: l.Declared}
+	if len(c.ClientCapabilities) == 0 {
+		c.ClientCapabilities = nil
+	}
 	if si := init.ServerInfo; si != nil {
 		c.Server = Server{Name: si.Name, Title: si.Title, Description: si.Description, Version: si.Version, WebsiteURL: si.WebsiteURL, Icons: icons(si.Icons)}
 	}
-	caps := s.ServerCapabilities()
 	if caps == nil {
 		caps = &mcp.ServerCapabilities{}
 	}
@@ -185,49 +203,26 @@ func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
 		return nil, fmt.Errorf("capabilities: %w", err)
 	}
 	c.Capabilities, _ = generic.(map[string]any)
-	every := session.Pages{All: true}
-	if caps.Tools != nil {
-		tools, _, err := s.ListTools(ctx, every)
+	for _, t := range l.Tools {
+		ct, err := tool(t)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range tools {
-			ct, err := tool(t)
-			if err != nil {
-				return nil, err
+		if ex := execution(t.Name); ex != nil {
+			if ct.Execution, err = plain(ex); err != nil {
+				return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
 			}
-			if ex := s.ToolExecution(t.Name); ex != nil {
-				if ct.Execution, err = plain(ex); err != nil {
-					return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
-				}
-			}
-			c.Tools = append(c.Tools, ct)
 		}
+		c.Tools = append(c.Tools, ct)
 	}
-	if caps.Prompts != nil {
-		prompts, _, err := s.ListPrompts(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range prompts {
-			c.Prompts = append(c.Prompts, prompt(p))
-		}
+	for _, p := range l.Prompts {
+		c.Prompts = append(c.Prompts, prompt(p))
 	}
-	if caps.Resources != nil {
-		resources, _, err := s.ListResources(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range resources {
-			c.Resources = append(c.Resources, resource(r))
-		}
-		templates, _, err := s.ListResourceTemplates(ctx, every)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range templates {
-			c.Templates = append(c.Templates, template(t))
-		}
+	for _, r := range l.Resources {
+		c.Resources = append(c.Resources, resource(r))
+	}
+	for _, t := range l.Templates {
+		c.Templates = append(c.Templates, template(t))
 	}
 	c.Sort()
 	return c, nil

@@ -19,6 +19,20 @@ type lister struct {
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	fail      error
+	// templatesFail is the answer to resources/templates/list.
+	templatesFail error
+}
+
+// page hands items to p.Page one item a page, as a session does.
+func page[T any](p session.Pages, items []T) ([]T, string, error) {
+	for _, it := range items {
+		if p.Page != nil {
+			if err := p.Page([]T{it}, 1); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return items, "", nil
 }
 
 func (l *lister) InitializeResult() *mcp.InitializeResult { return l.init }
@@ -30,17 +44,23 @@ func (l *lister) ToolExecution(name string) json.RawMessage {
 	return nil
 }
 func (l *lister) ServerCapabilities() *mcp.ServerCapabilities { return l.init.Capabilities }
-func (l *lister) ListTools(context.Context, session.Pages) ([]*mcp.Tool, string, error) {
-	return l.tools, "", nil
+func (l *lister) ListTools(_ context.Context, p session.Pages) ([]*mcp.Tool, string, error) {
+	return page(p, l.tools)
 }
-func (l *lister) ListPrompts(context.Context, session.Pages) ([]*mcp.Prompt, string, error) {
-	return l.prompts, "", l.fail
+func (l *lister) ListPrompts(_ context.Context, p session.Pages) ([]*mcp.Prompt, string, error) {
+	if l.fail != nil {
+		return nil, "", l.fail
+	}
+	return page(p, l.prompts)
 }
-func (l *lister) ListResources(context.Context, session.Pages) ([]*mcp.Resource, string, error) {
-	return l.resources, "", nil
+func (l *lister) ListResources(_ context.Context, p session.Pages) ([]*mcp.Resource, string, error) {
+	return page(p, l.resources)
 }
-func (l *lister) ListResourceTemplates(context.Context, session.Pages) ([]*mcp.ResourceTemplate, string, error) {
-	return l.templates, "", nil
+func (l *lister) ListResourceTemplates(_ context.Context, p session.Pages) ([]*mcp.ResourceTemplate, string, error) {
+	if l.templatesFail != nil {
+		return nil, "", l.templatesFail
+	}
+	return page(p, l.templates)
 }
 
 func sampleLister() *lister {

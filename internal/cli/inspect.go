@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/htmlreport"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
@@ -15,7 +15,6 @@ import (
 	"github.com/askback/askback/internal/sarif"
 	"github.com/askback/askback/internal/schemaargs"
 	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -145,51 +144,14 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	return nil
 }
 
-// gather lists everything the server offers, every page.
+// gather lists everything the server offers, every page (catalog.List):
+// a list that fails is reported, a server that is gone ends the command.
 func gather(ctx context.Context, s *session.Session) (*inspect.Server, error) {
-	srv := &inspect.Server{Info: s.InitializeResult(), Declared: nonNil(s.Declared())}
-	caps := s.ServerCapabilities()
-	every := session.Pages{All: true}
-	// A list that fails is reported; a server that is gone ends inspect.
-	note := func(method string, err error) error {
-		if err == nil {
-			return nil
-		}
-		if session.KindOf(err) == session.KindUnreachable || errors.Is(err, strictjson.ErrAmbiguous) {
-			// A server that is gone, or one whose answer has a key twice
-			// in one object (which one was meant?), ends inspect.
-			return err
-		}
-		if srv.ListErrors == nil {
-			srv.ListErrors = map[string]string{}
-		}
-		srv.ListErrors[method] = err.Error()
-		return nil
+	l, err := catalog.List(ctx, s, catalog.Options{})
+	if err != nil {
+		return nil, err
 	}
-	var err error
-	if caps.Tools != nil {
-		srv.Tools, _, err = s.ListTools(ctx, every)
-		if err := note("tools/list", err); err != nil {
-			return nil, err
-		}
-	}
-	if caps.Prompts != nil {
-		srv.Prompts, _, err = s.ListPrompts(ctx, every)
-		if err := note("prompts/list", err); err != nil {
-			return nil, err
-		}
-	}
-	if caps.Resources != nil {
-		srv.Resources, _, err = s.ListResources(ctx, every)
-		if err := note("resources/list", err); err != nil {
-			return nil, err
-		}
-		srv.Templates, _, err = s.ListResourceTemplates(ctx, every)
-		if err := note("resources/templates/list", err); err != nil {
-			return nil, err
-		}
-	}
-	return srv, nil
+	return &inspect.Server{Listing: *l}, nil
 }
 
 // probeTimeout bounds one probe, rounds included.

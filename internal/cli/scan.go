@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
@@ -264,7 +263,7 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		if err != nil {
 			return err
 		}
-		c := catalogOf(srv)
+		c := scan.CatalogOf(&srv.Listing)
 		if label == "" {
 			label = conn.target().Describe()
 			if c.ServerInfo != nil && c.ServerInfo.Name != "" {
@@ -272,12 +271,6 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 			}
 		}
 		for _, m := range sortedListErrors(srv.ListErrors) {
-			if m == "resources/templates/list" && strings.Contains(srv.ListErrors[m], "Method not found") {
-				// Templates came after resources: a server of the
-				// first protocol versions that lists resources may not
-				// know the method, and has no templates.
-				continue
-			}
 			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
 		}
 		servers = append(servers, scan.Server{Name: label, Catalog: c, Declared: nonNil(s.Declared())})
@@ -294,16 +287,6 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		}
 	}
 	return servers, incomplete, nil
-}
-
-// catalogOf is what a server told the client, as the scan reads it.
-func catalogOf(srv *inspect.Server) *scan.Catalog {
-	c := &scan.Catalog{Tools: srv.Tools, Prompts: srv.Prompts, Resources: srv.Resources, Templates: srv.Templates}
-	if srv.Info != nil {
-		c.ServerInfo = srv.Info.ServerInfo
-		c.Instructions = srv.Info.Instructions
-	}
-	return c
 }
 
 func sortedListErrors(m map[string]string) []string {

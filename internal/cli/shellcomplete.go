@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/profile"
-	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -87,23 +87,22 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 				out = append(out, name)
 			}
 		}
-		every := session.Pages{All: true}
-		switch kind {
-		case "tools":
-			tools, _, _ := s.ListTools(ctx, every)
-			for _, t := range tools {
-				add(t.Name, t.Description)
-			}
-		case "prompts":
-			prompts, _, _ := s.ListPrompts(ctx, every)
-			for _, p := range prompts {
-				add(p.Name, p.Description)
-			}
-		case "resources":
-			resources, _, _ := s.ListResources(ctx, every)
-			for _, r := range resources {
-				add(r.URI, r.Name)
-			}
+		lists := map[string]catalog.Lists{"tools": catalog.Tools, "prompts": catalog.Prompts, "resources": catalog.Resources}[kind]
+		if lists == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, err := catalog.List(ctx, s, catalog.Options{Lists: lists})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		for _, t := range l.Tools {
+			add(t.Name, t.Description)
+		}
+		for _, p := range l.Prompts {
+			add(p.Name, p.Description)
+		}
+		for _, r := range l.Resources {
+			add(r.URI, r.Name)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/audit"
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/grade"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/askback/askback/internal/sarif"
@@ -25,8 +26,8 @@ func server() (grade.Observed, *inspect.Server) {
 		InputSchema:  map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string", "description": "The word"}}},
 		OutputSchema: map[string]any{"type": "object"},
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes}}
-	srv := &inspect.Server{Info: &mcp.InitializeResult{ProtocolVersion: "2026-07-28", ServerInfo: &mcp.Implementation{Name: "dict", Version: "1.0"}},
-		Tools: []*mcp.Tool{t}}
+	srv := &inspect.Server{Listing: catalog.Listing{Info: &mcp.InitializeResult{ProtocolVersion: "2026-07-28", ServerInfo: &mcp.Implementation{Name: "dict", Version: "1.0"}},
+		Tools: []*mcp.Tool{t}}}
 	return grade.Observed{Protocol: "2026-07-28", Declared: []string{"tools/list"}, Tools: srv.Tools}, srv
 }
 

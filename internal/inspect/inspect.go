@@ -9,26 +9,12 @@
 // their results into the Server before Evaluate reads them.
 package inspect
 
-import (
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "github.com/askback/askback/internal/catalog"
 
-// Server is what a client saw of a server.
+// Server is what a client saw of a server (its listing, catalog.List)
+// and what the checks that talk to the network or the server found.
 type Server struct {
-	// Info is the server's initialize (or server/discover) result.
-	Info *mcp.InitializeResult `json:"info,omitempty"`
-	// Tools, Prompts, Resources and Templates are the server's lists, every
-	// page.
-	Tools     []*mcp.Tool             `json:"tools"`
-	Prompts   []*mcp.Prompt           `json:"prompts"`
-	Resources []*mcp.Resource         `json:"resources"`
-	Templates []*mcp.ResourceTemplate `json:"resourceTemplates"`
-	// Declared are the client capabilities the session that listed the
-	// server declared (session.Declared), never nil once listed.
-	Declared []string `json:"clientCapabilities,omitempty"`
-	// ListErrors holds, by method (e.g. "prompts/list"), the lists the
-	// server declared but failed to give.
-	ListErrors map[string]string `json:"listErrors,omitempty"`
+	catalog.Listing
 	// Icons holds the results of checking icons; nil when not checked.
 	Icons []IconCheck `json:"icons,omitempty"`
 	// Probes holds the results of calling read-only tools; nil when not

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/inspect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,7 +25,7 @@ func info(proto string, icons ...mcp.Icon) *mcp.InitializeResult {
 
 func good() *inspect.Server {
 	icon := mcp.Icon{Source: "data:image/png;base64,iVBORw0KGgo=", MIMEType: "image/png"}
-	return &inspect.Server{
+	return &inspect.Server{Listing: catalog.Listing{
 		Info: info(inspect.Latest, icon),
 		Tools: []*mcp.Tool{{
 			Name: "search", Title: "Search", Description: "Searches the catalogue and returns matching items.",
@@ -38,15 +39,15 @@ func good() *inspect.Server {
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true)},
 		}},
 		Prompts: []*mcp.Prompt{{Name: "p", Description: "Does a thing.", Arguments: []*mcp.PromptArgument{{Name: "x", Description: "The x."}}}},
-	}
+	}}
 }
 
 func poor() *inspect.Server {
 	empty := map[string]any{"type": "object"}
-	return &inspect.Server{
+	return &inspect.Server{Listing: catalog.Listing{
 		Info:  info("2025-03-26"),
 		Tools: []*mcp.Tool{{Name: "a", InputSchema: empty}, {Name: "rm", InputSchema: empty}, {Name: "purge_all", Description: "purge", InputSchema: empty, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}},
-	}
+	}}
 }
 
 func criterion(r *inspect.Report, id string) inspect.Criterion {
@@ -115,7 +116,7 @@ func TestElicitationCountsOnlyWhatWasSeenAsking(t *testing.T) {
 }
 
 func TestManyFindingsAreGrouped(t *testing.T) {
-	s := &inspect.Server{Info: info(inspect.Latest)}
+	s := &inspect.Server{Listing: catalog.Listing{Info: info(inspect.Latest)}}
 	for i := 0; i < 50; i++ {
 		s.Tools = append(s.Tools, &mcp.Tool{Name: strings.Repeat("x", i+1), InputSchema: map[string]any{"type": "object"}})
 	}
@@ -229,7 +230,7 @@ func FuzzEvaluateSchemas(f *testing.F) {
 		if json.Unmarshal([]byte(s), &v) != nil {
 			return
 		}
-		inspect.Evaluate(&inspect.Server{Tools: []*mcp.Tool{{Name: "t", InputSchema: v, OutputSchema: v}}})
+		inspect.Evaluate(&inspect.Server{Listing: catalog.Listing{Tools: []*mcp.Tool{{Name: "t", InputSchema: v, OutputSchema: v}}}})
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/runecut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,6 +39,17 @@ type Catalog struct {
 	Prompts   []*mcp.Prompt           `json:"prompts,omitempty"`
 	Resources []*mcp.Resource         `json:"resources,omitempty"`
 	Templates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
+}
+
+// CatalogOf is what the server of a listing told the model, as the scan
+// reads it.
+func CatalogOf(l *catalog.Listing) *Catalog {
+	c := &Catalog{Tools: l.Tools, Prompts: l.Prompts, Resources: l.Resources, Templates: l.Templates}
+	if l.Info != nil {
+		c.ServerInfo = l.Info.ServerInfo
+		c.Instructions = l.Info.Instructions
+	}
+	return c
 }
 
 // Server is one server of a scan: its catalog and the name findings give

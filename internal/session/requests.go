@@ -23,6 +23,11 @@ type Pages struct {
 	// All follows every page after it, at most MaxPages; otherwise one
 	// page is fetched.
 	All bool
+	// Page, when set, is handed each page's items as they come (a
+	// []*mcp.Tool, []*mcp.Prompt, …) and their number; an error it returns
+	// stops the listing and is the listing's error. It is how a caller
+	// bounds what a server can fill.
+	Page func(items any, n int) error
 }
 
 // ListTools lists the server's tools. It returns the cursor of the next
@@ -97,6 +102,11 @@ func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func
 		clock.stop()
 		if err != nil {
 			return nil, "", err
+		}
+		if p.Page != nil {
+			if err := p.Page(items, len(items)); err != nil {
+				return nil, "", err
+			}
 		}
 		all = append(all, items...)
 		if !p.All || next == "" {

@@ -62,6 +62,24 @@ func TestListOnePageOrAll(t *testing.T) {
 	}
 }
 
+// Pages.Page sees each page as it comes, and its error stops the listing:
+// no page after it is asked for.
+func TestListPageStops(t *testing.T) {
+	s := listServer(t, 3, nil)
+	var seen []string
+	stop := fmt.Errorf("enough")
+	_, _, err := s.ListTools(context.Background(), Pages{All: true, Page: func(items any, n int) error {
+		seen = append(seen, names(items.([]*mcp.Tool)))
+		if len(seen) == 2 {
+			return stop
+		}
+		return nil
+	}})
+	if err != stop || strings.Join(seen, " ") != "tool_0 tool_1" {
+		t.Fatalf("err = %v, pages seen %q", err, seen)
+	}
+}
+
 // A server whose cursors go round in circles is stopped, not followed
 // forever.
 func TestListStopsAtARepeatedCursor(t *testing.T) {
