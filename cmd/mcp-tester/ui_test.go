@@ -545,3 +545,70 @@ func TestUIConnectAndSample(t *testing.T) {
 	p.see("Summary by mcp-tester: Deploys, briefly.")
 	p.checkOwnRequests()
 }
+
+// checkIn ticks the checkbox or radio button labelled label inside the
+// group (fieldset) whose legend is group.
+func (p *uiPage) checkIn(group, label string) {
+	p.t.Helper()
+	p.setIn(group, label, "")
+}
+
+// chooseIn picks option in the choice labelled label inside the group
+// (fieldset) whose legend is group.
+func (p *uiPage) chooseIn(group, label, option string) {
+	p.t.Helper()
+	p.setIn(group, label, option)
+}
+
+func (p *uiPage) setIn(group, label, option string) {
+	p.t.Helper()
+	g, _ := json.Marshal(group)
+	l, _ := json.Marshal(label)
+	o, _ := json.Marshal(option)
+	if ok := evalUI[bool](p, fmt.Sprintf(`(() => {
+		const norm = s => s.trim().replace(/\s+/g, ' ');
+		for (const fs of document.querySelectorAll('fieldset')) {
+			const lg = fs.querySelector(':scope > legend');
+			if (!lg || norm(lg.textContent) !== %s) continue;
+			for (const l of fs.querySelectorAll('label')) {
+				if (norm(l.textContent) !== %s) continue;
+				const c = l.control;
+				if (%s === '') { if (c.type !== 'checkbox' && c.type !== 'radio') return false; c.checked = true; return true; }
+				for (const opt of c.options || []) if (norm(opt.textContent) === %s) { c.value = opt.value; return true; }
+				return false;
+			}
+		}
+		return false; })()`, g, l, o, o)); !ok {
+		p.t.Fatalf("no control labelled %q (option %q) in a group %q:\n%s", label, option, group, p.text())
+	}
+}
+
+// A round that asks several questions shows them all in one form, each
+// answered on its own (accepted with its form, declined or cancelled),
+// and the answers go back together in one request.
+func TestUISeveralQuestionsInOneRound(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/askserver")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.click("Tool pair")
+	p.click("Call pair with JSON")
+	p.see("The server asks 2 questions in round 1")
+	text := p.text()
+	if !strings.Contains(text, "Question A?") || !strings.Contains(text, "Question B?") {
+		t.Fatalf("the page does not show both questions of the round:\n%s", text)
+	}
+	p.chooseIn("Question 1 (key a)", "OK?", "Yes")
+	p.checkIn("Answer to question 1", "Accept")
+	p.checkIn("Answer to question 2", "Decline")
+	b.Screenshot("ui-several-questions")
+	p.click("Send all 2 answers")
+	p.see(`a=accept {"ok":true}; b=decline`)
+	p.see("2 requests sent for this call")
+	text = p.text()
+	if strings.Count(text, "Round 1 ·") != 2 {
+		t.Errorf("the timeline does not show both questions in round 1:\n%s", text)
+	}
+	p.checkOwnRequests()
+}
