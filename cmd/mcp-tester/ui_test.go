@@ -443,9 +443,10 @@ func TestUIHostileServer(t *testing.T) {
 	p.see("The server asks")
 	harmless("the question")
 	b.Screenshot("ui-hostile-question")
-	p.click("Decline")
-	p.see("The server asks")
-	p.click("Decline")
+	// Its two questions come in one round, shown together.
+	p.checkIn("Answer to question 1", "Decline")
+	p.checkIn("Answer to question 2", "Decline")
+	p.click("Send all 2 answers")
 	p.see("Result")
 	harmless("the result")
 	p.click("Messages")
@@ -610,5 +611,43 @@ func TestUISeveralQuestionsInOneRound(t *testing.T) {
 	if strings.Count(text, "Round 1 ·") != 2 {
 		t.Errorf("the timeline does not show both questions in round 1:\n%s", text)
 	}
+	p.checkOwnRequests()
+}
+
+// The roots written in the connect form are declared, shown on the
+// server's page, and sent when the server asks for them, in both eras
+// (an input_required round, a roots/list request).
+func TestUIRoots(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin)
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	for _, era := range []string{"2026-07-28 (input_required rounds)", "2025-11-25 (elicitation/create)"} {
+		p.fill("Command (stdio server)", filepath.Join(bin, "handbook"))
+		p.fill("Roots", "file:///work/repo=repo\nfile:///work/docs")
+		p.choose("Protocol version", era)
+		p.click("Connect")
+		p.see("Connected to ")
+		p.see("Roots declared")
+		p.see("file:///work/repo=repo, file:///work/docs")
+		p.click("Tool list_roots")
+		p.click("Call list_roots with JSON")
+		p.see("2 root(s): file:///work/repo (repo), file:///work/docs")
+		p.see("Asked for the roots; answered with 2 roots: file:///work/repo (repo), file:///work/docs.")
+		if era[:4] == "2026" {
+			p.see("input_required")
+		} else {
+			p.see("roots/list")
+		}
+		p.click("Back to the server")
+	}
+	// With no roots written, none are declared and the server says so.
+	p.fill("Roots", "")
+	p.click("Connect")
+	p.see("none (the page does not declare roots)")
+	p.click("Tool list_roots")
+	p.click("Call list_roots with JSON")
+	p.see("list_roots needs the roots capability")
 	p.checkOwnRequests()
 }

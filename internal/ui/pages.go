@@ -228,6 +228,8 @@ func (s *Server) base(title string) *view {
 	if c := s.conn; c != nil {
 		v.Conn = viewConn(c)
 		v.Default = c.target
+	} else {
+		v.Default.Roots = s.opts.Roots
 	}
 	return v
 }
@@ -273,6 +275,17 @@ func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
 	if (t.Command == "") == (t.URL == "") {
 		s.noteAndBack(w, r, "/", "Give a command or a URL, not both.")
 		return
+	}
+	t.Roots = []string{}
+	for _, line := range strings.Split(r.FormValue("roots"), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if _, err := answer.ParseRoot(line); err != nil {
+			s.noteAndBack(w, r, "/", "Roots: "+err.Error())
+			return
+		}
+		t.Roots = append(t.Roots, line)
 	}
 	if s.busy() {
 		s.noteAndBack(w, r, "/", "A call is in progress: finish or cancel it first.")
