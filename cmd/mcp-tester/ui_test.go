@@ -443,9 +443,10 @@ func TestUIHostileServer(t *testing.T) {
 	p.see("The server asks")
 	harmless("the question")
 	b.Screenshot("ui-hostile-question")
-	p.click("Decline")
-	p.see("The server asks")
-	p.click("Decline")
+	// Its two questions come in one round, shown together.
+	p.checkIn("Answer to question 1", "Decline")
+	p.checkIn("Answer to question 2", "Decline")
+	p.click("Send all 2 answers")
 	p.see("Result")
 	harmless("the result")
 	p.click("Messages")
@@ -543,5 +544,110 @@ func TestUIConnectAndSample(t *testing.T) {
 	p.fill("Reply", "Deploys, briefly.")
 	p.click("Send reply")
 	p.see("Summary by mcp-tester: Deploys, briefly.")
+	p.checkOwnRequests()
+}
+
+// checkIn ticks the checkbox or radio button labelled label inside the
+// group (fieldset) whose legend is group.
+func (p *uiPage) checkIn(group, label string) {
+	p.t.Helper()
+	p.setIn(group, label, "")
+}
+
+// chooseIn picks option in the choice labelled label inside the group
+// (fieldset) whose legend is group.
+func (p *uiPage) chooseIn(group, label, option string) {
+	p.t.Helper()
+	p.setIn(group, label, option)
+}
+
+func (p *uiPage) setIn(group, label, option string) {
+	p.t.Helper()
+	g, _ := json.Marshal(group)
+	l, _ := json.Marshal(label)
+	o, _ := json.Marshal(option)
+	if ok := evalUI[bool](p, fmt.Sprintf(`(() => {
+		const norm = s => s.trim().replace(/\s+/g, ' ');
+		for (const fs of document.querySelectorAll('fieldset')) {
+			const lg = fs.querySelector(':scope > legend');
+			if (!lg || norm(lg.textContent) !== %s) continue;
+			for (const l of fs.querySelectorAll('label')) {
+				if (norm(l.textContent) !== %s) continue;
+				const c = l.control;
+				if (%s === '') { if (c.type !== 'checkbox' && c.type !== 'radio') return false; c.checked = true; return true; }
+				for (const opt of c.options || []) if (norm(opt.textContent) === %s) { c.value = opt.value; return true; }
+				return false;
+			}
+		}
+		return false; })()`, g, l, o, o)); !ok {
+		p.t.Fatalf("no control labelled %q (option %q) in a group %q:\n%s", label, option, group, p.text())
+	}
+}
+
+// A round that asks several questions shows them all in one form, each
+// answered on its own (accepted with its form, declined or cancelled),
+// and the answers go back together in one request.
+func TestUISeveralQuestionsInOneRound(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/askserver")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.click("Tool pair")
+	p.click("Call pair with JSON")
+	p.see("The server asks 2 questions in round 1")
+	text := p.text()
+	if !strings.Contains(text, "Question A?") || !strings.Contains(text, "Question B?") {
+		t.Fatalf("the page does not show both questions of the round:\n%s", text)
+	}
+	p.chooseIn("Question 1 (key a)", "OK?", "Yes")
+	p.checkIn("Answer to question 1", "Accept")
+	p.checkIn("Answer to question 2", "Decline")
+	b.Screenshot("ui-several-questions")
+	p.click("Send all 2 answers")
+	p.see(`a=accept {"ok":true}; b=decline`)
+	p.see("2 requests sent for this call")
+	text = p.text()
+	if strings.Count(text, "Round 1 ·") != 2 {
+		t.Errorf("the timeline does not show both questions in round 1:\n%s", text)
+	}
+	p.checkOwnRequests()
+}
+
+// The roots written in the connect form are declared, shown on the
+// server's page, and sent when the server asks for them, in both eras
+// (an input_required round, a roots/list request).
+func TestUIRoots(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin)
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	for _, era := range []string{"2026-07-28 (input_required rounds)", "2025-11-25 (elicitation/create)"} {
+		p.fill("Command (stdio server)", filepath.Join(bin, "handbook"))
+		p.fill("Roots", "file:///work/repo=repo\nfile:///work/docs")
+		p.choose("Protocol version", era)
+		p.click("Connect")
+		p.see("Connected to ")
+		p.see("Roots declared")
+		p.see("file:///work/repo=repo, file:///work/docs")
+		p.click("Tool list_roots")
+		p.click("Call list_roots with JSON")
+		p.see("2 root(s): file:///work/repo (repo), file:///work/docs")
+		p.see("Asked for the roots; answered with 2 roots: file:///work/repo (repo), file:///work/docs.")
+		if era[:4] == "2026" {
+			p.see("input_required")
+		} else {
+			p.see("roots/list")
+		}
+		p.click("Back to the server")
+	}
+	// With no roots written, none are declared and the server says so.
+	p.fill("Roots", "")
+	p.click("Connect")
+	p.see("none (the page does not declare roots)")
+	p.click("Tool list_roots")
+	p.click("Call list_roots with JSON")
+	p.see("list_roots needs the roots capability")
 	p.checkOwnRequests()
 }

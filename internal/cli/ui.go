@@ -86,7 +86,7 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 	srv, err := ui.New(ui.Options{
 		SessionOptions: func(t ui.Target) (session.Options, error) {
 			c := opts.Conn
-			c.Command, c.URL, c.Protocol = t.Command, t.URL, t.Protocol
+			c.Command, c.URL, c.Protocol, c.Roots = t.Command, t.URL, t.Protocol, t.Roots
 			return c.sessionOptions(opts.IO)
 		},
 		Run: func(ctx context.Context, args []string, out, errOut io.Writer) int {
@@ -94,6 +94,7 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		},
 		Open:    browser.Open,
 		WorkDir: wd,
+		Roots:   opts.Conn.Roots,
 	})
 	if err != nil {
 		return err
@@ -106,7 +107,7 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: --listen %s is not loopback: anyone who can reach this address and has the token can start commands on this machine\n", opts.Listen)
 	}
 	if opts.Conn.Command != "" || opts.Conn.URL != "" || opts.Conn.Profile != "" {
-		if err := srv.Connect(ctx, ui.Target{Command: opts.Conn.Command, URL: opts.Conn.URL, Protocol: opts.Conn.Protocol}); err != nil {
+		if err := srv.Connect(ctx, ui.Target{Command: opts.Conn.Command, URL: opts.Conn.URL, Protocol: opts.Conn.Protocol, Roots: opts.Conn.Roots}); err != nil {
 			ln.Close()
 			srv.Close()
 			return err

@@ -51,6 +51,10 @@ func parsePages() map[string]*template.Template {
 		"list":   func(v ...string) []string { return v },
 		"deref":  func(b *bool) bool { return b != nil && *b },
 		"inputs": inputs,
+		"inc":    func(i int) int { return i + 1 },
+		"partInputs": func(i int, pt *part) []fieldInput {
+			return inputsAt(partPrefix(i), pt.Fields, pt.Values)
+		},
 	}
 	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html"))
 	out := map[string]*template.Template{}
@@ -87,9 +91,18 @@ type fieldInput struct {
 }
 
 func inputs(fields []*interactive.Field, values []interactive.Value) []fieldInput {
+	return inputsAt("f", fields, values)
+}
+
+// partPrefix is the prefix of the names of question i's fields in a form
+// that answers several questions.
+func partPrefix(i int) string { return "q" + strconv.Itoa(i) + "-f" }
+
+// inputsAt is inputs with the fields named prefix and their index.
+func inputsAt(prefix string, fields []*interactive.Field, values []interactive.Value) []fieldInput {
 	out := make([]fieldInput, len(fields))
 	for i, f := range fields {
-		out[i] = fieldInput{ID: "f" + strconv.Itoa(i), F: f}
+		out[i] = fieldInput{ID: prefix + strconv.Itoa(i), F: f}
 		if i < len(values) {
 			out[i].V = values[i]
 		}
@@ -215,6 +228,8 @@ func (s *Server) base(title string) *view {
 	if c := s.conn; c != nil {
 		v.Conn = viewConn(c)
 		v.Default = c.target
+	} else {
+		v.Default.Roots = s.opts.Roots
 	}
 	return v
 }
@@ -260,6 +275,17 @@ func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
 	if (t.Command == "") == (t.URL == "") {
 		s.noteAndBack(w, r, "/", "Give a command or a URL, not both.")
 		return
+	}
+	t.Roots = []string{}
+	for _, line := range strings.Split(r.FormValue("roots"), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if _, err := answer.ParseRoot(line); err != nil {
+			s.noteAndBack(w, r, "/", "Roots: "+err.Error())
+			return
+		}
+		t.Roots = append(t.Roots, line)
 	}
 	if s.busy() {
 		s.noteAndBack(w, r, "/", "A call is in progress: finish or cancel it first.")
@@ -388,9 +414,14 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 
 // readValues reads a form's fields as the person entered them.
 func readValues(r *http.Request, fields []*interactive.Field) []interactive.Value {
+	return readValuesAt(r, "f", fields)
+}
+
+// readValuesAt reads fields named prefix followed by their index.
+func readValuesAt(r *http.Request, prefix string, fields []*interactive.Field) []interactive.Value {
 	vals := make([]interactive.Value, len(fields))
 	for i, f := range fields {
-		name := "f" + strconv.Itoa(i)
+		name := prefix + strconv.Itoa(i)
 		switch f.Widget {
 		case interactive.YesNo:
 			vals[i].On = r.PostFormValue(name) == "on"
@@ -631,6 +662,11 @@ func (s *Server) callPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if cl.Pending != nil {
 		p := *cl.Pending
+		p.Parts = nil
+		for _, pt := range cl.Pending.Parts {
+			x := *pt
+			p.Parts = append(p.Parts, &x)
+		}
 		c.Pending = &p
 	}
 	v.Call = &c
@@ -661,6 +697,14 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 	action := r.PostFormValue("action")
 	var reply any
 	switch {
+	case len(p.Parts) > 0:
+		res, ok := s.answerParts(r, cl, p)
+		if !ok {
+			s.mu.Unlock()
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+		reply = res
 	case p.SQ != nil:
 		if action != "accept" {
 			reply = errors.New("the person declined to write a reply")
@@ -713,6 +757,67 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.waitChange(r.Context(), 10*time.Second, func() bool { return cl.Done || (cl.Pending != nil && cl.Pending != p) })
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// answerParts reads the answers to every question of a round that asks
+// several; hold s.mu. The first answer is returned, the others wait in
+// cl.prepared for the session to ask them. When one is refused, every
+// part keeps what the person entered and nothing is sent.
+func (s *Server) answerParts(r *http.Request, cl *call, p *pending) (*mcp.ElicitResult, bool) {
+	results := make([]*mcp.ElicitResult, len(p.Parts))
+	var open []string
+	refused := false
+	for i, pt := range p.Parts {
+		pt.Problems = nil
+		action := r.PostFormValue("action-" + strconv.Itoa(i))
+		switch action {
+		case "decline", "cancel":
+			pt.Action = action
+			results[i] = &mcp.ElicitResult{Action: action}
+			continue
+		case "open":
+			if pt.Q.Mode() == "url" && pt.Link.Openable {
+				open = append(open, pt.Q.Params.URL)
+			}
+		case "accept":
+		default:
+			pt.Action, pt.Problems, refused = "accept", []string{"choose what to answer"}, true
+			continue
+		}
+		pt.Action = action
+		res := &mcp.ElicitResult{Action: "accept"}
+		if pt.Q.Form != nil {
+			vals := readValuesAt(r, partPrefix(i), pt.Fields)
+			content, problems := interactive.Collect(pt.Q.Form, pt.Fields, vals)
+			if len(problems) == 0 {
+				if _, err := answer.Finish(pt.Q, &mcp.ElicitResult{Action: "accept", Content: content}, true); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
+			pt.Values = vals
+			if len(problems) > 0 {
+				pt.Problems, refused = problems, true
+				continue
+			}
+			res.Content = content
+		}
+		results[i] = res
+	}
+	if refused {
+		return nil, false
+	}
+	cl.prepared = map[string]*mcp.ElicitResult{}
+	for i, pt := range p.Parts[1:] {
+		cl.prepared[pt.Q.Key] = results[i+1]
+	}
+	if s.opts.Open != nil {
+		for _, u := range open {
+			if err := s.opts.Open(r.Context(), u); err != nil {
+				s.last = "Could not open the browser: " + err.Error()
+			}
+		}
+	}
+	return results[0], true
 }
 
 // refusal is a sampling request the person would not answer.

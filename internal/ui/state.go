@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
+	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
 	"github.com/askback/askback/internal/exchange"
 	"github.com/askback/askback/internal/interactive"
@@ -73,7 +75,12 @@ type call struct {
 	States    []*stateRound    // every requestState the server sent
 	Pending   *pending         // the question waiting for the person
 	Progress  string           // the last progress notification
-	Forgotten bool             // the details were dropped (maxDetailed)
+	// round is every question of the last input_required answer, by key,
+	// so the page shows them together; prepared holds the answers the
+	// person gave to the ones after the first, until the session asks.
+	round     mcp.InputRequestMap
+	prepared  map[string]*mcp.ElicitResult
+	Forgotten bool // the details were dropped (maxDetailed)
 	cancel    context.CancelFunc
 }
 
@@ -110,7 +117,41 @@ type pending struct {
 	Problems []string               // why the last submit was refused
 	Schema   string                 // the requested schema as JSON
 	Sample   string                 // the sampling request's messages as text
-	reply    chan any               // *mcp.ElicitResult or *mcp.CreateMessageWithToolsResult
+	// Parts are every question of a round that asks several, the first
+	// one included, answered together in one form; empty otherwise.
+	Parts []*part
+	reply chan any // *mcp.ElicitResult or *mcp.CreateMessageWithToolsResult
+}
+
+// part is one question of a round that asks several.
+type part struct {
+	Q        *answer.Question
+	Fields   []*interactive.Field
+	Values   []interactive.Value
+	Link     interactive.Link
+	Schema   string
+	Action   string   // what the person chose for it (after a refused submit)
+	Problems []string // why the last submit was refused
+}
+
+// newPart describes question q for the page.
+func newPart(q *answer.Question) *part {
+	pt := &part{Q: q, Action: "accept"}
+	if q.Form != nil {
+		pt.Fields = interactive.Describe(q.Form)
+		for _, f := range pt.Fields {
+			pt.Values = append(pt.Values, f.Start)
+		}
+	}
+	if q.Mode() == "url" {
+		pt.Link = interactive.Inspect(q.Params.URL)
+	}
+	if q.Params != nil && q.Params.RequestedSchema != nil {
+		if b, err := json.MarshalIndent(q.Params.RequestedSchema, "", "  "); err == nil {
+			pt.Schema = trim(string(b), maxBody)
+		}
+	}
+	return pt
 }
 
 // maxBody bounds what the page shows of one value a server sent.
@@ -268,13 +309,28 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 	}
 	var st struct {
 		RequestState *string `json:"requestState"`
+		ResultType   string  `json:"resultType"`
 	}
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &st)
 	}
+	var round mcp.InputRequestMap
+	if !sent && st.ResultType == "input_required" {
+		var ir struct {
+			InputRequests mcp.InputRequestMap `json:"inputRequests"`
+		}
+		// An entry the page cannot read leaves every question to be
+		// asked one at a time, as the session asks them.
+		if json.Unmarshal(raw, &ir) == nil {
+			round = ir.InputRequests
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.msgs.add(m)
+	if cur := s.current(); cur != nil && !sent && st.ResultType == "input_required" {
+		cur.round, cur.prepared = round, nil
+	}
 	if st.RequestState == nil {
 		return
 	}
@@ -307,6 +363,11 @@ type pageAnswerer struct{ s *Server }
 // Answer shows the question in the page and waits for the person.
 func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
 	p := &pending{Q: q, reply: make(chan any, 1)}
+	if res, parts := a.together(q); res != nil {
+		return res, nil
+	} else if len(parts) > 1 {
+		p.Parts = parts
+	}
 	if q.Form != nil {
 		p.Fields = interactive.Describe(q.Form)
 		for _, f := range p.Fields {
@@ -326,6 +387,52 @@ func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 		return nil, err
 	}
 	return v.(*mcp.ElicitResult), nil
+}
+
+// together is the answer the person already gave to q with the other
+// questions of its round, or, for the first question of a round that asks
+// several, every elicitation of the round to show in one form.
+func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part) {
+	if q.Key == "" || q.Via != exchange.ViaInputRequired {
+		return nil, nil
+	}
+	s := a.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.current()
+	if c == nil {
+		return nil, nil
+	}
+	if res, ok := c.prepared[q.Key]; ok {
+		delete(c.prepared, q.Key)
+		return res, nil
+	}
+	if _, ok := c.round[q.Key]; !ok {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(c.round))
+	for k, r := range c.round {
+		if p, ok := r.(*mcp.ElicitParams); ok && p != nil && k != q.Key {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := []*part{newPart(q)}
+	for _, k := range keys {
+		p := c.round[k].(*mcp.ElicitParams)
+		o := &answer.Question{Key: k, Round: q.Round, Via: q.Via, Server: q.Server, Params: p}
+		if o.Mode() == "form" {
+			form, err := formschema.Parse(p.RequestedSchema)
+			if err != nil {
+				// The session refuses it when it comes to it.
+				continue
+			}
+			o.Form = form
+		}
+		parts = append(parts, newPart(o))
+	}
+	c.round = nil
+	return nil, parts
 }
 
 // Sample shows a request for a model reply and waits for the person's.

@@ -42,6 +42,10 @@ type Target struct {
 	Command  string
 	URL      string
 	Protocol string
+	// Roots are the roots the page declares and answers roots/list with,
+	// each a URI or URI=NAME (as --root takes them); none: the page
+	// declares no roots.
+	Roots []string
 }
 
 // Describe is the target as a person reads it.
@@ -64,6 +68,9 @@ type Options struct {
 	// Open opens a URL in the person's browser (a URL question they
 	// consented to); nil shows the link only.
 	Open func(ctx context.Context, url string) error
+	// Roots are the roots the connect form offers until a session is open
+	// (--root).
+	Roots []string
 	// Token is the run's secret; empty makes a random one.
 	Token string
 	// Dir is where the recordings of the sessions are kept while the page
