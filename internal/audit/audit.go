@@ -380,12 +380,14 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	s := &subject{kind: "tool", name: t.Name, schema: t.InputSchema, report: &Subject{Kind: "tool", Name: t.Name}}
 	s.readOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
 	included := slices.Contains(a.opts.Include, t.Name) || slices.Contains(a.opts.Include, "*")
-	if why := destructive(t); why != "" && !included {
-		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
+	// With --read-only, what is not marked read-only is skipped as that,
+	// whether or not its annotations also make it destructive.
+	if a.opts.ReadOnly && !s.readOnly && !included {
+		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and --read-only was given; pass --include %s to audit it", t.Name)
 		return s
 	}
-	if a.opts.ReadOnly && !s.readOnly && !included {
-		s.report.Skipped = fmt.Sprintf("not marked read-only, and --read-only was given; pass --include %s to audit it", t.Name)
+	if why := destructive(t); why != "" && !included {
+		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
 		return s
 	}
 	s.args = a.opts.Args[t.Name]

@@ -1,6 +1,9 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Status is the outcome of one rule for one subject.
 type Status string
@@ -146,7 +149,7 @@ func (r *Report) Percent() (percent float64, ok bool) {
 // (none was offered, all were skipped as destructive, none asked a
 // question), or "" when some did.
 func (r *Report) NothingChecked() string {
-	called, skipped, unanswered, notCalled := 0, 0, 0, 0
+	called, skipped, unanswered, notCalled, notReadOnly := 0, 0, 0, 0, 0
 	var skippedNames []string
 	var notCalledWhy string
 	for _, s := range r.Subjects {
@@ -162,6 +165,9 @@ func (r *Report) NothingChecked() string {
 		}
 		if s.Skipped != "" {
 			skipped++
+			if !strings.HasPrefix(s.Skipped, "destructive") {
+				notReadOnly++
+			}
 			if len(skippedNames) < 3 {
 				skippedNames = append(skippedNames, s.Name)
 			}
@@ -179,7 +185,22 @@ func (r *Report) NothingChecked() string {
 	}
 	include := ""
 	if skipped > 0 {
-		include = fmt.Sprintf("name those the audit may call with --include NAME (e.g. --include %s) or --include '*'", skippedNames[0])
+		// Which skipped tool would ask is unknown until it is called: the
+		// names are those skipped, none offered as one that asks.
+		names := strings.Join(skippedNames, ", ")
+		if skipped > len(skippedNames) {
+			names += ", …"
+		}
+		include = fmt.Sprintf("name those the audit may call with --include NAME (skipped: %s) or --include '*'", names)
+	}
+	// Why they were skipped: destructive by their annotations, or (with
+	// --read-only) not marked read-only, which is not the same.
+	asWhat := "as destructive"
+	switch {
+	case notReadOnly == skipped:
+		asWhat = "as not marked read-only (--read-only)"
+	case notReadOnly > 0:
+		asWhat = "as destructive or not marked read-only (--read-only)"
 	}
 	uncalled := ""
 	if notCalled > 0 {
@@ -191,9 +212,9 @@ func (r *Report) NothingChecked() string {
 	case called == 0 && skipped == 0:
 		return uncalled
 	case called == 0 && notCalled > 0:
-		return fmt.Sprintf("none was called: %s; %d skipped as destructive: %s", uncalled, skipped, include)
+		return fmt.Sprintf("none was called: %s; %d skipped %s: %s", uncalled, skipped, asWhat, include)
 	case called == 0:
-		return "every tool was skipped as destructive; " + include
+		return "every tool was skipped " + asWhat + "; " + include
 	}
 	why := fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", called)
 	if r.Protocol != "" && r.Protocol < "2025-06-18" {
@@ -209,7 +230,7 @@ func (r *Report) NothingChecked() string {
 		why += "; " + uncalled
 	}
 	if include != "" {
-		why += fmt.Sprintf("; %d more skipped as destructive: %s", skipped, include)
+		why += fmt.Sprintf("; %d more skipped %s: %s", skipped, asWhat, include)
 	}
 	return why
 }

@@ -26,6 +26,15 @@ func (r *Report) WriteText(w io.Writer) error {
 			ew.printf("  skipped: %s\n", termsafe.Line(s.Skipped))
 			continue
 		}
+		if note, ok := allNotApplicable(s.Results); ok && len(s.Results) > 1 {
+			// What asks nothing is one line, not a table of n/a.
+			line := fmt.Sprintf("  n/a (all %d rules)", len(s.Results))
+			if note != "" {
+				line += ": " + termsafe.Line(note)
+			}
+			ew.printf("%s\n", line)
+			continue
+		}
 		for _, res := range s.Results {
 			line := fmt.Sprintf("  %2d  %-70s %s", res.Rule.N, res.Rule.Title, statusWord(res.Status))
 			if res.Note != "" && res.Status != Fail {
@@ -72,6 +81,28 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// allNotApplicable reports whether every one of results is n/a, with the
+// note most of them give (the first of those given most often).
+func allNotApplicable(results []*Result) (string, bool) {
+	if len(results) == 0 {
+		return "", false
+	}
+	counts := map[string]int{}
+	for _, res := range results {
+		if res.Status != NA {
+			return "", false
+		}
+		counts[res.Note]++
+	}
+	best := results[0].Note
+	for _, res := range results {
+		if counts[res.Note] > counts[best] {
+			best = res.Note
+		}
+	}
+	return best, true
 }
 
 func statusWord(s Status) string {

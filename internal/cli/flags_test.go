@@ -51,6 +51,7 @@ func TestCommandFlags(t *testing.T) {
 		"resources templates": conn + " all cursor format json root sample",
 		"tasks cancel":        conn + " format",
 		"tasks get":           conn + " format",
+		"tasks list":          conn + " format",
 		"tasks wait":          conn + " accessible elicit format interactive no-elicitation no-url no-validate open open-despite-warnings root sample strict",
 		"test":                conn + " accessible format html interactive jobs junit max-rounds no-elicitation no-tasks no-url no-validate progress questions record root sample script step-timeout strict update",
 		"script":              "ignore lists match output",

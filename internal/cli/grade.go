@@ -105,6 +105,8 @@ flags; 3 when the server could not be reached.`,
 }
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
+	// A letter is a letter in either case: --min-grade b is B.
+	opts.MinGrade = strings.ToUpper(opts.MinGrade)
 	if opts.MinGrade != "" && !strings.Contains("ABCD", opts.MinGrade) || len(opts.MinGrade) > 1 {
 		return usageErr("--min-grade %q: give a letter, A, B, C or D", opts.MinGrade)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/target"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,6 +76,9 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 	defer cancel()
 	if opts.Format != "json" {
 		fmt.Fprintf(opts.IO.ErrOut, "Logging level set to %s.\n", level)
+		if opts.Count > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "Waiting for %s (%s; Ctrl-C stops)…\n", nLogMessages(opts.Count), waitBound(opts.Conn.Timeout))
+		}
 	}
 	for n := 0; n < opts.Count; n++ {
 		select {
@@ -104,8 +107,27 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return &session.Error{Kind: session.KindUnreachable, Op: "notifications/message", Err: fmt.Errorf("%d of %d log messages arrived within %s", n, opts.Count, opts.Conn.Timeout)}
+			if n == 0 {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: no log message came before --timeout %s ran out: the server sent none at level %s or above", opts.Count, opts.Conn.Timeout, level)}
+			}
+			return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: only %s came before --timeout %s ran out", opts.Count, nLogMessages(n), opts.Conn.Timeout)}
 		}
 	}
 	return nil
+}
+
+// nLogMessages is "1 log message" or "N log messages".
+func nLogMessages(n int) string {
+	if n == 1 {
+		return "1 log message"
+	}
+	return fmt.Sprintf("%d log messages", n)
+}
+
+// waitBound says how long a wait bounded by timeout lasts.
+func waitBound(timeout time.Duration) string {
+	if timeout <= 0 {
+		return "no time limit"
+	}
+	return "at most --timeout " + timeout.String()
 }

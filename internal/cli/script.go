@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/askback/askback/internal/conversation"
 	"github.com/askback/askback/internal/iostreams"
@@ -131,7 +132,8 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if out == "" {
 		out = "SCRIPT.mcp"
 	}
-	src, warnings, err := recordscript.Write(conv, recordscript.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore})
+	var counts recordscript.Counts
+	src, warnings, err := recordscript.Write(conv, recordscript.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
 	}
@@ -152,9 +154,36 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if err := outfile.Write(opts.Output, src, 0o600); err != nil { // it holds the answers given
 		return &exitError{code: ExitFailed, err: err}
 	}
-	calls := len(conv.Calls)
-	fmt.Fprintf(opts.IO.ErrOut, "%s: %d call(s) from %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), calls, name, termsafe.Line(opts.Output))
+	fmt.Fprintf(opts.IO.ErrOut, "%s: %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), scriptSummary(counts, name, rec.Truncated), termsafe.Line(opts.Output))
 	return nil
+}
+
+// scriptSummary says what the script made of the recording name: the
+// calls it replays, and those it writes only as comments or leaves out.
+func scriptSummary(c recordscript.Counts, name string, truncated bool) string {
+	s := nCalls(c.Replayed) + " from " + name
+	if truncated {
+		s += ", which was cut short"
+	}
+	var not []string
+	if c.Commented > 0 {
+		not = append(not, fmt.Sprintf("%s written only as a comment, not replayed", nCalls(c.Commented)))
+	}
+	if c.LeftOut > 0 {
+		not = append(not, nCalls(c.LeftOut)+" left out")
+	}
+	if len(not) > 0 {
+		s += "; " + strings.Join(not, ", ")
+	}
+	return s
+}
+
+// nCalls is "1 call" or "N calls".
+func nCalls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
 }
 
 // readRecording reads a recording file, bounded, naming the file and line

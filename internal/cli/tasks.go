@@ -21,7 +21,7 @@ tasks of protocol 2025-11-25) return a task id at once; "mcp-tester call
 server of 2025-11-25 may keep its tasks in the session that created them,
 where another session does not find them.`,
 	}
-	cmd.AddCommand(newTasksGetCmd(ios, nil), newTasksWaitCmd(ios, nil), newTasksCancelCmd(ios, nil))
+	cmd.AddCommand(newTasksListCmd(ios, nil), newTasksGetCmd(ios, nil), newTasksWaitCmd(ios, nil), newTasksCancelCmd(ios, nil))
 	return cmd
 }
 

@@ -41,6 +41,22 @@ type Options struct {
 	Match jsonmatch.Mode
 	// Ignore names parts of results the checks say nothing of.
 	Ignore []jsonmatch.Path
+	// Counts, when set, is filled in with how many calls the script
+	// replays and how many it does not.
+	Counts *Counts
+}
+
+// Counts says what became of the recording's calls in a script.
+type Counts struct {
+	// Replayed is the number of calls the script makes.
+	Replayed int
+	// Commented is the number of calls written only as comments, not
+	// replayed: nothing of them can be checked (a call without a result
+	// and without questions, as at the end of a recording cut short, or a
+	// call the client cancelled).
+	Commented int
+	// LeftOut is the number of calls a script cannot write.
+	LeftOut int
 }
 
 // Warning is something of the recording the script does not do as the
@@ -97,6 +113,9 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		out.Write(text[rootsAt:])
 		w.buf = out
 	}
+	if opts.Counts != nil {
+		*opts.Counts = w.counts
+	}
 	if n := w.buf.Len(); n > script.MaxFileSize {
 		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
 	}
@@ -122,6 +141,7 @@ type writer struct {
 	// hidden, for a comment before it.
 	hiddenArgs string
 	rootsRaw   string
+	counts     Counts
 }
 
 func (w *writer) line(format string, args ...any) {
@@ -205,6 +225,7 @@ func (w *writer) call(c *conversation.Call) {
 	if err != nil {
 		w.warn(c.Line, "%s: left out: %v", describe(c), err)
 		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
+		w.counts.LeftOut++
 		return
 	}
 	if w.hiddenArgs != "" {
@@ -213,13 +234,16 @@ func (w *writer) call(c *conversation.Call) {
 	switch {
 	case c.Method == conversation.MethodSetLevel:
 		w.line("%s", cmd)
+		w.counts.Replayed++
 		return
 	case c.Cancelled && c.Task == nil, !c.Ended && len(c.Questions) == 0 && c.Task == nil:
 		// Nothing of it can be checked, and it might not end: it is
 		// written, commented out.
 		w.comment("not replayed: %s", cmd)
+		w.counts.Commented++
 		return
 	}
+	w.counts.Replayed++
 	task := c.Task
 	if task != nil && task.CancelledByClient {
 		if task.AnsweredBeforeCancel > 0 {

@@ -191,6 +191,34 @@ func (s *Session) GetTask(ctx context.Context, id string) (*tasks.GetTaskResult,
 	return res, nil
 }
 
+// ListTasks asks the server for the tasks it holds for this session
+// (tasks/list of protocol 2025-11-25, every page), within Timeout. The tasks
+// extension of later protocols has no tasks/list, and a server that does
+// not declare capabilities.tasks.list does not offer it: nothing is sent.
+func (s *Session) ListTasks(ctx context.Context) ([]*tasks.GetTaskResult, error) {
+	op := "tasks/list"
+	if err := s.needTasks(op); err != nil {
+		return nil, err
+	}
+	if !taskclient.Legacy(s.cs) {
+		return nil, &Error{Kind: KindServer, Op: op, Err: fmt.Errorf("protocol %s has no tasks/list (it is a method of protocol 2025-11-25; give --protocol 2025-11-25 to a server that speaks it)", s.ProtocolVersion())}
+	}
+	if !s.offer.List {
+		return nil, &Error{Kind: KindServer, Op: op, Err: errors.New("the server does not offer tasks/list (its capabilities have no tasks.list)")}
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	var res []*tasks.GetTaskResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.Tasks(nil).List(rctx)
+		if err != nil {
+			return s.wrap(rctx, op, rpcOr(err))
+		}
+		return nil
+	})
+	return res, err
+}
+
 // CancelTask asks the server to cancel a task (tasks/cancel), within
 // Timeout.
 func (s *Session) CancelTask(ctx context.Context, id string) error {

@@ -69,7 +69,7 @@ var ErrCancelled = errors.New("the task was cancelled")
 var ErrNoHandle = errors.New("taskclient: cannot read the tool call's raw answer; connect the session through taskclient.Transport")
 
 // Register prepares c for task calls: it adds the tasks/* methods (those
-// of the extension and tasks/result of protocol 2025-11-25) and sending
+// of the extension, and tasks/result and tasks/list of protocol 2025-11-25) and sending
 // middleware that declares the extension on the calls this package makes
 // (and on tasks/* requests), on top of what the client declares, and that
 // asks for a task (params.task) on the calls of protocol 2025-11-25 that
@@ -86,6 +86,9 @@ func Register(c *mcp.Client) error {
 	}
 	if err := mcp.AddSendingCustomMethod[*tasks.GetTaskParams, *mcp.CallToolResult](c, MethodResult); err != nil {
 		return fmt.Errorf("register %s: %w", MethodResult, err)
+	}
+	if err := mcp.AddSendingCustomMethod[*listParams, *listResult](c, MethodList); err != nil {
+		return fmt.Errorf("register %s: %w", MethodList, err)
 	}
 	c.AddSendingMiddleware((&declared{}).middleware, augment)
 	return nil

@@ -285,3 +285,52 @@ func ended(res *mcp.CallToolResult, err error) tasks.Status {
 	}
 	return ""
 }
+
+// MethodList lists the tasks a server of protocol 2025-11-25 holds.
+const MethodList = "tasks/list"
+
+// maxListPages bounds the pages of a tasks/list: a server that always
+// answers with a next cursor would be asked for ever.
+const maxListPages = 1000
+
+type listResult struct {
+	mcp.ResultBase
+	Tasks      []*getResult `json:"tasks"`
+	NextCursor string       `json:"nextCursor,omitempty"`
+}
+
+type listParams struct {
+	mcp.ParamsBase
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// List returns the tasks the server holds for this client (tasks/list of
+// protocol 2025-11-25), every page, in the server's order, each in the
+// extension's words as [Client.Get] gives it.
+func (c *Client) List(ctx context.Context) ([]*tasks.GetTaskResult, error) {
+	var out []*tasks.GetTaskResult
+	cursor := ""
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return out, fmt.Errorf("tasks/list: more than %d pages", maxListPages)
+		}
+		res, err := mcp.CallCustomMethod[*listParams, *listResult](ctx, c.cs, MethodList, &listParams{Cursor: cursor})
+		if err != nil {
+			return out, fmt.Errorf("tasks/list: %w", err)
+		}
+		for _, t := range res.Tasks {
+			if t != nil {
+				out = append(out, t.normal())
+			}
+		}
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		if seen[res.NextCursor] {
+			return out, fmt.Errorf("tasks/list: the server gave the cursor %q twice", res.NextCursor)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
