@@ -159,8 +159,7 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 		x.Name = ""
 	}
 	b.s.Exchanges = append(b.s.Exchanges, x)
-	b.s.byKey[m.Method+"\x00"+key] = append(b.s.byKey[m.Method+"\x00"+key], x)
-	b.s.byMethod[m.Method] = append(b.s.byMethod[m.Method], x)
+	b.s.file(x)
 	pend.x = x
 	return nil
 }

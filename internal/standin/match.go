@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/credential"
 	"github.com/askback/askback/internal/strictjson"
 	"github.com/askback/askback/reqstate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -170,3 +171,75 @@ func leaves(canon string, limit int) map[string]bool {
 
 // maxLeaves bounds the leaves compared per params.
 const maxLeaves = 256
+
+// hiddenJSON is a value the proxy hid as a credential, as it stands in a
+// match key.
+var hiddenJSON = `"` + credential.Hidden + `"`
+
+// hidesArguments reports whether a match key holds an argument the
+// recording hides (credential.Hidden): one matched by pattern
+// (matchesHidden), not by its key alone.
+func hidesArguments(key string) bool {
+	return strings.Contains(key, hiddenJSON)
+}
+
+// matchesHidden reports whether the params of a request (its match key
+// got) are those of a recorded request whose arguments the proxy hid in
+// part (recorded): alike but where the recording shows credential.Hidden
+// under "arguments", which any value of that argument matches.
+func matchesHidden(recorded, got string) bool {
+	var r, g map[string]any
+	if decodeNumbers(recorded, &r) != nil || decodeNumbers(got, &g) != nil || len(r) != len(g) {
+		return false
+	}
+	for k, rv := range r {
+		gv, ok := g[k]
+		if !ok || !sameBut(rv, gv, k == "arguments") {
+			return false
+		}
+	}
+	return true
+}
+
+// sameBut reports whether two JSON values are alike, a hidden value of
+// want matching any value when hidden counts.
+func sameBut(want, got any, hidden bool) bool {
+	switch w := want.(type) {
+	case string:
+		if hidden && w == credential.Hidden {
+			return true
+		}
+		g, ok := got.(string)
+		return ok && g == w
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !sameBut(wv, gv, hidden) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameBut(w[i], g[i], hidden) {
+				return false
+			}
+		}
+		return true
+	}
+	return want == got // numbers (json.Number, canonical), booleans, null
+}
+
+func decodeNumbers(canon string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(canon))
+	dec.UseNumber()
+	return dec.Decode(v)
+}

@@ -31,6 +31,9 @@ type Script struct {
 
 	byKey    map[string][]*Exchange // by method and match key, in order
 	byMethod map[string][]*Exchange // by method, in order
+	// hidden are, by method, the first exchange of each match key that
+	// holds an argument the proxy hid (hidesArguments), in order.
+	hidden map[string][]*Exchange
 }
 
 // ServerFacts are what initialize (or server/discover) said.
@@ -108,9 +111,33 @@ func (x *Exchange) Questions() int {
 	return n
 }
 
-// recorded returns the exchanges recorded for a method and match key.
-func (s *Script) recorded(method, key string) []*Exchange {
-	return s.byKey[method+"\x00"+key]
+// recorded returns the exchanges recorded for a method and match key,
+// with the key they were recorded with: key itself, or the key of the
+// earliest recorded request whose hidden arguments (credentials the proxy
+// hid) match any value and whose other params are key's.
+func (s *Script) recorded(method, key string) ([]*Exchange, string) {
+	if xs := s.byKey[method+"\x00"+key]; len(xs) > 0 {
+		return xs, key
+	}
+	for _, x := range s.hidden[method] {
+		if matchesHidden(x.Key, key) {
+			return s.byKey[method+"\x00"+x.Key], x.Key
+		}
+	}
+	return nil, key
+}
+
+// file adds x to the exchanges that answer its method and match key.
+func (s *Script) file(x *Exchange) {
+	k := x.Method + "\x00" + x.Key
+	s.byKey[k] = append(s.byKey[k], x)
+	s.byMethod[x.Method] = append(s.byMethod[x.Method], x)
+	if len(s.byKey[k]) == 1 && hidesArguments(x.Key) {
+		if s.hidden == nil {
+			s.hidden = map[string][]*Exchange{}
+		}
+		s.hidden[x.Method] = append(s.hidden[x.Method], x)
+	}
 }
 
 // Methods returns the methods the client called, in the order they first

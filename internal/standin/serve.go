@@ -107,14 +107,14 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// A next round: its requestState says which exchange.
 			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
 		}
-		recorded := s.script.recorded(method, key)
+		recorded, as := s.script.recorded(method, key)
 		if len(recorded) == 0 {
 			if s.fallsThrough(method) {
 				return next(ctx, method, req)
 			}
 			return nil, s.unmatched(method, name, key)
 		}
-		t.x = s.take(method, key, recorded)
+		t.x = s.take(method, as, recorded)
 		s.rep.update(func(r *Report) { r.Requests++ })
 		if isCall(method) {
 			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
