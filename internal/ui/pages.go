@@ -21,9 +21,9 @@ import (
 
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/atomicfile"
 	"github.com/askback/askback/internal/interactive"
 	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/outfile"
 	"github.com/askback/askback/internal/termsafe"
 	"github.com/askback/askback/internal/toolargs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -853,6 +853,17 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "log", v)
 }
 
+// checkSavePath refuses to replace a file that exists unless the person
+// asked to: a name typed by mistake (or sent by anything that got hold of
+// the page) must not replace a file they keep, a profile or a script of
+// their own. Links are refused when the file is written (outfile).
+func checkSavePath(path string, replace bool) error {
+	if _, err := os.Lstat(path); err == nil && !replace {
+		return fmt.Errorf("%s exists already: tick “Replace an existing file” to replace it", path)
+	}
+	return nil
+}
+
 // path is a saved file's path: relative ones in the work folder.
 func (s *Server) path(p string) string {
 	if filepath.IsAbs(p) || s.opts.WorkDir == "" {
@@ -875,12 +886,16 @@ func (s *Server) postSave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := s.path(name)
+	if err := checkSavePath(path, r.PostFormValue("replace") == "on"); err != nil {
+		s.noteAndBack(w, r, "/", err.Error())
+		return
+	}
 	f := &savedFile{Kind: kind, Path: path}
 	switch kind {
 	case "recording":
 		b, err := os.ReadFile(c.recPath)
 		if err == nil {
-			err = atomicfile.Write(path, b, 0o600)
+			err = outfile.Write(path, b, 0o600)
 		}
 		if err != nil {
 			s.noteAndBack(w, r, "/", "Could not save the recording: "+err.Error())
@@ -905,7 +920,7 @@ func (s *Server) postSave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.files = append(s.files, f)
+	s.files = keepNewest(append(s.files, f), maxDetailed)
 	s.mu.Unlock()
 	s.noteAndBack(w, r, "/#saved", "Saved "+path+".")
 }
@@ -937,7 +952,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	ru := &run{ID: len(s.runs) + 1}
+	ru := &run{ID: s.runSeq + 1}
 	s.mu.Unlock()
 	switch {
 	case what == "test":
@@ -956,8 +971,14 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	ru.ID = len(s.runs) + 1
-	s.runs = append(s.runs, ru)
+	if running := s.running(); running >= maxRunning {
+		s.mu.Unlock()
+		s.noteAndBack(w, r, "/", fmt.Sprintf("%d commands are running already: wait for one to end.", running))
+		return
+	}
+	s.runSeq++
+	ru.ID = s.runSeq
+	s.runs = keepNewest(append(s.runs, ru), maxDetailed)
 	s.mu.Unlock()
 	go func() {
 		var out, errOut bytes.Buffer
@@ -973,10 +994,38 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) findRun(r *http.Request) *run {
 	id, err := strconv.Atoi(r.PathValue("id"))
-	if err != nil || id < 1 || id > len(s.runs) {
+	if err != nil {
 		return nil
 	}
-	return s.runs[id-1]
+	for _, ru := range s.runs {
+		if ru.ID == id {
+			return ru
+		}
+	}
+	return nil
+}
+
+// maxRunning bounds the commands the page runs at once.
+const maxRunning = 4
+
+// running counts the commands that have not ended.
+func (s *Server) running() int {
+	n := 0
+	for _, ru := range s.runs {
+		if !ru.Done {
+			n++
+		}
+	}
+	return n
+}
+
+// keepNewest keeps the last n of list: the page shows what was done
+// lately, and a long session does not grow it without bound.
+func keepNewest[T any](list []T, n int) []T {
+	if len(list) <= n {
+		return list
+	}
+	return append(list[:0:0], list[len(list)-n:]...)
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {

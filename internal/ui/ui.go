@@ -94,15 +94,16 @@ type Server struct {
 	hosts   map[string]bool // the Host values accepted
 	cookie  string
 
-	mu    sync.Mutex
-	conn  *conn       // the open session, nil before connecting
-	calls []*call     // what was called, in order
-	msgs  *messageLog // the JSON-RPC messages, both ways
-	last  string      // the last note shown at the top of the page
-	seq   int         // numbers the sessions' recordings
-	wake  chan struct{}
-	files []*savedFile
-	runs  []*run
+	mu     sync.Mutex
+	conn   *conn       // the open session, nil before connecting
+	calls  []*call     // what was called, in order
+	msgs   *messageLog // the JSON-RPC messages, both ways
+	last   string      // the last note shown at the top of the page
+	seq    int         // numbers the sessions' recordings
+	wake   chan struct{}
+	files  []*savedFile
+	runs   []*run
+	runSeq int // the number of the last run started
 }
 
 // New makes a Server. Call Listen, then Serve.

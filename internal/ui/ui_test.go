@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -109,5 +111,41 @@ func TestTemplatesAndForget(t *testing.T) {
 	running.forget()
 	if running.Forgotten {
 		t.Error("a running call was forgotten")
+	}
+}
+
+// Saving replaces a file that exists only when the person asks to, and a
+// link is never followed.
+func TestSaveKeepsFilesThatExist(t *testing.T) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "profile")
+	if err := os.WriteFile(kept, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSavePath(kept, false); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("an existing file without replace: %v", err)
+	}
+	if err := checkSavePath(kept, true); err != nil {
+		t.Errorf("an existing file with replace: %v", err)
+	}
+	if err := checkSavePath(filepath.Join(dir, "new.mcp"), false); err != nil {
+		t.Errorf("a new file: %v", err)
+	}
+	if err := os.Symlink(kept, filepath.Join(dir, "link")); err != nil {
+		t.Skip(err)
+	}
+	if err := checkSavePath(filepath.Join(dir, "link"), false); err == nil {
+		t.Error("a link to an existing file was taken for a new file")
+	}
+}
+
+// What the page lists of saved files and runs keeps the newest.
+func TestKeepNewest(t *testing.T) {
+	list := []int{}
+	for i := 1; i <= 250; i++ {
+		list = keepNewest(append(list, i), 100)
+	}
+	if len(list) != 100 || list[0] != 151 || list[99] != 250 {
+		t.Errorf("kept %d: %v…%v", len(list), list[0], list[len(list)-1])
 	}
 }
