@@ -23,85 +23,104 @@ const maxSpelled = 4096
 // characters (MCPS004). The classes are termsafe's. It returns the text
 // the tag characters spell, which the other rules read too.
 func (s *scanner) hiddenChars(t *text) (spelled string) {
-	var (
-		tags, bidi, controls, loneCR, escapes, invisible int
-		decoded                                          strings.Builder
-		firstBidi, firstInvisible                        rune
-	)
-	runes := []rune(t.s)
+	var h hidden
+	h.count([]rune(t.s))
+	s.reportHidden(t, &h)
+	return h.decoded.String()
+}
+
+// hidden counts the characters of a text that a person does not see, by
+// class.
+type hidden struct {
+	tags, bidi, controls, loneCR, escapes, invisible int
+	decoded                                          strings.Builder // what the tag characters spell
+	firstBidi, firstInvisible                        rune
+}
+
+// count reads runes once, counting each class.
+func (h *hidden) count(runes []rune) {
 	for i, r := range runes {
 		switch termsafe.Classify(r) {
 		case termsafe.Tag:
-			tags++
-			if r >= 0xe0020 && r <= 0xe007e && decoded.Len() < maxSpelled {
-				decoded.WriteRune(r - 0xe0000)
+			h.tags++
+			if r >= 0xe0020 && r <= 0xe007e && h.decoded.Len() < maxSpelled {
+				h.decoded.WriteRune(r - 0xe0000)
 			}
 		case termsafe.Bidi:
-			bidi++
-			if firstBidi == 0 {
-				firstBidi = r
+			h.bidi++
+			if h.firstBidi == 0 {
+				h.firstBidi = r
 			}
 		case termsafe.Control:
-			switch {
-			case r == '\n' || r == '\t':
-			case r == '\r' && i+1 < len(runes) && runes[i+1] == '\n':
-			case r == '\r':
-				loneCR++
-			case r == 0x1b || r == 0x9b:
-				escapes++
-			default:
-				controls++
-			}
+			h.control(runes, i)
 		case termsafe.LineSeparator:
 		case termsafe.Format:
-			if benignJoiner(runes, i) {
-				continue
-			}
-			invisible++
-			if firstInvisible == 0 {
-				firstInvisible = r
+			if !benignJoiner(runes, i) {
+				h.addInvisible(r)
 			}
 		case termsafe.Visible:
 			if strayVariationSelector(runes, i) {
-				invisible++
-				if firstInvisible == 0 {
-					firstInvisible = r
-				}
+				h.addInvisible(r)
 			}
 		}
 	}
-	if tags > 0 {
-		reason := fmt.Sprintf("%d Unicode tag character(s), invisible to people", tags)
-		if d := strings.TrimSpace(decoded.String()); d != "" {
+}
+
+// control counts the control character at i: a newline, a tab and the
+// carriage return of CRLF are text; the rest are not.
+func (h *hidden) control(runes []rune, i int) {
+	switch r := runes[i]; {
+	case r == '\n' || r == '\t':
+	case r == '\r' && i+1 < len(runes) && runes[i+1] == '\n':
+	case r == '\r':
+		h.loneCR++
+	case r == 0x1b || r == 0x9b:
+		h.escapes++
+	default:
+		h.controls++
+	}
+}
+
+func (h *hidden) addInvisible(r rune) {
+	h.invisible++
+	if h.firstInvisible == 0 {
+		h.firstInvisible = r
+	}
+}
+
+// reportHidden adds the findings of what h counted in t.
+func (s *scanner) reportHidden(t *text, h *hidden) {
+	if h.tags > 0 {
+		reason := fmt.Sprintf("%d Unicode tag character(s), invisible to people", h.tags)
+		if d := strings.TrimSpace(h.decoded.String()); d != "" {
 			reason += fmt.Sprintf("; they spell %q", clipWords(d))
 		}
 		s.add(RuleTags, High, t, reason, t.s)
 	}
-	if bidi > 0 {
-		s.add(RuleBidi, High, t, fmt.Sprintf("%d bidirectional control(s), first U+%04X: what is shown is not what the model reads", bidi, firstBidi), t.s)
+	if h.bidi > 0 {
+		s.add(RuleBidi, High, t, fmt.Sprintf("%d bidirectional control(s), first U+%04X: what is shown is not what the model reads", h.bidi, h.firstBidi), t.s)
 	}
 	switch {
-	case escapes > 0:
-		s.add(RuleControl, High, t, fmt.Sprintf("%d terminal escape sequence(s) (ESC or CSI) that can hide or rewrite text on a terminal", escapes), t.s)
-	case controls > 0:
-		s.add(RuleControl, High, t, fmt.Sprintf("%d control character(s) other than newline and tab", controls), t.s)
-	case loneCR > 0:
-		s.add(RuleControl, Medium, t, fmt.Sprintf("%d carriage return(s) without a newline: a terminal writes what follows over what came before", loneCR), t.s)
+	case h.escapes > 0:
+		s.add(RuleControl, High, t, fmt.Sprintf("%d terminal escape sequence(s) (ESC or CSI) that can hide or rewrite text on a terminal", h.escapes), t.s)
+	case h.controls > 0:
+		s.add(RuleControl, High, t, fmt.Sprintf("%d control character(s) other than newline and tab", h.controls), t.s)
+	case h.loneCR > 0:
+		s.add(RuleControl, Medium, t, fmt.Sprintf("%d carriage return(s) without a newline: a terminal writes what follows over what came before", h.loneCR), t.s)
 	}
-	if invisible > 0 {
+	if h.invisible > 0 {
 		sev := Medium
-		why := fmt.Sprintf("%d invisible character(s), first U+%04X", invisible, firstInvisible)
+		why := fmt.Sprintf("%d invisible character(s), first U+%04X", h.invisible, h.firstInvisible)
 		switch {
 		case t.kind == kindName:
 			sev = High
 			why += ": the name is not the name it looks like"
-		case invisible >= manyInvisible:
+		case h.invisible >= manyInvisible:
 			sev = High
 			why += ": enough to encode a hidden message"
 		}
 		s.add(RuleInvisible, sev, t, why, t.s)
 	}
-	return decoded.String()
 }
 
 // benignJoiner reports whether the format character at i is one that

@@ -90,77 +90,102 @@ func ParseFault(spec string) (Fault, error) {
 	if !ok {
 		return f, errors.New(`no action: write METHOD[ NAME]:ACTION, e.g. "tools/call:delay=2s", "tools/call deploy:error=-32603:boom" or "tools/list:drop"`)
 	}
+	if err := f.parseTarget(target); err != nil {
+		return f, err
+	}
+	return f, f.parseAction(action)
+}
+
+// parseTarget reads METHOD[ NAME], the requests a fault applies to.
+func (f *Fault) parseTarget(target string) error {
 	method, name, named := strings.Cut(target, " ")
 	f.Method, f.Name = method, name
 	if !slices.Contains(faultMethods, method) {
 		if method == "" {
-			return f, errors.New("no method before the colon")
+			return errors.New("no method before the colon")
 		}
 		msg := fmt.Sprintf("unknown method %q", method)
 		if near, ok := suggest.Closest(method, faultMethods); ok {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
-		return f, errors.New(msg)
+		return errors.New(msg)
 	}
-	if named {
-		if !slices.Contains(namedMethods, method) {
-			return f, fmt.Errorf("%s requests name no tool, prompt or resource: a name applies to %s", method, strings.Join(namedMethods, ", "))
-		}
-		if name == "" || strings.ContainsAny(name, " \t") {
-			return f, fmt.Errorf("the name after %s must be one word (a tool or prompt name or a resource URI), got %q", method, name)
-		}
+	if !named {
+		return nil
 	}
+	if !slices.Contains(namedMethods, method) {
+		return fmt.Errorf("%s requests name no tool, prompt or resource: a name applies to %s", method, strings.Join(namedMethods, ", "))
+	}
+	if name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("the name after %s must be one word (a tool or prompt name or a resource URI), got %q", method, name)
+	}
+	return nil
+}
+
+// parseAction reads ACTION: delay=DURATION, error=CODE[:MESSAGE] or drop.
+func (f *Fault) parseAction(action string) error {
 	kind, arg, hasArg := strings.Cut(action, "=")
 	switch kind {
 	case "delay":
-		if !hasArg || arg == "" {
-			return f, errors.New("delay needs a duration: delay=2s")
-		}
-		d, err := time.ParseDuration(arg)
-		if err != nil {
-			return f, fmt.Errorf("delay=%s: not a duration (write 2s, 150ms, 1m)", arg)
-		}
-		if d <= 0 || d > MaxFaultDelay {
-			return f, fmt.Errorf("delay=%s: give a duration above 0 and at most %v", arg, MaxFaultDelay)
-		}
-		f.Kind, f.Delay = FaultDelay, d
+		return f.parseDelay(arg, hasArg)
 	case "error":
-		if !hasArg || arg == "" {
-			return f, errors.New("error needs a JSON-RPC code: error=-32603 or error=-32603:MESSAGE")
-		}
-		code, msg, hasMsg := strings.Cut(arg, ":")
-		n, err := strconv.ParseInt(code, 10, 64)
-		if err != nil || strings.HasPrefix(code, "+") || (len(code) > 1 && code[0] == '0') || strings.HasPrefix(code, "-0") {
-			return f, fmt.Errorf("error=%s: the code %q is not an integer", arg, code)
-		}
-		if n < math.MinInt32 || n > math.MaxInt32 {
-			return f, fmt.Errorf("error=%s: the code %d is outside the 32-bit range JSON-RPC clients read", arg, n)
-		}
-		if n == 0 {
-			return f, fmt.Errorf("error=%s: 0 is no error code", arg)
-		}
-		if hasMsg && msg == "" {
-			return f, fmt.Errorf("error=%s: an empty message after the code; leave out the colon for the default", arg)
-		}
-		if !hasMsg {
-			msg = DefaultFaultMessage
-		}
-		f.Kind, f.Code, f.Message = FaultError, n, msg
+		return f.parseError(arg, hasArg)
 	case "drop":
 		if hasArg {
-			return f, errors.New("drop takes no value")
+			return errors.New("drop takes no value")
 		}
 		f.Kind = FaultDrop
+		return nil
 	case "":
-		return f, errors.New("no action after the colon: delay=DURATION, error=CODE[:MESSAGE] or drop")
-	default:
-		msg := fmt.Sprintf("unknown action %q", kind)
-		if near, ok := suggest.Closest(kind, []string{"delay", "error", "drop"}); ok {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		return f, errors.New(msg + ": use delay=DURATION, error=CODE[:MESSAGE] or drop")
+		return errors.New("no action after the colon: delay=DURATION, error=CODE[:MESSAGE] or drop")
 	}
-	return f, nil
+	msg := fmt.Sprintf("unknown action %q", kind)
+	if near, ok := suggest.Closest(kind, []string{"delay", "error", "drop"}); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return errors.New(msg + ": use delay=DURATION, error=CODE[:MESSAGE] or drop")
+}
+
+// parseDelay reads the DURATION of delay=DURATION.
+func (f *Fault) parseDelay(arg string, hasArg bool) error {
+	if !hasArg || arg == "" {
+		return errors.New("delay needs a duration: delay=2s")
+	}
+	d, err := time.ParseDuration(arg)
+	if err != nil {
+		return fmt.Errorf("delay=%s: not a duration (write 2s, 150ms, 1m)", arg)
+	}
+	if d <= 0 || d > MaxFaultDelay {
+		return fmt.Errorf("delay=%s: give a duration above 0 and at most %v", arg, MaxFaultDelay)
+	}
+	f.Kind, f.Delay = FaultDelay, d
+	return nil
+}
+
+// parseError reads the CODE[:MESSAGE] of error=CODE[:MESSAGE].
+func (f *Fault) parseError(arg string, hasArg bool) error {
+	if !hasArg || arg == "" {
+		return errors.New("error needs a JSON-RPC code: error=-32603 or error=-32603:MESSAGE")
+	}
+	code, msg, hasMsg := strings.Cut(arg, ":")
+	n, err := strconv.ParseInt(code, 10, 64)
+	if err != nil || strings.HasPrefix(code, "+") || (len(code) > 1 && code[0] == '0') || strings.HasPrefix(code, "-0") {
+		return fmt.Errorf("error=%s: the code %q is not an integer", arg, code)
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		return fmt.Errorf("error=%s: the code %d is outside the 32-bit range JSON-RPC clients read", arg, n)
+	}
+	if n == 0 {
+		return fmt.Errorf("error=%s: 0 is no error code", arg)
+	}
+	if hasMsg && msg == "" {
+		return fmt.Errorf("error=%s: an empty message after the code; leave out the colon for the default", arg)
+	}
+	if !hasMsg {
+		msg = DefaultFaultMessage
+	}
+	f.Kind, f.Code, f.Message = FaultError, n, msg
+	return nil
 }
 
 // applies reports whether f applies to a request of method naming name.
