@@ -295,65 +295,11 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			return b.checkProtocol(line, r.ProtocolVersion)
 		}
 	case kindRound:
-		switch {
-		case werr != nil && werr.Code == urlRequiredCode:
-			b.urlError(line, c, werr)
-		case werr != nil:
-			b.end(c, line, nil, werr)
-		case r.ResultType == "input_required":
-			b.roundQuestions(line, c, r)
-		case r.ResultType == "task":
-			id := r.TaskID
-			if id == "" && r.Task != nil {
-				id = r.Task.TaskID
-			}
-			c.Task = &Task{ID: id, Status: r.Status}
-			b.tasks[id] = c
-		case r.ResultType == "" && r.Task != nil && r.Task.TaskID != "":
-			// A task of protocol 2025-11-25.
-			c.Task = &Task{ID: r.Task.TaskID, Status: r.Task.Status, Era2025: true}
-			b.tasks[r.Task.TaskID] = c
-		default:
-			b.end(c, line, m.Result, nil)
-		}
+		b.roundAnswer(line, c, m, werr, r)
 	case kindTaskGet:
-		if werr != nil || c.Ended {
-			return nil // an ended task's status and questions are what they were when it ended
-		}
-		c.Task.Status = r.Status
-		if c.Task.Era2025 {
-			return nil // its result comes with tasks/result
-		}
-		irs, _ := recording.InputRequests(r.InputRequests)
-		for _, ir := range irs {
-			if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == ir.Key }) {
-				b.addQuestion(c, inputQuestion(line, exchange.ViaTask, ir))
-			}
-		}
-		switch r.Status {
-		case "completed":
-			b.end(c, line, r.Result, nil)
-		case "failed":
-			e := r.Error
-			if e == nil {
-				e = &jsonrpc.Error{Code: -32603, Message: "the task failed"}
-			}
-			b.end(c, line, nil, e)
-		case "cancelled":
-			b.end(c, line, nil, nil)
-		}
+		b.taskStatus(line, c, werr, r)
 	case kindTaskResult:
-		if !c.Ended {
-			// tasks/result answers once the task has ended: failed with an
-			// error or an isError result, else completed.
-			var ie struct{ IsError bool }
-			_ = json.Unmarshal(m.Result, &ie)
-			c.Task.Status = "completed"
-			if werr != nil || ie.IsError {
-				c.Task.Status = "failed"
-			}
-			b.end(c, line, m.Result, werr)
-		}
+		b.taskResult(line, c, m, werr)
 	case kindList:
 		if werr != nil {
 			b.end(c, line, nil, werr)
@@ -369,6 +315,77 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		}
 	}
 	return nil
+}
+
+// roundAnswer takes the server's answer to a round of a call: its end, its
+// questions, or a task it runs as.
+func (b *builder) roundAnswer(line int, c *Call, m *jsonrpc.Response, werr *jsonrpc.Error, r result) {
+	switch {
+	case werr != nil && werr.Code == urlRequiredCode:
+		b.urlError(line, c, werr)
+	case werr != nil:
+		b.end(c, line, nil, werr)
+	case r.ResultType == "input_required":
+		b.roundQuestions(line, c, r)
+	case r.ResultType == "task":
+		id := r.TaskID
+		if id == "" && r.Task != nil {
+			id = r.Task.TaskID
+		}
+		c.Task = &Task{ID: id, Status: r.Status}
+		b.tasks[id] = c
+	case r.ResultType == "" && r.Task != nil && r.Task.TaskID != "":
+		// A task of protocol 2025-11-25.
+		c.Task = &Task{ID: r.Task.TaskID, Status: r.Task.Status, Era2025: true}
+		b.tasks[r.Task.TaskID] = c
+	default:
+		b.end(c, line, m.Result, nil)
+	}
+}
+
+// taskStatus takes a task's status (tasks/get): its questions, and its
+// end.
+func (b *builder) taskStatus(line int, c *Call, werr *jsonrpc.Error, r result) {
+	if werr != nil || c.Ended {
+		return // an ended task's status and questions are what they were when it ended
+	}
+	c.Task.Status = r.Status
+	if c.Task.Era2025 {
+		return // its result comes with tasks/result
+	}
+	irs, _ := recording.InputRequests(r.InputRequests)
+	for _, ir := range irs {
+		if !slices.ContainsFunc(c.Questions, func(q *Question) bool { return q.Via == exchange.ViaTask && q.Key == ir.Key }) {
+			b.addQuestion(c, inputQuestion(line, exchange.ViaTask, ir))
+		}
+	}
+	switch r.Status {
+	case "completed":
+		b.end(c, line, r.Result, nil)
+	case "failed":
+		e := r.Error
+		if e == nil {
+			e = &jsonrpc.Error{Code: -32603, Message: "the task failed"}
+		}
+		b.end(c, line, nil, e)
+	case "cancelled":
+		b.end(c, line, nil, nil)
+	}
+}
+
+// taskResult takes what tasks/result answered, once the task has ended:
+// failed with an error or an isError result, else completed.
+func (b *builder) taskResult(line int, c *Call, m *jsonrpc.Response, werr *jsonrpc.Error) {
+	if c.Ended {
+		return
+	}
+	var ie struct{ IsError bool }
+	_ = json.Unmarshal(m.Result, &ie)
+	c.Task.Status = "completed"
+	if werr != nil || ie.IsError {
+		c.Task.Status = "failed"
+	}
+	b.end(c, line, m.Result, werr)
 }
 
 // urlRequiredCode is the error of 2025-11-25 that carries URL questions.
