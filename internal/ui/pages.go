@@ -324,9 +324,15 @@ func (s *Server) findTool(name string) *mcp.Tool {
 	if s.conn == nil {
 		return nil
 	}
-	for _, t := range s.conn.tools {
-		if t.Name == name {
-			return t
+	return first(s.conn.tools, func(t *mcp.Tool) bool { return t.Name == name })
+}
+
+// first is the first item of list that match takes, or nil: where a server
+// listed a name twice, every page shows the same one.
+func first[T any](list []*T, match func(*T) bool) *T {
+	for _, x := range list {
+		if match(x) {
+			return x
 		}
 	}
 	return nil
@@ -376,11 +382,7 @@ func (s *Server) promptPage(w http.ResponseWriter, r *http.Request) {
 	v := s.base("Prompt " + name)
 	var p *mcp.Prompt
 	if s.conn != nil {
-		for _, x := range s.conn.prompts {
-			if x.Name == name {
-				p = x
-			}
-		}
+		p = first(s.conn.prompts, func(x *mcp.Prompt) bool { return x.Name == name })
 	}
 	s.mu.Unlock()
 	if p == nil {
@@ -397,11 +399,7 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 	v := s.base("Resource template")
 	var p *mcp.ResourceTemplate
 	if s.conn != nil {
-		for _, x := range s.conn.templates {
-			if x.URITemplate == name {
-				p = x
-			}
-		}
+		p = first(s.conn.templates, func(x *mcp.ResourceTemplate) bool { return x.URITemplate == name })
 	}
 	s.mu.Unlock()
 	if p == nil {
