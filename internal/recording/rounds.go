@@ -49,39 +49,32 @@ func (rs *Rounds[C]) Forget(call C) {
 }
 
 // Continue finds the call a request of method on name in session, with
-// params p, continues, and takes it out of the waiting. The rule: a
-// call of the same method, name and session waits; a request that carries
-// neither answers nor a requestState continues only a call whose round
-// ended in the URL error -32042 (else it is a new call); the answers' keys
-// are among those the round asked (a URL retry needs none). Of those the
-// call whose requestState is the one sent back comes first (the state is
-// what a server issues to name the round), then the one with the same
-// arguments, then the earliest.
+// params p, continues, and takes it out of the waiting. The rule: a later
+// round belongs to the call whose requestState it carries back untouched.
+//
+//   - The call has the same method, name and session, and waits.
+//   - A round issued with a requestState is continued only by a request
+//     that sends it back (in a recording that hides states, a note of the
+//     same length). A state the recording shows names the round: nothing
+//     else is asked.
+//   - Where no shown state tells (a round issued with none: a 2026-07-28
+//     server that keeps no state, the URL error -32042 of 2025-11-25; or a
+//     hidden one), the answers' keys are among those the round asked (a URL
+//     retry needs none), and a request that carries neither answers nor a
+//     state continues only a round that ended in the URL error (else it is
+//     a new call).
+//
+// Of the calls left, one whose state came back comes first, then one with
+// the same arguments, then the earliest.
 func (rs *Rounds[C]) Continue(method, name, session string, p Params) (C, bool) {
 	best, score := -1, -1
 	for i, o := range rs.open {
-		r := o.r
-		if r.Method != method || r.Name != name || r.Session != session {
+		s := o.r.continuedBy(method, name, session, p)
+		if s < 0 {
 			continue
 		}
-		if !r.URL && len(p.InputResponses) == 0 && p.RequestState == nil {
-			continue // a new call of the same tool, not a next round
-		}
-		covered := true
-		for k := range p.InputResponses {
-			if !slices.Contains(r.Keys, k) {
-				covered = false
-			}
-		}
-		if !covered && !r.URL {
-			continue
-		}
-		s := 0
-		if string(r.Args) == string(p.Arguments) {
-			s += 2
-		}
-		if p.RequestState != nil && r.State != nil && *r.State == *p.RequestState {
-			s += 4
+		if string(o.r.Args) == string(p.Arguments) {
+			s++
 		}
 		if s > score {
 			best, score = i, s
@@ -94,4 +87,34 @@ func (rs *Rounds[C]) Continue(method, name, session string, p Params) (C, bool) 
 	c := rs.open[best].call
 	rs.open = slices.Delete(rs.open, best, best+1)
 	return c, true
+}
+
+// continuedBy tells whether a request of method on name in session, with
+// params p, may be the next round of the call that waits with r (the rule
+// of Rounds.Continue): -1 when it may not, 2 when it sends r's state back,
+// 0 when it may by its answers alone.
+func (r Round) continuedBy(method, name, session string, p Params) int {
+	if r.Method != method || r.Name != name || r.Session != session {
+		return -1
+	}
+	sentBack := r.State != nil && p.RequestState != nil && *r.State == *p.RequestState
+	switch {
+	case r.State != nil && !sentBack:
+		return -1
+	case sentBack && !IsStateNote(*p.RequestState):
+		return 2 // the state the round was issued with, sent back untouched
+	case r.URL:
+		return 0
+	case len(p.InputResponses) == 0 && p.RequestState == nil:
+		return -1 // a new call of the same tool, not a next round
+	}
+	for k := range p.InputResponses {
+		if !slices.Contains(r.Keys, k) {
+			return -1
+		}
+	}
+	if sentBack {
+		return 2
+	}
+	return 0
 }

@@ -5,14 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // stateKey is the member a recording hides by default.
 const stateKey = "requestState"
 
 // StateNote is what a recording holds instead of a requestState.
-func StateNote(s string) string {
-	return fmt.Sprintf("[requestState: %d bytes]", len(s))
+func StateNote(s string) string { return stateNote(len(s)) }
+
+func stateNote(n int) string { return fmt.Sprintf("[requestState: %d bytes]", n) }
+
+// IsStateNote reports whether s is what StateNote writes instead of a
+// requestState: a recording that hid the state tells only its length.
+func IsStateNote(s string) bool {
+	num, ok := strings.CutPrefix(s, "[requestState: ")
+	if num, ok = strings.CutSuffix(num, " bytes]"); !ok {
+		return false
+	}
+	n, err := strconv.Atoi(num)
+	return err == nil && stateNote(n) == s
 }
 
 // HideState returns msg with the string value of every "requestState"
