@@ -21,32 +21,31 @@ type Options struct {
 	Lists bool
 }
 
-// metaRelatedTask is the key of a question's _meta that names its task.
-const metaRelatedTask = "io.modelcontextprotocol/related-task"
-
 // Read reads rec as a conversation. A recording in a protocol version this
 // tester does not speak is a *recording.Error naming the line.
 func Read(rec *recording.Recording, opts Options) (*Conversation, error) {
 	b := &builder{
-		conv:  &Conversation{Header: rec.Header, Truncated: rec.Truncated},
-		opts:  opts,
-		tasks: map[string]*Call{},
+		conv: &Conversation{Header: rec.Header, Truncated: rec.Truncated},
+		opts: opts,
 	}
-	if err := recording.Walk(rec, b); err != nil {
+	b.calls = recording.NewCallReader(b)
+	if err := recording.Walk(rec, b.calls); err != nil {
 		return nil, err
 	}
 	b.finish()
 	return b.conv, nil
 }
 
-// pending is a client request waiting for its response.
+// pending is what a conversation keeps of a client request waiting for
+// its response (the call it is a round of, or reads the task of, is the
+// recording.Pending's).
 type pending struct {
-	line   int
-	method string
-	call   *Call // the call it is a round of, or reads the task of
-	kind   int
-	proto  string // the protocol version it was sent in
+	kind  int
+	proto string // the protocol version it was sent in
 }
+
+// request is a client request waiting for its response.
+type request = recording.Pending[*Call, *pending]
 
 // Kinds of pending requests.
 const (
@@ -63,15 +62,9 @@ const (
 type builder struct {
 	conv *Conversation
 	opts Options
-	reqs recording.Waiting[*pending]
-	// sreqs are the server requests waiting for the client's answer: their
-	// questions, nil for a ping.
-	sreqs recording.Waiting[*Question]
-	tasks map[string]*Call
-	// rounds are the calls whose last round waits for a next one (answers
-	// to input_required, a retry after -32042): the only ones a request
-	// may continue, by the rule the stand-in pairs its rounds with too.
-	rounds recording.Rounds[*Call]
+	// calls pairs requests, rounds, questions and answers, by the rule the
+	// stand-in pairs them with too; the builder is its hooks.
+	calls *recording.CallReader[*Call, *pending, *Question]
 	// gone is the line where the client or the server went, 0 while both
 	// are there; goneWhy says which.
 	gone    int
@@ -113,106 +106,126 @@ func (b *builder) checkProtocol(line int, v string) error {
 	return nil
 }
 
-// ClientRequest takes a request of the client: a call or its next round,
-// a task's request, a list, a level, or a note of what a script cannot send.
-func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
-	line, session := w.Line, w.Session
-	p := recording.ReadParams(m.Params)
+// protocol is the protocol version a request was sent in, when the
+// recording says.
+func protocol(w recording.Message, p recording.Params) string {
 	proto := p.MetaProtocol()
 	if proto == "" && w.Entry.HTTP != nil {
 		proto = w.Entry.HTTP.ProtocolVersion
 	}
-	if m.Method != "server/discover" {
-		// A probe's version counts when the server answers it (ServerResponse).
-		if err := b.checkProtocol(line, proto); err != nil {
-			return err
-		}
+	return proto
+}
+
+// Request refuses a request in a protocol version the tester does not
+// speak.
+func (b *builder) Request(w recording.Message, m *jsonrpc.Request, p recording.Params) error {
+	if m.Method == "server/discover" {
+		return nil // a probe's version counts when the server answers it (Response)
 	}
-	if !m.ID.IsValid() {
-		b.clientNotification(session, m, p)
-		return nil
+	return b.checkProtocol(w.Line, protocol(w, p))
+}
+
+// Call takes a call's first request.
+func (b *builder) Call(w recording.Message, m *jsonrpc.Request, name string, p recording.Params, orphan bool) (*Call, *pending, error) {
+	c := &Call{Line: w.Line, Method: m.Method, Name: name, Args: p.Arguments, Session: w.Session, Protocol: protocol(w, p)}
+	b.conv.Calls = append(b.conv.Calls, c)
+	if orphan {
+		b.note(w.Line, c, "%s %s carries answers to a question the recording does not hold (it began after the question was asked?): the script calls it afresh", m.Method, name)
 	}
-	pend := &pending{line: line, method: m.Method, proto: proto}
-	defer b.reqs.Add(session, w.Stream, m.ID, pend)
+	return c, b.round(w, c, p), nil
+}
+
+// Round takes a call's next round: its answers to the round before.
+func (b *builder) Round(w recording.Message, c *Call, p recording.Params) (*pending, error) {
+	b.answerRound(w.Line, c, p.InputResponses)
+	return b.round(w, c, p), nil
+}
+
+func (b *builder) round(w recording.Message, c *Call, p recording.Params) *pending {
+	c.Rounds++
+	c.RoundLines = append(c.RoundLines, w.Line)
+	c.urlWait = false
+	return &pending{kind: kindRound, proto: protocol(w, p)}
+}
+
+// Other takes a request of the client that is no call: a task's request,
+// a list, a level, or a note of what a script cannot send.
+func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Params) (*Call, *pending, error) {
+	line, session := w.Line, w.Session
+	pend := &pending{proto: protocol(w, p)}
 	switch m.Method {
 	case "initialize":
 		pend.kind = kindInitialize
-		return b.checkProtocol(line, p.Protocol)
-	case "tools/call", "prompts/get", "resources/read":
-		name := p.Name
-		if m.Method == "resources/read" {
-			name = p.URI
-		}
-		c, ok := b.rounds.Continue(m.Method, name, session, p)
-		if !ok {
-			c = &Call{Line: line, Method: m.Method, Name: name, Args: p.Arguments, Session: session, Protocol: proto}
-			b.conv.Calls = append(b.conv.Calls, c)
-			if len(p.InputResponses) > 0 || p.RequestState != nil {
-				b.note(line, c, "%s %s carries answers to a question the recording does not hold (it began after the question was asked?): the script calls it afresh", m.Method, name)
-			}
-		} else {
-			b.answerRound(line, c, p.InputResponses)
-		}
-		c.Rounds++
-		c.RoundLines = append(c.RoundLines, line)
-		c.urlWait = false
-		pend.kind, pend.call = kindRound, c
+		return nil, pend, b.checkProtocol(line, p.Protocol)
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		c := b.tasks[p.TaskID]
-		if c == nil {
-			b.note(line, nil, "%s for task %q, which no call of the recording started: left out", m.Method, p.TaskID)
-			return nil
-		}
-		pend.call = c
-		switch m.Method {
-		case "tasks/get":
-			pend.kind = kindTaskGet
-		case "tasks/update":
-			pend.kind = kindTaskUpdate
-			b.answerTask(line, c, p.InputResponses)
-		case "tasks/cancel":
-			pend.kind = kindTaskCancel
-			c.Task.CancelledByClient = true
-			for _, q := range c.Questions {
-				if q.Answer != nil {
-					c.Task.AnsweredBeforeCancel++
-				}
-			}
-		}
+		return b.taskRequest(line, m.Method, p, pend), pend, nil
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		if !b.opts.Lists {
-			b.conv.Lists++
-			return nil
-		}
-		if p.Cursor != nil {
-			// A next page belongs to the list call before it.
-			for i := len(b.conv.Calls) - 1; i >= 0; i-- {
-				if c := b.conv.Calls[i]; c.Method == m.Method && c.Session == session {
-					c.Rounds++
-					c.RoundLines = append(c.RoundLines, line)
-					pend.kind, pend.call = kindList, c
-					return nil
-				}
-			}
-		}
-		c := &Call{Line: line, Method: m.Method, Session: session, Protocol: proto, Rounds: 1, RoundLines: []int{line}}
-		b.conv.Calls = append(b.conv.Calls, c)
-		pend.kind, pend.call = kindList, c
+		return b.list(line, session, m.Method, p, pend), pend, nil
 	case MethodSetLevel:
-		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: proto, Rounds: 1, RoundLines: []int{line}}
+		c := &Call{Line: line, Method: m.Method, Name: p.Level, Session: session, Protocol: pend.proto, Rounds: 1, RoundLines: []int{line}}
 		b.conv.Calls = append(b.conv.Calls, c)
-		pend.call = c
+		return c, pend, nil
 	case "tasks/result":
 		// Protocol 2025-11-25: the result of a task a call started.
-		if c := b.tasks[p.TaskID]; c != nil {
-			pend.kind, pend.call = kindTaskResult, c
+		if c, ok := b.calls.Task(p.TaskID); ok {
+			pend.kind = kindTaskResult
+			return c, pend, nil
 		}
 	case "ping", "server/discover", "tasks/list":
 		// Session machinery: the tester does its own.
 	default:
 		b.note(line, nil, "the client sent %s, which a script cannot send: left out", m.Method)
 	}
-	return nil
+	return nil, pend, nil
+}
+
+// taskRequest takes a request about a task (tasks/get, tasks/update,
+// tasks/cancel) and returns the call that started the task.
+func (b *builder) taskRequest(line int, method string, p recording.Params, pend *pending) *Call {
+	c, ok := b.calls.Task(p.TaskID)
+	if !ok {
+		b.note(line, nil, "%s for task %q, which no call of the recording started: left out", method, p.TaskID)
+		return nil
+	}
+	switch method {
+	case "tasks/get":
+		pend.kind = kindTaskGet
+	case "tasks/update":
+		pend.kind = kindTaskUpdate
+		b.answerTask(line, c, p.InputResponses)
+	case "tasks/cancel":
+		pend.kind = kindTaskCancel
+		c.Task.CancelledByClient = true
+		for _, q := range c.Questions {
+			if q.Answer != nil {
+				c.Task.AnsweredBeforeCancel++
+			}
+		}
+	}
+	return c
+}
+
+// list takes a list request as a call when Options.Lists asks, a next
+// page as a round of the list call before it.
+func (b *builder) list(line int, session, method string, p recording.Params, pend *pending) *Call {
+	if !b.opts.Lists {
+		b.conv.Lists++
+		return nil
+	}
+	pend.kind = kindList
+	if p.Cursor != nil {
+		// A next page belongs to the list call before it.
+		for i := len(b.conv.Calls) - 1; i >= 0; i-- {
+			if c := b.conv.Calls[i]; c.Method == method && c.Session == session {
+				c.Rounds++
+				c.RoundLines = append(c.RoundLines, line)
+				return c
+			}
+		}
+	}
+	c := &Call{Line: line, Method: method, Session: session, Protocol: pend.proto, Rounds: 1, RoundLines: []int{line}}
+	b.conv.Calls = append(b.conv.Calls, c)
+	return c
 }
 
 // answerRound gives the answers of a next round to the questions of the
@@ -241,18 +254,10 @@ func (b *builder) answerTask(line int, c *Call, answers map[string]json.RawMessa
 	}
 }
 
-func (b *builder) clientNotification(session string, m *jsonrpc.Request, p recording.Params) {
-	if m.Method != "notifications/cancelled" {
-		return
-	}
-	id, ok := recording.CancelledID(p.RequestID)
-	if !ok {
-		return
-	}
-	for _, pend := range b.reqs.Get(session, id) {
-		if pend.call != nil && pend.kind == kindRound {
-			pend.call.Cancelled = true
-		}
+// Cancelled notes a call the client cancelled.
+func (b *builder) Cancelled(_ int, req *request) {
+	if req.Call != nil && req.Data.kind == kindRound {
+		req.Call.Cancelled = true
 	}
 }
 
@@ -270,13 +275,13 @@ type result struct {
 	NextCursor      string                           `json:"nextCursor"`
 }
 
-// ServerResponse takes the server's answer to a request of the client.
-func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
+// Response takes the server's answer to a request of the client.
+func (b *builder) Response(w recording.Message, req *request, m *jsonrpc.Response) error {
 	line := w.Line
-	pend, ok := b.reqs.Take(w.Session, w.Stream, m.ID)
-	if !ok {
+	if req == nil {
 		return nil // an answer to a request the recording does not hold
 	}
+	pend := req.Data
 	var werr *jsonrpc.Error
 	if m.Error != nil {
 		werr = recording.WireError(m.Error)
@@ -285,9 +290,9 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 	if werr == nil {
 		_ = json.Unmarshal(m.Result, &r)
 	}
-	c := pend.call
-	if pend.method == "server/discover" && werr == nil {
-		return b.checkProtocol(pend.line, pend.proto)
+	c := req.Call
+	if req.Method == "server/discover" && werr == nil {
+		return b.checkProtocol(req.Line, pend.proto)
 	}
 	switch pend.kind {
 	case kindInitialize:
@@ -305,7 +310,7 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			b.end(c, line, nil, werr)
 			return nil
 		}
-		c.Result = appendPage(c.Result, m.Result, pend.method)
+		c.Result = appendPage(c.Result, m.Result, req.Method)
 		if r.NextCursor == "" {
 			c.Ended, c.ResultLine = true, line
 		}
@@ -333,11 +338,11 @@ func (b *builder) roundAnswer(line int, c *Call, m *jsonrpc.Response, werr *json
 			id = r.Task.TaskID
 		}
 		c.Task = &Task{ID: id, Status: r.Status}
-		b.tasks[id] = c
+		b.calls.RunsAsTask(c, id, c.Session)
 	case r.ResultType == "" && r.Task != nil && r.Task.TaskID != "":
 		// A task of protocol 2025-11-25.
 		c.Task = &Task{ID: r.Task.TaskID, Status: r.Task.Status, Era2025: true}
-		b.tasks[r.Task.TaskID] = c
+		b.calls.RunsAsTask(c, r.Task.TaskID, c.Session)
 	default:
 		b.end(c, line, m.Result, nil)
 	}
@@ -394,7 +399,7 @@ const urlRequiredCode = -32042
 func (b *builder) end(c *Call, line int, res json.RawMessage, err *jsonrpc.Error) {
 	c.Ended, c.ResultLine, c.Result, c.Err = true, line, res, err
 	c.urlWait = false
-	b.rounds.Forget(c)
+	b.calls.End(c)
 }
 
 // urlError takes the URL questions of the error -32042: a retry of the
@@ -409,7 +414,7 @@ func (b *builder) urlError(line int, c *Call, werr *jsonrpc.Error) {
 	}
 	c.urlWait = true
 	c.Err, c.ResultLine = werr, line // until a retry continues it
-	b.rounds.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, URL: true})
+	b.calls.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, URL: true})
 }
 
 // roundQuestions takes the questions of an input_required result, in the
@@ -421,7 +426,7 @@ func (b *builder) roundQuestions(line int, c *Call, r result) {
 		b.addQuestion(c, inputQuestion(line, exchange.ViaInputRequired, ir))
 		keys = append(keys, ir.Key)
 	}
-	b.rounds.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, Keys: keys, State: r.RequestState})
+	b.calls.Wait(c, recording.Round{Method: c.Method, Name: c.Name, Session: c.Session, Args: c.Args, Keys: keys, State: r.RequestState})
 }
 
 func inputQuestion(line int, via string, ir recording.InputRequest) *Question {
@@ -432,15 +437,10 @@ func (b *builder) addQuestion(c *Call, q *Question) {
 	c.Questions = append(c.Questions, q)
 }
 
-// ServerRequest takes a question the server asked as a request and finds
-// the call it belongs to.
-func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
-	line, session := w.Line, w.Session
-	if !m.ID.IsValid() {
-		return nil // a notification: progress, a log message, a list changed
-	}
-	var q *Question // nil for a ping
-	defer func() { b.sreqs.Add(session, "", m.ID, q) }()
+// Question takes a question the server asked as a request, with the call
+// it was asked during.
+func (b *builder) Question(w recording.Message, m *jsonrpc.Request, asker recording.Asker[*Call]) (*Question, error) {
+	line := w.Line
 	var via string
 	switch m.Method {
 	case "elicitation/create":
@@ -449,13 +449,15 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 		via = exchange.ViaSamplingRequest
 	case "roots/list":
 		via = exchange.ViaRootsRequest
-	default:
-		return nil // ping and the like: the tester answers them itself
 	}
-	q = &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
-	c := b.callOf(line, session, w.Stream, recording.ReadParams(m.Params), m.Method)
+	q := &Question{Line: line, Via: via, Method: m.Method, Params: m.Params}
+	c := asker.Call
 	switch {
-	case c != nil:
+	case asker.Found:
+		if asker.Others > 0 {
+			b.note(line, c, "%s came while %d calls were waiting for their results and nothing says whose it is: the script gives it to the earliest, %s (line %d)",
+				m.Method, asker.Others+1, describe(c), c.Line)
+		}
 		b.addQuestion(c, q)
 	case m.Method == "roots/list":
 		// A server may ask for the roots at any time; they are the
@@ -464,36 +466,7 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	default:
 		b.note(line, nil, "the server sent %s outside any call: a script asks nothing outside its calls, so it is left out", m.Method)
 	}
-	return nil
-}
-
-// callOf finds the call a server request belongs to: the task its _meta
-// names; over HTTP the call whose request stream carries it; else the one
-// call waiting for its result (the earliest of several, with a note), or
-// the last task still running.
-func (b *builder) callOf(line int, session, stream string, p recording.Params, method string) *Call {
-	if raw, ok := p.Meta[metaRelatedTask]; ok {
-		var rt struct {
-			TaskID string `json:"taskId"`
-		}
-		_ = json.Unmarshal(raw, &rt)
-		if c := b.tasks[rt.TaskID]; c != nil {
-			return c
-		}
-	}
-	if p, others, ok := b.reqs.Asker(session, stream, func(p *pending) bool { return p.kind == kindRound }); ok {
-		if others > 0 {
-			b.note(line, p.call, "%s came while %d calls were waiting for their results and nothing says whose it is: the script gives it to the earliest, %s (line %d)",
-				method, others+1, describe(p.call), p.call.Line)
-		}
-		return p.call
-	}
-	for i := len(b.conv.Calls) - 1; i >= 0; i-- {
-		if c := b.conv.Calls[i]; c.Task != nil && !c.Ended && c.Session == session {
-			return c
-		}
-	}
-	return nil
+	return q, nil
 }
 
 func describe(c *Call) string {
@@ -503,19 +476,17 @@ func describe(c *Call) string {
 	return c.Method + " " + c.Name
 }
 
-// ClientResponse takes the client's answer to a server request.
-func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
-	q, _ := b.sreqs.Take(w.Session, "", m.ID)
+// Answer takes the client's answer to a server request.
+func (b *builder) Answer(w recording.Message, q *Question, _ bool, m *jsonrpc.Response) {
 	if q == nil {
-		return nil // a ping's, or an answer to a request the recording does not hold
+		return // a ping's, or an answer to a request the recording does not hold
 	}
 	q.AnswerLine = w.Line
 	if m.Error != nil {
 		q.AnswerErr = recording.WireError(m.Error)
-		return nil
+		return
 	}
 	q.Answer = m.Result
-	return nil
 }
 
 // appendPage adds the items of a list page to what the pages before gave.
