@@ -136,7 +136,7 @@ func (b *builder) Call(w recording.Message, m *jsonrpc.Request, name string, p r
 }
 
 // Round takes a call's next round: its answers to the round before.
-func (b *builder) Round(w recording.Message, c *Call, p recording.Params) (*pending, error) {
+func (b *builder) Round(w recording.Message, _ *jsonrpc.Request, c *Call, p recording.Params) (*pending, error) {
 	b.answerRound(w.Line, c, p.InputResponses)
 	return b.round(w, c, p), nil
 }

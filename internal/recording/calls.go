@@ -26,7 +26,7 @@ type CallHooks[C comparable, R, Q any] interface {
 	// requestState of a round the recording does not hold.
 	Call(m Message, r *jsonrpc.Request, name string, p Params, orphan bool) (C, R, error)
 	// Round hears a request that continues call c (Rounds.Continue's rule).
-	Round(m Message, c C, p Params) (R, error)
+	Round(m Message, r *jsonrpc.Request, c C, p Params) (R, error)
 	// Other hears any other request, and returns the call it concerns, if
 	// any (a list's next page, a task's request), else the zero C.
 	Other(m Message, r *jsonrpc.Request, p Params) (C, R, error)
@@ -152,7 +152,7 @@ func (cr *CallReader[C, R, Q]) ClientRequest(m Message, r *jsonrpc.Request) erro
 	if name, ok := callName(r.Method, p); ok {
 		c, continued := cr.rounds.Continue(r.Method, name, m.Session, p)
 		if continued {
-			req.Data, err = cr.h.Round(m, c, p)
+			req.Data, err = cr.h.Round(m, r, c, p)
 		} else {
 			c, req.Data, err = cr.h.Call(m, r, name, p, len(p.InputResponses) > 0 || p.RequestState != nil)
 		}

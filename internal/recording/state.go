@@ -20,10 +20,8 @@ func stateNote(n int) string { return fmt.Sprintf("[requestState: %d bytes]", n)
 // IsStateNote reports whether s is what StateNote writes instead of a
 // requestState: a recording that hid the state tells only its length.
 func IsStateNote(s string) bool {
-	num, ok := strings.CutPrefix(s, "[requestState: ")
-	if num, ok = strings.CutSuffix(num, " bytes]"); !ok {
-		return false
-	}
+	num, _ := strings.CutPrefix(s, "[requestState: ")
+	num, _ = strings.CutSuffix(num, " bytes]")
 	n, err := strconv.Atoi(num)
 	return err == nil && stateNote(n) == s
 }

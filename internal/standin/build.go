@@ -25,10 +25,8 @@ const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 // recorded is a warning; params or results the stand-in could not serve
 // at all are a *recording.Error naming the line.
 func Build(rec *recording.Recording) (*Script, error) {
-	b := &builder{
-		s: &Script{Header: rec.Header, Truncated: rec.Truncated, byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
-	}
-	if err := recording.Walk(rec, b); err != nil {
+	b := newBuilder(&Script{Header: rec.Header, Truncated: rec.Truncated})
+	if err := recording.Walk(rec, b.calls); err != nil {
 		return nil, err
 	}
 	b.finish()
@@ -39,10 +37,8 @@ func Build(rec *recording.Recording) (*Script, error) {
 // is not held besides the script (mcp-tester serve of a large one). It
 // reads at most maxEntries entries (1,000,000 when 0).
 func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
-	b := &builder{
-		s: &Script{Header: rd.Header(), byKey: map[string][]*Exchange{}, byMethod: map[string][]*Exchange{}},
-	}
-	if err := recording.WalkReader(rd, b, maxEntries); err != nil {
+	b := newBuilder(&Script{Header: rd.Header()})
+	if err := recording.WalkReader(rd, b.calls, maxEntries); err != nil {
 		return nil, err
 	}
 	b.s.Truncated = rd.Truncated()
@@ -50,26 +46,30 @@ func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
 	return b.s, nil
 }
 
-// pending is a client request waiting for its response.
+// pending is what a builder keeps of a client request waiting for its
+// response: the protocol version it was sent in. Its exchange (nil for
+// initialize and server/discover) is the recording.Pending's Call.
 type pending struct {
-	line   int
-	method string
-	stream string
-	proto  string    // the protocol version it was sent in
-	x      *Exchange // nil for initialize and server/discover
+	proto string
 }
 
+// request is a client request waiting for its response.
+type request = recording.Pending[*Exchange, pending]
+
 type builder struct {
-	s    *Script
-	reqs recording.Waiting[*pending]
-	// sreqs are the server requests waiting for the client's answer; nil:
-	// one not served (ping).
-	sreqs recording.Waiting[*Question]
-	// rounds are the exchanges whose last round waits for the answers of
-	// a next request, paired by the rule a conversation (script) pairs
-	// its rounds with too.
-	rounds recording.Rounds[*Exchange]
-	gone   string
+	s *Script
+	// calls pairs requests, rounds, questions and answers, by the rule a
+	// conversation (script) pairs them with too; the builder is its
+	// hooks. A question kept nil is one not served (ping).
+	calls *recording.CallReader[*Exchange, pending, *Question]
+	gone  string
+}
+
+func newBuilder(s *Script) *builder {
+	s.byKey, s.byMethod = map[string][]*Exchange{}, map[string][]*Exchange{}
+	b := &builder{s: s}
+	b.calls = recording.NewCallReader(b)
+	return b
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
@@ -105,63 +105,85 @@ func (b *builder) protocol(line int, v string) {
 	}
 }
 
-// ClientRequest files a request of the client as an exchange to serve,
-// or as the next round of the exchange it continues.
-func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
-	line, session, stream := w.Line, w.Session, w.Stream
-	p := recording.ReadParams(m.Params)
+// protocol is the protocol version a request was sent in, when the
+// recording says (over HTTP, a 2026-07-28 header).
+func protocol(w recording.Message, p recording.Params) string {
 	proto := p.MetaProtocol()
 	if e := w.Entry; proto == "" && e.HTTP != nil && e.HTTP.ProtocolVersion >= "2026-07-28" {
 		proto = e.HTTP.ProtocolVersion
 	}
+	return proto
+}
+
+// Request notes a request's protocol version, and an id that repeats one
+// still waiting for its answer.
+func (b *builder) Request(w recording.Message, m *jsonrpc.Request, p recording.Params) error {
 	if m.Method != "server/discover" {
-		b.protocol(line, proto) // a probe's counts when the server answers it
+		b.protocol(w.Line, protocol(w, p)) // a probe's counts when the server answers it
 	}
 	if !m.ID.IsValid() {
-		b.clientNotification(line, session, m, p)
 		return nil
 	}
-	pend := &pending{line: line, method: m.Method, stream: stream, proto: proto}
-	for _, earlier := range b.reqs.Get(session, m.ID) {
-		if earlier.stream == stream {
-			b.warn(line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.line)
+	for _, earlier := range b.calls.Waiting(w.Session, m.ID) {
+		if earlier.Stream == w.Stream {
+			b.warn(w.Line, "the request id %s is already the id of the request at line %d, which has no answer yet: an answer with this id is taken as the earlier one's", idText(m.ID), earlier.Line)
 			break
 		}
 	}
-	b.reqs.Add(session, stream, m.ID, pend)
+	return nil
+}
+
+// Call files a call's first request as an exchange to serve.
+func (b *builder) Call(w recording.Message, m *jsonrpc.Request, name string, p recording.Params, orphan bool) (*Exchange, pending, error) {
+	if orphan {
+		b.warn(w.Line, "%s %s carries answers to a round the recording does not hold: served as a request of its own", m.Method, name)
+	}
+	x, err := b.exchange(w, m, name)
+	return x, pending{proto: protocol(w, p)}, err
+}
+
+// Round files a request as the next round of the exchange it continues.
+func (b *builder) Round(w recording.Message, m *jsonrpc.Request, x *Exchange, p recording.Params) (pending, error) {
+	pend := pending{proto: protocol(w, p)}
+	if _, err := matchKey(m.Method, m.Params); err != nil {
+		return pend, roundKeyError(w.Line, x.Method, err)
+	}
+	b.answerRound(w.Line, x, p.InputResponses)
+	x.RoundLines = append(x.RoundLines, w.Line)
+	return pend, nil
+}
+
+// Other files a request of the client that is no call as an exchange to
+// serve (a list, a completion, …); none for initialize and
+// server/discover.
+func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Params) (*Exchange, pending, error) {
+	pend := pending{proto: protocol(w, p)}
 	switch m.Method {
 	case "initialize", "server/discover":
-		return nil
-	case "notifications/initialized":
-		return nil
+		return nil, pend, nil
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		x, err := b.exchange(w, m, p.Name)
+		return x, pend, err
 	}
+	x, err := b.exchange(w, m, "")
+	return x, pend, err
+}
+
+func roundKeyError(line int, method string, err error) error {
+	return &recording.Error{Line: line, Err: fmt.Errorf("the params of %s cannot be matched: %w", method, err)}
+}
+
+// exchange files a request as an exchange of its own.
+func (b *builder) exchange(w recording.Message, m *jsonrpc.Request, name string) (*Exchange, error) {
 	key, err := matchKey(m.Method, m.Params)
 	if err != nil {
-		return &recording.Error{Line: line, Err: fmt.Errorf("the params of %s cannot be matched: %w", m.Method, err)}
+		return nil, roundKeyError(w.Line, m.Method, err)
 	}
-	name := p.Name
-	if m.Method == "resources/read" {
-		name = p.URI
-	}
-	if isCall(m.Method) && (len(p.InputResponses) > 0 || p.RequestState != nil) {
-		if x, ok := b.rounds.Continue(m.Method, name, session, p); ok {
-			b.answerRound(line, x, p.InputResponses)
-			x.RoundLines = append(x.RoundLines, line)
-			pend.x = x
-			return nil
-		}
-		b.warn(line, "%s %s carries answers to a round the recording does not hold: served as a request of its own", m.Method, name)
-	}
-	x := &Exchange{Index: len(b.s.Exchanges), Line: line, RoundLines: []int{line}, Method: m.Method, Name: name, Params: m.Params, Key: key,
-		session: session}
-	if !isCall(m.Method) && m.Method != "tools/list" && m.Method != "prompts/list" && m.Method != "resources/list" &&
-		m.Method != "resources/templates/list" {
-		x.Name = ""
-	}
+	x := &Exchange{Index: len(b.s.Exchanges), Line: w.Line, RoundLines: []int{w.Line}, Method: m.Method, Name: name, Params: m.Params, Key: key,
+		session: w.Session}
 	b.s.Exchanges = append(b.s.Exchanges, x)
 	b.s.file(x)
-	pend.x = x
-	return nil
+	return x, nil
 }
 
 func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.RawMessage) {
@@ -173,41 +195,22 @@ func (b *builder) answerRound(line int, x *Exchange, answers map[string]json.Raw
 	}
 }
 
-func (b *builder) clientNotification(line int, session string, m *jsonrpc.Request, p recording.Params) {
-	if m.Method != "notifications/cancelled" {
-		return
-	}
-	id, ok := recording.CancelledID(p.RequestID)
-	if !ok {
-		return
-	}
-	for _, pend := range b.reqs.Get(session, id) {
-		if pend.x != nil && !pend.x.Ended {
-			pend.x.Unended = fmt.Sprintf("the client cancelled it (line %d)", line)
-		}
+// Cancelled notes an exchange the client cancelled.
+func (b *builder) Cancelled(line int, req *request) {
+	if x := req.Call; x != nil && !x.Ended {
+		x.Unended = fmt.Sprintf("the client cancelled it (line %d)", line)
 	}
 }
 
-// ServerRequest files a question under the call it belongs to.
-func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
-	line, session := w.Line, w.Session
-	if !m.ID.IsValid() {
-		return nil // a notification: progress, a log message, a list change
-	}
-	switch m.Method {
-	case "elicitation/create", "sampling/createMessage", "roots/list":
-	default:
-		b.sreqs.Add(session, "", m.ID, nil)
-		return nil
-	}
-	x, others := b.callOf(session, w.Stream)
-	if others > 0 {
-		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s's (line %d), the earliest", m.Method, others, x.Label(), x.Line)
-	}
-	if x == nil {
+// Question files a question under the call it was asked during.
+func (b *builder) Question(w recording.Message, m *jsonrpc.Request, asker recording.Asker[*Exchange]) (*Question, error) {
+	line, x := w.Line, asker.Call
+	if !asker.Found || x == nil {
 		b.warn(line, "%s outside any call: not asked", m.Method)
-		b.sreqs.Add(session, "", m.ID, nil)
-		return nil
+		return nil, nil
+	}
+	if asker.Others > 0 {
+		b.warn(line, "%s came while %d other call(s) were in progress, and nothing says which one asked it: taken as %s's (line %d), the earliest", m.Method, asker.Others, x.Label(), x.Line)
 	}
 	var r *Round
 	if n := len(x.Rounds); n > 0 && x.Rounds[n-1].serverRequests {
@@ -226,39 +229,24 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 	}
 	q := &Question{Line: line, Key: "q" + strconv.Itoa(x.Questions()+1), Method: m.Method, Params: m.Params}
 	r.Questions = append(r.Questions, q)
-	b.sreqs.Add(session, "", m.ID, q)
-	return nil
+	return q, nil
 }
 
-// callOf finds the call in progress that a server request belongs to,
-// by the rule a conversation (script) takes it by too (see
-// recording.Waiting.Asker), with the number of other calls in progress it
-// might as well belong to.
-func (b *builder) callOf(session, stream string) (*Exchange, int) {
-	p, others, ok := b.reqs.Asker(session, stream, func(p *pending) bool { return p.x != nil && isCall(p.method) })
-	if !ok {
-		return nil, 0
-	}
-	return p.x, others
-}
-
-// ClientResponse takes the client's answer to a server request.
-func (b *builder) ClientResponse(w recording.Message, m *jsonrpc.Response) error {
-	q, ok := b.sreqs.Take(w.Session, "", m.ID)
-	if !ok {
+// Answer takes the client's answer to a server request.
+func (b *builder) Answer(w recording.Message, q *Question, found bool, m *jsonrpc.Response) {
+	if !found {
 		b.warn(w.Line, "an answer to a server request the recording does not hold: skipped")
-		return nil
+		return
 	}
 	if q == nil {
-		return nil
+		return
 	}
 	q.AnswerLine = w.Line
 	if m.Error != nil {
 		q.AnswerErr = recording.WireError(m.Error)
-		return nil
+		return
 	}
 	q.Answer = m.Result
-	return nil
 }
 
 // resultHead reads what a builder needs of a result.
@@ -266,6 +254,7 @@ type resultHead struct {
 	Meta          map[string]json.RawMessage `json:"_meta"`
 	ResultType    string                     `json:"resultType"`
 	Task          json.RawMessage            `json:"task"` // a task of protocol 2025-11-25
+	TaskID        string                     `json:"taskId"`
 	InputRequests map[string]json.RawMessage `json:"inputRequests"`
 	RequestState  *string                    `json:"requestState"`
 	// initialize and server/discover
@@ -275,30 +264,29 @@ type resultHead struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 }
 
-// ServerResponse takes the server's answer to a request of the client:
-// a round of questions, or the result that ends its exchange.
-func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error {
+// Response takes the server's answer to a request of the client: a
+// round of questions, or the result that ends its exchange.
+func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response) error {
 	line := w.Line
-	p, ok := b.reqs.Take(w.Session, w.Stream, m.ID)
-	if !ok {
+	if p == nil {
 		b.warn(line, "a response to a request the recording does not hold: skipped")
 		return nil
 	}
 	var h resultHead
 	if m.Error == nil {
 		if err := json.Unmarshal(m.Result, &h); err != nil {
-			return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.method, p.line, err)}
+			return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.Method, p.Line, err)}
 		}
 		if info := h.Meta[metaServerInfo]; len(info) > 0 && len(b.s.Server.Info) == 0 {
 			b.s.Server.Info = info
 			b.s.Server.Line = line
 		}
 	}
-	switch p.method {
+	switch p.Method {
 	case "initialize", "server/discover":
 		if m.Error == nil {
-			if p.method == "server/discover" {
-				b.protocol(p.line, p.proto)
+			if p.Method == "server/discover" {
+				b.protocol(p.Line, p.Data.proto)
 			}
 			b.protocol(line, h.ProtocolVersion)
 			if len(h.ServerInfo) > 0 {
@@ -310,11 +298,10 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		}
 		return nil
 	}
-	x := p.x
+	x := p.Call
 	if x == nil {
 		return nil
 	}
-	b.rounds.Forget(x) // a result or an error ends it, or asks a round of its own
 	if m.Error != nil {
 		x.Err, x.ResultLine, x.Ended = recording.WireError(m.Error), line, true
 		return nil
@@ -330,10 +317,11 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 			keys[i] = q.Key
 		}
 		args := recording.ReadParams(x.Params).Arguments // kept while it waits only
-		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
+		b.calls.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
 	if h.ResultType == "task" || h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" {
+		b.calls.RunsAsTask(x, h.taskID(), x.session)
 		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
 		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
 		return nil
@@ -344,6 +332,18 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 	}
 	x.Result, x.ResultLine, x.Ended = res, line, true
 	return nil
+}
+
+// taskID is the id of the task a result says the call runs as.
+func (h resultHead) taskID() string {
+	if h.TaskID != "" {
+		return h.TaskID
+	}
+	var t struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(h.Task, &t)
+	return t.TaskID
 }
 
 // inputRound reads the questions of an input_required result, in the

@@ -97,9 +97,11 @@ var refusedByScriptOnly = map[string]string{
 }
 
 // `script REC` (a conversation) and `serve REC` (a stand-in's script) read
-// every recording of the test data with one pairing rule: each request of
-// a call is taken as the same call's first request or next round, and
-// each question as the same call's, by both. Every recording is read by
+// every recording of the test data with one reader (recording.CallReader)
+// and one pairing rule: each request of a call is taken as the same call's
+// first request or next round, and each question as the same call's (a
+// question related to a task as the task's call's, task-2025-asked.jsonl),
+// by both. Every recording is read by
 // both, as the commands read it (script whole, serve as a stream): one
 // both refuse is refused at the same line; one only `script` refuses is
 // listed in refusedByScriptOnly with why. The one place their models
@@ -108,7 +110,8 @@ var refusedByScriptOnly = map[string]string{
 // and then the retry as a request of its own.
 func TestScriptAndServePairEveryRequestTheSameWay(t *testing.T) {
 	recs := recordingsInTestdata(t)
-	for _, must := range []string{"internal/standin/testdata/pairing-by-state.jsonl", "internal/standin/testdata/asked-during-two-calls.jsonl"} {
+	for _, must := range []string{"internal/standin/testdata/pairing-by-state.jsonl", "internal/standin/testdata/asked-during-two-calls.jsonl",
+		"internal/standin/testdata/rounds-interleave.jsonl", "internal/standin/testdata/task-2025-asked.jsonl"} {
 		if recs[must] == nil {
 			t.Fatalf("%s is not among the recordings found: %v", must, slices.Sorted(maps.Keys(recs)))
 		}
