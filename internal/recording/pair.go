@@ -249,8 +249,8 @@ func (w *Waiting[T]) In(session string) (streams []string, values []T) {
 // stream, was asked during, of the requests for which call holds: the one
 // whose HTTP stream carries it; else (over stdio, or on a stream of its
 // own) the earliest still waiting, the one that has waited longest, with
-// the number of others it might as well belong to. Both readers of a
-// recording take a question as the same call's by this rule.
+// the number of others it might as well belong to. CallReader takes a
+// question as a call's by this rule.
 func (w *Waiting[T]) Asker(session, stream string, call func(T) bool) (asker T, others int, ok bool) {
 	streams, values := w.In(session)
 	for i, v := range values {

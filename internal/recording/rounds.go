@@ -6,9 +6,10 @@ import (
 
 // Rounds are the calls of a recording whose last round waits for a next
 // request of the client, and the one rule by which a later request is
-// taken as the next round of one of them. Both readers of a recording (a
-// conversation for `script`, a stand-in's script for `serve`) pair rounds
-// with it, so that they take every request the same way. The zero value is
+// taken as the next round of one of them. CallReader, which both readers
+// of a recording (a conversation for `script`, a stand-in's script for
+// `serve`) read through, pairs rounds with it, so that they take every
+// request the same way. The zero value is
 // empty and ready; C is what a reader keeps of a call.
 type Rounds[C comparable] struct {
 	open []openRound[C]
