@@ -142,71 +142,93 @@ func TestScriptAndServePairEveryRequestTheSameWay(t *testing.T) {
 			continue
 		}
 		compared++
-		scriptCall, scriptAsked := map[int]int{}, map[int]int{}
-		retries := map[int]bool{}
-		for _, c := range conv.Calls {
-			if !isCall(c.Method) {
-				continue
-			}
-			for _, l := range c.RoundLines {
-				scriptCall[l] = c.Line
-				for _, q := range c.Questions {
-					if q.Via == exchange.ViaURLError && q.Line < l {
-						retries[l] = true
-					}
-				}
-			}
-			for _, q := range c.Questions {
-				if q.Via != exchange.ViaURLError && q.Via != exchange.ViaTask {
-					scriptAsked[q.Line] = c.Line
-				}
-			}
-		}
-		serveCall, serveAsked := map[int]int{}, map[int]int{}
-		for _, x := range sc.Exchanges {
-			if !isCall(x.Method) {
-				continue
-			}
-			for _, l := range x.RoundLines {
-				serveCall[l] = x.Line
-			}
-			for _, r := range x.Rounds {
-				for _, q := range r.Questions {
-					serveAsked[q.Line] = x.Line
-				}
-			}
-		}
-		for l, want := range scriptCall {
-			got, ok := serveCall[l]
-			switch {
-			case retries[l]:
-				if !ok || got != l {
-					t.Errorf("%s: line %d, a retry after the URL error, is not a request of its own to the stand-in (%d, %v)", name, l, got, ok)
-				}
-			case !ok || got != want:
-				t.Errorf("%s: line %d is a request of the call at line %d to `script`, of the one at line %d to `serve` (%v)", name, l, want, got, ok)
-			}
-		}
-		for l := range serveCall {
-			if _, ok := scriptCall[l]; !ok {
-				t.Errorf("%s: line %d is a call to `serve`, not to `script`", name, l)
-			}
-		}
-		for l, want := range scriptAsked {
-			if got, ok := serveAsked[l]; ok && got != want {
-				t.Errorf("%s: the question at line %d is the call at line %d's to `script`, the one at line %d's to `serve`", name, l, want, got)
-			}
-		}
-		for l, got := range serveAsked {
-			if want, ok := scriptAsked[l]; !ok || got != want {
-				t.Errorf("%s: the question at line %d is the call at line %d's to `serve`, the one at line %d's to `script` (%v)", name, l, got, want, ok)
-			}
-		}
+		comparePairings(t, name, scriptPairing(conv), servePairing(sc))
 	}
 	if compared+refused+len(refusedByScriptOnly) != len(recs) {
 		t.Errorf("%d compared, %d refused by both, %d by script only, of %d", compared, refused, len(refusedByScriptOnly), len(recs))
 	}
 	t.Logf("%d of %d recordings compared, %d refused by both at the same line, %d by script only", compared, len(recs), refused, len(refusedByScriptOnly))
+}
+
+// pairing is how a reader paired a recording: the line of the call each
+// request of a call is one of, and each question is asked during, by line.
+type pairing struct {
+	call, asked map[int]int
+	// retries are the requests that retry a call after the URL error
+	// -32042 (script only).
+	retries map[int]bool
+}
+
+// scriptPairing is how `script` paired a recording.
+func scriptPairing(conv *conversation.Conversation) pairing {
+	p := pairing{call: map[int]int{}, asked: map[int]int{}, retries: map[int]bool{}}
+	for _, c := range conv.Calls {
+		if !isCall(c.Method) {
+			continue
+		}
+		for _, l := range c.RoundLines {
+			p.call[l] = c.Line
+			p.retries[l] = slices.ContainsFunc(c.Questions, func(q *conversation.Question) bool { return q.Via == exchange.ViaURLError && q.Line < l })
+		}
+		for _, q := range c.Questions {
+			if q.Via != exchange.ViaURLError && q.Via != exchange.ViaTask {
+				p.asked[q.Line] = c.Line
+			}
+		}
+	}
+	return p
+}
+
+// servePairing is how `serve` paired a recording.
+func servePairing(sc *Script) pairing {
+	p := pairing{call: map[int]int{}, asked: map[int]int{}}
+	for _, x := range sc.Exchanges {
+		if !isCall(x.Method) {
+			continue
+		}
+		for _, l := range x.RoundLines {
+			p.call[l] = x.Line
+		}
+		for _, r := range x.Rounds {
+			for _, q := range r.Questions {
+				p.asked[q.Line] = x.Line
+			}
+		}
+	}
+	return p
+}
+
+// comparePairings fails the test where `script` and `serve` paired a
+// request or a question of the recording name differently. A question
+// `serve` does not ask (outside any call) may be missing from its pairing.
+func comparePairings(t *testing.T, name string, script, serve pairing) {
+	t.Helper()
+	for l, want := range script.call {
+		got, ok := serve.call[l]
+		switch {
+		case script.retries[l]:
+			if !ok || got != l {
+				t.Errorf("%s: line %d, a retry after the URL error, is not a request of its own to the stand-in (%d, %v)", name, l, got, ok)
+			}
+		case !ok || got != want:
+			t.Errorf("%s: line %d is a request of the call at line %d to `script`, of the one at line %d to `serve` (%v)", name, l, want, got, ok)
+		}
+	}
+	for l := range serve.call {
+		if _, ok := script.call[l]; !ok {
+			t.Errorf("%s: line %d is a call to `serve`, not to `script`", name, l)
+		}
+	}
+	for l, want := range script.asked {
+		if got, ok := serve.asked[l]; ok && got != want {
+			t.Errorf("%s: the question at line %d is the call at line %d's to `script`, the one at line %d's to `serve`", name, l, want, got)
+		}
+	}
+	for l, got := range serve.asked {
+		if want, ok := script.asked[l]; !ok || got != want {
+			t.Errorf("%s: the question at line %d is the call at line %d's to `serve`, the one at line %d's to `script` (%v)", name, l, got, want, ok)
+		}
+	}
 }
 
 // A later round names its call by the requestState the call's round was
