@@ -25,7 +25,7 @@ type CallHooks[C comparable, R, Q any] interface {
 	// URI) and returns the call. Orphan: it carries answers or a
 	// requestState of a round the recording does not hold.
 	Call(m Message, r *jsonrpc.Request, name string, p Params, orphan bool) (C, R, error)
-	// Round hears a request that continues call c (Rounds.Continue's rule).
+	// Round hears a request that continues call c: a next round of it.
 	Round(m Message, r *jsonrpc.Request, c C, p Params) (R, error)
 	// Other hears any other request, and returns the call it concerns, if
 	// any (a list's next page, a task's request), else the zero C.
@@ -71,8 +71,9 @@ type Asker[C any] struct {
 }
 
 // CallReader is the one reader of a recording's calls: a Visitor that
-// pairs each response with its request (Waiting: by id within the session
-// and stream), each later round with its call (Rounds.Continue), each
+// pairs each response with its request (by id within the session and
+// stream), each later round with its call (the call whose requestState it
+// sends back untouched; see openRounds.Continue for the whole rule), each
 // question of the server with the call it was asked during (the task its
 // _meta names; the call whose stream carried it; the earliest waiting; the
 // last task still running in its session) and each answer of the client
@@ -80,9 +81,9 @@ type Asker[C any] struct {
 // NewCallReader and hand it to Walk or WalkReader.
 type CallReader[C comparable, R, Q any] struct {
 	h      CallHooks[C, R, Q]
-	reqs   Waiting[*Pending[C, R]]
-	sreqs  Waiting[Q]
-	rounds Rounds[C]
+	reqs   waiting[*Pending[C, R]]
+	sreqs  waiting[Q]
+	rounds openRounds[C]
 	tasks  []task[C]
 }
 
@@ -98,7 +99,7 @@ func NewCallReader[C comparable, R, Q any](h CallHooks[C, R, Q]) *CallReader[C, 
 }
 
 // Wait files call c's last round as waiting for a next request of the
-// client (Rounds.Wait).
+// client (openRounds.Wait).
 func (cr *CallReader[C, R, Q]) Wait(c C, r Round) { cr.rounds.Wait(c, r) }
 
 // End says call c ended: no request continues it, and its task, if it ran
@@ -224,7 +225,7 @@ func (cr *CallReader[C, R, Q]) ServerRequest(m Message, r *jsonrpc.Request) erro
 
 // asker finds the call a question was asked during: the task its _meta
 // names; the call whose request stream carries it, else the earliest
-// waiting (Waiting.Asker); else the last task still running in its
+// waiting (waiting.Asker); else the last task still running in its
 // session.
 func (cr *CallReader[C, R, Q]) asker(m Message, p Params) Asker[C] {
 	if raw, ok := p.Meta[metaRelatedTask]; ok {

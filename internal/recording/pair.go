@@ -106,10 +106,10 @@ func visit(line int, e Entry, v Visitor) error {
 	return nil
 }
 
-// Waiting holds the requests of one side that wait for the other's answer,
+// waiting holds the requests of one side that wait for the other's answer,
 // by id within their HTTP session, each with what its reader keeps of it.
 // The zero value is empty and ready.
-type Waiting[T any] struct {
+type waiting[T any] struct {
 	m map[waitKey][]waiter[T]
 	n int // requests added, for their order
 	// onStream are the ids of the requests sent on each stream of each
@@ -126,7 +126,7 @@ type waiter[T any] struct {
 }
 
 // Add files a request with its id, sent in session on stream.
-func (w *Waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
+func (w *waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
 	if w.m == nil {
 		w.m = map[waitKey][]waiter[T]{}
 	}
@@ -143,7 +143,7 @@ func (w *Waiting[T]) Add(session, stream string, id jsonrpc.ID, v T) {
 }
 
 // Get is the requests waiting with id in session, in the order they came.
-func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
+func (w *waiting[T]) Get(session string, id jsonrpc.ID) []T {
 	var out []T
 	for _, x := range w.m[waitKey{session, idKey(id)}] {
 		out = append(out, x.v)
@@ -160,7 +160,7 @@ func (w *Waiting[T]) Get(session string, id jsonrpc.ID) []T {
 // The answer that opened a session (initialize) comes in the session while
 // its request was sent without one: an answer in a session that no request
 // of the session waits for takes the one sent without a session.
-func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
+func (w *waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
 	v, ok := w.take(session, stream, id)
 	if !ok && session != "" {
 		return w.take("", stream, id)
@@ -168,7 +168,7 @@ func (w *Waiting[T]) Take(session, stream string, id jsonrpc.ID) (T, bool) {
 	return v, ok
 }
 
-func (w *Waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
+func (w *waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
 	if !id.IsValid() {
 		return w.takeStream(session, stream)
 	}
@@ -196,7 +196,7 @@ func (w *Waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
 
 // takeStream removes and returns the one request waiting in session that
 // was sent on stream; none when stream is empty or several were.
-func (w *Waiting[T]) takeStream(session, stream string) (T, bool) {
+func (w *waiting[T]) takeStream(session, stream string) (T, bool) {
 	var zero T
 	if stream == "" {
 		return zero, false
@@ -231,7 +231,7 @@ func (w *Waiting[T]) takeStream(session, stream string) (T, bool) {
 
 // In is every request waiting in session with the stream it was sent on,
 // in the order they came.
-func (w *Waiting[T]) In(session string) (streams []string, values []T) {
+func (w *waiting[T]) In(session string) (streams []string, values []T) {
 	var all []waiter[T]
 	for k, list := range w.m {
 		if k.session == session {
@@ -251,7 +251,7 @@ func (w *Waiting[T]) In(session string) (streams []string, values []T) {
 // own) the earliest still waiting, the one that has waited longest, with
 // the number of others it might as well belong to. CallReader takes a
 // question as a call's by this rule.
-func (w *Waiting[T]) Asker(session, stream string, call func(T) bool) (asker T, others int, ok bool) {
+func (w *waiting[T]) Asker(session, stream string, call func(T) bool) (asker T, others int, ok bool) {
 	streams, values := w.In(session)
 	for i, v := range values {
 		if !call(v) {

@@ -18,7 +18,7 @@ func TestWaitingPairsByIDSessionAndStream(t *testing.T) {
 		}
 		return x
 	}
-	var w Waiting[string]
+	var w waiting[string]
 	w.Add("s1", "post-1", id(float64(1)), "first")
 	w.Add("s1", "post-2", id(float64(1)), "second")
 	w.Add("s2", "post-3", id(float64(1)), "other session")
@@ -69,7 +69,7 @@ func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
 		}
 	}
 	one, _ := jsonrpc.MakeID(float64(1))
-	var w Waiting[string]
+	var w waiting[string]
 	w.Add("", "post-1", one, "probe")
 	w.Add("", "post-2", one, "initialize")
 	if v, ok := w.Take("", "post-1", r.ID); !ok || v != "probe" {

@@ -4,14 +4,14 @@ import (
 	"slices"
 )
 
-// Rounds are the calls of a recording whose last round waits for a next
+// openRounds are the calls of a recording whose last round waits for a next
 // request of the client, and the one rule by which a later request is
 // taken as the next round of one of them. CallReader, which both readers
 // of a recording (a conversation for `script`, a stand-in's script for
 // `serve`) read through, pairs rounds with it, so that they take every
 // request the same way. The zero value is
 // empty and ready; C is what a reader keeps of a call.
-type Rounds[C comparable] struct {
+type openRounds[C comparable] struct {
 	open []openRound[C]
 }
 
@@ -39,13 +39,13 @@ type openRound[C comparable] struct {
 
 // Wait files call's last round as waiting for a next request; it replaces
 // what the call waited with before.
-func (rs *Rounds[C]) Wait(call C, r Round) {
+func (rs *openRounds[C]) Wait(call C, r Round) {
 	rs.Forget(call)
 	rs.open = append(rs.open, openRound[C]{call: call, r: r})
 }
 
 // Forget takes call out of the waiting: it ended, or a request continued it.
-func (rs *Rounds[C]) Forget(call C) {
+func (rs *openRounds[C]) Forget(call C) {
 	rs.open = slices.DeleteFunc(rs.open, func(o openRound[C]) bool { return o.call == call })
 }
 
@@ -67,7 +67,7 @@ func (rs *Rounds[C]) Forget(call C) {
 //
 // Of the calls left, one whose state came back comes first, then one with
 // the same arguments, then the earliest.
-func (rs *Rounds[C]) Continue(method, name, session string, p Params) (C, bool) {
+func (rs *openRounds[C]) Continue(method, name, session string, p Params) (C, bool) {
 	best, score := -1, -1
 	for i, o := range rs.open {
 		s := o.r.continuedBy(method, name, session, p)
@@ -92,7 +92,7 @@ func (rs *Rounds[C]) Continue(method, name, session string, p Params) (C, bool) 
 
 // continuedBy tells whether a request of method on name in session, with
 // params p, may be the next round of the call that waits with r (the rule
-// of Rounds.Continue): -1 when it may not, 2 when it sends r's state back,
+// of openRounds.Continue): -1 when it may not, 2 when it sends r's state back,
 // 0 when it may by its answers alone.
 func (r Round) continuedBy(method, name, session string, p Params) int {
 	if r.Method != method || r.Name != name || r.Session != session {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The rule of Rounds.Continue: a later round is the call whose state it
+// The rule of openRounds.Continue: a later round is the call whose state it
 // sends back untouched; where no shown state tells, its answers' keys,
 // then its arguments, then the earliest.
 func TestContinueTakesTheCallWhoseStateComesBack(t *testing.T) {
@@ -62,7 +62,7 @@ func TestContinueTakesTheCallWhoseStateComesBack(t *testing.T) {
 			[]Round{{Method: "tools/call", Name: "build", Args: args, Keys: []string{"target"}, State: str("first")}},
 			Params{Arguments: args, InputResponses: answers("target"), RequestState: str("first")}, -1},
 	} {
-		var rs Rounds[int]
+		var rs openRounds[int]
 		for i, r := range tc.open {
 			rs.Wait(i, r)
 		}
