@@ -102,7 +102,7 @@ func (r Round) continuedBy(method, name, session string, p Params) int {
 	switch {
 	case r.State != nil && !sentBack:
 		return -1
-	case sentBack && !IsStateNote(*p.RequestState):
+	case sentBack && !isStateNote(*p.RequestState):
 		return 2 // the state the round was issued with, sent back untouched
 	case r.URL:
 		return 0

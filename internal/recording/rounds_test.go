@@ -80,8 +80,8 @@ func TestContinueTakesTheCallWhoseStateComesBack(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]bool{StateNote("abc"): true, "[requestState: 3 bytes]": true, "[requestState: 03 bytes]": false, "[requestState: x bytes]": false, "abc": false} {
-		if IsStateNote(s) != want {
-			t.Errorf("IsStateNote(%q) = %v", s, !want)
+		if isStateNote(s) != want {
+			t.Errorf("isStateNote(%q) = %v", s, !want)
 		}
 	}
 }

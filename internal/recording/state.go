@@ -17,9 +17,9 @@ func StateNote(s string) string { return stateNote(len(s)) }
 
 func stateNote(n int) string { return fmt.Sprintf("[requestState: %d bytes]", n) }
 
-// IsStateNote reports whether s is what StateNote writes instead of a
+// isStateNote reports whether s is what StateNote writes instead of a
 // requestState: a recording that hid the state tells only its length.
-func IsStateNote(s string) bool {
+func isStateNote(s string) bool {
 	num, _ := strings.CutPrefix(s, "[requestState: ")
 	num, _ = strings.CutSuffix(num, " bytes]")
 	n, err := strconv.Atoi(num)
