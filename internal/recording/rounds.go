@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"encoding/json"
 	"slices"
 )
 
@@ -58,15 +59,15 @@ func (rs *openRounds[C]) Forget(call C) {
 //     that sends it back (in a recording that hides states, a note of the
 //     same length). A state the recording shows names the round: nothing
 //     else is asked.
-//   - Where no shown state tells (a round issued with none: a 2026-07-28
-//     server that keeps no state, the URL error -32042 of 2025-11-25; or a
-//     hidden one), the answers' keys are among those the round asked (a URL
-//     retry needs none), and a request that carries neither answers nor a
-//     state continues only a round that ended in the URL error (else it is
-//     a new call).
+//   - A round issued with none (a 2026-07-28 server that keeps no state,
+//     the URL error -32042 of 2025-11-25) is continued by a request whose
+//     answers' keys are among those the round asked (a URL retry needs
+//     none); a request that carries neither answers nor a state continues
+//     only a round that ended in the URL error (else it is a new call).
 //
-// Of the calls left, one whose state came back comes first, then one with
-// the same arguments, then the earliest.
+// Of the calls left: one whose shown state came back; then one whose
+// round asked every key answered (of hidden states of one length, the
+// answers tell); then one with the same arguments; then the earliest.
 func (rs *openRounds[C]) Continue(method, name, session string, p Params) (C, bool) {
 	best, score := -1, -1
 	for i, o := range rs.open {
@@ -92,8 +93,10 @@ func (rs *openRounds[C]) Continue(method, name, session string, p Params) (C, bo
 
 // continuedBy tells whether a request of method on name in session, with
 // params p, may be the next round of the call that waits with r (the rule
-// of openRounds.Continue): -1 when it may not, 2 when it sends r's state back,
-// 0 when it may by its answers alone.
+// of openRounds.Continue): -1 when it may not, else a rank, the higher the
+// surer: 4 when it sends back r's state as the recording shows it, 2 when
+// its answers are to r's keys, 0 when it sends back r's hidden state with
+// answers to other keys too.
 func (r Round) continuedBy(method, name, session string, p Params) int {
 	if r.Method != method || r.Name != name || r.Session != session {
 		return -1
@@ -103,19 +106,23 @@ func (r Round) continuedBy(method, name, session string, p Params) int {
 	case r.State != nil && !sentBack:
 		return -1
 	case sentBack && !isStateNote(*p.RequestState):
-		return 2 // the state the round was issued with, sent back untouched
-	case r.URL:
-		return 0
-	case len(p.InputResponses) == 0 && p.RequestState == nil:
+		return 4 // the state the round was issued with, sent back untouched
+	case !sentBack && !r.URL && len(p.InputResponses) == 0 && p.RequestState == nil:
 		return -1 // a new call of the same tool, not a next round
+	case r.URL || answersTo(r.Keys, p.InputResponses):
+		return 2
+	case sentBack:
+		return 0
 	}
-	for k := range p.InputResponses {
-		if !slices.Contains(r.Keys, k) {
-			return -1
+	return -1
+}
+
+// answersTo reports whether every answer is to one of keys.
+func answersTo(keys []string, answers map[string]json.RawMessage) bool {
+	for k := range answers {
+		if !slices.Contains(keys, k) {
+			return false
 		}
 	}
-	if sentBack {
-		return 2
-	}
-	return 0
+	return true
 }

@@ -255,32 +255,35 @@ func TestALaterRoundIsTheCallWhoseStateItSendsBack(t *testing.T) {
 // interleave; the client answers the second's second round with every
 // answer it gave the call (keys the round did not ask). The state each
 // request sends back names its call, to `script` and to `serve` alike,
-// whatever keys it answers.
+// whatever keys it answers: as the recording shows it, and as a recording
+// that hides states shows it (a note of its length).
 func TestInterleavedRoundsGoToTheCallWhoseStateTheySendBack(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "rounds-interleave.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conv, err := readAsScript(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := readAsServe(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := [][]int{{2, 10}, {3, 6, 8}}
-	if len(conv.Calls) != 2 || !slices.Equal(conv.Calls[0].RoundLines, want[0]) || !slices.Equal(conv.Calls[1].RoundLines, want[1]) {
-		for _, c := range conv.Calls {
-			t.Errorf("script: a call with rounds at %v", c.RoundLines)
+	for _, file := range []string{"rounds-interleave.jsonl", "rounds-interleave-hidden.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(sc.Exchanges) != 2 || !slices.Equal(sc.Exchanges[0].RoundLines, want[0]) || !slices.Equal(sc.Exchanges[1].RoundLines, want[1]) {
-		for _, x := range sc.Exchanges {
-			t.Errorf("serve: an exchange with rounds at %v", x.RoundLines)
+		conv, err := readAsScript(data)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(conv.Notes) != 0 || len(sc.Warnings) != 0 {
-		t.Errorf("notes %v, warnings %q", conv.Notes, sc.Warnings)
+		sc, err := readAsServe(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]int{{2, 10}, {3, 6, 8}}
+		if len(conv.Calls) != 2 || !slices.Equal(conv.Calls[0].RoundLines, want[0]) || !slices.Equal(conv.Calls[1].RoundLines, want[1]) {
+			for _, c := range conv.Calls {
+				t.Errorf("%s: script: a call with rounds at %v", file, c.RoundLines)
+			}
+		}
+		if len(sc.Exchanges) != 2 || !slices.Equal(sc.Exchanges[0].RoundLines, want[0]) || !slices.Equal(sc.Exchanges[1].RoundLines, want[1]) {
+			for _, x := range sc.Exchanges {
+				t.Errorf("%s: serve: an exchange with rounds at %v", file, x.RoundLines)
+			}
+		}
+		if len(conv.Notes) != 0 || len(sc.Warnings) != 0 {
+			t.Errorf("%s: notes %v, warnings %q", file, conv.Notes, sc.Warnings)
+		}
 	}
 }
