@@ -98,9 +98,7 @@ func texts(c *Catalog, v visit) {
 		}
 		subj := fmt.Sprintf("tool %q", t.Name)
 		base := fmt.Sprintf("$.tools[%d]", i)
-		add(subj, base+".name", kindName, t.Name)
-		add(subj, base+".title", kindProse, t.Title)
-		add(subj, base+".description", kindProse, t.Description)
+		described(subj, base, t.Name, t.Title, t.Description)
 		if t.Annotations != nil {
 			walkValue(v, subj, &pathStep{base: base, step: ".annotations"}, plainValue(t.Annotations), schemaWalk{})
 		}
@@ -125,25 +123,22 @@ func texts(c *Catalog, v visit) {
 		}
 		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(p.Meta), schemaWalk{})
 	}
+	// located adds a resource or a template: its URI (at base+uriKey),
+	// name, title, description and _meta.
+	located := func(subj, base, uriKey, uri, name, title, description string, meta mcp.Meta) {
+		add(subj, base+uriKey, kindURI, uri)
+		described(subj, base, name, title, description)
+		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(meta), schemaWalk{})
+	}
 	for i, r := range c.Resources {
-		if r == nil {
-			continue
+		if r != nil {
+			located(fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i), ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
 		}
-		subj := fmt.Sprintf("resource %q", r.URI)
-		base := fmt.Sprintf("$.resources[%d]", i)
-		add(subj, base+".uri", kindURI, r.URI)
-		described(subj, base, r.Name, r.Title, r.Description)
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
 	for i, r := range c.Templates {
-		if r == nil {
-			continue
+		if r != nil {
+			located(fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i), ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
 		}
-		subj := fmt.Sprintf("resource template %q", r.URITemplate)
-		base := fmt.Sprintf("$.resourceTemplates[%d]", i)
-		add(subj, base+".uriTemplate", kindURI, r.URITemplate)
-		described(subj, base, r.Name, r.Title, r.Description)
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
 }
 
