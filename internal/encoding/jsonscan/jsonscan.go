@@ -625,25 +625,37 @@ func (s *scanner) array(elem func(i int) error) error {
 		if err != nil {
 			return err
 		}
-		s.space()
-		if s.pos >= len(s.data) {
-			return s.syntax()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			if s.check {
-				s.stack[len(s.stack)-1].index++
-			}
-			if s.canon {
-				s.out = append(s.out, ',')
-			}
-		case ']':
+		switch more, err := s.next(']'); {
+		case err != nil:
+			return err
+		case !more:
 			return s.leave(']')
-		default:
-			return s.syntax()
+		}
+		if s.check {
+			s.stack[len(s.stack)-1].index++
 		}
 	}
+}
+
+// next reads what follows an element of an array or a member of an
+// object, whose closing bracket is end: a comma (more follows) or end
+// (the container is left).
+func (s *scanner) next(end byte) (more bool, err error) {
+	s.space()
+	if s.pos >= len(s.data) {
+		return false, s.syntax()
+	}
+	switch s.data[s.pos] {
+	case ',':
+		s.pos++
+		if s.canon {
+			s.out = append(s.out, ',')
+		}
+		return true, nil
+	case end:
+		return false, nil
+	}
+	return false, s.syntax()
 }
 
 // leave ends the container at s.pos (its closing bracket, end).
@@ -715,20 +727,11 @@ func (s *scanner) object(into any) error {
 		if s.canon {
 			s.members[len(s.members)-1].end = len(s.out)
 		}
-		s.space()
-		if s.pos >= len(s.data) {
-			return s.syntax()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			if s.canon {
-				s.out = append(s.out, ',')
-			}
-		case '}':
+		switch more, err := s.next('}'); {
+		case err != nil:
+			return err
+		case !more:
 			return s.leaveObject(checked, base, open)
-		default:
-			return s.syntax()
 		}
 	}
 }
