@@ -86,10 +86,12 @@ func texts(c *Catalog, v visit) {
 		add(subject, base+".title", kindProse, title)
 		add(subject, base+".description", kindProse, description)
 	}
+	// meta walks the _meta of one item.
+	meta := func(subject, base string, m mcp.Meta) {
+		walkValue(v, subject, &pathStep{base: base, step: "._meta"}, plainValue(m), schemaWalk{})
+	}
 	if c.ServerInfo != nil {
-		add("server", "$.server.name", kindName, c.ServerInfo.Name)
-		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
-		add("server", "$.server.description", kindProse, c.ServerInfo.Description)
+		described("server", "$.server", c.ServerInfo.Name, c.ServerInfo.Title, c.ServerInfo.Description)
 	}
 	add("server", "$.instructions", kindProse, c.Instructions)
 	for i, t := range c.Tools {
@@ -104,7 +106,7 @@ func texts(c *Catalog, v visit) {
 		}
 		walkValue(v, subj, &pathStep{base: base, step: ".inputSchema"}, plainValue(t.InputSchema), schemaWalk{params: true})
 		walkValue(v, subj, &pathStep{base: base, step: ".outputSchema"}, plainValue(t.OutputSchema), schemaWalk{})
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(t.Meta), schemaWalk{})
+		meta(subj, base, t.Meta)
 	}
 	for i, p := range c.Prompts {
 		if p == nil {
@@ -121,14 +123,14 @@ func texts(c *Catalog, v visit) {
 			abase := fmt.Sprintf("%s.arguments[%d]", base, j)
 			described(asubj, abase, a.Name, a.Title, a.Description)
 		}
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(p.Meta), schemaWalk{})
+		meta(subj, base, p.Meta)
 	}
 	// located adds a resource or a template: its URI (at base+uriKey),
 	// name, title, description and _meta.
-	located := func(subj, base, uriKey, uri, name, title, description string, meta mcp.Meta) {
+	located := func(subj, base, uriKey, uri, name, title, description string, m mcp.Meta) {
 		add(subj, base+uriKey, kindURI, uri)
 		described(subj, base, name, title, description)
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(meta), schemaWalk{})
+		meta(subj, base, m)
 	}
 	for i, r := range c.Resources {
 		if r != nil {
