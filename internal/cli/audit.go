@@ -94,7 +94,8 @@ the failed rules first with their evidence (the request sent and the answer
 that came), a table of every tool, prompt and resource against every rule,
 then each rule with its verdicts. On a terminal, a progress line on stderr
 names what is being audited (-q hides it); nothing is written there when
-stderr is not a terminal.
+stderr is not a terminal. On a terminal, the text report's long lines are
+folded to its width; in a pipe, a file or a CI log each stays one line.
 
 --trace FILE writes every JSON-RPC message of the audit's sessions to one
 file, one JSON line each, credentials hidden as in every trace, each line
@@ -176,7 +177,8 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return err
 	}
 	err = emit(opts.IO, opts.Format, report.Writers{
-		Text:  rep.WriteText,
+		// Folded to a terminal's width; whole lines in a pipe or a log.
+		Text:  opts.IO.FoldToWidth(rep.WriteText),
 		JSON:  rep.WriteJSON,
 		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
 	})
