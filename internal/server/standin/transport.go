@@ -23,8 +23,9 @@ func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	conn := newDroppable(in, out)
 	s.mu.Lock()
 	s.drop = conn.drop
+	s.stdioTasks = true // the connection reads params.task
 	s.mu.Unlock()
-	ss, err := s.server.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	ss, err := s.server.Connect(ctx, &taskTransport{inner: &mcp.IOTransport{Reader: conn, Writer: conn}}, nil)
 	if err != nil {
 		return err
 	}
