@@ -3,11 +3,14 @@
 package standin
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -15,18 +18,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A stand-in over stdio serves a recorded task of protocol 2025-11-25 as
-// a task to a client of that protocol that asks for one (params.task): it
+// A stand-in serves a recorded task of protocol 2025-11-25 as a task to a
+// client of that protocol that asks for one (params.task): it
 // offers what the recorded server offered (capabilities.tasks, each tool's
 // execution), answers the call with a task of its own, tasks/get with the
 // task's status (input_required while the recorded questions wait, then
 // completed), and tasks/result by asking the recorded questions, related
-// to the task, then giving the recorded result. Over HTTP, where the
-// go-sdk keeps no params.task the stand-in could read, such a call is
-// served as the task amounts to (see Task2025).
+// to the task, then giving the recorded result. The go-sdk keeps no
+// params.task: the stdio connection (taskConn) and the HTTP handler
+// (taskBodies) move it into the call's _meta on the way in. A client that
+// asks for no task gets the call as the task amounts to (see Task2025).
 
-// metaTaskParam is the _meta key the stdio connection moves a tools/call's
-// params.task to: the go-sdk keeps no params.task.
+// metaTaskParam is the _meta key a tools/call's params.task is moved to on
+// its way in: the go-sdk keeps no params.task.
 const metaTaskParam = "askback.standin/task"
 
 // maxTasks2025 bounds the tasks a stand-in keeps; the ended ones make
@@ -83,11 +87,12 @@ type rawResult struct {
 func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
 
 // servesTasks2025 reports whether the stand-in runs recorded tasks of
-// 2025-11-25 as tasks: over stdio, for a recording that holds one.
+// 2025-11-25 as tasks: for a recording that holds one, served where
+// params.task is read (ServeStdio, Handler).
 func (s *Standin) servesTasks2025() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stdioTasks && s.script.hasTasks2025()
+	return s.readsTaskParam && s.script.hasTasks2025()
 }
 
 // hasTasks2025 reports whether a call of the script ran as a task of
@@ -382,13 +387,20 @@ type taskConn struct{ mcp.Connection }
 
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != "tools/call" || len(req.Params) == 0 {
-		return msg, err
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+		if moved, ok := movedTaskParam(req.Params); ok {
+			req.Params = moved
+		}
 	}
+	return msg, err
+}
+
+// movedTaskParam is a tools/call's params with params.task moved into
+// _meta (metaTaskParam), and whether it had one.
+func movedTaskParam(params json.RawMessage) (json.RawMessage, bool) {
 	var p map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &p) != nil || p["task"] == nil {
-		return msg, err
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p["task"] == nil {
+		return params, false
 	}
 	var meta map[string]json.RawMessage
 	_ = json.Unmarshal(p["_meta"], &meta)
@@ -398,8 +410,46 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	meta[metaTaskParam] = p["task"]
 	delete(p, "task")
 	p["_meta"], _ = json.Marshal(meta)
-	if b, merr := json.Marshal(p); merr == nil {
-		req.Params = b
+	b, err := json.Marshal(p)
+	if err != nil {
+		return params, false
 	}
-	return msg, err
+	return b, true
+}
+
+// taskBodies is h with the params.task of a tools/call posted to it moved
+// into its _meta, as taskConn does over stdio. The body has been read
+// whole within its bound already (httpserve.Bodies): this reads it from
+// memory.
+func taskBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+			if moved, ok := movedTaskParam(m.Params); ok {
+				var msg map[string]json.RawMessage
+				if json.Unmarshal(body, &msg) == nil {
+					msg["params"] = moved
+					if b, err := json.Marshal(msg); err == nil {
+						body = b
+					}
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
 }

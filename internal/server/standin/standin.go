@@ -120,11 +120,11 @@ type Standin struct {
 	// for the nearest to an unmatched one; seed hashes their leaves.
 	nearest map[string]*nearestIndex
 	seed    maphash.Seed
-	// stdioTasks: served over stdio, where a call's params.task is read,
-	// recorded tasks of 2025-11-25 run as tasks; tasks are those running
-	// (serve_tasks2025.go).
-	stdioTasks bool
-	tasks      map[string]*task2025
+	// readsTaskParam: served where a call's params.task is read (stdio,
+	// HTTP), recorded tasks of 2025-11-25 run as tasks; tasks are those
+	// running (serve_tasks2025.go).
+	readsTaskParam bool
+	tasks          map[string]*task2025
 }
 
 // New builds a stand-in for a script.
