@@ -13,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/profile"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/report/sarif"
@@ -123,6 +124,13 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		if err != nil {
 			return err
 		}
+	} else if opts.Conn.TraceFile != "" {
+		// Catalog files alone: no message to trace, and a file that says so.
+		f, err := outfile.Create(opts.Conn.TraceFile, 0o600)
+		if err != nil {
+			return usageErr("--trace: %v", err)
+		}
+		f.Close()
 	}
 	rep := scan.Scan(append(servers, files...)...)
 	err = emit(opts.IO, opts.Format, report.Writers{
