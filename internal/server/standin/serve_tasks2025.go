@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -396,10 +397,12 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // movedTaskParam is a tools/call's params with params.task moved into
-// _meta (metaTaskParam), and whether it had one.
+// _meta (metaTaskParam), and whether it had one. Params with a key twice,
+// or keys that differ in case only, are left as they came, for the checks
+// after it to refuse: rewritten, they would pass as one.
 func movedTaskParam(params json.RawMessage) (json.RawMessage, bool) {
 	var p map[string]json.RawMessage
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p["task"] == nil {
+	if len(params) == 0 || strictjson.CheckKeys(params) != nil || json.Unmarshal(params, &p) != nil || p["task"] == nil {
 		return params, false
 	}
 	var meta map[string]json.RawMessage
@@ -437,7 +440,7 @@ func taskBodies(h http.Handler) http.Handler {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+		if strictjson.CheckKeys(body) == nil && json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
 			if moved, ok := movedTaskParam(m.Params); ok {
 				var msg map[string]json.RawMessage
 				if json.Unmarshal(body, &msg) == nil {
