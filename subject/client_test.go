@@ -167,3 +167,4 @@ func FuzzClientAddr(f *testing.F) {
 		}
 	})
 }
+
