@@ -167,4 +167,3 @@ func FuzzClientAddr(f *testing.F) {
 		}
 	})
 }
-
