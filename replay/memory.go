@@ -68,9 +68,9 @@ type MemoryOptions struct {
 type Memory struct {
 	mu sync.Mutex
 	// seen maps each nonce held to the sequence number of its claim in
-	// order, which keeps its expiry and user: 4 bytes a nonce in the map
-	// and 32 in the queue, about 75 bytes of heap a live nonce in all
-	// (BenchmarkMemoryRetained).
+	// order, which keeps its expiry and user: a 16-byte key and a 4-byte
+	// number in the map, 32 bytes in the order, about 77 bytes of heap a
+	// live nonce in all (BenchmarkMemoryRetained).
 	seen    map[memKey]uint32
 	max     int
 	perUser int
