@@ -225,8 +225,8 @@ func (cr *CallReader[C, R, Q]) ServerRequest(m Message, r *jsonrpc.Request) erro
 
 // asker finds the call a question was asked during: the task its _meta
 // names; the call whose request stream carries it, else the earliest
-// waiting (waiting.Asker); else the last task still running in its
-// session.
+// waiting (waiting.Asker; a call's round, or tasks/result of its task of
+// 2025-11-25); else the last task still running in its session.
 func (cr *CallReader[C, R, Q]) asker(m Message, p Params) Asker[C] {
 	if raw, ok := p.Meta[metaRelatedTask]; ok {
 		var rt struct {
@@ -237,7 +237,9 @@ func (cr *CallReader[C, R, Q]) asker(m Message, p Params) Asker[C] {
 			return Asker[C]{Call: c, Found: true}
 		}
 	}
-	if req, others, ok := cr.reqs.Asker(m.Session, m.Stream, func(r *Pending[C, R]) bool { return r.Round }); ok {
+	var none C
+	asks := func(r *Pending[C, R]) bool { return r.Round || r.Method == "tasks/result" && r.Call != none }
+	if req, others, ok := cr.reqs.Asker(m.Session, m.Stream, asks); ok {
 		return Asker[C]{Call: req.Call, Found: true, Others: others}
 	}
 	for i := len(cr.tasks) - 1; i >= 0; i-- {

@@ -63,6 +63,9 @@ type builder struct {
 	// hooks. A question kept nil is one not served (ping).
 	calls *recording.CallReader[*Exchange, pending, *Question]
 	gone  string
+	// tasks are the calls the server ran as tasks of 2025-11-25, by the
+	// task's id (tasks2025.go).
+	tasks map[string]*Exchange
 }
 
 func newBuilder(s *Script) *builder {
@@ -164,6 +167,9 @@ func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Par
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		x, err := b.exchange(w, m, p.Name)
 		return x, pend, err
+	}
+	if x, took := b.taskRequest(m.Method, p); took {
+		return x, pend, nil
 	}
 	x, err := b.exchange(w, m, "")
 	return x, pend, err
@@ -320,7 +326,11 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 		b.calls.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
-	if h.ResultType == "task" || h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" {
+	if h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && p.Method != "tasks/result" {
+		b.taskCreated(line, x, h.Task) // a task of protocol 2025-11-25
+		return nil
+	}
+	if h.ResultType == "task" {
 		b.calls.RunsAsTask(x, h.taskID(), x.session)
 		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
 		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
@@ -378,6 +388,7 @@ func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(meta, &m) == nil {
 			delete(m, metaServerInfo)
+			delete(m, metaRelatedTask) // a task's result served as its call's
 			if len(m) == 0 {
 				delete(members, "_meta")
 			} else {
@@ -396,6 +407,7 @@ func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func (b *builder) finish() {
+	b.finishTasks()
 	for _, x := range b.s.Exchanges {
 		for _, r := range x.Rounds {
 			for _, q := range r.Questions {
