@@ -16,6 +16,7 @@ import (
 // The exit status of audit says what happened: 0 nothing failed, 1 a rule
 // failed, 2 bad flags, 3 the audit could not run.
 func TestAuditExitStatus(t *testing.T) {
+	t.Parallel()
 	rb := filepath.Join(buildServers(t), "rulebreaker")
 	cases := []struct {
 		args []string
@@ -40,6 +41,7 @@ func TestAuditExitStatus(t *testing.T) {
 
 // audit --format json and --junit give machine-readable reports that agree.
 func TestAuditReports(t *testing.T) {
+	t.Parallel()
 	rb := filepath.Join(buildServers(t), "rulebreaker")
 	junit := filepath.Join(t.TempDir(), "audit.xml")
 	io, _, out, errOut := iostreams.Test()

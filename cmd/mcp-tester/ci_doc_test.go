@@ -89,6 +89,7 @@ func actionStep(t *testing.T, name string) string {
 // The action installs mcp-tester with go install, once per job, at the
 // version asked, and puts it on PATH.
 func TestActionInstalls(t *testing.T) {
+	t.Parallel()
 	script := actionStep(t, "Install mcp-tester")
 	bin := testbin.Need(t, "./cmd/mcp-tester")
 	fake := t.TempDir()
@@ -118,6 +119,7 @@ func TestActionInstalls(t *testing.T) {
 
 // The action runs the command as bash reads it and hands on its exit code.
 func TestActionRunsTheCommand(t *testing.T) {
+	t.Parallel()
 	script := actionStep(t, "Run mcp-tester")
 	root := exampleRoot(t)
 	out := filepath.Join(root, "github-output")
@@ -145,6 +147,7 @@ func TestActionRunsTheCommand(t *testing.T) {
 // run (checkout, setup-go, upload-sarif, gh, make build) is checked for
 // shape.
 func TestCIDocRuns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the CI examples")
 	}

@@ -21,6 +21,7 @@ import (
 // (testdata/earlier/verdicts), except where we differ on purpose, which the
 // verdicts file says with the reason.
 func TestEarlierScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildServers(t)
 	want := readVerdicts(t, "testdata/earlier/verdicts")
 	io, in, out, errOut := iostreams.Test()

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 // unless -parallel says otherwise: they mostly wait on servers and time
 // limits, so GOMAXPROCS (the default, 2 here) leaves the processor idle,
 // while many more at once starve the servers they start on a loaded machine.
+// The tests that drive Chromium (the HTML reports, the UI) stay serial: each
+// waits on its page within bounds of its own, which several browsers at once
+// on a loaded machine would strain.
 type waitingTests struct{ m *testing.M }
 
 func (w waitingTests) Run() int {
@@ -450,8 +453,8 @@ func grabVar(ts *testscript.TestScript, neg bool, args []string) {
 // transcripts (deploy_call.txtar) outside testscript too, with the exact
 // bytes.
 func TestDeployTranscriptsByteForByte(t *testing.T) {
+	t.Parallel()
 	bin := buildServers(t)
-	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
 	cases := []struct {
 		elicit, want string
 	}{
@@ -463,7 +466,7 @@ func TestDeployTranscriptsByteForByte(t *testing.T) {
 	for _, c := range cases {
 		for _, proto := range []string{"", "2025-11-25"} {
 			io, _, out, errOut := iostreams.Test()
-			args := []string{"call", "deploy", "-c", filepath.Join(bin, "deployer"), "--args", `{"service":"auth-service"}`, "--elicit", c.elicit}
+			args := []string{"call", "deploy", "-c", "DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef '" + filepath.Join(bin, "deployer") + "'", "--args", `{"service":"auth-service"}`, "--elicit", c.elicit}
 			if proto != "" {
 				args = append(args, "--protocol", proto)
 			}

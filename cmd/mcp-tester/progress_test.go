@@ -16,6 +16,7 @@ import (
 // place ("\r", erase the line, the new text) and erased at the end; on
 // stderr that is not a terminal, nothing; on stdout, never.
 func TestProgressLineOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	bin := buildServers(t)
 	dir := t.TempDir()
 	for _, name := range []string{"a", "b", "c"} {
@@ -55,6 +56,7 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 // report sent to a file holds no trace of it, and stderr sent to a file
 // gets none of it.
 func TestProgressLineInATerminal(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/testsupport/fixtures/handbook")
 	dir := t.TempDir()
 	write := func(name, text string) {
@@ -169,6 +171,7 @@ func (s *screen) waitFor(want string) string {
 // `ping` comes out while a three-second call is under way, through a pipe,
 // not at the end.
 func TestReportShowsWhileASlowCallRuns(t *testing.T) {
+	t.Parallel()
 	bin, script := handbookScript(t, "ping\ncall_tool progressTest seconds:3\nassert_contains \"Task finished\"\n")
 	cmd := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "-c", filepath.Join(bin, "handbook")+" -step 1s")
 	out, err := cmd.StdoutPipe()
@@ -203,6 +206,7 @@ func TestReportShowsWhileASlowCallRuns(t *testing.T) {
 // the [PROGRESS] lines of a call come after the report's lines of the steps
 // before it, although no person can be asked (stdin is not a terminal).
 func TestProgressLinesAfterTheStepsBefore(t *testing.T) {
+	t.Parallel()
 	bin, script := handbookScript(t, "ping\necho one\ncall_tool progressTest seconds:2\nassert_contains \"Task finished\"\n")
 	out, err := exec.Command(filepath.Join(bin, "mcp-tester"), "test", script, "--progress", "-c", filepath.Join(bin, "handbook")+" -step 500ms").CombinedOutput()
 	if err != nil {

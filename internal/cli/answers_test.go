@@ -12,19 +12,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// deployer returns the deploy example's server, built once per go test run,
-// with its state key set.
+// deployer returns the command line of the deploy example's server, built
+// once per go test run, with its state key set on that line (not in this
+// process's environment, so that the tests that start it run in parallel).
 func deployer(t *testing.T) string {
 	t.Helper()
-	t.Setenv("DEPLOY_STATE_KEY", "0123456789abcdef0123456789abcdef")
-	return testbin.Path(t, "./examples/deployer")
+	return "DEPLOY_STATE_KEY=0123456789abcdef0123456789abcdef " + shellQuote(testbin.Path(t, "./examples/deployer"))
 }
 
 func TestAPersonAnswers(t *testing.T) {
+	t.Parallel()
 	bin := deployer(t)
 	args := []string{"call", "deploy", "-c", bin, "--args", `{"service":"auth-service"}`}
 
 	t.Run("no terminal: declined with a note", func(t *testing.T) {
+		t.Parallel()
 		io, _, out, errOut := iostreams.Test()
 		if code := Main(context.Background(), io, args); code != ExitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
@@ -35,6 +37,7 @@ func TestAPersonAnswers(t *testing.T) {
 	})
 
 	t.Run("--interactive on a pipe asks line by line and records", func(t *testing.T) {
+		t.Parallel()
 		rec := filepath.Join(t.TempDir(), "deploy.mcp")
 		io, in, out, errOut := iostreams.Test()
 		in.WriteString("2\ny\n1\n")
@@ -56,6 +59,7 @@ func TestAPersonAnswers(t *testing.T) {
 	})
 
 	t.Run("--elicit comes first; the person answers only what is left", func(t *testing.T) {
+		t.Parallel()
 		io, in, out, errOut := iostreams.Test()
 		in.WriteString("1\n")
 		code := Main(context.Background(), io, append(args, "--interactive", "--elicit", "decline"))

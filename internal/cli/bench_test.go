@@ -22,6 +22,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The bench tests stay serial: bench reports (and warns about) the CPU its
+// own process used, which tests running beside it would add to.
+//
 // benchServer serves, over stateless Streamable HTTP, a tool "confirm"
 // that asks one question (multi round-trip) and answers with what it got,
 // and a tool "broken" that reports an error.

@@ -46,6 +46,7 @@ func TestNewCallCmd(t *testing.T) {
 // A call over HTTP keeps one connection for all its requests (discovery
 // and both rounds), even when the server is slow to end each response.
 func TestCallKeepsOneConnection(t *testing.T) {
+	t.Parallel()
 	url, accepts := countingBenchServer(t, 20*time.Millisecond)
 	io, _, out, errOut := iostreams.Test()
 	code := Main(context.Background(), io, []string{"call", "confirm", "-u", url, "--elicit", `accept:{"go":true}`})

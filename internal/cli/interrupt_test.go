@@ -13,6 +13,7 @@ import (
 // 130, not with what it did to the server ("exited before it answered",
 // exit 3).
 func TestInterruptedSaysSo(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		time.Sleep(200 * time.Millisecond)

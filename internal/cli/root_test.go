@@ -31,6 +31,7 @@ func TestCommandTableNamesEachCommand(t *testing.T) {
 // A command built alone (Main, with its name first) behaves as in the
 // whole tree: the same help, every subcommand and flag, the same errors.
 func TestCommandAloneIsTheSame(t *testing.T) {
+	t.Parallel()
 	run := func(build func(*iostreams.IOStreams) *cobra.Command, args []string) string {
 		io, _, out, errOut := iostreams.Test()
 		root := build(io)

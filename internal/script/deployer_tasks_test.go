@@ -9,6 +9,7 @@ import (
 // tool, which runs as a task, over stdio through the mcp-tester session
 // with the tasks extension declared.
 func TestDeployerTasks(t *testing.T) {
+	t.Parallel()
 	bin := deployerBinary(t)
 	opts := deployerOptions(bin)
 	opts.Target.Command = bin + " -rollout-step 10ms"
@@ -77,6 +78,7 @@ expect_error wait_task NO-SUCH-TASK
 `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rep, out := runText(t, "r.mcp", tc.src, RunOptions{ConnectScript: connect})
 			if _, f := rep.Counts(); f != tc.failed {
 				t.Fatalf("%d failed, want %d:\n%s", f, tc.failed, out)

@@ -35,10 +35,12 @@ func deployerOptions(bin string) session.Options {
 // TestDeployerEndToEnd runs scripts against the real deployer example over
 // stdio, through the mcp-tester session.
 func TestDeployerEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := deployerBinary(t)
 	connect := SessionConnectScript(deployerOptions(bin))
 
 	t.Run("deploy.mcp", func(t *testing.T) {
+		t.Parallel()
 		src, err := os.ReadFile("testdata/deploy.mcp")
 		if err != nil {
 			t.Fatal(err)
@@ -50,6 +52,7 @@ func TestDeployerEndToEnd(t *testing.T) {
 	})
 
 	t.Run("every command", func(t *testing.T) {
+		t.Parallel()
 		src, err := os.ReadFile("testdata/deployer-all.mcp")
 		if err != nil {
 			t.Fatal(err)
@@ -61,6 +64,7 @@ func TestDeployerEndToEnd(t *testing.T) {
 	})
 
 	t.Run("failures", func(t *testing.T) {
+		t.Parallel()
 		src := `elicit_response accept '{"environment": "production", "confirm": true}'
 call_tool deploy service:"auth-service"
 assert_contains "to staging"
@@ -89,6 +93,7 @@ call_tool deploy service:"auth-service"
 	// Two answers alike: the server asks once, and the answer it did not
 	// take is the second one, so that is the line that fails.
 	t.Run("the unused answer of two alike", func(t *testing.T) {
+		t.Parallel()
 		src := `elicit_response decline
 elicit_response decline
 call_tool deploy service:"auth-service"
@@ -105,6 +110,7 @@ call_tool deploy service:"auth-service"
 	})
 
 	t.Run("parallel equals serial", func(t *testing.T) {
+		t.Parallel()
 		var scripts []*Script
 		for i := range 6 {
 			src := "elicit_response accept '{\"environment\": \"staging\", \"confirm\": true}'\ncall_tool deploy service:s" + strconv.Itoa(i) + "\nassert_contains \"s" + strconv.Itoa(i) + " 2.4.1 to staging\"\nassert_elicited \"s" + strconv.Itoa(i) + " version\"\n"
@@ -128,6 +134,7 @@ call_tool deploy service:"auth-service"
 	})
 
 	t.Run("could not connect", func(t *testing.T) {
+		t.Parallel()
 		opts := deployerOptions(bin)
 		opts.Target.Env = []string{"DEPLOY_STATE_KEY=short"}
 		rep, out := runText(t, "deploy.mcp", "ping\n", RunOptions{ConnectScript: SessionConnectScript(opts)})

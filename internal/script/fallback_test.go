@@ -33,6 +33,7 @@ func production() *personAnswerer {
 }
 
 func TestFallbackAnswersWhatNoElicitResponseCovers(t *testing.T) {
+	t.Parallel()
 	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "ask.mcp", `call_tool deploy service:"auth-service"
@@ -52,6 +53,7 @@ assert_contains "to production"
 }
 
 func TestQueuedAnswersWinOverTheFallback(t *testing.T) {
+	t.Parallel()
 	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	person := production()
 	rep, out := runText(t, "queued.mcp", `elicit_response accept '{"environment": "staging", "confirm": true}'
@@ -70,6 +72,7 @@ assert_contains "not started"
 }
 
 func TestNoFallbackStillDeclines(t *testing.T) {
+	t.Parallel()
 	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	rep, out := runText(t, "none.mcp", `call_tool deploy service:"auth-service"
 assert_contains "not started (decline)"
@@ -82,6 +85,7 @@ assert_contains "not started (decline)"
 // TestRecordWritesAReplayableScript records a run answered by the
 // fallback, then replays the recording without it: it passes.
 func TestRecordWritesAReplayableScript(t *testing.T) {
+	t.Parallel()
 	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
 	var steps []fromcall.Step
 	rec := func(method, name string, args any, qs []exchange.Entry, result any) error {

@@ -20,6 +20,7 @@ var knownConformanceFindings = map[string]map[int]string{}
 // The conformance example, with every tool allowed (they are fixtures),
 // breaks no rule beyond the known findings.
 func TestConformancePassesClean(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binary(t, "conformance"), "-http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

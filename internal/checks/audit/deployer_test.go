@@ -20,6 +20,7 @@ func deployerTarget(t testing.TB) *target.Target {
 
 // The deployer, told that it may call its deploy tool, breaks no rule.
 func TestDeployerPassesClean(t *testing.T) {
+	t.Parallel()
 	rep, err := audit.Run(context.Background(), audit.Options{
 		Target: deployerTarget(t), Timeout: 10 * time.Second, Include: []string{"deploy"},
 	})
@@ -55,6 +56,7 @@ func TestDeployerPassesClean(t *testing.T) {
 // Without --include the deployer's deploy tool (no annotations, so
 // destructive by default) is listed as skipped and never called.
 func TestDeployerDestructiveSkipped(t *testing.T) {
+	t.Parallel()
 	rep, err := audit.Run(context.Background(), audit.Options{Target: deployerTarget(t), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

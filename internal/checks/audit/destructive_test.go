@@ -18,6 +18,7 @@ import (
 // (destructiveHint true) tools write a line to a file each time they are
 // called.
 func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
+	t.Parallel()
 	mark := filepath.Join(t.TempDir(), "destroyed")
 	tgt := &target.Target{Command: fmt.Sprintf("%s -variant good -mark %s", binary(t, "rulebreaker"), mark)}
 
@@ -54,6 +55,7 @@ func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
 
 // A server that cannot be reached is an *audit.UnreachableError.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	_, err := audit.Run(context.Background(), audit.Options{
 		Target: &target.Target{URL: "http://127.0.0.1:1/mcp"}, Timeout: 3 * time.Second,
 	})

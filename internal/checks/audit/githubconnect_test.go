@@ -25,6 +25,10 @@ func freeAddr(t *testing.T) string {
 // The github-connect example asks by URL, with a signed link to its own
 // connect page: audited as alice with bob as the second identity, it
 // breaks no rule, and its link is not mistaken for a credential.
+//
+// Not parallel: the example takes its addresses on the command line, and
+// freeAddr's ports are free only until something else listens; the
+// package's parallel tests run after the serial ones.
 func TestGitHubConnectPassesClean(t *testing.T) {
 	addr, fake := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(binary(t, "github-connect"), "-http", addr, "-fake-github", fake,

@@ -82,6 +82,7 @@ func text(rep *audit.Report) string {
 // Each variant of the rulebreaker breaks one rule; the audit must fail
 // that rule and no other.
 func TestRulebreakerVariants(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		variant string
 		rule    int // 0: nothing may fail
@@ -134,6 +135,7 @@ func equalInts(a, b []int) bool {
 // elicitation/create requests; the rules that still apply are checked on
 // them, and the rules of requestState are n/a.
 func TestRulebreakerOlderProtocol(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		variant string
 		rule    int

@@ -20,6 +20,9 @@ const chromiumPath = "/usr/bin/chromium"
 // consent page, the authorization server redirects to the tester's
 // loopback address, and the page there says the login is done.
 func TestLoginInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: make test runs it, make check (-short) does not")
+	}
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s is missing in CI: run scripts/ensure-chromium.sh (make setup)", chromiumPath)
