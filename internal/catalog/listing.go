@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/askback/askback/internal/session"
 	"github.com/askback/askback/internal/strictjson"
@@ -139,6 +141,16 @@ func (l *Listing) note(method string, err error) error {
 		l.Failed = err
 	}
 	return nil
+}
+
+// Failures are the lists that failed, each as "method: why", in the
+// order of their methods' names.
+func (l *Listing) Failures() []string {
+	out := make([]string, 0, len(l.ListErrors))
+	for _, m := range slices.Sorted(maps.Keys(l.ListErrors)) {
+		out = append(out, m+": "+l.ListErrors[m])
+	}
+	return out
 }
 
 // isMethodNotFound reports a JSON-RPC "Method not found" error (-32601).
