@@ -40,6 +40,23 @@ type Listing struct {
 	Failed error `json:"-"`
 }
 
+// ServerInfo is what the server says of itself (its serverInfo); nil
+// when it said nothing.
+func (l *Listing) ServerInfo() *mcp.Implementation {
+	if l.Info == nil {
+		return nil
+	}
+	return l.Info.ServerInfo
+}
+
+// Instructions are the server's instructions; "" when none.
+func (l *Listing) Instructions() string {
+	if l.Info == nil {
+		return ""
+	}
+	return l.Info.Instructions
+}
+
 // Lists names the lists List asks for.
 type Lists uint8
 

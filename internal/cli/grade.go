@@ -173,7 +173,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	if name == "" {
 		name = opts.Conn.target().Describe()
 	}
-	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: scan.CatalogOf(&srv.Listing), Declared: srv.Declared})
+	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: &srv.Listing})
 	if opts.NoAudit {
 		ev.AuditWhy = "--no-audit"
 		ev.Inspect = inspect.Evaluate(srv)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/iostreams"
 	"github.com/askback/askback/internal/printer"
 	"github.com/askback/askback/internal/profile"
@@ -171,19 +172,19 @@ func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) 
 		if err != nil {
 			return nil, nil, usageErr("--catalog: %v", err)
 		}
-		data, err := io.ReadAll(io.LimitReader(f, scan.MaxCatalogFile+1))
+		data, err := readBounded(f, catalog.MaxFileSize)
 		f.Close()
 		if err != nil {
-			return nil, nil, usageErr("--catalog: %v", err)
+			return nil, nil, usageErr("--catalog %s: %v", p, err)
 		}
-		servers, err := scan.ReadCatalogs(p, data)
+		servers, err := catalog.ReadFile(p, data)
 		if err != nil {
 			return nil, nil, usageErr("--catalog %v", err)
 		}
 		for _, s := range servers {
 			fileOf[s.Name] = p
+			out = append(out, scan.Server{Name: s.Name, Catalog: s.Listing})
 		}
-		out = append(out, servers...)
 	}
 	return out, fileOf, nil
 }
@@ -263,17 +264,16 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		if err != nil {
 			return err
 		}
-		c := scan.CatalogOf(&srv.Listing)
 		if label == "" {
 			label = conn.target().Describe()
-			if c.ServerInfo != nil && c.ServerInfo.Name != "" {
-				label = c.ServerInfo.Name
+			if si := srv.ServerInfo(); si != nil && si.Name != "" {
+				label = si.Name
 			}
 		}
 		for _, m := range sortedListErrors(srv.ListErrors) {
 			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
 		}
-		servers = append(servers, scan.Server{Name: label, Catalog: c, Declared: nonNil(s.Declared())})
+		servers = append(servers, scan.Server{Name: label, Catalog: &srv.Listing})
 		return nil
 	}
 	if len(names) == 0 {

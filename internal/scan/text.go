@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/lazyre"
 	"github.com/askback/askback/internal/runecut"
 	"github.com/askback/askback/internal/schemaargs"
@@ -74,7 +75,7 @@ type visit func(*text)
 // (at any depth, every keyword: descriptions, defaults and examples of
 // any type, patterns, required names, references, enums, x-* extensions,
 // the names of properties and definitions), annotations and _meta.
-func texts(c *Catalog, v visit) {
+func texts(c *catalog.Listing, v visit) {
 	add := func(subject, path string, k kind, s string) {
 		if s != "" {
 			v(&text{subject: subject, path: path, kind: k, s: s})
@@ -86,12 +87,12 @@ func texts(c *Catalog, v visit) {
 		add(subject, base+".title", kindProse, title)
 		add(subject, base+".description", kindProse, description)
 	}
-	if c.ServerInfo != nil {
-		add("server", "$.server.name", kindName, c.ServerInfo.Name)
-		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
-		add("server", "$.server.description", kindProse, c.ServerInfo.Description)
+	if si := c.ServerInfo(); si != nil {
+		add("server", "$.server.name", kindName, si.Name)
+		add("server", "$.server.title", kindProse, si.Title)
+		add("server", "$.server.description", kindProse, si.Description)
 	}
-	add("server", "$.instructions", kindProse, c.Instructions)
+	add("server", "$.instructions", kindProse, c.Instructions())
 	for i, t := range c.Tools {
 		if t == nil {
 			continue
@@ -347,7 +348,7 @@ func clip(s string) string {
 type nameSet map[string]bool
 
 // ownNames collects the names of c.
-func ownNames(c *Catalog) nameSet {
+func ownNames(c *catalog.Listing) nameSet {
 	n := nameSet{}
 	for _, t := range c.Tools {
 		if t == nil {
@@ -374,15 +375,15 @@ func ownNames(c *Catalog) nameSet {
 			}
 		}
 	}
-	if c.ServerInfo != nil {
-		n[normName(c.ServerInfo.Name)] = true
+	if si := c.ServerInfo(); si != nil {
+		n[normName(si.Name)] = true
 	}
 	return n
 }
 
 // toolNames lists the tool names of c, for finding them in other
 // servers' descriptions.
-func toolNames(c *Catalog) []string {
+func toolNames(c *catalog.Listing) []string {
 	var out []string
 	for _, t := range c.Tools {
 		if t != nil && t.Name != "" {
