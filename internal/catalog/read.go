@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

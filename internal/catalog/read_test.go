@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/catalog"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -112,7 +112,7 @@ func TestReadFileOfASavedCatalog(t *testing.T) {
 
 // Every scan corpus file reads as a catalog file.
 func TestCorpusFilesAreCatalogFiles(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "scan", "testdata", "corpus", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "checks", "scan", "testdata", "corpus", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no corpus")
 	}

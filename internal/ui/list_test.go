@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
