@@ -90,7 +90,7 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
 	stringsVar(f, &opts.Catalogs, "catalog", "scan the catalog saved in this JSON file too, as one more server (repeatable)")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
-	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	return cmd
 }
@@ -136,16 +136,8 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 				Incomplete []string `json:"incomplete,omitempty"`
 			}{rep, opts.FailOn, incomplete})
 		},
-		SARIF: func(tool sarif.Tool) *sarif.Run {
-			run := rep.SARIF(tool, func(server string) string {
-				if f, ok := fileOf[server]; ok {
-					return f
-				}
-				return opts.SARIFFile
-			})
-			run.Failed = strings.Join(incomplete, "; ")
-			return run
-		},
+		SARIF: report.Incomplete(rep, strings.Join(incomplete, "; ")),
+		At:    sarif.Anchor{File: opts.SARIFFile, Files: fileOf},
 	})
 	if err != nil {
 		return err

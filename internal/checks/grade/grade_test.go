@@ -174,7 +174,7 @@ func svgTexts(t *testing.T, doc []byte) []string {
 func TestGradeSARIFValidates(t *testing.T) {
 	e := evidence()
 	e.AuditWhy = "--no-audit"
-	doc, err := (&sarif.Log{Runs: []*sarif.Run{grade.Compute(e).SARIF(sarif.Tool{Name: "mcp-tester"}, "catalog.json")}}).Marshal()
+	doc, err := (&sarif.Log{Runs: []*sarif.Run{grade.Compute(e).SARIF(sarif.Tool{Name: "mcp-tester"}, sarif.Anchor{File: "catalog.json"})}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}

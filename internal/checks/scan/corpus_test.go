@@ -123,7 +123,7 @@ func TestCorpusSARIFValidates(t *testing.T) {
 	corpus := loadCorpus(t)
 	for name, e := range corpus {
 		rep := scan.Scan(e.servers()...)
-		run := rep.SARIF(sarif.Tool{Name: "mcp-tester", Version: "test"}, func(string) string { return "testdata/corpus/" + name + ".json" })
+		run := rep.SARIF(sarif.Tool{Name: "mcp-tester", Version: "test"}, sarif.Anchor{File: "testdata/corpus/" + name + ".json"})
 		if len(run.Results) != len(rep.Findings) || len(run.Rules) != len(scan.Rules()) {
 			t.Fatalf("%s: %d results for %d findings, %d rules", name, len(run.Results), len(rep.Findings), len(run.Rules))
 		}
