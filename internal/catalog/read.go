@@ -171,25 +171,28 @@ func readOne(name string, data []byte) (Named, error) {
 }
 
 // savedAnnotations gives the resources and templates of l the audience
-// and priority a saved catalog writes as their own members.
+// and priority a saved catalog writes as their own members (a saved
+// catalog has no annotations member: l has none of its own).
 func savedAnnotations(l *Listing, c *Catalog) {
-	type key struct{ uri, name string }
-	res := map[key]Resource{}
+	type key struct {
+		template  bool
+		uri, name string
+	}
+	saved := map[key]*mcp.Annotations{}
 	for _, r := range c.Resources {
-		res[key{r.URI, r.Name}] = r
+		saved[key{false, r.URI, r.Name}] = mcpAnnotations(r.Audience, r.Priority)
+	}
+	for _, t := range c.Templates {
+		saved[key{true, t.URITemplate, t.Name}] = mcpAnnotations(t.Audience, t.Priority)
 	}
 	for _, r := range l.Resources {
-		if s, ok := res[key{r.URI, r.Name}]; ok {
-			r.Annotations = mcpAnnotations(s.Audience, s.Priority)
+		if r != nil {
+			r.Annotations = saved[key{false, r.URI, r.Name}]
 		}
 	}
-	tpl := map[key]Template{}
-	for _, t := range c.Templates {
-		tpl[key{t.URITemplate, t.Name}] = t
-	}
 	for _, t := range l.Templates {
-		if s, ok := tpl[key{t.URITemplate, t.Name}]; ok {
-			t.Annotations = mcpAnnotations(s.Audience, s.Priority)
+		if t != nil {
+			t.Annotations = saved[key{true, t.URITemplate, t.Name}]
 		}
 	}
 }
