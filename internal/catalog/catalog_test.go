@@ -118,7 +118,7 @@ func TestFetchEncodeParse(t *testing.T) {
 	if got := lines.Line("tools.zeta.inputSchema.properties.nope"); got != lines["tools.zeta.inputSchema.properties"] {
 		t.Errorf("a path not in the file is shown at %d, want its nearest parent's line", got)
 	}
-	back, err := Parse(data)
+	back, err := parseSaved(data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
@@ -171,7 +171,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"catalogFormat":2}`))
 	f.Add([]byte(`{"catalogFormat":1,"tools":[{"name":"a","inputSchema":{"properties":{"x":{"maximum":1e400}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse(data)
+		c, err := parseSaved(data)
 		if err != nil {
 			return
 		}
@@ -179,7 +179,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		back, err := Parse(out)
+		back, err := parseSaved(out)
 		if err != nil {
 			t.Fatalf("the canonical form of an accepted file is refused: %v\n%s", err, out)
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
-// MaxFileSize bounds a catalog file that Parse is given.
+// MaxFileSize bounds a catalog file that ReadFile is given.
 const MaxFileSize = 64 << 20
 
 // Path names a place in a catalog, as the file nests it:
@@ -222,10 +222,10 @@ func itemPath(list Path, i int, item any) Path {
 	return list.Index(i)
 }
 
-// Parse reads a catalog file: one JSON object in the form Encode writes
-// (any spacing), no key twice in one object, no member the format does
-// not have, catalogFormat 1. A caller reads at most MaxFileSize bytes.
-func Parse(data []byte) (*Catalog, error) {
+// parseSaved is how ReadFile reads a catalog with a catalogFormat: one
+// JSON object in the form Encode writes (any spacing), no key twice in
+// one object, no member the format does not have, catalogFormat 1.
+func parseSaved(data []byte) (*Catalog, error) {
 	if err := strictjson.CheckRepeats(data); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/encoding/strictjson"
@@ -36,6 +38,23 @@ type Listing struct {
 	// Failed is the first list that failed (in the order tools, prompts,
 	// resources, templates), as its error; nil when none did.
 	Failed error `json:"-"`
+}
+
+// ServerInfo is what the server says of itself (its serverInfo); nil
+// when it said nothing.
+func (l *Listing) ServerInfo() *mcp.Implementation {
+	if l.Info == nil {
+		return nil
+	}
+	return l.Info.ServerInfo
+}
+
+// Instructions are the server's instructions; "" when none.
+func (l *Listing) Instructions() string {
+	if l.Info == nil {
+		return ""
+	}
+	return l.Info.Instructions
 }
 
 // Lists names the lists List asks for.
@@ -139,6 +158,16 @@ func (l *Listing) note(method string, err error) error {
 		l.Failed = err
 	}
 	return nil
+}
+
+// Failures are the lists that failed, each as "method: why", in the
+// order of their methods' names.
+func (l *Listing) Failures() []string {
+	out := make([]string, 0, len(l.ListErrors))
+	for _, m := range slices.Sorted(maps.Keys(l.ListErrors)) {
+		out = append(out, m+": "+l.ListErrors[m])
+	}
+	return out
 }
 
 // isMethodNotFound reports a JSON-RPC "Method not found" error (-32601).

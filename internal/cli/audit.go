@@ -133,7 +133,7 @@ went away, or --deadline ran out).`,
 	stringsVar(f, &opts.Include, "include", "call this destructive tool too (repeatable; '*' allows every tool)")
 	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
-	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	addHTMLFlag(cmd, &opts.HTML)
@@ -180,7 +180,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		// Folded to a terminal's width; whole lines in a pipe or a log.
 		Text:  opts.IO.FoldToWidth(rep.WriteText),
 		JSON:  rep.WriteJSON,
-		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
+		SARIF: rep, At: sarif.Anchor{File: opts.SARIFFile},
 	})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -115,7 +116,7 @@ func runAuthStatus(opts *AuthStatusOptions) error {
 	if len(out) == 0 && server != "" {
 		none = &exitError{code: ExitFailed, err: fmt.Errorf("not logged in to %s; log in with: mcp-tester auth login %s", server, opts.Server)}
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		if err := printer.JSON(opts.IO.Out, out); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/script"
@@ -260,7 +261,7 @@ func writeBenchReports(opts *BenchOptions, sopts session.Options, rep *loadgen.R
 	}); err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return loadgen.WriteJSON(opts.IO.Out, rep)
 	}
 	return loadgen.WriteText(opts.IO.Out, fmt.Sprintf("bench %s against %s", what, sopts.Target.Describe()), rep)

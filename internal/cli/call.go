@@ -8,6 +8,7 @@ import (
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/toolargs"
 	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
@@ -75,7 +76,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
+	opts.Conn.JSON = opts.Format == report.JSON || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		}
 		return toolOutcome(res)
 	}
-	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
+	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == report.JSON, asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
 		return err
 	}
 	return toolOutcome(res)
@@ -123,7 +124,7 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 		return withAsked(err, asked)
 	}
 	switch {
-	case opts.Format == "json":
+	case opts.Format == report.JSON:
 		out := printer.Asked{Questions: printer.QuestionsJSON(asked.Questions)}
 		if started.Task != nil {
 			out.Task = started.Task

@@ -58,9 +58,9 @@ func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, c
 	if err != nil {
 		return nil, nil, usageErr("%s: %v", path, err)
 	}
-	c, err := catalog.Parse(data)
+	c, err := catalog.ReadSaved(path, data)
 	if err != nil {
-		return nil, nil, usageErr("%s: %v", path, err)
+		return nil, nil, usageErr("%v", err)
 	}
 	again, lines, err := c.Encode()
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/ghactions"
-	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +70,7 @@ its line of the catalog file). Everything a server wrote is escaped.`,
 		},
 	}
 	addConnFlags(cmd, &opts.Conn)
-	addFormatChoice(cmd, &opts.Format, "output format: text, json, markdown, sarif or github", "text", "json", "markdown", "sarif", "github")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json, markdown, sarif or github", report.Text, report.JSON, report.Markdown, report.SARIF, report.GitHub)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 on a change of this class or worse: breaking, review, any or none")
 	return cmd
 }
@@ -106,6 +105,7 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	}
 	rep := catalogdiff.Compare(old, cur)
 	rep.Old.Source, rep.New.Source = opts.Old, source
+	rep.Files = files
 	if err := writeCatalogDiff(opts.IO, opts.Format, rep, threshold, files); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func writeCatalogDiff(ios *iostreams.IOStreams, format string, rep *catalogdiff.
 		Text:        func(w io.Writer) error { return rep.WriteText(w, t) },
 		JSON:        func(w io.Writer) error { return rep.WriteJSON(w, t, files) },
 		Markdown:    func(w io.Writer) error { return rep.WriteMarkdown(w, t) },
-		SARIF:       func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, files) },
+		SARIF:       rep,
 		Annotations: func() []ghactions.Annotation { return rep.Annotations(files) },
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,7 +88,7 @@ func runComplete(ctx context.Context, opts *CompleteOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return printer.JSON(opts.IO.Out, res.Completion)
 	}
 	values := res.Completion.Values

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/checks/urlcheck"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/text/credential"
 
 	"github.com/spf13/cobra"
@@ -38,11 +39,11 @@ func checkFlags(cmd *cobra.Command) error {
 		}
 	}
 	switch {
-	case format == "text" && jsonFlag == "true":
+	case format == report.Text && jsonFlag == "true":
 		return usageErr("--json and --format text contradict each other: give one")
-	case format == "text" && raw == "true":
+	case format == report.Text && raw == "true":
 		return usageErr("--raw prints JSON, --format text asks for text: give one")
-	case raw == "true" && (jsonFlag == "true" || format == "json"):
+	case raw == "true" && (jsonFlag == "true" || format == report.JSON):
 		return usageErr("--raw prints the result as the server sent it, --json (--format json) prints the questions and the result: give one")
 	}
 	var err error
@@ -96,7 +97,7 @@ func argsWantJSON(args []string) bool {
 			return false
 		case a == "--json", a == "--json=true", a == "--raw", a == "-r", a == "--raw=true", a == "--format=json":
 			return true
-		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+		case a == "--format" && i+1 < len(args) && args[i+1] == report.JSON:
 			return true
 		case strings.HasPrefix(a, "--format=") || a == "--format":
 			return false

@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/askback/askback/internal/report"
 	"github.com/spf13/cobra"
 )
 
-// addFormatFlag adds --format text|json and, when alias is set, --json as
-// its shorthand.
+// addFormatFlag adds --format text|json (report.Choice, the one place of
+// the format names) and, when alias is set, --json as its shorthand.
 func addFormatFlag(cmd *cobra.Command, format *string, alias *bool) {
-	*format = "text"
-	cmd.Flags().Var(formatValue{p: format, asked: new(string)}, "format", "output format: text or json")
+	cmd.Flags().Var(formatValue{Choice: report.NewChoice(format, report.Text, report.JSON), asked: new(string)}, "format", "output format: text or json")
 	if alias != nil {
 		f := cmd.Flags().VarPF(jsonAlias{p: format, said: new(bool)}, "json", "", "print JSON (same as --format json)")
 		f.NoOptDefVal = "true"
@@ -21,20 +19,16 @@ func addFormatFlag(cmd *cobra.Command, format *string, alias *bool) {
 
 // formatValue is --format; asked keeps what --format itself said, which
 // --json may have overridden since.
-type formatValue struct{ p, asked *string }
-
-func (f formatValue) String() string {
-	if f.p == nil {
-		return "text"
-	}
-	return *f.p
+type formatValue struct {
+	report.Choice
+	asked *string
 }
-func (f formatValue) Type() string { return "text|json" }
+
+// Set chooses s, or says which formats there are.
 func (f formatValue) Set(s string) error {
-	if s != "text" && s != "json" {
-		return fmt.Errorf("%q: use text or json", s)
+	if err := f.Choice.Set(s); err != nil {
+		return err
 	}
-	*f.p = s
 	if f.asked != nil {
 		*f.asked = s
 	}
@@ -47,7 +41,7 @@ type jsonAlias struct {
 	said *bool
 }
 
-func (j jsonAlias) String() string { return strconv.FormatBool(j.p != nil && *j.p == "json") }
+func (j jsonAlias) String() string { return strconv.FormatBool(j.p != nil && *j.p == report.JSON) }
 func (j jsonAlias) Type() string   { return "bool" }
 func (j jsonAlias) Set(s string) error {
 	b, err := strconv.ParseBool(s)
@@ -55,7 +49,7 @@ func (j jsonAlias) Set(s string) error {
 		return err
 	}
 	if b {
-		*j.p = "json"
+		*j.p = report.JSON
 	}
 	if j.said != nil {
 		*j.said = b

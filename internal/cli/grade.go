@@ -102,7 +102,7 @@ flags; 3 when the server could not be reached.`,
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
 	f.StringVar(&opts.Badge, "badge", "", "write an SVG badge of the grade to this file")
 	f.StringVar(&opts.BadgeLabel, "badge-label", "mcp grade", "the text on the badge's left half")
-	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.MinGrade, "min-grade", "", "exit 1 when the grade is below this letter (A, B, C, D)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not show the audit's progress line on a terminal's stderr")
@@ -132,7 +132,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	err = emit(opts.IO, opts.Format, report.Writers{
 		Text:  g.WriteText,
 		JSON:  func(w io.Writer) error { return printer.JSON(w, g) },
-		SARIF: func(tool sarif.Tool) *sarif.Run { return g.SARIF(tool, opts.SARIFFile) },
+		SARIF: g, At: sarif.Anchor{File: opts.SARIFFile},
 	})
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	if name == "" {
 		name = opts.Conn.target().Describe()
 	}
-	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: scan.CatalogOf(&srv.Listing), Declared: srv.Declared})
+	ev.Scan = scan.Scan(scan.Server{Name: name, Catalog: &srv.Listing})
 	if opts.NoAudit {
 		ev.AuditWhy = "--no-audit"
 		ev.Inspect = inspect.Evaluate(srv)

@@ -81,7 +81,7 @@ each criterion with its points, and every finding with its advice.`,
 	f.BoolVar(&opts.Probe, "probe", false, "call read-only tools and get prompts with sample arguments to see which ask the user")
 	f.IntVar(&opts.MaxProbes, "max-probes", 20, "call at most this many tools, and get at most this many prompts, with --probe")
 	f.IntVar(&opts.MinScore, "min-score", 0, "exit 1 when the score is below this")
-	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	addHTMLFlag(cmd, &opts.HTML)
 	return cmd
@@ -133,7 +133,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 				Probes []inspect.Probe     `json:"probes,omitempty"`
 			}{rep, srv.Icons, srv.Probes})
 		},
-		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
+		SARIF: rep, At: sarif.Anchor{File: opts.SARIFFile},
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/askback/askback/internal/checks/inspect"
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +65,7 @@ func runTopList(ctx context.Context, opts *TopListOptions) error {
 	}
 	checks := inspect.CheckIcons(ctx, icons, inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	w := opts.IO.Out
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		w = opts.IO.ErrOut // stdout keeps one JSON document
 	}
 	if len(checks) == 0 {

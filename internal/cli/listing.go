@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ func listPagesAs[T any](ctx context.Context, opts *ListOptions, key string, list
 		return nil, err
 	}
 	var shown any = nonNil(items)
-	if asJSON != nil && opts.Format == "json" {
+	if asJSON != nil && opts.Format == report.JSON {
 		out := make([]any, 0, len(items))
 		for _, it := range items {
 			v, err := asJSON(s, it)
@@ -106,7 +107,7 @@ func listPagesAs[T any](ctx context.Context, opts *ListOptions, key string, list
 // listed prints a listing: JSON as the server's list result, or a table
 // and, when there are more pages, how to get them.
 func listed(opts *ListOptions, key string, items any, n int, next string, table func(w io.Writer)) error {
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		m := map[string]any{key: items}
 		if next != "" {
 			m["nextCursor"] = next

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,7 +89,7 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			if m == nil {
 				continue
 			}
-			if opts.Format == "json" {
+			if opts.Format == report.JSON {
 				if err := printer.JSONLine(opts.IO.Out, m); err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -47,7 +48,7 @@ func runPing(ctx context.Context, opts *PingOptions) error {
 	if err := s.Ping(ctx); err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return printer.JSON(opts.IO.Out, map[string]any{"ok": true, "server": s.ServerName(), "protocolVersion": s.ProtocolVersion(), "ms": time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintln(opts.IO.Out, "pong")

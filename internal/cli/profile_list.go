@@ -10,6 +10,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ func runProfileList(opts *ProfileListOptions) error {
 			seen[n] = true
 		}
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		if entries == nil {
 			entries = []profileEntry{}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -48,7 +49,7 @@ func runProfileShow(opts *ProfileShowOptions) error {
 		return usageErr("%v", err)
 	}
 	p = redactProfile(p)
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return printer.JSON(opts.IO.Out, profileEntry{Name: opts.Name, File: path, Profile: p})
 	}
 	fmt.Fprintf(opts.IO.Out, "# %s\n", friendlyPath(path))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +67,7 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 			args[k] = s
 		}
 	}
-	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
+	opts.Conn.JSON = opts.Format == report.JSON || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -89,5 +90,5 @@ func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 		}
 		return opts.Answers.unused(asked.Questions)
 	}
-	return opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.PromptResult(opts.IO.Out, res) })
+	return opts.Answers.printAsked(opts.IO.Out, opts.Format == report.JSON, asked, res, func() { printer.PromptResult(opts.IO.Out, res) })
 }

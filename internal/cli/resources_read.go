@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ func newResourcesReadCmd(ios *iostreams.IOStreams, runF func(context.Context, *R
 }
 
 func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
-	opts.Conn.JSON = opts.Format == "json" || opts.Conn.Raw
+	opts.Conn.JSON = opts.Format == report.JSON || opts.Conn.Raw
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -69,5 +70,5 @@ func runResourcesRead(ctx context.Context, opts *ResourcesReadOptions) error {
 		}
 		return opts.Answers.unused(asked.Questions)
 	}
-	return opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ResourceResult(opts.IO.Out, res) })
+	return opts.Answers.printAsked(opts.IO.Out, opts.Format == report.JSON, asked, res, func() { printer.ResourceResult(opts.IO.Out, res) })
 }

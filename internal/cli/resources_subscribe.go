@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -113,7 +114,7 @@ func runResourcesSubscribe(ctx context.Context, opts *ResourcesSubscribeOptions)
 				got = up.URI
 			}
 			n++
-			if opts.Format == "json" {
+			if opts.Format == report.JSON {
 				if err := printer.JSONLine(opts.IO.Out, map[string]any{"uri": got, "n": n, "t_ms": time.Since(start).Milliseconds()}); err != nil {
 					return err
 				}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
@@ -265,7 +266,7 @@ func errorDoc(err error, code int) failureDoc {
 // jsonOutput reports whether cmd prints JSON on stdout: --format json (or
 // --json), --format sarif, or --raw.
 func jsonOutput(cmd *cobra.Command) bool {
-	if f := cmd.Flags().Lookup("format"); f != nil && (f.Value.String() == "json" || f.Value.String() == "sarif") {
+	if f := cmd.Flags().Lookup("format"); f != nil && (f.Value.String() == report.JSON || f.Value.String() == report.SARIF) {
 		return true
 	}
 	f := cmd.Flags().Lookup("raw")
@@ -278,7 +279,7 @@ func sarifOutput(cmd *cobra.Command) bool {
 		return false
 	}
 	f := cmd.Flags().Lookup("format")
-	return f != nil && f.Value.String() == "sarif"
+	return f != nil && f.Value.String() == report.SARIF
 }
 
 // hasFormat reports whether cmd can print JSON at all.

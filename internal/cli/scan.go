@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/checks/scan"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/profile"
@@ -99,7 +100,7 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	f.BoolVar(&opts.AllProfiles, "all-profiles", false, "scan the servers of every enabled profile of mcp-tester.yml together")
 	stringsVar(f, &opts.Catalogs, "catalog", "scan the catalog saved in this JSON file too, as one more server (repeatable)")
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
-	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", "text", "json", "sarif")
+	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	return cmd
 }
@@ -152,16 +153,8 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 				Incomplete []string `json:"incomplete,omitempty"`
 			}{rep, opts.FailOn, incomplete})
 		},
-		SARIF: func(tool sarif.Tool) *sarif.Run {
-			run := rep.SARIF(tool, func(server string) string {
-				if f, ok := fileOf[server]; ok {
-					return f
-				}
-				return opts.SARIFFile
-			})
-			run.Failed = strings.Join(incomplete, "; ")
-			return run
-		},
+		SARIF: report.Incomplete(rep, strings.Join(incomplete, "; ")),
+		At:    sarif.Anchor{File: opts.SARIFFile, Files: fileOf},
 	})
 	if err != nil {
 		return err
@@ -188,19 +181,19 @@ func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) 
 		if err != nil {
 			return nil, nil, usageErr("--catalog: %v", err)
 		}
-		data, err := io.ReadAll(io.LimitReader(f, scan.MaxCatalogFile+1))
+		data, err := readBounded(f, catalog.MaxFileSize)
 		f.Close()
 		if err != nil {
-			return nil, nil, usageErr("--catalog: %v", err)
+			return nil, nil, usageErr("--catalog %s: %v", p, err)
 		}
-		servers, err := scan.ReadCatalogs(p, data)
+		servers, err := catalog.ReadFile(p, data)
 		if err != nil {
 			return nil, nil, usageErr("--catalog %v", err)
 		}
 		for _, s := range servers {
 			fileOf[s.Name] = p
+			out = append(out, scan.Server{Name: s.Name, Catalog: s.Listing})
 		}
-		out = append(out, servers...)
 	}
 	return out, fileOf, nil
 }
@@ -289,17 +282,16 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 		if err != nil {
 			return err
 		}
-		c := scan.CatalogOf(&srv.Listing)
 		if label == "" {
 			label = conn.target().Describe()
-			if c.ServerInfo != nil && c.ServerInfo.Name != "" {
-				label = c.ServerInfo.Name
+			if si := srv.ServerInfo(); si != nil && si.Name != "" {
+				label = si.Name
 			}
 		}
 		for _, m := range sortedListErrors(srv.ListErrors) {
 			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
 		}
-		servers = append(servers, scan.Server{Name: label, Catalog: c, Declared: nonNil(s.Declared())})
+		servers = append(servers, scan.Server{Name: label, Catalog: &srv.Listing})
 		return nil
 	}
 	if len(names) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
@@ -31,7 +32,7 @@ func runTasksCancel(ctx context.Context, opts *TasksOptions) error {
 	if err := s.CancelTask(ctx, opts.ID); err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return printer.JSON(opts.IO.Out, map[string]any{"taskId": opts.ID, "cancelRequested": true})
 	}
 	fmt.Fprintf(opts.IO.Out, "task %s: cancel requested\n", termsafe.Line(opts.ID))

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ func runTasksGet(ctx context.Context, opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		return printer.JSON(opts.IO.Out, res)
 	}
 	printer.Task(opts.IO.Out, res)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
@@ -46,7 +47,7 @@ func runTasksList(ctx context.Context, opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Format == "json" {
+	if opts.Format == report.JSON {
 		if list == nil {
 			list = []*tasks.GetTaskResult{}
 		}

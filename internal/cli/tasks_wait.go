@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
@@ -47,7 +48,7 @@ declined. Each is printed as an [ELICIT] line. The whole wait is bounded by
 }
 
 func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
-	opts.Conn.JSON = opts.Format == "json"
+	opts.Conn.JSON = opts.Format == report.JSON
 	s, err := opts.Conn.openAnswered(ctx, opts.IO, &opts.Answers)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
 	if err != nil {
 		return withAsked(err, asked)
 	}
-	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == "json", asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
+	if err := opts.Answers.printAsked(opts.IO.Out, opts.Format == report.JSON, asked, res, func() { printer.ToolResult(opts.IO.Out, res) }); err != nil {
 		return err
 	}
 	return toolOutcome(res)

@@ -15,7 +15,6 @@ import (
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/ghactions"
 	"github.com/askback/askback/internal/report/htmlreport"
-	"github.com/askback/askback/internal/report/sarif"
 	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/internal/text/textdiff"
@@ -116,7 +115,7 @@ FILE:LINE:COL before anything runs); 3 a script could not reach the server.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "run this many scripts at once, each on its own session")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file")
 	addHTMLFlag(cmd, &opts.HTML)
-	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", "text", "json", "sarif", "github")
+	addFormatChoice(cmd, &opts.Format, "report format on stdout: text, json, sarif (code scanning), or github (the text and a GitHub Actions annotation per failed step)", report.Text, report.JSON, report.SARIF, report.GitHub)
 	f.DurationVar(&opts.StepTimeout, "step-timeout", script.DefaultStepTimeout, "time limit for each step (10m when a person may answer, unless given)")
 	f.BoolVar(&opts.Verbose, "questions", false, "show the questions and answers of each asking step")
 	f.BoolVar(&opts.Update, "update", false, "rewrite the expected values of the checks that failed with what the server answered, and show the changes as a diff on stderr")
@@ -173,7 +172,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	if opts.Update {
 		var updated int
 		code, updated = updateScripts(opts.IO, scripts, rep)
-		if code == 0 && updated > 0 && (opts.Format == "text" || opts.Format == "") {
+		if code == 0 && updated > 0 && (opts.Format == report.Text || opts.Format == "") {
 			// The report above shows the checks failing; they were
 			// rewritten, and that is the run's outcome.
 			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
@@ -252,7 +251,7 @@ func setTestOutputs(opts *TestOptions, ropts *script.RunOptions) error {
 	if opts.Answers.Strict {
 		ropts.Strict = "--strict does not let it be declined: add an elicit_response for it"
 	}
-	if opts.Format == "text" || opts.Format == "github" {
+	if opts.Format == report.Text || opts.Format == "github" {
 		// Out's guard: no line a server wrote reads as a workflow command.
 		ropts.Progress = opts.IO.Out
 		// The [PROGRESS] lines of a call come after the lines of the
@@ -281,7 +280,7 @@ func writeTestReports(opts *TestOptions, sopts session.Options, rep *script.Repo
 	// The text went out as the scripts ran (Progress).
 	if err := emit(opts.IO, opts.Format, report.Writers{
 		JSON:        func(w io.Writer) error { return script.WriteJSON(w, rep) },
-		SARIF:       func(tool sarif.Tool) *sarif.Run { return script.SARIF(rep, tool) },
+		SARIF:       rep,
 		Annotations: func() []ghactions.Annotation { return script.Annotations(rep) },
 	}); err != nil {
 		return err

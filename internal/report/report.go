@@ -79,8 +79,10 @@ type Writers struct {
 	Text     func(io.Writer) error
 	JSON     func(io.Writer) error
 	Markdown func(io.Writer) error
-	// SARIF is the report as the one run of a SARIF log, by tool.
-	SARIF func(tool sarif.Tool) *sarif.Run
+	// SARIF is the report as code scanning reads it, its results shown
+	// at At where they have no file of their own.
+	SARIF SARIFReport
+	At    sarif.Anchor
 	// Annotations are what --format github adds after the text.
 	Annotations func() []ghactions.Annotation
 }
@@ -102,7 +104,7 @@ func Emit(o Out, format string, ws Writers) error {
 	case format == JSON && ws.JSON != nil:
 		return ws.JSON(o.Out)
 	case format == SARIF && ws.SARIF != nil:
-		return WriteSARIF(o.Out, ws.SARIF(o.Tool))
+		return WriteSARIF(o.Out, ws.SARIF.SARIF(o.Tool, ws.At))
 	case format == Markdown && ws.Markdown != nil:
 		return ws.Markdown(o.Out)
 	}
@@ -119,6 +121,35 @@ func Emit(o Out, format string, ws Writers) error {
 		}
 	}
 	return nil
+}
+
+// SARIFReport is a report that code scanning reads: the one shape of
+// every command's SARIF (audit, inspect, grade, scan, catalog diff,
+// test), which Emit writes through WriteSARIF.
+type SARIFReport interface {
+	// SARIF returns the report as a SARIF run of tool, the results that
+	// have no file of their own shown at at.
+	SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run
+}
+
+// Incomplete is r with its run marked not successful for why (a server
+// that could not be read whole); r itself when why is "".
+func Incomplete(r SARIFReport, why string) SARIFReport {
+	if why == "" {
+		return r
+	}
+	return incomplete{r, why}
+}
+
+type incomplete struct {
+	SARIFReport
+	why string
+}
+
+func (r incomplete) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
+	run := r.SARIFReport.SARIF(tool, at)
+	run.Failed = r.why
+	return run
 }
 
 // WriteSARIF writes a SARIF log of the one run to w: the one way a report

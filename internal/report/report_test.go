@@ -39,8 +39,32 @@ func writers() Writers {
 	}
 	return Writers{
 		Text: named("text"), JSON: named("json"), Markdown: named("markdown"),
-		SARIF:       func(tool sarif.Tool) *sarif.Run { return &sarif.Run{Tool: tool} },
+		SARIF:       runOf{},
+		At:          sarif.Anchor{File: "server.json"},
 		Annotations: func() []ghactions.Annotation { return []ghactions.Annotation{{Level: ghactions.Error, Message: "m"}} },
+	}
+}
+
+// runOf is a report whose run is empty but for its tool and anchor.
+type runOf struct{}
+
+func (runOf) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
+	return &sarif.Run{Tool: tool, Anchor: at.File}
+}
+
+// A report marked incomplete is a run that did not succeed, saying why;
+// the anchor a command gives reaches the report.
+func TestIncompleteAndAnchor(t *testing.T) {
+	run := Incomplete(runOf{}, "server b: tools/list failed").SARIF(sarif.Tool{Name: "t"}, sarif.Anchor{File: "a.json"})
+	if run.Failed != "server b: tools/list failed" || run.Anchor != "a.json" {
+		t.Errorf("run %+v", run)
+	}
+	if r := Incomplete(runOf{}, ""); r != (runOf{}) {
+		t.Errorf("complete: %T", r)
+	}
+	at := sarif.Anchor{File: "live.json", Files: map[string]string{"saved": "saved.json"}}
+	if at.FileOf("saved") != "saved.json" || at.FileOf("other") != "live.json" {
+		t.Errorf("FileOf: %q %q", at.FileOf("saved"), at.FileOf("other"))
 	}
 }
 

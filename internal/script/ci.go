@@ -15,8 +15,8 @@ const connectRule = "test/connect"
 // SARIF returns the report as a SARIF run of tool: a rule per command of
 // the language ("test/assert_contains"), and a result per failed step at
 // its script's file, line and column (a script that could not connect: at
-// its file).
-func SARIF(r *Report, tool sarif.Tool) *sarif.Run {
+// its file); every result has a file of its own, so at is not read.
+func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 	run := &sarif.Run{Tool: tool}
 	for _, c := range commandList {
 		run.Rules = append(run.Rules, sarif.Rule{ID: "test/" + c.name, Level: sarif.Error,

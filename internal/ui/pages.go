@@ -235,8 +235,8 @@ func (s *Server) base(title string) *view {
 }
 
 func viewConn(c *conn) *connView {
-	v := &connView{Target: c.target, Protocol: c.sess.ProtocolVersion(), Tools: c.tools, Prompts: c.prompts,
-		Resources: c.resources, Templates: c.templates, ListErrs: c.listErrs, Recording: c.recPath}
+	v := &connView{Target: c.target, Protocol: c.sess.ProtocolVersion(), Tools: c.Tools, Prompts: c.Prompts,
+		Resources: c.Resources, Templates: c.Templates, ListErrs: c.listErrs, Recording: c.recPath}
 	v.Era = "2025-11-25 and older: the server asks with elicitation/create requests"
 	if v.Protocol >= "2026-07-28" {
 		v.Era = "2026-07-28: the server asks with input_required results, each answered by a new request"
@@ -324,7 +324,7 @@ func (s *Server) findTool(name string) *mcp.Tool {
 	if s.conn == nil {
 		return nil
 	}
-	return first(s.conn.tools, func(t *mcp.Tool) bool { return t.Name == name })
+	return first(s.conn.Tools, func(t *mcp.Tool) bool { return t.Name == name })
 }
 
 // first is the first item of list that match takes, or nil: where a server
@@ -382,7 +382,7 @@ func (s *Server) promptPage(w http.ResponseWriter, r *http.Request) {
 	v := s.base("Prompt " + name)
 	var p *mcp.Prompt
 	if s.conn != nil {
-		p = first(s.conn.prompts, func(x *mcp.Prompt) bool { return x.Name == name })
+		p = first(s.conn.Prompts, func(x *mcp.Prompt) bool { return x.Name == name })
 	}
 	s.mu.Unlock()
 	if p == nil {
@@ -399,7 +399,7 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 	v := s.base("Resource template")
 	var p *mcp.ResourceTemplate
 	if s.conn != nil {
-		p = first(s.conn.templates, func(x *mcp.ResourceTemplate) bool { return x.URITemplate == name })
+		p = first(s.conn.Templates, func(x *mcp.ResourceTemplate) bool { return x.URITemplate == name })
 	}
 	s.mu.Unlock()
 	if p == nil {
@@ -445,7 +445,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	t := s.findTool(name)
 	var prompt *mcp.Prompt
 	if c != nil && kind == "prompt" {
-		for _, p := range c.prompts {
+		for _, p := range c.Prompts {
 			if p.Name == name {
 				prompt = p
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/interactive"
@@ -32,11 +33,10 @@ type conn struct {
 	recPath string
 	opened  time.Time
 
-	tools     []*mcp.Tool
-	prompts   []*mcp.Prompt
-	resources []*mcp.Resource
-	templates []*mcp.ResourceTemplate
-	listErrs  []string
+	// Listing is what the server offers (its Info is not read: the
+	// session's is).
+	catalog.Listing
+	listErrs []string
 
 	// state is the requestState of the last input_required answer, not yet
 	// seen going back.
@@ -214,30 +214,17 @@ func (s *Server) Connect(ctx context.Context, t Target) error {
 	return nil
 }
 
-// list fetches every page of what the server offers.
+// list fetches what the server offers, every page, the one way every
+// command does (catalog.List); a list that fails, or a listing that had
+// to stop, is shown as its error.
 func (s *Server) list(ctx context.Context, c *conn) {
-	caps := c.sess.ServerCapabilities()
-	all := session.Pages{All: true}
-	note := func(what string, err error) {
-		if err != nil {
-			c.listErrs = append(c.listErrs, fmt.Sprintf("%s: %v", what, err))
-		}
+	l, err := catalog.List(ctx, c.sess, catalog.Options{})
+	if err != nil {
+		c.listErrs = append(c.listErrs, err.Error())
+		return
 	}
-	var err error
-	if caps == nil || caps.Tools != nil {
-		c.tools, _, err = c.sess.ListTools(ctx, all)
-		note("tools/list", err)
-	}
-	if caps != nil && caps.Prompts != nil {
-		c.prompts, _, err = c.sess.ListPrompts(ctx, all)
-		note("prompts/list", err)
-	}
-	if caps != nil && caps.Resources != nil {
-		c.resources, _, err = c.sess.ListResources(ctx, all)
-		note("resources/list", err)
-		c.templates, _, err = c.sess.ListResourceTemplates(ctx, all)
-		note("resources/templates/list", err)
-	}
+	c.Listing = *l
+	c.listErrs = l.Failures()
 }
 
 // current is the call in progress; hold s.mu.

@@ -49,6 +49,9 @@ type Side struct {
 type Report struct {
 	Old, New Side
 	Changes  []Change
+	// Files say where the catalogs compared are written, for SARIF to
+	// show each change at its line; the caller sets them.
+	Files Files
 }
 
 // Count returns how many changes of class c the report has.

@@ -35,7 +35,7 @@ func loadPairs(t *testing.T) []changePair {
 		for _, file := range a.Files {
 			switch file.Name {
 			case "old.json", "new.json":
-				c, err := catalog.Parse(file.Data)
+				c, err := catalog.ReadSaved(file.Name, file.Data)
 				if err != nil {
 					t.Fatalf("%s: %s: %v", f, file.Name, err)
 				}

@@ -2,6 +2,7 @@ package catalogdiff
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -233,13 +234,12 @@ func sarifLevel(c Class) sarif.Level {
 }
 
 // SARIF returns the report as a SARIF run of tool: every rule, and one
-// result per change, at its line of a catalog file when there is one and
-// at its path in the catalog.
-func (r *Report) SARIF(tool sarif.Tool, f Files) *sarif.Run {
-	run := &sarif.Run{Tool: tool, Anchor: f.Old}
-	if f.Old == "" {
-		run.Anchor = f.New
-	}
+// result per change, at its line of a catalog file when there is one
+// (r.Files) and at its path in the catalog; results about live servers
+// are shown at the old file, else the new one, else at's file.
+func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
+	f := r.Files
+	run := &sarif.Run{Tool: tool, Anchor: cmp.Or(f.Old, f.New, at.File)}
 	for _, rule := range Rules() {
 		sr := sarif.Rule{ID: rule.ID, Short: rule.Short, Help: rule.Help, Level: sarifLevel(rule.Class),
 			Tags: []string{"mcp", "catalog", rule.Class.String()}, SecuritySeverity: rule.Severity}

@@ -11,11 +11,11 @@ import (
 // SARIF returns the report as a SARIF run of tool: the twelve rules, and a
 // result per rule that failed (an error) or could not be checked (a
 // warning) for a tool, prompt, resource or the server, at its path in the
-// server's catalog (tools.deploy) and shown at anchor, the file code
+// server's catalog (tools.deploy) and shown at at's file, the one code
 // scanning puts findings about the server on. A run the audit could not
 // finish is marked not successful.
-func (r *Report) SARIF(tool sarif.Tool, anchor string) *sarif.Run {
-	run := &sarif.Run{Tool: tool, Anchor: anchor, Failed: r.Stopped}
+func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
+	run := &sarif.Run{Tool: tool, Anchor: at.File, Failed: r.Stopped}
 	for _, rule := range Rules() {
 		run.Rules = append(run.Rules, sarif.Rule{ID: rule.ID, Short: strings.ToUpper(rule.Title[:1]) + rule.Title[1:],
 			Help:  "See docs/audit.md, rule " + fmt.Sprint(rule.N) + ".",

@@ -92,8 +92,8 @@ func clip(s string, n int) string {
 // SARIF returns the grade as a SARIF run of tool: a rule for every check,
 // and a result for each check that failed (error), earned part of its
 // points (warning) or was not made (note), located at the server and at
-// file (where code scanning shows it; "": none).
-func (g *Grade) SARIF(tool sarif.Tool, file string) *sarif.Run {
+// at's file (where code scanning shows it; "": none).
+func (g *Grade) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 	run := &sarif.Run{Tool: tool}
 	for _, it := range g.Items {
 		run.Rules = append(run.Rules, sarif.Rule{ID: it.ID, Short: it.Title, Level: sarif.Warning, Tags: []string{it.Category}})
@@ -113,7 +113,7 @@ func (g *Grade) SARIF(tool sarif.Tool, file string) *sarif.Run {
 			msg += ": " + it.Why
 		}
 		run.Results = append(run.Results, sarif.Result{RuleID: it.ID, Level: level, Message: msg,
-			Locations:  []sarif.Location{{File: file, Path: "server", Kind: "module", Description: g.Server}},
+			Locations:  []sarif.Location{{File: at.File, Path: "server", Kind: "module", Description: g.Server}},
 			Properties: map[string]any{"points": it.Points, "weight": it.Weight, "status": string(it.Status)}})
 	}
 	return run

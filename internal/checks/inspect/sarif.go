@@ -8,10 +8,10 @@ import (
 
 // SARIF returns the report as a SARIF run of tool: a rule per criterion
 // and a warning per finding (and per list the server failed to give),
-// shown at anchor, the file code scanning puts findings about the server
-// on. The score is in the run's results' properties.
-func (r *Report) SARIF(tool sarif.Tool, anchor string) *sarif.Run {
-	run := &sarif.Run{Tool: tool, Anchor: anchor}
+// shown at at's file, the one code scanning puts findings about the
+// server on. The score is in the run's results' properties.
+func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
+	run := &sarif.Run{Tool: tool, Anchor: at.File}
 	run.Rules = append(run.Rules, sarif.Rule{ID: "inspect/list-failed", Short: "A list the server declares failed", Level: sarif.Error,
 		Help: "Fix the handler: the server declares the capability, so clients ask for the list.", Tags: []string{"mcp", "inspect"}})
 	for _, c := range r.Criteria {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/checks/scan"
 	"github.com/askback/askback/internal/report/sarif"
 	"github.com/askback/askback/internal/report/sarif/sariftest"
@@ -19,24 +20,15 @@ import (
 type corpusEntry struct {
 	About   string            `json:"about"`
 	Fires   map[string]string `json:"fires"`
-	Catalog *scan.Catalog     `json:"catalog"`
-	Servers []struct {
-		Name    string        `json:"name"`
-		Catalog *scan.Catalog `json:"catalog"`
-	} `json:"servers"`
+	Catalog json.RawMessage   `json:"catalog"`
+	Servers json.RawMessage   `json:"servers"`
+	// scanned are the servers of the file, as catalog.ReadFile reads
+	// them.
+	scanned []scan.Server
 }
 
 // servers returns what the entry scans.
-func (e *corpusEntry) servers() []scan.Server {
-	if e.Catalog != nil {
-		return []scan.Server{{Name: "corpus", Catalog: e.Catalog}}
-	}
-	var out []scan.Server
-	for _, s := range e.Servers {
-		out = append(out, scan.Server{Name: s.Name, Catalog: s.Catalog})
-	}
-	return out
-}
+func (e *corpusEntry) servers() []scan.Server { return e.scanned }
 
 func loadCorpus(t *testing.T) map[string]*corpusEntry {
 	t.Helper()
@@ -58,6 +50,13 @@ func loadCorpus(t *testing.T) map[string]*corpusEntry {
 		}
 		if len(e.Fires) == 0 || e.About == "" || (e.Catalog == nil) == (len(e.Servers) == 0) {
 			t.Fatalf("%s: an entry says what it is about, the rules it fires, and a catalog or servers", f)
+		}
+		named, err := catalog.ReadFile("corpus", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range named {
+			e.scanned = append(e.scanned, scan.Server{Name: n.Name, Catalog: n.Listing})
 		}
 		out[strings.TrimSuffix(filepath.Base(f), ".json")] = &e
 	}
@@ -124,7 +123,7 @@ func TestCorpusSARIFValidates(t *testing.T) {
 	corpus := loadCorpus(t)
 	for name, e := range corpus {
 		rep := scan.Scan(e.servers()...)
-		run := rep.SARIF(sarif.Tool{Name: "mcp-tester", Version: "test"}, func(string) string { return "testdata/corpus/" + name + ".json" })
+		run := rep.SARIF(sarif.Tool{Name: "mcp-tester", Version: "test"}, sarif.Anchor{File: "testdata/corpus/" + name + ".json"})
 		if len(run.Results) != len(rep.Findings) || len(run.Rules) != len(scan.Rules()) {
 			t.Fatalf("%s: %d results for %d findings, %d rules", name, len(run.Results), len(rep.Findings), len(run.Rules))
 		}

@@ -9,22 +9,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/bench/benchratio"
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/checks/scan"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everywhere is a catalog with s in every text the scan reads.
-func everywhere(s string) *scan.Catalog {
+func everywhere(s string) *catalog.Listing {
 	t := tool(s, s, s, s)
 	t.Title = s
 	t.InputSchema.(map[string]any)["properties"].(map[string]any)["x"] = map[string]any{"type": "string", "default": s, "enum": []any{s}}
-	return &scan.Catalog{
-		ServerInfo:   &mcp.Implementation{Name: s, Title: s},
-		Instructions: s,
-		Tools:        []*mcp.Tool{t, {Name: s, Description: s, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}},
-		Prompts:      []*mcp.Prompt{{Name: s, Description: s, Arguments: []*mcp.PromptArgument{{Name: s, Description: s}}}},
-		Resources:    []*mcp.Resource{{URI: s, Name: s, Description: s}},
-		Templates:    []*mcp.ResourceTemplate{{URITemplate: s, Name: s, Description: s}},
+	return &catalog.Listing{
+		Info:      &mcp.InitializeResult{ServerInfo: &mcp.Implementation{Name: s, Title: s}, Instructions: s},
+		Tools:     []*mcp.Tool{t, {Name: s, Description: s, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}},
+		Prompts:   []*mcp.Prompt{{Name: s, Description: s, Arguments: []*mcp.PromptArgument{{Name: s, Description: s}}}},
+		Resources: []*mcp.Resource{{URI: s, Name: s, Description: s}},
+		Templates: []*mcp.ResourceTemplate{{URITemplate: s, Name: s, Description: s}},
 	}
 }
 
@@ -95,7 +95,7 @@ func hugeText(n int) string {
 // hostile server made as large as an answer may be (16 MiB) ends, with
 // findings bounded by the texts, not by their size.
 func TestHugeTextEnds(t *testing.T) {
-	rep := scan.Scan(scan.Server{Name: "s", Catalog: &scan.Catalog{Tools: []*mcp.Tool{tool("x", hugeText(4<<20), "notes", hugeText(1<<20))}}})
+	rep := scan.Scan(scan.Server{Name: "s", Catalog: &catalog.Listing{Tools: []*mcp.Tool{tool("x", hugeText(4<<20), "notes", hugeText(1<<20))}}})
 	checkReport(t, rep)
 	if len(rep.Findings) == 0 || len(rep.Findings) > len(scan.Rules())*3 {
 		t.Errorf("%d findings for a few texts", len(rep.Findings))
@@ -109,7 +109,7 @@ func TestHugeTextEnds(t *testing.T) {
 // x-baseline.
 func BenchmarkScanSize(b *testing.B) {
 	scanText := func(text string) func() {
-		srv := scan.Server{Name: "s", Catalog: &scan.Catalog{Tools: []*mcp.Tool{tool("x", text)}}}
+		srv := scan.Server{Name: "s", Catalog: &catalog.Listing{Tools: []*mcp.Tool{tool("x", text)}}}
 		return func() { scan.Scan(srv) }
 	}
 	benchratio.Interleave(b, scanText(hugeText(1<<20)), scanText(hugeText(64<<10)))
@@ -145,4 +145,23 @@ func BenchmarkScanCorpus(b *testing.B) {
 			scan.Scan(e.servers()...)
 		}
 	}, func() { decode() })
+}
+
+// Whatever catalog file the one reader accepts, the scan reads whole.
+func FuzzReadCatalogs(f *testing.F) {
+	for _, s := range []string{`{"tools": []}`, `{"catalog": {"tools": [{"name": "a"}]}}`, `{"servers": [{"name": "a", "catalog": {}}]}`,
+		`{"server": {"name": "x"}, "instructions": "i", "prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}`, `[]`, `{"a":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		named, err := catalog.ReadFile("f", data)
+		if err != nil {
+			return
+		}
+		var servers []scan.Server
+		for _, n := range named {
+			servers = append(servers, scan.Server{Name: n.Name, Catalog: n.Listing})
+		}
+		checkReport(t, scan.Scan(servers...))
+	})
 }

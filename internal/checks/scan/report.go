@@ -46,7 +46,8 @@ type ServerSummary struct {
 	Templates    int    `json:"resourceTemplates"`
 	Instructions bool   `json:"instructions"`
 	// ClientCapabilities are what the client that listed the catalog
-	// declared (Server.Declared); absent for a catalog read from a file.
+	// declared (the listing's Declared); absent for a catalog read from a
+	// file that does not say.
 	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 }
 
@@ -73,9 +74,9 @@ func (s *scanner) report() *Report {
 	for _, srv := range s.servers {
 		c := srv.Catalog
 		sum := ServerSummary{Name: srv.Name, Tools: len(c.Tools), Prompts: len(c.Prompts), Resources: len(c.Resources),
-			Templates: len(c.Templates), Instructions: c.Instructions != "", ClientCapabilities: srv.Declared}
-		if c.ServerInfo != nil {
-			sum.Version = c.ServerInfo.Version
+			Templates: len(c.Templates), Instructions: c.Instructions() != "", ClientCapabilities: c.Declared}
+		if si := c.ServerInfo(); si != nil {
+			sum.Version = si.Version
 		}
 		r.Servers = append(r.Servers, sum)
 	}

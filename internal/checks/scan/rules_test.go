@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/checks/scan"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -99,12 +100,12 @@ func TestNames(t *testing.T) {
 // Names collide across servers: the same name is medium, a look-alike or
 // a name twice in one server high.
 func TestCollisions(t *testing.T) {
-	a := &scan.Catalog{Tools: toolList(tool("search", "Searches."))}
-	same := scan.Scan(scan.Server{Name: "a", Catalog: a}, scan.Server{Name: "b", Catalog: &scan.Catalog{Tools: toolList(tool("search", "Searches."))}})
+	a := &catalog.Listing{Tools: toolList(tool("search", "Searches."))}
+	same := scan.Scan(scan.Server{Name: "a", Catalog: a}, scan.Server{Name: "b", Catalog: &catalog.Listing{Tools: toolList(tool("search", "Searches."))}})
 	if got := highest(same, "MCPS050"); got != scan.Medium {
 		t.Errorf("the same name on two servers: %v, want medium", got)
 	}
-	look := scan.Scan(scan.Server{Name: "a", Catalog: a}, scan.Server{Name: "b", Catalog: &scan.Catalog{Tools: toolList(tool("Search", "Searches."))}})
+	look := scan.Scan(scan.Server{Name: "a", Catalog: a}, scan.Server{Name: "b", Catalog: &catalog.Listing{Tools: toolList(tool("Search", "Searches."))}})
 	if got := highest(look, "MCPS050"); got != scan.High {
 		t.Errorf("a look-alike: %v, want high", got)
 	}

@@ -34,9 +34,9 @@ func securitySeverity(s Severity) string {
 // (so that code scanning knows them all, found or not), and a result for
 // each finding, located by its JSON path in the server's catalog (with
 // the server's name before it when several servers were scanned) and in
-// the file fileOf names for its server (code scanning shows a finding at
-// a file; nil or "": none).
-func (r *Report) SARIF(tool sarif.Tool, fileOf func(server string) string) *sarif.Run {
+// the file at names for its server (at.FileOf: code scanning shows a
+// finding at a file; "": none).
+func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 	run := &sarif.Run{Tool: tool}
 	for _, rule := range Rules() {
 		run.Rules = append(run.Rules, sarif.Rule{
@@ -58,10 +58,7 @@ func (r *Report) SARIF(tool sarif.Tool, fileOf func(server string) string) *sari
 		if f.Excerpt != "" {
 			props["excerpt"] = f.Excerpt
 		}
-		loc := sarif.Location{Path: path, Kind: "member", Description: f.Subject}
-		if fileOf != nil {
-			loc.File = fileOf(f.Server)
-		}
+		loc := sarif.Location{Path: path, Kind: "member", Description: f.Subject, File: at.FileOf(f.Server)}
 		run.Results = append(run.Results, sarif.Result{
 			RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: f.Subject + ": " + f.Reason,
 			Locations: []sarif.Location{loc}, Properties: props,

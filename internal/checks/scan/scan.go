@@ -22,45 +22,19 @@ import (
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/text/runecut"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Catalog is what one server tells the model, as the server listed it:
-// the JSON paths of findings point into this document.
-type Catalog struct {
-	// ServerInfo is the server's name, title and version (initialize's
-	// serverInfo; "server" in a catalog snapshot, as here).
-	ServerInfo *mcp.Implementation `json:"server,omitempty"`
-	// Instructions are the server's instructions from initialize.
-	Instructions string `json:"instructions,omitempty"`
-	// Tools, Prompts, Resources and Templates are the server's lists,
-	// every page, in the order they came.
-	Tools     []*mcp.Tool             `json:"tools,omitempty"`
-	Prompts   []*mcp.Prompt           `json:"prompts,omitempty"`
-	Resources []*mcp.Resource         `json:"resources,omitempty"`
-	Templates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
-}
-
-// CatalogOf is what the server of a listing told the model, as the scan
-// reads it.
-func CatalogOf(l *catalog.Listing) *Catalog {
-	c := &Catalog{Tools: l.Tools, Prompts: l.Prompts, Resources: l.Resources, Templates: l.Templates}
-	if l.Info != nil {
-		c.ServerInfo = l.Info.ServerInfo
-		c.Instructions = l.Info.Instructions
-	}
-	return c
-}
-
-// Server is one server of a scan: its catalog and the name findings give
-// it (a profile's name; the server's own name when alone).
+// Server is one server of a scan: what it offers (Catalog, as a client
+// listed it or a file holds it: catalog.List, catalog.ReadFile) and the
+// name findings give it (a profile's name; the server's own name when
+// alone). The JSON paths of findings point into the catalog as a file
+// writes it ($.server.name, $.instructions, $.tools[0].description).
+// The catalog's Declared are the client capabilities the client that
+// listed it declared: a server may offer more to a client that declares
+// more.
 type Server struct {
 	Name    string
-	Catalog *Catalog
-	// Declared are the client capabilities the session that listed the
-	// catalog declared (session.Declared): a server may offer more to a
-	// client that declares more. Nil for a catalog read from a file.
-	Declared []string
+	Catalog *catalog.Listing
 }
 
 // Scan runs every rule over the catalogs of servers, which a client would
@@ -71,7 +45,7 @@ func Scan(servers ...Server) *Report {
 	s := &scanner{servers: servers, seen: map[findingKey]int{}}
 	for i := range servers {
 		if servers[i].Catalog == nil {
-			servers[i].Catalog = &Catalog{}
+			servers[i].Catalog = &catalog.Listing{}
 		}
 	}
 	s.ownNames = make([]nameSet, len(servers))
@@ -130,7 +104,7 @@ func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
 // rules could not read for the scan's budget is one finding for the
 // server, of high severity: a scan that did not read a text cannot say
 // it is safe.
-func (s *scanner) scanServer(c *Catalog) {
+func (s *scanner) scanServer(c *catalog.Listing) {
 	s.unread, s.unreadBytes = 0, 0
 	texts(c, s.textRules)
 	for i, tool := range c.Tools {

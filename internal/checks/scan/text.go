@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/text/lazyre"
 	"github.com/askback/askback/internal/text/runecut"
@@ -74,7 +75,7 @@ type visit func(*text)
 // (at any depth, every keyword: descriptions, defaults and examples of
 // any type, patterns, required names, references, enums, x-* extensions,
 // the names of properties and definitions), annotations and _meta.
-func texts(c *Catalog, v visit) {
+func texts(c *catalog.Listing, v visit) {
 	add := func(subject, path string, k kind, s string) {
 		if s != "" {
 			v(&text{subject: subject, path: path, kind: k, s: s})
@@ -90,10 +91,10 @@ func texts(c *Catalog, v visit) {
 	meta := func(subject, base string, m mcp.Meta) {
 		walkValue(v, subject, &pathStep{base: base, step: "._meta"}, plainValue(m), schemaWalk{})
 	}
-	if c.ServerInfo != nil {
-		described("server", "$.server", c.ServerInfo.Name, c.ServerInfo.Title, c.ServerInfo.Description)
+	if si := c.ServerInfo(); si != nil {
+		described("server", "$.server", si.Name, si.Title, si.Description)
 	}
-	add("server", "$.instructions", kindProse, c.Instructions)
+	add("server", "$.instructions", kindProse, c.Instructions())
 	for i, t := range c.Tools {
 		if t == nil {
 			continue
@@ -344,7 +345,7 @@ func clip(s string) string {
 type nameSet map[string]bool
 
 // ownNames collects the names of c.
-func ownNames(c *Catalog) nameSet {
+func ownNames(c *catalog.Listing) nameSet {
 	n := nameSet{}
 	for _, t := range c.Tools {
 		if t == nil {
@@ -371,15 +372,15 @@ func ownNames(c *Catalog) nameSet {
 			}
 		}
 	}
-	if c.ServerInfo != nil {
-		n[normName(c.ServerInfo.Name)] = true
+	if si := c.ServerInfo(); si != nil {
+		n[normName(si.Name)] = true
 	}
 	return n
 }
 
 // toolNames lists the tool names of c, for finding them in other
 // servers' descriptions.
-func toolNames(c *Catalog) []string {
+func toolNames(c *catalog.Listing) []string {
 	var out []string
 	for _, t := range c.Tools {
 		if t != nil && t.Name != "" {

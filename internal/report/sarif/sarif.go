@@ -44,6 +44,27 @@ const FingerprintKey = "askbackFinding/v1"
 // (mcp-tester catalog save -o catalog.json).
 const DefaultAnchor = "catalog.json"
 
+// Anchor says where code scanning shows the results of a report that has
+// no file of its own to show them at (a live server's): the one location
+// value every report's SARIF takes.
+type Anchor struct {
+	// File is the file (from the repository root) at which results about
+	// the server are shown (a command's --sarif-file); "" names none.
+	File string
+	// Files are the files servers were read from, by the server's name
+	// (scan --catalog): their results are shown there, not at File.
+	Files map[string]string
+}
+
+// FileOf is the file at which the results about server are shown: the
+// file it was read from, else File.
+func (a Anchor) FileOf(server string) string {
+	if f, ok := a.Files[server]; ok {
+		return f
+	}
+	return a.File
+}
+
 // Level is how serious a result is.
 type Level string
 

@@ -1,0 +1,150 @@
+package catalog_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A catalog file is read in each of its forms; what is not a catalog, or
+// says a key twice, is refused with the file's name and where.
+func TestReadFile(t *testing.T) {
+	good := []struct {
+		doc   string
+		names []string
+	}{
+		{`{"server": {"name": "s"}, "tools": [{"name": "a", "inputSchema": {"type": "object"}}], "extra": 1}`, []string{"s"}},
+		{`{"tools": []}`, []string{"file.json"}},
+		{`{"catalog": {"instructions": "hi"}}`, []string{"file.json"}},
+		{`{"servers": [{"name": "a", "catalog": {}}, {"name": "b", "catalog": {"tools": []}}]}`, []string{"a", "b"}},
+		{`{"servers": [{"name": "a", "catalog": {"server": {"name": "own"}}}]}`, []string{"a"}},
+		{`{"catalogFormat": 1, "server": {"name": "saved"}, "tools": []}`, []string{"saved"}},
+		{`{"catalog": {"catalogFormat": 1, "server": {"name": "inner"}, "tools": []}}`, []string{"inner"}},
+	}
+	for _, c := range good {
+		servers, err := catalog.ReadFile("file.json", []byte(c.doc))
+		if err != nil {
+			t.Errorf("%s: %v", c.doc, err)
+			continue
+		}
+		var names []string
+		for _, s := range servers {
+			names = append(names, s.Name)
+		}
+		if strings.Join(names, ",") != strings.Join(c.names, ",") {
+			t.Errorf("%s: servers %v, want %v", c.doc, names, c.names)
+		}
+	}
+	bad := map[string]string{
+		`[1]`:                          "not a JSON object",
+		`{"name": "x"}`:                "no catalog",
+		`{"servers": []}`:              `"servers" is empty`,
+		`{"servers": [{"name": "a"}]}`: "needs a name and a catalog",
+		`{"catalog": 3}`:               `"catalog" is not a catalog`,
+		`{"tools": "x"}`:               "cannot unmarshal",
+		"":                             "no JSON value",
+		// Anything after the value, with where it begins.
+		"{\"tools\": []}\n{\"tools\": []}": "line 2, column 1: text after the JSON value",
+		"{\"tools\": []} x":                "line 1, column 15: text after the JSON value",
+		"{\"tools\": [}":                   "line 1, column 12: invalid character",
+		// A member in other letter case would be left unread.
+		`{"server": {"name": "s"}, "Tools": [{"name": "x"}]}`: `Tools: not a member of a catalog file ("tools" is)`,
+		// A file that says it is a saved catalog is one, strictly.
+		`{"catalogFormat": 1, "tools": [], "extra": 1}`:                 "extra: not a member of a catalog",
+		`{"catalogFormat": 2, "tools": []}`:                             "catalogFormat 2",
+		`{"servers": [{"name": "a", "catalog": {"catalogFormat": 9}}]}`: "servers[0].catalog: catalogFormat 9",
+	}
+	for doc, want := range bad {
+		_, err := catalog.ReadFile("file.json", []byte(doc))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "file.json: ") {
+			t.Errorf("%q: %v, want an error naming the file and %q", doc, err, want)
+		}
+	}
+	_, err := catalog.ReadFile("file.json", []byte(`{"tools": [{"name": "x", "name": "y"}]}`))
+	if !errors.Is(err, strictjson.ErrAmbiguous) || !strings.Contains(err.Error(), "$.tools[0]") {
+		t.Errorf("a key twice: %v, want the object's path", err)
+	}
+}
+
+// A saved catalog reads as the listing it was made of: what catalog save
+// writes of a server, scan --catalog reads back, its resources'
+// annotations, instructions and client capabilities included.
+func TestReadFileOfASavedCatalog(t *testing.T) {
+	l := &catalog.Listing{
+		Info: &mcp.InitializeResult{ProtocolVersion: "2026-07-28", Instructions: "Be brief.",
+			ServerInfo: &mcp.Implementation{Name: "notes", Version: "2.0"}},
+		Tools:     []*mcp.Tool{{Name: "b", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, {Name: "a", Description: "A.", InputSchema: map[string]any{"type": "object"}}},
+		Resources: []*mcp.Resource{{URI: "file:///n", Name: "n", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 0.5}}},
+		Declared:  []string{"elicitation"},
+	}
+	c, err := catalog.FromListing(l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, func(string) json.RawMessage { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := c.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	named, err := catalog.ReadFile("saved.json", buf.Bytes())
+	if err != nil || len(named) != 1 || named[0].Saved == nil {
+		t.Fatalf("%v, %+v", err, named)
+	}
+	got := named[0]
+	if got.Name != "notes" || got.Listing.Instructions() != "Be brief." || got.Listing.Info.ProtocolVersion != "2026-07-28" ||
+		strings.Join(got.Listing.Declared, ",") != "elicitation" || got.Listing.Info.Capabilities == nil || got.Listing.Info.Capabilities.Tools == nil {
+		t.Errorf("server: %+v %+v", got, got.Listing.Info)
+	}
+	if len(got.Listing.Tools) != 2 || got.Listing.Tools[0].Name != "a" || got.Listing.Tools[1].Annotations == nil || !got.Listing.Tools[1].Annotations.ReadOnlyHint {
+		t.Errorf("tools (in the file's order): %+v", got.Listing.Tools)
+	}
+	if r := got.Listing.Resources; len(r) != 1 || r[0].Annotations == nil || r[0].Annotations.Priority != 0.5 || len(r[0].Annotations.Audience) != 1 {
+		t.Errorf("resources: %+v", r)
+	}
+}
+
+// Every scan corpus file reads as a catalog file.
+func TestCorpusFilesAreCatalogFiles(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "checks", "scan", "testdata", "corpus", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no corpus")
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if _, err := catalog.ReadFile(f, b); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func FuzzReadFile(f *testing.F) {
+	for _, s := range []string{`{"tools": []}`, `{"catalog": {"tools": [{"name": "a"}]}}`, `{"servers": [{"name": "a", "catalog": {}}]}`,
+		`{"server": {"name": "x"}, "instructions": "i", "prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}`, `[]`, `{"a":1,"a":2}`,
+		`{"catalogFormat": 1, "server": {"name": "s"}, "resources": [{"uri": "u", "name": "n", "audience": ["user"], "priority": 1}]}`, `{"tools": []} 1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		named, err := catalog.ReadFile("f", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f: ") {
+				t.Fatalf("error without the file's name: %v", err)
+			}
+			return
+		}
+		if len(named) == 0 {
+			t.Fatal("no server and no error")
+		}
+		for _, n := range named {
+			if n.Name == "" || n.Listing == nil {
+				t.Fatalf("a server without a name or listing: %+v", n)
+			}
+		}
+	})
+}
