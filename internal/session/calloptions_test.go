@@ -2,7 +2,7 @@ package session
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
