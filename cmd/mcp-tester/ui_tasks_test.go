@@ -1,0 +1,125 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/browsertest"
+	"github.com/askback/askback/internal/testbin"
+)
+
+// The tests in this file run calls as tasks from the page, in both eras: a
+// task of the tasks extension (2026-07-28: the deployer's rollout) and one
+// of protocol 2025-11-25 (the tasks2025 fixture's survey). The person
+// starts the call as a task, sees its id, status and progress, answers
+// the question it asks half-way, and sees it complete; then starts
+// another and cancels it, at its question and while it works.
+
+// taskCase is one era's task tool and what the person does with it.
+type taskCase struct {
+	name     string
+	server   string   // the stdio command, in bin
+	slow     string   // the same server with slow steps
+	protocol string   // the protocol spoken
+	tool     string   // the tool that runs as a task
+	fill     []string // label, value, … of the tool's form
+	choose   []string // label, option, … of the tool's form
+	question string   // what the task asks half-way
+	via      string   // how the question comes, as the timeline says
+	label    string   // the question's field
+	option   string   // the answer chosen
+	result   string   // what the completed task says
+	working  string   // what the slow server's task shows while it works
+}
+
+func TestUITasks(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/fixtures/tasks2025")
+	browsertest.Require(t)
+	b := browsertest.New(t)
+	for _, tc := range []taskCase{{
+		name: "extension-2026", server: "deployer -rollout-step 1ms", slow: "deployer -rollout-step 2s", protocol: "2026-07-28",
+		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},
+		question: "continue?", via: "Round 1 · task", label: "How should the rollout go on?", option: "Continue",
+		result: "Rollout of auth-service 2.4.1 complete", working: "of 10", // its progress
+	}, {
+		name: "protocol-2025", server: "tasks2025 -step 1ms", slow: "tasks2025 -step 1h", protocol: "2025-11-25",
+		tool: "survey", fill: []string{"topic", "lunch"}, choose: []string{"ask", "Yes"},
+		question: `Which audience is the survey on "lunch" for?`, via: "Round 1 · elicitation/create", label: "Audience", option: "staff",
+		result: "Survey on lunch sent to staff.", working: "drafting the questions",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, dir := startUI(t, bin, "-c", filepath.Join(bin, tc.server), "--protocol", tc.protocol)
+			p := openUI(t, b, url, dir)
+			p.see(tc.protocol)
+			start := func() {
+				t.Helper()
+				p.click("Tool " + tc.tool)
+				for i := 0; i+1 < len(tc.fill); i += 2 {
+					p.fill(tc.fill[i], tc.fill[i+1])
+				}
+				for i := 0; i+1 < len(tc.choose); i += 2 {
+					p.choose(tc.choose[i], tc.choose[i+1])
+				}
+				p.check("Run as a task")
+				p.click("Call " + tc.tool)
+			}
+
+			// Started as a task, it asks half-way; the answer goes in the
+			// page like any other, and the task completes.
+			start()
+			p.see(tc.question)
+			p.see("Task id")
+			p.seeTaskStatus("input_required")
+			if tc.name == "extension-2026" {
+				b.Screenshot("ui-task-question")
+			}
+			p.choose(tc.label, tc.option)
+			p.click("Accept")
+			p.see(tc.result)
+			p.seeTaskStatus("completed")
+			p.see(tc.via)
+			if tc.name == "extension-2026" {
+				b.Screenshot("ui-task-completed")
+			}
+
+			// Another, cancelled while it waits for the answer: its question
+			// is withdrawn and the server says the task is cancelled.
+			p.click("Back to the server")
+			start()
+			p.see(tc.question)
+			p.click("Cancel the task")
+			p.see("Cancel sent (tasks/cancel); the server took it.")
+			p.seeTaskStatus("cancelled")
+			p.see("Answered: cancel")
+
+			// And one cancelled while it works, on a server whose steps
+			// are slow (the rollout's take 2 s, of which the page shows
+			// the progress; the survey's never end).
+			p.click("Back to the server")
+			p.fill("Command (stdio server)", filepath.Join(bin, tc.slow))
+			p.click("Connect")
+			p.see("Connected to ")
+			start()
+			p.see(tc.working)
+			if tc.name == "extension-2026" {
+				b.Screenshot("ui-task-progress")
+			}
+			p.click("Cancel the task")
+			p.seeTaskStatus("cancelled")
+			if tc.name == "extension-2026" {
+				b.Screenshot("ui-task-cancelled")
+			}
+			p.checkOwnRequests()
+		})
+	}
+}
+
+// seeTaskStatus waits until the task's status on the page is status.
+func (p *uiPage) seeTaskStatus(status string) {
+	p.t.Helper()
+	p.see("Status\n" + status)
+	if s := evalUI[string](p, `(document.getElementById("task-status") || {}).textContent || ""`); !strings.HasPrefix(s, status) {
+		p.t.Errorf("the task's status reads %q; want %q", s, status)
+	}
+}

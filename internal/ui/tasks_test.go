@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
+)
+
+// A task's progress is read from the end of its status messages, the
+// newest that says it, and nothing else passes for it.
+func TestTaskProgress(t *testing.T) {
+	for msg, want := range map[string]string{
+		"Updating instances to a 1 (3/10)": "3/10",
+		"Updating (1.5/2) ":                "1.5/2",
+		"(0/4)":                            "0/4",
+		"Waiting for an answer":            "none",
+		"odd (11/10)":                      "none",
+		"odd (1/0)":                        "none",
+		"odd (1/Inf)":                      "none",
+		"odd (NaN/3)":                      "none",
+		"odd (a/b)":                        "none",
+		"odd (3)":                          "none",
+		"odd 3/10)":                        "none",
+	} {
+		got := "none"
+		if d, tot, ok := progressOf(msg); ok {
+			got = fmt.Sprintf("%v/%v", d, tot)
+		}
+		if got != want {
+			t.Errorf("progressOf(%q) = %s; want %s", msg, got, want)
+		}
+	}
+	c := &call{}
+	c.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusWorking, StatusMessage: "Updating (5/10)"}, testNow)
+	c.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusInputRequired, StatusMessage: "Waiting for an answer"}, testNow)
+	if d, tot, ok := c.TaskRun.Progress(); !ok || d != 5 || tot != 10 {
+		t.Errorf("a question after progress: %v/%v %v; want 5/10 kept", d, tot, ok)
+	}
+}
+
+// A task that changes its status at every poll keeps its first status and
+// the newest ones, and counts those left out.
+func TestTaskStepsAreBounded(t *testing.T) {
+	c := &call{}
+	for i := 0; i < 3*maxTaskSteps; i++ {
+		c.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusWorking, StatusMessage: fmt.Sprint(i)}, testNow)
+	}
+	tr := c.TaskRun
+	if len(tr.Steps) != maxTaskSteps || tr.Steps[0].Message != "0" || tr.Steps[len(tr.Steps)-1].Message != fmt.Sprint(3*maxTaskSteps-1) || tr.Skipped != 2*maxTaskSteps {
+		t.Errorf("kept %d steps (first %q, last %q), %d left out", len(tr.Steps), tr.Steps[0].Message, tr.Steps[len(tr.Steps)-1].Message, tr.Skipped)
+	}
+}
+
+// testNow is the clock of the tests that keep a task's statuses.
+var testNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
