@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/browsertest"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/browsertest"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // The tests in this file run calls as tasks from the page, in both eras: a
@@ -34,7 +34,7 @@ type taskCase struct {
 }
 
 func TestUITasks(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/fixtures/tasks2025")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/testsupport/fixtures/tasks2025")
 	browsertest.Require(t)
 	b := browsertest.New(t)
 	for _, tc := range []taskCase{{

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
