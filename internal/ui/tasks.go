@@ -221,6 +221,11 @@ func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 		s.mu.Unlock()
 		return false
 	}
+	if tr.CancelSent {
+		// Sent once already: the page follows the task to its end.
+		s.mu.Unlock()
+		return true
+	}
 	id := tr.ID
 	s.mu.Unlock()
 	err := c.sess.CancelTask(ctx, id)

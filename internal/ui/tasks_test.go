@@ -2,8 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/askback/askback/internal/client/session"
 
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -56,3 +60,26 @@ func TestTaskStepsAreBounded(t *testing.T) {
 
 // testNow is the clock of the tests that keep a task's statuses.
 var testNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+
+// The tool's form says whether it offered the choice: only then does an
+// unticked box make a plain call.
+func TestTaskModeOf(t *testing.T) {
+	for _, tc := range []struct {
+		form string
+		want session.TaskMode
+	}{
+		{"kind=tool", session.TaskDefault},
+		{"kind=tool&task=on", session.TaskDefault},
+		{"kind=tool&task-offered=1", session.TaskNone},
+		{"kind=tool&task-offered=1&task=on", session.TaskAsk},
+	} {
+		r := httptest.NewRequest("POST", "/call", strings.NewReader(tc.form))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if got := taskModeOf(r); got != tc.want {
+			t.Errorf("%s: %v; want %v", tc.form, got, tc.want)
+		}
+	}
+	if newTaskRun(session.TaskDefault) != nil || (&call{}).taskMode() != session.TaskDefault || (&call{TaskRun: newTaskRun(session.TaskNone)}).taskMode() != session.TaskNone {
+		t.Error("a call keeps the person's choice, and none when they made none")
+	}
+}
