@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +33,7 @@ type taskCase struct {
 	option   string   // the answer chosen
 	result   string   // what the completed task says
 	working  string   // what the slow server's task shows while it works
+	plain    string   // what the call says when it is not run as a task
 }
 
 func TestUITasks(t *testing.T) {
@@ -42,17 +45,19 @@ func TestUITasks(t *testing.T) {
 		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},
 		question: "continue?", via: "Round 1 · task", label: "How should the rollout go on?", option: "Continue",
 		result: "Rollout of auth-service 2.4.1 complete", working: "of 10", // its progress
+		plain: "the client cannot be asked whether to continue",
 	}, {
 		name: "protocol-2025", server: "tasks2025 -step 1ms", slow: "tasks2025 -step 1h", protocol: "2025-11-25",
 		tool: "survey", fill: []string{"topic", "lunch"}, choose: []string{"ask", "Yes"},
 		question: `Which audience is the survey on "lunch" for?`, via: "Round 1 · elicitation/create", label: "Audience", option: "staff",
 		result: "Survey on lunch sent to staff.", working: "drafting the questions",
+		plain: "method not found",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, dir := startUI(t, bin, "-c", filepath.Join(bin, tc.server), "--protocol", tc.protocol)
 			p := openUI(t, b, url, dir)
 			p.see(tc.protocol)
-			start := func() {
+			start := func(asTask bool) {
 				t.Helper()
 				p.click("Tool " + tc.tool)
 				for i := 0; i+1 < len(tc.fill); i += 2 {
@@ -61,13 +66,13 @@ func TestUITasks(t *testing.T) {
 				for i := 0; i+1 < len(tc.choose); i += 2 {
 					p.choose(tc.choose[i], tc.choose[i+1])
 				}
-				p.check("Run as a task")
+				p.setBox("Run as a task", asTask)
 				p.click("Call " + tc.tool)
 			}
 
 			// Started as a task, it asks half-way; the answer goes in the
 			// page like any other, and the task completes.
-			start()
+			start(true)
 			p.see(tc.question)
 			p.see("Task id")
 			p.seeTaskStatus("input_required")
@@ -83,10 +88,20 @@ func TestUITasks(t *testing.T) {
 				b.Screenshot("ui-task-completed")
 			}
 
+			// Unticked, the call is a plain one: the rollout cannot ask
+			// and pauses; the survey, which runs only as a task, is
+			// refused.
+			p.click("Back to the server")
+			start(false)
+			p.see(tc.plain)
+			if text := p.text(); strings.Contains(text, "Task id") {
+				t.Errorf("a plain call shows a task:\n%s", text)
+			}
+
 			// Another, cancelled while it waits for the answer: its question
 			// is withdrawn and the server says the task is cancelled.
 			p.click("Back to the server")
-			start()
+			start(true)
 			p.see(tc.question)
 			p.click("Cancel the task")
 			p.see("Cancel sent (tasks/cancel); the server took it.")
@@ -100,7 +115,7 @@ func TestUITasks(t *testing.T) {
 			p.fill("Command (stdio server)", filepath.Join(bin, tc.slow))
 			p.click("Connect")
 			p.see("Connected to ")
-			start()
+			start(true)
 			p.see(tc.working)
 			if tc.name == "extension-2026" {
 				b.Screenshot("ui-task-progress")
@@ -112,6 +127,15 @@ func TestUITasks(t *testing.T) {
 			}
 			p.checkOwnRequests()
 		})
+	}
+}
+
+// setBox ticks or unticks the checkbox labelled label.
+func (p *uiPage) setBox(label string, on bool) {
+	p.t.Helper()
+	l, _ := json.Marshal(label)
+	if ok := evalUI[bool](p, fmt.Sprintf(`(() => { const f = uiField(%s); if (!f || f.type !== "checkbox") return false; f.checked = %v; return true; })()`, l, on)); !ok {
+		p.t.Fatalf("no checkbox labelled %q:\n%s", label, p.text())
 	}
 }
 
