@@ -34,6 +34,7 @@ type taskCase struct {
 	result   string   // what the completed task says
 	working  string   // what the slow server's task shows while it works
 	plain    string   // what the call says when it is not run as a task
+	http     bool     // the servers are reached over HTTP: server and slow are their flags
 }
 
 func TestUITasks(t *testing.T) {
@@ -52,9 +53,23 @@ func TestUITasks(t *testing.T) {
 		question: `Which audience is the survey on "lunch" for?`, via: "Round 1 · elicitation/create", label: "Audience", option: "staff",
 		result: "Survey on lunch sent to staff.", working: "drafting the questions",
 		plain: "method not found",
+	}, {
+		name: "extension-2026-http", server: "-rollout-step 1ms", slow: "-rollout-step 2s", protocol: "2026-07-28", http: true,
+		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},
+		question: "continue?", via: "Round 1 · task", label: "How should the rollout go on?", option: "Continue",
+		result: "Rollout of auth-service 2.4.1 complete", working: "of 10",
+		plain: "the client cannot be asked whether to continue",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			url, dir := startUI(t, bin, "-c", filepath.Join(bin, tc.server), "--protocol", tc.protocol)
+			target, slow := []string{"-c", filepath.Join(bin, tc.server)}, filepath.Join(bin, tc.slow)
+			if tc.http {
+				// The deployer over Streamable HTTP (stateless on 2026-07-28).
+				fast, slowAddr := freeAddr(t), freeAddr(t)
+				startServer(t, fast, filepath.Join(bin, "deployer"), append([]string{"-http", fast}, strings.Fields(tc.server)...)...)
+				startServer(t, slowAddr, filepath.Join(bin, "deployer"), append([]string{"-http", slowAddr}, strings.Fields(tc.slow)...)...)
+				target, slow = []string{"-u", "http://" + fast + "/mcp"}, "http://"+slowAddr+"/mcp"
+			}
+			url, dir := startUI(t, bin, append(target, "--protocol", tc.protocol)...)
 			p := openUI(t, b, url, dir)
 			p.see(tc.protocol)
 			start := func(asTask bool) {
@@ -112,7 +127,11 @@ func TestUITasks(t *testing.T) {
 			// are slow (the rollout's take 2 s, of which the page shows
 			// the progress; the survey's never end).
 			p.click("Back to the server")
-			p.fill("Command (stdio server)", filepath.Join(bin, tc.slow))
+			if tc.http {
+				p.fill("URL (HTTP server)", slow)
+			} else {
+				p.fill("Command (stdio server)", slow)
+			}
 			p.click("Connect")
 			p.see("Connected to ")
 			start(true)
