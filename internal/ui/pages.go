@@ -523,11 +523,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	}
 	mode := taskModeOf(r)
 	if len(problems) > 0 {
-		if kind == "tool" {
-			if tv.Task = taskChoiceOf(r.Context(), c, name); tv.Task != nil {
-				tv.Task.Checked = mode == session.TaskAsk
-			}
-		}
+		tv.Task = taskChoiceAgain(r.Context(), c, kind, name, mode)
 		s.mu.Lock()
 		v := s.base("Fix the form")
 		s.mu.Unlock()

@@ -47,6 +47,19 @@ func taskChoiceOf(ctx context.Context, c *conn, name string) *taskChoice {
 	return &taskChoice{Checked: ts.Required || !legacy, Required: ts.Required, Legacy: legacy}
 }
 
+// taskChoiceAgain is the choice a refused form of a tool shows again,
+// with what the person chose.
+func taskChoiceAgain(ctx context.Context, c *conn, kind, name string, mode session.TaskMode) *taskChoice {
+	if kind != "tool" {
+		return nil
+	}
+	tc := taskChoiceOf(ctx, c, name)
+	if tc != nil && mode != session.TaskDefault {
+		tc.Checked = mode == session.TaskAsk
+	}
+	return tc
+}
+
 // taskModeOf reads the person's choice from a posted call form: a form that
 // offered the choice says so with "task-offered", and "task" is the box.
 func taskModeOf(r *http.Request) session.TaskMode {
