@@ -122,11 +122,12 @@ func TestUITasks(t *testing.T) {
 			p.see("Cancel sent (tasks/cancel); the server took it.")
 			p.seeTaskStatus("cancelled")
 			p.see("Answered: cancel")
+			p.click("Back to the server")
+			p.see("task cancelled") // in the list of calls
 
 			// And one cancelled while it works, on a server whose steps
 			// are slow (the rollout's take 2 s, of which the page shows
 			// the progress; the survey's never end).
-			p.click("Back to the server")
 			if tc.http {
 				p.fill("URL (HTTP server)", slow)
 			} else {
