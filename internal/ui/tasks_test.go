@@ -83,3 +83,31 @@ func TestTaskModeOf(t *testing.T) {
 		t.Error("a call keeps the person's choice, and none when they made none")
 	}
 }
+
+// What a server says of its task (id, status, status message) is shown as
+// text on the call's page: markup in it is escaped, controls neutralised.
+func TestTaskShownAsText(t *testing.T) {
+	s, h := guarded(t)
+	cl := &call{ID: 1, Kind: "tool", Name: "rollout", Started: testNow, cancel: func() {}}
+	cl.noteTask(taskclient.Update{TaskID: `<b id="forged">t1</b>`, Status: tasks.StatusWorking, StatusMessage: "<script>alert(1)</script>\x1b[31m (2/4)"}, testNow)
+	s.calls = append(s.calls, cl)
+	req := httptest.NewRequest("GET", "/calls/1", nil)
+	req.Host = "127.0.0.1:8080"
+	req.Header.Set("Cookie", s.cookie+"=secret-token")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != 200 {
+		t.Fatalf("GET /calls/1: %d %s", rec.Code, body)
+	}
+	for _, bad := range []string{"<script>", `<b id="forged">`, "\x1b"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the page holds %q as the server sent it", bad)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;", "Cancel the task", `<progress aria-labelledby="task-progress-l" max="4" value="2">`, `http-equiv="refresh"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page has no %q:\n%s", want, body)
+		}
+	}
+}
