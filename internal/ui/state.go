@@ -95,6 +95,7 @@ func (c *call) forget() {
 		return
 	}
 	c.Result, c.Texts, c.Questions, c.States, c.Forgotten = "", nil, nil, nil, true
+	c.TaskRun.forget()
 }
 
 // stateRound is one requestState of a call: its size, and whether it went

@@ -173,6 +173,14 @@ func (tr *taskRun) copy() *taskRun {
 	return &x
 }
 
+// forget drops the statuses seen of a call's task that ended long ago
+// (call.forget); the task keeps its id and last status.
+func (tr *taskRun) forget() {
+	if tr != nil {
+		tr.Steps, tr.Skipped = nil, 0
+	}
+}
+
 // Ended reports whether the task's last status is a final one.
 func (tr *taskRun) Ended() bool {
 	return tasks.Status(tr.Shown()).Terminal()

@@ -53,6 +53,13 @@ func TestTaskStepsAreBounded(t *testing.T) {
 		c.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusWorking, StatusMessage: fmt.Sprint(i)}, testNow)
 	}
 	tr := c.TaskRun
+	defer func() {
+		c.Done = true
+		c.forget()
+		if tr.Steps != nil || tr.ID != "t1" {
+			t.Errorf("a forgotten call's task keeps %d statuses (id %q)", len(tr.Steps), tr.ID)
+		}
+	}()
 	if len(tr.Steps) != maxTaskSteps || tr.Steps[0].Message != "0" || tr.Steps[len(tr.Steps)-1].Message != fmt.Sprint(3*maxTaskSteps-1) || tr.Skipped != 2*maxTaskSteps {
 		t.Errorf("kept %d steps (first %q, last %q), %d left out", len(tr.Steps), tr.Steps[0].Message, tr.Steps[len(tr.Steps)-1].Message, tr.Skipped)
 	}
