@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/testsupport/browsertest"
 	"github.com/askback/askback/internal/testsupport/testbin"
+	"github.com/chromedp/chromedp"
 )
 
 // The tests in this file run calls as tasks from the page, in both eras: a
@@ -118,7 +121,7 @@ func TestUITasks(t *testing.T) {
 			p.click("Back to the server")
 			start(true)
 			p.see(tc.question)
-			p.click("Cancel the task")
+			p.clickLive("Cancel the task")
 			p.see("Cancel sent (tasks/cancel); the server took it.")
 			p.seeTaskStatus("cancelled")
 			p.see("Answered: cancel")
@@ -140,13 +143,37 @@ func TestUITasks(t *testing.T) {
 			if tc.name == "extension-2026" {
 				b.Screenshot("ui-task-progress")
 			}
-			p.click("Cancel the task")
+			p.clickLive("Cancel the task")
 			p.seeTaskStatus("cancelled")
 			if tc.name == "extension-2026" {
 				b.Screenshot("ui-task-cancelled")
 			}
 			p.checkOwnRequests()
 		})
+	}
+}
+
+// clickLive is click on a page that reloads itself while a task runs: it
+// waits for a loaded page that has the control, then activates it.
+func (p *uiPage) clickLive(name string) {
+	p.t.Helper()
+	js, _ := json.Marshal(name)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(p.b.Context(), 10*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](finders+fmt.Sprintf(`(() => {
+			if (document.readyState !== 'complete') return false;
+			const el = uiControl(%s); if (!el) return false;
+			window.uiStale = true; el.click(); return true; })()`, js)))
+		cancel()
+		if err == nil && ok {
+			p.waitLoaded()
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no button or link named %q on the page:\n%s", name, p.text())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -249,7 +249,9 @@ func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 	}
 	id := tr.ID
 	s.mu.Unlock()
-	err := c.sess.CancelTask(ctx, id)
+	// Sent whole even if the person leaves the page meanwhile (the
+	// session bounds it by its time limit).
+	err := c.sess.CancelTask(context.WithoutCancel(ctx), id)
 	s.mu.Lock()
 	var withdrawn *pending
 	if err != nil {
