@@ -231,9 +231,9 @@ func progressOf(m string) (done, total float64, ok bool) {
 	return done, total, true
 }
 
-// cancelTask cancels the task the call runs as: tasks/cancel, and a
-// question of the task waiting for the person is withdrawn (answered
-// "cancel"). It reports false when the call runs no task the page knows
+// cancelTask cancels the task the call runs as: tasks/cancel, a question
+// of the task waiting for the person is withdrawn (answered "cancel"), and
+// the task's status read at once (tasks/get). It reports false when the call runs no task the page knows
 // of, to be cancelled as any call is.
 func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 	s.mu.Lock()
@@ -266,6 +266,18 @@ func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 	s.mu.Unlock()
 	if withdrawn != nil {
 		withdrawn.reply <- &mcp.ElicitResult{Action: "cancel"}
+	}
+	if err == nil {
+		// The server's word at once: the call's own wait may poll again
+		// only after the interval the server asked for (up to 30 s).
+		if g, err := c.sess.GetTask(context.WithoutCancel(ctx), id); err == nil && g != nil {
+			s.mu.Lock()
+			if !cl.Done {
+				cl.noteTask(taskclient.Update{TaskID: id, Status: g.Status, StatusMessage: g.StatusMessage}, s.opts.Now())
+				s.notify()
+			}
+			s.mu.Unlock()
+		}
 	}
 	return true
 }
