@@ -22,6 +22,7 @@ import (
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/toolargs"
 	"github.com/askback/askback/internal/encoding/userjson"
 	"github.com/askback/askback/internal/platform/outfile"
@@ -56,7 +57,10 @@ func parsePages() map[string]*template.Template {
 			return inputsAt(partPrefix(i), pt.Fields, pt.Values)
 		},
 	}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html"))
+	for k, f := range taskFuncs() {
+		funcs[k] = f
+	}
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/task.html"))
 	out := map[string]*template.Template{}
 	for _, name := range []string{"index", "tool", "call", "log", "run"} {
 		t := template.Must(layout.Clone())
@@ -168,6 +172,7 @@ type toolView struct {
 	Problems []string
 	Prompt   *mcp.Prompt
 	Template *mcp.ResourceTemplate
+	Task     *taskChoice // running the call as a task, where it can
 }
 
 // savedFile is a file the person saved.
@@ -356,12 +361,14 @@ func (s *Server) toolPage(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	t := s.findTool(name)
 	v := s.base("Tool " + name)
+	c := s.conn
 	s.mu.Unlock()
 	if t == nil {
 		http.NotFound(w, r)
 		return
 	}
 	v.Tool = toolViewOf(t)
+	v.Tool.Task = taskChoiceOf(r.Context(), c, t.Name)
 	s.render(w, "tool", v)
 }
 
@@ -514,7 +521,9 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown kind", http.StatusBadRequest)
 		return
 	}
+	mode := taskModeOf(r)
 	if len(problems) > 0 {
+		tv.Task = taskChoiceAgain(r.Context(), c, kind, name, mode)
 		s.mu.Lock()
 		v := s.base("Fix the form")
 		s.mu.Unlock()
@@ -538,7 +547,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
-	cl := &call{ID: len(s.calls) + 1, Kind: kind, Name: name, Args: argText, Started: s.opts.Now(), cancel: cancel}
+	cl := &call{ID: len(s.calls) + 1, Kind: kind, Name: name, Args: argText, Started: s.opts.Now(), cancel: cancel, TaskRun: newTaskRun(mode)}
 	s.calls = append(s.calls, cl)
 	if n := len(s.calls) - maxDetailed; n > 0 {
 		s.calls[n-1].forget()
@@ -569,7 +578,7 @@ func (s *Server) runCall(ctx context.Context, c *conn, cl *call, args map[string
 	rounds := 0
 	switch cl.Kind {
 	case "tool":
-		r, a, e := c.sess.CallTool(ctx, cl.Name, args, nil)
+		r, a, e := c.sess.CallToolWith(ctx, cl.Name, args, nil, session.CallOptions{Task: cl.taskMode()})
 		if r != nil {
 			res, isErr = r, r.IsError
 			texts = contentTexts(r.Content)
@@ -578,6 +587,7 @@ func (s *Server) runCall(ctx context.Context, c *conn, cl *call, args map[string
 			rounds = a.Rounds
 		}
 		err = e
+		s.afterCancel(c, cl)
 	case "prompt":
 		r, a, e := c.sess.GetPrompt(ctx, cl.Name, sargs, nil)
 		if r != nil {
@@ -653,6 +663,7 @@ func (s *Server) callPage(w http.ResponseWriter, r *http.Request) {
 	v := s.base(fmt.Sprintf("Call %d: %s", cl.ID, cl.Name))
 	c := *cl
 	c.Questions = append(c.Questions[:0:0], cl.Questions...)
+	c.TaskRun = cl.TaskRun.copy()
 	c.States = nil
 	for _, st := range cl.States {
 		x := *st
@@ -824,13 +835,15 @@ type refusal struct{ err error }
 func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	cl := s.findCall(r)
-	if cl != nil && !cl.Done {
-		cl.cancel()
-	}
 	s.mu.Unlock()
 	if cl == nil {
 		http.NotFound(w, r)
 		return
+	}
+	// A task is cancelled with tasks/cancel, and the page follows it to
+	// its end; any other call stops waiting.
+	if !s.cancelTask(r.Context(), cl) {
+		cl.cancel()
 	}
 	s.waitChange(r.Context(), 5*time.Second, func() bool { return cl.Done })
 	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)

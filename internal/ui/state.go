@@ -69,7 +69,8 @@ type call struct {
 	IsError bool   // a tool result with isError
 	Texts   []string
 	Rounds  int
-	Task    string // the task's last status, when the server ran it as one
+	Task    string   // the task's last status, when the server ran it as one
+	TaskRun *taskRun // the task the call runs as, or the person's choice (tasks.go)
 
 	Questions []exchange.Entry // every question asked, with its answer
 	States    []*stateRound    // every requestState the server sent
@@ -94,6 +95,7 @@ func (c *call) forget() {
 		return
 	}
 	c.Result, c.Texts, c.Questions, c.States, c.Forgotten = "", nil, nil, nil, true
+	c.TaskRun.forget()
 }
 
 // stateRound is one requestState of a call: its size, and whether it went
@@ -253,6 +255,7 @@ func (s *Server) onTask(u taskclient.Update) {
 		if u.StatusMessage != "" {
 			c.Task += ": " + u.StatusMessage
 		}
+		c.noteTask(u, s.opts.Now())
 		s.notify()
 	}
 }

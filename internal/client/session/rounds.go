@@ -42,6 +42,12 @@ type sendFunc func(ctx context.Context, responses mcp.InputResponseMap, state st
 // CallTool calls a tool and answers its questions. ans answers them; nil
 // means the session's answerer.
 func (s *Session) CallTool(ctx context.Context, name string, args any, ans answer.Answerer) (*mcp.CallToolResult, *Call, error) {
+	return s.CallToolWith(ctx, name, args, ans, CallOptions{})
+}
+
+// CallToolWith is CallTool with options of the call's own: whether it asks
+// to run as a task (CallOptions.Task).
+func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans answer.Answerer, opts CallOptions) (*mcp.CallToolResult, *Call, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -49,7 +55,10 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		ans = s.opts.Answerer
 	}
 	s.knowTools(ctx)
-	asTask := s.asTask(ctx, name)
+	through, asTask, err := s.taskRule(ctx, name, opts.Task)
+	if err != nil {
+		return nil, &Call{}, err
+	}
 	s.results.take()
 	s.results.takeHandle()
 	var res *mcp.CallToolResult
@@ -58,8 +67,8 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 		var err error
 		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
 		s.progressToken(params, name)
-		if s.tasks || asTask {
-			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
+		if through {
+			res, err = s.taskClientAs(name, ans, func(u taskclient.Update) { task = &u }, asTask).CallTool(ctx, params)
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
 		}
@@ -97,6 +106,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, ans answe
 // (rules, answerer, defaults, validation, log); the person's time to answer
 // does not count against the request's time limit.
 func (s *Session) taskClient(name string, ans answer.Answerer, observe func(taskclient.Update)) *taskclient.Client {
+	return s.taskClientAs(name, ans, observe, s.taskSupport)
+}
+
+// taskClientAs is taskClient with asTask saying which calls of protocol
+// 2025-11-25 ask for a task.
+func (s *Session) taskClientAs(name string, ans answer.Answerer, observe func(taskclient.Update), asTask func(string) bool) *taskclient.Client {
 	onUpdate := s.opts.OnTask
 	if observe != nil {
 		onUpdate = func(u taskclient.Update) {
@@ -119,7 +134,7 @@ func (s *Session) taskClient(name string, ans answer.Answerer, observe func(task
 		},
 		OnUpdate: onUpdate,
 		Sleep:    s.opts.TaskSleep,
-		AsTask:   s.taskSupport,
+		AsTask:   asTask,
 	})
 }
 
