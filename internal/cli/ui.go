@@ -92,9 +92,10 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		Run: func(ctx context.Context, args []string, out, errOut io.Writer) int {
 			return Main(ctx, &iostreams.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, args)
 		},
-		Open:    browser.Open,
-		WorkDir: wd,
-		Roots:   opts.Conn.Roots,
+		TargetArgs: opts.runArgs,
+		Open:       browser.Open,
+		WorkDir:    wd,
+		Roots:      opts.Conn.Roots,
 	})
 	if err != nil {
 		return err
@@ -124,4 +125,52 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		}
 	}
 	return srv.Serve(ctx, ln)
+}
+
+// runArgs are the flags of a command the page runs (test, audit, scan,
+// inspect, grade) that reach t as the page's own sessions do: the
+// connection flags mcp-tester ui was given (profile, headers, transport,
+// time limit, login), with t's server and protocol.
+func (o *UIOptions) runArgs(t ui.Target) []string {
+	c := o.Conn
+	var out []string
+	flag := func(name, v string) {
+		if v != "" {
+			out = append(out, name, v)
+		}
+	}
+	if t.Command == "" && t.URL == "" {
+		// The profile's own server (scan would scan a profile's server
+		// besides the one -c or -u names).
+		flag("-p", c.Profile)
+	}
+	flag("-c", t.Command)
+	if t.Command == "" {
+		flag("-u", t.URL)
+	}
+	flag("--protocol", t.Protocol)
+	for _, h := range c.Headers {
+		flag("-H", h)
+	}
+	flag("--transport", c.Transport)
+	out = append(out, "--timeout", c.Timeout.String())
+	a := c.Auth
+	flag("--identity", a.Identity)
+	flag("--client-id", a.ClientID)
+	flag("--client-metadata-url", a.ClientMetadataURL)
+	if a.ClientCredentials {
+		out = append(out, "--client-credentials")
+	}
+	flag("--client-key", a.ClientKey)
+	flag("--assertion-file", a.AssertionFile)
+	flag("--id-token-file", a.IDTokenFile)
+	flag("--idp-issuer", a.IdPIssuer)
+	flag("--idp-client-id", a.IdPClientID)
+	for _, sc := range a.Scopes {
+		flag("--scope", sc)
+	}
+	if a.Timeout > 0 {
+		out = append(out, "--login-timeout", a.Timeout.String())
+	}
+	return out
 }

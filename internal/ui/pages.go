@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,7 +55,7 @@ func parsePages() map[string]*template.Template {
 			return inputsAt(partPrefix(i), pt.Fields, pt.Values)
 		},
 	}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html"))
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/part-*.html"))
 	out := map[string]*template.Template{}
 	for _, name := range []string{"index", "tool", "call", "log", "run"} {
 		t := template.Must(layout.Clone())
@@ -129,6 +128,8 @@ type view struct {
 	Tool    *toolView
 	Msgs    []message
 	Dropped int
+	Filter  *logFilter  // the message log's (traffic.go)
+	Steps   []loginStep // the OAuth login's
 	Files   []*savedFile
 	Runs    []*run
 	Run     *run
@@ -204,7 +205,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /calls/{id}", s.callPage)
 	mux.HandleFunc("POST /calls/{id}/answer", s.postAnswer)
 	mux.HandleFunc("POST /calls/{id}/cancel", s.postCancel)
-	mux.HandleFunc("GET /log", s.logPage)
+	s.trafficRoutes(mux)
 	mux.HandleFunc("POST /save", s.postSave)
 	mux.HandleFunc("POST /run", s.postRun)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
@@ -218,7 +219,7 @@ func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
+	w.Write([]byte(s.secrets().hide(buf.String())))
 }
 
 // base fills what every page shows; hold s.mu.
@@ -228,6 +229,7 @@ func (s *Server) base(title string) *view {
 	if c := s.conn; c != nil {
 		v.Conn = viewConn(c)
 		v.Default = c.target
+		v.Steps = append(v.Steps, c.steps...)
 	} else {
 		v.Default.Roots = s.opts.Roots
 	}
@@ -836,21 +838,6 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
 }
 
-func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
-	filter := r.URL.Query().Get("method")
-	s.mu.Lock()
-	v := s.base("Messages")
-	for _, m := range s.msgs.list {
-		if filter == "" || strings.Contains(m.Method, filter) {
-			v.Msgs = append(v.Msgs, m)
-		}
-	}
-	v.Dropped = s.msgs.dropped
-	s.mu.Unlock()
-	sort.SliceStable(v.Msgs, func(i, j int) bool { return v.Msgs[i].Seq > v.Msgs[j].Seq })
-	s.render(w, "log", v)
-}
-
 // checkSavePath refuses to replace a file that exists unless the person
 // asked to: a name typed by mistake (or sent by anything that got hold of
 // the page) must not replace a file they keep, a profile or a script of
@@ -937,6 +924,14 @@ func targetArgs(t Target) []string {
 	return out
 }
 
+// targetArgs are the flags of a command run from the page that reach t.
+func (s *Server) targetArgs(t Target) []string {
+	if s.opts.TargetArgs != nil {
+		return s.opts.TargetArgs(t)
+	}
+	return targetArgs(t)
+}
+
 // reports are the commands whose HTML report the page shows.
 var reports = map[string]bool{"audit": true, "inspect": true, "scan": true, "grade": true}
 
@@ -959,10 +954,10 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 			s.noteAndBack(w, r, "/", "Name the script to run.")
 			return
 		}
-		ru.Args = append([]string{"test", "-s", s.path(p)}, targetArgs(c.target)...)
+		ru.Args = append([]string{"test", "-s", s.path(p)}, s.targetArgs(c.target)...)
 	case reports[what]:
 		ru.HTML = filepath.Join(s.opts.Dir, fmt.Sprintf("report-%d.html", ru.ID))
-		ru.Args = append([]string{what}, targetArgs(c.target)...)
+		ru.Args = append([]string{what}, s.targetArgs(c.target)...)
 		ru.Args = append(ru.Args, "--html", ru.HTML)
 	default:
 		http.Error(w, "unknown command", http.StatusBadRequest)
@@ -1061,5 +1056,5 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Security-Policy", reportCSP)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b)
+	w.Write([]byte(s.secrets().hide(string(b))))
 }
