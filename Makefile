@@ -21,7 +21,7 @@ LDFLAGS := -X github.com/askback/askback/internal/cli.linkCommit=$(COMMIT) -X gi
 ## build: the CLI, the example servers and the test fixtures into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ -ldflags "$(LDFLAGS)" ./cmd/mcp-tester ./examples/... ./internal/fixtures/...
+	$(GO) build -o $(BIN)/ -ldflags "$(LDFLAGS)" ./cmd/mcp-tester ./examples/... ./internal/testsupport/fixtures/...
 
 ## setup: install everything the tests need (idempotent)
 setup:

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/ask"
-	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/internal/bench/benchratio"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askback/askback/internal/jsonscan"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/askback/askback/internal/jsonscan"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/askback/askback/internal/encoding/strictjson"
 )
 
 // refCheckMessage is CheckMessage as it read messages before the one pass

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/client/answer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

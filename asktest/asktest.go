@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

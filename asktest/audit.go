@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/audit"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/checks/audit"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // AuditOptions say how [Audit] probes the server. The zero value (or nil)

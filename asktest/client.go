@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/askback/askback/formschema"
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -204,7 +204,7 @@ func (r *Result) unanswered() string {
 }
 
 // indent writes text a server sent under a failure's line, neutralised
-// (see internal/termsafe).
+// (see internal/text/termsafe).
 func indent(s string) string {
 	if s == "" {
 		return "  (no text)"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/rogpeppe/go-internal/txtar"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/script"
-	"github.com/askback/askback/internal/textdiff"
+	"github.com/askback/askback/internal/text/textdiff"
 )
 
 // The -update flag of go test, unless a package the test links defined

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/standin"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/server/standin"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 )
 
 // flowState is what the browser carries, sealed, between the start of the provider's

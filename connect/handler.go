@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/askback/askback/internal/b64url"
-	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/encoding/b64url"
+	"github.com/askback/askback/internal/server/reqbody"
 	"golang.org/x/oauth2"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
-	"github.com/askback/askback/internal/bodylimit"
-	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/server/reqbody"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

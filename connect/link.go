@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 )
 
 // A link token is "<key id>.<payload>.<mac>", payload and mac in unpadded base64url. The

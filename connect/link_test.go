@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect/tokenstore"
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 	"github.com/askback/askback/keys"
 )
 

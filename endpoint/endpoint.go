@@ -38,7 +38,7 @@
 // handler, even on a plain http.Server without a ReadTimeout. The time limit
 // is set on the connection (http.ResponseController's SetReadDeadline);
 // behind a ResponseWriter that cannot set one it does not apply. A layer of
-// the project in front (the example servers' internal/httpserve,
+// the project in front (the example servers' internal/server/httpserve,
 // tasks.RoutingHeaders) reads within the same limits, or tighter ones, and
 // the body is not read again.
 //
@@ -65,8 +65,8 @@ import (
 	"weak"
 
 	"github.com/askback/askback/ask"
-	"github.com/askback/askback/internal/reqbody"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/internal/server/reqbody"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -146,7 +146,7 @@ type Options struct {
 	// without a user (subject.Proxies); nil believes no header, and the
 	// client is the connection's peer. A layer in front that named the
 	// client on the request's context (subject.Clients; the example
-	// servers' internal/httpserve) is believed instead.
+	// servers' internal/server/httpserve) is believed instead.
 	Proxies *subject.Proxies
 	// BodyReadTimeout bounds the time a POST body takes to arrive (it is
 	// read whole before it is served); a body not read in time is answered
@@ -800,7 +800,7 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // error response, a batch holding a refused message is refused with 400.
 // The body is read within the go-sdk's default limit (4 MiB) and 30
 // seconds, tightened by any limit an outer layer of the project (the
-// example servers' internal/httpserve) set on the request; next reads the
+// example servers' internal/server/httpserve) set on the request; next reads the
 // same bytes.
 func CheckMessages(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

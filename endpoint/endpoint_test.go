@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

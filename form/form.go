@@ -28,7 +28,7 @@ import (
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/formschema"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/askback/askback/formschema"
-	"github.com/askback/askback/internal/credential"
+	"github.com/askback/askback/internal/text/credential"
 )
 
 // SecretPolicy decides which fields look like secrets. The specification

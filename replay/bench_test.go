@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/internal/bench/benchratio"
 	"github.com/askback/askback/replay"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/internal/bench/benchratio"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"

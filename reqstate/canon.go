@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askback/askback/internal/jsonscan"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 )
 
 // appendCanonical returns the canonical form of in appended to dst, written

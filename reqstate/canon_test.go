@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/jsonscan"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/askback/askback/internal/encoding/strictjson"
 )
 
 // referenceCanonical is the canonical form as encoding/json and strictjson

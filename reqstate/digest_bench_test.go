@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/internal/bench/benchratio"
 )
 
 // BenchmarkArgsDigest: ArgsDigest, its canonical form written by jsonscan's

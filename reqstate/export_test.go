@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 )
 
 // ProtectedBytes returns what the primitive protects in a state c issued: for

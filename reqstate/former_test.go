@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/askback/askback/internal/jsonscan"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 )
 
 // The canonical form and its check as reqstate wrote them before they

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/askback/askback/internal/jsonscan"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 )
 
 // The payload of a state is JSON: the bytes json.Marshal writes of the value,

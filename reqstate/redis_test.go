@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/askback/askback/replay/redisstore"
 )
 

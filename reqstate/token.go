@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/subject"

@@ -43,30 +43,30 @@ gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer' -benchtime 30x
 fi
 if want termsafe; then
 section "neutralising server text"
-gobench termsafe.txt ./internal/termsafe Neutralise -benchtime 20x -count 3
+gobench termsafe.txt ./internal/text/termsafe Neutralise -benchtime 20x -count 3
 fi
 if want scan; then
 section "the scan of what a server tells the model"
-gobench scan.txt ./internal/scan 'ScanCorpus|ScanSize' -benchtime 1x -count 3
+gobench scan.txt ./internal/checks/scan 'ScanCorpus|ScanSize' -benchtime 1x -count 3
 fi
 if want catdiff; then
 section "catalog diff at scale"
-gobench catdiff.txt ./internal/catalogdiff CompareScale -benchtime 5x
+gobench catdiff.txt ./internal/catalog/catalogdiff CompareScale -benchtime 5x
 fi
 if want script; then
 section ".mcp scripts"
 gobench script.txt ./internal/script ScriptVsPlain -benchtime 20x
 # The same as whole processes: mcp-tester test against the go-sdk loop.
-gobench script-process.txt ./internal/fixtures/yardstick ScriptProcess -benchtime 7x -v
+gobench script-process.txt ./internal/testsupport/fixtures/yardstick ScriptProcess -benchtime 7x -v
 # Where a step's time goes.
 gobench script-profile.txt ./internal/script ScriptProfile -benchtime 3x -v
 fi
 if want proxy; then
 section "mcp-tester proxy"
-gobench proxy-latency.txt ./internal/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -count 3 -benchmem
+gobench proxy-latency.txt ./internal/server/proxy 'AddedLatency|ForwardCost' -benchtime 2000x -count 3 -benchmem
 # The proxy against its floor, Go's httputil.ReverseProxy on the same path, run by run.
 awk '/^BenchmarkAddedLatency/ { for (i = 2; i <= NF; i++) if ($i ~ /^proxy\/floor/) printf "%s %s  ", $i, $(i-1); print "" }' "$out/proxy-latency.txt"
-gobench proxy-memory.txt ./internal/proxy SessionMemory -benchtime 1x
+gobench proxy-memory.txt ./internal/server/proxy SessionMemory -benchtime 1x
 fi
 if want reqstate; then
 section "requestState codec"
@@ -79,16 +79,16 @@ fi
 
 if want bench; then
 section "bench's own cost"
-gobench client.txt ./internal/loadgen ClientCost -benchtime 1x -v
+gobench client.txt ./internal/bench/loadgen ClientCost -benchtime 1x -v
 # As processes: mcp-tester bench against the minimal go-sdk client.
-gobench bench-process.txt ./internal/fixtures/yardstick BenchProcess -benchtime 7x -v -timeout 30m
-gobench jsonscan.txt ./internal/jsonscan 'Repeats|Scan' -benchtime 300x
+gobench bench-process.txt ./internal/testsupport/fixtures/yardstick BenchProcess -benchtime 7x -v -timeout 30m
+gobench jsonscan.txt ./internal/encoding/jsonscan 'Repeats|Scan' -benchtime 300x
 fi
 if want floor; then
 section "the deployer against its go-sdk floor"
 # Server CPU per two-round flow: examples/deployer against the same tool
 # written with the go-sdk alone, taking turns.
-gobench deployer-floor.txt ./internal/fixtures/sdkcost DeployerFloor -benchtime 1x -v
+gobench deployer-floor.txt ./internal/testsupport/fixtures/sdkcost DeployerFloor -benchtime 1x -v
 fi
 if want sdk; then
 section "the go-sdk's share"
@@ -112,13 +112,13 @@ for e in ${patched//,/ }; do
   deployers="$deployers,${e%%=*}=${e#*=}/deployer"
 done
 SDKCOST_PATCHED=${sdkcost#,} DEPLOYER_PATCHED=${deployers#,} \
-  gobench sdk.txt ./internal/fixtures/sdkcost 'SDKShare|DeployerSDK' -benchtime 1x -v
+  gobench sdk.txt ./internal/testsupport/fixtures/sdkcost 'SDKShare|DeployerSDK' -benchtime 1x -v
 fi
 
 if want scaleout; then
 section "Scale-out"
 bash scripts/ensure-redis.sh
-gobench scaleout.txt ./internal/scaleout 'PendingQuestions|Flows|Instances' -benchtime 1x -timeout 15m -v
+gobench scaleout.txt ./internal/testsupport/scaleout 'PendingQuestions|Flows|Instances' -benchtime 1x -timeout 15m -v
 fi
 
 if want run; then
@@ -142,8 +142,8 @@ fi
 if want allocs; then
 section "allocations per operation (figures the tests no longer assert)"
 gobench allocs-replay.txt ./replay 'ClaimQueueSteadyState' -benchtime 1000x
-gobench allocs-session.txt ./internal/session 'AnsweredAdd' -benchtime 1000x
-gobench allocs-target.txt ./internal/target 'TailReadFrom' -benchtime 5x
+gobench allocs-session.txt ./internal/client/session 'AnsweredAdd' -benchtime 1000x
+gobench allocs-target.txt ./internal/client/target 'TailReadFrom' -benchtime 5x
 gobench allocs-reqstate.txt ./reqstate 'IssueOpenAllocations' -benchtime 200x
 fi
 

@@ -6,7 +6,7 @@
 # commands a person would type; JSON is read with node (the suite runs on it).
 #
 # MCP_TESTER names the binary (default: mcp-tester on PATH); FAKEBROWSER, the scripted
-# browser of internal/fixtures/fakebrowser that the auth/* scenarios log in with.
+# browser of internal/testsupport/fixtures/fakebrowser that the auth/* scenarios log in with.
 set -uo pipefail
 
 url=${1:?usage: conformance-client.sh URL}

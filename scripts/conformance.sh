@@ -4,7 +4,7 @@
 # scenarios against mcp-tester itself (scripts/conformance-client.sh plays each one with
 # the commands a person would type), and its authorization server scenarios against the
 # authorization server of examples/protected (signed in to by the scripted browser of
-# internal/fixtures/fakebrowser with a password). Prints each result and exits non-zero
+# internal/testsupport/fixtures/fakebrowser with a password). Prints each result and exits non-zero
 # if any check fails or warns (but for the warnings ALLOWED_WARNINGS names, with why).
 #
 # Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both).
@@ -104,7 +104,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 go build -o "$work/conformance-server" ./examples/conformance
-go build -o "$work/" ./cmd/mcp-tester ./internal/fixtures/fakebrowser ./examples/protected
+go build -o "$work/" ./cmd/mcp-tester ./internal/testsupport/fixtures/fakebrowser ./examples/protected
 export MCP_TESTER="$work/mcp-tester" FAKEBROWSER="$work/fakebrowser"
 client_cmd="bash $PWD/scripts/conformance-client.sh"
 

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/docexamples"
+	"github.com/askback/askback/internal/testsupport/docexamples"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 )
@@ -455,7 +455,7 @@ func checkBinary(t *testing.T, name string, b []byte, goos, goarch, commit strin
 
 // firstExample returns the commands of the README's first example (the
 // section "## First example"), read as the documents' test reads them
-// (internal/docexamples).
+// (internal/testsupport/docexamples).
 func firstExample(t *testing.T) []docexamples.Command {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the sdkcost fixture (internal/fixtures/sdkcost) and the deploy example
+# Builds the sdkcost fixture (internal/testsupport/fixtures/sdkcost) and the deploy example
 # against a patched copy of the go-sdk this module uses, outside the repository:
 # the module keeps the released go-sdk, and the patches in scripts/sdk-patches are
 # what BENCHMARKS.md ("The go-sdk's share") measures, to be proposed upstream.
@@ -15,7 +15,7 @@
 #
 #   dir=$(bash scripts/sdk-patched.sh)
 #   SDKCOST_PATCHED=$dir/sdkcost/sdkcost DEPLOYER_PATCHED=$dir/deployer \
-#     go test ./internal/fixtures/sdkcost -run '^$' -bench . -benchtime 1x
+#     go test ./internal/testsupport/fixtures/sdkcost -run '^$' -bench . -benchtime 1x
 #
 # Nothing is fetched: the go-sdk comes from the module cache (GOFLAGS=-mod=mod is
 # not used, and GOPROXY=off keeps the build from reaching out for a module the
@@ -45,7 +45,7 @@ git archive HEAD | tar -x -C "$work/askback"
 (
   cd "$work/askback"
   go mod edit -replace "$sdk=../go-sdk"
-  GOPROXY=off GOFLAGS=-mod=readonly go build -o ../sdkcost/sdkcost ./internal/fixtures/sdkcost
+  GOPROXY=off GOFLAGS=-mod=readonly go build -o ../sdkcost/sdkcost ./internal/testsupport/fixtures/sdkcost
   GOPROXY=off GOFLAGS=-mod=readonly go build -o ../deployer ./examples/deployer
 ) >&2
 echo "$work"

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

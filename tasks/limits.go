@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/askback/askback/internal/runecut"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/askback/askback/internal/reqbody"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/internal/server/reqbody"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 

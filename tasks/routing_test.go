@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

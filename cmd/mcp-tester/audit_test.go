@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 // The exit status of audit says what happened: 0 nothing failed, 1 a rule

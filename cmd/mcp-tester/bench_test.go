@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/benchratio"
+	"github.com/askback/askback/internal/bench/benchratio"
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

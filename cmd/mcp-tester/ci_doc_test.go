@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/docexamples"
-	"github.com/askback/askback/internal/sarif/sariftest"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/report/sarif/sariftest"
+	"github.com/askback/askback/internal/testsupport/docexamples"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 // TestEarlierScripts runs scripts written in the style of the earlier

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/docexamples"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/testsupport/docexamples"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +58,7 @@ func TestHelpExamplesRun(t *testing.T) {
 
 // Every example of README.md and docs/*.md runs as written from the
 // repository root after make build, or is marked as shown only; the rules
-// a document follows are internal/docexamples' (and docs/ARCHITECTURE.md's
+// a document follows are internal/testsupport/docexamples' (and docs/ARCHITECTURE.md's
 // "Examples in the documents run"). A document's commands run in order in
 // one bash, in a copy of the root (bin/ holding what make build builds,
 // every other entry linked to the repository's), with its own home
@@ -127,9 +127,9 @@ var made = []string{
 	"./cmd/mcp-tester",
 	"./examples/conformance", "./examples/deployer", "./examples/github-connect", "./examples/minimal", "./examples/oldway",
 	"./examples/protected",
-	"./internal/fixtures/askserver", "./internal/fixtures/catalogserver", "./internal/fixtures/deployvariant", "./internal/fixtures/fakebrowser",
-	"./internal/fixtures/handbook", "./internal/fixtures/hostile", "./internal/fixtures/manytools",
-	"./internal/fixtures/rulebreaker", "./internal/fixtures/tasks2025",
+	"./internal/testsupport/fixtures/askserver", "./internal/testsupport/fixtures/catalogserver", "./internal/testsupport/fixtures/deployvariant", "./internal/testsupport/fixtures/fakebrowser",
+	"./internal/testsupport/fixtures/handbook", "./internal/testsupport/fixtures/hostile", "./internal/testsupport/fixtures/manytools",
+	"./internal/testsupport/fixtures/rulebreaker", "./internal/testsupport/fixtures/tasks2025",
 }
 
 // exampleRoot returns a folder with what make build builds in bin/ and
@@ -159,7 +159,7 @@ func exampleRoot(t *testing.T) string {
 // runs them: bin/
 // first on PATH, DEPLOY_STATE_KEY not set (the documents export it where
 // they need it), TOKEN set, and a fake browser
-// (internal/fixtures/fakebrowser) that signs in as alice where a login
+// (internal/testsupport/fixtures/fakebrowser) that signs in as alice where a login
 // opens one.
 func runDocExamples(t *testing.T, root string, cmds []docexamples.Command) string {
 	t.Helper()

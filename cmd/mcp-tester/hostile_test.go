@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // hostileRun is one command line run against the hostile fixture.
@@ -38,7 +38,7 @@ var ownSequences = regexp.MustCompile("\r\x1b\\[K")
 // wants).
 var shownEscaped = regexp.MustCompile(`\\x1b\[2J|\\u001b(\\\\)?\[2J`)
 
-// A hostile server (internal/fixtures/hostile) puts ESC, OSC 52, OSC 8, C1
+// A hostile server (internal/testsupport/fixtures/hostile) puts ESC, OSC 52, OSC 8, C1
 // CSI, DEL, BEL, backspace, carriage returns, RLO, bidi isolates and zero
 // width spaces into every field it can. Through every command and output
 // format, not one raw control byte may reach stdout or stderr, and JSON

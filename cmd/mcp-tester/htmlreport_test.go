@@ -12,14 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/browsertest"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/browsertest"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // The tests in this file run mcp-tester with --html against real servers,
 // open each report in headless Chromium from its file:// URL, check what a
 // person sees there, and keep a screenshot of it (see
-// internal/browsertest: in $ASKBACK_ARTIFACTS when set).
+// internal/testsupport/browsertest: in $ASKBACK_ARTIFACTS when set).
 
 // runBinary runs the mcp-tester binary in dir and returns its stdout and
 // exit code.
@@ -48,7 +48,7 @@ func runBinary(t *testing.T, bin, dir string, args ...string) (string, int) {
 // reportBinaries are mcp-tester and the servers its reports are made of.
 func reportBinaries(t *testing.T) string {
 	t.Helper()
-	return testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/fixtures/rulebreaker", "./internal/fixtures/manytools", "./internal/fixtures/hostile")
+	return testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/testsupport/fixtures/rulebreaker", "./internal/testsupport/fixtures/manytools", "./internal/testsupport/fixtures/hostile")
 }
 
 // openReport opens the report at path in a fresh browser, checks that the

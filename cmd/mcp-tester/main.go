@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 func main() {

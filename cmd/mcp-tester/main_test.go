@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/sarif/sariftest"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/report/sarif/sariftest"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -57,17 +57,17 @@ func (w waitingTests) Run() int {
 var servers = []string{
 	"./examples/conformance",
 	"./examples/deployer",
-	"./internal/fixtures/askserver",
-	"./internal/fixtures/evolving",
-	"./internal/fixtures/handbook",
-	"./internal/fixtures/hostile",
-	"./internal/fixtures/manytools",
-	"./internal/fixtures/rulebreaker",
+	"./internal/testsupport/fixtures/askserver",
+	"./internal/testsupport/fixtures/evolving",
+	"./internal/testsupport/fixtures/handbook",
+	"./internal/testsupport/fixtures/hostile",
+	"./internal/testsupport/fixtures/manytools",
+	"./internal/testsupport/fixtures/rulebreaker",
 	"./examples/protected",
-	"./internal/fixtures/fakebrowser",
-	"./internal/fixtures/deployvariant",
-	"./internal/fixtures/catalogserver",
-	"./internal/fixtures/tasks2025",
+	"./internal/testsupport/fixtures/fakebrowser",
+	"./internal/testsupport/fixtures/deployvariant",
+	"./internal/testsupport/fixtures/catalogserver",
+	"./internal/testsupport/fixtures/tasks2025",
 }
 
 func buildServers(t testing.TB) string {
@@ -99,7 +99,7 @@ func TestScripts(t *testing.T) {
 				env.Setenv("SCAN_SERVERS", filepath.Join(root, scanServersDir, "node_modules", ".bin"))
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
-			env.Setenv("CORPUS", filepath.Join(root, "internal", "scan", "testdata", "corpus"))
+			env.Setenv("CORPUS", filepath.Join(root, "internal", "checks", "scan", "testdata", "corpus"))
 			if peersReady(root) {
 				// Node 22 first on PATH, and where the interop peers live.
 				env.Setenv("PATH", filepath.Join(root, nodeBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
@@ -146,7 +146,7 @@ const (
 
 // scanServersDir is where scripts/ensure-scan-servers.sh installs the
 // real servers the scan reads, from the module root.
-const scanServersDir = "internal/scan/testdata/servers"
+const scanServersDir = "internal/checks/scan/testdata/servers"
 
 // scanServersReady reports whether the scan's transcripts of real servers
 // can run: Node 22 and the servers' packages are installed. Scripts that
@@ -284,7 +284,7 @@ func recorded(ts *testscript.TestScript, neg bool, args []string) {
 
 // sarifdoc [FILE] checks that the last command's stdout (or FILE) is a
 // SARIF 2.1.0 log valid against the published schema, with the checks of
-// internal/sarif/sariftest; sarifdoc -sdk FILE... runs the SARIF SDK's
+// internal/report/sarif/sariftest; sarifdoc -sdk FILE... runs the SARIF SDK's
 // validator, with its rules and code scanning's, on the files, and fails on
 // any error it reports. Scripts that use it begin with [!sarif] skip (on
 // CI a missing validator fails: see sariftest).

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // Long work shows one progress line on a terminal's stderr, redrawn in
@@ -55,7 +55,7 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 // report sent to a file holds no trace of it, and stderr sent to a file
 // gets none of it.
 func TestProgressLineInATerminal(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/fixtures/handbook")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/testsupport/fixtures/handbook")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -220,7 +220,7 @@ func TestProgressLinesAfterTheStepsBefore(t *testing.T) {
 // the script's path.
 func handbookScript(t *testing.T, text string) (bin, script string) {
 	t.Helper()
-	bin = testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	bin = testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/handbook")
 	script = filepath.Join(t.TempDir(), "slow.mcp")
 	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

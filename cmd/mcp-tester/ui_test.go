@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/browsertest"
-	"github.com/askback/askback/internal/listen"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/server/listen"
+	"github.com/askback/askback/internal/testsupport/browsertest"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/chromedp/chromedp"
 )
 
@@ -418,7 +418,7 @@ func TestUIRefusesStrangers(t *testing.T) {
 // markup, script and control characters, are shown as text: nothing runs,
 // no element is forged, and the page loads nothing from elsewhere.
 func TestUIHostileServer(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/hostile")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/hostile")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "hostile"))
 	b := browsertest.New(t)
@@ -504,7 +504,7 @@ func TestUIURLQuestion(t *testing.T) {
 // the schema's bounds is refused in the page, saying what to fix, before
 // anything is sent; the fixed answer then goes.
 func TestUIFormChecks(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/askserver")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/askserver")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
 	b := browsertest.New(t)
@@ -529,7 +529,7 @@ func TestUIFormChecks(t *testing.T) {
 // Started with no server, the page connects to the one the person names;
 // a request for a model reply (sampling) is answered in its reply box.
 func TestUIConnectAndSample(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/handbook")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin)
 	b := browsertest.New(t)
@@ -588,7 +588,7 @@ func (p *uiPage) setIn(group, label, option string) {
 // answered on its own (accepted with its form, declined or cancelled),
 // and the answers go back together in one request.
 func TestUISeveralQuestionsInOneRound(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/askserver")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/askserver")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
 	b := browsertest.New(t)
@@ -618,7 +618,7 @@ func TestUISeveralQuestionsInOneRound(t *testing.T) {
 // server's page, and sent when the server asks for them, in both eras
 // (an input_required round, a roots/list request).
 func TestUIRoots(t *testing.T) {
-	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/fixtures/handbook")
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/handbook")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin)
 	b := browsertest.New(t)

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askback/askback/internal/b64url"
+	"github.com/askback/askback/internal/encoding/b64url"
 	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 	"github.com/askback/askback/reqstate"
 )
 

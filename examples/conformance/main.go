@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"

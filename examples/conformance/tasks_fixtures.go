@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/ask"
-	"github.com/askback/askback/internal/sleep"
+	"github.com/askback/askback/internal/platform/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

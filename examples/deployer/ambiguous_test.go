@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // stdioPeer is the deployer process over stdio, spoken to with raw lines.

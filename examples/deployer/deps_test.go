@@ -8,7 +8,7 @@ import (
 )
 
 // The examples are servers to copy: none links the test helpers
-// (internal/scaleout) or the testing package.
+// (internal/testsupport/scaleout) or the testing package.
 func TestExamplesLinkNoTestHelpers(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "../...").Output()
 	if err != nil {
@@ -16,7 +16,7 @@ func TestExamplesLinkNoTestHelpers(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, deps, _ := strings.Cut(line, " ")
-		for _, bad := range []string{"testing", "github.com/askback/askback/internal/scaleout"} {
+		for _, bad := range []string{"testing", "github.com/askback/askback/internal/testsupport/scaleout"} {
 			if slices.Contains(strings.Fields(deps), bad) {
 				t.Errorf("%s links %s", pkg, bad)
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/debugstats"
-	"github.com/askback/askback/internal/scaleout"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/server/debugstats"
+	"github.com/askback/askback/internal/testsupport/scaleout"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // testStateKey seals the states of the deployer processes the tests start.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/benchratio"
-	"github.com/askback/askback/internal/httpserve"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/bench/benchratio"
+	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // profileFlows is how many two-round deploy flows BenchmarkDeployerProfile
@@ -30,7 +30,7 @@ const profileFlows = 2000
 // (gc-%, sdk-json-%, sdk-other-%, askback-%, net-%, rest-%), with the range over
 // the iterations (-benchtime 3x: three profiles). Needs `go tool pprof`.
 func BenchmarkDeployerProfile(b *testing.B) {
-	yard := filepath.Join(testbin.Need(b, "./internal/fixtures/yardstick"), "yardstick")
+	yard := filepath.Join(testbin.Need(b, "./internal/testsupport/fixtures/yardstick"), "yardstick")
 	fs := flag.NewFlagSet("deployer", flag.ContinueOnError)
 	df := registerDeployFlags(fs)
 	if err := fs.Parse(nil); err != nil {
@@ -88,5 +88,5 @@ var owners = []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/ask
 // ownCode is the deployer's and the project's code, not the benchmark's.
 func ownCode(stack []string) bool {
 	return benchratio.Owner(owners, "github.com/askback/askback/")(stack) &&
-		!benchratio.AnyPrefix("github.com/askback/askback/internal/benchratio.", "github.com/askback/askback/examples/deployer.BenchmarkDeployerProfile")(stack)
+		!benchratio.AnyPrefix("github.com/askback/askback/internal/bench/benchratio.", "github.com/askback/askback/examples/deployer.BenchmarkDeployerProfile")(stack)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/form"
-	"github.com/askback/askback/internal/sleep"
+	"github.com/askback/askback/internal/platform/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/askback/askback/replay"
 	replayredis "github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/tasks"

@@ -16,7 +16,7 @@ import (
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
-	"github.com/askback/askback/internal/urlcheck"
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -36,7 +36,7 @@ import (
 
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/askback/askback/keys"
 )
 

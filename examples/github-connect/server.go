@@ -13,7 +13,7 @@ import (
 	"github.com/askback/askback/connect"
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/askback/askback/keys"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

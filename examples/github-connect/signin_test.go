@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/scaleout"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // signInFrom posts the sign-in form from the loopback address ip and returns

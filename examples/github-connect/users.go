@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/connect"
-	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/server/reqbody"
 	"github.com/askback/askback/subject"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )

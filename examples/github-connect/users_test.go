@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 )
 
 func TestReadUsers(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/bodylimit"
+	"github.com/askback/askback/internal/testsupport/bodylimit"
 )
 
 // A request body over the limit is refused with 413 before the server reads it.

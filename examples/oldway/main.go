@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/askback/askback/endpoint"
-	"github.com/askback/askback/internal/debugstats"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/debugstats"
+	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

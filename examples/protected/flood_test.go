@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // from is an HTTP client whose connections come from the loopback address

@@ -2,7 +2,7 @@
 // authorization server that issues its tokens, on one loopback address:
 // the place to try mcp-tester's login (see docs/auth.md), and the server
 // of its transcripts. The authorization server is the one of
-// internal/fixtures/authserver: a sign-in page for alice and bob,
+// internal/testsupport/fixtures/authserver: a sign-in page for alice and bob,
 // dynamic client registration, PKCE, refresh tokens, client credentials,
 // DPoP (-dpop, -dpop-nonce), and flags to misbehave. Its package doc says
 // what it guards and what a real server adds.
@@ -30,8 +30,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/fixtures/authserver"
-	"github.com/askback/askback/internal/httpserve"
+	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/testsupport/fixtures/authserver"
 )
 
 func main() {

@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/askback/askback/internal/lazyre"
-	"github.com/askback/askback/internal/strictjson"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // MaxFileSize bounds a catalog file that Parse is given.

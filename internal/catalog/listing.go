@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -8,14 +8,14 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/interactive"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/record"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/script/fromcall"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -187,7 +187,7 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	}
 	if o.Record != "" {
 		// Found out before anything is sent, not after the call.
-		if err := record.Check(o.Record); err != nil {
+		if err := fromcall.Check(o.Record); err != nil {
 			return nil, usageErr("--record: %v", err)
 		}
 	}
@@ -341,7 +341,7 @@ func (o *AnswerOptions) record(method, name string, args any, questions []exchan
 			m[k] = v
 		}
 	}
-	err := record.Append(o.Record, o.hide, record.Step{Method: method, Name: name, Args: m, Questions: questions, Result: result})
+	err := fromcall.Append(o.Record, o.hide, fromcall.Step{Method: method, Name: name, Args: m, Questions: questions, Result: result})
 	if err != nil {
 		return &exitError{code: ExitFailed, err: err}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/audit"
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/htmlreport"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/jsonobject"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/checks/audit"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/encoding/userjson"
 	"github.com/askback/askback/internal/report"
-	"github.com/askback/askback/internal/sarif"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/report/htmlreport"
+	"github.com/askback/askback/internal/report/sarif"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/spf13/cobra"
 )
 
@@ -263,7 +263,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		if !ok || name == "" {
 			return audit.Options{}, usageErr("--args %q: write it as NAME=JSON, e.g. --args 'search={\"query\":\"cats\"}'", a)
 		}
-		m, err := jsonobject.Parse("--args "+name, text, jsonobject.Float64)
+		m, err := userjson.Parse("--args "+name, text, userjson.Float64)
 		if err != nil {
 			return audit.Options{}, usageErr("%v", err)
 		}

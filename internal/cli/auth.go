@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/login"
 	"github.com/spf13/cobra"
 )
 

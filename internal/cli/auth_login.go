@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/login"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/spf13/cobra"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/login"
 	"github.com/spf13/cobra"
 )
 

@@ -7,9 +7,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/login"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
 

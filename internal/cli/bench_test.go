@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/scaleout"
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

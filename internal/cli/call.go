@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/jsonobject"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/termsafe"
-	"github.com/askback/askback/internal/toolargs"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/toolargs"
+	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -180,7 +180,7 @@ func parseArgs(text string) (map[string]any, error) {
 	if text == "" {
 		return map[string]any{}, nil
 	}
-	m, err := jsonobject.Parse("--args", text, jsonobject.AsWritten)
+	m, err := userjson.Parse("--args", text, userjson.AsWritten)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 func TestNewCallCmd(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/askback/askback/internal/catalog"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/spf13/cobra"
 )
 

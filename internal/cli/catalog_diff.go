@@ -6,11 +6,11 @@ import (
 	"io"
 
 	"github.com/askback/askback/internal/catalog"
-	"github.com/askback/askback/internal/catalogdiff"
-	"github.com/askback/askback/internal/ghactions"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/catalog/catalogdiff"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/report"
-	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/report/ghactions"
+	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
 )
 

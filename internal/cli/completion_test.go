@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 func TestNewCompletionCmd(t *testing.T) {

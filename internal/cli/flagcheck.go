@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/urlcheck"
+	"github.com/askback/askback/internal/checks/urlcheck"
+	"github.com/askback/askback/internal/text/credential"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

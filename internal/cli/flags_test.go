@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

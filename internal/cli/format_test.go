@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 func TestFormatFlags(t *testing.T) {

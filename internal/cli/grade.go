@@ -8,15 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/audit"
-	"github.com/askback/askback/internal/grade"
-	"github.com/askback/askback/internal/inspect"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/checks/audit"
+	"github.com/askback/askback/internal/checks/grade"
+	"github.com/askback/askback/internal/checks/inspect"
+	"github.com/askback/askback/internal/checks/scan"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/report"
-	"github.com/askback/askback/internal/sarif"
-	"github.com/askback/askback/internal/scan"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
 )
 

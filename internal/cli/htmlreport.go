@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/askback/askback/internal/htmlreport"
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/report"
-	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/report/htmlreport"
+	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -22,7 +22,7 @@ func addHTMLFlag(cmd *cobra.Command, file *string) {
 
 // checkOutPath refuses, before anything runs, the file a flag names
 // (--html, --junit, --badge, -o, --report) when its folder does not exist,
-// or it names a folder, a symbolic link (not followed: see internal/outfile)
+// or it names a folder, a symbolic link (not followed: see internal/platform/outfile)
 // or a file that is not a regular file (a device, a pipe): a long run would
 // otherwise end without its report.
 func checkOutPath(flag, path string) error {

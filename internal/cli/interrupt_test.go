@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 // An interrupt (Ctrl-C: the context Main is given ends) says so and exits

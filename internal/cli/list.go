@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/inspect"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/checks/inspect"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
 

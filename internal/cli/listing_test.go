@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/spf13/cobra"
 )
 

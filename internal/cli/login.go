@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/askback/askback/internal/interactive"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/login"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -22,7 +22,7 @@ const ClientSecretEnv = "MCP_TESTER_CLIENT_SECRET"
 const IdPClientSecretEnv = "MCP_TESTER_IDP_CLIENT_SECRET"
 
 // LoginOptions say how to log in to an HTTP server that requires OAuth
-// (see internal/login). Every command that connects has them.
+// (see internal/client/login). Every command that connects has them.
 type LoginOptions struct {
 	// Login logs in again even when a login is cached (--login).
 	Login bool

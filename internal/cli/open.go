@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/interactive"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

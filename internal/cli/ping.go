@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
 

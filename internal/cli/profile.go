@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/spf13/cobra"
 )
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/profile"
-	"github.com/askback/askback/internal/target"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/spf13/cobra"
 )
 

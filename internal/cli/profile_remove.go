@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
 	"github.com/spf13/cobra"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/client/profile"
 	"github.com/spf13/cobra"
 )
 

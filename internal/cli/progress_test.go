@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
 )
 
 // A server's progress message reaches the terminal escaped, on one line.

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/spf13/cobra"
 )
 

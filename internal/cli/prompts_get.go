@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/jsonobject"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +53,7 @@ order, questions left over are declined, each is printed as an [ELICIT] line.`,
 func runPromptsGet(ctx context.Context, opts *PromptsGetOptions) error {
 	var args map[string]string
 	if opts.Args != "" {
-		m, err := jsonobject.Parse("--args", opts.Args, jsonobject.AsWritten)
+		m, err := userjson.Parse("--args", opts.Args, userjson.AsWritten)
 		if err != nil {
 			return usageErr("%v; a prompt takes a JSON object of strings", err)
 		}

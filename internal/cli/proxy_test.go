@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 // What the proxy is told, from its command line, and what it refuses

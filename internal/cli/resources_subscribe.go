@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )

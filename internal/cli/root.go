@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/spf13/cobra"
 )
 

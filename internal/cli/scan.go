@@ -8,12 +8,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/profile"
+	"github.com/askback/askback/internal/checks/scan"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
 	"github.com/askback/askback/internal/report"
-	"github.com/askback/askback/internal/sarif"
-	"github.com/askback/askback/internal/scan"
+	"github.com/askback/askback/internal/report/printer"
+	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +73,7 @@ at or above --fail-on (default high), 1 when one is (or a list the server
 declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 		Example: `  mcp-tester scan -c bin/deployer
   mcp-tester scan -c bin/manytools --format json --fail-on medium
-  mcp-tester scan -c 'bin/catalogserver internal/scan/testdata/corpus/poisoned-calculator.json' --fail-on never`,
+  mcp-tester scan -c 'bin/catalogserver internal/checks/scan/testdata/corpus/poisoned-calculator.json' --fail-on never`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/askback/askback/internal/conversation"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/jsonmatch"
-	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/recordscript"
+	"github.com/askback/askback/internal/recording/conversation"
 	"github.com/askback/askback/internal/script"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/script/expect"
+	"github.com/askback/askback/internal/script/fromrecording"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -89,13 +89,13 @@ bad flags: nothing is written.`,
 const maxRecordingEntries = 1_000_000
 
 func runScript(_ context.Context, opts *ScriptOptions) error {
-	mode, ok := jsonmatch.ParseMode(opts.Match)
+	mode, ok := expect.ParseMode(opts.Match)
 	if !ok {
 		return usageErr("--match %q: use exact or shape", opts.Match)
 	}
-	var ignore []jsonmatch.Path
+	var ignore []expect.Path
 	for _, s := range opts.Ignore {
-		p, err := jsonmatch.ParsePath(s, true)
+		p, err := expect.ParsePath(s, true)
 		if err != nil || len(p) == 0 {
 			if err == nil {
 				err = errors.New("the whole result cannot be left out; name a part of it")
@@ -132,8 +132,8 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if out == "" {
 		out = "SCRIPT.mcp"
 	}
-	var counts recordscript.Counts
-	src, warnings, err := recordscript.Write(conv, recordscript.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts})
+	var counts fromrecording.Counts
+	src, warnings, err := fromrecording.Write(conv, fromrecording.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
 	}
@@ -160,7 +160,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 
 // scriptSummary says what the script made of the recording name: the
 // calls it replays, and those it writes only as comments or leaves out.
-func scriptSummary(c recordscript.Counts, name string, truncated bool) string {
+func scriptSummary(c fromrecording.Counts, name string, truncated bool) string {
 	s := nCalls(c.Replayed) + " from " + name
 	if truncated {
 		s += ", which was cut short"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 func TestScriptCmdBindsFlags(t *testing.T) {

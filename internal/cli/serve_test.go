@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/standin"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/server/standin"
 )
 
 // What the stand-in is told, from its command line, and what it refuses

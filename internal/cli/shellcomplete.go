@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/catalog"
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/profile"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/text/credential"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/spf13/cobra"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/spf13/cobra"
 )
 

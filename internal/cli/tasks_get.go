@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 )
 

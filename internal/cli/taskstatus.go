@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks/taskclient"
 )
 

@@ -6,7 +6,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/client/answer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )

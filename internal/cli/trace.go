@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/outfile"
-	"github.com/askback/askback/internal/trace"
-	"github.com/askback/askback/internal/wire"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/trace"
+	"github.com/askback/askback/internal/client/wire"
+	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/spf13/cobra"
 )
 

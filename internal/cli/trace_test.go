@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/iostreams"
+	"github.com/askback/askback/internal/cli/iostreams"
 )
 
 // The trace's first line names the target; credential headers show no

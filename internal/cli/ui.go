@@ -8,9 +8,9 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/askback/askback/internal/interactive"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/ui"
 	"github.com/spf13/cobra"
 )

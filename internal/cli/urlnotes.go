@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/termsafe"
-	"github.com/askback/askback/internal/urlcheck"
+	"github.com/askback/askback/internal/checks/urlcheck"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // urlNotes tells the person, on stderr, what to be careful about in the URL

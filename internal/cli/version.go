@@ -7,8 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/printer"
+	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/askback/askback/internal/strictjson"
+	"github.com/askback/askback/internal/encoding/strictjson"
 )
 
 // maxLine bounds one line of a recording: the largest message, escaped,

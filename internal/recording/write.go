@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/outfile"
+	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/text/credential"
 )
 
 // Default bounds of a Writer.

@@ -2,7 +2,7 @@
 // --format takes and their validation (Choice), the rendering each name
 // picks (Emit, from a command's Writers), and the report files a flag
 // names (--junit, --html) written whole or not at all (WriteFile, through
-// internal/outfile: a symbolic link is refused, a failed write leaves the
+// internal/platform/outfile: a symbolic link is refused, a failed write leaves the
 // file as it was).
 package report
 
@@ -13,9 +13,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/askback/askback/internal/ghactions"
-	"github.com/askback/askback/internal/outfile"
-	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/report/ghactions"
+	"github.com/askback/askback/internal/report/sarif"
 )
 
 // The formats a command prints on stdout.

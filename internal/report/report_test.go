@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/ghactions"
-	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/report/ghactions"
+	"github.com/askback/askback/internal/report/sarif"
 )
 
 func TestChoice(t *testing.T) {

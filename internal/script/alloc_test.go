@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/client/answer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/askback/askback/internal/jsonobject"
-	"github.com/askback/askback/internal/strictjson"
-	"github.com/askback/askback/internal/suggest"
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/text/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -367,9 +367,9 @@ func plainDecimal(s string) bool {
 }
 
 // decodeJSON reads a JSON value written in a script, by the rule of every
-// JSON a person writes (internal/jsonobject), its numbers as written.
+// JSON a person writes (internal/encoding/userjson), its numbers as written.
 func decodeJSON(s string) (any, error) {
-	v, err := jsonobject.Value(fmt.Sprintf("%q", truncate(s, 60)), s, jsonobject.AsWritten)
+	v, err := userjson.Value(fmt.Sprintf("%q", truncate(s, 60)), s, userjson.AsWritten)
 	if err != nil {
 		return nil, err
 	}

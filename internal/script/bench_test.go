@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/benchratio"
-	"github.com/askback/askback/internal/cpuuse"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/bench/benchratio"
+	"github.com/askback/askback/internal/bench/cpuuse"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -192,7 +192,7 @@ func sum(v []float64) float64 {
 // process of its own: the CPU time of this process is the clients' alone.
 func BenchmarkScriptVsPlainLoopStdio(b *testing.B) {
 	ctx := context.Background()
-	server := filepath.Join(testbin.Need(b, "./internal/fixtures/yardstick"), "yardstick") + " serve"
+	server := filepath.Join(testbin.Need(b, "./internal/testsupport/fixtures/yardstick"), "yardstick") + " serve"
 	src := benchScript()
 	plain := func(bounded bool) error {
 		cmd := exec.Command("/bin/sh", "-c", "exec "+server)
@@ -262,7 +262,7 @@ func BenchmarkSessionScriptVsPlainLoopHTTP(b *testing.B) {
 // sdk-other-%, rest-%) with its range. Needs `go tool pprof`.
 func BenchmarkScriptProfile(b *testing.B) {
 	ctx := context.Background()
-	server := filepath.Join(testbin.Need(b, "./internal/fixtures/yardstick"), "yardstick") + " serve"
+	server := filepath.Join(testbin.Need(b, "./internal/testsupport/fixtures/yardstick"), "yardstick") + " serve"
 	src := benchScript()
 	sopts := session.Options{Target: &target.Target{Command: server}, Capabilities: session.Capabilities{Form: true, URL: true},
 		Validate: true, Tasks: true, Timeout: 30 * time.Second, ClientName: "mcp-tester", ClientVersion: "bench"}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/script/expect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -127,7 +127,7 @@ func assertResultEquals(_ *runner, c *command, args []string, l *last) *failure 
 	}
 	text := l.text()
 	return &failure{msg: "the last response is not exactly the text", expected: strconv.Quote(truncate(args[0], maxExcerpt)), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true,
-		diff: textDiff(jsonmatch.Escape(args[0]), text, c.line), fix: &fix{arg: 0, text: text},
+		diff: textDiff(expect.Escape(args[0]), text, c.line), fix: &fix{arg: 0, text: text},
 		said: fmt.Sprintf("assertion failed: expected exactly %q, but got %q", args[0], text)}
 }
 
@@ -211,7 +211,7 @@ func assertContains(_ *runner, _ *command, args []string, l *last) *failure {
 	}
 	text := l.text()
 	var fx *fix
-	if line := jsonmatch.CheckText(text); line != "" {
+	if line := expect.CheckText(text); line != "" {
 		fx = &fix{arg: 0, text: line}
 	}
 	return &failure{msg: "the result does not contain the text", expected: "text containing " + strconv.Quote(args[0]), actual: strconv.Quote(truncate(text, maxExcerpt)), response: true, fix: fx,
@@ -326,19 +326,19 @@ func otherText(c *command, l *last) *failure {
 	}
 	return &failure{msg: fmt.Sprintf("%s of %s (line %d) asks something else", what, l.cmd.name, l.line),
 		expected: "a message containing " + strconv.Quote(truncate(want, maxExcerpt)), actual: strconv.Quote(truncate(got, maxExcerpt)),
-		diff: textDiff(jsonmatch.Escape(want), got, c.line), fix: fx}
+		diff: textDiff(expect.Escape(want), got, c.line), fix: fx}
 }
 
 // elicitedText is the text assert_elicited looks for in a message: the
 // whole message, or, when parts of it change from run to run, its longest
 // part that does not.
 func elicitedText(msg string) string {
-	p := jsonmatch.Generalize(msg)
-	if p == jsonmatch.Escape(msg) {
+	p := expect.Generalize(msg)
+	if p == expect.Escape(msg) {
 		return msg
 	}
 	longest := ""
-	for _, part := range jsonmatch.LiteralParts(p) {
+	for _, part := range expect.LiteralParts(p) {
 		if len(part) > len(longest) {
 			longest = part
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askback/askback/internal/ghactions"
-	"github.com/askback/askback/internal/sarif"
+	"github.com/askback/askback/internal/report/ghactions"
+	"github.com/askback/askback/internal/report/sarif"
 )
 
 // connectRule is the SARIF rule of a script that could not reach the

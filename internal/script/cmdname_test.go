@@ -7,7 +7,7 @@ import (
 	"github.com/askback/askback/internal/script/cmdname"
 )
 
-// The names that script writers (internal/record) use are the command
+// The names that script writers (internal/script/fromcall) use are the command
 // table's, every one, in its order.
 func TestCommandNamesAreTheTable(t *testing.T) {
 	var table []string

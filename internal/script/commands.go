@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/jsonobject"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/encoding/userjson"
 	"github.com/askback/askback/internal/script/cmdname"
-	"github.com/askback/askback/internal/suggest"
+	"github.com/askback/askback/internal/text/suggest"
 )
 
 // cmd defines one command of the language, once: how it is written, what
@@ -274,7 +274,7 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 // parseContent parses the JSON object of an accept answer. Numbers decode
 // as float64, as they would from the wire.
 func parseContent(s string) (map[string]any, error) {
-	m, err := jsonobject.Parse("the content of elicit_response", s, jsonobject.Float64)
+	m, err := userjson.Parse("the content of elicit_response", s, userjson.Float64)
 	if err != nil {
 		return nil, fmt.Errorf("%w; write one object, e.g. '{\"confirm\": true}'", err)
 	}

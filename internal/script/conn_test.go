@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/target"
-	"github.com/askback/askback/internal/testbin"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/testsupport/testbin"
 )
 
 // deployerBinary returns the deployer example, built once per go test run.

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/record"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/script/fromcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -83,10 +83,10 @@ assert_contains "not started (decline)"
 // fallback, then replays the recording without it: it passes.
 func TestRecordWritesAReplayableScript(t *testing.T) {
 	connect := SessionConnectScript(deployerOptions(deployerBinary(t)))
-	var steps []record.Step
+	var steps []fromcall.Step
 	rec := func(method, name string, args any, qs []exchange.Entry, result any) error {
 		m, _ := args.(map[string]any)
-		steps = append(steps, record.Step{Method: method, Name: name, Args: m, Questions: qs, Result: result})
+		steps = append(steps, fromcall.Step{Method: method, Name: name, Args: m, Questions: qs, Result: result})
 		return nil
 	}
 	rep, out := runText(t, "ask.mcp", `call_tool deploy service:"auth-service"
@@ -100,7 +100,7 @@ expect_error call_tool no-such-tool
 		t.Fatalf("recorded %d steps; want the one call that got a result", len(steps))
 	}
 	var b strings.Builder
-	if err := record.Write(&b, steps...); err != nil {
+	if err := fromcall.Write(&b, steps...); err != nil {
 		t.Fatal(err)
 	}
 	want := `elicit_response accept '{"confirm":true,"environment":"production"}'

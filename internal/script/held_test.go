@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/client/answer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

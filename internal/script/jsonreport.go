@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // jsonReport is the JSON report's shape; docs/scripts.md documents it.
@@ -46,7 +46,7 @@ type jsonStep struct {
 // exit code, and per script its steps with their status ("passed" or
 // "failed") and, for a failure, the message, expected and actual values
 // and an excerpt of the last response. Control and invisible characters
-// are written as \u escapes (see internal/termsafe).
+// are written as \u escapes (see internal/text/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
 	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Scripts: []jsonScript{}}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/askback/askback/internal/junit"
+	"github.com/askback/askback/internal/report/junit"
 )
 
 // WriteJUnit writes the report as JUnit XML: a testsuite per script named

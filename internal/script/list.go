@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/session"
-	"github.com/askback/askback/internal/suggest"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/suggest"
 )
 
 // listKinds are what the list command lists, and the member of its result

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/jsonmatch"
-	"github.com/askback/askback/internal/textdiff"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/script/expect"
+	"github.com/askback/askback/internal/text/textdiff"
 )
 
 // The checks that compare with placeholders (docs/scripts.md, "Values that
@@ -17,8 +17,8 @@ import (
 // expectation is what assert_json and assert_question expect, parsed when
 // it is written without variables.
 type expectation struct {
-	arg  int             // the argument that holds it
-	want jsonmatch.Value // nil until the step runs when it uses variables
+	arg  int          // the argument that holds it
+	want expect.Value // nil until the step runs when it uses variables
 	// question selector of assert_question: key=K, index=N (1-based).
 	key   string
 	index int64
@@ -28,7 +28,7 @@ type expectation struct {
 func checkPattern(p *parser, c *command, outers []*cmd) {
 	t := c.args[len(c.args)-1]
 	if s, ok := t.literal(); ok {
-		if _, err := jsonmatch.ParsePattern(s); err != nil {
+		if _, err := expect.ParsePattern(s); err != nil {
 			p.errorf(t.col, "%v", err)
 		}
 	}
@@ -36,7 +36,7 @@ func checkPattern(p *parser, c *command, outers []*cmd) {
 
 // checkJSONArg checks an expected JSON value: one JSON value, whose strings
 // are patterns.
-func checkJSONArg(p *parser, c *command, i int) jsonmatch.Value {
+func checkJSONArg(p *parser, c *command, i int) expect.Value {
 	t := c.args[i]
 	s, ok := t.literal()
 	if !ok {
@@ -52,25 +52,25 @@ func checkJSONArg(p *parser, c *command, i int) jsonmatch.Value {
 
 // parseExpected reads the expected value of assert_json and
 // assert_question, and checks its patterns.
-func parseExpected(s string) (jsonmatch.Value, error) {
-	v, err := jsonmatch.Decode([]byte(s))
+func parseExpected(s string) (expect.Value, error) {
+	v, err := expect.Decode([]byte(s))
 	if err != nil {
 		hint := ""
 		if !strings.ContainsAny(strings.TrimSpace(s), `{["`) {
-			hint = fmt.Sprintf("; to expect the text %s write '%s'", s, jsonmatch.Compact(s))
+			hint = fmt.Sprintf("; to expect the text %s write '%s'", s, expect.Compact(s))
 		}
 		return nil, fmt.Errorf("the expected value is not JSON: %v%s", err, hint)
 	}
-	if err := checkPatterns(v, jsonmatch.Path{}); err != nil {
+	if err := checkPatterns(v, expect.Path{}); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-func checkPatterns(v jsonmatch.Value, at jsonmatch.Path) error {
+func checkPatterns(v expect.Value, at expect.Path) error {
 	switch x := v.(type) {
 	case string:
-		if _, err := jsonmatch.ParsePattern(x); err != nil {
+		if _, err := expect.ParsePattern(x); err != nil {
 			return fmt.Errorf("%s: %v", at, err)
 		}
 	case []any:
@@ -79,7 +79,7 @@ func checkPatterns(v jsonmatch.Value, at jsonmatch.Path) error {
 				return err
 			}
 		}
-	case *jsonmatch.Object:
+	case *expect.Object:
 		for _, k := range x.Keys {
 			if err := checkPatterns(x.Values[k], append(at, k)); err != nil {
 				return err
@@ -96,7 +96,7 @@ func checkAssertJSON(p *parser, c *command, outers []*cmd) {
 		if !ok {
 			return
 		}
-		path, err := jsonmatch.ParsePath(s, false)
+		path, err := expect.ParsePath(s, false)
 		if err != nil {
 			p.errorf(c.args[0].col, "%v", err)
 			return
@@ -136,7 +136,7 @@ func checkAssertQuestion(p *parser, c *command, outers []*cmd) {
 }
 
 // expected is the expected value of c, variables replaced.
-func (r *runner) expected(c *command) (jsonmatch.Value, *failure) {
+func (r *runner) expected(c *command) (expect.Value, *failure) {
 	if c.expect.want != nil {
 		return c.expect.want, nil
 	}
@@ -154,7 +154,7 @@ func (r *runner) expected(c *command) (jsonmatch.Value, *failure) {
 // assertResultMatches runs assert_match PATTERN: the last response is a
 // text the pattern describes.
 func assertResultMatches(_ *runner, c *command, args []string, l *last) *failure {
-	p, err := jsonmatch.ParsePattern(args[0])
+	p, err := expect.ParsePattern(args[0])
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -165,13 +165,13 @@ func assertResultMatches(_ *runner, c *command, args []string, l *last) *failure
 	}
 	text := l.text()
 	return &failure{msg: "the last response does not match the pattern", expected: strconv.Quote(truncate(args[0], maxExcerpt)), actual: strconv.Quote(truncate(text, maxExcerpt)),
-		diff: textDiff(args[0], text, c.line), response: true, fix: &fix{arg: 0, text: jsonmatch.Generalize(text)},
+		diff: textDiff(args[0], text, c.line), response: true, fix: &fix{arg: 0, text: expect.Generalize(text)},
 		said: fmt.Sprintf("assertion failed: %q does not match %q", text, args[0])}
 }
 
 // assertValueMatches runs assert_match VALUE PATTERN.
 func assertValueMatches(_ *runner, c *command, args []string, _ *StepResult) *failure {
-	p, err := jsonmatch.ParsePattern(args[1])
+	p, err := expect.ParsePattern(args[1])
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -179,7 +179,7 @@ func assertValueMatches(_ *runner, c *command, args []string, _ *StepResult) *fa
 		return nil
 	}
 	return &failure{msg: "the value does not match the pattern", expected: strconv.Quote(truncate(args[1], maxExcerpt)), actual: strconv.Quote(truncate(args[0], maxExcerpt)),
-		diff: textDiff(args[1], args[0], c.line), fix: &fix{arg: 1, text: jsonmatch.Generalize(args[0])},
+		diff: textDiff(args[1], args[0], c.line), fix: &fix{arg: 1, text: expect.Generalize(args[0])},
 		said: fmt.Sprintf("assertion failed: %q does not match %q", args[0], args[1])}
 }
 
@@ -193,7 +193,7 @@ func textDiff(pattern, text string, line int) string {
 	pl, tl := strings.Split(pattern, "\n"), strings.Split(text, "\n")
 	if len(pl) == len(tl) {
 		for i := range pl {
-			if p, err := jsonmatch.ParsePattern(pl[i]); err == nil && p.Match(tl[i]) {
+			if p, err := expect.ParsePattern(pl[i]); err == nil && p.Match(tl[i]) {
 				tl[i] = pl[i]
 			}
 		}
@@ -213,8 +213,8 @@ func assertJSON(r *runner, c *command, _ []string, l *last) *failure {
 	}
 	what := "the result"
 	if c.path != nil {
-		what = jsonmatch.Path(c.path).String()
-		got, err = jsonmatch.Lookup(got, c.path)
+		what = expect.Path(c.path).String()
+		got, err = expect.Lookup(got, c.path)
 		if err != nil {
 			return &failure{msg: fmt.Sprintf("the result has nothing at %s: %v", what, err), response: true}
 		}
@@ -225,8 +225,8 @@ func assertJSON(r *runner, c *command, _ []string, l *last) *failure {
 // compareJSON is the verdict of a JSON check: the differences as a
 // message, and a diff of the expected value and what came, written where
 // it matches as expected.
-func compareJSON(what string, want, got jsonmatch.Value, c *command) *failure {
-	diffs := jsonmatch.Match(want, got)
+func compareJSON(what string, want, got expect.Value, c *command) *failure {
+	diffs := expect.Match(want, got)
 	if len(diffs) == 0 {
 		return nil
 	}
@@ -240,14 +240,14 @@ func compareJSON(what string, want, got jsonmatch.Value, c *command) *failure {
 	}
 	msg := fmt.Sprintf("%s differs from the expected value at %s", what, strings.Join(paths, ", "))
 	diff := textdiff.Unified(fmt.Sprintf("expected (line %d)", c.line), "actual",
-		jsonmatch.Indent(want, "  ")+"\n", jsonmatch.Indent(jsonmatch.Project(want, got), "  ")+"\n", 3)
+		expect.Indent(want, "  ")+"\n", expect.Indent(expect.Project(want, got), "  ")+"\n", 3)
 	first := diffs[0]
 	actual := first.Actual
 	if actual == "" {
 		actual = "(missing)"
 	}
 	return &failure{msg: msg, expected: first.Path.String() + ": " + truncate(first.Expected, maxExcerpt), actual: first.Path.String() + ": " + truncate(actual, maxExcerpt),
-		diff: diff, fix: &fix{arg: c.expect.arg, json: jsonmatch.Update(want, got), isJSON: true},
+		diff: diff, fix: &fix{arg: c.expect.arg, json: expect.Update(want, got), isJSON: true},
 		said: "assertion failed: " + msg}
 }
 
@@ -281,11 +281,11 @@ func assertQuestion(r *runner, c *command, _ []string, l *last) *failure {
 	}
 	// The closest question: the one with the fewest differences (the
 	// last of equals, a question asked again being the later).
-	var best jsonmatch.Value
+	var best expect.Value
 	bestN := -1
 	for _, q := range candidates {
 		got := questionJSON(q)
-		n := len(jsonmatch.Match(want, got))
+		n := len(expect.Match(want, got))
 		if n == 0 {
 			return nil
 		}
@@ -303,7 +303,7 @@ func assertQuestion(r *runner, c *command, _ []string, l *last) *failure {
 // questionJSON is what a question asked, as JSON: the parameters of the
 // elicitation or of the request for a model reply; {} for a request for
 // the roots.
-func questionJSON(q exchange.Entry) jsonmatch.Value {
+func questionJSON(q exchange.Entry) expect.Value {
 	var v any = struct{}{}
 	switch {
 	case q.IsElicitation() && q.Params != nil:
@@ -313,11 +313,11 @@ func questionJSON(q exchange.Entry) jsonmatch.Value {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return jsonmatch.NewObject()
+		return expect.NewObject()
 	}
-	out, err := jsonmatch.Decode(b)
+	out, err := expect.Decode(b)
 	if err != nil {
-		return jsonmatch.NewObject()
+		return expect.NewObject()
 	}
 	return out
 }
@@ -326,7 +326,7 @@ func questionJSON(q exchange.Entry) jsonmatch.Value {
 // passes: the argument whose value changes, and its new value.
 type fix struct {
 	arg    int
-	text   string          // the new text
-	json   jsonmatch.Value // the new JSON, when isJSON
+	text   string       // the new text
+	json   expect.Value // the new JSON, when isJSON
 	isJSON bool
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/suggest"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/text/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/script/expect"
 )
 
 // parsePath parses a set_var path: structuredContent.a.b, $.a.b, $ (the
 // whole result), content.0.text or content[0].text. Numbers index arrays.
 func parsePath(s string) ([]string, error) {
-	return jsonmatch.PathSyntax{
+	return expect.PathSyntax{
 		Forms: "$.a.b, structuredContent.a.b, content.0.text or rawResponse",
 		Index: "content[0]",
 	}.Parse(s)
@@ -38,7 +38,7 @@ func lookupPath(v any, path []string) (any, error) {
 			}
 			v = x[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), jsonmatch.KindOf(v))
+			return nil, fmt.Errorf("%s is %s, not an object or array", pathString(path[:i]), expect.KindOf(v))
 		}
 	}
 	return v, nil

@@ -3,8 +3,8 @@ package script
 import (
 	"time"
 
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/session"
 )
 
 // Exit codes of `mcp-tester test`.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askback/askback/internal/junit"
+	"github.com/askback/askback/internal/report/junit"
 )
 
 // sampleReport runs a passing script, a failing one and one that cannot

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
 )
 
 // DefaultStepTimeout bounds each step unless RunOptions.StepTimeout or the

@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/exchange"
-	"github.com/askback/askback/internal/jsonmatch"
-	"github.com/askback/askback/internal/printer"
-	"github.com/askback/askback/internal/runecut"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/script/cmdname"
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/script/expect"
+	"github.com/askback/askback/internal/text/runecut"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -165,7 +165,7 @@ type last struct {
 	rawDone     bool
 	decodedDone bool
 	orderedDone bool
-	orderedVal  jsonmatch.Value // the result's JSON in order, see ordered
+	orderedVal  expect.Value // the result's JSON in order, see ordered
 	orderedErr  error
 	// caught is the error's message when expect_error expected the
 	// failure: the checks then read it as the last response.
@@ -767,11 +767,11 @@ func (l *last) decodedJSON() any {
 	return l.decoded
 }
 
-// ordered is the result's JSON decoded in order (jsonmatch), on first use.
-func (l *last) ordered() (jsonmatch.Value, error) {
+// ordered is the result's JSON decoded in order (expect), on first use.
+func (l *last) ordered() (expect.Value, error) {
 	if !l.orderedDone {
 		l.orderedDone = true
-		l.orderedVal, l.orderedErr = jsonmatch.Decode([]byte(l.rawJSON()))
+		l.orderedVal, l.orderedErr = expect.Decode([]byte(l.rawJSON()))
 	}
 	return l.orderedVal, l.orderedErr
 }

@@ -6,7 +6,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/askback/askback/internal/answer"
+	"github.com/askback/askback/internal/client/answer"
 )
 
 // SampleConn is a Conn that can answer a server's requests for a model

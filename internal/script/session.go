@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/sleep"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/platform/sleep"
 )
 
 // taskRef is the task the task commands act on when given no id: the last

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // appendStep appends the lines of a step to b: the line of a passed step
@@ -63,7 +63,7 @@ func appendStepLine(b []byte, passed bool, text string, line int) []byte {
 }
 
 // indent writes text under a step, each line indented and neutralised
-// (see internal/termsafe): the text quotes what the server sent.
+// (see internal/text/termsafe): the text quotes what the server sent.
 func indent(b *strings.Builder, label, text string) {
 	pad := "      "
 	for i, line := range strings.Split(termsafe.Block(text), "\n") {

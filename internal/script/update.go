@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/script/expect"
 	"github.com/askback/askback/internal/script/syntax"
 )
 
@@ -132,7 +132,7 @@ func oneLine(s string) string {
 // render writes the new value of t in t's way of writing where it can.
 func render(t token, f *fix) (string, error) {
 	if f.isJSON {
-		c := jsonmatch.Compact(f.json)
+		c := expect.Compact(f.json)
 		switch t.kind {
 		case jsonToken:
 			if isContainer(f.json) {
@@ -168,16 +168,16 @@ func render(t token, f *fix) (string, error) {
 			return f.text, nil
 		}
 	case jsonToken:
-		if v, err := jsonmatch.Decode([]byte(f.text)); err == nil && isContainer(v) && !strings.Contains(f.text, "\n") {
+		if v, err := expect.Decode([]byte(f.text)); err == nil && isContainer(v) && !strings.Contains(f.text, "\n") {
 			return f.text, nil
 		}
 	}
 	return syntax.Quote(f.text), nil
 }
 
-func isContainer(v jsonmatch.Value) bool {
+func isContainer(v expect.Value) bool {
 	switch v.(type) {
-	case *jsonmatch.Object, []any:
+	case *expect.Object, []any:
 		return true
 	}
 	return false
@@ -201,9 +201,9 @@ func heredocBody(t token, f *fix, lines []string) ([]string, error) {
 	var text string
 	if f.isJSON {
 		old := lines[t.heredoc.first : t.heredoc.first+t.heredoc.count]
-		text = jsonmatch.Compact(f.json)
+		text = expect.Compact(f.json)
 		if len(old) > 1 {
-			text = jsonmatch.Indent(f.json, indentOf(old))
+			text = expect.Indent(f.json, indentOf(old))
 		}
 	} else {
 		text = f.text

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/askback/askback/internal/jsonmatch"
+	"github.com/askback/askback/internal/script/expect"
 )
 
 // runSrc runs src against the test server and returns its result.
@@ -215,7 +215,7 @@ func jsonEqual(a, b any) bool {
 	return jsonmatchCompact(a) == jsonmatchCompact(b)
 }
 
-func jsonmatchCompact(v any) string { return jsonmatch.Compact(v) }
+func jsonmatchCompact(v any) string { return expect.Compact(v) }
 
 // commandOf is the parsed command of st, a step of s.
 func commandOf(s *Script, st Step) *command {

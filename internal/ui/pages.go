@@ -19,12 +19,12 @@ import (
 	"time"
 
 	"github.com/askback/askback/formschema"
-	"github.com/askback/askback/internal/answer"
-	"github.com/askback/askback/internal/interactive"
-	"github.com/askback/askback/internal/jsonobject"
-	"github.com/askback/askback/internal/outfile"
-	"github.com/askback/askback/internal/termsafe"
-	"github.com/askback/askback/internal/toolargs"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/toolargs"
+	"github.com/askback/askback/internal/encoding/userjson"
+	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -477,7 +477,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 		tv = toolViewOf(t)
 		if r.PostFormValue("with") == "json" || tv.Fields == nil {
 			tv.Args = r.PostFormValue("args")
-			m, err := jsonobject.Parse("arguments", tv.Args, jsonobject.AsWritten)
+			m, err := userjson.Parse("arguments", tv.Args, userjson.AsWritten)
 			if err != nil {
 				problems = append(problems, err.Error())
 			}

@@ -3,7 +3,7 @@
 // call and every message on the wire, and saves what they did as a
 // recording and a `.mcp` script.
 //
-// The page is one more client of internal/session: the browser never
+// The page is one more client of internal/client/session: the browser never
 // speaks MCP. A person's answers reach the session through an
 // answer.Answerer that waits for the form they submit. The page is
 // rendered on the server with html/template, runs no script, and is
@@ -32,8 +32,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/runecut"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/runecut"
 )
 
 // Target names a server to connect to: a command or a URL, and the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/replay/redisstore"
 	"github.com/askback/askback/replay/replaytest"

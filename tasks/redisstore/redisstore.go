@@ -37,7 +37,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/askback/askback/internal/sleep"
+	"github.com/askback/askback/internal/platform/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/redis/go-redis/v9"
 )

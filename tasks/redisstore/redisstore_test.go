@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/redisstore"
 	"github.com/askback/askback/tasks/taskstoretest"

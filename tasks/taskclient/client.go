@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/sleep"
+	"github.com/askback/askback/internal/platform/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askback/askback/internal/eventstream"
+	"github.com/askback/askback/internal/encoding/eventstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

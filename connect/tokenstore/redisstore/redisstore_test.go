@@ -10,7 +10,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/connect/tokenstore/redisstore"
 	"github.com/askback/askback/connect/tokenstore/tokenstoretest"
-	"github.com/askback/askback/internal/scaleout"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 	"github.com/askback/askback/keys"
 	"golang.org/x/oauth2"
 )

@@ -8,7 +8,7 @@
 // configures it strictly (one registered client, exact redirect URI, S256 PKCE, the
 // client's secret on every token request, a scope granted only when known and, at a
 // refresh, within what the user approved) and adds the pages and the API. Its grants are
-// kept bounded (internal/oauthgrant): a flood of sign-ins cannot grow its memory. It serves plain http on loopback for the demo; a real provider is
+// kept bounded (internal/server/oauthgrant): a flood of sign-ins cannot grow its memory. It serves plain http on loopback for the demo; a real provider is
 // https only.
 package fakegithub
 
@@ -25,8 +25,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/oauthgrant"
-	"github.com/askback/askback/internal/reqbody"
+	"github.com/askback/askback/internal/server/oauthgrant"
+	"github.com/askback/askback/internal/server/reqbody"
 	"github.com/go-oauth2/oauth2/v4"
 	oauth2errors "github.com/go-oauth2/oauth2/v4/errors"
 	"github.com/go-oauth2/oauth2/v4/manage"

@@ -1,13 +1,13 @@
 // Package recordingtest records what a client says to a server, for tests
 // that need recordings of real conversations: an observer for a session
-// (session.Options.Observe, internal/wire) that writes every message it
+// (session.Options.Observe, internal/client/wire) that writes every message it
 // hears to a recording.Writer, as the proxy would have written it over
 // stdio.
 package recordingtest
 
 import (
+	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 

@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli"
-	"github.com/askback/askback/internal/iostreams"
-	"github.com/askback/askback/internal/manpage"
+	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/release"
+	"github.com/askback/askback/internal/release/manpage"
 )
 
 func main() {

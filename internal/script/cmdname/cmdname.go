@@ -1,6 +1,6 @@
 // Package cmdname names the commands of the .mcp script language, once:
 // the command table of internal/script defines each command under its name
-// here, and what writes scripts (internal/record, internal/recordscript)
+// here, and what writes scripts (internal/script/fromcall, internal/script/fromrecording)
 // writes the commands by these names. A test of internal/script checks that
 // the two lists agree.
 package cmdname

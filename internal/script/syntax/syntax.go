@@ -3,7 +3,7 @@
 // reads back unchanged (Word), the keys a line may name (ArgKey,
 // AnswerKey), and a comment kept on its line (Comment). The parser
 // (internal/script) reads what these write, and what writes scripts
-// (internal/record, internal/recordscript, internal/script's update) writes
+// (internal/script/fromcall, internal/script/fromrecording, internal/script's update) writes
 // through them; of the project it imports only termsafe, which knows what a
 // terminal or a CI runner would read as a command.
 package syntax
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/askback/askback/internal/termsafe"
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // Quote writes s as a double-quoted script string: quotes, backslashes and

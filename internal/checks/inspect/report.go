@@ -1,0 +1,111 @@
+package inspect
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/askback/askback/internal/text/termsafe"
+)
+
+// WriteText renders the report for a person. What the server sent (names,
+// versions, messages, the problems quoting it) is neutralised and kept on
+// its line (see internal/text/termsafe).
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	name := termsafe.Line(r.Server)
+	if name == "" {
+		name = "(unnamed server)"
+	}
+	if r.Version != "" {
+		name += " " + termsafe.Line(r.Version)
+	}
+	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(termsafe.Line(r.Protocol)))
+	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
+	if len(r.Declares) > 0 {
+		fmt.Fprintf(&b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
+	}
+	if r.ClientCapabilities != nil {
+		caps := strings.Join(r.ClientCapabilities, ", ")
+		if caps == "" {
+			caps = "nothing"
+		}
+		fmt.Fprintf(&b, "Listed by a client that declared %s\n", caps)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
+	}
+	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, c := range r.Criteria {
+		if !c.Applies {
+			fmt.Fprintf(tw, "   %s\tn/a\n", termsafe.Line(c.Name))
+			continue
+		}
+		mark := "ok"
+		if c.Points < float64(c.Weight) {
+			mark = "--"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s/%d\n", mark, termsafe.Line(c.Name), strconv.FormatFloat(c.Points, 'f', -1, 64), c.Weight)
+	}
+	tw.Flush()
+	first := true
+	for _, c := range r.Criteria {
+		for _, f := range c.Findings {
+			if first {
+				b.WriteString("\nFindings:\n")
+				first = false
+			}
+			subj := ""
+			if f.Subject != "" {
+				subj = termsafe.Line(f.Subject) + ": "
+			}
+			fmt.Fprintf(&b, "  [%s] %s%s\n      → %s\n", c.ID, subj, termsafe.Line(f.Problem), termsafe.Line(f.Advice))
+		}
+	}
+	b.WriteString("\nQuestions to the user:")
+	if len(r.Elicit.Tools) == 0 && len(r.Elicit.Prompts) == 0 {
+		if r.Elicit.Probed {
+			b.WriteString(" none seen (read-only tools probed; no description says a tool asks)\n")
+		} else {
+			b.WriteString(" none said (no description says a tool asks; --probe calls read-only tools to find out)\n")
+		}
+	} else {
+		b.WriteString("\n")
+		all := append([]ElicitingTool(nil), r.Elicit.Tools...)
+		for _, p := range r.Elicit.Prompts {
+			p.Name = "prompt " + p.Name
+			all = append(all, p)
+		}
+		for _, t := range all {
+			var how []string
+			if t.Said {
+				how = append(how, "says so in its description")
+			}
+			for _, q := range t.Asked {
+				key := ""
+				if q.Key != "" {
+					key = fmt.Sprintf(" %q", q.Key)
+				}
+				how = append(how, fmt.Sprintf("asked%s (%s): %s", key, termsafe.Line(q.Mode), oneLine(q.Message)))
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", termsafe.Line(t.Name), strings.Join(how, "; "))
+		}
+		if !r.Elicit.Probed {
+			b.WriteString("  (from descriptions only; --probe calls read-only tools to see them ask)\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(termsafe.Line(s)), " ") }
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,491 @@
+package inspect
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/askback/askback/internal/checks/schemaargs"
+	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The criteria and their weights; the weights add up to 100.
+const (
+	CritDescriptions = "descriptions"
+	CritInputSchemas = "input-schemas"
+	CritOutput       = "output-schemas"
+	CritAnnotations  = "annotations"
+	CritTitles       = "titles"
+	CritPrompts      = "prompts"
+	CritIcons        = "icons"
+	CritProtocol     = "protocol"
+	CritElicitation  = "elicitation"
+)
+
+// Latest is the newest protocol version inspect knows.
+const Latest = "2026-07-28"
+
+// maxNamed is how many subjects a grouped finding names.
+const maxNamed = 5
+
+// Evaluate rates a server.
+func Evaluate(s *Server) *Report {
+	r := &Report{Counts: Counts{len(s.Tools), len(s.Prompts), len(s.Resources), len(s.Templates)}}
+	if s.Info != nil {
+		r.Protocol = s.Info.ProtocolVersion
+		if s.Info.ServerInfo != nil {
+			r.Server, r.Version = s.Info.ServerInfo.Name, s.Info.ServerInfo.Version
+		}
+	}
+	r.Declares = declared(s)
+	r.ClientCapabilities = s.Declared
+	for _, m := range slices.Sorted(maps.Keys(s.ListErrors)) {
+		r.Errors = append(r.Errors, Finding{Subject: m, Problem: "failed: " + s.ListErrors[m], Advice: "Fix the handler: the server declares the capability, so clients will ask for this list."})
+	}
+	r.Elicit = elicitation(s)
+	r.Criteria = []Criterion{
+		descriptions(s),
+		inputSchemas(s),
+		outputSchemas(s),
+		annotations(s),
+		titles(s),
+		prompts(s),
+		icons(s, &r.IconsSeen),
+		protocol(s),
+		elicitationCriterion(r.Elicit),
+	}
+	var got, max float64
+	for _, c := range r.Criteria {
+		if c.Applies {
+			got += c.Points
+			max += float64(c.Weight)
+		}
+	}
+	if max > 0 {
+		r.Score = int(math.Round(100 * got / max))
+	}
+	return r
+}
+
+// perTool scores each tool from 0 to 1 and turns the average into points.
+// Tools with the same problem are grouped into one finding.
+type perTool struct {
+	c      Criterion
+	sum    float64
+	n      int
+	groups map[string]*group
+	order  []string
+}
+
+type group struct {
+	problem, advice string
+	names           []string
+}
+
+func newPerTool(id, name string, weight int) *perTool {
+	return &perTool{c: Criterion{ID: id, Name: name, Weight: weight, Applies: true}, groups: map[string]*group{}}
+}
+
+func (p *perTool) add(score float64) { p.sum += score; p.n++ }
+
+// flag records that tool has problem (grouped by problem text).
+func (p *perTool) flag(tool, problem, advice string) {
+	g, ok := p.groups[problem]
+	if !ok {
+		g = &group{problem: problem, advice: advice}
+		p.groups[problem] = g
+		p.order = append(p.order, problem)
+	}
+	g.names = append(g.names, tool)
+}
+
+func (p *perTool) done(emptyApplies bool) Criterion {
+	if p.n == 0 {
+		p.c.Applies = emptyApplies
+		if emptyApplies {
+			p.c.Points = 0
+		}
+		return p.c
+	}
+	p.c.Points = round1(float64(p.c.Weight) * p.sum / float64(p.n))
+	for _, prob := range p.order {
+		g := p.groups[prob]
+		p.c.Findings = append(p.c.Findings, Finding{Subject: subject("tool", g.names), Problem: g.problem, Advice: g.advice})
+	}
+	return p.c
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// subject names one or a few subjects, and how many more.
+func subject(kind string, names []string) string {
+	if len(names) == 1 {
+		return fmt.Sprintf("%s %q", kind, names[0])
+	}
+	shown := names
+	if len(shown) > maxNamed {
+		shown = shown[:maxNamed]
+	}
+	q := make([]string, len(shown))
+	for i, n := range shown {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	s := fmt.Sprintf("%d %ss: %s", len(names), kind, strings.Join(q, ", "))
+	if len(names) > len(shown) {
+		s += fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	return s
+}
+
+func descriptions(s *Server) Criterion {
+	p := newPerTool(CritDescriptions, "Tool descriptions", 20)
+	for _, t := range s.Tools {
+		d := strings.TrimSpace(t.Description)
+		switch {
+		case d == "":
+			p.add(0)
+			p.flag(t.Name, "no description", "Say what the tool does, when to use it and what it returns; a model chooses tools by their descriptions.")
+		case len(d) < 20 || strings.EqualFold(d, t.Name):
+			p.add(0.5)
+			p.flag(t.Name, "a description too short to choose the tool by", "Write a sentence or two: what it does, its effects, and whether it asks the user anything.")
+		default:
+			p.add(1)
+		}
+	}
+	return p.done(true)
+}
+
+func inputSchemas(s *Server) Criterion {
+	p := newPerTool(CritInputSchemas, "Input schemas", 15)
+	for _, t := range s.Tools {
+		m := schemaargs.Map(t.InputSchema)
+		if m == nil || m["type"] != "object" {
+			p.add(0)
+			p.flag(t.Name, `an input schema that is not {"type":"object",…}`, "Declare the arguments as a JSON Schema object with properties.")
+			continue
+		}
+		props, _ := m["properties"].(map[string]any)
+		if len(props) == 0 {
+			if m["additionalProperties"] == false {
+				p.add(1)
+				continue
+			}
+			p.add(0.5)
+			p.flag(t.Name, "an input schema without properties", `If the tool takes no arguments, say so with "additionalProperties": false; otherwise declare each argument with a type and a description.`)
+			continue
+		}
+		described := 0
+		for _, v := range props {
+			pm, _ := v.(map[string]any)
+			if d, _ := pm["description"].(string); strings.TrimSpace(d) != "" {
+				described++
+			}
+		}
+		p.add(float64(described) / float64(len(props)))
+		if described < len(props) {
+			p.flag(t.Name, "arguments without a description", "Describe every argument: its meaning, format and an example value.")
+		}
+	}
+	return p.done(true)
+}
+
+func outputSchemas(s *Server) Criterion {
+	p := newPerTool(CritOutput, "Output schemas", 10)
+	for _, t := range s.Tools {
+		if schemaargs.Map(t.OutputSchema) != nil {
+			p.add(1)
+			continue
+		}
+		p.add(0)
+		p.flag(t.Name, "no output schema", "Declare outputSchema and return structuredContent, so that clients can use the result without parsing text.")
+	}
+	return p.done(true)
+}
+
+// destructiveWords suggest that a tool changes or removes something.
+var destructiveWords = lazyre.New(`(?i)(^|[^a-z])(delete|remove|rm|drop|destroy|purge|wipe|erase|reset|kill|terminate|truncate|overwrite|deploy|revoke)([^a-z]|$)`)
+
+func annotations(s *Server) Criterion {
+	p := newPerTool(CritAnnotations, "Annotations (read-only, destructive, idempotent)", 15)
+	for _, t := range s.Tools {
+		a := t.Annotations
+		looks := destructiveWords.MatchString(t.Name)
+		switch {
+		case a == nil && looks:
+			p.add(0)
+			p.flag(t.Name, "looks destructive but has no annotations", `Set "destructiveHint": true (and "idempotentHint" if repeating it is harmless), so that clients ask before running it.`)
+		case a == nil:
+			p.add(0)
+			p.flag(t.Name, "no annotations", `Set "readOnlyHint": true for tools that change nothing; otherwise "destructiveHint" and "idempotentHint".`)
+		case a.ReadOnlyHint && looks:
+			p.add(0.5)
+			p.flag(t.Name, "marked read-only but named like a tool that changes things", "Check the hint: a wrong readOnlyHint lets clients run it without asking.")
+		case a.ReadOnlyHint:
+			p.add(1)
+		case a.DestructiveHint == nil && looks:
+			p.add(0.25)
+			p.flag(t.Name, "looks destructive but does not say whether it is", `Set "destructiveHint": true explicitly.`)
+		case a.DestructiveHint == nil:
+			p.add(0.5)
+			p.flag(t.Name, "annotations that do not say whether the tool is destructive", `Set "destructiveHint" (clients assume true when it is missing) or "readOnlyHint": true.`)
+		case !*a.DestructiveHint && looks:
+			p.add(0.5)
+			p.flag(t.Name, `marked not destructive but named like a tool that removes things`, "Check the hint: clients skip confirmation for tools that say they are not destructive.")
+		default:
+			p.add(1)
+		}
+	}
+	return p.done(true)
+}
+
+func titles(s *Server) Criterion {
+	p := newPerTool(CritTitles, "Titles", 5)
+	for _, t := range s.Tools {
+		if t.Title != "" || (t.Annotations != nil && t.Annotations.Title != "") {
+			p.add(1)
+			continue
+		}
+		p.add(0)
+		p.flag(t.Name, "no title", "Give a short human-readable title; clients show it instead of the name.")
+	}
+	return p.done(true)
+}
+
+func prompts(s *Server) Criterion {
+	c := Criterion{ID: CritPrompts, Name: "Prompts", Weight: 10, Applies: true}
+	if e, ok := s.ListErrors["prompts/list"]; ok && len(s.Prompts) == 0 {
+		c.Findings = append(c.Findings, Finding{Subject: "prompts/list", Problem: "failed: " + e, Advice: "Fix the prompts/list handler; the server declares prompts."})
+		return c
+	}
+	if len(s.Prompts) == 0 {
+		c.Findings = append(c.Findings, Finding{Problem: "no prompts", Advice: "Offer prompts for the common tasks with this server, so that users can start them by name."})
+		return c
+	}
+	var undescribed, badArgs []string
+	for _, p := range s.Prompts {
+		if strings.TrimSpace(p.Description) == "" {
+			undescribed = append(undescribed, p.Name)
+		}
+		for _, a := range p.Arguments {
+			if strings.TrimSpace(a.Description) == "" {
+				badArgs = append(badArgs, p.Name)
+				break
+			}
+		}
+	}
+	n := float64(len(s.Prompts))
+	score := 1 - 0.5*float64(len(undescribed))/n - 0.5*float64(len(badArgs))/n
+	c.Points = round1(float64(c.Weight) * score)
+	if len(undescribed) > 0 {
+		c.Findings = append(c.Findings, Finding{Subject: subject("prompt", undescribed), Problem: "no description", Advice: "Describe what the prompt is for."})
+	}
+	if len(badArgs) > 0 {
+		c.Findings = append(c.Findings, Finding{Subject: subject("prompt", badArgs), Problem: "arguments without a description", Advice: "Describe each argument, so that clients can ask for it."})
+	}
+	return c
+}
+
+func icons(s *Server, seen *int) Criterion {
+	c := Criterion{ID: CritIcons, Name: "Icons", Weight: 5, Applies: true}
+	all := Icons(s)
+	*seen = len(all)
+	if len(all) == 0 {
+		c.Findings = append(c.Findings, Finding{Problem: "no icons", Advice: "Give the server (serverInfo.icons) and its tools an icon, so that people recognize them."})
+		return c
+	}
+	if s.Icons == nil {
+		c.Points = float64(c.Weight)
+		return c
+	}
+	ok := 0
+	for _, ic := range s.Icons {
+		if ic.OK {
+			ok++
+			continue
+		}
+		c.Findings = append(c.Findings, Finding{Subject: fmt.Sprintf("icon %s of %s", shorten(ic.Source, 80), ic.Owner), Problem: ic.Problem, Advice: "Serve icons over HTTPS (or as data: URIs) with an image content type, small enough to load quickly."})
+	}
+	if len(s.Icons) > 0 {
+		c.Points = round1(float64(c.Weight) * float64(ok) / float64(len(s.Icons)))
+	}
+	return c
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func protocol(s *Server) Criterion {
+	c := Criterion{ID: CritProtocol, Name: "Protocol version", Weight: 10, Applies: true}
+	v := ""
+	if s.Info != nil {
+		v = s.Info.ProtocolVersion
+	}
+	var score float64
+	switch {
+	case v >= Latest:
+		score = 1
+	case v >= "2025-11-25":
+		score = 0.7
+	case v >= "2025-06-18":
+		score = 0.4
+	default:
+		score = 0.2
+	}
+	c.Points = round1(float64(c.Weight) * score)
+	if score < 1 {
+		c.Findings = append(c.Findings, Finding{Subject: "protocol " + orNone(v), Problem: "an older protocol version than " + Latest, Advice: "Speak " + Latest + ": questions come back as input_required results (multi round-trip requests), so the server can stay stateless."})
+	}
+	return c
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// askWords suggest that a tool asks the user.
+var askWords = lazyre.New(`(?i)\b(asks?|asking|confirm(s|ation)?|choose|chooses|select|approv(e|al)|elicit\w*|prompts? the user|the user (picks|chooses|decides))\b`)
+
+// saysItAsks reports whether a tool's description or the descriptions in
+// its input schema say that it asks the user.
+func saysItAsks(t *mcp.Tool) bool {
+	if askWords.MatchString(t.Description) {
+		return true
+	}
+	b, _ := json.Marshal(t.InputSchema)
+	return len(b) < 64<<10 && askWords.Match(b) && strings.Contains(strings.ToLower(string(b)), "user")
+}
+
+func elicitation(s *Server) Elicitation {
+	e := Elicitation{Probed: s.Probes != nil, Tools: []ElicitingTool{}}
+	asked := map[string][]Question{}
+	for _, p := range s.Probes {
+		if len(p.Questions) > 0 && p.Tool != "" {
+			asked[p.Tool] = p.Questions
+		}
+	}
+	for _, pr := range s.Prompts {
+		for _, p := range s.Probes {
+			if p.Prompt == pr.Name && len(p.Questions) > 0 {
+				e.Prompts = append(e.Prompts, ElicitingTool{Name: pr.Name, Said: askWords.MatchString(pr.Description), Asked: p.Questions})
+			}
+		}
+	}
+	sort.Slice(e.Prompts, func(i, j int) bool { return e.Prompts[i].Name < e.Prompts[j].Name })
+	for _, t := range s.Tools {
+		said := saysItAsks(t)
+		if said || asked[t.Name] != nil {
+			e.Tools = append(e.Tools, ElicitingTool{Name: t.Name, Said: said, Asked: asked[t.Name]})
+		}
+	}
+	sort.Slice(e.Tools, func(i, j int) bool { return e.Tools[i].Name < e.Tools[j].Name })
+	return e
+}
+
+func elicitationCriterion(e Elicitation) Criterion {
+	c := Criterion{ID: CritElicitation, Name: "Questions to the user", Weight: 10}
+	var silent, silentPrompts []string
+	asking := 0
+	for _, t := range e.Tools {
+		if t.Asked == nil {
+			continue
+		}
+		asking++
+		if !t.Said {
+			silent = append(silent, t.Name)
+		}
+	}
+	for _, p := range e.Prompts {
+		asking++
+		if !p.Said {
+			silentPrompts = append(silentPrompts, p.Name)
+		}
+	}
+	if asking == 0 {
+		return c // nothing seen asking: not applicable
+	}
+	c.Applies = true
+	c.Points = round1(float64(c.Weight) * float64(asking-len(silent)-len(silentPrompts)) / float64(asking))
+	if len(silent) > 0 {
+		c.Findings = append(c.Findings, Finding{Subject: subject("tool", silent), Problem: "asks the user but its description does not say so", Advice: "Say in the description what the tool asks and why, so that clients and users are not surprised."})
+	}
+	if len(silentPrompts) > 0 {
+		c.Findings = append(c.Findings, Finding{Subject: subject("prompt", silentPrompts), Problem: "asks the user but its description does not say so", Advice: "Say in the prompt's description what it asks, so that users are not surprised."})
+	}
+	return c
+}
+
+// declared names the capabilities the server declared.
+func declared(s *Server) []string {
+	out := []string{}
+	if s.Info == nil || s.Info.Capabilities == nil {
+		return out
+	}
+	c := s.Info.Capabilities
+	with := func(name string, extras ...string) string {
+		var on []string
+		for i := 0; i+1 < len(extras); i += 2 {
+			if extras[i+1] == "y" {
+				on = append(on, extras[i])
+			}
+		}
+		if len(on) == 0 {
+			return name
+		}
+		return name + " (" + strings.Join(on, ", ") + ")"
+	}
+	yn := func(b bool) string {
+		if b {
+			return "y"
+		}
+		return "n"
+	}
+	if c.Tools != nil {
+		out = append(out, with("tools", "listChanged", yn(c.Tools.ListChanged)))
+	}
+	if c.Prompts != nil {
+		out = append(out, with("prompts", "listChanged", yn(c.Prompts.ListChanged)))
+	}
+	if c.Resources != nil {
+		out = append(out, with("resources", "subscribe", yn(c.Resources.Subscribe), "listChanged", yn(c.Resources.ListChanged)))
+	}
+	if c.Completions != nil {
+		out = append(out, "completions")
+	}
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
+	if c.Logging != nil {
+		out = append(out, "logging")
+	}
+	for name := range c.Experimental {
+		out = append(out, "experimental "+name)
+	}
+	for name := range c.Extensions {
+		out = append(out, "extension "+name)
+	}
+	sort.Strings(out[min(len(out), countBasic(c)):])
+	return out
+}
+
+// countBasic is how many of the capabilities listed first are the fixed
+// ones (kept in their order; the rest are sorted).
+func countBasic(c *mcp.ServerCapabilities) int {
+	n := 0
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
+	for _, on := range []bool{c.Tools != nil, c.Prompts != nil, c.Resources != nil, c.Completions != nil, c.Logging != nil} {
+		if on {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,243 @@
+package scan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/askback/askback/internal/checks/schemaargs"
+	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	// destination is an address data can be sent to: a URL, an e-mail
+	// address, an IPv4 address.
+	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	// sendVerb orders data sent somewhere: an order to the model.
+	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	// sendsVerb says that the tool itself sends data somewhere: what it
+	// is for, perhaps (a webhook tool), but a person should see where.
+	sendsVerb = lazyre.New(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
+	// carbonCopy is a copy to another address: always a destination.
+	carbonCopy = lazyre.New(`(?i)\bb?cc\b`)
+	// dataWord names what would be sent.
+	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	// markdownImage is a Markdown image with a remote address: a client
+	// that renders it fetches the address.
+	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
+	// placeholder is a place in an address for data to go: {x}, $X,
+	// <x>, %s, or an address that ends in = for a value appended.
+	placeholder = lazyre.New(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
+
+	// visitVerb orders an address fetched, opened or posted to: what
+	// sends whatever the address holds to its host.
+	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call)\b`)
+	// userData names the user's or the conversation's data.
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:said|says|typed|wrote|asked|entered)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b`)
+	// builtFrom says that data goes into an address: appended, put in
+	// its query, filled into it.
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
+	// dataPlaceholder is a place in an address named for the
+	// conversation's or the user's data.
+	dataPlaceholder = lazyre.New(`(?i)[{<$%\[][^}>\]]{0,20}?(?:conversation|history|chat|messages?|user_?(?:message|input|question|query|data)|prompt|context|transcript|summary|secret|token|password|e-?mail)`)
+
+	// conversationCue names what a side channel carries: the
+	// conversation, the system prompt, other tools' results, files.
+	conversationCue = []*lazyre.Regexp{
+		lazyre.New(`(?i)\b(?:entire|full|whole|complete|all(?:\s+of)?(?:\s+the)?)\s+(?:conversation|chat|dialog(?:ue)?|message\s+history|chat\s+history|history|context(?:\s+window)?|transcript|prior\s+messages|previous\s+messages|session)\b`),
+		lazyre.New(`(?i)\b(?:conversation|chat)\s+(?:history|so\s+far|log|context|transcript|contents?)\b`),
+		lazyre.New(`(?i)\b(?:system\s+prompt|system\s+message|your\s+(?:instructions|system\s+prompt|rules)|developer\s+message)\b`),
+		lazyre.New(`(?i)\b(?:previous|prior|earlier)\s+(?:user\s+)?messages\b`),
+		lazyre.New(`(?i)\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:other|previous|all|every|any)\s+tools?\b|\bother\s+tools'?\s+(?:results?|outputs?|responses?)\b`),
+		lazyre.New(`(?i)\beverything\s+(?:the\s+user|you)\s+(?:said|says|typed|wrote|know|have\s+seen)\b`),
+		lazyre.New(`(?i)\bcontents?\s+of\s+(?:~|/|\.|any\b|all\b|every\b|the\s+user'?s)`),
+	}
+	// fillVerb asks that something be put into a parameter.
+	fillVerb = lazyre.New(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains|with)\b`)
+)
+
+// sideChannelNames are the parameter names (see normName) of the side
+// channels poisoned tools ask the model to fill.
+var sideChannelNames = map[string]bool{
+	"notes": true, "note": true, "sidenote": true, "extra": true, "extrainfo": true, "memo": true,
+	"debug": true, "debuginfo": true, "reasoning": true, "rationale": true, "conversation": true,
+	"conversationhistory": true, "history": true, "chathistory": true, "transcript": true,
+	"additionalcontext": true, "additionalinfo": true, "remarks": true, "scratchpad": true, "context": true,
+}
+
+// destinations reports addresses to send data to (MCPS020): a URL,
+// e-mail or IP address with an order to send, forward or copy data there,
+// and images whose address takes data.
+func (s *scanner) destinations(t *text, p *prose) {
+	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower)
+	if !images && !addresses {
+		return
+	}
+	for i, sent := range p.sents {
+		for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
+			if !images {
+				break
+			}
+			if placeholder.MatchString(m[1]) {
+				s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
+			} else {
+				s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
+			}
+		}
+		if !addresses {
+			continue
+		}
+		dests := destination.FindAllString(sent, 4)
+		if len(dests) == 0 {
+			continue
+		}
+		d := strings.TrimRight(dests[0], ".,;:")
+		if s.visitWithData(t, p, i, d) {
+			continue
+		}
+		switch {
+		case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
+		case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
+		case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
+			s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
+		case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
+			s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+		}
+	}
+}
+
+// visitWithData reports an order to fetch, open, post to or visit the
+// address d (in sentence i of p) built from the user's or the
+// conversation's data (MCPS020): the data told in the sentence or the
+// next ("Visit https://x.example/?q= followed by the user's message";
+// "Open https://x.example/log?d={conversation}"), whatever the form (a
+// Markdown image is only one). It reports whether it found one.
+func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
+	sent := p.sents[i]
+	if !visitVerb.MatchString(sent) {
+		return false
+	}
+	if u := strings.ToLower(d); strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp") {
+		if dataPlaceholder.MatchString(d) {
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the conversation's data in it", d), sent)
+			return true
+		}
+	}
+	both := sent
+	if i+1 < len(p.sents) {
+		both += " " + p.sents[i+1]
+	}
+	if userData.MatchString(both) && builtFrom.MatchString(both) {
+		s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(userData.FindString(both))), both)
+		return true
+	}
+	return false
+}
+
+// sideChannels reports parameters of tool i that carry conversation
+// content or secrets out (MCPS021).
+func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
+	schema := schemaargs.Map(tool.InputSchema)
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return
+	}
+	required := map[string]bool{}
+	if list, ok := schema["required"].([]any); ok {
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	toolSubj := fmt.Sprintf("tool %q", tool.Name)
+	descPath := fmt.Sprintf("$.tools[%d].description", i)
+	toolSents := sentences(headTail(fold(tool.Description)))
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		subj := fmt.Sprintf("%s parameter %q", toolSubj, n)
+		path := fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))
+		desc, _ := p["description"].(string)
+		if m := cue(headTail(fold(desc))); m != "" {
+			s.add(RuleSideChannel, High, &text{subject: subj, path: path + ".description"},
+				fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
+			continue
+		}
+		mentioned := false
+		reported := false
+		for _, sent := range toolSents {
+			if !mentions(sent, n) {
+				continue
+			}
+			mentioned = true
+			if m := cue(sent); m != "" && fillVerb.MatchString(sent) {
+				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
+					fmt.Sprintf("the description asks for %q in the parameter %q", clipWords(m), n), sent)
+				reported = true
+				break
+			}
+			if secretFile.MatchString(sent) && fillVerb.MatchString(sent) {
+				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
+					fmt.Sprintf("the description asks for a file of keys or credentials in the parameter %q", n), sent)
+				reported = true
+				break
+			}
+		}
+		if reported || mentioned || !required[n] || !sideChannelNames[normName(n)] {
+			continue
+		}
+		if typ, ok := p["type"]; ok && typ != "string" {
+			continue
+		}
+		s.add(RuleSideChannel, Medium, &text{subject: subj, path: path},
+			fmt.Sprintf("the required free-text parameter %q is never mentioned in the tool's description: what is it for?", n), n)
+	}
+}
+
+// mentions reports whether sentence names the parameter n, as a word
+// ("notes", 'notes', `notes`), compared as names are.
+func mentions(sentence, n string) bool {
+	want := normName(n)
+	if want == "" {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(sentence, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
+	}) {
+		if normName(w) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// cueWords are the words one of which a conversation cue needs.
+var cueWords = []string{"conversation", "chat", "dialog", "history", "context", "transcript", "messages", "session",
+	"system", "instructions", "rules", "developer", "result", "output", "response", "everything", "content"}
+
+// cue returns the first conversation cue in s (folded), or "".
+func cue(s string) string {
+	if !hasAny(strings.ToLower(s), cueWords...) {
+		return ""
+	}
+	return firstMatch(conversationCue, s)
+}
+
+// hasDottedDigits reports whether s holds a digit, a dot and a digit: what
+// an IPv4 address needs.
+func hasDottedDigits(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i-1] >= '0' && s[i-1] <= '9' && s[i+1] >= '0' && s[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}

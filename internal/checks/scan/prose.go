@@ -1,0 +1,118 @@
+package scan
+
+import (
+	"strings"
+
+	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/askback/askback/internal/text/runecut"
+)
+
+// prose is a text as the phrase rules read it: folded (see fold), in
+// lower case for the cheap tests that come before the regular
+// expressions, and cut into sentences once.
+type prose struct {
+	plain, lower string
+	sents        []string
+	lowerSents   []string // sents in lower case
+}
+
+// newProse prepares plain (a folded text) for the phrase rules.
+func newProse(plain string) *prose {
+	p := &prose{plain: plain, lower: strings.ToLower(plain), sents: sentences(plain)}
+	for _, s := range p.sents {
+		p.lowerSents = append(p.lowerSents, strings.ToLower(s))
+	}
+	return p
+}
+
+// phrase is a regular expression that looks for a phrase within one
+// sentence, and the words (lower case) one of which the phrase holds: a
+// sentence without any is not searched.
+type phrase struct {
+	words []string
+	re    *lazyre.Regexp
+}
+
+// newPhrase compiles expr, case-insensitive, with its words written
+// "a|b|c".
+func newPhrase(words, expr string) phrase {
+	return phrase{words: strings.Split(words, "|"), re: lazyre.New(`(?i)` + expr)}
+}
+
+// find returns the first match of phrases in a sentence of the text, in
+// the order of the sentences then of the phrases, and that sentence.
+func (p *prose) find(phrases []phrase) (match, sentence string) {
+	for i, sent := range p.sents {
+		if m := findIn(phrases, sent, p.lowerSents[i]); m != "" {
+			return m, sent
+		}
+	}
+	return "", ""
+}
+
+// findIn returns the first match of phrases in sent (lower: sent in lower
+// case), or "".
+func findIn(phrases []phrase, sent, lower string) string {
+	for _, ph := range phrases {
+		if hasAny(lower, ph.words...) {
+			if m := ph.re.FindString(sent); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+// has reports whether the text holds one of words (lower case): a phrase
+// rule whose words are all missing need not run its expressions.
+func (p *prose) has(words ...string) bool { return hasAny(p.lower, words...) }
+
+// hasAny reports whether lower holds one of words.
+func hasAny(lower string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSentence bounds a sentence: a longer run of text without a full stop
+// is cut into pieces, so that the rules that look for words near each
+// other look at a bounded stretch.
+const maxSentence = 600
+
+// sentences cuts s into sentences: each ends at a full stop, question or
+// exclamation mark followed by a space, at a semicolon, or at a line
+// break, and is at most maxSentence bytes.
+func sentences(s string) []string {
+	var out []string
+	add := func(part string) {
+		for len(part) > maxSentence {
+			head := runecut.Prefix(part, maxSentence)
+			if head == "" {
+				// No rune starts in the first maxSentence bytes (bytes that
+				// are not UTF-8): take one, so that the loop moves on.
+				head = part[:maxSentence]
+			}
+			out = append(out, head)
+			part = part[len(head):]
+		}
+		if strings.TrimSpace(part) != "" {
+			out = append(out, part)
+		}
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n' || c == ';':
+			add(s[start:i])
+			start = i + 1
+		case (c == '.' || c == '!' || c == '?') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t' || s[i+1] == '\n'):
+			add(s[start:i])
+			start = i + 1
+		}
+	}
+	add(s[start:])
+	return out
+}

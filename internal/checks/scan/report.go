@@ -1,0 +1,185 @@
+package scan
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/askback/askback/internal/text/termsafe"
+)
+
+// Finding is one thing a rule found in one text.
+type Finding struct {
+	// Rule is the rule's stable id (MCPS001), Name its short name.
+	Rule string `json:"rule"`
+	Name string `json:"name"`
+	// Severity is how much this finding matters (at most the rule's).
+	Severity Severity `json:"severity"`
+	// Server names the server of the text.
+	Server string `json:"server,omitempty"`
+	// Subject names what the text belongs to: `tool "add"`, `tool "add"
+	// parameter "notes"`, `server`.
+	Subject string `json:"subject"`
+	// Path is the text's JSON path in the server's catalog (Catalog):
+	// $.tools[0].inputSchema.properties.notes.description.
+	Path string `json:"path"`
+	// Reason says in one line what was found.
+	Reason string `json:"reason"`
+	// Excerpt is the text found, on one line and shortened, hidden
+	// characters shown as escapes (\u200b).
+	Excerpt string `json:"excerpt,omitempty"`
+	// Count is how many times the rule found something in the text, when
+	// more than once.
+	Count int `json:"count,omitempty"`
+
+	more int
+}
+
+// ServerSummary says what was scanned of one server.
+type ServerSummary struct {
+	Name         string `json:"name"`
+	Version      string `json:"version,omitempty"`
+	Tools        int    `json:"tools"`
+	Prompts      int    `json:"prompts"`
+	Resources    int    `json:"resources"`
+	Templates    int    `json:"resourceTemplates"`
+	Instructions bool   `json:"instructions"`
+	// ClientCapabilities are what the client that listed the catalog
+	// declared (Server.Declared); absent for a catalog read from a file.
+	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
+}
+
+// Counts are the findings by severity.
+type Counts struct {
+	High   int `json:"high"`
+	Medium int `json:"medium"`
+	Low    int `json:"low"`
+	Info   int `json:"info"`
+}
+
+// Report is the outcome of a scan.
+type Report struct {
+	Servers []ServerSummary `json:"servers"`
+	Counts  Counts          `json:"counts"`
+	// Findings are ordered by severity, highest first, then as the
+	// servers and their catalogs were read.
+	Findings []Finding `json:"findings"`
+}
+
+// report builds the report from what the scan found.
+func (s *scanner) report() *Report {
+	r := &Report{Findings: []Finding{}}
+	for _, srv := range s.servers {
+		c := srv.Catalog
+		sum := ServerSummary{Name: srv.Name, Tools: len(c.Tools), Prompts: len(c.Prompts), Resources: len(c.Resources),
+			Templates: len(c.Templates), Instructions: c.Instructions != "", ClientCapabilities: srv.Declared}
+		if c.ServerInfo != nil {
+			sum.Version = c.ServerInfo.Version
+		}
+		r.Servers = append(r.Servers, sum)
+	}
+	for _, f := range s.findings {
+		if f.more > 0 {
+			f.Count = f.more + 1
+		}
+		r.Findings = append(r.Findings, f)
+		switch f.Severity {
+		case High:
+			r.Counts.High++
+		case Medium:
+			r.Counts.Medium++
+		case Low:
+			r.Counts.Low++
+		case Info:
+			r.Counts.Info++
+		}
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
+	return r
+}
+
+// AtLeast counts the findings of severity sev or higher.
+func (r *Report) AtLeast(sev Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity >= sev {
+			n++
+		}
+	}
+	return n
+}
+
+// ByRule returns the findings of the rule with id.
+func (r *Report) ByRule(id string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Rule == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WriteText renders the report for a person. Everything the servers sent
+// is neutralised and kept on its line (see internal/text/termsafe).
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, s := range r.Servers {
+		name := termsafe.Line(s.Name)
+		if name == "" {
+			name = "(unnamed server)"
+		}
+		if s.Version != "" {
+			name += " " + termsafe.Line(s.Version)
+		}
+		what := []string{count(s.Tools, "tool"), count(s.Prompts, "prompt"), count(s.Resources, "resource"), count(s.Templates, "resource template")}
+		if s.Instructions {
+			what = append(what, "instructions")
+		}
+		fmt.Fprintf(&b, "Scanned %s: %s\n", name, strings.Join(what, ", "))
+		if s.ClientCapabilities != nil {
+			fmt.Fprintf(&b, "  listed by a client that declared %s\n", declared(s.ClientCapabilities))
+		}
+	}
+	several := len(r.Servers) > 1
+	if len(r.Findings) == 0 {
+		b.WriteString("\nNo findings.\n")
+	} else {
+		b.WriteString("\n")
+	}
+	for _, f := range r.Findings {
+		where := termsafe.Line(f.Subject)
+		if several && f.Server != "" {
+			where = termsafe.Line(f.Server) + ": " + where
+		}
+		reason := termsafe.Line(f.Reason)
+		if f.Count > 1 {
+			reason += fmt.Sprintf(" (%d times)", f.Count)
+		}
+		fmt.Fprintf(&b, "%-6s %s %s: %s\n", f.Severity, f.Rule, f.Name, where)
+		fmt.Fprintf(&b, "       %s\n", reason)
+		fmt.Fprintf(&b, "       at %s\n", termsafe.Line(f.Path))
+		if f.Excerpt != "" {
+			fmt.Fprintf(&b, "       > %s\n", termsafe.Line(f.Excerpt))
+		}
+	}
+	fmt.Fprintf(&b, "\n%s: %d high, %d medium, %d low, %d info\n", count(len(r.Findings), "finding"), r.Counts.High, r.Counts.Medium, r.Counts.Low, r.Counts.Info)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// declared says a list of client capabilities, "nothing" for none.
+func declared(caps []string) string {
+	if len(caps) == 0 {
+		return "nothing"
+	}
+	return strings.Join(caps, ", ")
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

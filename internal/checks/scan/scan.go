@@ -1,0 +1,244 @@
+// Package scan reads what MCP servers tell the model (tool names, titles
+// and descriptions, the descriptions and other strings of their input and
+// output schemas, prompts and their arguments, resources and templates,
+// the server's instructions) and reports what attacks the model or hides
+// from the person: hidden characters and markup, instructions to ignore
+// other instructions or to keep something from the user, requests to read
+// secrets, places to send data to, parameters that carry conversation
+// content out, descriptions that dictate how other tools are used, tools
+// that run commands, delete or spend without annotations that say so, and
+// names that collide across servers.
+//
+// Each rule has a stable id (MCPS001, …), a severity, and each finding a
+// one-line reason and the JSON path of the text it is about, in the
+// catalog that was scanned. The scan only reads; it needs no connection,
+// and its rules are tested on plain values (the corpus of attacks in
+// testdata) and on the catalogs of real servers.
+package scan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/text/runecut"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Catalog is what one server tells the model, as the server listed it:
+// the JSON paths of findings point into this document.
+type Catalog struct {
+	// ServerInfo is the server's name, title and version (initialize's
+	// serverInfo; "server" in a catalog snapshot, as here).
+	ServerInfo *mcp.Implementation `json:"server,omitempty"`
+	// Instructions are the server's instructions from initialize.
+	Instructions string `json:"instructions,omitempty"`
+	// Tools, Prompts, Resources and Templates are the server's lists,
+	// every page, in the order they came.
+	Tools     []*mcp.Tool             `json:"tools,omitempty"`
+	Prompts   []*mcp.Prompt           `json:"prompts,omitempty"`
+	Resources []*mcp.Resource         `json:"resources,omitempty"`
+	Templates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
+}
+
+// CatalogOf is what the server of a listing told the model, as the scan
+// reads it.
+func CatalogOf(l *catalog.Listing) *Catalog {
+	c := &Catalog{Tools: l.Tools, Prompts: l.Prompts, Resources: l.Resources, Templates: l.Templates}
+	if l.Info != nil {
+		c.ServerInfo = l.Info.ServerInfo
+		c.Instructions = l.Info.Instructions
+	}
+	return c
+}
+
+// Server is one server of a scan: its catalog and the name findings give
+// it (a profile's name; the server's own name when alone).
+type Server struct {
+	Name    string
+	Catalog *Catalog
+	// Declared are the client capabilities the session that listed the
+	// catalog declared (session.Declared): a server may offer more to a
+	// client that declares more. Nil for a catalog read from a file.
+	Declared []string
+}
+
+// Scan runs every rule over the catalogs of servers, which a client would
+// offer the model together: names that collide are looked for across
+// them, and a description that speaks of another server's tool is
+// shadowing. A nil catalog counts as an empty one.
+func Scan(servers ...Server) *Report {
+	s := &scanner{servers: servers, seen: map[findingKey]int{}}
+	for i := range servers {
+		if servers[i].Catalog == nil {
+			servers[i].Catalog = &Catalog{}
+		}
+	}
+	s.ownNames = make([]nameSet, len(servers))
+	for i, srv := range servers {
+		s.ownNames[i] = ownNames(srv.Catalog)
+	}
+	for i := range servers {
+		s.server = i
+		s.scanServer(servers[i].Catalog)
+	}
+	s.collisions()
+	return s.report()
+}
+
+// scanner holds the state of one scan.
+type scanner struct {
+	servers  []Server
+	server   int // the server being scanned
+	ownNames []nameSet
+	findings []Finding
+	seen     map[findingKey]int // index in findings of a rule's finding on a path
+	spent    int                // bytes read by the phrase rules (readable)
+	// unread and unreadBytes count the texts of the server being scanned
+	// that the phrase rules did not read whole, and the bytes left.
+	unread, unreadBytes int
+}
+
+type findingKey struct {
+	rule   string
+	server int
+	path   string
+}
+
+// add records a finding of rule r on t. One finding is kept per rule and
+// path: a second one on the same text raises its severity to the higher
+// of the two and counts the occurrence.
+func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
+	path := t.where()
+	k := findingKey{r.ID, s.server, path}
+	if i, ok := s.seen[k]; ok {
+		f := &s.findings[i]
+		f.more++
+		if sev > f.Severity {
+			f.Severity, f.Reason, f.Excerpt = sev, reason, clip(excerpt)
+		}
+		return
+	}
+	s.seen[k] = len(s.findings)
+	s.findings = append(s.findings, Finding{
+		Rule: r.ID, Name: r.Name, Severity: sev, Server: s.servers[s.server].Name,
+		Subject: t.subject, Path: path, Reason: reason, Excerpt: clip(excerpt),
+	})
+}
+
+// scanServer runs the rules that read one catalog. What the phrase
+// rules could not read for the scan's budget is one finding for the
+// server, of high severity: a scan that did not read a text cannot say
+// it is safe.
+func (s *scanner) scanServer(c *Catalog) {
+	s.unread, s.unreadBytes = 0, 0
+	texts(c, s.textRules)
+	for i, tool := range c.Tools {
+		if tool == nil {
+			continue
+		}
+		s.sideChannels(i, tool)
+		s.agency(i, tool)
+	}
+	if s.unread > 0 {
+		s.add(RuleOversized, High, &text{subject: "server", path: "$"},
+			fmt.Sprintf("%d text(s) of %d bytes in all were not read for phrases: the scan reads %d MiB of text, and what it did not read may hold anything", s.unread, s.unreadBytes, phraseBudget>>20), "")
+	}
+}
+
+// textRules runs the rules that read one text.
+func (s *scanner) textRules(t *text) {
+	spelled := s.hiddenChars(t)
+	var plain string
+	switch t.kind {
+	case kindURI:
+		s.uriHidden(t)
+		return
+	case kindName:
+		s.confusableName(t)
+		// A name of several words is read as words too:
+		// ignore_previous_instructions says what it says.
+		if strings.ContainsAny(t.s, " \t\n") {
+			plain = fold(t.s)
+			break
+		}
+		words := nameWords(t.s)
+		if len(words) < 3 {
+			return
+		}
+		plain = strings.Join(words, " ")
+	default:
+		plain = fold(t.s)
+	}
+	if spelled != "" {
+		// What tag characters spell, the model reads: the rules read it
+		// too.
+		plain += "\n" + fold(spelled)
+	}
+	plain, ok := s.readable(t, plain)
+	if !ok {
+		return
+	}
+	p := newProse(plain)
+	if t.kind == kindProse {
+		s.mixedWords(t)
+		s.markup(t, p)
+	}
+	orig := p
+	// The orders to the model are read in what the text spells decoded
+	// too.
+	b64 := p
+	if d := decoded(plain, false); d != plain {
+		b64 = newProse(d)
+	}
+	s.modelDirected(t, newProse(decoded(plain, true)))
+	s.destinations(t, b64)
+	s.squeezed(t, plain)
+	if t.kind == kindProse {
+		s.shadowing(t, orig)
+	}
+}
+
+// Bounds of the rules that read phrases, whose cost grows with the text:
+// a scan reads phraseBudget bytes of text in all, each text whole while
+// the budget lasts; a text longer than longText is a finding of its own
+// (bulk that no person reads). Hidden characters are looked for in every
+// byte.
+const (
+	longText     = 32 << 10
+	phraseBudget = 2 << 20
+)
+
+// readable returns the part of plain (t folded) that the phrase rules
+// read: all of it while the scan's budget lasts, else what is left of
+// it, false when nothing is; what is not read is counted for the
+// server's finding (MCPS009).
+func (s *scanner) readable(t *text, plain string) (string, bool) {
+	if len(t.s) > longText {
+		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: a text this long buries what it says in bulk that no person reads, while the model reads all of it", len(t.s)), "")
+	}
+	left := phraseBudget - s.spent
+	if left <= 0 {
+		s.unread++
+		s.unreadBytes += len(plain)
+		return "", false
+	}
+	if len(plain) > left {
+		s.unread++
+		s.unreadBytes += len(plain) - left
+		plain = runecut.Prefix(plain, left)
+	}
+	s.spent += len(plain)
+	return plain, true
+}
+
+// headTail is s cut to its first 24 KiB and last 8 KiB, at rune
+// boundaries, with a line break between: what the rules about one tool's
+// parameters read of its description (the phrase rules read it whole).
+func headTail(s string) string {
+	const maxHead, maxTail = 24 << 10, 8 << 10
+	if len(s) <= maxHead+maxTail {
+		return s
+	}
+	return runecut.Prefix(s, maxHead) + "\n" + runecut.Suffix(s, maxTail)
+}

@@ -1,0 +1,161 @@
+package interactive
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxAttempts bounds how often a form is shown again because its answer
+// still has problems.
+const maxAttempts = 20
+
+// Options configure an [Answerer].
+type Options struct {
+	// In is what the person types. Required.
+	In io.Reader
+	// Out is where questions and forms are drawn: the terminal. Required.
+	Out io.Writer
+	// Accessible asks every field as a plain line prompt, for screen
+	// readers and for input that is not a terminal.
+	Accessible bool
+	// NoColor draws without colors (NO_COLOR).
+	NoColor bool
+	// Opener opens a link once the person agreed. Nil: links are shown
+	// but not opened, and accepting means the person opens it themselves.
+	Opener Opener
+	// Hide, if set, hides the user's credentials in what a server sent
+	// before it is shown (and in a form's pre-filled defaults): a server
+	// that echoes a token in a question does not get it on the screen.
+	Hide func(string) string
+}
+
+// Answerer asks a person at the terminal. It implements answer.Answerer.
+// Questions are asked one at a time.
+type Answerer struct {
+	opts Options
+	mu   sync.Mutex
+	in   io.Reader
+	tty  *terminalInput // the terminal shared by the forms, when In is one
+}
+
+// New returns an Answerer that asks through opts.In and opts.Out.
+func New(opts Options) *Answerer {
+	a := &Answerer{opts: opts, in: opts.In}
+	if opts.Accessible && opts.In != nil {
+		// The accessible prompts read a line at a time, each with a fresh
+		// scanner; never let one scanner swallow the next answers.
+		a.in = &lineReader{r: bufio.NewReader(opts.In)}
+	} else {
+		a.tty = newTerminalInput(opts.In)
+	}
+	return a
+}
+
+// turn waits for the person's attention, one request at a time, and
+// returns what gives it back; answer.ErrNoAnswer when there is no request
+// (asked is false) or nobody to ask (no input or output), the context's
+// error when it ended while waiting.
+func (a *Answerer) turn(ctx context.Context, asked bool) (unlock func(), err error) {
+	if a == nil || a.in == nil || a.opts.Out == nil || !asked {
+		return nil, answer.ErrNoAnswer
+	}
+	a.mu.Lock()
+	if err := ctx.Err(); err != nil {
+		a.mu.Unlock()
+		return nil, err
+	}
+	return a.mu.Unlock, nil
+}
+
+// Answer shows q to the person and returns what they chose. It returns
+// answer.ErrNoAnswer when it cannot ask (no input or output, or a form
+// whose schema could not be read).
+func (a *Answerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	unlock, err := a.turn(ctx, q != nil && q.Params != nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	switch q.Mode() {
+	case "url":
+		return a.askURL(ctx, q)
+	case "form":
+		if q.Form == nil {
+			return nil, answer.ErrNoAnswer
+		}
+		return a.askForm(ctx, q)
+	}
+	return nil, answer.ErrNoAnswer
+}
+
+// asker returns the name of the asking server for headings.
+func asker(q *answer.Question) string {
+	if q.Server != "" {
+		return termsafe.Line(q.Server)
+	}
+	return "The server"
+}
+
+// lineReader hands out its input one line per Read, so that readers that
+// buffer (the accessible prompts each make a bufio.Scanner) never take
+// more than the line they asked for. It remembers reaching the end, and a
+// prompt that reads on once it has been told stops there: Read panics
+// with errInputEnded, which the form's runner recovers (a prompt that asks
+// again after a wrong answer would otherwise ask for ever).
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+	eof bool
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if len(l.buf) == 0 {
+		if l.eof {
+			panic(errInputEnded)
+		}
+		line, err := l.r.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				l.eof = true
+			}
+			return 0, err
+		}
+		l.buf = line
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
+}
+
+// errInputEnded stops a line prompt that reads on after the input ended.
+var errInputEnded = errors.New("the input ended")
+
+// atEOF reports whether the input has ended.
+func (a *Answerer) atEOF() bool {
+	lr, ok := a.in.(*lineReader)
+	return ok && lr.eof
+}
+
+func result(action string, content map[string]any) *mcp.ElicitResult {
+	r := &mcp.ElicitResult{Action: action}
+	if action == "accept" {
+		r.Content = content
+	}
+	return r
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,172 @@
+package profile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/client/profile"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestExpand(t *testing.T) {
+	vars := env(map[string]string{"TOKEN": "t0k", "EMPTY": "", "A1": "x"})
+	for _, tc := range []struct{ in, want, err string }{
+		{"Bearer ${TOKEN}", "Bearer t0k", ""},
+		{"${EMPTY}-${A1}", "-x", ""},
+		{"cost $5 and $$${TOKEN}", "cost $5 and $t0k", ""},
+		{"$TOKEN stays", "$TOKEN stays", ""},
+		{"$${TOKEN}", "${TOKEN}", ""},
+		{"trailing $", "trailing $", ""},
+		{"${MISSING}", "", "MISSING is not set"},
+		{"${TOKEN", "", "without a closing"},
+		{"${1X}", "", "not a variable name"},
+		{"${}", "", "not a variable name"},
+		{"${TO KEN}", "", "not a variable name"},
+	} {
+		got, err := profile.Expand(tc.in, vars)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Expand(%q) error = %v, want one saying %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// A value from the environment is not expanded again: a variable whose
+// value looks like a reference cannot pull in another variable.
+func TestExpandIsNotRecursive(t *testing.T) {
+	got, err := profile.Expand("${A}", env(map[string]string{"A": "${SECRET}", "SECRET": "s3cret"}))
+	if err != nil || got != "${SECRET}" {
+		t.Fatalf("Expand = %q, %v; want the value as it is", got, err)
+	}
+}
+
+func TestExpandedProfile(t *testing.T) {
+	p := &profile.Profile{URL: "http://${HOST}/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}, Timeout: "5s"}
+	got, err := p.Expanded(env(map[string]string{"HOST": "127.0.0.1:1", "TOKEN": "t0k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.URL != "http://127.0.0.1:1/mcp" || got.Headers["Authorization"] != "Bearer t0k" {
+		t.Errorf("Expanded = %+v", got)
+	}
+	if p.Headers["Authorization"] != "Bearer ${TOKEN}" {
+		t.Errorf("Expanded changed the original: %+v", p)
+	}
+	if _, err := p.Expanded(env(nil)); err == nil || !strings.Contains(err.Error(), "url") {
+		t.Errorf("an unset variable should be an error naming the field, got %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		p   profile.Profile
+		err string
+	}{
+		{profile.Profile{Command: "./srv"}, ""},
+		{profile.Profile{}, "names no server"},
+		{profile.Profile{Command: "x", URL: "http://y"}, "both"},
+		{profile.Profile{URL: "http://y", Timeout: "soon"}, "duration"},
+	} {
+		err := tc.p.Validate()
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.p, err, tc.err)
+		}
+	}
+	for _, bad := range []string{"", "-x", "a b", "../x", strings.Repeat("a", 65)} {
+		if profile.ValidName(bad) == nil {
+			t.Errorf("ValidName(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestPlacesOrderAndSave(t *testing.T) {
+	wd, cfg := t.TempDir(), t.TempDir()
+	places := profile.DefaultPlaces(wd, cfg)
+	if _, _, err := places.Lookup("x"); err == nil || !strings.Contains(err.Error(), "profile add") {
+		t.Fatalf("a missing profile should say how to add one, got %v", err)
+	}
+	user := &profile.File{Profiles: map[string]*profile.Profile{"x": {Command: "user"}, "only-user": {Command: "u2"}}}
+	if err := user.Save(places.User); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(places.User); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved file: %v %v, want mode 0600", fi.Mode(), err)
+	}
+	local := &profile.File{Profiles: map[string]*profile.Profile{"x": {Command: "local"}}}
+	if err := local.Save(filepath.Join(wd, profile.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	p, path, err := places.Lookup("x")
+	if err != nil || p.Command != "local" || path != places.Dir {
+		t.Errorf("Lookup(x) = %+v from %s, %v; want the working directory's", p, path, err)
+	}
+	p, path, err = places.Lookup("only-user")
+	if err != nil || p.Command != "u2" || path != places.User {
+		t.Errorf("Lookup(only-user) = %+v from %s, %v; want the user's", p, path, err)
+	}
+}
+
+func TestParseRejectsJunk(t *testing.T) {
+	for _, s := range []string{"profiles: [1, 2]", "profiles:\n  a: {timeout: [x]}", "\t:"} {
+		if _, err := profile.Parse([]byte(s)); err == nil {
+			t.Errorf("Parse(%q) accepted it", s)
+		}
+	}
+	if _, err := profile.Parse([]byte(strings.Repeat("#", 2<<20))); err == nil {
+		t.Error("Parse accepted a file larger than the limit")
+	}
+	f, err := profile.Parse([]byte("profiles:\n  empty:\n"))
+	if err != nil || f.Profiles["empty"] == nil {
+		t.Errorf("an empty profile should parse as an empty profile: %v %v", f, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("profiles:\n  a:\n    url: http://x\n    headers:\n      Authorization: Bearer ${T}\n")
+	f.Add("profiles: {}")
+	f.Add("&a [*a]")
+	f.Fuzz(func(t *testing.T, s string) {
+		file, err := profile.Parse([]byte(s))
+		if err != nil {
+			return
+		}
+		for _, p := range file.Profiles {
+			_ = p.Validate()
+			_, _ = p.Expanded(func(string) (string, bool) { return "v", true })
+		}
+	})
+}
+
+func FuzzExpand(f *testing.F) {
+	for _, s := range []string{"${A}", "$$", "${", "a$", "${A}${B}", "$${A}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := profile.Expand(s, func(string) (string, bool) { return "", true })
+		if err == nil && strings.Contains(s, "${") == false && strings.Contains(s, "$$") == false && got != s {
+			t.Fatalf("Expand(%q) = %q changed text without references", s, got)
+		}
+	})
+}
+
+// A key the format does not know is named, with its line, not left out
+// without a word.
+func TestParseNamesAnUnknownKey(t *testing.T) {
+	_, err := profile.Parse([]byte("profiles:\n  staging:\n    url: http://127.0.0.1:8080/mcp\n    timout: 5s\n"))
+	if err == nil || !strings.Contains(err.Error(), "timout") || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("err = %v, want the key timout and its line named", err)
+	}
+	if f, err := profile.Parse(nil); err != nil || f.Profiles == nil {
+		t.Errorf("an empty file: %v, %v", f, err)
+	}
+}

@@ -1,0 +1,101 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Kind classifies what went wrong, so a command can choose its exit code.
+type Kind int
+
+// The kinds of failure.
+const (
+	// KindServer: the server answered with a JSON-RPC error.
+	KindServer Kind = iota + 1
+	// KindProtocol: the server broke the protocol or the rules of asking
+	// (endless questions, a malformed question, a question it may not ask).
+	KindProtocol
+	// KindAnswer: an answer given to the tester does not fit its question.
+	KindAnswer
+	// KindUnreachable: the server could not be reached, exited, or did not
+	// answer in time.
+	KindUnreachable
+)
+
+// Error is a failure of a session operation, with the kind and, for a
+// command server, the tail of what it wrote to stderr.
+type Error struct {
+	Kind   Kind
+	Op     string // e.g. `tools/call "deploy"`
+	Err    error
+	Stderr string
+	// Round is, for an answer refused in the middle of a call, the number
+	// of requests of the call already sent: something reached the server,
+	// though the call was left unfinished. Zero when nothing was sent.
+	Round int
+}
+
+// Sent reports whether err happened after a request had reached the
+// server: anything but a mistake found before the first request.
+func Sent(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind != KindAnswer || e.Round > 0
+	}
+	return true
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op + ": ")
+	}
+	// What the server said stays on this line: it cannot forge lines of
+	// its own, nor drive the terminal (see internal/text/termsafe).
+	b.WriteString(termsafe.Line(e.Err.Error()))
+	if e.Round > 0 {
+		fmt.Fprintf(&b, " (nothing more was sent: the call stays unfinished after %d request(s))", e.Round)
+	}
+	if e.Stderr != "" {
+		b.WriteString("\nthe server's last words on stderr:\n")
+		for _, l := range strings.Split(e.Stderr, "\n") {
+			b.WriteString("  | " + termsafe.Line(l) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err, 0 when it is not a session error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// RPCError returns the JSON-RPC error the server sent inside err, if any.
+// The go-sdk's own "rejected by transport" (a request that did not reach
+// the server, or an HTTP answer it could not use) is no answer of the
+// server's and is not returned.
+func RPCError(err error) *jsonrpc.Error {
+	var w *jsonrpc.Error
+	if errors.As(err, &w) && w.Code != codeRejected {
+		return w
+	}
+	return nil
+}
+
+// codeRejected is the code of the go-sdk's error for a message its
+// transport could not deliver or whose answer it refused.
+const codeRejected = -32005
+
+func protocolErr(op, format string, args ...any) *Error {
+	return &Error{Kind: KindProtocol, Op: op, Err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,605 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated but a server may still ask for them; the tester names them in its error.
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/platform/sleep"
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is the outcome of a call that may have asked questions.
+type Call struct {
+	Rounds    int              // requests sent, from 1
+	Questions []exchange.Entry // the questions asked during the call, in order
+	// Task is the last state seen of the task the server ran the call as,
+	// nil when it answered directly.
+	Task *taskclient.Update
+}
+
+// reply is one round's answer from the server, whatever the method.
+type reply struct {
+	needsInput bool
+	requests   mcp.InputRequestMap
+	state      string
+}
+
+// sendFunc sends one round of a call with the given answers and state.
+type sendFunc func(ctx context.Context, responses mcp.InputResponseMap, state string) (reply, error)
+
+// CallTool calls a tool and answers its questions. ans answers them; nil
+// means the session's answerer.
+func (s *Session) CallTool(ctx context.Context, name string, args any, ans answer.Answerer) (*mcp.CallToolResult, *Call, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	s.knowTools(ctx)
+	asTask := s.asTask(ctx, name)
+	s.results.take()
+	s.results.takeHandle()
+	var res *mcp.CallToolResult
+	var task *taskclient.Update
+	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		params := &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st}
+		s.progressToken(params, name)
+		if s.tasks || asTask {
+			res, err = s.taskClient(name, ans, func(u taskclient.Update) { task = &u }).CallTool(ctx, params)
+		} else {
+			res, err = s.cs.CallTool(ctx, params)
+		}
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	call.Task = task
+	if task != nil && errors.Is(err, taskclient.ErrCancelled) {
+		call.Task.Status = "cancelled"
+	}
+	handle := s.results.takeHandle()
+	if s.results.take() && err == nil && task == nil && !handle {
+		// The go-sdk reads null, or a result without content, as empty
+		// content: nothing the tool said would be shown, and the call
+		// would pass.
+		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server's result has no content (it sent a result of null, or one without \"content\")")
+	}
+	if handle && err == nil && task == nil {
+		// A task handle to a call that asked for no task: the go-sdk reads
+		// it as a result without content, and a client that does not run
+		// tasks shows nothing.
+		why := "the server does not offer the tasks extension"
+		if !s.opts.Tasks {
+			why = "it was not asked to (" + s.hint(SettingTasks, "") + ")"
+		}
+		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server answered with a task handle (resultType \"task\") though no task was asked for (the tester did not declare the tasks extension: %s); nothing the tool did would be shown", why)
+	}
+	return res, call, err
+}
+
+// taskClient drives a tool that may run as a task: its questions arrive
+// while it waits in input_required and take the same path as any other
+// (rules, answerer, defaults, validation, log); the person's time to answer
+// does not count against the request's time limit.
+func (s *Session) taskClient(name string, ans answer.Answerer, observe func(taskclient.Update)) *taskclient.Client {
+	onUpdate := s.opts.OnTask
+	if observe != nil {
+		onUpdate = func(u taskclient.Update) {
+			observe(u)
+			if s.opts.OnTask != nil {
+				s.opts.OnTask(u)
+			}
+		}
+	}
+	return taskclient.New(s.cs, &taskclient.Options{
+		Answer: func(ctx context.Context, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			c := s.getCall()
+			round := 1
+			if c != nil {
+				round = c.round
+				c.clock.pause()
+				defer c.clock.resume()
+			}
+			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p)
+		},
+		OnUpdate: onUpdate,
+		Sleep:    s.opts.TaskSleep,
+		AsTask:   s.taskSupport,
+	})
+}
+
+// StartTool calls a tool without waiting for a task it may start: it
+// returns the direct result or the task handle (--no-wait). Questions of a
+// direct result are answered as by CallTool.
+func (s *Session) StartTool(ctx context.Context, name string, args any, ans answer.Answerer) (*taskclient.Started, *Call, error) {
+	if !s.tasks && !s.asTask(ctx, name) {
+		res, call, err := s.CallTool(ctx, name, args, ans)
+		return &taskclient.Started{Result: res}, call, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	s.knowTools(ctx)
+	var started *taskclient.Started
+	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		started, err = s.taskClient(name, ans, nil).StartTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		if err != nil || started.Result == nil {
+			return reply{}, err
+		}
+		res := started.Result
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return started, call, err
+}
+
+// Tasks returns a client for the tasks/* methods of this session, whose
+// questions are answered by ans (nil: the session's answerer).
+func (s *Session) Tasks(ans answer.Answerer) *taskclient.Client {
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	return s.taskClient("", ans, nil)
+}
+
+// needTasks refuses a tasks/* request of a session that did not declare
+// the tasks extension: nothing is sent.
+func (s *Session) needTasks(op string) error {
+	if s.opts.Tasks {
+		return nil
+	}
+	return &Error{Kind: KindAnswer, Op: op, Err: s.hinted(errors.New("the tester did not declare the tasks extension (io.modelcontextprotocol/tasks) in this session, so it cannot ask about tasks"), SettingTasks, "")}
+}
+
+// GetTask asks the server for a task's state (tasks/get), within Timeout.
+func (s *Session) GetTask(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
+	op := fmt.Sprintf("tasks/get %q", id)
+	if err := s.needTasks(op); err != nil {
+		return nil, err
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	var res *tasks.GetTaskResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.Tasks(nil).Get(rctx, id)
+		if err != nil {
+			return s.wrap(rctx, op, rpcOr(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ListTasks asks the server for the tasks it holds for this session
+// (tasks/list of protocol 2025-11-25, every page), within Timeout. The tasks
+// extension of later protocols has no tasks/list, and a server that does
+// not declare capabilities.tasks.list does not offer it: nothing is sent.
+func (s *Session) ListTasks(ctx context.Context) ([]*tasks.GetTaskResult, error) {
+	op := "tasks/list"
+	if err := s.needTasks(op); err != nil {
+		return nil, err
+	}
+	if !taskclient.Legacy(s.cs) {
+		return nil, &Error{Kind: KindServer, Op: op, Err: fmt.Errorf("protocol %s has no tasks/list (it is a method of protocol 2025-11-25; give --protocol 2025-11-25 to a server that speaks it)", s.ProtocolVersion())}
+	}
+	if !s.offer.List {
+		return nil, &Error{Kind: KindServer, Op: op, Err: errors.New("the server does not offer tasks/list (its capabilities have no tasks.list)")}
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	var res []*tasks.GetTaskResult
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.Tasks(nil).List(rctx)
+		if err != nil {
+			return s.wrap(rctx, op, rpcOr(err))
+		}
+		return nil
+	})
+	return res, err
+}
+
+// CancelTask asks the server to cancel a task (tasks/cancel), within
+// Timeout.
+func (s *Session) CancelTask(ctx context.Context, id string) error {
+	op := fmt.Sprintf("tasks/cancel %q", id)
+	if err := s.needTasks(op); err != nil {
+		return err
+	}
+	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.refuseRepeats(op, func() error {
+		return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
+	})
+}
+
+// rpcOr returns the JSON-RPC error inside err, if there is one, so that
+// the message names the server's error once; err otherwise.
+func rpcOr(err error) error {
+	if w := RPCError(err); w != nil {
+		return w
+	}
+	return err
+}
+
+// WaitTask waits for a task to end, answering its questions with ans (nil:
+// the session's answerer) the way a call's are answered, and returns its
+// result with the questions it asked.
+func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) (*mcp.CallToolResult, *Call, error) {
+	op := fmt.Sprintf("tasks/get %q", id)
+	if err := s.needTasks(op); err != nil {
+		return nil, &Call{}, err
+	}
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	start := s.log.Len()
+	call := &Call{Rounds: 1}
+	var last *taskclient.Update
+	var res *mcp.CallToolResult
+	// The whole wait is bounded by Timeout, as a call that runs as a task
+	// is (its clock paused while a person answers): a server that never
+	// answers a poll, or keeps the task working, would hold it for hours.
+	rctx, clock := s.startClock(ctx)
+	defer clock.stop()
+	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock})
+	defer s.setCall(nil)
+	err := s.refuseRepeats(op, func() (err error) {
+		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
+		return s.wrap(rctx, op, err)
+	})
+	call.Questions = s.log.Since(start)
+	call.Task = last
+	if err != nil {
+		return nil, call, err
+	}
+	return res, call, nil
+}
+
+// GetPrompt gets a prompt and answers its questions.
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string, ans answer.Answerer) (*mcp.GetPromptResult, *Call, error) {
+	var res *mcp.GetPromptResult
+	call, err := s.drive(ctx, "prompts/get", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		res, err = s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args, InputResponses: r, RequestState: st})
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return res, call, err
+}
+
+// ReadResource reads a resource and answers its questions.
+func (s *Session) ReadResource(ctx context.Context, uri string, ans answer.Answerer) (*mcp.ReadResourceResult, *Call, error) {
+	var res *mcp.ReadResourceResult
+	call, err := s.drive(ctx, "resources/read", uri, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
+		var err error
+		res, err = s.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, InputResponses: r, RequestState: st})
+		if err != nil {
+			return reply{}, err
+		}
+		return reply{res.NeedsInput(), res.InputRequests, res.RequestState}, nil
+	})
+	return res, call, err
+}
+
+// drive runs the rounds of one call until the server gives a complete
+// result, bounded by MaxRounds and, per request, by Timeout.
+func (s *Session) drive(ctx context.Context, method, name string, ans answer.Answerer, send sendFunc) (*Call, error) {
+	if ans == nil {
+		ans = s.opts.Answerer
+	}
+	op := func() string { return fmt.Sprintf("%s %q", method, name) } // for errors: made only for one
+	start := s.log.Len()
+	call := &Call{}
+	defer func() { call.Questions = s.log.Since(start) }()
+
+	var responses mcp.InputResponseMap
+	var state string
+	emptyRounds := 0
+	for round := 1; ; round++ {
+		call.Rounds = round
+		rctx, clock := s.startClock(ctx)
+		cancel := clock.stop
+		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock})
+		s.results.takeRepeated()
+		rep, err := send(rctx, responses, state)
+		s.setCall(nil)
+		if dup := s.results.takeRepeated(); dup != nil && err == nil {
+			cancel()
+			return call, protocolErr(op(), "%w", dup)
+		}
+		if twice := s.results.takeTwice(); twice != nil {
+			cancel()
+			return call, protocolErr(op(), "%w", twice)
+		}
+		if late := s.takeLate(); late != nil {
+			cancel()
+			return call, late
+		}
+		if err != nil {
+			if qs := urlRequired(err); qs != nil && round < s.opts.MaxRounds {
+				cancel()
+				// 2025-11-25: answer the URL questions, then repeat the call.
+				if err := s.answerURLError(ctx, method, name, round, ans, qs); err != nil {
+					return call, err
+				}
+				responses, state = nil, ""
+				continue
+			}
+			err = s.wrap(rctx, op(), err)
+			cancel()
+			return call, err
+		}
+		cancel()
+		if !rep.needsInput {
+			if len(rep.requests) > 0 && s.opts.Warn != nil {
+				s.opts.Warn(fmt.Sprintf("%s: the result carries inputRequests but is not marked input_required (resultType); the questions were ignored", op()))
+			}
+			return call, nil
+		}
+		if round >= s.opts.MaxRounds {
+			return call, &Error{Kind: KindProtocol, Op: op(), Err: s.hinted(fmt.Errorf("the server still asks after %d rounds; stopped", round), SettingMaxRounds, "")}
+		}
+		if len(rep.requests) == 0 {
+			// Load shedding: the server asks to be called again later.
+			emptyRounds++
+			if emptyRounds >= 3 {
+				return call, protocolErr(op(), "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
+			}
+			if sleep.For(ctx, time.Duration(emptyRounds)*100*time.Millisecond) != nil {
+				return call, s.wrap(ctx, op(), ctx.Err())
+			}
+			responses, state = nil, rep.state
+			continue
+		}
+		responses, err = s.answerAll(ctx, method, name, round, ans, rep.requests)
+		if err != nil {
+			return call, err
+		}
+		state = rep.state
+	}
+}
+
+// answerAll answers the questions of one round in the order of their keys.
+func (s *Session) answerAll(ctx context.Context, method, name string, round int, ans answer.Answerer, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	op := fmt.Sprintf("%s %q", method, name)
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(mcp.InputResponseMap, len(reqs))
+	for _, key := range keys {
+		var res mcp.InputResponse
+		var err error
+		switch p := reqs[key].(type) {
+		case *mcp.ElicitParams:
+			if p == nil {
+				return nil, protocolErr(op, "question %q asks for nothing (the entry is empty)", key)
+			}
+			res, err = s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+		case *mcp.CreateMessageWithToolsParams:
+			res, err = s.sample(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+		case *mcp.ListRootsParams:
+			res, err = s.listRoots(exchange.ViaInputRequired, method, name, key, round)
+		default:
+			return nil, protocolErr(op, "question %q asks for %s, which the tester did not declare and cannot answer", key, describeRequest(reqs[key]))
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[key] = res
+	}
+	return out, nil
+}
+
+func describeRequest(r mcp.InputRequest) string {
+	switch r.(type) {
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return "sampling (sampling/createMessage)"
+	case *mcp.ListRootsParams:
+		return "roots (roots/list)"
+	case nil:
+		return "nothing (the entry is empty)"
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// ask checks one question against the rules, gets its answer, prepares it
+// and logs both.
+func (s *Session) ask(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	op := fmt.Sprintf("%s %q", method, name)
+	label := fmt.Sprintf("question %q", key)
+	if key == "" {
+		label = fmt.Sprintf("question %q", p.Message)
+	}
+	q := &answer.Question{Key: key, Round: round, Via: via, Server: s.server, Params: p}
+	switch q.Mode() {
+	case "form":
+		if s.opts.Capabilities.None() || !s.opts.Capabilities.Form {
+			return nil, protocolErr(op, "%s is a form, but the tester declared no form support", label)
+		}
+		if p.URL != "" {
+			return nil, protocolErr(op, "%s is a form but carries a url", label)
+		}
+		form, err := formschema.Parse(p.RequestedSchema)
+		if err != nil {
+			if s.opts.Validate {
+				return nil, protocolErr(op, "%s: the requested schema is outside the form subset: %v", label, err)
+			}
+		} else {
+			q.Form = form
+		}
+	case "url":
+		if !s.opts.Capabilities.URL {
+			return nil, protocolErr(op, "%s is a URL question, but the tester declared no URL support", label)
+		}
+		if p.URL == "" {
+			return nil, protocolErr(op, "%s is a URL question without a url", label)
+		}
+	default:
+		return nil, protocolErr(op, "%s has unknown mode %q", label, p.Mode)
+	}
+	began := time.Now()
+	res, err := answerOrDecline(ctx, ans, q)
+	e := exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server, Params: p}
+	if errors.Is(err, answer.ErrNoAnswer) {
+		res, err, e.Note, e.NoAnswer = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
+	}
+	if err == nil {
+		res, err = answer.Finish(q, res, s.opts.Validate)
+	}
+	e.Elapsed = int64(time.Since(began))
+	if err != nil {
+		// The server asked, but no answer went back: the question stays in
+		// the log (and in a failure's JSON document) with the reason.
+		var invalid *answer.InvalidAnswerError
+		if errors.As(err, &invalid) {
+			err = s.hinted(err, SettingValidate, "")
+		}
+		e.Note, e.NoAnswer = "not answered: "+err.Error(), false
+		s.log.Add(e)
+		return nil, &Error{Kind: KindAnswer, Op: op, Err: err, Round: max(round, 1)}
+	}
+	e.Answer = res
+	s.log.Add(e)
+	return res, nil
+}
+
+func answerOrDecline(ctx context.Context, ans answer.Answerer, q *answer.Question) (*mcp.ElicitResult, error) {
+	if ans == nil {
+		return nil, answer.ErrNoAnswer
+	}
+	return ans.Answer(ctx, q)
+}
+
+// urlRequired returns the URL questions carried by a -32042 error.
+func urlRequired(err error) []*mcp.ElicitParams {
+	w := RPCError(err)
+	if w == nil || w.Code != mcp.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if len(w.Data) == 0 || json.Unmarshal(w.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	return data.Elicitations
+}
+
+// answerURLError answers the URL questions of a -32042 error. Only when
+// every one is accepted (the user opened the links) is the call repeated.
+func (s *Session) answerURLError(ctx context.Context, method, name string, round int, ans answer.Answerer, qs []*mcp.ElicitParams) error {
+	op := fmt.Sprintf("%s %q", method, name)
+	for _, p := range qs {
+		if p == nil {
+			return protocolErr(op, "the URL-required error carries an empty question")
+		}
+		if p.Mode == "" {
+			p.Mode = "url"
+		}
+		if p.Mode != "url" {
+			return protocolErr(op, "the URL-required error carries a %q question; only URL questions are allowed there", p.Mode)
+		}
+		// Like every question of 2025-11-25 it has no key: messages name it
+		// by its message, answers reach it by the matching rule.
+		res, err := s.ask(ctx, exchange.ViaURLError, method, name, "", round, ans, p)
+		if err != nil {
+			return err
+		}
+		if res.Action != "accept" {
+			return &Error{Kind: KindServer, Op: op, Err: fmt.Errorf("the server requires a URL to be opened (%s), and the answer was %s", p.URL, res.Action)}
+		}
+	}
+	return nil
+}
+
+// answerServerRequests is receiving middleware that answers a
+// server-initiated elicitation/create, sampling/createMessage or roots/list
+// itself, so that those questions take the same path (rules, answerer,
+// defaults, validation, log) as the ones in inputRequests.
+func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "elicitation/create" && method != "sampling/createMessage" && method != "roots/list" {
+			return next(ctx, method, req)
+		}
+		c := s.getCall()
+		if c == nil {
+			c = &callState{method: "(between calls)", ans: s.opts.Answerer}
+		}
+		// The person's time to answer does not count against the request.
+		c.clock.pause()
+		defer c.clock.resume()
+		var res mcp.Result
+		var err error
+		switch method {
+		case "elicitation/create":
+			p, _ := req.GetParams().(*mcp.ElicitParams)
+			if p == nil {
+				p = &mcp.ElicitParams{}
+			}
+			res, err = s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
+		case "sampling/createMessage":
+			p, _ := req.GetParams().(*mcp.CreateMessageWithToolsParams)
+			res, err = s.sample(ctx, exchange.ViaSamplingRequest, c.method, c.name, "", c.round, c.ans, p)
+		default:
+			res, err = s.listRoots(exchange.ViaRootsRequest, c.method, c.name, "", c.round)
+		}
+		if err != nil {
+			s.setLate(err)
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+func (s *Session) setCall(c *callState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = c
+}
+
+func (s *Session) getCall() *callState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (s *Session) setLate(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.late == nil {
+		s.late = err
+	}
+}
+
+func (s *Session) takeLate() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.late
+	s.late = nil
+	return err
+}

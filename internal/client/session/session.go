@@ -1,0 +1,596 @@
+// Package session is the only code in mcp-tester that talks to servers. It
+// wraps a go-sdk client session and answers every question a server asks,
+// whichever way it arrives: a 2026-07-28 result with resultType
+// "input_required" (the session drives the rounds itself, so that it can
+// log, validate and bound them), a server-initiated elicitation/create
+// request (2025-11-25 and older), and the older -32042 error that carries
+// URL questions. Every loop is bounded by a number of rounds and every
+// request by a time limit.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/askback/askback/internal/client/answer"
+	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/client/wire"
+	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Capabilities is what the tester declares it can be asked.
+type Capabilities struct {
+	Form bool // form-mode elicitation
+	URL  bool // URL-mode elicitation
+	// Bare declares forms the way older clients do: "elicitation": {},
+	// naming no mode, which the specification reads as forms only. It
+	// needs Form and excludes URL.
+	Bare bool
+}
+
+// None reports whether nothing may be asked.
+func (c Capabilities) None() bool { return !c.Form && !c.URL }
+
+// Options configure a session.
+type Options struct {
+	Target *target.Target
+	// Protocol is the protocol version to speak; empty means the newest the
+	// go-sdk knows.
+	Protocol string
+	// Capabilities is what the tester declares.
+	Capabilities Capabilities
+	// Answerer answers questions for which a call gives no answerer of its
+	// own. Nil declines them.
+	Answerer answer.Answerer
+	// Log receives every question and answer. Nil means a private log.
+	Log *exchange.Log
+	// Validate checks answers against the requested schema before sending.
+	Validate bool
+	// MaxRounds bounds the rounds of one call; zero means 10.
+	MaxRounds int
+	// Timeout bounds connecting and each request; zero means no limit.
+	Timeout time.Duration
+	// ClientName and ClientVersion identify the tester to the server.
+	ClientName, ClientVersion string
+	// Warn, if set, receives warnings about a server's odd but survivable
+	// behaviour.
+	Warn func(string)
+	// Middleware, if set, is installed as sending and receiving middleware
+	// on the client, outermost (for tracing).
+	Middleware []mcp.Middleware
+	// Observe, if set, hears every JSON-RPC message on the wire (the trace,
+	// the audit's evidence). It never changes what is sent: over HTTP it
+	// reads copies of the bodies (see the wire package).
+	Observe wire.Observer
+	// KeepExecution keeps each listed tool's execution member, which the
+	// go-sdk's Tool leaves out (see ToolExecution): for the commands that
+	// show or save a catalog.
+	KeepExecution bool
+	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks)
+	// on tool calls to a server that offers it (in its capabilities): a
+	// tool the server runs as a task is then waited for, its questions
+	// answered through tasks/update, and its result returned like a direct
+	// call's.
+	Tasks bool
+	// OnTask, if set, hears a task's status and status message as they
+	// change.
+	OnTask func(taskclient.Update)
+	// TaskSleep, if set, waits between two polls of a task (the clock of
+	// the tests that drive tasks); nil waits for the interval the server
+	// suggests, or until the request's context ends.
+	TaskSleep func(ctx context.Context, d time.Duration) error
+	// Sampler answers a server's requests for a model reply
+	// (sampling/createMessage) that a call's answerer leaves (an answerer
+	// answers them when it is an answer.Sampler, see answer.CanSample).
+	// The tester declares sampling when either can answer. Sampling is
+	// deprecated as of 2026-07-28 and works until at least 2027-07-28.
+	Sampler answer.Sampler
+	// DeclareSampling declares sampling even when neither a Sampler nor
+	// the session's answerer can answer: the replies come with each
+	// call's answerer (a script's sample_response lines, a bench flow's
+	// --sample replies, a person at a terminal). Unanswered requests are
+	// refused, as with no Sampler.
+	DeclareSampling bool
+	// Hint words the way on that an error points at (a Setting) in the
+	// caller's terms, as the CLI's flags or asktest's options; nil, or
+	// "", words it as the field of Options.
+	Hint Hint
+	// Roots is the answer to roots/list. Nil: the tester does not declare
+	// roots; an empty, non-nil list declares them and answers none.
+	// Deprecated like sampling.
+	Roots []*mcp.Root //lint:ignore SA1019 roots are deprecated but still answered
+	// Deprecated, if set, hears once per session that the server used a
+	// deprecated feature: exchange.AsksSampling or exchange.AsksRoots.
+	Deprecated func(feature string)
+	// OnProgress, if set, asks for progress on every tool call (a
+	// progressToken in its _meta) and hears the server's progress
+	// notifications for them, as they come.
+	OnProgress func(Progress)
+}
+
+// Session is an open connection to a server.
+type Session struct {
+	opts   Options
+	cs     *mcp.ClientSession
+	conn   *target.Conn
+	log    *exchange.Log
+	server string
+
+	life context.CancelFunc // ends the connection's own context on Close
+	// tasks: the tester declares the tasks extension and the server offers
+	// it, so that a tool call may come back as a task.
+	tasks bool
+	// offer is what a server on protocol 2025-11-25 declared of the tasks
+	// of that protocol; support is each listed tool's taskSupport, and
+	// supportOnce lists the tools for it before the first call.
+	offer       taskclient.Offer
+	support     map[string]taskclient.Support
+	supportOnce sync.Once
+
+	toolsOnce sync.Once   // the tools were listed (knowTools)
+	results   toolResults // tools/call answers as sent (see CallTool)
+	execs     *executions // the listed tools' execution members (Options.KeepExecution)
+	closed    atomic.Bool // Close was called
+
+	mu    sync.Mutex
+	cur   *callState      // the call in progress, for server-initiated requests
+	late  error           // an error met while answering a server-initiated request
+	noted map[string]bool // the deprecated features already told of
+	// progress maps the progress tokens of the tool calls in flight to
+	// their tools (Options.OnProgress); progressSeq numbers the tokens.
+	progress    map[string]string
+	progressSeq int
+}
+
+// callState is what a server-initiated question needs to know about the
+// call it interrupts.
+type callState struct {
+	method, name string
+	round        int
+	ans          answer.Answerer
+	clock        *requestClock // the time limit of the request in progress
+}
+
+// Open connects to the target and initializes the session.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = 10
+	}
+	if opts.Log == nil {
+		opts.Log = &exchange.Log{}
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcp-tester"
+	}
+	if err := CheckProtocol(opts.Protocol); err != nil {
+		return nil, &Error{Kind: KindAnswer, Err: err}
+	}
+	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
+		return nil, &Error{Kind: KindAnswer, Err: errors.New("bare elicitation capabilities declare forms only: set Form, not URL")}
+	}
+	opts.Capabilities = asOf(opts.Capabilities, opts.Protocol)
+	s := &Session{opts: opts, log: opts.Log}
+	if err := s.connect(ctx, ""); err != nil {
+		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
+			opts.Target.Transport != target.TransportSSE && target.IsHTTPNotStreamable(err) {
+			// A legacy server: try HTTP+SSE before giving up.
+			if err2 := s.connect(ctx, target.TransportSSE); err2 == nil {
+				t := *opts.Target
+				t.Transport = target.TransportSSE
+				s.opts.Target = &t
+				return s, s.spokeAsked()
+			}
+		}
+		return nil, err
+	}
+	return s, s.spokeAsked()
+}
+
+// spokeAsked checks that a session opened with an explicit protocol
+// version speaks it: the go-sdk settles on another version the server
+// offers instead, which a tester asked for one version must not do
+// silently. It closes the session when not.
+func (s *Session) spokeAsked() error {
+	want, got := s.opts.Protocol, s.ProtocolVersion()
+	if want == "" || got == want {
+		return nil
+	}
+	s.Close()
+	return &Error{Kind: KindProtocol, Op: "connect to " + s.opts.Target.Describe(),
+		Err: s.hinted(fmt.Errorf("protocol %s: the server does not speak it (it speaks %s)", want, got), SettingProtocol, got)}
+}
+
+// legacySSEProtocol is the version a session over the legacy HTTP+SSE
+// transport offers when none is asked for: the newest one with initialize.
+const legacySSEProtocol = "2025-11-25"
+
+// asOf returns what a client of protocol version v can declare of c: a
+// session pinned to an older version is that version's client. Elicitation
+// came with 2025-06-18, whose capability names no mode (forms only, the
+// bare "elicitation": {}); URL mode came with 2025-11-25. A session that
+// negotiates its version (v empty) declares everything asked for.
+func asOf(c Capabilities, v string) Capabilities {
+	switch {
+	case v == "" || v >= "2025-11-25":
+		return c
+	case v >= "2025-06-18" && c.Form:
+		return Capabilities{Form: true, Bare: true}
+	default:
+		return Capabilities{}
+	}
+}
+
+// CheckProtocol refuses a protocol version the tester does not speak; ""
+// (the newest version both know) is spoken.
+func CheckProtocol(v string) error {
+	if v == "" {
+		return nil
+	}
+	for _, known := range mcp.SupportedProtocolVersions() {
+		if v == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("protocol %q: this tester speaks %v", v, mcp.SupportedProtocolVersions())
+}
+
+func (s *Session) connect(ctx context.Context, transport string) error {
+	conn, err := s.opts.Target.Open(transport)
+	if err != nil {
+		return &Error{Kind: KindAnswer, Err: err}
+	}
+	copts := &mcp.ClientOptions{
+		Capabilities:   s.capabilities(),
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	if s.opts.OnProgress != nil {
+		copts.ProgressNotificationHandler = s.onProgress
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, copts)
+	if s.opts.Tasks {
+		if err := taskclient.Register(client); err != nil {
+			return &Error{Kind: KindAnswer, Err: err}
+		}
+	}
+	client.AddReceivingMiddleware(s.answerServerRequests)
+	client.AddSendingMiddleware(freshReads)
+	if len(s.opts.Middleware) > 0 {
+		client.AddSendingMiddleware(s.opts.Middleware...)
+		client.AddReceivingMiddleware(s.opts.Middleware...)
+	}
+	cctx, clock := s.startClock(ctx)
+	defer clock.stop()
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	tr := conn.Transport
+	if s.opts.Tasks {
+		// Innermost: it must see the raw answer to spot a task handle.
+		tr = taskclient.Transport(tr)
+	}
+	obs := s.opts.Observe
+	if s.opts.KeepExecution {
+		s.execs = &executions{}
+		if outer := obs; outer != nil {
+			obs = func(sent bool, msg jsonrpc.Message) {
+				s.execs.observe(sent, msg)
+				outer(sent, msg)
+			}
+		} else {
+			obs = s.execs.observe
+		}
+	}
+	tr = wire.Watch(tr, s.results.watch, obs)
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
+		// Only the SSE transport ties its stream to the connect context.
+		// Other transports stay unwrapped here: a wrapper would hide the
+		// SDK's unexported hook that updates a Streamable HTTP connection
+		// after initialize (protocol header, standalone stream).
+		tr = target.Outliving(tr, life)
+	}
+	version := s.opts.Protocol
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse && version == "" {
+		// HTTP+SSE predates protocol 2026-07-28, and servers on it that
+		// refuse a method they do not know with 400 (the go-sdk's before
+		// 2026-07-28) make the client drop the connection at the
+		// server/discover probe: start with initialize.
+		version = legacySSEProtocol
+	}
+	var cs *mcp.ClientSession
+	var offer taskclient.Offer
+	if s.opts.Tasks {
+		cs, offer, err = taskclient.Connect(cctx, client, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	} else {
+		cs, err = client.Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}
+	if err != nil {
+		endLife()
+		conn.Cleanup()
+		e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
+		if le := login.AsError(err); le != nil {
+			e.Err = le // the login's reason, without the transport's wrapping
+		}
+		wrong := conn.WrongAnswer(err, true)
+		switch r := conn.Refused(); {
+		case r != nil:
+			// The server was reached and broke the rules of the wire.
+			e.Kind, e.Err = KindProtocol, r
+		case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
+			// It was reached, and answered with something else than
+			// JSON-RPC: say what came back.
+			e.Kind, e.Err = KindProtocol, wrong
+			return e
+		}
+		switch exited, state := conn.Exited(); {
+		case cctx.Err() != nil && ctx.Err() == nil:
+			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+			if id := s.results.takeStray(); id != "" {
+				// It answered, but to no request of the tester's.
+				e.Kind = KindProtocol
+				e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
+			}
+		case exited && RPCError(err) == nil:
+			// Say what happened, not how the SDK noticed it. A server
+			// that answered with an error and then ended when the
+			// tester closed its input did answer: its error says why.
+			e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
+		}
+		return e
+	}
+	s.cs, s.conn, s.life, s.offer = cs, conn, endLife, offer
+	if dup := s.results.takeRepeated(); dup != nil {
+		// The go-sdk took the last of the two; which did the server mean?
+		s.Close()
+		return protocolErr("connect to "+s.opts.Target.Describe(), "%w", dup)
+	}
+	if info := cs.InitializeResult(); info != nil {
+		if info.ServerInfo != nil {
+			s.server = info.ServerInfo.Name
+		}
+		if info.Capabilities != nil {
+			_, offered := info.Capabilities.Extensions[tasks.ExtensionID]
+			s.tasks = s.opts.Tasks && offered
+		}
+	}
+	return nil
+}
+
+func (s *Session) capabilities() *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{}
+	if s.samplingDeclared() {
+		//lint:ignore SA1019 sampling is deprecated but still answered while servers ask
+		caps.Sampling = &mcp.SamplingCapabilities{}
+	}
+	if s.opts.Roots != nil {
+		//lint:ignore SA1019 roots are deprecated but still answered while servers ask
+		caps.RootsV2 = &mcp.RootCapabilities{}
+	}
+	if s.opts.Capabilities.None() {
+		return caps
+	}
+	caps.Elicitation = &mcp.ElicitationCapabilities{}
+	if s.opts.Capabilities.Bare {
+		return caps
+	}
+	if s.opts.Capabilities.Form {
+		caps.Elicitation.Form = &mcp.FormElicitationCapabilities{}
+	}
+	if s.opts.Capabilities.URL {
+		caps.Elicitation.URL = &mcp.URLElicitationCapabilities{}
+	}
+	return caps
+}
+
+// Declared lists the client capabilities the session declared, as a
+// report says them: "elicitation (form, url)", "sampling", "roots".
+func (s *Session) Declared() []string {
+	caps := s.capabilities()
+	var out []string
+	if e := caps.Elicitation; e != nil {
+		var modes []string
+		if e.Form != nil {
+			modes = append(modes, "form")
+		}
+		if e.URL != nil {
+			modes = append(modes, "url")
+		}
+		if len(modes) > 0 {
+			out = append(out, "elicitation ("+strings.Join(modes, ", ")+")")
+		} else {
+			out = append(out, "elicitation")
+		}
+	}
+	//lint:ignore SA1019 sampling is deprecated but still answered while servers ask
+	if caps.Sampling != nil {
+		out = append(out, "sampling")
+	}
+	//lint:ignore SA1019 roots are deprecated but still answered while servers ask
+	if caps.RootsV2 != nil {
+		out = append(out, "roots")
+	}
+	return out
+}
+
+// freshReads keeps the go-sdk from caching resources/read results: a tester
+// must see what the server says now, and a read that asked a question must
+// be read again with its answers, not served from a cache keyed by URI.
+func freshReads(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ReadResourceResult); ok && r != nil {
+			r.TTLMs = 0
+		}
+		return res, err
+	}
+}
+
+// Target is the server as it was reached: the target given, with the
+// transport that worked when HTTP+SSE was the fallback.
+func (s *Session) Target() *target.Target {
+	t := *s.opts.Target
+	return &t
+}
+
+// ServerName is the name the server gave in its implementation info.
+func (s *Session) ServerName() string { return s.server }
+
+// Log is the session's exchange log.
+func (s *Session) Log() *exchange.Log { return s.log }
+
+// ProtocolVersion is the version negotiated with the server.
+func (s *Session) ProtocolVersion() string {
+	if r := s.cs.InitializeResult(); r != nil {
+		return r.ProtocolVersion
+	}
+	return ""
+}
+
+// Close ends the session and, for a command server, the process: its input
+// is closed, it gets a short grace to exit, then it is terminated. It
+// reports a request the server answered twice that was seen only after
+// the request had ended (a protocol error).
+func (s *Session) Close() error {
+	if s.cs == nil || s.closed.Swap(true) {
+		return nil
+	}
+	s.cs.Close()
+	s.life()
+	s.conn.Cleanup()
+	if twice := s.results.takeTwice(); twice != nil {
+		// Seen after the request it answered had ended.
+		return protocolErr("close the session", "%w", twice)
+	}
+	return nil
+}
+
+// Ping checks that the server answers. On 2026-07-28 and newer the ping
+// carries the per-request _meta every request must (the go-sdk adds it to
+// the other requests, not to ping). That version removed ping from the
+// protocol, so a server may answer it "method not found": it answered, and
+// the ping succeeds.
+func (s *Session) Ping(ctx context.Context) error {
+	ctx, clock := s.startClock(ctx)
+	defer clock.stop()
+	v := s.ProtocolVersion()
+	var params *mcp.PingParams
+	if v >= Modern {
+		params = &mcp.PingParams{Meta: s.requestMeta(v)}
+	}
+	err := s.refuseRepeats("ping", func() error { return s.wrap(ctx, "ping", s.cs.Ping(ctx, params)) })
+	if w := RPCError(err); w != nil && w.Code == jsonrpc.CodeMethodNotFound && v >= Modern {
+		return nil
+	}
+	return err
+}
+
+// requestMeta is the _meta of a request of protocol v (2026-07-28 and
+// newer) as the go-sdk writes it: the version, the client and what it
+// declares.
+func (s *Session) requestMeta(v string) mcp.Meta {
+	var caps map[string]any
+	b, _ := json.Marshal(s.capabilities())
+	_ = json.Unmarshal(b, &caps)
+	// The go-sdk's ClientCapabilities always writes "roots"; requests of
+	// this version carry it only when roots are declared, which the tester
+	// never does.
+	delete(caps, "roots")
+	return mcp.Meta{
+		mcp.MetaKeyProtocolVersion:    v,
+		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion},
+		mcp.MetaKeyClientCapabilities: caps,
+	}
+}
+
+// wrap turns an error from the SDK into a session *Error of the right kind.
+func (s *Session) wrap(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	e := &Error{Op: op, Err: err}
+	switch {
+	case login.AsError(err) != nil:
+		// The server refused the login (a scope it would not grant, a
+		// token it would not take).
+		e.Kind = KindServer
+		e.Err = login.AsError(err)
+	case RPCError(err) != nil:
+		e.Kind = KindServer
+	case errors.Is(err, taskclient.ErrCancelled):
+		e.Kind = KindServer
+	case s.conn.Refused() != nil:
+		// What the HTTP client refused (an answer too large, a request
+		// sent on elsewhere) ended the connection.
+		e.Kind = KindProtocol
+		e.Err = s.conn.Refused()
+	case timedOut(ctx):
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
+		if c := context.Cause(ctx); !errors.Is(c, errRequestTimeout) && !errors.Is(c, target.ErrTimeLimit) {
+			// The caller's limit, not --timeout: the caller knows how long.
+			e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
+		}
+		e.Stderr = s.conn.StderrTail()
+		if id := s.results.takeStray(); id != "" {
+			// It answered, but to no request of the tester's.
+			e.Kind = KindProtocol
+			e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
+		}
+	case s.conn.WrongAnswer(err, false) != nil:
+		// The server answered with something else than JSON-RPC.
+		e.Kind = KindProtocol
+		e.Err = s.conn.WrongAnswer(err, false)
+	case undelivered(err):
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server could not be reached (%w)", err)
+	case s.broken(err):
+		e.Kind = KindUnreachable
+		e.Err = fmt.Errorf("the server closed the connection (%v)", err)
+		if ok, state := s.conn.Exited(); ok {
+			e.Err = fmt.Errorf("the server exited (%s)", state)
+		}
+		e.Stderr = s.conn.StderrTail()
+	default:
+		e.Kind = KindProtocol
+		e.Err = fmt.Errorf("the server's answer could not be read: %w", err)
+	}
+	return e
+}
+
+// undelivered reports whether err is the go-sdk's refusal of a request its
+// transport could not deliver (a refused connection, a name that does not
+// resolve, TLS, a gateway's 502, 503 or 504): the server was not reached.
+// An answer that came back but was not JSON-RPC is told apart before
+// (target.Conn.WrongAnswer).
+func undelivered(err error) bool {
+	var w *jsonrpc.Error
+	var op *net.OpError
+	return errors.As(err, &op) || (errors.As(err, &w) && w.Code == codeRejected)
+}
+
+// broken reports whether err means the connection is gone. For a command
+// server it closes the session, which waits (briefly) for the process, so
+// that the error can say how it ended.
+func (s *Session) broken(err error) bool {
+	if !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "EOF") {
+		return false
+	}
+	if s.opts.Target.Command != "" {
+		s.cs.Close()
+	}
+	return true
+}

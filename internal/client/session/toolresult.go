@@ -1,0 +1,278 @@
+package session
+
+import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"sync"
+
+	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// toolResults watches the raw answers to the client's requests as they
+// cross the wire, for what the go-sdk's decoding hides and a tester must
+// not pass: a tools/call result of null, or one without content (decoded
+// as an empty content list); a key given twice in an object (read as its
+// last value: "isError": true, "isError": false passes as success); keys
+// another client reads otherwise ("isError": false, "IsError": true: a
+// client using encoding/json reads true); a second message after the
+// answer in one body, or a second answer to one request (a result, then an
+// error); a resultType the protocol does not define; a task handle no
+// task was asked for.
+type toolResults struct {
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]string // requests sent, not yet answered: their method
+	empty    bool                  // a tools/call answer had no content since the last take
+	handle   bool                  // a tools/call answer was a task handle since the last takeHandle
+	repeated error                 // the first answer a client cannot trust since the last takeRepeated
+	twice    error                 // the first request answered twice, kept until takeTwice
+	// answered are the latest requests answered (their method, and
+	// whether the answer was an error), to tell a second answer.
+	answered answeredRing
+	// stray is the id of the first answer to no request the client sent
+	// (a server that answers with another id than the request's), kept
+	// while every request sent is remembered (dropped: none can be told).
+	stray   string
+	dropped bool
+}
+
+// watch is a wire.Watcher: it notes the requests the client sends and,
+// in the answers to them, a tools/call result without content and a key
+// given twice in one object.
+func (t *toolResults) watch(sent bool, m jsonscan.Message) {
+	switch {
+	case m.Kind == jsonscan.Request && sent && m.ID.IsValid():
+		t.mu.Lock()
+		if t.pending == nil {
+			t.pending = map[jsonrpc.ID]string{}
+		}
+		if len(t.pending) < maxPendingCalls {
+			t.pending[m.ID] = m.Method
+		} else {
+			t.dropped = true
+		}
+		t.mu.Unlock()
+	case m.Kind == jsonscan.Response && !sent:
+		t.mu.Lock()
+		method, ok := t.pending[m.ID]
+		if ok {
+			delete(t.pending, m.ID)
+			t.answered.add(m.ID, method, m.Failed)
+			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
+				t.empty = true
+			}
+			if t.repeated == nil {
+				t.repeated = untrusted(method, m)
+			}
+			if !m.Failed && method == "tools/call" && (m.Result.Task || m.Result.Type == resultTypeTask) {
+				t.handle = true
+			}
+		} else if first, again := t.answered.find(m.ID); again {
+			if t.twice == nil {
+				t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
+			}
+		} else if !t.dropped && t.stray == "" && m.ID.IsValid() {
+			t.stray = idText(m.ID)
+		}
+		t.mu.Unlock()
+	}
+}
+
+// answered is what the watcher remembers of a request answered.
+type answered struct {
+	method string
+	failed bool
+}
+
+func (a answered) kind() string { return kindOf(a.failed) }
+
+func kindOf(failed bool) string {
+	if failed {
+		return "an error"
+	}
+	return "a result"
+}
+
+// maxAnswered bounds the answered requests remembered.
+const maxAnswered = 256
+
+// answeredRing remembers the latest maxAnswered requests answered, the
+// oldest forgotten first. Its entries hold no pointer: the collector does
+// not look into them at each cycle of a long session. An id is kept as
+// its number, or a string id as its hash (the ids are the client's own:
+// the go-sdk numbers its requests); a method as its place in methods. It
+// is searched only for an answer to no request pending, from the newest.
+type answeredRing struct {
+	entries []answeredAt // a ring once full: next is the oldest
+	next    int
+	methods []string // the methods the entries name, each once
+	seed    maphash.Seed
+}
+
+// answeredAt is one request answered.
+type answeredAt struct {
+	id     int64
+	str    bool  // id is the hash of a string id
+	method uint8 // its place in methods
+	failed bool
+}
+
+// maxMethods bounds the methods an answeredRing names; a request of
+// another is remembered as "a request".
+const maxMethods = 64
+
+// key is how the ring keeps id; false for an id it cannot keep.
+func (a *answeredRing) key(id jsonrpc.ID) (n int64, str, ok bool) {
+	switch v := id.Raw().(type) {
+	case int64:
+		return v, false, true
+	case string:
+		if a.seed == (maphash.Seed{}) {
+			a.seed = maphash.MakeSeed()
+		}
+		return int64(maphash.String(a.seed, v)), true, true
+	}
+	return 0, false, false
+}
+
+// add remembers that the request id, of method, was answered.
+func (a *answeredRing) add(id jsonrpc.ID, method string, failed bool) {
+	n, str, ok := a.key(id)
+	if !ok {
+		return
+	}
+	i := slices.Index(a.methods, method)
+	if i < 0 && len(a.methods) < maxMethods {
+		a.methods = append(a.methods, method)
+		i = len(a.methods) - 1
+	}
+	e := answeredAt{id: n, str: str, method: maxMethods, failed: failed} // maxMethods: "a request"
+	if i >= 0 {
+		e.method = uint8(i)
+	}
+	if len(a.entries) < maxAnswered {
+		if a.entries == nil {
+			a.entries = make([]answeredAt, 0, maxAnswered)
+		}
+		a.entries = append(a.entries, e)
+		return
+	}
+	a.entries[a.next] = e
+	a.next = (a.next + 1) % maxAnswered
+}
+
+// find returns what it remembers of the request id, the latest first.
+func (a *answeredRing) find(id jsonrpc.ID) (answered, bool) {
+	n, str, ok := a.key(id)
+	if !ok {
+		return answered{}, false
+	}
+	for k := range a.entries {
+		e := a.entries[(a.next-1-k+2*len(a.entries))%len(a.entries)]
+		if e.id == n && e.str == str {
+			method := "a request"
+			if int(e.method) < len(a.methods) {
+				method = a.methods[e.method]
+			}
+			return answered{method: method, failed: e.failed}, true
+		}
+	}
+	return answered{}, false
+}
+
+// resultTypeTask is the resultType of a task handle (the tasks extension).
+const resultTypeTask = "task"
+
+// untrusted says why an answer to method cannot be trusted, nil when it
+// can: a key twice, keys another client reads otherwise, a second message
+// after it, a resultType the protocol does not define, a task handle to a
+// request that cannot start a task.
+func untrusted(method string, m jsonscan.Message) error {
+	switch {
+	case m.Repeat != nil && !m.Failed:
+		return fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Repeat)
+	case m.Case != nil && !m.Failed:
+		return fmt.Errorf("the server's answer to %s: %w; refused (which one was meant?)", method, m.Case)
+	case m.Trailing:
+		return fmt.Errorf("the server's answer to %s is followed by more in the same body (a second answer?); refused (a client may read either)", method)
+	case m.Failed:
+		return nil
+	}
+	if m.Result.BadIsError && method == "tools/call" {
+		return fmt.Errorf("the server's answer to %s has an isError that is neither true nor false; refused (a client may read it as success, another as failure)", method)
+	}
+	switch t := m.Result.Type; {
+	case t == "" || t == "complete" || t == "input_required":
+	case t == resultTypeTask && method == "tools/call":
+	case t == resultTypeTask || m.Result.Task && method != "tools/call":
+		return fmt.Errorf("the server answered %s with a task handle, which only tools/call can start; refused", method)
+	default:
+		return fmt.Errorf("the server's answer to %s has resultType %q, which the protocol does not define (complete, input_required, task); refused", method, termsafe.Clip(t, 64))
+	}
+	return nil
+}
+
+// idText is an id as a message names it.
+func idText(id jsonrpc.ID) string {
+	if _, num := id.Raw().(int64); num {
+		return fmt.Sprint(id.Raw())
+	}
+	return termsafe.Clip(fmt.Sprintf("%q", fmt.Sprint(id.Raw())), 64)
+}
+
+// takeTwice returns the first request answered twice that no call has
+// reported yet, and forgets it. A second answer may come after the first
+// was taken for the call's: it is reported by the next request, or when
+// the session closes.
+func (t *toolResults) takeTwice() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.twice
+	t.twice = nil
+	return e
+}
+
+// takeHandle reports whether a tools/call answer was a task handle since
+// the last takeHandle, and forgets it.
+func (t *toolResults) takeHandle() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.handle
+	t.handle = false
+	return h
+}
+
+// maxPendingCalls bounds the tools/call requests remembered at once.
+const maxPendingCalls = 1024
+
+// take reports whether an answer without content arrived since the last
+// take, and forgets it.
+func (t *toolResults) take() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.empty
+	t.empty = false
+	return e
+}
+
+// takeRepeated returns the first answer with a key twice in one object
+// since the last call, and forgets it.
+func (t *toolResults) takeRepeated() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.repeated
+	t.repeated = nil
+	return e
+}
+
+// takeStray returns the id of an answer to no request sent, "" if none
+// came, and forgets it.
+func (t *toolResults) takeStray() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stray
+	t.stray = ""
+	return s
+}

@@ -1,0 +1,280 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// headLen is how many bytes of an answer are kept to say what came back
+// when it was not JSON-RPC.
+const headLen = 64
+
+// answers keeps what a Conn's server answered, as far as the tester read
+// it, so that a connection that failed on an answer can say what came
+// back: the last HTTP answer (not an acknowledgement), or, on stdio, the
+// first message that could not be read.
+type answers struct {
+	mu    sync.Mutex
+	last  *httpAnswer
+	stdio error
+	// wrong is the answer found wrong: the connection ended on it, and
+	// every later request fails for it.
+	wrong *WrongAnswerError
+}
+
+// httpAnswer is one HTTP answer: its status, content type and first bytes.
+type httpAnswer struct {
+	status int
+	ctype  string
+	head   []byte
+	n      int64 // bytes read so far
+	ended  bool  // read to its end
+}
+
+// describe says what the answer was, everything from the server escaped
+// (internal/text/termsafe) and its body clipped to its first bytes.
+func (a *httpAnswer) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP %d %s", a.status, http.StatusText(a.status))
+	if a.ctype == "" {
+		b.WriteString(", no Content-Type")
+	} else {
+		fmt.Fprintf(&b, ", Content-Type %q", termsafe.Line(clip(a.ctype, headLen)))
+	}
+	switch {
+	case a.n == 0 && a.ended:
+		b.WriteString(", an empty body")
+	case a.n == 0:
+		b.WriteString(", no body read")
+	default:
+		head := clip(string(a.head), headLen)
+		more := ""
+		if int64(len(head)) < a.n || !a.ended {
+			more = "…"
+		}
+		size := fmt.Sprintf("%d bytes", a.n)
+		if !a.ended {
+			size = fmt.Sprintf("at least %d bytes", a.n)
+		}
+		fmt.Fprintf(&b, ", %s: \"%s%s\"", size, termsafe.Line(head), more)
+	}
+	return b.String()
+}
+
+// clip cuts s to at most max bytes where a rune starts.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}
+
+// WrongAnswerError is a server that was reached and answered, but not
+// with JSON-RPC: a web page, plain text, an empty body, bytes that are not
+// JSON, JSON that is not a JSON-RPC message, an HTTP error status.
+type WrongAnswerError struct {
+	// Answer says what came back (HTTP: status, content type, first
+	// bytes; stdio: why it could not be read), escaped.
+	Answer string
+	// Stdio says that the server is a command that wrote it on stdout.
+	Stdio bool
+}
+
+func (e *WrongAnswerError) Error() string {
+	if e.Stdio {
+		return "the server wrote on its stdout what is not JSON-RPC: " + e.Answer
+	}
+	return "the server answered, but not with JSON-RPC: " + e.Answer
+}
+
+// WrongAnswer returns, for err of a connect or a request that failed,
+// what the server answered instead of JSON-RPC, or nil when the failure
+// was not an answer (nothing came back: a refused connection, a name that
+// does not resolve, TLS, a time limit; or a gateway's 502, 503 or 504 and
+// a 429, which say the server is not there now). connecting says that err
+// ended the connect, before which the server gave no usable answer: any
+// answer that came back is then the wrong one. After the connect, only an
+// answer the go-sdk could not read (or an HTTP error status) counts.
+func (c *Conn) WrongAnswer(err error, connecting bool) *WrongAnswerError {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	c.answers.mu.Lock()
+	defer c.answers.mu.Unlock()
+	if c.answers.wrong != nil && errors.Is(err, mcp.ErrConnectionClosed) {
+		return c.answers.wrong
+	}
+	w := c.answers.find(err, connecting)
+	if w != nil {
+		c.answers.wrong = w
+	}
+	return w
+}
+
+// find is WrongAnswer, with the lock held.
+func (as *answers) find(err error, connecting bool) *WrongAnswerError {
+	if as.stdio != nil {
+		return &WrongAnswerError{Answer: termsafe.Line(clip(as.stdio.Error(), 4*headLen)), Stdio: true}
+	}
+	a := as.last
+	if a == nil || transient(a.status) {
+		return nil
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return nil // the connection itself failed
+	}
+	if connecting || a.status/100 != 2 || unreadable(err.Error()) {
+		return &WrongAnswerError{Answer: a.describe()}
+	}
+	return nil
+}
+
+// notJSONRPC reports whether err of reading a message says that what
+// was read is not JSON, or not a JSON-RPC message.
+func notJSONRPC(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"unmarshaling jsonrpc message", "invalid message version tag", "invalid ID type", "invalid trailing data", "empty batch", "batching is not supported"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// unreadable reports whether a go-sdk error says that an answer came back
+// that it could not read as JSON-RPC.
+func unreadable(msg string) bool {
+	for _, s := range []string{"failed to decode response", "unsupported content type", "failed to read body", "invalid message version tag", "looking for beginning of value", "malformed event", "malformed line in SSE stream"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// transient reports the statuses that say the server is not there now
+// rather than that it answered wrongly.
+func transient(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// noteHTTP keeps resp as the last answer unless it is an acknowledgement
+// (202 or 204 to a POST, 405 to the GET of a stream a server does not
+// offer), and returns it with its body read through a recorder of its
+// first bytes. A body the go-sdk will not read (a content type other than
+// JSON or an event stream) has its first bytes read at once.
+func (as *answers) noteHTTP(r *http.Request, resp *http.Response) *http.Response {
+	if as == nil || resp.Body == nil {
+		return resp
+	}
+	switch {
+	case r.Method == http.MethodPost && (resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent),
+		r.Method == http.MethodGet && resp.StatusCode == http.StatusMethodNotAllowed,
+		r.Method != http.MethodPost && r.Method != http.MethodGet:
+		return resp
+	}
+	a := &httpAnswer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type")}
+	as.mu.Lock()
+	as.last = a
+	as.mu.Unlock()
+	body := &headBody{rc: resp.Body, a: a, mu: &as.mu}
+	resp.Body = body
+	media, _, _ := mime.ParseMediaType(a.ctype)
+	if media != "application/json" && media != "text/event-stream" {
+		// Read the first bytes now: the go-sdk closes such a body unread.
+		var p [headLen]byte
+		n, _ := io.ReadFull(body, p[:])
+		resp.Body = &replayed{Reader: io.MultiReader(bytes.NewReader(p[:n]), body), c: body}
+	}
+	return resp
+}
+
+// headBody keeps the first bytes of a body and counts the rest.
+type headBody struct {
+	rc io.ReadCloser
+	a  *httpAnswer
+	mu *sync.Mutex
+}
+
+func (b *headBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	if k := headLen - len(b.a.head); k > 0 {
+		b.a.head = append(b.a.head, p[:min(n, k)]...)
+	}
+	b.a.n += int64(n)
+	if err == io.EOF {
+		b.a.ended = true
+	}
+	b.mu.Unlock()
+	return n, err
+}
+
+func (b *headBody) Close() error { return b.rc.Close() }
+
+type replayed struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r *replayed) Close() error { return r.c.Close() }
+
+// readNoting wraps a command server's transport so that the first
+// message it wrote that could not be read (not JSON, not JSON-RPC) is
+// kept in as.
+type readNoting struct {
+	inner mcp.Transport
+	as    *answers
+}
+
+func (t *readNoting) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &readNotingConn{Connection: c, as: t.as}, nil
+}
+
+type readNotingConn struct {
+	mcp.Connection
+	as *answers
+}
+
+func (c *readNotingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil && notJSONRPC(err) {
+		c.as.mu.Lock()
+		if c.as.stdio == nil {
+			c.as.stdio = err
+		}
+		c.as.mu.Unlock()
+	}
+	return msg, err
+}

@@ -1,0 +1,193 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/askback/askback/internal/encoding/eventstream"
+	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// MaxMessage bounds the bytes kept to read one message (a JSON body, or one
+// event of a stream). A larger message still passes, unobserved.
+const MaxMessage = 16 << 20
+
+// watchingRoundTripper returns base (http.DefaultTransport when nil) with
+// the JSON-RPC messages of every request and response body told to to.
+// The requests and responses themselves pass unchanged: a request body is
+// read from a copy (GetBody) or read once and replayed, a response body is
+// observed as the caller reads it.
+func watchingRoundTripper(base http.RoundTripper, to listeners) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &roundTripper{base: base, obs: to}
+}
+
+type roundTripper struct {
+	base http.RoundTripper
+	obs  listeners
+}
+
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		body, replay, err := requestBody(req)
+		if err != nil {
+			return nil, err
+		}
+		if replay != nil {
+			r := *req
+			r.Body = replay
+			req = &r
+		}
+		observeJSON(body, true, t.obs)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch media {
+	case "application/json":
+		j := &jsonBody{obs: t.obs}
+		resp.Body = &observedBody{ReadCloser: resp.Body, feed: j.feed, end: j.end}
+	case "text/event-stream":
+		s := &eventStream{obs: t.obs}
+		resp.Body = &observedBody{ReadCloser: resp.Body, feed: s.feed}
+	}
+	return resp, nil
+}
+
+// requestBody returns the request's body for observing and, when it had to
+// be read from the request itself, a body to send in its place. A body
+// larger than MaxMessage is not observed.
+func requestBody(req *http.Request) (observed []byte, replay io.ReadCloser, err error) {
+	if req.GetBody != nil {
+		rc, err := req.GetBody()
+		if err == nil {
+			defer rc.Close()
+			b, err := io.ReadAll(io.LimitReader(rc, MaxMessage+1))
+			if err == nil && len(b) <= MaxMessage {
+				return b, nil, nil
+			}
+			return nil, nil, nil
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, MaxMessage+1))
+	if err != nil {
+		req.Body.Close()
+		return nil, nil, err
+	}
+	replay = &readCloser{Reader: io.MultiReader(bytes.NewReader(b), req.Body), close: req.Body.Close}
+	if len(b) > MaxMessage {
+		return nil, replay, nil
+	}
+	return b, replay, nil
+}
+
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r *readCloser) Close() error { return r.close() }
+
+// observeJSON tells obs the message, or the messages of the batch, in b.
+// Anything that is not JSON-RPC (an OAuth document, an error page) is
+// ignored. The bytes are read once by the scan for the watcher, and decoded
+// only for an observer.
+func observeJSON(b []byte, sent bool, obs listeners) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	if b[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(b, &batch) != nil {
+			return
+		}
+		for _, m := range batch {
+			observeJSON(m, sent, obs)
+		}
+		return
+	}
+	if obs.watch != nil {
+		if m := jsonscan.Scan(b); m.Kind != jsonscan.NotRPC {
+			obs.watch(sent, m)
+		}
+	}
+	if obs.obs != nil {
+		if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+			obs.obs(sent, msg)
+		}
+	}
+}
+
+// observedBody hands what its reader reads to feed, and calls end once at
+// the end of the body.
+type observedBody struct {
+	io.ReadCloser
+	feed  func([]byte)
+	end   func()
+	ended bool
+}
+
+func (b *observedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.feed(p[:n])
+	}
+	if err == io.EOF && !b.ended {
+		b.ended = true
+		if b.end != nil {
+			b.end()
+		}
+	}
+	return n, err
+}
+
+// jsonBody collects a JSON response body and observes it when complete.
+type jsonBody struct {
+	obs  listeners
+	buf  bytes.Buffer
+	over bool
+}
+
+func (j *jsonBody) feed(p []byte) {
+	if j.over || j.buf.Len()+len(p) > MaxMessage {
+		j.over = true
+		j.buf.Reset()
+		return
+	}
+	j.buf.Write(p)
+}
+
+func (j *jsonBody) end() {
+	if !j.over {
+		observeJSON(j.buf.Bytes(), false, j.obs)
+	}
+}
+
+// eventStream observes the data of each message event of a stream (the
+// event type empty or "message") as one JSON-RPC message. Other events
+// (the legacy SSE transport's "endpoint") and comments are skipped; an
+// event larger than MaxMessage is dropped.
+type eventStream struct {
+	obs listeners
+	r   *eventstream.Reader
+}
+
+func (s *eventStream) feed(p []byte) {
+	if s.r == nil {
+		s.r = eventstream.NewReader(MaxMessage, func(e eventstream.Event) {
+			if !e.Over && (e.Type == "" || e.Type == "message") && len(e.Data) > 0 {
+				observeJSON(e.Data, false, s.obs)
+			}
+		})
+	}
+	s.r.Write(p)
+}

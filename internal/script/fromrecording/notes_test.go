@@ -1,0 +1,100 @@
+package fromrecording
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/recording/conversation"
+	"github.com/askback/askback/internal/script"
+)
+
+// fromLines writes the script of a recording given as "DIR MESSAGE" lines
+// (or "event KIND"), with its warnings.
+func fromLines(t *testing.T, lines ...string) (string, []Warning) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"bin/s"}` + "\n")
+	for i, l := range lines {
+		dir, rest, _ := strings.Cut(l, " ")
+		if dir == "event" {
+			fmt.Fprintf(&b, `{"t_ms":%d,"event":%q}`+"\n", i, rest)
+			continue
+		}
+		fmt.Fprintf(&b, `{"t_ms":%d,"dir":%q,"msg":%s}`+"\n", i, dir, rest)
+	}
+	rec, err := recording.Read(strings.NewReader(b.String()), recording.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := conversation.Read(rec, conversation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, warns, err := Write(conv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := script.ParseFile("t.mcp", src); err != nil {
+		t.Fatalf("does not parse: %v\n%s", err, src)
+	}
+	_, body, _ := strings.Cut(string(src), "see docs/scripts.md.\n")
+	return body, warns
+}
+
+func TestWhatCannotBeReplayed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+		warns int
+	}{
+		{"roots asked outside a call", []string{
+			`s2c {"jsonrpc":"2.0","id":1,"method":"roots/list","params":{}}`,
+			`c2s {"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":"file:///repo","name":"repo"}]}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, "\nroots \"file:///repo=repo\"\n\ncall_tool x\nassert_equals \"ok\"\n", 0},
+		{"a call the client cancelled", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
+			`c2s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		}, "\n# line 2 of the recording: the client cancelled tools/call slow (line 2): a script cannot cancel a call half-way\n# not replayed: call_tool slow\n", 1},
+		{"a task left running", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
+			`event client-gone`,
+		}, "\n# line 2 of the recording: tools/call rollout (line 2) has no result: the client left (line 4) first\nstart_tool rollout\n", 1},
+		{"a task the client cancelled after answering", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"taskId":"T","status":"input_required","inputRequests":{"d":{"method":"elicitation/create","params":{"message":"go on?"}}}}}`,
+			`c2s {"jsonrpc":"2.0","id":3,"method":"tasks/update","params":{"taskId":"T","inputResponses":{"d":{"action":"accept","content":{}}}}}`,
+			`c2s {"jsonrpc":"2.0","id":4,"method":"tasks/cancel","params":{"taskId":"T"}}`,
+			`c2s {"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":5,"result":{"taskId":"T","status":"cancelled"}}`,
+		}, "\n# the client answered before it cancelled the task; the script cancels it without the answers\nstart_tool rollout\ncancel_task\nget_task\nassert_task_status cancelled\n", 1},
+		{"a task that failed", []string{
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"T"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"taskId":"T","status":"failed","error":{"code":-32001,"message":"disk full at 2026-12-03T10:00:00Z"}}}`,
+		}, "\nexpect_error call_tool rollout\nassert_task_status failed\nassert_error_code -32001\nassert_match \"RPC error (-32001): disk full at {{timestamp}}\"\n", 0},
+		{"a question outside any call", []string{
+			`s2c {"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"hi?"}}`,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, "# line 2 of the recording: the server sent elicitation/create outside any call: a script asks nothing outside its calls, so it is left out\n\ncall_tool x\nassert_equals \"ok\"\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, warns := fromLines(t, tc.lines...)
+			if got != tc.want {
+				t.Errorf("script:\n%s\nwant:\n%s", got, tc.want)
+			}
+			if len(warns) != tc.warns {
+				t.Errorf("warnings %v, want %d", warns, tc.warns)
+			}
+		})
+	}
+}

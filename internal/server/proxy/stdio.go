@@ -1,0 +1,253 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/askback/askback/internal/platform/procgroup"
+	"github.com/askback/askback/internal/recording"
+)
+
+// StdioOptions say which server to run and where the client is.
+type StdioOptions struct {
+	// Cmd is the server's command, not started: target.ShellCommand for a
+	// command line, or a program and its arguments. It is run in a
+	// process group of its own (Setpgid is set if not already).
+	Cmd *exec.Cmd
+	// In is the client's side: the messages it sends.
+	In io.Reader
+	// Out is where the server's frames go, and nothing else.
+	Out io.Writer
+	// ErrOut gets the server's stderr as it comes, and the proxy's notes.
+	ErrOut io.Writer
+	// Rec is the recording.
+	Rec *recording.Writer
+	// Grace is how long the server may take to exit once its input is
+	// closed, and again after SIGTERM, before it is killed; zero means
+	// DefaultGrace.
+	Grace time.Duration
+}
+
+// DefaultGrace is how long a server may take to exit once the client has
+// closed its side, and again after SIGTERM: longer than the tester gives
+// its own command servers (target.DefaultGrace), since a client may close
+// its side right after its last request (echo … | mcp-tester proxy …), and
+// the server, which may still be starting, must get to answer it.
+const DefaultGrace = 2 * time.Second
+
+// StdioResult says how a stdio proxy ended.
+type StdioResult struct {
+	// ServerGone is set when the server ended before the client did
+	// (exited, was killed, or closed its stdout).
+	ServerGone bool
+	// ExitCode is the server's exit code; -1 when a signal ended it.
+	ExitCode int
+	// How says in words how the session ended, as the recording's last
+	// line does.
+	How string
+}
+
+// Stdio starts the server and forwards newline-delimited JSON-RPC between
+// the client (In, Out) and the server (its stdin and stdout) unchanged,
+// byte for byte, recording each line as it passes: a line is recorded
+// before its last byte is forwarded, so that the recording's order is the
+// order in which each side could act on it. The server's stderr goes to
+// ErrOut as it comes.
+//
+// It returns when either side ends: the client's EOF closes the server's
+// stdin (then SIGTERM, then SIGKILL to its process group, each after
+// Grace), and the server's exit ends the proxy, whose Out the caller
+// closes. ctx ending (an interrupt) ends the server the same way.
+func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
+	grace := o.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	rec := &recorder{w: o.Rec, log: o.ErrOut}
+	cmd := o.Cmd
+	procgroup.Isolate(cmd)
+	// Pipes of our own (not StdoutPipe): the server's stdout is read to
+	// its end whether or not Wait has returned.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return StdioResult{}, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return StdioResult{}, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, o.ErrOut
+	// Do not let a grandchild holding stderr open stall Wait.
+	cmd.WaitDelay = 100 * time.Millisecond
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		rec.event(recording.Entry{Event: recording.EventServerGone, Dir: recording.ServerToClient, Note: "the server could not be started: " + err.Error()})
+		return StdioResult{ServerGone: true, ExitCode: -1, How: "the server could not be started"}, fmt.Errorf("start the server: %w", err)
+	}
+	inR.Close()
+	outW.Close()
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	serverOut := make(chan error, 1)
+	go func() {
+		serverOut <- forwardLines(outR, o.Out, recording.ServerToClient, rec)
+	}()
+	clientIn := make(chan error, 1)
+	go func() {
+		clientIn <- forwardLines(o.In, inW, recording.ClientToServer, rec)
+	}()
+
+	res := StdioResult{}
+	var waitErr error
+	end := func() {
+		// Close the server's input, then ask, then insist.
+		inW.Close()
+		select {
+		case waitErr = <-exited:
+			return
+		case <-time.After(grace):
+		}
+		_ = procgroup.Terminate(cmd.Process.Pid)
+		select {
+		case waitErr = <-exited:
+			return
+		case <-time.After(grace):
+		}
+		_ = procgroup.Kill(cmd.Process.Pid)
+		waitErr = <-exited
+	}
+	// serverEnding waits for a server that closed a side of its own to
+	// exit, and ends it if it does not.
+	serverEnding := func() {
+		select {
+		case waitErr = <-exited:
+		case <-time.After(grace):
+			end()
+		}
+		res.ServerGone = true
+	}
+	clientGone := func(how string) {
+		rec.event(recording.Entry{Event: recording.EventClientGone, Dir: recording.ClientToServer, Note: how})
+		res.How = how
+		end()
+	}
+	select {
+	case err := <-clientIn:
+		var we *writeError
+		switch {
+		case errors.As(err, &we):
+			// The server closed its stdin: it is ending.
+			serverEnding()
+		case err != nil:
+			clientGone("the client's side broke: " + err.Error())
+		default:
+			clientGone("the client closed its side")
+		}
+	case err := <-serverOut:
+		var we *writeError
+		if errors.As(err, &we) {
+			clientGone("the client stopped reading: " + we.err.Error())
+			break
+		}
+		serverEnding()
+	case waitErr = <-exited:
+		res.ServerGone = true
+	case <-ctx.Done():
+		res.How = "the proxy was interrupted"
+		end()
+	}
+	// Whatever the server wrote before it went is forwarded; a grandchild
+	// that holds its stdout open does not hold the proxy.
+	select {
+	case <-serverOut:
+	case <-time.After(grace):
+		outR.Close()
+	}
+	inW.Close()
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	if res.ServerGone {
+		res.How = "the server exited: " + describeExit(cmd.ProcessState, waitErr)
+		rec.event(recording.Entry{Event: recording.EventServerGone, Dir: recording.ServerToClient, Note: res.How})
+	}
+	return res, nil
+}
+
+func describeExit(st *os.ProcessState, err error) string {
+	if st == nil {
+		if err != nil {
+			return err.Error()
+		}
+		return "unknown state"
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "ended by a signal (" + ws.Signal().String() + ")"
+	}
+	return fmt.Sprintf("exit code %d", st.ExitCode())
+}
+
+// forwardLines copies src to dst unchanged and records each line (a
+// JSON-RPC message, or what else it is) in the direction dir, before the
+// line's last byte is written. It holds at most MaxMessage bytes of a
+// line: a longer one is forwarded piece by piece, recorded as a limit. It
+// returns nil at src's EOF, or the first error of src or dst.
+func forwardLines(src io.Reader, dst io.Writer, dir string, rec *recorder) error {
+	br := bufio.NewReaderSize(src, 64<<10)
+	var line []byte
+	size, over := 0, false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		complete := err == nil || (err == io.EOF && size+len(chunk) > 0)
+		if len(chunk) > 0 {
+			size += len(chunk)
+			if !over && len(line)+len(chunk) > MaxMessage+1 {
+				over, line = true, nil
+			}
+			if !over {
+				line = append(line, chunk...)
+			}
+		}
+		if complete {
+			switch {
+			case over:
+				rec.event(recording.Entry{Dir: dir, Event: recording.EventLimit,
+					Note: fmt.Sprintf("a line of %d bytes, over the %d-byte limit of one recorded message, was forwarded unrecorded", size, MaxMessage)})
+			case len(bytes.TrimSpace(line)) > 0:
+				rec.check(rec.w.Message(dir, line, nil))
+			}
+			line, size, over = line[:0], 0, false
+		}
+		if len(chunk) > 0 {
+			if _, werr := dst.Write(chunk); werr != nil {
+				return &writeError{werr}
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+// writeError is a failure to write to the receiving side, told apart from
+// the sending side's end.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "write: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
