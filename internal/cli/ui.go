@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/interactive"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/ui"
 	"github.com/spf13/cobra"
 )
@@ -149,11 +150,16 @@ func (o *UIOptions) runArgs(t ui.Target) []string {
 		flag("-u", t.URL)
 	}
 	flag("--protocol", t.Protocol)
+	out = append(out, "--timeout", c.Timeout.String())
+	if t.URL == "" {
+		return out // the rest applies to a server reached by URL
+	}
 	for _, h := range c.Headers {
 		flag("-H", h)
 	}
-	flag("--transport", c.Transport)
-	out = append(out, "--timeout", c.Timeout.String())
+	if c.Transport != target.TransportAuto {
+		flag("--transport", c.Transport)
+	}
 	a := c.Auth
 	flag("--identity", a.Identity)
 	flag("--client-id", a.ClientID)
