@@ -270,3 +270,32 @@ func TestUIByAccessibleNames(t *testing.T) {
 	p.tabReachesEverything("the messages")
 	p.checkOwnRequests()
 }
+
+// audit, scan, inspect and grade run from the page, against the page's
+// server, and each shows its HTML report: a page of the command, with no
+// script, served sandboxed.
+func TestUIReports(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer")
+	browsertest.Require(t)
+	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "deployer"))
+	b := browsertest.New(t)
+	p := openUI(t, b, url, dir)
+	p.see("deployer")
+	for _, what := range []string{"audit", "scan", "inspect", "grade"} {
+		p.press("button", "Run "+what)
+		p.see("(exit ")
+		p.see("mcp-tester " + what + " -c ")
+		p.press("link", "Open the HTML report")
+		if title := browsertest.Eval[string](b, `document.title`); !strings.HasPrefix(title, "mcp-tester "+what+": ") {
+			t.Errorf("the %s report's title is %q", what, title)
+		}
+		if n := browsertest.Eval[int](b, `document.querySelectorAll("script").length`); n != 0 {
+			t.Errorf("the %s report has %d scripts", what, n)
+		}
+		if what == "grade" {
+			b.Screenshot("ui-grade-report")
+		}
+		b.Do(chromedp.Navigate(p.base+"/"), chromedp.WaitReady("body"))
+	}
+	p.checkOwnRequests()
+}
