@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,12 +175,49 @@ func (p *uiPage) pick(name, option string) {
 	}
 }
 
+// namesTell fails the test when two controls of the page share a role
+// and an accessible name (a script, or a person listening, cannot tell
+// them apart), or a control has no name.
+func (p *uiPage) namesTell(where string) {
+	p.t.Helper()
+	ctx, cancel := p.axCtx()
+	defer cancel()
+	tree, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		p.t.Fatalf("the accessibility tree: %v", err)
+	}
+	controls := map[string]bool{"button": true, "link": true, "textbox": true, "checkbox": true, "radio": true, "combobox": true, "listbox": true}
+	seen := map[string]int{}
+	for _, n := range tree.Nodes {
+		if n.Ignored || n.Role == nil || n.Name == nil {
+			continue
+		}
+		var role, name string
+		_ = json.Unmarshal(n.Role.Value, &role)
+		_ = json.Unmarshal(n.Name.Value, &name)
+		if !controls[role] {
+			continue
+		}
+		if strings.TrimSpace(name) == "" {
+			p.t.Errorf("%s: a %s has no accessible name", where, role)
+			continue
+		}
+		seen[role+" "+strconv.Quote(name)]++
+	}
+	for k, n := range seen {
+		if n > 1 {
+			p.t.Errorf("%s: %d controls are the %s", where, n, k)
+		}
+	}
+}
+
 // tabReachesEverything presses Tab from the top of the page until the
 // focus comes round, and fails the test when a control was never
 // reached: every link, button, field and disclosure, and each group of
 // radio buttons (Tab reaches a group once; the arrows move inside it).
 func (p *uiPage) tabReachesEverything(where string) {
 	p.t.Helper()
+	p.namesTell(where)
 	n := browsertest.Eval[int](p.b, `(() => {
 		const all = document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary');
 		all.forEach((el, i) => { el.dataset.tabCheck = el.type === 'radio' ? 'radio:' + el.name : String(i); });

@@ -729,7 +729,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			if len(problems) > 0 {
-				p.Values, p.Problems = vals, problems
+				p.Values, p.Problems = withoutSecrets(p.Fields, vals), problems
 				s.mu.Unlock()
 				http.Redirect(w, r, to, http.StatusSeeOther)
 				return
@@ -794,7 +794,7 @@ func (s *Server) answerParts(r *http.Request, cl *call, p *pending) (*mcp.Elicit
 					problems = append(problems, err.Error())
 				}
 			}
-			pt.Values = vals
+			pt.Values = withoutSecrets(pt.Fields, vals)
 			if len(problems) > 0 {
 				pt.Problems, refused = problems, true
 				continue
@@ -844,7 +844,7 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 // their own. Links are refused when the file is written (outfile).
 func checkSavePath(path string, replace bool) error {
 	if _, err := os.Lstat(path); err == nil && !replace {
-		return fmt.Errorf("%s exists already: tick “Replace an existing file” to replace it", path)
+		return fmt.Errorf("%s exists already: tick the box “Replace an existing … file” under it to replace it", path)
 	}
 	return nil
 }

@@ -9,11 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askback/askback/internal/credential"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/recording"
-	"github.com/askback/askback/internal/runecut"
-	"github.com/askback/askback/internal/session"
+	"github.com/askback/askback/internal/text/credential"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -305,4 +306,17 @@ func (s *Server) rawMessage(w http.ResponseWriter, r *http.Request) {
 		text += fmt.Sprintf("\n… cut at %d of %d bytes: the whole message is in the session's recording\n", maxBody, m.Size)
 	}
 	w.Write([]byte(text))
+}
+
+// withoutSecrets is what a person entered, to show again after a refused
+// answer, less what they typed into a field that looks like it asks for a
+// secret: the page never writes a secret back into itself.
+func withoutSecrets(fields []*interactive.Field, vals []interactive.Value) []interactive.Value {
+	out := append([]interactive.Value(nil), vals...)
+	for i, f := range fields {
+		if i < len(out) && f.Warning != "" {
+			out[i].Text = ""
+		}
+	}
+	return out
 }

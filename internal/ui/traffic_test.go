@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/client/interactive"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -112,5 +113,16 @@ func TestMessageLogFiltersAndHides(t *testing.T) {
 	}
 	if rec := get(t, s, h, "/log/99"); rec.Code != http.StatusNotFound {
 		t.Errorf("a message the log does not keep: %d", rec.Code)
+	}
+}
+
+// After a refused answer the form shows again what the person entered,
+// but for a field that looks like it asks for a secret.
+func TestRefusedAnswerForgetsSecrets(t *testing.T) {
+	fields := []*interactive.Field{{Name: "user"}, {Name: "password", Warning: "looks like a secret"}}
+	vals := []interactive.Value{{Text: "alice"}, {Text: "hunter2-hunter2"}}
+	got := withoutSecrets(fields, vals)
+	if got[0].Text != "alice" || got[1].Text != "" || vals[1].Text != "hunter2-hunter2" {
+		t.Errorf("withoutSecrets = %+v (from %+v)", got, vals)
 	}
 }
