@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askback/askback/internal/fixtures/authserver"
-	"github.com/askback/askback/internal/login"
+	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/testsupport/fixtures/authserver"
 )
 
 // stepLog keeps the steps a login reports.
