@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/client/interactive"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -124,5 +126,26 @@ func TestRefusedAnswerForgetsSecrets(t *testing.T) {
 	got := withoutSecrets(fields, vals)
 	if got[0].Text != "alice" || got[1].Text != "" || vals[1].Text != "hunter2-hunter2" {
 		t.Errorf("withoutSecrets = %+v (from %+v)", got, vals)
+	}
+}
+
+// A connection's credentials (a header's token, a key in the URL, a
+// secret on the command line) are hidden from the page from the start,
+// and go to its recording.
+func TestWatchHidesTheTargetsCredentials(t *testing.T) {
+	s, _ := guarded(t)
+	const header, key, flag = "tok_live_abcdefgh12345678", "key-abcdefgh12345678", "pw-abcdefgh12345678"
+	opts := &session.Options{Target: &target.Target{URL: "http://127.0.0.1:1/mcp?api_key=" + key, Headers: []string{"Authorization: Bearer " + header}}}
+	secrets := s.watch(&conn{}, Target{URL: opts.Target.URL}, opts)
+	cmd := &session.Options{Target: &target.Target{Command: "server --password " + flag}}
+	secrets = append(secrets, s.watch(&conn{}, Target{Command: cmd.Target.Command}, cmd)...)
+	page := s.secrets().hide("echo " + header + " " + key + " " + flag)
+	for _, x := range []string{header, key, flag} {
+		if strings.Contains(page, x) {
+			t.Errorf("the page shows %q: %s", x, page)
+		}
+		if !contains(secrets, x) {
+			t.Errorf("the recording is not told to hide %q (%q)", x, secrets)
+		}
 	}
 }
