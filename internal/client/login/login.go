@@ -224,7 +224,7 @@ type Login struct {
 // For returns a Login for another identity that shares l's settings,
 // cache, streams and browser (the audit's second user).
 func (l *Login) For(identity string) *Login {
-	c := &Login{Settings: l.Settings, Cache: l.Cache, In: l.In, ErrOut: l.ErrOut, Open: l.Open, HTTPClient: l.HTTPClient, Now: l.Now, OnStep: l.OnStep}
+	c := &Login{Settings: l.Settings, Cache: l.Cache, In: l.In, ErrOut: l.ErrOut, Open: l.Open, HTTPClient: l.HTTPClient, Now: l.Now, OnToken: l.OnToken, OnStep: l.OnStep}
 	c.Settings.Identity = identity
 	c.Settings.Fresh = false
 	return c

@@ -96,3 +96,21 @@ func TestLoginReportsItsSteps(t *testing.T) {
 		}
 	}
 }
+
+// A login for another identity (the audit's second user) tells the same
+// observers of its tokens and steps: its tokens are hidden on the output
+// as the first identity's are.
+func TestForKeepsTheObservers(t *testing.T) {
+	var tokens []string
+	steps := &stepLog{}
+	l := &login.Login{OnToken: func(ts ...string) { tokens = append(tokens, ts...) }, OnStep: steps.add}
+	other := l.For("bob")
+	if other.OnToken == nil || other.OnStep == nil {
+		t.Fatal("For dropped an observer")
+	}
+	other.OnToken("bobs-token")
+	other.OnStep(login.Step{Kind: login.StepDone})
+	if len(tokens) != 1 || len(steps.kinds()) != 1 {
+		t.Errorf("tokens %q, steps %v", tokens, steps.kinds())
+	}
+}
