@@ -74,26 +74,28 @@ func WantError() Answer { return Answer{wantErr: true} }
 // inputRequests entry, 2026-07-28). Questions of 2025-11-25 have no key:
 // an answer kept for one is never used there, which fails the test.
 func (a Answer) For(key string) Answer {
-	if a.spec == nil {
-		a.misuse = fmt.Sprintf("%s.For(%q): only an answer to a question is kept for a key", a, key)
-		return a
-	}
-	s := *a.spec
-	s.Key = key
-	a.spec = &s
-	return a
+	return a.kept(true, fmt.Sprintf("%s.For(%q): only an answer to a question is kept for a key", a, key),
+		func(s *answer.Spec) { s.Key = key })
 }
 
 // InRound keeps the answer for the questions of round n of the call
 // (from 1). In 2026-07-28 each request of the call is a round; in
 // 2025-11-25 every question comes within the call's one round.
 func (a Answer) InRound(n int) Answer {
-	if a.spec == nil || n < 1 {
-		a.misuse = fmt.Sprintf("%s.InRound(%d): only an answer to a question is kept for a round, from 1", a, n)
+	return a.kept(n >= 1, fmt.Sprintf("%s.InRound(%d): only an answer to a question is kept for a round, from 1", a, n),
+		func(s *answer.Spec) { s.Round = n })
+}
+
+// kept is a whose answer to a question is kept as keep says, on a copy
+// (the Answer a came from may be given elsewhere too); or, when a is no
+// answer to a question or ok is false, a misused, for the reason why.
+func (a Answer) kept(ok bool, why string, keep func(*answer.Spec)) Answer {
+	if a.spec == nil || !ok {
+		a.misuse = why
 		return a
 	}
 	s := *a.spec
-	s.Round = n
+	keep(&s)
 	a.spec = &s
 	return a
 }

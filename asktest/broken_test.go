@@ -106,6 +106,10 @@ func TestCallFailures(t *testing.T) {
 		call: func(c *asktest.Client) { c.CallTool("deploy", web, asktest.Reply("x").For("target")) },
 		want: []string{`reply "x".For("target"): only an answer to a question is kept for a key`},
 	}, {
+		name: "a round before the first",
+		call: func(c *asktest.Client) { c.CallTool("deploy", web, asktest.Accept(production).InRound(0)) },
+		want: []string{`.InRound(0): only an answer to a question is kept for a round, from 1`},
+	}, {
 		name: "a zero answer",
 		call: func(c *asktest.Client) { c.CallTool("deploy", web, asktest.Answer{}) },
 		want: []string{"a zero Answer"},

@@ -185,13 +185,19 @@ func (w *Waiting[T]) take(session, stream string, id jsonrpc.ID) (T, bool) {
 			break
 		}
 	}
+	return w.remove(k, i), true
+}
+
+// remove removes and returns the i-th request waiting with key k.
+func (w *Waiting[T]) remove(k waitKey, i int) T {
+	list := w.m[k]
 	v := list[i].v
 	if list = slices.Delete(list, i, i+1); len(list) == 0 {
 		delete(w.m, k)
 	} else {
 		w.m[k] = list
 	}
-	return v, true
+	return v
 }
 
 // takeStream removes and returns the one request waiting in session that
@@ -219,14 +225,7 @@ func (w *Waiting[T]) takeStream(session, stream string) (T, bool) {
 	if n != 1 {
 		return zero, false
 	}
-	list := w.m[found]
-	v := list[at].v
-	if list = slices.Delete(list, at, at+1); len(list) == 0 {
-		delete(w.m, found)
-	} else {
-		w.m[found] = list
-	}
-	return v, true
+	return w.remove(found, at), true
 }
 
 // In is every request waiting in session with the stream it was sent on,

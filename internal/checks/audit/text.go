@@ -15,10 +15,7 @@ import (
 // a line of the report.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	name := termsafe.Line(r.Server)
-	if name == "" {
-		name = "(unnamed server)"
-	}
+	name := termsafe.ServerName(r.Server, "")
 	ew.printf("audit of %s at %s, protocol %s\n", name, termsafe.Line(r.Target), termsafe.Line(r.Protocol))
 	for _, s := range r.Subjects {
 		ew.printf("\n%s\n", s.Label())

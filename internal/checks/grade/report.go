@@ -25,13 +25,7 @@ var marks = map[Status]string{Pass: "ok", Partial: "~~", Fail: "--", NotChecked:
 // the server sent is neutralised and kept on its line.
 func (g *Grade) WriteText(w io.Writer) error {
 	var b strings.Builder
-	name := termsafe.Line(g.Server)
-	if name == "" {
-		name = "(unnamed server)"
-	}
-	if g.Version != "" {
-		name += " " + termsafe.Line(g.Version)
-	}
+	name := termsafe.ServerName(g.Server, g.Version)
 	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, termsafe.Line(g.Protocol))
 	fmt.Fprintf(&b, "Grade: %s (%d/100)", g.Letter, g.Score)
 	if g.Partial() {

@@ -15,13 +15,7 @@ import (
 // its line (see internal/text/termsafe).
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	name := termsafe.Line(r.Server)
-	if name == "" {
-		name = "(unnamed server)"
-	}
-	if r.Version != "" {
-		name += " " + termsafe.Line(r.Version)
-	}
+	name := termsafe.ServerName(r.Server, r.Version)
 	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(termsafe.Line(r.Protocol)))
 	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
 	if len(r.Declares) > 0 {

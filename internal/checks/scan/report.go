@@ -126,13 +126,7 @@ func (r *Report) ByRule(id string) []Finding {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, s := range r.Servers {
-		name := termsafe.Line(s.Name)
-		if name == "" {
-			name = "(unnamed server)"
-		}
-		if s.Version != "" {
-			name += " " + termsafe.Line(s.Version)
-		}
+		name := termsafe.ServerName(s.Name, s.Version)
 		what := []string{count(s.Tools, "tool"), count(s.Prompts, "prompt"), count(s.Resources, "resource"), count(s.Templates, "resource template")}
 		if s.Instructions {
 			what = append(what, "instructions")

@@ -86,10 +86,12 @@ func texts(c *Catalog, v visit) {
 		add(subject, base+".title", kindProse, title)
 		add(subject, base+".description", kindProse, description)
 	}
+	// meta walks the _meta of one item.
+	meta := func(subject, base string, m mcp.Meta) {
+		walkValue(v, subject, &pathStep{base: base, step: "._meta"}, plainValue(m), schemaWalk{})
+	}
 	if c.ServerInfo != nil {
-		add("server", "$.server.name", kindName, c.ServerInfo.Name)
-		add("server", "$.server.title", kindProse, c.ServerInfo.Title)
-		add("server", "$.server.description", kindProse, c.ServerInfo.Description)
+		described("server", "$.server", c.ServerInfo.Name, c.ServerInfo.Title, c.ServerInfo.Description)
 	}
 	add("server", "$.instructions", kindProse, c.Instructions)
 	for i, t := range c.Tools {
@@ -98,15 +100,13 @@ func texts(c *Catalog, v visit) {
 		}
 		subj := fmt.Sprintf("tool %q", t.Name)
 		base := fmt.Sprintf("$.tools[%d]", i)
-		add(subj, base+".name", kindName, t.Name)
-		add(subj, base+".title", kindProse, t.Title)
-		add(subj, base+".description", kindProse, t.Description)
+		described(subj, base, t.Name, t.Title, t.Description)
 		if t.Annotations != nil {
 			walkValue(v, subj, &pathStep{base: base, step: ".annotations"}, plainValue(t.Annotations), schemaWalk{})
 		}
 		walkValue(v, subj, &pathStep{base: base, step: ".inputSchema"}, plainValue(t.InputSchema), schemaWalk{params: true})
 		walkValue(v, subj, &pathStep{base: base, step: ".outputSchema"}, plainValue(t.OutputSchema), schemaWalk{})
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(t.Meta), schemaWalk{})
+		meta(subj, base, t.Meta)
 	}
 	for i, p := range c.Prompts {
 		if p == nil {
@@ -123,27 +123,24 @@ func texts(c *Catalog, v visit) {
 			abase := fmt.Sprintf("%s.arguments[%d]", base, j)
 			described(asubj, abase, a.Name, a.Title, a.Description)
 		}
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(p.Meta), schemaWalk{})
+		meta(subj, base, p.Meta)
+	}
+	// located adds a resource or a template: its URI (at base+uriKey),
+	// name, title, description and _meta.
+	located := func(subj, base, uriKey, uri, name, title, description string, m mcp.Meta) {
+		add(subj, base+uriKey, kindURI, uri)
+		described(subj, base, name, title, description)
+		meta(subj, base, m)
 	}
 	for i, r := range c.Resources {
-		if r == nil {
-			continue
+		if r != nil {
+			located(fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i), ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
 		}
-		subj := fmt.Sprintf("resource %q", r.URI)
-		base := fmt.Sprintf("$.resources[%d]", i)
-		add(subj, base+".uri", kindURI, r.URI)
-		described(subj, base, r.Name, r.Title, r.Description)
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
 	for i, r := range c.Templates {
-		if r == nil {
-			continue
+		if r != nil {
+			located(fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i), ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
 		}
-		subj := fmt.Sprintf("resource template %q", r.URITemplate)
-		base := fmt.Sprintf("$.resourceTemplates[%d]", i)
-		add(subj, base+".uriTemplate", kindURI, r.URITemplate)
-		described(subj, base, r.Name, r.Title, r.Description)
-		walkValue(v, subj, &pathStep{base: base, step: "._meta"}, plainValue(r.Meta), schemaWalk{})
 	}
 }
 

@@ -28,12 +28,7 @@ func Canonical(dst, data []byte) ([]byte, error) {
 	defer s.release()
 	s.fold, s.anyName = true, true
 	s.canon, s.out = true, dst
-	err := s.value(nil)
-	if err == nil {
-		if s.space(); s.pos < len(s.data) {
-			err = fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
-		}
-	}
+	err := s.alone(s.value(nil))
 	switch {
 	case s.caseErr != nil:
 		return nil, s.caseErr

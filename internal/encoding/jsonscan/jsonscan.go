@@ -107,12 +107,7 @@ func check(data []byte, fold bool) error {
 	s := newScanner(data, true)
 	defer s.release()
 	s.fold, s.anyName = fold, fold
-	err := s.value(nil)
-	if err == nil {
-		if s.space(); s.pos < len(s.data) {
-			err = fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
-		}
-	}
+	err := s.alone(s.value(nil))
 	switch {
 	case s.caseErr != nil:
 		return s.caseErr // found before any repeat: addKey stops at the first repeat
@@ -420,7 +415,7 @@ func (s *scanner) value(top *Result) error {
 		}
 		return s.object(nil)
 	case c == '[':
-		return s.array()
+		return s.array(nil)
 	case c == '"':
 		sp, err := s.str()
 		if err == nil && s.canon {
@@ -591,7 +586,21 @@ func (s *scanner) enter() error {
 	return nil
 }
 
-func (s *scanner) array() error {
+// alone is err, the error of reading the one value data holds, or, when
+// that is nil and more than white space follows the value, an error
+// wrapping [ErrSyntax] at where it begins.
+func (s *scanner) alone(err error) error {
+	if err == nil {
+		if s.space(); s.pos < len(s.data) {
+			return fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
+		}
+	}
+	return err
+}
+
+// array reads the array at s.pos, each element by elem, which is told the
+// element's index (nil: each is a value read by s.value).
+func (s *scanner) array(elem func(i int) error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
@@ -606,29 +615,47 @@ func (s *scanner) array() error {
 	if s.pos < len(s.data) && s.data[s.pos] == ']' {
 		return s.leave(']')
 	}
-	for {
-		if err := s.value(nil); err != nil {
+	for i := 0; ; i++ {
+		var err error
+		if elem == nil {
+			err = s.value(nil)
+		} else {
+			err = elem(i)
+		}
+		if err != nil {
 			return err
 		}
-		s.space()
-		if s.pos >= len(s.data) {
-			return s.syntax()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			if s.check {
-				s.stack[len(s.stack)-1].index++
-			}
-			if s.canon {
-				s.out = append(s.out, ',')
-			}
-		case ']':
+		switch more, err := s.next(']'); {
+		case err != nil:
+			return err
+		case !more:
 			return s.leave(']')
-		default:
-			return s.syntax()
+		}
+		if s.check {
+			s.stack[len(s.stack)-1].index++
 		}
 	}
+}
+
+// next reads what follows an element of an array or a member of an
+// object, whose closing bracket is end: a comma (more follows) or end
+// (the container is left).
+func (s *scanner) next(end byte) (more bool, err error) {
+	s.space()
+	if s.pos >= len(s.data) {
+		return false, s.syntax()
+	}
+	switch s.data[s.pos] {
+	case ',':
+		s.pos++
+		if s.canon {
+			s.out = append(s.out, ',')
+		}
+		return true, nil
+	case end:
+		return false, nil
+	}
+	return false, s.syntax()
 }
 
 // leave ends the container at s.pos (its closing bracket, end).
@@ -700,20 +727,11 @@ func (s *scanner) object(into any) error {
 		if s.canon {
 			s.members[len(s.members)-1].end = len(s.out)
 		}
-		s.space()
-		if s.pos >= len(s.data) {
-			return s.syntax()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			if s.canon {
-				s.out = append(s.out, ',')
-			}
-		case '}':
+		switch more, err := s.next('}'); {
+		case err != nil:
+			return err
+		case !more:
 			return s.leaveObject(checked, base, open)
-		default:
-			return s.syntax()
 		}
 	}
 }

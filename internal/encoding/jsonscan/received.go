@@ -2,7 +2,6 @@ package jsonscan
 
 import (
 	"bytes"
-	"fmt"
 )
 
 // Received is what one pass over a message a server receives (or a batch
@@ -67,12 +66,7 @@ func Receive(data []byte, odd func(key []byte) bool) Received {
 	default:
 		err = s.value(nil)
 	}
-	if err == nil {
-		if s.space(); s.pos < len(s.data) {
-			err = fmt.Errorf("%w at byte %d: more than one JSON value", ErrSyntax, s.pos)
-		}
-	}
-	switch {
+	switch err = s.alone(err); {
 	case err != nil:
 		r.Err = err
 	case s.repeat != nil:
@@ -106,40 +100,13 @@ type (
 
 // batch reads a batch: each value that is an object a message.
 func (s *scanner) batch(rc *receiver) error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	s.pos++ // '['
-	s.stack = append(s.stack, frame{})
-	s.space()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		return s.leave(']')
-	}
-	for rc.index = 0; ; rc.index++ {
-		s.space()
-		var err error
-		if s.pos < len(s.data) && s.data[s.pos] == '{' {
-			err = s.message(rc)
-		} else {
-			err = s.value(nil)
+	return s.array(func(i int) error {
+		rc.index = i
+		if s.space(); s.pos < len(s.data) && s.data[s.pos] == '{' {
+			return s.message(rc)
 		}
-		if err != nil {
-			return err
-		}
-		s.space()
-		if s.pos >= len(s.data) {
-			return s.syntax()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			s.stack[len(s.stack)-1].index++
-		case ']':
-			return s.leave(']')
-		default:
-			return s.syntax()
-		}
-	}
+		return s.value(nil)
+	})
 }
 
 // message reads one message at s.pos (an object) and keeps its answers

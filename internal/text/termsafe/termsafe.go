@@ -169,3 +169,17 @@ func escape(b buffer, s string, lines, partial bool) int {
 	}
 	return len(s)
 }
+
+// ServerName is how a report names a server on one line: its name
+// neutralised, "(unnamed server)" when it gave none, then its version
+// when it gave one.
+func ServerName(name, version string) string {
+	s := Line(name)
+	if s == "" {
+		s = "(unnamed server)"
+	}
+	if version != "" {
+		s += " " + Line(version)
+	}
+	return s
+}

@@ -226,3 +226,17 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestServerName(t *testing.T) {
+	for _, c := range []struct{ name, version, want string }{
+		{"deployer", "1.2.0", "deployer 1.2.0"},
+		{"deployer", "", "deployer"},
+		{"", "", "(unnamed server)"},
+		{"", "0.1", "(unnamed server) 0.1"},
+		{"evil\x1b[2J", "1\u202e", `evil\x1b[2J 1\u202e`},
+	} {
+		if got := termsafe.ServerName(c.name, c.version); got != c.want {
+			t.Errorf("termsafe.ServerName(%q, %q) = %q, want %q", c.name, c.version, got, c.want)
+		}
+	}
+}
