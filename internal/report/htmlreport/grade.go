@@ -37,13 +37,7 @@ var gradeTitles = map[string]string{grade.Conformance: "Conformance", grade.Aski
 // status, points and what each rests on; a check not made says so.
 func WriteGrade(w io.Writer, m Meta, g *grade.Grade) error {
 	t := text{m.Hide}
-	name := t.line(g.Server)
-	if name == "" {
-		name = "(unnamed server)"
-	}
-	if g.Version != "" {
-		name += " " + t.line(g.Version)
-	}
+	name := t.serverName(g.Server, g.Version)
 	body := gradePage{Letter: g.Letter, Score: g.Score, ScoreBar: newMeter(float64(g.Score)/100, 300), Evidence: g.Evidence, Checked: g.Checked}
 	for _, c := range g.Caps {
 		body.Caps = append(body.Caps, t.line(c))

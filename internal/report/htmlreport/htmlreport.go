@@ -125,6 +125,15 @@ func (t text) line(s string) string {
 	return termsafe.Line(s)
 }
 
+// serverName is how a page names a server on one line (see
+// termsafe.ServerName), its secrets hidden.
+func (t text) serverName(name, version string) string {
+	if t.hide != nil {
+		name, version = t.hide(name), t.hide(version)
+	}
+	return termsafe.ServerName(name, version)
+}
+
 // block is s with its line breaks kept.
 func (t text) block(s string) string {
 	if t.hide != nil {

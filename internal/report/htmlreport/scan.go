@@ -34,10 +34,7 @@ func WriteScan(w io.Writer, m Meta, r *scan.Report, incomplete []string) error {
 	body := scanPage{Counts: r.Counts}
 	var names []string
 	for _, s := range r.Servers {
-		name := t.line(s.Name)
-		if s.Version != "" {
-			name += " " + t.line(s.Version)
-		}
+		name := t.serverName(s.Name, s.Version)
 		names = append(names, name)
 		body.Servers = append(body.Servers, scanServerView{Name: name,
 			Offers:   fmt.Sprintf("%d tool%s, %d prompt%s, %d resource%s, %d resource template%s", s.Tools, plural(s.Tools), s.Prompts, plural(s.Prompts), s.Resources, plural(s.Resources), s.Templates, plural(s.Templates)),
