@@ -41,7 +41,9 @@ way a client shows them: a form built from the requested schema, a URL with
 its domain shown before you consent, a reply box for sampling. Each call
 shows its rounds as a timeline: what was asked, what was answered, and that
 the requestState went back untouched. Every message both ways is in the
-message log. Save the session as a .mcp script (what mcp-tester script
+message log, filtered by direction and method, each with its raw JSON; the
+steps of an OAuth login are listed; every credential is hidden, as in
+proxy's recordings. Save the session as a .mcp script (what mcp-tester script
 writes) or as a recording (what mcp-tester proxy writes), run the script,
 and run audit, scan, inspect and grade, from the page.
 
