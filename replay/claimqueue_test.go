@@ -39,7 +39,22 @@ func TestClaimQueueOrder(t *testing.T) {
 	start := next
 	push(2*claimChunkLen + 3)
 	pop(1) // start from inside the first chunk
-	q.keep(func(c claimed) bool { return c.expiry%2 == 0 })
+	first := q.first
+	q.keep(func(c claimed, seq uint32) bool {
+		if c != q.at(seq) {
+			t.Fatalf("keep: claim %d is %v, at(%d) %v", seq, c, seq, q.at(seq))
+		}
+		return c.expiry%2 == 0
+	})
+	// Numbered anew from the same first number, each found by its number.
+	if q.first != first {
+		t.Fatalf("after keep: first number %d, want %d", q.first, first)
+	}
+	q.each(func(c claimed, seq uint32) {
+		if c != q.at(seq) || seq-first >= uint32(q.len()) {
+			t.Fatalf("after keep: claim %d is %v, at(%d) %v", seq, c, seq, q.at(seq))
+		}
+	})
 	var got []int64
 	for q.len() > 0 {
 		got = append(got, q.front().expiry)
@@ -57,6 +72,30 @@ func TestClaimQueueOrder(t *testing.T) {
 	}
 	if w < next-1 {
 		t.Fatalf("after keep: stopped at %d of %d", w, next)
+	}
+}
+
+// Each claim keeps its number from push to pop, across chunks and across
+// the wrap of the numbers, and is found by it.
+func TestClaimQueueNumbers(t *testing.T) {
+	q := claimQueue{first: ^uint32(0) - claimChunkLen} // the numbers wrap on the way
+	var seqs []uint32
+	for i := range 3 * claimChunkLen {
+		seqs = append(seqs, q.push(claimed{expiry: int64(i)}))
+		if i > 0 && seqs[i] != seqs[i-1]+1 {
+			t.Fatalf("claim %d numbered %d after %d", i, seqs[i], seqs[i-1])
+		}
+	}
+	for i := range claimChunkLen + 3 {
+		if q.first != seqs[i] {
+			t.Fatalf("front numbered %d, pushed as %d", q.first, seqs[i])
+		}
+		q.pop()
+	}
+	for i := claimChunkLen + 3; i < len(seqs); i++ {
+		if got := q.at(seqs[i]).expiry; got != int64(i) {
+			t.Fatalf("at(%d) = claim %d, want %d", seqs[i], got, i)
+		}
 	}
 }
 

@@ -71,7 +71,14 @@ func FuzzMemoryUserCounts(f *testing.F) {
 func checkMemoryCounts(t *testing.T, m *Memory, step int) {
 	t.Helper()
 	held := map[uint32]int{}
-	for _, r := range m.seen {
+	for k, seq := range m.seen {
+		if int(seq-m.order.first) >= m.order.len() {
+			t.Fatalf("step %d: a nonce held names claim %d, not in the order (%d from %d)", step, seq, m.order.len(), m.order.first)
+		}
+		r := m.order.at(seq)
+		if r.key != k {
+			t.Fatalf("step %d: a nonce held names the claim of another", step)
+		}
 		if r.user != 0 {
 			held[r.user]++
 		}

@@ -257,7 +257,7 @@ func TestMemoryLongNonces(t *testing.T) {
 	ctx := context.Background()
 	later := time.Now().Add(time.Hour)
 	long := strings.Repeat("n", replay.MaxNonceLen)
-	for _, n := range []string{long, long[:len(long)-1] + "m", long[:23], long[:24], long[:22], long[:22] + "\x00"} {
+	for _, n := range []string{long, long[:len(long)-1] + "m", long[:23], long[:24], long[:22], long[:22] + "\x00", long[:15], long[:16], long[:15] + "\x00", long[:16] + "\x00"} {
 		if err := m.Claim(ctx, n, later); err != nil {
 			t.Fatalf("first claim of a %d-byte nonce: %v", len(n), err)
 		}
@@ -270,5 +270,57 @@ func TestMemoryLongNonces(t *testing.T) {
 	}
 	if err := m.Claim(ctx, "a", later); !errors.Is(err, replay.ErrUsed) {
 		t.Fatalf("reuse of a nonce held beyond the nanosecond range = %v, want ErrUsed", err)
+	}
+}
+
+// A nonce is found by its claim however the claims move: claimed again once
+// expired (its earlier claim, behind a later one, left in the order), a
+// sweep that renumbers the claims, and nonces long enough to be kept as a
+// hash, alike until their 16th byte.
+func TestMemoryFindsNoncesAcrossReclaimsAndSweeps(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	now := t0
+	m := replay.NewMemory(&replay.MemoryOptions{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	long := strings.Repeat("x", 40)
+	a, b, c, d := "a", long+"b", long+"c", "reqstate-nonce-22chars"
+	claim := func(n string, exp time.Duration, want error) {
+		t.Helper()
+		if err := m.ClaimUser(ctx, "u", n, t0.Add(exp)); !errors.Is(err, want) {
+			t.Fatalf("at +%v, claim of %q = %v, want %v", now.Sub(t0), n, err, want)
+		}
+	}
+	claim(a, 10*time.Second, nil)
+	claim(b, 100*time.Second, nil)
+	claim(c, 5*time.Second, nil) // expires before b, claimed after it
+	claim(d, 100*time.Second, nil)
+	for _, n := range []string{a, b, c, d} {
+		claim(n, time.Hour, replay.ErrUsed)
+	}
+	now = t0.Add(11 * time.Second)
+	claim(a, 200*time.Second, nil) // expired: claimed again
+	claim(c, 200*time.Second, nil) // expired, still in the order behind b
+	for _, n := range []string{a, b, c, d} {
+		claim(n, time.Hour, replay.ErrUsed)
+	}
+	m.Sweep()
+	if got := m.Len(); got != 4 {
+		t.Fatalf("after the sweep %d nonces held, want 4", got)
+	}
+	for _, n := range []string{a, b, c, d} {
+		claim(n, time.Hour, replay.ErrUsed)
+	}
+	now = t0.Add(101 * time.Second)
+	claim(b, 300*time.Second, nil)
+	claim(d, 300*time.Second, nil)
+	claim(a, time.Hour, replay.ErrUsed)
+	claim(c, time.Hour, replay.ErrUsed)
+	if got := m.HeldBy("u"); got != 4 {
+		t.Fatalf("the user holds %d, want 4", got)
+	}
+	now = t0.Add(301 * time.Second)
+	m.Sweep()
+	if got, held := m.Len(), m.HeldBy("u"); got != 0 || held != 0 {
+		t.Fatalf("after every expiry %d nonces held, %d by the user", got, held)
 	}
 }

@@ -122,13 +122,15 @@ func (p *Proxies) ClientAddr(r *http.Request) netip.Addr {
 
 // parseAddr reads an address with or without a port ("192.0.2.7",
 // "192.0.2.7:443", "2001:db8::1", "[2001:db8::1]:443"), unmapped, without a
-// zone.
+// zone. An address with a port, as every request's RemoteAddr is, is tried
+// first: a string that is one is never an address alone (nor the other way
+// round), and a failed parse allocates its error.
 func parseAddr(s string) netip.Addr {
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.Unmap().WithZone("")
-	}
 	if ap, err := netip.ParseAddrPort(s); err == nil {
 		return ap.Addr().Unmap().WithZone("")
+	}
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap().WithZone("")
 	}
 	if host, _, err := net.SplitHostPort(s); err == nil {
 		if a, err := netip.ParseAddr(host); err == nil {

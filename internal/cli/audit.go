@@ -94,7 +94,13 @@ the failed rules first with their evidence (the request sent and the answer
 that came), a table of every tool, prompt and resource against every rule,
 then each rule with its verdicts. On a terminal, a progress line on stderr
 names what is being audited (-q hides it); nothing is written there when
-stderr is not a terminal.
+stderr is not a terminal. On a terminal, the text report's long lines are
+folded to its width; in a pipe, a file or a CI log each stays one line.
+
+--trace FILE writes every JSON-RPC message of the audit's sessions to one
+file, one JSON line each, credentials hidden as in every trace, each line
+naming its session ("audit 2: no elicitation") in "session"; -v writes it
+to stderr.
 
 Exit status: 0 when no rule fails, 1 when one does or nothing was checked
 (or the server answered with something else than MCP), 2 for bad flags, 3
@@ -116,8 +122,9 @@ went away, or --deadline ran out).`,
 		},
 	}
 	// Each probe declares its own capabilities and makes its own answers:
-	// the audit takes only how to reach the server and --max-rounds.
-	addTargetFlags(cmd, &opts.Conn)
+	// the audit takes only how to reach the server, where the trace goes
+	// and --max-rounds.
+	addConnFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	stringsVar(f, &opts.OtherHeaders, "other-header", `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
@@ -170,7 +177,8 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return err
 	}
 	err = emit(opts.IO, opts.Format, report.Writers{
-		Text:  rep.WriteText,
+		// Folded to a terminal's width; whole lines in a pipe or a log.
+		Text:  opts.IO.FoldToWidth(rep.WriteText),
 		JSON:  rep.WriteJSON,
 		SARIF: func(tool sarif.Tool) *sarif.Run { return rep.SARIF(tool, opts.SARIFFile) },
 	})
@@ -212,6 +220,10 @@ func runAuditShowing(ctx context.Context, ios *iostreams.IOStreams, quiet bool, 
 }
 
 func (o *AuditOptions) auditOptions() (audit.Options, error) {
+	if o.Conn.traceShared == nil {
+		// One trace for the probes' sessions, each line naming its own.
+		o.Conn.traceShared = &sharedTrace{start: time.Now()}
+	}
 	if err := o.Conn.prepare(o.IO); err != nil {
 		return audit.Options{}, err
 	}
@@ -285,6 +297,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		Roots:         roots,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
+		Trace:         o.Conn.sessionTrace,
 	}
 	if !o.DeadlineSet {
 		opts.Deadline = deadlineFactor * o.Conn.Timeout

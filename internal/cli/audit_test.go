@@ -11,6 +11,8 @@ import (
 
 func TestNewAuditCmd(t *testing.T) {
 	conn := connDefaults("./deployer", true)
+	traced := connDefaults("x", true)
+	traced.TraceFile = "t.jsonl"
 	runFlagCases(t, newAuditCmd, []flagCase[AuditOptions]{
 		{name: "defaults", args: []string{"-c", "./deployer"},
 			want: AuditOptions{Conn: conn, Format: "text", SARIFFile: "catalog.json"}},
@@ -22,7 +24,7 @@ func TestNewAuditCmd(t *testing.T) {
 		// Each probe declares its own capabilities and makes its own answers.
 		{name: "no --no-url", args: []string{"-c", "x", "--no-url"}, wantErr: "unknown flag: --no-url"},
 		{name: "no --no-validate", args: []string{"-c", "x", "--no-validate"}, wantErr: "unknown flag: --no-validate"},
-		{name: "no --trace", args: []string{"-c", "x", "--trace", "t.jsonl"}, wantErr: "unknown flag: --trace"},
+		{name: "the trace", args: []string{"-c", "x", "--trace", "t.jsonl"}, want: AuditOptions{Conn: traced, Format: "text", SARIFFile: "catalog.json"}},
 		{name: "no arguments", args: []string{"-c", "x", "extra"}, wantErr: `unknown command "extra"`},
 	})
 }

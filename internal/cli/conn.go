@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -69,8 +70,15 @@ type ConnOptions struct {
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
 	recorder   *trace.Recorder  // the trace, once sessionOptions made it
-	noted      map[string]bool  // deprecation notes already printed
-	prepared   bool             // the profile is applied and the trace begun
+	traceTo    io.Writer        // where the trace goes, once prepare began it
+	// traceShared, traceServer and traceSession: the trace file is the
+	// run's, shared by several sessions (see sharedTrace), and the names
+	// this session's lines carry.
+	traceShared  *sharedTrace
+	traceServer  string
+	traceSession string
+	noted        map[string]bool // deprecation notes already printed
+	prepared     bool            // the profile is applied and the trace begun
 }
 
 // addConnFlags binds what every command that connects takes: how to reach

@@ -70,6 +70,11 @@ its evidence is partial. Some failures cap the letter whatever the score:
 a high-severity scan finding (F), a failed rule of asking (C, or D for the
 rules that keep users and secrets apart), a protocol failure (C).
 
+--trace FILE writes every JSON-RPC message of the grade to one file, one
+JSON line each, credentials hidden as in every trace: the session that
+lists and pings, then each session of the audit, each line naming its
+session ("list", "audit 2: no elicitation") in "session".
+
 --badge FILE writes an SVG badge for a README, --html FILE the report as
 one self-contained HTML page. The audit calls the server's tools
 (destructive ones only when named with --include).
@@ -88,7 +93,7 @@ flags; 3 when the server could not be reached.`,
 			return runGrade(cmd.Context(), opts)
 		},
 	}
-	addTargetFlags(cmd, &opts.Conn)
+	addConnFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
 	stringsVar(f, &opts.OtherHeaders, "other-header", `for the audit: a second identity's "Name: value" header (repeatable; HTTP only)`)
@@ -155,6 +160,13 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 // the audit probes it with its own sessions.
 func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, error) {
 	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: opts.IO.ErrOut}
+	// One trace for the listing session and the audit's, each line
+	// naming its session; prepared on the command's own streams, which
+	// hide its credentials.
+	opts.Conn.traceShared, opts.Conn.traceSession = &sharedTrace{start: time.Now()}, "list"
+	if err := opts.Conn.prepare(opts.IO); err != nil {
+		return grade.Evidence{}, err
+	}
 	s, err := opts.Conn.openToList(ctx, quiet, nil)
 	if err != nil {
 		return grade.Evidence{}, err

@@ -7,10 +7,13 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/askback/askback/internal/checks/scan"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/profile"
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/printer"
@@ -71,6 +74,12 @@ and descriptions that speak of another server's tools, are found then.
 instructions, tools, prompts, resources and resourceTemplates) as one more
 server, or alone.
 
+--trace FILE writes every JSON-RPC message of the scan to one file, one
+JSON line each, as the other commands' traces do (credentials hidden,
+requestState shown by its length; -v writes it to stderr): with -p or
+--all-profiles each line names its profile in "server", in one file for
+all the servers (jq 'select(.server == "NAME")' picks one server's).
+
 Nothing is called: the scan only lists. Exit status: 0 when no finding is
 at or above --fail-on (default high), 1 when one is (or a list the server
 declared failed), 2 for bad flags, 3 when a server could not be reached.
@@ -87,6 +96,7 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.
 		},
 	}
 	addServerFlags(cmd, &opts.Conn)
+	addTraceFlags(cmd, &opts.Conn)
 	f := cmd.Flags()
 	stringsVarP(f, &opts.Profiles, "profile", "p", "scan the server of this profile of mcp-tester.yml (repeatable: the servers are scanned together)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
@@ -122,6 +132,13 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		if err != nil {
 			return err
 		}
+	} else if opts.Conn.TraceFile != "" {
+		// Catalog files alone: no message to trace, and a file that says so.
+		f, err := outfile.Create(opts.Conn.TraceFile, 0o600)
+		if err != nil {
+			return usageErr("--trace: %v", err)
+		}
+		f.Close()
 	}
 	rep := scan.Scan(append(servers, files...)...)
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
@@ -263,8 +280,17 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 	// dropped. They declare what a capable client declares (openToList):
 	// a server may offer some tools only to such clients.
 	quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: ios.ErrOut}
+	// One trace file for the run, each line naming its profile.
+	shared := &sharedTrace{start: time.Now()}
 	one := func(conn ConnOptions, label string) error {
-		s, err := conn.openToList(ctx, quiet, nil)
+		conn.traceShared, conn.traceServer = shared, label
+		// Prepared on the command's own streams: its credentials are
+		// hidden on them and in the trace.
+		err := conn.prepare(ios)
+		var s *session.Session
+		if err == nil {
+			s, err = conn.openToList(ctx, quiet, nil)
+		}
 		if err != nil {
 			if label != "" {
 				return fmt.Errorf("profile %q: %w", label, err)

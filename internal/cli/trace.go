@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/trace"
@@ -38,15 +39,18 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		return err
 	}
 	if !o.ShowSecrets {
-		ios.HideSecrets(append(credential.Secrets(o.URL, o.Headers), credential.CommandSecrets(o.Command)...))
+		// Added to those of the run's other servers (scan of several).
+		ios.AddSecrets(append(credential.Secrets(o.URL, o.Headers), credential.CommandSecrets(o.Command)...)...)
 	}
 	var ws []io.Writer
 	if o.TraceFile != "" {
-		f, err := outfile.Create(o.TraceFile, 0o600)
-		if err != nil {
-			return usageErr("--trace: %v", err)
+		if o.traceShared == nil || !o.traceShared.begun {
+			f, err := outfile.Create(o.TraceFile, 0o600)
+			if err != nil {
+				return usageErr("--trace: %v", err)
+			}
+			f.Close()
 		}
-		f.Close()
 		var w io.Writer = appendFile(o.TraceFile)
 		if !o.ShowSecrets {
 			// A server that echoes a credential in what it sends
@@ -62,7 +66,8 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		ws = append(ws, io.Discard) // --raw needs the recorder's copy of results
 	}
 	if len(ws) > 0 {
-		o.recorder = trace.New(io.MultiWriter(ws...), trace.Options{ShowState: o.ShowState, ShowSecrets: o.ShowSecrets})
+		o.traceTo = io.MultiWriter(ws...)
+		o.recorder = o.newRecorder(o.traceSession)
 		info := map[string]any{"client": "mcp-tester " + Version()}
 		switch {
 		case o.ShowSecrets && o.Command != "":
@@ -85,8 +90,39 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		}
 		o.recorder.Info(info)
 	}
+	if o.traceShared != nil {
+		o.traceShared.begun = true
+	}
 	o.prepared = true
 	return nil
+}
+
+// sharedTrace is the trace of a run whose sessions each have a
+// Recorder of their own (scan's servers, grade's listing and probes): one
+// file, begun by the first, its lines counted from one start and naming
+// their server or session.
+type sharedTrace struct {
+	begun bool
+	start time.Time
+}
+
+// newRecorder is a Recorder of the trace prepare began, for the session
+// named session (none: the trace of one session).
+func (o *ConnOptions) newRecorder(session string) *trace.Recorder {
+	opts := trace.Options{ShowState: o.ShowState, ShowSecrets: o.ShowSecrets, Server: o.traceServer, Session: session}
+	if o.traceShared != nil {
+		opts.Start = o.traceShared.start
+	}
+	return trace.New(o.traceTo, opts)
+}
+
+// sessionTrace is the observer of one more session of the run in the
+// trace, its lines naming it; nil without a trace.
+func (o *ConnOptions) sessionTrace(session string) wire.Observer {
+	if o.traceTo == nil || o.TraceFile == "" && !o.Verbose {
+		return nil
+	}
+	return o.newRecorder(session).Observe
 }
 
 // observer is what hears the wire for the trace, nil without one.

@@ -18,6 +18,7 @@ import (
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/client/toolargs"
+	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/text/suggest"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,6 +79,10 @@ type Options struct {
 	ClientName, ClientVersion string
 	// Progress, if set, is told what the audit is doing, one line at a time.
 	Progress func(line string)
+	// Trace, if set, gives each probe session, as it opens, the observer
+	// of its messages for a trace (mcp-tester grade --trace); name says
+	// which session it is ("audit 2: no elicitation").
+	Trace func(name string) wire.Observer
 }
 
 // UnreachableError says that the audit could not run: the server could not
@@ -102,6 +107,7 @@ type auditor struct {
 	mu       sync.Mutex
 	secrets  []string // credentials the audit sends, which URLs must not carry (see credentials)
 	pool     map[poolKey]*probe
+	sessions int           // probe sessions opened, for their names in a trace
 	extra    *extraAnswers // answers sampling and roots (Samples, Roots), or nil
 	rep      *Report
 	// cut reports that the audit's time limit (Options.Deadline) has run

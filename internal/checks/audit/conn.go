@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/askback/askback/internal/client/session"
@@ -28,6 +29,20 @@ func (c capSet) String() string {
 		return `elicitation {"form":{}}`
 	case capsEmpty:
 		return `elicitation {} (forms only)`
+	}
+	return "no elicitation"
+}
+
+// traced names what a probe declares in the name of its session in a
+// trace: words a line's JSON needs no escape for.
+func (c capSet) traced() string {
+	switch c {
+	case capsAll:
+		return "elicitation form, url"
+	case capsForms:
+		return "elicitation form"
+	case capsEmpty:
+		return "elicitation {}"
 	}
 	return "no elicitation"
 }
@@ -75,6 +90,16 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 	if caps != capsNone {
 		p.extra = a.extra
 	}
+	observe := p.rec.observe
+	if a.opts.Trace != nil {
+		a.sessions++
+		if traced := a.opts.Trace(fmt.Sprintf("audit %d: %s", a.sessions, caps.traced())); traced != nil {
+			observe = func(sent bool, msg jsonrpc.Message) {
+				p.rec.observe(sent, msg)
+				traced(sent, msg)
+			}
+		}
+	}
 	s, err := session.Open(ctx, session.Options{
 		Sampler:       p.extra.sampler(),
 		Roots:         p.extra.rootList(),
@@ -91,7 +116,7 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		// called as one (the extension of 2026-07-28 is declared only on
 		// the calls the session runs as tasks, which the audit's are not).
 		Tasks:   true,
-		Observe: p.rec.observe,
+		Observe: observe,
 	})
 	if err != nil {
 		return nil, err

@@ -23,6 +23,8 @@ type IOStreams struct {
 	inTTY, outTTY, errTTY bool
 	// errWidth fakes the width of stderr's terminal (SetTerminalWidth).
 	errWidth int
+	// outWidth fakes the width of stdout's terminal (SetOutWidth).
+	outWidth int
 
 	// rawOut and rawErr are Out and ErrOut before Neutralize wrapped them;
 	// guards are the wrappers, flushed at the end.

@@ -38,6 +38,11 @@ const (
 type Event struct {
 	// At is the time since the trace began, in milliseconds.
 	At float64 `json:"t_ms"`
+	// Server and Session name the server and the session a line is of, in
+	// a trace of several (Options.Server, Options.Session); empty in the
+	// trace of one session.
+	Server  string `json:"server,omitempty"`
+	Session string `json:"session,omitempty"`
 	// Dir is Out or In; empty for KindInfo.
 	Dir string `json:"dir,omitempty"`
 	// Kind is one of the Kind constants.
@@ -68,6 +73,12 @@ type Options struct {
 	ShowSecrets bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Start is the time t_ms counts from; zero means when the Recorder is
+	// made. The Recorders of the sessions of one trace share it.
+	Start time.Time
+	// Server and Session are written on every line: in a trace of several
+	// sessions (scan's servers, grade's probes), which one a line is of.
+	Server, Session string
 }
 
 // Recorder writes Events to a writer, one JSON object a line. It is safe
@@ -92,7 +103,11 @@ func New(w io.Writer, opts Options) *Recorder {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Recorder{opts: opts, start: opts.Now(), w: w, pending: map[string]pending{}, last: map[string]json.RawMessage{}}
+	start := opts.Start
+	if start.IsZero() {
+		start = opts.Now()
+	}
+	return &Recorder{opts: opts, start: start, w: w, pending: map[string]pending{}, last: map[string]json.RawMessage{}}
 }
 
 // LastResult returns the last result received for method exactly as it
@@ -112,6 +127,7 @@ func (r *Recorder) Info(info map[string]any) {
 
 func (r *Recorder) emit(e Event, now time.Time) {
 	e.At = ms(now.Sub(r.start))
+	e.Server, e.Session = r.opts.Server, r.opts.Session
 	if !r.opts.ShowSecrets {
 		// Arguments and answers that are secrets by name or form.
 		e.Params, _ = credential.HidePart("params", e.Params)

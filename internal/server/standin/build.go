@@ -70,6 +70,9 @@ type builder struct {
 	// its rounds with too.
 	rounds recording.Rounds[*Exchange]
 	gone   string
+	// tasks are the calls the server ran as tasks of 2025-11-25, by the
+	// task's id (tasks2025.go).
+	tasks map[string]*Exchange
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
@@ -133,6 +136,9 @@ func (b *builder) ClientRequest(w recording.Message, m *jsonrpc.Request) error {
 	case "initialize", "server/discover":
 		return nil
 	case "notifications/initialized":
+		return nil
+	}
+	if b.taskRequest(pend, m.Method, p) {
 		return nil
 	}
 	key, err := matchKey(m.Method, m.Params)
@@ -235,7 +241,7 @@ func (b *builder) ServerRequest(w recording.Message, m *jsonrpc.Request) error {
 // recording.Waiting.Asker), with the number of other calls in progress it
 // might as well belong to.
 func (b *builder) callOf(session, stream string) (*Exchange, int) {
-	p, others, ok := b.reqs.Asker(session, stream, func(p *pending) bool { return p.x != nil && isCall(p.method) })
+	p, others, ok := b.reqs.Asker(session, stream, (*pending).asks)
 	if !ok {
 		return nil, 0
 	}
@@ -333,7 +339,11 @@ func (b *builder) ServerResponse(w recording.Message, m *jsonrpc.Response) error
 		b.rounds.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 		return nil
 	}
-	if h.ResultType == "task" || h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" {
+	if h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && p.method != "tasks/result" {
+		b.taskCreated(line, x, h.Task) // a task of protocol 2025-11-25
+		return nil
+	}
+	if h.ResultType == "task" {
 		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
 		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
 		return nil
@@ -378,6 +388,7 @@ func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(meta, &m) == nil {
 			delete(m, metaServerInfo)
+			delete(m, metaRelatedTask) // a task's result served as its call's
 			if len(m) == 0 {
 				delete(members, "_meta")
 			} else {
@@ -396,6 +407,7 @@ func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func (b *builder) finish() {
+	b.finishTasks()
 	for _, x := range b.s.Exchanges {
 		for _, r := range x.Rounds {
 			for _, q := range r.Questions {

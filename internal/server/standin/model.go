@@ -67,6 +67,9 @@ type Exchange struct {
 	Ended bool
 	// Why an exchange did not end, in words.
 	Unended string
+	// Task is set when the server ran the call as a task of protocol
+	// 2025-11-25: its rounds and result are the task's.
+	Task *Task2025
 
 	session string
 }

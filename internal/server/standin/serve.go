@@ -82,8 +82,18 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		switch method {
-		case "initialize", "server/discover", "ping":
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if err == nil && s.servesTasks2025() {
+				return s.withTasks2025(res)
+			}
+			return res, err
+		case "server/discover", "ping":
 			return next(ctx, method, req)
+		case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+			if s.servesTasks2025() {
+				return next(ctx, method, req)
+			}
 		}
 		client := subject.Share(ctx, "")
 		if !s.inflight.enter(client) {
@@ -116,12 +126,18 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t.x = s.take(method, as, recorded)
 		s.rep.update(func(r *Report) { r.Requests++ })
+		if method == "tools/call" && t.x.Task != nil && taskRequested(req) && s.servesTasks2025() {
+			return s.startTask2025(t.x)
+		}
 		if isCall(method) {
 			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
 		}
 		res, err := s.final(t.x)
 		if res == nil && err == nil {
 			return next(ctx, method, req) // a result the go-sdk makes: {}
+		}
+		if method == "tools/list" && err == nil && !t.modern && s.servesTasks2025() {
+			return withExecution(res, t.x.Result) // which tools run as tasks
 		}
 		return res, err
 	}

@@ -120,6 +120,11 @@ type Standin struct {
 	// for the nearest to an unmatched one; seed hashes their leaves.
 	nearest map[string]*nearestIndex
 	seed    maphash.Seed
+	// readsTaskParam: served where a call's params.task is read (stdio,
+	// HTTP), recorded tasks of 2025-11-25 run as tasks; tasks are those
+	// running (serve_tasks2025.go).
+	readsTaskParam bool
+	tasks          map[string]*task2025
 }
 
 // New builds a stand-in for a script.
@@ -279,6 +284,9 @@ func (s *Standin) build() error {
 	s.server = mcp.NewServer(impl, opts)
 	ask.EveryRound(s.server) // older clients are asked every recorded round
 	if err := s.register(); err != nil {
+		return err
+	}
+	if err := s.registerTasks2025(); err != nil {
 		return err
 	}
 	s.server.AddReceivingMiddleware(s.middleware)

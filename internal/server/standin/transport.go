@@ -23,8 +23,9 @@ func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	conn := newDroppable(in, out)
 	s.mu.Lock()
 	s.drop = conn.drop
+	s.readsTaskParam = true // the connection reads params.task
 	s.mu.Unlock()
-	ss, err := s.server.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	ss, err := s.server.Connect(ctx, &taskTransport{inner: &mcp.IOTransport{Reader: conn, Writer: conn}}, nil)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,14 @@ type HTTPOptions struct {
 func (s *Standin) Handler(opts HTTPOptions) http.Handler {
 	eo := &endpoint.Options{MaxSessions: opts.MaxSessions}
 	eo.HTTP.MaxRequestBodyBytes = opts.MaxBody
-	h := endpoint.New(func(*http.Request) *mcp.Server { return s.server }, eo)
+	var h http.Handler = endpoint.New(func(*http.Request) *mcp.Server { return s.server }, eo)
+	if s.script.hasTasks2025() {
+		// params.task read on the way in: recorded tasks run as tasks.
+		s.mu.Lock()
+		s.readsTaskParam = true
+		s.mu.Unlock()
+		h = taskBodies(h)
+	}
 	var drops []Fault
 	for _, f := range s.opts.Faults {
 		if f.Kind == FaultDrop {

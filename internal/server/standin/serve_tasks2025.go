@@ -1,0 +1,458 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated but still asked of clients that declare them
+
+package standin
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A stand-in serves a recorded task of protocol 2025-11-25 as a task to a
+// client of that protocol that asks for one (params.task): it
+// offers what the recorded server offered (capabilities.tasks, each tool's
+// execution), answers the call with a task of its own, tasks/get with the
+// task's status (input_required while the recorded questions wait, then
+// completed), and tasks/result by asking the recorded questions, related
+// to the task, then giving the recorded result. The go-sdk keeps no
+// params.task: the stdio connection (taskConn) and the HTTP handler
+// (taskBodies) move it into the call's _meta on the way in. A client that
+// asks for no task gets the call as the task amounts to (see Task2025).
+
+// metaTaskParam is the _meta key a tools/call's params.task is moved to on
+// its way in: the go-sdk keeps no params.task.
+const metaTaskParam = "askback.standin/task"
+
+// maxTasks2025 bounds the tasks a stand-in keeps; the ended ones make
+// room first.
+const maxTasks2025 = 4096
+
+// task2025 is one task the stand-in runs.
+type task2025 struct {
+	x *Exchange
+
+	mu     sync.Mutex
+	state  taskState
+	asking bool // tasks/result is asking or has asked
+}
+
+// taskState is a task as tasks/get and the call's answer show it.
+type taskState struct {
+	ID            string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	TTL           int64  `json:"ttl"`
+	PollInterval  int64  `json:"pollInterval"`
+}
+
+type taskIDParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type taskGetResult struct {
+	mcp.ResultBase
+	taskState
+}
+
+type taskCreateResult struct {
+	mcp.ResultBase
+	Task taskState `json:"task"`
+}
+
+type taskListResult struct {
+	mcp.ResultBase
+	Tasks []taskState `json:"tasks"`
+}
+
+// rawResult is a result sent as it is.
+type rawResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// servesTasks2025 reports whether the stand-in runs recorded tasks of
+// 2025-11-25 as tasks: for a recording that holds one, served where
+// params.task is read (ServeStdio, Handler).
+func (s *Standin) servesTasks2025() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readsTaskParam && s.script.hasTasks2025()
+}
+
+// hasTasks2025 reports whether a call of the script ran as a task of
+// 2025-11-25.
+func (sc *Script) hasTasks2025() bool {
+	for _, x := range sc.Exchanges {
+		if x.Task != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// registerTasks2025 adds tasks/get, tasks/result, tasks/cancel and
+// tasks/list.
+func (s *Standin) registerTasks2025() error {
+	if !s.script.hasTasks2025() {
+		return nil
+	}
+	for _, err := range []error{
+		mcp.AddReceivingCustomMethod(s.server, "tasks/get", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskGetResult, error) {
+			tk, err := s.findTask(p.TaskID)
+			if err != nil {
+				return nil, err
+			}
+			return &taskGetResult{taskState: tk.status()}, nil
+		}),
+		mcp.AddReceivingCustomMethod(s.server, "tasks/result", s.taskResult),
+		mcp.AddReceivingCustomMethod(s.server, "tasks/cancel", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskGetResult, error) {
+			tk, err := s.findTask(p.TaskID)
+			if err != nil {
+				return nil, err
+			}
+			if !tk.set("cancelled", "cancelled by request") {
+				return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: task %s has ended already", p.TaskID)
+			}
+			return &taskGetResult{taskState: tk.status()}, nil
+		}),
+		mcp.AddReceivingCustomMethod(s.server, "tasks/list", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskListResult, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			out := &taskListResult{Tasks: []taskState{}}
+			for _, tk := range s.tasks {
+				out.Tasks = append(out.Tasks, tk.status())
+			}
+			return out, nil
+		}),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskRequested reports whether a tools/call asked to run as a task
+// (params.task, moved into _meta by the stdio connection).
+func taskRequested(req mcp.Request) bool {
+	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+	return ok && p != nil && p.Meta[metaTaskParam] != nil
+}
+
+// startTask2025 answers a call with a task of its own that will serve x.
+func (s *Standin) startTask2025(x *Exchange) (mcp.Result, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a task id: %v", err)
+	}
+	now := s.opts.Now().UTC().Format(time.RFC3339Nano)
+	tk := &task2025{x: x, state: taskState{ID: hex.EncodeToString(b), Status: "working", CreatedAt: now, LastUpdatedAt: now, TTL: 600000, PollInterval: 100}}
+	if x.Questions() == 0 {
+		tk.state.Status = "completed"
+		if x.Err != nil {
+			tk.state.Status = "failed"
+		}
+	} else {
+		tk.state.Status, tk.state.StatusMessage = "input_required", "the recorded task asks the client"
+	}
+	s.mu.Lock()
+	if s.tasks == nil {
+		s.tasks = map[string]*task2025{}
+	}
+	if len(s.tasks) >= maxTasks2025 {
+		for id, old := range s.tasks {
+			if st := old.status().Status; st == "completed" || st == "failed" || st == "cancelled" {
+				delete(s.tasks, id)
+				break
+			}
+		}
+	}
+	full := len(s.tasks) >= maxTasks2025
+	if !full {
+		s.tasks[tk.state.ID] = tk
+	}
+	s.mu.Unlock()
+	if full {
+		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %d tasks running, the most it keeps", maxTasks2025)
+	}
+	return &taskCreateResult{Task: tk.status()}, nil
+}
+
+func (s *Standin) findTask(id string) (*task2025, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tk := s.tasks[id]; tk != nil {
+		return tk, nil
+	}
+	return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: no task %q", id)
+}
+
+func (tk *task2025) status() taskState {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	return tk.state
+}
+
+// set changes a task's status unless it has ended.
+func (tk *task2025) set(status, msg string) bool {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	switch tk.state.Status {
+	case "completed", "failed", "cancelled":
+		return false
+	}
+	tk.state.Status, tk.state.StatusMessage = status, msg
+	tk.state.LastUpdatedAt = time.Now().UTC().Format(time.RFC3339Nano)
+	return true
+}
+
+// taskResult is tasks/result: the recorded questions asked (related to the
+// task), each answer checked, then the recorded result or error.
+func (s *Standin) taskResult(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*rawResult, error) {
+	tk, err := s.findTask(p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	x := tk.x
+	tk.mu.Lock()
+	first := !tk.asking
+	tk.asking = true
+	tk.mu.Unlock()
+	if first {
+		related := mcp.Meta{metaRelatedTask: map[string]any{"taskId": tk.state.ID}}
+		for _, r := range x.Rounds {
+			for _, q := range r.Questions {
+				a, err := s.askTask(ctx, ss, q, related)
+				if err != nil {
+					tk.set("failed", "the client did not answer")
+					s.rep.problem(Problem{Kind: ProblemAnswer, Request: x.Label(), Line: x.Line, Key: q.Key,
+						Detail: fmt.Sprintf("the task's question was not answered: %v", err)})
+					return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: task %s: %v", tk.state.ID, err)
+				}
+				s.check(x, q, a)
+			}
+		}
+	}
+	if x.Err != nil {
+		tk.set("failed", x.Err.Message)
+		e := *x.Err
+		return nil, &e
+	}
+	if !x.Ended {
+		tk.set("failed", x.Unended)
+		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: the recording holds no result of %s's task (line %d): %s", x.Label(), x.Line, x.Unended)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(x.Result, &members); err != nil {
+		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: the recorded result of %s (line %d): %v", x.Label(), x.ResultLine, err)
+	}
+	meta := map[string]json.RawMessage{}
+	_ = json.Unmarshal(members["_meta"], &meta)
+	meta[metaRelatedTask], _ = json.Marshal(map[string]any{"taskId": tk.state.ID})
+	members["_meta"], _ = json.Marshal(meta)
+	raw, err := json.Marshal(members)
+	if err != nil {
+		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %v", err)
+	}
+	tk.set("completed", "")
+	return &rawResult{raw: raw}, nil
+}
+
+// askTask asks one recorded question of a task as a request of the
+// server, related to the task.
+func (s *Standin) askTask(ctx context.Context, ss *mcp.ServerSession, q *Question, related mcp.Meta) (mcp.InputResponse, error) {
+	ir, err := inputRequest(q)
+	if err != nil {
+		return nil, err
+	}
+	switch p := ir.(type) {
+	case *mcp.ElicitParams:
+		c := *p
+		c.Meta = related
+		return ss.Elicit(ctx, &c)
+	case *mcp.CreateMessageParams:
+		c := *p
+		c.Meta = related
+		return ss.CreateMessage(ctx, &c)
+	case *mcp.ListRootsParams:
+		c := *p
+		c.Meta = related
+		return ss.ListRoots(ctx, &c)
+	}
+	return nil, fmt.Errorf("question %q asks %s, which a task of the stand-in does not ask", q.Key, q.Method)
+}
+
+// withTasks2025 is the initialize result with the recorded server's
+// capabilities.tasks, which the go-sdk's capabilities have no room for.
+func (s *Standin) withTasks2025(res mcp.Result) (mcp.Result, error) {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(s.script.Server.Capabilities, &caps) != nil || caps["tasks"] == nil {
+		return res, nil
+	}
+	return patchResult(res, func(m map[string]json.RawMessage) {
+		var c map[string]json.RawMessage
+		_ = json.Unmarshal(m["capabilities"], &c)
+		if c == nil {
+			c = map[string]json.RawMessage{}
+		}
+		c["tasks"] = caps["tasks"]
+		m["capabilities"], _ = json.Marshal(c)
+	})
+}
+
+// withExecution is a tools/list result with each tool's execution as the
+// recording lists it (task support), which the go-sdk's tools drop.
+func withExecution(res mcp.Result, recorded json.RawMessage) (mcp.Result, error) {
+	var rec struct {
+		Tools []struct {
+			Name      string          `json:"name"`
+			Execution json.RawMessage `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(recorded, &rec) != nil {
+		return res, nil
+	}
+	exec := map[string]json.RawMessage{}
+	for _, t := range rec.Tools {
+		if len(t.Execution) > 0 {
+			exec[t.Name] = t.Execution
+		}
+	}
+	if len(exec) == 0 {
+		return res, nil
+	}
+	return patchResult(res, func(m map[string]json.RawMessage) {
+		var tools []map[string]json.RawMessage
+		if json.Unmarshal(m["tools"], &tools) != nil {
+			return
+		}
+		for _, t := range tools {
+			var name string
+			_ = json.Unmarshal(t["name"], &name)
+			if e, ok := exec[name]; ok {
+				t["execution"] = e
+			}
+		}
+		m["tools"], _ = json.Marshal(tools)
+	})
+}
+
+// patchResult is res with f applied to its JSON object.
+func patchResult(res mcp.Result, f func(m map[string]json.RawMessage)) (mcp.Result, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	f(m)
+	b, err = json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return &rawResult{raw: b}, nil
+}
+
+// taskTransport moves the params.task of a tools/call into its _meta
+// (metaTaskParam), where the go-sdk keeps it for the middleware.
+type taskTransport struct{ inner mcp.Transport }
+
+func (t *taskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &taskConn{Connection: c}, nil
+}
+
+type taskConn struct{ mcp.Connection }
+
+func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+		if moved, ok := movedTaskParam(req.Params); ok {
+			req.Params = moved
+		}
+	}
+	return msg, err
+}
+
+// movedTaskParam is a tools/call's params with params.task moved into
+// _meta (metaTaskParam), and whether it had one. Params with a key twice,
+// or keys that differ in case only, are left as they came, for the checks
+// after it to refuse: rewritten, they would pass as one.
+func movedTaskParam(params json.RawMessage) (json.RawMessage, bool) {
+	var p map[string]json.RawMessage
+	if len(params) == 0 || strictjson.CheckKeys(params) != nil || json.Unmarshal(params, &p) != nil || p["task"] == nil {
+		return params, false
+	}
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(p["_meta"], &meta)
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[metaTaskParam] = p["task"]
+	delete(p, "task")
+	p["_meta"], _ = json.Marshal(meta)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return params, false
+	}
+	return b, true
+}
+
+// taskBodies is h with the params.task of a tools/call posted to it moved
+// into its _meta, as taskConn does over stdio. The body has been read
+// whole within its bound already (httpserve.Bodies): this reads it from
+// memory.
+func taskBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if strictjson.CheckKeys(body) == nil && json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+			if moved, ok := movedTaskParam(m.Params); ok {
+				var msg map[string]json.RawMessage
+				if json.Unmarshal(body, &msg) == nil {
+					msg["params"] = moved
+					if b, err := json.Marshal(msg); err == nil {
+						body = b
+					}
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
+}

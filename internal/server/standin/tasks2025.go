@@ -1,0 +1,112 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/askback/askback/internal/recording"
+)
+
+// metaRelatedTask is the _meta key that ties a message to a task of
+// protocol 2025-11-25.
+const metaRelatedTask = "io.modelcontextprotocol/related-task"
+
+// Task2025 is what a recording says of a call the server ran as a task of
+// protocol 2025-11-25 (params.task, then tasks/get and tasks/result, the
+// questions asked while tasks/result waited). The stand-in serves such a
+// call as the task's flow amounts to: the questions asked during it are
+// the exchange's rounds, the result tasks/result gave is its result. So a
+// client of either era gets what the server gave: its questions (as
+// input_required, or elicitation/create), then the task's result. Over
+// stdio, a client of 2025-11-25 that asks for a task gets one
+// (serve_tasks2025.go).
+type Task2025 struct {
+	ID   string // the task's id in the recording
+	Line int    // the line of the result that created it
+}
+
+// taskCreated takes a call the server answered with a task of protocol
+// 2025-11-25: the exchange waits for the task's tasks/result.
+func (b *builder) taskCreated(line int, x *Exchange, raw json.RawMessage) {
+	var t struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(raw, &t) != nil || t.TaskID == "" {
+		x.Unended = fmt.Sprintf("the server answered with a task that has no taskId (line %d)", line)
+		b.warn(line, "%s ran as a task with no taskId: the call is answered with an error", x.Label())
+		return
+	}
+	if b.tasks == nil {
+		b.tasks = map[string]*Exchange{}
+	}
+	x.Task = &Task2025{ID: t.TaskID, Line: line}
+	b.tasks[t.TaskID] = x
+}
+
+// taskRequest takes a request about a task of 2025-11-25 that a call of
+// the recording started: tasks/result is where the task's questions and
+// result come (pend then stands for the call), tasks/get, tasks/cancel and
+// tasks/list are no exchange of their own. It reports whether it took the
+// request.
+func (b *builder) taskRequest(pend *pending, method string, p recording.Params) bool {
+	switch method {
+	case "tasks/result", "tasks/get", "tasks/cancel":
+	case "tasks/list":
+		return len(b.tasks) > 0
+	default:
+		return false
+	}
+	x := b.tasks[p.TaskID]
+	if x == nil {
+		return false
+	}
+	if method == "tasks/result" {
+		pend.x = x
+	}
+	return true
+}
+
+// asks reports whether a request in progress may be asked questions: a
+// call, or tasks/result of a task a call started.
+func (p *pending) asks() bool {
+	return p.x != nil && (isCall(p.method) || p.method == "tasks/result")
+}
+
+// finishTasks leaves the task's id out of the questions of its calls: the
+// stand-in asks them as its own call's.
+func (b *builder) finishTasks() {
+	for _, x := range b.tasks {
+		for _, r := range x.Rounds {
+			for _, q := range r.Questions {
+				q.Params = withoutMeta(q.Params, metaRelatedTask)
+			}
+		}
+	}
+}
+
+// withoutMeta is raw (a JSON object) without the _meta key, and without
+// _meta when nothing is left in it; raw itself when it has none.
+func withoutMeta(raw json.RawMessage, key string) json.RawMessage {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return raw
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(members["_meta"], &meta) != nil || meta == nil {
+		return raw
+	}
+	if _, ok := meta[key]; !ok {
+		return raw
+	}
+	delete(meta, key)
+	if len(meta) == 0 {
+		delete(members, "_meta")
+	} else {
+		members["_meta"], _ = json.Marshal(meta)
+	}
+	out, err := json.Marshal(members)
+	if err != nil {
+		return raw
+	}
+	return out
+}
