@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
@@ -37,8 +38,10 @@ type GradeOptions struct {
 	// Badge is where to write the SVG badge; BadgeLabel its left half.
 	Badge      string
 	BadgeLabel string
-	Format     string
-	SARIFFile  string // where code scanning shows the results (--sarif-file)
+	// HTML is where to write the report as an HTML page (--html).
+	HTML      string
+	Format    string
+	SARIFFile string // where code scanning shows the results (--sarif-file)
 	// MinGrade fails (exit 1) a grade below this letter.
 	MinGrade string
 	Quiet    bool
@@ -72,8 +75,9 @@ JSON line each, credentials hidden as in every trace: the session that
 lists and pings, then each session of the audit, each line naming its
 session ("list", "audit 2: no elicitation") in "session".
 
---badge FILE writes an SVG badge for a README. The audit calls the
-server's tools (destructive ones only when named with --include).
+--badge FILE writes an SVG badge for a README, --html FILE the report as
+one self-contained HTML page. The audit calls the server's tools
+(destructive ones only when named with --include).
 
 Exit status: 0, or 1 when the grade is below --min-grade; 2 for bad
 flags; 3 when the server could not be reached.`,
@@ -102,6 +106,7 @@ flags; 3 when the server could not be reached.`,
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
 	f.StringVar(&opts.Badge, "badge", "", "write an SVG badge of the grade to this file")
 	f.StringVar(&opts.BadgeLabel, "badge-label", "mcp grade", "the text on the badge's left half")
+	addHTMLFlag(cmd, &opts.HTML)
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.MinGrade, "min-grade", "", "exit 1 when the grade is below this letter (A, B, C, D)")
@@ -118,8 +123,10 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if strings.TrimSpace(opts.BadgeLabel) == "" {
 		return usageErr("--badge-label: give the text of the badge's left half")
 	}
-	if err := checkOutPath("--badge", opts.Badge); err != nil {
-		return err
+	for _, p := range [][2]string{{"--badge", opts.Badge}, {"--html", opts.HTML}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
 	}
 	ev, err := gradeEvidence(ctx, opts)
 	if err != nil {
@@ -127,6 +134,11 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	g := grade.Compute(ev)
 	if err := writeReportFile("--badge", opts.Badge, nil, func(w io.Writer) error { return g.WriteBadge(w, opts.BadgeLabel) }); err != nil {
+		return err
+	}
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteGrade(w, htmlMeta(opts.IO, "mcp-tester grade", opts.Conn.target().Describe()), g)
+	}); err != nil {
 		return err
 	}
 	err = emit(opts.IO, opts.Format, report.Writers{

@@ -16,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/report"
+	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/report/sarif"
 	"github.com/spf13/cobra"
@@ -38,6 +39,8 @@ type ScanOptions struct {
 	// FailOn is the lowest severity that fails the scan (exit 1), or
 	// "never".
 	FailOn string
+	// HTML is where to write the report as an HTML page (--html).
+	HTML string
 }
 
 func newScanCmd(ios *iostreams.IOStreams, runF func(context.Context, *ScanOptions) error) *cobra.Command {
@@ -80,7 +83,8 @@ all the servers (jq 'select(.server == "NAME")' picks one server's).
 
 Nothing is called: the scan only lists. Exit status: 0 when no finding is
 at or above --fail-on (default high), 1 when one is (or a list the server
-declared failed), 2 for bad flags, 3 when a server could not be reached.`,
+declared failed), 2 for bad flags, 3 when a server could not be reached.
+--html FILE also writes the report as one self-contained HTML page.`,
 		Example: `  mcp-tester scan -c bin/deployer
   mcp-tester scan -c bin/manytools --format json --fail-on medium
   mcp-tester scan -c 'bin/catalogserver internal/checks/scan/testdata/corpus/poisoned-calculator.json' --fail-on never`,
@@ -102,6 +106,7 @@ declared failed), 2 for bad flags, 3 when a server could not be reached.`,
 	f.StringVar(&opts.FailOn, "fail-on", "high", "exit 1 when a finding is of this severity or higher: high, medium, low, info, or never")
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
+	addHTMLFlag(cmd, &opts.HTML)
 	return cmd
 }
 
@@ -116,6 +121,9 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	}
 	files, fileOf, err := readCatalogFiles(opts.Catalogs)
 	if err != nil {
+		return err
+	}
+	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
 	var servers []scan.Server
@@ -134,6 +142,11 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		f.Close()
 	}
 	rep := scan.Scan(append(servers, files...)...)
+	if err := writeHTML(opts.HTML, func(w io.Writer) error {
+		return htmlreport.WriteScan(w, htmlMeta(opts.IO, "mcp-tester scan", scanTarget(opts)), rep, incomplete)
+	}); err != nil {
+		return err
+	}
 	err = emit(opts.IO, opts.Format, report.Writers{
 		Text: func(w io.Writer) error {
 			if err := rep.WriteText(w); err != nil {
@@ -314,4 +327,12 @@ func sortedListErrors(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// scanTarget names what was scanned for the HTML report's header.
+func scanTarget(opts *ScanOptions) string {
+	if opts.Conn.Command != "" || opts.Conn.URL != "" {
+		return opts.Conn.target().Describe()
+	}
+	return strings.Join(append(append([]string(nil), opts.Profiles...), opts.Catalogs...), ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/interactive"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/ui"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +41,9 @@ way a client shows them: a form built from the requested schema, a URL with
 its domain shown before you consent, a reply box for sampling. Each call
 shows its rounds as a timeline: what was asked, what was answered, and that
 the requestState went back untouched. Every message both ways is in the
-message log. Save the session as a .mcp script (what mcp-tester script
+message log, filtered by direction and method, each with its raw JSON; the
+steps of an OAuth login are listed; every credential is hidden, as in
+proxy's recordings. Save the session as a .mcp script (what mcp-tester script
 writes) or as a recording (what mcp-tester proxy writes), run the script,
 and run audit, scan, inspect and grade, from the page.
 
@@ -92,9 +95,10 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		Run: func(ctx context.Context, args []string, out, errOut io.Writer) int {
 			return Main(ctx, &iostreams.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, args)
 		},
-		Open:    browser.Open,
-		WorkDir: wd,
-		Roots:   opts.Conn.Roots,
+		TargetArgs: opts.runArgs,
+		Open:       browser.Open,
+		WorkDir:    wd,
+		Roots:      opts.Conn.Roots,
 	})
 	if err != nil {
 		return err
@@ -124,4 +128,57 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 		}
 	}
 	return srv.Serve(ctx, ln)
+}
+
+// runArgs are the flags of a command the page runs (test, audit, scan,
+// inspect, grade) that reach t as the page's own sessions do: the
+// connection flags mcp-tester ui was given (profile, headers, transport,
+// time limit, login), with t's server and protocol.
+func (o *UIOptions) runArgs(t ui.Target) []string {
+	c := o.Conn
+	var out []string
+	flag := func(name, v string) {
+		if v != "" {
+			out = append(out, name, v)
+		}
+	}
+	if t.Command == "" && t.URL == "" {
+		// The profile's own server (scan would scan a profile's server
+		// besides the one -c or -u names).
+		flag("-p", c.Profile)
+	}
+	flag("-c", t.Command)
+	if t.Command == "" {
+		flag("-u", t.URL)
+	}
+	flag("--protocol", t.Protocol)
+	out = append(out, "--timeout", c.Timeout.String())
+	if t.URL == "" {
+		return out // the rest applies to a server reached by URL
+	}
+	for _, h := range c.Headers {
+		flag("-H", h)
+	}
+	if c.Transport != target.TransportAuto {
+		flag("--transport", c.Transport)
+	}
+	a := c.Auth
+	flag("--identity", a.Identity)
+	flag("--client-id", a.ClientID)
+	flag("--client-metadata-url", a.ClientMetadataURL)
+	if a.ClientCredentials {
+		out = append(out, "--client-credentials")
+	}
+	flag("--client-key", a.ClientKey)
+	flag("--assertion-file", a.AssertionFile)
+	flag("--id-token-file", a.IDTokenFile)
+	flag("--idp-issuer", a.IdPIssuer)
+	flag("--idp-client-id", a.IdPClientID)
+	for _, sc := range a.Scopes {
+		flag("--scope", sc)
+	}
+	if a.Timeout > 0 {
+		out = append(out, "--login-timeout", a.Timeout.String())
+	}
+	return out
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,7 +59,7 @@ func parsePages() map[string]*template.Template {
 	for k, f := range taskFuncs() {
 		funcs[k] = f
 	}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/task.html"))
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/task.html", "assets/part-*.html"))
 	out := map[string]*template.Template{}
 	for _, name := range []string{"index", "tool", "call", "log", "run"} {
 		t := template.Must(layout.Clone())
@@ -133,6 +132,8 @@ type view struct {
 	Tool    *toolView
 	Msgs    []message
 	Dropped int
+	Filter  *logFilter  // the message log's (traffic.go)
+	Steps   []loginStep // the OAuth login's
 	Files   []*savedFile
 	Runs    []*run
 	Run     *run
@@ -209,7 +210,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /calls/{id}", s.callPage)
 	mux.HandleFunc("POST /calls/{id}/answer", s.postAnswer)
 	mux.HandleFunc("POST /calls/{id}/cancel", s.postCancel)
-	mux.HandleFunc("GET /log", s.logPage)
+	s.trafficRoutes(mux)
 	mux.HandleFunc("POST /save", s.postSave)
 	mux.HandleFunc("POST /run", s.postRun)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
@@ -223,7 +224,7 @@ func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
+	w.Write([]byte(s.secrets().hide(buf.String())))
 }
 
 // base fills what every page shows; hold s.mu.
@@ -233,6 +234,7 @@ func (s *Server) base(title string) *view {
 	if c := s.conn; c != nil {
 		v.Conn = viewConn(c)
 		v.Default = c.target
+		v.Steps = append(v.Steps, c.steps...)
 	} else {
 		v.Default.Roots = s.opts.Roots
 	}
@@ -738,7 +740,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			if len(problems) > 0 {
-				p.Values, p.Problems = vals, problems
+				p.Values, p.Problems = withoutSecrets(p.Fields, vals), problems
 				s.mu.Unlock()
 				http.Redirect(w, r, to, http.StatusSeeOther)
 				return
@@ -803,7 +805,7 @@ func (s *Server) answerParts(r *http.Request, cl *call, p *pending) (*mcp.Elicit
 					problems = append(problems, err.Error())
 				}
 			}
-			pt.Values = vals
+			pt.Values = withoutSecrets(pt.Fields, vals)
 			if len(problems) > 0 {
 				pt.Problems, refused = problems, true
 				continue
@@ -849,28 +851,13 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
 }
 
-func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
-	filter := r.URL.Query().Get("method")
-	s.mu.Lock()
-	v := s.base("Messages")
-	for _, m := range s.msgs.list {
-		if filter == "" || strings.Contains(m.Method, filter) {
-			v.Msgs = append(v.Msgs, m)
-		}
-	}
-	v.Dropped = s.msgs.dropped
-	s.mu.Unlock()
-	sort.SliceStable(v.Msgs, func(i, j int) bool { return v.Msgs[i].Seq > v.Msgs[j].Seq })
-	s.render(w, "log", v)
-}
-
 // checkSavePath refuses to replace a file that exists unless the person
 // asked to: a name typed by mistake (or sent by anything that got hold of
 // the page) must not replace a file they keep, a profile or a script of
 // their own. Links are refused when the file is written (outfile).
 func checkSavePath(path string, replace bool) error {
 	if _, err := os.Lstat(path); err == nil && !replace {
-		return fmt.Errorf("%s exists already: tick “Replace an existing file” to replace it", path)
+		return fmt.Errorf("%s exists already: tick the box “Replace an existing … file” under it to replace it", path)
 	}
 	return nil
 }
@@ -950,6 +937,14 @@ func targetArgs(t Target) []string {
 	return out
 }
 
+// targetArgs are the flags of a command run from the page that reach t.
+func (s *Server) targetArgs(t Target) []string {
+	if s.opts.TargetArgs != nil {
+		return s.opts.TargetArgs(t)
+	}
+	return targetArgs(t)
+}
+
 // reports are the commands whose HTML report the page shows.
 var reports = map[string]bool{"audit": true, "inspect": true, "scan": true, "grade": true}
 
@@ -972,10 +967,10 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 			s.noteAndBack(w, r, "/", "Name the script to run.")
 			return
 		}
-		ru.Args = append([]string{"test", "-s", s.path(p)}, targetArgs(c.target)...)
+		ru.Args = append([]string{"test", "-s", s.path(p)}, s.targetArgs(c.target)...)
 	case reports[what]:
 		ru.HTML = filepath.Join(s.opts.Dir, fmt.Sprintf("report-%d.html", ru.ID))
-		ru.Args = append([]string{what}, targetArgs(c.target)...)
+		ru.Args = append([]string{what}, s.targetArgs(c.target)...)
 		ru.Args = append(ru.Args, "--html", ru.HTML)
 	default:
 		http.Error(w, "unknown command", http.StatusBadRequest)
@@ -1074,5 +1069,5 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Security-Policy", reportCSP)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b)
+	w.Write([]byte(s.secrets().hide(string(b))))
 }

@@ -41,6 +41,9 @@ type conn struct {
 	// state is the requestState of the last input_required answer, not yet
 	// seen going back.
 	state *stateRound
+
+	steps   []loginStep       // the steps of its OAuth login (traffic.go)
+	waiting map[string]sentAt // requests not yet answered, by direction and id
 }
 
 func (c *conn) close() {
@@ -184,7 +187,8 @@ func (s *Server) Connect(ctx context.Context, t Target) error {
 	if t.Command == "" {
 		transport = recording.TransportHTTP
 	}
-	rec, f, err := recording.Create(c.recPath, recording.Header{Transport: transport, Server: t.Describe(), Writer: "mcp-tester ui"}, recording.WriterOptions{})
+	secrets := s.watch(c, t, &opts)
+	rec, f, err := recording.Create(c.recPath, recording.Header{Transport: transport, Server: t.Describe(), Writer: "mcp-tester ui"}, recording.WriterOptions{Secrets: secrets})
 	if err != nil {
 		return err
 	}
@@ -282,19 +286,11 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 		dir = recording.ClientToServer
 	}
 	_ = c.rec.Message(dir, b, nil)
-	m := message{Sent: sent, Time: s.opts.Now(), Size: len(b), Text: trim(string(b), 8<<10)}
 	var raw json.RawMessage
 	switch msg := msg.(type) {
 	case *jsonrpc.Request:
-		m.Method = msg.Method
-		m.ID = idText(msg.ID)
 		raw = msg.Params
 	case *jsonrpc.Response:
-		m.ID = idText(msg.ID)
-		m.Method = "response"
-		if msg.Error != nil {
-			m.Method = "error"
-		}
 		raw = msg.Result
 	}
 	var st struct {
@@ -317,7 +313,7 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.msgs.add(m)
+	s.msgs.add(s.describe(c, sent, msg, b))
 	if cur := s.current(); cur != nil && !sent && st.ResultType == "input_required" {
 		cur.round, cur.prepared = round, nil
 	}
@@ -470,36 +466,4 @@ func (a *pageAnswerer) wait(ctx context.Context, p *pending) (any, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-// messageLog keeps the last messages of the wire, in order.
-type messageLog struct {
-	max     int
-	seq     int
-	dropped int
-	list    []message
-}
-
-// message is one JSON-RPC message as the page shows it.
-type message struct {
-	Seq    int
-	Sent   bool
-	Time   time.Time
-	Method string
-	ID     string
-	Size   int
-	Text   string
-}
-
-func newMessageLog(max int) *messageLog { return &messageLog{max: max} }
-
-func (l *messageLog) add(m message) {
-	l.seq++
-	m.Seq = l.seq
-	if len(l.list) >= l.max {
-		n := copy(l.list, l.list[1:])
-		l.list = l.list[:n]
-		l.dropped++
-	}
-	l.list = append(l.list, m)
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// Run runs an mcp-tester command line (test, script, audit, scan,
 	// inspect, grade) and returns its exit code.
 	Run func(ctx context.Context, args []string, out, errOut io.Writer) int
+	// TargetArgs are the flags of a command Run runs that reach t as the
+	// page's own sessions do (headers, profile, login); nil: -c or -u and
+	// --protocol only.
+	TargetArgs func(t Target) []string
 	// Open opens a URL in the person's browser (a URL question they
 	// consented to); nil shows the link only.
 	Open func(ctx context.Context, url string) error
@@ -104,6 +108,9 @@ type Server struct {
 	files  []*savedFile
 	runs   []*run
 	runSeq int // the number of the last run started
+
+	hidden      *secretSet // see secrets
+	secretsOnce sync.Once
 }
 
 // New makes a Server. Call Listen, then Serve.

@@ -138,6 +138,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	bearer := bearerChallenge(ch)
 	insufficient := resp.StatusCode == http.StatusForbidden
+	h.l.step(challengeStep(req, resp, bearer))
 	switch {
 	case insufficient && bearer["error"] != "insufficient_scope":
 		return h.fail(forbidden(bearer))
@@ -252,6 +253,7 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 	}
 	if err != nil {
 		e := h.fail(err)
+		h.l.step(Step{Kind: StepFailed, What: "the login failed", URL: h.server, Err: e.Error()})
 		if !errors.Is(context.Cause(parent), context.Canceled) {
 			// A login that failed, in time or not, is not tried again in
 			// this run; one its caller gave up on may be.
@@ -260,6 +262,12 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 			h.mu.Unlock()
 		}
 		return e
+	}
+	h.mu.Lock()
+	src := h.src
+	h.mu.Unlock()
+	if src != nil {
+		h.l.step(Step{Kind: StepDone, What: fmt.Sprintf("logged in as identity %s with scopes %s; the access token is hidden", h.identity, strings.Join(src.snapshot().Scopes, " ")), URL: h.server})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -531,6 +539,7 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	defer recv.expect("")
 	w := h.l.errOut()
 	fmt.Fprintf(w, "mcp-tester: log in to %s as %s: open this address in a browser:\n  %s\n", h.server, h.identity, termsafe.Line(args.URL))
+	h.l.step(Step{Kind: StepAuthorization, What: "sent the browser to the authorization endpoint (PKCE S256, state)", URL: plainURL(au)})
 	// The address comes from metadata the server pointed to: say where the
 	// person will sign in, and do not open a suspicious one for them.
 	suspicious := signInWarnings(w, args.URL)
@@ -605,6 +614,7 @@ wait:
 		return nil, errors.New("the address pasted came back with a state that is not the one this login sent: refused (a stale or forged redirect); log in again")
 	}
 	fmt.Fprintf(w, "mcp-tester: the browser is back; asking for the token\n")
+	h.l.step(Step{Kind: StepAuthorization, What: "the browser came back with an authorization code (hidden) and this login's state", URL: redirect})
 	return r.res, nil
 }
 

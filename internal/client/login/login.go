@@ -211,6 +211,11 @@ type Login struct {
 	// (from the cache, a new login, a refresh): the access token and the
 	// refresh token, for the output to hide them.
 	OnToken func(tokens ...string)
+	// OnStep, if set, hears each step of a login as it happens (the
+	// challenge, discovery, registration, the browser, the token, a
+	// refresh), never with a token or a code in it: for a page that
+	// shows the login.
+	OnStep func(Step)
 
 	mu       sync.Mutex
 	handlers map[string]*Handler
@@ -219,7 +224,7 @@ type Login struct {
 // For returns a Login for another identity that shares l's settings,
 // cache, streams and browser (the audit's second user).
 func (l *Login) For(identity string) *Login {
-	c := &Login{Settings: l.Settings, Cache: l.Cache, In: l.In, ErrOut: l.ErrOut, Open: l.Open, HTTPClient: l.HTTPClient, Now: l.Now}
+	c := &Login{Settings: l.Settings, Cache: l.Cache, In: l.In, ErrOut: l.ErrOut, Open: l.Open, HTTPClient: l.HTTPClient, Now: l.Now, OnToken: l.OnToken, OnStep: l.OnStep}
 	c.Settings.Identity = identity
 	c.Settings.Fresh = false
 	return c
@@ -272,6 +277,7 @@ func (l *Login) Handler(server string) (*Handler, error) {
 		}
 		if e != nil {
 			h.install(e, false)
+			l.step(Step{Kind: StepCache, What: fmt.Sprintf("took up the cached login of identity %s (scopes %s)", h.identity, strings.Join(e.Scopes, " ")), URL: key})
 		}
 	}
 	if l.handlers == nil {

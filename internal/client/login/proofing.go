@@ -151,7 +151,14 @@ func (h *Handler) authClient() *http.Client {
 	return &c
 }
 
+// RoundTrip sends req and tells the login of the step it was.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.send(req)
+	t.h.l.step(requestStep(req, resp, err))
+	return resp, err
+}
+
+func (t *authTransport) send(req *http.Request) (*http.Response, error) {
 	p := proofingFrom(req.Context())
 	if p == nil {
 		return t.base.RoundTrip(req)

@@ -9,7 +9,9 @@ import (
 
 	"github.com/askback/askback/internal/bench/loadgen"
 	"github.com/askback/askback/internal/checks/audit"
+	"github.com/askback/askback/internal/checks/grade"
 	"github.com/askback/askback/internal/checks/inspect"
+	"github.com/askback/askback/internal/checks/scan"
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/script"
@@ -47,8 +49,14 @@ func TestPagesEscapeWhatServersSent(t *testing.T) {
 	icons := []inspect.IconCheck{{Owner: evil, Source: evil, Problem: evil}}
 	bench := &loadgen.Report{Concurrency: 1, Flows: 1, Failed: 1, Elapsed: time.Second, Errors: []string{evil},
 		Flow: loadgen.Summary{Count: 1, Histogram: []loadgen.Bucket{{From: time.Millisecond, To: 1200 * time.Microsecond, Count: 1}}}}
+	sc := &scan.Report{Servers: []scan.ServerSummary{{Name: evil, Version: evil, ClientCapabilities: []string{evil}}}, Counts: scan.Counts{High: 1},
+		Findings: []scan.Finding{{Rule: "MCPS001", Name: evil, Severity: scan.High, Server: evil, Subject: evil, Path: evil, Reason: evil, Excerpt: evil}}}
+	gr := &grade.Grade{Server: evil, Version: evil, Protocol: evil, Letter: "F", Score: 10, Evidence: "partial", Caps: []string{evil},
+		Items: []grade.Item{{Category: grade.Safety, ID: evil, Title: evil, Status: grade.Fail, Weight: 10, Why: evil}}}
 
 	pages := map[string]func(*bytes.Buffer) error{
+		"scan":    func(b *bytes.Buffer) error { return htmlreport.WriteScan(b, meta, sc, []string{evil}) },
+		"grade":   func(b *bytes.Buffer) error { return htmlreport.WriteGrade(b, meta, gr) },
 		"test":    func(b *bytes.Buffer) error { return htmlreport.WriteScripts(b, meta, scripts) },
 		"audit":   func(b *bytes.Buffer) error { return htmlreport.WriteAudit(b, meta, aud) },
 		"inspect": func(b *bytes.Buffer) error { return htmlreport.WriteInspect(b, meta, ins, probes, icons) },

@@ -1,9 +1,9 @@
 // Package htmlreport writes the reports of mcp-tester as one self-contained
-// HTML page each (`--html FILE` on test, audit, inspect and bench): the
-// style inline, the charts inline SVG, no script, nothing fetched. A page
-// reads the same offline, from a file:// URL and in a CI system's artifact
-// viewer, and forbids itself to load or run anything (a Content Security
-// Policy that allows only its own style sheet, by hash).
+// HTML page each (`--html FILE` on test, audit, inspect, scan, grade and
+// bench): the style inline, the charts inline SVG, no script, nothing
+// fetched. A page reads the same offline, from a file:// URL and in a CI
+// system's artifact viewer, and forbids itself to load or run anything (a
+// Content Security Policy that allows only its own style sheet, by hash).
 //
 // Everything a server sent goes through html/template's escaping and,
 // before that, through internal/text/termsafe: control characters, escape
@@ -123,6 +123,15 @@ func (t text) line(s string) string {
 		s = t.hide(s)
 	}
 	return termsafe.Line(s)
+}
+
+// serverName is how a page names a server on one line (see
+// termsafe.ServerName), its secrets hidden.
+func (t text) serverName(name, version string) string {
+	if t.hide != nil {
+		name, version = t.hide(name), t.hide(version)
+	}
+	return termsafe.ServerName(name, version)
 }
 
 // block is s with its line breaks kept.

@@ -80,13 +80,7 @@ type iconView struct {
 // and prompts ask the user, and what --probe and --check-icons found.
 func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe, icons []inspect.IconCheck) error {
 	t := text{m.Hide}
-	name := t.line(r.Server)
-	if name == "" {
-		name = "(unnamed server)"
-	}
-	if r.Version != "" {
-		name += " " + t.line(r.Version)
-	}
+	name := t.serverName(r.Server, r.Version)
 	body := inspectPage{
 		Score:     r.Score,
 		ScoreBar:  newMeter(float64(r.Score)/100, 300),
