@@ -42,7 +42,7 @@ lint:
 ## unit: go test ./... (the testscript transcripts included). Vet is lint's
 ## (-vet=off); ./scripts first, as its release builds take longest.
 unit: build
-	$(GO) test -count=1 -vet=off -timeout 45m ./scripts ./...
+	$(GO) test -count=1 -vet=off -timeout 80m ./scripts ./...
 
 ## test: everything CI runs
 test: setup lint unit

@@ -23,7 +23,8 @@ type Options struct {
 	Dir string
 	// Env is the commands' environment.
 	Env []string
-	// Timeout bounds the whole run (default 5 minutes).
+	// Timeout bounds the whole run (default 15 minutes: a hang guard, not a
+	// figure; a document that compiles Go takes minutes on a busy machine).
 	Timeout time.Duration
 	// Done are commands the test has done before (make build): they are
 	// not run again.
@@ -80,7 +81,7 @@ var (
 // its ports accept connections. Everything started is ended with the run.
 func Run(ctx context.Context, opts Options, cmds []Command) []Failure {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Minute
+		opts.Timeout = 15 * time.Minute
 	}
 	logs := filepath.Join(opts.Dir, ".docexamples")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
