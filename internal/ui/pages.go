@@ -229,7 +229,18 @@ func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 
 // base fills what every page shows; hold s.mu.
 func (s *Server) base(title string) *view {
-	v := &view{Title: title, Calls: s.calls, Note: s.last, Files: s.files, Runs: s.runs}
+	v := &view{Title: title, Note: s.last, Files: append([]*savedFile(nil), s.files...)}
+	// The page is rendered after the lock is released: it gets copies of the
+	// calls and runs, whose fields a running call or run goes on changing.
+	for _, c := range s.calls {
+		x := *c
+		x.TaskRun = c.TaskRun.copy()
+		v.Calls = append(v.Calls, &x)
+	}
+	for _, ru := range s.runs {
+		x := *ru
+		v.Runs = append(v.Runs, &x)
+	}
 	s.last = "" // a note is shown once
 	if c := s.conn; c != nil {
 		v.Conn = viewConn(c)

@@ -118,3 +118,25 @@ func TestTaskShownAsText(t *testing.T) {
 		}
 	}
 }
+
+// A page is rendered after the lock is released, so what base hands it is
+// a copy: a call or run that goes on changing does not change the view.
+func TestBaseCopiesCallsAndRuns(t *testing.T) {
+	s := &Server{}
+	cl := &call{ID: 1, Name: "deploy"}
+	cl.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusWorking}, testNow)
+	ru := &run{ID: 1, Args: []string{"audit"}}
+	s.calls, s.runs = []*call{cl}, []*run{ru}
+	v := s.base("x")
+	cl.Done, cl.Err, ru.Done, ru.Code = true, "gone", true, 3
+	cl.noteTask(taskclient.Update{TaskID: "t1", Status: tasks.StatusCompleted}, testNow)
+	if len(v.Calls) != 1 || v.Calls[0] == cl || v.Calls[0].Done || v.Calls[0].Err != "" {
+		t.Errorf("the view shares the running call: %+v", v.Calls)
+	}
+	if len(v.Calls) == 1 && (v.Calls[0].TaskRun == cl.TaskRun || v.Calls[0].TaskRun.Shown() == cl.TaskRun.Shown()) {
+		t.Errorf("the view shares the call's task (%q)", v.Calls[0].TaskRun.Shown())
+	}
+	if len(v.Runs) != 1 || v.Runs[0] == ru || v.Runs[0].Done || v.Runs[0].Code != 0 {
+		t.Errorf("the view shares the running run: %+v", v.Runs)
+	}
+}
