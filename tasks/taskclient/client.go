@@ -326,12 +326,7 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 		interval = c.interval(&g.Info)
 		if Legacy(c.cs) {
 			if done, res, err := c.legacyStep(ctx, id, g.Status); done {
-				if end := ended(res, err); end != "" && end != last.Status {
-					// tasks/result answers once the task has ended.
-					u := Update{TaskID: id, Status: end, Poll: poll}
-					c.report(u, last)
-				}
-				return res, err
+				return c.legacyEnd(ctx, id, poll, last, res, err)
 			}
 			continue
 		}

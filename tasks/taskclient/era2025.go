@@ -263,6 +263,26 @@ func (c *Client) legacyStep(ctx context.Context, id string, status tasks.Status)
 	}
 }
 
+// legacyEnd reports how a task of protocol 2025-11-25 ended, told by what
+// tasks/result answered, and returns that answer. A JSON-RPC error there
+// may be a task that failed or one that was cancelled while tasks/result
+// waited: the server's own word is asked once with tasks/get, so that a
+// cancelled task is not reported as failed.
+func (c *Client) legacyEnd(ctx context.Context, id string, poll int, last *Update, res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	end := ended(res, err)
+	if end == tasks.StatusFailed && rpcError(err) != nil {
+		if g, gerr := c.Get(ctx, id); gerr == nil && g.Status == tasks.StatusCancelled {
+			c.report(Update{TaskID: id, Status: tasks.StatusCancelled, StatusMessage: g.StatusMessage, Poll: poll}, last)
+			return nil, fmt.Errorf("task %s: %w (tasks/result answered: %v)", id, ErrCancelled, err)
+		}
+	}
+	if end != "" && end != last.Status {
+		// tasks/result answers once the task has ended.
+		c.report(Update{TaskID: id, Status: end, Poll: poll}, last)
+	}
+	return res, err
+}
+
 // rpcError is the JSON-RPC error inside err, or nil.
 func rpcError(err error) *jsonrpc.Error {
 	var w *jsonrpc.Error

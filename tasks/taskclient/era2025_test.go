@@ -3,6 +3,7 @@ package taskclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -178,5 +179,79 @@ func TestReadOffer(t *testing.T) {
 		if got := readOffer(json.RawMessage(in)); got != want {
 			t.Errorf("%s: %+v, want %+v", in, got, want)
 		}
+	}
+}
+
+// A task of protocol 2025-11-25 cancelled while tasks/result waited: the
+// server answers tasks/result with an error, and tasks/get says cancelled.
+// The client reports the task cancelled, not failed.
+func TestTaskOf2025CancelledIsNotFailed(t *testing.T) {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "job", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "job runs only as a task"}
+	})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "initialize":
+				res, err := next(ctx, method, req)
+				return patchResult(t, res, func(m map[string]any) {
+					m["capabilities"].(map[string]any)["tasks"] = map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+				}), err
+			case "tools/call":
+				return &raw{b: json.RawMessage(`{"task":{"taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":60000}}`)}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	var mu sync.Mutex
+	cancelled := false
+	if err := mcp.AddReceivingCustomMethod(server, "tasks/get", func(ctx context.Context, ss *mcp.ServerSession, p *tasks.GetTaskParams) (*raw, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		status := "input_required"
+		if cancelled {
+			status = "cancelled"
+		}
+		return &raw{b: json.RawMessage(`{"taskId":"t1","status":"` + status + `","statusMessage":"by the user","createdAt":"x","lastUpdatedAt":"x","ttl":60000}`)}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, "tasks/result", func(ctx context.Context, ss *mcp.ServerSession, p *tasks.GetTaskParams) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		cancelled = true // the person cancelled while the task waited on its question
+		mu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task was cancelled"}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	if err := Register(client); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := Connect(ctx, client, Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var updates []tasks.Status
+	tc := New(cs, &Options{
+		AsTask:   func(string) bool { return true },
+		OnUpdate: func(u Update) { updates = append(updates, u.Status) },
+		Sleep:    func(context.Context, time.Duration) error { return nil },
+	})
+	_, err = tc.CallTool(ctx, &mcp.CallToolParams{Name: "job"})
+	if !errors.Is(err, ErrCancelled) || rpcError(err) != nil {
+		t.Errorf("error %v; want the task cancelled (and not the call's own error)", err)
+	}
+	if n := len(updates); n == 0 || updates[n-1] != tasks.StatusCancelled {
+		t.Errorf("updates %v; want the last cancelled", updates)
 	}
 }
