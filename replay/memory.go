@@ -109,15 +109,21 @@ const hashedKey = 0xff // the first byte of a key of a name too long to keep who
 
 func keyOf(nonce string) nonceKey {
 	var k nonceKey
+	fillKey(k[:], nonce)
+	return k
+}
+
+// fillKey writes nonce into k as a key: its length and its bytes when it
+// fits, else hashedKey and as much of its SHA-256 as k holds.
+func fillKey(k []byte, nonce string) {
 	if len(nonce) < len(k) {
 		k[0] = byte(len(nonce))
 		copy(k[1:], nonce)
-		return k
+		return
 	}
 	sum := sha256.Sum256([]byte(nonce))
 	k[0] = hashedKey
 	copy(k[1:], sum[:])
-	return k
 }
 
 // memKey is a nonce as a Memory store keeps it: its length and its bytes
@@ -131,14 +137,7 @@ type memKey [16]byte
 
 func memKeyOf(nonce string) memKey {
 	var k memKey
-	if len(nonce) < len(k) {
-		k[0] = byte(len(nonce))
-		copy(k[1:], nonce)
-		return k
-	}
-	sum := sha256.Sum256([]byte(nonce))
-	k[0] = hashedKey
-	copy(k[1:], sum[:])
+	fillKey(k[:], nonce)
 	return k
 }
 
