@@ -3,6 +3,7 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -148,4 +149,47 @@ func FuzzBuild(f *testing.F) {
 			}
 		}
 	})
+}
+
+// movedTaskParam reads a client's params: whatever they are, it returns
+// them untouched or moves exactly their task into _meta, leaving every
+// other member as it came.
+func FuzzMovedTaskParam(f *testing.F) {
+	for _, s := range []string{`{"name":"s","task":{}}`, `{"name":"s","task":{"ttl":5},"_meta":{"a":1}}`, `{"name":"s"}`, `{"task":1,"Task":2}`, `{"task":{},"_meta":3}`, `[]`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		moved, ok := movedTaskParam(params)
+		if !ok {
+			if !bytes.Equal(moved, params) {
+				t.Fatalf("params changed without a task moved: %s → %s", params, moved)
+			}
+			return
+		}
+		var in, out map[string]json.RawMessage
+		if err := json.Unmarshal(params, &in); err != nil {
+			t.Fatalf("moved the task of params that are no object: %s", params)
+		}
+		if err := json.Unmarshal(moved, &out); err != nil {
+			t.Fatalf("moved params are no object: %s (%v)", moved, err)
+		}
+		if _, has := out["task"]; has {
+			t.Fatalf("the task stayed: %s", moved)
+		}
+		var meta map[string]json.RawMessage
+		if err := json.Unmarshal(out["_meta"], &meta); err != nil || !jsonEqual(meta[metaTaskParam], in["task"]) {
+			t.Fatalf("the task is not in _meta: %s → %s", params, moved)
+		}
+		for k, v := range in {
+			if k != "task" && k != "_meta" && !jsonEqual(out[k], v) {
+				t.Fatalf("member %q changed: %s → %s", k, v, out[k])
+			}
+		}
+	})
+}
+
+// jsonEqual says whether two JSON texts hold the same value.
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

@@ -440,7 +440,8 @@ func taskBodies(h http.Handler) http.Handler {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if strictjson.CheckKeys(body) == nil && json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+		// Read as the go-sdk will read it: keys as written, none twice.
+		if strictjson.CheckKeys(body) == nil && strictjson.DecodeAsSDK(body, &m) == nil && m.Method == "tools/call" {
 			if moved, ok := movedTaskParam(m.Params); ok {
 				var msg map[string]json.RawMessage
 				if json.Unmarshal(body, &msg) == nil {

@@ -40,6 +40,8 @@ func TestTaskBodies(t *testing.T) {
 			`{"id":1,"jsonrpc":"2.0","method":"tools/call","params":{"_meta":{"askback.standin/task":{}},"name":"s"}}`},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s"}}`, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s","task":{}},"id":2}`, ""},
+		// The go-sdk matches keys as written: "Method" is no method to it.
+		{`{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{"name":"s","task":{}}}`, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t","task":{}}}`, ""},
 	} {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader([]byte(c.in))))
