@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +105,32 @@ func (t *Task) Progress(done, total float64, msg string) {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// ProgressOf reads the progress [Task.Progress] writes at the end of a
+// task's status message, "(done/total)": a client that shows how far a
+// task is reads it back with this. ok is false for a message without it,
+// or with numbers that are no progress (a total not above 0, done outside
+// 0 to total, anything not finite).
+func ProgressOf(msg string) (done, total float64, ok bool) {
+	msg = strings.TrimSpace(msg)
+	if !strings.HasSuffix(msg, ")") {
+		return 0, 0, false
+	}
+	open := strings.LastIndexByte(msg, '(')
+	if open < 0 {
+		return 0, 0, false
+	}
+	a, b, found := strings.Cut(msg[open+1:len(msg)-1], "/")
+	if !found {
+		return 0, 0, false
+	}
+	done, err1 := strconv.ParseFloat(a, 64)
+	total, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil || !(total > 0) || math.IsInf(total, 0) || !(done >= 0) || done > total {
+		return 0, 0, false
+	}
+	return done, total, true
+}
 
 // notify sends a progress notification for a synchronous call.
 func (t *Task) notify(done, total float64, msg string) {

@@ -2,10 +2,7 @@ package ui
 
 import (
 	"context"
-	"math"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/askback/askback/internal/client/session"
@@ -201,34 +198,11 @@ func (tr *taskRun) Shown() string {
 // it. ok is false when no message said it.
 func (tr *taskRun) Progress() (done, total float64, ok bool) {
 	for i := len(tr.Steps) - 1; i >= 0; i-- {
-		if done, total, ok = progressOf(tr.Steps[i].Message); ok {
+		if done, total, ok = tasks.ProgressOf(tr.Steps[i].Message); ok {
 			return done, total, true
 		}
 	}
 	return 0, 0, false
-}
-
-// progressOf reads "(done/total)" at the end of a status message.
-func progressOf(m string) (done, total float64, ok bool) {
-	m = strings.TrimSpace(m)
-	if !strings.HasSuffix(m, ")") {
-		return 0, 0, false
-	}
-	open := strings.LastIndexByte(m, '(')
-	if open < 0 {
-		return 0, 0, false
-	}
-	a, b, found := strings.Cut(m[open+1:len(m)-1], "/")
-	if !found {
-		return 0, 0, false
-	}
-	done, err1 := strconv.ParseFloat(a, 64)
-	total, err2 := strconv.ParseFloat(b, 64)
-	ok = err1 == nil && err2 == nil && total > 0 && !math.IsInf(total, 0) && done >= 0 && done <= total
-	if !ok {
-		return 0, 0, false
-	}
-	return done, total, true
 }
 
 // cancelTask cancels the task the call runs as: tasks/cancel, a question

@@ -30,11 +30,11 @@ func TestTaskProgress(t *testing.T) {
 		"odd 3/10)":                        "none",
 	} {
 		got := "none"
-		if d, tot, ok := progressOf(msg); ok {
+		if d, tot, ok := tasks.ProgressOf(msg); ok {
 			got = fmt.Sprintf("%v/%v", d, tot)
 		}
 		if got != want {
-			t.Errorf("progressOf(%q) = %s; want %s", msg, got, want)
+			t.Errorf("ProgressOf(%q) = %s; want %s", msg, got, want)
 		}
 	}
 	c := &call{}
