@@ -45,7 +45,7 @@ func TestUITasks(t *testing.T) {
 	browsertest.Require(t)
 	b := browsertest.New(t)
 	for _, tc := range []taskCase{{
-		name: "extension-2026", server: "deployer -rollout-step 1ms", slow: "deployer -rollout-step 2s", protocol: "2026-07-28",
+		name: "extension-2026", server: "deployer -rollout-step 1ms", slow: "deployer -rollout-step 8s", protocol: "2026-07-28",
 		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},
 		question: "continue?", via: "Round 1 · task", label: "How should the rollout go on?", option: "Continue",
 		result: "Rollout of auth-service 2.4.1 complete", working: "of 10", // its progress
@@ -57,7 +57,7 @@ func TestUITasks(t *testing.T) {
 		result: "Survey on lunch sent to staff.", working: "drafting the questions",
 		plain: "method not found",
 	}, {
-		name: "extension-2026-http", server: "-rollout-step 1ms", slow: "-rollout-step 2s", protocol: "2026-07-28", http: true,
+		name: "extension-2026-http", server: "-rollout-step 1ms", slow: "-rollout-step 8s", protocol: "2026-07-28", http: true,
 		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},
 		question: "continue?", via: "Round 1 · task", label: "How should the rollout go on?", option: "Continue",
 		result: "Rollout of auth-service 2.4.1 complete", working: "of 10",
@@ -129,8 +129,8 @@ func TestUITasks(t *testing.T) {
 			p.see("task cancelled") // in the list of calls
 
 			// And one cancelled while it works, on a server whose steps
-			// are slow (the rollout's take 2 s, of which the page shows
-			// the progress; the survey's never end).
+			// are slow (the rollout's take 8 s: the page has 8 to 40 s to see
+			// the progress at a loaded machine's pace; the survey's never end).
 			if tc.http {
 				p.fill("URL (HTTP server)", slow)
 			} else {
