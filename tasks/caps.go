@@ -58,6 +58,12 @@ func isNil(p mcp.Params) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
+// Declared reports whether the client of req declared the extension: on the
+// request (2026-07-28) or, on an older protocol version, when its session
+// was initialized. It is the reading the extension itself decides by, for a
+// server that answers the extension's calls without it (mcp-tester serve).
+func Declared(req mcp.Request) bool { return declaresTasks(requestCaps(req)) }
+
 // declaresTasks reports whether the capabilities include the extension.
 func declaresTasks(c *mcp.ClientCapabilities) bool {
 	if c == nil || c.Extensions == nil {

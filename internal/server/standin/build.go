@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -51,6 +52,9 @@ func Read(rd *recording.Reader, maxEntries int) (*Script, error) {
 // initialize and server/discover) is the recording.Pending's Call.
 type pending struct {
 	proto string
+	// task is the call whose task of the tasks extension the request is
+	// about (tasks/get, tasks/update, tasks/cancel).
+	task *Exchange
 }
 
 // request is a client request waiting for its response.
@@ -167,6 +171,10 @@ func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Par
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		x, err := b.exchange(w, m, p.Name)
 		return x, pend, err
+	}
+	if x, took := b.extTaskRequest(w.Line, m.Method, p); took {
+		pend.task = x
+		return nil, pend, nil
 	}
 	if x, took := b.taskRequest(m.Method, p); took {
 		return x, pend, nil
@@ -304,6 +312,9 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 		}
 		return nil
 	}
+	if p.Data.task != nil {
+		return b.extTaskAnswered(line, p, p.Data.task, m)
+	}
 	x := p.Call
 	if x == nil {
 		return nil
@@ -330,10 +341,8 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 		b.taskCreated(line, x, h.Task) // a task of protocol 2025-11-25
 		return nil
 	}
-	if h.ResultType == "task" {
-		b.calls.RunsAsTask(x, h.taskID(), x.session)
-		x.Unended = fmt.Sprintf("the server ran it as a task (line %d), which a stand-in does not serve", line)
-		b.warn(line, "%s ran as a task (tasks extension): a stand-in does not serve tasks; the call is answered with an error", x.Label())
+	if h.ResultType == tasks.ResultTypeTask {
+		b.extTaskCreated(line, x, h, m.Result)
 		return nil
 	}
 	res, err := finalResult(x.Method, m.Result)

@@ -93,13 +93,13 @@ func TestBuildRefusesNamingTheLine(t *testing.T) {
 
 // What a stand-in serves otherwise than recorded is a warning with its
 // line: a response to nothing, a round whose first round is not there, a
-// task, a protocol it does not speak, a question never answered, and a
+// task with no id, a protocol it does not speak, a question never answered, and a
 // call the recording ends before.
 func TestBuildWarns(t *testing.T) {
 	text := header +
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":9,"result":{}}}` + "\n" +
 		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","requestState":"x","inputResponses":{"k":{"action":"decline"}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}}` + "\n" +
-		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","task":{"taskId":"t1"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","status":"working"}}}` + "\n" +
 		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}}` + "\n" +
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}}}` + "\n" +
 		`{"t_ms":1,"dir":"c2s","event":"client-gone","note":"the client closed its side"}` + "\n"
@@ -108,7 +108,7 @@ func TestBuildWarns(t *testing.T) {
 		"line 2: a response to a request the recording does not hold: skipped",
 		`line 3: protocol version "2099-01-01", which this mcp-tester does not speak`,
 		"line 3: tools/call a carries answers to a round the recording does not hold: served as a request of its own",
-		"line 4: tools/call a ran as a task (tasks extension): a stand-in does not serve tasks",
+		"line 4: tools/call a ran as a task (tasks extension) with no taskId: the call is answered with an error",
 		`line 6: question "k" of tools/call b was never answered`,
 	} {
 		if !strings.Contains(strings.Join(sc.Warnings, "\n"), want) {

@@ -70,6 +70,9 @@ type Exchange struct {
 	// Task is set when the server ran the call as a task of protocol
 	// 2025-11-25: its rounds and result are the task's.
 	Task *Task2025
+	// ExtTask is set when the server ran the call as a task of the tasks
+	// extension: its rounds and result are the task's.
+	ExtTask *ExtTask
 
 	session string
 }

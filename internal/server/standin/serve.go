@@ -16,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/text/suggest"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/subject"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -90,8 +91,8 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		case "server/discover", "ping":
 			return next(ctx, method, req)
-		case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
-			if s.servesTasks2025() {
+		case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", tasks.MethodUpdate:
+			if s.servesTasks() {
 				return next(ctx, method, req)
 			}
 		}
@@ -126,8 +127,11 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t.x = s.take(method, as, recorded)
 		s.rep.update(func(r *Report) { r.Requests++ })
+		if method == "tools/call" && t.x.ExtTask != nil && tasks.Declared(req) {
+			return s.startExtTask(req, client, t.x)
+		}
 		if method == "tools/call" && t.x.Task != nil && taskRequested(req) && s.servesTasks2025() {
-			return s.startTask2025(t.x)
+			return s.startTask2025(client, t.x)
 		}
 		if isCall(method) {
 			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)

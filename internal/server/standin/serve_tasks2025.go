@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,10 +35,6 @@ import (
 // metaTaskParam is the _meta key a tools/call's params.task is moved to on
 // its way in: the go-sdk keeps no params.task.
 const metaTaskParam = "askback.standin/task"
-
-// maxTasks2025 bounds the tasks a stand-in keeps; the ended ones make
-// room first.
-const maxTasks2025 = 4096
 
 // task2025 is one task the stand-in runs.
 type task2025 struct {
@@ -107,46 +105,74 @@ func (sc *Script) hasTasks2025() bool {
 	return false
 }
 
-// registerTasks2025 adds tasks/get, tasks/result, tasks/cancel and
-// tasks/list.
-func (s *Standin) registerTasks2025() error {
-	if !s.script.hasTasks2025() {
+// registerTasks adds the tasks/* methods of the recorded tasks: tasks/get
+// and tasks/cancel for tasks of either era, tasks/result and tasks/list
+// for those of 2025-11-25, tasks/update for those of the tasks extension.
+func (s *Standin) registerTasks() error {
+	has2025, hasExt := s.script.hasTasks2025(), s.script.hasExtTasks()
+	if !has2025 && !hasExt {
 		return nil
 	}
-	for _, err := range []error{
-		mcp.AddReceivingCustomMethod(s.server, "tasks/get", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskGetResult, error) {
-			tk, err := s.findTask(p.TaskID)
-			if err != nil {
-				return nil, err
-			}
-			return &taskGetResult{taskState: tk.status()}, nil
-		}),
-		mcp.AddReceivingCustomMethod(s.server, "tasks/result", s.taskResult),
-		mcp.AddReceivingCustomMethod(s.server, "tasks/cancel", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskGetResult, error) {
-			tk, err := s.findTask(p.TaskID)
-			if err != nil {
-				return nil, err
-			}
-			if !tk.set("cancelled", "cancelled by request") {
-				return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: task %s has ended already", p.TaskID)
-			}
-			return &taskGetResult{taskState: tk.status()}, nil
-		}),
-		mcp.AddReceivingCustomMethod(s.server, "tasks/list", func(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskListResult, error) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			out := &taskListResult{Tasks: []taskState{}}
-			for _, tk := range s.tasks {
-				out.Tasks = append(out.Tasks, tk.status())
-			}
-			return out, nil
-		}),
-	} {
-		if err != nil {
-			return err
+	errs := []error{
+		mcp.AddReceivingCustomMethod(s.server, "tasks/get", s.taskGet),
+		mcp.AddReceivingCustomMethod(s.server, "tasks/cancel", s.taskCancel),
+	}
+	if has2025 {
+		errs = append(errs,
+			mcp.AddReceivingCustomMethod(s.server, "tasks/result", s.taskResult),
+			mcp.AddReceivingCustomMethod(s.server, "tasks/list", s.taskList))
+	}
+	if hasExt {
+		errs = append(errs, mcp.AddReceivingCustomMethod(s.server, tasks.MethodUpdate, s.extTaskUpdate))
+	}
+	return errors.Join(errs...)
+}
+
+// taskGet is tasks/get, for a task of either era.
+func (s *Standin) taskGet(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (mcp.Result, error) {
+	switch tk := s.tasks.get(p.TaskID).(type) {
+	case *task2025:
+		return &taskGetResult{taskState: tk.status()}, nil
+	case *extTask:
+		if err := declaredTasks(ss, p); err != nil {
+			return nil, err
+		}
+		return tk.poll(s.opts.Now()), nil
+	}
+	return nil, noTask(p.TaskID)
+}
+
+// taskCancel is tasks/cancel, for a task of either era.
+func (s *Standin) taskCancel(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (mcp.Result, error) {
+	switch tk := s.tasks.get(p.TaskID).(type) {
+	case *task2025:
+		if !tk.set("cancelled", "cancelled by request") {
+			return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: task %s has ended already", p.TaskID)
+		}
+		return &taskGetResult{taskState: tk.status()}, nil
+	case *extTask:
+		if err := declaredTasks(ss, p); err != nil {
+			return nil, err
+		}
+		tk.cancel(s.opts.Now())
+		return &tasks.CancelTaskResult{ResultType: tasks.ResultTypeComplete}, nil
+	}
+	return nil, noTask(p.TaskID)
+}
+
+// taskList is tasks/list (2025-11-25): the tasks of that era running.
+func (s *Standin) taskList(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskListResult, error) {
+	out := &taskListResult{Tasks: []taskState{}}
+	for _, t := range s.tasks.all() {
+		if tk, ok := t.(*task2025); ok {
+			out.Tasks = append(out.Tasks, tk.status())
 		}
 	}
-	return nil
+	return out, nil
+}
+
+func noTask(id string) error {
+	return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: no task %q", id)
 }
 
 // taskRequested reports whether a tools/call asked to run as a task
@@ -157,7 +183,7 @@ func taskRequested(req mcp.Request) bool {
 }
 
 // startTask2025 answers a call with a task of its own that will serve x.
-func (s *Standin) startTask2025(x *Exchange) (mcp.Result, error) {
+func (s *Standin) startTask2025(client string, x *Exchange) (mcp.Result, error) {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a task id: %v", err)
@@ -172,36 +198,25 @@ func (s *Standin) startTask2025(x *Exchange) (mcp.Result, error) {
 	} else {
 		tk.state.Status, tk.state.StatusMessage = "input_required", "the recorded task asks the client"
 	}
-	s.mu.Lock()
-	if s.tasks == nil {
-		s.tasks = map[string]*task2025{}
-	}
-	if len(s.tasks) >= maxTasks2025 {
-		for id, old := range s.tasks {
-			if st := old.status().Status; st == "completed" || st == "failed" || st == "cancelled" {
-				delete(s.tasks, id)
-				break
-			}
-		}
-	}
-	full := len(s.tasks) >= maxTasks2025
-	if !full {
-		s.tasks[tk.state.ID] = tk
-	}
-	s.mu.Unlock()
-	if full {
-		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %d tasks running, the most it keeps", maxTasks2025)
+	if err := s.tasks.add(tk.state.ID, client, tk); err != nil {
+		return nil, err
 	}
 	return &taskCreateResult{Task: tk.status()}, nil
 }
 
 func (s *Standin) findTask(id string) (*task2025, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if tk := s.tasks[id]; tk != nil {
+	if tk, ok := s.tasks.get(id).(*task2025); ok {
 		return tk, nil
 	}
-	return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: no task %q", id)
+	return nil, noTask(id)
+}
+
+func (tk *task2025) ended() bool {
+	switch tk.status().Status {
+	case "completed", "failed", "cancelled":
+		return true
+	}
+	return false
 }
 
 func (tk *task2025) status() taskState {

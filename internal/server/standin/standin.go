@@ -44,6 +44,7 @@ import (
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
+	"github.com/askback/askback/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -124,7 +125,7 @@ type Standin struct {
 	// HTTP), recorded tasks of 2025-11-25 run as tasks; tasks are those
 	// running (serve_tasks2025.go).
 	readsTaskParam bool
-	tasks          map[string]*task2025
+	tasks          *taskTable
 }
 
 // New builds a stand-in for a script.
@@ -171,6 +172,7 @@ func New(script *Script, opts Options) (*Standin, error) {
 		running:  map[*track]string{},
 		nearest:  map[string]*nearestIndex{},
 		seed:     maphash.MakeSeed(),
+		tasks:    newTaskTable(MaxTasks, MaxTasksPerClient),
 	}
 	for _, x := range script.Exchanges {
 		for _, r := range x.Rounds {
@@ -213,6 +215,14 @@ func (s *Standin) Report() Report {
 		}
 	}
 	s.mu.Unlock()
+	for _, t := range s.tasks.all() {
+		if tk, ok := t.(*extTask); ok {
+			if key := tk.unanswered(); key != "" {
+				waiting = append(waiting, Problem{Kind: ProblemUnanswered, Request: tk.x.Label(), Line: tk.x.Line, Key: key,
+					Detail: "the client was shown the task's question and had not answered (it left mid-question?)"})
+			}
+		}
+	}
 	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
 	r.Problems = append(r.Problems, waiting...)
 	if pending > 0 {
@@ -258,15 +268,7 @@ func (s *Standin) build() error {
 		if err := json.Unmarshal(facts.Capabilities, caps); err != nil {
 			return &recording.Error{Line: facts.Line, Err: fmt.Errorf("the server's capabilities: %v", err)}
 		}
-		if len(caps.Extensions) > 0 {
-			var ids []string
-			for id := range caps.Extensions {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
-			caps.Extensions = nil
-		}
+		s.offerExtensions(caps)
 	}
 	if facts.Line > 0 {
 		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
@@ -286,11 +288,30 @@ func (s *Standin) build() error {
 	if err := s.register(); err != nil {
 		return err
 	}
-	if err := s.registerTasks2025(); err != nil {
+	if err := s.registerTasks(); err != nil {
 		return err
 	}
 	s.server.AddReceivingMiddleware(s.middleware)
 	return nil
+}
+
+// offerExtensions leaves in caps the extensions the recorded server offered
+// that a stand-in serves (the tasks extension), and notes the others.
+func (s *Standin) offerExtensions(caps *mcp.ServerCapabilities) {
+	var ids []string
+	for id := range caps.Extensions {
+		if id != tasks.ExtensionID {
+			ids = append(ids, id)
+			delete(caps.Extensions, id)
+		}
+	}
+	if len(caps.Extensions) == 0 {
+		caps.Extensions = nil
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
+	}
 }
 
 // errDropped ends a request whose connection a fault dropped.
