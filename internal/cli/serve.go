@@ -85,6 +85,13 @@ and the content with the form's defaults filled in) or only against the
 question's schema (--answers schema); each difference is a line on stderr and
 an entry of the --report file.
 
+A call the recorded server ran as a task (of the tasks extension, or of
+2025-11-25) runs as a task of the stand-in's own for a client that asks for
+one, with the recorded statuses, questions and result, through the tasks
+requests the server answered (tasks/get, tasks/update, tasks/cancel; or
+tasks/get and tasks/result); a client that asks for none gets the call the
+task amounts to: its questions, then its result.
+
 --fault injects a fault into the requests of a method (and of one tool, prompt
 or resource when named): METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE]
 or :drop (over HTTP the request's connection is closed unanswered; over stdio
