@@ -10,27 +10,22 @@ import (
 
 	"github.com/askback/askback/internal/checks/audit"
 	"github.com/askback/askback/internal/cli/iostreams"
-	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/target"
-	"github.com/askback/askback/internal/encoding/userjson"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/sarif"
-	"github.com/askback/askback/internal/text/credential"
 	"github.com/spf13/cobra"
 )
 
 // AuditOptions are the options of `mcp-tester audit`.
 type AuditOptions struct {
-	IO           *iostreams.IOStreams
-	Conn         ConnOptions
-	OtherHeaders []string
-	// OtherIdentity is a second cached login (--other-identity).
-	OtherIdentity string
-	Args          []string // NAME=JSON
-	Include       []string
-	ReadOnly      bool
+	IO   *iostreams.IOStreams
+	Conn ConnOptions
+	// What the audit calls and probes, and how long it may take
+	// (--other-header, --other-identity, --args, --include, --read-only,
+	// --deadline), as grade takes them too.
+	auditFlags
 	// Samples (--sample) and Conn.Roots (--root) declare sampling and
 	// roots on the probes that declare elicitation, and answer them.
 	Samples   []string
@@ -42,17 +37,7 @@ type AuditOptions struct {
 	// AllowEmpty lets an audit that checked nothing on any tool, prompt or
 	// resource pass (--allow-empty).
 	AllowEmpty bool
-	// Deadline bounds the whole audit (--deadline); DeadlineSet says it
-	// was given: without it the bound is deadlineFactor × --timeout.
-	Deadline    time.Duration
-	DeadlineSet bool
 }
-
-// deadlineFactor is how many --timeout an audit may take in all unless
-// --deadline says otherwise: a normal server is audited in seconds, while
-// one that answers every probe just within --timeout would otherwise keep
-// it running for tools × probes × --timeout.
-const deadlineFactor = 20
 
 // newAuditCmd builds `mcp-tester audit`.
 func newAuditCmd(io *iostreams.IOStreams, runF func(context.Context, *AuditOptions) error) *cobra.Command {
@@ -114,7 +99,7 @@ went away, or --deadline ran out).`,
   mcp-tester audit -c bin/deployer --include deploy --format sarif > /tmp/audit.sarif`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.DeadlineSet = cmd.Flags().Changed("deadline")
+			opts.noteDeadlineSet(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -126,19 +111,14 @@ went away, or --deadline ran out).`,
 	// and --max-rounds.
 	addConnFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
-	f := cmd.Flags()
-	stringsVar(f, &opts.OtherHeaders, "other-header", `a second identity's "Name: value" header, replacing the --header of that name (repeatable; HTTP only)`)
-	f.StringVar(&opts.OtherIdentity, "other-identity", "", "a second identity's login (see mcp-tester auth login --identity), for the check that state is bound to its user (HTTP only)")
-	stringsVar(f, &opts.Args, "args", `arguments for one tool or prompt: NAME=JSON object (repeatable)`)
-	stringsVar(f, &opts.Include, "include", "call this destructive tool too (repeatable; '*' allows every tool)")
+	addAuditFlags(cmd, &opts.auditFlags, "")
 	addDeclareFlags(cmd, &opts.Conn, &opts.Samples)
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "call only the tools marked read-only (readOnlyHint), and those --include names")
+	f := cmd.Flags()
 	addFormatChoice(cmd, &opts.Format, "output format: text, json or sarif (code scanning)", report.Text, report.JSON, report.SARIF)
 	addSARIFFileFlag(cmd, &opts.SARIFFile)
 	f.StringVar(&opts.JUnit, "junit", "", "also write the results as JUnit XML to this file")
 	addHTMLFlag(cmd, &opts.HTML)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not show the progress line on a terminal's stderr")
-	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "exit 0 even when no rule applied to any tool, prompt or resource (nothing offered, all skipped, nothing asked)")
 	return cmd
 }
@@ -206,7 +186,6 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	return nil
 }
 
-// auditOptions checks the flags and turns them into the engine's options.
 // runAuditShowing runs the audit aopts describe, its progress on a status
 // line of a terminal's stderr unless quiet; the line is gone when it returns.
 func runAuditShowing(ctx context.Context, ios *iostreams.IOStreams, quiet bool, aopts audit.Options) (*audit.Report, error) {
@@ -219,6 +198,7 @@ func runAuditShowing(ctx context.Context, ios *iostreams.IOStreams, quiet bool, 
 	return audit.Run(ctx, aopts)
 }
 
+// auditOptions checks the flags and turns them into the engine's options.
 func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if o.Conn.traceShared == nil {
 		// One trace for the probes' sessions, each line naming its own.
@@ -240,9 +220,6 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if err := checkProtocolFlag(o.Conn.Protocol); err != nil {
 		return audit.Options{}, err
 	}
-	if len(o.OtherHeaders) > 0 && t.URL == "" {
-		return audit.Options{}, usageErr("--other-header needs an HTTP server (-u URL): a stdio server has a single user")
-	}
 	samples, err := (&AnswerOptions{Samples: o.Samples}).samples()
 	if err != nil {
 		return audit.Options{}, err
@@ -251,56 +228,20 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if err != nil {
 		return audit.Options{}, err
 	}
-	// The second identity's credentials are hidden on the output like the
-	// first's.
-	o.IO.AddSecrets(credential.Secrets("", o.OtherHeaders)...)
-	var other *login.Login
-	if o.OtherIdentity != "" {
-		if err := login.ValidIdentity(o.OtherIdentity); err != nil {
-			return audit.Options{}, usageErr("--other-identity: %v", err)
-		}
-		switch {
-		case t.URL == "":
-			return audit.Options{}, usageErr("--other-identity needs an HTTP server (-u URL): a stdio server has a single user")
-		case t.Login == nil || hasAuthorization(t.Headers):
-			return audit.Options{}, usageErr("--other-identity needs the first identity to log in too: drop the Authorization header (or use --other-header)")
-		case o.OtherIdentity == t.Login.Identity():
-			return audit.Options{}, usageErr("--other-identity %s is the first identity too: name another (--identity picks the first)", o.OtherIdentity)
-		}
-		other = t.Login.For(o.OtherIdentity)
-	}
-	args := map[string]map[string]any{}
-	for _, a := range o.Args {
-		name, text, ok := strings.Cut(a, "=")
-		if !ok || name == "" {
-			return audit.Options{}, usageErr("--args %q: write it as NAME=JSON, e.g. --args 'search={\"query\":\"cats\"}'", a)
-		}
-		m, err := userjson.Parse("--args "+name, text, userjson.Float64)
-		if err != nil {
-			return audit.Options{}, usageErr("%v", err)
-		}
-		args[name] = m
-	}
 	opts := audit.Options{
 		Hint:          flagHint,
 		Target:        t,
-		OtherHeaders:  o.OtherHeaders,
-		OtherLogin:    other,
 		Protocol:      o.Conn.Protocol,
 		Timeout:       o.Conn.Timeout,
-		Deadline:      o.Deadline,
 		MaxRounds:     o.Conn.MaxRounds,
-		Args:          args,
-		Include:       o.Include,
-		ReadOnly:      o.ReadOnly,
 		Samples:       samples,
 		Roots:         roots,
 		ClientName:    "mcp-tester-audit",
 		ClientVersion: Version(),
 		Trace:         o.Conn.sessionTrace,
 	}
-	if !o.DeadlineSet {
-		opts.Deadline = deadlineFactor * o.Conn.Timeout
+	if err := o.apply(o.IO, &opts); err != nil {
+		return audit.Options{}, err
 	}
 	// Said even with -q: what the audit may change is not progress.
 	opts.Warn = func(line string) { fmt.Fprintf(o.IO.ErrOut, "mcp-tester: warning: %s\n", line) }

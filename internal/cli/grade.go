@@ -25,16 +25,10 @@ import (
 type GradeOptions struct {
 	IO   *iostreams.IOStreams
 	Conn ConnOptions
-	// The audit's options (see AuditOptions), and NoAudit to leave it out.
-	OtherHeaders  []string
-	OtherIdentity string
-	Args          []string
-	Include       []string
-	ReadOnly      bool
-	Deadline      time.Duration
-	DeadlineSet   bool
-	NoAudit       bool
-	CheckIcons    bool
+	// The audit's flags (see AuditOptions), and NoAudit to leave it out.
+	auditFlags
+	NoAudit    bool
+	CheckIcons bool
 	// Badge is where to write the SVG badge; BadgeLabel its left half.
 	Badge      string
 	BadgeLabel string
@@ -86,7 +80,7 @@ flags; 3 when the server could not be reached.`,
   mcp-tester grade -c bin/deployer --min-grade C`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.DeadlineSet = cmd.Flags().Changed("deadline")
+			opts.noteDeadlineSet(cmd)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -95,13 +89,8 @@ flags; 3 when the server could not be reached.`,
 	}
 	addConnFlags(cmd, &opts.Conn)
 	addRoundsFlag(cmd, &opts.Conn)
+	addAuditFlags(cmd, &opts.auditFlags, "for the audit: ")
 	f := cmd.Flags()
-	stringsVar(f, &opts.OtherHeaders, "other-header", `for the audit: a second identity's "Name: value" header (repeatable; HTTP only)`)
-	f.StringVar(&opts.OtherIdentity, "other-identity", "", "for the audit: a second identity's login (HTTP only)")
-	stringsVar(f, &opts.Args, "args", `for the audit: arguments for one tool or prompt, NAME=JSON object (repeatable)`)
-	stringsVar(f, &opts.Include, "include", "for the audit: call this destructive tool too (repeatable; '*' allows every tool)")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "for the audit: call only the tools marked read-only (readOnlyHint), and those --include names")
-	f.DurationVar(&opts.Deadline, "deadline", 0, "time limit for the audit (default 20 × --timeout; 0: no limit)")
 	f.BoolVar(&opts.NoAudit, "no-audit", false, "do not run the audit (it calls tools): its rules are not checked")
 	f.BoolVar(&opts.CheckIcons, "check-icons", false, "fetch every icon and check that it is an image (else the icons are not checked)")
 	f.StringVar(&opts.Badge, "badge", "", "write an SVG badge of the grade to this file")
@@ -203,8 +192,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		ev.Inspect = inspect.Evaluate(srv)
 		return ev, nil
 	}
-	ao := &AuditOptions{IO: opts.IO, Conn: opts.Conn, OtherHeaders: opts.OtherHeaders, OtherIdentity: opts.OtherIdentity,
-		Args: opts.Args, Include: opts.Include, ReadOnly: opts.ReadOnly, Format: "text", Quiet: opts.Quiet, Deadline: opts.Deadline, DeadlineSet: opts.DeadlineSet}
+	ao := &AuditOptions{IO: opts.IO, Conn: opts.Conn, auditFlags: opts.auditFlags, Format: "text", Quiet: opts.Quiet}
 	aopts, err := ao.auditOptions()
 	if err != nil {
 		return grade.Evidence{}, err
