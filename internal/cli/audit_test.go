@@ -20,7 +20,7 @@ func TestNewAuditCmd(t *testing.T) {
 			"--args", `search={"q":"x"}`, "--include", "deploy", "--include", "*", "--format", "json", "--junit", "a.xml", "--html", "a.html", "-q", "--max-rounds", "4", "--timeout", "3s"},
 			want: AuditOptions{Conn: ConnOptions{URL: "http://127.0.0.1:1/mcp", Headers: []string{"Authorization: Bearer a"}, Transport: "auto", Timeout: 3 * time.Second, MaxRounds: 4},
 				auditFlags: auditFlags{OtherHeaders: []string{"Authorization: Bearer b"}, Args: []string{`search={"q":"x"}`}, Include: []string{"deploy", "*"}},
-				Format: "json", SARIFFile: "catalog.json", JUnit: "a.xml", HTML: "a.html", Quiet: true}},
+				Format:     "json", SARIFFile: "catalog.json", JUnit: "a.xml", HTML: "a.html", Quiet: true}},
 		// Each probe declares its own capabilities and makes its own answers.
 		{name: "no --no-url", args: []string{"-c", "x", "--no-url"}, wantErr: "unknown flag: --no-url"},
 		{name: "no --no-validate", args: []string{"-c", "x", "--no-validate"}, wantErr: "unknown flag: --no-validate"},
