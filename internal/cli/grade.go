@@ -71,7 +71,9 @@ session ("list", "audit 2: no elicitation") in "session".
 
 --badge FILE writes an SVG badge for a README, --html FILE the report as
 one self-contained HTML page. The audit calls the server's tools
-(destructive ones only when named with --include).
+(destructive ones only when named with --include). On a terminal, the text
+report's long lines are folded to its width, as the audit's; in a pipe, a
+file or a CI log each stays one line.
 
 Exit status: 0, or 1 when the grade is below --min-grade; 2 for bad
 flags; 3 when the server could not be reached.`,
@@ -131,7 +133,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		return err
 	}
 	err = emit(opts.IO, opts.Format, report.Writers{
-		Text:  g.WriteText,
+		// Folded to a terminal's width, as the audit's; whole lines in a
+		// pipe or a log.
+		Text:  opts.IO.FoldToWidth(g.WriteText),
 		JSON:  func(w io.Writer) error { return printer.JSON(w, g) },
 		SARIF: g, At: sarif.Anchor{File: opts.SARIFFile},
 	})
