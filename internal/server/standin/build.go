@@ -278,70 +278,81 @@ type resultHead struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 }
 
-// Response takes the server's answer to a request of the client: a
-// round of questions, or the result that ends its exchange.
+// Response takes the server's answer to a request of the client: what
+// the server said of itself, a round of questions, a task, or the result
+// that ends its exchange.
 func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response) error {
 	line := w.Line
 	if p == nil {
 		b.warn(line, "a response to a request the recording does not hold: skipped")
 		return nil
 	}
-	var h resultHead
-	if m.Error == nil {
-		if err := json.Unmarshal(m.Result, &h); err != nil {
-			return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.Method, p.Line, err)}
-		}
-		if info := h.Meta[metaServerInfo]; len(info) > 0 && len(b.s.Server.Info) == 0 {
-			b.s.Server.Info = info
-			b.s.Server.Line = line
-		}
+	h, err := b.head(line, p, m)
+	if err != nil {
+		return err
 	}
-	switch p.Method {
-	case "initialize", "server/discover":
-		if m.Error == nil {
-			if p.Method == "server/discover" {
-				b.protocol(p.Line, p.Data.proto)
-			}
-			b.protocol(line, h.ProtocolVersion)
-			if len(h.ServerInfo) > 0 {
-				b.s.Server.Info = h.ServerInfo
-			}
-			b.s.Server.Capabilities = h.Capabilities
-			b.s.Server.Instructions = h.Instructions
-			b.s.Server.Line = line
-		}
+	switch {
+	case p.Method == "initialize" || p.Method == "server/discover":
+		b.serverFacts(line, p, m, h)
 		return nil
-	}
-	if p.Data.task != nil {
+	case p.Data.task != nil:
 		return b.extTaskAnswered(line, p, p.Data.task, m)
-	}
-	x := p.Call
-	if x == nil {
+	case p.Call == nil:
 		return nil
 	}
+	return b.callAnswered(line, p, m, h)
+}
+
+// head reads what a builder needs of a result (none of an error), and
+// takes the server's name from its _meta when nothing named it before.
+func (b *builder) head(line int, p *request, m *jsonrpc.Response) (resultHead, error) {
+	var h resultHead
 	if m.Error != nil {
+		return h, nil
+	}
+	if err := json.Unmarshal(m.Result, &h); err != nil {
+		return h, &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d) is not a JSON object: %v", p.Method, p.Line, err)}
+	}
+	if info := h.Meta[metaServerInfo]; len(info) > 0 && len(b.s.Server.Info) == 0 {
+		b.s.Server.Info = info
+		b.s.Server.Line = line
+	}
+	return h, nil
+}
+
+// serverFacts takes what initialize or server/discover answered: the
+// protocol version, the server's name, capabilities and instructions.
+func (b *builder) serverFacts(line int, p *request, m *jsonrpc.Response, h resultHead) {
+	if m.Error != nil {
+		return
+	}
+	if p.Method == "server/discover" {
+		b.protocol(p.Line, p.Data.proto)
+	}
+	b.protocol(line, h.ProtocolVersion)
+	if len(h.ServerInfo) > 0 {
+		b.s.Server.Info = h.ServerInfo
+	}
+	b.s.Server.Capabilities = h.Capabilities
+	b.s.Server.Instructions = h.Instructions
+	b.s.Server.Line = line
+}
+
+// callAnswered takes the server's answer to a request of an exchange: its
+// error, a round of questions, a task it runs as (of either era), or its
+// result.
+func (b *builder) callAnswered(line int, p *request, m *jsonrpc.Response, h resultHead) error {
+	x := p.Call
+	switch {
+	case m.Error != nil:
 		x.Err, x.ResultLine, x.Ended = recording.WireError(m.Error), line, true
 		return nil
-	}
-	if isCall(x.Method) && (h.ResultType == "input_required" || h.InputRequests != nil) {
-		r, err := inputRound(line, h.InputRequests)
-		if err != nil {
-			return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
-		}
-		x.Rounds = append(x.Rounds, r)
-		keys := make([]string, len(r.Questions))
-		for i, q := range r.Questions {
-			keys[i] = q.Key
-		}
-		args := recording.ReadParams(x.Params).Arguments // kept while it waits only
-		b.calls.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
-		return nil
-	}
-	if h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && p.Method != "tasks/result" {
+	case isCall(x.Method) && (h.ResultType == "input_required" || h.InputRequests != nil):
+		return b.roundAsked(line, x, h)
+	case h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && p.Method != "tasks/result":
 		b.taskCreated(line, x, h.Task) // a task of protocol 2025-11-25
 		return nil
-	}
-	if h.ResultType == tasks.ResultTypeTask {
+	case h.ResultType == tasks.ResultTypeTask:
 		b.extTaskCreated(line, x, h, m.Result)
 		return nil
 	}
@@ -350,6 +361,23 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 		return &recording.Error{Line: line, Err: fmt.Errorf("the result of %s (line %d): %w", x.Label(), x.Line, err)}
 	}
 	x.Result, x.ResultLine, x.Ended = res, line, true
+	return nil
+}
+
+// roundAsked files the questions of an input_required result as the next
+// round of x, which waits for the request that answers them.
+func (b *builder) roundAsked(line int, x *Exchange, h resultHead) error {
+	r, err := inputRound(line, h.InputRequests)
+	if err != nil {
+		return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s (line %d): %w", x.Label(), x.Line, err)}
+	}
+	x.Rounds = append(x.Rounds, r)
+	keys := make([]string, len(r.Questions))
+	for i, q := range r.Questions {
+		keys[i] = q.Key
+	}
+	args := recording.ReadParams(x.Params).Arguments // kept while it waits only
+	b.calls.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 	return nil
 }
 

@@ -78,23 +78,11 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
-		name := nameOf(req)
-		if err := s.fault(ctx, method, name); err != nil {
+		if err := s.fault(ctx, method, nameOf(req)); err != nil {
 			return nil, err
 		}
-		switch method {
-		case "initialize":
-			res, err := next(ctx, method, req)
-			if err == nil && s.servesTasks2025() {
-				return s.withTasks2025(res)
-			}
-			return res, err
-		case "server/discover", "ping":
-			return next(ctx, method, req)
-		case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", tasks.MethodUpdate:
-			if s.servesTasks() {
-				return next(ctx, method, req)
-			}
+		if s.answeredAside(method) {
+			return s.answerAside(ctx, method, req, next)
 		}
 		client := subject.Share(ctx, "")
 		if !s.inflight.enter(client) {
@@ -102,49 +90,104 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				"mcp-tester serve: %s in progress already, the most it answers at once (for this client); try again when one has ended", plural(s.inflight.max, "request"))
 		}
 		defer s.inflight.leave(client)
-		var params json.RawMessage
-		if p := req.GetParams(); p != nil {
-			params, _ = json.Marshal(p)
+		return s.answerMatched(ctx, client, method, req, next)
+	}
+}
+
+// answeredAside reports whether the stand-in answers method aside from
+// the recorded requests: initialize, server/discover and ping, and the
+// tasks/* requests about the tasks it runs.
+func (s *Standin) answeredAside(method string) bool {
+	switch method {
+	case "initialize", "server/discover", "ping":
+		return true
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", tasks.MethodUpdate:
+		return s.servesTasks()
+	}
+	return false
+}
+
+// answerAside answers a request answeredAside: with the go-sdk's answer,
+// initialize's with the recorded capabilities of tasks of 2025-11-25.
+func (s *Standin) answerAside(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	if method == "initialize" && err == nil && s.servesTasks2025() {
+		return s.withTasks2025(res)
+	}
+	return res, err
+}
+
+// answerMatched answers a request of client with the recorded exchange its
+// method and params match: a call goes on to its handler (or runs as a
+// task of the stand-in's own), anything else gets the recorded answer; a
+// request the recording does not hold gets an error naming the nearest.
+func (s *Standin) answerMatched(ctx context.Context, client, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	var params json.RawMessage
+	if p := req.GetParams(); p != nil {
+		params, _ = json.Marshal(p)
+	}
+	key, err := matchKey(method, params)
+	if err != nil {
+		return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
+	}
+	t := &track{}
+	if r, ok := req.(interface{ ProtocolVersion() string }); ok {
+		t.modern = r.ProtocolVersion() >= modern
+	}
+	if isCall(method) && reqstate.RequestState(req) != "" {
+		// A next round: its requestState says which exchange.
+		return s.observe(context.WithValue(ctx, trackKey{}, t), method, nameOf(req), req, t, next)
+	}
+	recorded, as := s.script.recorded(method, key)
+	if len(recorded) == 0 {
+		if s.fallsThrough(method) {
+			return next(ctx, method, req)
 		}
-		key, err := matchKey(method, params)
-		if err != nil {
-			return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
-		}
-		t := &track{}
-		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
-			t.modern = r.ProtocolVersion() >= modern
-		}
-		if isCall(method) && reqstate.RequestState(req) != "" {
-			// A next round: its requestState says which exchange.
-			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
-		}
-		recorded, as := s.script.recorded(method, key)
-		if len(recorded) == 0 {
-			if s.fallsThrough(method) {
-				return next(ctx, method, req)
-			}
-			return nil, s.unmatched(method, name, key)
-		}
-		t.x = s.take(method, as, recorded)
-		s.rep.update(func(r *Report) { r.Requests++ })
-		if method == "tools/call" && t.x.ExtTask != nil && tasks.Declared(req) {
-			return s.startExtTask(req, client, t.x)
-		}
-		if method == "tools/call" && t.x.Task != nil && taskRequested(req) && s.servesTasks2025() {
-			return s.startTask2025(client, t.x)
-		}
-		if isCall(method) {
-			return s.observe(context.WithValue(ctx, trackKey{}, t), method, name, req, t, next)
-		}
-		res, err := s.final(t.x)
-		if res == nil && err == nil {
-			return next(ctx, method, req) // a result the go-sdk makes: {}
-		}
-		if method == "tools/list" && err == nil && !t.modern && s.servesTasks2025() {
-			return withExecution(res, t.x.Result) // which tools run as tasks
-		}
+		return nil, s.unmatched(method, nameOf(req), key)
+	}
+	t.x = s.take(method, as, recorded)
+	s.rep.update(func(r *Report) { r.Requests++ })
+	if res, started, err := s.startTask(req, client, method, t.x); started {
 		return res, err
 	}
+	if isCall(method) {
+		return s.observe(context.WithValue(ctx, trackKey{}, t), method, nameOf(req), req, t, next)
+	}
+	return s.recordedAnswer(ctx, method, req, t, next)
+}
+
+// startTask answers a tools/call the recording ran as a task with a task
+// of the stand-in's own, when the client asks for one (it declares the
+// tasks extension, or sends params.task on 2025-11-25), and reports
+// whether it did.
+func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange) (mcp.Result, bool, error) {
+	if method != "tools/call" {
+		return nil, false, nil
+	}
+	switch {
+	case x.ExtTask != nil && tasks.Declared(req):
+		res, err := s.startExtTask(req, client, x)
+		return res, true, err
+	case x.Task != nil && taskRequested(req) && s.servesTasks2025():
+		res, err := s.startTask2025(client, x)
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+// recordedAnswer is the answer to a request that is no call: the recorded
+// one (a tools/list to a client of 2025-11-25 with each tool's recorded
+// execution, when the stand-in runs that era's tasks), else the go-sdk's
+// empty result.
+func (s *Standin) recordedAnswer(ctx context.Context, method string, req mcp.Request, t *track, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := s.final(t.x)
+	if res == nil && err == nil {
+		return next(ctx, method, req) // a result the go-sdk makes: {}
+	}
+	if method == "tools/list" && err == nil && !t.modern && s.servesTasks2025() {
+		return withExecution(res, t.x.Result) // which tools run as tasks
+	}
+	return res, err
 }
 
 // fallsThrough reports whether a method the recording never saw is
