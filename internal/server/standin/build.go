@@ -349,7 +349,7 @@ func (b *builder) callAnswered(line int, p *request, m *jsonrpc.Response, h resu
 		return nil
 	case isCall(x.Method) && (h.ResultType == "input_required" || h.InputRequests != nil):
 		return b.roundAsked(line, x, h)
-	case h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && p.Method != "tasks/result":
+	case h.startsTask2025(p.Method):
 		b.taskCreated(line, x, h.Task) // a task of protocol 2025-11-25
 		return nil
 	case h.ResultType == tasks.ResultTypeTask:
@@ -379,6 +379,13 @@ func (b *builder) roundAsked(line int, x *Exchange, h resultHead) error {
 	args := recording.ReadParams(x.Params).Arguments // kept while it waits only
 	b.calls.Wait(x, recording.Round{Method: x.Method, Name: x.Name, Session: x.session, Args: args, Keys: keys, State: h.RequestState})
 	return nil
+}
+
+// startsTask2025 reports whether the result of a request of method says
+// the call runs as a task of protocol 2025-11-25 (a task, no resultType;
+// tasks/result gives the task's own result).
+func (h resultHead) startsTask2025(method string) bool {
+	return h.ResultType == "" && len(h.Task) > 0 && string(h.Task) != "null" && method != "tasks/result"
 }
 
 // taskID is the id of the task a result says the call runs as.

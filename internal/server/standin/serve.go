@@ -276,47 +276,13 @@ func (s *Standin) call(ctx context.Context, req mcp.Request, method string) (tur
 	t := trackOf(ctx)
 	lbl := label(method, nameOf(req))
 	if reqstate.RequestState(req) == "" {
-		x := t.x
-		if x == nil {
-			return turn{}, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %s reached its handler unmatched", lbl)
-		}
-		if len(responsesOf(req)) > 0 {
-			s.rep.note("%s: answers came without a requestState; it is asked afresh", lbl)
-		}
-		if len(x.Rounds) == 0 {
-			s.setTrack(t, func(t *track) { t.final = true })
-			return turn{x: x}, nil
-		}
-		return s.ask(req, t, x, 0, 0, x.Rounds[0].Questions)
+		return s.firstRound(req, t, lbl)
 	}
-	st, err := reqstate.Open[callState](ctx, s.codec, req)
+	st, x, err := s.openRound(ctx, req, t, lbl)
 	if err != nil {
-		s.rep.problem(Problem{Kind: ProblemState, Request: lbl, Detail: "requestState refused: " + refusal(err)})
-		return turn{}, reqstate.ClientError(err)
+		return turn{}, err
 	}
-	if st.X < 0 || st.X >= len(s.script.Exchanges) || st.R < 0 || st.R >= len(s.script.Exchanges[st.X].Rounds) {
-		return turn{}, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a requestState of its own names no recorded round")
-	}
-	x := s.script.Exchanges[st.X]
-	s.setTrack(t, func(t *track) {
-		t.x = x
-		if t.modern {
-			s.opened++
-		}
-	})
-	responses := responsesOf(req)
-	var missing []*Question
-	for _, q := range x.Rounds[st.R].Questions {
-		if !slices.Contains(st.K, q.Key) {
-			continue
-		}
-		a, ok := responses[q.Key]
-		if !ok || a == nil {
-			missing = append(missing, q)
-			continue
-		}
-		s.check(x, q, a)
-	}
+	missing := s.checkRound(x, st, responsesOf(req))
 	if len(missing) > 0 {
 		if st.A+1 >= MaxAttempts {
 			detail := fmt.Sprintf("question %q was asked %d times and never answered", missing[0].Key, MaxAttempts)
@@ -330,6 +296,64 @@ func (s *Standin) call(ctx context.Context, req mcp.Request, method string) (tur
 	}
 	s.setTrack(t, func(t *track) { t.final = true })
 	return turn{x: x}, nil
+}
+
+// firstRound answers the first request of a call: the first round of the
+// exchange it matched, or its recorded answer when the server asked
+// nothing.
+func (s *Standin) firstRound(req mcp.Request, t *track, lbl string) (turn, error) {
+	x := t.x
+	if x == nil {
+		return turn{}, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %s reached its handler unmatched", lbl)
+	}
+	if len(responsesOf(req)) > 0 {
+		s.rep.note("%s: answers came without a requestState; it is asked afresh", lbl)
+	}
+	if len(x.Rounds) == 0 {
+		s.setTrack(t, func(t *track) { t.final = true })
+		return turn{x: x}, nil
+	}
+	return s.ask(req, t, x, 0, 0, x.Rounds[0].Questions)
+}
+
+// openRound opens the requestState of a next round (a refusal is
+// reported, and the client gets the toolkit's neutral error) and returns
+// it with the exchange it names, which the call's track then follows.
+func (s *Standin) openRound(ctx context.Context, req mcp.Request, t *track, lbl string) (callState, *Exchange, error) {
+	st, err := reqstate.Open[callState](ctx, s.codec, req)
+	if err != nil {
+		s.rep.problem(Problem{Kind: ProblemState, Request: lbl, Detail: "requestState refused: " + refusal(err)})
+		return st, nil, reqstate.ClientError(err)
+	}
+	if st.X < 0 || st.X >= len(s.script.Exchanges) || st.R < 0 || st.R >= len(s.script.Exchanges[st.X].Rounds) {
+		return st, nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a requestState of its own names no recorded round")
+	}
+	x := s.script.Exchanges[st.X]
+	s.setTrack(t, func(t *track) {
+		t.x = x
+		if t.modern {
+			s.opened++
+		}
+	})
+	return st, x, nil
+}
+
+// checkRound checks the answers to the questions st asked of x's round,
+// and returns those that came unanswered.
+func (s *Standin) checkRound(x *Exchange, st callState, responses mcp.InputResponseMap) []*Question {
+	var missing []*Question
+	for _, q := range x.Rounds[st.R].Questions {
+		if !slices.Contains(st.K, q.Key) {
+			continue
+		}
+		a, ok := responses[q.Key]
+		if !ok || a == nil {
+			missing = append(missing, q)
+			continue
+		}
+		s.check(x, q, a)
+	}
+	return missing
 }
 
 // ask asks questions of round r of x, with a requestState of its own.

@@ -78,17 +78,23 @@ func (b *builder) extTaskRequest(line int, method string, p recording.Params) (*
 	}
 	switch method {
 	case tasks.MethodUpdate:
-		for _, q := range x.questions() {
-			if a, ok := p.InputResponses[q.Key]; ok && q.Answer == nil && q.AnswerErr == nil {
-				q.Answer, q.AnswerLine = a, line
-			}
-		}
+		x.answerTask(line, p.InputResponses)
 	case tasks.MethodCancel:
 		if x.ExtTask.CancelLine == 0 {
 			x.ExtTask.CancelLine = line
 		}
 	}
 	return x, true
+}
+
+// answerTask gives the answers of a tasks/update (at line) to the
+// questions of x not answered yet.
+func (x *Exchange) answerTask(line int, answers map[string]json.RawMessage) {
+	for _, q := range x.questions() {
+		if a, ok := answers[q.Key]; ok && q.Answer == nil && q.AnswerErr == nil {
+			q.Answer, q.AnswerLine = a, line
+		}
+	}
 }
 
 // questions are the questions of every round of x, in order.
@@ -107,11 +113,7 @@ func (x *Exchange) questions() []*Question {
 func (b *builder) extTaskAnswered(line int, req *request, x *Exchange, m *jsonrpc.Response) error {
 	if m.Error != nil {
 		if req.Method == tasks.MethodUpdate {
-			for _, q := range x.questions() {
-				if q.AnswerLine == req.Line {
-					q.Answer, q.AnswerLine = nil, 0
-				}
-			}
+			x.unanswerTask(req.Line)
 		}
 		return nil
 	}
@@ -124,27 +126,45 @@ func (b *builder) extTaskAnswered(line int, req *request, x *Exchange, m *jsonrp
 	}
 	st := TaskState{Line: line, Status: g.Status, Message: g.StatusMessage,
 		AfterCancel: x.ExtTask.CancelLine > 0 && req.Line > x.ExtTask.CancelLine}
-	asked := map[string]bool{}
-	for _, q := range x.questions() {
-		asked[q.Key] = true
-	}
-	fresh := map[string]json.RawMessage{}
-	for k, v := range g.InputRequests {
+	for k := range g.InputRequests {
 		st.Keys = append(st.Keys, k)
-		if !asked[k] {
-			fresh[k] = v
-		}
 	}
 	slices.Sort(st.Keys)
-	if len(fresh) > 0 {
-		r, err := inputRound(line, fresh)
-		if err != nil {
-			return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s's task (line %d): %w", x.Label(), x.Line, err)}
-		}
-		x.Rounds = append(x.Rounds, r)
+	if err := b.taskAsked(line, x, g.InputRequests); err != nil {
+		return err
 	}
 	x.ExtTask.States = append(x.ExtTask.States, st)
 	return b.extTaskEnded(line, x, g)
+}
+
+// unanswerTask takes back the answers a tasks/update (at line) gave, which
+// the server refused.
+func (x *Exchange) unanswerTask(line int) {
+	for _, q := range x.questions() {
+		if q.AnswerLine == line {
+			q.Answer, q.AnswerLine = nil, 0
+		}
+	}
+}
+
+// taskAsked files the questions a task's status shows that x had not asked
+// before as its next round.
+func (b *builder) taskAsked(line int, x *Exchange, reqs map[string]json.RawMessage) error {
+	fresh := map[string]json.RawMessage{}
+	for k, v := range reqs {
+		if !slices.ContainsFunc(x.questions(), func(q *Question) bool { return q.Key == k }) {
+			fresh[k] = v
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	r, err := inputRound(line, fresh)
+	if err != nil {
+		return &recording.Error{Line: line, Err: fmt.Errorf("the questions of %s's task (line %d): %w", x.Label(), x.Line, err)}
+	}
+	x.Rounds = append(x.Rounds, r)
+	return nil
 }
 
 // extTaskEnded takes how task x ended, if its status says it did.
