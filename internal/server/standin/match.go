@@ -73,20 +73,48 @@ func matchKey(method string, raw json.RawMessage) (string, error) {
 	if err := strictjson.CheckKeys(raw); err != nil {
 		return "", fmt.Errorf("%w: %v", errNoCanonicalForm, err)
 	}
-	if p := paramsOf(method); p != nil {
-		if err := json.Unmarshal(raw, p); err != nil {
-			return "", fmt.Errorf("params of %s: %w", method, err)
-		}
-		b, err := json.Marshal(p)
-		if err != nil {
-			return "", fmt.Errorf("params of %s: %w", method, err)
-		}
-		raw = b
+	raw, err := readAsSDK(method, raw)
+	if err != nil {
+		return "", err
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		return "", fmt.Errorf("%w: params are not a JSON object", errNoCanonicalForm)
 	}
+	keepMatched(method, members)
+	b, err := json.Marshal(members)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errNoCanonicalForm, err)
+	}
+	c, err := reqstate.CanonicalJSON(b)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errNoCanonicalForm, err)
+	}
+	return string(c), nil
+}
+
+// readAsSDK is params as the go-sdk reads them for method: decoded into
+// its params type and written again (see paramsOf); raw itself for a
+// method whose params are compared as they are.
+func readAsSDK(method string, raw json.RawMessage) (json.RawMessage, error) {
+	p := paramsOf(method)
+	if p == nil {
+		return raw, nil
+	}
+	if err := json.Unmarshal(raw, p); err != nil {
+		return nil, fmt.Errorf("params of %s: %w", method, err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("params of %s: %w", method, err)
+	}
+	return b, nil
+}
+
+// keepMatched leaves in a request's params the members that are matched:
+// not those of ignoredParams; "arguments" absent or null as {} on a call
+// that takes arguments, and left out elsewhere.
+func keepMatched(method string, members map[string]json.RawMessage) {
 	for _, k := range ignoredParams {
 		delete(members, k)
 	}
@@ -98,15 +126,6 @@ func matchKey(method string, raw json.RawMessage) (string, error) {
 			members["arguments"] = json.RawMessage("{}")
 		}
 	}
-	b, err := json.Marshal(members)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errNoCanonicalForm, err)
-	}
-	c, err := reqstate.CanonicalJSON(b)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errNoCanonicalForm, err)
-	}
-	return string(c), nil
 }
 
 // canonical returns the canonical form of one JSON value (see
@@ -201,6 +220,35 @@ func matchesHidden(recorded, got string) bool {
 	return true
 }
 
+// sameMembersBut reports whether two JSON objects have the same members,
+// alike as sameBut says.
+func sameMembersBut(want, got map[string]any, hidden bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k, wv := range want {
+		gv, ok := got[k]
+		if !ok || !sameBut(wv, gv, hidden) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameItemsBut reports whether two JSON arrays have the same items in the
+// same order, alike as sameBut says.
+func sameItemsBut(want, got []any, hidden bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range want {
+		if !sameBut(want[i], got[i], hidden) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameBut reports whether two JSON values are alike, a hidden value of
 // want matching any value when hidden counts.
 func sameBut(want, got any, hidden bool) bool {
@@ -213,27 +261,10 @@ func sameBut(want, got any, hidden bool) bool {
 		return ok && g == w
 	case map[string]any:
 		g, ok := got.(map[string]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok || !sameBut(wv, gv, hidden) {
-				return false
-			}
-		}
-		return true
+		return ok && sameMembersBut(w, g, hidden)
 	case []any:
 		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !sameBut(w[i], g[i], hidden) {
-				return false
-			}
-		}
-		return true
+		return ok && sameItemsBut(w, g, hidden)
 	}
 	return want == got // numbers (json.Number, canonical), booleans, null
 }
