@@ -130,36 +130,15 @@ type Standin struct {
 
 // New builds a stand-in for a script.
 func New(script *Script, opts Options) (*Standin, error) {
-	if opts.Answers == "" {
-		opts.Answers = AnswersExact
-	}
-	if opts.Answers != AnswersExact && opts.Answers != AnswersSchema {
-		return nil, fmt.Errorf("answers %q: use %s or %s", opts.Answers, AnswersExact, AnswersSchema)
-	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = DefaultMaxInFlight
-	}
-	if opts.MaxStates <= 0 {
-		opts.MaxStates = DefaultMaxStates
-	}
-	if opts.Log == nil {
-		opts.Log = io.Discard
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("a key to seal requestStates: %w", err)
-	}
-	codec, err := reqstate.New(&reqstate.Options{
-		Keys: []keys.Key{{ID: "standin", Secret: secret}},
-		TTL:  opts.StateTTL,
-		// Every client of a stand-in is anonymous: one allowance.
-		Replay: replay.NewMemory(&replay.MemoryOptions{MaxEntries: opts.MaxStates, MaxPerUser: opts.MaxStates, Now: opts.Now}),
-		Now:    opts.Now,
-	})
+	opts, err := opts.withDefaults()
 	if err != nil {
+		return nil, err
+	}
+	codec, err := newCodec(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := script.checkQuestions(); err != nil {
 		return nil, err
 	}
 	s := &Standin{
@@ -174,19 +153,63 @@ func New(script *Script, opts Options) (*Standin, error) {
 		seed:     maphash.MakeSeed(),
 		tasks:    newTaskTable(MaxTasks, MaxTasksPerClient),
 	}
-	for _, x := range script.Exchanges {
-		for _, r := range x.Rounds {
-			for _, q := range r.Questions {
-				if _, err := inputRequest(q); err != nil {
-					return nil, &recording.Error{Line: q.Line, Err: fmt.Errorf("question %q of %s: %v", q.Key, x.Label(), err)}
-				}
-			}
-		}
-	}
 	if err := s.build(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// withDefaults is o with its zero fields given their defaults, or the
+// error of an Answers that is neither mode.
+func (o Options) withDefaults() (Options, error) {
+	if o.Answers == "" {
+		o.Answers = AnswersExact
+	}
+	if o.Answers != AnswersExact && o.Answers != AnswersSchema {
+		return o, fmt.Errorf("answers %q: use %s or %s", o.Answers, AnswersExact, AnswersSchema)
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxStates <= 0 {
+		o.MaxStates = DefaultMaxStates
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
+
+// newCodec is the codec of the requestStates a stand-in seals, with a key
+// of its own made now and a replay store of opts.MaxStates.
+func newCodec(opts Options) (*reqstate.Codec, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("a key to seal requestStates: %w", err)
+	}
+	return reqstate.New(&reqstate.Options{
+		Keys: []keys.Key{{ID: "standin", Secret: secret}},
+		TTL:  opts.StateTTL,
+		// Every client of a stand-in is anonymous: one allowance.
+		Replay: replay.NewMemory(&replay.MemoryOptions{MaxEntries: opts.MaxStates, MaxPerUser: opts.MaxStates, Now: opts.Now}),
+		Now:    opts.Now,
+	})
+}
+
+// checkQuestions refuses a script with a question no client can be asked,
+// naming its line.
+func (sc *Script) checkQuestions() error {
+	for _, x := range sc.Exchanges {
+		for _, q := range x.questions() {
+			if _, err := inputRequest(q); err != nil {
+				return &recording.Error{Line: q.Line, Err: fmt.Errorf("question %q of %s: %v", q.Key, x.Label(), err)}
+			}
+		}
+	}
+	return nil
 }
 
 // Server returns the go-sdk server that serves the script.
