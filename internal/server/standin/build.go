@@ -452,15 +452,27 @@ func finalResult(method string, raw json.RawMessage) (json.RawMessage, error) {
 
 func (b *builder) finish() {
 	b.finishTasks()
+	b.warnUnanswered()
+	b.sayWhyUnended()
+	if len(b.s.Server.Capabilities) == 0 || bytes.Equal(b.s.Server.Capabilities, []byte("null")) {
+		b.s.Server.Capabilities = nil
+	}
+}
+
+// warnUnanswered warns of each question the recording holds no answer to.
+func (b *builder) warnUnanswered() {
 	for _, x := range b.s.Exchanges {
-		for _, r := range x.Rounds {
-			for _, q := range r.Questions {
-				if q.Answer == nil && q.AnswerErr == nil {
-					b.warn(q.Line, "question %q of %s was never answered: an answer to it is not checked", q.Key, x.Label())
-				}
+		for _, q := range x.questions() {
+			if q.Answer == nil && q.AnswerErr == nil {
+				b.warn(q.Line, "question %q of %s was never answered: an answer to it is not checked", q.Key, x.Label())
 			}
 		}
 	}
+}
+
+// sayWhyUnended says of each exchange that did not end, and says nothing
+// of why, why the recording holds no answer to it.
+func (b *builder) sayWhyUnended() {
 	for _, x := range b.s.Exchanges {
 		if x.Ended || x.Unended != "" {
 			continue
@@ -473,9 +485,6 @@ func (b *builder) finish() {
 		default:
 			x.Unended = "the recording ends before the server answered"
 		}
-	}
-	if len(b.s.Server.Capabilities) == 0 || bytes.Equal(b.s.Server.Capabilities, []byte("null")) {
-		b.s.Server.Capabilities = nil
 	}
 }
 

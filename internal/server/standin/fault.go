@@ -168,15 +168,9 @@ func (f *Fault) parseError(arg string, hasArg bool) error {
 		return errors.New("error needs a JSON-RPC code: error=-32603 or error=-32603:MESSAGE")
 	}
 	code, msg, hasMsg := strings.Cut(arg, ":")
-	n, err := strconv.ParseInt(code, 10, 64)
-	if err != nil || strings.HasPrefix(code, "+") || (len(code) > 1 && code[0] == '0') || strings.HasPrefix(code, "-0") {
-		return fmt.Errorf("error=%s: the code %q is not an integer", arg, code)
-	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		return fmt.Errorf("error=%s: the code %d is outside the 32-bit range JSON-RPC clients read", arg, n)
-	}
-	if n == 0 {
-		return fmt.Errorf("error=%s: 0 is no error code", arg)
+	n, err := parseErrorCode(code)
+	if err != nil {
+		return fmt.Errorf("error=%s: %w", arg, err)
 	}
 	if hasMsg && msg == "" {
 		return fmt.Errorf("error=%s: an empty message after the code; leave out the colon for the default", arg)
@@ -186,6 +180,22 @@ func (f *Fault) parseError(arg string, hasArg bool) error {
 	}
 	f.Kind, f.Code, f.Message = FaultError, n, msg
 	return nil
+}
+
+// parseErrorCode reads a JSON-RPC error code: an integer written plainly
+// (no sign +, no leading zero), within 32 bits, not 0.
+func parseErrorCode(code string) (int64, error) {
+	n, err := strconv.ParseInt(code, 10, 64)
+	if err != nil || strings.HasPrefix(code, "+") || (len(code) > 1 && code[0] == '0') || strings.HasPrefix(code, "-0") {
+		return 0, fmt.Errorf("the code %q is not an integer", code)
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("the code %d is outside the 32-bit range JSON-RPC clients read", n)
+	}
+	if n == 0 {
+		return 0, errors.New("0 is no error code")
+	}
+	return n, nil
 }
 
 // applies reports whether f applies to a request of method naming name.
