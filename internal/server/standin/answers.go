@@ -76,26 +76,27 @@ func checkElicit(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) ver
 	}
 	var p elicitParams
 	_ = json.Unmarshal(q.Params, &p)
-	type shown struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content,omitempty"`
+	return compare(p.shown(&want), p.shown(g))
+}
+
+// shownElicit is an elicitation answer as compared: its action and, for
+// an accepted form, its content with the schema's defaults filled in.
+type shownElicit struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// shown is answer a to the question of params p as compared.
+func (p elicitParams) shown(a *mcp.ElicitResult) shownElicit {
+	sh := shownElicit{Action: a.Action}
+	if p.Mode == "url" || a.Action != "accept" {
+		return sh
 	}
-	w, gg := shown{Action: want.Action}, shown{Action: g.Action}
-	if p.Mode != "url" && want.Action == "accept" {
-		w.Content = want.Content
-	}
-	if p.Mode != "url" && g.Action == "accept" {
-		gg.Content = g.Content
-	}
+	sh.Content = a.Content
 	if schema, err := formschema.Parse(p.RequestedSchema); err == nil {
-		if w.Action == "accept" && p.Mode != "url" {
-			w.Content = schema.ApplyDefaults(w.Content)
-		}
-		if gg.Action == "accept" && p.Mode != "url" {
-			gg.Content = schema.ApplyDefaults(gg.Content)
-		}
+		sh.Content = schema.ApplyDefaults(sh.Content)
 	}
-	return compare(w, gg)
+	return sh
 }
 
 func checkSampling(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) verdict {
@@ -154,33 +155,7 @@ func checkSchema(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) ver
 	v := verdict{got: gotRaw}
 	switch q.Method {
 	case "elicitation/create":
-		g, ok := got.(*mcp.ElicitResult)
-		if !ok || g == nil {
-			v.detail = "the answer is not an elicitation result (action, content)"
-			return v
-		}
-		switch g.Action {
-		case "accept", "decline", "cancel":
-		default:
-			v.detail = fmt.Sprintf("the action %q is none of accept, decline and cancel", g.Action)
-			return v
-		}
-		var p elicitParams
-		_ = json.Unmarshal(q.Params, &p)
-		if g.Action != "accept" || p.Mode == "url" {
-			v.ok = true
-			return v
-		}
-		schema, err := formschema.Parse(p.RequestedSchema)
-		if err != nil {
-			v.detail = fmt.Sprintf("the recorded question's schema cannot be read: %v", err)
-			return v
-		}
-		if err := schema.Validate(schema.ApplyDefaults(g.Content)); err != nil {
-			v.detail = err.Error()
-			return v
-		}
-		v.ok = true
+		v.ok, v.detail = fitsForm(q, got)
 	case "sampling/createMessage":
 		_, v.ok = got.(*mcp.CreateMessageWithToolsResult)
 		if !v.ok {
@@ -193,4 +168,32 @@ func checkSchema(q *Question, got mcp.InputResponse, gotRaw json.RawMessage) ver
 		}
 	}
 	return v
+}
+
+// fitsForm checks an answer to an elicitation against its question only:
+// an action of the protocol and, for an accepted form, content valid
+// against the requested schema; it says why not.
+func fitsForm(q *Question, got mcp.InputResponse) (bool, string) {
+	g, ok := got.(*mcp.ElicitResult)
+	if !ok || g == nil {
+		return false, "the answer is not an elicitation result (action, content)"
+	}
+	switch g.Action {
+	case "accept", "decline", "cancel":
+	default:
+		return false, fmt.Sprintf("the action %q is none of accept, decline and cancel", g.Action)
+	}
+	var p elicitParams
+	_ = json.Unmarshal(q.Params, &p)
+	if g.Action != "accept" || p.Mode == "url" {
+		return true, ""
+	}
+	schema, err := formschema.Parse(p.RequestedSchema)
+	if err != nil {
+		return false, fmt.Sprintf("the recorded question's schema cannot be read: %v", err)
+	}
+	if err := schema.Validate(schema.ApplyDefaults(g.Content)); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
 }
