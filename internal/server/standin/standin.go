@@ -224,8 +224,24 @@ func (s *Standin) Notes() []string { return s.notes }
 // results whose answers never came back are a ProblemUnanswered.
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
+	waiting, pending := s.callsAsking()
+	waiting = append(waiting, s.tasksAsking()...)
+	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
+	r.Problems = append(r.Problems, waiting...)
+	if pending > 0 {
+		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
+			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
+	}
+	r.OK = r.OK && len(r.Problems) == 0
+	return r
+}
+
+// callsAsking are the calls in progress that asked a client of 2025-11-25
+// and wait for its answer, and the count of rounds asked in input_required
+// results that never came back.
+func (s *Standin) callsAsking() ([]Problem, int) {
 	s.mu.Lock()
-	pending := s.asked - s.opened
+	defer s.mu.Unlock()
 	var waiting []Problem
 	for t, lbl := range s.running {
 		if t.asked && !t.final && !t.modern {
@@ -237,7 +253,13 @@ func (s *Standin) Report() Report {
 				Detail: "the client was asked and had not answered (it left mid-question?)"})
 		}
 	}
-	s.mu.Unlock()
+	return waiting, s.asked - s.opened
+}
+
+// tasksAsking are the tasks of the tasks extension whose question the
+// client was shown and has not answered.
+func (s *Standin) tasksAsking() []Problem {
+	var waiting []Problem
 	for _, t := range s.tasks.all() {
 		if tk, ok := t.(*extTask); ok {
 			if key := tk.unanswered(); key != "" {
@@ -246,14 +268,7 @@ func (s *Standin) Report() Report {
 			}
 		}
 	}
-	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
-	r.Problems = append(r.Problems, waiting...)
-	if pending > 0 {
-		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
-			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
-	}
-	r.OK = r.OK && len(r.Problems) == 0
-	return r
+	return waiting
 }
 
 // End marks the report complete: the stand-in serves no more.
@@ -280,19 +295,11 @@ func (s *Standin) note(format string, args ...any) {
 // middleware that matches and faults.
 func (s *Standin) build() error {
 	facts := s.script.Server
-	impl := &mcp.Implementation{Name: "mcp-tester-serve"}
-	if len(facts.Info) > 0 {
-		if err := json.Unmarshal(facts.Info, impl); err != nil || impl.Name == "" {
-			return &recording.Error{Line: facts.Line, Err: fmt.Errorf("the server's serverInfo is not an implementation (name, version): %s", facts.Info)}
-		}
+	impl, caps, err := facts.read()
+	if err != nil {
+		return err
 	}
-	caps := &mcp.ServerCapabilities{}
-	if len(facts.Capabilities) > 0 {
-		if err := json.Unmarshal(facts.Capabilities, caps); err != nil {
-			return &recording.Error{Line: facts.Line, Err: fmt.Errorf("the server's capabilities: %v", err)}
-		}
-		s.offerExtensions(caps)
-	}
+	s.offerExtensions(caps)
 	if facts.Line > 0 {
 		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
 	} else {
@@ -316,6 +323,24 @@ func (s *Standin) build() error {
 	}
 	s.server.AddReceivingMiddleware(s.middleware)
 	return nil
+}
+
+// read is the server's identity and capabilities as the go-sdk's types:
+// a stand-in's own name when the recording holds none.
+func (f ServerFacts) read() (*mcp.Implementation, *mcp.ServerCapabilities, error) {
+	impl := &mcp.Implementation{Name: "mcp-tester-serve"}
+	if len(f.Info) > 0 {
+		if err := json.Unmarshal(f.Info, impl); err != nil || impl.Name == "" {
+			return nil, nil, &recording.Error{Line: f.Line, Err: fmt.Errorf("the server's serverInfo is not an implementation (name, version): %s", f.Info)}
+		}
+	}
+	caps := &mcp.ServerCapabilities{}
+	if len(f.Capabilities) > 0 {
+		if err := json.Unmarshal(f.Capabilities, caps); err != nil {
+			return nil, nil, &recording.Error{Line: f.Line, Err: fmt.Errorf("the server's capabilities: %v", err)}
+		}
+	}
+	return impl, caps, nil
 }
 
 // offerExtensions leaves in caps the extensions the recorded server offered
