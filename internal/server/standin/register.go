@@ -196,36 +196,14 @@ type feature[T any] struct {
 // panic what it cannot serve (an invalid URI): an error naming the line.
 func registerFeature[T any](s *Standin, f feature[T]) error {
 	results := s.listed(f.list)
-	have := map[string]bool{}
-	n := 0
-	for _, x := range results {
-		res, err := decodeResult(x.Method, x.Result)
-		if err != nil {
-			return &recording.Error{Line: x.ResultLine, Err: err}
-		}
-		for _, it := range f.items(res) {
-			k := f.key(it)
-			if have[k] {
-				continue
-			}
-			have[k] = true
-			n++
-			if err := safely(x.ResultLine, fmt.Sprintf("%s %q", f.noun, k), func() { f.add(it) }); err != nil {
-				return err
-			}
-		}
+	have, err := registerListed(f, results)
+	if err != nil {
+		return err
 	}
-	var derived []string
-	if f.derive != nil {
-		for _, name := range s.called(f.call) {
-			if have[name] {
-				continue
-			}
-			derived = append(derived, name)
-			if err := safely(0, fmt.Sprintf("%s %q", f.noun, name), func() { f.derive(name) }); err != nil {
-				return err
-			}
-		}
+	n := len(have)
+	derived, err := registerCalled(s, f, have)
+	if err != nil {
+		return err
 	}
 	if len(results) > 0 && len(derived) > 0 {
 		s.note("%s names %s, which no recorded %s lists: served, not listed", f.call, strings.Join(quoteAll(derived), ", "), f.list)
@@ -233,6 +211,48 @@ func registerFeature[T any](s *Standin, f feature[T]) error {
 	}
 	s.listNote(f.list, results, n, f.noun, derived)
 	return nil
+}
+
+// registerListed registers what the recorded lists of f list, the first
+// of each name, and returns the names.
+func registerListed[T any](f feature[T], results []*Exchange) (map[string]bool, error) {
+	have := map[string]bool{}
+	for _, x := range results {
+		res, err := decodeResult(x.Method, x.Result)
+		if err != nil {
+			return nil, &recording.Error{Line: x.ResultLine, Err: err}
+		}
+		for _, it := range f.items(res) {
+			k := f.key(it)
+			if have[k] {
+				continue
+			}
+			have[k] = true
+			if err := safely(x.ResultLine, fmt.Sprintf("%s %q", f.noun, k), func() { f.add(it) }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return have, nil
+}
+
+// registerCalled registers what the recording calls of f and no list
+// lists (have), and returns their names.
+func registerCalled[T any](s *Standin, f feature[T], have map[string]bool) ([]string, error) {
+	if f.derive == nil {
+		return nil, nil
+	}
+	var derived []string
+	for _, name := range s.called(f.call) {
+		if have[name] {
+			continue
+		}
+		derived = append(derived, name)
+		if err := safely(0, fmt.Sprintf("%s %q", f.noun, name), func() { f.derive(name) }); err != nil {
+			return nil, err
+		}
+	}
+	return derived, nil
 }
 
 // nonNil returns the elements of xs that are not nil.

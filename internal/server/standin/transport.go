@@ -140,6 +140,12 @@ func (s *Standin) Handler(opts HTTPOptions) http.Handler {
 	if len(drops) == 0 {
 		return h
 	}
+	return s.dropping(h, drops)
+}
+
+// dropping is h with the connection of a request a drop fault names
+// closed without an answer.
+func (s *Standin) dropping(h http.Handler, drops []Fault) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Body != nil {
 			// The body has been read whole within its bound already
@@ -151,28 +157,34 @@ func (s *Standin) Handler(opts HTTPOptions) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var m struct {
-				Method string `json:"method"`
-				Params struct {
-					Name string `json:"name"`
-					URI  string `json:"uri"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(body, &m) == nil {
-				name := m.Params.Name
-				if m.Method == "resources/read" {
-					name = m.Params.URI
-				}
-				for _, f := range drops {
-					if f.applies(m.Method, name) {
-						s.rep.fault(f, label(m.Method, name))
-						// net/http closes the connection without a
-						// response.
-						panic(http.ErrAbortHandler)
-					}
+			method, name := requestNamed(body)
+			for _, f := range drops {
+				if f.applies(method, name) {
+					s.rep.fault(f, label(method, name))
+					// net/http closes the connection without a response.
+					panic(http.ErrAbortHandler)
 				}
 			}
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// requestNamed is the method of a posted request and the tool or prompt
+// name or resource URI it names; "" for a body that is no JSON object.
+func requestNamed(body []byte) (method, name string) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return "", ""
+	}
+	if m.Method == "resources/read" {
+		return m.Method, m.Params.URI
+	}
+	return m.Method, m.Params.Name
 }
