@@ -23,6 +23,27 @@ var anyObject = json.RawMessage(`{"type":"object"}`)
 // `call_tool deploy service:"auth"`) then sends what it sent before.
 func (s *Standin) calledSchema(name string) json.RawMessage {
 	props := map[string]map[string]any{}
+	for k, t := range s.calledArguments(name) {
+		props[k] = map[string]any{}
+		if t != "" {
+			props[k]["type"] = t
+		}
+	}
+	schema := map[string]any{"type": "object", "additionalProperties": true}
+	if len(props) > 0 {
+		schema["properties"] = props
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return anyObject
+	}
+	return b
+}
+
+// calledArguments are the arguments the recorded calls of the tool name
+// pass, each with the JSON Schema type of its values ("" where they
+// differ).
+func (s *Standin) calledArguments(name string) map[string]string {
 	types := map[string]string{}
 	for _, x := range s.script.Of("tools/call") {
 		if x.Name != name {
@@ -40,23 +61,9 @@ func (s *Standin) calledSchema(name string) json.RawMessage {
 				t = ""
 			}
 			types[k] = t
-			props[k] = map[string]any{}
 		}
 	}
-	for k, t := range types {
-		if t != "" {
-			props[k]["type"] = t
-		}
-	}
-	schema := map[string]any{"type": "object", "additionalProperties": true}
-	if len(props) > 0 {
-		schema["properties"] = props
-	}
-	b, err := json.Marshal(schema)
-	if err != nil {
-		return anyObject
-	}
-	return b
+	return types
 }
 
 // jsonType is the JSON Schema type of a JSON value ("" for null or a

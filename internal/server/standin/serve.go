@@ -219,13 +219,18 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 	s.mu.Unlock()
 	s.rep.tell() // it is no longer in progress: a live report says so
 	if failedAsking {
-		detail := fmt.Sprintf("the call failed while the client was asked: %v", err)
-		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-			detail = fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
-		}
-		s.rep.problem(Problem{Kind: ProblemAnswer, Request: label(method, name), Line: line, Detail: detail})
+		s.rep.problem(Problem{Kind: ProblemAnswer, Request: label(method, name), Line: line, Detail: failedWhileAsked(ctx, err)})
 	}
 	return res, err
+}
+
+// failedWhileAsked says why a call failed while the client was asked: it
+// left or cancelled, or err.
+func failedWhileAsked(ctx context.Context, err error) string {
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
+	}
+	return fmt.Sprintf("the call failed while the client was asked: %v", err)
 }
 
 // take returns the exchange that answers the next request of method and
@@ -494,50 +499,53 @@ func (s *Standin) unmatched(method, name, key string) error {
 	lbl := label(method, name)
 	all := s.script.Of(method)
 	if len(all) == 0 {
-		detail := fmt.Sprintf("the recording holds no %s request; it holds %s", method, strings.Join(s.script.Methods(), ", "))
-		if len(s.script.Exchanges) == 0 {
-			detail = fmt.Sprintf("the recording holds no %s request; it holds no request at all", method)
-		}
-		s.rep.problem(Problem{Kind: ProblemUnrecorded, Request: lbl, Got: json.RawMessage(key), Detail: detail})
-		// Invalid params, as the go-sdk answers an unknown tool: the
-		// go-sdk writes its own message over one of method not found.
-		return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: %s", detail)
+		return s.unrecordedMethod(method, lbl, key)
 	}
 	var allow func(*Exchange) bool // the candidates: those of the name, else all
-	detail := ""
+	detail := fmt.Sprintf("no recorded %s has these params: %s", method, shown(key))
 	if slices.Contains(namedMethods, method) {
-		var same []*Exchange
-		for _, x := range all {
-			if x.Name == name {
-				same = append(same, x)
-			}
-		}
-		if len(same) == 0 {
-			what := map[string]string{"tools/call": "tool", "prompts/get": "prompt", "resources/read": "resource"}[method]
-			detail = fmt.Sprintf("the recording has no %s of the %s %q", method, what, name)
-			if near, ok := suggest.Closest(name, s.called(method)); ok {
-				detail += fmt.Sprintf(" (did you mean %q?)", near)
-				for _, x := range all {
-					if x.Name == near {
-						same = append(same, x)
-					}
-				}
-			}
-		} else {
-			detail = fmt.Sprintf("no recorded %s has these params: %s", lbl, shown(key))
-		}
-		if len(same) > 0 {
-			want := same[0].Name
-			allow = func(x *Exchange) bool { return x.Name == want }
-		}
-	} else {
-		detail = fmt.Sprintf("no recorded %s has these params: %s", method, shown(key))
+		detail, allow = s.unmatchedNamed(method, name, key, all)
 	}
 	best := s.nearestOf(method, key, allow)
 	detail += fmt.Sprintf("; the nearest recorded is %s %s (line %d)", best.Method, shown(best.Key), best.Line)
 	near := &Nearest{Method: best.Method, Params: json.RawMessage(best.Key), Line: best.Line}
 	s.rep.problem(Problem{Kind: ProblemUnrecorded, Request: lbl, Got: json.RawMessage(key), Nearest: near, Detail: detail})
 	return rpcError(jsonrpc.CodeInvalidParams, map[string]any{"nearest": near}, "mcp-tester serve: %s", detail)
+}
+
+// unrecordedMethod is the error, reported, for a request of a method the
+// recording holds none of: it names the methods it holds.
+func (s *Standin) unrecordedMethod(method, lbl, key string) error {
+	detail := fmt.Sprintf("the recording holds no %s request; it holds %s", method, strings.Join(s.script.Methods(), ", "))
+	if len(s.script.Exchanges) == 0 {
+		detail = fmt.Sprintf("the recording holds no %s request; it holds no request at all", method)
+	}
+	s.rep.problem(Problem{Kind: ProblemUnrecorded, Request: lbl, Got: json.RawMessage(key), Detail: detail})
+	// Invalid params, as the go-sdk answers an unknown tool: the go-sdk
+	// writes its own message over one of method not found.
+	return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: %s", detail)
+}
+
+// unmatchedNamed says why a call naming name matched no recorded one of
+// method (all): no call of the name (and the name meant, if one is
+// near), or none with these params; and which recorded calls the nearest
+// is sought among: those of the name (or the name meant), else all (nil).
+func (s *Standin) unmatchedNamed(method, name, key string, all []*Exchange) (string, func(*Exchange) bool) {
+	ofName := func(n string) func(*Exchange) bool { return func(x *Exchange) bool { return x.Name == n } }
+	if slices.ContainsFunc(all, ofName(name)) {
+		return fmt.Sprintf("no recorded %s has these params: %s", label(method, name), shown(key)), ofName(name)
+	}
+	what := map[string]string{"tools/call": "tool", "prompts/get": "prompt", "resources/read": "resource"}[method]
+	detail := fmt.Sprintf("the recording has no %s of the %s %q", method, what, name)
+	near, ok := suggest.Closest(name, s.called(method))
+	if !ok {
+		return detail, nil
+	}
+	detail += fmt.Sprintf(" (did you mean %q?)", near)
+	if !slices.ContainsFunc(all, ofName(near)) {
+		return detail, nil
+	}
+	return detail, ofName(near)
 }
 
 // fault applies the faults that name a request: delays, then an error or
