@@ -64,15 +64,24 @@ func TestBuildExtTask(t *testing.T) {
 	if !x.Ended || string(x.Result) != `{"content":[{"type":"text","text":"rolled"}]}` {
 		t.Errorf("result %s (ended %v)", x.Result, x.Ended)
 	}
-	var got []string
-	for _, st := range x.ExtTask.States {
-		got = append(got, string(st.Status)+":"+st.Message+":"+strings.Join(st.Keys, ","))
-	}
 	want := "working:started:, working:one:, input_required:asking:k, input_required:asking:k, working:answered:, completed:done:"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("states\n got %s\nwant %s", strings.Join(got, ", "), want)
+	if got := statesOf(x.ExtTask); got != want {
+		t.Errorf("states\n got %s\nwant %s", got, want)
 	}
+}
 
+// statesOf writes a recorded task's statuses as STATUS:MESSAGE:KEYS.
+func statesOf(task *ExtTask) string {
+	var out []string
+	for _, st := range task.States {
+		out = append(out, string(st.Status)+":"+st.Message+":"+strings.Join(st.Keys, ","))
+	}
+	return strings.Join(out, ", ")
+}
+
+// A recorded task the client cancelled holds no answer, and its statuses
+// after the cancel say so.
+func TestBuildExtTaskCancelled(t *testing.T) {
 	cancelled := script(t, extTaskRecording(true)).Exchanges[0]
 	if cancelled.Ended || !strings.Contains(cancelled.Unended, "cancelled") || cancelled.ExtTask.CancelLine == 0 {
 		t.Errorf("cancelled: ended %v, %q", cancelled.Ended, cancelled.Unended)
@@ -167,9 +176,9 @@ type fakeTask struct{ done bool }
 
 func (f *fakeTask) ended() bool { return f.done }
 
-// The tasks kept are bounded per client and in all: an ended task makes
-// room (the client's own at its bound), a running one never does.
-func TestTaskTableBounds(t *testing.T) {
+// The tasks kept are bounded per client: an ended task of the client's
+// makes room, a running one never does.
+func TestTaskTableBoundsPerClient(t *testing.T) {
 	tt := newTaskTable(4, 2)
 	a1, a2 := &fakeTask{}, &fakeTask{}
 	for id, tk := range map[string]*fakeTask{"a1": a1, "a2": a2} {
@@ -183,6 +192,18 @@ func TestTaskTableBounds(t *testing.T) {
 	a1.done = true
 	if err := tt.add("a3", "a", &fakeTask{}); err != nil || tt.get("a1") != nil || tt.get("a2") == nil {
 		t.Fatalf("an ended task did not make room: %v", err)
+	}
+}
+
+// The tasks kept are bounded in all: an ended task of any client makes
+// room, a running one never does.
+func TestTaskTableBoundsInAll(t *testing.T) {
+	tt := newTaskTable(4, 2)
+	a2 := &fakeTask{}
+	for id, tk := range map[string]*fakeTask{"a1": {}, "a2": a2} {
+		if err := tt.add(id, "a", tk); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, id := range []string{"b1", "b2"} {
 		if err := tt.add(id, "b", &fakeTask{}); err != nil {
