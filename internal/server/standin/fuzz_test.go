@@ -111,7 +111,7 @@ func FuzzMatchKey(f *testing.F) {
 // Any recording that reads builds into a script or says which line is
 // wrong, never a panic; the results of a script decode.
 func FuzzBuild(f *testing.F) {
-	for _, name := range []string{"deploy-2026.jsonl", "deploy-2025.jsonl"} {
+	for _, name := range []string{"deploy-2026.jsonl", "deploy-2025.jsonl", "task-ext-asked.jsonl"} {
 		b, err := readTestdata(name)
 		if err != nil {
 			f.Fatal(err)

@@ -11,7 +11,11 @@
 // request, expiring, single use through a replay store) and checks on
 // return, and the go-sdk and ask.EveryRound ask a client of 2025-11-25
 // the same questions as elicitation/create requests, every round. So a
-// recording of either era serves a client of either era.
+// recording of either era serves a client of either era. A call the
+// server ran as a task (of the tasks extension, or of 2025-11-25) runs as
+// a task of the stand-in's own for a client that asks for one, through
+// the recorded statuses, questions and result, and as the call the task
+// amounts to for one that does not.
 //
 // Requests are matched by method and params (see matchKey: _meta,
 // requestState and inputResponses ignored, the rest compared
