@@ -2,10 +2,15 @@ package standin
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askback/askback/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // extTaskRecording is a call run as a task of the tasks extension: created
@@ -219,5 +224,21 @@ func TestTaskTableBoundsInAll(t *testing.T) {
 	}
 	if got := len(tt.all()); got != 4 {
 		t.Errorf("%d tasks kept", got)
+	}
+}
+
+// A tasks/* request about a task of the extension from a client that did
+// not declare the extension is refused as the extension refuses it:
+// -32021, naming the extension.
+func TestExtTaskRequestsNeedTheExtension(t *testing.T) {
+	declared := &taskIDParams{TaskID: "x"}
+	declared.Meta = mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}}
+	if err := declaredTasks(nil, declared); err != nil {
+		t.Errorf("declared: %v", err)
+	}
+	err := declaredTasks(nil, &taskIDParams{TaskID: "x"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32021 || !strings.Contains(string(je.Data), tasks.ExtensionID) {
+		t.Errorf("not declared: %v", err)
 	}
 }
