@@ -411,38 +411,49 @@ func editValue(v any) (any, bool) {
 	case bool:
 		return !x, true
 	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			if n > 1_000_000_000 { // a Unix time: an hour later
-				return json.Number(strconv.FormatInt(n+3600, 10)), true
-			}
-			return json.Number(strconv.FormatInt(n+1, 10)), true
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return nil, false
-		}
-		return json.Number(strconv.FormatFloat(f+1, 'f', -1, 64)), true
+		return editNumber(x)
 	case string:
-		for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return t.Add(time.Hour).Format(layout), true
-			}
-		}
-		b := []byte(x)
-		for i := len(b) - 1; i >= 0; i-- {
-			switch c := b[i]; {
-			case c >= '0' && c <= '9':
-				b[i] = '0' + (c-'0'+1)%10
-				return string(b), true
-			case c >= 'a' && c <= 'z':
-				b[i] = 'a' + (c-'a'+1)%26
-				return string(b), true
-			case c >= 'A' && c <= 'Z':
-				b[i] = 'A' + (c-'A'+1)%26
-				return string(b), true
-			}
-		}
-		return x + "x", true
+		return editString(x), true
 	}
 	return nil, false
+}
+
+// editNumber returns x plus one, or an hour later for a Unix time.
+func editNumber(x json.Number) (any, bool) {
+	if n, err := x.Int64(); err == nil {
+		if n > 1_000_000_000 { // a Unix time: an hour later
+			return json.Number(strconv.FormatInt(n+3600, 10)), true
+		}
+		return json.Number(strconv.FormatInt(n+1, 10)), true
+	}
+	f, err := x.Float64()
+	if err != nil {
+		return nil, false
+	}
+	return json.Number(strconv.FormatFloat(f+1, 'f', -1, 64)), true
+}
+
+// editString returns x an hour later when it is a time, else with its
+// last letter or digit turned to the next one, else with an x appended.
+func editString(x string) string {
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
+		if t, err := time.Parse(layout, x); err == nil {
+			return t.Add(time.Hour).Format(layout)
+		}
+	}
+	b := []byte(x)
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			b[i] = '0' + (c-'0'+1)%10
+			return string(b)
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+1)%26
+			return string(b)
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+1)%26
+			return string(b)
+		}
+	}
+	return x + "x"
 }
