@@ -313,19 +313,25 @@ func probeDecline(ctx context.Context, x *subjectAudit) {
 				for i := 0; i < a.opts.MaxRounds && o.kind == kInputRequired; i++ {
 					o = a.send(ctx, p, s, s.args, answerAll(o.requests, action), o.state)
 				}
-				what := fmt.Sprintf("every question of round %d answered %s", r, action)
-				switch {
-				case o.kind == kInputRequired && undeclaredIn(o) != "":
-					c.na(RuleDecline, "the server asks for "+undeclaredIn(o)+", which the audit does not answer")
-				case o.kind == kComplete:
-					c.pass(RuleDecline, "")
-				case o.kind == kInputRequired:
-					c.fail(RuleDecline, o.evidence(what+": the server keeps asking"))
-				default:
-					c.fail(RuleDecline, o.evidence(what+": the server answered with "+o.kind.String()))
-				}
+				judgeDecline(c, o, fmt.Sprintf("every question of round %d answered %s", r, action))
 			})
 		}
+	}
+}
+
+// judgeDecline gives rule 8 its verdict on o, the last answer to a call
+// whose questions were declined or cancelled (what says how): a normal
+// result passes, more questions or an error fail.
+func judgeDecline(c *checker, o outcome, what string) {
+	switch {
+	case o.kind == kInputRequired && undeclaredIn(o) != "":
+		c.na(RuleDecline, "the server asks for "+undeclaredIn(o)+", which the audit does not answer")
+	case o.kind == kComplete:
+		c.pass(RuleDecline, "")
+	case o.kind == kInputRequired:
+		c.fail(RuleDecline, o.evidence(what+": the server keeps asking"))
+	default:
+		c.fail(RuleDecline, o.evidence(what+": the server answered with "+o.kind.String()))
 	}
 }
 

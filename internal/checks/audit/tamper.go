@@ -41,43 +41,62 @@ func tampers(sample string) []tamper {
 	if sample == "" || len(sample) > maxStateBytes {
 		return nil
 	}
-	var out []tamper
-	seen := map[string]bool{}
-	add := func(t tamper) {
-		if len(out) >= maxTampers {
-			return
-		}
-		got, ok := t.apply(sample)
-		if !ok || got == sample || seen[got] {
-			return
-		}
-		seen[got] = true
-		out = append(out, t)
-	}
+	ts := &tamperSet{sample: sample, seen: map[string]bool{}}
 	// Readable edits first: they are the strongest evidence.
 	for _, t := range leafEdits(sample) {
-		add(t)
+		ts.add(t)
 	}
 	for _, rel := range []float64{0, 0.5, 1} {
-		add(flipTamper(rel))
+		ts.add(flipTamper(rel))
 	}
 	if strings.Contains(sample, ".") {
-		parts := strings.Split(sample, ".")
-		for i := range parts {
-			add(flipPartTamper(i, len(parts)))
+		for _, t := range dotTampers(sample) {
+			ts.add(t)
 		}
-		add(tamper{name: "the last dot-separated part (signature) removed", apply: func(s string) (string, bool) {
+	}
+	ts.add(tamper{name: "the last character cut off", apply: func(s string) (string, bool) { return s[:len(s)-1], len(s) > 1 }})
+	ts.add(tamper{name: "cut to half its length", apply: func(s string) (string, bool) { return s[:len(s)/2], len(s) > 1 }})
+	return ts.out
+}
+
+// tamperSet collects the tampers of a sample state: at most maxTampers,
+// none that fails on it, leaves it as it is, or makes what another did.
+type tamperSet struct {
+	sample string
+	out    []tamper
+	seen   map[string]bool // the states the tampers made
+}
+
+func (ts *tamperSet) add(t tamper) {
+	if len(ts.out) >= maxTampers {
+		return
+	}
+	got, ok := t.apply(ts.sample)
+	if !ok || got == ts.sample || ts.seen[got] {
+		return
+	}
+	ts.seen[got] = true
+	ts.out = append(ts.out, t)
+}
+
+// dotTampers are the tampers of a state of dot-separated parts: a
+// character of each part changed, the last part (a signature) removed or
+// emptied.
+func dotTampers(sample string) []tamper {
+	var out []tamper
+	parts := strings.Split(sample, ".")
+	for i := range parts {
+		out = append(out, flipPartTamper(i, len(parts)))
+	}
+	return append(out,
+		tamper{name: "the last dot-separated part (signature) removed", apply: func(s string) (string, bool) {
 			i := strings.LastIndexByte(s, '.')
 			return s[:max(i, 0)], i > 0
-		}})
-		add(tamper{name: "the last dot-separated part (signature) emptied", apply: func(s string) (string, bool) {
+		}},
+		tamper{name: "the last dot-separated part (signature) emptied", apply: func(s string) (string, bool) {
 			i := strings.LastIndexByte(s, '.')
 			return s[:max(i+1, 0)], i > 0
 		}})
-	}
-	add(tamper{name: "the last character cut off", apply: func(s string) (string, bool) { return s[:len(s)-1], len(s) > 1 }})
-	add(tamper{name: "cut to half its length", apply: func(s string) (string, bool) { return s[:len(s)/2], len(s) > 1 }})
-	return out
 }
 
 // flipTamper changes one character at a relative position to another
