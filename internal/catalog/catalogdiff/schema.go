@@ -363,25 +363,34 @@ func cmpBound(out *findings, p catalog.Path, b bound, o, n any) {
 		add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s → %s", b.key, short(o), short(n)), old: o, new: n})
 		return
 	}
-	ov, oOK := number(o)
-	nv, nOK := number(n)
-	var e effect
-	switch {
-	case o != nil && !oOK || n != nil && !nOK:
-		e = changed
-	case !oOK:
-		e = narrowed // a bound added
-	case !nOK:
-		e = widened // a bound removed
-	case ov.Cmp(nv) == 0:
+	e, same := boundEffect(b, o, n)
+	if same {
 		return
-	case (ov.Cmp(nv) < 0) == b.lower:
-		e = narrowed
-	default:
-		e = widened
 	}
 	verb := map[effect]string{narrowed: "tightened", widened: "loosened", changed: "changed"}[e]
 	add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s: %s → %s", b.key, verb, shortOr(o, "none"), shortOr(n, "none")), old: o, new: n})
+}
+
+// boundEffect is what changing the numeric bound b from o to n does
+// (nil for none): adding a bound or moving it inward narrows, removing
+// it or moving it outward widens, a value not a number changes. same is
+// true when the two are one number written two ways.
+func boundEffect(b bound, o, n any) (e effect, same bool) {
+	ov, oOK := number(o)
+	nv, nOK := number(n)
+	switch {
+	case o != nil && !oOK || n != nil && !nOK:
+		return changed, false
+	case !oOK:
+		return narrowed, false // a bound added
+	case !nOK:
+		return widened, false // a bound removed
+	case ov.Cmp(nv) == 0:
+		return changed, true
+	case (ov.Cmp(nv) < 0) == b.lower:
+		return narrowed, false
+	}
+	return widened, false
 }
 
 func isBool(v any) bool { _, ok := v.(bool); return ok }

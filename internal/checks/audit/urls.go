@@ -51,11 +51,17 @@ func urlProblems(raw string, secrets []string) []string {
 		out = append(out, "carries an e-mail address (personal data)")
 	}
 	for _, s := range secrets {
-		if len(s) >= 8 && (strings.Contains(raw, s) || strings.Contains(raw, url.QueryEscape(s))) {
+		if carries(raw, s) {
 			out = append(out, "carries a credential the client sent to the server")
 		}
 	}
 	return out
+}
+
+// carries reports whether the URL raw holds the secret s (eight bytes or
+// more), as it is or query-escaped.
+func carries(raw, s string) bool {
+	return len(s) >= 8 && (strings.Contains(raw, s) || strings.Contains(raw, url.QueryEscape(s)))
 }
 
 // schemeProblem says what is wrong with u's scheme: not https, or http on
