@@ -19,9 +19,7 @@ type named struct {
 // not tell two names apart for a model).
 func (s *scanner) collisions() {
 	for _, kind := range []string{"tool", "prompt"} {
-		groups, keys := s.groupNames(kind)
-		for _, k := range keys {
-			g := groups[k]
+		for _, g := range s.nameGroups(kind) {
 			first := g[0]
 			for _, e := range g[1:] {
 				s.collide(kind, first, e)
@@ -30,10 +28,11 @@ func (s *scanner) collisions() {
 	}
 }
 
-// groupNames groups the names of kind of every server scanned by their
-// normName, and returns the groups' keys in order.
-func (s *scanner) groupNames(kind string) (groups map[string][]named, keys []string) {
-	groups = map[string][]named{}
+// nameGroups groups the names of kind of every server scanned by their
+// normName, the groups in the order of their keys.
+func (s *scanner) nameGroups(kind string) [][]named {
+	groups := map[string][]named{}
+	var keys []string
 	for i, srv := range s.servers {
 		for j, n := range listedNames(srv.Catalog, kind) {
 			k := normName(n)
@@ -47,7 +46,11 @@ func (s *scanner) groupNames(kind string) (groups map[string][]named, keys []str
 		}
 	}
 	sort.Strings(keys)
-	return groups, keys
+	out := make([][]named, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, groups[k])
+	}
+	return out
 }
 
 // listedNames lists the names of c's tools or prompts (kind), in order,
