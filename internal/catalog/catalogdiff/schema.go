@@ -519,6 +519,8 @@ type propertyChange struct {
 	paired             map[string]bool // removed and added properties taken as renamed
 }
 
+// newPropertyChange finds what properties of om and nm are removed and
+// added.
 func newPropertyChange(om, nm map[string]any) *propertyChange {
 	c := &propertyChange{op: props(om), np: props(nm), oreq: required(om), nreq: required(nm), paired: map[string]bool{}}
 	c.oreqSet, c.nreqSet = stringSet(c.oreq), stringSet(c.nreq)

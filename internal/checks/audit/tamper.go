@@ -67,6 +67,8 @@ type tamperSet struct {
 	seen   map[string]bool // the states the tampers made
 }
 
+// add keeps t unless it fails on the sample, leaves it as it is, makes
+// what another tamper made, or the set is full.
 func (ts *tamperSet) add(t tamper) {
 	if len(ts.out) >= maxTampers {
 		return

@@ -341,6 +341,7 @@ func (loc Location) check() error {
 	return nil
 }
 
+// doc is loc as the log writes it, once checked.
 func (loc Location) doc() (locationDoc, error) {
 	var d locationDoc
 	if err := loc.check(); err != nil {
