@@ -10,6 +10,21 @@
 // spaces of indentation, and nothing that changes from run to run (no
 // times, no sizes or modification dates of resources, no _meta).
 // Characters that must not reach a terminal are written as \u escapes.
+//
+// Listing is the one model of a server's catalog; Catalog is not a second
+// one but its file form: the projection of a Listing that `catalog save`
+// writes and `catalog diff` compares, built only by FromListing (from a
+// server) and parseSaved (from a file). It stays a type of its own because
+// the projection is where the file's rules live, once: what it leaves out
+// (_meta, a resource's lastModified and size, the order the server listed
+// in), what it adds that the go-sdk's types cannot hold (a tool's
+// execution member, read from the raw tools/list answer; capabilities as
+// plain JSON, which a file's reading keeps whole and checks by writing it
+// again), and how it orders. Comparing projections is what
+// makes a file just saved and the live server it came from show no
+// change by construction; a diff of Listings would have to repeat every
+// one of those rules, and the file and the server would be compared by
+// two readings that can drift apart.
 package catalog
 
 import (
@@ -27,7 +42,9 @@ import (
 // Format is the version of the file's layout, its catalogFormat.
 const Format = 1
 
-// Catalog is a server's catalog.
+// Catalog is the file form of a server's Listing (see the package
+// comment): what `catalog save` writes, `catalog diff` compares and
+// ReadSaved reads back.
 type Catalog struct {
 	Format          int            `json:"catalogFormat"`
 	Server          Server         `json:"server"`
@@ -203,17 +220,8 @@ func FromListing(l *Listing, caps *mcp.ServerCapabilities, execution func(tool s
 		return nil, fmt.Errorf("capabilities: %w", err)
 	}
 	c.Capabilities, _ = generic.(map[string]any)
-	for _, t := range l.Tools {
-		ct, err := tool(t)
-		if err != nil {
-			return nil, err
-		}
-		if ex := execution(t.Name); ex != nil {
-			if ct.Execution, err = plain(ex); err != nil {
-				return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
-			}
-		}
-		c.Tools = append(c.Tools, ct)
+	if c.Tools, err = tools(l.Tools, execution); err != nil {
+		return nil, err
 	}
 	for _, p := range l.Prompts {
 		c.Prompts = append(c.Prompts, prompt(p))
@@ -226,6 +234,25 @@ func FromListing(l *Listing, caps *mcp.ServerCapabilities, execution func(tool s
 	}
 	c.Sort()
 	return c, nil
+}
+
+// tools are the file form of listed tools, each with its execution
+// member (nil when none).
+func tools(listed []*mcp.Tool, execution func(tool string) json.RawMessage) ([]Tool, error) {
+	var out []Tool
+	for _, t := range listed {
+		ct, err := tool(t)
+		if err != nil {
+			return nil, err
+		}
+		if ex := execution(t.Name); ex != nil {
+			if ct.Execution, err = plain(ex); err != nil {
+				return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
+			}
+		}
+		out = append(out, ct)
+	}
+	return out, nil
 }
 
 // Sort puts the lists in the file's order: tools, prompts and prompt

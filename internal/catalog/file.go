@@ -134,51 +134,61 @@ func (e *encoder) value(p Path, v any, depth int) error {
 	e.lines[p] = e.line
 	switch v := v.(type) {
 	case map[string]any:
-		if len(v) == 0 {
-			e.buf.WriteString("{}")
-			return nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		e.buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				e.buf.WriteByte(',')
-			}
-			e.newline(depth + 1)
-			if err := e.scalar(k); err != nil {
-				return err
-			}
-			e.buf.WriteString(": ")
-			if err := e.value(p.Key(k), v[k], depth+1); err != nil {
-				return err
-			}
-		}
-		e.newline(depth)
-		e.buf.WriteByte('}')
+		return e.object(p, v, depth)
 	case []any:
-		if len(v) == 0 {
-			e.buf.WriteString("[]")
-			return nil
-		}
-		e.buf.WriteByte('[')
-		for i, item := range v {
-			if i > 0 {
-				e.buf.WriteByte(',')
-			}
-			e.newline(depth + 1)
-			if err := e.value(itemPath(p, i, item), item, depth+1); err != nil {
-				return err
-			}
-		}
-		e.newline(depth)
-		e.buf.WriteByte(']')
-	default:
-		return e.scalar(v)
+		return e.array(p, v, depth)
 	}
+	return e.scalar(v)
+}
+
+// object writes the object v at p: its members in key order, one a line.
+func (e *encoder) object(p Path, v map[string]any, depth int) error {
+	if len(v) == 0 {
+		e.buf.WriteString("{}")
+		return nil
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	e.buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			e.buf.WriteByte(',')
+		}
+		e.newline(depth + 1)
+		if err := e.scalar(k); err != nil {
+			return err
+		}
+		e.buf.WriteString(": ")
+		if err := e.value(p.Key(k), v[k], depth+1); err != nil {
+			return err
+		}
+	}
+	e.newline(depth)
+	e.buf.WriteByte('}')
+	return nil
+}
+
+// array writes the array v at p: one item a line.
+func (e *encoder) array(p Path, v []any, depth int) error {
+	if len(v) == 0 {
+		e.buf.WriteString("[]")
+		return nil
+	}
+	e.buf.WriteByte('[')
+	for i, item := range v {
+		if i > 0 {
+			e.buf.WriteByte(',')
+		}
+		e.newline(depth + 1)
+		if err := e.value(itemPath(p, i, item), item, depth+1); err != nil {
+			return err
+		}
+	}
+	e.newline(depth)
+	e.buf.WriteByte(']')
 	return nil
 }
 
@@ -242,12 +252,8 @@ func parseSaved(data []byte) (*Catalog, error) {
 	if !ok {
 		return nil, errors.New("not a JSON object")
 	}
-	f, ok := top["catalogFormat"]
-	if !ok {
-		return nil, errors.New("no catalogFormat: not a catalog written by mcp-tester catalog save")
-	}
-	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
-		return nil, fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
+	if err := checkFormat(top); err != nil {
+		return nil, err
 	}
 	var c Catalog
 	dec = json.NewDecoder(bytes.NewReader(data))
@@ -274,6 +280,19 @@ func parseSaved(data []byte) (*Catalog, error) {
 	return &c, nil
 }
 
+// checkFormat refuses a file's top-level object without the
+// catalogFormat this reader reads.
+func checkFormat(top map[string]any) error {
+	f, ok := top["catalogFormat"]
+	if !ok {
+		return errors.New("no catalogFormat: not a catalog written by mcp-tester catalog save")
+	}
+	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
+		return fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
+	}
+	return nil
+}
+
 // firstDifference names the first place where a (the file) and b (what
 // was read of it) differ.
 func firstDifference(p Path, a, b any) (Path, string) {
@@ -283,29 +302,7 @@ func firstDifference(p Path, a, b any) (Path, string) {
 		if !ok {
 			return p, "not in the form of a catalog"
 		}
-		keys := make([]string, 0, len(a))
-		for k := range a {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			bv, ok := bm[k]
-			if !ok {
-				if empty(a[k]) && memberNames()[k] {
-					continue // written with omitempty: absent on the way back
-				}
-				return p.Key(k), "not a member of a catalog (misspelt, or in other letter case?)"
-			}
-			if q, what := firstDifference(p.Key(k), a[k], bv); what != "" {
-				return q, what
-			}
-		}
-		for k, bv := range bm {
-			if _, ok := a[k]; !ok && !empty(bv) {
-				return p.Key(k), "missing"
-			}
-		}
-		return "", ""
+		return objectDifference(p, a, bm)
 	case []any:
 		bl, ok := b.([]any)
 		if !ok || len(bl) != len(a) {
@@ -320,6 +317,35 @@ func firstDifference(p Path, a, b any) (Path, string) {
 	}
 	if !reflect.DeepEqual(a, b) {
 		return p, "not in the form of a catalog (a value of the wrong type?)"
+	}
+	return "", ""
+}
+
+// objectDifference is firstDifference of two objects: a member of the
+// file's that was not read (unless omitempty left it out), a member's
+// value, or a member read that the file does not have.
+func objectDifference(p Path, a, b map[string]any) (Path, string) {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		bv, ok := b[k]
+		if !ok {
+			if empty(a[k]) && memberNames()[k] {
+				continue // written with omitempty: absent on the way back
+			}
+			return p.Key(k), "not a member of a catalog (misspelt, or in other letter case?)"
+		}
+		if q, what := firstDifference(p.Key(k), a[k], bv); what != "" {
+			return q, what
+		}
+	}
+	for k, bv := range b {
+		if _, ok := a[k]; !ok && !empty(bv) {
+			return p.Key(k), "missing"
+		}
 	}
 	return "", ""
 }

@@ -67,6 +67,13 @@ func readFile(name string, data []byte) ([]Named, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readForm(name, data, top)
+}
+
+// readForm reads a catalog file (data, its top-level members top) by its
+// form: {"catalog": …}, {"servers": […]}, or one catalog, saved or a
+// listing document.
+func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named, error) {
 	if raw, ok := top["catalog"]; ok {
 		n, err := readOne(name, raw)
 		if err != nil {

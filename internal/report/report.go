@@ -114,10 +114,16 @@ func Emit(o Out, format string, ws Writers) error {
 		}
 	}
 	if format == GitHub && ws.Annotations != nil {
-		for _, a := range ws.Annotations() {
-			if _, err := fmt.Fprintln(o.Workflow, a); err != nil {
-				return err
-			}
+		return writeAnnotations(o.Workflow, ws.Annotations())
+	}
+	return nil
+}
+
+// writeAnnotations writes the annotations to w, one a line.
+func writeAnnotations(w io.Writer, annotations []ghactions.Annotation) error {
+	for _, a := range annotations {
+		if _, err := fmt.Fprintln(w, a); err != nil {
+			return err
 		}
 	}
 	return nil

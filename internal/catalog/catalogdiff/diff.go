@@ -199,23 +199,28 @@ func (d *differ) capabilitiesAt(p catalog.Path, old, new map[string]any, depth i
 		}
 		return
 	}
-	keys := unionKeys(old, new)
-	for _, k := range keys {
-		o, inOld := old[k]
-		n, inNew := new[k]
-		at := p.Key(k)
-		name := strings.TrimPrefix(string(at), "capabilities.")
-		switch {
-		case reflect.DeepEqual(o, n):
-		case inOld && (!inNew || n == false) && o != false:
-			d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
-		case inNew && (!inOld || o == false) && n != false:
-			d.add(RuleCapabilityAdded, at, "server", fmt.Sprintf("capability %s added", name), o, n)
-		case isMap(o) && isMap(n):
-			d.capabilitiesAt(at, o.(map[string]any), n.(map[string]any), depth+1)
-		default:
-			d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
-		}
+	for _, k := range unionKeys(old, new) {
+		d.capability(p.Key(k), old, new, k, depth)
+	}
+}
+
+// capability compares the member k of two capability objects (at at): a
+// member removed or turned false is dropped, one added is safe, objects
+// are compared member by member, other changes are to review.
+func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, depth int) {
+	o, inOld := old[k]
+	n, inNew := new[k]
+	name := strings.TrimPrefix(string(at), "capabilities.")
+	switch {
+	case reflect.DeepEqual(o, n):
+	case inOld && (!inNew || n == false) && o != false:
+		d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
+	case inNew && (!inOld || o == false) && n != false:
+		d.add(RuleCapabilityAdded, at, "server", fmt.Sprintf("capability %s added", name), o, n)
+	case isMap(o) && isMap(n):
+		d.capabilitiesAt(at, o.(map[string]any), n.(map[string]any), depth+1)
+	default:
+		d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
 	}
 }
 
@@ -484,33 +489,41 @@ func chain(base, p catalog.Path) string {
 func (d *differ) input(p catalog.Path, who string, old, new any) {
 	for _, f := range compareSchemas(p, old, new, &d.steps) {
 		msg := describe("input", p, f)
-		switch {
-		case f.what == "removed":
-			d.removed(RuleInputRemoved, f.path, who, msg, f.old, nil)
-		case f.what == "renamed":
-			d.removed(RuleInputRenamed, f.path, who, msg, f.old, f.new)
-		case f.what == "added" && f.required:
-			d.add(RuleInputRequired, f.path, who, msg, nil, f.new)
-		case f.what == "added":
-			d.add(RuleInputAdded, f.path, who, msg, nil, f.new)
-		case f.what == "required" && f.effect == narrowed:
-			d.add(RuleInputRequired, f.path, who, msg, f.old, f.new)
-		case f.effect == annotation:
-			d.add(noteRule(f), f.path, who, msg, f.old, f.new)
-		case f.effect == widened:
-			d.add(RuleInputLoosened, f.path, who, msg, f.old, f.new)
-		case f.effect == narrowed && f.what == "type":
-			d.add(RuleInputTypeNarrowed, f.path, who, msg, f.old, f.new)
-		case f.effect == narrowed && f.what == "enum":
-			d.add(RuleInputEnumNarrowed, f.path, who, msg, f.old, f.new)
-		case f.effect == narrowed:
-			d.add(RuleInputBoundTighter, f.path, who, msg, f.old, f.new)
-		case f.what == "type":
-			d.add(RuleInputTypeNarrowed, f.path, who, msg, f.old, f.new)
-		default:
-			d.add(RuleInputSchemaChanged, f.path, who, msg, f.old, f.new)
+		if f.what == "removed" || f.what == "renamed" {
+			d.removed(inputRule(f), f.path, who, msg, f.old, f.new)
+		} else {
+			d.add(inputRule(f), f.path, who, msg, f.old, f.new)
 		}
 	}
+}
+
+// inputRule is the rule of a difference of an input schema.
+func inputRule(f finding) Rule {
+	switch {
+	case f.what == "removed":
+		return RuleInputRemoved
+	case f.what == "renamed":
+		return RuleInputRenamed
+	case f.what == "added" && f.required:
+		return RuleInputRequired
+	case f.what == "added":
+		return RuleInputAdded
+	case f.what == "required" && f.effect == narrowed:
+		return RuleInputRequired
+	case f.effect == annotation:
+		return noteRule(f)
+	case f.effect == widened:
+		return RuleInputLoosened
+	case f.effect == narrowed && f.what == "type":
+		return RuleInputTypeNarrowed
+	case f.effect == narrowed && f.what == "enum":
+		return RuleInputEnumNarrowed
+	case f.effect == narrowed:
+		return RuleInputBoundTighter
+	case f.what == "type":
+		return RuleInputTypeNarrowed
+	}
+	return RuleInputSchemaChanged
 }
 
 // output classifies the differences of an output schema the other way
@@ -529,19 +542,26 @@ func (d *differ) output(p catalog.Path, who string, old, new any) {
 	}
 	for _, f := range compareSchemas(p, old, new, &d.steps) {
 		msg := describe("output", p, f)
-		switch {
-		case f.what == "removed" || f.what == "renamed":
+		if f.what == "removed" || f.what == "renamed" {
 			d.removed(RuleOutputRemoved, f.path, who, msg, f.old, f.new)
-		case f.what == "added":
-			d.add(RuleOutputExtended, f.path, who, msg, nil, f.new)
-		case f.effect == annotation:
-			d.add(noteRule(f), f.path, who, msg, f.old, f.new)
-		case f.effect == narrowed:
-			d.add(RuleOutputExtended, f.path, who, msg, f.old, f.new)
-		default:
-			d.add(RuleOutputChanged, f.path, who, msg, f.old, f.new)
+		} else {
+			d.add(outputRule(f), f.path, who, msg, f.old, f.new)
 		}
 	}
+}
+
+// outputRule is the rule of a difference of an output schema that
+// removes nothing.
+func outputRule(f finding) Rule {
+	switch {
+	case f.what == "added":
+		return RuleOutputExtended
+	case f.effect == annotation:
+		return noteRule(f)
+	case f.effect == narrowed:
+		return RuleOutputExtended
+	}
+	return RuleOutputChanged
 }
 
 func noteRule(f finding) Rule {

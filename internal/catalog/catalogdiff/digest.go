@@ -28,12 +28,6 @@ func digestOf(v any) digest {
 // writeCanon writes v to h with its type and lengths, map keys sorted, so
 // that values of different types or shapes never write the same bytes.
 func writeCanon(h hash.Hash, v any) {
-	var n [8]byte
-	length := func(tag byte, l int) {
-		binary.BigEndian.PutUint64(n[:], uint64(l))
-		h.Write([]byte{tag})
-		h.Write(n[:])
-	}
 	switch x := v.(type) {
 	case nil:
 		h.Write([]byte{'z'})
@@ -44,44 +38,64 @@ func writeCanon(h hash.Hash, v any) {
 			h.Write([]byte{'f'})
 		}
 	case string:
-		length('s', len(x))
+		writeLength(h, 's', len(x))
 		h.Write([]byte(x))
 	case json.Number:
-		length('n', len(x))
+		writeLength(h, 'n', len(x))
 		h.Write([]byte(x))
 	case float64:
-		length('d', 8)
+		writeLength(h, 'd', 8)
+		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], math.Float64bits(x))
 		h.Write(n[:])
 	case []any:
-		if x == nil {
-			h.Write([]byte{'Z'})
-			return
-		}
-		length('a', len(x))
-		for _, e := range x {
-			writeCanon(h, e)
-		}
+		writeCanonArray(h, x)
 	case map[string]any:
-		if x == nil {
-			h.Write([]byte{'M'})
-			return
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		length('m', len(x))
-		for _, k := range keys {
-			length('s', len(k))
-			h.Write([]byte(k))
-			writeCanon(h, x[k])
-		}
+		writeCanonObject(h, x)
 	default:
 		// Not a type encoding/json reads into any: its type and value.
 		s := fmt.Sprintf("%T %#v", v, v)
-		length('o', len(s))
+		writeLength(h, 'o', len(s))
 		h.Write([]byte(s))
+	}
+}
+
+// writeLength writes a tag and a length l.
+func writeLength(h hash.Hash, tag byte, l int) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(l))
+	h.Write([]byte{tag})
+	h.Write(n[:])
+}
+
+// writeCanonArray is writeCanon of an array: its length, then its items.
+func writeCanonArray(h hash.Hash, x []any) {
+	if x == nil {
+		h.Write([]byte{'Z'})
+		return
+	}
+	writeLength(h, 'a', len(x))
+	for _, e := range x {
+		writeCanon(h, e)
+	}
+}
+
+// writeCanonObject is writeCanon of an object: its size, then each key
+// and value in key order.
+func writeCanonObject(h hash.Hash, x map[string]any) {
+	if x == nil {
+		h.Write([]byte{'M'})
+		return
+	}
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	writeLength(h, 'm', len(x))
+	for _, k := range keys {
+		writeLength(h, 's', len(k))
+		h.Write([]byte(k))
+		writeCanon(h, x[k])
 	}
 }

@@ -69,16 +69,8 @@ func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
 		add(out, finding{path: p, effect: booleanSchema(old, new), what: "keyword", msg: "schema changed", old: old, new: new})
 		return
 	}
-	for _, k := range []string{"description", "title"} {
-		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
-			add(out, finding{path: p.Key(k), effect: annotation, what: k, msg: k + " changed", old: o, new: n})
-		}
-	}
-	for _, k := range []string{"default", "examples"} {
-		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
-			add(out, finding{path: p.Key(k), effect: annotation, what: "default", msg: k + " changed", old: o, new: n})
-		}
-	}
+	cmpRaw(out, p, om, nm, annotation, "", "description", "title")
+	cmpRaw(out, p, om, nm, annotation, "default", "default", "examples")
 	cmpType(out, p, om["type"], nm["type"])
 	cmpEnum(out, p, om, nm)
 	for _, b := range bounds {
@@ -97,23 +89,28 @@ func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
 	for _, k := range []string{"$defs", "definitions", "patternProperties", "dependentSchemas"} {
 		cmpMap(out, p, k, om[k], nm[k], depth)
 	}
-	for _, k := range []string{"not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"} {
-		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
-			add(out, finding{path: p.Key(k), effect: changed, what: "keyword", msg: k + " changed", old: o, new: n})
-		}
-	}
-	for _, k := range []string{"$ref", "dependencies", "dependentRequired", "additionalItems", "contentMediaType", "contentEncoding"} {
-		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
-			add(out, finding{path: p.Key(k), effect: changed, what: "keyword", msg: k + " changed", old: o, new: n})
-		}
-	}
+	cmpRaw(out, p, om, nm, changed, "keyword", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+		"$ref", "dependencies", "dependentRequired", "additionalItems", "contentMediaType", "contentEncoding")
 	// Any other keyword (a vendor's x-..., readOnly, deprecated) changes
 	// no value accepted that this comparison knows of: a reader should
 	// still see it.
-	for _, k := range otherKeys(om, nm) {
-		if o, n := om[k], nm[k]; !reflect.DeepEqual(o, n) {
-			add(out, finding{path: p.Key(k), effect: annotation, what: "keyword", msg: k + " changed", old: o, new: n})
+	cmpRaw(out, p, om, nm, annotation, "keyword", otherKeys(om, nm)...)
+}
+
+// cmpRaw reports each of keys whose value differs between om and nm as
+// changed, with effect e, as the part what (the key itself when what is
+// ""): keywords this comparison does not read into.
+func cmpRaw(out *findings, p catalog.Path, om, nm map[string]any, e effect, what string, keys ...string) {
+	for _, k := range keys {
+		o, n := om[k], nm[k]
+		if reflect.DeepEqual(o, n) {
+			continue
 		}
+		w := what
+		if w == "" {
+			w = k
+		}
+		add(out, finding{path: p.Key(k), effect: e, what: w, msg: k + " changed", old: o, new: n})
 	}
 }
 
@@ -250,17 +247,8 @@ func typeText(v any) string {
 // cmpEnum compares enum and const: values removed narrow, values added
 // widen, an enum or const added narrows, one removed widens.
 func cmpEnum(out *findings, p catalog.Path, om, nm map[string]any) {
-	values := func(m map[string]any) ([]any, bool) {
-		if c, ok := m["const"]; ok {
-			return []any{c}, true
-		}
-		if e, ok := m["enum"].([]any); ok {
-			return e, true
-		}
-		return nil, false
-	}
-	ov, oHas := values(om)
-	nv, nHas := values(nm)
+	ov, oHas := enumValues(om)
+	nv, nHas := enumValues(nm)
 	where := p.Key("enum")
 	if _, ok := nm["const"]; ok {
 		where = p.Key("const")
@@ -274,14 +262,30 @@ func cmpEnum(out *findings, p catalog.Path, om, nm map[string]any) {
 				add(out, finding{path: where, effect: changed, what: "enum", msg: "enum changed", old: om["enum"], new: nm["enum"]})
 			}
 		}
-		return
 	case !oHas:
 		add(out, finding{path: where, effect: narrowed, what: "enum", msg: "allowed values now limited to " + short(nv), new: nv})
-		return
 	case !nHas:
 		add(out, finding{path: where, effect: widened, what: "enum", msg: "allowed values no longer limited", old: ov})
-		return
+	default:
+		cmpValues(out, where, ov, nv)
 	}
+}
+
+// enumValues are the values a schema m limits a value to: its const, or
+// its enum; false when it has neither.
+func enumValues(m map[string]any) ([]any, bool) {
+	if c, ok := m["const"]; ok {
+		return []any{c}, true
+	}
+	if e, ok := m["enum"].([]any); ok {
+		return e, true
+	}
+	return nil, false
+}
+
+// cmpValues compares two lists of allowed values (at where): values
+// removed narrow, values added widen.
+func cmpValues(out *findings, where catalog.Path, ov, nv []any) {
 	var removed, added []any
 	oset, nset := valueSet(out, ov), valueSet(out, nv)
 	for _, v := range ov {
@@ -359,25 +363,34 @@ func cmpBound(out *findings, p catalog.Path, b bound, o, n any) {
 		add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s → %s", b.key, short(o), short(n)), old: o, new: n})
 		return
 	}
-	ov, oOK := number(o)
-	nv, nOK := number(n)
-	var e effect
-	switch {
-	case o != nil && !oOK || n != nil && !nOK:
-		e = changed
-	case !oOK:
-		e = narrowed // a bound added
-	case !nOK:
-		e = widened // a bound removed
-	case ov.Cmp(nv) == 0:
+	e, same := boundEffect(b, o, n)
+	if same {
 		return
-	case (ov.Cmp(nv) < 0) == b.lower:
-		e = narrowed
-	default:
-		e = widened
 	}
 	verb := map[effect]string{narrowed: "tightened", widened: "loosened", changed: "changed"}[e]
 	add(out, finding{path: at, effect: e, what: "bound", msg: fmt.Sprintf("%s %s: %s → %s", b.key, verb, shortOr(o, "none"), shortOr(n, "none")), old: o, new: n})
+}
+
+// boundEffect is what changing the numeric bound b from o to n does
+// (nil for none): adding a bound or moving it inward narrows, removing
+// it or moving it outward widens, a value not a number changes. same is
+// true when the two are one number written two ways.
+func boundEffect(b bound, o, n any) (e effect, same bool) {
+	ov, oOK := number(o)
+	nv, nOK := number(n)
+	switch {
+	case o != nil && !oOK || n != nil && !nOK:
+		return changed, false
+	case !oOK:
+		return narrowed, false // a bound added
+	case !nOK:
+		return widened, false // a bound removed
+	case ov.Cmp(nv) == 0:
+		return changed, true
+	case (ov.Cmp(nv) < 0) == b.lower:
+		return narrowed, false
+	}
+	return widened, false
 }
 
 func isBool(v any) bool { _, ok := v.(bool); return ok }
@@ -478,92 +491,123 @@ func props(m map[string]any) map[string]any {
 }
 
 func cmpProperties(out *findings, p catalog.Path, om, nm map[string]any, depth int) {
-	op, np := props(om), props(nm)
-	oreq, nreq := required(om), required(nm)
-	oreqSet, nreqSet := stringSet(oreq), stringSet(nreq)
+	c := newPropertyChange(om, nm)
 	pp := p.Key("properties")
-	var removed, added []string
-	for k := range op {
-		if _, ok := np[k]; !ok {
-			removed = append(removed, k)
+	c.renames(out, pp)
+	c.removedAndAdded(out, pp)
+	names := make([]string, 0, len(c.op))
+	for k := range c.op {
+		if _, ok := c.np[k]; ok {
+			names = append(names, k)
 		}
 	}
-	for k := range np {
-		if _, ok := op[k]; !ok {
-			added = append(added, k)
+	slices.Sort(names)
+	for _, k := range names {
+		cmpSchema(out, pp.Key(k), c.op[k], c.np[k], depth+1)
+	}
+	c.requiredChanges(out, p.Key("required"))
+}
+
+// propertyChange is how the properties of two object schemas and their
+// required lists differ.
+type propertyChange struct {
+	op, np             map[string]any // the properties, old and new
+	oreq, nreq         []string       // the required lists
+	oreqSet, nreqSet   map[string]bool
+	removed, added     []string // properties, sorted
+	removedSet, addSet map[string]bool
+	paired             map[string]bool // removed and added properties taken as renamed
+}
+
+// newPropertyChange finds what properties of om and nm are removed and
+// added.
+func newPropertyChange(om, nm map[string]any) *propertyChange {
+	c := &propertyChange{op: props(om), np: props(nm), oreq: required(om), nreq: required(nm), paired: map[string]bool{}}
+	c.oreqSet, c.nreqSet = stringSet(c.oreq), stringSet(c.nreq)
+	c.removed, c.added = missingFrom(c.op, c.np), missingFrom(c.np, c.op)
+	c.removedSet, c.addSet = stringSet(c.removed), stringSet(c.added)
+	return c
+}
+
+// missingFrom lists, sorted, the keys of a that b does not have.
+func missingFrom(a, b map[string]any) []string {
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
 		}
 	}
-	slices.Sort(removed)
-	slices.Sort(added)
-	removedSet, addedSet := stringSet(removed), stringSet(added)
-	// A property removed and one added with the same schema: renamed?
-	// Each removed one pairs with the first added one of its schema not
-	// yet paired, found by the schema's digest.
+	slices.Sort(out)
+	return out
+}
+
+// renames reports a property removed and one added with the same schema
+// as renamed: each removed one pairs with the first added one of its
+// schema not yet paired, found by the schema's digest.
+func (c *propertyChange) renames(out *findings, pp catalog.Path) {
 	bySchema := map[digest][]string{}
-	for _, a := range added {
+	for _, a := range c.added {
 		out.steps++
-		d := digestOf(np[a])
+		d := digestOf(c.np[a])
 		bySchema[d] = append(bySchema[d], a)
 	}
-	paired := map[string]bool{}
-	for _, r := range removed {
+	for _, r := range c.removed {
 		out.steps++
-		d := digestOf(op[r])
+		d := digestOf(c.op[r])
 		cands := bySchema[d]
 		if len(cands) == 0 {
 			continue
 		}
 		a := cands[0]
 		bySchema[d] = cands[1:]
-		paired[a], paired[r] = true, true
+		c.paired[a], c.paired[r] = true, true
 		add(out, finding{path: pp.Key(r), effect: changed, what: "renamed", name: r,
 			msg: "renamed?", old: r, new: a,
-			required: nreqSet[a]})
+			required: c.nreqSet[a]})
 	}
-	for _, r := range removed {
-		if !paired[r] {
-			add(out, finding{path: pp.Key(r), effect: changed, what: "removed", name: r, msg: fmt.Sprintf("%q removed", r), old: op[r]})
+}
+
+// removedAndAdded reports the properties removed and added that are not
+// renamed.
+func (c *propertyChange) removedAndAdded(out *findings, pp catalog.Path) {
+	for _, r := range c.removed {
+		if !c.paired[r] {
+			add(out, finding{path: pp.Key(r), effect: changed, what: "removed", name: r, msg: fmt.Sprintf("%q removed", r), old: c.op[r]})
 		}
 	}
-	for _, a := range added {
-		if paired[a] {
+	for _, a := range c.added {
+		if c.paired[a] {
 			continue
 		}
-		req := nreqSet[a]
+		req := c.nreqSet[a]
 		msg := fmt.Sprintf("optional %q added", a)
 		if req {
 			msg = fmt.Sprintf("required %q added", a)
 		}
-		add(out, finding{path: pp.Key(a), effect: widened, what: "added", name: a, required: req, msg: msg, new: np[a]})
+		add(out, finding{path: pp.Key(a), effect: widened, what: "added", name: a, required: req, msg: msg, new: c.np[a]})
 	}
-	names := make([]string, 0, len(op))
-	for k := range op {
-		if _, ok := np[k]; ok {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		cmpSchema(out, pp.Key(k), op[k], np[k], depth+1)
-	}
-	// Required: of the properties on both sides (and any not declared).
-	rp := p.Key("required")
-	for _, r := range nreq {
+}
+
+// requiredChanges reports the names required now and not before, and
+// the other way round: of the properties on both sides (and any not
+// declared), those added, removed or renamed being reported already.
+func (c *propertyChange) requiredChanges(out *findings, rp catalog.Path) {
+	for _, r := range c.nreq {
 		out.steps++
-		if oreqSet[r] {
+		if c.oreqSet[r] {
 			continue
 		}
-		if _, isNew := np[r]; isNew && op[r] == nil && !paired[r] {
+		if _, isNew := c.np[r]; isNew && c.op[r] == nil && !c.paired[r] {
 			continue // reported as a required property added
 		}
-		if addedSet[r] {
+		if c.addSet[r] {
 			continue // renamed, reported
 		}
 		add(out, finding{path: rp, effect: narrowed, what: "required", name: r, msg: fmt.Sprintf("%q is now required", r), new: r})
 	}
-	for _, r := range oreq {
+	for _, r := range c.oreq {
 		out.steps++
-		if nreqSet[r] || removedSet[r] {
+		if c.nreqSet[r] || c.removedSet[r] {
 			continue
 		}
 		add(out, finding{path: rp, effect: widened, what: "required", name: r, msg: fmt.Sprintf("%q is no longer required", r), old: r})

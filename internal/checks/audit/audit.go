@@ -119,26 +119,10 @@ type auditor struct {
 // *UnreachableError when the server cannot be reached; a report with
 // failures is not an error.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if opts.Target == nil {
-		return nil, errors.New("audit: no target")
-	}
-	if err := opts.Target.Validate(); err != nil {
+	if err := validate(opts); err != nil {
 		return nil, err
 	}
-	if len(opts.OtherHeaders) > 0 {
-		if opts.Target.URL == "" {
-			return nil, errors.New("--other-header needs an HTTP server (-u URL): a stdio server has no users to tell apart")
-		}
-		if _, err := target.ParseHeaders(opts.OtherHeaders); err != nil {
-			return nil, fmt.Errorf("--other-header: %w", err)
-		}
-	}
-	if opts.MaxRounds <= 0 {
-		opts.MaxRounds = 10
-	}
-	if opts.ClientName == "" {
-		opts.ClientName = "mcp-tester-audit"
-	}
+	opts = withDefaults(opts)
 	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders), extra: newExtraAnswers(opts.Samples, opts.Roots)}
 	if opts.Deadline > 0 {
 		var cancel context.CancelFunc
@@ -155,15 +139,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	// Later probes use the transport that worked (HTTP+SSE for a legacy
 	// server) without trying Streamable HTTP first.
 	opts.Target = p.s.Target()
-	a.opts.Target = opts.Target
-	a.protocol = p.s.ProtocolVersion()
-	a.modern = a.protocol >= "2026-07-28"
-	if !a.modern && opts.Target.URL != "" && a.protocol != "" {
-		// Later probes send the negotiated version in every request, as a
-		// client of that version must (the SDK does it only for sessions it
-		// is not wrapped around).
-		a.opts.Target = withHeader(opts.Target, "Mcp-Protocol-Version", a.protocol)
-	}
+	a.adopt(opts.Target, p.s.ProtocolVersion())
 	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
 	a.rep = rep
 	rep.Server = p.s.ServerName()
@@ -181,6 +157,65 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer a.closePool()
 	a.stop(server)
 
+	if err := a.auditAll(ctx, subjects); err != nil {
+		return nil, err
+	}
+	rep.Subjects = append(rep.Subjects, server)
+	return rep, nil
+}
+
+// withDefaults is opts with the rounds' bound and the client's name set
+// when left out.
+func withDefaults(opts Options) Options {
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = 10
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcp-tester-audit"
+	}
+	return opts
+}
+
+// adopt makes the later probes reach the server as the first one did:
+// by t (the transport that worked), speaking protocol.
+func (a *auditor) adopt(t *target.Target, protocol string) {
+	a.opts.Target = t
+	a.protocol = protocol
+	a.modern = protocol >= "2026-07-28"
+	if !a.modern && t.URL != "" && protocol != "" {
+		// Later probes send the negotiated version in every request, as a
+		// client of that version must (the SDK does it only for sessions it
+		// is not wrapped around).
+		a.opts.Target = withHeader(t, "Mcp-Protocol-Version", protocol)
+	}
+}
+
+// validate refuses options the audit cannot run with: no target, or a
+// second identity's headers for a server that is not HTTP.
+func validate(opts Options) error {
+	if opts.Target == nil {
+		return errors.New("audit: no target")
+	}
+	if err := opts.Target.Validate(); err != nil {
+		return err
+	}
+	if len(opts.OtherHeaders) == 0 {
+		return nil
+	}
+	if opts.Target.URL == "" {
+		return errors.New("--other-header needs an HTTP server (-u URL): a stdio server has no users to tell apart")
+	}
+	if _, err := target.ParseHeaders(opts.OtherHeaders); err != nil {
+		return fmt.Errorf("--other-header: %w", err)
+	}
+	return nil
+}
+
+// auditAll audits each subject not skipped, in order, and adds it to the
+// report: once the time limit has run out, the rest are not run. It
+// returns an *UnreachableError when the context ends.
+func (a *auditor) auditAll(ctx context.Context, subjects []*subject) error {
+	rep := a.rep
 	toAudit, audited := 0, 0
 	for _, s := range subjects {
 		if s.report.Skipped == "" {
@@ -203,11 +238,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return nil, &UnreachableError{Err: ctx.Err()}
+			return &UnreachableError{Err: ctx.Err()}
 		}
 	}
-	rep.Subjects = append(rep.Subjects, server)
-	return rep, nil
+	return nil
 }
 
 // errDeadline is the cause of the audit's context when Options.Deadline
@@ -274,34 +308,11 @@ func (a *auditor) warnWriters(subjects []*subject) {
 // not test what it was asked to. A tool's --args must fit its input
 // schema.
 func checkNames(opts Options, subjects []*subject) error {
-	have := map[string]bool{}
-	var names []string
-	for _, s := range subjects {
-		for _, n := range []string{s.name, s.template} {
-			if n != "" && !have[n] {
-				have[n] = true
-				names = append(names, n)
-			}
-		}
-	}
-	slices.Sort(names)
-	known := "the server offers none"
-	if len(names) > 0 {
-		shown := names[:min(len(names), 10)]
-		known = "it offers " + strings.Join(quoteAll(shown), ", ")
-		if len(names) > len(shown) {
-			known += fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
-	}
-	meant := func(n string) string {
-		if h, ok := suggest.Closest(n, names); ok {
-			return fmt.Sprintf("%s)\n  did you mean %q?", known, h)
-		}
-		return known + ")"
-	}
+	have, names := offeredNames(subjects)
+	known := offered(names)
 	for _, n := range opts.Include {
 		if n != "*" && !have[n] {
-			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s", n, meant(n))
+			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s", n, meant(known, n, names))
 		}
 	}
 	var argNames []string
@@ -311,9 +322,52 @@ func checkNames(opts Options, subjects []*subject) error {
 	slices.Sort(argNames)
 	for _, n := range argNames {
 		if !have[n] {
-			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s", n+"=…", meant(n))
+			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s", n+"=…", meant(known, n, names))
 		}
 	}
+	return checkToolArgs(opts, subjects)
+}
+
+// offeredNames collects the names of subjects and their templates: as a
+// set, and in order.
+func offeredNames(subjects []*subject) (have map[string]bool, names []string) {
+	have = map[string]bool{}
+	for _, s := range subjects {
+		for _, n := range []string{s.name, s.template} {
+			if n != "" && !have[n] {
+				have[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return have, names
+}
+
+// offered says what the server offers, names (sorted) at most ten of them.
+func offered(names []string) string {
+	if len(names) == 0 {
+		return "the server offers none"
+	}
+	shown := names[:min(len(names), 10)]
+	known := "it offers " + strings.Join(quoteAll(shown), ", ")
+	if len(names) > len(shown) {
+		known += fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	return known
+}
+
+// meant ends the error of the unknown name n: what the server offers
+// (known), and the name of names a typo most likely meant.
+func meant(known, n string, names []string) string {
+	if h, ok := suggest.Closest(n, names); ok {
+		return fmt.Sprintf("%s)\n  did you mean %q?", known, h)
+	}
+	return known + ")"
+}
+
+// checkToolArgs refuses a tool's --args that do not fit its input schema.
+func checkToolArgs(opts Options, subjects []*subject) error {
 	for _, s := range subjects {
 		if args, ok := opts.Args[s.name]; ok && s.kind == "tool" {
 			if err := toolargs.Check(s.name, s.schema, args); err != nil {
@@ -355,31 +409,43 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 		out = append(out, a.toolSubject(t))
 	}
 	for _, pr := range l.Prompts {
-		args := a.opts.Args[pr.Name]
-		if args == nil {
-			args = map[string]any{}
-			for k, v := range schemaargs.PromptArgs(pr) {
-				args[k] = v
-			}
-		}
-		out = append(out, &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
-			report: &Subject{Kind: "prompt", Name: pr.Name}})
+		out = append(out, a.promptSubject(pr))
 	}
 	for _, r := range l.Resources {
 		out = append(out, &subject{kind: "resource", name: r.URI, report: &Subject{Kind: "resource", Name: r.URI}})
 	}
 	for _, rt := range l.Templates {
-		args := a.opts.Args[rt.URITemplate]
-		if args == nil {
-			args = map[string]any{}
-			for _, v := range templateVars(rt.URITemplate) {
-				args[v] = "example"
-			}
-		}
-		out = append(out, &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
-			report: &Subject{Kind: "resource template", Name: rt.URITemplate}})
+		out = append(out, a.templateSubject(rt))
 	}
 	return out, nil
+}
+
+// promptSubject prepares the subject of prompt pr, with its --args or
+// arguments made up.
+func (a *auditor) promptSubject(pr *mcp.Prompt) *subject {
+	args := a.opts.Args[pr.Name]
+	if args == nil {
+		args = map[string]any{}
+		for k, v := range schemaargs.PromptArgs(pr) {
+			args[k] = v
+		}
+	}
+	return &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
+		report: &Subject{Kind: "prompt", Name: pr.Name}}
+}
+
+// templateSubject prepares the subject of the resource template rt: the
+// resource its --args (or "example" for each variable) name.
+func (a *auditor) templateSubject(rt *mcp.ResourceTemplate) *subject {
+	args := a.opts.Args[rt.URITemplate]
+	if args == nil {
+		args = map[string]any{}
+		for _, v := range templateVars(rt.URITemplate) {
+			args[v] = "example"
+		}
+	}
+	return &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
+		report: &Subject{Kind: "resource template", Name: rt.URITemplate}}
 }
 
 func (a *auditor) toolSubject(t *mcp.Tool) *subject {
@@ -435,30 +501,14 @@ func (a *auditor) placement(ctx context.Context, p *probe, subjects []*subject) 
 		return srv
 	}
 	_ = p.s.Ping(ctx)
-	if p.s.ServerCapabilities().Completions != nil {
-		for _, s := range subjects {
-			if s.prompt == nil || len(s.prompt.Arguments) == 0 {
-				continue
-			}
-			_, _ = p.s.Complete(ctx, &mcp.CompleteParams{
-				Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: s.prompt.Name},
-				Argument: mcp.CompleteParamsArgument{Name: s.prompt.Arguments[0].Name, Value: ""},
-			})
-			break
-		}
-	}
+	a.completeFirstPrompt(ctx, p, subjects)
 	var checked []string
 	for _, ex := range p.rec.all() {
 		if slices.Contains(mrtrMethods, ex.Method) || !ex.Done || ex.Err != nil {
 			continue
 		}
 		checked = append(checked, ex.Method)
-		var r struct {
-			ResultType    string          `json:"resultType"`
-			InputRequests json.RawMessage `json:"inputRequests"`
-		}
-		_ = json.Unmarshal(ex.Result, &r)
-		if r.ResultType == "input_required" || len(r.InputRequests) > 0 && string(r.InputRequests) != "null" {
+		if inputRequired(ex.Result) {
 			e := ex
 			res.Evidence = append(res.Evidence, Evidence{
 				What: fmt.Sprintf("%s answered with an input_required result", ex.Method),
@@ -474,6 +524,36 @@ func (a *auditor) placement(ctx context.Context, p *probe, subjects []*subject) 
 		res.Status, res.Note = Pass, "checked "+strings.Join(dedupe(checked), ", ")
 	}
 	return srv
+}
+
+// completeFirstPrompt asks for completions of the first argument of the
+// first prompt that has one, when the server completes: one more method
+// that must not answer input_required.
+func (a *auditor) completeFirstPrompt(ctx context.Context, p *probe, subjects []*subject) {
+	if p.s.ServerCapabilities().Completions == nil {
+		return
+	}
+	for _, s := range subjects {
+		if s.prompt == nil || len(s.prompt.Arguments) == 0 {
+			continue
+		}
+		_, _ = p.s.Complete(ctx, &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: s.prompt.Name},
+			Argument: mcp.CompleteParamsArgument{Name: s.prompt.Arguments[0].Name, Value: ""},
+		})
+		return
+	}
+}
+
+// inputRequired reports whether the raw result is an input_required
+// result, or carries input requests.
+func inputRequired(result json.RawMessage) bool {
+	var r struct {
+		ResultType    string          `json:"resultType"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.ResultType == "input_required" || len(r.InputRequests) > 0 && string(r.InputRequests) != "null"
 }
 
 func dedupe(xs []string) []string {

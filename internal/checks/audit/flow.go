@@ -76,10 +76,7 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 		}
 		if len(o.requests) == 0 {
 			busy++
-			if busy >= 3 {
-				return f
-			}
-			if sleep.For(ctx, time.Duration(busy)*100*time.Millisecond) != nil {
+			if !pauseBusy(ctx, busy) {
 				return f
 			}
 			responses, state = nil, o.state
@@ -91,6 +88,16 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 	last := f.last()
 	f.endless = last.kind == kInputRequired || last.kind == kRPCError && len(last.urlError) > 0
 	return f
+}
+
+// pauseBusy waits before the round is repeated after busy rounds in a
+// row without questions, longer each time; it reports false, not
+// waiting, after the third, or when ctx ends.
+func pauseBusy(ctx context.Context, busy int) bool {
+	if busy >= 3 {
+		return false
+	}
+	return sleep.For(ctx, time.Duration(busy)*100*time.Millisecond) == nil
 }
 
 func (f *flowResult) record(o outcome, probe string, answered *extraAnswers) {

@@ -149,90 +149,135 @@ func (r *Report) Percent() (percent float64, ok bool) {
 // (none was offered, all were skipped as destructive, none asked a
 // question), or "" when some did.
 func (r *Report) NothingChecked() string {
-	called, skipped, unanswered, notCalled, notReadOnly := 0, 0, 0, 0, 0
-	var skippedNames []string
-	var notCalledWhy string
-	for _, s := range r.Subjects {
-		if s.Kind == "server" {
-			continue
-		}
-		if s.NotCalled != "" {
-			if notCalled == 0 {
-				notCalledWhy = s.Label() + ": " + s.NotCalled
-			}
-			notCalled++
-			continue
-		}
-		if s.Skipped != "" {
-			skipped++
-			if !strings.HasPrefix(s.Skipped, "destructive") {
-				notReadOnly++
-			}
-			if len(skippedNames) < 3 {
-				skippedNames = append(skippedNames, s.Name)
-			}
-			continue
-		}
-		called++
-		for _, res := range s.Results {
-			switch res.Status {
-			case Pass, Fail:
-				return ""
-			case Incomplete:
-				unanswered++
-			}
-		}
+	c, checked := tallyCoverage(r.Subjects)
+	if checked {
+		return ""
 	}
-	include := ""
-	if skipped > 0 {
-		// Which skipped tool would ask is unknown until it is called: the
-		// names are those skipped, none offered as one that asks.
-		names := strings.Join(skippedNames, ", ")
-		if skipped > len(skippedNames) {
-			names += ", …"
-		}
-		include = fmt.Sprintf("name those the audit may call with --include NAME (skipped: %s) or --include '*'", names)
+	if c.called == 0 {
+		return c.noneCalled()
 	}
-	// Why they were skipped: destructive by their annotations, or (with
-	// --read-only) not marked read-only, which is not the same.
-	asWhat := "as destructive"
-	switch {
-	case notReadOnly == skipped:
-		asWhat = "as not marked read-only (--read-only)"
-	case notReadOnly > 0:
-		asWhat = "as destructive or not marked read-only (--read-only)"
+	why := r.noQuestion(c)
+	if c.notCalled > 0 {
+		why += "; " + c.uncalled()
 	}
-	uncalled := ""
-	if notCalled > 0 {
-		uncalled = fmt.Sprintf("%d could not be called (%s)", notCalled, notCalledWhy)
-	}
-	switch {
-	case called == 0 && skipped == 0 && notCalled == 0:
-		return "the server offers no tools, prompts or resources"
-	case called == 0 && skipped == 0:
-		return uncalled
-	case called == 0 && notCalled > 0:
-		return fmt.Sprintf("none was called: %s; %d skipped %s: %s", uncalled, skipped, asWhat, include)
-	case called == 0:
-		return "every tool was skipped " + asWhat + "; " + include
-	}
-	why := fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", called)
-	if r.Protocol != "" && r.Protocol < "2025-06-18" {
-		why = fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave --protocol out, or give 2025-06-18 or newer)", called, r.Protocol)
-	}
-	if unanswered > 0 {
-		why = fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", unanswered)
-	}
-	if r.Stopped != "" {
-		why = fmt.Sprintf("%s before any check finished (%d checks not run)", r.Stopped, unanswered)
-	}
-	if uncalled != "" {
-		why += "; " + uncalled
-	}
-	if include != "" {
-		why += fmt.Sprintf("; %d more skipped %s: %s", skipped, asWhat, include)
+	if c.skipped > 0 {
+		why += fmt.Sprintf("; %d more skipped %s: %s", c.skipped, c.skippedAs(), c.include())
 	}
 	return why
+}
+
+// coverage counts what the audit did with the tools, prompts and
+// resources, for NothingChecked.
+type coverage struct {
+	called, skipped, unanswered, notCalled, notReadOnly int
+	skippedNames                                        []string // the first three
+	notCalledWhy                                        string   // the first's
+}
+
+// tallyCoverage counts what the audit did with subjects; checked is true
+// (and the count cut short) when a rule passed or failed.
+func tallyCoverage(subjects []*Subject) (c coverage, checked bool) {
+	for _, s := range subjects {
+		switch {
+		case s.Kind == "server":
+		case s.NotCalled != "":
+			if c.notCalled == 0 {
+				c.notCalledWhy = s.Label() + ": " + s.NotCalled
+			}
+			c.notCalled++
+		case s.Skipped != "":
+			c.addSkipped(s)
+		default:
+			c.called++
+			if c.addResults(s.Results) {
+				return c, true
+			}
+		}
+	}
+	return c, false
+}
+
+// addSkipped counts the skipped subject s.
+func (c *coverage) addSkipped(s *Subject) {
+	c.skipped++
+	if !strings.HasPrefix(s.Skipped, "destructive") {
+		c.notReadOnly++
+	}
+	if len(c.skippedNames) < 3 {
+		c.skippedNames = append(c.skippedNames, s.Name)
+	}
+}
+
+// addResults counts the incomplete results of a called subject, and
+// reports whether one passed or failed.
+func (c *coverage) addResults(results []*Result) (checked bool) {
+	for _, res := range results {
+		switch res.Status {
+		case Pass, Fail:
+			return true
+		case Incomplete:
+			c.unanswered++
+		}
+	}
+	return false
+}
+
+// include says how to name the skipped subjects that the audit may call.
+func (c coverage) include() string {
+	// Which skipped tool would ask is unknown until it is called: the
+	// names are those skipped, none offered as one that asks.
+	names := strings.Join(c.skippedNames, ", ")
+	if c.skipped > len(c.skippedNames) {
+		names += ", …"
+	}
+	return fmt.Sprintf("name those the audit may call with --include NAME (skipped: %s) or --include '*'", names)
+}
+
+// skippedAs says why the subjects were skipped: destructive by their
+// annotations, or (with --read-only) not marked read-only, which is not
+// the same.
+func (c coverage) skippedAs() string {
+	switch {
+	case c.notReadOnly == c.skipped:
+		return "as not marked read-only (--read-only)"
+	case c.notReadOnly > 0:
+		return "as destructive or not marked read-only (--read-only)"
+	}
+	return "as destructive"
+}
+
+// uncalled says how many subjects could not be called, and why the
+// first could not.
+func (c coverage) uncalled() string {
+	return fmt.Sprintf("%d could not be called (%s)", c.notCalled, c.notCalledWhy)
+}
+
+// noneCalled says why nothing was checked when nothing was called.
+func (c coverage) noneCalled() string {
+	switch {
+	case c.skipped == 0 && c.notCalled == 0:
+		return "the server offers no tools, prompts or resources"
+	case c.skipped == 0:
+		return c.uncalled()
+	case c.notCalled > 0:
+		return fmt.Sprintf("none was called: %s; %d skipped %s: %s", c.uncalled(), c.skipped, c.skippedAs(), c.include())
+	}
+	return "every tool was skipped " + c.skippedAs() + "; " + c.include()
+}
+
+// noQuestion says why none of the subjects called was checked: they
+// asked nothing, could not ask in the protocol spoken, got no answer, or
+// the audit stopped.
+func (r *Report) noQuestion(c coverage) string {
+	switch {
+	case r.Stopped != "":
+		return fmt.Sprintf("%s before any check finished (%d checks not run)", r.Stopped, c.unanswered)
+	case c.unanswered > 0:
+		return fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", c.unanswered)
+	case r.Protocol != "" && r.Protocol < "2025-06-18":
+		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave --protocol out, or give 2025-06-18 or newer)", c.called, r.Protocol)
+	}
+	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", c.called)
 }
 
 // Failed reports whether any rule failed.

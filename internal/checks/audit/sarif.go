@@ -33,27 +33,33 @@ func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 			default:
 				continue
 			}
-			msg := fmt.Sprintf("%s: %s", s.Label(), res.Rule.Title)
-			if res.Status == Incomplete {
-				msg = fmt.Sprintf("%s: not checked (no answer): %s", s.Label(), res.Rule.Title)
-			}
-			if res.Note != "" {
-				msg += " (" + res.Note + ")"
-			}
-			for _, e := range res.Evidence {
-				msg += "\n" + e.What
-				if e.Sent != "" {
-					msg += "\nsent: " + e.Sent
-				}
-				if e.Got != "" {
-					msg += "\ngot: " + e.Got
-				}
-			}
-			run.Results = append(run.Results, sarif.Result{RuleID: res.Rule.ID, Level: level, Message: msg, Locations: []sarif.Location{loc},
+			run.Results = append(run.Results, sarif.Result{RuleID: res.Rule.ID, Level: level, Message: resultMessage(s, res), Locations: []sarif.Location{loc},
 				Properties: map[string]any{"status": string(res.Status)}})
 		}
 	}
 	return run
+}
+
+// resultMessage is the message of the result res of s: the rule, why it
+// was not checked or its note, and its evidence.
+func resultMessage(s *Subject, res *Result) string {
+	msg := fmt.Sprintf("%s: %s", s.Label(), res.Rule.Title)
+	if res.Status == Incomplete {
+		msg = fmt.Sprintf("%s: not checked (no answer): %s", s.Label(), res.Rule.Title)
+	}
+	if res.Note != "" {
+		msg += " (" + res.Note + ")"
+	}
+	for _, e := range res.Evidence {
+		msg += "\n" + e.What
+		if e.Sent != "" {
+			msg += "\nsent: " + e.Sent
+		}
+		if e.Got != "" {
+			msg += "\ngot: " + e.Got
+		}
+	}
+	return msg
 }
 
 // subjectPath is where a subject is in the server's catalog.

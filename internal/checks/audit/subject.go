@@ -119,55 +119,18 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 	)
 	switch s.kind {
 	case "tool":
-		var res *mcp.CallToolResult
-		res, err = p.s.CallToolOnce(ctx, &mcp.CallToolParams{Name: s.name, Arguments: copyArgs(args), InputResponses: responses, RequestState: state})
-		if err == nil {
-			switch {
-			case res.NeedsInput():
-				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
-			case res.IsError:
-				o = outcome{kind: kErrorResult}
-			default:
-				o = outcome{kind: kComplete}
-			}
-		}
+		o, err = callTool(ctx, p, &mcp.CallToolParams{Name: s.name, Arguments: copyArgs(args), InputResponses: responses, RequestState: state})
 	case "prompt":
-		var res *mcp.GetPromptResult
-		res, err = p.s.GetPromptOnce(ctx, &mcp.GetPromptParams{Name: s.name, Arguments: stringArgs(args), InputResponses: responses, RequestState: state})
-		if err == nil {
-			if res.NeedsInput() {
-				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
-			} else {
-				o = outcome{kind: kComplete}
-			}
-		}
+		o, err = getPrompt(ctx, p, &mcp.GetPromptParams{Name: s.name, Arguments: stringArgs(args), InputResponses: responses, RequestState: state})
 	default:
-		var res *mcp.ReadResourceResult
 		uri := s.name
 		if s.template != "" {
 			uri = expand(s.template, args)
 		}
-		res, err = p.s.ReadResourceOnce(ctx, &mcp.ReadResourceParams{URI: uri, InputResponses: responses, RequestState: state})
-		if err == nil {
-			if res.NeedsInput() {
-				o = outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}
-			} else {
-				o = outcome{kind: kComplete}
-			}
-		}
+		o, err = readResource(ctx, p, &mcp.ReadResourceParams{URI: uri, InputResponses: responses, RequestState: state})
 	}
 	if err != nil {
-		o = outcome{kind: kBroken, err: err}
-		if se := (*session.Error)(nil); errors.As(err, &se) {
-			o.err = se.Err // the report names the request already
-		}
-		var w *jsonrpc.Error
-		if errors.As(err, &w) {
-			o.kind = kRPCError
-			if w.Code == mcp.CodeURLElicitationRequired {
-				o.urlError = urlQuestions(w)
-			}
-		}
+		o = failedOutcome(err)
 	}
 	if o.kind == kBroken {
 		p.broken = true
@@ -176,6 +139,61 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 	o.asked, o.others = p.takeAsked()
 	if o.kind == kComplete || o.kind == kErrorResult {
 		o.leaked = carriesInputRequests(o.ex)
+	}
+	return o
+}
+
+// callTool sends one tools/call and classifies its result.
+func callTool(ctx context.Context, p *probe, params *mcp.CallToolParams) (outcome, error) {
+	res, err := p.s.CallToolOnce(ctx, params)
+	switch {
+	case err != nil:
+		return outcome{}, err
+	case res.NeedsInput():
+		return outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}, nil
+	case res.IsError:
+		return outcome{kind: kErrorResult}, nil
+	}
+	return outcome{kind: kComplete}, nil
+}
+
+// getPrompt sends one prompts/get and classifies its result.
+func getPrompt(ctx context.Context, p *probe, params *mcp.GetPromptParams) (outcome, error) {
+	res, err := p.s.GetPromptOnce(ctx, params)
+	switch {
+	case err != nil:
+		return outcome{}, err
+	case res.NeedsInput():
+		return outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}, nil
+	}
+	return outcome{kind: kComplete}, nil
+}
+
+// readResource sends one resources/read and classifies its result.
+func readResource(ctx context.Context, p *probe, params *mcp.ReadResourceParams) (outcome, error) {
+	res, err := p.s.ReadResourceOnce(ctx, params)
+	switch {
+	case err != nil:
+		return outcome{}, err
+	case res.NeedsInput():
+		return outcome{kind: kInputRequired, requests: res.InputRequests, state: res.RequestState}, nil
+	}
+	return outcome{kind: kComplete}, nil
+}
+
+// failedOutcome classifies a request that failed: a JSON-RPC error (with
+// the URL questions of a -32042), or no answer at all.
+func failedOutcome(err error) outcome {
+	o := outcome{kind: kBroken, err: err}
+	if se := (*session.Error)(nil); errors.As(err, &se) {
+		o.err = se.Err // the report names the request already
+	}
+	var w *jsonrpc.Error
+	if errors.As(err, &w) {
+		o.kind = kRPCError
+		if w.Code == mcp.CodeURLElicitationRequired {
+			o.urlError = urlQuestions(w)
+		}
 	}
 	return o
 }

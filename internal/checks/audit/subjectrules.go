@@ -109,20 +109,7 @@ func (a *auditor) auditSubject(ctx context.Context, s *subject) {
 // nothing can be told of the subject.
 func (x *subjectAudit) baseline(ctx context.Context) bool {
 	a, s := x.a, x.s
-	var legacyEndless atomic.Bool
-	notCalled := ""
-	err := a.withProbe(ctx, capsAll, nil, func(p *probe) {
-		if s.kind == "tool" {
-			if required, why := p.s.TaskRequired(ctx, s.name); required && why != "" {
-				// The server would refuse a plain call: it says nothing
-				// of what the tool asks.
-				notCalled = fmt.Sprintf("not called: it runs only as a task (execution.taskSupport \"required\") and %s", why)
-				return
-			}
-		}
-		p.setPolicy(acceptPolicy(a.opts.MaxRounds, &legacyEndless))
-		x.base = a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, true, "every question accepted")
-	})
+	notCalled, err := x.sendBaseline(ctx)
 	if err != nil {
 		a.unprobed(s.report, err)
 		for _, r := range subjectRules() {
@@ -138,7 +125,6 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		return false
 	}
 	base := x.base
-	x.legacyEndless = legacyEndless.Load()
 	x.seen = append(x.seen, base.questions...)
 	s.report.Asks = len(base.questions) > 0
 	x.last = base.last()
@@ -158,20 +144,48 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 	if base.completes() {
 		x.finalState = base.sent[x.finalAt].state
 	}
-	last := x.last
+	x.notComparable = x.incomparable()
+	return true
+}
+
+// sendBaseline sends the baseline call (into x.base), unless the subject
+// is a tool that runs only as a task: then it says why it is not called.
+func (x *subjectAudit) sendBaseline(ctx context.Context) (notCalled string, err error) {
+	a, s := x.a, x.s
+	var legacyEndless atomic.Bool
+	err = a.withProbe(ctx, capsAll, nil, func(p *probe) {
+		if s.kind == "tool" {
+			if required, why := p.s.TaskRequired(ctx, s.name); required && why != "" {
+				// The server would refuse a plain call: it says nothing
+				// of what the tool asks.
+				notCalled = fmt.Sprintf("not called: it runs only as a task (execution.taskSupport \"required\") and %s", why)
+				return
+			}
+		}
+		p.setPolicy(acceptPolicy(a.opts.MaxRounds, &legacyEndless))
+		x.base = a.flow(ctx, p, s, s.args, acceptAll, a.opts.MaxRounds, true, "every question accepted")
+	})
+	x.legacyEndless = legacyEndless.Load()
+	return notCalled, err
+}
+
+// incomparable says why the baseline's last round cannot be compared
+// with other probes' (it never completes, or ends in an error), or "".
+func (x *subjectAudit) incomparable() string {
+	base, last := x.base, x.last
 	switch {
 	case base.endless && undeclaredIn(last) != "":
 		// Rule 10 says why; the rules below try the rounds there are.
 	case base.endless && asksURLNow(last):
-		x.notComparable = "the call waits for the browser step of a URL question, which the audit cannot take"
+		return "the call waits for the browser step of a URL question, which the audit cannot take"
 	case base.endless:
-		x.notComparable = "the call never completes with accepted answers"
+		return "the call never completes with accepted answers"
 	case last.kind == kErrorResult || last.kind == kRPCError:
-		x.notComparable = fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with --args %s=JSON)", last.kind, s.name)
+		return fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with --args %s=JSON)", last.kind, x.s.name)
 	case !base.completes():
-		x.notComparable = "the call does not complete: " + last.describe()
+		return "the call does not complete: " + last.describe()
 	}
-	return true
+	return ""
 }
 
 // lacks says why the subject cannot be checked against a rule that needs
@@ -299,19 +313,25 @@ func probeDecline(ctx context.Context, x *subjectAudit) {
 				for i := 0; i < a.opts.MaxRounds && o.kind == kInputRequired; i++ {
 					o = a.send(ctx, p, s, s.args, answerAll(o.requests, action), o.state)
 				}
-				what := fmt.Sprintf("every question of round %d answered %s", r, action)
-				switch {
-				case o.kind == kInputRequired && undeclaredIn(o) != "":
-					c.na(RuleDecline, "the server asks for "+undeclaredIn(o)+", which the audit does not answer")
-				case o.kind == kComplete:
-					c.pass(RuleDecline, "")
-				case o.kind == kInputRequired:
-					c.fail(RuleDecline, o.evidence(what+": the server keeps asking"))
-				default:
-					c.fail(RuleDecline, o.evidence(what+": the server answered with "+o.kind.String()))
-				}
+				judgeDecline(c, o, fmt.Sprintf("every question of round %d answered %s", r, action))
 			})
 		}
+	}
+}
+
+// judgeDecline gives rule 8 its verdict on o, the last answer to a call
+// whose questions were declined or cancelled (what says how): a normal
+// result passes, more questions or an error fail.
+func judgeDecline(c *checker, o outcome, what string) {
+	switch {
+	case o.kind == kInputRequired && undeclaredIn(o) != "":
+		c.na(RuleDecline, "the server asks for "+undeclaredIn(o)+", which the audit does not answer")
+	case o.kind == kComplete:
+		c.pass(RuleDecline, "")
+	case o.kind == kInputRequired:
+		c.fail(RuleDecline, o.evidence(what+": the server keeps asking"))
+	default:
+		c.fail(RuleDecline, o.evidence(what+": the server answered with "+o.kind.String()))
 	}
 }
 

@@ -17,55 +17,74 @@ import (
 func formAnswer(p *mcp.ElicitParams) map[string]any {
 	form, err := formschema.Parse(p.RequestedSchema)
 	if err != nil {
-		// Outside the subset: answer what can be answered.
-		out := map[string]any{}
-		props := schemaargs.Map(schemaargs.Map(p.RequestedSchema)["properties"])
-		for name, prop := range props {
-			out[name] = schemaargs.Value(schemaargs.Map(prop))
-		}
-		return out
+		return looseFormAnswer(p.RequestedSchema)
 	}
 	out := map[string]any{}
 	for _, f := range form.Fields {
-		if f.Default != nil {
-			out[f.Name] = f.Default
-			continue
-		}
-		switch f.Kind {
-		case formschema.String:
-			var lo, hi *float64
-			if f.MinLength != nil {
-				x := float64(*f.MinLength)
-				lo = &x
-			}
-			if f.MaxLength != nil {
-				x := float64(*f.MaxLength)
-				hi = &x
-			}
-			out[f.Name] = schemaargs.String(f.Format, lo, hi)
-		case formschema.Number:
-			out[f.Name] = schemaargs.Number(f.Minimum, f.Maximum)
-		case formschema.Integer:
-			out[f.Name] = int(schemaargs.Number(f.Minimum, f.Maximum))
-		case formschema.Boolean:
-			out[f.Name] = true
-		case formschema.SingleEnum:
-			if len(f.Options) > 0 {
-				out[f.Name] = f.Options[0].Value
-			}
-		case formschema.MultiSelect:
-			n := 1
-			if f.MinItems != nil && *f.MinItems > 1 {
-				n = *f.MinItems
-			}
-			var vals []any
-			for i := 0; i < n && i < len(f.Options); i++ {
-				vals = append(vals, f.Options[i].Value)
-			}
-			out[f.Name] = vals
+		if v, ok := fieldAnswer(f); ok {
+			out[f.Name] = v
 		}
 	}
 	return out
+}
+
+// looseFormAnswer answers a requested schema outside the form subset:
+// what can be answered, a value for each property.
+func looseFormAnswer(schema any) map[string]any {
+	out := map[string]any{}
+	props := schemaargs.Map(schemaargs.Map(schema)["properties"])
+	for name, prop := range props {
+		out[name] = schemaargs.Value(schemaargs.Map(prop))
+	}
+	return out
+}
+
+// fieldAnswer makes the answer to one field of a form, by its kind; ok is
+// false for an enum with no options and a kind the audit does not know.
+func fieldAnswer(f *formschema.Field) (v any, ok bool) {
+	if f.Default != nil {
+		return f.Default, true
+	}
+	switch f.Kind {
+	case formschema.String:
+		return schemaargs.String(f.Format, intBound(f.MinLength), intBound(f.MaxLength)), true
+	case formschema.Number:
+		return schemaargs.Number(f.Minimum, f.Maximum), true
+	case formschema.Integer:
+		return int(schemaargs.Number(f.Minimum, f.Maximum)), true
+	case formschema.Boolean:
+		return true, true
+	case formschema.SingleEnum:
+		if len(f.Options) > 0 {
+			return f.Options[0].Value, true
+		}
+	case formschema.MultiSelect:
+		return multiSelectAnswer(f), true
+	}
+	return nil, false
+}
+
+// intBound is the length bound n as a number bound, or nil.
+func intBound(n *int) *float64 {
+	if n == nil {
+		return nil
+	}
+	x := float64(*n)
+	return &x
+}
+
+// multiSelectAnswer picks the first options of a multi-select field: as
+// many as it needs at least, one when it needs none.
+func multiSelectAnswer(f *formschema.Field) []any {
+	n := 1
+	if f.MinItems != nil && *f.MinItems > 1 {
+		n = *f.MinItems
+	}
+	var vals []any
+	for i := 0; i < n && i < len(f.Options); i++ {
+		vals = append(vals, f.Options[i].Value)
+	}
+	return vals
 }
 
 // acceptAll answers every question of a round with accept: synthesized
@@ -121,23 +140,15 @@ func varyArgs(args map[string]any, schema any) (map[string]any, bool) {
 	return out, changed
 }
 
+// varyValue returns another value than v of the same type (another enum
+// option when prop has several), and whether it changed.
 func varyValue(v any, prop map[string]any) (any, bool) {
-	if e, ok := prop["enum"].([]any); ok && len(e) > 1 {
-		for _, opt := range e {
-			if fmt.Sprint(opt) != fmt.Sprint(v) {
-				return opt, true
-			}
-		}
+	if opt, ok := otherOption(v, prop); ok {
+		return opt, true
 	}
 	switch x := v.(type) {
 	case string:
-		if strings.HasSuffix(x, "-other") {
-			return strings.TrimSuffix(x, "-other"), true
-		}
-		if at := strings.LastIndexByte(x, '@'); at > 0 {
-			return x[:at] + "-other" + x[at:], true
-		}
-		return x + "-other", true
+		return varyString(x), true
 	case bool:
 		return !x, true
 	case float64:
@@ -154,17 +165,49 @@ func varyValue(v any, prop map[string]any) (any, bool) {
 		}
 		return varyValue(f, prop)
 	case map[string]any:
-		sub := schemaargs.Map(prop["properties"])
-		out := make(map[string]any, len(x))
-		changed := false
-		for k, vv := range x {
-			nv, c := varyValue(vv, schemaargs.Map(sub[k]))
-			out[k] = nv
-			changed = changed || c
-		}
-		return out, changed
+		return varyObject(x, prop)
 	case []any:
 		return append(append([]any{}, x...), x...), len(x) > 0
 	}
 	return v, false
+}
+
+// otherOption returns an option of prop's enum, when it has several, that
+// is not v.
+func otherOption(v any, prop map[string]any) (any, bool) {
+	e, ok := prop["enum"].([]any)
+	if !ok || len(e) < 2 {
+		return nil, false
+	}
+	for _, opt := range e {
+		if fmt.Sprint(opt) != fmt.Sprint(v) {
+			return opt, true
+		}
+	}
+	return nil, false
+}
+
+// varyString returns another string than x: with the suffix "-other"
+// (before the @ of an address) or without it.
+func varyString(x string) string {
+	if strings.HasSuffix(x, "-other") {
+		return strings.TrimSuffix(x, "-other")
+	}
+	if at := strings.LastIndexByte(x, '@'); at > 0 {
+		return x[:at] + "-other" + x[at:]
+	}
+	return x + "-other"
+}
+
+// varyObject varies every member of x, by the properties of prop.
+func varyObject(x map[string]any, prop map[string]any) (map[string]any, bool) {
+	sub := schemaargs.Map(prop["properties"])
+	out := make(map[string]any, len(x))
+	changed := false
+	for k, vv := range x {
+		nv, c := varyValue(vv, schemaargs.Map(sub[k]))
+		out[k] = nv
+		changed = changed || c
+	}
+	return out, changed
 }

@@ -41,43 +41,64 @@ func tampers(sample string) []tamper {
 	if sample == "" || len(sample) > maxStateBytes {
 		return nil
 	}
-	var out []tamper
-	seen := map[string]bool{}
-	add := func(t tamper) {
-		if len(out) >= maxTampers {
-			return
-		}
-		got, ok := t.apply(sample)
-		if !ok || got == sample || seen[got] {
-			return
-		}
-		seen[got] = true
-		out = append(out, t)
-	}
+	ts := &tamperSet{sample: sample, seen: map[string]bool{}}
 	// Readable edits first: they are the strongest evidence.
 	for _, t := range leafEdits(sample) {
-		add(t)
+		ts.add(t)
 	}
 	for _, rel := range []float64{0, 0.5, 1} {
-		add(flipTamper(rel))
+		ts.add(flipTamper(rel))
 	}
 	if strings.Contains(sample, ".") {
-		parts := strings.Split(sample, ".")
-		for i := range parts {
-			add(flipPartTamper(i, len(parts)))
+		for _, t := range dotTampers(sample) {
+			ts.add(t)
 		}
-		add(tamper{name: "the last dot-separated part (signature) removed", apply: func(s string) (string, bool) {
+	}
+	ts.add(tamper{name: "the last character cut off", apply: func(s string) (string, bool) { return s[:len(s)-1], len(s) > 1 }})
+	ts.add(tamper{name: "cut to half its length", apply: func(s string) (string, bool) { return s[:len(s)/2], len(s) > 1 }})
+	return ts.out
+}
+
+// tamperSet collects the tampers of a sample state: at most maxTampers,
+// none that fails on it, leaves it as it is, or makes what another did.
+type tamperSet struct {
+	sample string
+	out    []tamper
+	seen   map[string]bool // the states the tampers made
+}
+
+// add keeps t unless it fails on the sample, leaves it as it is, makes
+// what another tamper made, or the set is full.
+func (ts *tamperSet) add(t tamper) {
+	if len(ts.out) >= maxTampers {
+		return
+	}
+	got, ok := t.apply(ts.sample)
+	if !ok || got == ts.sample || ts.seen[got] {
+		return
+	}
+	ts.seen[got] = true
+	ts.out = append(ts.out, t)
+}
+
+// dotTampers are the tampers of a state of dot-separated parts: a
+// character of each part changed, the last part (a signature) removed or
+// emptied.
+func dotTampers(sample string) []tamper {
+	var out []tamper
+	parts := strings.Split(sample, ".")
+	for i := range parts {
+		out = append(out, flipPartTamper(i, len(parts)))
+	}
+	return append(out,
+		tamper{name: "the last dot-separated part (signature) removed", apply: func(s string) (string, bool) {
 			i := strings.LastIndexByte(s, '.')
 			return s[:max(i, 0)], i > 0
-		}})
-		add(tamper{name: "the last dot-separated part (signature) emptied", apply: func(s string) (string, bool) {
+		}},
+		tamper{name: "the last dot-separated part (signature) emptied", apply: func(s string) (string, bool) {
 			i := strings.LastIndexByte(s, '.')
 			return s[:max(i+1, 0)], i > 0
 		}})
-	}
-	add(tamper{name: "the last character cut off", apply: func(s string) (string, bool) { return s[:len(s)-1], len(s) > 1 }})
-	add(tamper{name: "cut to half its length", apply: func(s string) (string, bool) { return s[:len(s)/2], len(s) > 1 }})
-	return out
 }
 
 // flipTamper changes one character at a relative position to another
@@ -411,38 +432,49 @@ func editValue(v any) (any, bool) {
 	case bool:
 		return !x, true
 	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			if n > 1_000_000_000 { // a Unix time: an hour later
-				return json.Number(strconv.FormatInt(n+3600, 10)), true
-			}
-			return json.Number(strconv.FormatInt(n+1, 10)), true
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return nil, false
-		}
-		return json.Number(strconv.FormatFloat(f+1, 'f', -1, 64)), true
+		return editNumber(x)
 	case string:
-		for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return t.Add(time.Hour).Format(layout), true
-			}
-		}
-		b := []byte(x)
-		for i := len(b) - 1; i >= 0; i-- {
-			switch c := b[i]; {
-			case c >= '0' && c <= '9':
-				b[i] = '0' + (c-'0'+1)%10
-				return string(b), true
-			case c >= 'a' && c <= 'z':
-				b[i] = 'a' + (c-'a'+1)%26
-				return string(b), true
-			case c >= 'A' && c <= 'Z':
-				b[i] = 'A' + (c-'A'+1)%26
-				return string(b), true
-			}
-		}
-		return x + "x", true
+		return editString(x), true
 	}
 	return nil, false
+}
+
+// editNumber returns x plus one, or an hour later for a Unix time.
+func editNumber(x json.Number) (any, bool) {
+	if n, err := x.Int64(); err == nil {
+		if n > 1_000_000_000 { // a Unix time: an hour later
+			return json.Number(strconv.FormatInt(n+3600, 10)), true
+		}
+		return json.Number(strconv.FormatInt(n+1, 10)), true
+	}
+	f, err := x.Float64()
+	if err != nil {
+		return nil, false
+	}
+	return json.Number(strconv.FormatFloat(f+1, 'f', -1, 64)), true
+}
+
+// editString returns x an hour later when it is a time, else with its
+// last letter or digit turned to the next one, else with an x appended.
+func editString(x string) string {
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
+		if t, err := time.Parse(layout, x); err == nil {
+			return t.Add(time.Hour).Format(layout)
+		}
+	}
+	b := []byte(x)
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			b[i] = '0' + (c-'0'+1)%10
+			return string(b)
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+1)%26
+			return string(b)
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+1)%26
+			return string(b)
+		}
+	}
+	return x + "x"
 }

@@ -34,34 +34,14 @@ func urlProblems(raw string, secrets []string) []string {
 		return []string{fmt.Sprintf("%q is not a valid absolute URL", raw)}
 	}
 	var out []string
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-	case "http":
-		if !loopback(u.Hostname()) {
-			out = append(out, fmt.Sprintf("uses http on %s; only loopback hosts may skip https", u.Hostname()))
-		}
-	default:
-		out = append(out, fmt.Sprintf("uses scheme %q; use https", u.Scheme))
+	if p := schemeProblem(u); p != "" {
+		out = append(out, p)
 	}
 	if u.User != nil {
 		out = append(out, "carries user info (user:password@) in the URL")
 	}
-	for _, part := range []struct {
-		where string
-		raw   string
-	}{{"query", u.RawQuery}, {"fragment", u.Fragment}} {
-		vals, _ := url.ParseQuery(part.raw)
-		for name, vs := range vals {
-			if credentialParams[strings.ToLower(name)] {
-				out = append(out, fmt.Sprintf("%s parameter %q carries a credential", part.where, name))
-			}
-			for _, v := range vs {
-				if isJWT(v) {
-					out = append(out, fmt.Sprintf("%s parameter %q carries a JWT", part.where, name))
-				}
-			}
-		}
-	}
+	out = append(out, paramProblems("query", u.RawQuery)...)
+	out = append(out, paramProblems("fragment", u.Fragment)...)
 	for _, seg := range strings.Split(u.EscapedPath(), "/") {
 		if isJWT(seg) {
 			out = append(out, "the path carries a JWT")
@@ -71,8 +51,47 @@ func urlProblems(raw string, secrets []string) []string {
 		out = append(out, "carries an e-mail address (personal data)")
 	}
 	for _, s := range secrets {
-		if len(s) >= 8 && (strings.Contains(raw, s) || strings.Contains(raw, url.QueryEscape(s))) {
+		if carries(raw, s) {
 			out = append(out, "carries a credential the client sent to the server")
+		}
+	}
+	return out
+}
+
+// carries reports whether the URL raw holds the secret s (eight bytes or
+// more), as it is or query-escaped.
+func carries(raw, s string) bool {
+	return len(s) >= 8 && (strings.Contains(raw, s) || strings.Contains(raw, url.QueryEscape(s)))
+}
+
+// schemeProblem says what is wrong with u's scheme: not https, or http on
+// a host that is not loopback; "" when nothing is.
+func schemeProblem(u *url.URL) string {
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+	case "http":
+		if !loopback(u.Hostname()) {
+			return fmt.Sprintf("uses http on %s; only loopback hosts may skip https", u.Hostname())
+		}
+	default:
+		return fmt.Sprintf("uses scheme %q; use https", u.Scheme)
+	}
+	return ""
+}
+
+// paramProblems lists the parameters of a query or fragment (where, raw)
+// that carry a credential, by name or as a JWT.
+func paramProblems(where, raw string) []string {
+	var out []string
+	vals, _ := url.ParseQuery(raw)
+	for name, vs := range vals {
+		if credentialParams[strings.ToLower(name)] {
+			out = append(out, fmt.Sprintf("%s parameter %q carries a credential", where, name))
+		}
+		for _, v := range vs {
+			if isJWT(v) {
+				out = append(out, fmt.Sprintf("%s parameter %q carries a JWT", where, name))
+			}
 		}
 	}
 	return out

@@ -100,50 +100,59 @@ type IconOptions struct {
 func CheckIcons(ctx context.Context, icons []OwnedIcon, opts IconOptions) []IconCheck {
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: iconTimeout, Transport: publicTransport(opts.ServerURL), CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 {
-				return errors.New("more than 3 redirects")
-			}
-			if req.URL.Scheme != "https" && req.URL.Scheme != "http" {
-				return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
-			}
-			return nil
-		}}
+		client = &http.Client{Timeout: iconTimeout, Transport: publicTransport(opts.ServerURL), CheckRedirect: iconRedirect}
 	}
 	out := make([]IconCheck, 0, len(icons))
 	for i, oi := range icons {
-		c := IconCheck{Owner: oi.Owner, Source: oi.Icon.Source}
 		if i >= MaxIcons {
-			c.Problem = fmt.Sprintf("not checked: more than %d icons", MaxIcons)
-			out = append(out, c)
+			out = append(out, IconCheck{Owner: oi.Owner, Source: oi.Icon.Source, Problem: fmt.Sprintf("not checked: more than %d icons", MaxIcons)})
 			continue
 		}
-		data, ctype, err := fetchIcon(ctx, client, oi.Icon.Source)
-		if err != nil {
-			c.Problem = err.Error()
-			out = append(out, c)
-			continue
-		}
-		c.Bytes = len(data)
-		c.MIMEType = imageType(ctype, oi.Icon.MIMEType, data)
-		if c.MIMEType == "" {
-			c.Problem = fmt.Sprintf("not an image (content type %q)", ctype)
-			out = append(out, c)
-			continue
-		}
-		c.OK = true
-		if opts.Dir != "" {
-			f, err := saveIcon(opts.Dir, oi.Icon.Source, c.MIMEType, data)
-			if err != nil {
-				c.Problem = err.Error()
-			}
-			c.File = f
-		}
-		out = append(out, c)
+		out = append(out, checkIcon(ctx, client, oi, opts.Dir))
 	}
 	return out
 }
 
+// iconRedirect follows at most 3 redirects of an icon's fetch, and only
+// to http(s).
+func iconRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 3 {
+		return errors.New("more than 3 redirects")
+	}
+	if req.URL.Scheme != "https" && req.URL.Scheme != "http" {
+		return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
+	}
+	return nil
+}
+
+// checkIcon fetches (or decodes) one icon, checks that it is an image,
+// and saves it in dir when dir is set.
+func checkIcon(ctx context.Context, client *http.Client, oi OwnedIcon, dir string) IconCheck {
+	c := IconCheck{Owner: oi.Owner, Source: oi.Icon.Source}
+	data, ctype, err := fetchIcon(ctx, client, oi.Icon.Source)
+	if err != nil {
+		c.Problem = err.Error()
+		return c
+	}
+	c.Bytes = len(data)
+	c.MIMEType = imageType(ctype, oi.Icon.MIMEType, data)
+	if c.MIMEType == "" {
+		c.Problem = fmt.Sprintf("not an image (content type %q)", ctype)
+		return c
+	}
+	c.OK = true
+	if dir != "" {
+		f, err := saveIcon(dir, oi.Icon.Source, c.MIMEType, data)
+		if err != nil {
+			c.Problem = err.Error()
+		}
+		c.File = f
+	}
+	return c
+}
+
+// fetchIcon returns the bytes and content type of the icon at src: a
+// data: URI decoded, or an http(s) URL fetched within iconTimeout.
 func fetchIcon(ctx context.Context, client *http.Client, src string) ([]byte, string, error) {
 	if strings.HasPrefix(src, "data:") {
 		return decodeDataURI(src)
@@ -167,17 +176,23 @@ func fetchIcon(ctx context.Context, client *http.Client, src string) ([]byte, st
 		return nil, "", fmt.Errorf("unreachable: %v", errors.Unwrap(err))
 	}
 	defer resp.Body.Close()
+	data, err := readIcon(resp)
+	return data, resp.Header.Get("Content-Type"), err
+}
+
+// readIcon reads the body of a 200 answer, at most MaxIconBytes.
+func readIcon(resp *http.Response) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("HTTP %d", resp.StatusCode)
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxIconBytes+1))
 	if err != nil {
-		return nil, "", fmt.Errorf("reading: %v", err)
+		return nil, fmt.Errorf("reading: %v", err)
 	}
 	if len(data) > MaxIconBytes {
-		return nil, "", fmt.Errorf("larger than %d bytes", MaxIconBytes)
+		return nil, fmt.Errorf("larger than %d bytes", MaxIconBytes)
 	}
-	return data, resp.Header.Get("Content-Type"), nil
+	return data, nil
 }
 
 // decodeDataURI reads a data: URI (base64 or percent-encoded).

@@ -15,24 +15,39 @@ import (
 // its line (see internal/text/termsafe).
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	r.writeHeader(&b)
+	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
+	r.writeCriteria(&b)
+	r.writeFindings(&b)
+	r.writeQuestions(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeHeader writes who the server is, what it offers and declares, and
+// the lists that failed.
+func (r *Report) writeHeader(b *strings.Builder) {
 	name := termsafe.ServerName(r.Server, r.Version)
-	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, orNone(termsafe.Line(r.Protocol)))
-	fmt.Fprintf(&b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
+	fmt.Fprintf(b, "Server: %s, protocol %s\n", name, orNone(termsafe.Line(r.Protocol)))
+	fmt.Fprintf(b, "Offers: %s, %s, %s, %s\n", count(r.Counts.Tools, "tool"), count(r.Counts.Prompts, "prompt"), count(r.Counts.Resources, "resource"), count(r.Counts.Templates, "resource template"))
 	if len(r.Declares) > 0 {
-		fmt.Fprintf(&b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
+		fmt.Fprintf(b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
 	}
 	if r.ClientCapabilities != nil {
 		caps := strings.Join(r.ClientCapabilities, ", ")
 		if caps == "" {
 			caps = "nothing"
 		}
-		fmt.Fprintf(&b, "Listed by a client that declared %s\n", caps)
+		fmt.Fprintf(b, "Listed by a client that declared %s\n", caps)
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
+		fmt.Fprintf(b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
 	}
-	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+}
+
+// writeCriteria writes the table of the criteria and their points.
+func (r *Report) writeCriteria(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	for _, c := range r.Criteria {
 		if !c.Applies {
 			fmt.Fprintf(tw, "   %s\tn/a\n", termsafe.Line(c.Name))
@@ -45,6 +60,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s %s\t%s/%d\n", mark, termsafe.Line(c.Name), strconv.FormatFloat(c.Points, 'f', -1, 64), c.Weight)
 	}
 	tw.Flush()
+}
+
+// writeFindings writes the criteria's findings with their advice, under
+// a heading when there are any.
+func (r *Report) writeFindings(b *strings.Builder) {
 	first := true
 	for _, c := range r.Criteria {
 		for _, f := range c.Findings {
@@ -56,9 +76,14 @@ func (r *Report) WriteText(w io.Writer) error {
 			if f.Subject != "" {
 				subj = termsafe.Line(f.Subject) + ": "
 			}
-			fmt.Fprintf(&b, "  [%s] %s%s\n      → %s\n", c.ID, subj, termsafe.Line(f.Problem), termsafe.Line(f.Advice))
+			fmt.Fprintf(b, "  [%s] %s%s\n      → %s\n", c.ID, subj, termsafe.Line(f.Problem), termsafe.Line(f.Advice))
 		}
 	}
+}
+
+// writeQuestions writes the tools and prompts that ask the user, and how
+// that is known.
+func (r *Report) writeQuestions(b *strings.Builder) {
 	b.WriteString("\nQuestions to the user:")
 	if len(r.Elicit.Tools) == 0 && len(r.Elicit.Prompts) == 0 {
 		if r.Elicit.Probed {
@@ -66,33 +91,37 @@ func (r *Report) WriteText(w io.Writer) error {
 		} else {
 			b.WriteString(" none said (no description says a tool asks; --probe calls read-only tools to find out)\n")
 		}
-	} else {
-		b.WriteString("\n")
-		all := append([]ElicitingTool(nil), r.Elicit.Tools...)
-		for _, p := range r.Elicit.Prompts {
-			p.Name = "prompt " + p.Name
-			all = append(all, p)
-		}
-		for _, t := range all {
-			var how []string
-			if t.Said {
-				how = append(how, "says so in its description")
-			}
-			for _, q := range t.Asked {
-				key := ""
-				if q.Key != "" {
-					key = fmt.Sprintf(" %q", q.Key)
-				}
-				how = append(how, fmt.Sprintf("asked%s (%s): %s", key, termsafe.Line(q.Mode), oneLine(q.Message)))
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", termsafe.Line(t.Name), strings.Join(how, "; "))
-		}
-		if !r.Elicit.Probed {
-			b.WriteString("  (from descriptions only; --probe calls read-only tools to see them ask)\n")
-		}
+		return
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString("\n")
+	all := append([]ElicitingTool(nil), r.Elicit.Tools...)
+	for _, p := range r.Elicit.Prompts {
+		p.Name = "prompt " + p.Name
+		all = append(all, p)
+	}
+	for _, t := range all {
+		fmt.Fprintf(b, "  %s: %s\n", termsafe.Line(t.Name), strings.Join(howItAsks(t), "; "))
+	}
+	if !r.Elicit.Probed {
+		b.WriteString("  (from descriptions only; --probe calls read-only tools to see them ask)\n")
+	}
+}
+
+// howItAsks says how t is known to ask: its description, and each
+// question a probe saw.
+func howItAsks(t ElicitingTool) []string {
+	var how []string
+	if t.Said {
+		how = append(how, "says so in its description")
+	}
+	for _, q := range t.Asked {
+		key := ""
+		if q.Key != "" {
+			key = fmt.Sprintf(" %q", q.Key)
+		}
+		how = append(how, fmt.Sprintf("asked%s (%s): %s", key, termsafe.Line(q.Mode), oneLine(q.Message)))
+	}
+	return how
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(termsafe.Line(s)), " ") }

@@ -93,6 +93,21 @@ func newPerTool(id, name string, weight int) *perTool {
 
 func (p *perTool) add(score float64) { p.sum += score; p.n++ }
 
+// verdict is one tool's score on a criterion, with its problem and the
+// advice for it when it has one.
+type verdict struct {
+	score           float64
+	problem, advice string
+}
+
+// judge adds the verdict v on tool.
+func (p *perTool) judge(tool string, v verdict) {
+	p.add(v.score)
+	if v.problem != "" {
+		p.flag(tool, v.problem, v.advice)
+	}
+}
+
 // flag records that tool has problem (grouped by problem text).
 func (p *perTool) flag(tool, problem, advice string) {
 	g, ok := p.groups[problem]
@@ -163,35 +178,36 @@ func descriptions(s *Server) Criterion {
 func inputSchemas(s *Server) Criterion {
 	p := newPerTool(CritInputSchemas, "Input schemas", 15)
 	for _, t := range s.Tools {
-		m := schemaargs.Map(t.InputSchema)
-		if m == nil || m["type"] != "object" {
-			p.add(0)
-			p.flag(t.Name, `an input schema that is not {"type":"object",…}`, "Declare the arguments as a JSON Schema object with properties.")
-			continue
-		}
-		props, _ := m["properties"].(map[string]any)
-		if len(props) == 0 {
-			if m["additionalProperties"] == false {
-				p.add(1)
-				continue
-			}
-			p.add(0.5)
-			p.flag(t.Name, "an input schema without properties", `If the tool takes no arguments, say so with "additionalProperties": false; otherwise declare each argument with a type and a description.`)
-			continue
-		}
-		described := 0
-		for _, v := range props {
-			pm, _ := v.(map[string]any)
-			if d, _ := pm["description"].(string); strings.TrimSpace(d) != "" {
-				described++
-			}
-		}
-		p.add(float64(described) / float64(len(props)))
-		if described < len(props) {
-			p.flag(t.Name, "arguments without a description", "Describe every argument: its meaning, format and an example value.")
-		}
+		p.judge(t.Name, inputSchemaVerdict(schemaargs.Map(t.InputSchema)))
 	}
 	return p.done(true)
+}
+
+// inputSchemaVerdict judges a tool's input schema m: an object, whose
+// properties are all described, or that says it takes none.
+func inputSchemaVerdict(m map[string]any) verdict {
+	if m == nil || m["type"] != "object" {
+		return verdict{0, `an input schema that is not {"type":"object",…}`, "Declare the arguments as a JSON Schema object with properties."}
+	}
+	props, _ := m["properties"].(map[string]any)
+	if len(props) == 0 {
+		if m["additionalProperties"] == false {
+			return verdict{score: 1}
+		}
+		return verdict{0.5, "an input schema without properties", `If the tool takes no arguments, say so with "additionalProperties": false; otherwise declare each argument with a type and a description.`}
+	}
+	described := 0
+	for _, v := range props {
+		pm, _ := v.(map[string]any)
+		if d, _ := pm["description"].(string); strings.TrimSpace(d) != "" {
+			described++
+		}
+	}
+	v := verdict{score: float64(described) / float64(len(props))}
+	if described < len(props) {
+		v.problem, v.advice = "arguments without a description", "Describe every argument: its meaning, format and an example value."
+	}
+	return v
 }
 
 func outputSchemas(s *Server) Criterion {
@@ -213,34 +229,32 @@ var destructiveWords = lazyre.New(`(?i)(^|[^a-z])(delete|remove|rm|drop|destroy|
 func annotations(s *Server) Criterion {
 	p := newPerTool(CritAnnotations, "Annotations (read-only, destructive, idempotent)", 15)
 	for _, t := range s.Tools {
-		a := t.Annotations
-		looks := destructiveWords.MatchString(t.Name)
-		switch {
-		case a == nil && looks:
-			p.add(0)
-			p.flag(t.Name, "looks destructive but has no annotations", `Set "destructiveHint": true (and "idempotentHint" if repeating it is harmless), so that clients ask before running it.`)
-		case a == nil:
-			p.add(0)
-			p.flag(t.Name, "no annotations", `Set "readOnlyHint": true for tools that change nothing; otherwise "destructiveHint" and "idempotentHint".`)
-		case a.ReadOnlyHint && looks:
-			p.add(0.5)
-			p.flag(t.Name, "marked read-only but named like a tool that changes things", "Check the hint: a wrong readOnlyHint lets clients run it without asking.")
-		case a.ReadOnlyHint:
-			p.add(1)
-		case a.DestructiveHint == nil && looks:
-			p.add(0.25)
-			p.flag(t.Name, "looks destructive but does not say whether it is", `Set "destructiveHint": true explicitly.`)
-		case a.DestructiveHint == nil:
-			p.add(0.5)
-			p.flag(t.Name, "annotations that do not say whether the tool is destructive", `Set "destructiveHint" (clients assume true when it is missing) or "readOnlyHint": true.`)
-		case !*a.DestructiveHint && looks:
-			p.add(0.5)
-			p.flag(t.Name, `marked not destructive but named like a tool that removes things`, "Check the hint: clients skip confirmation for tools that say they are not destructive.")
-		default:
-			p.add(1)
-		}
+		p.judge(t.Name, annotationVerdict(t.Annotations, destructiveWords.MatchString(t.Name)))
 	}
 	return p.done(true)
+}
+
+// annotationVerdict judges a tool's annotations a, looks saying whether
+// its name looks destructive: they must say what it does, and not
+// contradict its name.
+func annotationVerdict(a *mcp.ToolAnnotations, looks bool) verdict {
+	switch {
+	case a == nil && looks:
+		return verdict{0, "looks destructive but has no annotations", `Set "destructiveHint": true (and "idempotentHint" if repeating it is harmless), so that clients ask before running it.`}
+	case a == nil:
+		return verdict{0, "no annotations", `Set "readOnlyHint": true for tools that change nothing; otherwise "destructiveHint" and "idempotentHint".`}
+	case a.ReadOnlyHint && looks:
+		return verdict{0.5, "marked read-only but named like a tool that changes things", "Check the hint: a wrong readOnlyHint lets clients run it without asking."}
+	case a.ReadOnlyHint:
+		return verdict{score: 1}
+	case a.DestructiveHint == nil && looks:
+		return verdict{0.25, "looks destructive but does not say whether it is", `Set "destructiveHint": true explicitly.`}
+	case a.DestructiveHint == nil:
+		return verdict{0.5, "annotations that do not say whether the tool is destructive", `Set "destructiveHint" (clients assume true when it is missing) or "readOnlyHint": true.`}
+	case !*a.DestructiveHint && looks:
+		return verdict{0.5, `marked not destructive but named like a tool that removes things`, "Check the hint: clients skip confirmation for tools that say they are not destructive."}
+	}
+	return verdict{score: 1}
 }
 
 func titles(s *Server) Criterion {
@@ -271,11 +285,8 @@ func prompts(s *Server) Criterion {
 		if strings.TrimSpace(p.Description) == "" {
 			undescribed = append(undescribed, p.Name)
 		}
-		for _, a := range p.Arguments {
-			if strings.TrimSpace(a.Description) == "" {
-				badArgs = append(badArgs, p.Name)
-				break
-			}
+		if slices.ContainsFunc(p.Arguments, undescribedArg) {
+			badArgs = append(badArgs, p.Name)
 		}
 	}
 	n := float64(len(s.Prompts))
@@ -289,6 +300,9 @@ func prompts(s *Server) Criterion {
 	}
 	return c
 }
+
+// undescribedArg reports whether a prompt's argument has no description.
+func undescribedArg(a *mcp.PromptArgument) bool { return strings.TrimSpace(a.Description) == "" }
 
 func icons(s *Server, seen *int) Criterion {
 	c := Criterion{ID: CritIcons, Name: "Icons", Weight: 5, Applies: true}
@@ -368,18 +382,11 @@ func saysItAsks(t *mcp.Tool) bool {
 }
 
 func elicitation(s *Server) Elicitation {
-	e := Elicitation{Probed: s.Probes != nil, Tools: []ElicitingTool{}}
+	e := Elicitation{Probed: s.Probes != nil, Tools: []ElicitingTool{}, Prompts: askingPrompts(s)}
 	asked := map[string][]Question{}
 	for _, p := range s.Probes {
 		if len(p.Questions) > 0 && p.Tool != "" {
 			asked[p.Tool] = p.Questions
-		}
-	}
-	for _, pr := range s.Prompts {
-		for _, p := range s.Probes {
-			if p.Prompt == pr.Name && len(p.Questions) > 0 {
-				e.Prompts = append(e.Prompts, ElicitingTool{Name: pr.Name, Said: askWords.MatchString(pr.Description), Asked: p.Questions})
-			}
 		}
 	}
 	sort.Slice(e.Prompts, func(i, j int) bool { return e.Prompts[i].Name < e.Prompts[j].Name })
@@ -391,6 +398,20 @@ func elicitation(s *Server) Elicitation {
 	}
 	sort.Slice(e.Tools, func(i, j int) bool { return e.Tools[i].Name < e.Tools[j].Name })
 	return e
+}
+
+// askingPrompts lists the prompts a probe saw ask, once per probe that
+// did.
+func askingPrompts(s *Server) []ElicitingTool {
+	var out []ElicitingTool
+	for _, pr := range s.Prompts {
+		for _, p := range s.Probes {
+			if p.Prompt == pr.Name && len(p.Questions) > 0 {
+				out = append(out, ElicitingTool{Name: pr.Name, Said: askWords.MatchString(pr.Description), Asked: p.Questions})
+			}
+		}
+	}
+	return out
 }
 
 func elicitationCriterion(e Elicitation) Criterion {
@@ -433,32 +454,14 @@ func declared(s *Server) []string {
 		return out
 	}
 	c := s.Info.Capabilities
-	with := func(name string, extras ...string) string {
-		var on []string
-		for i := 0; i+1 < len(extras); i += 2 {
-			if extras[i+1] == "y" {
-				on = append(on, extras[i])
-			}
-		}
-		if len(on) == 0 {
-			return name
-		}
-		return name + " (" + strings.Join(on, ", ") + ")"
-	}
-	yn := func(b bool) string {
-		if b {
-			return "y"
-		}
-		return "n"
-	}
 	if c.Tools != nil {
-		out = append(out, with("tools", "listChanged", yn(c.Tools.ListChanged)))
+		out = append(out, withFlags("tools", flag{"listChanged", c.Tools.ListChanged}))
 	}
 	if c.Prompts != nil {
-		out = append(out, with("prompts", "listChanged", yn(c.Prompts.ListChanged)))
+		out = append(out, withFlags("prompts", flag{"listChanged", c.Prompts.ListChanged}))
 	}
 	if c.Resources != nil {
-		out = append(out, with("resources", "subscribe", yn(c.Resources.Subscribe), "listChanged", yn(c.Resources.ListChanged)))
+		out = append(out, withFlags("resources", flag{"subscribe", c.Resources.Subscribe}, flag{"listChanged", c.Resources.ListChanged}))
 	}
 	if c.Completions != nil {
 		out = append(out, "completions")
@@ -475,6 +478,27 @@ func declared(s *Server) []string {
 	}
 	sort.Strings(out[min(len(out), countBasic(c)):])
 	return out
+}
+
+// flag is one flag of a capability, and whether it is on.
+type flag struct {
+	name string
+	on   bool
+}
+
+// withFlags names a capability with the flags that are on: "resources
+// (subscribe, listChanged)", or "tools" when none is.
+func withFlags(name string, flags ...flag) string {
+	var on []string
+	for _, f := range flags {
+		if f.on {
+			on = append(on, f.name)
+		}
+	}
+	if len(on) == 0 {
+		return name
+	}
+	return name + " (" + strings.Join(on, ", ") + ")"
 }
 
 // countBasic is how many of the capabilities listed first are the fixed

@@ -56,13 +56,9 @@ func (s *scanner) agency(i int, tool *mcp.Tool) {
 	}
 	a := tool.Annotations
 	t := &text{subject: fmt.Sprintf("tool %q", tool.Name), path: fmt.Sprintf("$.tools[%d].annotations", i)}
-	how := "its description says so"
+	how, sev := "its description says so", Medium
 	if byName {
-		how = "its name says so"
-	}
-	sev := Medium
-	if byName {
-		sev = High
+		how, sev = "its name says so", High
 	}
 	switch {
 	case a == nil:
@@ -85,28 +81,53 @@ func agencyOf(t *mcp.Tool) (what string, byName bool) {
 	if len(words) > 0 && readNames[words[0]] {
 		return "", false // a tool that looks: get_payment, preview_delete
 	}
+	if what := agencyByName(words, desc); what != "" {
+		return what, true
+	}
+	return agencyByDescription(desc), false
+}
+
+// agencyByName says what a tool named words does that needs consent, or
+// "": its description (desc) tells only whether an eval is of code.
+func agencyByName(words []string, desc string) string {
 	for i, w := range words {
 		switch {
 		case execNames[w], w == "run" && i+1 < len(words) && runObjects[words[i+1]]:
-			return runsCommands, true
+			return runsCommands
 		case evalNames[w] && codeWords.MatchString(desc):
-			return runsCommands, true
+			return runsCommands
 		case deleteNames[w]:
-			return deletes, true
+			return deletes
 		case spendNames[w]:
-			return spends, true
+			return spends
 		}
 	}
+	return ""
+}
+
+// descriptionAgency says what a description's words tell a tool does:
+// the stems one of which the words need (a cheap test first), and the
+// words.
+var descriptionAgency = []struct {
+	what  string
+	stems []string
+	words *lazyre.Regexp
+}{
+	{runsCommands, []string{"execut", "run", "evaluat", "spawn", "arbitrary"}, execWords},
+	{deletes, []string{"delet", "remov", "eras", "destroy", "purge", "wipe", "truncat", "overwrit", "uninstall", "drop"}, deleteWords},
+	{spends, []string{"pay", "purchas", "buy", "check", "withdraw", "refund", "donat", "charge", "transfer", "send", "order"}, spendWords},
+}
+
+// agencyByDescription says what the description desc (folded) tells a
+// tool does that needs consent, affirmed and not negated, or "".
+func agencyByDescription(desc string) string {
 	lower := strings.ToLower(desc)
-	switch {
-	case hasAny(lower, "execut", "run", "evaluat", "spawn", "arbitrary") && affirmed(execWords, desc):
-		return runsCommands, false
-	case hasAny(lower, "delet", "remov", "eras", "destroy", "purge", "wipe", "truncat", "overwrit", "uninstall", "drop") && affirmed(deleteWords, desc):
-		return deletes, false
-	case hasAny(lower, "pay", "purchas", "buy", "check", "withdraw", "refund", "donat", "charge", "transfer", "send", "order") && affirmed(spendWords, desc):
-		return spends, false
+	for _, a := range descriptionAgency {
+		if hasAny(lower, a.stems...) && affirmed(a.words, desc) {
+			return a.what
+		}
 	}
-	return "", false
+	return ""
 }
 
 // affirmed reports whether re matches s somewhere not negated.

@@ -42,25 +42,35 @@ func loadCorpus(t *testing.T) map[string]*corpusEntry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e corpusEntry
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
+		e, err := decodeEntry(b)
+		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if len(e.Fires) == 0 || e.About == "" || (e.Catalog == nil) == (len(e.Servers) == 0) {
 			t.Fatalf("%s: an entry says what it is about, the rules it fires, and a catalog or servers", f)
 		}
-		named, err := catalog.ReadFile("corpus", b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range named {
-			e.scanned = append(e.scanned, scan.Server{Name: n.Name, Catalog: n.Listing})
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = &e
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = e
 	}
 	return out
+}
+
+// decodeEntry reads one entry of the corpus, strictly, and its servers
+// as catalog.ReadFile reads them.
+func decodeEntry(b []byte) (*corpusEntry, error) {
+	var e corpusEntry
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, err
+	}
+	named, err := catalog.ReadFile("corpus", b)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range named {
+		e.scanned = append(e.scanned, scan.Server{Name: n.Name, Catalog: n.Listing})
+	}
+	return &e, nil
 }
 
 // Every attack of the corpus fires the rules it names, each at the

@@ -26,8 +26,7 @@ func base64Runs(s string) []string {
 	start := -1
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) {
-			c := s[i]
-			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' || c == '=' {
+			if isBase64Char(s[i]) {
 				if start < 0 {
 					start = i
 				}
@@ -40,6 +39,12 @@ func base64Runs(s string) []string {
 		start = -1
 	}
 	return out
+}
+
+// isBase64Char reports whether c is a character of base64, in either
+// alphabet, or its padding.
+func isBase64Char(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' || c == '='
 }
 
 // maxDecoded bounds the text decoded from one text's base64 runs.

@@ -75,15 +75,8 @@ func (s *scanner) destinations(t *text, p *prose) {
 		return
 	}
 	for i, sent := range p.sents {
-		for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
-			if !images {
-				break
-			}
-			if placeholder.MatchString(m[1]) {
-				s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
-			} else {
-				s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
-			}
+		if images {
+			s.remoteImages(t, sent)
 		}
 		if !addresses {
 			continue
@@ -93,19 +86,36 @@ func (s *scanner) destinations(t *text, p *prose) {
 			continue
 		}
 		d := strings.TrimRight(dests[0], ".,;:")
-		if s.visitWithData(t, p, i, d) {
-			continue
+		if !s.visitWithData(t, p, i, d) {
+			s.sendOrder(t, sent, d)
 		}
-		switch {
-		case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
-			s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
-		case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
-			s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
-		case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
-			s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
-		case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
-			s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+	}
+}
+
+// remoteImages reports the Markdown images of sentence sent whose
+// address is remote (MCPS020): high when the address takes data.
+func (s *scanner) remoteImages(t *text, sent string) {
+	for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
+		if placeholder.MatchString(m[1]) {
+			s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
+		} else {
+			s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
 		}
+	}
+}
+
+// sendOrder reports sentence sent when it orders data sent to the
+// address d, or says the tool sends data there (MCPS020).
+func (s *scanner) sendOrder(t *text, sent, d string) {
+	switch {
+	case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
+		s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
+	case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
+		s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
+	case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
+		s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
+	case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
+		s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
 	}
 }
 
@@ -145,61 +155,90 @@ func (s *scanner) sideChannels(i int, tool *mcp.Tool) {
 	if len(props) == 0 {
 		return
 	}
-	required := map[string]bool{}
-	if list, ok := schema["required"].([]any); ok {
-		for _, r := range list {
-			if name, ok := r.(string); ok {
-				required[name] = true
-			}
-		}
-	}
+	required := requiredNames(schema)
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	toolSubj := fmt.Sprintf("tool %q", tool.Name)
-	descPath := fmt.Sprintf("$.tools[%d].description", i)
+	desc := &text{subject: fmt.Sprintf("tool %q", tool.Name), path: fmt.Sprintf("$.tools[%d].description", i)}
 	toolSents := sentences(headTail(fold(tool.Description)))
 	for _, n := range names {
 		p, _ := props[n].(map[string]any)
-		subj := fmt.Sprintf("%s parameter %q", toolSubj, n)
-		path := fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))
-		desc, _ := p["description"].(string)
-		if m := cue(headTail(fold(desc))); m != "" {
-			s.add(RuleSideChannel, High, &text{subject: subj, path: path + ".description"},
-				fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
+		param := &text{subject: fmt.Sprintf("%s parameter %q", desc.subject, n), path: fmt.Sprintf("$.tools[%d].inputSchema.properties%s", i, member(n))}
+		if s.paramCarries(param, n, p) {
 			continue
 		}
-		mentioned := false
-		reported := false
-		for _, sent := range toolSents {
-			if !mentions(sent, n) {
-				continue
-			}
-			mentioned = true
-			if m := cue(sent); m != "" && fillVerb.MatchString(sent) {
-				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
-					fmt.Sprintf("the description asks for %q in the parameter %q", clipWords(m), n), sent)
-				reported = true
-				break
-			}
-			if secretFile.MatchString(sent) && fillVerb.MatchString(sent) {
-				s.add(RuleSideChannel, High, &text{subject: toolSubj, path: descPath},
-					fmt.Sprintf("the description asks for a file of keys or credentials in the parameter %q", n), sent)
-				reported = true
-				break
-			}
-		}
-		if reported || mentioned || !required[n] || !sideChannelNames[normName(n)] {
+		if mentioned := s.descriptionAsksFor(desc, toolSents, n); mentioned || !required[n] {
 			continue
 		}
-		if typ, ok := p["type"]; ok && typ != "string" {
-			continue
-		}
-		s.add(RuleSideChannel, Medium, &text{subject: subj, path: path},
-			fmt.Sprintf("the required free-text parameter %q is never mentioned in the tool's description: what is it for?", n), n)
+		s.unexplainedFreeText(param, n, p)
 	}
+}
+
+// requiredNames returns the names in a schema's "required" list.
+func requiredNames(schema map[string]any) map[string]bool {
+	required := map[string]bool{}
+	list, _ := schema["required"].([]any)
+	for _, r := range list {
+		if name, ok := r.(string); ok {
+			required[name] = true
+		}
+	}
+	return required
+}
+
+// paramCarries reports the parameter n (schema p, at param) when its
+// own description says it is to carry the conversation (MCPS021), and
+// reports whether it did.
+func (s *scanner) paramCarries(param *text, n string, p map[string]any) bool {
+	desc, _ := p["description"].(string)
+	m := cue(headTail(fold(desc)))
+	if m == "" {
+		return false
+	}
+	s.add(RuleSideChannel, High, &text{subject: param.subject, path: param.path + ".description"},
+		fmt.Sprintf("the parameter %q is to carry %q to the server", n, clipWords(m)), desc)
+	return true
+}
+
+// descriptionAsksFor reports the first of the tool description's
+// sentences (at desc) that names the parameter n and asks for the
+// conversation or a file of secrets in it (MCPS021). It reports whether
+// any sentence names n.
+func (s *scanner) descriptionAsksFor(desc *text, sents []string, n string) (mentioned bool) {
+	for _, sent := range sents {
+		if !mentions(sent, n) {
+			continue
+		}
+		mentioned = true
+		if !fillVerb.MatchString(sent) {
+			continue
+		}
+		if m := cue(sent); m != "" {
+			s.add(RuleSideChannel, High, desc, fmt.Sprintf("the description asks for %q in the parameter %q", clipWords(m), n), sent)
+			return true
+		}
+		if secretFile.MatchString(sent) {
+			s.add(RuleSideChannel, High, desc, fmt.Sprintf("the description asks for a file of keys or credentials in the parameter %q", n), sent)
+			return true
+		}
+	}
+	return mentioned
+}
+
+// unexplainedFreeText reports the required parameter n (schema p, at
+// param) when its name is a side channel's and it takes free text
+// (MCPS021): a place the description never explains.
+func (s *scanner) unexplainedFreeText(param *text, n string, p map[string]any) {
+	if !sideChannelNames[normName(n)] {
+		return
+	}
+	if typ, ok := p["type"]; ok && typ != "string" {
+		return
+	}
+	s.add(RuleSideChannel, Medium, param,
+		fmt.Sprintf("the required free-text parameter %q is never mentioned in the tool's description: what is it for?", n), n)
 }
 
 // mentions reports whether sentence names the parameter n, as a word
@@ -209,14 +248,18 @@ func mentions(sentence, n string) bool {
 	if want == "" {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(sentence, func(r rune) bool {
-		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
-	}) {
+	for _, w := range strings.FieldsFunc(sentence, notNameRune) {
 		if normName(w) == want {
 			return true
 		}
 	}
 	return false
+}
+
+// notNameRune reports whether r cannot be part of a parameter's name:
+// names are ASCII letters, digits, '_' and '-', and any non-ASCII rune.
+func notNameRune(r rune) bool {
+	return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
 }
 
 // cueWords are the words one of which a conversation cue needs.

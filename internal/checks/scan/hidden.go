@@ -42,15 +42,9 @@ func (h *hidden) count(runes []rune) {
 	for i, r := range runes {
 		switch termsafe.Classify(r) {
 		case termsafe.Tag:
-			h.tags++
-			if r >= 0xe0020 && r <= 0xe007e && h.decoded.Len() < maxSpelled {
-				h.decoded.WriteRune(r - 0xe0000)
-			}
+			h.addTag(r)
 		case termsafe.Bidi:
-			h.bidi++
-			if h.firstBidi == 0 {
-				h.firstBidi = r
-			}
+			h.addBidi(r)
 		case termsafe.Control:
 			h.control(runes, i)
 		case termsafe.LineSeparator:
@@ -81,6 +75,24 @@ func (h *hidden) control(runes []rune, i int) {
 	}
 }
 
+// addTag counts the tag character r, and keeps the ASCII character it
+// spells, up to maxSpelled bytes.
+func (h *hidden) addTag(r rune) {
+	h.tags++
+	if r >= 0xe0020 && r <= 0xe007e && h.decoded.Len() < maxSpelled {
+		h.decoded.WriteRune(r - 0xe0000)
+	}
+}
+
+// addBidi counts the bidirectional control r.
+func (h *hidden) addBidi(r rune) {
+	h.bidi++
+	if h.firstBidi == 0 {
+		h.firstBidi = r
+	}
+}
+
+// addInvisible counts the invisible character r.
 func (h *hidden) addInvisible(r rune) {
 	h.invisible++
 	if h.firstInvisible == 0 {
@@ -100,6 +112,15 @@ func (s *scanner) reportHidden(t *text, h *hidden) {
 	if h.bidi > 0 {
 		s.add(RuleBidi, High, t, fmt.Sprintf("%d bidirectional control(s), first U+%04X: what is shown is not what the model reads", h.bidi, h.firstBidi), t.s)
 	}
+	s.reportControls(t, h)
+	if h.invisible > 0 {
+		s.reportInvisible(t, h)
+	}
+}
+
+// reportControls adds the one finding of the control characters h
+// counted in t (MCPS003), the worst kind first.
+func (s *scanner) reportControls(t *text, h *hidden) {
 	switch {
 	case h.escapes > 0:
 		s.add(RuleControl, High, t, fmt.Sprintf("%d terminal escape sequence(s) (ESC or CSI) that can hide or rewrite text on a terminal", h.escapes), t.s)
@@ -108,19 +129,23 @@ func (s *scanner) reportHidden(t *text, h *hidden) {
 	case h.loneCR > 0:
 		s.add(RuleControl, Medium, t, fmt.Sprintf("%d carriage return(s) without a newline: a terminal writes what follows over what came before", h.loneCR), t.s)
 	}
-	if h.invisible > 0 {
-		sev := Medium
-		why := fmt.Sprintf("%d invisible character(s), first U+%04X", h.invisible, h.firstInvisible)
-		switch {
-		case t.kind == kindName:
-			sev = High
-			why += ": the name is not the name it looks like"
-		case h.invisible >= manyInvisible:
-			sev = High
-			why += ": enough to encode a hidden message"
-		}
-		s.add(RuleInvisible, sev, t, why, t.s)
+}
+
+// reportInvisible adds the finding of the invisible characters h counted
+// in t (MCPS004): high in a name, or when there are enough to encode a
+// message.
+func (s *scanner) reportInvisible(t *text, h *hidden) {
+	sev := Medium
+	why := fmt.Sprintf("%d invisible character(s), first U+%04X", h.invisible, h.firstInvisible)
+	switch {
+	case t.kind == kindName:
+		sev = High
+		why += ": the name is not the name it looks like"
+	case h.invisible >= manyInvisible:
+		sev = High
+		why += ": enough to encode a hidden message"
 	}
+	s.add(RuleInvisible, sev, t, why, t.s)
 }
 
 // benignJoiner reports whether the format character at i is one that
@@ -161,42 +186,36 @@ func joiningScript(r rune) bool {
 // character that is neither an emoji nor an ideograph. Runs of them carry
 // data invisibly.
 func strayVariationSelector(runes []rune, i int) bool {
-	r := runes[i]
-	if !(r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef) {
+	if !isVariationSelector(runes[i]) {
 		return false
 	}
 	if i == 0 {
 		return true
 	}
 	prev := runes[i-1]
-	if prev >= 0xfe00 && prev <= 0xfe0f || prev >= 0xe0100 && prev <= 0xe01ef {
-		return true
-	}
-	return !(isPictograph(prev) || unicode.Is(unicode.Han, prev) || prev < 0x80 && unicode.IsDigit(prev) || prev == '#' || prev == '*' ||
-		unicode.In(prev, unicode.Mongolian, unicode.Hangul, unicode.Hiragana, unicode.Katakana) || unicode.Is(unicode.S, prev))
+	return isVariationSelector(prev) || !takesVariation(prev)
+}
+
+// isVariationSelector reports whether r is a variation selector (VS1 to
+// VS16, or a supplement one).
+func isVariationSelector(r rune) bool {
+	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
+}
+
+// takesVariation reports whether a variation selector after r may select
+// something: after an emoji or a symbol, an ideograph, a keycap's base
+// (an ASCII digit, # or *), or a letter of the scripts with standardized
+// variants.
+func takesVariation(r rune) bool {
+	return isPictograph(r) || unicode.Is(unicode.Han, r) || r < 0x80 && unicode.IsDigit(r) || r == '#' || r == '*' ||
+		unicode.In(r, unicode.Mongolian, unicode.Hangul, unicode.Hiragana, unicode.Katakana) || unicode.Is(unicode.S, r)
 }
 
 // confusableName reports a name that imitates another one (MCPS005):
 // Latin look-alikes from another script, full-width or mathematical
 // letters, or letters of several scripts.
 func (s *scanner) confusableName(t *text) {
-	var scripts []string
-	look := 0
-	for _, r := range t.s {
-		if _, ok := latinLookalike(r); ok {
-			look++
-			sc := "full-width or mathematical"
-			switch {
-			case unicode.Is(unicode.Cyrillic, r):
-				sc = "Cyrillic"
-			case unicode.Is(unicode.Greek, r):
-				sc = "Greek"
-			}
-			if !slices.Contains(scripts, sc) {
-				scripts = append(scripts, sc)
-			}
-		}
-	}
+	look, scripts := lookalikes(t.s)
 	mixed := urlcheck.MixedScripts(t.s)
 	switch {
 	case look > 0 && hasLatin(t.s) || look > 0 && len(mixed) == 0 && isAllLookalike(t.s):
@@ -204,6 +223,32 @@ func (s *scanner) confusableName(t *text) {
 	case len(mixed) > 1:
 		s.add(RuleConfusable, High, t, fmt.Sprintf("the name %q mixes letters of %s", t.s, strings.Join(mixed, " and ")), t.s)
 	}
+}
+
+// lookalikes counts the look-alikes of Latin letters in s, and names
+// their scripts in the order first seen.
+func lookalikes(s string) (n int, scripts []string) {
+	for _, r := range s {
+		if _, ok := latinLookalike(r); !ok {
+			continue
+		}
+		n++
+		if sc := lookalikeScript(r); !slices.Contains(scripts, sc) {
+			scripts = append(scripts, sc)
+		}
+	}
+	return n, scripts
+}
+
+// lookalikeScript names the script of the look-alike r.
+func lookalikeScript(r rune) string {
+	switch {
+	case unicode.Is(unicode.Cyrillic, r):
+		return "Cyrillic"
+	case unicode.Is(unicode.Greek, r):
+		return "Greek"
+	}
+	return "full-width or mathematical"
 }
 
 // hasLatin reports whether s has an ASCII letter.
@@ -237,18 +282,11 @@ func isAllLookalike(s string) bool {
 func (s *scanner) mixedWords(t *text) {
 	n := 0
 	first := ""
-	for _, w := range strings.FieldsFunc(t.s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) }) {
+	for _, w := range strings.FieldsFunc(t.s, notWordRune) {
 		if len(w) < 2 || !hasLatin(w) {
 			continue
 		}
-		look := false
-		for _, r := range w {
-			if _, ok := confusables[r]; ok {
-				look = true
-				break
-			}
-		}
-		if look && len(urlcheck.MixedScripts(w)) > 1 {
+		if hasConfusable(w) && len(urlcheck.MixedScripts(w)) > 1 {
 			n++
 			if first == "" {
 				first = w
@@ -260,6 +298,20 @@ func (s *scanner) mixedWords(t *text) {
 	}
 }
 
+// notWordRune reports whether r is neither a letter nor a mark.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) }
+
+// hasConfusable reports whether w has a Cyrillic or Greek look-alike of
+// a Latin letter.
+func hasConfusable(w string) bool {
+	for _, r := range w {
+		if _, ok := confusables[r]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // uriHidden reports the hidden characters of a resource's URI that are
 // percent-encoded (those written as they are, hiddenChars reports), as
 // urlcheck finds them.
@@ -268,17 +320,19 @@ func (s *scanner) uriHidden(t *text) {
 		if !h.Encoded {
 			continue
 		}
-		var r Rule
-		switch termsafe.Classify(h.Rune) {
-		case termsafe.Tag:
-			r = RuleTags
-		case termsafe.Bidi:
-			r = RuleBidi
-		case termsafe.Control:
-			r = RuleControl
-		default:
-			r = RuleInvisible
-		}
-		s.add(r, High, t, "the URI holds "+h.String(), t.s)
+		s.add(hiddenRule(h.Rune), High, t, "the URI holds "+h.String(), t.s)
 	}
+}
+
+// hiddenRule is the rule that reports the hidden character r.
+func hiddenRule(r rune) Rule {
+	switch termsafe.Classify(r) {
+	case termsafe.Tag:
+		return RuleTags
+	case termsafe.Bidi:
+		return RuleBidi
+	case termsafe.Control:
+		return RuleControl
+	}
+	return RuleInvisible
 }

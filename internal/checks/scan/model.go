@@ -67,6 +67,13 @@ func (s *scanner) modelDirected(t *text, p *prose) {
 		s.add(RuleConceal, High, t, fmt.Sprintf("tells the model to keep something from the user: %q", clipWords(m)), m)
 	}
 	s.secrets(t, p)
+	s.preconditions(t, p)
+}
+
+// preconditions reports sentences that put the text's tool before every
+// other tool or the conversation (MCPS013): before the server's own
+// tools only is of medium severity.
+func (s *scanner) preconditions(t *text, p *prose) {
 	for i, sent := range p.sents {
 		m := findIn(precondition, sent, p.lowerSents[i])
 		if m == "" {
@@ -83,27 +90,34 @@ func (s *scanner) modelDirected(t *text, p *prose) {
 // secrets reports requests to read files that hold keys or credentials,
 // or to gather secrets (MCPS012).
 func (s *scanner) secrets(t *text, p *prose) {
-	files, gathered := p.has(secretFileWords...), p.has(secretWords...)
-	if !files && !gathered {
-		return
+	if p.has(secretFileWords...) {
+		s.secretFiles(t, p)
 	}
+	if p.has(secretWords...) {
+		s.gatheredSecrets(t, p)
+	}
+}
+
+// secretFiles reports sentences that name a file of keys or credentials:
+// high when they ask for its content.
+func (s *scanner) secretFiles(t *text, p *prose) {
 	for _, sent := range p.sents {
-		if !files {
-			break
+		loc := secretFile.FindStringIndex(sent)
+		if loc == nil {
+			continue
 		}
-		if loc := secretFile.FindStringIndex(sent); loc != nil {
-			file := sent[loc[0]:loc[1]]
-			if readVerb.MatchString(sent) {
-				s.add(RuleSecrets, High, t, fmt.Sprintf("asks for the content of %s, a file of keys or credentials", trimFile(file)), sent)
-			} else {
-				s.add(RuleSecrets, Medium, t, fmt.Sprintf("names %s, a file of keys or credentials", trimFile(file)), sent)
-			}
+		file := sent[loc[0]:loc[1]]
+		if readVerb.MatchString(sent) {
+			s.add(RuleSecrets, High, t, fmt.Sprintf("asks for the content of %s, a file of keys or credentials", trimFile(file)), sent)
+		} else {
+			s.add(RuleSecrets, Medium, t, fmt.Sprintf("names %s, a file of keys or credentials", trimFile(file)), sent)
 		}
 	}
+}
+
+// gatheredSecrets reports sentences that ask to gather secrets.
+func (s *scanner) gatheredSecrets(t *text, p *prose) {
 	for _, sent := range p.sents {
-		if !gathered {
-			break
-		}
 		if m := secretsGathered.FindString(sent); m != "" {
 			s.add(RuleSecrets, High, t, fmt.Sprintf("asks to gather secrets: %q", clipWords(m)), sent)
 		}

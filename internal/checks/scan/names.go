@@ -3,6 +3,8 @@ package scan
 import (
 	"fmt"
 	"sort"
+
+	"github.com/askback/askback/internal/catalog"
 )
 
 // named is one tool or prompt name, where it is.
@@ -17,47 +19,62 @@ type named struct {
 // not tell two names apart for a model).
 func (s *scanner) collisions() {
 	for _, kind := range []string{"tool", "prompt"} {
-		groups := map[string][]named{}
-		var keys []string
-		for i, srv := range s.servers {
-			var names []string
-			if kind == "tool" {
-				for _, t := range srv.Catalog.Tools {
-					if t == nil {
-						names = append(names, "")
-					} else {
-						names = append(names, t.Name)
-					}
-				}
-			} else {
-				for _, p := range srv.Catalog.Prompts {
-					if p == nil {
-						names = append(names, "")
-					} else {
-						names = append(names, p.Name)
-					}
-				}
-			}
-			for j, n := range names {
-				k := normName(n)
-				if k == "" {
-					continue
-				}
-				if _, ok := groups[k]; !ok {
-					keys = append(keys, k)
-				}
-				groups[k] = append(groups[k], named{i, j, n})
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			g := groups[k]
+		for _, g := range s.nameGroups(kind) {
 			first := g[0]
 			for _, e := range g[1:] {
 				s.collide(kind, first, e)
 			}
 		}
 	}
+}
+
+// nameGroups groups the names of kind of every server scanned by their
+// normName, the groups in the order of their keys.
+func (s *scanner) nameGroups(kind string) [][]named {
+	groups := map[string][]named{}
+	var keys []string
+	for i, srv := range s.servers {
+		for j, n := range listedNames(srv.Catalog, kind) {
+			k := normName(n)
+			if k == "" {
+				continue
+			}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], named{i, j, n})
+		}
+	}
+	sort.Strings(keys)
+	out := make([][]named, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, groups[k])
+	}
+	return out
+}
+
+// listedNames lists the names of c's tools or prompts (kind), in order,
+// "" for a missing one.
+func listedNames(c *catalog.Listing, kind string) []string {
+	var names []string
+	if kind == "tool" {
+		for _, t := range c.Tools {
+			name := ""
+			if t != nil {
+				name = t.Name
+			}
+			names = append(names, name)
+		}
+		return names
+	}
+	for _, p := range c.Prompts {
+		name := ""
+		if p != nil {
+			name = p.Name
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // collide reports e, whose name collides with first's.

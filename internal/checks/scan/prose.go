@@ -87,32 +87,44 @@ const maxSentence = 600
 // break, and is at most maxSentence bytes.
 func sentences(s string) []string {
 	var out []string
-	add := func(part string) {
-		for len(part) > maxSentence {
-			head := runecut.Prefix(part, maxSentence)
-			if head == "" {
-				// No rune starts in the first maxSentence bytes (bytes that
-				// are not UTF-8): take one, so that the loop moves on.
-				head = part[:maxSentence]
-			}
-			out = append(out, head)
-			part = part[len(head):]
-		}
-		if strings.TrimSpace(part) != "" {
-			out = append(out, part)
-		}
-	}
 	start := 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n' || c == ';':
-			add(s[start:i])
-			start = i + 1
-		case (c == '.' || c == '!' || c == '?') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t' || s[i+1] == '\n'):
-			add(s[start:i])
+		if endsSentence(s, i) {
+			out = appendSentence(out, s[start:i])
 			start = i + 1
 		}
 	}
-	add(s[start:])
+	return appendSentence(out, s[start:])
+}
+
+// endsSentence reports whether the byte at i of s ends a sentence: a line
+// break, a semicolon, or a full stop, question or exclamation mark at the
+// end or before a space.
+func endsSentence(s string, i int) bool {
+	switch c := s[i]; c {
+	case '\n', ';':
+		return true
+	case '.', '!', '?':
+		return i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t' || s[i+1] == '\n'
+	}
+	return false
+}
+
+// appendSentence appends part to out, cut into pieces of at most
+// maxSentence bytes, unless it is only spaces.
+func appendSentence(out []string, part string) []string {
+	for len(part) > maxSentence {
+		head := runecut.Prefix(part, maxSentence)
+		if head == "" {
+			// No rune starts in the first maxSentence bytes (bytes that
+			// are not UTF-8): take one, so that the loop moves on.
+			head = part[:maxSentence]
+		}
+		out = append(out, head)
+		part = part[len(head):]
+	}
+	if strings.TrimSpace(part) != "" {
+		out = append(out, part)
+	}
 	return out
 }

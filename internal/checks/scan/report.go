@@ -72,32 +72,42 @@ type Report struct {
 func (s *scanner) report() *Report {
 	r := &Report{Findings: []Finding{}}
 	for _, srv := range s.servers {
-		c := srv.Catalog
-		sum := ServerSummary{Name: srv.Name, Tools: len(c.Tools), Prompts: len(c.Prompts), Resources: len(c.Resources),
-			Templates: len(c.Templates), Instructions: c.Instructions() != "", ClientCapabilities: c.Declared}
-		if si := c.ServerInfo(); si != nil {
-			sum.Version = si.Version
-		}
-		r.Servers = append(r.Servers, sum)
+		r.Servers = append(r.Servers, summarize(srv))
 	}
 	for _, f := range s.findings {
 		if f.more > 0 {
 			f.Count = f.more + 1
 		}
 		r.Findings = append(r.Findings, f)
-		switch f.Severity {
-		case High:
-			r.Counts.High++
-		case Medium:
-			r.Counts.Medium++
-		case Low:
-			r.Counts.Low++
-		case Info:
-			r.Counts.Info++
-		}
+		r.Counts.add(f.Severity)
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
 	return r
+}
+
+// summarize says what the scan read of srv.
+func summarize(srv Server) ServerSummary {
+	c := srv.Catalog
+	sum := ServerSummary{Name: srv.Name, Tools: len(c.Tools), Prompts: len(c.Prompts), Resources: len(c.Resources),
+		Templates: len(c.Templates), Instructions: c.Instructions() != "", ClientCapabilities: c.Declared}
+	if si := c.ServerInfo(); si != nil {
+		sum.Version = si.Version
+	}
+	return sum
+}
+
+// add counts one finding of severity sev.
+func (c *Counts) add(sev Severity) {
+	switch sev {
+	case High:
+		c.High++
+	case Medium:
+		c.Medium++
+	case Low:
+		c.Low++
+	case Info:
+		c.Info++
+	}
 }
 
 // AtLeast counts the findings of severity sev or higher.
@@ -127,15 +137,7 @@ func (r *Report) ByRule(id string) []Finding {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, s := range r.Servers {
-		name := termsafe.ServerName(s.Name, s.Version)
-		what := []string{count(s.Tools, "tool"), count(s.Prompts, "prompt"), count(s.Resources, "resource"), count(s.Templates, "resource template")}
-		if s.Instructions {
-			what = append(what, "instructions")
-		}
-		fmt.Fprintf(&b, "Scanned %s: %s\n", name, strings.Join(what, ", "))
-		if s.ClientCapabilities != nil {
-			fmt.Fprintf(&b, "  listed by a client that declared %s\n", declared(s.ClientCapabilities))
-		}
+		writeSummary(&b, s)
 	}
 	several := len(r.Servers) > 1
 	if len(r.Findings) == 0 {
@@ -144,24 +146,43 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	for _, f := range r.Findings {
-		where := termsafe.Line(f.Subject)
-		if several && f.Server != "" {
-			where = termsafe.Line(f.Server) + ": " + where
-		}
-		reason := termsafe.Line(f.Reason)
-		if f.Count > 1 {
-			reason += fmt.Sprintf(" (%d times)", f.Count)
-		}
-		fmt.Fprintf(&b, "%-6s %s %s: %s\n", f.Severity, f.Rule, f.Name, where)
-		fmt.Fprintf(&b, "       %s\n", reason)
-		fmt.Fprintf(&b, "       at %s\n", termsafe.Line(f.Path))
-		if f.Excerpt != "" {
-			fmt.Fprintf(&b, "       > %s\n", termsafe.Line(f.Excerpt))
-		}
+		writeFinding(&b, f, several)
 	}
 	fmt.Fprintf(&b, "\n%s: %d high, %d medium, %d low, %d info\n", count(len(r.Findings), "finding"), r.Counts.High, r.Counts.Medium, r.Counts.Low, r.Counts.Info)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSummary writes what was scanned of one server.
+func writeSummary(b *strings.Builder, s ServerSummary) {
+	name := termsafe.ServerName(s.Name, s.Version)
+	what := []string{count(s.Tools, "tool"), count(s.Prompts, "prompt"), count(s.Resources, "resource"), count(s.Templates, "resource template")}
+	if s.Instructions {
+		what = append(what, "instructions")
+	}
+	fmt.Fprintf(b, "Scanned %s: %s\n", name, strings.Join(what, ", "))
+	if s.ClientCapabilities != nil {
+		fmt.Fprintf(b, "  listed by a client that declared %s\n", declared(s.ClientCapabilities))
+	}
+}
+
+// writeFinding writes one finding, with its server's name when several
+// were scanned.
+func writeFinding(b *strings.Builder, f Finding, several bool) {
+	where := termsafe.Line(f.Subject)
+	if several && f.Server != "" {
+		where = termsafe.Line(f.Server) + ": " + where
+	}
+	reason := termsafe.Line(f.Reason)
+	if f.Count > 1 {
+		reason += fmt.Sprintf(" (%d times)", f.Count)
+	}
+	fmt.Fprintf(b, "%-6s %s %s: %s\n", f.Severity, f.Rule, f.Name, where)
+	fmt.Fprintf(b, "       %s\n", reason)
+	fmt.Fprintf(b, "       at %s\n", termsafe.Line(f.Path))
+	if f.Excerpt != "" {
+		fmt.Fprintf(b, "       > %s\n", termsafe.Line(f.Excerpt))
+	}
 }
 
 // declared says a list of client capabilities, "nothing" for none.

@@ -130,17 +130,10 @@ func (s *scanner) textRules(t *text) {
 		return
 	case kindName:
 		s.confusableName(t)
-		// A name of several words is read as words too:
-		// ignore_previous_instructions says what it says.
-		if strings.ContainsAny(t.s, " \t\n") {
-			plain = fold(t.s)
-			break
-		}
-		words := nameWords(t.s)
-		if len(words) < 3 {
+		var ok bool
+		if plain, ok = nameAsWords(t.s); !ok {
 			return
 		}
-		plain = strings.Join(words, " ")
 	default:
 		plain = fold(t.s)
 	}
@@ -153,6 +146,27 @@ func (s *scanner) textRules(t *text) {
 	if !ok {
 		return
 	}
+	s.phraseRules(t, plain)
+}
+
+// nameAsWords is the name n read as words, folded, for the phrase rules:
+// a name of several words says what it says
+// (ignore_previous_instructions). It is false for a name of fewer than
+// three words.
+func nameAsWords(n string) (string, bool) {
+	if strings.ContainsAny(n, " \t\n") {
+		return fold(n), true
+	}
+	words := nameWords(n)
+	if len(words) < 3 {
+		return "", false
+	}
+	return strings.Join(words, " "), true
+}
+
+// phraseRules runs the rules that read the phrases of t, plain being
+// what they read of it (folded, within the scan's budget).
+func (s *scanner) phraseRules(t *text, plain string) {
 	p := newProse(plain)
 	if t.kind == kindProse {
 		s.mixedWords(t)

@@ -36,39 +36,64 @@ var (
 // the server does not offer (MCPS030): a named tool of another server,
 // a named tool the server does not have, or every other tool.
 func (s *scanner) shadowing(t *text, p *prose) {
-	own := s.ownNames[s.server]
 	for i, sent := range p.sents {
-		if lower := p.lowerSents[i]; hasAny(lower, "tool", "function") {
-			if m := findIn(otherTools, sent, lower); m != "" && !ownScope.MatchString(sent) {
-				s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how other tools are used: %q", clipWords(m)), sent)
-				continue
-			}
-		}
-		if !s.mayNameTool(sent, p.lowerSents[i]) || !directive.MatchString(sent) {
+		if s.dictatesOtherTools(t, sent, p.lowerSents[i]) {
 			continue
 		}
-		for _, name := range s.namedTools(sent) {
-			if own[normName(name)] {
-				continue
-			}
-			switch srv := s.ownerOf(name); {
-			case srv != "":
-				s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how %q, a tool of %s, is used", name, srv), sent)
-			case shadowCue.MatchString(sent):
-				s.add(RuleShadowing, High, t, fmt.Sprintf("changes how %q, a tool this server does not offer, is used", name), sent)
-			default:
-				// A tool the server offers only at times (when the client
-				// can be asked for roots, say) is named this way too.
-				s.add(RuleShadowing, Medium, t, fmt.Sprintf("speaks of %q, a tool this server does not offer, as if it did", name), sent)
-			}
-			break
+		if s.mayNameTool(sent, p.lowerSents[i]) && directive.MatchString(sent) {
+			s.shadowsNamedTool(t, sent)
 		}
+	}
+}
+
+// dictatesOtherTools reports sentence sent (lower: in lower case) when
+// it dictates how every other tool, or another server's, is used, and
+// says whether it did.
+func (s *scanner) dictatesOtherTools(t *text, sent, lower string) bool {
+	if !hasAny(lower, "tool", "function") {
+		return false
+	}
+	m := findIn(otherTools, sent, lower)
+	if m == "" || ownScope.MatchString(sent) {
+		return false
+	}
+	s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how other tools are used: %q", clipWords(m)), sent)
+	return true
+}
+
+// shadowsNamedTool reports the first tool sentence sent (a directive)
+// names that the server does not offer: by whose it is, and whether the
+// sentence changes what it does.
+func (s *scanner) shadowsNamedTool(t *text, sent string) {
+	own := s.ownNames[s.server]
+	for _, name := range s.namedTools(sent) {
+		if own[normName(name)] {
+			continue
+		}
+		switch srv := s.ownerOf(name); {
+		case srv != "":
+			s.add(RuleShadowing, High, t, fmt.Sprintf("dictates how %q, a tool of %s, is used", name, srv), sent)
+		case shadowCue.MatchString(sent):
+			s.add(RuleShadowing, High, t, fmt.Sprintf("changes how %q, a tool this server does not offer, is used", name), sent)
+		default:
+			// A tool the server offers only at times (when the client
+			// can be asked for roots, say) is named this way too.
+			s.add(RuleShadowing, Medium, t, fmt.Sprintf("speaks of %q, a tool this server does not offer, as if it did", name), sent)
+		}
+		return
 	}
 }
 
 // namedTools lists the names sentence speaks of as tools, and every tool
 // name of the other servers scanned that it holds as a word.
 func (s *scanner) namedTools(sent string) []string {
+	return append(namedAsTools(sent), s.otherServersTools(sent)...)
+}
+
+// namedAsTools lists the names sent writes as a tool's: quoted before or
+// after "tool", identifier-shaped after a verb that calls or before
+// "tool"; not those a parameter's or a field's word follows.
+func namedAsTools(sent string) []string {
 	var out []string
 	add := func(name string, end int) {
 		name = strings.TrimSpace(name)
@@ -93,6 +118,13 @@ func (s *scanner) namedTools(sent string) []string {
 	for _, m := range identifierTool.FindAllStringSubmatchIndex(sent, 8) {
 		add(sent[m[2]:m[3]], m[3])
 	}
+	return out
+}
+
+// otherServersTools lists the tool names (four bytes or more) of the
+// other servers scanned that sent holds as a word.
+func (s *scanner) otherServersTools(sent string) []string {
+	var out []string
 	for i, srv := range s.servers {
 		if i == s.server {
 			continue

@@ -76,73 +76,88 @@ type visit func(*text)
 // any type, patterns, required names, references, enums, x-* extensions,
 // the names of properties and definitions), annotations and _meta.
 func texts(c *catalog.Listing, v visit) {
-	add := func(subject, path string, k kind, s string) {
-		if s != "" {
-			v(&text{subject: subject, path: path, kind: k, s: s})
-		}
-	}
-	// described adds the name, title and description of one item.
-	described := func(subject, base, name, title, description string) {
-		add(subject, base+".name", kindName, name)
-		add(subject, base+".title", kindProse, title)
-		add(subject, base+".description", kindProse, description)
-	}
-	// meta walks the _meta of one item.
-	meta := func(subject, base string, m mcp.Meta) {
-		walkValue(v, subject, &pathStep{base: base, step: "._meta"}, plainValue(m), schemaWalk{})
-	}
 	if si := c.ServerInfo(); si != nil {
-		described("server", "$.server", si.Name, si.Title, si.Description)
+		describedTexts(v, "server", "$.server", si.Name, si.Title, si.Description)
 	}
-	add("server", "$.instructions", kindProse, c.Instructions())
+	addText(v, "server", "$.instructions", kindProse, c.Instructions())
 	for i, t := range c.Tools {
-		if t == nil {
-			continue
+		if t != nil {
+			toolTexts(v, i, t)
 		}
-		subj := fmt.Sprintf("tool %q", t.Name)
-		base := fmt.Sprintf("$.tools[%d]", i)
-		described(subj, base, t.Name, t.Title, t.Description)
-		if t.Annotations != nil {
-			walkValue(v, subj, &pathStep{base: base, step: ".annotations"}, plainValue(t.Annotations), schemaWalk{})
-		}
-		walkValue(v, subj, &pathStep{base: base, step: ".inputSchema"}, plainValue(t.InputSchema), schemaWalk{params: true})
-		walkValue(v, subj, &pathStep{base: base, step: ".outputSchema"}, plainValue(t.OutputSchema), schemaWalk{})
-		meta(subj, base, t.Meta)
 	}
 	for i, p := range c.Prompts {
-		if p == nil {
-			continue
+		if p != nil {
+			promptTexts(v, i, p)
 		}
-		subj := fmt.Sprintf("prompt %q", p.Name)
-		base := fmt.Sprintf("$.prompts[%d]", i)
-		described(subj, base, p.Name, p.Title, p.Description)
-		for j, a := range p.Arguments {
-			if a == nil {
-				continue
-			}
-			asubj := fmt.Sprintf("%s argument %q", subj, a.Name)
-			abase := fmt.Sprintf("%s.arguments[%d]", base, j)
-			described(asubj, abase, a.Name, a.Title, a.Description)
-		}
-		meta(subj, base, p.Meta)
-	}
-	// located adds a resource or a template: its URI (at base+uriKey),
-	// name, title, description and _meta.
-	located := func(subj, base, uriKey, uri, name, title, description string, m mcp.Meta) {
-		add(subj, base+uriKey, kindURI, uri)
-		described(subj, base, name, title, description)
-		meta(subj, base, m)
 	}
 	for i, r := range c.Resources {
 		if r != nil {
-			located(fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i), ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
+			locatedTexts(v, fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i), ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
 		}
 	}
 	for i, r := range c.Templates {
 		if r != nil {
-			located(fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i), ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
+			locatedTexts(v, fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i), ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
 		}
 	}
+}
+
+// addText tells visit the string s (of kind k, at path), unless it is empty.
+func addText(v visit, subject, path string, k kind, s string) {
+	if s != "" {
+		v(&text{subject: subject, path: path, kind: k, s: s})
+	}
+}
+
+// describedTexts tells visit the name, title and description of one item.
+func describedTexts(v visit, subject, base, name, title, description string) {
+	addText(v, subject, base+".name", kindName, name)
+	addText(v, subject, base+".title", kindProse, title)
+	addText(v, subject, base+".description", kindProse, description)
+}
+
+// metaTexts walks the _meta of one item.
+func metaTexts(v visit, subject, base string, m mcp.Meta) {
+	walkValue(v, subject, &pathStep{base: base, step: "._meta"}, plainValue(m), schemaWalk{})
+}
+
+// toolTexts tells visit the texts of tool i: its name, title and
+// description, annotations, schemas and _meta.
+func toolTexts(v visit, i int, t *mcp.Tool) {
+	subj := fmt.Sprintf("tool %q", t.Name)
+	base := fmt.Sprintf("$.tools[%d]", i)
+	describedTexts(v, subj, base, t.Name, t.Title, t.Description)
+	if t.Annotations != nil {
+		walkValue(v, subj, &pathStep{base: base, step: ".annotations"}, plainValue(t.Annotations), schemaWalk{})
+	}
+	walkValue(v, subj, &pathStep{base: base, step: ".inputSchema"}, plainValue(t.InputSchema), schemaWalk{params: true})
+	walkValue(v, subj, &pathStep{base: base, step: ".outputSchema"}, plainValue(t.OutputSchema), schemaWalk{})
+	metaTexts(v, subj, base, t.Meta)
+}
+
+// promptTexts tells visit the texts of prompt i: its name, title and
+// description, its arguments' and its _meta.
+func promptTexts(v visit, i int, p *mcp.Prompt) {
+	subj := fmt.Sprintf("prompt %q", p.Name)
+	base := fmt.Sprintf("$.prompts[%d]", i)
+	describedTexts(v, subj, base, p.Name, p.Title, p.Description)
+	for j, a := range p.Arguments {
+		if a == nil {
+			continue
+		}
+		asubj := fmt.Sprintf("%s argument %q", subj, a.Name)
+		abase := fmt.Sprintf("%s.arguments[%d]", base, j)
+		describedTexts(v, asubj, abase, a.Name, a.Title, a.Description)
+	}
+	metaTexts(v, subj, base, p.Meta)
+}
+
+// locatedTexts tells visit the texts of a resource or a template: its URI
+// (at base+uriKey), name, title, description and _meta.
+func locatedTexts(v visit, subj, base, uriKey, uri, name, title, description string, m mcp.Meta) {
+	addText(v, subj, base+uriKey, kindURI, uri)
+	describedTexts(v, subj, base, name, title, description)
+	metaTexts(v, subj, base, m)
 }
 
 // plainValue is v as encoding/json reads it back (maps, slices, strings,
@@ -211,26 +226,31 @@ func walkValue(v visit, subj string, at *pathStep, val any, w schemaWalk) {
 			walkValue(v, subj, &pathStep{parent: at, step: "[" + strconv.Itoa(i) + "]"}, e, schemaWalk{params: w.params, depth: w.depth + 1})
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		walkObject(v, subj, at, x, w)
+	}
+}
+
+// walkObject is walkValue of an object: its keys in order, each told as
+// a name unless it is a schema keyword, then its value.
+func walkObject(v visit, subj string, at *pathStep, x map[string]any, w schemaWalk) {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		step := &pathStep{parent: at, step: member(k)}
+		ksubj := subj
+		if w.topProps {
+			ksubj = fmt.Sprintf("%s parameter %q", subj, k)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			step := &pathStep{parent: at, step: member(k)}
-			ksubj := subj
-			if w.topProps {
-				ksubj = fmt.Sprintf("%s parameter %q", subj, k)
-			}
-			if w.topProps || !schemaKeywords[k] {
-				v(&text{subject: ksubj, at: step, kind: kindName, s: k})
-			}
-			next := schemaWalk{params: w.params, depth: w.depth + 1}
-			if k == "properties" && w.depth == 0 && w.params && !w.topProps {
-				next.topProps = true
-			}
-			walkValue(v, ksubj, step, x[k], next)
+		if w.topProps || !schemaKeywords[k] {
+			v(&text{subject: ksubj, at: step, kind: kindName, s: k})
 		}
+		next := schemaWalk{params: w.params, depth: w.depth + 1}
+		// The top level's properties are the tool's parameters.
+		next.topProps = k == "properties" && w.depth == 0 && w.params && !w.topProps
+		walkValue(v, ksubj, step, x[k], next)
 	}
 }
 
@@ -269,18 +289,28 @@ func latinLookalike(r rune) (rune, bool) {
 	if l, ok := confusables[r]; ok {
 		return l, true
 	}
-	if !(r >= 0xff00 && r <= 0xffef || r >= 0x1d400 && r <= 0x1d7ff || r >= 0x2100 && r <= 0x214f || r >= 0x2460 && r <= 0x24ff || r >= 0x1f100 && r <= 0x1f1ff) {
-		// Only full-width, mathematical, letter-like and enclosed
-		// letters decompose to a Latin letter.
+	if !mayDecomposeToLatin(r) {
 		return 0, false
 	}
 	var buf [utf8.UTFMax]byte
 	n := utf8.EncodeRune(buf[:], r)
 	k := norm.NFKC.Bytes(buf[:n])
-	if len(k) == 1 && (k[0] >= 'a' && k[0] <= 'z' || k[0] >= 'A' && k[0] <= 'Z' || k[0] >= '0' && k[0] <= '9') {
+	if len(k) == 1 && isASCIIAlnum(k[0]) {
 		return rune(k[0]), true
 	}
 	return 0, false
+}
+
+// mayDecomposeToLatin reports whether r is in the blocks whose letters
+// may decompose to a Latin letter: full-width, mathematical, letter-like
+// and enclosed letters.
+func mayDecomposeToLatin(r rune) bool {
+	return r >= 0xff00 && r <= 0xffef || r >= 0x1d400 && r <= 0x1d7ff || r >= 0x2100 && r <= 0x214f || r >= 0x2460 && r <= 0x24ff || r >= 0x1f100 && r <= 0x1f1ff
+}
+
+// isASCIIAlnum reports whether b is an ASCII letter or digit.
+func isASCIIAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // fold returns s as the model reads it, for the rules that look for
@@ -348,34 +378,43 @@ type nameSet map[string]bool
 func ownNames(c *catalog.Listing) nameSet {
 	n := nameSet{}
 	for _, t := range c.Tools {
-		if t == nil {
-			continue
-		}
-		n[normName(t.Name)] = true
-		if t.Title != "" {
-			n[normName(t.Title)] = true
-		}
-		if t.Annotations != nil && t.Annotations.Title != "" {
-			n[normName(t.Annotations.Title)] = true
-		}
-		if props, _ := schemaargs.Map(t.InputSchema)["properties"].(map[string]any); props != nil {
-			for p := range props {
-				n[normName(p)] = true
-			}
+		if t != nil {
+			n.addTool(t)
 		}
 	}
 	for _, p := range c.Prompts {
 		if p != nil {
-			n[normName(p.Name)] = true
-			if p.Title != "" {
-				n[normName(p.Title)] = true
-			}
+			n.add(p.Name)
+			n.addTitle(p.Title)
 		}
 	}
 	if si := c.ServerInfo(); si != nil {
-		n[normName(si.Name)] = true
+		n.add(si.Name)
 	}
 	return n
+}
+
+// addTool adds the names of tool t: its name, titles and parameters.
+func (n nameSet) addTool(t *mcp.Tool) {
+	n.add(t.Name)
+	n.addTitle(t.Title)
+	if t.Annotations != nil {
+		n.addTitle(t.Annotations.Title)
+	}
+	props, _ := schemaargs.Map(t.InputSchema)["properties"].(map[string]any)
+	for p := range props {
+		n.add(p)
+	}
+}
+
+// add adds the name s.
+func (n nameSet) add(s string) { n[normName(s)] = true }
+
+// addTitle adds the title s, unless it is empty.
+func (n nameSet) addTitle(s string) {
+	if s != "" {
+		n.add(s)
+	}
 }
 
 // toolNames lists the tool names of c, for finding them in other

@@ -45,45 +45,16 @@ func Value(p map[string]any) any {
 }
 
 func value(p map[string]any, depth int) any {
-	if v, ok := p["default"]; ok && v != nil {
+	if v, ok := given(p, depth); ok {
 		return v
 	}
-	if v, ok := p["const"]; ok {
-		return v
-	}
-	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-		return e[0]
-	}
-	if ex, ok := p["examples"].([]any); ok && len(ex) > 0 {
-		return ex[0]
-	}
-	for _, key := range []string{"oneOf", "anyOf"} {
-		if alts, ok := p[key].([]any); ok && len(alts) > 0 && depth < maxDepth {
-			return value(Map(alts[0]), depth+1)
-		}
-	}
-	typ, _ := p["type"].(string)
-	if ts, ok := p["type"].([]any); ok && len(ts) > 0 {
-		typ, _ = ts[0].(string)
-	}
-	switch typ {
+	switch typ := schemaType(p); typ {
 	case "integer", "number":
 		return Number(Num(p["minimum"]), Num(p["maximum"]))
 	case "boolean":
 		return true
 	case "array":
-		if depth >= maxDepth {
-			return []any{}
-		}
-		n := 0
-		if mi := Num(p["minItems"]); mi != nil && *mi > 0 {
-			n = int(min(*mi, maxItems))
-		}
-		items := make([]any, 0, n)
-		for range n {
-			items = append(items, value(Map(p["items"]), depth+1))
-		}
-		return items
+		return array(p, depth)
 	case "object":
 		if depth >= maxDepth {
 			return map[string]any{}
@@ -94,6 +65,57 @@ func value(p map[string]any, depth int) any {
 	}
 	format, _ := p["format"].(string)
 	return String(format, Num(p["minLength"]), Num(p["maxLength"]))
+}
+
+// given is the value the schema p gives itself: its default, const,
+// first enum value or first example, or the value of its first
+// alternative of oneOf or anyOf; false when it gives none.
+func given(p map[string]any, depth int) (any, bool) {
+	if v, ok := p["default"]; ok && v != nil {
+		return v, true
+	}
+	if v, ok := p["const"]; ok {
+		return v, true
+	}
+	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+		return e[0], true
+	}
+	if ex, ok := p["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0], true
+	}
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := p[key].([]any); ok && len(alts) > 0 && depth < maxDepth {
+			return value(Map(alts[0]), depth+1), true
+		}
+	}
+	return nil, false
+}
+
+// schemaType is the type of the schema p, the first of a list of types;
+// "" when it has none.
+func schemaType(p map[string]any) string {
+	typ, _ := p["type"].(string)
+	if ts, ok := p["type"].([]any); ok && len(ts) > 0 {
+		typ, _ = ts[0].(string)
+	}
+	return typ
+}
+
+// array makes an array for the schema p: minItems items (at most
+// maxItems), each a value of its items' schema.
+func array(p map[string]any, depth int) []any {
+	if depth >= maxDepth {
+		return []any{}
+	}
+	n := 0
+	if mi := Num(p["minItems"]); mi != nil && *mi > 0 {
+		n = int(min(*mi, maxItems))
+	}
+	items := make([]any, 0, n)
+	for range n {
+		items = append(items, value(Map(p["items"]), depth+1))
+	}
+	return items
 }
 
 // Map reads a schema (or a part of one) as a JSON object: as it is when it

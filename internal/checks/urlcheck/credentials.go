@@ -27,20 +27,19 @@ func credentialParams(raw string) []string {
 	vals, _ := url.ParseQuery(raw) // keep what parses; a malformed pair is skipped
 	var names []string
 	for name, vs := range vals {
-		lname := strings.ToLower(name)
-		hit := slices.Contains(credentialNames, lname) ||
-			strings.HasSuffix(lname, "_token") || strings.HasSuffix(lname, "_secret") ||
-			strings.HasSuffix(lname, "password")
-		for _, v := range vs {
-			if hit {
-				break
-			}
-			hit = credential.Token(v)
-		}
-		if hit {
+		if credentialName(strings.ToLower(name)) || slices.ContainsFunc(vs, credential.Token) {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// credentialName reports whether the parameter name lname (lower case)
+// is a credential's: one of credentialNames, or a token, secret or
+// password by its end.
+func credentialName(lname string) bool {
+	return slices.Contains(credentialNames, lname) ||
+		strings.HasSuffix(lname, "_token") || strings.HasSuffix(lname, "_secret") ||
+		strings.HasSuffix(lname, "password")
 }

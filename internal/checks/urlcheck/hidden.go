@@ -55,32 +55,38 @@ func kindOf(r rune) string {
 // URL: each part is read as written and with its percent escapes decoded.
 // Each character is listed once per part and spelling.
 func Hidden(raw string) []HiddenChar {
-	parts := splitParts(raw)
 	var out []HiddenChar
 	seen := map[HiddenChar]bool{}
-	add := func(h HiddenChar) {
-		if !seen[h] {
-			seen[h] = true
-			out = append(out, h)
+	for _, p := range splitParts(raw) {
+		for _, h := range p.hidden() {
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
 		}
 	}
-	for _, p := range parts {
-		for _, r := range p.text {
-			if r != utf8.RuneError && termsafe.Unsafe(r) {
-				add(HiddenChar{Rune: r, Part: p.name})
-			}
+	return out
+}
+
+// hidden lists the hidden characters of p as written, then those its
+// percent escapes decode to that are not written as they are.
+func (p part) hidden() []HiddenChar {
+	var out []HiddenChar
+	for _, r := range p.text {
+		if r != utf8.RuneError && termsafe.Unsafe(r) {
+			out = append(out, HiddenChar{Rune: r, Part: p.name})
 		}
-		if !strings.Contains(p.text, "%") {
-			continue
-		}
-		dec, err := url.PathUnescape(strings.ReplaceAll(p.text, "+", "%2B"))
-		if err != nil {
-			continue
-		}
-		for _, r := range dec {
-			if r != utf8.RuneError && termsafe.Unsafe(r) && !strings.ContainsRune(p.text, r) {
-				add(HiddenChar{Rune: r, Part: p.name, Encoded: true})
-			}
+	}
+	if !strings.Contains(p.text, "%") {
+		return out
+	}
+	dec, err := url.PathUnescape(strings.ReplaceAll(p.text, "+", "%2B"))
+	if err != nil {
+		return out
+	}
+	for _, r := range dec {
+		if r != utf8.RuneError && termsafe.Unsafe(r) && !strings.ContainsRune(p.text, r) {
+			out = append(out, HiddenChar{Rune: r, Part: p.name, Encoded: true})
 		}
 	}
 	return out

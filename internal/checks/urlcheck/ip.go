@@ -23,67 +23,76 @@ var errNotIPv4 = errors.New("not a valid IPv4 address")
 // numeric is false when host is a name; err is set when it ends in a number
 // but is no address (browsers refuse such a URL).
 func browserIPv4(host string) (addr netip.Addr, numeric bool, err error) {
-	host = foldWidth(host)
-	parts := strings.Split(host, ".")
+	parts, numeric := numericHost(foldWidth(host))
+	if !numeric {
+		return netip.Addr{}, false, nil
+	}
+	addr, err = ipv4FromParts(parts)
+	return addr, true, err
+}
+
+// numericHost splits host into its labels (a trailing dot left out) and
+// reports whether its last label is a number, which makes the host an
+// IPv4 address to a browser.
+func numericHost(host string) (parts []string, numeric bool) {
+	parts = strings.Split(host, ".")
 	if len(parts) > 1 && parts[len(parts)-1] == "" {
 		parts = parts[:len(parts)-1]
 	}
 	last := parts[len(parts)-1]
 	if last == "" {
-		return netip.Addr{}, false, nil
+		return nil, false
 	}
 	if _, ok := ipv4Number(last); !ok && strings.Trim(last, "0123456789") != "" {
-		return netip.Addr{}, false, nil
+		return nil, false
 	}
+	return parts, true
+}
+
+// ipv4FromParts reads the one to four parts of an IPv4 address, the last
+// filling the bytes left.
+func ipv4FromParts(parts []string) (netip.Addr, error) {
 	if len(parts) > 4 {
-		return netip.Addr{}, true, errNotIPv4
+		return netip.Addr{}, errNotIPv4
 	}
 	var n [4]uint64
 	for i, p := range parts {
 		v, ok := ipv4Number(p)
 		if !ok {
-			return netip.Addr{}, true, errNotIPv4
+			return netip.Addr{}, errNotIPv4
 		}
 		n[i] = v
 	}
 	var v uint64
 	for i := 0; i < len(parts)-1; i++ {
 		if n[i] > 255 {
-			return netip.Addr{}, true, errNotIPv4
+			return netip.Addr{}, errNotIPv4
 		}
 		v = v<<8 | n[i]
 	}
 	rest := 8 * (5 - len(parts))
 	if n[len(parts)-1] >= 1<<rest {
-		return netip.Addr{}, true, errNotIPv4
+		return netip.Addr{}, errNotIPv4
 	}
 	v = v<<rest | n[len(parts)-1]
 	if v > math.MaxUint32 {
-		return netip.Addr{}, true, errNotIPv4
+		return netip.Addr{}, errNotIPv4
 	}
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true, nil
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
 }
 
 // ipv4Number reads one part of an IPv4 address: hexadecimal after 0x (an
 // empty rest is 0), octal after a leading 0, decimal otherwise.
 func ipv4Number(s string) (uint64, bool) {
-	if s == "" {
+	digits, base := ipv4Base(s)
+	if digits == "" {
+		// Only "0x" has no digits and is a number.
+		return 0, base == 16
+	}
+	if strings.ContainsAny(digits, "+-_") {
 		return 0, false
 	}
-	base := 10
-	switch {
-	case len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X"):
-		s, base = s[2:], 16
-		if s == "" {
-			return 0, true
-		}
-	case len(s) >= 2 && s[0] == '0':
-		s, base = s[1:], 8
-	}
-	if strings.ContainsAny(s, "+-_") {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s, base, 64)
+	v, err := strconv.ParseUint(digits, base, 64)
 	if err != nil {
 		// Too large for 64 bits is still a number, and still no address.
 		var ne *strconv.NumError
@@ -93,6 +102,18 @@ func ipv4Number(s string) (uint64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// ipv4Base splits one part of an IPv4 address into its digits and their
+// base: 16 after 0x, 8 after a leading 0, else 10.
+func ipv4Base(s string) (digits string, base int) {
+	switch {
+	case len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X"):
+		return s[2:], 16
+	case len(s) >= 2 && s[0] == '0':
+		return s[1:], 8
+	}
+	return s, 10
 }
 
 // foldWidth maps full-width ASCII (U+FF01..U+FF5E) to ASCII and the

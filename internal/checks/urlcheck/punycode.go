@@ -29,46 +29,15 @@ func decodePunycode(s string) (string, error) {
 	if s == "" || len(s) > maxLabel {
 		return "", errPunycode
 	}
-	var out []rune
-	rest := s
-	if i := strings.LastIndexByte(s, '-'); i >= 0 {
-		for _, c := range s[:i] {
-			if c >= 0x80 {
-				return "", errPunycode
-			}
-			out = append(out, c)
-		}
-		rest = s[i+1:]
+	out, rest, err := punyBasic(s)
+	if err != nil {
+		return "", err
 	}
 	n, bias, i := pcInitialN, pcInitialBias, 0
 	for pos := 0; pos < len(rest); {
-		oldI, w := i, 1
-		for k := pcBase; ; k += pcBase {
-			if pos >= len(rest) {
-				return "", errPunycode
-			}
-			d, ok := punyDigit(rest[pos])
-			pos++
-			if !ok {
-				return "", errPunycode
-			}
-			if d > (math.MaxInt32-i)/w {
-				return "", errPunycode
-			}
-			i += d * w
-			t := k - bias
-			if t < pcTMin {
-				t = pcTMin
-			} else if t > pcTMax {
-				t = pcTMax
-			}
-			if d < t {
-				break
-			}
-			if w > math.MaxInt32/(pcBase-t) {
-				return "", errPunycode
-			}
-			w *= pcBase - t
+		oldI := i
+		if i, pos, err = punyDelta(rest, pos, i, bias); err != nil {
+			return "", err
 		}
 		count := len(out) + 1
 		bias = adaptBias(i-oldI, count, oldI == 0)
@@ -80,9 +49,7 @@ func decodePunycode(s string) (string, error) {
 		if n > utf8.MaxRune || (n >= 0xD800 && n <= 0xDFFF) || n < pcInitialN {
 			return "", errPunycode
 		}
-		out = append(out, 0)
-		copy(out[i+1:], out[i:])
-		out[i] = rune(n)
+		out = slices.Insert(out, i, rune(n))
 		i++
 		if len(out) > maxLabel {
 			return "", errPunycode
@@ -93,6 +60,50 @@ func decodePunycode(s string) (string, error) {
 		return "", errPunycode
 	}
 	return string(out), nil
+}
+
+// punyBasic splits s at its last '-' into the basic code points before it,
+// which must be ASCII, and the encoded rest; without a '-', all of s is
+// the rest.
+func punyBasic(s string) (basic []rune, rest string, err error) {
+	i := strings.LastIndexByte(s, '-')
+	if i < 0 {
+		return nil, s, nil
+	}
+	for _, c := range s[:i] {
+		if c >= 0x80 {
+			return nil, "", errPunycode
+		}
+		basic = append(basic, c)
+	}
+	return basic, s[i+1:], nil
+}
+
+// punyDelta reads the variable-length integer of rest at pos, adds it to
+// i (RFC 3492, section 6.2, the inner loop), and returns i and the
+// position after the integer. An integer cut short or that overflows is
+// an error.
+func punyDelta(rest string, pos, i, bias int) (int, int, error) {
+	w := 1
+	for k := pcBase; ; k += pcBase {
+		if pos >= len(rest) {
+			return 0, 0, errPunycode
+		}
+		d, ok := punyDigit(rest[pos])
+		pos++
+		if !ok || d > (math.MaxInt32-i)/w {
+			return 0, 0, errPunycode
+		}
+		i += d * w
+		t := min(max(k-bias, pcTMin), pcTMax)
+		if d < t {
+			return i, pos, nil
+		}
+		if w > math.MaxInt32/(pcBase-t) {
+			return 0, 0, errPunycode
+		}
+		w *= pcBase - t
+	}
 }
 
 func punyDigit(c byte) (int, bool) {

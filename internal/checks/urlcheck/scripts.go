@@ -44,24 +44,33 @@ func MixedScripts(label string) []string {
 		if !unicode.IsLetter(r) {
 			continue
 		}
-		name := "Other"
-		for _, s := range scriptTables {
-			if unicode.Is(s.table, r) {
-				name = s.name
-				break
-			}
-		}
-		if !slices.Contains(seen, name) {
+		if name := scriptOf(r); !slices.Contains(seen, name) {
 			seen = append(seen, name)
 		}
 	}
-	if len(seen) < 2 {
+	if len(seen) < 2 || usualMix(seen) {
 		return nil
 	}
-	for _, mix := range usualMixes {
-		if !slices.ContainsFunc(seen, func(s string) bool { return !slices.Contains(mix, s) }) {
-			return nil
+	return seen
+}
+
+// scriptOf names the script of the letter r, "Other" for one of no
+// script in scriptTables.
+func scriptOf(r rune) string {
+	for _, s := range scriptTables {
+		if unicode.Is(s.table, r) {
+			return s.name
 		}
 	}
-	return seen
+	return "Other"
+}
+
+// usualMix reports whether the scripts are all of one of the usual mixes.
+func usualMix(scripts []string) bool {
+	for _, mix := range usualMixes {
+		if !slices.ContainsFunc(scripts, func(s string) bool { return !slices.Contains(mix, s) }) {
+			return true
+		}
+	}
+	return false
 }

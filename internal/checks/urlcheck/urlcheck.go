@@ -83,89 +83,121 @@ const maxURL = 8192
 // Check inspects raw. It returns an error only when raw is not an absolute URL with a
 // host; anything odd about a well-formed URL is a warning in the report.
 func Check(raw string) (Report, error) {
-	if len(raw) > maxURL {
-		return Report{}, fmt.Errorf("URL is %d bytes long; refusing more than %d", len(raw), maxURL)
-	}
-	if strings.TrimSpace(raw) != raw || raw == "" {
-		return Report{}, errors.New("URL is empty or has leading or trailing space")
-	}
-	u, err := url.Parse(raw)
+	u, host, err := parseAbsolute(raw)
 	if err != nil {
-		return Report{}, fmt.Errorf("not a URL: %w", err)
-	}
-	if u.Scheme == "" || u.Host == "" {
-		return Report{}, fmt.Errorf("%q is not an absolute URL with a host", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return Report{}, fmt.Errorf("%q has no host", raw)
+		return Report{}, err
 	}
 	r := Report{URL: raw, Scheme: strings.ToLower(u.Scheme), Host: host, Port: u.Port()}
-	warn := func(c Code, format string, args ...any) {
-		r.Warnings = append(r.Warnings, Warning{Code: c, Message: fmt.Sprintf(format, args...)})
-	}
-
 	ipWarns, isIP := ipWarnings(host)
-	loopback := IsLoopback(host)
-
 	if !isIP {
-		unicodeHost, decoded, bad := decodeHost(host)
-		if decoded {
-			r.UnicodeHost = unicodeHost
-			warn(Punycode, "the host %s is punycode for %q: check that it is the site you expect", host, unicodeHost)
-		}
-		if bad {
-			warn(Punycode, "the host %s has a punycode label that does not decode", host)
-		}
-		if !isASCII(host) {
-			warn(NonASCIIHost, "the host %q is not plain ASCII: its letters may imitate another name", host)
-		}
-		checkHost := host
-		if decoded {
-			checkHost = unicodeHost
-		}
-		for label := range strings.SplitSeq(checkHost, ".") {
-			if scripts := MixedScripts(label); len(scripts) > 1 {
-				warn(MixedScript, "the host label %q mixes %s letters", label, strings.Join(scripts, " and "))
-			}
-		}
+		r.nameWarnings()
 	}
 	r.Warnings = append(r.Warnings, ipWarns...)
+	r.schemeWarnings()
+	if u.User != nil {
+		r.userInfoWarnings(u.User)
+	}
+	for _, where := range []struct{ name, raw string }{{"query", u.RawQuery}, {"fragment", u.Fragment}} {
+		for _, name := range credentialParams(where.raw) {
+			r.warn(Credentials, "the %s parameter %q looks like a credential or token", where.name, name)
+		}
+	}
+	if h := r.hidden(); len(h) > 0 {
+		r.warn(HiddenChars, "%s", DescribeHidden(h))
+	}
+	return r, nil
+}
 
+// parseAbsolute parses raw, which must be an absolute URL with a host, of
+// at most maxURL bytes, without spaces around it; host is its host, lower
+// case, without port.
+func parseAbsolute(raw string) (u *url.URL, host string, err error) {
+	if len(raw) > maxURL {
+		return nil, "", fmt.Errorf("URL is %d bytes long; refusing more than %d", len(raw), maxURL)
+	}
+	if strings.TrimSpace(raw) != raw || raw == "" {
+		return nil, "", errors.New("URL is empty or has leading or trailing space")
+	}
+	u, err = url.Parse(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return nil, "", fmt.Errorf("%q is not an absolute URL with a host", raw)
+	}
+	host = strings.ToLower(u.Hostname())
+	if host == "" {
+		return nil, "", fmt.Errorf("%q has no host", raw)
+	}
+	return u, host, nil
+}
+
+// warn adds a warning of code c.
+func (r *Report) warn(c Code, format string, args ...any) {
+	r.Warnings = append(r.Warnings, Warning{Code: c, Message: fmt.Sprintf(format, args...)})
+}
+
+// nameWarnings warns about a host that is a name: punycode (which it
+// decodes into UnicodeHost), letters that are not ASCII, labels that mix
+// scripts.
+func (r *Report) nameWarnings() {
+	host := r.Host
+	unicodeHost, decoded, bad := decodeHost(host)
+	if decoded {
+		r.UnicodeHost = unicodeHost
+		r.warn(Punycode, "the host %s is punycode for %q: check that it is the site you expect", host, unicodeHost)
+	}
+	if bad {
+		r.warn(Punycode, "the host %s has a punycode label that does not decode", host)
+	}
+	if !isASCII(host) {
+		r.warn(NonASCIIHost, "the host %q is not plain ASCII: its letters may imitate another name", host)
+	}
+	checkHost := host
+	if decoded {
+		checkHost = unicodeHost
+	}
+	for label := range strings.SplitSeq(checkHost, ".") {
+		if scripts := MixedScripts(label); len(scripts) > 1 {
+			r.warn(MixedScript, "the host label %q mixes %s letters", label, strings.Join(scripts, " and "))
+		}
+	}
+}
+
+// schemeWarnings warns about a scheme other than https, and plain http
+// to a host that is not this machine.
+func (r *Report) schemeWarnings() {
 	switch r.Scheme {
 	case "https":
 	case "http":
-		if !loopback {
-			warn(PlainHTTP, "the URL uses plain http to %s: anything sent can be read or changed on the way", host)
+		if !IsLoopback(r.Host) {
+			r.warn(PlainHTTP, "the URL uses plain http to %s: anything sent can be read or changed on the way", r.Host)
 		}
 	default:
-		warn(Scheme, "the URL uses the scheme %q, not https", r.Scheme)
+		r.warn(Scheme, "the URL uses the scheme %q, not https", r.Scheme)
 	}
+}
 
-	if u.User != nil {
-		if _, hasPass := u.User.Password(); hasPass {
-			warn(UserInfo, "the URL carries a user name and password before the host")
-		} else {
-			warn(UserInfo, "the URL carries %q before the host; the real host is %s", u.User.Username()+"@", host)
-		}
+// userInfoWarnings warns about the user info before the host, which
+// makes the host hard to see.
+func (r *Report) userInfoWarnings(user *url.Userinfo) {
+	if _, hasPass := user.Password(); hasPass {
+		r.warn(UserInfo, "the URL carries a user name and password before the host")
+	} else {
+		r.warn(UserInfo, "the URL carries %q before the host; the real host is %s", user.Username()+"@", r.Host)
 	}
+}
 
-	for _, where := range []struct{ name, raw string }{{"query", u.RawQuery}, {"fragment", u.Fragment}} {
-		for _, name := range credentialParams(where.raw) {
-			warn(Credentials, "the %s parameter %q looks like a credential or token", where.name, name)
-		}
-	}
-	h := Hidden(raw)
+// hidden lists the hidden characters of the URL and of the host decoded
+// from punycode, which can decode to what is hidden too.
+func (r *Report) hidden() []HiddenChar {
+	h := Hidden(r.URL)
 	for _, c := range r.UnicodeHost {
-		// A punycode label can decode to what is hidden too.
 		if termsafe.Unsafe(c) && !slices.ContainsFunc(h, func(x HiddenChar) bool { return x.Rune == c && x.Part == decodedHost }) {
 			h = append(h, HiddenChar{Rune: c, Part: decodedHost})
 		}
 	}
-	if len(h) > 0 {
-		warn(HiddenChars, "%s", DescribeHidden(h))
-	}
-	return r, nil
+	return h
 }
 
 // IsLoopback reports whether host (a name or address, without port) is this machine:

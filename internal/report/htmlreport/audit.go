@@ -79,50 +79,81 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 		rules[body.Rules[i].N] = &body.Rules[i]
 	}
 	for si, s := range r.Subjects {
-		row := subjectView{Label: t.line(s.Label()), Skipped: t.line(s.Skipped)}
-		for _, n := range body.RuleNumbers {
-			var res *audit.Result
-			for _, x := range s.Results {
-				if x.Rule.N == n {
-					res = x
-				}
-			}
-			if res == nil {
-				row.Cells = append(row.Cells, cellView{Status: "", Class: "status-none"})
-				continue
-			}
-			v := verdictView{
-				Anchor:  fmt.Sprintf("rule-%d-subject-%d", n, si+1),
-				Subject: row.Label,
-				Rule:    fmt.Sprintf("%d %s: %s", n, res.Rule.ID, res.Rule.Title),
-				Status:  string(res.Status),
-				Word:    statusWord(res.Status),
-				Class:   statusClass(res.Status),
-				Note:    t.line(res.Note),
-			}
-			for _, e := range res.Evidence {
-				v.Evidence = append(v.Evidence, evidenceView{What: t.block(e.What), Sent: t.block(e.Sent), Got: t.block(e.Got)})
-			}
-			rv := rules[n]
-			v.ID = v.Anchor
-			rv.Verdicts = append(rv.Verdicts, v)
-			switch res.Status {
-			case audit.Pass:
-				rv.Passed++
-			case audit.Fail:
-				rv.Failed++
-				fv := v
-				fv.ID = fmt.Sprintf("failure-%d", len(body.Failures)+1)
-				body.Failures = append(body.Failures, fv)
-			default:
-				rv.NotThen++
-			}
-			row.Cells = append(row.Cells, cellView{Status: statusWord(res.Status), Class: v.Class, Title: v.Rule + ": " + v.Status, Anchor: v.Anchor})
-		}
-		body.Subjects = append(body.Subjects, row)
+		body.Subjects = append(body.Subjects, body.subjectRow(t, rules, si, s))
 	}
-	verdict := "passed"
-	title := fmt.Sprintf("%d of %d applicable checks passed", p, a)
+	verdict, title := auditVerdict(r, body.Score)
+	name := body.Server
+	if name == "" {
+		name = "(unnamed server)"
+	}
+	return render(w, m, "audit", title, fmt.Sprintf("audit of %s, protocol %s", name, body.Protocol), verdict, body)
+}
+
+// subjectRow is the row of subject s (the si-th) in the table of every
+// subject against every rule; each verdict is added to its rule's
+// (rules, by number) and each failure to the page's.
+func (body *auditPage) subjectRow(t text, rules map[int]*ruleView, si int, s *audit.Subject) subjectView {
+	row := subjectView{Label: t.line(s.Label()), Skipped: t.line(s.Skipped)}
+	for _, n := range body.RuleNumbers {
+		res := resultOf(s, n)
+		if res == nil {
+			row.Cells = append(row.Cells, cellView{Status: "", Class: "status-none"})
+			continue
+		}
+		v := verdictView{
+			Anchor:  fmt.Sprintf("rule-%d-subject-%d", n, si+1),
+			Subject: row.Label,
+			Rule:    fmt.Sprintf("%d %s: %s", n, res.Rule.ID, res.Rule.Title),
+			Status:  string(res.Status),
+			Word:    statusWord(res.Status),
+			Class:   statusClass(res.Status),
+			Note:    t.line(res.Note),
+		}
+		for _, e := range res.Evidence {
+			v.Evidence = append(v.Evidence, evidenceView{What: t.block(e.What), Sent: t.block(e.Sent), Got: t.block(e.Got)})
+		}
+		v.ID = v.Anchor
+		body.addVerdict(rules[n], v, res.Status)
+		row.Cells = append(row.Cells, cellView{Status: statusWord(res.Status), Class: v.Class, Title: v.Rule + ": " + v.Status, Anchor: v.Anchor})
+	}
+	return row
+}
+
+// resultOf is the result of s for the rule numbered n (the last, should
+// there be several), or nil.
+func resultOf(s *audit.Subject, n int) *audit.Result {
+	var res *audit.Result
+	for _, x := range s.Results {
+		if x.Rule.N == n {
+			res = x
+		}
+	}
+	return res
+}
+
+// addVerdict adds v, of status, to its rule rv and counts it; a failure
+// is listed on the page too.
+func (body *auditPage) addVerdict(rv *ruleView, v verdictView, status audit.Status) {
+	rv.Verdicts = append(rv.Verdicts, v)
+	switch status {
+	case audit.Pass:
+		rv.Passed++
+	case audit.Fail:
+		rv.Failed++
+		fv := v
+		fv.ID = fmt.Sprintf("failure-%d", len(body.Failures)+1)
+		body.Failures = append(body.Failures, fv)
+	default:
+		rv.NotThen++
+	}
+}
+
+// auditVerdict is the page's verdict and title: how many checks passed
+// of those that apply, and those that failed or are incomplete.
+func auditVerdict(r *audit.Report, score string) (verdict, title string) {
+	p, f, a := r.Score()
+	verdict = "passed"
+	title = fmt.Sprintf("%d of %d applicable checks passed", p, a)
 	switch {
 	case f > 0:
 		verdict = "failed"
@@ -130,17 +161,13 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 	case !r.Complete():
 		verdict = "incomplete"
 		title += fmt.Sprintf(", %d incomplete", r.Unchecked())
-	case body.Score == "":
+	case score == "":
 		verdict, title = "failed", "nothing was checked"
 	}
-	if body.Score != "" {
-		title += " (" + body.Score + ")"
+	if score != "" {
+		title += " (" + score + ")"
 	}
-	name := body.Server
-	if name == "" {
-		name = "(unnamed server)"
-	}
-	return render(w, m, "audit", title, fmt.Sprintf("audit of %s, protocol %s", name, body.Protocol), verdict, body)
+	return verdict, title
 }
 
 func statusClass(s audit.Status) string {

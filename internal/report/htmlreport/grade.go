@@ -42,28 +42,8 @@ func WriteGrade(w io.Writer, m Meta, g *grade.Grade) error {
 	for _, c := range g.Caps {
 		body.Caps = append(body.Caps, t.line(c))
 	}
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 	for _, cat := range grade.Categories() {
-		cv := gradeCategoryView{Name: gradeTitles[cat]}
-		var earned, checked, total float64
-		for _, it := range g.Items {
-			if it.Category != cat {
-				continue
-			}
-			total += it.Weight
-			iv := gradeItemView{ID: t.line(it.ID), Title: t.line(it.Title), Status: string(it.Status), Why: t.line(it.Why)}
-			if it.Status != grade.NotChecked {
-				checked += it.Weight
-				earned += it.Points
-				iv.Points = fmt.Sprintf("%s/%s", num(round2(it.Points)), num(round2(it.Weight)))
-			}
-			cv.Items = append(cv.Items, iv)
-		}
-		cv.Earned, cv.Of = num(round2(earned)), num(round2(checked))
-		if checked < total {
-			cv.Left = num(round2(total - checked))
-		}
-		body.Categories = append(body.Categories, cv)
+		body.Categories = append(body.Categories, t.gradeCategory(g, cat))
 	}
 	verdict := "passed"
 	switch {
@@ -74,6 +54,35 @@ func WriteGrade(w io.Writer, m Meta, g *grade.Grade) error {
 	}
 	return render(w, m, "grade", fmt.Sprintf("grade %s (%d/100)", g.Letter, g.Score), fmt.Sprintf("%s, protocol %s", name, t.line(g.Protocol)), verdict, body)
 }
+
+// gradeCategory is the view of the category cat of g: each check with
+// its points when it was made, the points earned of those checked, and
+// those left unchecked.
+func (t text) gradeCategory(g *grade.Grade, cat string) gradeCategoryView {
+	cv := gradeCategoryView{Name: gradeTitles[cat]}
+	var earned, checked, total float64
+	for _, it := range g.Items {
+		if it.Category != cat {
+			continue
+		}
+		total += it.Weight
+		iv := gradeItemView{ID: t.line(it.ID), Title: t.line(it.Title), Status: string(it.Status), Why: t.line(it.Why)}
+		if it.Status != grade.NotChecked {
+			checked += it.Weight
+			earned += it.Points
+			iv.Points = fmt.Sprintf("%s/%s", num(round2(it.Points)), num(round2(it.Weight)))
+		}
+		cv.Items = append(cv.Items, iv)
+	}
+	cv.Earned, cv.Of = num(round2(earned)), num(round2(checked))
+	if checked < total {
+		cv.Left = num(round2(total - checked))
+	}
+	return cv
+}
+
+// num writes f in as few digits as read back the same.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // round2 rounds f to the hundredth.
 func round2(f float64) float64 {

@@ -75,6 +75,48 @@ type iconView struct {
 	Bytes                              int
 }
 
+// criterion is the view of one criterion: its points, a bar when it
+// weighs anything, and its findings.
+func (t text) criterion(c inspect.Criterion) criterionView {
+	cv := criterionView{ID: c.ID, Name: t.line(c.Name), Applies: c.Applies, Weight: c.Weight,
+		Points: strconv.FormatFloat(c.Points, 'f', -1, 64), Full: c.Points >= float64(c.Weight)}
+	if c.Weight > 0 {
+		cv.Bar = newMeter(c.Points/float64(c.Weight), 120)
+	}
+	for _, f := range c.Findings {
+		cv.Findings = append(cv.Findings, findingView{Subject: t.line(f.Subject), Problem: t.line(f.Problem), Advice: t.line(f.Advice)})
+	}
+	return cv
+}
+
+// asking is the views of the tools (or prompts, prefix "prompt ") that
+// ask the user, with the questions seen.
+func (t text) asking(prefix string, tools []inspect.ElicitingTool) []askingView {
+	var out []askingView
+	for _, e := range tools {
+		v := askingView{Name: prefix + t.line(e.Name), Said: e.Said}
+		for _, q := range e.Asked {
+			v.Asked = append(v.Asked, t.question2(q))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// probe is the view of one --probe call: what was called, with what, and
+// the questions it asked.
+func (t text) probe(p inspect.Probe) probeView {
+	what := "tool " + p.Tool
+	if p.Prompt != "" {
+		what = "prompt " + p.Prompt
+	}
+	v := probeView{What: t.line(what), Args: t.jsonLine(p.Args), Error: t.line(p.Error)}
+	for _, q := range p.Questions {
+		v.Questions = append(v.Questions, t.question2(q))
+	}
+	return v
+}
+
 // WriteInspect writes the page of `inspect`: the score, each criterion
 // with its points and the findings with what to do about each, which tools
 // and prompts ask the user, and what --probe and --check-icons found.
@@ -95,38 +137,13 @@ func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe
 		body.Errors = append(body.Errors, findingView{Subject: t.line(e.Subject), Problem: t.line(e.Problem), Advice: t.line(e.Advice)})
 	}
 	for _, c := range r.Criteria {
-		cv := criterionView{ID: c.ID, Name: t.line(c.Name), Applies: c.Applies, Weight: c.Weight,
-			Points: strconv.FormatFloat(c.Points, 'f', -1, 64), Full: c.Points >= float64(c.Weight)}
-		if c.Weight > 0 {
-			cv.Bar = newMeter(c.Points/float64(c.Weight), 120)
-		}
-		for _, f := range c.Findings {
-			cv.Findings = append(cv.Findings, findingView{Subject: t.line(f.Subject), Problem: t.line(f.Problem), Advice: t.line(f.Advice)})
-		}
+		cv := t.criterion(c)
 		body.Findings += len(cv.Findings)
 		body.Criteria = append(body.Criteria, cv)
 	}
-	asking := func(prefix string, tools []inspect.ElicitingTool) {
-		for _, e := range tools {
-			v := askingView{Name: prefix + t.line(e.Name), Said: e.Said}
-			for _, q := range e.Asked {
-				v.Asked = append(v.Asked, t.question2(q))
-			}
-			body.Asking = append(body.Asking, v)
-		}
-	}
-	asking("", r.Elicit.Tools)
-	asking("prompt ", r.Elicit.Prompts)
+	body.Asking = append(t.asking("", r.Elicit.Tools), t.asking("prompt ", r.Elicit.Prompts)...)
 	for _, p := range probes {
-		what := "tool " + p.Tool
-		if p.Prompt != "" {
-			what = "prompt " + p.Prompt
-		}
-		v := probeView{What: t.line(what), Args: t.jsonLine(p.Args), Error: t.line(p.Error)}
-		for _, q := range p.Questions {
-			v.Questions = append(v.Questions, t.question2(q))
-		}
-		body.Probes = append(body.Probes, v)
+		body.Probes = append(body.Probes, t.probe(p))
 	}
 	for _, ic := range icons {
 		body.Icons = append(body.Icons, iconView{Owner: t.line(ic.Owner), Source: t.line(clip(ic.Source, 200)), Problem: t.line(ic.Problem),

@@ -66,6 +66,31 @@ type questionView struct {
 	Note    string // why this answer, or why none
 }
 
+// step is the view of one step of the script name (its view's id
+// fileID): where it is, what was expected and what came, and the
+// questions asked during it.
+func (t text) step(fileID, name string, st *script.StepResult) stepView {
+	v := stepView{
+		ID:       fmt.Sprintf("%s-line-%d", fileID, st.Line),
+		Where:    t.line(fmt.Sprintf("%s:%d:%d", name, st.Line, st.Col)),
+		Text:     t.line(st.Text),
+		Passed:   st.Passed,
+		Message:  t.block(st.Message),
+		Expected: t.block(st.Expected),
+		Actual:   t.block(st.Actual),
+		Response: t.block(st.Response),
+		Output:   t.block(st.Output),
+	}
+	if st.Duration > 0 {
+		v.Duration = duration(st.Duration)
+	}
+	for _, q := range st.Questions {
+		v.Questions = append(v.Questions, t.question(q))
+	}
+	v.Anchor = v.ID
+	return v
+}
+
 // WriteScripts writes the page of a `test` run: a summary, the failed
 // steps first (each at its FILE:LINE with what was expected and what came),
 // then every script with its steps, the questions asked during each and
@@ -83,24 +108,7 @@ func WriteScripts(w io.Writer, m Meta, r *script.Report) error {
 			body.Failures = append(body.Failures, stepView{ID: f.ID, Where: f.Name, Text: "(the script could not run)", Message: f.Error})
 		}
 		for _, st := range s.Steps {
-			v := stepView{
-				ID:       fmt.Sprintf("%s-line-%d", f.ID, st.Line),
-				Where:    t.line(fmt.Sprintf("%s:%d:%d", s.Name, st.Line, st.Col)),
-				Text:     t.line(st.Text),
-				Passed:   st.Passed,
-				Message:  t.block(st.Message),
-				Expected: t.block(st.Expected),
-				Actual:   t.block(st.Actual),
-				Response: t.block(st.Response),
-				Output:   t.block(st.Output),
-			}
-			if st.Duration > 0 {
-				v.Duration = duration(st.Duration)
-			}
-			for _, q := range st.Questions {
-				v.Questions = append(v.Questions, t.question(q))
-			}
-			v.Anchor = v.ID
+			v := t.step(f.ID, s.Name, st)
 			f.Steps = append(f.Steps, v)
 			if !st.Passed {
 				body.Failures = append(body.Failures, v)

@@ -311,6 +311,29 @@ type Asked struct {
 	Task      any            `json:"task,omitempty"`
 }
 
+// waitingFor writes the questions a task waits for, in key order.
+func waitingFor(w io.Writer, requests map[string]json.RawMessage) {
+	fmt.Fprintln(w, "Waiting for answers to:")
+	keys := make([]string, 0, len(requests))
+	for k := range requests {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var req struct {
+			Method string           `json:"method"`
+			Params mcp.ElicitParams `json:"params"`
+		}
+		_ = json.Unmarshal(requests[k], &req)
+		mode := req.Params.Mode
+		if mode == "" {
+			mode = "form"
+		}
+		fmt.Fprintf(w, "  %q (%s): %s\n", k, termsafe.Line(mode), oneLine(req.Params.Message))
+	}
+	fmt.Fprintln(w, "(answer them with mcp-tester tasks wait)")
+}
+
 // Task renders what tasks/get said about a task: its status and status
 // message, the questions it waits for, and its result or error once it
 // ended.
@@ -323,25 +346,7 @@ func Task(w io.Writer, t *tasks.GetTaskResult) {
 		fmt.Fprintf(w, "Created: %s, last updated: %s\n", termsafe.Line(t.CreatedAt), termsafe.Line(t.LastUpdatedAt))
 	}
 	if len(t.InputRequests) > 0 {
-		fmt.Fprintln(w, "Waiting for answers to:")
-		keys := make([]string, 0, len(t.InputRequests))
-		for k := range t.InputRequests {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var req struct {
-				Method string           `json:"method"`
-				Params mcp.ElicitParams `json:"params"`
-			}
-			_ = json.Unmarshal(t.InputRequests[k], &req)
-			mode := req.Params.Mode
-			if mode == "" {
-				mode = "form"
-			}
-			fmt.Fprintf(w, "  %q (%s): %s\n", k, termsafe.Line(mode), oneLine(req.Params.Message))
-		}
-		fmt.Fprintln(w, "(answer them with mcp-tester tasks wait)")
+		waitingFor(w, t.InputRequests)
 	}
 	if len(t.Result) > 0 {
 		var res mcp.CallToolResult

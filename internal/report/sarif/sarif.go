@@ -288,40 +288,64 @@ func (res Result) doc(index int, rule Rule, anchor string) (resultDoc, error) {
 		return resultDoc{}, fmt.Errorf("no location: code scanning needs one (a file, or a logical path such as \"server\")")
 	}
 	d := resultDoc{RuleID: res.RuleID, RuleIndex: index, Level: level, Message: plain(res.Message), Properties: res.Properties}
-	var first Location
-	for i, loc := range res.Locations {
-		if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
-			// Code scanning refuses a whole log when one location has no
-			// file: it is shown at the top of the anchor.
-			loc.File, loc.Line = anchor, 1
-		}
-		ld, err := loc.doc()
-		if err != nil {
-			return resultDoc{}, fmt.Errorf("location %d: %w", i, err)
-		}
-		d.Locations = append(d.Locations, ld)
-		if i == 0 {
-			first = loc
-		}
+	var err error
+	if d.Locations, err = res.locationDocs(anchor); err != nil {
+		return resultDoc{}, err
 	}
+	first := res.Locations[0].anchored(anchor)
 	sum := sha256.Sum256([]byte(res.RuleID + "\x00" + first.Path + "\x00" + filepath.ToSlash(first.File)))
 	d.PartialFingerprints = map[string]string{FingerprintKey: hex.EncodeToString(sum[:16])}
 	return d, nil
 }
 
-func (loc Location) doc() (locationDoc, error) {
-	var d locationDoc
+// locationDocs are the result's locations as the log writes them, one
+// without a file or a line shown at the top of the anchor.
+func (res Result) locationDocs(anchor string) ([]locationDoc, error) {
+	var out []locationDoc
+	for i, loc := range res.Locations {
+		ld, err := loc.anchored(anchor).doc()
+		if err != nil {
+			return nil, fmt.Errorf("location %d: %w", i, err)
+		}
+		out = append(out, ld)
+	}
+	return out, nil
+}
+
+// anchored is loc, or, when it has no file and no line, the top of the
+// anchor: code scanning refuses a whole log when one location has no
+// file.
+func (loc Location) anchored(anchor string) Location {
+	if loc.File == "" && loc.Line == 0 && loc.Column == 0 {
+		loc.File, loc.Line = anchor, 1
+	}
+	return loc
+}
+
+// check refuses a location code scanning cannot show: a line without a
+// file, neither a file nor a path, a negative line or column, a column
+// or an end without a start, an end before the start.
+func (loc Location) check() error {
 	switch {
 	case loc.File == "" && (loc.Line != 0 || loc.Column != 0):
-		return d, fmt.Errorf("a line without a file")
+		return fmt.Errorf("a line without a file")
 	case loc.File == "" && loc.Path == "":
-		return d, fmt.Errorf("neither a file nor a logical path")
+		return fmt.Errorf("neither a file nor a logical path")
 	case loc.Line < 0 || loc.Column < 0 || loc.EndLine < 0 || loc.EndColumn < 0:
-		return d, fmt.Errorf("a negative line or column")
+		return fmt.Errorf("a negative line or column")
 	case loc.Line == 0 && (loc.Column != 0 || loc.EndLine != 0 || loc.EndColumn != 0):
-		return d, fmt.Errorf("a column or an end without a start line")
+		return fmt.Errorf("a column or an end without a start line")
 	case loc.EndLine != 0 && loc.EndLine < loc.Line:
-		return d, fmt.Errorf("the region ends (line %d) before it starts (line %d)", loc.EndLine, loc.Line)
+		return fmt.Errorf("the region ends (line %d) before it starts (line %d)", loc.EndLine, loc.Line)
+	}
+	return nil
+}
+
+// doc is loc as the log writes it, once checked.
+func (loc Location) doc() (locationDoc, error) {
+	var d locationDoc
+	if err := loc.check(); err != nil {
+		return d, err
 	}
 	if loc.File != "" {
 		pd := &physicalDoc{ArtifactLocation: artifactDoc{URI: FileURI(loc.File)}}

@@ -78,6 +78,27 @@ func Load(root string) (*Validator, error) {
 // schema cannot say but code scanning needs: version 2.1.0, every result's
 // rule listed in its run, every region starting at a line.
 func (v *Validator) Check(doc []byte) error {
+	if err := v.checkSchema(doc); err != nil {
+		return err
+	}
+	var log scanningLog
+	if err := json.Unmarshal(doc, &log); err != nil {
+		return err
+	}
+	if log.Version != "2.1.0" {
+		return fmt.Errorf("version %q, want 2.1.0", log.Version)
+	}
+	for i, run := range log.Runs {
+		if err := run.check(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSchema refuses doc unless it is one JSON value valid against the
+// SARIF 2.1.0 schema.
+func (v *Validator) checkSchema(doc []byte) error {
 	var val any
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
@@ -95,52 +116,56 @@ func (v *Validator) Check(doc []byte) error {
 	if err := v.schema.Validate(plain); err != nil {
 		return fmt.Errorf("not valid against the SARIF 2.1.0 schema: %w", err)
 	}
-	var log struct {
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID string `json:"id"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex *int   `json:"ruleIndex"`
-				Locations []struct {
-					PhysicalLocation *struct {
-						Region *struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
+	return nil
+}
+
+// scanningLog is what Check reads of a log beyond the schema.
+type scanningLog struct {
+	Version string        `json:"version"`
+	Runs    []scanningRun `json:"runs"`
+}
+
+// scanningRun is what Check reads of one run: its rules' ids, and its
+// results' rules and regions.
+type scanningRun struct {
+	Tool struct {
+		Driver struct {
+			Rules []struct {
+				ID string `json:"id"`
+			} `json:"rules"`
+		} `json:"driver"`
+	} `json:"tool"`
+	Results []struct {
+		RuleID    string `json:"ruleId"`
+		RuleIndex *int   `json:"ruleIndex"`
+		Locations []struct {
+			PhysicalLocation *struct {
+				Region *struct {
+					StartLine int `json:"startLine"`
+				} `json:"region"`
+			} `json:"physicalLocation"`
+		} `json:"locations"`
+	} `json:"results"`
+}
+
+// check refuses run i unless every result's rule is listed in the run,
+// its ruleIndex points at it, and each of its regions starts at a line.
+func (run *scanningRun) check(i int) error {
+	ids := map[string]int{}
+	for n, r := range run.Tool.Driver.Rules {
+		ids[r.ID] = n
 	}
-	if err := json.Unmarshal(doc, &log); err != nil {
-		return err
-	}
-	if log.Version != "2.1.0" {
-		return fmt.Errorf("version %q, want 2.1.0", log.Version)
-	}
-	for i, run := range log.Runs {
-		ids := map[string]int{}
-		for n, r := range run.Tool.Driver.Rules {
-			ids[r.ID] = n
+	for j, res := range run.Results {
+		n, ok := ids[res.RuleID]
+		if !ok {
+			return fmt.Errorf("runs[%d].results[%d]: rule %q is not in the run's rules", i, j, res.RuleID)
 		}
-		for j, res := range run.Results {
-			n, ok := ids[res.RuleID]
-			if !ok {
-				return fmt.Errorf("runs[%d].results[%d]: rule %q is not in the run's rules", i, j, res.RuleID)
-			}
-			if res.RuleIndex == nil || *res.RuleIndex != n {
-				return fmt.Errorf("runs[%d].results[%d]: ruleIndex does not point at rule %q", i, j, res.RuleID)
-			}
-			for k, loc := range res.Locations {
-				if p := loc.PhysicalLocation; p != nil && p.Region != nil && p.Region.StartLine < 1 {
-					return fmt.Errorf("runs[%d].results[%d].locations[%d]: a region without a start line", i, j, k)
-				}
+		if res.RuleIndex == nil || *res.RuleIndex != n {
+			return fmt.Errorf("runs[%d].results[%d]: ruleIndex does not point at rule %q", i, j, res.RuleID)
+		}
+		for k, loc := range res.Locations {
+			if p := loc.PhysicalLocation; p != nil && p.Region != nil && p.Region.StartLine < 1 {
+				return fmt.Errorf("runs[%d].results[%d].locations[%d]: a region without a start line", i, j, k)
 			}
 		}
 	}
@@ -182,16 +207,11 @@ func (v *Validator) Multitool(ctx context.Context, files ...string) (errs, warni
 	for _, run := range log.Runs {
 		for _, r := range run.Results {
 			line := fmt.Sprintf("%s %s %s", r.RuleID, r.Message.ID, strings.Join(r.Message.Arguments, " | "))
-			if r.Level == "" || r.Level == "warning" || r.Level == "note" || r.Level == "none" {
-				// The validator's rules default to warning; errors say so.
-				if r.Level == "" && strings.HasPrefix(r.RuleID, "GH") {
-					errs = append(errs, line)
-					continue
-				}
+			if isError(r.Level, r.RuleID) {
+				errs = append(errs, line)
+			} else {
 				warnings = append(warnings, line)
-				continue
 			}
-			errs = append(errs, line)
 		}
 	}
 	if runErr != nil && len(errs) == 0 {
@@ -229,4 +249,18 @@ func Validate(t testing.TB, doc []byte) {
 	if err := Need(t).Check(doc); err != nil {
 		t.Fatalf("%v\n%s", err, doc)
 	}
+}
+
+// isError reports whether a result of the validator's (at level, of the
+// rule ruleID) is an error: one without a level is a warning, the
+// validator's rules defaulting to it, unless its rule is one of code
+// scanning's (GH…).
+func isError(level, ruleID string) bool {
+	switch level {
+	case "":
+		return strings.HasPrefix(ruleID, "GH")
+	case "warning", "note", "none":
+		return false
+	}
+	return true
 }
