@@ -72,6 +72,25 @@ func TestURLProblems(t *testing.T) {
 	}
 }
 
+// A URL with several bad parameters lists them in the order the URL gives
+// them, the same on every run (they were listed in map order).
+func TestURLProblemsInTheURLsOrder(t *testing.T) {
+	const u = "https://mcp.example.com/x?token=a&api_key=b&access_token=c&secret=d&password=e"
+	want := []string{
+		`query parameter "token" carries a credential`,
+		`query parameter "api_key" carries a credential`,
+		`query parameter "access_token" carries a credential`,
+		`query parameter "secret" carries a credential`,
+		`query parameter "password" carries a credential`,
+	}
+	for range 50 {
+		got := urlProblems(u, nil)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("urlProblems(%q) =\n%s\nwant\n%s", u, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
 func TestHeaderSecrets(t *testing.T) {
 	got := headerSecrets([]string{"Authorization: Bearer abc123456", "Accept: text/plain", "X-Api-Key: k-987654321"})
 	want := "Bearer abc123456|abc123456|k-987654321"

@@ -84,17 +84,36 @@ func schemeProblem(u *url.URL) string {
 func paramProblems(where, raw string) []string {
 	var out []string
 	vals, _ := url.ParseQuery(raw)
-	for name, vs := range vals {
+	for _, name := range paramNames(raw, vals) {
 		if credentialParams[strings.ToLower(name)] {
 			out = append(out, fmt.Sprintf("%s parameter %q carries a credential", where, name))
 		}
-		for _, v := range vs {
+		for _, v := range vals[name] {
 			if isJWT(v) {
 				out = append(out, fmt.Sprintf("%s parameter %q carries a JWT", where, name))
 			}
 		}
 	}
 	return out
+}
+
+// paramNames lists the names of vals in the order they first appear in raw,
+// so that a URL's problems are reported in the same order on every run.
+func paramNames(raw string, vals url.Values) []string {
+	var names []string
+	seen := make(map[string]bool, len(vals))
+	for _, pair := range strings.Split(raw, "&") {
+		key, _, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(key)
+		if err != nil || seen[name] {
+			continue
+		}
+		if _, ok := vals[name]; ok {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func loopback(host string) bool {
