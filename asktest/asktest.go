@@ -3,7 +3,6 @@ package asktest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -322,16 +321,6 @@ func (tr *tracker) left() []string {
 		}
 	}
 	return out
-}
-
-// failure is err as a test reports it: a message of mcp-tester's session
-// or audit in the words of a Go test, whose hints name the command line's
-// flags, which are asktest's options here.
-func failure(err error) string {
-	return strings.NewReplacer(
-		"--include ", "AuditOptions.Include ",
-		"--args ", "AuditOptions.Args ",
-	).Replace(err.Error())
 }
 
 // optionHint words the way on that a session's error points at as

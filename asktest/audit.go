@@ -93,6 +93,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 	}
 	rep, err := audit.Run(ctx, audit.Options{
 		Hint:          optionHint,
+		Name:          func(o audit.Option) string { return "AuditOptions." + o.String() },
 		Target:        t,
 		Protocol:      string(opts.Era),
 		Include:       include,
@@ -110,7 +111,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 		if ctx.Err() != nil && tb.Context().Err() == nil {
 			hint = "\n  the test's deadline (go test -timeout) was near: does a tool never answer? AuditOptions.Timeout bounds each request"
 		}
-		tb.Fatalf("asktest: audit of %s: %s%s", tg, failure(err), hint)
+		tb.Fatalf("asktest: audit of %s: %s%s", tg, err, hint)
 	}
 	for _, s := range rep.Subjects {
 		if s.Skipped != "" {

@@ -43,7 +43,7 @@ func NewClient(tb testing.TB, tg Target, opts *Options) *Client {
 		for _, l := range tr.left() {
 			tb.Errorf("asktest: %s", l)
 		}
-		tb.Fatalf("asktest: %s", failure(err))
+		tb.Fatalf("asktest: %s", err)
 	}
 	c := &Client{tb: tb, s: s, tr: tr, ctx: ctx, cancel: cancel}
 	tb.Cleanup(c.close)
@@ -124,7 +124,7 @@ func (c *Client) call(label string, answers []Answer, do func(context.Context, a
 		r.Err = err
 		return r
 	case err != nil:
-		c.tb.Fatalf("%s: %s%s", label, failure(err), r.unanswered())
+		c.tb.Fatalf("%s: %s%s", label, err, r.unanswered())
 	}
 	if unused := g.unused(r.Questions); len(unused) > 0 {
 		c.tb.Errorf("%s: %s\n%s", label, strings.Join(unused, "; "), r.asked())

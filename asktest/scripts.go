@@ -96,7 +96,7 @@ func runScript(tb testing.TB, tg Target, path string, opts *Options) {
 	}
 	res := rep.Scripts[0]
 	if res.Err != nil {
-		tb.Fatalf("%s: %s", s.Name, failure(res.Err))
+		tb.Fatalf("%s: %s", s.Name, res.Err)
 	}
 	if _, failed := res.Counts(); failed > 0 && Updating() {
 		update(tb, s, res)

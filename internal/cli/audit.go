@@ -230,6 +230,7 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	}
 	opts := audit.Options{
 		Hint:          flagHint,
+		Name:          auditFlagName,
 		Target:        t,
 		Protocol:      o.Conn.Protocol,
 		Timeout:       o.Conn.Timeout,
@@ -253,4 +254,22 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 func hasAuthorization(lines []string) bool {
 	h, _ := target.ParseHeaders(lines)
 	return h.Get("Authorization") != ""
+}
+
+// auditFlagName names an option of the audit as the flag that sets it, for
+// the audit's errors and warnings.
+func auditFlagName(o audit.Option) string {
+	switch o {
+	case audit.OptionInclude:
+		return "--include"
+	case audit.OptionArgs:
+		return "--args"
+	case audit.OptionOtherHeaders:
+		return "--other-header"
+	case audit.OptionReadOnly:
+		return "--read-only"
+	case audit.OptionURL:
+		return "-u URL"
+	}
+	return o.String()
 }

@@ -25,6 +25,49 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Option is one of the [Options] an error or a warning of the audit
+// points at; [Options.Name] words it for the caller.
+type Option int
+
+// The options an error or a warning points at.
+const (
+	// OptionInclude is [Options.Include].
+	OptionInclude Option = iota + 1
+	// OptionArgs is [Options.Args].
+	OptionArgs
+	// OptionOtherHeaders is [Options.OtherHeaders].
+	OptionOtherHeaders
+	// OptionReadOnly is [Options.ReadOnly].
+	OptionReadOnly
+	// OptionURL is the target's URL ([target.Target.URL]).
+	OptionURL
+)
+
+// String names o as a field of [Options].
+func (o Option) String() string {
+	switch o {
+	case OptionInclude:
+		return "Include"
+	case OptionArgs:
+		return "Args"
+	case OptionOtherHeaders:
+		return "OtherHeaders"
+	case OptionReadOnly:
+		return "ReadOnly"
+	case OptionURL:
+		return "Target.URL"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the option o as the caller named it (Options.Name).
+func (opts Options) name(o Option) string {
+	if opts.Name != nil {
+		return opts.Name(o)
+	}
+	return o.String()
+}
+
 // Options configure an audit.
 type Options struct {
 	// Target is the server.
@@ -42,6 +85,10 @@ type Options struct {
 	// Hint words the way on that a probe's session error points at, in
 	// the caller's terms (session.Options.Hint).
 	Hint session.Hint
+	// Name names one of these options in the caller's terms, for the
+	// errors and warnings that point at it (a command line's flag, a
+	// test's option field); nil names them as this struct's fields.
+	Name func(Option) string
 	// Timeout bounds connecting and each request; zero means no limit.
 	Timeout time.Duration
 	// Deadline bounds the whole audit; zero means no limit. When it runs
@@ -203,10 +250,10 @@ func validate(opts Options) error {
 		return nil
 	}
 	if opts.Target.URL == "" {
-		return errors.New("--other-header needs an HTTP server (-u URL): a stdio server has no users to tell apart")
+		return fmt.Errorf("%s needs an HTTP server (%s): a stdio server has no users to tell apart", opts.name(OptionOtherHeaders), opts.name(OptionURL))
 	}
 	if _, err := target.ParseHeaders(opts.OtherHeaders); err != nil {
-		return fmt.Errorf("--other-header: %w", err)
+		return fmt.Errorf("%s: %w", opts.name(OptionOtherHeaders), err)
 	}
 	return nil
 }
@@ -299,10 +346,10 @@ func (a *auditor) warnWriters(subjects []*subject) {
 	if len(names) > len(shown) {
 		list += fmt.Sprintf(" and %d more", len(names)-len(shown))
 	}
-	a.opts.Warn(fmt.Sprintf("the audit calls %d tool(s) that are neither marked read-only nor destructive, and may change what the server holds: %s; --read-only calls only the tools marked read-only", len(names), termsafe.Line(list)))
+	a.opts.Warn(fmt.Sprintf("the audit calls %d tool(s) that are neither marked read-only nor destructive, and may change what the server holds: %s; %s calls only the tools marked read-only", len(names), termsafe.Line(list), a.opts.name(OptionReadOnly)))
 }
 
-// checkNames refuses an --include or --args that names no tool, prompt,
+// checkNames refuses an Include or Args that names no tool, prompt,
 // resource or resource template of the server, naming the one a typo most
 // likely meant: it would otherwise be skipped silently, and the audit would
 // not test what it was asked to. A tool's --args must fit its input
@@ -312,7 +359,7 @@ func checkNames(opts Options, subjects []*subject) error {
 	known := offered(names)
 	for _, n := range opts.Include {
 		if n != "*" && !have[n] {
-			return fmt.Errorf("--include %q: the server has no tool, prompt or resource of that name (%s", n, meant(known, n, names))
+			return fmt.Errorf("%s %q: the server has no tool, prompt or resource of that name (%s", opts.name(OptionInclude), n, meant(known, n, names))
 		}
 	}
 	var argNames []string
@@ -322,7 +369,7 @@ func checkNames(opts Options, subjects []*subject) error {
 	slices.Sort(argNames)
 	for _, n := range argNames {
 		if !have[n] {
-			return fmt.Errorf("--args %q: the server has no tool, prompt or resource template of that name (%s", n+"=…", meant(known, n, names))
+			return fmt.Errorf("%s %q: the server has no tool, prompt or resource template of that name (%s", opts.name(OptionArgs), n+"=…", meant(known, n, names))
 		}
 	}
 	return checkToolArgs(opts, subjects)
@@ -366,12 +413,12 @@ func meant(known, n string, names []string) string {
 	return known + ")"
 }
 
-// checkToolArgs refuses a tool's --args that do not fit its input schema.
+// checkToolArgs refuses a tool's Args that do not fit its input schema.
 func checkToolArgs(opts Options, subjects []*subject) error {
 	for _, s := range subjects {
 		if args, ok := opts.Args[s.name]; ok && s.kind == "tool" {
 			if err := toolargs.Check(s.name, s.schema, args); err != nil {
-				return fmt.Errorf("--args %q: %v", s.name+"=…", err)
+				return fmt.Errorf("%s %q: %v", opts.name(OptionArgs), s.name+"=…", err)
 			}
 		}
 	}
