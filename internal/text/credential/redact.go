@@ -167,7 +167,7 @@ func redactCommand(line string, secret func(string)) string {
 func redactWord(text, raw string, hideNext bool, secret func(string)) string {
 	_, value, _ := strings.Cut(text, "=")
 	switch {
-	case reference.MatchString(text) || (strings.Contains(text, "=") && reference.MatchString(value)):
+	case namesVariable(text, value):
 		// $TOKEN or ${TOKEN}: the name of a secret, not the secret.
 	case hideNext:
 		secret(text)
@@ -188,6 +188,12 @@ func redactWord(text, raw string, hideNext bool, secret func(string)) string {
 		return redactURLWord(text, raw, "", secret)
 	}
 	return raw
+}
+
+// namesVariable reports whether the word text, or the value of the
+// assignment or option it is, only names a variable ($NAME or ${NAME}).
+func namesVariable(text, value string) bool {
+	return reference.MatchString(text) || (strings.Contains(text, "=") && reference.MatchString(value))
 }
 
 // redactOption is redactWord for an option with its value, --name=value:
@@ -269,8 +275,7 @@ func splitWords(line string) []word {
 	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(";&|()<>", c) >= 0:
+		if wordBreak(c) {
 			flush(i)
 			continue
 		}
@@ -293,6 +298,12 @@ func splitWords(line string) []word {
 	}
 	flush(len(line))
 	return out
+}
+
+// wordBreak reports whether c separates words outside quotes: white space
+// or one of the operators ;&|()<>.
+func wordBreak(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(";&|()<>", c) >= 0
 }
 
 // singleQuoted writes to cur the text of the single-quoted string that
