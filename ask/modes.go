@@ -95,30 +95,38 @@ func Permits(req Request, q mcp.InputRequest) bool {
 	}
 	switch q := q.(type) {
 	case *mcp.ElicitParams:
-		if q == nil {
-			return false
-		}
-		switch q.Mode {
-		case "", "form":
-			return Modes(req).Has(Form)
-		case "url":
-			return Modes(req).Has(URL)
-		}
-		return false
+		return q != nil && permitsElicitation(req, q.Mode)
 	case *mcp.CreateMessageParams:
 		caps := req.ClientCapabilities()
 		return q != nil && caps != nil && caps.Sampling != nil
 	case *mcp.CreateMessageWithToolsParams:
-		caps := req.ClientCapabilities()
-		if q == nil || caps == nil || caps.Sampling == nil {
-			return false
-		}
-		return len(q.Tools) == 0 && q.ToolChoice == nil || caps.Sampling.Tools != nil
+		return q != nil && permitsToolSampling(req.ClientCapabilities(), q)
 	case *mcp.ListRootsParams:
 		caps := req.ClientCapabilities()
 		return q != nil && caps != nil && (caps.RootsV2 != nil || caps.Roots.ListChanged)
 	}
 	return false
+}
+
+// permitsElicitation reports whether the client of req may be asked a
+// question in mode ("" is form).
+func permitsElicitation(req Request, mode string) bool {
+	switch mode {
+	case "", "form":
+		return Modes(req).Has(Form)
+	case "url":
+		return Modes(req).Has(URL)
+	}
+	return false
+}
+
+// permitsToolSampling reports whether a client with caps may be asked q:
+// sampling, and sampling with tools if q offers tools.
+func permitsToolSampling(caps *mcp.ClientCapabilities, q *mcp.CreateMessageWithToolsParams) bool {
+	if caps == nil || caps.Sampling == nil {
+		return false
+	}
+	return len(q.Tools) == 0 && q.ToolChoice == nil || caps.Sampling.Tools != nil
 }
 
 // Filter returns the questions of qs that the client of req may be asked
@@ -223,18 +231,10 @@ const modernSince = "2026-07-28"
 // would return. read is false for anything else (an older request, a value
 // of another type), which is then asked of req.
 func declaredElicitation(req Request) (e *mcp.ElicitationCapabilities, read bool) {
-	r, ok := req.(interface{ GetParams() mcp.Params })
+	meta, ok := paramsMeta(req)
 	if !ok {
 		return nil, false
 	}
-	p := r.GetParams()
-	if p == nil {
-		return nil, false
-	}
-	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, false
-	}
-	meta := p.GetMeta()
 	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v < modernSince {
 		return nil, false
 	}
@@ -246,22 +246,45 @@ func declaredElicitation(req Request) (e *mcp.ElicitationCapabilities, read bool
 	case nil:
 		return nil, true
 	case map[string]any:
-		e = &mcp.ElicitationCapabilities{}
-		for key, v := range el {
-			if v == nil {
-				continue // null: no mode, as decoded
-			}
-			if _, ok := v.(map[string]any); !ok {
-				return nil, false
-			}
-			switch key {
-			case "form":
-				e.Form = &mcp.FormElicitationCapabilities{}
-			case "url":
-				e.URL = &mcp.URLElicitationCapabilities{}
-			}
-		}
-		return e, true
+		return elicitationModes(el)
 	}
 	return nil, false
+}
+
+// paramsMeta returns the _meta of req's params, if it has params.
+func paramsMeta(req Request) (map[string]any, bool) {
+	r, ok := req.(interface{ GetParams() mcp.Params })
+	if !ok {
+		return nil, false
+	}
+	p := r.GetParams()
+	if p == nil {
+		return nil, false
+	}
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, false
+	}
+	return p.GetMeta(), true
+}
+
+// elicitationModes reads a decoded elicitation capability as the go-sdk
+// decodes it: each mode an object or null (no mode); read is false for a
+// mode of another type.
+func elicitationModes(el map[string]any) (e *mcp.ElicitationCapabilities, read bool) {
+	e = &mcp.ElicitationCapabilities{}
+	for key, v := range el {
+		if v == nil {
+			continue // null: no mode, as decoded
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return nil, false
+		}
+		switch key {
+		case "form":
+			e.Form = &mcp.FormElicitationCapabilities{}
+		case "url":
+			e.URL = &mcp.URLElicitationCapabilities{}
+		}
+	}
+	return e, true
 }

@@ -290,14 +290,7 @@ func screen(r io.Reader, pw *io.PipeWriter, out *lockedWriter) {
 			return
 		}
 		end := int(dec.InputOffset()) - rec.base
-		next := byte('\n')
-		if err == nil {
-			var b [1]byte
-			if n, _ := dec.Buffered().Read(b[:]); n > 0 {
-				next = b[0]
-			}
-		}
-		if err != nil || (next != '\n' && next != '\r') {
+		if err != nil || !endsLine(dec) {
 			// Not one message the go-sdk takes: hand it everything read
 			// since the last message, and the rest, unread.
 			passRest(pw, rec, r)
@@ -317,6 +310,14 @@ func screen(r io.Reader, pw *io.PipeWriter, out *lockedWriter) {
 			return
 		}
 	}
+}
+
+// endsLine reports whether the message dec has just read ends its line: a
+// line end, or nothing, comes next in what it has buffered.
+func endsLine(dec *json.Decoder) bool {
+	var b [1]byte
+	n, _ := dec.Buffered().Read(b[:])
+	return n == 0 || b[0] == '\n' || b[0] == '\r'
 }
 
 // passRest hands pw what rec holds and the rest of r, unread.
@@ -366,32 +367,39 @@ func screenFrame(body []byte, out *lockedWriter) []byte {
 		return body
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		// A batch with an ambiguous message: each message alone.
-		var batch []json.RawMessage
-		if json.Unmarshal(body, &batch) != nil {
-			return nil
-		}
-		var pass []json.RawMessage
-		for _, m := range batch {
-			if err := CheckMessage(m); err != nil {
-				r := Refuse(m, err)
-				if r.Reply != nil {
-					out.writeLine(r.Reply)
-				}
-				if r.Replace != nil {
-					pass = append(pass, r.Replace)
-				}
-				continue
-			}
-			pass = append(pass, m)
-		}
-		if len(pass) == 0 {
-			return nil
-		}
-		b, _ := json.Marshal(pass)
-		return b
+		return screenBatch(body, out)
 	}
-	r := Refuse(body, err)
+	return refuse(body, err, out)
+}
+
+// screenBatch is screenFrame for a batch with an ambiguous message: each
+// message checked alone.
+func screenBatch(body []byte, out *lockedWriter) []byte {
+	var batch []json.RawMessage
+	if json.Unmarshal(body, &batch) != nil {
+		return nil
+	}
+	var pass []json.RawMessage
+	for _, m := range batch {
+		if err := CheckMessage(m); err != nil {
+			if r := refuse(m, err, out); r != nil {
+				pass = append(pass, r)
+			}
+			continue
+		}
+		pass = append(pass, m)
+	}
+	if len(pass) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(pass)
+	return b
+}
+
+// refuse writes the reply to msg, refused for err, to out if it has one,
+// and returns what passes on instead of it (nil: nothing).
+func refuse(msg []byte, err error, out *lockedWriter) []byte {
+	r := Refuse(msg, err)
 	if r.Reply != nil {
 		out.writeLine(r.Reply)
 	}

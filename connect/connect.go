@@ -110,34 +110,16 @@ func New(opts *Options) (*Connector, error) {
 	if opts == nil {
 		return nil, errors.New("connect: no options; give at least BaseURL, Keys, Providers, BrowserAuth and Store")
 	}
-	base, err := url.Parse(strings.TrimSuffix(opts.BaseURL, "/"))
-	if err != nil || base.Scheme == "" || base.Host == "" {
-		return nil, fmt.Errorf("connect: BaseURL %q must be an absolute URL such as https://mcp.example.com/connect", opts.BaseURL)
-	}
-	switch base.Scheme {
-	case "https":
-	case "http":
-		if !isLoopback(base.Hostname()) {
-			return nil, fmt.Errorf("connect: BaseURL %q uses plain http on a non-loopback host; use https", opts.BaseURL)
-		}
-	default:
-		return nil, fmt.Errorf("connect: BaseURL %q must use https (or http on loopback)", opts.BaseURL)
-	}
-	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
-		return nil, fmt.Errorf("connect: BaseURL %q must not carry a query, fragment or user info", opts.BaseURL)
+	base, err := parseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	keys, err := newKeyring(opts.Keys)
 	if err != nil {
 		return nil, err
 	}
-	if opts.BrowserAuth == nil {
-		return nil, errors.New("connect: BrowserAuth is required: the page must know who is signed in to the server")
-	}
-	if opts.Store == nil {
-		return nil, errors.New("connect: Store is required")
-	}
-	if len(opts.Providers) == 0 {
-		return nil, errors.New("connect: no providers configured")
+	if err := opts.checkRequired(); err != nil {
+		return nil, err
 	}
 	c := &Connector{
 		base:      base,
@@ -154,22 +136,75 @@ func New(opts *Options) (*Connector, error) {
 		log:       opts.Logger,
 	}
 	for i := range opts.Providers {
-		p := opts.Providers[i]
-		if !providerName.MatchString(p.Name) {
-			return nil, fmt.Errorf("connect: provider name %q: use 1 to 40 lower-case letters, digits or '-'", p.Name)
+		if err := c.addProvider(opts.Providers[i]); err != nil {
+			return nil, err
 		}
-		if _, dup := c.providers[p.Name]; dup {
-			return nil, fmt.Errorf("connect: provider %q configured twice", p.Name)
-		}
-		if p.OAuth2.ClientID == "" || p.OAuth2.Endpoint.AuthURL == "" || p.OAuth2.Endpoint.TokenURL == "" {
-			return nil, fmt.Errorf("connect: provider %q needs a client id, an authorization URL and a token URL", p.Name)
-		}
-		if p.Title == "" {
-			p.Title = p.Name
-		}
-		p.OAuth2.RedirectURL = c.callbackURL(p.Name)
-		c.providers[p.Name] = &p
 	}
+	c.setDefaults()
+	c.mux = c.routes()
+	return c, nil
+}
+
+// parseBaseURL checks and parses Options.BaseURL: an absolute https URL
+// (or http on loopback) without a query, fragment or user info.
+func parseBaseURL(raw string) (*url.URL, error) {
+	base, err := url.Parse(strings.TrimSuffix(raw, "/"))
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("connect: BaseURL %q must be an absolute URL such as https://mcp.example.com/connect", raw)
+	}
+	switch base.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(base.Hostname()) {
+			return nil, fmt.Errorf("connect: BaseURL %q uses plain http on a non-loopback host; use https", raw)
+		}
+	default:
+		return nil, fmt.Errorf("connect: BaseURL %q must use https (or http on loopback)", raw)
+	}
+	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
+		return nil, fmt.Errorf("connect: BaseURL %q must not carry a query, fragment or user info", raw)
+	}
+	return base, nil
+}
+
+// checkRequired refuses options without a BrowserAuth, a Store or
+// providers.
+func (opts *Options) checkRequired() error {
+	if opts.BrowserAuth == nil {
+		return errors.New("connect: BrowserAuth is required: the page must know who is signed in to the server")
+	}
+	if opts.Store == nil {
+		return errors.New("connect: Store is required")
+	}
+	if len(opts.Providers) == 0 {
+		return errors.New("connect: no providers configured")
+	}
+	return nil
+}
+
+// addProvider checks p (its name, that it is new, its OAuth 2.0
+// endpoints) and adds it, titled by its name if it has no title, with its
+// callback as its redirect URL.
+func (c *Connector) addProvider(p Provider) error {
+	if !providerName.MatchString(p.Name) {
+		return fmt.Errorf("connect: provider name %q: use 1 to 40 lower-case letters, digits or '-'", p.Name)
+	}
+	if _, dup := c.providers[p.Name]; dup {
+		return fmt.Errorf("connect: provider %q configured twice", p.Name)
+	}
+	if p.OAuth2.ClientID == "" || p.OAuth2.Endpoint.AuthURL == "" || p.OAuth2.Endpoint.TokenURL == "" {
+		return fmt.Errorf("connect: provider %q needs a client id, an authorization URL and a token URL", p.Name)
+	}
+	if p.Title == "" {
+		p.Title = p.Name
+	}
+	p.OAuth2.RedirectURL = c.callbackURL(p.Name)
+	c.providers[p.Name] = &p
+	return nil
+}
+
+// setDefaults fills in what the options left out.
+func (c *Connector) setDefaults() {
 	if c.linkTTL <= 0 {
 		c.linkTTL = 10 * time.Minute
 	}
@@ -188,8 +223,6 @@ func New(opts *Options) (*Connector, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.mux = c.routes()
-	return c, nil
 }
 
 // Store returns the token store the connector writes to.

@@ -58,7 +58,29 @@ func (c *Connector) sealFlow(provider string, fs flowState) (string, error) {
 	return k.id + "." + b64url.Encode(sealed), nil
 }
 
+// openFlow opens the flow cookie v for provider and checks the flow state
+// in it: complete and not expired.
 func (c *Connector) openFlow(provider, v string) (*flowState, *derivedKey, error) {
+	plain, k, err := c.unsealFlow(provider, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fs flowState
+	if err := json.Unmarshal(plain, &fs); err != nil {
+		return nil, nil, errFlowCookie
+	}
+	if fs.State == "" || fs.Verifier == "" || fs.User == "" {
+		return nil, nil, errFlowCookie
+	}
+	if !c.now().Before(time.Unix(fs.Expires, 0)) {
+		return nil, nil, errFlowCookie
+	}
+	return &fs, k, nil
+}
+
+// unsealFlow checks the form and key of the flow cookie v for provider and
+// returns what it seals, and the key.
+func (c *Connector) unsealFlow(provider, v string) ([]byte, *derivedKey, error) {
 	if v == "" || len(v) > maxFlowCookie {
 		return nil, nil, errFlowCookie
 	}
@@ -85,17 +107,7 @@ func (c *Connector) openFlow(provider, v string) (*flowState, *derivedKey, error
 	if err != nil {
 		return nil, nil, errFlowCookie
 	}
-	var fs flowState
-	if err := json.Unmarshal(plain, &fs); err != nil {
-		return nil, nil, errFlowCookie
-	}
-	if fs.State == "" || fs.Verifier == "" || fs.User == "" {
-		return nil, nil, errFlowCookie
-	}
-	if !c.now().Before(time.Unix(fs.Expires, 0)) {
-		return nil, nil, errFlowCookie
-	}
-	return &fs, k, nil
+	return plain, k, nil
 }
 
 func newAEAD(key []byte) (cipher.AEAD, error) {

@@ -140,6 +140,45 @@ func (c *Connector) serveStart(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, p.OAuth2.AuthCodeURL(fs.State, oauth2.S256ChallengeOption(fs.Verifier)), http.StatusSeeOther)
 }
 
+// sameBrowserUser reports whether the browser user, in the same browser
+// session, is still the user the flow fs was started for; if not, it
+// answers w with why nothing was stored.
+func (c *Connector) sameBrowserUser(w http.ResponseWriter, r *http.Request, p *Provider, fs *flowState, fk *derivedKey, restart string) bool {
+	user, err := c.auth.User(r)
+	if err != nil {
+		c.log.Error("connect: browser session", "err", err)
+		c.fail(w, http.StatusInternalServerError, "Could not check your sign-in", restart)
+		return false
+	}
+	if user == "" || user != fs.User {
+		c.log.Warn("connect: browser user changed during the flow; refused", "provider", p.Name)
+		c.fail(w, http.StatusForbidden, "You are signed in as someone else now",
+			"This connection was started for another account of "+c.name+". Nothing was stored.", restart)
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(c.sessionHash(fk, r)), []byte(fs.Session)) != 1 {
+		c.log.Warn("connect: callback in another browser session; refused", "provider", p.Name)
+		c.fail(w, http.StatusForbidden, "This sign-in belongs to another session",
+			"The connection was started in another sign-in to "+c.name+". Nothing was stored.", restart)
+		return false
+	}
+	return true
+}
+
+// providerRefused answers w when the provider answered the callback with
+// the error e instead of a code.
+func (c *Connector) providerRefused(w http.ResponseWriter, p *Provider, e, restart string) {
+	c.log.Info("connect: provider refused", "provider", p.Name, "error", e)
+	if e == "access_denied" {
+		c.fail(w, http.StatusOK, "Not connected",
+			"You did not allow access at "+p.Title+", so nothing was connected.",
+			"Go back to your assistant; it can ask again when you want to connect.")
+		return
+	}
+	c.fail(w, http.StatusBadGateway, "Not connected",
+		p.Title+" could not complete the request ("+e+"). Nothing was stored.", restart)
+}
+
 // serveCallback finishes the flow: the state must match the one sealed in this browser's
 // cookie, the browser user must still be the flow's user, and the code must exchange
 // (with the PKCE verifier) for a token, which is then stored for that user.
@@ -174,34 +213,11 @@ func (c *Connector) serveCallback(w http.ResponseWriter, r *http.Request) {
 			restart)
 		return
 	}
-	user, err := c.auth.User(r)
-	if err != nil {
-		c.log.Error("connect: browser session", "err", err)
-		c.fail(w, http.StatusInternalServerError, "Could not check your sign-in", restart)
-		return
-	}
-	if user == "" || user != fs.User {
-		c.log.Warn("connect: browser user changed during the flow; refused", "provider", p.Name)
-		c.fail(w, http.StatusForbidden, "You are signed in as someone else now",
-			"This connection was started for another account of "+c.name+". Nothing was stored.", restart)
-		return
-	}
-	if subtle.ConstantTimeCompare([]byte(c.sessionHash(fk, r)), []byte(fs.Session)) != 1 {
-		c.log.Warn("connect: callback in another browser session; refused", "provider", p.Name)
-		c.fail(w, http.StatusForbidden, "This sign-in belongs to another session",
-			"The connection was started in another sign-in to "+c.name+". Nothing was stored.", restart)
+	if !c.sameBrowserUser(w, r, p, fs, fk, restart) {
 		return
 	}
 	if e := q.Get("error"); e != "" {
-		c.log.Info("connect: provider refused", "provider", p.Name, "error", e)
-		if e == "access_denied" {
-			c.fail(w, http.StatusOK, "Not connected",
-				"You did not allow access at "+p.Title+", so nothing was connected.",
-				"Go back to your assistant; it can ask again when you want to connect.")
-			return
-		}
-		c.fail(w, http.StatusBadGateway, "Not connected",
-			p.Title+" could not complete the request ("+e+"). Nothing was stored.", restart)
+		c.providerRefused(w, p, e, restart)
 		return
 	}
 	code := q.Get("code")

@@ -66,42 +66,13 @@ func signLink(k *derivedKey, cl linkClaims) (string, error) {
 // parseLinkToken checks a link token's form, key, signature, expiry and provider and
 // returns its claims and the key that signed it.
 func (c *Connector) parseLinkToken(tok, provider string) (*linkClaims, *derivedKey, error) {
-	if tok == "" || len(tok) > maxLinkToken {
-		return nil, nil, errLinkMalformed
-	}
-	kid, rest, ok := strings.Cut(tok, ".")
-	if !ok {
-		return nil, nil, errLinkMalformed
-	}
-	p, sig, ok := strings.Cut(rest, ".")
-	if !ok || strings.Contains(sig, ".") {
-		return nil, nil, errLinkMalformed
-	}
-	k, ok := c.keys.byID[kid]
-	if !ok {
-		// An unknown key id is treated like a bad signature: the key may have been
-		// retired, or the link forged.
-		return nil, nil, errLinkSignature
-	}
-	gotMAC, err := b64url.Decode(sig)
+	p, k, err := c.verifyLink(tok)
 	if err != nil {
-		return nil, nil, errLinkMalformed
+		return nil, nil, err
 	}
-	if !hmac.Equal(gotMAC, mac(k.link, kid, p)) {
-		return nil, nil, errLinkSignature
-	}
-	raw, err := b64url.Decode(p)
+	cl, err := decodeLinkClaims(p)
 	if err != nil {
-		return nil, nil, errLinkMalformed
-	}
-	var cl linkClaims
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cl); err != nil || dec.More() {
-		return nil, nil, errLinkMalformed
-	}
-	if cl.Provider == "" || cl.UserHash == "" || cl.Expires == 0 {
-		return nil, nil, errLinkMalformed
+		return nil, nil, err
 	}
 	if !c.now().Before(time.Unix(cl.Expires, 0)) {
 		return nil, nil, errLinkExpired
@@ -109,7 +80,56 @@ func (c *Connector) parseLinkToken(tok, provider string) (*linkClaims, *derivedK
 	if cl.Provider != provider {
 		return nil, nil, errLinkProvider
 	}
-	return &cl, k, nil
+	return cl, k, nil
+}
+
+// verifyLink checks a link token's form, key and signature, and returns its
+// payload (still encoded) and the key that signed it.
+func (c *Connector) verifyLink(tok string) (string, *derivedKey, error) {
+	if tok == "" || len(tok) > maxLinkToken {
+		return "", nil, errLinkMalformed
+	}
+	kid, rest, ok := strings.Cut(tok, ".")
+	if !ok {
+		return "", nil, errLinkMalformed
+	}
+	p, sig, ok := strings.Cut(rest, ".")
+	if !ok || strings.Contains(sig, ".") {
+		return "", nil, errLinkMalformed
+	}
+	k, ok := c.keys.byID[kid]
+	if !ok {
+		// An unknown key id is treated like a bad signature: the key may have been
+		// retired, or the link forged.
+		return "", nil, errLinkSignature
+	}
+	gotMAC, err := b64url.Decode(sig)
+	if err != nil {
+		return "", nil, errLinkMalformed
+	}
+	if !hmac.Equal(gotMAC, mac(k.link, kid, p)) {
+		return "", nil, errLinkSignature
+	}
+	return p, k, nil
+}
+
+// decodeLinkClaims decodes a link's payload p strictly (no unknown field,
+// nothing after it) into claims that name a provider, a user and an expiry.
+func decodeLinkClaims(p string) (*linkClaims, error) {
+	raw, err := b64url.Decode(p)
+	if err != nil {
+		return nil, errLinkMalformed
+	}
+	var cl linkClaims
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cl); err != nil || dec.More() {
+		return nil, errLinkMalformed
+	}
+	if cl.Provider == "" || cl.UserHash == "" || cl.Expires == 0 {
+		return nil, errLinkMalformed
+	}
+	return &cl, nil
 }
 
 // Link returns the URL that connects user's account at provider: a page of this server

@@ -159,25 +159,38 @@ func (c *Connector) Require(ctx context.Context, req *mcp.CallToolRequest, provi
 			"(or is not available on the client's protocol version). Use a client that supports URL elicitation "+
 			"to connect %s, then try again.", p.Title, c.name, p.Title)), nil
 	}
-	if req.Params != nil {
-		if ans, ok := req.Params.InputResponses[InputKey(provider)].(*mcp.ElicitResult); ok && ans != nil {
-			switch ans.Action {
-			case "decline":
-				return nil, textResult(fmt.Sprintf("Not done: you chose not to connect your %s account.", p.Title)), nil
-			case "cancel":
-				return nil, textResult(fmt.Sprintf("Not done: connecting your %s account was cancelled.", p.Title)), nil
-			case "accept":
-				if !supportsRoundTrips(req) {
-					return nil, textResult(fmt.Sprintf("Finish connecting your %s account in the browser, then run this again.", p.Title)), nil
-				}
-			}
-		}
+	if res := answered(req, provider, p); res != nil {
+		return nil, res, nil
 	}
 	q, err := c.Ask(user, provider)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{InputKey(provider): q}}, nil
+}
+
+// answered returns what Require says when the user has answered the URL
+// question for provider (p) already: declined, cancelled, or accepted on a
+// client that cannot be asked again; nil when it should ask.
+func answered(req *mcp.CallToolRequest, provider string, p *Provider) *mcp.CallToolResult {
+	if req.Params == nil {
+		return nil
+	}
+	ans, ok := req.Params.InputResponses[InputKey(provider)].(*mcp.ElicitResult)
+	if !ok || ans == nil {
+		return nil
+	}
+	switch ans.Action {
+	case "decline":
+		return textResult(fmt.Sprintf("Not done: you chose not to connect your %s account.", p.Title))
+	case "cancel":
+		return textResult(fmt.Sprintf("Not done: connecting your %s account was cancelled.", p.Title))
+	case "accept":
+		if !supportsRoundTrips(req) {
+			return textResult(fmt.Sprintf("Finish connecting your %s account in the browser, then run this again.", p.Title))
+		}
+	}
+	return nil
 }
 
 // supportsRoundTrips reports whether the client speaks protocol 2026-07-28 or later,

@@ -456,44 +456,10 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	share := subject.Share(r.Context(), user)
 	h.mu.Lock()
 	h.sweepLocked()
-	evict, callerFull := h.callerPlaceLocked(share)
-	full := false
-	if !callerFull {
-		held := h.heldLocked(share) - len(evict)
-		limit := h.opts.MaxSessions
-		if held > 0 {
-			limit -= h.opts.ReservedSessions // the newcomers' places
-		}
-		if len(h.sessions)-len(evict)+h.nopening >= limit {
-			if id := h.fairPlaceLocked(share, held); id != "" {
-				evict = append(evict, id)
-			} else {
-				full = true
-			}
-		}
-	}
-	if !full && !callerFull {
-		h.nopening++
-		if share != "" {
-			h.opening[share]++
-		}
-		for _, id := range evict {
-			h.closeLaterLocked(id)
-		}
-	}
+	callerFull, full := h.admitLocked(share)
 	h.mu.Unlock()
-	if callerFull {
-		w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
-		who := "one user"
-		if subject.Anonymous(share) {
-			who = "one client address"
-		}
-		http.Error(w, fmt.Sprintf("you have %d open sessions, all busy, the most %s may have; close one, or speak protocol %s, which needs none", h.opts.MaxSessionsPerUser, who, Modern), http.StatusServiceUnavailable)
-		return
-	}
-	if full {
-		w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
-		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
+	if callerFull || full {
+		h.refuseOpen(w, share, callerFull)
 		return
 	}
 	// The place taken becomes the session as soon as its id is known, or
@@ -525,6 +491,52 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}()
 	h.stateful.ServeHTTP(rec, r)
+}
+
+// admitLocked takes a place for an initialize request of share, and
+// closes in the background the sessions given up for it; unless the
+// caller's sessions are all busy (callerFull) or no place may be freed
+// (full).
+func (h *Handler) admitLocked(share string) (callerFull, full bool) {
+	evict, callerFull := h.callerPlaceLocked(share)
+	if callerFull {
+		return true, false
+	}
+	held := h.heldLocked(share) - len(evict)
+	limit := h.opts.MaxSessions
+	if held > 0 {
+		limit -= h.opts.ReservedSessions // the newcomers' places
+	}
+	if len(h.sessions)-len(evict)+h.nopening >= limit {
+		id := h.fairPlaceLocked(share, held)
+		if id == "" {
+			return false, true
+		}
+		evict = append(evict, id)
+	}
+	h.nopening++
+	if share != "" {
+		h.opening[share]++
+	}
+	for _, id := range evict {
+		h.closeLaterLocked(id)
+	}
+	return false, false
+}
+
+// refuseOpen answers an initialize request of share for which there is no
+// place: its caller's sessions are all busy (callerFull), or all are.
+func (h *Handler) refuseOpen(w http.ResponseWriter, share string, callerFull bool) {
+	w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
+	if !callerFull {
+		http.Error(w, fmt.Sprintf("too many open sessions (%d); try again later, or speak protocol %s, which needs none", h.opts.MaxSessions, Modern), http.StatusServiceUnavailable)
+		return
+	}
+	who := "one user"
+	if subject.Anonymous(share) {
+		who = "one client address"
+	}
+	http.Error(w, fmt.Sprintf("you have %d open sessions, all busy, the most %s may have; close one, or speak protocol %s, which needs none", h.opts.MaxSessionsPerUser, who, Modern), http.StatusServiceUnavailable)
 }
 
 // retryAfter is the Retry-After of a refused initialize, in seconds: the
@@ -589,33 +601,17 @@ func (h *Handler) callerPlaceLocked(share string) (evict []string, full bool) {
 // beyond twice MaxSessions). "" when no session may go. A caller nobody can
 // tell apart ("") gives up no place.
 func (h *Handler) fairPlaceLocked(share string, held int) string {
-	counts := map[string]int{}
-	for _, s := range h.sessions {
-		counts[s.share]++
-	}
-	for k, n := range h.opening {
-		counts[k] += n
-	}
-	better := func(a, b string) bool { // a's session goes before b's
-		sa, sb := h.sessions[a], h.sessions[b]
-		if ca, cb := counts[sa.share], counts[sb.share]; ca != cb {
-			return ca > cb
-		}
-		if sa.share != sb.share {
-			return sa.share < sb.share
-		}
-		return sa.last.Before(sb.last)
-	}
+	o := evictionOrder{sessions: h.sessions, counts: h.placesLocked()}
 	idle, busy := "", ""
 	for id, s := range h.sessions {
-		if s.share == "" || s.share == share || counts[s.share] < held+2 {
+		if s.share == "" || s.share == share || o.counts[s.share] < held+2 {
 			continue
 		}
 		if s.busy == 0 {
-			if idle == "" || better(id, idle) {
+			if idle == "" || o.before(id, idle) {
 				idle = id
 			}
-		} else if busy == "" || better(id, busy) {
+		} else if busy == "" || o.before(id, busy) {
 			busy = id
 		}
 	}
@@ -626,6 +622,39 @@ func (h *Handler) fairPlaceLocked(share string, held int) string {
 		return busy
 	}
 	return ""
+}
+
+// placesLocked returns how many places each caller holds: its sessions
+// and its initialize requests in progress.
+func (h *Handler) placesLocked() map[string]int {
+	counts := map[string]int{}
+	for _, s := range h.sessions {
+		counts[s.share]++
+	}
+	for k, n := range h.opening {
+		counts[k] += n
+	}
+	return counts
+}
+
+// evictionOrder is the order in which sessions give up their place to a
+// newcomer.
+type evictionOrder struct {
+	sessions map[string]*session
+	counts   map[string]int // places held, by caller
+}
+
+// before reports whether session a goes before session b: of the caller
+// holding more places, then by caller, then the one used least recently.
+func (o evictionOrder) before(a, b string) bool {
+	sa, sb := o.sessions[a], o.sessions[b]
+	if ca, cb := o.counts[sa.share], o.counts[sb.share]; ca != cb {
+		return ca > cb
+	}
+	if sa.share != sb.share {
+		return sa.share < sb.share
+	}
+	return sa.last.Before(sb.last)
 }
 
 // closeLaterLocked gives up the session id: it no longer counts, its calls

@@ -69,6 +69,29 @@ func New[T any](opts *Options) (*Form[T], error) {
 		return nil, fmt.Errorf("form: %w", err)
 	}
 	s.AdditionalProperties = nil
+	if err := applyTags(s, t, zero); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("form: %w", err)
+	}
+	parsed, err := formschema.Parse(json.RawMessage(raw))
+	if err != nil {
+		return nil, fmt.Errorf("form %T: %w", zero, err)
+	}
+	if err := checkCases(parsed, zero); err != nil {
+		return nil, err
+	}
+	if err := cfg.Secrets.Check(parsed); err != nil {
+		return nil, fmt.Errorf("form %T: %w", zero, err)
+	}
+	return &Form[T]{raw: raw, parsed: parsed}, nil
+}
+
+// applyTags makes the properties of s, the schema of zero's struct type t,
+// those of form fields: never null, with what their form tags say.
+func applyTags(s *jsonschema.Schema, t reflect.Type, zero any) error {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -84,28 +107,23 @@ func New[T any](opts *Options) (*Form[T], error) {
 		}
 		dropNull(prop)
 		if err := applyTag(prop, f); err != nil {
-			return nil, fmt.Errorf("form %T: field %q: %w", zero, name, err)
+			return fmt.Errorf("form %T: field %q: %w", zero, name, err)
 		}
 	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("form: %w", err)
-	}
-	parsed, err := formschema.Parse(json.RawMessage(raw))
-	if err != nil {
-		return nil, fmt.Errorf("form %T: %w", zero, err)
-	}
+	return nil
+}
+
+// checkCases refuses a form (of zero's type) with two fields whose names
+// differ only in letter case.
+func checkCases(parsed *formschema.Schema, zero any) error {
 	folded := map[string]string{}
 	for _, f := range parsed.Fields {
 		if prev, ok := folded[strictjson.Fold(f.Name)]; ok {
-			return nil, fmt.Errorf("form %T: fields %q and %q differ only in letter case; an answer could not say which one it fills", zero, prev, f.Name)
+			return fmt.Errorf("form %T: fields %q and %q differ only in letter case; an answer could not say which one it fills", zero, prev, f.Name)
 		}
 		folded[strictjson.Fold(f.Name)] = f.Name
 	}
-	if err := cfg.Secrets.Check(parsed); err != nil {
-		return nil, fmt.Errorf("form %T: %w", zero, err)
-	}
-	return &Form[T]{raw: raw, parsed: parsed}, nil
+	return nil
 }
 
 // Must is New that panics; for package-level forms built from fixed types.
@@ -193,79 +211,114 @@ func applyTag(p *jsonschema.Schema, f reflect.StructField) error {
 	if tag == "" {
 		return nil
 	}
-	isList := f.Type.Kind() == reflect.Slice
 	for _, part := range splitTag(tag) {
 		key, val, ok := strings.Cut(part, "=")
 		if !ok {
 			return fmt.Errorf("form tag %q: write key=value", part)
 		}
-		switch key {
-		case "title":
-			p.Title = val
-		case "format":
-			p.Format = val
-		case "default":
-			d, err := defaultValue(f.Type, val)
-			if err != nil {
-				return fmt.Errorf("default %q: %w", val, err)
-			}
-			p.Default = d
-		case "enum":
-			vals := strings.Split(val, "|")
-			target := p
-			if isList {
-				if p.Items == nil {
-					return fmt.Errorf("enum on a list without items")
-				}
-				target = p.Items
-			}
-			target.Enum = nil
-			for _, v := range vals {
-				target.Enum = append(target.Enum, v)
-			}
-		case "oneof":
-			var opts []*jsonschema.Schema
-			for _, pair := range strings.Split(val, "|") {
-				v, title, ok := strings.Cut(pair, ":")
-				if !ok || v == "" || title == "" {
-					return fmt.Errorf("oneof entry %q: write value:Title", pair)
-				}
-				var c any = v
-				opts = append(opts, &jsonschema.Schema{Const: &c, Title: title})
-			}
-			if isList {
-				p.Items = &jsonschema.Schema{AnyOf: opts}
-			} else {
-				p.OneOf = opts
-			}
-		case "min", "max":
-			x, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return fmt.Errorf("%s %q: not a number", key, val)
-			}
-			if key == "min" {
-				p.Minimum = &x
-			} else {
-				p.Maximum = &x
-			}
-		case "minlen", "maxlen", "minitems", "maxitems":
-			n, err := strconv.Atoi(val)
-			if err != nil {
-				return fmt.Errorf("%s %q: not a whole number", key, val)
-			}
-			switch key {
-			case "minlen":
-				p.MinLength = &n
-			case "maxlen":
-				p.MaxLength = &n
-			case "minitems":
-				p.MinItems = &n
-			case "maxitems":
-				p.MaxItems = &n
-			}
-		default:
-			return fmt.Errorf("unknown form tag key %q (use title, default, enum, oneof, min, max, minlen, maxlen, minitems, maxitems, format)", key)
+		if err := applyTagKey(p, f.Type, key, val); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// applyTagKey adds one key=value of the form tag of a field of type t to
+// the property's schema.
+func applyTagKey(p *jsonschema.Schema, t reflect.Type, key, val string) error {
+	isList := t.Kind() == reflect.Slice
+	switch key {
+	case "title":
+		p.Title = val
+	case "format":
+		p.Format = val
+	case "default":
+		d, err := defaultValue(t, val)
+		if err != nil {
+			return fmt.Errorf("default %q: %w", val, err)
+		}
+		p.Default = d
+	case "enum":
+		return setEnum(p, val, isList)
+	case "oneof":
+		return setOneOf(p, val, isList)
+	case "min", "max":
+		return setLimit(p, key, val)
+	case "minlen", "maxlen", "minitems", "maxitems":
+		return setCount(p, key, val)
+	default:
+		return fmt.Errorf("unknown form tag key %q (use title, default, enum, oneof, min, max, minlen, maxlen, minitems, maxitems, format)", key)
+	}
+	return nil
+}
+
+// setEnum sets the choices of enum=a|b|c, on the items of a list.
+func setEnum(p *jsonschema.Schema, val string, isList bool) error {
+	vals := strings.Split(val, "|")
+	target := p
+	if isList {
+		if p.Items == nil {
+			return fmt.Errorf("enum on a list without items")
+		}
+		target = p.Items
+	}
+	target.Enum = nil
+	for _, v := range vals {
+		target.Enum = append(target.Enum, v)
+	}
+	return nil
+}
+
+// setOneOf sets the titled choices of oneof=value:Title|…, as the anyOf
+// of the items of a list.
+func setOneOf(p *jsonschema.Schema, val string, isList bool) error {
+	var opts []*jsonschema.Schema
+	for _, pair := range strings.Split(val, "|") {
+		v, title, ok := strings.Cut(pair, ":")
+		if !ok || v == "" || title == "" {
+			return fmt.Errorf("oneof entry %q: write value:Title", pair)
+		}
+		var c any = v
+		opts = append(opts, &jsonschema.Schema{Const: &c, Title: title})
+	}
+	if isList {
+		p.Items = &jsonschema.Schema{AnyOf: opts}
+	} else {
+		p.OneOf = opts
+	}
+	return nil
+}
+
+// setLimit sets the minimum or maximum (key min or max) of a number.
+func setLimit(p *jsonschema.Schema, key, val string) error {
+	x, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("%s %q: not a number", key, val)
+	}
+	if key == "min" {
+		p.Minimum = &x
+	} else {
+		p.Maximum = &x
+	}
+	return nil
+}
+
+// setCount sets a bound on a length or a number of items (key minlen,
+// maxlen, minitems or maxitems).
+func setCount(p *jsonschema.Schema, key, val string) error {
+	n, err := strconv.Atoi(val)
+	if err != nil {
+		return fmt.Errorf("%s %q: not a whole number", key, val)
+	}
+	switch key {
+	case "minlen":
+		p.MinLength = &n
+	case "maxlen":
+		p.MaxLength = &n
+	case "minitems":
+		p.MinItems = &n
+	case "maxitems":
+		p.MaxItems = &n
 	}
 	return nil
 }

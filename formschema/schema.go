@@ -85,23 +85,9 @@ func (s *Schema) Field(name string) *Field {
 // decoded map has lost that order; its fields come in the order of the
 // schema's "required" list, then the remaining ones by name.
 func Parse(raw any) (*Schema, error) {
-	var data []byte
-	ordered := false
-	switch v := raw.(type) {
-	case nil:
-		return &Schema{}, nil
-	case json.RawMessage:
-		data, ordered = v, true
-	case []byte:
-		data, ordered = v, true
-	case string:
-		data, ordered = []byte(v), true
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("requested schema is not JSON: %w", err)
-		}
-		data = b
+	data, ordered, err := schemaJSON(raw)
+	if err != nil {
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 || string(bytes.TrimSpace(data)) == "null" {
 		return &Schema{}, nil
@@ -114,11 +100,8 @@ func Parse(raw any) (*Schema, error) {
 	if err := json.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("requested schema is not a JSON object: %w", err)
 	}
-	if len(root.Type) > 0 {
-		var t string
-		if json.Unmarshal(root.Type, &t) != nil || t != "object" {
-			return nil, fmt.Errorf("requested schema must have type \"object\", got %s", root.Type)
-		}
+	if err := checkObjectType(root.Type); err != nil {
+		return nil, err
 	}
 	names := propertyOrder(data, root.Properties)
 	if !ordered {
@@ -133,12 +116,55 @@ func Parse(raw any) (*Schema, error) {
 		f.Required = slices.Contains(root.Required, name)
 		s.Fields = append(s.Fields, f)
 	}
-	for _, r := range root.Required {
-		if _, ok := root.Properties[r]; !ok {
-			return nil, fmt.Errorf("field %q is required but not among the properties", r)
-		}
+	if err := checkRequired(root.Required, root.Properties); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// checkRequired refuses a required field that is not among the
+// properties.
+func checkRequired(required []string, props map[string]json.RawMessage) error {
+	for _, r := range required {
+		if _, ok := props[r]; !ok {
+			return fmt.Errorf("field %q is required but not among the properties", r)
+		}
+	}
+	return nil
+}
+
+// schemaJSON returns the JSON of a schema as Parse takes it (nil for a
+// nil schema), and whether it is raw JSON, which keeps the properties'
+// order.
+func schemaJSON(raw any) (data []byte, ordered bool, err error) {
+	switch v := raw.(type) {
+	case nil:
+		return nil, false, nil
+	case json.RawMessage:
+		return v, true, nil
+	case []byte:
+		return v, true, nil
+	case string:
+		return []byte(v), true, nil
+	}
+	data, err = json.Marshal(raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("requested schema is not JSON: %w", err)
+	}
+	return data, false, nil
+}
+
+// checkObjectType refuses a schema whose type, if it has one, is not
+// "object".
+func checkObjectType(typ json.RawMessage) error {
+	if len(typ) == 0 {
+		return nil
+	}
+	var t string
+	if json.Unmarshal(typ, &t) != nil || t != "object" {
+		return fmt.Errorf("requested schema must have type \"object\", got %s", typ)
+	}
+	return nil
 }
 
 // propertyOrder returns the property names in the order they appear in the
@@ -248,13 +274,7 @@ func parseField(name string, raw json.RawMessage) (*Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Field{Name: name}
-	if p.Title != nil {
-		f.Title = *p.Title
-	}
-	if p.Description != nil {
-		f.Description = *p.Description
-	}
+	f := &Field{Name: name, Title: deref(p.Title), Description: deref(p.Description)}
 	if len(p.Default) > 0 && string(p.Default) != "null" {
 		if err := json.Unmarshal(p.Default, &f.Default); err != nil {
 			return nil, fail("default is not valid JSON: %v", err)
@@ -266,12 +286,41 @@ func parseField(name string, raw json.RawMessage) (*Field, error) {
 	if err := p.kind(f, typ, fail); err != nil {
 		return nil, err
 	}
-	if f.Default != nil {
-		if err := f.check(f.Default); err != nil {
-			return nil, fail("default %s", err)
-		}
+	if err := f.checkDefault(fail); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// checkDefault refuses a default that is not a valid answer to f.
+func (f *Field) checkDefault(fail func(string, ...any) error) error {
+	if f.Default == nil {
+		return nil
+	}
+	if err := f.check(f.Default); err != nil {
+		return fail("default %s", err)
+	}
+	return nil
+}
+
+// checkBounds refuses negative bounds on a count (a length, a number of
+// items) named loName and hiName, and a maximum below the minimum.
+func checkBounds(lo, hi *int, loName, hiName string, fail func(string, ...any) error) error {
+	if lo != nil && *lo < 0 || hi != nil && *hi < 0 {
+		return fail("%s and %s must not be negative", loName, hiName)
+	}
+	if lo != nil && hi != nil && *hi < *lo {
+		return fail("%s %d is less than %s %d", hiName, *hi, loName, *lo)
+	}
+	return nil
 }
 
 // header refuses what no form field has (nested properties, a $ref) and
@@ -297,26 +346,11 @@ func (p *property) header(fail func(string, ...any) error) (string, error) {
 func (p *property) kind(f *Field, typ string, fail func(string, ...any) error) error {
 	switch {
 	case len(p.Enum) > 0 || len(p.OneOf) > 0:
-		if typ != "" && typ != "string" {
-			return fail("enum values must be strings, but type is %q", typ)
-		}
-		f.Kind = SingleEnum
-		opts, err := options(p.Enum, p.EnumNames, p.OneOf, "oneOf")
-		if err != nil {
-			return fail("%v", err)
-		}
-		f.Options = opts
+		return p.enumField(f, typ, fail)
 	case typ == "string":
 		return p.stringField(f, fail)
 	case typ == "number" || typ == "integer":
-		f.Kind = Number
-		if typ == "integer" {
-			f.Kind = Integer
-		}
-		if p.Minimum != nil && p.Maximum != nil && *p.Maximum < *p.Minimum {
-			return fail("maximum %g is less than minimum %g", *p.Maximum, *p.Minimum)
-		}
-		f.Minimum, f.Maximum = p.Minimum, p.Maximum
+		return p.numberField(f, typ, fail)
 	case typ == "boolean":
 		f.Kind = Boolean
 	case typ == "":
@@ -324,6 +358,34 @@ func (p *property) kind(f *Field, typ string, fail func(string, ...any) error) e
 	default:
 		return fail("type %q is not allowed in a form; use string, number, integer, boolean or a multi-select array", typ)
 	}
+	return nil
+}
+
+// enumField makes f a single-select field with the property's choices.
+func (p *property) enumField(f *Field, typ string, fail func(string, ...any) error) error {
+	if typ != "" && typ != "string" {
+		return fail("enum values must be strings, but type is %q", typ)
+	}
+	f.Kind = SingleEnum
+	opts, err := options(p.Enum, p.EnumNames, p.OneOf, "oneOf")
+	if err != nil {
+		return fail("%v", err)
+	}
+	f.Options = opts
+	return nil
+}
+
+// numberField makes f a number or integer field (typ) with the
+// property's bounds.
+func (p *property) numberField(f *Field, typ string, fail func(string, ...any) error) error {
+	f.Kind = Number
+	if typ == "integer" {
+		f.Kind = Integer
+	}
+	if p.Minimum != nil && p.Maximum != nil && *p.Maximum < *p.Minimum {
+		return fail("maximum %g is less than minimum %g", *p.Maximum, *p.Minimum)
+	}
+	f.Minimum, f.Maximum = p.Minimum, p.Maximum
 	return nil
 }
 
@@ -335,11 +397,8 @@ func (p *property) stringField(f *Field, fail func(string, ...any) error) error 
 		return fail("format %q is not allowed; use one of %s", p.Format, strings.Join(allowedFormats, ", "))
 	}
 	f.Format = p.Format
-	if p.MinLength != nil && *p.MinLength < 0 || p.MaxLength != nil && *p.MaxLength < 0 {
-		return fail("minLength and maxLength must not be negative")
-	}
-	if p.MinLength != nil && p.MaxLength != nil && *p.MaxLength < *p.MinLength {
-		return fail("maxLength %d is less than minLength %d", *p.MaxLength, *p.MinLength)
+	if err := checkBounds(p.MinLength, p.MaxLength, "minLength", "maxLength", fail); err != nil {
+		return err
 	}
 	f.MinLength, f.MaxLength = p.MinLength, p.MaxLength
 	return nil
@@ -350,56 +409,73 @@ func parseMulti(f *Field, p *property, fail func(string, ...any) error) (*Field,
 	if p.Items == nil {
 		return nil, fail("an array field needs items with enum or anyOf (only multi-select arrays are allowed)")
 	}
-	it := p.Items
-	var itemType string
-	if len(it.Type) > 0 {
-		_ = json.Unmarshal(it.Type, &itemType)
-	}
-	if itemType != "" && itemType != "string" {
-		return nil, fail("array items must be string enums, got type %q", itemType)
-	}
-	if len(it.Enum) == 0 && len(it.AnyOf) == 0 {
-		return nil, fail("array items must list their choices with enum or anyOf")
-	}
-	opts, err := options(it.Enum, it.EnumNames, it.AnyOf, "anyOf")
+	opts, err := p.Items.itemOptions(fail)
 	if err != nil {
-		return nil, fail("items: %v", err)
+		return nil, err
 	}
 	f.Options = opts
-	if p.MinItems != nil && *p.MinItems < 0 || p.MaxItems != nil && *p.MaxItems < 0 {
-		return nil, fail("minItems and maxItems must not be negative")
-	}
-	if p.MinItems != nil && p.MaxItems != nil && *p.MaxItems < *p.MinItems {
-		return nil, fail("maxItems %d is less than minItems %d", *p.MaxItems, *p.MinItems)
+	if err := checkBounds(p.MinItems, p.MaxItems, "minItems", "maxItems", fail); err != nil {
+		return nil, err
 	}
 	f.MinItems, f.MaxItems = p.MinItems, p.MaxItems
-	if f.Default != nil {
-		if err := f.check(f.Default); err != nil {
-			return nil, fail("default %s", err)
-		}
+	if err := f.checkDefault(fail); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
 
-func options(enum []json.RawMessage, names []string, titled []titledConst, keyword string) ([]Option, error) {
-	var opts []Option
-	if len(enum) > 0 {
-		if len(names) > 0 && len(names) != len(enum) {
-			return nil, fmt.Errorf("%d enum values but %d enumNames", len(enum), len(names))
-		}
-		for i, e := range enum {
-			var v string
-			if err := json.Unmarshal(e, &v); err != nil {
-				return nil, fmt.Errorf("enum value %s is not a string", e)
-			}
-			o := Option{Value: v, Title: v}
-			if len(names) > 0 {
-				o.Title = names[i]
-			}
-			opts = append(opts, o)
-		}
-		return opts, nil
+// itemOptions returns the choices of a multi-select field from p, its
+// items, which must be string enums.
+func (p *property) itemOptions(fail func(string, ...any) error) ([]Option, error) {
+	var itemType string
+	if len(p.Type) > 0 {
+		_ = json.Unmarshal(p.Type, &itemType)
 	}
+	if itemType != "" && itemType != "string" {
+		return nil, fail("array items must be string enums, got type %q", itemType)
+	}
+	if len(p.Enum) == 0 && len(p.AnyOf) == 0 {
+		return nil, fail("array items must list their choices with enum or anyOf")
+	}
+	opts, err := options(p.Enum, p.EnumNames, p.AnyOf, "anyOf")
+	if err != nil {
+		return nil, fail("items: %v", err)
+	}
+	return opts, nil
+}
+
+func options(enum []json.RawMessage, names []string, titled []titledConst, keyword string) ([]Option, error) {
+	if len(enum) > 0 {
+		return enumOptions(enum, names)
+	}
+	return titledOptions(titled, keyword)
+}
+
+// enumOptions returns the choices an enum lists, each titled by its
+// enumNames entry if there are enumNames, else by its value.
+func enumOptions(enum []json.RawMessage, names []string) ([]Option, error) {
+	if len(names) > 0 && len(names) != len(enum) {
+		return nil, fmt.Errorf("%d enum values but %d enumNames", len(enum), len(names))
+	}
+	var opts []Option
+	for i, e := range enum {
+		var v string
+		if err := json.Unmarshal(e, &v); err != nil {
+			return nil, fmt.Errorf("enum value %s is not a string", e)
+		}
+		o := Option{Value: v, Title: v}
+		if len(names) > 0 {
+			o.Title = names[i]
+		}
+		opts = append(opts, o)
+	}
+	return opts, nil
+}
+
+// titledOptions returns the choices a oneOf or anyOf (keyword) lists as
+// titled consts.
+func titledOptions(titled []titledConst, keyword string) ([]Option, error) {
+	var opts []Option
 	for i, t := range titled {
 		var v string
 		if len(t.Const) == 0 || json.Unmarshal(t.Const, &v) != nil || v == "" {

@@ -73,6 +73,16 @@ func (s *Schema) Validate(content map[string]any) error {
 			probs = append(probs, FieldError{f.Name, err.Error()})
 		}
 	}
+	probs = append(probs, s.extraFields(content)...)
+	if len(probs) > 0 {
+		return &ValidationError{Problems: probs}
+	}
+	return nil
+}
+
+// extraFields returns a problem for each field of content the schema does
+// not ask for, by name.
+func (s *Schema) extraFields(content map[string]any) []FieldError {
 	var extra []string
 	for k := range content {
 		if s.Field(k) == nil {
@@ -80,45 +90,20 @@ func (s *Schema) Validate(content map[string]any) error {
 		}
 	}
 	sort.Strings(extra)
+	probs := make([]FieldError, 0, len(extra))
 	for _, k := range extra {
 		probs = append(probs, FieldError{k, "is not in the requested schema"})
 	}
-	if len(probs) > 0 {
-		return &ValidationError{Problems: probs}
-	}
-	return nil
+	return probs
 }
 
 // check reports what is wrong with one value for the field, or nil.
 func (f *Field) check(v any) error {
 	switch f.Kind {
 	case String:
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("must be a string, got %s", describe(v))
-		}
-		n := utf8.RuneCountInString(s)
-		if f.MinLength != nil && n < *f.MinLength {
-			return fmt.Errorf("must be at least %d characters long, got %d", *f.MinLength, n)
-		}
-		if f.MaxLength != nil && n > *f.MaxLength {
-			return fmt.Errorf("must be at most %d characters long, got %d", *f.MaxLength, n)
-		}
-		return checkFormat(f.Format, s)
+		return f.checkString(v)
 	case Number, Integer:
-		x, ok := number(v)
-		if !ok {
-			return fmt.Errorf("must be a number, got %s", describe(v))
-		}
-		if f.Kind == Integer && x != math.Trunc(x) {
-			return fmt.Errorf("must be a whole number, got %v", x)
-		}
-		if f.Minimum != nil && x < *f.Minimum {
-			return fmt.Errorf("must be at least %v, got %v", *f.Minimum, x)
-		}
-		if f.Maximum != nil && x > *f.Maximum {
-			return fmt.Errorf("must be at most %v, got %v", *f.Maximum, x)
-		}
+		return f.checkNumber(v)
 	case Boolean:
 		if _, ok := v.(bool); !ok {
 			return fmt.Errorf("must be true or false, got %s", describe(v))
@@ -129,25 +114,76 @@ func (f *Field) check(v any) error {
 			return fmt.Errorf("must be one of %s, got %s", f.choices(), describe(v))
 		}
 	case MultiSelect:
-		items, ok := toStrings(v)
-		if !ok {
-			return fmt.Errorf("must be a list of choices, got %s", describe(v))
+		return f.checkMulti(v)
+	}
+	return nil
+}
+
+// checkString is check for a String field: its length and format.
+func (f *Field) checkString(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("must be a string, got %s", describe(v))
+	}
+	n := utf8.RuneCountInString(s)
+	if f.MinLength != nil && n < *f.MinLength {
+		return fmt.Errorf("must be at least %d characters long, got %d", *f.MinLength, n)
+	}
+	if f.MaxLength != nil && n > *f.MaxLength {
+		return fmt.Errorf("must be at most %d characters long, got %d", *f.MaxLength, n)
+	}
+	return checkFormat(f.Format, s)
+}
+
+// checkNumber is check for a Number or Integer field: whole for an
+// Integer, and within the bounds.
+func (f *Field) checkNumber(v any) error {
+	x, ok := number(v)
+	if !ok {
+		return fmt.Errorf("must be a number, got %s", describe(v))
+	}
+	if f.Kind == Integer && x != math.Trunc(x) {
+		return fmt.Errorf("must be a whole number, got %v", x)
+	}
+	if f.Minimum != nil && x < *f.Minimum {
+		return fmt.Errorf("must be at least %v, got %v", *f.Minimum, x)
+	}
+	if f.Maximum != nil && x > *f.Maximum {
+		return fmt.Errorf("must be at most %v, got %v", *f.Maximum, x)
+	}
+	return nil
+}
+
+// checkMulti is check for a MultiSelect field: a list of distinct choices,
+// as many as the bounds allow.
+func (f *Field) checkMulti(v any) error {
+	items, ok := toStrings(v)
+	if !ok {
+		return fmt.Errorf("must be a list of choices, got %s", describe(v))
+	}
+	if err := f.checkChoices(items); err != nil {
+		return err
+	}
+	if f.MinItems != nil && len(items) < *f.MinItems {
+		return fmt.Errorf("must have at least %d choices, got %d", *f.MinItems, len(items))
+	}
+	if f.MaxItems != nil && len(items) > *f.MaxItems {
+		return fmt.Errorf("must have at most %d choices, got %d", *f.MaxItems, len(items))
+	}
+	return nil
+}
+
+// checkChoices reports the first item that is not a choice of the field,
+// or that is chosen twice.
+func (f *Field) checkChoices(items []string) error {
+	for i, s := range items {
+		if !f.allows(s) {
+			return fmt.Errorf("%q is not one of %s", s, f.choices())
 		}
-		for i, s := range items {
-			if !f.allows(s) {
-				return fmt.Errorf("%q is not one of %s", s, f.choices())
-			}
-			if slices.Contains(items[:i], s) {
-				// A choice is picked or not: twice would count towards
-				// minItems what one pick is.
-				return fmt.Errorf("%q is chosen twice", s)
-			}
-		}
-		if f.MinItems != nil && len(items) < *f.MinItems {
-			return fmt.Errorf("must have at least %d choices, got %d", *f.MinItems, len(items))
-		}
-		if f.MaxItems != nil && len(items) > *f.MaxItems {
-			return fmt.Errorf("must have at most %d choices, got %d", *f.MaxItems, len(items))
+		if slices.Contains(items[:i], s) {
+			// A choice is picked or not: twice would count towards
+			// minItems what one pick is.
+			return fmt.Errorf("%q is chosen twice", s)
 		}
 	}
 	return nil
@@ -165,31 +201,55 @@ func (f *Field) choices() string {
 	return strings.Join(vals, ", ")
 }
 
+// formats are the string formats a form may ask for: the name, what a
+// value must be (for the error), and the check of a value.
+var formats = []struct {
+	name, want string
+	ok         func(string) bool
+}{
+	{"email", "an email address", isEmail},
+	{"uri", "an absolute URI", isAbsoluteURI},
+	{"date", "a date (YYYY-MM-DD)", isDate},
+	{"date-time", "a date-time (RFC 3339)", isDateTime},
+}
+
+// checkFormat reports whether s is not written in the format (one of
+// formats, or "" for any).
 func checkFormat(format, s string) error {
-	switch format {
-	case "email":
-		// An address as RFC 5321 writes it: ASCII only (net/mail also takes
-		// the UTF-8 of RFC 6532, where "p\u0430ypal@…" (a Cyrillic a)
-		// passes for another address; that is format idn-email, not email).
-		a, err := mail.ParseAddress(s)
-		if err != nil || a.Address != s || !isASCII(s) {
-			return fmt.Errorf("must be an email address, got %q", s)
-		}
-	case "uri":
-		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "" || !uriChars(s) {
-			return fmt.Errorf("must be an absolute URI, got %q", s)
-		}
-	case "date":
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
-			return fmt.Errorf("must be a date (YYYY-MM-DD), got %q", s)
-		}
-	case "date-time":
-		if _, err := time.Parse(time.RFC3339, s); err != nil {
-			return fmt.Errorf("must be a date-time (RFC 3339), got %q", s)
+	for _, f := range formats {
+		if f.name == format && !f.ok(s) {
+			return fmt.Errorf("must be %s, got %q", f.want, s)
 		}
 	}
 	return nil
+}
+
+// isEmail reports whether s is an address as RFC 5321 writes it: ASCII
+// only (net/mail also takes the UTF-8 of RFC 6532, where "p\u0430ypal@…"
+// (a Cyrillic a) passes for another address; that is format idn-email,
+// not email).
+func isEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && isASCII(s)
+}
+
+// isAbsoluteURI reports whether s is a URI with a scheme, written only
+// with the characters of a URI.
+func isAbsoluteURI(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && uriChars(s)
+}
+
+// isDate reports whether s is a date written YYYY-MM-DD.
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// isDateTime reports whether s is a date-time as RFC 3339 writes it.
+func isDateTime(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
 }
 
 // uriChars reports whether s is written only with the characters of a URI
@@ -200,8 +260,7 @@ func uriChars(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case uriByte(c):
 		case c == '%':
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				return false
@@ -212,6 +271,13 @@ func uriChars(s string) bool {
 		}
 	}
 	return true
+}
+
+// uriByte reports whether c is an unreserved or reserved character of a
+// URI.
+func uriByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0
 }
 
 func isASCII(s string) bool {

@@ -109,6 +109,12 @@ func (b *Bolt) prepare(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(boltUsers)
 		return err
 	}
+	return b.reindex(tx, bk)
+}
+
+// reindex makes the expiry index and the users' counts again from the
+// nonces of bk, dropping the ones that are not well formed.
+func (b *Bolt) reindex(tx *bolt.Tx, bk *bolt.Bucket) error {
 	// Index every nonce again, for no user: whose they were is not known,
 	// so they count towards the total only until they expire.
 	for _, name := range [][]byte{boltExpiry, boltUsers} {
@@ -118,7 +124,8 @@ func (b *Bolt) prepare(tx *bolt.Tx) error {
 			}
 		}
 	}
-	if idx, err = tx.CreateBucket(boltExpiry); err != nil {
+	idx, err := tx.CreateBucket(boltExpiry)
+	if err != nil {
 		return err
 	}
 	if _, err := tx.CreateBucket(boltUsers); err != nil {
@@ -183,54 +190,9 @@ func (b *Bolt) claim(ctx context.Context, owned bool, user, nonce string, expiry
 	exp := unixNano(expiry)
 	var refused error
 	err := b.db.Update(func(tx *bolt.Tx) error {
-		bk, users := tx.Bucket(boltBucket), tx.Bucket(boltUsers)
-		now := unixNano(b.now())
-		n := []byte(nonce)
-		if old := bk.Get(n); len(old) == 8 && now < int64(binary.BigEndian.Uint64(old)) {
-			return fmt.Errorf("claim nonce: %w", ErrUsed)
-		}
-		if err := b.expire(tx, now); err != nil {
-			return err
-		}
-		var count uint64
-		if owned {
-			if v := users.Get(owner); len(v) == 8 {
-				count = binary.BigEndian.Uint64(v)
-			}
-			if count >= uint64(b.perUser) {
-				refused = fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", b.perUser, ErrUserFull)
-				return nil // commit what expired, refuse the claim
-			}
-		}
-		held := -1
-		if owned {
-			held = int(count)
-		}
-		if b.entries >= fullAt(b.max, b.perUser, held) {
-			refused = fmt.Errorf("claim nonce: %w", ErrFull)
-			return nil
-		}
-		// An expired nonce left by a version without the index is replaced.
-		existed := bk.Get(n) != nil
-		var v [8]byte
-		binary.BigEndian.PutUint64(v[:], uint64(exp))
-		if err := bk.Put(n, v[:]); err != nil {
-			return fmt.Errorf("claim nonce: %w", err)
-		}
-		if err := tx.Bucket(boltExpiry).Put(expiryKey(exp, n), owner); err != nil {
-			return fmt.Errorf("claim nonce: %w", err)
-		}
-		if owned {
-			var c [8]byte
-			binary.BigEndian.PutUint64(c[:], count+1)
-			if err := users.Put(owner, c[:]); err != nil {
-				return fmt.Errorf("claim nonce: %w", err)
-			}
-		}
-		if !existed {
-			b.entries++
-		}
-		return nil
+		var err error
+		refused, err = b.claimIn(tx, owned, owner, []byte(nonce), exp)
+		return err
 	})
 	if err != nil && !errors.Is(err, ErrUsed) {
 		// The transaction rolled back: count the file again.
@@ -243,6 +205,72 @@ func (b *Bolt) claim(ctx context.Context, owned bool, user, nonce string, expiry
 		err = refused
 	}
 	return err
+}
+
+// claimIn claims nonce n until exp, for owner if owned, in the write
+// transaction tx. refused says why the claim is refused while what expired
+// is still committed; err rolls the transaction back.
+func (b *Bolt) claimIn(tx *bolt.Tx, owned bool, owner, n []byte, exp int64) (refused, err error) {
+	now := unixNano(b.now())
+	if old := tx.Bucket(boltBucket).Get(n); len(old) == 8 && now < int64(binary.BigEndian.Uint64(old)) {
+		return nil, fmt.Errorf("claim nonce: %w", ErrUsed)
+	}
+	if err := b.expire(tx, now); err != nil {
+		return nil, err
+	}
+	count, refused := b.admit(tx.Bucket(boltUsers), owned, owner)
+	if refused != nil {
+		return refused, nil // commit what expired, refuse the claim
+	}
+	return nil, b.record(tx, owned, owner, n, exp, count)
+}
+
+// admit returns how many live nonces owner holds (for an owned claim), or
+// why a claim is refused: its user holds MaxPerUser nonces, or the file is
+// full.
+func (b *Bolt) admit(users *bolt.Bucket, owned bool, owner []byte) (uint64, error) {
+	var count uint64
+	held := -1
+	if owned {
+		if v := users.Get(owner); len(v) == 8 {
+			count = binary.BigEndian.Uint64(v)
+		}
+		if count >= uint64(b.perUser) {
+			return 0, fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", b.perUser, ErrUserFull)
+		}
+		held = int(count)
+	}
+	if b.entries >= fullAt(b.max, b.perUser, held) {
+		return 0, fmt.Errorf("claim nonce: %w", ErrFull)
+	}
+	return count, nil
+}
+
+// record writes nonce n with its expiry exp, its entry in the expiry
+// index and, for an owned claim, its owner's count (count before it).
+func (b *Bolt) record(tx *bolt.Tx, owned bool, owner, n []byte, exp int64, count uint64) error {
+	bk := tx.Bucket(boltBucket)
+	// An expired nonce left by a version without the index is replaced.
+	existed := bk.Get(n) != nil
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(exp))
+	if err := bk.Put(n, v[:]); err != nil {
+		return fmt.Errorf("claim nonce: %w", err)
+	}
+	if err := tx.Bucket(boltExpiry).Put(expiryKey(exp, n), owner); err != nil {
+		return fmt.Errorf("claim nonce: %w", err)
+	}
+	if owned {
+		var c [8]byte
+		binary.BigEndian.PutUint64(c[:], count+1)
+		if err := tx.Bucket(boltUsers).Put(owner, c[:]); err != nil {
+			return fmt.Errorf("claim nonce: %w", err)
+		}
+	}
+	if !existed {
+		b.entries++
+	}
+	return nil
 }
 
 // expire forgets, inside a write transaction, every nonce whose expiry is

@@ -192,6 +192,48 @@ func (m *Memory) ClaimUser(ctx context.Context, user, nonce string, expiry time.
 	return m.claim(ctx, true, user, nonce, expiry)
 }
 
+// checkHeldLocked refuses the nonce k if it is held and live at now; a
+// held nonce that expired but is not forgotten yet is forgotten now (its
+// claim stays in the order until it reaches the front, and is skipped
+// then).
+func (m *Memory) checkHeldLocked(k memKey, now int64) error {
+	seq, held := m.seen[k]
+	if !held {
+		return nil
+	}
+	r := m.order.at(seq)
+	if now < r.expiry {
+		return fmt.Errorf("claim nonce: %w", ErrUsed)
+	}
+	delete(m.seen, k)
+	m.releaseLocked(r.user)
+	return nil
+}
+
+// refuseUserLocked counts, and at t warns (once a minute) of, a claim
+// refused because its user holds MaxPerUser nonces.
+func (m *Memory) refuseUserLocked(t time.Time) error {
+	m.userFull++
+	if !t.Before(m.nextUser) {
+		m.logger.Warn("replay store: a user holds as many nonces as one user may; that user's single-use states are refused until they expire; raise MaxPerUser",
+			"max_per_user", m.perUser, "refused_total", m.userFull)
+		m.nextUser = t.Add(time.Minute)
+	}
+	return fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", m.perUser, ErrUserFull)
+}
+
+// refuseFullLocked counts, and at t warns (once a minute) of, a claim
+// refused because the store is full.
+func (m *Memory) refuseFullLocked(t time.Time) error {
+	m.full++
+	if !t.Before(m.nextWarn) {
+		m.logger.Warn("replay store full: single-use states are refused until nonces expire; raise MaxEntries",
+			"max_entries", m.max, "refused_total", m.full)
+		m.nextWarn = t.Add(time.Minute)
+	}
+	return fmt.Errorf("claim nonce: %w", ErrFull)
+}
+
 func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expiry time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -205,15 +247,8 @@ func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expi
 	m.initLocked()
 	t := m.now()
 	now := unixNano(t)
-	if seq, held := m.seen[k]; held {
-		r := m.order.at(seq)
-		if now < r.expiry {
-			return fmt.Errorf("claim nonce: %w", ErrUsed)
-		}
-		// Expired but not forgotten yet: forget it now (its claim stays in
-		// the order until it reaches the front, and is skipped then).
-		delete(m.seen, k)
-		m.releaseLocked(r.user)
+	if err := m.checkHeldLocked(k, now); err != nil {
+		return err
 	}
 	m.expireOldestLocked(now)
 	// The user's bound first: a user at it is refused at no further cost.
@@ -221,13 +256,7 @@ func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expi
 	if owned {
 		id = m.users[user]
 		if id != 0 && m.slots[id].n >= m.perUser {
-			m.userFull++
-			if !t.Before(m.nextUser) {
-				m.logger.Warn("replay store: a user holds as many nonces as one user may; that user's single-use states are refused until they expire; raise MaxPerUser",
-					"max_per_user", m.perUser, "refused_total", m.userFull)
-				m.nextUser = t.Add(time.Minute)
-			}
-			return fmt.Errorf("claim nonce: %d live nonces of this user (MaxPerUser): %w", m.perUser, ErrUserFull)
+			return m.refuseUserLocked(t)
 		}
 	}
 	limit := m.fullAtLocked(owned, id)
@@ -239,13 +268,7 @@ func (m *Memory) claim(ctx context.Context, owned bool, user, nonce string, expi
 		limit = m.fullAtLocked(owned, id)
 	}
 	if len(m.seen) >= limit {
-		m.full++
-		if !t.Before(m.nextWarn) {
-			m.logger.Warn("replay store full: single-use states are refused until nonces expire; raise MaxEntries",
-				"max_entries", m.max, "refused_total", m.full)
-			m.nextWarn = t.Add(time.Minute)
-		}
-		return fmt.Errorf("claim nonce: %w", ErrFull)
+		return m.refuseFullLocked(t)
 	}
 	if owned {
 		if id == 0 {

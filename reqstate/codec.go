@@ -141,11 +141,23 @@ func New(opts *Options) (*Codec, error) {
 		now:            opts.Now,
 		rand:           opts.Rand,
 	}
+	if err := c.setDefaults(); err != nil {
+		return nil, err
+	}
+	if err := c.addKeys(opts.Keys); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// setDefaults fills in what the options left out, and refuses a negative
+// MaxSkew.
+func (c *Codec) setDefaults() error {
 	if c.ttl <= 0 {
 		c.ttl = DefaultTTL
 	}
 	if c.maxSkew < 0 {
-		return nil, fmt.Errorf("new requestState codec: MaxSkew %v is negative", c.maxSkew)
+		return fmt.Errorf("new requestState codec: MaxSkew %v is negative", c.maxSkew)
 	}
 	if c.maxSkew == 0 {
 		c.maxSkew = DefaultMaxSkew
@@ -159,17 +171,23 @@ func New(opts *Options) (*Codec, error) {
 	if c.rand == nil {
 		c.rand = rand.Reader
 	}
-	for i, k := range opts.Keys {
-		ck, err := deriveKey(opts.Mode, k)
+	return nil
+}
+
+// addKeys derives the codec's subkey of each key; the first is the one
+// new states are made with.
+func (c *Codec) addKeys(ks []keys.Key) error {
+	for i, k := range ks {
+		ck, err := deriveKey(c.mode, k)
 		if err != nil {
-			return nil, fmt.Errorf("new requestState codec: key %q: %w", k.ID, err)
+			return fmt.Errorf("new requestState codec: key %q: %w", k.ID, err)
 		}
 		c.keys[k.ID] = ck
 		if i == 0 {
 			c.current = ck
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // Mode reports the codec's mode.

@@ -86,34 +86,9 @@ func makePlan(t reflect.Type) *plan {
 		if tag == "-" {
 			continue
 		}
-		name, opts, _ := cutComma(tag)
-		if !tagged || name == "" {
-			name = f.Name
-		}
-		pf := planField{index: i, name: name, kind: f.Type.Kind(), key: strconv.Quote(name) + ":"}
-		switch opts {
-		case "":
-		case "omitempty":
-			pf.omitEmpty = true
-		default:
+		pf, ok := planFieldOf(f, i, tag, tagged)
+		if !ok || p.hasKeyFold(pf.name) {
 			return nil
-		}
-		if !plainKey(name) || customJSON(f.Type) {
-			return nil
-		}
-		switch pf.kind {
-		case reflect.String, reflect.Bool:
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			pf.signed, pf.bits = true, f.Type.Bits()
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			pf.bits = f.Type.Bits()
-		default:
-			return nil
-		}
-		for _, g := range p.fields {
-			if bytes.EqualFold([]byte(g.name), []byte(name)) {
-				return nil
-			}
 		}
 		p.fields = append(p.fields, pf)
 	}
@@ -121,6 +96,56 @@ func makePlan(t reflect.Type) *plan {
 		return nil
 	}
 	return p
+}
+
+// planFieldOf plans field i of a struct, f, whose json tag is tag (if
+// tagged); false when encoding/json would not write it as it is: a tag
+// option but omitempty, a key that needs escapes, methods of its own, a
+// kind the plan does not write.
+func planFieldOf(f reflect.StructField, i int, tag string, tagged bool) (planField, bool) {
+	name, opts, _ := cutComma(tag)
+	if !tagged || name == "" {
+		name = f.Name
+	}
+	pf := planField{index: i, name: name, kind: f.Type.Kind(), key: strconv.Quote(name) + ":"}
+	switch opts {
+	case "":
+	case "omitempty":
+		pf.omitEmpty = true
+	default:
+		return pf, false
+	}
+	if !plainKey(name) || customJSON(f.Type) {
+		return pf, false
+	}
+	return pf, pf.setKind(f.Type)
+}
+
+// setKind notes the sign and width of an integer field of type t; it
+// reports false for a kind the plan does not write (but strings and
+// booleans).
+func (pf *planField) setKind(t reflect.Type) bool {
+	switch pf.kind {
+	case reflect.String, reflect.Bool:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		pf.signed, pf.bits = true, t.Bits()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		pf.bits = t.Bits()
+	default:
+		return false
+	}
+	return true
+}
+
+// hasKeyFold reports whether a field of the plan has the key name in some
+// letter case.
+func (p *plan) hasKeyFold(name string) bool {
+	for _, g := range p.fields {
+		if bytes.EqualFold([]byte(g.name), []byte(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 func cutComma(s string) (before, after string, found bool) {
@@ -154,6 +179,17 @@ func plainByte(c byte) bool {
 	return 0x20 <= c && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 }
 
+// plainString reports whether encoding/json writes s as it is (see
+// plainByte).
+func plainString(s string) bool {
+	for i := range len(s) {
+		if !plainByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // appendPayload appends the JSON of v to dst, the bytes json.Marshal writes.
 func appendPayload(dst []byte, v any) ([]byte, bool) {
 	rv := reflect.ValueOf(v)
@@ -180,10 +216,8 @@ func appendPayload(dst []byte, v any) ([]byte, bool) {
 		switch f.kind {
 		case reflect.String:
 			s := fv.String()
-			for i := range len(s) {
-				if !plainByte(s[i]) {
-					return dst[:start], false
-				}
+			if !plainString(s) {
+				return dst[:start], false
 			}
 			dst = append(append(append(dst, '"'), s...), '"')
 		case reflect.Bool:

@@ -108,6 +108,47 @@ type IssueOptions struct {
 // Seal makes a state holding v (encoded as JSON) bound to b. Most servers use
 // [Codec.Issue], which takes the binding from the request.
 func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
+	cfg, err := c.issueOptions(opts)
+	if err != nil {
+		return "", err
+	}
+	now := c.now()
+	issued, expires := now.UnixMilli(), now.Add(cfg.TTL).UnixMilli()
+	sb := stateBuffers.Get().(*stateBuffer)
+	defer sb.release()
+	k := c.current
+	ns := 0
+	if c.mode == Sealed {
+		ns = k.aead.NonceSize()
+	}
+	nonce, err := c.readRandom(sb, ns, cfg.SingleUse)
+	if err != nil {
+		return "", err
+	}
+	// The body is the AEAD nonce (sealed), then the claims with the payload
+	// at the end, encoded in place.
+	sb.body.Reset()
+	sb.body.Write(sb.random[:ns])
+	sb.body.Write(appendClaims(sb.scratch[:0], &b, issued, expires, nonce))
+	if err := sb.writePayload(v); err != nil {
+		return "", err
+	}
+	var out []byte
+	if c.mode == Signed {
+		out = k.sign(sb)
+	} else {
+		out = k.seal(sb, ns)
+	}
+	sb.out = out
+	if len(out) > c.maxSize {
+		return "", fmt.Errorf("issue requestState: %d bytes, limit %d: %w", len(out), c.maxSize, ErrTooLarge)
+	}
+	return string(out), nil
+}
+
+// issueOptions is opts (nil: the defaults) with the codec's TTL for none,
+// checked against the codec's options.
+func (c *Codec) issueOptions(opts *IssueOptions) (IssueOptions, error) {
 	var cfg IssueOptions
 	if opts != nil {
 		cfg = *opts
@@ -116,73 +157,68 @@ func (c *Codec) Seal(b Binding, v any, opts *IssueOptions) (string, error) {
 		cfg.TTL = c.ttl
 	}
 	if cfg.TTL < 0 {
-		return "", errors.New("issue requestState: TTL must be positive")
+		return cfg, errors.New("issue requestState: TTL must be positive")
 	}
 	if cfg.TTL > c.ttl {
-		return "", fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.TTL, c.ttl)
+		return cfg, fmt.Errorf("issue requestState: TTL %v is longer than Options.TTL (%v); raise Options.TTL", cfg.TTL, c.ttl)
 	}
 	if cfg.SingleUse && c.replay == nil {
-		return "", errors.New("issue requestState: SingleUse needs Options.Replay (a replay store)")
+		return cfg, errors.New("issue requestState: SingleUse needs Options.Replay (a replay store)")
 	}
-	now := c.now()
-	issued, expires := now.UnixMilli(), now.Add(cfg.TTL).UnixMilli()
-	sb := stateBuffers.Get().(*stateBuffer)
-	defer sb.release()
-	// One read of randomness: the AEAD nonce (sealed) and the single-use
-	// nonce.
-	random := sb.random[:]
-	want := 0
-	if c.mode == Sealed {
-		want = c.current.aead.NonceSize()
-	}
-	if cfg.SingleUse {
+	return cfg, nil
+}
+
+// readRandom reads, in one read of randomness into sb.random, the AEAD
+// nonce (its first ns bytes) and, for a single-use state, the single-use
+// nonce after it, which it returns.
+func (c *Codec) readRandom(sb *stateBuffer, ns int, singleUse bool) ([]byte, error) {
+	want := ns
+	if singleUse {
 		want += nonceLen
 	}
-	if _, err := io.ReadFull(c.rand, random[:want]); err != nil {
-		return "", fmt.Errorf("issue requestState: nonce: %w", err)
+	if _, err := io.ReadFull(c.rand, sb.random[:want]); err != nil {
+		return nil, fmt.Errorf("issue requestState: nonce: %w", err)
 	}
-	var nonce []byte
-	if cfg.SingleUse {
-		nonce = random[want-nonceLen : want]
+	if !singleUse {
+		return nil, nil
 	}
-	// The body is the AEAD nonce (sealed), then the claims with the payload
-	// at the end, encoded in place.
-	k := c.current
-	ns := 0
-	if c.mode == Sealed {
-		ns = k.aead.NonceSize()
-	}
-	sb.body.Reset()
-	sb.body.Write(random[:ns])
-	sb.body.Write(appendClaims(sb.scratch[:0], &b, issued, expires, nonce))
+	return sb.random[want-nonceLen : want], nil
+}
+
+// writePayload appends the JSON of v to the body, as json.Marshal writes
+// it.
+func (sb *stateBuffer) writePayload(v any) error {
 	if p, ok := appendPayload(sb.body.AvailableBuffer(), v); ok {
 		sb.body.Write(p)
-	} else {
-		if err := sb.enc.Encode(v); err != nil {
-			return "", fmt.Errorf("issue requestState: encode payload: %w", err)
-		}
-		sb.body.Truncate(sb.body.Len() - 1) // the encoder's newline
+		return nil
 	}
+	if err := sb.enc.Encode(v); err != nil {
+		return fmt.Errorf("issue requestState: encode payload: %w", err)
+	}
+	sb.body.Truncate(sb.body.Len() - 1) // the encoder's newline
+	return nil
+}
+
+// sign returns the signed state of the body: the prefix, the key id, the
+// body and the HMAC of what precedes it, written into sb.out.
+func (k *codecKey) sign(sb *stateBuffer) []byte {
+	out := append(append(append(sb.out[:0], signedPrefix...), k.id...), '.')
+	out = base64.RawURLEncoding.AppendEncode(out, sb.body.Bytes())
+	m := k.mac()
+	m.Write(out)
+	tag := m.Sum(sb.sum[:0])
+	k.macs.Put(m)
+	return base64.RawURLEncoding.AppendEncode(append(out, '.'), tag)
+}
+
+// seal returns the sealed state of the body, whose first ns bytes are the
+// AEAD nonce: the additional data (prefix and key id) and the body sealed,
+// written into sb.out.
+func (k *codecKey) seal(sb *stateBuffer, ns int) []byte {
 	body := sb.body.Bytes()
-	var out []byte
-	if c.mode == Signed {
-		out = append(append(append(sb.out[:0], signedPrefix...), k.id...), '.')
-		out = base64.RawURLEncoding.AppendEncode(out, body)
-		m := k.mac()
-		m.Write(out)
-		tag := m.Sum(sb.sum[:0])
-		k.macs.Put(m)
-		out = base64.RawURLEncoding.AppendEncode(append(out, '.'), tag)
-	} else {
-		body = k.aead.Seal(body[:ns], body[:ns], body[ns:], k.aad)
-		out = append(append(sb.out[:0], k.aad...), '.')
-		out = base64.RawURLEncoding.AppendEncode(out, body)
-	}
-	sb.out = out
-	if len(out) > c.maxSize {
-		return "", fmt.Errorf("issue requestState: %d bytes, limit %d: %w", len(out), c.maxSize, ErrTooLarge)
-	}
-	return string(out), nil
+	body = k.aead.Seal(body[:ns], body[:ns], body[ns:], k.aad)
+	out := append(append(sb.out[:0], k.aad...), '.')
+	return base64.RawURLEncoding.AppendEncode(out, body)
 }
 
 // Unseal checks a state against b and decodes its payload into dst (a
@@ -196,19 +232,8 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 	if err != nil {
 		return fmt.Errorf("open requestState: %w", err)
 	}
-	now := c.now().UnixMilli()
-	if now >= cl.Expires {
-		return fmt.Errorf("open requestState: %w", ErrExpired)
-	}
-	skew := c.maxSkew.Milliseconds()
-	if cl.Issued > now+skew || cl.Expires > now+c.ttl.Milliseconds()+skew {
-		return fmt.Errorf("open requestState: %w", ErrClockSkew)
-	}
-	if string(cl.Subject) != b.Subject {
-		return fmt.Errorf("open requestState: %w", ErrOtherUser)
-	}
-	if string(cl.Method) != b.Method || string(cl.Name) != b.Name || string(cl.Args) != b.Args {
-		return fmt.Errorf("open requestState: %w", ErrOtherRequest)
+	if err := c.checkClaims(&cl, b); err != nil {
+		return fmt.Errorf("open requestState: %w", err)
 	}
 	if dst != nil {
 		if err := decodePayload(cl.Payload, dst); err != nil {
@@ -216,22 +241,49 @@ func (c *Codec) Unseal(ctx context.Context, b Binding, state string, dst any) er
 		}
 	}
 	if cl.Nonce != nil {
-		if c.replay == nil {
-			return errors.New("open requestState: the state is single use but Options.Replay is not set")
+		return c.claimNonce(ctx, b, &cl)
+	}
+	return nil
+}
+
+// checkClaims checks the claims' expiry and clock skew, user and request
+// against b.
+func (c *Codec) checkClaims(cl *claims, b Binding) error {
+	now := c.now().UnixMilli()
+	if now >= cl.Expires {
+		return ErrExpired
+	}
+	skew := c.maxSkew.Milliseconds()
+	if cl.Issued > now+skew || cl.Expires > now+c.ttl.Milliseconds()+skew {
+		return ErrClockSkew
+	}
+	if string(cl.Subject) != b.Subject {
+		return ErrOtherUser
+	}
+	if string(cl.Method) != b.Method || string(cl.Name) != b.Name || string(cl.Args) != b.Args {
+		return ErrOtherRequest
+	}
+	return nil
+}
+
+// claimNonce claims the single-use nonce of the claims in the replay store,
+// and refuses a state whose nonce was claimed before.
+func (c *Codec) claimNonce(ctx context.Context, b Binding, cl *claims) error {
+	if c.replay == nil {
+		return errors.New("open requestState: the state is single use but Options.Replay is not set")
+	}
+	var enc [nonceEncLen]byte
+	base64.RawURLEncoding.Encode(enc[:], cl.Nonce)
+	// Held past the expiry by the skew: an instance whose clock is behind
+	// still takes the state for live until then. Claimed for the caller
+	// (the state's user, else the client ctx names: subject.Share), so
+	// that a store bounded per user (replay.UserStore) keeps one caller,
+	// anonymous or not, from filling it for everyone.
+	if err := replay.ClaimUser(ctx, c.replay, subject.Share(ctx, b.Subject), string(enc[:]), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
+		if errors.Is(err, replay.ErrUsed) {
+			return fmt.Errorf("open requestState: %w", ErrReused)
 		}
-		var enc [nonceEncLen]byte
-		base64.RawURLEncoding.Encode(enc[:], cl.Nonce)
-		// Held past the expiry by the skew: an instance whose clock is behind
-		// still takes the state for live until then. Claimed for the caller
-		// (the state's user, else the client ctx names: subject.Share), so
-		// that a store bounded per user (replay.UserStore) keeps one caller,
-		// anonymous or not, from filling it for everyone.
-		if err := replay.ClaimUser(ctx, c.replay, subject.Share(ctx, b.Subject), string(enc[:]), time.UnixMilli(cl.Expires).Add(c.maxSkew)); err != nil {
-			if errors.Is(err, replay.ErrUsed) {
-				return fmt.Errorf("open requestState: %w", ErrReused)
-			}
-			return fmt.Errorf("open requestState: replay store: %w", err)
-		}
+		return fmt.Errorf("open requestState: replay store: %w", err)
 	}
 	return nil
 }
@@ -308,34 +360,12 @@ func (c *Codec) verify(state string, sb *stateBuffer) (claims, error) {
 	}
 	var body []byte
 	if c.mode == Signed {
-		enc, tag, ok := strings.Cut(rest, ".")
-		if !ok {
-			return claims{}, ErrTampered
-		}
-		got, err := b64url.AppendDecode(sb.scratch[:0], tag)
-		if err != nil {
-			return claims{}, ErrTampered
-		}
-		sb.scratch = got[:0]
-		m := k.mac()
-		m.Write(sb.bytesOf(state[:len(state)-len(tag)-1]))
-		sum := m.Sum(sb.sum[:0])
-		k.macs.Put(m)
-		if !hmac.Equal(got, sum) {
-			return claims{}, ErrTampered
-		}
-		if body, err = b64url.AppendDecode(sb.body.AvailableBuffer(), enc); err != nil {
-			return claims{}, ErrTampered
-		}
+		body, ok = k.checkSigned(state, rest, sb)
 	} else {
-		raw, err := b64url.AppendDecode(sb.body.AvailableBuffer(), rest)
-		if err != nil || len(raw) < k.aead.NonceSize()+k.aead.Overhead() {
-			return claims{}, ErrTampered
-		}
-		ns := k.aead.NonceSize()
-		if body, err = k.aead.Open(raw[ns:ns], raw[:ns], raw[ns:], k.aad); err != nil {
-			return claims{}, ErrTampered
-		}
+		body, ok = k.open(rest, sb)
+	}
+	if !ok {
+		return claims{}, ErrTampered
 	}
 	return parseClaims(body)
 }
@@ -345,4 +375,39 @@ func (c *Codec) verify(state string, sb *stateBuffer) (claims, error) {
 func (sb *stateBuffer) bytesOf(s string) []byte {
 	sb.out = append(sb.out[:0], s...)
 	return sb.out
+}
+
+// checkSigned checks the HMAC of a signed state, whose part after the key
+// id is rest, and returns its body, decoded into sb.
+func (k *codecKey) checkSigned(state, rest string, sb *stateBuffer) ([]byte, bool) {
+	enc, tag, ok := strings.Cut(rest, ".")
+	if !ok {
+		return nil, false
+	}
+	got, err := b64url.AppendDecode(sb.scratch[:0], tag)
+	if err != nil {
+		return nil, false
+	}
+	sb.scratch = got[:0]
+	m := k.mac()
+	m.Write(sb.bytesOf(state[:len(state)-len(tag)-1]))
+	sum := m.Sum(sb.sum[:0])
+	k.macs.Put(m)
+	if !hmac.Equal(got, sum) {
+		return nil, false
+	}
+	body, err := b64url.AppendDecode(sb.body.AvailableBuffer(), enc)
+	return body, err == nil
+}
+
+// open opens a sealed state, whose part after the key id is rest, and
+// returns its body, decoded and opened into sb.
+func (k *codecKey) open(rest string, sb *stateBuffer) ([]byte, bool) {
+	raw, err := b64url.AppendDecode(sb.body.AvailableBuffer(), rest)
+	if err != nil || len(raw) < k.aead.NonceSize()+k.aead.Overhead() {
+		return nil, false
+	}
+	ns := k.aead.NonceSize()
+	body, err := k.aead.Open(raw[ns:ns], raw[:ns], raw[ns:], k.aad)
+	return body, err == nil
 }

@@ -22,7 +22,6 @@ import (
 // bounded per user ([replay.UserStore]) passes [RunUser] too.
 func Run(t *testing.T, newStore func(t *testing.T) replay.Store) {
 	t.Helper()
-	later := func() time.Time { return time.Now().Add(time.Hour) }
 
 	t.Run("ClaimOnce", func(t *testing.T) {
 		s := newStore(t)
@@ -92,82 +91,102 @@ func Run(t *testing.T, newStore func(t *testing.T) replay.Store) {
 // user and at least 1000 in total.
 func RunUser(t *testing.T, newStore func(t *testing.T, maxPerUser int) replay.UserStore) {
 	t.Helper()
-	later := func() time.Time { return time.Now().Add(time.Hour) }
-	ctx := context.Background()
 	const perUser = 3
-
-	seq := 0
-	fill := func(t *testing.T, s replay.UserStore, user string) {
-		t.Helper()
-		for i := range perUser {
-			seq++
-			if err := s.ClaimUser(ctx, user, fmt.Sprint("filled-", seq), later()); err != nil {
-				t.Fatalf("claim %d of user %q: %v", i+1, user, err)
-			}
-		}
-	}
-
+	f := &filler{perUser: perUser}
 	t.Run("OneUserCannotFillIt", func(t *testing.T) {
-		s := newStore(t, perUser)
-		fill(t, s, "alice")
-		err := s.ClaimUser(ctx, "alice", "alice-over", later())
-		if !errors.Is(err, replay.ErrUserFull) || !errors.Is(err, replay.ErrFull) {
-			t.Fatalf("claim beyond the user's bound = %v, want ErrUserFull (and ErrFull)", err)
-		}
-		if err := s.ClaimUser(ctx, "alice", fmt.Sprint("filled-", seq), later()); !errors.Is(err, replay.ErrUsed) {
-			t.Fatalf("reuse by a user at the bound = %v, want ErrUsed", err)
-		}
-		fill(t, s, "bob")
-		fill(t, s, "")
-		for i := range 2 * perUser {
-			if err := s.Claim(ctx, fmt.Sprint("no-user-", i), later()); err != nil {
-				t.Fatalf("claim for no user while users are at their bound: %v", err)
-			}
-		}
-		// The refused nonce was not consumed.
-		if err := s.ClaimUser(ctx, "carol", "alice-over", later()); err != nil {
-			t.Fatalf("claim of a nonce refused for another user: %v", err)
-		}
-		if err := s.ClaimUser(ctx, "bob", "bob-over", later()); !errors.Is(err, replay.ErrUserFull) {
-			t.Fatalf("bob beyond his bound = %v, want ErrUserFull", err)
-		}
+		oneUserCannotFillIt(t, newStore(t, perUser), f)
 	})
-
 	t.Run("AnonymousShareOneAllowance", func(t *testing.T) {
-		s := newStore(t, perUser)
-		fill(t, s, "")
-		if err := s.ClaimUser(ctx, "", "anonymous-over", later()); !errors.Is(err, replay.ErrUserFull) {
-			t.Fatalf("anonymous claim beyond the bound = %v, want ErrUserFull", err)
-		}
-		if err := s.ClaimUser(ctx, "someone", "someone-1", later()); err != nil {
-			t.Fatalf("a named user after the anonymous ones: %v", err)
-		}
+		anonymousShareOneAllowance(t, newStore(t, perUser), f)
 	})
-
 	t.Run("UsersToldApart", func(t *testing.T) {
-		s := newStore(t, perUser)
-		long := strings.Repeat("u", 300)
-		users := []string{"Alice", "alice", "alice ", "alice\x00", long + "1", long + "2", "@index", "@user:", strings.Repeat("é", 40)}
-		for _, u := range users {
-			fill(t, s, u)
-		}
-		for i, u := range users {
-			if err := s.ClaimUser(ctx, u, fmt.Sprint("over-", i), later()); !errors.Is(err, replay.ErrUserFull) {
-				t.Fatalf("user %q beyond the bound = %v, want ErrUserFull", u, err)
-			}
-		}
+		usersToldApart(t, newStore(t, perUser), f)
 	})
-
 	t.Run("ConcurrentClaimsOfOneUser", func(t *testing.T) {
 		s := newStore(t, perUser)
 		const racers = 64
 		wins := Race(t, racers, func(i int) error {
-			return s.ClaimUser(ctx, "mallory", fmt.Sprint("mallory-", i), later())
+			return s.ClaimUser(context.Background(), "mallory", fmt.Sprint("mallory-", i), later())
 		}, replay.ErrUserFull)
 		if wins != perUser {
 			t.Fatalf("%d of %d concurrent claims of one user won, want %d", wins, racers, perUser)
 		}
 	})
+}
+
+// later is an expiry an hour from now.
+func later() time.Time { return time.Now().Add(time.Hour) }
+
+// filler claims nonces for users up to their bound, each nonce new.
+type filler struct {
+	perUser int
+	seq     int // the number of the last nonce claimed
+}
+
+// fill claims perUser new nonces for user in s.
+func (f *filler) fill(t *testing.T, s replay.UserStore, user string) {
+	t.Helper()
+	for i := range f.perUser {
+		f.seq++
+		if err := s.ClaimUser(context.Background(), user, fmt.Sprint("filled-", f.seq), later()); err != nil {
+			t.Fatalf("claim %d of user %q: %v", i+1, user, err)
+		}
+	}
+}
+
+// oneUserCannotFillIt: a user at the bound is refused, without the nonce
+// being consumed, while other users and claims for no user go through.
+func oneUserCannotFillIt(t *testing.T, s replay.UserStore, f *filler) {
+	ctx := context.Background()
+	f.fill(t, s, "alice")
+	err := s.ClaimUser(ctx, "alice", "alice-over", later())
+	if !errors.Is(err, replay.ErrUserFull) || !errors.Is(err, replay.ErrFull) {
+		t.Fatalf("claim beyond the user's bound = %v, want ErrUserFull (and ErrFull)", err)
+	}
+	if err := s.ClaimUser(ctx, "alice", fmt.Sprint("filled-", f.seq), later()); !errors.Is(err, replay.ErrUsed) {
+		t.Fatalf("reuse by a user at the bound = %v, want ErrUsed", err)
+	}
+	f.fill(t, s, "bob")
+	f.fill(t, s, "")
+	for i := range 2 * f.perUser {
+		if err := s.Claim(ctx, fmt.Sprint("no-user-", i), later()); err != nil {
+			t.Fatalf("claim for no user while users are at their bound: %v", err)
+		}
+	}
+	// The refused nonce was not consumed.
+	if err := s.ClaimUser(ctx, "carol", "alice-over", later()); err != nil {
+		t.Fatalf("claim of a nonce refused for another user: %v", err)
+	}
+	if err := s.ClaimUser(ctx, "bob", "bob-over", later()); !errors.Is(err, replay.ErrUserFull) {
+		t.Fatalf("bob beyond his bound = %v, want ErrUserFull", err)
+	}
+}
+
+// anonymousShareOneAllowance: anonymous callers share one bound, and a
+// named user still claims after them.
+func anonymousShareOneAllowance(t *testing.T, s replay.UserStore, f *filler) {
+	ctx := context.Background()
+	f.fill(t, s, "")
+	if err := s.ClaimUser(ctx, "", "anonymous-over", later()); !errors.Is(err, replay.ErrUserFull) {
+		t.Fatalf("anonymous claim beyond the bound = %v, want ErrUserFull", err)
+	}
+	if err := s.ClaimUser(ctx, "someone", "someone-1", later()); err != nil {
+		t.Fatalf("a named user after the anonymous ones: %v", err)
+	}
+}
+
+// usersToldApart: users whose names differ in any byte have a bound each.
+func usersToldApart(t *testing.T, s replay.UserStore, f *filler) {
+	long := strings.Repeat("u", 300)
+	users := []string{"Alice", "alice", "alice ", "alice\x00", long + "1", long + "2", "@index", "@user:", strings.Repeat("é", 40)}
+	for _, u := range users {
+		f.fill(t, s, u)
+	}
+	for i, u := range users {
+		if err := s.ClaimUser(context.Background(), u, fmt.Sprint("over-", i), later()); !errors.Is(err, replay.ErrUserFull) {
+			t.Fatalf("user %q beyond the bound = %v, want ErrUserFull", u, err)
+		}
+	}
 }
 
 // Race makes racers claims at once (claim(i) for each i) and returns how

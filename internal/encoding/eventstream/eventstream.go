@@ -116,6 +116,8 @@ func (s *Reader) add(b []byte) {
 	s.line = append(s.line, b...)
 }
 
+// endLine ends the current line: a blank line dispatches the event, a
+// comment (":…") is skipped, any other is a field.
 func (s *Reader) endLine() {
 	line := s.line
 	s.line = s.line[:0]
@@ -129,6 +131,12 @@ func (s *Reader) endLine() {
 	if line[0] == ':' {
 		return
 	}
+	s.field(line)
+}
+
+// field takes in a field line: an event's name, its id (unless the id
+// holds a NUL) or a line of its data; other fields are ignored.
+func (s *Reader) field(line []byte) {
 	s.any = true
 	field, value, _ := bytes.Cut(line, []byte(":"))
 	value = bytes.TrimPrefix(value, []byte(" "))
@@ -140,18 +148,24 @@ func (s *Reader) endLine() {
 			s.id = string(value)
 		}
 	case "data":
-		if s.over {
-			return
-		}
-		if s.data.Len()+len(value)+1 > s.limit {
-			s.Drop()
-			return
-		}
-		if s.data.Len() > 0 {
-			s.data.WriteByte('\n')
-		}
-		s.data.Write(value)
+		s.addData(value)
 	}
+}
+
+// addData adds a line to the event's data, unless the event is over its
+// bound already; a line that takes it over drops the event.
+func (s *Reader) addData(value []byte) {
+	if s.over {
+		return
+	}
+	if s.data.Len()+len(value)+1 > s.limit {
+		s.Drop()
+		return
+	}
+	if s.data.Len() > 0 {
+		s.data.WriteByte('\n')
+	}
+	s.data.Write(value)
 }
 
 // End ends the stream: an event it left unended (no blank line after it)

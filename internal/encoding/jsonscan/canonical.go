@@ -174,17 +174,28 @@ func CanonicalNumber(s string) (string, error) {
 		return b.String(), nil
 	}
 	if e.Sign() < 0 && e.IsInt64() && -e.Int64() <= int64(len(digits))+21 {
-		point := len(digits) + int(e.Int64()) // digits before the point
-		if point > 0 {
-			b.WriteString(digits[:point])
-		} else {
-			b.WriteString("0")
-		}
-		b.WriteByte('.')
-		b.WriteString(strings.Repeat("0", max(0, -point)))
-		b.WriteString(digits[max(0, point):])
+		writeFraction(&b, digits, len(digits)+int(e.Int64()))
 		return b.String(), nil
 	}
+	writeScientific(&b, digits, e)
+	return b.String(), nil
+}
+
+// writeFraction writes digits as a decimal fraction with point digits
+// before the point (zeros after it first, when point is not positive).
+func writeFraction(b *strings.Builder, digits string, point int) {
+	if point > 0 {
+		b.WriteString(digits[:point])
+	} else {
+		b.WriteString("0")
+	}
+	b.WriteByte('.')
+	b.WriteString(strings.Repeat("0", max(0, -point)))
+	b.WriteString(digits[max(0, point):])
+}
+
+// writeScientific writes digits × 10^e as d.ddd, e and the exponent.
+func writeScientific(b *strings.Builder, digits string, e *big.Int) {
 	// d.ddd × 10^(e + len(digits) - 1)
 	e.Add(e, big.NewInt(int64(len(digits)-1)))
 	b.WriteString(digits[:1])
@@ -194,5 +205,4 @@ func CanonicalNumber(s string) (string, error) {
 	}
 	b.WriteByte('e')
 	b.WriteString(e.String())
-	return b.String(), nil
 }

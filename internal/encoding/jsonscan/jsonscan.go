@@ -39,36 +39,45 @@ var ErrAmbiguous = errors.New("ambiguous JSON object")
 // its folding orbit. It is at least as broad as the case-insensitive field
 // matching of encoding/json.
 func Fold(s string) string {
-	ascii, lower := true, false
+	if folded, ok := foldASCII(s); ok {
+		return folded
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(leastFold(r))
+	}
+	return b.String()
+}
+
+// foldASCII is Fold for s of ASCII alone; ok is false for any other s.
+func foldASCII(s string) (folded string, ok bool) {
+	lower := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
-			ascii = false
-			break
+			return "", false
 		}
 		if 'a' <= c && c <= 'z' {
 			lower = true
 		}
 	}
-	if ascii {
-		// The smallest rune of an ASCII letter's orbit is its upper case.
-		if !lower {
-			return s
-		}
-		return strings.ToUpper(s)
+	// The smallest rune of an ASCII letter's orbit is its upper case.
+	if !lower {
+		return s, true
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < least {
-				least = f
-			}
+	return strings.ToUpper(s), true
+}
+
+// leastFold returns the smallest rune of r's folding orbit.
+func leastFold(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < least {
+			least = f
 		}
-		b.WriteRune(least)
 	}
-	return b.String()
+	return least
 }
 
 // MaxDepth is the deepest nesting of objects and arrays accepted, as in
@@ -189,7 +198,7 @@ func Scan(data []byte) Message {
 	s := newScanner(data, false)
 	defer s.release()
 	s.space()
-	if s.pos >= len(data) || data[s.pos] != '{' {
+	if !s.at('{') {
 		return m
 	}
 	var env envelope
@@ -211,17 +220,29 @@ func Scan(data []byte) Message {
 		m.Case = s.caseErr
 	}
 	if env.method.set {
-		method, ok := s.stringValue(env.method)
-		if !ok {
-			return m
-		}
-		id, ok := s.id(env.id)
-		if !ok {
-			return m
-		}
-		m.Kind, m.ID, m.Method = Request, id, method
+		return s.request(m, &env)
+	}
+	return s.response(m, &env)
+}
+
+// request is Scan's m for a message with a method, a request or a
+// notification; its Kind stays NotRPC when the method or id is not one.
+func (s *scanner) request(m Message, env *envelope) Message {
+	method, ok := s.stringValue(env.method)
+	if !ok {
 		return m
 	}
+	id, ok := s.id(env.id)
+	if !ok {
+		return m
+	}
+	m.Kind, m.ID, m.Method = Request, id, method
+	return m
+}
+
+// response is Scan's m for a message without a method; its Kind stays
+// NotRPC when it has no valid id.
+func (s *scanner) response(m Message, env *envelope) Message {
 	id, ok := s.id(env.id)
 	if !ok || !id.IsValid() {
 		return m
@@ -390,6 +411,11 @@ func (s *scanner) syntax() error {
 	return fmt.Errorf("%w at byte %d", ErrSyntax, s.pos)
 }
 
+// at reports whether the byte at s.pos is c.
+func (s *scanner) at(c byte) bool {
+	return s.pos < len(s.data) && s.data[s.pos] == c
+}
+
 func (s *scanner) space() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
@@ -408,35 +434,46 @@ func (s *scanner) value(top *Result) error {
 	if s.pos >= len(s.data) {
 		return s.syntax()
 	}
-	switch c := s.data[s.pos]; {
-	case c == '{':
+	switch s.data[s.pos] {
+	case '{':
 		if top != nil {
 			return s.object(top)
 		}
 		return s.object(nil)
-	case c == '[':
+	case '[':
 		return s.array(nil)
-	case c == '"':
-		sp, err := s.str()
-		if err == nil && s.canon {
-			s.canonString(sp)
-		}
-		return err
-	case c == 't':
+	case '"':
+		return s.stringElement()
+	case 't':
 		return s.literal("true")
-	case c == 'f':
+	case 'f':
 		return s.literal("false")
-	case c == 'n':
+	case 'n':
 		return s.literal("null")
-	case c == '-' || ('0' <= c && c <= '9'):
-		start := s.pos
-		err := s.number()
-		if err == nil && s.canon {
-			return s.canonNumber(start)
-		}
-		return err
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return s.numberElement()
 	}
 	return s.syntax()
+}
+
+// stringElement reads a string that is a value (not a key), written in
+// canonical form too when s.canon.
+func (s *scanner) stringElement() error {
+	sp, err := s.str()
+	if err == nil && s.canon {
+		s.canonString(sp)
+	}
+	return err
+}
+
+// numberElement reads a number, written in canonical form too when s.canon.
+func (s *scanner) numberElement() error {
+	start := s.pos
+	err := s.number()
+	if err == nil && s.canon {
+		return s.canonNumber(start)
+	}
+	return err
 }
 
 func (s *scanner) literal(word string) error {
@@ -450,44 +487,80 @@ func (s *scanner) literal(word string) error {
 	return nil
 }
 
+// number reads a number at s.pos: an optional minus sign, an integer
+// part, then an optional fraction and exponent.
 func (s *scanner) number() error {
-	d, i := s.data, s.pos
-	if d[i] == '-' {
+	i := s.pos
+	if s.data[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i++; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
-		}
-	default:
-		s.pos = i
-		return s.syntax()
+	i, ok := s.integerPart(i)
+	if ok {
+		i, ok = s.fraction(i)
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
-			return s.syntax()
-		}
-		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
-			return s.syntax()
-		}
-		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
-		}
+	if ok {
+		i, ok = s.exponent(i)
 	}
 	s.pos = i
+	if !ok {
+		return s.syntax()
+	}
 	return nil
+}
+
+// The parts of a number each read from s.data[i] and return where they
+// end, or false and where they go wrong.
+
+// integerPart reads 0, or a digit from 1 to 9 and the digits after it.
+func (s *scanner) integerPart(i int) (int, bool) {
+	switch {
+	case !s.digitAt(i):
+		return i, false
+	case s.data[i] == '0':
+		return i + 1, true
+	}
+	return s.digitsEnd(i + 1), true
+}
+
+// fraction reads a point and one or more digits, if a point comes next.
+func (s *scanner) fraction(i int) (int, bool) {
+	if i >= len(s.data) || s.data[i] != '.' {
+		return i, true
+	}
+	if !s.digitAt(i + 1) {
+		return i + 1, false
+	}
+	return s.digitsEnd(i + 1), true
+}
+
+// exponent reads an e or E, an optional sign and one or more digits, if
+// an e comes next.
+func (s *scanner) exponent(i int) (int, bool) {
+	d := s.data
+	if i >= len(d) || (d[i] != 'e' && d[i] != 'E') {
+		return i, true
+	}
+	i++
+	if i < len(d) && (d[i] == '+' || d[i] == '-') {
+		i++
+	}
+	if !s.digitAt(i) {
+		return i, false
+	}
+	return s.digitsEnd(i), true
+}
+
+// digitAt reports whether s.data[i] is a decimal digit.
+func (s *scanner) digitAt(i int) bool {
+	return i < len(s.data) && '0' <= s.data[i] && s.data[i] <= '9'
+}
+
+// digitsEnd returns where the run of digits at s.data[i] ends.
+func (s *scanner) digitsEnd(i int) int {
+	for s.digitAt(i) {
+		i++
+	}
+	return i
 }
 
 // str reads a string at s.pos (a quote) and returns the span of its
@@ -510,26 +583,12 @@ func (s *scanner) str() (span, error) {
 			return sp, nil
 		case c == '\\':
 			sp.plain = false
-			i++
-			if i >= len(d) {
-				s.pos = i
+			end, ok := s.escape(i + 1)
+			if !ok {
+				s.pos = end
 				return sp, s.syntax()
 			}
-			switch d[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				for k := 1; k <= 4; k++ {
-					if i+k >= len(d) || !isHex(d[i+k]) {
-						s.pos = i + k
-						return sp, s.syntax()
-					}
-				}
-				i += 5
-			default:
-				s.pos = i
-				return sp, s.syntax()
-			}
+			i = end
 		case c < 0x20:
 			s.pos = i
 			return sp, s.syntax()
@@ -542,6 +601,28 @@ func (s *scanner) str() (span, error) {
 	}
 	s.pos = i
 	return sp, s.syntax()
+}
+
+// escape reads the escape whose backslash comes before s.data[i] and
+// returns where it ends, or false and where it goes wrong when it is not
+// one JSON allows.
+func (s *scanner) escape(i int) (int, bool) {
+	d := s.data
+	if i >= len(d) {
+		return i, false
+	}
+	switch d[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 1, true
+	case 'u':
+		for k := 1; k <= 4; k++ {
+			if i+k >= len(d) || !isHex(d[i+k]) {
+				return i + k, false
+			}
+		}
+		return i + 5, true
+	}
+	return i, false
 }
 
 func isHex(c byte) bool {
@@ -612,7 +693,7 @@ func (s *scanner) array(elem func(i int) error) error {
 		s.out = append(s.out, '[')
 	}
 	s.space()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+	if s.at(']') {
 		return s.leave(']')
 	}
 	for i := 0; ; i++ {
@@ -694,12 +775,12 @@ func (s *scanner) object(into any) error {
 		s.out = append(s.out, '{')
 	}
 	s.space()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+	if s.at('}') {
 		return s.leaveObject(checked, base, open)
 	}
 	for {
 		s.space()
-		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		if !s.at('"') {
 			return s.syntax()
 		}
 		key, err := s.str()
@@ -710,13 +791,12 @@ func (s *scanner) object(into any) error {
 			s.addKey(key, env != nil)
 		}
 		if s.canon {
-			if s.repeat != nil || s.caseErr != nil {
-				return errStop
+			if err := s.writeKey(key); err != nil {
+				return err
 			}
-			s.canonKey(key)
 		}
 		s.space()
-		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+		if !s.at(':') {
 			return s.syntax()
 		}
 		s.pos++
@@ -734,6 +814,16 @@ func (s *scanner) object(into any) error {
 			return s.leaveObject(checked, base, open)
 		}
 	}
+}
+
+// writeKey writes key in canonical form, or stops the reading (errStop)
+// when a repeated key or a case difference has decided its outcome.
+func (s *scanner) writeKey(key span) error {
+	if s.repeat != nil || s.caseErr != nil {
+		return errStop
+	}
+	s.canonKey(key)
+	return nil
 }
 
 // memberValue reads the value of the member key of an object read into
@@ -781,7 +871,7 @@ func (s *scanner) member(env *envelope, key span) error {
 		outer, outerKeys := s.stack, len(s.keys)
 		s.stack, s.check, s.fold = s.stack[len(s.stack):], true, true
 		env.result = Result{}
-		if s.pos < len(s.data) && s.data[s.pos] == '{' {
+		if s.at('{') {
 			err = s.value(&env.result)
 			env.result.Object = err == nil
 		} else {
@@ -893,57 +983,67 @@ func (s *scanner) addKey(key span, envelope bool) {
 		return
 	}
 	fold := (s.fold || envelope) && s.caseErr == nil
-	if fold && !s.anyName {
-		// After the earlier keys: two keys in two cases say more than a
-		// spelling.
-		defer func() {
-			if s.caseErr == nil && s.repeat == nil {
-				s.spelling(key, envelope, len(s.stack) == 1)
-			}
-		}()
-	}
 	if f.seen != nil {
-		k := s.text(key)
-		if _, dup := f.seen[k]; dup {
-			s.repeated(key, envelope)
-			return
-		}
-		f.seen[k] = struct{}{}
-		if fold && f.folded != nil {
-			fk := Fold(k)
-			if prev, ok := f.folded[fk]; ok {
-				s.caseDiffers(prev, k, envelope)
-			} else {
-				f.folded[fk] = k
+		s.addIndexedKey(f, key, envelope, fold)
+	} else {
+		earlier := s.keys[f.keysBase:]
+		for _, e := range earlier {
+			if s.sameKey(e, key) {
+				s.repeated(key, envelope)
+				return
+			}
+			if fold && s.caseErr == nil && s.foldKey(e, key) {
+				s.caseDiffers(s.text(e), s.text(key), envelope)
 			}
 		}
-		return
-	}
-	earlier := s.keys[f.keysBase:]
-	for _, e := range earlier {
-		if s.sameKey(e, key) {
-			s.repeated(key, envelope)
-			return
-		}
-		if fold && s.caseErr == nil && s.foldKey(e, key) {
-			s.caseDiffers(s.text(e), s.text(key), envelope)
+		if len(earlier) < manyKeys {
+			s.keys = append(s.keys, key)
+		} else {
+			s.index(f, append(earlier, key), s.fold || envelope)
 		}
 	}
-	if len(earlier) < manyKeys {
-		s.keys = append(s.keys, key)
+	// After the earlier keys: two keys in two cases say more than a
+	// spelling.
+	if fold && !s.anyName && s.caseErr == nil && s.repeat == nil {
+		s.spelling(key, envelope, len(s.stack) == 1)
+	}
+}
+
+// addIndexedKey is addKey for an object with many keys, which f indexes
+// by their text (and folded, with fold).
+func (s *scanner) addIndexedKey(f *frame, key span, envelope, fold bool) {
+	k := s.text(key)
+	if _, dup := f.seen[k]; dup {
+		s.repeated(key, envelope)
 		return
 	}
+	f.seen[k] = struct{}{}
+	if !fold || f.folded == nil {
+		return
+	}
+	fk := Fold(k)
+	if prev, ok := f.folded[fk]; ok {
+		s.caseDiffers(prev, k, envelope)
+	} else {
+		f.folded[fk] = k
+	}
+}
+
+// index makes f index keys, the keys of an object that has many, by their
+// text (and folded too, with fold), for addIndexedKey.
+func (s *scanner) index(f *frame, keys []span, fold bool) {
 	f.seen = make(map[string]struct{}, 2*manyKeys)
-	if s.fold || envelope {
+	if fold {
 		f.folded = make(map[string]string, 2*manyKeys)
 	}
-	for _, e := range append(earlier, key) {
+	for _, e := range keys {
 		k := s.text(e)
 		f.seen[k] = struct{}{}
-		if f.folded != nil {
-			if _, ok := f.folded[Fold(k)]; !ok {
-				f.folded[Fold(k)] = k
-			}
+		if f.folded == nil {
+			continue
+		}
+		if _, ok := f.folded[Fold(k)]; !ok {
+			f.folded[Fold(k)] = k
 		}
 	}
 }
@@ -995,7 +1095,7 @@ func (s *scanner) spelling(key span, envelope, top bool) {
 		}
 	}
 	for _, n := range names {
-		if key.plain && bytes.EqualFold(s.data[key.start:key.end], []byte(n)) || !key.plain && strings.EqualFold(s.text(key), n) {
+		if s.keyFolds(key, n) {
 			where := "the result"
 			if envelope {
 				where = "the JSON-RPC message"
@@ -1004,6 +1104,14 @@ func (s *scanner) spelling(key span, envelope, top bool) {
 			return
 		}
 	}
+}
+
+// keyFolds reports whether the key at key is name in some letter case.
+func (s *scanner) keyFolds(key span, name string) bool {
+	if key.plain {
+		return bytes.EqualFold(s.data[key.start:key.end], []byte(name))
+	}
+	return strings.EqualFold(s.text(key), name)
 }
 
 // repeated records the first repeated key, with the path of its object

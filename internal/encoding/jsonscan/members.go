@@ -22,47 +22,49 @@ type Member struct {
 func Members(data []byte, member func(Member) bool) bool {
 	s := scanner{data: data}
 	s.space()
-	if s.pos >= len(data) || data[s.pos] != '{' {
+	if !s.at('{') {
 		return false
 	}
 	s.pos++
 	s.depth++
-	for first := true; ; first = false {
+	if s.space(); s.at('}') {
+		s.pos++
+		return s.atEnd()
+	}
+	for {
 		s.space()
-		if first && s.pos < len(data) && data[s.pos] == '}' {
-			break
-		}
 		m, ok := s.memberOf()
 		if !ok || !member(m) {
 			return false
 		}
-		s.space()
-		if s.pos >= len(data) || data[s.pos] != ',' && data[s.pos] != '}' {
+		if s.space(); !s.at(',') && !s.at('}') {
 			return false
 		}
 		if s.pos++; data[s.pos-1] == '}' {
-			s.space()
-			return s.pos == len(data)
+			return s.atEnd()
 		}
 	}
-	s.pos++
+}
+
+// atEnd reports whether only white space follows s.pos.
+func (s *scanner) atEnd() bool {
 	s.space()
-	return s.pos == len(data)
+	return s.pos == len(s.data)
 }
 
 // memberOf reads `"key": value` at s.pos for Members.
 func (s *scanner) memberOf() (Member, bool) {
-	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+	if !s.at('"') {
 		return Member{}, false
 	}
 	key, err := s.str()
-	if s.space(); err != nil || s.pos >= len(s.data) || s.data[s.pos] != ':' {
+	if s.space(); err != nil || !s.at(':') {
 		return Member{}, false
 	}
 	s.pos++
 	s.space()
 	start, plain := s.pos, false
-	if s.pos < len(s.data) && s.data[s.pos] == '"' {
+	if s.at('"') {
 		sp, err := s.str()
 		if err != nil {
 			return Member{}, false

@@ -59,9 +59,9 @@ func Receive(data []byte, odd func(key []byte) bool) Received {
 	s.space()
 	var err error
 	switch {
-	case s.pos < len(data) && data[s.pos] == '[':
+	case s.at('['):
 		err = s.batch(rc)
-	case s.pos < len(data) && data[s.pos] == '{':
+	case s.at('{'):
 		err = s.message(rc)
 	default:
 		err = s.value(nil)
@@ -102,7 +102,7 @@ type (
 func (s *scanner) batch(rc *receiver) error {
 	return s.array(func(i int) error {
 		rc.index = i
-		if s.space(); s.pos < len(s.data) && s.data[s.pos] == '{' {
+		if s.space(); s.at('{') {
 			return s.message(rc)
 		}
 		return s.value(nil)
@@ -179,7 +179,7 @@ func (s *scanner) messageMember(rc *receiver, key span) error {
 // is not read by the go-sdk's decoder (any other value where an object
 // belongs).
 func (s *scanner) container(rc *receiver, level any) error {
-	if s.pos < len(s.data) && s.data[s.pos] == '{' {
+	if s.at('{') {
 		return s.object(level)
 	}
 	start := s.pos

@@ -104,22 +104,14 @@ func (h *Hider) Hide(text string) string {
 	var b strings.Builder
 	done := 0
 	for i := 0; i < len(text); i++ {
-		if !h.starts[text[i]] && text[i] != '+' {
+		if !h.mayStart(text, i) {
 			continue
 		}
-		if text[i] == '\\' && i > 0 && text[i-1] == '\\' {
-			// A spelling begins at the start of a run of backslashes,
-			// not inside one.
-			continue
-		}
-		for _, s := range h.secrets {
-			if end := match(text, i, s); end > i {
-				b.WriteString(text[done:i])
-				b.WriteString(Hidden)
-				done = end
-				i = end - 1
-				break
-			}
+		if end := h.matchAny(text, i); end > i {
+			b.WriteString(text[done:i])
+			b.WriteString(Hidden)
+			done = end
+			i = end - 1
 		}
 	}
 	if done == 0 {
@@ -127,6 +119,26 @@ func (h *Hider) Hide(text string) string {
 	}
 	b.WriteString(text[done:])
 	return b.String()
+}
+
+// mayStart reports whether a spelling of a secret may begin at text[i]:
+// its byte begins one, and it is not inside a run of backslashes.
+func (h *Hider) mayStart(text string, i int) bool {
+	if !h.starts[text[i]] && text[i] != '+' {
+		return false
+	}
+	return text[i] != '\\' || i == 0 || text[i-1] != '\\'
+}
+
+// matchAny returns where the spelling of the first secret that begins at
+// text[i] ends, or -1.
+func (h *Hider) matchAny(text string, i int) int {
+	for _, s := range h.secrets {
+		if end := match(text, i, s); end > i {
+			return end
+		}
+	}
+	return -1
 }
 
 // match returns where a spelling of secret that begins at text[i] ends,
@@ -151,11 +163,7 @@ func matchFrom(text string, i int, secret string, budget *int) int {
 		if r == '\\' {
 			// A backslash may be written as a run of them (escaped at
 			// some depth): try each length, the longest first.
-			k := i
-			for k < len(text) && text[k] == '\\' {
-				k++
-			}
-			for ; k > i; k-- {
+			for k := backslashesEnd(text, i); k > i; k-- {
 				if end := matchFrom(text, k, secret[n:], budget); end >= 0 {
 					return end
 				}
@@ -188,24 +196,30 @@ func matchRune(text string, i int, r rune) int {
 			return i + 1
 		}
 	case '%':
-		j := i
-		for _, c := range enc {
-			if j+2 >= len(text) || text[j] != '%' {
-				return -1
-			}
-			v, ok := hexByte(text[j+1], text[j+2])
-			if !ok || v != c {
-				return -1
-			}
-			j += 3
-		}
-		return j
+		return matchPercent(text, i, enc)
 	case '\\':
 		return matchEscape(text, i, r)
 	case '&':
 		return matchReference(text, i, r)
 	}
 	return -1
+}
+
+// matchPercent matches the percent-encoding of the UTF-8 bytes enc at
+// text[i], each byte written %XX.
+func matchPercent(text string, i int, enc []byte) int {
+	j := i
+	for _, c := range enc {
+		if j+2 >= len(text) || text[j] != '%' {
+			return -1
+		}
+		v, ok := hexByte(text[j+1], text[j+2])
+		if !ok || v != c {
+			return -1
+		}
+		j += 3
+	}
+	return j
 }
 
 // matchReference matches an XML or HTML character reference to r at
@@ -217,7 +231,14 @@ func matchReference(text string, i int, r rune) int {
 	if end < 0 {
 		return -1
 	}
-	ref := text[i+1 : i+end]
+	if referenceRune(text[i+1:i+end]) != r {
+		return -1
+	}
+	return i + end + 1
+}
+
+// referenceRune is the character the reference &ref; stands for, or -1.
+func referenceRune(ref string) rune {
 	var got rune = -1
 	switch {
 	case strings.HasPrefix(ref, "#x") || strings.HasPrefix(ref, "#X"):
@@ -234,19 +255,13 @@ func matchReference(text string, i int, r rune) int {
 			got = -1
 		}
 	}
-	if got != r {
-		return -1
-	}
-	return i + end + 1
+	return got
 }
 
 // matchEscape matches a JSON escape of r at text[i], which is a
 // backslash: any number of backslashes, then the escape.
 func matchEscape(text string, i int, r rune) int {
-	j := i
-	for j < len(text) && text[j] == '\\' {
-		j++
-	}
+	j := backslashesEnd(text, i)
 	if j >= len(text) {
 		return -1
 	}
@@ -267,34 +282,43 @@ func matchEscape(text string, i int, r rune) int {
 		}
 		return -1
 	case 'u':
-		u, ok := hexUnit(text, j+1)
-		if !ok {
-			return -1
-		}
-		end := j + 5
-		if utf16.IsSurrogate(rune(u)) {
-			// The second half of a pair: backslashes, u, four digits.
-			k := end
-			for k < len(text) && text[k] == '\\' {
-				k++
-			}
-			if k == end || k >= len(text) || text[k] != 'u' {
-				return -1
-			}
-			lo, ok := hexUnit(text, k+1)
-			if !ok {
-				return -1
-			}
-			if utf16.DecodeRune(rune(u), rune(lo)) != r {
-				return -1
-			}
-			return k + 5
-		}
+		return matchUnicodeEscape(text, j, r)
+	}
+	return -1
+}
+
+// matchUnicodeEscape matches \uXXXX, or a surrogate pair of them, that
+// stands for r at text[j], which is the u.
+func matchUnicodeEscape(text string, j int, r rune) int {
+	u, ok := hexUnit(text, j+1)
+	if !ok {
+		return -1
+	}
+	end := j + 5
+	if !utf16.IsSurrogate(rune(u)) {
 		if rune(u) == r {
 			return end
 		}
+		return -1
 	}
-	return -1
+	// The second half of a pair: backslashes, u, four digits.
+	k := backslashesEnd(text, end)
+	if k == end || k >= len(text) || text[k] != 'u' {
+		return -1
+	}
+	lo, ok := hexUnit(text, k+1)
+	if !ok || utf16.DecodeRune(rune(u), rune(lo)) != r {
+		return -1
+	}
+	return k + 5
+}
+
+// backslashesEnd returns where the run of backslashes at text[i] ends.
+func backslashesEnd(text string, i int) int {
+	for i < len(text) && text[i] == '\\' {
+		i++
+	}
+	return i
 }
 
 // shortEscape is the character JSON's short escape \c stands for.

@@ -20,53 +20,75 @@ func RedactURL(s string) string {
 	if err != nil || (u.Scheme == "" && u.Host == "") {
 		return s
 	}
-	changed := false
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "redacted")
-			changed = true
-		}
-	}
-	if u.RawQuery != "" {
-		q, err := url.ParseQuery(u.RawQuery)
-		if err != nil {
-			// A query that does not parse may still carry a secret: hide it whole.
-			u.RawQuery = "redacted"
-			changed = true
-		} else {
-			hit := false
-			for k, vs := range q {
-				for i, v := range vs {
-					if Name(k) || Token(v) {
-						vs[i] = "redacted"
-						hit = true
-					}
-				}
-			}
-			if hit {
-				u.RawQuery = q.Encode()
-				changed = true
-			}
-		}
-	}
-	if segs := strings.Split(u.EscapedPath(), "/"); len(segs) > 1 {
-		hit := false
-		for i, seg := range segs {
-			if v, err := url.PathUnescape(seg); err == nil && Token(v) {
-				segs[i] = "redacted"
-				hit = true
-			}
-		}
-		if hit {
-			u.RawPath = strings.Join(segs, "/")
-			u.Path, _ = url.PathUnescape(u.RawPath)
-			changed = true
-		}
-	}
+	changed := redactPassword(u)
+	changed = redactQuery(u) || changed
+	changed = redactPath(u) || changed
 	if !changed {
 		return s
 	}
 	return u.String()
+}
+
+// redactPassword hides the password of u's user information, and reports
+// whether there was one.
+func redactPassword(u *url.URL) bool {
+	if u.User == nil {
+		return false
+	}
+	if _, ok := u.User.Password(); !ok {
+		return false
+	}
+	u.User = url.UserPassword(u.User.Username(), "redacted")
+	return true
+}
+
+// redactQuery hides the values of u's query parameters named like
+// credentials or holding a token, or the whole query when it does not
+// parse, and reports whether it hid any.
+func redactQuery(u *url.URL) bool {
+	if u.RawQuery == "" {
+		return false
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		// A query that does not parse may still carry a secret: hide it whole.
+		u.RawQuery = "redacted"
+		return true
+	}
+	hit := false
+	for k, vs := range q {
+		for i, v := range vs {
+			if Name(k) || Token(v) {
+				vs[i] = "redacted"
+				hit = true
+			}
+		}
+	}
+	if hit {
+		u.RawQuery = q.Encode()
+	}
+	return hit
+}
+
+// redactPath hides the segments of u's path that are tokens, and reports
+// whether it hid any.
+func redactPath(u *url.URL) bool {
+	segs := strings.Split(u.EscapedPath(), "/")
+	if len(segs) <= 1 {
+		return false
+	}
+	hit := false
+	for i, seg := range segs {
+		if v, err := url.PathUnescape(seg); err == nil && Token(v) {
+			segs[i] = "redacted"
+			hit = true
+		}
+	}
+	if hit {
+		u.RawPath = strings.Join(segs, "/")
+		u.Path, _ = url.PathUnescape(u.RawPath)
+	}
+	return hit
 }
 
 // assignment is a shell variable assignment: NAME=value.
@@ -130,60 +152,96 @@ func redactCommand(line string, secret func(string)) string {
 	hideNext := false
 	for _, w := range words {
 		raw := line[w.start:w.end]
-		out := raw
-		_, value, _ := strings.Cut(w.text, "=")
-		switch {
-		case reference.MatchString(w.text) || (strings.Contains(w.text, "=") && reference.MatchString(value)):
-			// $TOKEN or ${TOKEN}: the name of a secret, not the secret.
-		case hideNext:
-			out = Hidden
-			secret(w.text)
-		case Token(w.text):
-			out = Hidden
-			secret(w.text)
-		case assignment.MatchString(w.text):
-			if i := strings.IndexByte(raw, '='); i >= 0 && i+1 < len(raw) {
-				out = raw[:i+1] + Hidden
-				secret(value)
-			}
-		case strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "="):
-			name, value, _ := strings.Cut(strings.TrimLeft(w.text, "-"), "=")
-			if value != "" && (Name(name) || Token(value)) {
-				i := strings.IndexByte(raw, '=')
-				out = raw[:i+1] + Hidden
-				secret(value)
-			} else if r := RedactURL(value); r != value {
-				out = raw[:strings.IndexByte(raw, '=')+1] + quoteIfNeeded(r)
-				for _, s := range Secrets(value, nil) {
-					secret(s)
-				}
-			}
-		case headerWord.MatchString(w.text):
-			name := headerWord.FindStringSubmatch(w.text)[1]
-			if Name(name) {
-				out = quoteIfNeeded(name + ": " + Hidden)
-				_, v, _ := strings.Cut(w.text, ":")
-				secret(strings.TrimSpace(v))
-			}
-		default:
-			if r := RedactURL(w.text); r != w.text {
-				out = quoteIfNeeded(r)
-				for _, s := range Secrets(w.text, nil) {
-					secret(s)
-				}
-			}
-		}
-		hideNext = false
-		if strings.HasPrefix(w.text, "-") && !strings.Contains(w.text, "=") {
-			name := strings.TrimLeft(w.text, "-")
-			hideNext = len(name) > 1 && Name(name)
-		}
 		b.WriteString(line[last:w.start])
-		b.WriteString(out)
+		b.WriteString(redactWord(w.text, raw, hideNext, secret))
+		hideNext = takesSecret(w.text)
 		last = w.end
 	}
 	b.WriteString(line[last:])
 	return b.String()
+}
+
+// redactWord returns raw, a word of a command line whose unquoted text is
+// text, with the credential it holds hidden, telling secret of it;
+// hideNext says the word before was an option that takes a credential.
+func redactWord(text, raw string, hideNext bool, secret func(string)) string {
+	_, value, _ := strings.Cut(text, "=")
+	switch {
+	case namesVariable(text, value):
+		// $TOKEN or ${TOKEN}: the name of a secret, not the secret.
+	case hideNext:
+		secret(text)
+		return Hidden
+	case Token(text):
+		secret(text)
+		return Hidden
+	case assignment.MatchString(text):
+		if i := strings.IndexByte(raw, '='); i >= 0 && i+1 < len(raw) {
+			secret(value)
+			return raw[:i+1] + Hidden
+		}
+	case strings.HasPrefix(text, "-") && strings.Contains(text, "="):
+		return redactOption(text, raw, secret)
+	case headerWord.MatchString(text):
+		return redactHeaderWord(text, raw, secret)
+	default:
+		return redactURLWord(text, raw, "", secret)
+	}
+	return raw
+}
+
+// namesVariable reports whether the word text, or the value of the
+// assignment or option it is, only names a variable ($NAME or ${NAME}).
+func namesVariable(text, value string) bool {
+	return reference.MatchString(text) || (strings.Contains(text, "=") && reference.MatchString(value))
+}
+
+// redactOption is redactWord for an option with its value, --name=value:
+// the value hidden when the name says credential or the value is a token,
+// else the credentials in it if it is a URL.
+func redactOption(text, raw string, secret func(string)) string {
+	name, value, _ := strings.Cut(strings.TrimLeft(text, "-"), "=")
+	if value != "" && (Name(name) || Token(value)) {
+		secret(value)
+		return raw[:strings.IndexByte(raw, '=')+1] + Hidden
+	}
+	return redactURLWord(value, raw, raw[:strings.IndexByte(raw, '=')+1], secret)
+}
+
+// redactURLWord returns prefix and the URL u with its credentials hidden,
+// quoted if need be, telling secret of each; raw when u is no URL or holds
+// none.
+func redactURLWord(u, raw, prefix string, secret func(string)) string {
+	r := RedactURL(u)
+	if r == u {
+		return raw
+	}
+	for _, s := range Secrets(u, nil) {
+		secret(s)
+	}
+	return prefix + quoteIfNeeded(r)
+}
+
+// redactHeaderWord is redactWord for a "Name: value" header: the value
+// hidden when the name says credential.
+func redactHeaderWord(text, raw string, secret func(string)) string {
+	name := headerWord.FindStringSubmatch(text)[1]
+	if !Name(name) {
+		return raw
+	}
+	_, v, _ := strings.Cut(text, ":")
+	secret(strings.TrimSpace(v))
+	return quoteIfNeeded(name + ": " + Hidden)
+}
+
+// takesSecret reports whether the word text is an option, without its
+// value, named like a credential: the next word is its value.
+func takesSecret(text string) bool {
+	if !strings.HasPrefix(text, "-") || strings.Contains(text, "=") {
+		return false
+	}
+	name := strings.TrimLeft(text, "-")
+	return len(name) > 1 && Name(name)
 }
 
 func quoteIfNeeded(s string) string {
@@ -217,8 +275,7 @@ func splitWords(line string) []word {
 	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(";&|()<>", c) >= 0:
+		if wordBreak(c) {
 			flush(i)
 			continue
 		}
@@ -227,25 +284,9 @@ func splitWords(line string) []word {
 		}
 		switch c {
 		case '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
-			if j < 0 {
-				cur.WriteString(line[i+1:])
-				i = len(line) - 1
-				continue
-			}
-			cur.WriteString(line[i+1 : i+1+j])
-			i += j + 1
+			i = singleQuoted(line, i, &cur)
 		case '"':
-			i++
-			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(line[i])
-			}
-			if i >= len(line) {
-				i = len(line) - 1
-			}
+			i = doubleQuoted(line, i, &cur)
 		case '\\':
 			if i+1 < len(line) {
 				i++
@@ -257,4 +298,37 @@ func splitWords(line string) []word {
 	}
 	flush(len(line))
 	return out
+}
+
+// wordBreak reports whether c separates words outside quotes: white space
+// or one of the operators ;&|()<>.
+func wordBreak(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(";&|()<>", c) >= 0
+}
+
+// singleQuoted writes to cur the text of the single-quoted string that
+// opens at line[i], and returns the index of its closing quote (or of the
+// last byte, when it has none).
+func singleQuoted(line string, i int, cur *strings.Builder) int {
+	j := strings.IndexByte(line[i+1:], '\'')
+	if j < 0 {
+		cur.WriteString(line[i+1:])
+		return len(line) - 1
+	}
+	cur.WriteString(line[i+1 : i+1+j])
+	return i + j + 1
+}
+
+// doubleQuoted writes to cur the text of the double-quoted string that
+// opens at line[i], its backslash escapes read, and returns the index of
+// its closing quote (or of the last byte, when it has none).
+func doubleQuoted(line string, i int, cur *strings.Builder) int {
+	i++
+	for ; i < len(line) && line[i] != '"'; i++ {
+		if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
+			i++
+		}
+		cur.WriteByte(line[i])
+	}
+	return min(i, len(line)-1)
 }

@@ -30,50 +30,76 @@ func Secrets(rawURL string, headers []string) []string {
 		}
 	}
 	if u, err := url.Parse(rawURL); err == nil && (u.Scheme != "" || u.Host != "") {
-		if u.User != nil {
-			if p, ok := u.User.Password(); ok {
-				add(p, url.QueryEscape(p), url.PathEscape(p))
-			}
-		}
-		// A query's pairs are separated by "&", and by ";" for servers that
-		// read it so (older Go, Python, Java): a value after a ";" is one a
-		// server may take.
-		for _, kv := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
-			k, raw, _ := strings.Cut(kv, "=")
-			name, _ := url.QueryUnescape(k)
-			v, err := url.QueryUnescape(raw)
-			if err != nil {
-				add(raw)
-				continue
-			}
-			if Name(name) || Token(v) {
-				add(raw, v, url.QueryEscape(v))
-			}
-		}
-		for _, seg := range strings.Split(u.EscapedPath(), "/") {
-			if v, err := url.PathUnescape(seg); err == nil && Token(v) {
-				add(seg, v)
-			}
-		}
+		add(urlSecrets(u)...)
 	}
 	for _, l := range headers {
-		name, value, ok := strings.Cut(l, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !Header(name, value) {
-			continue
-		}
-		add(value)
-		for _, w := range strings.Fields(value) {
-			switch strings.ToLower(w) {
-			case "bearer", "basic", "token", "digest", "negotiate":
-				continue
-			}
-			add(w)
-		}
-		add(basicSecrets(value)...)
-		add(cookieValues(name, value)...)
+		add(headerSecrets(l)...)
 	}
 	return out
+}
+
+// urlSecrets returns the credentials of u, long or short: its password,
+// the values of its query parameters and its path segments that
+// [RedactURL] hides, each decoded and as written.
+func urlSecrets(u *url.URL) []string {
+	var out []string
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
+		}
+	}
+	out = append(out, querySecrets(u.RawQuery)...)
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if v, err := url.PathUnescape(seg); err == nil && Token(v) {
+			out = append(out, seg, v)
+		}
+	}
+	return out
+}
+
+// querySecrets returns the values of a raw query's parameters named like
+// credentials or holding a token (as written, decoded and re-encoded), and
+// those that do not decode.
+func querySecrets(rawQuery string) []string {
+	var out []string
+	// A query's pairs are separated by "&", and by ";" for servers that
+	// read it so (older Go, Python, Java): a value after a ";" is one a
+	// server may take.
+	for _, kv := range strings.FieldsFunc(rawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, raw, _ := strings.Cut(kv, "=")
+		name, _ := url.QueryUnescape(k)
+		v, err := url.QueryUnescape(raw)
+		if err != nil {
+			out = append(out, raw)
+			continue
+		}
+		if Name(name) || Token(v) {
+			out = append(out, raw, v, url.QueryEscape(v))
+		}
+	}
+	return out
+}
+
+// headerSecrets returns the credentials of the header line l, long or
+// short, if its name or value says it holds one: the value, each word of
+// it but the authorization scheme, what a Basic value decodes to, and the
+// values of cookies.
+func headerSecrets(l string) []string {
+	name, value, ok := strings.Cut(l, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || !Header(name, value) {
+		return nil
+	}
+	out := []string{value}
+	for _, w := range strings.Fields(value) {
+		switch strings.ToLower(w) {
+		case "bearer", "basic", "token", "digest", "negotiate":
+			continue
+		}
+		out = append(out, w)
+	}
+	out = append(out, basicSecrets(value)...)
+	return append(out, cookieValues(name, value)...)
 }
 
 // cookieValues returns the value of each cookie of a Cookie header, or of

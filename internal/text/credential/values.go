@@ -33,7 +33,17 @@ func cardNumber(v string) bool {
 		return false
 	}
 	var buf [23]byte
-	digits := buf[:0]
+	digits, ok := groupedDigits(v, buf[:0])
+	if !ok || len(digits) < 13 || len(digits) > 19 {
+		return false
+	}
+	return luhn(digits)
+}
+
+// groupedDigits appends to digits the value of each digit of v, a run of
+// digits in groups separated by single spaces or dashes; it reports false
+// when v is written otherwise.
+func groupedDigits(v string, digits []byte) ([]byte, bool) {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
@@ -41,12 +51,14 @@ func cardNumber(v string) bool {
 			digits = append(digits, c-'0')
 		case (c == ' ' || c == '-') && i > 0 && i+1 < len(v) && v[i-1] >= '0' && v[i-1] <= '9':
 		default:
-			return false
+			return nil, false
 		}
 	}
-	if len(digits) < 13 || len(digits) > 19 {
-		return false
-	}
+	return digits, true
+}
+
+// luhn reports whether digits (values 0 to 9) pass the Luhn check.
+func luhn(digits []byte) bool {
 	sum := 0
 	for i := range digits {
 		d := int(digits[len(digits)-1-i])
@@ -113,37 +125,13 @@ func hideValue(v any, path string, describe func(string) []string, depth int, pa
 		*paths = append(*paths, path)
 		return Hidden
 	}
-	join := func(k string) string {
-		if path == "" {
-			return k
-		}
-		return path + "." + k
-	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out := make(map[string]any, len(x))
-		for _, k := range keys {
-			var prose []string
-			if depth == 0 && describe != nil {
-				prose = describe(k)
-			}
-			if x[k] != nil && Field(k, prose...) {
-				out[k] = Hidden
-				*paths = append(*paths, join(k))
-				continue
-			}
-			out[k] = hideValue(x[k], join(k), describe, depth+1, paths)
-		}
-		return out
+		return hideMembers(x, path, describe, depth, paths)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = hideValue(e, join(strconv.Itoa(i)), describe, depth+1, paths)
+			out[i] = hideValue(e, joinPath(path, strconv.Itoa(i)), describe, depth+1, paths)
 		}
 		return out
 	}
@@ -152,6 +140,38 @@ func hideValue(v any, path string, describe func(string) []string, depth int, pa
 		return Hidden
 	}
 	return v
+}
+
+// hideMembers is hideValue for an object, its members taken in the order
+// of their names.
+func hideMembers(x map[string]any, path string, describe func(string) []string, depth int, paths *[]string) map[string]any {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]any, len(x))
+	for _, k := range keys {
+		var prose []string
+		if depth == 0 && describe != nil {
+			prose = describe(k)
+		}
+		if x[k] != nil && Field(k, prose...) {
+			out[k] = Hidden
+			*paths = append(*paths, joinPath(path, k))
+			continue
+		}
+		out[k] = hideValue(x[k], joinPath(path, k), describe, depth+1, paths)
+	}
+	return out
+}
+
+// joinPath is the dotted path of member or element k of the value at path.
+func joinPath(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
 }
 
 // HideMessage returns a JSON-RPC message with the secrets of what a
@@ -187,87 +207,158 @@ func hideAt(msg []byte, root []string) (out []byte, secrets []string) {
 
 // walk is hideAt past its quick checks: the message read token by token.
 func walk(msg []byte, root []string) (out []byte, secrets []string) {
-	type span struct{ from, to int64 }
-	var spans []span
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	dec.UseNumber()
-	// The path of keys from the root to where the decoder is; "" for an
-	// array's element. inObject[i] tells whether container i is an object.
-	var path []string
-	var inObject []bool
-	wantKey := false
-	key := ""     // the key of the value that comes next
-	payload := -1 // the depth at which a payload began, or -1
-	hideNext := false
+	w := walker{msg: msg, root: root, dec: json.NewDecoder(bytes.NewReader(msg)), payload: -1}
+	w.dec.UseNumber()
 	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
+		before := w.dec.InputOffset()
+		tok, err := w.dec.Token()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return msg, nil
 		}
-		depth := len(inObject)
-		if s, ok := tok.(string); ok && depth > 0 && inObject[depth-1] && wantKey {
-			key = s
-			wantKey = false
-			hideNext = payload >= 0 && Field(s)
+		if w.readKey(tok) {
 			continue
 		}
-		// A value begins (or a container ends) at the first byte after
-		// the separators before it.
-		start := before
-		for start < int64(len(msg)) && strings.IndexByte(" \t\r\n,:", msg[start]) >= 0 {
-			start++
+		if !w.readValue(tok, w.valueStart(before)) {
+			return msg, nil
 		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if hideNext {
-					// The whole object or array stands for the secret.
-					end, ok := skipValue(dec)
-					if !ok {
-						return msg, nil
-					}
-					spans = append(spans, span{start, end})
-					secrets = append(secrets, string(msg[start:end]))
-					hideNext = false
-					wantKey = depth > 0 && inObject[depth-1]
-					continue
-				}
-				if payload < 0 && t == '{' && len(path) > 0 && startsPayload(append(root[:len(root):len(root)], path[1:]...), key) {
-					payload = depth + 1
-				}
-				path = append(path, key)
-				inObject = append(inObject, t == '{')
-				wantKey = t == '{'
-				key = ""
-				continue
-			case '}', ']':
-				if payload == depth {
-					payload = -1
-				}
-				path = path[:len(path)-1]
-				inObject = inObject[:depth-1]
-			}
-		default:
-			if payload >= 0 {
-				text, isText := scalarText(t)
-				if isText && (hideNext || Value(text)) && text != Hidden {
-					spans = append(spans, span{start, dec.InputOffset()})
-					secrets = append(secrets, text)
-				}
-			}
-		}
-		hideNext = false
-		key = ""
-		wantKey = len(inObject) > 0 && inObject[len(inObject)-1]
 	}
-	if len(spans) == 0 {
+	if len(w.spans) == 0 {
 		return msg, nil
 	}
+	return splice(msg, w.spans), w.secrets
+}
+
+// span is the byte range of a value to hide.
+type span struct{ from, to int64 }
+
+// walker is the state of walk: where the decoder is in the message, and
+// what it has found to hide.
+type walker struct {
+	msg  []byte
+	root []string
+	dec  *json.Decoder
+	// The path of keys from the root to where the decoder is; "" for an
+	// array's element. inObject[i] tells whether container i is an object.
+	path     []string
+	inObject []bool
+	wantKey  bool
+	key      string // the key of the value that comes next
+	payload  int    // the depth at which a payload began, or -1
+	hideNext bool
+	spans    []span
+	secrets  []string
+}
+
+// inObjectNow reports whether the decoder is inside an object (not an
+// array, nor at the top).
+func (w *walker) inObjectNow() bool {
+	return len(w.inObject) > 0 && w.inObject[len(w.inObject)-1]
+}
+
+// readKey takes tok as the key of the object's next member if that is
+// what the decoder is at, and reports whether it did.
+func (w *walker) readKey(tok json.Token) bool {
+	s, ok := tok.(string)
+	if !ok || !w.inObjectNow() || !w.wantKey {
+		return false
+	}
+	w.key = s
+	w.wantKey = false
+	w.hideNext = w.payload >= 0 && Field(s)
+	return true
+}
+
+// valueStart returns where a value begins (or a container ends) that the
+// decoder read from before: the first byte after the separators.
+func (w *walker) valueStart(before int64) int64 {
+	start := before
+	for start < int64(len(w.msg)) && strings.IndexByte(" \t\r\n,:", w.msg[start]) >= 0 {
+		start++
+	}
+	return start
+}
+
+// readValue takes tok, which begins at start, as a value or the end of a
+// container; it reports false when the message does not read as JSON.
+func (w *walker) readValue(tok json.Token, start int64) bool {
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' || t == '[' {
+			return w.open(t, start)
+		}
+		w.close()
+	default:
+		w.scalar(t, start)
+	}
+	w.hideNext = false
+	w.key = ""
+	w.wantKey = w.inObjectNow()
+	return true
+}
+
+// open enters the object or array t begins at start, or skips and hides it
+// whole when it stands for a secret.
+func (w *walker) open(t json.Delim, start int64) bool {
+	if w.hideNext {
+		end, ok := skipValue(w.dec)
+		if !ok {
+			return false
+		}
+		w.hide(start, end, string(w.msg[start:end]))
+		w.hideNext = false
+		w.wantKey = w.inObjectNow()
+		return true
+	}
+	if w.entersPayload(t) {
+		w.payload = len(w.inObject) + 1
+	}
+	w.path = append(w.path, w.key)
+	w.inObject = append(w.inObject, t == '{')
+	w.wantKey = t == '{'
+	w.key = ""
+	return true
+}
+
+// entersPayload reports whether the container t opens under the current
+// key is the first payload on the path (see [startsPayload]).
+func (w *walker) entersPayload(t json.Delim) bool {
+	return w.payload < 0 && t == '{' && len(w.path) > 0 &&
+		startsPayload(append(w.root[:len(w.root):len(w.root)], w.path[1:]...), w.key)
+}
+
+// close leaves the innermost container, and the payload if it began there.
+func (w *walker) close() {
+	depth := len(w.inObject)
+	if w.payload == depth {
+		w.payload = -1
+	}
+	w.path = w.path[:len(w.path)-1]
+	w.inObject = w.inObject[:depth-1]
+}
+
+// scalar hides the string or number t, which begins at start, if it is in
+// a payload and is a secret by its member's name or its form.
+func (w *walker) scalar(t json.Token, start int64) {
+	if w.payload < 0 {
+		return
+	}
+	text, isText := scalarText(t)
+	if isText && (w.hideNext || Value(text)) && text != Hidden {
+		w.hide(start, w.dec.InputOffset(), text)
+	}
+}
+
+// hide records the bytes from..to, whose text is secret, to be hidden.
+func (w *walker) hide(from, to int64, secret string) {
+	w.spans = append(w.spans, span{from, to})
+	w.secrets = append(w.secrets, secret)
+}
+
+// splice returns msg with each span replaced by the JSON string [Hidden].
+func splice(msg []byte, spans []span) []byte {
 	var b bytes.Buffer
 	last := int64(0)
 	for _, s := range spans {
@@ -276,7 +367,7 @@ func walk(msg []byte, root []string) (out []byte, secrets []string) {
 		last = s.to
 	}
 	b.Write(msg[last:])
-	return b.Bytes(), secrets
+	return b.Bytes()
 }
 
 // startsPayload reports whether the object that begins under key, at path
@@ -332,29 +423,46 @@ func mayHold(msg []byte) bool {
 		if c != '"' {
 			continue
 		}
-		end := i + 1
-		for end < len(msg) && msg[end] != '"' {
-			if msg[end] == '\\' {
-				return true
-			}
-			end++
-		}
-		if end >= len(msg) {
-			return true
-		}
-		text := string(msg[i+1 : end]) // not kept: no allocation
-		k := end + 1
-		for k < len(msg) && (msg[k] == ' ' || msg[k] == '\t' || msg[k] == '\r' || msg[k] == '\n') {
-			k++
-		}
-		if k < len(msg) && msg[k] == ':' {
-			if term, plain := defaults().matchPlain(text); term != "" || !plain && Field(text) {
-				return true
-			}
-		} else if Value(text) {
+		end, plain := stringEnd(msg, i+1)
+		if !plain || stringMayHold(msg, i+1, end) {
 			return true
 		}
 		i = end
 	}
 	return false
+}
+
+// stringEnd returns the index of the quote that ends the string whose
+// text begins at from. plain is false when an escape comes first or the
+// string has no end: only the walk reads those right.
+func stringEnd(msg []byte, from int) (end int, plain bool) {
+	end = from
+	for end < len(msg) && msg[end] != '"' {
+		if msg[end] == '\\' {
+			return end, false
+		}
+		end++
+	}
+	return end, end < len(msg)
+}
+
+// stringMayHold reports whether the string msg[from:end], without escapes,
+// is a key that is a [Field] or a value that is a [Value].
+func stringMayHold(msg []byte, from, end int) bool {
+	text := string(msg[from:end]) // not kept: no allocation
+	if isKey(msg, end+1) {
+		term, plain := defaults().matchPlain(text)
+		return term != "" || !plain && Field(text)
+	}
+	return Value(text)
+}
+
+// isKey reports whether the string that ended before at is a key: a colon
+// comes next, after white space.
+func isKey(msg []byte, at int) bool {
+	k := at
+	for k < len(msg) && (msg[k] == ' ' || msg[k] == '\t' || msg[k] == '\r' || msg[k] == '\n') {
+		k++
+	}
+	return k < len(msg) && msg[k] == ':'
 }

@@ -158,24 +158,31 @@ func (t *Terms) match(text string, name bool) string {
 		if warned[i] {
 			continue
 		}
-		// The first term (in t's order) that the words from i spell.
-		best := -1
-		run = run[:0]
-		for j := i; j < len(ws) && len(run) < t.maxLen; j++ {
-			run = append(run, ws[j]...)
-			for _, k := range t.index[string(run)] {
-				term := &t.terms[k]
-				if (name || !term.nameOnly) && (best < 0 || k < best) &&
-					(j+1 == len(ws) || !slices.Contains(term.notBefore, ws[j+1])) {
-					best = k
-				}
-			}
-		}
-		if best >= 0 {
+		var best int
+		if best, run = t.firstTermAt(ws, i, name, run[:0]); best >= 0 {
 			return t.terms[best].name
 		}
 	}
 	return ""
+}
+
+// firstTermAt returns the index of the first term (in t's order) that the
+// words from ws[i] on spell, not followed by a word the term must not come
+// before, or -1; terms for names alone count only when name is set. run is
+// a buffer for the words joined, returned for reuse.
+func (t *Terms) firstTermAt(ws []string, i int, name bool, run []byte) (int, []byte) {
+	best := -1
+	for j := i; j < len(ws) && len(run) < t.maxLen; j++ {
+		run = append(run, ws[j]...)
+		for _, k := range t.index[string(run)] {
+			term := &t.terms[k]
+			if (name || !term.nameOnly) && (best < 0 || k < best) &&
+				(j+1 == len(ws) || !slices.Contains(term.notBefore, ws[j+1])) {
+				best = k
+			}
+		}
+	}
+	return best, run
 }
 
 // verbNext are words after "pin" or "pan" that make it a verb ("Pin the issue").
@@ -219,27 +226,15 @@ var (
 // in clauses without a word that turns to asking after all.
 func warnedAgainst(ws []string, clauses []int) []bool {
 	warned := make([]bool, len(ws))
-	for k, w := range ws {
-		negated := slices.Contains(negations, w) || w == "t" && k > 0 && strings.HasSuffix(ws[k-1], "n")
-		if !negated {
+	for k := range ws {
+		if !negation(ws, k) {
 			continue
 		}
-		verb := -1
-		for j := k + 1; j < len(ws) && clauses[j] == clauses[k]; j++ {
-			if slices.Contains(givingVerbs, ws[j]) {
-				verb = j
-			}
-			if !slices.Contains(beforeVerb, ws[j]) {
-				break
-			}
-		}
+		verb := givingVerbAfter(ws, clauses, k)
 		if verb < 0 {
 			continue
 		}
-		end := verb + 1
-		for end < len(ws) && clauses[end] == clauses[k] {
-			end++
-		}
+		end := clauseEnd(clauses, verb)
 		if slices.ContainsFunc(ws[verb+1:end], func(w string) bool { return slices.Contains(askAfterAll, w) }) {
 			continue
 		}
@@ -248,6 +243,36 @@ func warnedAgainst(ws []string, clauses []int) []bool {
 		}
 	}
 	return warned
+}
+
+// negation reports whether ws[k] is a negation ("not", or the t of "don't").
+func negation(ws []string, k int) bool {
+	return slices.Contains(negations, ws[k]) || ws[k] == "t" && k > 0 && strings.HasSuffix(ws[k-1], "n")
+}
+
+// givingVerbAfter returns the index of the verb of giving that comes right
+// after the negation ws[k] in its clause (past the words allowed before
+// it), or -1.
+func givingVerbAfter(ws []string, clauses []int, k int) int {
+	verb := -1
+	for j := k + 1; j < len(ws) && clauses[j] == clauses[k]; j++ {
+		if slices.Contains(givingVerbs, ws[j]) {
+			verb = j
+		}
+		if !slices.Contains(beforeVerb, ws[j]) {
+			break
+		}
+	}
+	return verb
+}
+
+// clauseEnd returns the index past the last word of the clause of word i.
+func clauseEnd(clauses []int, i int) int {
+	end := i + 1
+	for end < len(clauses) && clauses[end] == clauses[i] {
+		end++
+	}
+	return end
 }
 
 // secretWords normalises text (see [SecretPolicy]) and splits it into
@@ -264,21 +289,7 @@ const clauseEnds = ".;:?()[]{}\n"
 // secretWordsIn is secretWords with the clause each word stands in,
 // numbered from 0.
 func secretWordsIn(text string) (words []string, clauses []int) {
-	if !ascii(text) {
-		text = norm.NFKD.String(text)
-	}
-	var runes []rune
-	for _, r := range text {
-		switch {
-		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Cf, r):
-			// accents, zero-width and other invisible characters
-		default:
-			if l, ok := confusables[r]; ok {
-				r = l
-			}
-			runes = append(runes, r)
-		}
-	}
+	runes := normalRunes(text)
 	clause := 0
 	for start := 0; start < len(runes); {
 		if !wordRune(runes[start]) {
@@ -299,6 +310,28 @@ func secretWordsIn(text string) (words []string, clauses []int) {
 		start = end
 	}
 	return words, clauses
+}
+
+// normalRunes returns the characters of text decomposed (NFKD), without
+// accents and invisible characters, each look-alike of a Latin letter
+// replaced by the letter.
+func normalRunes(text string) []rune {
+	if !ascii(text) {
+		text = norm.NFKD.String(text)
+	}
+	var runes []rune
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Cf, r):
+			// accents, zero-width and other invisible characters
+		default:
+			if l, ok := confusables[r]; ok {
+				r = l
+			}
+			runes = append(runes, r)
+		}
+	}
+	return runes
 }
 
 // wordRune reports whether r can be part of a word: a letter, a digit, or a
@@ -324,31 +357,38 @@ func unleet(w []rune) []rune {
 	out := make([]rune, 0, len(w))
 	for i := 0; i < len(w); i++ {
 		r := w[i]
-		if !unicode.IsDigit(r) {
-			if l, sym := leet[r]; sym {
-				if i+1 < len(w) && (unicode.IsLetter(w[i+1]) || unicode.IsDigit(w[i+1])) {
-					out = append(out, l)
-				}
-				continue
-			}
-			out = append(out, r)
+		if unicode.IsDigit(r) {
+			out, i = appendDigits(out, w, i)
 			continue
 		}
-		end := i
-		for end < len(w) && unicode.IsDigit(w[end]) {
-			end++
-		}
-		run := w[i:end]
-		inside := i > 0 && end < len(w) && !unicode.IsDigit(w[end])
-		for _, d := range run {
-			if l, ok := leet[d]; ok && inside && allLeet(run) {
-				d = l
+		if l, sym := leet[r]; sym {
+			if i+1 < len(w) && (unicode.IsLetter(w[i+1]) || unicode.IsDigit(w[i+1])) {
+				out = append(out, l)
 			}
-			out = append(out, d)
+			continue
 		}
-		i = end - 1
+		out = append(out, r)
 	}
 	return out
+}
+
+// appendDigits appends to out the run of digits of w that begins at i,
+// each read as the letter it stands for when the run lies between letters
+// and is leetspeak throughout, and returns the index of its last digit.
+func appendDigits(out, w []rune, i int) ([]rune, int) {
+	end := i
+	for end < len(w) && unicode.IsDigit(w[end]) {
+		end++
+	}
+	run := w[i:end]
+	inside := i > 0 && end < len(w) && !unicode.IsDigit(w[end])
+	for _, d := range run {
+		if l, ok := leet[d]; ok && inside && allLeet(run) {
+			d = l
+		}
+		out = append(out, d)
+	}
+	return out, end - 1
 }
 
 func allLeet(digits []rune) bool {
@@ -435,17 +475,14 @@ func (t *Terms) matchPlain(name string) (term string, ok bool) {
 func plainWords(name string, words *[maxPlainWords][2]int) (n int, ok bool) {
 	start := -1
 	for i := 0; i <= len(name); i++ {
-		var c byte
+		letter := false
 		if i < len(name) {
-			c = name[i]
-			if !isUpper(c) && !isLower(c) && c != '-' && c != '_' && c != '.' {
+			if !isPlainByte(name[i]) {
 				return 0, false
 			}
+			letter = !isSeparator(name[i])
 		}
-		letter := i < len(name) && c != '-' && c != '_' && c != '.'
-		camel := letter && start >= 0 && isUpper(c) &&
-			(!isUpper(name[i-1]) || i+1 < len(name) && isLower(name[i+1]))
-		if start >= 0 && (!letter || camel) {
+		if start >= 0 && (!letter || camelStart(name, i)) {
 			if n == maxPlainWords {
 				return 0, false
 			}
@@ -479,6 +516,19 @@ func (t *Terms) termFrom(name string, words [][2]int, i int) int {
 		}
 	}
 	return best
+}
+
+// isPlainByte reports whether c may stand in a name matchPlain reads.
+func isPlainByte(c byte) bool { return isUpper(c) || isLower(c) || isSeparator(c) }
+
+// isSeparator reports whether c separates the words of a plain name.
+func isSeparator(c byte) bool { return c == '-' || c == '_' || c == '.' }
+
+// camelStart reports whether the letter name[i], inside a word, begins a
+// new one: an upper-case letter after a lower-case one, or the last
+// upper-case letter of a run before a lower-case one ("APIKey").
+func camelStart(name string, i int) bool {
+	return isUpper(name[i]) && (!isUpper(name[i-1]) || i+1 < len(name) && isLower(name[i+1]))
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

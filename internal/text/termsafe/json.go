@@ -34,21 +34,28 @@ func JSON(doc []byte) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(doc[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r > 0xffff && jsonUnsafe(r):
-			hi, lo := utf16.EncodeRune(r)
-			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
-		case jsonUnsafe(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.Write(doc[i : i+size])
-		}
-		i += size
+		i += writeJSONRune(&b, doc[i:])
 	}
 	return b.Bytes()
+}
+
+// writeJSONRune writes the rune doc starts with to b, as it is when it is
+// safe, else as a \u escape (two for a rune past the BMP, \ufffd for a byte
+// that is not UTF-8). It returns the rune's size.
+func writeJSONRune(b *bytes.Buffer, doc []byte) int {
+	r, size := utf8.DecodeRune(doc)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		b.WriteString(`\ufffd`)
+	case r > 0xffff && jsonUnsafe(r):
+		hi, lo := utf16.EncodeRune(r)
+		fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
+	case jsonUnsafe(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.Write(doc[:size])
+	}
+	return size
 }
 
 // jsonUnsafe is Unsafe but for JSON white space.

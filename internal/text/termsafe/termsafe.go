@@ -122,11 +122,8 @@ type buffer interface {
 func escape(b buffer, s string, lines, partial bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f {
-			j := i + 1
-			for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f {
-				j++
-			}
+		if printable(c) {
+			j := printableEnd(s, i+1)
 			b.WriteString(s[i:j])
 			i = j
 			continue
@@ -141,33 +138,57 @@ func escape(b buffer, s string, lines, partial bool) int {
 				return i
 			}
 		case '\n', '\t':
-			if lines {
-				b.WriteRune(rune(c))
-			} else {
-				b.WriteRune(' ')
-			}
+			writeBreak(b, c, lines)
 			i++
 			continue
 		}
 		if partial && c >= 0x80 && !utf8.FullRuneInString(s[i:]) {
 			return i
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(b, `\x%02x`, c)
-		case r < 0xa0 && Unsafe(r):
-			fmt.Fprintf(b, `\x%02x`, r)
-		case Unsafe(r) && r > 0xffff:
-			fmt.Fprintf(b, `\U%08x`, r)
-		case Unsafe(r):
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
+		i += writeRune(b, s[i:])
 	}
 	return len(s)
+}
+
+// printable reports whether c is printable ASCII.
+func printable(c byte) bool { return c >= 0x20 && c < 0x7f }
+
+// printableEnd returns where the run of printable ASCII at s[i] ends.
+func printableEnd(s string, i int) int {
+	for i < len(s) && printable(s[i]) {
+		i++
+	}
+	return i
+}
+
+// writeBreak writes a newline or tab c as it is when lines is set, else
+// as a space.
+func writeBreak(b buffer, c byte, lines bool) {
+	if lines {
+		b.WriteRune(rune(c))
+	} else {
+		b.WriteRune(' ')
+	}
+}
+
+// writeRune writes the rune s starts with to b, as it is when it is safe,
+// else escaped: a byte that is not UTF-8 and a C0 or C1 control as \xXX,
+// others as \uXXXX or \UXXXXXXXX. It returns the rune's size.
+func writeRune(b buffer, s string) int {
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		fmt.Fprintf(b, `\x%02x`, s[0])
+	case r < 0xa0 && Unsafe(r):
+		fmt.Fprintf(b, `\x%02x`, r)
+	case Unsafe(r) && r > 0xffff:
+		fmt.Fprintf(b, `\U%08x`, r)
+	case Unsafe(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteRune(r)
+	}
+	return size
 }
 
 // ServerName is how a report names a server on one line: its name

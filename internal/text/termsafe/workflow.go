@@ -125,6 +125,18 @@ func (g *cmdGuard) passes(p []byte) bool {
 	if len(g.held) > 0 || g.start && !plainStart(p[0]) {
 		return false
 	}
+	if !g.linesStartPlain(p) || g.opensAny(p) {
+		return false
+	}
+	last := p[len(p)-1]
+	g.start = last == '\n' || last == '\r'
+	g.remember(p)
+	return true
+}
+
+// linesStartPlain reports whether every line that begins inside p is
+// decided at its first byte to be no command.
+func (g *cmdGuard) linesStartPlain(p []byte) bool {
 	for i := 0; ; {
 		j := bytes.IndexByte(p[i:], '\n')
 		if g.json {
@@ -134,28 +146,28 @@ func (g *cmdGuard) passes(p []byte) bool {
 			}
 		}
 		if j < 0 {
-			break
+			return true
 		}
 		i += j + 1
 		if i < len(p) && !plainStart(p[i]) {
 			return false
 		}
 	}
+}
+
+// opensAny reports whether a "[" in p opens a workflow command.
+func (g *cmdGuard) opensAny(p []byte) bool {
 	for i := 0; ; {
 		j := bytes.IndexByte(p[i:], '[')
 		if j < 0 {
-			break
+			return false
 		}
 		i += j
 		if g.opens(p[:i]) {
-			return false
+			return true
 		}
 		i++
 	}
-	last := p[len(p)-1]
-	g.start = last == '\n' || last == '\r'
-	g.remember(p)
-	return true
 }
 
 // opens reports whether a "[" after line, the rest of the line so far

@@ -6,6 +6,7 @@ package textdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,26 +58,15 @@ type op struct {
 // end, and between them the shortest script (Myers' algorithm) within
 // maxEdits.
 func diffLines(x, y []string) []op {
-	pre := 0
-	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
-		suf++
-	}
+	pre := commonPrefix(x, y)
+	suf := commonSuffix(x[pre:], y[pre:])
 	var ops []op
 	for i := 0; i < pre; i++ {
 		ops = append(ops, op{' ', i, i})
 	}
 	mid := myers(x[pre:len(x)-suf], y[pre:len(y)-suf])
 	if mid == nil {
-		for i := pre; i < len(x)-suf; i++ {
-			mid = append(mid, op{'-', i - pre, 0})
-		}
-		for j := pre; j < len(y)-suf; j++ {
-			mid = append(mid, op{'+', 0, j - pre})
-		}
+		mid = replaceAll(len(x)-pre-suf, len(y)-pre-suf)
 	}
 	for _, o := range mid {
 		ops = append(ops, op{o.kind, o.i + pre, o.j + pre})
@@ -85,6 +75,54 @@ func diffLines(x, y []string) []op {
 		ops = append(ops, op{' ', len(x) - suf + k, len(y) - suf + k})
 	}
 	return ops
+}
+
+// commonPrefix returns how many lines x and y begin with alike.
+func commonPrefix(x, y []string) int {
+	n := 0
+	for n < len(x) && n < len(y) && x[n] == y[n] {
+		n++
+	}
+	return n
+}
+
+// commonSuffix returns how many lines x and y end with alike.
+func commonSuffix(x, y []string) int {
+	n := 0
+	for n < len(x) && n < len(y) && x[len(x)-1-n] == y[len(y)-1-n] {
+		n++
+	}
+	return n
+}
+
+// replaceAll is the script that removes all n lines of x and adds all m
+// lines of y: what diffLines shows when myers gives up.
+func replaceAll(n, m int) []op {
+	var ops []op
+	for i := 0; i < n; i++ {
+		ops = append(ops, op{'-', i, 0})
+	}
+	for j := 0; j < m; j++ {
+		ops = append(ops, op{'+', 0, j})
+	}
+	return ops
+}
+
+// cameDown reports whether the furthest path to diagonal k in round d
+// comes down from diagonal k+1 (a line of y added) rather than right from
+// k-1 (a line of x removed). prev holds how far x reached on each diagonal
+// after round d-1, diagonal k at prev[off+k].
+func cameDown(prev []int, off, k, d int) bool {
+	return k == -d || (k != d && prev[off+k-1] < prev[off+k+1])
+}
+
+// slide follows the common lines of x and y from (i, j) and returns where
+// they end.
+func slide(x, y []string, i, j int) (int, int) {
+	for i < len(x) && j < len(y) && x[i] == y[j] {
+		i, j = i+1, j+1
+	}
+	return i, j
 }
 
 // myers returns the shortest edit script from x to y, or nil when it
@@ -103,15 +141,12 @@ func myers(x, y []string) []op {
 	for d := 0; d <= limit; d++ {
 		for k := -d; k <= d; k += 2 {
 			var i int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+			if cameDown(v, off, k, d) {
 				i = v[off+k+1] // down: an added line
 			} else {
 				i = v[off+k-1] + 1 // right: a removed line
 			}
-			j := i - k
-			for i < n && j < m && x[i] == y[j] {
-				i, j = i+1, j+1
-			}
+			i, j := slide(x, y, i, i-k)
 			v[off+k] = i
 			if i >= n && j >= m {
 				trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))
@@ -131,38 +166,35 @@ func backtrack(trace [][]int, n, m int) []op {
 	i, j := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		k := i - j
-		var pk int
-		if k == -d || (k != d && at(d-1, k-1) < at(d-1, k+1)) {
+		pk := k - 1                           // came right: a line of x removed
+		down := cameDown(trace[d-1], d, k, d) // diagonal k at k+d, as at says
+		if down {
 			pk = k + 1 // came down: a line of y added
-		} else {
-			pk = k - 1 // came right: a line of x removed
 		}
 		pi := at(d-1, pk)
 		pj := pi - pk
+		edit := op{'-', pi, pj}
 		ei, ej := pi+1, pj // where the edit led, before the common run
-		if pk == k+1 {
-			ei, ej = pi, pj+1
+		if down {
+			edit.kind, ei, ej = '+', pi, pj+1
 		}
-		for i > ei && j > ej {
-			i, j = i-1, j-1
-			rev = append(rev, op{' ', i, j})
-		}
-		if pk == k+1 {
-			rev = append(rev, op{'+', pi, pj})
-		} else {
-			rev = append(rev, op{'-', pi, pj})
-		}
+		rev = keptBack(rev, i, j, ei, ej)
+		rev = append(rev, edit)
 		i, j = pi, pj
 	}
-	for i > 0 && j > 0 {
+	rev = keptBack(rev, i, j, 0, 0)
+	slices.Reverse(rev)
+	return rev
+}
+
+// keptBack appends to rev, last first, the common lines that lead from
+// (ei, ej) to (i, j) on one diagonal.
+func keptBack(rev []op, i, j, ei, ej int) []op {
+	for i > ei && j > ej {
 		i, j = i-1, j-1
 		rev = append(rev, op{' ', i, j})
 	}
-	out := make([]op, len(rev))
-	for k := range rev {
-		out[k] = rev[len(rev)-1-k]
-	}
-	return out
+	return rev
 }
 
 // hunk is a run of ops with their context.
@@ -194,8 +226,27 @@ func hunks(ops []op, context int) []hunk {
 	return out
 }
 
+// writeHunk writes h as a unified diff's hunk: its ranges, then its lines.
 func writeHunk(out *strings.Builder, h hunk, x, y []string) {
-	aStart, bStart, aLen, bLen := -1, -1, 0, 0
+	aStart, aLen, bStart, bLen := h.ranges()
+	fmt.Fprintf(out, "@@ -%s +%s @@\n", rangeOf(aStart, aLen), rangeOf(bStart, bLen))
+	for _, o := range h {
+		line := ""
+		switch o.kind {
+		case ' ', '-':
+			line = x[o.i]
+		case '+':
+			line = y[o.j]
+		}
+		out.WriteByte(o.kind)
+		out.WriteString(line)
+	}
+}
+
+// ranges returns where h starts in a and in b, and how many lines it spans
+// in each.
+func (h hunk) ranges() (aStart, aLen, bStart, bLen int) {
+	aStart, bStart = -1, -1
 	for _, o := range h {
 		switch o.kind {
 		case ' ':
@@ -219,18 +270,7 @@ func writeHunk(out *strings.Builder, h hunk, x, y []string) {
 	if bStart < 0 {
 		bStart = h[0].j
 	}
-	fmt.Fprintf(out, "@@ -%s +%s @@\n", rangeOf(aStart, aLen), rangeOf(bStart, bLen))
-	for _, o := range h {
-		line := ""
-		switch o.kind {
-		case ' ', '-':
-			line = x[o.i]
-		case '+':
-			line = y[o.j]
-		}
-		out.WriteByte(o.kind)
-		out.WriteString(line)
-	}
+	return aStart, aLen, bStart, bLen
 }
 
 // rangeOf writes a hunk's range as diff does: start,length with the start
