@@ -76,20 +76,21 @@ func TestRedisDown(t *testing.T) {
 	r := scaleout.StartRedis(t, nil)
 	s := redisstore.New(scaleout.Client(t, r.URL), nil)
 	r.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The claim fails on its own, not when its context (a bound against a
+	// hang) runs out.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	start := time.Now()
 	err := s.Claim(ctx, "n1", time.Now().Add(time.Minute))
 	if err == nil || errors.Is(err, replay.ErrUsed) {
 		t.Fatalf("claim with Redis down = %v, want a connection error", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("claim with Redis down took %s", d)
+	if ctx.Err() != nil {
+		t.Errorf("claim with Redis down ended only when its context did: %v", ctx.Err())
 	}
 	r.Restart()
 	// A context of its own: the time the first claim took under a busy
 	// machine's load is not taken from this one.
-	back, cancelBack := context.WithTimeout(context.Background(), 30*time.Second)
+	back, cancelBack := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelBack()
 	if err := s.Claim(back, "n1", time.Now().Add(time.Minute)); err != nil {
 		t.Fatalf("claim after Redis came back: %v", err)
