@@ -27,7 +27,7 @@ import (
 // the server is back to its goroutines of before.
 func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 	// Connections are not what bounds the flood here: the sessions are.
-	dep := startDeployer(t, "-question-timeout", "2s", "-session-timeout", "2s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	dep := startDeployer(t, "-question-timeout", "2s", "-session-timeout", "30s", "-max-conns", "5000", "-max-conns-per-client", "5000")
 	base := statsOf(t, dep)
 	// The flood's own HTTP client says so when a connection it opened is
 	// refused before it wrote anything: not news here.
@@ -39,10 +39,13 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 	var asked atomic.Int64
 	flood := mcp.NewClient(&mcp.Implementation{Name: "flood", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
-		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ElicitationHandler: func(qctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
-			<-ctx.Done() // never answered
-			return nil, ctx.Err()
+			select { // never answered; the client leaves
+			case <-qctx.Done():
+			case <-ctx.Done():
+			}
+			return nil, context.Canceled
 		},
 	})
 	hc := from("127.0.0.1")
@@ -149,7 +152,7 @@ func goroutinesOf(dep *scaleout.Instance) string {
 // After the flood's clients leave, the server's goroutines come back to
 // where they were and its heap to within 50 MiB of it.
 func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
-	dep := startDeployer(t, "-max-sessions", "300", "-session-timeout", "3s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	dep := startDeployer(t, "-max-sessions", "300", "-session-timeout", "30s", "-max-conns", "5000", "-max-conns-per-client", "5000")
 	base := statsOf(t, dep)
 	log.SetOutput(io.Discard)
 	defer log.SetOutput(os.Stderr)
