@@ -19,11 +19,11 @@ import (
 // the status and Retry-After.
 func signInFrom(t *testing.T, base, ip, name, password string) (int, string) {
 	t.Helper()
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: time.Minute}
 	c := &http.Client{
 		Transport:     &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       10 * time.Second,
+		Timeout:       time.Minute,
 	}
 	form := url.Values{"name": {name}, "password": {password}, "return": {"/signin"}}.Encode()
 	req, _ := http.NewRequest(http.MethodPost, base+"/signin", strings.NewReader(form))
@@ -105,8 +105,8 @@ func TestWrongBearerTokensAreThrottled(t *testing.T) {
 	in := scaleout.StartInstance(t, "github-connect", bin, nil, append(slowThrottle,
 		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw")...)
 	post := func(ip, token string) int {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: 10 * time.Second}
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: time.Minute}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: time.Minute}
 		req, _ := http.NewRequest(http.MethodPost, in.Endpoint(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
