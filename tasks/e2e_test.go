@@ -32,7 +32,7 @@ func newServer(t testing.TB, opts *tasks.Options) (*mcp.Server, *tasks.Extension
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, stop := context.WithTimeout(context.Background(), time.Minute) // against a hang
 		defer stop()
 		_ = ext.Close(ctx)
 	})

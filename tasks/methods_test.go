@@ -45,7 +45,7 @@ func start(t *testing.T, tc *taskclient.Client, tool string) *tasks.CreateTaskRe
 // waitFor polls until the task is in status (or terminal).
 func waitFor(t *testing.T, tc *taskclient.Client, id string, status tasks.Status) *tasks.GetTaskResult {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // against a hang
 	for time.Now().Before(deadline) {
 		g, err := tc.Get(context.Background(), id)
 		if err != nil {
@@ -515,7 +515,7 @@ func TestCloseFailsRunningTasks(t *testing.T) {
 	server, ext := newServer(t, nil)
 	tc := taskclient.New(connect(t, server, nil), fast())
 	ct := start(t, tc, "sleep")
-	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, stop := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer stop()
 	if err := ext.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func serveOnStore(t *testing.T, store tasks.Store) *taskclient.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, stop := context.WithTimeout(context.Background(), time.Minute) // against a hang
 		defer stop()
 		_ = ext.Close(ctx)
 	})

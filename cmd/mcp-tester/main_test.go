@@ -325,8 +325,8 @@ func sarifDoc(root string) func(ts *testscript.TestScript, neg bool, args []stri
 	}
 }
 
-// waitfile FILE VAR waits (up to 60s: a Node server starting on a busy
-// machine is slow) until FILE exists and sets VAR to its trimmed content:
+// waitfile FILE VAR waits (up to 5 minutes: a Node server starting on a
+// busy machine is slow) until FILE exists and sets VAR to its trimmed content:
 // how a script learns the address of a server it started in the
 // background.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {

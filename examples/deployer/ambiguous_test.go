@@ -73,8 +73,8 @@ func (p *stdioPeer) roundTrip(t *testing.T, line string) map[string]any {
 			t.Fatalf("answer %q: %v", l, err)
 		}
 		return m
-	case <-time.After(10 * time.Second):
-		t.Fatal("no answer from the deployer")
+	case <-time.After(time.Minute): // against a hang: the first answer waits for the process to start
+		t.Fatal("no answer from the deployer within a minute")
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func dialAs(t *testing.T, url, ip string) *mcp.ClientSession {
 
 // startTask starts a rollout task.
 func startTask(cs *mcp.ClientSession) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	st, err := taskclient.New(cs, nil).StartTool(ctx, &mcp.CallToolParams{Name: "rollout", Arguments: map[string]any{"service": "api", "version": "2.4.1"}})
 	if err != nil {
@@ -110,7 +110,7 @@ func startTask(cs *mcp.ClientSession) (string, error) {
 
 // deployFlow runs deploy's two rounds; round 2 redeems a single-use state.
 func deployFlow(cs *mcp.ClientSession) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	args := map[string]any{"service": "api"}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args})

@@ -54,7 +54,7 @@ func statsOf(t *testing.T, in *scaleout.Instance) debugstats.Stats {
 // tryStats is statsOf for another goroutine than the test's.
 func tryStats(in *scaleout.Instance) (debugstats.Stats, error) {
 	var s debugstats.Stats
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, in.Base()+"/debug/stats", nil)
 	resp, err := statsClient.Do(req)

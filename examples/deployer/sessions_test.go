@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askback/askback/internal/server/debugstats"
+	"github.com/askback/askback/internal/testsupport/scaleout"
 )
 
 // The attack on the sessions of 2025-11-25: a thousand anonymous sessions,
@@ -24,7 +27,7 @@ import (
 // the server is back to its goroutines of before.
 func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 	// Connections are not what bounds the flood here: the sessions are.
-	dep := startDeployer(t, "-question-timeout", "2s", "-session-timeout", "2s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	dep := startDeployer(t, "-question-timeout", "2s", "-session-timeout", "30s", "-max-conns", "5000", "-max-conns-per-client", "5000")
 	base := statsOf(t, dep)
 	// The flood's own HTTP client says so when a connection it opened is
 	// refused before it wrote anything: not news here.
@@ -36,10 +39,13 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 	var asked atomic.Int64
 	flood := mcp.NewClient(&mcp.Implementation{Name: "flood", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
-		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ElicitationHandler: func(qctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
-			<-ctx.Done() // never answered
-			return nil, ctx.Err()
+			select { // never answered; the client leaves
+			case <-qctx.Done():
+			case <-ctx.Done():
+			}
+			return nil, context.Canceled
 		},
 	})
 	hc := from("127.0.0.1")
@@ -96,21 +102,44 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 	// The flood's clients go; the server comes back to where it was.
 	leave()
 	calls.Wait()
-	hc.CloseIdleConnections()
-	deadline := time.Now().Add(20 * time.Second)
+	s := backToBase(t, dep, base.Goroutines, hc, otherHC)
+	t.Logf("after the clients left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
+}
+
+// backToBase waits until the server dep runs at most want goroutines, and
+// returns its stats then. What it waits for is the server's teardown, not
+// the clients': a connection a client puts back in its pool after it was
+// told to close its idle ones stays open (and its goroutine on the server
+// with it) until the server's idle timeout, minutes later, and on a busy
+// machine many come back late; so each look closes the clients' idle
+// connections again. The bound is only against a hang: the server's
+// goroutines, dumped, say what is left.
+func backToBase(t *testing.T, dep *scaleout.Instance, want int, clients ...*http.Client) debugstats.Stats {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
+		for _, hc := range clients {
+			hc.CloseIdleConnections()
+		}
 		s := statsOf(t, dep)
-		if s.Goroutines <= base.Goroutines {
-			t.Logf("after the clients left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
-			break
+		if s.Goroutines <= want {
+			return s
 		}
 		if time.Now().After(deadline) {
-			dumpGoroutines(dep.PID()) // its goroutines, in its output
-			time.Sleep(time.Second)
-			t.Fatalf("20 s after the clients left: %d goroutines (from %d)\n%s", s.Goroutines, base.Goroutines, dep.Output())
+			t.Fatalf("2 minutes after the clients left: %d goroutines (want at most %d); the server's:\n%s", s.Goroutines, want, goroutinesOf(dep))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// goroutinesOf makes the server dep print its goroutines as it exits
+// (dumpGoroutines) and returns its output.
+func goroutinesOf(dep *scaleout.Instance) string {
+	dumpGoroutines(dep.PID())
+	for end := time.Now().Add(30 * time.Second); !dep.Exited() && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return dep.Output()
 }
 
 // The attack of the fourth review, against the binary, at a third of its
@@ -123,7 +152,7 @@ func TestUnansweredSessionsHoldNoPlace(t *testing.T) {
 // After the flood's clients leave, the server's goroutines come back to
 // where they were and its heap to within 50 MiB of it.
 func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
-	dep := startDeployer(t, "-max-sessions", "300", "-session-timeout", "3s", "-max-conns", "5000", "-max-conns-per-client", "5000")
+	dep := startDeployer(t, "-max-sessions", "300", "-session-timeout", "30s", "-max-conns", "5000", "-max-conns-per-client", "5000")
 	base := statsOf(t, dep)
 	log.SetOutput(io.Discard)
 	defer log.SetOutput(os.Stderr)
@@ -181,6 +210,7 @@ func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environment": "staging", "confirm": true}}, nil
 		},
 	})
+	var newcomers []*mcp.ClientSession
 	for i := range 40 {
 		octx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // against a hang, not a measure
 		hc := from(fmt.Sprintf("127.0.1.%d", i+1))
@@ -194,8 +224,8 @@ func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
 		if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "Rolling out api 2.4.1 to staging." {
 			t.Fatalf("newcomer %d's deploy: %v, %v", i, res, err)
 		}
-		defer cs.Close()
-		defer hc.CloseIdleConnections()
+		newcomers = append(newcomers, cs)
+		clients = append(clients, hc)
 	}
 	// The newcomers were served while the flood's questions still waited:
 	// only the places given up ended their calls.
@@ -203,22 +233,15 @@ func TestSessionsFromManyAddressesLockNobodyOut(t *testing.T) {
 		t.Fatalf("only %d of the flood's questions still wait after the newcomers", waiting)
 	}
 
+	// The newcomers close their sessions and the flood's clients go.
+	for _, cs := range newcomers {
+		cs.Close()
+	}
 	leave()
 	calls.Wait()
-	for _, hc := range clients {
-		hc.CloseIdleConnections()
-	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		s := statsOf(t, dep)
-		if s.Goroutines <= base.Goroutines+4*40 { // the newcomers' sessions are still open
-			t.Logf("after the flood left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
-			if grown := int64(s.HeapInuse) - int64(base.HeapInuse); grown > 50<<20 {
-				t.Fatalf("the heap is %.1f MiB above where it started", mib(grown))
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("60 s after the flood left: %d goroutines (from %d)", s.Goroutines, base.Goroutines)
-		}
+	s := backToBase(t, dep, base.Goroutines, clients...)
+	t.Logf("after the flood left: %d goroutines, heap %.1f MiB (from %.1f)", s.Goroutines, mib(int64(s.HeapInuse)), mib(int64(base.HeapInuse)))
+	if grown := int64(s.HeapInuse) - int64(base.HeapInuse); grown > 50<<20 {
+		t.Fatalf("the heap is %.1f MiB above where it started", mib(grown))
 	}
 }

@@ -107,7 +107,7 @@ func newBrowser(t *testing.T) *browser {
 
 func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute) // against a hang
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		b.t.Fatalf("browser at %s: %v", b.location(), err)
@@ -132,13 +132,14 @@ func (b *browser) location() string {
 	return loc
 }
 
-// waitFor waits, at most 20 seconds, until the page at a URL starting with prefix has
+// waitFor waits, at most 2 minutes (a bound against a hang: Chromium on a
+// busy machine is slow), until the page at a URL starting with prefix has
 // loaded.
 func (b *browser) waitFor(prefix string) {
 	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 		state, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.location.href, document.readyState]`))
 		cancel()
 		if err == nil && len(state) == 2 && strings.HasPrefix(state[0], prefix) && state[1] == "complete" {
@@ -151,7 +152,7 @@ func (b *browser) waitFor(prefix string) {
 
 func (b *browser) text(id string) string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute) // against a hang
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
 	if err != nil {
@@ -162,7 +163,7 @@ func (b *browser) text(id string) string {
 
 func (b *browser) body() string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute) // against a hang
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 	if err != nil {

@@ -202,7 +202,7 @@ func (s *stack) client(t *testing.T, token string, caps *mcp.ClientCapabilities)
 		Capabilities:   caps,
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:             s.appURL + "/mcp",
@@ -219,7 +219,7 @@ func (s *stack) client(t *testing.T, token string, caps *mcp.ClientCapabilities)
 
 func createIssue(t *testing.T, cs *mcp.ClientSession, title string, answers mcp.InputResponseMap, state string) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{
 		Name:           "create_issue",

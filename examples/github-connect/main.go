@@ -76,6 +76,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		apiURL     = fs.String("github-api-url", "", "GitHub's API base `URL`")
 		clientID   = fs.String("github-client-id", "github-connect-demo", "the OAuth client `ID` registered at GitHub")
 		addrFile   = fs.String("addr-file", "", "write the address the server (-http) listens on to `FILE`, once listening")
+		delay      = fs.Duration("signin-delay", defaultThrottle.FirstDelay, "after three wrong passwords (or bearer tokens) in a row, an address waits this long before it may try again, twice as long after each further one")
+		refill     = fs.Duration("signin-refill", defaultThrottle.AddressRefill, "an address's budget of sign-in attempts across accounts, and an account's across addresses, get one attempt back this often")
 		users      userFlags
 		secretEnv  = "GITHUB_CLIENT_SECRET"
 		logger     = slog.New(slog.NewTextHandler(stderr, nil))
@@ -156,9 +158,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Users:     users,
 		GitHub: githubConfig{AuthURL: *authURL, TokenURL: *tokenURL, APIURL: *apiURL,
 			ClientID: *clientID, ClientSecret: secret},
-		Store:  store,
-		Keys:   []keys.Key{{ID: key.ID, Secret: derive(key.Secret, "github-connect links")}},
-		Logger: logger,
+		Store:        store,
+		Keys:         []keys.Key{{ID: key.ID, Secret: derive(key.Secret, "github-connect links")}},
+		Logger:       logger,
+		SignInDelay:  *delay,
+		SignInRefill: *refill,
 	})
 	if err != nil {
 		return err

@@ -29,6 +29,13 @@ type config struct {
 	GitHub    githubConfig
 	Store     tokenstore.Store
 	Keys      []keys.Key
+	// SignInDelay is how long an address waits after three wrong passwords
+	// (or bearer tokens) in a row, twice as long after each further one
+	// (defaultThrottle's one second when zero).
+	SignInDelay time.Duration
+	// SignInRefill is how often an address's and an account's budgets of
+	// sign-in attempts get one back (defaultThrottle's 30 s when zero).
+	SignInRefill time.Duration
 	// Now, HTTPClient and Logger default to time.Now, a 15 s client and a discarding
 	// logger.
 	Now        func() time.Time
@@ -73,7 +80,14 @@ func newApp(cfg config) (*app, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	dir := &userDirectory{users: cfg.Users}
-	browser := newSessions(dir, pub.Scheme == "https", cfg.Now)
+	limits := defaultThrottle
+	if cfg.SignInDelay > 0 {
+		limits.FirstDelay = cfg.SignInDelay
+	}
+	if cfg.SignInRefill > 0 {
+		limits.AddressRefill, limits.AccountRefill = cfg.SignInRefill, cfg.SignInRefill
+	}
+	browser := newSessions(dir, pub.Scheme == "https", cfg.Now, limits)
 
 	conn, err := connect.New(&connect.Options{
 		BaseURL: pub.String() + "/connect",

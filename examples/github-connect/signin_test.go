@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,11 @@ import (
 // the status and Retry-After.
 func signInFrom(t *testing.T, base, ip, name, password string) (int, string) {
 	t.Helper()
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: time.Minute}
 	c := &http.Client{
 		Transport:     &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       10 * time.Second,
+		Timeout:       time.Minute,
 	}
 	form := url.Values{"name": {name}, "password": {password}, "return": {"/signin"}}.Encode()
 	req, _ := http.NewRequest(http.MethodPost, base+"/signin", strings.NewReader(form))
@@ -36,6 +37,12 @@ func signInFrom(t *testing.T, base, ip, name, password string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
 
+// slowThrottle are the flags of a sign-in throttle whose waits and refills
+// take an hour: "a fourth try at once" is refused, and a spent budget stays
+// spent, however long a busy machine takes between two requests (with the
+// defaults, a second and 30 s).
+var slowThrottle = []string{"-signin-delay", "1h", "-signin-refill", "1h"}
+
 // The attack on the sign-in page: thousands of wrong passwords from one
 // client. Against the real binary: one address is held back after a few
 // wrong passwords for an account and after a budget across accounts; many
@@ -43,8 +50,8 @@ func signInFrom(t *testing.T, base, ip, name, password string) (int, string) {
 // the real user, from the address she signed in from before, still signs in.
 func TestSignInIsThrottled(t *testing.T) {
 	bin := filepath.Join(testbin.Need(t, "./examples/github-connect"), "github-connect")
-	in := scaleout.StartInstance(t, "github-connect", bin, nil,
-		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw", "-user", "bob:bob-mcp-token:bob-pw")
+	in := scaleout.StartInstance(t, "github-connect", bin, nil, append(slowThrottle,
+		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw", "-user", "bob:bob-mcp-token:bob-pw")...)
 	base := in.Base()
 
 	// Alice signs in from her usual address.
@@ -58,8 +65,8 @@ func TestSignInIsThrottled(t *testing.T) {
 		}
 	}
 	code, after := signInFrom(t, base, "127.0.0.9", "bob", "bob-pw")
-	if code != http.StatusTooManyRequests || after == "" {
-		t.Fatalf("a fourth try at once, even right: %d (Retry-After %q), want 429", code, after)
+	if secs, _ := strconv.Atoi(after); code != http.StatusTooManyRequests || secs < 3000 {
+		t.Fatalf("a fourth try at once, even right: %d (Retry-After %q), want 429 for about an hour (-signin-delay)", code, after)
 	}
 	// The same address across accounts: its budget runs out.
 	refused := 0
@@ -95,11 +102,11 @@ func TestSignInIsThrottled(t *testing.T) {
 // address with a right token is served.
 func TestWrongBearerTokensAreThrottled(t *testing.T) {
 	bin := filepath.Join(testbin.Need(t, "./examples/github-connect"), "github-connect")
-	in := scaleout.StartInstance(t, "github-connect", bin, nil,
-		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw")
+	in := scaleout.StartInstance(t, "github-connect", bin, nil, append(slowThrottle,
+		"-fake-github", "127.0.0.1:0", "-user", "alice:alice-mcp-token:alice-pw")...)
 	post := func(ip, token string) int {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: 10 * time.Second}
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: time.Minute}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: time.Minute}
 		req, _ := http.NewRequest(http.MethodPost, in.Endpoint(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")

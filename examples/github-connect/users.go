@@ -127,8 +127,8 @@ const (
 	maxSignInForm = 4096
 )
 
-func newSessions(dir *userDirectory, secure bool, now func() time.Time) *sessions {
-	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now, throttle: newSignInThrottle(defaultThrottle, now),
+func newSessions(dir *userDirectory, secure bool, now func() time.Time, limits throttleLimits) *sessions {
+	return &sessions{dir: dir, secure: secure, ttl: 12 * time.Hour, now: now, throttle: newSignInThrottle(limits, now),
 		byID: make(map[string]session), byUser: make(map[string][]string)}
 }
 

@@ -113,7 +113,7 @@ func FuzzLocalPath(f *testing.F) {
 // user still signs in, and memory holds at most maxSessionsPerUser per user.
 func TestSignInsOfOneUserLockNobodyOut(t *testing.T) {
 	dir := &userDirectory{users: testUsers}
-	s := newSessions(dir, false, time.Now)
+	s := newSessions(dir, false, time.Now, defaultThrottle)
 	signIn := func(user string) *http.Cookie {
 		t.Helper()
 		w := httptest.NewRecorder()

@@ -172,8 +172,11 @@ func TestFailureCountsAndExcerpt(t *testing.T) {
 	}
 }
 
+// RunOptions.StepTimeout bounds a step that never ends; the ping after it,
+// with a limit of its own (a busy machine may take longer than 50 ms to
+// answer it), passes.
 func TestStepTimeout(t *testing.T) {
-	rep, out := runText(t, "t.mcp", "call_tool slow\nping\n", RunOptions{StepTimeout: 50 * time.Millisecond})
+	rep, out := runText(t, "t.mcp", "call_tool slow\ntimeout 60000 ping\n", RunOptions{StepTimeout: 50 * time.Millisecond})
 	if p, f := rep.Counts(); p != 1 || f != 1 {
 		t.Fatalf("%d passed, %d failed:\n%s", p, f, out)
 	}

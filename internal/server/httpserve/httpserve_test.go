@@ -15,13 +15,18 @@ import (
 	"github.com/askback/askback/internal/testsupport/bodylimit"
 )
 
-var short = &httpserve.Options{MaxBody: 1000, BodyTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond,
-	ReadHeaderTimeout: 300 * time.Millisecond, MaxHeaderBytes: 4096}
+// small are the tests' limits of size, and times no request of theirs
+// misses on a busy machine: a test shortens only the time it tests, and
+// waits out that one only where nothing else ends the request.
+func small() *httpserve.Options {
+	return &httpserve.Options{MaxBody: 1000, BodyTimeout: time.Minute, IdleTimeout: time.Minute,
+		ReadHeaderTimeout: time.Minute, MaxHeaderBytes: 4096}
+}
 
-// serve starts h behind the server httpserve builds.
+// serve starts h behind the server httpserve builds, with small limits.
 func serve(t *testing.T, h http.Handler) string {
 	t.Helper()
-	return serveWith(t, h, short)
+	return serveWith(t, h, small())
 }
 
 func serveWith(t *testing.T, h http.Handler, o *httpserve.Options) string {
@@ -57,7 +62,7 @@ func status(t *testing.T, addr, raw string, pause time.Duration, rest string) (s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(time.Minute)) // against a hang
 	io.WriteString(c, raw)
 	if pause > 0 {
 		time.Sleep(pause)
@@ -73,7 +78,9 @@ func status(t *testing.T, addr, raw string, pause time.Duration, rest string) (s
 // A body that does not arrive in time is refused with 408, and the
 // connection is not kept: a slow client cannot hold a handler.
 func TestSlowBodyRefused(t *testing.T) {
-	addr := serve(t, echo(0))
+	o := small()
+	o.BodyTimeout = 300 * time.Millisecond // the rest never comes
+	addr := serveWith(t, echo(0), o)
 	line, _ := status(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 0, "")
 	if !strings.Contains(line, "408") {
 		t.Fatalf("a body that stopped arriving: %q, want 408", line)
@@ -95,21 +102,27 @@ func TestLargeHeaderRefused(t *testing.T) {
 
 // A kept-alive connection that sends no further request is closed.
 func TestIdleConnectionClosed(t *testing.T) {
-	addr := serve(t, echo(0))
+	o := small()
+	o.IdleTimeout = 300 * time.Millisecond // no further request comes
+	addr := serveWith(t, echo(0), o)
 	line, c := status(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi", 0, "")
 	if !strings.Contains(line, "200") {
 		t.Fatalf("a plain request: %q", line)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute)) // against a hang
 	if _, err := io.ReadAll(c); err != nil {
 		t.Fatalf("the idle connection was not closed by the server: %v", err)
 	}
 }
 
 // A body that arrives within the time, even in pieces, is served; a handler
-// may then take longer than the body's time to answer.
+// may then take longer than the body's time to answer. (The body's time, 2 s,
+// is 40 times the pause between the pieces, for a busy machine.)
 func TestPromptBodyServedAndSlowAnswerKept(t *testing.T) {
-	addr := serve(t, echo(2*short.BodyTimeout))
+	t.Parallel()
+	o := small()
+	o.BodyTimeout = 2 * time.Second
+	addr := serveWith(t, echo(2*o.BodyTimeout), o)
 	line, _ := status(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab", 50*time.Millisecond, "cd")
 	if !strings.Contains(line, "200") {
 		t.Fatalf("a body in two pieces and a slow answer: %q, want 200", line)

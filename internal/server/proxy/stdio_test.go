@@ -166,8 +166,8 @@ func TestStdioClientGoes(t *testing.T) {
 	if res.ServerGone || res.How != "the client closed its side" {
 		t.Errorf("result %+v", res)
 	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("took %v", time.Since(start))
+	if took := time.Since(start); took > time.Minute { // DefaultGrace is 2 s: a minute only a failure takes
+		t.Errorf("took %v", took)
 	}
 	found := false
 	for _, e := range rec.Entries {

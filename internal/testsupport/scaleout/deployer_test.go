@@ -64,7 +64,7 @@ func dial(t *testing.T, url string) *client {
 	if err := taskclient.Register(c); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang
 	defer cancel()
 	cs, err := c.Connect(ctx, taskclient.Transport(&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}), nil)
 	if err != nil {
@@ -87,7 +87,7 @@ var yes = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"environme
 // round1 calls deploy without answers and returns the sealed state.
 func (c *client) round1(t *testing.T) string {
 	t.Helper()
-	res, err := c.cs.CallTool(ctxT(t, 10*time.Second), &mcp.CallToolParams{Name: "deploy", Arguments: deployArgs})
+	res, err := c.cs.CallTool(ctxT(t, time.Minute), &mcp.CallToolParams{Name: "deploy", Arguments: deployArgs})
 	if err != nil {
 		t.Fatalf("round 1: %v", err)
 	}
@@ -135,7 +135,7 @@ func TestDeployAcrossInstances(t *testing.T) {
 	state := cl.round1(t)
 	before := c.proxy.Hits()
 	c.proxy.Pin(1)
-	got, err := cl.round2(ctxT(t, 10*time.Second), state)
+	got, err := cl.round2(ctxT(t, time.Minute), state)
 	if err != nil || got != deployed {
 		t.Fatalf("round 2 on B: %q, %v", got, err)
 	}
@@ -145,7 +145,7 @@ func TestDeployAcrossInstances(t *testing.T) {
 
 	for k, name := range []string{"A", "B"} {
 		c.proxy.Pin(k)
-		_, err := cl.round2(ctxT(t, 10*time.Second), state)
+		_, err := cl.round2(ctxT(t, time.Minute), state)
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("replaying the used state to %s: %v, want an invalid-params refusal", name, err)
@@ -162,11 +162,11 @@ func TestWithoutSharedStoreReplayIsAccepted(t *testing.T) {
 	c.proxy.Pin(0)
 	state := cl.round1(t)
 	c.proxy.Pin(1)
-	if got, err := cl.round2(ctxT(t, 10*time.Second), state); err != nil || got != deployed {
+	if got, err := cl.round2(ctxT(t, time.Minute), state); err != nil || got != deployed {
 		t.Fatalf("round 2 on B: %q, %v", got, err)
 	}
 	c.proxy.Pin(0)
-	if got, err := cl.round2(ctxT(t, 10*time.Second), state); err != nil || got != deployed {
+	if got, err := cl.round2(ctxT(t, time.Minute), state); err != nil || got != deployed {
 		t.Fatalf("expected the replay to A to pass without a shared store (this test documents why Redis is needed): %q, %v", got, err)
 	}
 }
@@ -181,7 +181,7 @@ func TestNoStickySessions(t *testing.T) {
 	cl := dial(t, c.url)
 	for i := range 12 {
 		state := cl.round1(t)
-		got, err := cl.round2(ctxT(t, 10*time.Second), state)
+		got, err := cl.round2(ctxT(t, time.Minute), state)
 		if err != nil || got != deployed {
 			t.Fatalf("flow %d: %q, %v", i, got, err)
 		}
@@ -195,7 +195,7 @@ func TestNoStickySessions(t *testing.T) {
 
 func startRollout(t *testing.T, cl *client) string {
 	t.Helper()
-	st, err := cl.tasks.StartTool(ctxT(t, 10*time.Second), &mcp.CallToolParams{Name: "rollout",
+	st, err := cl.tasks.StartTool(ctxT(t, time.Minute), &mcp.CallToolParams{Name: "rollout",
 		Arguments: map[string]any{"service": "auth-service", "version": "2.4.1"}})
 	if err != nil {
 		t.Fatalf("start rollout: %v", err)
@@ -213,7 +213,7 @@ func waitStatus(t *testing.T, cl *client, id string, status tasks.Status, within
 	var last *tasks.GetTaskResult
 	var err error
 	for time.Now().Before(deadline) {
-		last, err = cl.tasks.Get(ctxT(t, 5*time.Second), id)
+		last, err = cl.tasks.Get(ctxT(t, time.Minute), id)
 		if err == nil && last.Status == status {
 			return last
 		}
@@ -238,14 +238,14 @@ func TestTaskAnsweredThroughAnotherInstance(t *testing.T) {
 	c.proxy.Pin(0)
 	id := startRollout(t, cl)
 	c.proxy.Pin(1)
-	g := waitStatus(t, cl, id, tasks.StatusInputRequired, 15*time.Second)
+	g := waitStatus(t, cl, id, tasks.StatusInputRequired, 2*time.Minute)
 	if g.InputRequests["decision"] == nil {
 		t.Fatalf("B does not show A's question: %+v", g)
 	}
-	if err := cl.tasks.Update(ctxT(t, 5*time.Second), id, goOn); err != nil {
+	if err := cl.tasks.Update(ctxT(t, time.Minute), id, goOn); err != nil {
 		t.Fatal(err)
 	}
-	g = waitStatus(t, cl, id, tasks.StatusCompleted, 15*time.Second)
+	g = waitStatus(t, cl, id, tasks.StatusCompleted, 2*time.Minute)
 	if !strings.Contains(string(g.Result), "complete: 10 of 10 instances updated") {
 		t.Errorf("result: %s", g.Result)
 	}
@@ -261,17 +261,17 @@ func TestInstanceKilledMidTask(t *testing.T) {
 	c.proxy.Pin(0)
 	id := startRollout(t, cl)
 	c.proxy.Pin(1)
-	waitStatus(t, cl, id, tasks.StatusInputRequired, 15*time.Second)
+	waitStatus(t, cl, id, tasks.StatusInputRequired, 2*time.Minute)
 	c.instances[0].Kill()
-	g := waitStatus(t, cl, id, tasks.StatusFailed, 10*time.Second)
+	g := waitStatus(t, cl, id, tasks.StatusFailed, 2*time.Minute)
 	if g.Error == nil || !strings.Contains(g.Error.Message, "interrupted") {
 		t.Errorf("failed without a clear reason: %+v", g.Error)
 	}
 	// An answer now is not taken by a task that no longer runs.
-	if err := cl.tasks.Update(ctxT(t, 5*time.Second), id, goOn); err != nil {
+	if err := cl.tasks.Update(ctxT(t, time.Minute), id, goOn); err != nil {
 		t.Errorf("update of the failed task: %v", err)
 	}
-	if g, _ := cl.tasks.Get(ctxT(t, 5*time.Second), id); g == nil || g.Status != tasks.StatusFailed {
+	if g, _ := cl.tasks.Get(ctxT(t, time.Minute), id); g == nil || g.Status != tasks.StatusFailed {
 		t.Errorf("the failed task changed: %+v", g)
 	}
 }

@@ -25,7 +25,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // output.
 func runDeployer(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // against a hang
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t, "deployer"), args...)
 	cmd.Env = append(os.Environ(), stateKey)

@@ -123,7 +123,9 @@ func (r *Redis) start() error {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	r.cmd, r.done = cmd, done
-	deadline := time.Now().Add(10 * time.Second)
+	// Bounds only a failure reaches: a busy machine may take seconds to
+	// start the server and to answer a PING.
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		select {
 		case <-done:
@@ -131,13 +133,13 @@ func (r *Redis) start() error {
 			return fmt.Errorf("redis-server exited at once: %s", strings.TrimSpace(lastLines(string(b), 5)))
 		default:
 		}
-		if Ping(r.Addr, 200*time.Millisecond) == nil {
+		if Ping(r.Addr, 10*time.Second) == nil {
 			return nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.signal(syscall.SIGKILL)
-	return errors.New("redis-server did not answer PING within 10s")
+	return errors.New("redis-server did not answer PING within a minute")
 }
 
 // Ping sends PING to the Redis server at addr and checks for PONG.
@@ -210,15 +212,16 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// Client returns a go-redis client for url with short time limits, closed
-// when the test ends.
+// Client returns a go-redis client for url, closed when the test ends. Its
+// time limits only end a hang: a server that is down refuses a connection
+// at once, and one that is up may take seconds to answer on a busy machine.
 func Client(tb testing.TB, url string) *redis.Client {
 	tb.Helper()
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 30*time.Second, 30*time.Second, 30*time.Second
 	opts.MaxRetries = 1
 	rdb := redis.NewClient(opts)
 	tb.Cleanup(func() { rdb.Close() })
