@@ -44,9 +44,9 @@ lint:
 unit: build
 	$(GO) test -count=1 -vet=off -timeout 80m ./scripts ./...
 
-## test: everything CI runs
+## test: everything CI runs (the conformance suite runs the binaries make build built)
 test: setup lint unit
-	@bash scripts/conformance.sh
+	@CONFORMANCE_BIN=$(BIN) bash scripts/conformance.sh
 
 ## bench: the benchmarks that BENCHMARKS.md reports
 bench: build

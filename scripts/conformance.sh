@@ -8,8 +8,9 @@
 # if any check fails or warns (but for the warnings ALLOWED_WARNINGS names, with why).
 #
 # Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both).
-# CONFORMANCE_SCENARIOS="a b" runs only those scenarios; CONFORMANCE_JOBS=N runs N at
-# once.
+# CONFORMANCE_BIN=DIR takes the binaries from DIR (what `make build` puts in bin/)
+# rather than building them. CONFORMANCE_SCENARIOS="a b" runs only those scenarios;
+# CONFORMANCE_JOBS=N runs N at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,13 +104,27 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-go build -o "$work/conformance-server" ./examples/conformance
-go build -o "$work/" ./cmd/mcp-tester ./internal/testsupport/fixtures/fakebrowser ./examples/protected
-export MCP_TESTER="$work/mcp-tester" FAKEBROWSER="$work/fakebrowser"
+# The binaries: those of `make build` when CONFORMANCE_BIN names its folder (make test
+# has just built them), else built here.
+bin=${CONFORMANCE_BIN:-}
+if [ -z "$bin" ]; then
+  bin=$work/bin
+  go build -o "$bin/" ./examples/conformance ./cmd/mcp-tester ./internal/testsupport/fixtures/fakebrowser ./examples/protected
+fi
+for b in conformance mcp-tester fakebrowser protected; do
+  if [ ! -x "$bin/$b" ]; then
+    echo "conformance: $bin/$b is missing (make build puts it in bin/)" >&2
+    exit 1
+  fi
+done
+export MCP_TESTER="$bin/mcp-tester" FAKEBROWSER="$bin/fakebrowser"
+# Node keeps what it compiled of the suite's modules for the next start (checked
+# against their sources): a part of each of the suite's many starts.
+export NODE_COMPILE_CACHE="${TMPDIR:-/tmp}/askback-node-compile-cache"
 client_cmd="bash $PWD/scripts/conformance-client.sh"
 
 # Port 0: the server picks a free loopback port and logs the URL it serves.
-"$work/conformance-server" -http 127.0.0.1:0 >"$work/server.log" 2>&1 &
+"$bin/conformance" -http 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
 
 # Wait (at most 10 s) for that line.
@@ -146,7 +161,7 @@ is_client() { is_in "$1" "${CLIENT_SCENARIOS[@]}"; }
 run_authorization() {
   local rc=0 port password address
   password=$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')
-  PROTECTED_PASSWORD=$password "$work/protected" -url-file "$work/as.url" -client conformance >"$work/as.log" 2>&1 &
+  PROTECTED_PASSWORD=$password "$bin/protected" -url-file "$work/as.url" -client conformance >"$work/as.log" 2>&1 &
   as_pid=$!
   for _ in $(seq 1 100); do [ -s "$work/as.url" ] && break; sleep 0.1; done
   local issuer
@@ -162,7 +177,7 @@ run_authorization() {
     sleep 0.1
   done
   if [ -n "$address" ]; then
-    FAKEBROWSER_USER=alice FAKEBROWSER_PASSWORD=$password "$work/fakebrowser" "$address" >>"$work/as.out" 2>&1 || true
+    FAKEBROWSER_USER=alice FAKEBROWSER_PASSWORD=$password "$bin/fakebrowser" "$address" >>"$work/as.out" 2>&1 || true
   fi
   wait "$suite_pid" || rc=$?
   kill "$as_pid" 2>/dev/null || true
