@@ -65,18 +65,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 	if opts == nil {
 		opts = &AuditOptions{}
 	}
-	known := map[string]bool{}
-	for _, r := range audit.Rules() {
-		known[r.ID] = true
-	}
-	for id, why := range opts.Skip {
-		switch {
-		case !known[id]:
-			tb.Fatalf("asktest: AuditOptions.Skip: no rule is named %q; the rules are:\n  %s", id, strings.Join(Rules(), "\n  "))
-		case strings.TrimSpace(why) == "":
-			tb.Fatalf("asktest: AuditOptions.Skip[%q]: give the reason the rule is skipped", id)
-		}
-	}
+	checkSkip(tb, opts.Skip)
 	tr := &tracker{}
 	t, err := tg.target(tr)
 	if err != nil {
@@ -113,12 +102,46 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 		}
 		tb.Fatalf("asktest: audit of %s: %s%s", tg, err, hint)
 	}
+	reportResults(tb, rep, opts.Skip)
+	for _, u := range rep.Unprobed {
+		tb.Errorf("audit: a probe could not connect: %s", u)
+	}
+	if rep.Stopped != "" {
+		tb.Errorf("audit: stopped before the end: %s", rep.Stopped)
+	}
+	if why := rep.NothingChecked(); why != "" {
+		tb.Errorf("audit of %s checked nothing: %s", tg, why)
+	}
+}
+
+// checkSkip stops the test when AuditOptions.Skip names a rule that does
+// not exist, or skips one without a reason.
+func checkSkip(tb testing.TB, skip map[string]string) {
+	tb.Helper()
+	known := map[string]bool{}
+	for _, r := range audit.Rules() {
+		known[r.ID] = true
+	}
+	for id, why := range skip {
+		switch {
+		case !known[id]:
+			tb.Fatalf("asktest: AuditOptions.Skip: no rule is named %q; the rules are:\n  %s", id, strings.Join(Rules(), "\n  "))
+		case strings.TrimSpace(why) == "":
+			tb.Fatalf("asktest: AuditOptions.Skip[%q]: give the reason the rule is skipped", id)
+		}
+	}
+}
+
+// reportResults fails the test for each rule a subject breaks, or that
+// could not be checked, unless the test skips it (then only logged).
+func reportResults(tb testing.TB, rep *audit.Report, skip map[string]string) {
+	tb.Helper()
 	for _, s := range rep.Subjects {
 		if s.Skipped != "" {
 			tb.Logf("audit: %s skipped: %s", s.Label(), s.Skipped)
 		}
 		for _, res := range s.Results {
-			why, skipped := opts.Skip[res.Rule.ID]
+			why, skipped := skip[res.Rule.ID]
 			switch {
 			case res.Status == audit.Fail && skipped:
 				tb.Logf("audit: %s breaks rule %d %s, which the test skips (%s):\n%s", s.Label(), res.Rule.N, res.Rule.ID, why, evidence(res))
@@ -128,15 +151,6 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 				tb.Errorf("audit: %s: rule %d %s could not be checked: %s", s.Label(), res.Rule.N, res.Rule.ID, termsafe.Line(res.Note))
 			}
 		}
-	}
-	for _, u := range rep.Unprobed {
-		tb.Errorf("audit: a probe could not connect: %s", u)
-	}
-	if rep.Stopped != "" {
-		tb.Errorf("audit: stopped before the end: %s", rep.Stopped)
-	}
-	if why := rep.NothingChecked(); why != "" {
-		tb.Errorf("audit of %s checked nothing: %s", tg, why)
 	}
 }
 

@@ -125,6 +125,39 @@ type Extension struct {
 // CreateTaskResult. Call it once per server, before the server serves its
 // first request.
 func Install(server *mcp.Server, opts *Options) (*Extension, error) {
+	o := withDefaults(opts)
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	x := &Extension{
+		server:   server,
+		store:    o.Store,
+		opts:     o,
+		logger:   logger,
+		instance: rand.Text(),
+		runs:     map[string]*run{},
+		byShare:  map[string]int{},
+	}
+	if s, ok := o.Store.(SharedStore); ok {
+		x.shared = s.Shared()
+	}
+	x.base, x.stop = context.WithCancelCause(context.Background())
+	if err := mcp.AddReceivingCustomMethod(server, MethodGet, x.get); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, MethodUpdate, x.update); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	if err := mcp.AddReceivingCustomMethod(server, MethodCancel, x.cancel); err != nil {
+		return nil, fmt.Errorf("install tasks extension: %w", err)
+	}
+	server.AddReceivingMiddleware(x.middleware)
+	return x, nil
+}
+
+// withDefaults is opts (nil: none) with what they leave unset filled in.
+func withDefaults(opts *Options) Options {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -160,34 +193,7 @@ func Install(server *mcp.Server, opts *Options) (*Extension, error) {
 	if o.MaxRecordBytes <= 0 {
 		o.MaxRecordBytes = DefaultMaxRecordBytes
 	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	x := &Extension{
-		server:   server,
-		store:    o.Store,
-		opts:     o,
-		logger:   logger,
-		instance: rand.Text(),
-		runs:     map[string]*run{},
-		byShare:  map[string]int{},
-	}
-	if s, ok := o.Store.(SharedStore); ok {
-		x.shared = s.Shared()
-	}
-	x.base, x.stop = context.WithCancelCause(context.Background())
-	if err := mcp.AddReceivingCustomMethod(server, MethodGet, x.get); err != nil {
-		return nil, fmt.Errorf("install tasks extension: %w", err)
-	}
-	if err := mcp.AddReceivingCustomMethod(server, MethodUpdate, x.update); err != nil {
-		return nil, fmt.Errorf("install tasks extension: %w", err)
-	}
-	if err := mcp.AddReceivingCustomMethod(server, MethodCancel, x.cancel); err != nil {
-		return nil, fmt.Errorf("install tasks extension: %w", err)
-	}
-	server.AddReceivingMiddleware(x.middleware)
-	return x, nil
+	return o
 }
 
 // AddTool registers a tool whose calls run h as a task (see [Mode]).
@@ -236,33 +242,10 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 	if err := x.admit(share); err != nil {
 		return nil, err
 	}
-	now := x.opts.Now()
-	rec := &Record{
-		Owner:         owner,
-		Share:         share,
-		Tool:          req.Params.Name,
-		Status:        StatusWorking,
-		StatusMessage: "The task has started.",
-		CreatedAt:     now,
-		UpdatedAt:     now,
-		TTL:           x.opts.TTL,
-		PollInterval:  x.opts.PollInterval,
-		Runner:        x.instance,
-		Heartbeat:     now,
-	}
-	for range 3 {
-		rec.ID = rand.Text()
-		if err = x.store.Create(ctx, rec); !errors.Is(err, ErrExists) {
-			break
-		}
-	}
+	rec, err := x.create(ctx, req.Params.Name, owner, share)
 	if err != nil {
 		x.release(share)
-		if errors.Is(err, ErrStoreFull) {
-			return nil, storeFull(err)
-		}
-		x.logger.Error("task store: create a task", "error", err)
-		return nil, internalError("cannot start a task: %s", errStoreFailed)
+		return nil, err
 	}
 	slot.created = &CreateTaskResult{ResultType: ResultTypeTask, Info: rec.info()}
 	r := x.launch(rec, req, h)
@@ -273,6 +256,40 @@ func (x *Extension) Start(ctx context.Context, req *mcp.CallToolRequest, mode Mo
 		}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "task " + rec.ID + " started"}}}, nil
+}
+
+// create stores the record of a new task of tool, started by owner (of
+// share), under a new id.
+func (x *Extension) create(ctx context.Context, tool, owner, share string) (*Record, error) {
+	now := x.opts.Now()
+	rec := &Record{
+		Owner:         owner,
+		Share:         share,
+		Tool:          tool,
+		Status:        StatusWorking,
+		StatusMessage: "The task has started.",
+		CreatedAt:     now,
+		UpdatedAt:     now,
+		TTL:           x.opts.TTL,
+		PollInterval:  x.opts.PollInterval,
+		Runner:        x.instance,
+		Heartbeat:     now,
+	}
+	var err error
+	for range 3 {
+		rec.ID = rand.Text()
+		if err = x.store.Create(ctx, rec); !errors.Is(err, ErrExists) {
+			break
+		}
+	}
+	if err == nil {
+		return rec, nil
+	}
+	if errors.Is(err, ErrStoreFull) {
+		return nil, storeFull(err)
+	}
+	x.logger.Error("task store: create a task", "error", err)
+	return nil, internalError("cannot start a task: %s", errStoreFailed)
 }
 
 // immediate waits up to Options.Immediate for a task to end and, if it did

@@ -91,59 +91,13 @@ func (x *Extension) call(ctx context.Context, h Handler, t *Task) (res *mcp.Call
 // finish records how the task ended.
 func (r *run) finish(res *mcp.CallToolResult, err error) {
 	cause := context.Cause(r.ctx)
-	var result json.RawMessage
-	if err == nil && res != nil {
-		if len(res.InputRequests) > 0 {
-			err = internalError("a task cannot answer with input requests; ask with Task.Ask instead")
-		} else {
-			if res.Content == nil {
-				c := *res
-				c.Content = []mcp.Content{}
-				res = &c
-			}
-			result, err = json.Marshal(res)
-			if err != nil {
-				err = internalError("encode the task's result: %v", err)
-			}
-		}
-	}
-	if err == nil && res == nil {
-		err = internalError("the task's code returned neither a result nor an error")
-	}
+	res, result, err := encodeResult(res, err)
 	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
+	// err and result as they are when the record is updated: a result too
+	// large to keep is replaced by the error that says so.
 	end := func(rec *Record) error {
-		if rec.Status.Terminal() {
-			return nil
-		}
-		rec.InputRequests, rec.Responses = nil, nil
-		rec.UpdatedAt = r.x.opts.Now()
-		switch {
-		case rec.CancelRequested || errors.Is(cause, ErrCancelled):
-			rec.Status = StatusCancelled
-			rec.StatusMessage = "Cancelled at the client's request."
-		case err != nil && errors.Is(cause, ErrShutdown):
-			rec.Status = StatusFailed
-			rec.Error = &ErrorObject{Code: -32603, Message: "task interrupted: " + ErrShutdown.Error()}
-			rec.StatusMessage = "The task was interrupted: the server shut down. Start it again."
-		case err != nil && errors.Is(cause, ErrEvicted):
-			rec.Status = StatusFailed
-			rec.Error = &ErrorObject{Code: -32603, Message: "task ended: " + ErrEvicted.Error()}
-			rec.StatusMessage = fmt.Sprintf("The task was ended: the server runs at most %d unfinished tasks, and gave this one's place to another caller's, since you held the most. Start it again later.", r.x.opts.MaxTasks)
-		case err != nil && errors.Is(cause, ErrExpired):
-			rec.Status = StatusFailed
-			rec.Error = &ErrorObject{Code: -32603, Message: ErrExpired.Error()}
-			rec.StatusMessage = "The task ran out of time."
-		case err != nil:
-			rec.Status = StatusFailed
-			rec.Error = errorObject(err)
-			rec.Error.Message = clip(rec.Error.Message)
-			rec.StatusMessage = clip("Tool execution failed: " + rec.Error.Message)
-		default:
-			rec.Status = StatusCompleted
-			rec.Result = result
-			rec.StatusMessage = summary(res)
-		}
+		r.ended(rec, cause, err, res, result)
 		return nil
 	}
 	_, uerr := r.x.store.Update(ctx, r.id, r.x.bounded(end))
@@ -154,6 +108,68 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 	}
 	if uerr != nil && !errors.Is(uerr, ErrNotFound) {
 		r.x.logger.Error("record the end of a task", "task", r.id, "error", uerr)
+	}
+}
+
+// encodeResult is the result the task's code returned (res, err) as its
+// record keeps it: JSON, with content even when empty. A result that asks
+// questions, or no result and no error, is an error.
+func encodeResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, json.RawMessage, error) {
+	var result json.RawMessage
+	if err == nil && res != nil {
+		if len(res.InputRequests) > 0 {
+			return res, nil, internalError("a task cannot answer with input requests; ask with Task.Ask instead")
+		}
+		if res.Content == nil {
+			c := *res
+			c.Content = []mcp.Content{}
+			res = &c
+		}
+		result, err = json.Marshal(res)
+		if err != nil {
+			err = internalError("encode the task's result: %v", err)
+		}
+	}
+	if err == nil && res == nil {
+		err = internalError("the task's code returned neither a result nor an error")
+	}
+	return res, result, err
+}
+
+// ended writes into rec, unless it has ended already, how the task ended:
+// cancelled, failed with err (why its context ended: cause), or completed
+// with res (result, its JSON).
+func (r *run) ended(rec *Record, cause, err error, res *mcp.CallToolResult, result json.RawMessage) {
+	if rec.Status.Terminal() {
+		return
+	}
+	rec.InputRequests, rec.Responses = nil, nil
+	rec.UpdatedAt = r.x.opts.Now()
+	switch {
+	case rec.CancelRequested || errors.Is(cause, ErrCancelled):
+		rec.Status = StatusCancelled
+		rec.StatusMessage = "Cancelled at the client's request."
+	case err != nil && errors.Is(cause, ErrShutdown):
+		rec.Status = StatusFailed
+		rec.Error = &ErrorObject{Code: -32603, Message: "task interrupted: " + ErrShutdown.Error()}
+		rec.StatusMessage = "The task was interrupted: the server shut down. Start it again."
+	case err != nil && errors.Is(cause, ErrEvicted):
+		rec.Status = StatusFailed
+		rec.Error = &ErrorObject{Code: -32603, Message: "task ended: " + ErrEvicted.Error()}
+		rec.StatusMessage = fmt.Sprintf("The task was ended: the server runs at most %d unfinished tasks, and gave this one's place to another caller's, since you held the most. Start it again later.", r.x.opts.MaxTasks)
+	case err != nil && errors.Is(cause, ErrExpired):
+		rec.Status = StatusFailed
+		rec.Error = &ErrorObject{Code: -32603, Message: ErrExpired.Error()}
+		rec.StatusMessage = "The task ran out of time."
+	case err != nil:
+		rec.Status = StatusFailed
+		rec.Error = errorObject(err)
+		rec.Error.Message = clip(rec.Error.Message)
+		rec.StatusMessage = clip("Tool execution failed: " + rec.Error.Message)
+	default:
+		rec.Status = StatusCompleted
+		rec.Result = result
+		rec.StatusMessage = summary(res)
 	}
 }
 

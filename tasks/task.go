@@ -269,62 +269,16 @@ func (t *Task) askSync(ctx context.Context, questions map[string]*mcp.ElicitPara
 
 // ask records the questions, marks the task input_required and waits.
 func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[string]*mcp.ElicitResult, error) {
-	chans := map[string]chan *mcp.ElicitResult{}
-	r.mu.Lock()
-	for key := range raws {
-		if _, busy := r.waiters[key]; busy {
-			r.mu.Unlock()
-			return nil, fmt.Errorf("question %q: %w", key, ErrKeyReused)
-		}
+	chans, err := r.addWaiters(raws)
+	if err != nil {
+		return nil, err
 	}
-	for key := range raws {
-		chans[key] = make(chan *mcp.ElicitResult, 1)
-		r.waiters[key] = chans[key]
-	}
-	r.mu.Unlock()
-	forget := func() {
-		r.mu.Lock()
-		for key, ch := range chans {
-			if r.waiters[key] == ch {
-				delete(r.waiters, key)
-			}
-		}
-		r.mu.Unlock()
-	}
-
-	first := sortedKeys(raws)[0]
-	var message string
-	var q struct {
-		Params struct {
-			Message string `json:"message"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(raws[first], &q) == nil {
-		message = q.Params.Message
-	}
-	_, err := r.x.store.Update(r.ctx, r.id, r.x.bounded(func(rec *Record) error {
-		if rec.Status.Terminal() || rec.CancelRequested {
-			return ErrCancelled
-		}
-		for key := range raws {
-			if slices.Contains(rec.Asked, key) {
-				return fmt.Errorf("question %q: %w", key, ErrKeyReused)
-			}
-		}
-		if rec.InputRequests == nil {
-			rec.InputRequests = map[string]json.RawMessage{}
-		}
-		for _, key := range sortedKeys(raws) {
-			rec.InputRequests[key] = raws[key]
-			rec.Asked = append(rec.Asked, key)
-		}
-		rec.Status = StatusInputRequired
-		rec.StatusMessage = clip("Waiting for an answer: " + message)
-		rec.UpdatedAt = r.x.opts.Now()
-		return nil
+	message := firstMessage(raws)
+	_, err = r.x.store.Update(r.ctx, r.id, r.x.bounded(func(rec *Record) error {
+		return r.recordQuestions(rec, raws, message)
 	}))
 	if err != nil {
-		forget()
+		r.forget(chans)
 		if errors.Is(err, ErrCancelled) && r.ctx.Err() != nil {
 			return nil, context.Cause(r.ctx)
 		}
@@ -337,16 +291,83 @@ func (r *run) ask(ctx context.Context, raws map[string]json.RawMessage) (map[str
 		case a := <-chans[key]:
 			answers[key] = a
 		case <-ctx.Done():
-			forget()
+			r.forget(chans)
 			r.withdraw(raws)
 			return nil, context.Cause(ctx)
 		case <-r.ctx.Done():
-			forget()
+			r.forget(chans)
 			return nil, context.Cause(r.ctx)
 		}
 	}
 	r.consume(raws)
 	return answers, nil
+}
+
+// addWaiters makes a channel for the answer to each question of raws, for
+// deliver; a question of the same key waiting already is refused.
+func (r *run) addWaiters(raws map[string]json.RawMessage) (map[string]chan *mcp.ElicitResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for key := range raws {
+		if _, busy := r.waiters[key]; busy {
+			return nil, fmt.Errorf("question %q: %w", key, ErrKeyReused)
+		}
+	}
+	chans := map[string]chan *mcp.ElicitResult{}
+	for key := range raws {
+		chans[key] = make(chan *mcp.ElicitResult, 1)
+		r.waiters[key] = chans[key]
+	}
+	return chans, nil
+}
+
+// forget stops waiting on chans.
+func (r *run) forget(chans map[string]chan *mcp.ElicitResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for key, ch := range chans {
+		if r.waiters[key] == ch {
+			delete(r.waiters, key)
+		}
+	}
+}
+
+// firstMessage is the message of the first question of raws, by key.
+func firstMessage(raws map[string]json.RawMessage) string {
+	var q struct {
+		Params struct {
+			Message string `json:"message"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raws[sortedKeys(raws)[0]], &q) != nil {
+		return ""
+	}
+	return q.Params.Message
+}
+
+// recordQuestions writes the questions raws into rec and marks the task
+// input_required; a task ended or being cancelled asks nothing, and a key
+// asked before in the task is refused.
+func (r *run) recordQuestions(rec *Record, raws map[string]json.RawMessage, message string) error {
+	if rec.Status.Terminal() || rec.CancelRequested {
+		return ErrCancelled
+	}
+	for key := range raws {
+		if slices.Contains(rec.Asked, key) {
+			return fmt.Errorf("question %q: %w", key, ErrKeyReused)
+		}
+	}
+	if rec.InputRequests == nil {
+		rec.InputRequests = map[string]json.RawMessage{}
+	}
+	for _, key := range sortedKeys(raws) {
+		rec.InputRequests[key] = raws[key]
+		rec.Asked = append(rec.Asked, key)
+	}
+	rec.Status = StatusInputRequired
+	rec.StatusMessage = clip("Waiting for an answer: " + message)
+	rec.UpdatedAt = r.x.opts.Now()
+	return nil
 }
 
 // withdraw removes questions nobody waits for any more.

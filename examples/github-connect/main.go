@@ -93,14 +93,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	if *usersFile != "" {
-		f, err := os.Open(*usersFile)
+		more, err := readUsersFile(*usersFile)
 		if err != nil {
-			return fmt.Errorf("users file: %w", err)
-		}
-		more, err := readUsers(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("users file %s: %w", *usersFile, err)
+			return err
 		}
 		users = append(users, more...)
 	}
@@ -171,6 +166,27 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	as.Addr = listenAddr
 	servers = append(servers, as)
 
+	return serveAll(ctx, servers, as, *addrFile, *publicURL, logger)
+}
+
+// readUsersFile reads the users of a -users-file.
+func readUsersFile(path string) ([]demoUser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("users file: %w", err)
+	}
+	defer f.Close()
+	users, err := readUsers(f)
+	if err != nil {
+		return nil, fmt.Errorf("users file %s: %w", path, err)
+	}
+	return users, nil
+}
+
+// serveAll runs the servers until ctx ends or one fails, then shuts them
+// down. The address mcp (the MCP server) listens on is written to
+// addrFile, when one is given.
+func serveAll(ctx context.Context, servers []*http.Server, mcp *http.Server, addrFile, publicURL string, logger *slog.Logger) error {
 	errc := make(chan error, len(servers))
 	for _, s := range servers {
 		ln, err := net.Listen("tcp", s.Addr)
@@ -178,15 +194,15 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("listen on %s: %w", s.Addr, err)
 		}
 		logger.Info("listening", "addr", ln.Addr().String())
-		if s == as && *addrFile != "" {
-			if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+		if s == mcp && addrFile != "" {
+			if err := os.WriteFile(addrFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
 				ln.Close()
 				return fmt.Errorf("-addr-file: %w", err)
 			}
 		}
 		go func() { errc <- s.Serve(ln) }()
 	}
-	logger.Info("ready", "mcp", *publicURL+"/mcp", "signin", *publicURL+"/signin")
+	logger.Info("ready", "mcp", publicURL+"/mcp", "signin", publicURL+"/signin")
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -72,18 +73,9 @@ type loginStatus struct {
 }
 
 func runAuthStatus(opts *AuthStatusOptions) error {
-	var conn ConnOptions
-	if err := resolveServer(opts.Server, &conn); err != nil {
+	server, err := opts.server()
+	if err != nil {
 		return err
-	}
-	var server string
-	if conn.URL != "" {
-		server, _ = login.Key(conn.URL)
-	}
-	if opts.Identity != "" {
-		if _, err := identityOrDefault(opts.Identity); err != nil {
-			return err
-		}
 	}
 	cache, err := login.DefaultCache()
 	if err != nil {
@@ -100,18 +92,7 @@ func runAuthStatus(opts *AuthStatusOptions) error {
 	if opts.Now != nil {
 		now = opts.Now()
 	}
-	out := []loginStatus{}
-	for _, e := range entries {
-		if (server != "" && e.Server != server) || (opts.Identity != "" && e.Identity != opts.Identity) {
-			continue
-		}
-		scopes := e.Scopes
-		if scopes == nil {
-			scopes = []string{}
-		}
-		out = append(out, loginStatus{Server: e.Server, Identity: e.Identity, Grant: e.Grant, ClientID: e.ClientID, Scopes: scopes,
-			Expires: e.Expiry, Expired: !e.Expiry.IsZero() && !now.Before(e.Expiry), Refreshable: e.RefreshToken != "", DPoP: e.DPoPKey != "", Saved: e.Saved})
-	}
+	out := loginStatuses(entries, server, opts.Identity, now)
 	var none error
 	if len(out) == 0 && server != "" {
 		none = &exitError{code: ExitFailed, err: fmt.Errorf("not logged in to %s; log in with: mcp-tester auth login %s", server, opts.Server)}
@@ -132,7 +113,49 @@ func runAuthStatus(opts *AuthStatusOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "No cached logins in %s\n", cache.Dir)
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	return printLoginTable(opts.IO.Out, out, now)
+}
+
+// server is the login key of the server the logins are asked of, "" for
+// every server; it checks the identity asked for.
+func (opts *AuthStatusOptions) server() (string, error) {
+	var conn ConnOptions
+	if err := resolveServer(opts.Server, &conn); err != nil {
+		return "", err
+	}
+	var server string
+	if conn.URL != "" {
+		server, _ = login.Key(conn.URL)
+	}
+	if opts.Identity != "" {
+		if _, err := identityOrDefault(opts.Identity); err != nil {
+			return "", err
+		}
+	}
+	return server, nil
+}
+
+// loginStatuses are the cached logins to server (every one for "") of
+// identity (every one for ""), as of now.
+func loginStatuses(entries []*login.Entry, server, identity string, now time.Time) []loginStatus {
+	out := []loginStatus{}
+	for _, e := range entries {
+		if (server != "" && e.Server != server) || (identity != "" && e.Identity != identity) {
+			continue
+		}
+		scopes := e.Scopes
+		if scopes == nil {
+			scopes = []string{}
+		}
+		out = append(out, loginStatus{Server: e.Server, Identity: e.Identity, Grant: e.Grant, ClientID: e.ClientID, Scopes: scopes,
+			Expires: e.Expiry, Expired: !e.Expiry.IsZero() && !now.Before(e.Expiry), Refreshable: e.RefreshToken != "", DPoP: e.DPoPKey != "", Saved: e.Saved})
+	}
+	return out
+}
+
+// printLoginTable writes the logins as a table, one a row.
+func printLoginTable(w io.Writer, out []loginStatus, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tIDENTITY\tGRANT\tCLIENT\tSCOPES\tEXPIRES\tREFRESH")
 	for _, s := range out {
 		refresh := "no"

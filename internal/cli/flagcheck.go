@@ -21,13 +21,16 @@ import (
 // --json with --raw) and a negative time limit.
 func checkFlags(cmd *cobra.Command) error {
 	f := cmd.Flags()
-	given := func(name string) string {
-		if fl := f.Lookup(name); fl != nil && fl.Changed {
-			return fl.Value.String()
-		}
-		return ""
+	if err := checkOutputFlags(outputFlags(f)); err != nil {
+		return err
 	}
-	format, jsonFlag, raw := given("format"), given("json"), given("raw")
+	return checkDurations(f)
+}
+
+// outputFlags are --format, --json and --raw as the person gave them, ""
+// for one not given.
+func outputFlags(f *pflag.FlagSet) (format, jsonFlag, raw string) {
+	format, jsonFlag, raw = givenValue(f, "format"), givenValue(f, "json"), givenValue(f, "raw")
 	if fl := f.Lookup("format"); fl != nil && fl.Changed {
 		if v, ok := fl.Value.(formatValue); ok && v.asked != nil {
 			format = *v.asked
@@ -38,6 +41,19 @@ func checkFlags(cmd *cobra.Command) error {
 			jsonFlag = fmt.Sprint(*v.said) // --format text after it overrode it
 		}
 	}
+	return format, jsonFlag, raw
+}
+
+// givenValue is the value of the flag name when it was given, else "".
+func givenValue(f *pflag.FlagSet, name string) string {
+	if fl := f.Lookup(name); fl != nil && fl.Changed {
+		return fl.Value.String()
+	}
+	return ""
+}
+
+// checkOutputFlags refuses output formats that contradict each other.
+func checkOutputFlags(format, jsonFlag, raw string) error {
 	switch {
 	case format == report.Text && jsonFlag == "true":
 		return usageErr("--json and --format text contradict each other: give one")
@@ -46,6 +62,11 @@ func checkFlags(cmd *cobra.Command) error {
 	case raw == "true" && (jsonFlag == "true" || format == report.JSON):
 		return usageErr("--raw prints the result as the server sent it, --json (--format json) prints the questions and the result: give one")
 	}
+	return nil
+}
+
+// checkDurations refuses a negative time given to any flag of durations.
+func checkDurations(f *pflag.FlagSet) error {
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
 		if err != nil || !fl.Changed || fl.Value.Type() != "duration" {

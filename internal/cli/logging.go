@@ -89,21 +89,9 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			if m == nil {
 				continue
 			}
-			if opts.Format == report.JSON {
-				if err := printer.JSONLine(opts.IO.Out, m); err != nil {
-					return err
-				}
-				continue
+			if err := opts.print(m); err != nil {
+				return err
 			}
-			data, _ := json.Marshal(m.Data)
-			if s, ok := m.Data.(string); ok {
-				data = []byte(s)
-			}
-			logger := ""
-			if m.Logger != "" {
-				logger = m.Logger + ": "
-			}
-			fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", termsafe.Clip(string(m.Level), maxShown), termsafe.Clip(logger, maxShown), termsafe.Clip(string(data), maxShown))
 		case <-rctx.Done():
 			if ctx.Err() != nil {
 				return nil
@@ -114,6 +102,25 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: only %s came before --timeout %s ran out", opts.Count, nLogMessages(n), opts.Conn.Timeout)}
 		}
 	}
+	return nil
+}
+
+// print writes a log message: a JSON line, or "[LEVEL] LOGGER: DATA".
+//
+//lint:ignore SA1019 logging is deprecated as of 2026-07-28 but still works; the tester tests it
+func (opts *LoggingOptions) print(m *mcp.LoggingMessageParams) error {
+	if opts.Format == report.JSON {
+		return printer.JSONLine(opts.IO.Out, m)
+	}
+	data, _ := json.Marshal(m.Data)
+	if s, ok := m.Data.(string); ok {
+		data = []byte(s)
+	}
+	logger := ""
+	if m.Logger != "" {
+		logger = m.Logger + ": "
+	}
+	fmt.Fprintf(opts.IO.Out, "[%s] %s%s\n", termsafe.Clip(string(m.Level), maxShown), termsafe.Clip(logger, maxShown), termsafe.Clip(string(data), maxShown))
 	return nil
 }
 

@@ -29,23 +29,9 @@ func (o *ConnOptions) applyProfile() error {
 	if o.Profile == "" {
 		return nil
 	}
-	pl, err := places()
+	x, err := o.loadProfile()
 	if err != nil {
 		return err
-	}
-	p, path, err := pl.Lookup(o.Profile)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if p.Disabled {
-		return usageErr("profile %q in %s is disabled; enable it with: mcp-tester profile enable %s", o.Profile, path, o.Profile)
-	}
-	if err := p.Validate(); err != nil {
-		return usageErr("profile %q in %s: %v", o.Profile, path, err)
-	}
-	x, err := p.Expanded(os.LookupEnv)
-	if err != nil {
-		return usageErr("profile %q in %s: %v", o.Profile, path, err)
 	}
 	given := func(name string) bool { return o.flags != nil && o.flags.Changed(name) }
 	if !given("command") && !given("url") {
@@ -71,6 +57,30 @@ func (o *ConnOptions) applyProfile() error {
 		o.Auth.fromProfile(x.Auth)
 	}
 	return nil
+}
+
+// loadProfile is the profile named by -p, enabled and valid, with ${ENV}
+// expanded.
+func (o *ConnOptions) loadProfile() (*profile.Profile, error) {
+	pl, err := places()
+	if err != nil {
+		return nil, err
+	}
+	p, path, err := pl.Lookup(o.Profile)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if p.Disabled {
+		return nil, usageErr("profile %q in %s is disabled; enable it with: mcp-tester profile enable %s", o.Profile, path, o.Profile)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, usageErr("profile %q in %s: %v", o.Profile, path, err)
+	}
+	x, err := p.Expanded(os.LookupEnv)
+	if err != nil {
+		return nil, usageErr("profile %q in %s: %v", o.Profile, path, err)
+	}
+	return x, nil
 }
 
 // fromProfile fills the login options that were not given from a

@@ -81,50 +81,13 @@ func runProfileAdd(opts *ProfileAddOptions) error {
 	if opts.Local && opts.Global {
 		return usageErr("give --local or --global, not both")
 	}
-	p := opts.Profile
-	if len(opts.Headers) > 0 {
-		h, err := target.ParseHeaders(opts.Headers)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		p.Headers = map[string]string{}
-		for name := range h {
-			p.Headers[name] = h.Get(name)
-			if credential.Name(name) && !strings.Contains(p.Headers[name], "${") {
-				fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: header %s is stored as written; write it as ${ENV_VAR} to keep the secret out of the file\n", name)
-			}
-		}
-	}
-	switch p.Transport {
-	case "", target.TransportAuto, target.TransportStreamable, target.TransportSSE:
-	default:
-		return usageErr("--transport %q: use auto, streamable or sse", p.Transport)
-	}
-	if a := opts.Auth; !reflect.DeepEqual(a, profile.Auth{}) {
-		if a.ClientSecret != "" && !strings.Contains(a.ClientSecret, "${") {
-			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: the client secret is stored as written; write it as ${ENV_VAR} to keep it out of the file\n")
-		}
-		p.Auth = &a
-	}
-	if err := p.Validate(); err != nil {
-		return usageErr("profile %s: %v", opts.Name, err)
-	}
-	pl, err := places()
+	p, err := opts.profile()
 	if err != nil {
 		return err
 	}
-	path := pl.User
-	switch {
-	case opts.Local:
-		path = pl.Dir
-	case opts.Global:
-	default:
-		if _, err := os.Stat(pl.Dir); err == nil || pl.User == "" {
-			path = pl.Dir
-		}
-	}
-	if path == "" {
-		return usageErr("there is no user configuration directory here; use --local")
+	path, err := opts.file()
+	if err != nil {
+		return err
 	}
 	f, err := profile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -142,4 +105,72 @@ func runProfileAdd(opts *ProfileAddOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "Saved profile %s in %s\n", opts.Name, path)
 	return nil
+}
+
+// profile is the profile the flags describe, checked; a secret written
+// as it is, not as ${ENV_VAR}, is warned of.
+func (opts *ProfileAddOptions) profile() (profile.Profile, error) {
+	p := opts.Profile
+	if len(opts.Headers) > 0 {
+		h, err := opts.headers()
+		if err != nil {
+			return p, err
+		}
+		p.Headers = h
+	}
+	switch p.Transport {
+	case "", target.TransportAuto, target.TransportStreamable, target.TransportSSE:
+	default:
+		return p, usageErr("--transport %q: use auto, streamable or sse", p.Transport)
+	}
+	if a := opts.Auth; !reflect.DeepEqual(a, profile.Auth{}) {
+		if a.ClientSecret != "" && !strings.Contains(a.ClientSecret, "${") {
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: the client secret is stored as written; write it as ${ENV_VAR} to keep it out of the file\n")
+		}
+		p.Auth = &a
+	}
+	if err := p.Validate(); err != nil {
+		return p, usageErr("profile %s: %v", opts.Name, err)
+	}
+	return p, nil
+}
+
+// headers are the --header flags as the profile keeps them.
+func (opts *ProfileAddOptions) headers() (map[string]string, error) {
+	h, err := target.ParseHeaders(opts.Headers)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	out := map[string]string{}
+	for name := range h {
+		out[name] = h.Get(name)
+		if credential.Name(name) && !strings.Contains(out[name], "${") {
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: header %s is stored as written; write it as ${ENV_VAR} to keep the secret out of the file\n", name)
+		}
+	}
+	return out, nil
+}
+
+// file is the profiles file to write: --local's, --global's, or by
+// default the working directory's when it has one (or there is no user
+// configuration directory), else the user's.
+func (opts *ProfileAddOptions) file() (string, error) {
+	pl, err := places()
+	if err != nil {
+		return "", err
+	}
+	path := pl.User
+	switch {
+	case opts.Local:
+		path = pl.Dir
+	case opts.Global:
+	default:
+		if _, err := os.Stat(pl.Dir); err == nil || pl.User == "" {
+			path = pl.Dir
+		}
+	}
+	if path == "" {
+		return "", usageErr("there is no user configuration directory here; use --local")
+	}
+	return path, nil
 }

@@ -140,6 +140,12 @@ func (o *ProxyOptions) check() error {
 		}
 		return nil
 	}
+	return o.checkHTTP()
+}
+
+// checkHTTP refuses what cannot run of a proxy to an HTTP server: its URL,
+// its transport, the address to listen on.
+func (o *ProxyOptions) checkHTTP() error {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageErr("--url %q: give an http:// or https:// URL", credential.RedactURL(o.URL))

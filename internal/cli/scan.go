@@ -126,20 +126,9 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
-	var servers []scan.Server
-	var incomplete []string
-	if len(files) == 0 || len(names) > 0 || opts.Conn.Command != "" || opts.Conn.URL != "" {
-		servers, incomplete, err = gatherCatalogs(ctx, opts.IO, opts.Conn, names)
-		if err != nil {
-			return err
-		}
-	} else if opts.Conn.TraceFile != "" {
-		// Catalog files alone: no message to trace, and a file that says so.
-		f, err := outfile.Create(opts.Conn.TraceFile, 0o600)
-		if err != nil {
-			return usageErr("--trace: %v", err)
-		}
-		f.Close()
+	servers, incomplete, err := opts.servers(ctx, names, len(files) > 0)
+	if err != nil {
+		return err
 	}
 	rep := scan.Scan(append(servers, files...)...)
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
@@ -147,7 +136,43 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	}); err != nil {
 		return err
 	}
-	err = emit(opts.IO, opts.Format, report.Writers{
+	if err := opts.report(rep, incomplete, fileOf); err != nil {
+		return err
+	}
+	if failOn > 0 {
+		if n := rep.AtLeast(failOn); n > 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("%d finding(s) at or above --fail-on %s", n, failOn)}
+		}
+	}
+	if len(incomplete) > 0 {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the scan is incomplete: %s", strings.Join(incomplete, "; "))}
+	}
+	return nil
+}
+
+// servers lists the catalogs of the servers to scan: the one of -c/-u, or
+// those of the profiles names; none when only catalog files are scanned
+// (files), and then a --trace file says there was nothing to trace.
+func (opts *ScanOptions) servers(ctx context.Context, names []string, files bool) (servers []scan.Server, incomplete []string, err error) {
+	if !files || len(names) > 0 || opts.Conn.Command != "" || opts.Conn.URL != "" {
+		return gatherCatalogs(ctx, opts.IO, opts.Conn, names)
+	}
+	if opts.Conn.TraceFile != "" {
+		// Catalog files alone: no message to trace, and a file that says so.
+		f, err := outfile.Create(opts.Conn.TraceFile, 0o600)
+		if err != nil {
+			return nil, nil, usageErr("--trace: %v", err)
+		}
+		f.Close()
+	}
+	return nil, nil, nil
+}
+
+// report writes the scan's report in the format asked for, with what
+// could not be scanned; fileOf says which catalog file each server
+// came from.
+func (opts *ScanOptions) report(rep *scan.Report, incomplete []string, fileOf map[string]string) error {
+	return emit(opts.IO, opts.Format, report.Writers{
 		Text: func(w io.Writer) error {
 			if err := rep.WriteText(w); err != nil {
 				return err
@@ -169,18 +194,6 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		SARIF: report.Incomplete(rep, strings.Join(incomplete, "; ")),
 		At:    sarif.Anchor{File: opts.SARIFFile, Files: fileOf},
 	})
-	if err != nil {
-		return err
-	}
-	if failOn > 0 {
-		if n := rep.AtLeast(failOn); n > 0 {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("%d finding(s) at or above --fail-on %s", n, failOn)}
-		}
-	}
-	if len(incomplete) > 0 {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("the scan is incomplete: %s", strings.Join(incomplete, "; "))}
-	}
-	return nil
 }
 
 // readCatalogFiles reads the servers of the --catalog files, and which
@@ -244,6 +257,16 @@ func (o *ScanOptions) profileNames() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	names := enabledProfiles(pl)
+	if len(names) == 0 {
+		return nil, usageErr("--all-profiles: no enabled profile in %s", strings.Join(pl.List(), " or "))
+	}
+	return names, nil
+}
+
+// enabledProfiles are the names of the enabled profiles in the files of
+// pl, sorted; a file that cannot be read is passed over.
+func enabledProfiles(pl profile.Places) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, path := range pl.List() {
@@ -258,11 +281,8 @@ func (o *ScanOptions) profileNames() ([]string, error) {
 			}
 		}
 	}
-	if len(names) == 0 {
-		return nil, usageErr("--all-profiles: no enabled profile in %s", strings.Join(pl.List(), " or "))
-	}
 	sort.Strings(names)
-	return names, nil
+	return names
 }
 
 // gatherCatalogs lists what each server offers: the one of -c/-u (names
@@ -275,49 +295,60 @@ func gatherCatalogs(ctx context.Context, ios *iostreams.IOStreams, base ConnOpti
 	quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: ios.ErrOut}
 	// One trace file for the run, each line naming its profile.
 	shared := &sharedTrace{start: time.Now()}
-	one := func(conn ConnOptions, label string) error {
-		conn.traceShared, conn.traceServer = shared, label
-		// Prepared on the command's own streams: its credentials are
-		// hidden on them and in the trace.
-		err := conn.prepare(ios)
-		var s *session.Session
-		if err == nil {
-			s, err = conn.openToList(ctx, quiet, nil)
-		}
-		if err != nil {
-			if label != "" {
-				return fmt.Errorf("profile %q: %w", label, err)
-			}
-			return err
-		}
-		defer s.Close()
-		srv, err := gather(ctx, s)
-		if err != nil {
-			return err
-		}
-		if label == "" {
-			label = conn.target().Describe()
-			if si := srv.ServerInfo(); si != nil && si.Name != "" {
-				label = si.Name
-			}
-		}
-		for _, m := range sortedListErrors(srv.ListErrors) {
-			incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, srv.ListErrors[m]))
-		}
-		servers = append(servers, scan.Server{Name: label, Catalog: &srv.Listing})
-		return nil
-	}
 	if len(names) == 0 {
-		return servers, incomplete, one(base, "")
+		srv, notListed, err := gatherCatalog(ctx, ios, quiet, base, shared, "")
+		if err != nil {
+			return servers, incomplete, err
+		}
+		return []scan.Server{srv}, notListed, nil
 	}
 	for _, n := range names {
 		conn := base
 		conn.Profile = n
-		if err := one(conn, n); err != nil {
+		srv, notListed, err := gatherCatalog(ctx, ios, quiet, conn, shared, n)
+		if err != nil {
 			return nil, nil, err
 		}
+		servers = append(servers, srv)
+		incomplete = append(incomplete, notListed...)
 	}
 	return servers, incomplete, nil
+}
+
+// gatherCatalog lists what the server of conn offers, its session's
+// output on quiet and its trace in shared, its messages naming it label
+// (its profile; "" for the server of -c/-u, then named by what it says it
+// is). incomplete says which lists it declared but failed to give.
+func gatherCatalog(ctx context.Context, ios, quiet *iostreams.IOStreams, conn ConnOptions, shared *sharedTrace, label string) (srv scan.Server, incomplete []string, err error) {
+	conn.traceShared, conn.traceServer = shared, label
+	// Prepared on the command's own streams: its credentials are
+	// hidden on them and in the trace.
+	err = conn.prepare(ios)
+	var s *session.Session
+	if err == nil {
+		s, err = conn.openToList(ctx, quiet, nil)
+	}
+	if err != nil {
+		if label != "" {
+			return srv, nil, fmt.Errorf("profile %q: %w", label, err)
+		}
+		return srv, nil, err
+	}
+	defer s.Close()
+	got, err := gather(ctx, s)
+	if err != nil {
+		return srv, nil, err
+	}
+	if label == "" {
+		label = conn.target().Describe()
+		if si := got.ServerInfo(); si != nil && si.Name != "" {
+			label = si.Name
+		}
+	}
+	for _, m := range sortedListErrors(got.ListErrors) {
+		incomplete = append(incomplete, fmt.Sprintf("%s: %s failed: %s", label, m, got.ListErrors[m]))
+	}
+	return scan.Server{Name: label, Catalog: &got.Listing}, incomplete, nil
 }
 
 func sortedListErrors(m map[string]string) []string {

@@ -93,24 +93,12 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if !ok {
 		return usageErr("--match %q: use exact or shape", opts.Match)
 	}
-	var ignore []expect.Path
-	for _, s := range opts.Ignore {
-		p, err := expect.ParsePath(s, true)
-		if err != nil || len(p) == 0 {
-			if err == nil {
-				err = errors.New("the whole result cannot be left out; name a part of it")
-			}
-			return usageErr("--ignore: %v", err)
-		}
-		ignore = append(ignore, p)
+	ignore, err := parseIgnore(opts.Ignore)
+	if err != nil {
+		return err
 	}
-	if opts.Output != "" {
-		if same, err := sameFile(opts.Recording, opts.Output); err == nil && same {
-			return usageErr("-o %s is the recording itself: name another file", opts.Output)
-		}
-		if err := checkOutPath("-o", opts.Output); err != nil {
-			return err
-		}
+	if err := opts.checkOutput(); err != nil {
+		return err
 	}
 	rec, err := readRecording(opts.Recording)
 	if err != nil {
@@ -145,6 +133,40 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	for _, w := range warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: %s\n", name, w.Line, termsafe.Line(w.Text))
 	}
+	return opts.emit(src, scriptSummary(counts, name, rec.Truncated))
+}
+
+// parseIgnore reads the --ignore paths; the whole result is no path to
+// leave out.
+func parseIgnore(list []string) ([]expect.Path, error) {
+	var ignore []expect.Path
+	for _, s := range list {
+		p, err := expect.ParsePath(s, true)
+		if err != nil || len(p) == 0 {
+			if err == nil {
+				err = errors.New("the whole result cannot be left out; name a part of it")
+			}
+			return nil, usageErr("--ignore: %v", err)
+		}
+		ignore = append(ignore, p)
+	}
+	return ignore, nil
+}
+
+// checkOutput refuses a -o file that is the recording, or one that cannot
+// be written.
+func (opts *ScriptOptions) checkOutput() error {
+	if opts.Output == "" {
+		return nil
+	}
+	if same, err := sameFile(opts.Recording, opts.Output); err == nil && same {
+		return usageErr("-o %s is the recording itself: name another file", opts.Output)
+	}
+	return checkOutPath("-o", opts.Output)
+}
+
+// emit writes the script to stdout, or to -o with a summary on stderr.
+func (opts *ScriptOptions) emit(src []byte, summary string) error {
 	if opts.Output == "" {
 		if _, err := opts.IO.Out.Write(src); err != nil {
 			return &exitError{code: ExitFailed, err: err}
@@ -154,7 +176,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if err := outfile.Write(opts.Output, src, 0o600); err != nil { // it holds the answers given
 		return &exitError{code: ExitFailed, err: err}
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s: %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), scriptSummary(counts, name, rec.Truncated), termsafe.Line(opts.Output))
+	fmt.Fprintf(opts.IO.ErrOut, "%s: %s; run it: mcp-tester test -s %s\n", termsafe.Line(opts.Output), summary, termsafe.Line(opts.Output))
 	return nil
 }
 

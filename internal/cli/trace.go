@@ -42,12 +42,32 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 		// Added to those of the run's other servers (scan of several).
 		ios.AddSecrets(append(credential.Secrets(o.URL, o.Headers), credential.CommandSecrets(o.Command)...)...)
 	}
+	ws, err := o.traceWriters(ios)
+	if err != nil {
+		return err
+	}
+	if len(ws) > 0 {
+		o.traceTo = io.MultiWriter(ws...)
+		o.recorder = o.newRecorder(o.traceSession)
+		o.recorder.Info(o.traceInfo())
+	}
+	if o.traceShared != nil {
+		o.traceShared.begun = true
+	}
+	o.prepared = true
+	return nil
+}
+
+// traceWriters are where the trace goes: the --trace file (begun by the
+// first session of the run), stderr for --verbose, and nowhere but the
+// recorder's copy for --raw.
+func (o *ConnOptions) traceWriters(ios *iostreams.IOStreams) ([]io.Writer, error) {
 	var ws []io.Writer
 	if o.TraceFile != "" {
 		if o.traceShared == nil || !o.traceShared.begun {
 			f, err := outfile.Create(o.TraceFile, 0o600)
 			if err != nil {
-				return usageErr("--trace: %v", err)
+				return nil, usageErr("--trace: %v", err)
 			}
 			f.Close()
 		}
@@ -65,36 +85,33 @@ func (o *ConnOptions) prepare(ios *iostreams.IOStreams) error {
 	if len(ws) == 0 && o.Raw {
 		ws = append(ws, io.Discard) // --raw needs the recorder's copy of results
 	}
-	if len(ws) > 0 {
-		o.traceTo = io.MultiWriter(ws...)
-		o.recorder = o.newRecorder(o.traceSession)
-		info := map[string]any{"client": "mcp-tester " + Version()}
-		switch {
-		case o.ShowSecrets && o.Command != "":
-			info["command"] = o.Command
-		case o.Command != "":
-			info["command"] = credential.RedactCommand(o.Command)
-		case o.ShowSecrets:
-			info["url"] = o.URL
-			if len(o.Headers) > 0 {
-				info["headers"] = o.Headers
-			}
-		default:
-			info["url"] = credential.RedactURL(o.URL)
-			if len(o.Headers) > 0 {
-				info["headers"] = trace.RedactHeaders(o.Headers)
-			}
+	return ws, nil
+}
+
+// traceInfo is the first line of the trace: the client, the server (its
+// credentials hidden unless --show-secrets) and the protocol asked for.
+func (o *ConnOptions) traceInfo() map[string]any {
+	info := map[string]any{"client": "mcp-tester " + Version()}
+	switch {
+	case o.ShowSecrets && o.Command != "":
+		info["command"] = o.Command
+	case o.Command != "":
+		info["command"] = credential.RedactCommand(o.Command)
+	case o.ShowSecrets:
+		info["url"] = o.URL
+		if len(o.Headers) > 0 {
+			info["headers"] = o.Headers
 		}
-		if o.Protocol != "" {
-			info["protocol"] = o.Protocol
+	default:
+		info["url"] = credential.RedactURL(o.URL)
+		if len(o.Headers) > 0 {
+			info["headers"] = trace.RedactHeaders(o.Headers)
 		}
-		o.recorder.Info(info)
 	}
-	if o.traceShared != nil {
-		o.traceShared.begun = true
+	if o.Protocol != "" {
+		info["protocol"] = o.Protocol
 	}
-	o.prepared = true
-	return nil
+	return info
 }
 
 // sharedTrace is the trace of a run whose sessions each have a

@@ -29,15 +29,9 @@ func DecodeMessage(b []byte) (jsonrpc.Message, error) {
 		return nil, fmt.Errorf("invalid message version tag %s; expected \"2.0\"", members["jsonrpc"])
 	}
 	idRaw, hasID := members["id"]
-	var idv any
-	if hasID {
-		if err := json.Unmarshal(idRaw, &idv); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-		}
-	}
-	id, err := jsonrpc.MakeID(idv)
+	id, err := messageID(idRaw, hasID)
 	if err != nil {
-		return nil, fmt.Errorf("an id %s that is neither a string nor a number", bytes.TrimSpace(idRaw))
+		return nil, err
 	}
 	if m, ok := members["method"]; ok {
 		var method string
@@ -46,6 +40,28 @@ func DecodeMessage(b []byte) (jsonrpc.Message, error) {
 		}
 		return &jsonrpc.Request{Method: method, ID: id, Params: members["params"]}, nil
 	}
+	return decodeResponse(members, id, hasID)
+}
+
+// messageID reads a message's id, raw (when it has one: hasID): a string
+// or a number, or null.
+func messageID(raw json.RawMessage, hasID bool) (jsonrpc.ID, error) {
+	var idv any
+	if hasID {
+		if err := json.Unmarshal(raw, &idv); err != nil {
+			return jsonrpc.ID{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	id, err := jsonrpc.MakeID(idv)
+	if err != nil {
+		return jsonrpc.ID{}, fmt.Errorf("an id %s that is neither a string nor a number", bytes.TrimSpace(raw))
+	}
+	return id, nil
+}
+
+// decodeResponse reads the members of a response of id; only an error
+// may have a null id (hasID with an id not valid).
+func decodeResponse(members map[string]json.RawMessage, id jsonrpc.ID, hasID bool) (jsonrpc.Message, error) {
 	var werr *jsonrpc.Error
 	if e := nonNull(members["error"]); e != nil {
 		if err := json.Unmarshal(e, &werr); err != nil {

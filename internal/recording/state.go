@@ -35,9 +35,29 @@ func HideState(msg []byte) []byte {
 	if !bytes.Contains(msg, []byte(stateKey)) && !bytes.Contains(msg, []byte(`\`)) {
 		return msg
 	}
-	type span struct{ from, to int64 }
-	var spans []span
-	var notes []string
+	spans, notes, ok := stateSpans(msg)
+	if !ok || len(spans) == 0 {
+		return msg
+	}
+	var out bytes.Buffer
+	last := int64(0)
+	for i, s := range spans {
+		out.Write(msg[last:s.from])
+		q, _ := json.Marshal(notes[i])
+		out.Write(q)
+		last = s.to
+	}
+	out.Write(msg[last:])
+	return out.Bytes()
+}
+
+// span is the bytes of a message from from to to.
+type span struct{ from, to int64 }
+
+// stateSpans are where the string values of the "requestState" members of
+// msg are, with the note that replaces each; ok is false when msg is not
+// valid JSON.
+func stateSpans(msg []byte) (spans []span, notes []string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	// inObject[i] tells whether the container at depth i is an object;
 	// wantKey whether the next token of the object at the top is a key.
@@ -51,7 +71,7 @@ func HideState(msg []byte) []byte {
 			break
 		}
 		if err != nil {
-			return msg
+			return nil, nil, false
 		}
 		top := len(inObject) > 0 && inObject[len(inObject)-1]
 		switch t := tok.(type) {
@@ -82,17 +102,5 @@ func HideState(msg []byte) []byte {
 		stateNext = false
 		wantKey = len(inObject) > 0 && inObject[len(inObject)-1]
 	}
-	if len(spans) == 0 {
-		return msg
-	}
-	var out bytes.Buffer
-	last := int64(0)
-	for i, s := range spans {
-		out.Write(msg[last:s.from])
-		q, _ := json.Marshal(notes[i])
-		out.Write(q)
-		last = s.to
-	}
-	out.Write(msg[last:])
-	return out.Bytes()
+	return spans, notes, true
 }

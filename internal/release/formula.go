@@ -42,22 +42,12 @@ type formulaArchive struct{ URL, SHA256 string }
 // a version that is not semver, or a base URL that is not a plain https
 // (or file) URL is an error.
 func (f Formula) Write(w io.Writer) error {
-	if !semver.IsValid(f.Version) || semver.Build(f.Version) != "" {
-		return fmt.Errorf("formula: version %q is not a release version (vMAJOR.MINOR.PATCH[-PRERELEASE])", f.Version)
+	if err := f.check(); err != nil {
+		return err
 	}
-	u, err := url.Parse(f.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "file") || u.RawQuery != "" || u.Fragment != "" ||
-		strings.ContainsAny(f.BaseURL, "\"\\#{}$` \t\n") {
-		return fmt.Errorf("formula: base URL %q: want an https:// (or file://) URL without query, fragment, quotes or spaces", f.BaseURL)
-	}
-	archives := map[string]formulaArchive{}
-	for _, p := range FormulaPlatforms {
-		name := ArchiveName("mcp-tester", f.Version, p)
-		sum, ok := f.Checksums[name]
-		if !ok {
-			return fmt.Errorf("formula: %s is not in the checksums", name)
-		}
-		archives[p.OS+"/"+p.Arch] = formulaArchive{URL: strings.TrimSuffix(f.BaseURL, "/") + "/" + name, SHA256: sum}
+	archives, err := f.archives()
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	err = formulaTemplate.Execute(&buf, map[string]any{
@@ -69,6 +59,35 @@ func (f Formula) Write(w io.Writer) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// check refuses a version that is not semver and a base URL that is not a
+// plain https (or file) URL.
+func (f Formula) check() error {
+	if !semver.IsValid(f.Version) || semver.Build(f.Version) != "" {
+		return fmt.Errorf("formula: version %q is not a release version (vMAJOR.MINOR.PATCH[-PRERELEASE])", f.Version)
+	}
+	u, err := url.Parse(f.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "file") || u.RawQuery != "" || u.Fragment != "" ||
+		strings.ContainsAny(f.BaseURL, "\"\\#{}$` \t\n") {
+		return fmt.Errorf("formula: base URL %q: want an https:// (or file://) URL without query, fragment, quotes or spaces", f.BaseURL)
+	}
+	return nil
+}
+
+// archives is the archive of each platform in FormulaPlatforms, by
+// "OS/ARCH", with its checksum.
+func (f Formula) archives() (map[string]formulaArchive, error) {
+	archives := map[string]formulaArchive{}
+	for _, p := range FormulaPlatforms {
+		name := ArchiveName("mcp-tester", f.Version, p)
+		sum, ok := f.Checksums[name]
+		if !ok {
+			return nil, fmt.Errorf("formula: %s is not in the checksums", name)
+		}
+		archives[p.OS+"/"+p.Arch] = formulaArchive{URL: strings.TrimSuffix(f.BaseURL, "/") + "/" + name, SHA256: sum}
+	}
+	return archives, nil
 }
 
 var formulaTemplate = template.Must(template.New("formula").Parse(`# Homebrew formula of mcp-tester {{.Version}}, made by scripts/release.sh from

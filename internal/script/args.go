@@ -97,19 +97,9 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 	if err != nil {
 		return nil, err
 	}
-	for _, tk := range toks {
-		if tk.key == "" {
-			continue
-		}
-		if schema == nil {
-			continue
-		}
-		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
-			hint := ""
-			if h, ok := suggest.Closest(tk.key, names); ok {
-				hint = fmt.Sprintf(" (did you mean %s?)", h)
-			}
-			return nil, fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, name, hint, takes(names))
+	if schema != nil {
+		if err := unknownArgument(name, schema, toks); err != nil {
+			return nil, err
 		}
 	}
 	var free []string // the properties no argument names, for the positional ones
@@ -132,24 +122,52 @@ func (r *runner) toolArgs(ctx context.Context, name string, toks []token) (map[s
 			}
 			key, free = free[0], free[1:]
 		}
-		s, err := tk.value(r.vars)
-		if err != nil {
-			return nil, err
-		}
 		typ := ""
 		if schema != nil {
 			typ = schema.types[key]
 		}
-		v, err := convert(s, tk.kind, typ)
+		v, err := r.argValue(tk, key, typ)
 		if err != nil {
-			// Sent as written, as the earlier mcp-tester did, so that the
-			// server's validation is what is tested; the step says so.
-			r.notes = append(r.notes, fmt.Sprintf("argument %s: %v; sent as written (a string)", key, err))
-			v = s
+			return nil, err
 		}
 		args[key] = v
 	}
 	return args, nil
+}
+
+// unknownArgument refuses a named argument that is no property of the
+// tool's input schema, unless it takes others.
+func unknownArgument(tool string, schema *inputSchema, toks []token) error {
+	for _, tk := range toks {
+		if tk.key == "" {
+			continue
+		}
+		if _, ok := schema.Properties[tk.key]; !ok && !schema.open() {
+			hint := ""
+			if h, ok := suggest.Closest(tk.key, schema.names); ok {
+				hint = fmt.Sprintf(" (did you mean %s?)", h)
+			}
+			return fmt.Errorf("unknown argument %q for tool %s%s; it takes: %s", tk.key, tool, hint, takes(schema.names))
+		}
+	}
+	return nil
+}
+
+// argValue is the value of the argument key written as tk, converted to
+// its property's type typ. A value that does not convert is sent as
+// written, as the earlier mcp-tester did, so that the server's validation
+// is what is tested; the step says so.
+func (r *runner) argValue(tk token, key, typ string) (any, error) {
+	s, err := tk.value(r.vars)
+	if err != nil {
+		return nil, err
+	}
+	v, err := convert(s, tk.kind, typ)
+	if err != nil {
+		r.notes = append(r.notes, fmt.Sprintf("argument %s: %v; sent as written (a string)", key, err))
+		return s, nil
+	}
+	return v, nil
 }
 
 // slashWords decides what each word key:/VALUE of toks is (a path or a
@@ -171,45 +189,65 @@ func slashWords(tool string, schema *inputSchema, lerr error, toks []token) ([]t
 		if k == "" {
 			continue
 		}
-		why := ""
-		switch {
-		case schema == nil && lerr != nil:
-			why = fmt.Sprintf("the tool's input schema could not be read (%v)", lerr)
-		case schema == nil:
-			why = fmt.Sprintf("tool %s is not in tools/list, so its arguments are not known", tool)
-		case hasProperty(schema, k):
+		if schema != nil && hasProperty(schema, k) {
 			out[i] = tk.named()
 			continue
-		case schema.open():
-			why = fmt.Sprintf("tool %s takes arguments beyond its properties, %s among them perhaps", tool, k)
-		default:
-			if h, ok := suggest.Closest(k, schema.names); ok {
-				why = fmt.Sprintf("tool %s has no argument %s (did you mean %s?)", tool, k, h)
-			}
 		}
+		why := ambiguousWhy(tool, schema, lerr, k)
 		if why == "" {
 			out[i].slashKey = ""
 			continue
 		}
-		word, _ := tk.literal()
-		value := strings.TrimPrefix(word, k+":")
-		if word == "" {
-			word, value = k+":/…", "/…"
-		}
-		return nil, fmt.Errorf("%q at column %d reads two ways: the argument %s = %q, or the value %q; %s. Write %s:%s for the argument, %s for the value",
-			word, tk.col, k, value, word, why, k, strconv.Quote(value), strconv.Quote(word))
+		return nil, twoReadings(tk, k, why)
 	}
+	if err := givenTwice(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ambiguousWhy says why a word k:/VALUE, k no property of the tool's input
+// schema, may be the argument k as well as a value; "" when it is a value.
+func ambiguousWhy(tool string, schema *inputSchema, lerr error, k string) string {
+	switch {
+	case schema == nil && lerr != nil:
+		return fmt.Sprintf("the tool's input schema could not be read (%v)", lerr)
+	case schema == nil:
+		return fmt.Sprintf("tool %s is not in tools/list, so its arguments are not known", tool)
+	case schema.open():
+		return fmt.Sprintf("tool %s takes arguments beyond its properties, %s among them perhaps", tool, k)
+	}
+	if h, ok := suggest.Closest(k, schema.names); ok {
+		return fmt.Sprintf("tool %s has no argument %s (did you mean %s?)", tool, k, h)
+	}
+	return ""
+}
+
+// twoReadings is the error of the word tk that reads two ways, the argument
+// k or a value, saying why and how to write each.
+func twoReadings(tk token, k, why string) error {
+	word, _ := tk.literal()
+	value := strings.TrimPrefix(word, k+":")
+	if word == "" {
+		word, value = k+":/…", "/…"
+	}
+	return fmt.Errorf("%q at column %d reads two ways: the argument %s = %q, or the value %q; %s. Write %s:%s for the argument, %s for the value",
+		word, tk.col, k, value, word, why, k, strconv.Quote(value), strconv.Quote(word))
+}
+
+// givenTwice refuses an argument that toks name twice.
+func givenTwice(toks []token) error {
 	seen := map[string]int{}
-	for _, tk := range out {
+	for _, tk := range toks {
 		if tk.key == "" {
 			continue
 		}
 		if col, ok := seen[tk.key]; ok {
-			return nil, fmt.Errorf("argument %s is given twice (columns %d and %d)", tk.key, col, tk.col)
+			return fmt.Errorf("argument %s is given twice (columns %d and %d)", tk.key, col, tk.col)
 		}
 		seen[tk.key] = tk.col
 	}
-	return out, nil
+	return nil
 }
 
 func hasProperty(s *inputSchema, k string) bool {

@@ -224,15 +224,7 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 		p.errorf(c.args[1].col, "the content is given twice: after accept: and as an argument")
 		return
 	}
-	switch word {
-	case "accept", "decline", "cancel":
-		a.action = word
-	default:
-		msg := fmt.Sprintf("unknown action %q; use accept, decline or cancel", word)
-		if h, ok := suggest.Closest(word, []string{"accept", "cancel", "decline"}); ok {
-			msg = fmt.Sprintf("unknown action %q; did you mean %q?", word, h)
-		}
-		p.errorf(t.col, "%s", msg)
+	if a.action, ok = p.answerAction(t, word); !ok {
 		return
 	}
 	if hasInline {
@@ -247,28 +239,51 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 		}
 		a.content = m
 	}
-	if len(c.args) == 2 {
-		ct := c.args[1]
-		if a.action != "accept" {
-			p.errorf(ct.col, "only accept carries content; remove it or change %s to accept", a.action)
-			return
-		}
-		if ct.kind == bareToken {
-			p.errorf(ct.col, "the content of elicit_response is a JSON object, e.g. '{\"confirm\": true}'")
-			return
-		}
-		if s, ok := ct.literal(); ok {
-			m, err := parseContent(s)
-			if err != nil {
-				p.errorf(ct.col, "%v", err)
-				return
-			}
-			a.content = m
-		} else {
-			a.tmpl = &c.args[1]
-		}
+	if len(c.args) == 2 && !p.contentArg(c, a) {
+		return
 	}
 	c.answer = a
+}
+
+// answerAction is the action word of elicit_response (token t): accept,
+// decline or cancel.
+func (p *parser) answerAction(t token, word string) (string, bool) {
+	switch word {
+	case "accept", "decline", "cancel":
+		return word, true
+	}
+	msg := fmt.Sprintf("unknown action %q; use accept, decline or cancel", word)
+	if h, ok := suggest.Closest(word, []string{"accept", "cancel", "decline"}); ok {
+		msg = fmt.Sprintf("unknown action %q; did you mean %q?", word, h)
+	}
+	p.errorf(t.col, "%s", msg)
+	return "", false
+}
+
+// contentArg reads the content argument of elicit_response c into a: a
+// JSON object, parsed now when it has no variables.
+func (p *parser) contentArg(c *command, a *answerArg) bool {
+	ct := c.args[1]
+	if a.action != "accept" {
+		p.errorf(ct.col, "only accept carries content; remove it or change %s to accept", a.action)
+		return false
+	}
+	if ct.kind == bareToken {
+		p.errorf(ct.col, "the content of elicit_response is a JSON object, e.g. '{\"confirm\": true}'")
+		return false
+	}
+	s, ok := ct.literal()
+	if !ok {
+		a.tmpl = &c.args[1]
+		return true
+	}
+	m, err := parseContent(s)
+	if err != nil {
+		p.errorf(ct.col, "%v", err)
+		return false
+	}
+	a.content = m
+	return true
 }
 
 // parseContent parses the JSON object of an accept answer. Numbers decode

@@ -25,61 +25,78 @@ const MaxFileSize = 4 << 20
 func ExpandPaths(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
 	for _, a := range args {
-		if strings.ContainsAny(a, "*?[") {
-			matches, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("pattern %q: %w", a, err)
-			}
-			if len(matches) == 0 {
-				return nil, fmt.Errorf("pattern %q matches no file", a)
-			}
-			for _, m := range matches {
-				if fi, err := os.Stat(m); err == nil && !fi.IsDir() {
-					add(m)
-				}
-			}
-			continue
-		}
-		fi, err := os.Stat(a)
+		files, err := expandPath(a)
 		if err != nil {
-			return nil, fmt.Errorf("script %s: %w", a, pathCause(err))
+			return nil, err
 		}
-		if !fi.IsDir() {
-			add(a)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+		for _, p := range files {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
 			}
-			if !d.IsDir() && strings.HasSuffix(p, Ext) {
-				found = append(found, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("directory %s: %w", a, err)
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("directory %s holds no %s file", a, Ext)
-		}
-		slices.Sort(found)
-		for _, f := range found {
-			add(f)
 		}
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no script given: name .mcp files, a directory or a pattern")
 	}
 	return out, nil
+}
+
+// expandPath is the script files of one argument of ExpandPaths.
+func expandPath(a string) ([]string, error) {
+	if strings.ContainsAny(a, "*?[") {
+		return globFiles(a)
+	}
+	fi, err := os.Stat(a)
+	if err != nil {
+		return nil, fmt.Errorf("script %s: %w", a, pathCause(err))
+	}
+	if !fi.IsDir() {
+		return []string{a}, nil
+	}
+	return scriptsIn(a)
+}
+
+// globFiles are the files (not directories) pattern matches; a pattern
+// that matches nothing is an error.
+func globFiles(pattern string) ([]string, error) {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("pattern %q matches no file", pattern)
+	}
+	var out []string
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && !fi.IsDir() {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// scriptsIn are the script files under dir, sorted; none is an error.
+func scriptsIn(dir string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, Ext) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("directory %s holds no %s file", dir, Ext)
+	}
+	slices.Sort(found)
+	return found, nil
 }
 
 // LoadFiles reads and parses the scripts named by args (see ExpandPaths).

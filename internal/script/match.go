@@ -260,44 +260,63 @@ func assertQuestion(r *runner, c *command, _ []string, l *last) *failure {
 	}
 	e := c.expect
 	qs := l.outcome.Questions
-	var candidates []exchange.Entry
-	for i, q := range qs {
-		if (e.key == "" || q.Key == e.key) && (e.index == 0 || int64(i+1) == e.index) {
-			candidates = append(candidates, q)
-		}
-	}
+	candidates := e.selected(qs)
 	where := fmt.Sprintf("%s (line %d)", l.cmd.name, l.line)
 	if len(candidates) == 0 {
-		sel := "any question"
-		switch {
-		case e.key != "" && e.index > 0:
-			sel = fmt.Sprintf("a question %d with the key %q", e.index, e.key)
-		case e.key != "":
-			sel = fmt.Sprintf("a question with the key %q", e.key)
-		case e.index > 0:
-			sel = fmt.Sprintf("a question %d", e.index)
-		}
-		return &failure{msg: fmt.Sprintf("%s asked no such question", where), expected: sel, actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
+		return &failure{msg: fmt.Sprintf("%s asked no such question", where), expected: e.selection(), actual: fmt.Sprintf("%d question(s)", len(qs)) + askedList(qs)}
 	}
-	// The closest question: the one with the fewest differences (the
-	// last of equals, a question asked again being the later).
-	var best expect.Value
-	bestN := -1
-	for _, q := range candidates {
-		got := questionJSON(q)
-		n := len(expect.Match(want, got))
-		if n == 0 {
-			return nil
-		}
-		if bestN < 0 || n <= bestN {
-			best, bestN = got, n
-		}
+	best, ok := closest(want, candidates)
+	if ok {
+		return nil
 	}
 	what := "the question"
 	if e.key != "" {
 		what = fmt.Sprintf("the question %q", e.key)
 	}
 	return compareJSON(what+" of "+where, want, best, c)
+}
+
+// selected are the questions of qs that assert_question's selectors
+// (key=K, index=N) choose.
+func (e *expectation) selected(qs []exchange.Entry) []exchange.Entry {
+	var out []exchange.Entry
+	for i, q := range qs {
+		if (e.key == "" || q.Key == e.key) && (e.index == 0 || int64(i+1) == e.index) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// selection says which question assert_question's selectors choose.
+func (e *expectation) selection() string {
+	switch {
+	case e.key != "" && e.index > 0:
+		return fmt.Sprintf("a question %d with the key %q", e.index, e.key)
+	case e.key != "":
+		return fmt.Sprintf("a question with the key %q", e.key)
+	case e.index > 0:
+		return fmt.Sprintf("a question %d", e.index)
+	}
+	return "any question"
+}
+
+// closest is the question of candidates, as JSON, with the fewest
+// differences from want (the last of equals, a question asked again being
+// the later); ok when one matches it.
+func closest(want expect.Value, candidates []exchange.Entry) (best expect.Value, ok bool) {
+	bestN := -1
+	for _, q := range candidates {
+		got := questionJSON(q)
+		n := len(expect.Match(want, got))
+		if n == 0 {
+			return got, true
+		}
+		if bestN < 0 || n <= bestN {
+			best, bestN = got, n
+		}
+	}
+	return best, false
 }
 
 // questionJSON is what a question asked, as JSON: the parameters of the

@@ -316,13 +316,7 @@ func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 	}
 	def, ok := commands[name]
 	if !ok {
-		msg := fmt.Sprintf("unknown command %q", name)
-		if hint, ok := suggest.Closest(name, commandNames()); ok {
-			msg += fmt.Sprintf("; did you mean %q?", hint)
-		} else {
-			msg += "; see docs/scripts.md for the commands"
-		}
-		p.errorf(first.col, "%s", msg)
+		p.unknownCommand(first.col, name)
 		return nil
 	}
 	c := &p.cmd
@@ -335,27 +329,55 @@ func (p *parser) parseCommand(toks []token, outers ...*cmd) *command {
 			c.args[i] = t.unkeyed()
 		}
 	}
-	if n := len(outers); n > 0 && !outers[n-1].wraps(def) {
-		outer := outers[n-1]
-		p.errorf(first.col, "%s cannot wrap %s; it wraps %s", outer.name, name, commandsWhere(outer.wraps, "and"))
-		return nil
-	}
-	if slices.Contains(outers, def) {
-		p.errorf(first.col, "%s inside %s has no meaning", name, name)
-		return nil
-	}
-	if len(c.args) < def.min || def.max >= 0 && len(c.args) > def.max {
-		col := first.col
-		if len(c.args) > 0 && def.max >= 0 && len(c.args) > def.max {
-			col = c.args[def.max].col
-		}
-		p.errorf(col, "%s takes %s; usage: %s", name, argCount(def.min, def.max), def.usage)
+	if !p.checkOuters(first.col, def, outers) || !p.checkArgCount(c) {
 		return nil
 	}
 	if def.check != nil {
 		def.check(p, c, outers)
 	}
 	return c
+}
+
+// unknownCommand reports name, at column col, as no command, with the one
+// it likely meant.
+func (p *parser) unknownCommand(col int, name string) {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if hint, ok := suggest.Closest(name, commandNames()); ok {
+		msg += fmt.Sprintf("; did you mean %q?", hint)
+	} else {
+		msg += "; see docs/scripts.md for the commands"
+	}
+	p.errorf(col, "%s", msg)
+}
+
+// checkOuters reports whether def (at column col) may be wrapped by the
+// commands outers, innermost last.
+func (p *parser) checkOuters(col int, def *cmd, outers []*cmd) bool {
+	if n := len(outers); n > 0 && !outers[n-1].wraps(def) {
+		outer := outers[n-1]
+		p.errorf(col, "%s cannot wrap %s; it wraps %s", outer.name, def.name, commandsWhere(outer.wraps, "and"))
+		return false
+	}
+	if slices.Contains(outers, def) {
+		p.errorf(col, "%s inside %s has no meaning", def.name, def.name)
+		return false
+	}
+	return true
+}
+
+// checkArgCount reports whether c has as many arguments as its command
+// takes.
+func (p *parser) checkArgCount(c *command) bool {
+	def := c.def
+	if len(c.args) >= def.min && (def.max < 0 || len(c.args) <= def.max) {
+		return true
+	}
+	col := c.col
+	if len(c.args) > 0 && def.max >= 0 && len(c.args) > def.max {
+		col = c.args[def.max].col
+	}
+	p.errorf(col, "%s takes %s; usage: %s", def.name, argCount(def.min, def.max), def.usage)
+	return false
 }
 
 func argCount(lo, hi int) string {

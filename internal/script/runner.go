@@ -678,28 +678,38 @@ func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err err
 	for _, u := range unused {
 		notUsed[u.Origin] = true
 	}
-	where := fmt.Sprintf("%s (line %d)", c.def.name, c.line)
 	for _, p := range pending {
 		if !notUsed[p.answer.Origin] {
 			p.step.Passed = true
 			continue
 		}
 		p.step.Passed = false
-		switch {
-		case out == nil && err != nil:
-			p.step.Message = fmt.Sprintf("the answer was never used: %s failed before any question: %v", where, err)
-		case out != nil && out.Task != nil && c.def.callsTool && !c.def.waits && len(out.Questions) == 0:
-			p.step.Message = fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after %s, for wait_task", where, out.Task.ID, c.def.name)
-		case out == nil || len(out.Questions) == 0:
-			p.step.Message = fmt.Sprintf("the answer was never used: the server asked nothing during %s", where)
-		case p.answer.Key != "" && noKeysNote(p.answer, out.Questions) != "":
-			p.step.Message = fmt.Sprintf("the answer was never used: no question of %s had the key %q: %s", where, p.answer.Key, noKeysNote(p.answer, out.Questions))
-		case p.answer.Key != "":
-			p.step.Message = fmt.Sprintf("the answer was never used: no question of %s had the key %q", where, p.answer.Key)
-			p.step.Actual = questionKeys(out.Questions)
-		default:
-			p.step.Message = fmt.Sprintf("the answer was never used: the server asked only %d question(s) during %s", len(out.Questions), where)
+		msg, actual := unusedAnswer(c, p.answer, out, err)
+		p.step.Message = msg
+		if actual != "" {
+			p.step.Actual = actual
 		}
+	}
+}
+
+// unusedAnswer says why the answer a, handed to c, was never used: what c
+// met (out, err), and what it asked. actual is "" unless the questions'
+// keys tell.
+func unusedAnswer(c *command, a answer.Spec, out *Outcome, err error) (message, actual string) {
+	where := fmt.Sprintf("%s (line %d)", c.def.name, c.line)
+	switch {
+	case out == nil && err != nil:
+		return fmt.Sprintf("the answer was never used: %s failed before any question: %v", where, err), ""
+	case out != nil && out.Task != nil && c.def.callsTool && !c.def.waits && len(out.Questions) == 0:
+		return fmt.Sprintf("the answer was never used: %s started task %s, whose questions come later; write the answer after %s, for wait_task", where, out.Task.ID, c.def.name), ""
+	case out == nil || len(out.Questions) == 0:
+		return fmt.Sprintf("the answer was never used: the server asked nothing during %s", where), ""
+	case a.Key != "" && noKeysNote(a, out.Questions) != "":
+		return fmt.Sprintf("the answer was never used: no question of %s had the key %q: %s", where, a.Key, noKeysNote(a, out.Questions)), ""
+	case a.Key != "":
+		return fmt.Sprintf("the answer was never used: no question of %s had the key %q", where, a.Key), questionKeys(out.Questions)
+	default:
+		return fmt.Sprintf("the answer was never used: the server asked only %d question(s) during %s", len(out.Questions), where), ""
 	}
 }
 

@@ -33,17 +33,7 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 	text, hasBOM := strings.CutPrefix(s.src, bom)
 	lines := strings.Split(text, "\n")
 	var notes []UpdateNote
-	// edits per line, applied from the right so that offsets hold.
-	type edit struct {
-		from, to int
-		text     string
-	}
-	edits := map[int][]edit{}
-	bodies := map[int]struct {
-		count int
-		lines []string
-	}{}
-	changed := false
+	rw := rewrite{edits: map[int][]lineEdit{}, bodies: map[int]newBody{}}
 	var p parser // each failed step's line is parsed into its room
 	for i, st := range s.Steps() {
 		if i >= len(res.Steps) {
@@ -53,65 +43,16 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 		if r.Passed {
 			continue
 		}
-		note := UpdateNote{Line: st.Line}
 		c, err := s.command(&p, st)
 		if err != nil {
 			return nil, notes, err
 		}
-		switch {
-		case r.fix == nil && c.def.assertion:
-			note.Text = fmt.Sprintf("not updated: %s cannot be rewritten for this failure (%s)", st.Command, oneLine(r.Message))
-		case r.fix == nil:
-			note.Text = fmt.Sprintf("not updated: %s is no check (%s)", st.Command, oneLine(r.Message))
-		default:
-			t := c.args[r.fix.arg]
-			if _, ok := t.literal(); !ok {
-				note.Text = "not updated: the expected value uses variables"
-				break
-			}
-			if t.heredoc != nil {
-				body, err := heredocBody(t, r.fix, lines)
-				if err != nil {
-					note.Text = "not updated: " + err.Error()
-					break
-				}
-				bodies[t.heredoc.first] = struct {
-					count int
-					lines []string
-				}{t.heredoc.count, body}
-			} else {
-				text, err := render(t, r.fix)
-				if err != nil {
-					note.Text = "not updated: " + err.Error()
-					break
-				}
-				edits[st.Line-1] = append(edits[st.Line-1], edit{t.start, t.end, text})
-			}
-			note.Updated = true
-			note.Text = fmt.Sprintf("%s updated", st.Command)
-			changed = true
-		}
-		notes = append(notes, note)
+		notes = append(notes, rw.add(st, c, r, lines))
 	}
-	if !changed {
+	if !rw.changed {
 		return src, notes, nil
 	}
-	var out []string
-	for i := 0; i < len(lines); i++ {
-		if b, ok := bodies[i]; ok {
-			out = append(out, b.lines...)
-			i += b.count - 1
-			continue
-		}
-		line := lines[i]
-		es := edits[i]
-		for k := len(es) - 1; k >= 0; k-- {
-			e := es[k]
-			line = line[:e.from] + e.text + line[e.to:]
-		}
-		out = append(out, line)
-	}
-	updated := []byte(strings.Join(out, "\n"))
+	updated := []byte(strings.Join(rw.apply(lines), "\n"))
 	if hasBOM {
 		updated = append([]byte(bom), updated...)
 	}
@@ -119,6 +60,83 @@ func Update(s *Script, res *ScriptResult) ([]byte, []UpdateNote, error) {
 		return nil, notes, fmt.Errorf("the updated script would not parse, so it is left as it was: %w", err)
 	}
 	return updated, notes, nil
+}
+
+// rewrite is what Update changes of a script's lines.
+type rewrite struct {
+	edits   map[int][]lineEdit // by line, applied from the right so that offsets hold
+	bodies  map[int]newBody    // by the first line of a here-document's body
+	changed bool
+}
+
+// lineEdit replaces the bytes from to to of a line with text.
+type lineEdit struct {
+	from, to int
+	text     string
+}
+
+// newBody replaces the count lines of a here-document's body.
+type newBody struct {
+	count int
+	lines []string
+}
+
+// add notes the change of the failed step st, parsed as c, that r asks
+// for, and says what became of it.
+func (rw *rewrite) add(st Step, c *command, r *StepResult, lines []string) UpdateNote {
+	note := UpdateNote{Line: st.Line}
+	switch {
+	case r.fix == nil && c.def.assertion:
+		note.Text = fmt.Sprintf("not updated: %s cannot be rewritten for this failure (%s)", st.Command, oneLine(r.Message))
+		return note
+	case r.fix == nil:
+		note.Text = fmt.Sprintf("not updated: %s is no check (%s)", st.Command, oneLine(r.Message))
+		return note
+	}
+	t := c.args[r.fix.arg]
+	if _, ok := t.literal(); !ok {
+		note.Text = "not updated: the expected value uses variables"
+		return note
+	}
+	if t.heredoc != nil {
+		body, err := heredocBody(t, r.fix, lines)
+		if err != nil {
+			note.Text = "not updated: " + err.Error()
+			return note
+		}
+		rw.bodies[t.heredoc.first] = newBody{t.heredoc.count, body}
+	} else {
+		text, err := render(t, r.fix)
+		if err != nil {
+			note.Text = "not updated: " + err.Error()
+			return note
+		}
+		rw.edits[st.Line-1] = append(rw.edits[st.Line-1], lineEdit{t.start, t.end, text})
+	}
+	note.Updated = true
+	note.Text = fmt.Sprintf("%s updated", st.Command)
+	rw.changed = true
+	return note
+}
+
+// apply returns lines with the changes made.
+func (rw *rewrite) apply(lines []string) []string {
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		if b, ok := rw.bodies[i]; ok {
+			out = append(out, b.lines...)
+			i += b.count - 1
+			continue
+		}
+		line := lines[i]
+		es := rw.edits[i]
+		for k := len(es) - 1; k >= 0; k-- {
+			e := es[k]
+			line = line[:e.from] + e.text + line[e.to:]
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // Source is the text s was parsed from, as Update rewrites it.
@@ -132,47 +150,57 @@ func oneLine(s string) string {
 // render writes the new value of t in t's way of writing where it can.
 func render(t token, f *fix) (string, error) {
 	if f.isJSON {
-		c := expect.Compact(f.json)
-		switch t.kind {
-		case jsonToken:
-			if isContainer(f.json) {
-				return c, nil
-			}
-		case singleToken:
-			if !strings.Contains(c, "'") {
-				return "'" + c + "'", nil
-			}
-			if isContainer(f.json) {
-				return c, nil
-			}
-		case bareToken:
-			if syntax.Word(c) == c && !strings.Contains(c, "=") {
-				return c, nil
-			}
-			if !strings.Contains(c, "'") {
-				return "'" + c + "'", nil
-			}
-		}
-		return syntax.Quote(c), nil
+		return renderJSON(t, f.json), nil
 	}
 	if !utf8.ValidString(f.text) {
 		return "", fmt.Errorf("the new value is not UTF-8 text")
 	}
+	return renderText(t, f.text), nil
+}
+
+// renderJSON writes the JSON value v as t was written where it can.
+func renderJSON(t token, v expect.Value) string {
+	c := expect.Compact(v)
 	switch t.kind {
+	case jsonToken:
+		if isContainer(v) {
+			return c
+		}
 	case singleToken:
-		if plain(f.text) && !strings.Contains(f.text, "'") {
-			return "'" + f.text + "'", nil
+		if !strings.Contains(c, "'") {
+			return "'" + c + "'"
+		}
+		if isContainer(v) {
+			return c
 		}
 	case bareToken:
-		if f.text != "" && syntax.Word(f.text) == f.text && !strings.Contains(f.text, "=") {
-			return f.text, nil
+		if syntax.Word(c) == c && !strings.Contains(c, "=") {
+			return c
 		}
-	case jsonToken:
-		if v, err := expect.Decode([]byte(f.text)); err == nil && isContainer(v) && !strings.Contains(f.text, "\n") {
-			return f.text, nil
+		if !strings.Contains(c, "'") {
+			return "'" + c + "'"
 		}
 	}
-	return syntax.Quote(f.text), nil
+	return syntax.Quote(c)
+}
+
+// renderText writes text as t was written where it can.
+func renderText(t token, text string) string {
+	switch t.kind {
+	case singleToken:
+		if plain(text) && !strings.Contains(text, "'") {
+			return "'" + text + "'"
+		}
+	case bareToken:
+		if text != "" && syntax.Word(text) == text && !strings.Contains(text, "=") {
+			return text
+		}
+	case jsonToken:
+		if v, err := expect.Decode([]byte(text)); err == nil && isContainer(v) && !strings.Contains(text, "\n") {
+			return text
+		}
+	}
+	return syntax.Quote(text)
 }
 
 func isContainer(v expect.Value) bool {

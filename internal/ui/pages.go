@@ -463,14 +463,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.conn
 	t := s.findTool(name)
-	var prompt *mcp.Prompt
-	if c != nil && kind == "prompt" {
-		for _, p := range c.Prompts {
-			if p.Name == name {
-				prompt = p
-			}
-		}
-	}
+	prompt := s.promptToCall(kind, name)
 	s.mu.Unlock()
 	if c == nil {
 		s.noteAndBack(w, r, "/", "Connect to a server first.")
@@ -492,39 +485,13 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		tv = toolViewOf(t)
-		if r.PostFormValue("with") == "json" || tv.Fields == nil {
-			tv.Args = r.PostFormValue("args")
-			m, err := userjson.Parse("arguments", tv.Args, userjson.AsWritten)
-			if err != nil {
-				problems = append(problems, err.Error())
-			}
-			args = m
-		} else {
-			tv.Values = readValues(r, tv.Fields)
-			args, problems = interactive.Collect(toolForm(t), tv.Fields, tv.Values)
-		}
-		if len(problems) == 0 {
-			if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
-				problems = append(problems, err.Error())
-			}
-		}
+		tv, args, problems = readToolArgs(r, t)
 	case "prompt":
 		if prompt == nil {
 			http.NotFound(w, r)
 			return
 		}
-		tv = &toolView{Kind: "prompt", Name: prompt.Name, Title: prompt.Title, Desc: prompt.Description, Prompt: prompt}
-		sargs = map[string]string{}
-		for i, a := range prompt.Arguments {
-			v := r.PostFormValue("f" + strconv.Itoa(i))
-			if v == "" && a.Required {
-				problems = append(problems, fmt.Sprintf("%s is required", a.Name))
-			}
-			if v != "" {
-				sargs[a.Name] = v
-			}
-		}
+		tv, sargs, problems = readPromptArgs(r, prompt)
 	case "resource":
 		if name == "" {
 			problems = append(problems, "give the resource's URI")
@@ -546,6 +513,73 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 		s.render(w, "tool", v)
 		return
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cl := s.addCall(&call{Kind: kind, Name: name, Args: argsText(kind, args, sargs), cancel: cancel, TaskRun: newTaskRun(mode)})
+	go s.runCall(ctx, c, cl, args, sargs)
+	s.settle(r.Context(), cl)
+	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+}
+
+// promptToCall is the prompt named name when kind is "prompt" and the
+// server listed one (the last so named); hold s.mu.
+func (s *Server) promptToCall(kind, name string) *mcp.Prompt {
+	var prompt *mcp.Prompt
+	if s.conn != nil && kind == "prompt" {
+		for _, p := range s.conn.Prompts {
+			if p.Name == name {
+				prompt = p
+			}
+		}
+	}
+	return prompt
+}
+
+// readToolArgs reads the arguments of a call of tool t, from the form's
+// fields or as JSON, and checks them against the tool's input schema.
+func readToolArgs(r *http.Request, t *mcp.Tool) (tv *toolView, args map[string]any, problems []string) {
+	tv = toolViewOf(t)
+	if r.PostFormValue("with") == "json" || tv.Fields == nil {
+		tv.Args = r.PostFormValue("args")
+		m, err := userjson.Parse("arguments", tv.Args, userjson.AsWritten)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		args = m
+	} else {
+		tv.Values = readValues(r, tv.Fields)
+		args, problems = interactive.Collect(toolForm(t), tv.Fields, tv.Values)
+	}
+	if len(problems) == 0 {
+		if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	return tv, args, problems
+}
+
+// readPromptArgs reads the arguments of a request for prompt, each
+// required one given.
+func readPromptArgs(r *http.Request, prompt *mcp.Prompt) (tv *toolView, args map[string]string, problems []string) {
+	tv = &toolView{Kind: "prompt", Name: prompt.Name, Title: prompt.Title, Desc: prompt.Description, Prompt: prompt}
+	args = map[string]string{}
+	for i, a := range prompt.Arguments {
+		v := r.PostFormValue("f" + strconv.Itoa(i))
+		if v == "" && a.Required {
+			problems = append(problems, fmt.Sprintf("%s is required", a.Name))
+		}
+		if v != "" {
+			args[a.Name] = v
+		}
+	}
+	return tv, args, problems
+}
+
+// argsText is the arguments of a call of kind as its page shows them: a
+// tool's or a prompt's as JSON, none for a resource.
+func argsText(kind string, args map[string]any, sargs map[string]string) string {
+	if kind == "resource" {
+		return ""
+	}
 	shown := args
 	if kind == "prompt" {
 		shown = map[string]any{}
@@ -553,24 +587,23 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 			shown[k] = v
 		}
 	}
-	argText := ""
-	if kind != "resource" {
-		b, _ := json.Marshal(shown)
-		argText = string(b)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	b, _ := json.Marshal(shown)
+	return string(b)
+}
+
+// addCall numbers cl, starts its clock and adds it to the calls, the
+// details of the oldest forgotten past maxDetailed.
+func (s *Server) addCall(cl *call) *call {
 	s.mu.Lock()
-	cl := &call{ID: len(s.calls) + 1, Kind: kind, Name: name, Args: argText, Started: s.opts.Now(), cancel: cancel, TaskRun: newTaskRun(mode)}
+	defer s.mu.Unlock()
+	cl.ID, cl.Started = len(s.calls)+1, s.opts.Now()
 	s.calls = append(s.calls, cl)
 	if n := len(s.calls) - maxDetailed; n > 0 {
 		s.calls[n-1].forget()
 	}
 	s.last = ""
 	s.notify()
-	s.mu.Unlock()
-	go s.runCall(ctx, c, cl, args, sargs)
-	s.settle(r.Context(), cl)
-	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+	return cl
 }
 
 // settle waits a little for the call to ask or end, so that the page the
@@ -582,68 +615,89 @@ func (s *Server) settle(ctx context.Context, cl *call) {
 // runCall makes the call through the session and keeps what came back.
 func (s *Server) runCall(ctx context.Context, c *conn, cl *call, args map[string]any, sargs map[string]string) {
 	defer cl.cancel()
-	var (
-		res   any
-		err   error
-		texts []string
-		isErr bool
-	)
-	rounds := 0
+	var out outcome
 	switch cl.Kind {
 	case "tool":
-		r, a, e := c.sess.CallToolWith(ctx, cl.Name, args, nil, session.CallOptions{Task: cl.taskMode()})
-		if r != nil {
-			res, isErr = r, r.IsError
-			texts = contentTexts(r.Content)
-		}
-		if a != nil {
-			rounds = a.Rounds
-		}
-		err = e
+		out = callTool(ctx, c, cl, args)
 		s.afterCancel(c, cl)
 	case "prompt":
-		r, a, e := c.sess.GetPrompt(ctx, cl.Name, sargs, nil)
-		if r != nil {
-			res = r
-			for _, m := range r.Messages {
-				texts = append(texts, contentTexts([]mcp.Content{m.Content})...)
-			}
-		}
-		if a != nil {
-			rounds = a.Rounds
-		}
-		err = e
+		out = getPrompt(ctx, c, cl, sargs)
 	case "resource":
-		r, a, e := c.sess.ReadResource(ctx, cl.Name, nil)
-		if r != nil {
-			res = r
-			for _, rc := range r.Contents {
-				if rc.Text != "" {
-					texts = append(texts, rc.Text)
-				}
-			}
-		}
-		if a != nil {
-			rounds = a.Rounds
-		}
-		err = e
+		out = readResource(ctx, c, cl)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cl.Done, cl.Ended, cl.Rounds, cl.IsError = true, s.opts.Now(), rounds, isErr
-	for _, t := range texts {
+	cl.Done, cl.Ended, cl.Rounds, cl.IsError = true, s.opts.Now(), out.rounds, out.isErr
+	for _, t := range out.texts {
 		cl.Texts = append(cl.Texts, trim(t, maxBody))
 	}
-	if res != nil {
-		cl.Result = showJSON(res)
+	if out.res != nil {
+		cl.Result = showJSON(out.res)
 	}
-	if err != nil {
-		cl.Err = err.Error()
-		if errors.Is(err, context.Canceled) {
+	if out.err != nil {
+		cl.Err = out.err.Error()
+		if errors.Is(out.err, context.Canceled) {
 			cl.Err = "cancelled: " + cl.Err
 		}
 	}
 	s.notify()
+}
+
+// outcome is what came back from a call: the result, its texts, the
+// rounds it took, and its error.
+type outcome struct {
+	res    any
+	texts  []string
+	isErr  bool // a tool's error result
+	rounds int
+	err    error
+}
+
+// callTool calls the tool of cl with args.
+func callTool(ctx context.Context, c *conn, cl *call, args map[string]any) outcome {
+	r, a, err := c.sess.CallToolWith(ctx, cl.Name, args, nil, session.CallOptions{Task: cl.taskMode()})
+	out := outcome{err: err, rounds: roundsOf(a)}
+	if r != nil {
+		out.res, out.isErr = r, r.IsError
+		out.texts = contentTexts(r.Content)
+	}
+	return out
+}
+
+// getPrompt gets the prompt of cl with args.
+func getPrompt(ctx context.Context, c *conn, cl *call, args map[string]string) outcome {
+	r, a, err := c.sess.GetPrompt(ctx, cl.Name, args, nil)
+	out := outcome{err: err, rounds: roundsOf(a)}
+	if r != nil {
+		out.res = r
+		for _, m := range r.Messages {
+			out.texts = append(out.texts, contentTexts([]mcp.Content{m.Content})...)
+		}
+	}
+	return out
+}
+
+// readResource reads the resource of cl.
+func readResource(ctx context.Context, c *conn, cl *call) outcome {
+	r, a, err := c.sess.ReadResource(ctx, cl.Name, nil)
+	out := outcome{err: err, rounds: roundsOf(a)}
+	if r != nil {
+		out.res = r
+		for _, rc := range r.Contents {
+			if rc.Text != "" {
+				out.texts = append(out.texts, rc.Text)
+			}
+		}
+	}
+	return out
+}
+
+// roundsOf is the rounds a call took, 0 when it did not start.
+func roundsOf(a *session.Call) int {
+	if a == nil {
+		return 0
+	}
+	return a.Rounds
 }
 
 func contentTexts(cs []mcp.Content) []string {
@@ -728,40 +782,15 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		}
 		reply = res
 	case p.SQ != nil:
-		if action != "accept" {
-			reply = errors.New("the person declined to write a reply")
-			break
-		}
-		model := r.PostFormValue("model")
-		if model == "" {
-			model = answer.DefaultModel
-		}
-		reply = &mcp.CreateMessageWithToolsResult{Model: model, Role: "assistant", StopReason: "endTurn",
-			Content: []mcp.Content{&mcp.TextContent{Text: r.PostFormValue("reply")}}}
+		reply = sampleReply(r, action)
 	case action == "decline" || action == "cancel":
 		reply = &mcp.ElicitResult{Action: action}
 	case action == "open" || action == "accept":
-		res := &mcp.ElicitResult{Action: "accept"}
-		if p.Q.Form != nil {
-			vals := readValues(r, p.Fields)
-			content, problems := interactive.Collect(p.Q.Form, p.Fields, vals)
-			if len(problems) == 0 {
-				if _, err := answer.Finish(p.Q, &mcp.ElicitResult{Action: "accept", Content: content}, true); err != nil {
-					problems = append(problems, err.Error())
-				}
-			}
-			if len(problems) > 0 {
-				p.Values, p.Problems = withoutSecrets(p.Fields, vals), problems
-				s.mu.Unlock()
-				http.Redirect(w, r, to, http.StatusSeeOther)
-				return
-			}
-			res.Content = content
-		}
-		if action == "open" && p.Q.Mode() == "url" && p.Link.Openable && s.opts.Open != nil {
-			if err := s.opts.Open(r.Context(), p.Q.Params.URL); err != nil {
-				s.last = "Could not open the browser: " + err.Error()
-			}
+		res, ok := s.acceptAnswer(r, p, action)
+		if !ok {
+			s.mu.Unlock()
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
 		}
 		reply = res
 	default:
@@ -779,6 +808,54 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.waitChange(r.Context(), 10*time.Second, func() bool { return cl.Done || (cl.Pending != nil && cl.Pending != p) })
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// sampleReply is the person's reply to a sampling request: the model reply
+// they wrote, or an error when they declined to write one.
+func sampleReply(r *http.Request, action string) any {
+	if action != "accept" {
+		return errors.New("the person declined to write a reply")
+	}
+	model := r.PostFormValue("model")
+	if model == "" {
+		model = answer.DefaultModel
+	}
+	return &mcp.CreateMessageWithToolsResult{Model: model, Role: "assistant", StopReason: "endTurn",
+		Content: []mcp.Content{&mcp.TextContent{Text: r.PostFormValue("reply")}}}
+}
+
+// acceptAnswer reads the answer that accepts question p (action "accept",
+// or "open" to open its link too); hold s.mu. When the form's values are
+// refused, p keeps them with the problems and ok is false.
+func (s *Server) acceptAnswer(r *http.Request, p *pending, action string) (res *mcp.ElicitResult, ok bool) {
+	res = &mcp.ElicitResult{Action: "accept"}
+	if p.Q.Form != nil {
+		vals := readValues(r, p.Fields)
+		content, problems := collectAnswer(p.Q, p.Fields, vals)
+		if len(problems) > 0 {
+			p.Values, p.Problems = withoutSecrets(p.Fields, vals), problems
+			return nil, false
+		}
+		res.Content = content
+	}
+	if action == "open" && p.Q.Mode() == "url" && p.Link.Openable && s.opts.Open != nil {
+		if err := s.opts.Open(r.Context(), p.Q.Params.URL); err != nil {
+			s.last = "Could not open the browser: " + err.Error()
+		}
+	}
+	return res, true
+}
+
+// collectAnswer is the content of a form answer to q from the values the
+// person entered in its fields, or why it is refused.
+func collectAnswer(q *answer.Question, fields []*interactive.Field, vals []interactive.Value) (map[string]any, []string) {
+	content, problems := interactive.Collect(q.Form, fields, vals)
+	if len(problems) == 0 {
+		if _, err := answer.Finish(q, &mcp.ElicitResult{Action: "accept", Content: content}, true); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	return content, problems
 }
 
 // answerParts reads the answers to every question of a round that asks
@@ -807,21 +884,10 @@ func (s *Server) answerParts(r *http.Request, cl *call, p *pending) (*mcp.Elicit
 			continue
 		}
 		pt.Action = action
-		res := &mcp.ElicitResult{Action: "accept"}
-		if pt.Q.Form != nil {
-			vals := readValuesAt(r, partPrefix(i), pt.Fields)
-			content, problems := interactive.Collect(pt.Q.Form, pt.Fields, vals)
-			if len(problems) == 0 {
-				if _, err := answer.Finish(pt.Q, &mcp.ElicitResult{Action: "accept", Content: content}, true); err != nil {
-					problems = append(problems, err.Error())
-				}
-			}
-			pt.Values = withoutSecrets(pt.Fields, vals)
-			if len(problems) > 0 {
-				pt.Problems, refused = problems, true
-				continue
-			}
-			res.Content = content
+		res, ok := acceptPart(r, i, pt)
+		if !ok {
+			refused = true
+			continue
 		}
 		results[i] = res
 	}
@@ -832,14 +898,39 @@ func (s *Server) answerParts(r *http.Request, cl *call, p *pending) (*mcp.Elicit
 	for i, pt := range p.Parts[1:] {
 		cl.prepared[pt.Q.Key] = results[i+1]
 	}
-	if s.opts.Open != nil {
-		for _, u := range open {
-			if err := s.opts.Open(r.Context(), u); err != nil {
-				s.last = "Could not open the browser: " + err.Error()
-			}
+	s.openAll(r.Context(), open)
+	return results[0], true
+}
+
+// acceptPart reads the answer that accepts part i of a round; pt keeps the
+// values entered, and why they are refused when ok is false.
+func acceptPart(r *http.Request, i int, pt *part) (res *mcp.ElicitResult, ok bool) {
+	res = &mcp.ElicitResult{Action: "accept"}
+	if pt.Q.Form == nil {
+		return res, true
+	}
+	vals := readValuesAt(r, partPrefix(i), pt.Fields)
+	content, problems := collectAnswer(pt.Q, pt.Fields, vals)
+	pt.Values = withoutSecrets(pt.Fields, vals)
+	if len(problems) > 0 {
+		pt.Problems = problems
+		return nil, false
+	}
+	res.Content = content
+	return res, true
+}
+
+// openAll opens the links in the person's browser, when the server may;
+// hold s.mu.
+func (s *Server) openAll(ctx context.Context, links []string) {
+	if s.opts.Open == nil {
+		return
+	}
+	for _, u := range links {
+		if err := s.opts.Open(ctx, u); err != nil {
+			s.last = "Could not open the browser: " + err.Error()
 		}
 	}
-	return results[0], true
 }
 
 // refusal is a sampling request the person would not answer.

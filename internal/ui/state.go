@@ -286,6 +286,29 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 		dir = recording.ClientToServer
 	}
 	_ = c.rec.Message(dir, b, nil)
+	st := readRoundState(sent, msg)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs.add(s.describe(c, sent, msg, b))
+	if cur := s.current(); cur != nil && st.asks {
+		cur.round, cur.prepared = st.round, nil
+	}
+	if st.requestState == nil {
+		return
+	}
+	s.followState(c, sent, *st.requestState)
+	s.notify()
+}
+
+// roundState is what a message says of the rounds of a call.
+type roundState struct {
+	requestState *string             // the requestState it carries, if any
+	asks         bool                // an answer that is input_required
+	round        mcp.InputRequestMap // the questions of that answer, when all can be read
+}
+
+// readRoundState reads what msg, sent or received, says of the rounds of a call.
+func readRoundState(sent bool, msg jsonrpc.Message) roundState {
 	var raw json.RawMessage
 	switch msg := msg.(type) {
 	case *jsonrpc.Request:
@@ -300,40 +323,35 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &st)
 	}
-	var round mcp.InputRequestMap
-	if !sent && st.ResultType == "input_required" {
+	out := roundState{requestState: st.RequestState, asks: !sent && st.ResultType == "input_required"}
+	if out.asks {
 		var ir struct {
 			InputRequests mcp.InputRequestMap `json:"inputRequests"`
 		}
 		// An entry the page cannot read leaves every question to be
 		// asked one at a time, as the session asks them.
 		if json.Unmarshal(raw, &ir) == nil {
-			round = ir.InputRequests
+			out.round = ir.InputRequests
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.msgs.add(s.describe(c, sent, msg, b))
-	if cur := s.current(); cur != nil && !sent && st.ResultType == "input_required" {
-		cur.round, cur.prepared = round, nil
-	}
-	if st.RequestState == nil {
-		return
-	}
-	cur := s.current()
+	return out
+}
+
+// followState follows a requestState from the answer that carried it
+// (received) to the request that brought it back (sent); hold s.mu.
+func (s *Server) followState(c *conn, sent bool, state string) {
 	if !sent {
-		r := &stateRound{Size: len(*st.RequestState), value: *st.RequestState}
-		if cur != nil {
+		r := &stateRound{Size: len(state), value: state}
+		if cur := s.current(); cur != nil {
 			r.Round = len(cur.States) + 1
 			cur.States = append(cur.States, r)
 		}
 		c.state = r
 	} else if c.state != nil {
 		c.state.Returned = true
-		c.state.Same = c.state.value == *st.RequestState
+		c.state.Same = c.state.value == state
 		c.state = nil
 	}
-	s.notify()
 }
 
 func idText(id jsonrpc.ID) string {
@@ -354,20 +372,8 @@ func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 	} else if len(parts) > 1 {
 		p.Parts = parts
 	}
-	if q.Form != nil {
-		p.Fields = interactive.Describe(q.Form)
-		for _, f := range p.Fields {
-			p.Values = append(p.Values, f.Start)
-		}
-	}
-	if q.Mode() == "url" {
-		p.Link = interactive.Inspect(q.Params.URL)
-	}
-	if q.Params != nil && q.Params.RequestedSchema != nil {
-		if b, err := json.MarshalIndent(q.Params.RequestedSchema, "", "  "); err == nil {
-			p.Schema = trim(string(b), maxBody)
-		}
-	}
+	pt := newPart(q)
+	p.Fields, p.Values, p.Link, p.Schema = pt.Fields, pt.Values, pt.Link, pt.Schema
 	v, err := a.wait(ctx, p)
 	if err != nil {
 		return nil, err
@@ -396,8 +402,18 @@ func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part)
 	if _, ok := c.round[q.Key]; !ok {
 		return nil, nil
 	}
-	keys := make([]string, 0, len(c.round))
-	for k, r := range c.round {
+	parts := roundParts(q, c.round)
+	c.round = nil
+	return nil, parts
+}
+
+// roundParts are the elicitations of round, q first and the others in the
+// order of their keys, each described for the page. A form whose schema
+// is outside the form subset is left out: the session refuses it when it
+// comes to it.
+func roundParts(q *answer.Question, round mcp.InputRequestMap) []*part {
+	keys := make([]string, 0, len(round))
+	for k, r := range round {
 		if p, ok := r.(*mcp.ElicitParams); ok && p != nil && k != q.Key {
 			keys = append(keys, k)
 		}
@@ -405,20 +421,18 @@ func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part)
 	sort.Strings(keys)
 	parts := []*part{newPart(q)}
 	for _, k := range keys {
-		p := c.round[k].(*mcp.ElicitParams)
+		p := round[k].(*mcp.ElicitParams)
 		o := &answer.Question{Key: k, Round: q.Round, Via: q.Via, Server: q.Server, Params: p}
 		if o.Mode() == "form" {
 			form, err := formschema.Parse(p.RequestedSchema)
 			if err != nil {
-				// The session refuses it when it comes to it.
 				continue
 			}
 			o.Form = form
 		}
 		parts = append(parts, newPart(o))
 	}
-	c.round = nil
-	return nil, parts
+	return parts
 }
 
 // Sample shows a request for a model reply and waits for the person's.

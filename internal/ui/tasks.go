@@ -226,8 +226,24 @@ func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 	// Sent whole even if the person leaves the page meanwhile (the
 	// session bounds it by its time limit).
 	err := c.sess.CancelTask(context.WithoutCancel(ctx), id)
+	if withdrawn := s.noteCancel(cl, err); withdrawn != nil {
+		withdrawn.reply <- &mcp.ElicitResult{Action: "cancel"}
+	}
+	if err == nil {
+		// The server's word at once: the call's own wait may poll again
+		// only after the interval the server asked for (up to 30 s).
+		s.refreshTask(ctx, c, cl, id)
+	}
+	return true
+}
+
+// noteCancel notes how the tasks/cancel of cl's task went (err). Once it
+// is sent, the task's question waiting for the person is withdrawn: it is
+// returned, to be answered "cancel".
+func (s *Server) noteCancel(cl *call, err error) (withdrawn *pending) {
 	s.mu.Lock()
-	var withdrawn *pending
+	defer s.mu.Unlock()
+	tr := cl.TaskRun
 	if err != nil {
 		tr.CancelErr = err.Error()
 	} else {
@@ -237,23 +253,21 @@ func (s *Server) cancelTask(ctx context.Context, cl *call) bool {
 		}
 	}
 	s.notify()
-	s.mu.Unlock()
-	if withdrawn != nil {
-		withdrawn.reply <- &mcp.ElicitResult{Action: "cancel"}
+	return withdrawn
+}
+
+// refreshTask reads the status of task id (tasks/get) into cl while it runs.
+func (s *Server) refreshTask(ctx context.Context, c *conn, cl *call, id string) {
+	g, err := c.sess.GetTask(context.WithoutCancel(ctx), id)
+	if err != nil || g == nil {
+		return
 	}
-	if err == nil {
-		// The server's word at once: the call's own wait may poll again
-		// only after the interval the server asked for (up to 30 s).
-		if g, err := c.sess.GetTask(context.WithoutCancel(ctx), id); err == nil && g != nil {
-			s.mu.Lock()
-			if !cl.Done {
-				cl.noteTask(taskclient.Update{TaskID: id, Status: g.Status, StatusMessage: g.StatusMessage}, s.opts.Now())
-				s.notify()
-			}
-			s.mu.Unlock()
-		}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !cl.Done {
+		cl.noteTask(taskclient.Update{TaskID: id, Status: g.Status, StatusMessage: g.StatusMessage}, s.opts.Now())
+		s.notify()
 	}
-	return true
 }
 
 // afterCancel asks, once a call whose task the person cancelled has ended,

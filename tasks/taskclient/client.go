@@ -330,23 +330,10 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 			}
 			continue
 		}
+		if done, res, err := finalResult(id, g); done {
+			return res, err
+		}
 		switch g.Status {
-		case tasks.StatusCompleted:
-			if len(g.Result) == 0 {
-				return nil, fmt.Errorf("task %s completed without a result", id)
-			}
-			var res mcp.CallToolResult
-			if err := json.Unmarshal(g.Result, &res); err != nil {
-				return nil, fmt.Errorf("read the result of task %s: %w", id, err)
-			}
-			return &res, nil
-		case tasks.StatusFailed:
-			if g.Error == nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("task %s failed without an error", id)}
-			}
-			return nil, &jsonrpc.Error{Code: g.Error.Code, Message: g.Error.Message, Data: g.Error.Data}
-		case tasks.StatusCancelled:
-			return nil, fmt.Errorf("task %s: %w", id, ErrCancelled)
 		case tasks.StatusInputRequired:
 			n, err := c.answer(ctx, id, g.InputRequests, answered)
 			if err != nil {
@@ -358,6 +345,30 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 			return nil, fmt.Errorf("task %s reports an unknown status %q", id, g.Status)
 		}
 	}
+}
+
+// finalResult is what task id ended with, when g says it has ended
+// (done): its result, the error it failed with, or ErrCancelled.
+func finalResult(id string, g *tasks.GetTaskResult) (done bool, res *mcp.CallToolResult, err error) {
+	switch g.Status {
+	case tasks.StatusCompleted:
+		if len(g.Result) == 0 {
+			return true, nil, fmt.Errorf("task %s completed without a result", id)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(g.Result, &res); err != nil {
+			return true, nil, fmt.Errorf("read the result of task %s: %w", id, err)
+		}
+		return true, &res, nil
+	case tasks.StatusFailed:
+		if g.Error == nil {
+			return true, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("task %s failed without an error", id)}
+		}
+		return true, nil, &jsonrpc.Error{Code: g.Error.Code, Message: g.Error.Message, Data: g.Error.Data}
+	case tasks.StatusCancelled:
+		return true, nil, fmt.Errorf("task %s: %w", id, ErrCancelled)
+	}
+	return false, nil, nil
 }
 
 func (c *Client) interval(in *tasks.Info) time.Duration {

@@ -45,32 +45,15 @@ func Shares(exe, file string, parts []Part) (map[string]float64, time.Duration, 
 
 // sharesOf is Shares of the output of `go tool pprof -traces`.
 func sharesOf(out []byte, parts []Part) (map[string]float64, time.Duration, string) {
-	shares := map[string]float64{}
-	lastLeaves := map[string]float64{}
-	var total time.Duration
+	t := tally{parts: parts, shares: map[string]float64{}, lastLeaves: map[string]float64{}}
 	var stack []string
 	var weight time.Duration
-	flush := func() {
-		if len(stack) == 0 {
-			return
-		}
-		for i, p := range parts {
-			if p.In(stack) {
-				shares[p.Name] += float64(weight)
-				if i == len(parts)-1 {
-					lastLeaves[stack[0]] += float64(weight)
-				}
-				break
-			}
-		}
-		total += weight
-		stack, weight = nil, 0
-	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "-----") {
-			flush()
+			t.add(stack, weight)
+			stack, weight = nil, 0
 			continue
 		}
 		fields := strings.Fields(line)
@@ -89,20 +72,52 @@ func sharesOf(out []byte, parts []Part) (map[string]float64, time.Duration, stri
 			stack = append(stack, fields[0])
 		}
 	}
-	flush()
-	if total == 0 {
-		return shares, 0, ""
+	t.add(stack, weight)
+	if t.total == 0 {
+		return t.shares, 0, ""
 	}
-	for k, v := range shares {
-		shares[k] = 100 * v / float64(total)
+	for k, v := range t.shares {
+		t.shares[k] = 100 * v / float64(t.total)
 	}
-	leaves := slices.Collect(maps.Keys(lastLeaves))
-	slices.SortFunc(leaves, func(a, b string) int { return cmp.Compare(lastLeaves[b], lastLeaves[a]) })
+	return t.shares, t.total, t.topLeaves(5)
+}
+
+// tally sums the time of the traces of a profile by the part they are in.
+type tally struct {
+	parts      []Part
+	shares     map[string]float64 // the time of each part
+	lastLeaves map[string]float64 // the time of each leaf of the last part
+	total      time.Duration
+}
+
+// add counts a trace, stack (its leaf first), of weight: in the first part
+// it is in, if any.
+func (t *tally) add(stack []string, weight time.Duration) {
+	if len(stack) == 0 {
+		return
+	}
+	for i, p := range t.parts {
+		if p.In(stack) {
+			t.shares[p.Name] += float64(weight)
+			if i == len(t.parts)-1 {
+				t.lastLeaves[stack[0]] += float64(weight)
+			}
+			break
+		}
+	}
+	t.total += weight
+}
+
+// topLeaves says which n leaves of the last part took the most time, each
+// with its share of the total.
+func (t *tally) topLeaves(n int) string {
+	leaves := slices.Collect(maps.Keys(t.lastLeaves))
+	slices.SortFunc(leaves, func(a, b string) int { return cmp.Compare(t.lastLeaves[b], t.lastLeaves[a]) })
 	var top []string
-	for _, l := range leaves[:min(5, len(leaves))] {
-		top = append(top, fmt.Sprintf("%s %.1f %%", l, 100*lastLeaves[l]/float64(total)))
+	for _, l := range leaves[:min(n, len(leaves))] {
+		top = append(top, fmt.Sprintf("%s %.1f %%", l, 100*t.lastLeaves[l]/float64(t.total)))
 	}
-	return shares, total, strings.Join(top, ", ")
+	return strings.Join(top, ", ")
 }
 
 // AnyFrame returns a Part test: a frame of the stack is one of funcs.

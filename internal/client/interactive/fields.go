@@ -88,78 +88,110 @@ func describeField(f *formschema.Field, secrets *form.SecretPolicy) *Field {
 	}
 	switch f.Kind {
 	case formschema.Boolean:
-		def, hasDef := f.Default.(bool)
-		if f.Required || hasDef {
-			// A yes/no toggle always gives an answer: the schema's
-			// default pre-filled (the spec asks clients to), else No.
-			d.Widget = YesNo
-			d.Start.On = def
-			break
-		}
-		// An optional boolean without a default may be left unanswered:
-		// a toggle would send No for a field the person never touched.
-		d.Widget = SelectOne
-		d.Options = []Option{{Label: "(no answer)", Value: ""}, {Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}
+		d.asBoolean(f)
 	case formschema.SingleEnum:
-		d.Widget = SelectOne
-		def, _ := f.Default.(string)
-		if !f.Required && def == "" {
-			d.Options = append(d.Options, Option{Label: "(no answer)", Value: ""})
-		}
-		for _, o := range f.Options {
-			d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
-		}
-		d.Start.Choice = def
-		if def == "" && f.Required && len(f.Options) > 0 {
-			d.Start.Choice = f.Options[0].Value
-		}
+		d.asSingleEnum(f)
 	case formschema.MultiSelect:
-		d.Widget = SelectMany
-		for _, o := range f.Options {
-			d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
-		}
-		if items, ok := f.Default.([]any); ok {
-			for _, it := range items {
-				if s, ok := it.(string); ok {
-					d.Start.Set = append(d.Start.Set, s)
-				}
-			}
-		}
-		if f.MaxItems != nil {
-			d.Limit = *f.MaxItems
-		}
-		hints = append(hints, rangeHint("choose", "", intPtrFloat(f.MinItems), intPtrFloat(f.MaxItems), "choices"))
+		hints = append(hints, d.asMultiSelect(f))
 	case formschema.Number, formschema.Integer:
-		d.Widget = TextInput
-		what := "a number"
-		if f.Kind == formschema.Integer {
-			what = "a whole number"
-		}
-		hints = append(hints, rangeHint(what, what, f.Minimum, f.Maximum, ""))
-		d.Placeholder = what
-		if x, ok := f.Default.(float64); ok {
-			d.Start.Text = strconv.FormatFloat(x, 'f', -1, 64)
-		}
+		hints = append(hints, d.asNumber(f))
 	default: // String
-		d.Widget = TextInput
-		if def, _ := f.Default.(string); termsafe.Has(def) {
-			// Typed into the field, a control character would reach the
-			// terminal; left empty, the field still gets its default.
-			hints = append(hints, "the default is not shown: it holds control characters")
-		} else {
-			d.Start.Text = def
-		}
-		if h, ex := formatHint(f.Format); h != "" {
-			hints = append(hints, h)
-			d.Placeholder = ex
-		}
-		hints = append(hints, rangeHint("", "", intPtrFloat(f.MinLength), intPtrFloat(f.MaxLength), "characters"))
-		if f.MaxLength != nil {
-			d.CharLimit = *f.MaxLength
-		}
+		hints = append(hints, d.asString(f)...)
 	}
 	d.Description = joinHints(hints)
 	return d
+}
+
+// asBoolean asks for boolean field f: a yes/no toggle, or a choice that
+// may be left unanswered.
+func (d *Field) asBoolean(f *formschema.Field) {
+	def, hasDef := f.Default.(bool)
+	if f.Required || hasDef {
+		// A yes/no toggle always gives an answer: the schema's
+		// default pre-filled (the spec asks clients to), else No.
+		d.Widget = YesNo
+		d.Start.On = def
+		return
+	}
+	// An optional boolean without a default may be left unanswered:
+	// a toggle would send No for a field the person never touched.
+	d.Widget = SelectOne
+	d.Options = []Option{{Label: "(no answer)", Value: ""}, {Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}
+}
+
+// asSingleEnum asks for single-choice field f, starting at its default
+// (or, required, its first option).
+func (d *Field) asSingleEnum(f *formschema.Field) {
+	d.Widget = SelectOne
+	def, _ := f.Default.(string)
+	if !f.Required && def == "" {
+		d.Options = append(d.Options, Option{Label: "(no answer)", Value: ""})
+	}
+	for _, o := range f.Options {
+		d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
+	}
+	d.Start.Choice = def
+	if def == "" && f.Required && len(f.Options) > 0 {
+		d.Start.Choice = f.Options[0].Value
+	}
+}
+
+// asMultiSelect asks for multiple-choice field f, starting at its default;
+// it returns the hint of how many to choose.
+func (d *Field) asMultiSelect(f *formschema.Field) string {
+	d.Widget = SelectMany
+	for _, o := range f.Options {
+		d.Options = append(d.Options, Option{Label: termsafe.Line(o.Title), Value: o.Value})
+	}
+	if items, ok := f.Default.([]any); ok {
+		for _, it := range items {
+			if s, ok := it.(string); ok {
+				d.Start.Set = append(d.Start.Set, s)
+			}
+		}
+	}
+	if f.MaxItems != nil {
+		d.Limit = *f.MaxItems
+	}
+	return rangeHint("choose", "", intPtrFloat(f.MinItems), intPtrFloat(f.MaxItems), "choices")
+}
+
+// asNumber asks for number or integer field f as text; it returns the
+// hint of its bounds.
+func (d *Field) asNumber(f *formschema.Field) string {
+	d.Widget = TextInput
+	what := "a number"
+	if f.Kind == formschema.Integer {
+		what = "a whole number"
+	}
+	d.Placeholder = what
+	if x, ok := f.Default.(float64); ok {
+		d.Start.Text = strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return rangeHint(what, what, f.Minimum, f.Maximum, "")
+}
+
+// asString asks for string field f as text; it returns the hints of its
+// default, format and length.
+func (d *Field) asString(f *formschema.Field) []string {
+	var hints []string
+	d.Widget = TextInput
+	if def, _ := f.Default.(string); termsafe.Has(def) {
+		// Typed into the field, a control character would reach the
+		// terminal; left empty, the field still gets its default.
+		hints = append(hints, "the default is not shown: it holds control characters")
+	} else {
+		d.Start.Text = def
+	}
+	if h, ex := formatHint(f.Format); h != "" {
+		hints = append(hints, h)
+		d.Placeholder = ex
+	}
+	hints = append(hints, rangeHint("", "", intPtrFloat(f.MinLength), intPtrFloat(f.MaxLength), "characters"))
+	if f.MaxLength != nil {
+		d.CharLimit = *f.MaxLength
+	}
+	return hints
 }
 
 func formatHint(format string) (hint, example string) {
@@ -248,30 +280,35 @@ func (f *Field) Decode(v Value) (value any, ok bool, err error) {
 		}
 		return set, true, nil
 	}
-	switch f.Kind {
-	case formschema.Number, formschema.Integer:
-		t := strings.TrimSpace(v.Text)
-		if t == "" {
-			return nil, false, nil
-		}
-		x, err := strconv.ParseFloat(t, 64)
-		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, false, fmt.Errorf("enter %s", f.Placeholder)
-		}
-		if f.Kind == formschema.Integer {
-			if x != math.Trunc(x) {
-				return nil, false, errors.New("enter a whole number")
-			}
-			if math.Abs(x) < 1<<53 {
-				return int64(x), true, nil
-			}
-		}
-		return x, true, nil
+	if f.Kind == formschema.Number || f.Kind == formschema.Integer {
+		return f.decodeNumber(v.Text)
 	}
 	if v.Text == "" {
 		return nil, false, nil
 	}
 	return v.Text, true, nil
+}
+
+// decodeNumber is Decode of the text entered in a number or integer field:
+// an integer as int64 while it is exact.
+func (f *Field) decodeNumber(text string) (value any, ok bool, err error) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return nil, false, nil
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil, false, fmt.Errorf("enter %s", f.Placeholder)
+	}
+	if f.Kind == formschema.Integer {
+		if x != math.Trunc(x) {
+			return nil, false, errors.New("enter a whole number")
+		}
+		if math.Abs(x) < 1<<53 {
+			return int64(x), true, nil
+		}
+	}
+	return x, true, nil
 }
 
 // Check reports what is wrong with a value as it is being entered, using

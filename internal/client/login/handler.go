@@ -163,14 +163,8 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	h.mu.Lock()
 	again := !insufficient && sent != "" && sent == h.fresh
 	h.mu.Unlock()
-	if h.l.Settings.CachedOnly {
-		return h.fail(errors.New("the server asks for a login: run mcp-tester auth login first"))
-	}
-	h.mu.Lock()
-	failed := h.failed
-	h.mu.Unlock()
-	if failed != nil {
-		return failed // the person saw it once already
+	if err := h.mayLogin(); err != nil {
+		return err
 	}
 	if insufficient {
 		fmt.Fprintf(h.l.errOut(), "mcp-tester: %s asks for more scope (%s): logging in again to ask for it\n", h.server, printable(bearer["scope"]))
@@ -182,6 +176,17 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	h.again = again
 	h.mu.Unlock()
 	return nil
+}
+
+// mayLogin refuses a login this run may not make: only cached logins are
+// allowed, or one failed already (the person saw it once already).
+func (h *Handler) mayLogin() error {
+	if h.l.Settings.CachedOnly {
+		return h.fail(errors.New("the server asks for a login: run mcp-tester auth login first"))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failed
 }
 
 // Login logs in now, cached login or not: it sends the server a request
@@ -218,16 +223,7 @@ func (h *Handler) Login(ctx context.Context, client *http.Client) error {
 func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, asked []string) error {
 	limit, own := h.l.Settings.Timeout, true
 	if limit <= 0 {
-		own = false
-		left, bounded := timeLeft(ctx)
-		switch {
-		case bounded:
-			// A moment before the caller's time runs out, so that the
-			// caller hears why the login ended.
-			limit = left - min(left/20, 500*time.Millisecond)
-		default:
-			limit = DefaultTimeout
-		}
+		limit, own = callerLimit(ctx), false
 	} else {
 		resume := pauseClock(ctx)
 		defer resume()
@@ -236,15 +232,7 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 	timeout := &loginTimeout{limit: limit, own: own}
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, timeout)
 	defer cancel()
-	p, err := newProofing(resp)
-	if err == nil {
-		ctx = withProofing(ctx, p)
-		if h.l.Settings.machine() {
-			err = h.machine(ctx, req, resp, p)
-		} else {
-			err = h.authorizationCode(ctx, req, resp, stepUp, p)
-		}
-	}
+	err := h.flowOf(ctx, req, resp, stepUp)
 	if err != nil && ctx.Err() != nil {
 		// Its own limit, or the caller's clock that it shares, ran out.
 		if left, bounded := timeLeft(parent); asTimeout(ctx) != nil || !own && bounded && left <= 0 {
@@ -252,17 +240,54 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 		}
 	}
 	if err != nil {
-		e := h.fail(err)
-		h.l.step(Step{Kind: StepFailed, What: "the login failed", URL: h.server, Err: e.Error()})
-		if !errors.Is(context.Cause(parent), context.Canceled) {
-			// A login that failed, in time or not, is not tried again in
-			// this run; one its caller gave up on may be.
-			h.mu.Lock()
-			h.failed = e
-			h.mu.Unlock()
-		}
-		return e
+		return h.loginFailed(parent, err)
 	}
+	h.loggedIn(stepUp, asked)
+	return nil
+}
+
+// callerLimit is the time a login has when the settings give none: a
+// moment less than what is left of the caller's limit, so that the caller
+// hears why the login ended, or DefaultTimeout when the caller has none.
+func callerLimit(ctx context.Context) time.Duration {
+	left, bounded := timeLeft(ctx)
+	if bounded {
+		return left - min(left/20, 500*time.Millisecond)
+	}
+	return DefaultTimeout
+}
+
+// flowOf runs the login's flow: a machine login, or the authorization
+// code's, with the proof of possession the server's refusal resp asks for.
+func (h *Handler) flowOf(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool) error {
+	p, err := newProofing(resp)
+	if err != nil {
+		return err
+	}
+	ctx = withProofing(ctx, p)
+	if h.l.Settings.machine() {
+		return h.machine(ctx, req, resp, p)
+	}
+	return h.authorizationCode(ctx, req, resp, stepUp, p)
+}
+
+// loginFailed tells of a login that failed with err and returns its error;
+// a login that failed, in time or not, is not tried again in this run, but
+// one its caller gave up on (parent cancelled) may be.
+func (h *Handler) loginFailed(parent context.Context, err error) error {
+	e := h.fail(err)
+	h.l.step(Step{Kind: StepFailed, What: "the login failed", URL: h.server, Err: e.Error()})
+	if !errors.Is(context.Cause(parent), context.Canceled) {
+		h.mu.Lock()
+		h.failed = e
+		h.mu.Unlock()
+	}
+	return e
+}
+
+// loggedIn tells of a login that succeeded and keeps its token as the
+// fresh one (and, for a step up, the scopes asked).
+func (h *Handler) loggedIn(stepUp bool, asked []string) {
 	h.mu.Lock()
 	src := h.src
 	h.mu.Unlock()
@@ -278,7 +303,6 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 			h.stepUp, h.asked = h.fresh, asked
 		}
 	}
-	return nil
 }
 
 // refresh tries, once a run, to refresh a cached login the server
@@ -521,6 +545,82 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 	return explain(sdk.Authorize(ctx, req, asBearer(resp)))
 }
 
+// sendBrowser sends the person to the authorization address u: it opens
+// the browser, unless u has warnings (suspicious) or the settings say not
+// to; then the address the browser ends on is read, pasted, from the
+// returned channel.
+func (h *Handler) sendBrowser(ctx context.Context, w io.Writer, u string, suspicious bool) <-chan redirectResult {
+	s := &h.l.Settings
+	pasted := make(chan redirectResult, 1)
+	switch {
+	case suspicious && !s.NoBrowser:
+		fmt.Fprintf(w, "mcp-tester: the browser is not opened for an address with warnings: open it yourself if you trust it\n")
+	case s.NoBrowser:
+		fmt.Fprintf(w, "mcp-tester: then paste the address the browser ends on (even if the page does not load) and press Enter:\n")
+		in := h.l.In
+		if in == nil {
+			in = strings.NewReader("")
+		}
+		go func() { pasted <- readPasted(in) }()
+	case h.l.Open != nil:
+		go func() {
+			if err := h.l.Open(ctx, u); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(w, "mcp-tester: the browser could not be opened (%v): open the address above yourself\n", err)
+			}
+		}()
+	}
+	return pasted
+}
+
+// readPasted reads the address the person pasted from in.
+func readPasted(in io.Reader) redirectResult {
+	line, err := readLine(in, maxRedirectQuery+1024)
+	if err != nil {
+		return redirectResult{err: fmt.Errorf("read the pasted address: %w", err)}
+	}
+	res, err := ParsePasted(line)
+	return redirectResult{res: res, err: err}
+}
+
+// awaitRedirect waits, within ctx, for the browser to come back to
+// redirect with this login's state (from recv) or for the address pasted;
+// each request with another state is told of on w, the first few.
+func awaitRedirect(ctx context.Context, w io.Writer, recv *receiver, pasted <-chan redirectResult, redirect string) (redirectResult, error) {
+	ignored := 0
+	note := func() {
+		if ignored++; ignored <= maxIgnoredNotes {
+			fmt.Fprintf(w, "mcp-tester: ignored a request to %s whose state is not this login's (a stale tab, or a forgery): still waiting\n", redirect)
+		}
+	}
+	var r redirectResult
+wait:
+	for {
+		select {
+		case r = <-recv.results:
+			break wait
+		case r = <-pasted:
+			break wait
+		case <-recv.ignored:
+			note()
+		case <-ctx.Done():
+			if context.Cause(ctx) == context.Canceled && ctx.Err() == context.Canceled {
+				return r, ctx.Err()
+			}
+			why := ""
+			if ignored > 0 {
+				why = fmt.Sprintf(" with this login's state (%d request%s with another state ignored)", ignored, plural(ignored))
+			}
+			return r, fmt.Errorf("the browser did not come back to %s%s: login abandoned (--no-browser lets you paste the address)", redirect, why)
+		}
+	}
+	select {
+	case <-recv.ignored: // one that came with the answer
+		note()
+	default:
+	}
+	return r, nil
+}
+
 // fetch is the browser step: it shows the authorization address, opens
 // the browser (or reads the pasted address back) and waits, within the
 // login's time, for the redirect that carries this login's state. A
@@ -533,7 +633,6 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 		return nil, fmt.Errorf("the authorization address cannot be read: %w", err)
 	}
 	want := au.Query().Get("state")
-	s := &h.l.Settings
 	recv.drain()
 	recv.expect(want)
 	defer recv.expect("")
@@ -543,68 +642,15 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	// The address comes from metadata the server pointed to: say where the
 	// person will sign in, and do not open a suspicious one for them.
 	suspicious := signInWarnings(w, args.URL)
-	pasted := make(chan redirectResult, 1)
-	switch {
-	case suspicious && !s.NoBrowser:
-		fmt.Fprintf(w, "mcp-tester: the browser is not opened for an address with warnings: open it yourself if you trust it\n")
-	case s.NoBrowser:
-		fmt.Fprintf(w, "mcp-tester: then paste the address the browser ends on (even if the page does not load) and press Enter:\n")
-		in := h.l.In
-		if in == nil {
-			in = strings.NewReader("")
-		}
-		go func() {
-			line, err := readLine(in, maxRedirectQuery+1024)
-			if err != nil {
-				pasted <- redirectResult{err: fmt.Errorf("read the pasted address: %w", err)}
-				return
-			}
-			res, err := ParsePasted(line)
-			pasted <- redirectResult{res: res, err: err}
-		}()
-	case h.l.Open != nil:
-		go func() {
-			if err := h.l.Open(ctx, args.URL); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(w, "mcp-tester: the browser could not be opened (%v): open the address above yourself\n", err)
-			}
-		}()
-	}
+	pasted := h.sendBrowser(ctx, w, args.URL, suspicious)
 	if d, ok := ctx.Deadline(); ok {
 		fmt.Fprintf(w, "mcp-tester: waiting up to %s for the browser to come back to %s\n", roundWait(time.Until(d)), redirect)
 	} else {
 		fmt.Fprintf(w, "mcp-tester: waiting for the browser to come back to %s\n", redirect)
 	}
-	var r redirectResult
-	ignored := 0
-	note := func() {
-		if ignored++; ignored <= maxIgnoredNotes {
-			fmt.Fprintf(w, "mcp-tester: ignored a request to %s whose state is not this login's (a stale tab, or a forgery): still waiting\n", redirect)
-		}
-	}
-wait:
-	for {
-		select {
-		case r = <-recv.results:
-			break wait
-		case r = <-pasted:
-			break wait
-		case <-recv.ignored:
-			note()
-		case <-ctx.Done():
-			if context.Cause(ctx) == context.Canceled && ctx.Err() == context.Canceled {
-				return nil, ctx.Err()
-			}
-			why := ""
-			if ignored > 0 {
-				why = fmt.Sprintf(" with this login's state (%d request%s with another state ignored)", ignored, plural(ignored))
-			}
-			return nil, fmt.Errorf("the browser did not come back to %s%s: login abandoned (--no-browser lets you paste the address)", redirect, why)
-		}
-	}
-	select {
-	case <-recv.ignored: // one that came with the answer
-		note()
-	default:
+	r, err := awaitRedirect(ctx, w, recv, pasted, redirect)
+	if err != nil {
+		return nil, err
 	}
 	if r.err != nil {
 		return nil, r.err

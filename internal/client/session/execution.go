@@ -26,46 +26,56 @@ func (x *executions) observe(sent bool, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if sent && m.Method == "tools/list" && m.ID.IsValid() {
-			x.mu.Lock()
-			if x.pending == nil {
-				x.pending = map[jsonrpc.ID]bool{}
-			}
-			if len(x.pending) < maxPendingLists {
-				x.pending[m.ID] = true
-			}
-			x.mu.Unlock()
+			x.listed(m.ID)
 		}
 	case *jsonrpc.Response:
-		if sent {
-			return
+		if !sent {
+			x.answered(m)
 		}
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		if !x.pending[m.ID] {
-			return
-		}
-		delete(x.pending, m.ID)
-		if m.Error != nil {
-			return
-		}
-		var page struct {
-			Tools []struct {
-				Name      string          `json:"name"`
-				Execution json.RawMessage `json:"execution"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(m.Result, &page) != nil {
-			return
-		}
-		if x.byName == nil {
-			x.byName = map[string]json.RawMessage{}
-		}
-		for _, t := range page.Tools {
-			if len(t.Execution) > 0 && string(t.Execution) != "null" {
-				x.byName[t.Name] = t.Execution
-			} else {
-				delete(x.byName, t.Name)
-			}
+	}
+}
+
+// listed remembers the tools/list request id, while there is room.
+func (x *executions) listed(id jsonrpc.ID) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.pending == nil {
+		x.pending = map[jsonrpc.ID]bool{}
+	}
+	if len(x.pending) < maxPendingLists {
+		x.pending[id] = true
+	}
+}
+
+// answered reads the execution members of m when it answers a pending
+// tools/list request.
+func (x *executions) answered(m *jsonrpc.Response) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.pending[m.ID] {
+		return
+	}
+	delete(x.pending, m.ID)
+	if m.Error != nil {
+		return
+	}
+	var page struct {
+		Tools []struct {
+			Name      string          `json:"name"`
+			Execution json.RawMessage `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(m.Result, &page) != nil {
+		return
+	}
+	if x.byName == nil {
+		x.byName = map[string]json.RawMessage{}
+	}
+	for _, t := range page.Tools {
+		if len(t.Execution) > 0 && string(t.Execution) != "null" {
+			x.byName[t.Name] = t.Execution
+		} else {
+			delete(x.byName, t.Name)
 		}
 	}
 }

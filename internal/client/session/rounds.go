@@ -82,13 +82,24 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		call.Task.Status = "cancelled"
 	}
 	handle := s.results.takeHandle()
-	if s.results.take() && err == nil && task == nil && !handle {
+	empty := s.results.take()
+	if err == nil && task == nil {
+		err = s.hiddenResult(name, empty, handle)
+	}
+	return res, call, err
+}
+
+// hiddenResult refuses the answer to a call of tool name that ran as no
+// task when the go-sdk would show nothing of it: a result without content
+// (empty), or a task handle no task was asked for (handle).
+func (s *Session) hiddenResult(name string, empty, handle bool) error {
+	if empty && !handle {
 		// The go-sdk reads null, or a result without content, as empty
 		// content: nothing the tool said would be shown, and the call
 		// would pass.
-		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server's result has no content (it sent a result of null, or one without \"content\")")
+		return protocolErr(fmt.Sprintf("tools/call %q", name), "the server's result has no content (it sent a result of null, or one without \"content\")")
 	}
-	if handle && err == nil && task == nil {
+	if handle {
 		// A task handle to a call that asked for no task: the go-sdk reads
 		// it as a result without content, and a client that does not run
 		// tasks shows nothing.
@@ -96,9 +107,9 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		if !s.opts.Tasks {
 			why = "it was not asked to (" + s.hint(SettingTasks, "") + ")"
 		}
-		err = protocolErr(fmt.Sprintf("tools/call %q", name), "the server answered with a task handle (resultType \"task\") though no task was asked for (the tester did not declare the tasks extension: %s); nothing the tool did would be shown", why)
+		return protocolErr(fmt.Sprintf("tools/call %q", name), "the server answered with a task handle (resultType \"task\") though no task was asked for (the tester did not declare the tasks extension: %s); nothing the tool did would be shown", why)
 	}
-	return res, call, err
+	return nil
 }
 
 // taskClient drives a tool that may run as a task: its questions arrive
@@ -341,17 +352,9 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		s.results.takeRepeated()
 		rep, err := send(rctx, responses, state)
 		s.setCall(nil)
-		if dup := s.results.takeRepeated(); dup != nil && err == nil {
+		if bad := s.untrustedRound(op, err); bad != nil {
 			cancel()
-			return call, protocolErr(op(), "%w", dup)
-		}
-		if twice := s.results.takeTwice(); twice != nil {
-			cancel()
-			return call, protocolErr(op(), "%w", twice)
-		}
-		if late := s.takeLate(); late != nil {
-			cancel()
-			return call, late
+			return call, bad
 		}
 		if err != nil {
 			if qs := urlRequired(err); qs != nil && round < s.opts.MaxRounds {
@@ -380,11 +383,8 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		if len(rep.requests) == 0 {
 			// Load shedding: the server asks to be called again later.
 			emptyRounds++
-			if emptyRounds >= 3 {
-				return call, protocolErr(op(), "the server returned input_required with no questions %d times (busy); stopped", emptyRounds)
-			}
-			if sleep.For(ctx, time.Duration(emptyRounds)*100*time.Millisecond) != nil {
-				return call, s.wrap(ctx, op(), ctx.Err())
+			if err := s.waitBusy(ctx, op, emptyRounds); err != nil {
+				return call, err
 			}
 			responses, state = nil, rep.state
 			continue
@@ -395,6 +395,32 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		}
 		state = rep.state
 	}
+}
+
+// untrustedRound returns what makes a round's answer untrustworthy, err
+// being the round's own error: a key twice, a second answer, an error met
+// while answering a server-initiated request.
+func (s *Session) untrustedRound(op func() string, err error) error {
+	if dup := s.results.takeRepeated(); dup != nil && err == nil {
+		return protocolErr(op(), "%w", dup)
+	}
+	if twice := s.results.takeTwice(); twice != nil {
+		return protocolErr(op(), "%w", twice)
+	}
+	return s.takeLate()
+}
+
+// waitBusy waits before calling again a server that answered
+// input_required with no questions the nth time in a row; it gives up at
+// the third.
+func (s *Session) waitBusy(ctx context.Context, op func() string, n int) error {
+	if n >= 3 {
+		return protocolErr(op(), "the server returned input_required with no questions %d times (busy); stopped", n)
+	}
+	if sleep.For(ctx, time.Duration(n)*100*time.Millisecond) != nil {
+		return s.wrap(ctx, op(), ctx.Err())
+	}
+	return nil
 }
 
 // answerAll answers the questions of one round in the order of their keys.
@@ -451,31 +477,8 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 		label = fmt.Sprintf("question %q", p.Message)
 	}
 	q := &answer.Question{Key: key, Round: round, Via: via, Server: s.server, Params: p}
-	switch q.Mode() {
-	case "form":
-		if s.opts.Capabilities.None() || !s.opts.Capabilities.Form {
-			return nil, protocolErr(op, "%s is a form, but the tester declared no form support", label)
-		}
-		if p.URL != "" {
-			return nil, protocolErr(op, "%s is a form but carries a url", label)
-		}
-		form, err := formschema.Parse(p.RequestedSchema)
-		if err != nil {
-			if s.opts.Validate {
-				return nil, protocolErr(op, "%s: the requested schema is outside the form subset: %v", label, err)
-			}
-		} else {
-			q.Form = form
-		}
-	case "url":
-		if !s.opts.Capabilities.URL {
-			return nil, protocolErr(op, "%s is a URL question, but the tester declared no URL support", label)
-		}
-		if p.URL == "" {
-			return nil, protocolErr(op, "%s is a URL question without a url", label)
-		}
-	default:
-		return nil, protocolErr(op, "%s has unknown mode %q", label, p.Mode)
+	if err := s.checkQuestion(op, label, q); err != nil {
+		return nil, err
 	}
 	began := time.Now()
 	res, err := answerOrDecline(ctx, ans, q)
@@ -501,6 +504,39 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	e.Answer = res
 	s.log.Add(e)
 	return res, nil
+}
+
+// checkQuestion checks q against the rules of its mode and what the tester
+// declared, and reads a form's schema into q.Form.
+func (s *Session) checkQuestion(op, label string, q *answer.Question) error {
+	p := q.Params
+	switch q.Mode() {
+	case "form":
+		if s.opts.Capabilities.None() || !s.opts.Capabilities.Form {
+			return protocolErr(op, "%s is a form, but the tester declared no form support", label)
+		}
+		if p.URL != "" {
+			return protocolErr(op, "%s is a form but carries a url", label)
+		}
+		form, err := formschema.Parse(p.RequestedSchema)
+		if err != nil {
+			if s.opts.Validate {
+				return protocolErr(op, "%s: the requested schema is outside the form subset: %v", label, err)
+			}
+		} else {
+			q.Form = form
+		}
+	case "url":
+		if !s.opts.Capabilities.URL {
+			return protocolErr(op, "%s is a URL question, but the tester declared no URL support", label)
+		}
+		if p.URL == "" {
+			return protocolErr(op, "%s is a URL question without a url", label)
+		}
+	default:
+		return protocolErr(op, "%s has unknown mode %q", label, p.Mode)
+	}
+	return nil
 }
 
 func answerOrDecline(ctx context.Context, ans answer.Answerer, q *answer.Question) (*mcp.ElicitResult, error) {

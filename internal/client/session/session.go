@@ -166,22 +166,10 @@ type callState struct {
 
 // Open connects to the target and initializes the session.
 func Open(ctx context.Context, opts Options) (*Session, error) {
-	if opts.MaxRounds <= 0 {
-		opts.MaxRounds = 10
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if opts.Log == nil {
-		opts.Log = &exchange.Log{}
-	}
-	if opts.ClientName == "" {
-		opts.ClientName = "mcp-tester"
-	}
-	if err := CheckProtocol(opts.Protocol); err != nil {
-		return nil, &Error{Kind: KindAnswer, Err: err}
-	}
-	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
-		return nil, &Error{Kind: KindAnswer, Err: errors.New("bare elicitation capabilities declare forms only: set Form, not URL")}
-	}
-	opts.Capabilities = asOf(opts.Capabilities, opts.Protocol)
 	s := &Session{opts: opts, log: opts.Log}
 	if err := s.connect(ctx, ""); err != nil {
 		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
@@ -197,6 +185,27 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err
 	}
 	return s, s.spokeAsked()
+}
+
+// withDefaults checks opts and fills in what they leave unset.
+func (opts Options) withDefaults() (Options, error) {
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = 10
+	}
+	if opts.Log == nil {
+		opts.Log = &exchange.Log{}
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcp-tester"
+	}
+	if err := CheckProtocol(opts.Protocol); err != nil {
+		return opts, &Error{Kind: KindAnswer, Err: err}
+	}
+	if c := opts.Capabilities; c.Bare && (!c.Form || c.URL) {
+		return opts, &Error{Kind: KindAnswer, Err: errors.New("bare elicitation capabilities declare forms only: set Form, not URL")}
+	}
+	opts.Capabilities = asOf(opts.Capabilities, opts.Protocol)
+	return opts, nil
 }
 
 // spokeAsked checks that a session opened with an explicit protocol
@@ -252,61 +261,15 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	if err != nil {
 		return &Error{Kind: KindAnswer, Err: err}
 	}
-	copts := &mcp.ClientOptions{
-		Capabilities:   s.capabilities(),
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-	}
-	if s.opts.OnProgress != nil {
-		copts.ProgressNotificationHandler = s.onProgress
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, copts)
-	if s.opts.Tasks {
-		if err := taskclient.Register(client); err != nil {
-			return &Error{Kind: KindAnswer, Err: err}
-		}
-	}
-	client.AddReceivingMiddleware(s.answerServerRequests)
-	client.AddSendingMiddleware(freshReads)
-	if len(s.opts.Middleware) > 0 {
-		client.AddSendingMiddleware(s.opts.Middleware...)
-		client.AddReceivingMiddleware(s.opts.Middleware...)
+	client, err := s.newClient()
+	if err != nil {
+		return err
 	}
 	cctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
-	tr := conn.Transport
-	if s.opts.Tasks {
-		// Innermost: it must see the raw answer to spot a task handle.
-		tr = taskclient.Transport(tr)
-	}
-	obs := s.opts.Observe
-	if s.opts.KeepExecution {
-		s.execs = &executions{}
-		if outer := obs; outer != nil {
-			obs = func(sent bool, msg jsonrpc.Message) {
-				s.execs.observe(sent, msg)
-				outer(sent, msg)
-			}
-		} else {
-			obs = s.execs.observe
-		}
-	}
-	tr = wire.Watch(tr, s.results.watch, obs)
-	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
-		// Only the SSE transport ties its stream to the connect context.
-		// Other transports stay unwrapped here: a wrapper would hide the
-		// SDK's unexported hook that updates a Streamable HTTP connection
-		// after initialize (protocol header, standalone stream).
-		tr = target.Outliving(tr, life)
-	}
-	version := s.opts.Protocol
-	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse && version == "" {
-		// HTTP+SSE predates protocol 2026-07-28, and servers on it that
-		// refuse a method they do not know with 400 (the go-sdk's before
-		// 2026-07-28) make the client drop the connection at the
-		// server/discover probe: start with initialize.
-		version = legacySSEProtocol
-	}
+	tr := s.transport(conn, life)
+	version := s.firstVersion(conn)
 	var cs *mcp.ClientSession
 	var offer taskclient.Offer
 	if s.opts.Tasks {
@@ -317,36 +280,7 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	if err != nil {
 		endLife()
 		conn.Cleanup()
-		e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
-		if le := login.AsError(err); le != nil {
-			e.Err = le // the login's reason, without the transport's wrapping
-		}
-		wrong := conn.WrongAnswer(err, true)
-		switch r := conn.Refused(); {
-		case r != nil:
-			// The server was reached and broke the rules of the wire.
-			e.Kind, e.Err = KindProtocol, r
-		case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
-			// It was reached, and answered with something else than
-			// JSON-RPC: say what came back.
-			e.Kind, e.Err = KindProtocol, wrong
-			return e
-		}
-		switch exited, state := conn.Exited(); {
-		case cctx.Err() != nil && ctx.Err() == nil:
-			e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
-			if id := s.results.takeStray(); id != "" {
-				// It answered, but to no request of the tester's.
-				e.Kind = KindProtocol
-				e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
-			}
-		case exited && RPCError(err) == nil:
-			// Say what happened, not how the SDK noticed it. A server
-			// that answered with an error and then ended when the
-			// tester closed its input did answer: its error says why.
-			e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
-		}
-		return e
+		return s.connectError(ctx, cctx, conn, err)
 	}
 	s.cs, s.conn, s.life, s.offer = cs, conn, endLife, offer
 	if dup := s.results.takeRepeated(); dup != nil {
@@ -354,16 +288,134 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 		s.Close()
 		return protocolErr("connect to "+s.opts.Target.Describe(), "%w", dup)
 	}
-	if info := cs.InitializeResult(); info != nil {
-		if info.ServerInfo != nil {
-			s.server = info.ServerInfo.Name
-		}
-		if info.Capabilities != nil {
-			_, offered := info.Capabilities.Extensions[tasks.ExtensionID]
-			s.tasks = s.opts.Tasks && offered
+	s.noteInitialize(cs.InitializeResult())
+	return nil
+}
+
+// newClient makes the go-sdk client of the session, with its capabilities,
+// its handlers and its middleware.
+func (s *Session) newClient() (*mcp.Client, error) {
+	copts := &mcp.ClientOptions{
+		Capabilities:   s.capabilities(),
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	if s.opts.OnProgress != nil {
+		copts.ProgressNotificationHandler = s.onProgress
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, copts)
+	if s.opts.Tasks {
+		if err := taskclient.Register(client); err != nil {
+			return nil, &Error{Kind: KindAnswer, Err: err}
 		}
 	}
-	return nil
+	client.AddReceivingMiddleware(s.answerServerRequests)
+	client.AddSendingMiddleware(freshReads)
+	if len(s.opts.Middleware) > 0 {
+		client.AddSendingMiddleware(s.opts.Middleware...)
+		client.AddReceivingMiddleware(s.opts.Middleware...)
+	}
+	return client, nil
+}
+
+// transport wraps the connection's transport in what the session reads on
+// the way: task handles, every message, and for SSE a stream that outlives
+// the connect context (until life ends).
+func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transport {
+	tr := conn.Transport
+	if s.opts.Tasks {
+		// Innermost: it must see the raw answer to spot a task handle.
+		tr = taskclient.Transport(tr)
+	}
+	tr = wire.Watch(tr, s.results.watch, s.observer())
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
+		// Only the SSE transport ties its stream to the connect context.
+		// Other transports stay unwrapped here: a wrapper would hide the
+		// SDK's unexported hook that updates a Streamable HTTP connection
+		// after initialize (protocol header, standalone stream).
+		tr = target.Outliving(tr, life)
+	}
+	return tr
+}
+
+// observer is what sees every message: Options.Observe, and the record of
+// executions when Options.KeepExecution asks for it.
+func (s *Session) observer() func(sent bool, msg jsonrpc.Message) {
+	obs := s.opts.Observe
+	if !s.opts.KeepExecution {
+		return obs
+	}
+	s.execs = &executions{}
+	if outer := obs; outer != nil {
+		return func(sent bool, msg jsonrpc.Message) {
+			s.execs.observe(sent, msg)
+			outer(sent, msg)
+		}
+	}
+	return s.execs.observe
+}
+
+// firstVersion is the protocol version the session offers first on conn.
+func (s *Session) firstVersion(conn *target.Conn) string {
+	version := s.opts.Protocol
+	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse && version == "" {
+		// HTTP+SSE predates protocol 2026-07-28, and servers on it that
+		// refuse a method they do not know with 400 (the go-sdk's before
+		// 2026-07-28) make the client drop the connection at the
+		// server/discover probe: start with initialize.
+		version = legacySSEProtocol
+	}
+	return version
+}
+
+// connectError says why connecting failed with err: the server was not
+// reached, broke the rules of the wire, did not answer in time, or exited.
+// cctx is the connect request's context, ctx the caller's.
+func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err error) error {
+	e := &Error{Kind: KindUnreachable, Op: "connect to " + s.opts.Target.Describe(), Err: err, Stderr: conn.StderrTail()}
+	if le := login.AsError(err); le != nil {
+		e.Err = le // the login's reason, without the transport's wrapping
+	}
+	wrong := conn.WrongAnswer(err, true)
+	switch r := conn.Refused(); {
+	case r != nil:
+		// The server was reached and broke the rules of the wire.
+		e.Kind, e.Err = KindProtocol, r
+	case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
+		// It was reached, and answered with something else than
+		// JSON-RPC: say what came back.
+		e.Kind, e.Err = KindProtocol, wrong
+		return e
+	}
+	switch exited, state := conn.Exited(); {
+	case cctx.Err() != nil && ctx.Err() == nil:
+		e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+		if id := s.results.takeStray(); id != "" {
+			// It answered, but to no request of the tester's.
+			e.Kind = KindProtocol
+			e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
+		}
+	case exited && RPCError(err) == nil:
+		// Say what happened, not how the SDK noticed it. A server
+		// that answered with an error and then ended when the
+		// tester closed its input did answer: its error says why.
+		e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
+	}
+	return e
+}
+
+// noteInitialize keeps what the server's initialize answer says of it: its
+// name, and whether it runs tools as tasks.
+func (s *Session) noteInitialize(info *mcp.InitializeResult) {
+	if info == nil {
+		return
+	}
+	if info.ServerInfo != nil {
+		s.server = info.ServerInfo.Name
+	}
+	if info.Capabilities != nil {
+		_, offered := info.Capabilities.Extensions[tasks.ExtensionID]
+		s.tasks = s.opts.Tasks && offered
+	}
 }
 
 func (s *Session) capabilities() *mcp.ClientCapabilities {
@@ -538,18 +590,7 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Kind = KindProtocol
 		e.Err = s.conn.Refused()
 	case timedOut(ctx):
-		e.Kind = KindUnreachable
-		e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
-		if c := context.Cause(ctx); !errors.Is(c, errRequestTimeout) && !errors.Is(c, target.ErrTimeLimit) {
-			// The caller's limit, not --timeout: the caller knows how long.
-			e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
-		}
-		e.Stderr = s.conn.StderrTail()
-		if id := s.results.takeStray(); id != "" {
-			// It answered, but to no request of the tester's.
-			e.Kind = KindProtocol
-			e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
-		}
+		s.timedOut(ctx, e)
 	case s.conn.WrongAnswer(err, false) != nil:
 		// The server answered with something else than JSON-RPC.
 		e.Kind = KindProtocol
@@ -569,6 +610,23 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Err = fmt.Errorf("the server's answer could not be read: %w", err)
 	}
 	return e
+}
+
+// timedOut makes e say that the request of ctx ran out of time: its
+// --timeout, or the caller's limit, or an answer that came with the wrong id.
+func (s *Session) timedOut(ctx context.Context, e *Error) {
+	e.Kind = KindUnreachable
+	e.Err = fmt.Errorf("the server did not answer within %s", s.opts.Timeout)
+	if c := context.Cause(ctx); !errors.Is(c, errRequestTimeout) && !errors.Is(c, target.ErrTimeLimit) {
+		// The caller's limit, not --timeout: the caller knows how long.
+		e.Err = fmt.Errorf("the server did not answer before the caller's time limit ran out (%w)", context.DeadlineExceeded)
+	}
+	e.Stderr = s.conn.StderrTail()
+	if id := s.results.takeStray(); id != "" {
+		// It answered, but to no request of the tester's.
+		e.Kind = KindProtocol
+		e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
+	}
 }
 
 // undelivered reports whether err is the go-sdk's refusal of a request its

@@ -45,38 +45,56 @@ func (t *toolResults) watch(sent bool, m jsonscan.Message) {
 	switch {
 	case m.Kind == jsonscan.Request && sent && m.ID.IsValid():
 		t.mu.Lock()
-		if t.pending == nil {
-			t.pending = map[jsonrpc.ID]string{}
-		}
-		if len(t.pending) < maxPendingCalls {
-			t.pending[m.ID] = m.Method
-		} else {
-			t.dropped = true
-		}
+		t.sent(m)
 		t.mu.Unlock()
 	case m.Kind == jsonscan.Response && !sent:
 		t.mu.Lock()
-		method, ok := t.pending[m.ID]
-		if ok {
-			delete(t.pending, m.ID)
-			t.answered.add(m.ID, method, m.Failed)
-			if !m.Failed && method == "tools/call" && !m.Result.Answered() {
-				t.empty = true
-			}
-			if t.repeated == nil {
-				t.repeated = untrusted(method, m)
-			}
-			if !m.Failed && method == "tools/call" && (m.Result.Task || m.Result.Type == resultTypeTask) {
-				t.handle = true
-			}
-		} else if first, again := t.answered.find(m.ID); again {
-			if t.twice == nil {
-				t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
-			}
-		} else if !t.dropped && t.stray == "" && m.ID.IsValid() {
-			t.stray = idText(m.ID)
+		if method, ok := t.pending[m.ID]; ok {
+			t.answer(method, m)
+		} else {
+			t.unmatched(m)
 		}
 		t.mu.Unlock()
+	}
+}
+
+// sent remembers the request m as pending, while there is room. t.mu is held.
+func (t *toolResults) sent(m jsonscan.Message) {
+	if t.pending == nil {
+		t.pending = map[jsonrpc.ID]string{}
+	}
+	if len(t.pending) < maxPendingCalls {
+		t.pending[m.ID] = m.Method
+	} else {
+		t.dropped = true
+	}
+}
+
+// answer notes m, the answer to the pending request of method: an answer
+// without content, one a client cannot trust, a task handle. t.mu is held.
+func (t *toolResults) answer(method string, m jsonscan.Message) {
+	delete(t.pending, m.ID)
+	t.answered.add(m.ID, method, m.Failed)
+	if !m.Failed && method == "tools/call" && !m.Result.Answered() {
+		t.empty = true
+	}
+	if t.repeated == nil {
+		t.repeated = untrusted(method, m)
+	}
+	if !m.Failed && method == "tools/call" && (m.Result.Task || m.Result.Type == resultTypeTask) {
+		t.handle = true
+	}
+}
+
+// unmatched notes m, an answer to no pending request: a second answer to
+// one already answered, or an answer to no request at all. t.mu is held.
+func (t *toolResults) unmatched(m jsonscan.Message) {
+	if first, again := t.answered.find(m.ID); again {
+		if t.twice == nil {
+			t.twice = fmt.Errorf("the server answered %s (id %s) twice: %s, then %s; refused (a client may take either)", first.method, idText(m.ID), first.kind(), kindOf(m.Failed))
+		}
+	} else if !t.dropped && t.stray == "" && m.ID.IsValid() {
+		t.stray = idText(m.ID)
 	}
 }
 
@@ -203,10 +221,16 @@ func untrusted(method string, m jsonscan.Message) error {
 	if m.Result.BadIsError && method == "tools/call" {
 		return fmt.Errorf("the server's answer to %s has an isError that is neither true nor false; refused (a client may read it as success, another as failure)", method)
 	}
-	switch t := m.Result.Type; {
+	return resultTypeProblem(method, m.Result)
+}
+
+// resultTypeProblem says what is wrong with the resultType of a result to
+// method, nil when nothing is.
+func resultTypeProblem(method string, r jsonscan.Result) error {
+	switch t := r.Type; {
 	case t == "" || t == "complete" || t == "input_required":
 	case t == resultTypeTask && method == "tools/call":
-	case t == resultTypeTask || m.Result.Task && method != "tools/call":
+	case t == resultTypeTask || r.Task && method != "tools/call":
 		return fmt.Errorf("the server answered %s with a task handle, which only tools/call can start; refused", method)
 	default:
 		return fmt.Errorf("the server's answer to %s has resultType %q, which the protocol does not define (complete, input_required, task); refused", method, termsafe.Clip(t, 64))

@@ -10,6 +10,7 @@ package toolargs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,13 +72,7 @@ func Check(tool string, inputSchema any, args map[string]any) error {
 	if json.Unmarshal(raw, &s) != nil {
 		return nil // not a schema this package reads: the server judges
 	}
-	props := slices.Sorted(func(yield func(string) bool) {
-		for k := range s.Properties {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	props := slices.Sorted(maps.Keys(s.Properties))
 	var unknown []string
 	for k := range args {
 		if _, ok := s.Properties[k]; !ok {
@@ -86,26 +81,41 @@ func Check(tool string, inputSchema any, args map[string]any) error {
 	}
 	slices.Sort(unknown)
 	if len(unknown) > 0 && closed(s.AdditionalProperties) {
-		k := unknown[0] // the first, in byte order
-		msg := fmt.Sprintf("tool %s takes no argument %q", tool, k)
-		if h, ok := suggest.Closest(k, props); ok {
-			msg += fmt.Sprintf(" (did you mean %q?)", h)
-		}
-		return fmt.Errorf("%s; it takes: %s", msg, takes(props))
+		return unknownArg(tool, unknown[0], props) // the first, in byte order
 	}
 	for _, r := range s.Required {
-		if _, ok := args[r]; ok {
-			continue
+		if _, ok := args[r]; !ok {
+			return missingArg(tool, r, unknown, props)
 		}
-		msg := fmt.Sprintf("tool %s requires the argument %q", tool, r)
-		for _, k := range unknown {
-			if h, ok := suggest.Closest(k, []string{r}); ok && h == r {
-				msg += fmt.Sprintf(" (is %q a misspelling of it?)", k)
-				break
-			}
-		}
-		return fmt.Errorf("%s; it takes: %s", msg, takes(props))
 	}
+	return validate(tool, &s, args)
+}
+
+// unknownArg says that tool takes no argument k, and what it likely meant.
+func unknownArg(tool, k string, props []string) error {
+	msg := fmt.Sprintf("tool %s takes no argument %q", tool, k)
+	if h, ok := suggest.Closest(k, props); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", h)
+	}
+	return fmt.Errorf("%s; it takes: %s", msg, takes(props))
+}
+
+// missingArg says that tool requires the argument r, and which of the
+// unknown arguments given may be it misspelt.
+func missingArg(tool, r string, unknown, props []string) error {
+	msg := fmt.Sprintf("tool %s requires the argument %q", tool, r)
+	for _, k := range unknown {
+		if h, ok := suggest.Closest(k, []string{r}); ok && h == r {
+			msg += fmt.Sprintf(" (is %q a misspelling of it?)", k)
+			break
+		}
+	}
+	return fmt.Errorf("%s; it takes: %s", msg, takes(props))
+}
+
+// validate validates args against schema s, when it is of a draft the
+// validator reads and resolves.
+func validate(tool string, s *jsonschema.Schema, args map[string]any) error {
 	if s.Schema != "" && !strings.Contains(s.Schema, "draft-07") && !strings.Contains(s.Schema, "2020-12") {
 		return nil // a draft the validator does not read
 	}

@@ -282,14 +282,7 @@ func (b *builder) Response(w recording.Message, req *request, m *jsonrpc.Respons
 		return nil // an answer to a request the recording does not hold
 	}
 	pend := req.Data
-	var werr *jsonrpc.Error
-	if m.Error != nil {
-		werr = recording.WireError(m.Error)
-	}
-	var r result
-	if werr == nil {
-		_ = json.Unmarshal(m.Result, &r)
-	}
+	werr, r := readResponse(m)
 	c := req.Call
 	if req.Method == "server/discover" && werr == nil {
 		return b.checkProtocol(req.Line, pend.proto)
@@ -306,20 +299,39 @@ func (b *builder) Response(w recording.Message, req *request, m *jsonrpc.Respons
 	case kindTaskResult:
 		b.taskResult(line, c, m, werr)
 	case kindList:
-		if werr != nil {
-			b.end(c, line, nil, werr)
-			return nil
-		}
-		c.Result = appendPage(c.Result, m.Result, req.Method)
-		if r.NextCursor == "" {
-			c.Ended, c.ResultLine = true, line
-		}
+		b.listPage(line, c, req.Method, m, werr, r)
 	default:
 		if c != nil && c.Method == MethodSetLevel {
 			b.end(c, line, m.Result, werr)
 		}
 	}
 	return nil
+}
+
+// readResponse is the error of m as the wire says it, or its result.
+func readResponse(m *jsonrpc.Response) (*jsonrpc.Error, result) {
+	var werr *jsonrpc.Error
+	if m.Error != nil {
+		werr = recording.WireError(m.Error)
+	}
+	var r result
+	if werr == nil {
+		_ = json.Unmarshal(m.Result, &r)
+	}
+	return werr, r
+}
+
+// listPage takes a page of the answer to a list request of method: the
+// list ends with its error, or its last page.
+func (b *builder) listPage(line int, c *Call, method string, m *jsonrpc.Response, werr *jsonrpc.Error, r result) {
+	if werr != nil {
+		b.end(c, line, nil, werr)
+		return
+	}
+	c.Result = appendPage(c.Result, m.Result, method)
+	if r.NextCursor == "" {
+		c.Ended, c.ResultLine = true, line
+	}
 }
 
 // roundAnswer takes the server's answer to a round of a call: its end, its

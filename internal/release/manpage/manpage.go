@@ -88,14 +88,7 @@ func Page(w io.Writer, cmd *cobra.Command, h Header) error {
 	b.WriteString(".nh\n.ad l\n.SH NAME\n")
 	fmt.Fprintf(&b, "%s \\- %s\n", escape(Name(cmd)), escape(cmd.Short))
 
-	b.WriteString(".SH SYNOPSIS\n.nf\n")
-	if cmd.Runnable() {
-		fmt.Fprintf(&b, "%s\n", synopsis(cmd.CommandPath(), cmd.UseLine()))
-	}
-	if cmd.HasAvailableSubCommands() {
-		fmt.Fprintf(&b, "\\fB%s\\fR \\fICOMMAND\\fR\n", escape(cmd.CommandPath()))
-	}
-	b.WriteString(".fi\n")
+	writeSynopsis(&b, cmd)
 
 	b.WriteString(".SH DESCRIPTION\n")
 	long := cmd.Long
@@ -125,6 +118,27 @@ func Page(w io.Writer, cmd *cobra.Command, h Header) error {
 		}
 	}
 
+	writeSeeAlso(&b, cmd)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSynopsis writes the SYNOPSIS section: the use line of a command that
+// runs, and the form with a subcommand of one that has them.
+func writeSynopsis(b *strings.Builder, cmd *cobra.Command) {
+	b.WriteString(".SH SYNOPSIS\n.nf\n")
+	if cmd.Runnable() {
+		fmt.Fprintf(b, "%s\n", synopsis(cmd.CommandPath(), cmd.UseLine()))
+	}
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(b, "\\fB%s\\fR \\fICOMMAND\\fR\n", escape(cmd.CommandPath()))
+	}
+	b.WriteString(".fi\n")
+}
+
+// writeSeeAlso writes the SEE ALSO section: the pages of the parent and the
+// subcommands, when there are any.
+func writeSeeAlso(b *strings.Builder, cmd *cobra.Command) {
 	var see []string
 	if p := cmd.Parent(); p != nil {
 		see = append(see, Name(p))
@@ -132,18 +146,17 @@ func Page(w io.Writer, cmd *cobra.Command, h Header) error {
 	for _, c := range documented(cmd) {
 		see = append(see, Name(c))
 	}
-	if len(see) > 0 {
-		b.WriteString(".SH SEE ALSO\n")
-		for i, name := range see {
-			sep := ","
-			if i == len(see)-1 {
-				sep = ""
-			}
-			fmt.Fprintf(&b, "\\fB%s\\fR(1)%s\n", escape(name), sep)
-		}
+	if len(see) == 0 {
+		return
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString(".SH SEE ALSO\n")
+	for i, name := range see {
+		sep := ","
+		if i == len(see)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(b, "\\fB%s\\fR(1)%s\n", escape(name), sep)
+	}
 }
 
 // synopsis sets the command path in bold and the rest of the use line as it
@@ -258,24 +271,26 @@ func escape(s string) string {
 			b.WriteString(`\&`)
 		}
 		for _, r := range line {
-			switch r {
-			case '\\':
-				b.WriteString(`\e`)
-			case '-':
-				b.WriteString(`\-`)
-			default:
-				if (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) {
-					continue
-				}
-				if r > 0x7e {
-					fmt.Fprintf(&b, `\[u%04X]`, r)
-					continue
-				}
-				b.WriteRune(r)
-			}
+			escapeRune(&b, r)
 		}
 	}
 	return b.String()
+}
+
+// escapeRune writes r as escape writes it on a text line.
+func escapeRune(b *strings.Builder, r rune) {
+	switch {
+	case r == '\\':
+		b.WriteString(`\e`)
+	case r == '-':
+		b.WriteString(`\-`)
+	case (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f):
+		// a control character: dropped
+	case r > 0x7e:
+		fmt.Fprintf(b, `\[u%04X]`, r)
+	default:
+		b.WriteRune(r)
+	}
 }
 
 // quote makes s one argument of a request: in double quotes, with the

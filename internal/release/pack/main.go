@@ -34,77 +34,107 @@ func main() {
 	}
 }
 
+// flags are the flags of every pack command; each reads those it needs.
+type flags struct {
+	version, prefix, out, base, sums string
+	epoch                            int64
+}
+
 func run(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("usage: pack docs|archive|gzip|checksums|formula [flags]")
 	}
 	fs := flag.NewFlagSet("pack "+args[0], flag.ContinueOnError)
-	version := fs.String("version", "", "the release version (v0.9.0)")
-	epoch := fs.Int64("epoch", -1, "the time of every file, in seconds since 1970 (SOURCE_DATE_EPOCH)")
-	prefix := fs.String("prefix", "", "the folder the archive unpacks into")
-	out := fs.String("out", "", "the file (or folder, for gzip) to write")
-	base := fs.String("url", "", "where the archives are downloaded from")
-	sums := fs.String("checksums", "", "the checksums file")
+	var f flags
+	fs.StringVar(&f.version, "version", "", "the release version (v0.9.0)")
+	fs.Int64Var(&f.epoch, "epoch", -1, "the time of every file, in seconds since 1970 (SOURCE_DATE_EPOCH)")
+	fs.StringVar(&f.prefix, "prefix", "", "the folder the archive unpacks into")
+	fs.StringVar(&f.out, "out", "", "the file (or folder, for gzip) to write")
+	fs.StringVar(&f.base, "url", "", "where the archives are downloaded from")
+	fs.StringVar(&f.sums, "checksums", "", "the checksums file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	mtime := time.Unix(*epoch, 0).UTC()
-	needEpoch := func() error {
-		if *epoch < 0 {
-			return fmt.Errorf("%s: -epoch is required", args[0])
-		}
-		return nil
-	}
 	switch args[0] {
 	case "docs":
-		if err := needEpoch(); err != nil {
-			return err
-		}
-		if fs.NArg() != 1 || *version == "" {
-			return fmt.Errorf("usage: pack docs -version V -epoch N DIR")
-		}
-		return docs(fs.Arg(0), *version, mtime)
+		return runDocs(f, fs.Args())
 	case "archive":
-		if err := needEpoch(); err != nil {
-			return err
-		}
-		if fs.NArg() != 1 || *out == "" || *prefix == "" {
-			return fmt.Errorf("usage: pack archive -epoch N -prefix P -out FILE DIR")
-		}
-		return archive(fs.Arg(0), *prefix, *out, mtime)
+		return runArchive(f, fs.Args())
 	case "gzip":
-		if *out == "" || fs.NArg() == 0 {
-			return fmt.Errorf("usage: pack gzip -out DIR FILE [FILE]")
-		}
-		for _, f := range fs.Args() {
-			if err := gzipFile(f, filepath.Join(*out, filepath.Base(f)+".gz")); err != nil {
-				return err
-			}
-		}
-		return nil
+		return runGzip(f, fs.Args())
 	case "checksums":
-		if *out == "" || fs.NArg() == 0 {
+		if f.out == "" || fs.NArg() == 0 {
 			return fmt.Errorf("usage: pack checksums -out FILE FILE [FILE]")
 		}
-		return writeFile(*out, func(b *bytes.Buffer) error { return release.WriteChecksums(b, fs.Args()) })
+		return writeFile(f.out, func(b *bytes.Buffer) error { return release.WriteChecksums(b, fs.Args()) })
 	case "formula":
-		if *out == "" || *version == "" || *base == "" || *sums == "" || fs.NArg() != 0 {
-			return fmt.Errorf("usage: pack formula -version V -url BASE -checksums FILE -out FILE")
-		}
-		f, err := os.Open(*sums)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		checksums, err := release.ReadChecksums(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *sums, err)
-		}
-		return writeFile(*out, func(b *bytes.Buffer) error {
-			return release.Formula{Version: *version, BaseURL: *base, Checksums: checksums}.Write(b)
-		})
+		return runFormula(f, fs.Args())
 	}
 	return fmt.Errorf("unknown command %q: docs, archive, gzip, checksums or formula", args[0])
+}
+
+// mtime is the time of every file written: -epoch, which cmd requires.
+func (f flags) mtime(cmd string) (time.Time, error) {
+	if f.epoch < 0 {
+		return time.Time{}, fmt.Errorf("%s: -epoch is required", cmd)
+	}
+	return time.Unix(f.epoch, 0).UTC(), nil
+}
+
+// runDocs is pack docs.
+func runDocs(f flags, args []string) error {
+	mtime, err := f.mtime("docs")
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 || f.version == "" {
+		return fmt.Errorf("usage: pack docs -version V -epoch N DIR")
+	}
+	return docs(args[0], f.version, mtime)
+}
+
+// runArchive is pack archive.
+func runArchive(f flags, args []string) error {
+	mtime, err := f.mtime("archive")
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 || f.out == "" || f.prefix == "" {
+		return fmt.Errorf("usage: pack archive -epoch N -prefix P -out FILE DIR")
+	}
+	return archive(args[0], f.prefix, f.out, mtime)
+}
+
+// runGzip is pack gzip.
+func runGzip(f flags, args []string) error {
+	if f.out == "" || len(args) == 0 {
+		return fmt.Errorf("usage: pack gzip -out DIR FILE [FILE]")
+	}
+	for _, file := range args {
+		if err := gzipFile(file, filepath.Join(f.out, filepath.Base(file)+".gz")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runFormula is pack formula.
+func runFormula(f flags, args []string) error {
+	if f.out == "" || f.version == "" || f.base == "" || f.sums == "" || len(args) != 0 {
+		return fmt.Errorf("usage: pack formula -version V -url BASE -checksums FILE -out FILE")
+	}
+	in, err := os.Open(f.sums)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	checksums, err := release.ReadChecksums(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.sums, err)
+	}
+	return writeFile(f.out, func(b *bytes.Buffer) error {
+		return release.Formula{Version: f.version, BaseURL: f.base, Checksums: checksums}.Write(b)
+	})
 }
 
 // docs writes the man pages and the completion scripts of mcp-tester: the

@@ -106,33 +106,7 @@ func Append(path string, hide func(string) string, steps ...Step) error {
 // Script renders one step as script lines, each ending in a newline.
 func (s Step) Script() (string, error) {
 	var b strings.Builder
-	// Model replies become sample_response lines and roots a roots line,
-	// before the command; the elicitations are written as below.
-	qs := s.Questions[:0:0]
-	rootsDone := false
-	for _, q := range s.Questions {
-		switch {
-		case q.IsElicitation():
-			qs = append(qs, q)
-		case q.Asks == exchange.AsksSampling && q.Reply != nil:
-			b.WriteString(cmdname.SampleResponse + " " + syntax.Quote(sampleOf(q).String()) + "\n")
-		case q.Asks == exchange.AsksRoots && !rootsDone && len(q.Roots) > 0:
-			rootsDone = true
-			b.WriteString(cmdname.Roots)
-			for _, r := range q.Roots {
-				if r == nil {
-					continue
-				}
-				w := r.URI
-				if r.Name != "" || strings.Contains(r.URI, "=") {
-					w += "=" + r.Name
-				}
-				b.WriteString(" " + syntax.Quote(w))
-			}
-			b.WriteString("\n")
-		}
-	}
-	s.Questions = qs
+	s.Questions = writeReplies(&b, s.Questions)
 	keyed := len(s.Questions) > 1
 	for _, q := range s.Questions {
 		line, err := elicitResponse(q, keyed)
@@ -162,6 +136,44 @@ func (s Step) Script() (string, error) {
 		b.WriteString(cmdname.AssertContains + " " + syntax.Quote(text) + "\n")
 	}
 	return b.String(), nil
+}
+
+// writeReplies writes the model replies of questions as sample_response
+// lines and the first roots given as a roots line, to go before the
+// command; it returns the elicitations, which are written as answers.
+func writeReplies(b *strings.Builder, questions []exchange.Entry) []exchange.Entry {
+	qs := questions[:0:0]
+	rootsDone := false
+	for _, q := range questions {
+		switch {
+		case q.IsElicitation():
+			qs = append(qs, q)
+		case q.Asks == exchange.AsksSampling && q.Reply != nil:
+			b.WriteString(cmdname.SampleResponse + " " + syntax.Quote(sampleOf(q).String()) + "\n")
+		case q.Asks == exchange.AsksRoots && !rootsDone && len(q.Roots) > 0:
+			rootsDone = true
+			b.WriteString(rootsLine(q.Roots) + "\n")
+		}
+	}
+	return qs
+}
+
+// rootsLine is the roots line of the roots a client gave.
+//
+//lint:ignore SA1019 roots are deprecated but still answered while servers ask
+func rootsLine(roots []*mcp.Root) string {
+	line := cmdname.Roots
+	for _, r := range roots {
+		if r == nil {
+			continue
+		}
+		w := r.URI
+		if r.Name != "" || strings.Contains(r.URI, "=") {
+			w += "=" + r.Name
+		}
+		line += " " + syntax.Quote(w)
+	}
+	return line
 }
 
 // sampleOf is the reply of a sampling entry as sample_response writes it.

@@ -84,12 +84,7 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		}
 		return nil, nil, ErrNothing
 	}
-	w := &writer{opts: opts, conv: conv, notes: map[*conversation.Call][]conversation.Note{}}
-	for _, n := range conv.Notes {
-		if n.Call != nil {
-			w.notes[n.Call] = append(w.notes[n.Call], n)
-		}
-	}
+	w := &writer{opts: opts, conv: conv, notes: notesByCall(conv.Notes)}
 	w.header()
 	for _, n := range conv.Notes {
 		if n.Call == nil {
@@ -106,12 +101,7 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		w.call(c)
 	}
 	if w.roots != "" {
-		text := w.buf.Bytes()
-		var out bytes.Buffer
-		out.Write(text[:rootsAt])
-		out.WriteString("\n" + w.roots + "\n")
-		out.Write(text[rootsAt:])
-		w.buf = out
+		w.insertRoots(rootsAt)
 	}
 	if opts.Counts != nil {
 		*opts.Counts = w.counts
@@ -120,6 +110,28 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
 	}
 	return w.buf.Bytes(), w.warnings, nil
+}
+
+// notesByCall are the notes of each call.
+func notesByCall(notes []conversation.Note) map[*conversation.Call][]conversation.Note {
+	out := map[*conversation.Call][]conversation.Note{}
+	for _, n := range notes {
+		if n.Call != nil {
+			out[n.Call] = append(out[n.Call], n)
+		}
+	}
+	return out
+}
+
+// insertRoots writes the roots line at offset at of the script, before
+// the calls: the roots are known only once the calls are read.
+func (w *writer) insertRoots(at int) {
+	text := w.buf.Bytes()
+	var out bytes.Buffer
+	out.Write(text[:at])
+	out.WriteString("\n" + w.roots + "\n")
+	out.Write(text[at:])
+	w.buf = out
 }
 
 // parses reports whether text, one command (a here-document with its
@@ -213,23 +225,9 @@ func shellWord(s string) string {
 
 // call writes one call: its notes, answers, the command, and its checks.
 func (w *writer) call(c *conversation.Call) {
-	for _, n := range w.notes[c] {
-		w.warn(n.Line, "%s", n.Text)
-		w.comment("line %d of the recording: %s", n.Line, n.Text)
-	}
-	w.hiddenArgs = ""
-	cmd, err := w.command(c)
-	if err == nil && !parses(cmd) {
-		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
-	}
-	if err != nil {
-		w.warn(c.Line, "%s: left out: %v", describe(c), err)
-		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
-		w.counts.LeftOut++
+	cmd, ok := w.callCommand(c)
+	if !ok {
 		return
-	}
-	if w.hiddenArgs != "" {
-		w.comment("%s", w.hiddenArgs)
 	}
 	switch {
 	case c.Method == conversation.MethodSetLevel:
@@ -246,14 +244,7 @@ func (w *writer) call(c *conversation.Call) {
 	w.counts.Replayed++
 	task := c.Task
 	if task != nil && task.CancelledByClient {
-		if task.AnsweredBeforeCancel > 0 {
-			w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
-			w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
-		}
-		w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
-		w.line("%s", cmdname.CancelTask)
-		w.line("%s", cmdname.GetTask)
-		w.line("%s cancelled", cmdname.AssertTaskStatus)
+		w.cancelledTask(c, cmd)
 		return
 	}
 	if task != nil && !c.Ended {
@@ -279,19 +270,70 @@ func (w *writer) call(c *conversation.Call) {
 	w.line("%s", verb)
 	w.questionChecks(c)
 	if task != nil {
-		switch task.Status {
-		case "working", "input_required", "completed", "failed", "cancelled":
-			w.line("%s %s", cmdname.AssertTaskStatus, task.Status)
-		default:
-			w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
-			w.comment("the task's last status is none a script can check: %q", task.Status)
-		}
+		w.taskStatus(c)
 	}
-	if !c.Ended {
-		return
+	if c.Ended {
+		w.writeResultChecks(c, given.outOfBand)
 	}
+}
+
+// callCommand writes the notes of c and returns the command that sends
+// it; ok is false when there is none a script reads back (said in a
+// warning and a comment).
+func (w *writer) callCommand(c *conversation.Call) (cmd string, ok bool) {
+	for _, n := range w.notes[c] {
+		w.warn(n.Line, "%s", n.Text)
+		w.comment("line %d of the recording: %s", n.Line, n.Text)
+	}
+	w.hiddenArgs = ""
+	cmd, err := w.command(c)
+	if err == nil && !parses(cmd) {
+		err = fmt.Errorf("the command (%d bytes) cannot be written as a script line that reads back", len(cmd))
+	}
+	if err != nil {
+		w.warn(c.Line, "%s: left out: %v", describe(c), err)
+		w.comment("line %d of the recording: %s: left out: %v", c.Line, describe(c), err)
+		w.counts.LeftOut++
+		return "", false
+	}
+	if w.hiddenArgs != "" {
+		w.comment("%s", w.hiddenArgs)
+	}
+	return cmd, true
+}
+
+// cancelledTask writes a call whose task the client cancelled: the script
+// starts the task, cancels it and checks that it was.
+func (w *writer) cancelledTask(c *conversation.Call, cmd string) {
+	task := c.Task
+	if task.AnsweredBeforeCancel > 0 {
+		w.warn(c.Line, "the client answered %d question(s) of task %s before it cancelled it: the script starts the task and cancels it, without the answers", task.AnsweredBeforeCancel, task.ID)
+		w.comment("the client answered before it cancelled the task; the script cancels it without the answers")
+	}
+	w.line("%s", strings.Replace(cmd, cmdname.CallTool+" ", cmdname.StartTool+" ", 1))
+	w.line("%s", cmdname.CancelTask)
+	w.line("%s", cmdname.GetTask)
+	w.line("%s cancelled", cmdname.AssertTaskStatus)
+}
+
+// taskStatus writes the check of the last status of c's task, when it is
+// one a script can check.
+func (w *writer) taskStatus(c *conversation.Call) {
+	task := c.Task
+	switch task.Status {
+	case "working", "input_required", "completed", "failed", "cancelled":
+		w.line("%s %s", cmdname.AssertTaskStatus, task.Status)
+	default:
+		w.warn(c.Line, "task %s ended with the status %q, which is none a script can check: the script checks no status", oneLine(task.ID), oneLine(task.Status))
+		w.comment("the task's last status is none a script can check: %q", task.Status)
+	}
+}
+
+// writeResultChecks writes the checks of c's result; as comments when the
+// result depended on what the person did in the browser (outOfBand).
+func (w *writer) writeResultChecks(c *conversation.Call, outOfBand bool) {
 	checks := w.resultChecks(c)
-	if given.outOfBand && len(checks) > 0 {
+	if outOfBand && len(checks) > 0 {
 		w.comment("the result depended on what the person did in the browser; its checks are left as comments:")
 		for _, l := range checks {
 			w.comment("%s", l)
@@ -312,34 +354,43 @@ func describe(c *conversation.Call) string {
 
 // command is the line that sends the call.
 func (w *writer) command(c *conversation.Call) (string, error) {
+	if line, ok := listCommands[c.Method]; ok {
+		return line, nil
+	}
 	switch c.Method {
 	case "tools/call", "prompts/get":
-		args := map[string]any{}
-		if len(c.Args) > 0 && string(c.Args) != "null" {
-			dec := json.NewDecoder(bytes.NewReader(c.Args))
-			dec.UseNumber()
-			if err := dec.Decode(&args); err != nil {
-				return "", fmt.Errorf("its arguments are not a JSON object")
-			}
-		}
-		if _, paths := credential.HideFields(args, nil); len(paths) > 0 {
-			w.hiddenArgs = fromcall.HiddenNote("the arguments", paths)
-		}
-		return fromcall.Command(c.Method, c.Name, args)
+		return w.argsCommand(c)
 	case "resources/read":
 		return fromcall.Command(c.Method, c.Name, nil)
 	case conversation.MethodSetLevel:
 		return "logging " + syntax.Word(c.Name), nil
-	case "tools/list":
-		return "list tools", nil
-	case "prompts/list":
-		return "list prompts", nil
-	case "resources/list":
-		return "list resources", nil
-	case "resources/templates/list":
-		return "list resource_templates", nil
 	}
 	return "", fmt.Errorf("a script has no command for %s", c.Method)
+}
+
+// listCommands are the commands of the list requests, by method.
+var listCommands = map[string]string{
+	"tools/list":               "list tools",
+	"prompts/list":             "list prompts",
+	"resources/list":           "list resources",
+	"resources/templates/list": "list resource_templates",
+}
+
+// argsCommand is the line that sends a call with arguments (a tool's, a
+// prompt's), with a note of the arguments it hides.
+func (w *writer) argsCommand(c *conversation.Call) (string, error) {
+	args := map[string]any{}
+	if len(c.Args) > 0 && string(c.Args) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(c.Args))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			return "", fmt.Errorf("its arguments are not a JSON object")
+		}
+	}
+	if _, paths := credential.HideFields(args, nil); len(paths) > 0 {
+		w.hiddenArgs = fromcall.HiddenNote("the arguments", paths)
+	}
+	return fromcall.Command(c.Method, c.Name, args)
 }
 
 // given says what the answers of a call were.
@@ -364,32 +415,42 @@ func (w *writer) answers(c *conversation.Call) given {
 			w.rootsAnswer(q)
 			continue
 		}
-		switch {
-		case q.AnswerErr != nil:
+		a := w.elicitAnswer(key, q)
+		g.failed = g.failed || a.failed
+		g.outOfBand = g.outOfBand || a.outOfBand
+	}
+	return g
+}
+
+// elicitAnswer writes the answer to the elicitation q, key being how the
+// line names it ("KEY=" or nothing).
+func (w *writer) elicitAnswer(key string, q *conversation.Question) given {
+	var g given
+	switch {
+	case q.AnswerErr != nil:
+		g.failed = true
+		w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
+		w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
+		w.line("%s %scancel", cmdname.ElicitResponse, key)
+	case q.Answer == nil:
+		w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
+		w.line("%s %scancel", cmdname.ElicitResponse, key)
+	case q.Mode() == "url" && q.Action() == "accept":
+		g.outOfBand = true
+		// The link may carry a token, a code or a sign-in's state.
+		url := credential.RedactURL(urlOf(q))
+		w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
+		w.comment("the person accepted to open %s; a script accepts without opening it", url)
+		w.line("%s %saccept", cmdname.ElicitResponse, key)
+	default:
+		line := w.elicitResponse(key, q)
+		if !parses(line) {
 			g.failed = true
-			w.warn(q.AnswerLine, "the client answered the question at line %d with an error (%s): the script cancels it instead, and checks nothing of the result", q.Line, oneLine(q.AnswerErr.Message))
-			w.comment("the client answered this question with an error (line %d of the recording); cancel stands for it", q.AnswerLine)
-			w.line("%s %scancel", cmdname.ElicitResponse, key)
-		case q.Answer == nil:
-			w.comment("nobody answered the question at line %d of the recording; cancel stands for it", q.Line)
-			w.line("%s %scancel", cmdname.ElicitResponse, key)
-		case q.Mode() == "url" && q.Action() == "accept":
-			g.outOfBand = true
-			// The link may carry a token, a code or a sign-in's state.
-			url := credential.RedactURL(urlOf(q))
-			w.warn(q.Line, "the person accepted to open %s (the URL question at line %d): what they did in the browser a script cannot do, so the server may not get what it waits for", url, q.Line)
-			w.comment("the person accepted to open %s; a script accepts without opening it", url)
-			w.line("%s %saccept", cmdname.ElicitResponse, key)
-		default:
-			line := w.elicitResponse(key, q)
-			if !parses(line) {
-				g.failed = true
-				w.warn(q.AnswerLine, "the answer at line %d is too long for a script line (%d bytes): the script cancels instead, and checks nothing of the result", q.AnswerLine, len(line))
-				w.comment("the answer at line %d of the recording is too long for a script line; cancel stands for it", q.AnswerLine)
-				line = cmdname.ElicitResponse + " " + key + "cancel"
-			}
-			w.line("%s", line)
+			w.warn(q.AnswerLine, "the answer at line %d is too long for a script line (%d bytes): the script cancels instead, and checks nothing of the result", q.AnswerLine, len(line))
+			w.comment("the answer at line %d of the recording is too long for a script line; cancel stands for it", q.AnswerLine)
+			line = cmdname.ElicitResponse + " " + key + "cancel"
 		}
+		w.line("%s", line)
 	}
 	return g
 }
@@ -522,73 +583,85 @@ func (w *writer) rootsAnswer(q *conversation.Question) {
 
 // questionChecks writes the checks of what was asked.
 func (w *writer) questionChecks(c *conversation.Call) {
-	for _, q := range c.Questions {
-		sel := ""
-		if q.Key != "" && syntax.AnswerKey(q.Key) {
-			sel = " key=" + q.Key
-		}
-		v, err := expect.Decode(q.Params)
-		if err != nil {
-			v = expect.NewObject()
-		}
-		obj, _ := v.(*expect.Object)
-		if obj == nil {
-			obj = expect.NewObject()
-		}
-		switch q.Method {
-		case "elicitation/create":
-			msg, _ := obj.Get("message")
-			text, _ := msg.(string)
-			check := expect.NewObject()
-			line := cmdname.AssertElicited
-			if text != "" && w.opts.Match == expect.Exact {
-				// The message as text when it does not change from run
-				// to run, else as a pattern in the question's check.
-				if q := syntax.Quote(text); expect.Generalize(text) == expect.Escape(text) && parses(line+" "+q) {
-					line += " " + q
-				} else {
-					check.Set("message", text)
-				}
-			}
-			switch mode := q.Mode(); mode {
-			case "form", "url":
-				w.line("%s%s mode=%s", line, sel, mode)
-			default:
-				// A mode the language cannot write as a filter is
-				// checked, exactly, in the question's check.
-				w.line("%s%s", line, sel)
-				check.Set("mode", mode)
-			}
-			for _, k := range []string{"requestedSchema", "url"} {
-				x, ok := obj.Get(k)
-				if u, isText := x.(string); ok && isText && k == "url" && credential.RedactURL(u) != u {
-					// A link that carries a credential is not checked:
-					// the check would hold it.
-					w.comment("the link of the question carries a credential (%s); it is not checked", credential.RedactURL(u))
-					continue
-				}
-				if ok {
-					check.Set(k, x)
-				}
-			}
-			if len(check.Keys) > 0 {
-				if l, ok := w.fittingJSON(q.Line, cmdname.AssertQuestion+sel, check, nil); ok {
-					w.buf.WriteString(l + "\n")
-				}
-			}
-		}
-	}
-	// Requests for a model reply or for the roots are answered, not
-	// checked: the checks read the elicitations of a command.
 	n := 0
 	for _, q := range c.Questions {
+		// Requests for a model reply or for the roots are answered, not
+		// checked: the checks read the elicitations of a command.
 		if q.Method == "elicitation/create" {
+			w.elicitationChecks(q)
 			n++
 		}
 	}
 	if n > 0 {
 		w.line("%s %d", cmdname.AssertElicitedCount, n)
 	}
+}
+
+// elicitationChecks writes the checks of the elicitation q: that it was
+// asked, in its mode, and what it asked (its message, schema and link).
+func (w *writer) elicitationChecks(q *conversation.Question) {
+	sel := ""
+	if q.Key != "" && syntax.AnswerKey(q.Key) {
+		sel = " key=" + q.Key
+	}
+	obj := paramsObject(q)
+	msg, _ := obj.Get("message")
+	text, _ := msg.(string)
+	check := expect.NewObject()
+	line := cmdname.AssertElicited
+	if text != "" && w.opts.Match == expect.Exact {
+		// The message as text when it does not change from run
+		// to run, else as a pattern in the question's check.
+		if q := syntax.Quote(text); expect.Generalize(text) == expect.Escape(text) && parses(line+" "+q) {
+			line += " " + q
+		} else {
+			check.Set("message", text)
+		}
+	}
+	switch mode := q.Mode(); mode {
+	case "form", "url":
+		w.line("%s%s mode=%s", line, sel, mode)
+	default:
+		// A mode the language cannot write as a filter is
+		// checked, exactly, in the question's check.
+		w.line("%s%s", line, sel)
+		check.Set("mode", mode)
+	}
+	w.checkAsked(check, obj)
+	if len(check.Keys) > 0 {
+		if l, ok := w.fittingJSON(q.Line, cmdname.AssertQuestion+sel, check, nil); ok {
+			w.buf.WriteString(l + "\n")
+		}
+	}
+}
+
+// checkAsked adds to check what the question's params obj asked for: its
+// requested schema and its link, unless the link carries a credential.
+func (w *writer) checkAsked(check, obj *expect.Object) {
+	for _, k := range []string{"requestedSchema", "url"} {
+		x, ok := obj.Get(k)
+		if u, isText := x.(string); ok && isText && k == "url" && credential.RedactURL(u) != u {
+			// A link that carries a credential is not checked:
+			// the check would hold it.
+			w.comment("the link of the question carries a credential (%s); it is not checked", credential.RedactURL(u))
+			continue
+		}
+		if ok {
+			check.Set(k, x)
+		}
+	}
+}
+
+// paramsObject is the params of q as an object, empty when they are not one.
+func paramsObject(q *conversation.Question) *expect.Object {
+	v, err := expect.Decode(q.Params)
+	if err != nil {
+		return expect.NewObject()
+	}
+	if obj, _ := v.(*expect.Object); obj != nil {
+		return obj
+	}
+	return expect.NewObject()
 }
 
 // fittingJSON is the check cmd of v as the options ask, or, when that is
@@ -664,35 +737,14 @@ func containsLine(text, line string) bool {
 // resultChecks are the checks of how the call ended, one string each
 // (a here-document is one string of several lines).
 func (w *writer) resultChecks(c *conversation.Call) []string {
-	var out []string
 	if c.Err != nil {
-		out = append(out, fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code))
-		if w.opts.Match == expect.Exact {
-			l := cmdname.AssertMatch + " " + syntax.Quote(expect.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
-			if parses(l) {
-				out = append(out, l)
-			} else {
-				w.warn(c.ResultLine, "the error message at line %d is too long for a script line: only its code is checked", c.ResultLine)
-			}
-		}
-		return out
+		return w.errorChecks(c)
 	}
-	if c.Result == nil {
+	obj := resultObject(c.Result)
+	if obj == nil {
 		return nil
 	}
-	v, err := expect.Decode(c.Result)
-	if err != nil {
-		return nil
-	}
-	obj, ok := v.(*expect.Object)
-	if !ok {
-		return nil
-	}
-	// What says how the result travels, not what it is: its metadata, its
-	// kind, the next page, how long it may be cached.
-	for _, k := range []string{"_meta", "resultType", "inputRequests", "nextCursor", "ttlMs", "cacheScope"} {
-		obj.Delete(k)
-	}
+	var out []string
 	if c.Method == "tools/call" {
 		if e, _ := obj.Get("isError"); e == true {
 			out = append(out, cmdname.AssertIsError)
@@ -700,12 +752,7 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 		obj.Delete("isError")
 	}
 	if text, ok := w.textOnly(c, obj); ok {
-		p := expect.Generalize(text)
-		l := textLine(cmdname.AssertMatch, p)
-		if p == expect.Escape(text) {
-			l = textLine(cmdname.AssertEquals, text)
-		}
-		if parses(l) {
+		if l := textCheck(text); parses(l) {
 			return append(out, l)
 		}
 		// Too long for a line or a here-document as text: as JSON.
@@ -720,16 +767,60 @@ func (w *writer) resultChecks(c *conversation.Call) []string {
 	return out
 }
 
+// resultObject is what a result says, without what says how it travels:
+// its metadata, its kind, the next page, how long it may be cached. It is
+// nil when there is no result, or it is not an object.
+func resultObject(result json.RawMessage) *expect.Object {
+	if result == nil {
+		return nil
+	}
+	v, err := expect.Decode(result)
+	if err != nil {
+		return nil
+	}
+	obj, ok := v.(*expect.Object)
+	if !ok {
+		return nil
+	}
+	for _, k := range []string{"_meta", "resultType", "inputRequests", "nextCursor", "ttlMs", "cacheScope"} {
+		obj.Delete(k)
+	}
+	return obj
+}
+
+// errorChecks are the checks of a call that ended with an error: its code,
+// and when exact checks are asked for, its message.
+func (w *writer) errorChecks(c *conversation.Call) []string {
+	out := []string{fmt.Sprintf("%s %d", cmdname.AssertErrorCode, c.Err.Code)}
+	if w.opts.Match == expect.Exact {
+		l := cmdname.AssertMatch + " " + syntax.Quote(expect.Generalize(fmt.Sprintf("RPC error (%d): %s", c.Err.Code, c.Err.Message)))
+		if parses(l) {
+			out = append(out, l)
+		} else {
+			w.warn(c.ResultLine, "the error message at line %d is too long for a script line: only its code is checked", c.ResultLine)
+		}
+	}
+	return out
+}
+
+// textCheck is the check of a result's text: equal when it does not change
+// from run to run, else a match of it with placeholders.
+func textCheck(text string) string {
+	p := expect.Generalize(text)
+	if p == expect.Escape(text) {
+		return textLine(cmdname.AssertEquals, text)
+	}
+	return textLine(cmdname.AssertMatch, p)
+}
+
 // textOnly reports whether a tool's result is text contents alone (and
 // exact checks are asked for, nothing of them ignored), and their text.
 func (w *writer) textOnly(c *conversation.Call, obj *expect.Object) (string, bool) {
 	if c.Method != "tools/call" || w.opts.Match != expect.Exact || len(obj.Keys) != 1 || obj.Keys[0] != "content" {
 		return "", false
 	}
-	for _, p := range w.opts.Ignore {
-		if len(p) > 0 && (p[0] == "content" || p[0] == expect.Any) {
-			return "", false
-		}
+	if w.ignoresContent() {
+		return "", false
 	}
 	items, ok := obj.Values["content"].([]any)
 	if !ok || len(items) == 0 {
@@ -737,23 +828,44 @@ func (w *writer) textOnly(c *conversation.Call, obj *expect.Object) (string, boo
 	}
 	var texts []string
 	for _, it := range items {
-		o, ok := it.(*expect.Object)
+		text, ok := textItem(it)
 		if !ok {
-			return "", false
-		}
-		typ, _ := o.Get("type")
-		text, isText := o.Values["text"].(string)
-		for _, k := range o.Keys {
-			if k != "type" && k != "text" && k != "_meta" {
-				return "", false
-			}
-		}
-		if typ != "text" || !isText {
 			return "", false
 		}
 		texts = append(texts, text)
 	}
 	return strings.Join(texts, "\n"), true
+}
+
+// ignoresContent reports whether the options ignore something of a
+// result's content.
+func (w *writer) ignoresContent() bool {
+	for _, p := range w.opts.Ignore {
+		if len(p) > 0 && (p[0] == "content" || p[0] == expect.Any) {
+			return true
+		}
+	}
+	return false
+}
+
+// textItem is the text of a content item that is text alone (its type,
+// its text, perhaps its _meta); ok is false for any other.
+func textItem(it any) (string, bool) {
+	o, ok := it.(*expect.Object)
+	if !ok {
+		return "", false
+	}
+	for _, k := range o.Keys {
+		if k != "type" && k != "text" && k != "_meta" {
+			return "", false
+		}
+	}
+	typ, _ := o.Get("type")
+	text, isText := o.Values["text"].(string)
+	if typ != "text" || !isText {
+		return "", false
+	}
+	return text, true
 }
 
 // hideJSON hides the secrets of an answer's content (credential.HideFields)

@@ -195,15 +195,7 @@ func largeNote(what string) string {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.o.AnyHost && !loopbackHost(r.Host) {
-		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s listens on loopback and answers only requests addressed to a loopback host, not %q", Name, r.Host))
-		return
-	}
-	if err := h.origins.Check(r); err != nil {
-		// A browser's request from another site (a page the person has
-		// open posting to the proxy on loopback): refused, as the
-		// go-sdk's handler and the project's endpoint refuse it.
-		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s refuses a cross-origin request (Origin %q): %v", Name, r.Header.Get("Origin"), err))
+	if !h.admit(w, r) {
 		return
 	}
 	select {
@@ -213,6 +205,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusServiceUnavailable, nil, fmt.Sprintf("%s forwards at most %d exchanges at once", Name, h.o.MaxStreams))
 		return
 	}
+	x := h.newExchange(r)
+	body, ok := h.readRequest(w, r, x)
+	if !ok {
+		return
+	}
+	h.forward(w, r, x, body)
+}
+
+// admit refuses, with an answer that says why, a request addressed to a
+// host that is not on loopback (unless AnyHost) or sent from another site.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) bool {
+	if !h.o.AnyHost && !loopbackHost(r.Host) {
+		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s listens on loopback and answers only requests addressed to a loopback host, not %q", Name, r.Host))
+		return false
+	}
+	if err := h.origins.Check(r); err != nil {
+		// A browser's request from another site (a page the person has
+		// open posting to the proxy on loopback): refused, as the
+		// go-sdk's handler and the project's endpoint refuse it.
+		writeRPCError(w, http.StatusForbidden, nil, fmt.Sprintf("%s refuses a cross-origin request (Origin %q): %v", Name, r.Header.Get("Origin"), err))
+		return false
+	}
+	return true
+}
+
+// newExchange is the exchange r begins, its stream numbered, the
+// credentials of r made known to the recording before anything of it is
+// written.
+func (h *Handler) newExchange(r *http.Request) *exchange {
 	x := &exchange{r: r, public: &url.URL{Scheme: "http", Host: r.Host}, facts: recording.HTTP{Method: r.Method, Path: r.URL.RequestURI(),
 		ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"), LastEventID: r.Header.Get("Last-Event-Id")}}
 	switch r.Method {
@@ -221,46 +242,56 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		x.facts.Stream = "get-" + strconv.FormatInt(h.gets.Add(1), 10)
 	}
-	// Every credential of the request, before anything of it is written.
 	h.o.Rec.AddSecrets(requestSecrets(r)...)
 	x.facts.Session = h.sessionLabel(r.Header.Get("Mcp-Session-Id"), r.URL.Query())
+	return x
+}
 
-	var body []byte
-	if r.Body != nil && r.Body != http.NoBody {
-		var b []byte
-		var err error
-		if read, ok := r.Body.(*reqbody.Body); ok {
-			b = read.Bytes() // read by the HTTP layer within its budget: no copy
-		} else {
-			b, err = io.ReadAll(io.LimitReader(r.Body, MaxMessage+1))
-		}
-		if err != nil {
-			return // the client went while sending
-		}
-		if len(b) > MaxMessage {
-			h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ClientToServer, HTTP: x.fact(false, ""),
-				Note: fmt.Sprintf("a request body over %d bytes was refused (413)", MaxMessage)})
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("%s: a request body over %d MiB is refused", Name, MaxMessage>>20))
-			return
-		}
-		body = b
-		if isRPC(body) && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
-			// A message in a form or plain text is what a page of another
-			// site can send without asking first: the go-sdk's handler
-			// (and so the project's endpoint) refuses it, and so does the
-			// proxy, whatever the server behind it would do.
-			writeRPCError(w, http.StatusUnsupportedMediaType, nil, fmt.Sprintf("%s: a JSON-RPC message must be posted as application/json, not %q", Name, r.Header.Get("Content-Type")))
-			return
-		}
-		if isRPC(body) {
-			x.hasJSON = true
-			x.id = requestID(body)
-			h.rec.messages(recording.ClientToServer, body, x.fact(false, ""))
-		} else if len(bytes.TrimSpace(body)) > 0 {
-			h.rec.check(h.o.Rec.Message(recording.ClientToServer, body, x.fact(false, "")))
-		}
+// readRequest reads and records the body of r, if any; ok is false when
+// the request ends here (the client went, or the body is refused with an
+// answer that says why).
+func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchange) (body []byte, ok bool) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
 	}
+	var b []byte
+	var err error
+	if read, ok := r.Body.(*reqbody.Body); ok {
+		b = read.Bytes() // read by the HTTP layer within its budget: no copy
+	} else {
+		b, err = io.ReadAll(io.LimitReader(r.Body, MaxMessage+1))
+	}
+	if err != nil {
+		return nil, false // the client went while sending
+	}
+	if len(b) > MaxMessage {
+		h.rec.event(recording.Entry{Event: recording.EventLimit, Dir: recording.ClientToServer, HTTP: x.fact(false, ""),
+			Note: fmt.Sprintf("a request body over %d bytes was refused (413)", MaxMessage)})
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("%s: a request body over %d MiB is refused", Name, MaxMessage>>20))
+		return nil, false
+	}
+	body = b
+	if isRPC(body) && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
+		// A message in a form or plain text is what a page of another
+		// site can send without asking first: the go-sdk's handler
+		// (and so the project's endpoint) refuses it, and so does the
+		// proxy, whatever the server behind it would do.
+		writeRPCError(w, http.StatusUnsupportedMediaType, nil, fmt.Sprintf("%s: a JSON-RPC message must be posted as application/json, not %q", Name, r.Header.Get("Content-Type")))
+		return nil, false
+	}
+	if isRPC(body) {
+		x.hasJSON = true
+		x.id = requestID(body)
+		h.rec.messages(recording.ClientToServer, body, x.fact(false, ""))
+	} else if len(bytes.TrimSpace(body)) > 0 {
+		h.rec.check(h.o.Rec.Message(recording.ClientToServer, body, x.fact(false, "")))
+	}
+	return body, true
+}
 
+// forward sends the request on to the server and its answer back to the
+// client, recording what passes.
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, x *exchange, body []byte) {
 	out, err := h.outbound(r, body)
 	if err != nil {
 		writeRPCError(w, http.StatusBadRequest, x.id, fmt.Sprintf("%s: %v", Name, err))

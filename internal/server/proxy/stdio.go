@@ -111,65 +111,9 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 		clientIn <- forwardLines(o.In, inW, recording.ClientToServer, rec)
 	}()
 
-	res := StdioResult{}
-	var waitErr error
-	end := func() {
-		// Close the server's input, then ask, then insist.
-		inW.Close()
-		select {
-		case waitErr = <-exited:
-			return
-		case <-time.After(grace):
-		}
-		_ = procgroup.Terminate(cmd.Process.Pid)
-		select {
-		case waitErr = <-exited:
-			return
-		case <-time.After(grace):
-		}
-		_ = procgroup.Kill(cmd.Process.Pid)
-		waitErr = <-exited
-	}
-	// serverEnding waits for a server that closed a side of its own to
-	// exit, and ends it if it does not.
-	serverEnding := func() {
-		select {
-		case waitErr = <-exited:
-		case <-time.After(grace):
-			end()
-		}
-		res.ServerGone = true
-	}
-	clientGone := func(how string) {
-		rec.event(recording.Entry{Event: recording.EventClientGone, Dir: recording.ClientToServer, Note: how})
-		res.How = how
-		end()
-	}
-	select {
-	case err := <-clientIn:
-		var we *writeError
-		switch {
-		case errors.As(err, &we):
-			// The server closed its stdin: it is ending.
-			serverEnding()
-		case err != nil:
-			clientGone("the client's side broke: " + err.Error())
-		default:
-			clientGone("the client closed its side")
-		}
-	case err := <-serverOut:
-		var we *writeError
-		if errors.As(err, &we) {
-			clientGone("the client stopped reading: " + we.err.Error())
-			break
-		}
-		serverEnding()
-	case waitErr = <-exited:
-		res.ServerGone = true
-	case <-ctx.Done():
-		res.How = "the proxy was interrupted"
-		end()
-	}
+	run := &serverRun{cmd: cmd, rec: rec, grace: grace, exited: exited, inW: inW}
+	run.wait(ctx, clientIn, serverOut)
+	res := run.res
 	// Whatever the server wrote before it went is forwarded; a grandchild
 	// that holds its stdout open does not hold the proxy.
 	select {
@@ -180,10 +124,88 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 	inW.Close()
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	if res.ServerGone {
-		res.How = "the server exited: " + describeExit(cmd.ProcessState, waitErr)
+		res.How = "the server exited: " + describeExit(cmd.ProcessState, run.waitErr)
 		rec.event(recording.Entry{Event: recording.EventServerGone, Dir: recording.ServerToClient, Note: res.How})
 	}
 	return res, nil
+}
+
+// serverRun is a server process the proxy forwards to, while it ends.
+type serverRun struct {
+	cmd     *exec.Cmd
+	rec     *recorder
+	grace   time.Duration
+	exited  <-chan error // the process's Wait
+	inW     *os.File     // the server's stdin
+	res     StdioResult
+	waitErr error // what Wait returned, once it has
+}
+
+// wait waits for a side to end (the client's input, clientIn; the
+// server's output, serverOut; the process; ctx) and ends the rest.
+func (run *serverRun) wait(ctx context.Context, clientIn, serverOut <-chan error) {
+	select {
+	case err := <-clientIn:
+		var we *writeError
+		switch {
+		case errors.As(err, &we):
+			// The server closed its stdin: it is ending.
+			run.serverEnding()
+		case err != nil:
+			run.clientGone("the client's side broke: " + err.Error())
+		default:
+			run.clientGone("the client closed its side")
+		}
+	case err := <-serverOut:
+		var we *writeError
+		if errors.As(err, &we) {
+			run.clientGone("the client stopped reading: " + we.err.Error())
+			break
+		}
+		run.serverEnding()
+	case run.waitErr = <-run.exited:
+		run.res.ServerGone = true
+	case <-ctx.Done():
+		run.res.How = "the proxy was interrupted"
+		run.end()
+	}
+}
+
+// end ends the server: its input closed, then asked (SIGTERM), then
+// insisted (SIGKILL), each after the grace.
+func (run *serverRun) end() {
+	run.inW.Close()
+	select {
+	case run.waitErr = <-run.exited:
+		return
+	case <-time.After(run.grace):
+	}
+	_ = procgroup.Terminate(run.cmd.Process.Pid)
+	select {
+	case run.waitErr = <-run.exited:
+		return
+	case <-time.After(run.grace):
+	}
+	_ = procgroup.Kill(run.cmd.Process.Pid)
+	run.waitErr = <-run.exited
+}
+
+// serverEnding waits for a server that closed a side of its own to exit,
+// and ends it if it does not.
+func (run *serverRun) serverEnding() {
+	select {
+	case run.waitErr = <-run.exited:
+	case <-time.After(run.grace):
+		run.end()
+	}
+	run.res.ServerGone = true
+}
+
+// clientGone records that the client went (how), and ends the server.
+func (run *serverRun) clientGone(how string) {
+	run.rec.event(recording.Entry{Event: recording.EventClientGone, Dir: recording.ClientToServer, Note: how})
+	run.res.How = how
+	run.end()
 }
 
 func describeExit(st *os.ProcessState, err error) string {

@@ -124,18 +124,10 @@ func Parse(file, src string) ([]Block, []error) {
 		n++
 		l := sc.Text()
 		if cur == nil {
-			t := strings.TrimLeft(l, " ")
-			if len(l)-len(t) > 3 || !(strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			var info string
+			var ok bool
+			if indent, fence, info, ok = openingFence(l); !ok {
 				continue
-			}
-			indent = len(l) - len(t)
-			fence = t[:3]
-			for len(fence) < len(t) && t[len(fence)] == t[0] {
-				fence += t[:1]
-			}
-			info := strings.TrimSpace(t[len(fence):])
-			if fence[0] == '`' && strings.Contains(info, "`") {
-				continue // inline code (CommonMark: no backtick in a backtick fence's info)
 			}
 			cur = &Block{File: file, Line: n}
 			body, bodyLines = nil, nil
@@ -166,6 +158,25 @@ func Parse(file, src string) ([]Block, []error) {
 		fail(cur.Line, "the code block is not closed")
 	}
 	return blocks, errs
+}
+
+// openingFence reads l as the opening fence of a code block: its
+// indentation, its fence (``` or ~~~, or longer) and its info string; ok is
+// false when l opens no block.
+func openingFence(l string) (indent int, fence, info string, ok bool) {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 || !(strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+		return 0, "", "", false
+	}
+	fence = t[:3]
+	for len(fence) < len(t) && t[len(fence)] == t[0] {
+		fence += t[:1]
+	}
+	info = strings.TrimSpace(t[len(fence):])
+	if fence[0] == '`' && strings.Contains(info, "`") {
+		return 0, "", "", false // inline code (CommonMark: no backtick in a backtick fence's info)
+	}
+	return len(l) - len(t), fence, info, true
 }
 
 // setInfo reads the info string of the opening fence, and returns what is
@@ -222,18 +233,10 @@ func (b *Block) setInfo(info string) string {
 // finish splits a console block into its commands, and checks that other
 // blocks hold no "$ " commands.
 func (b *Block) finish(body []string, lines []int) []Error {
-	var errs []Error
 	if b.Kind != Console {
-		if b.Kind == Shown && b.Lang != "" && !shells[b.Lang] {
-			for i, l := range body {
-				if strings.HasPrefix(l, "$ ") {
-					errs = append(errs, Error{Line: lines[i], Msg: fmt.Sprintf("a command in a ```%s block, which is not run: make the block ```console (it then runs), or mark it ```%s not run: REASON", b.Lang, b.Lang)})
-					break
-				}
-			}
-		}
-		return errs
+		return b.noCommands(body, lines)
 	}
+	var errs []Error
 	var cmd *Command
 	cont, doc := false, ""
 	for i := 0; i < len(body); i++ {
@@ -267,17 +270,36 @@ func (b *Block) finish(body []string, lines []int) []Error {
 		errs = append(errs, Error{Line: cmd.Line, Msg: "the command's last line continues (\\ or an open heredoc) past the end of the block"})
 	}
 	for i := range b.Cmds {
-		c := &b.Cmds[i]
-		c.Want = trimLines(c.Want)
-		if k := len(c.Want); k > 0 {
-			if m := exitLine.FindStringSubmatch(c.Want[k-1]); m != nil {
-				c.Exit, _ = strconv.Atoi(m[1])
-				c.Want = c.Want[:k-1]
-			}
-		}
-		c.Checked = len(c.Want) > 0
+		b.Cmds[i].readWant()
 	}
 	return errs
+}
+
+// noCommands checks that a block shown but not run (of a language that is
+// no shell) holds no "$ " command.
+func (b *Block) noCommands(body []string, lines []int) []Error {
+	if b.Kind != Shown || b.Lang == "" || shells[b.Lang] {
+		return nil
+	}
+	for i, l := range body {
+		if strings.HasPrefix(l, "$ ") {
+			return []Error{{Line: lines[i], Msg: fmt.Sprintf("a command in a ```%s block, which is not run: make the block ```console (it then runs), or mark it ```%s not run: REASON", b.Lang, b.Lang)}}
+		}
+	}
+	return nil
+}
+
+// readWant reads what the command is shown to print: its lines, trimmed,
+// and the exit code a last "(exit N)" line gives.
+func (c *Command) readWant() {
+	c.Want = trimLines(c.Want)
+	if k := len(c.Want); k > 0 {
+		if m := exitLine.FindStringSubmatch(c.Want[k-1]); m != nil {
+			c.Exit, _ = strconv.Atoi(m[1])
+			c.Want = c.Want[:k-1]
+		}
+	}
+	c.Checked = len(c.Want) > 0
 }
 
 // heredocEnd is the delimiter of a heredoc the line opens, "" when none.

@@ -91,51 +91,14 @@ func Run(ctx context.Context, opts Options, cmds []Command) []Failure {
 	for i := range cmds {
 		cmds[i].Want = slices.Clone(cmds[i].Want)
 	}
-	var script strings.Builder
-	script.WriteString("exec 2>&1 </dev/null\n")
-	script.WriteString("trap 'kill $(jobs -p) 2>/dev/null' EXIT\n")
-	script.WriteString("docexamples_wait() { for _ in $(seq 1200); do (: </dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; echo \"nothing listens on 127.0.0.1:$1 after 60s\"; return 1; }\n")
-	var bgLogs []string
-	given := map[string]bool{} // the ports handed out so far
-	for i := range cmds {
-		c := &cmds[i]
-		fmt.Fprintf(&script, "printf '\\n@@docexample %d\\n'\n", i)
-		if slices.Contains(opts.Done, strings.TrimSpace(c.Text)) {
-			fmt.Fprintf(&script, "printf '\\n@@docexample-exit %d 0\\n'\n", i)
-			continue
-		}
-		text := strings.TrimSpace(c.Text)
-		if strings.HasSuffix(text, "&") && !strings.HasSuffix(text, "&&") {
-			ports, err := freePorts(c.Text, given)
-			if err != nil {
-				return []Failure{{Cmd: *c, Msg: err.Error()}}
-			}
-			for old, port := range ports {
-				given[port] = true
-				for j := i; j < len(cmds); j++ {
-					cmds[j].Text = replacePort(cmds[j].Text, old, port)
-					for k, w := range cmds[j].Want {
-						cmds[j].Want[k] = replacePort(w, old, port)
-					}
-				}
-			}
-			text = strings.TrimSpace(cmds[i].Text)
-			log := filepath.Join(logs, fmt.Sprintf("background-%d.log", i))
-			bgLogs = append(bgLogs, log)
-			fmt.Fprintf(&script, "%s >%s 2>&1 &\n", strings.TrimSuffix(text, "&"), shellQuote(log))
-			script.WriteString("docexamples_status=0\n")
-			for _, port := range ports {
-				fmt.Fprintf(&script, "docexamples_wait %s || docexamples_status=1\n", port)
-			}
-			fmt.Fprintf(&script, "printf '\\n@@docexample-exit %d %%d\\n' $docexamples_status\n", i)
-			continue
-		}
-		fmt.Fprintf(&script, "%s\nprintf '\\n@@docexample-exit %d %%d\\n' $?\n", c.Text, i)
+	script, bgLogs, fail := shellScript(cmds, opts.Done, logs)
+	if fail != nil {
+		return []Failure{*fail}
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
 	// A run that hangs ends with everything it started.
 	procgroup.Isolate(cmd)
@@ -148,6 +111,73 @@ func Run(ctx context.Context, opts Options, cmds []Command) []Failure {
 		_ = procgroup.Kill(cmd.Process.Pid)
 	}
 	printed, status := split(out.String())
+	return verdicts(ctx, cmds, printed, status, runErr, opts.Timeout, bgLogs)
+}
+
+// shellScript is the bash script that runs cmds one after the other, each
+// marked in the output with its index and exit code; the commands in done
+// are taken as run. The fixed ports of a background command are replaced
+// in cmds by free ones, and what it prints goes to a log in the folder
+// logs, one of bgLogs.
+func shellScript(cmds []Command, done []string, logs string) (script string, bgLogs []string, fail *Failure) {
+	var b strings.Builder
+	b.WriteString("exec 2>&1 </dev/null\n")
+	b.WriteString("trap 'kill $(jobs -p) 2>/dev/null' EXIT\n")
+	b.WriteString("docexamples_wait() { for _ in $(seq 1200); do (: </dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; echo \"nothing listens on 127.0.0.1:$1 after 60s\"; return 1; }\n")
+	given := map[string]bool{} // the ports handed out so far
+	for i := range cmds {
+		c := &cmds[i]
+		fmt.Fprintf(&b, "printf '\\n@@docexample %d\\n'\n", i)
+		if slices.Contains(done, strings.TrimSpace(c.Text)) {
+			fmt.Fprintf(&b, "printf '\\n@@docexample-exit %d 0\\n'\n", i)
+			continue
+		}
+		text := strings.TrimSpace(c.Text)
+		if strings.HasSuffix(text, "&") && !strings.HasSuffix(text, "&&") {
+			log := filepath.Join(logs, fmt.Sprintf("background-%d.log", i))
+			if err := background(&b, cmds, i, given, log); err != nil {
+				return "", nil, &Failure{Cmd: *c, Msg: err.Error()}
+			}
+			bgLogs = append(bgLogs, log)
+			continue
+		}
+		fmt.Fprintf(&b, "%s\nprintf '\\n@@docexample-exit %d %%d\\n' $?\n", c.Text, i)
+	}
+	return b.String(), bgLogs, nil
+}
+
+// background writes to b the lines that start cmds[i] in the background,
+// its output to log, and wait for its ports to accept connections; the
+// fixed ports it names are replaced, in it and in every later command and
+// output, by free ones (given: those handed out so far).
+func background(b *strings.Builder, cmds []Command, i int, given map[string]bool, log string) error {
+	ports, err := freePorts(cmds[i].Text, given)
+	if err != nil {
+		return err
+	}
+	for old, port := range ports {
+		given[port] = true
+		for j := i; j < len(cmds); j++ {
+			cmds[j].Text = replacePort(cmds[j].Text, old, port)
+			for k, w := range cmds[j].Want {
+				cmds[j].Want[k] = replacePort(w, old, port)
+			}
+		}
+	}
+	text := strings.TrimSpace(cmds[i].Text)
+	fmt.Fprintf(b, "%s >%s 2>&1 &\n", strings.TrimSuffix(text, "&"), shellQuote(log))
+	b.WriteString("docexamples_status=0\n")
+	for _, port := range ports {
+		fmt.Fprintf(b, "docexamples_wait %s || docexamples_status=1\n", port)
+	}
+	fmt.Fprintf(b, "printf '\\n@@docexample-exit %d %%d\\n' $docexamples_status\n", i)
+	return nil
+}
+
+// verdicts are the commands that failed: what each printed and its exit
+// status, against what the document shows; the run of ctx ended with
+// runErr, within timeout, the background commands' output in bgLogs.
+func verdicts(ctx context.Context, cmds []Command, printed map[int][]string, status map[int]int, runErr error, timeout time.Duration, bgLogs []string) []Failure {
 	var fails []Failure
 	for i, c := range cmds {
 		got := printed[i]
@@ -155,7 +185,7 @@ func Run(ctx context.Context, opts Options, cmds []Command) []Failure {
 		switch {
 		case !ended && ctx.Err() != nil:
 			if _, started := printed[i]; started {
-				fails = append(fails, Failure{Cmd: c, Msg: fmt.Sprintf("did not end within %s; it printed:\n%s%s", opts.Timeout, indent(got), backgroundLogs(bgLogs))})
+				fails = append(fails, Failure{Cmd: c, Msg: fmt.Sprintf("did not end within %s; it printed:\n%s%s", timeout, indent(got), backgroundLogs(bgLogs))})
 			} else {
 				fails = append(fails, Failure{Cmd: c, Msg: "not reached: an earlier command did not end"})
 			}
