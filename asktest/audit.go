@@ -82,7 +82,7 @@ func Audit(tb testing.TB, tg Target, opts *AuditOptions) {
 	}
 	rep, err := audit.Run(ctx, audit.Options{
 		Hint:          optionHint,
-		Name:          func(o audit.Option) string { return "AuditOptions." + o.String() },
+		Name:          auditOptionName,
 		Target:        t,
 		Protocol:      string(opts.Era),
 		Include:       include,
@@ -170,4 +170,17 @@ func evidence(res *audit.Result) string {
 		fmt.Fprintf(&b, "  (%s)\n", termsafe.Line(res.Note))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// auditOptionName names an option of the audit as the field of
+// AuditOptions that gives it; the options AuditOptions has no field for
+// keep the audit's own names.
+func auditOptionName(o audit.Option) string {
+	switch o {
+	case audit.OptionInclude, audit.OptionArgs:
+		return "AuditOptions." + o.String()
+	case audit.OptionProtocol:
+		return "AuditOptions.Era"
+	}
+	return ""
 }

@@ -270,6 +270,10 @@ func auditFlagName(o audit.Option) string {
 		return "--read-only"
 	case audit.OptionURL:
 		return "-u URL"
+	case audit.OptionOtherLogin:
+		return "--other-identity"
+	case audit.OptionProtocol:
+		return "--protocol"
 	}
 	return o.String()
 }

@@ -120,7 +120,44 @@ func (o *LoginOptions) settings() login.Settings {
 		Fresh:             o.Login,
 		CachedOnly:        o.cachedOnly,
 		Timeout:           o.Timeout,
+		Name:              loginFlagName,
 	}
+}
+
+// loginFlagName names a setting of the login as the flag (or the
+// environment and profile) that gives it, for the login's errors.
+func loginFlagName(s login.Setting) string {
+	switch s {
+	case login.SettingClientID:
+		return "--client-id"
+	case login.SettingClientSecret:
+		return ClientSecretEnv + ", or client_secret in the profile"
+	case login.SettingClientMetadataURL:
+		return "--client-metadata-url"
+	case login.SettingClientCredentials:
+		return "--client-credentials"
+	case login.SettingClientKeyFile:
+		return "--client-key"
+	case login.SettingAssertionFile:
+		return "--assertion-file"
+	case login.SettingIDTokenFile:
+		return "--id-token-file"
+	case login.SettingIdPIssuer:
+		return "--idp-issuer"
+	case login.SettingIdPClientID:
+		return "--idp-client-id"
+	case login.SettingScopes:
+		return "--scope"
+	case login.SettingRedirectURL:
+		return "--redirect-url"
+	case login.SettingNoBrowser:
+		return "--no-browser"
+	case login.SettingTimeout:
+		return "--login-timeout"
+	case login.SettingRequestTimeout:
+		return "--timeout"
+	}
+	return ""
 }
 
 // build makes the login that every connection of the command shares, once.

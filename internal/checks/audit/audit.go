@@ -41,6 +41,10 @@ const (
 	OptionReadOnly
 	// OptionURL is the target's URL ([target.Target.URL]).
 	OptionURL
+	// OptionOtherLogin is [Options.OtherLogin].
+	OptionOtherLogin
+	// OptionProtocol is [Options.Protocol].
+	OptionProtocol
 )
 
 // String names o as a field of [Options].
@@ -56,14 +60,26 @@ func (o Option) String() string {
 		return "ReadOnly"
 	case OptionURL:
 		return "Target.URL"
+	case OptionOtherLogin:
+		return "OtherLogin"
+	case OptionProtocol:
+		return "Protocol"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
 }
 
 // name words the option o as the caller named it (Options.Name).
 func (opts Options) name(o Option) string {
-	if opts.Name != nil {
-		return opts.Name(o)
+	return nameWith(opts.Name, o)
+}
+
+// nameWith words o with name, or as the field of Options when name is
+// nil or has no word for it.
+func nameWith(name func(Option) string, o Option) string {
+	if name != nil {
+		if n := name(o); n != "" {
+			return n
+		}
 	}
 	return o.String()
 }
@@ -187,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	// server) without trying Streamable HTTP first.
 	opts.Target = p.s.Target()
 	a.adopt(opts.Target, p.s.ProtocolVersion())
-	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol}
+	rep := &Report{Target: opts.Target.Describe(), Protocol: a.protocol, name: opts.Name}
 	a.rep = rep
 	rep.Server = p.s.ServerName()
 
@@ -499,14 +515,14 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	s := &subject{kind: "tool", name: t.Name, schema: t.InputSchema, report: &Subject{Kind: "tool", Name: t.Name}}
 	s.readOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
 	included := slices.Contains(a.opts.Include, t.Name) || slices.Contains(a.opts.Include, "*")
-	// With --read-only, what is not marked read-only is skipped as that,
+	// With ReadOnly, what is not marked read-only is skipped as that,
 	// whether or not its annotations also make it destructive.
 	if a.opts.ReadOnly && !s.readOnly && !included {
-		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and --read-only was given; pass --include %s to audit it", t.Name)
+		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and %s was given; pass %s %s to audit it", a.opts.name(OptionReadOnly), a.opts.name(OptionInclude), t.Name)
 		return s
 	}
 	if why := destructive(t); why != "" && !included {
-		s.report.Skipped = fmt.Sprintf("destructive (%s); pass --include %s to audit it", why, t.Name)
+		s.report.Skipped = fmt.Sprintf("destructive (%s); pass %s %s to audit it", why, a.opts.name(OptionInclude), t.Name)
 		return s
 	}
 	s.args = a.opts.Args[t.Name]

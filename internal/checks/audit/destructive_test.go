@@ -36,8 +36,8 @@ func TestNeverCallsDestructiveWithoutInclude(t *testing.T) {
 				sub = s
 			}
 		}
-		if sub == nil || !strings.Contains(sub.Skipped, "--include "+name) {
-			t.Fatalf("%s = %+v, want skipped with a hint to --include it", name, sub)
+		if sub == nil || !strings.Contains(sub.Skipped, "pass Include "+name) {
+			t.Fatalf("%s = %+v, want skipped with a hint to Include it", name, sub)
 		}
 	}
 	if rep.Failed() {

@@ -82,6 +82,9 @@ type Report struct {
 	// checked everything (its time limit ran out): the checks it did not
 	// finish are Incomplete.
 	Stopped string `json:"stopped,omitempty"`
+
+	// name words an option in the caller's terms (Options.Name).
+	name func(Option) string
 }
 
 // Complete reports whether the audit ran to its end, every probe could
@@ -154,14 +157,14 @@ func (r *Report) NothingChecked() string {
 		return ""
 	}
 	if c.called == 0 {
-		return c.noneCalled()
+		return c.noneCalled(r)
 	}
 	why := r.noQuestion(c)
 	if c.notCalled > 0 {
 		why += "; " + c.uncalled()
 	}
 	if c.skipped > 0 {
-		why += fmt.Sprintf("; %d more skipped %s: %s", c.skipped, c.skippedAs(), c.include())
+		why += fmt.Sprintf("; %d more skipped %s: %s", c.skipped, c.skippedAs(r), c.include(r))
 	}
 	return why
 }
@@ -223,25 +226,26 @@ func (c *coverage) addResults(results []*Result) (checked bool) {
 }
 
 // include says how to name the skipped subjects that the audit may call.
-func (c coverage) include() string {
+func (c coverage) include(r *Report) string {
 	// Which skipped tool would ask is unknown until it is called: the
 	// names are those skipped, none offered as one that asks.
 	names := strings.Join(c.skippedNames, ", ")
 	if c.skipped > len(c.skippedNames) {
 		names += ", …"
 	}
-	return fmt.Sprintf("name those the audit may call with --include NAME (skipped: %s) or --include '*'", names)
+	include := nameWith(r.name, OptionInclude)
+	return fmt.Sprintf("name those the audit may call with %s NAME (skipped: %s) or %s '*'", include, names, include)
 }
 
 // skippedAs says why the subjects were skipped: destructive by their
-// annotations, or (with --read-only) not marked read-only, which is not
+// annotations, or (with ReadOnly) not marked read-only, which is not
 // the same.
-func (c coverage) skippedAs() string {
+func (c coverage) skippedAs(r *Report) string {
 	switch {
 	case c.notReadOnly == c.skipped:
-		return "as not marked read-only (--read-only)"
+		return "as not marked read-only (" + nameWith(r.name, OptionReadOnly) + ")"
 	case c.notReadOnly > 0:
-		return "as destructive or not marked read-only (--read-only)"
+		return "as destructive or not marked read-only (" + nameWith(r.name, OptionReadOnly) + ")"
 	}
 	return "as destructive"
 }
@@ -253,16 +257,16 @@ func (c coverage) uncalled() string {
 }
 
 // noneCalled says why nothing was checked when nothing was called.
-func (c coverage) noneCalled() string {
+func (c coverage) noneCalled(r *Report) string {
 	switch {
 	case c.skipped == 0 && c.notCalled == 0:
 		return "the server offers no tools, prompts or resources"
 	case c.skipped == 0:
 		return c.uncalled()
 	case c.notCalled > 0:
-		return fmt.Sprintf("none was called: %s; %d skipped %s: %s", c.uncalled(), c.skipped, c.skippedAs(), c.include())
+		return fmt.Sprintf("none was called: %s; %d skipped %s: %s", c.uncalled(), c.skipped, c.skippedAs(r), c.include(r))
 	}
-	return "every tool was skipped " + c.skippedAs() + "; " + c.include()
+	return "every tool was skipped " + c.skippedAs(r) + "; " + c.include(r)
 }
 
 // noQuestion says why none of the subjects called was checked: they
@@ -275,9 +279,9 @@ func (r *Report) noQuestion(c coverage) string {
 	case c.unanswered > 0:
 		return fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", c.unanswered)
 	case r.Protocol != "" && r.Protocol < "2025-06-18":
-		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave --protocol out, or give 2025-06-18 or newer)", c.called, r.Protocol)
+		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave %s out, or give 2025-06-18 or newer)", c.called, r.Protocol, nameWith(r.name, OptionProtocol))
 	}
-	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with --args NAME=JSON)", c.called)
+	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with %s NAME=JSON)", c.called, nameWith(r.name, OptionArgs))
 }
 
 // Failed reports whether any rule failed.

@@ -181,7 +181,7 @@ func (x *subjectAudit) incomparable() string {
 	case base.endless:
 		return "the call never completes with accepted answers"
 	case last.kind == kErrorResult || last.kind == kRPCError:
-		return fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with --args %s=JSON)", last.kind, x.s.name)
+		return fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with %s %s=JSON)", last.kind, x.a.opts.name(OptionArgs), x.s.name)
 	case !base.completes():
 		return "the call does not complete: " + last.describe()
 	}
@@ -465,7 +465,7 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 		c.na(RuleUser, "a stdio server has a single user")
 		return
 	case len(a.opts.OtherHeaders) == 0 && a.opts.OtherLogin == nil:
-		c.na(RuleUser, "needs a second identity: --other-identity NAME (a second login) or --other-header \"Authorization: Bearer …\"")
+		c.na(RuleUser, fmt.Sprintf("needs a second identity: %s NAME (a second login) or %s \"Authorization: Bearer …\"", a.opts.name(OptionOtherLogin), a.opts.name(OptionOtherHeaders)))
 		return
 	}
 	other := a.otherTarget()
@@ -480,7 +480,7 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 				c.pass(RuleUser, "")
 				return
 			}
-			c.fail(RuleUser, o.evidence("requestState issued to the first identity presented by the second (--other-header): the server completed the call"))
+			c.fail(RuleUser, o.evidence("requestState issued to the first identity presented by the second: the server completed the call"))
 		})
 		if err != nil {
 			c.na(RuleUser, "the second identity could not connect: "+firstLine(err.Error()))

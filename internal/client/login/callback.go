@@ -43,16 +43,22 @@ type redirectResult struct {
 	err error
 }
 
-// listen opens the receiver. redirectURL, when not empty, must be an http
+// badRedirect is the error of a redirect URL that does not come back to
+// this machine; name is the setting's name in the caller's terms.
+func badRedirect(name, redirectURL string) error {
+	return fmt.Errorf("%s %q: give http://127.0.0.1:PORT/PATH (or [::1] or localhost): the browser comes back to the tester on this machine", name, redirectURL)
+}
+
+// listen opens the receiver (name words the RedirectURL setting in errors). redirectURL, when not empty, must be an http
 // URL on a loopback host with a port (a client registered with a fixed
 // redirect address); otherwise a free port on 127.0.0.1 is used. It
 // returns the redirect URL to register and send.
-func listen(redirectURL string) (*receiver, string, error) {
+func listen(name, redirectURL string) (*receiver, string, error) {
 	addr, path := "127.0.0.1:0", callbackPath
 	if redirectURL != "" {
 		u, err := url.Parse(redirectURL)
 		if err != nil || u.Scheme != "http" || u.Port() == "" || !isLoopbackHost(u.Hostname()) || u.RawQuery != "" || u.Fragment != "" {
-			return nil, "", fmt.Errorf("--redirect-url %q: give http://127.0.0.1:PORT/PATH (or [::1] or localhost): the browser comes back to the tester on this machine", redirectURL)
+			return nil, "", badRedirect(name, redirectURL)
 		}
 		addr, path = net.JoinHostPort(u.Hostname(), u.Port()), u.EscapedPath()
 		if path == "" {

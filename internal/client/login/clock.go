@@ -60,14 +60,15 @@ func timeLeft(ctx context.Context) (time.Duration, bool) {
 // loginTimeout is the cause of a login's context whose time ran out.
 type loginTimeout struct {
 	limit time.Duration
-	own   bool // the limit is --login-timeout's, not the command's
+	own   bool      // the limit is Settings.Timeout's, not the request's
+	names *Settings // words the settings in the caller's terms
 }
 
 func (t *loginTimeout) Error() string {
 	if t.own {
-		return fmt.Sprintf("the login did not end within %s (--login-timeout gives more time)", roundWait(t.limit))
+		return fmt.Sprintf("the login did not end within %s (%s gives more time)", roundWait(t.limit), t.names.name(SettingTimeout))
 	}
-	return fmt.Sprintf("the login did not end within the %s the command had left (--timeout; --login-timeout gives a login a limit of its own)", roundWait(t.limit))
+	return fmt.Sprintf("the login did not end within the %s the command had left (%s; %s gives a login a limit of its own)", roundWait(t.limit), t.names.name(SettingRequestTimeout), t.names.name(SettingTimeout))
 }
 
 // asTimeout is the loginTimeout that ended ctx, nil when none did.

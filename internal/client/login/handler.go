@@ -229,7 +229,7 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 		defer resume()
 	}
 	parent := ctx
-	timeout := &loginTimeout{limit: limit, own: own}
+	timeout := &loginTimeout{limit: limit, own: own, names: &h.l.Settings}
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, timeout)
 	defer cancel()
 	err := h.flowOf(ctx, req, resp, stepUp)
@@ -485,7 +485,7 @@ func (t *boundTransport) stepUp(req *http.Request, resp *http.Response) (*http.R
 // receiver for the browser's return made for this login.
 func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, p *proofing) error {
 	s := &h.l.Settings
-	recv, redirect, err := listen(s.RedirectURL)
+	recv, redirect, err := listen(s.name(SettingRedirectURL), s.RedirectURL)
 	if err != nil {
 		return err
 	}
@@ -542,7 +542,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 	if err != nil {
 		return err
 	}
-	return explain(sdk.Authorize(ctx, req, asBearer(resp)))
+	return s.explain(sdk.Authorize(ctx, req, asBearer(resp)))
 }
 
 // sendBrowser sends the person to the authorization address u: it opens
@@ -585,7 +585,7 @@ func readPasted(in io.Reader) redirectResult {
 // awaitRedirect waits, within ctx, for the browser to come back to
 // redirect with this login's state (from recv) or for the address pasted;
 // each request with another state is told of on w, the first few.
-func awaitRedirect(ctx context.Context, w io.Writer, recv *receiver, pasted <-chan redirectResult, redirect string) (redirectResult, error) {
+func awaitRedirect(ctx context.Context, w io.Writer, recv *receiver, pasted <-chan redirectResult, redirect, noBrowser string) (redirectResult, error) {
 	ignored := 0
 	note := func() {
 		if ignored++; ignored <= maxIgnoredNotes {
@@ -610,7 +610,7 @@ wait:
 			if ignored > 0 {
 				why = fmt.Sprintf(" with this login's state (%d request%s with another state ignored)", ignored, plural(ignored))
 			}
-			return r, fmt.Errorf("the browser did not come back to %s%s: login abandoned (--no-browser lets you paste the address)", redirect, why)
+			return r, fmt.Errorf("the browser did not come back to %s%s: login abandoned (%s lets you paste the address)", redirect, why, noBrowser)
 		}
 	}
 	select {
@@ -648,7 +648,7 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	} else {
 		fmt.Fprintf(w, "mcp-tester: waiting for the browser to come back to %s\n", redirect)
 	}
-	r, err := awaitRedirect(ctx, w, recv, pasted, redirect)
+	r, err := awaitRedirect(ctx, w, recv, pasted, redirect, h.l.Settings.name(SettingNoBrowser))
 	if err != nil {
 		return nil, err
 	}
@@ -710,7 +710,7 @@ func signInWarnings(w io.Writer, address string) bool {
 }
 
 // explain adds what to do to the go-sdk's terse refusals.
-func explain(err error) error {
+func (s *Settings) explain(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -721,7 +721,7 @@ func explain(err error) error {
 	case strings.Contains(msg, "does not match issuer URL"), strings.Contains(msg, "does not match expected issuer"):
 		return fmt.Errorf("%w: refused, since another server may be answering for the authorization server", err)
 	case strings.Contains(msg, "no configured client registration methods"):
-		return fmt.Errorf("%w: give a pre-registered client with --client-id (and its secret), or --client-metadata-url", err)
+		return fmt.Errorf("%w: give a pre-registered client with %s (and its secret), or %s", err, s.name(SettingClientID), s.name(SettingClientMetadataURL))
 	case strings.Contains(msg, "got metadata resource"):
 		return fmt.Errorf("%w: refused, since the protected resource metadata is for another server", err)
 	}

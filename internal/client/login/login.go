@@ -17,7 +17,6 @@ package login
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -80,6 +79,10 @@ type Settings struct {
 	// that request's limit (the command's --timeout), or DefaultTimeout
 	// when the request has none.
 	Timeout time.Duration
+	// Name words a setting in the caller's terms in errors (the CLI
+	// gives its flags); nil, or an empty word, names the field of
+	// Settings.
+	Name func(Setting) string
 }
 
 // DefaultTimeout bounds a login whose request has no time limit, and is
@@ -105,9 +108,9 @@ func (s *Settings) Validate() error {
 func (s *Settings) validKind() error {
 	switch {
 	case s.AssertionFile != "" && (s.ClientCredentials || s.ClientKeyFile != ""):
-		return errors.New("--assertion-file is a login of its own: drop --client-credentials and --client-key")
+		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.name(SettingAssertionFile), s.name(SettingClientCredentials), s.name(SettingClientKeyFile))
 	case s.IDTokenFile != "" && (s.ClientCredentials || s.AssertionFile != ""):
-		return errors.New("--id-token-file is a login of its own: drop --client-credentials and --assertion-file")
+		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.name(SettingIDTokenFile), s.name(SettingClientCredentials), s.name(SettingAssertionFile))
 	}
 	return nil
 }
@@ -117,17 +120,17 @@ func (s *Settings) validKind() error {
 func (s *Settings) validClient() error {
 	switch {
 	case s.ClientSecret != "" && s.ClientID == "":
-		return errors.New("a client secret needs its client id (--client-id)")
+		return fmt.Errorf("a client secret needs its client id (%s)", s.name(SettingClientID))
 	case s.ClientKeyFile != "" && !s.ClientCredentials:
-		return errors.New("--client-key signs client credentials: add --client-credentials")
+		return fmt.Errorf("%s signs client credentials: add %s", s.name(SettingClientKeyFile), s.name(SettingClientCredentials))
 	case !s.ClientCredentials:
 		return nil
 	case s.ClientID == "":
-		return errors.New("--client-credentials needs --client-id and a secret or --client-key")
+		return fmt.Errorf("%s needs %s and a secret or %s", s.name(SettingClientCredentials), s.name(SettingClientID), s.name(SettingClientKeyFile))
 	case s.ClientSecret == "" && s.ClientKeyFile == "":
-		return errors.New("--client-credentials needs a client secret (MCP_TESTER_CLIENT_SECRET, or client_secret in the profile) or --client-key")
+		return fmt.Errorf("%s needs a client secret (%s) or %s", s.name(SettingClientCredentials), s.name(SettingClientSecret), s.name(SettingClientKeyFile))
 	case s.ClientSecret != "" && s.ClientKeyFile != "":
-		return errors.New("give a client secret or --client-key, not both")
+		return fmt.Errorf("give a client secret or %s, not both", s.name(SettingClientKeyFile))
 	}
 	return nil
 }
@@ -137,11 +140,11 @@ func (s *Settings) validClient() error {
 func (s *Settings) validIdP() error {
 	switch {
 	case s.IDTokenFile != "" && (s.IdPIssuer == "" || s.IdPClientID == "" || s.ClientID == ""):
-		return errors.New("--id-token-file needs --idp-issuer, --idp-client-id and the server's --client-id")
+		return fmt.Errorf("%s needs %s, %s and the server's %s", s.name(SettingIDTokenFile), s.name(SettingIdPIssuer), s.name(SettingIdPClientID), s.name(SettingClientID))
 	case s.IDTokenFile == "" && (s.IdPIssuer != "" || s.IdPClientID != ""):
-		return errors.New("--idp-issuer and --idp-client-id go with --id-token-file")
+		return fmt.Errorf("%s and %s go with %s", s.name(SettingIdPIssuer), s.name(SettingIdPClientID), s.name(SettingIDTokenFile))
 	case s.Timeout < 0:
-		return errors.New("--login-timeout must not be negative")
+		return fmt.Errorf("%s must not be negative", s.name(SettingTimeout))
 	}
 	return nil
 }
@@ -152,13 +155,13 @@ func (s *Settings) validURLs() error {
 	if s.ClientMetadataURL != "" {
 		u, err := url.Parse(s.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
-			return fmt.Errorf("--client-metadata-url %q: give the https URL of the document, with a path", s.ClientMetadataURL)
+			return fmt.Errorf("%s %q: give the https URL of the document, with a path", s.name(SettingClientMetadataURL), s.ClientMetadataURL)
 		}
 	}
 	if s.RedirectURL != "" {
 		u, err := url.Parse(s.RedirectURL)
 		if err != nil || u.Scheme != "http" || u.Port() == "" || !isLoopbackHost(u.Hostname()) || u.RawQuery != "" || u.Fragment != "" {
-			return fmt.Errorf("--redirect-url %q: give http://127.0.0.1:PORT/PATH (or [::1] or localhost): the browser comes back to the tester on this machine", s.RedirectURL)
+			return badRedirect(s.name(SettingRedirectURL), s.RedirectURL)
 		}
 	}
 	return nil
@@ -168,7 +171,7 @@ func (s *Settings) validURLs() error {
 func (s *Settings) validScopes() error {
 	for _, sc := range s.Scopes {
 		if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
-			return fmt.Errorf("--scope %q: one scope per flag, without spaces or quotes", sc)
+			return fmt.Errorf("%s %q: one scope each, without spaces or quotes", s.name(SettingScopes), sc)
 		}
 	}
 	return nil

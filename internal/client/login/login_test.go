@@ -410,15 +410,15 @@ func TestSettingsThatCannotWork(t *testing.T) {
 		want string
 	}{
 		{login.Settings{ClientSecret: "x"}, "needs its client id"},
-		{login.Settings{ClientCredentials: true}, "needs --client-id"},
+		{login.Settings{ClientCredentials: true}, "needs Settings.ClientID"},
 		{login.Settings{ClientCredentials: true, ClientID: "a"}, "needs a client secret"},
-		{login.Settings{ClientKeyFile: "k.pem"}, "add --client-credentials"},
+		{login.Settings{ClientKeyFile: "k.pem"}, "add Settings.ClientCredentials"},
 		{login.Settings{ClientMetadataURL: "http://example.com/c.json"}, "https URL"},
 		{login.Settings{ClientMetadataURL: "https://example.com/"}, "with a path"},
-		{login.Settings{RedirectURL: "http://example.com:8000/cb"}, "--redirect-url"},
+		{login.Settings{RedirectURL: "http://example.com:8000/cb"}, "Settings.RedirectURL"},
 		{login.Settings{Identity: "../etc"}, "identity"},
-		{login.Settings{Scopes: []string{"a b"}}, "one scope per flag"},
-		{login.Settings{IDTokenFile: "t"}, "needs --idp-issuer"},
+		{login.Settings{Scopes: []string{"a b"}}, "Settings.Scopes \"a b\": one scope each"},
+		{login.Settings{IDTokenFile: "t"}, "needs Settings.IdPIssuer"},
 		{login.Settings{AssertionFile: "a", ClientCredentials: true}, "a login of its own"},
 	} {
 		if err := c.s.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -427,6 +427,25 @@ func TestSettingsThatCannotWork(t *testing.T) {
 	}
 	if err := (&login.Settings{RedirectURL: "http://127.0.0.1:8976/callback", Scopes: []string{"mcp"}}).Validate(); err != nil {
 		t.Errorf("good settings refused: %v", err)
+	}
+}
+
+// The login's errors word its settings as the caller names them
+// (Settings.Name), and as the fields of Settings when it names none.
+func TestSettingsNamedInTheCallersTerms(t *testing.T) {
+	flag := func(s login.Setting) string {
+		if s == login.SettingClientKeyFile {
+			return "--client-key"
+		}
+		return ""
+	}
+	s := login.Settings{ClientKeyFile: "k.pem", Name: flag}
+	err := s.Validate()
+	if err == nil || err.Error() != "--client-key signs client credentials: add Settings.ClientCredentials" {
+		t.Errorf("got %v", err)
+	}
+	if got := login.SettingIdPIssuer.String(); got != "Settings.IdPIssuer" {
+		t.Errorf("String() = %q", got)
 	}
 }
 
@@ -496,8 +515,8 @@ func TestLoginEndsInTime(t *testing.T) {
 		deadline time.Duration
 		want     string
 	}{
-		{login.Settings{}, 1500 * time.Millisecond, "the command had left (--timeout; --login-timeout gives a login a limit of its own)"},
-		{login.Settings{Timeout: 300 * time.Millisecond}, 20 * time.Second, "the login did not end within 300ms (--login-timeout gives more time)"},
+		{login.Settings{}, 1500 * time.Millisecond, "the command had left (the request's time limit; Settings.Timeout gives a login a limit of its own)"},
+		{login.Settings{Timeout: 300 * time.Millisecond}, 20 * time.Second, "the login did not end within 300ms (Settings.Timeout gives more time)"},
 	} {
 		l, out := newLogin(t.TempDir(), c.s, &person{user: "alice"})
 		ctx, cancel := context.WithTimeout(context.Background(), c.deadline)

@@ -49,7 +49,7 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 	grant := GrantClientCredentials
 	switch {
 	case s.AssertionFile != "":
-		assertion, err := readAssertion("--assertion-file", s.AssertionFile)
+		assertion, err := readAssertion(s.name(SettingAssertionFile), s.AssertionFile)
 		if err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 		cfg.EndpointParams.Set("grant_type", jwtBearer)
 		cfg.EndpointParams.Set("assertion", assertion)
 	case s.ClientKeyFile != "":
-		assertion, err := signAssertion(s.ClientKeyFile, s.ClientID, asm, h.l.now())
+		assertion, err := signAssertion(s.name(SettingClientKeyFile), s.ClientKeyFile, s.ClientID, asm, h.l.now())
 		if err != nil {
 			return err
 		}
@@ -118,14 +118,14 @@ func (h *Handler) discover(ctx context.Context, req *http.Request, resp *http.Re
 		}
 	}
 	if prm == nil {
-		return nil, nil, nil, explain(fmt.Errorf("no protected resource metadata for %s: %v", resource, firstErr))
+		return nil, nil, nil, h.l.Settings.explain(fmt.Errorf("no protected resource metadata for %s: %v", resource, firstErr))
 	}
 	if len(prm.AuthorizationServers) == 0 {
 		return nil, nil, nil, errors.New("the protected resource metadata names no authorization server")
 	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
-		return nil, nil, nil, explain(fmt.Errorf("authorization server metadata: %w", err))
+		return nil, nil, nil, h.l.Settings.explain(fmt.Errorf("authorization server metadata: %w", err))
 	}
 	if asm == nil {
 		return nil, nil, nil, fmt.Errorf("authorization server %s publishes no metadata", prm.AuthorizationServers[0])
@@ -181,12 +181,12 @@ const jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 // server (token exchange, RFC 8693, with the go-sdk's oauthex).
 func (h *Handler) identityAssertion(ctx context.Context, prm *oauthex.ProtectedResourceMetadata, asm *oauthex.AuthServerMeta, scopes []string) (string, error) {
 	s := &h.l.Settings
-	idToken, err := readAssertion("--id-token-file", s.IDTokenFile)
+	idToken, err := readAssertion(s.name(SettingIDTokenFile), s.IDTokenFile)
 	if err != nil {
 		return "", err
 	}
 	client := h.l.client()
-	tokenURL, err := idpTokenEndpoint(ctx, s.IdPIssuer, client)
+	tokenURL, err := idpTokenEndpoint(ctx, s.name(SettingIdPIssuer), s.IdPIssuer, client)
 	if err != nil {
 		return "", err
 	}
@@ -210,16 +210,16 @@ func (h *Handler) identityAssertion(ctx context.Context, prm *oauthex.ProtectedR
 
 // idpTokenEndpoint reads the token endpoint of an identity provider from
 // its OpenID Connect discovery document (or OAuth metadata), whose issuer
-// must be the one given. The identity provider is named by the person,
+// must be the one given (name words the IdPIssuer setting in errors). The identity provider is named by the person,
 // not by a server, and serves token exchange only: PKCE is not asked of
 // it.
-func idpTokenEndpoint(ctx context.Context, issuer string, client *http.Client) (string, error) {
+func idpTokenEndpoint(ctx context.Context, name, issuer string, client *http.Client) (string, error) {
 	base := strings.TrimSuffix(issuer, "/")
 	var problems []string
 	for _, suffix := range []string{"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+suffix, nil)
 		if err != nil {
-			return "", fmt.Errorf("--idp-issuer %q: %w", issuer, err)
+			return "", fmt.Errorf("%s %q: %w", name, issuer, err)
 		}
 		resp, err := client.Do(req)
 		if err != nil {
@@ -250,26 +250,26 @@ func idpTokenEndpoint(ctx context.Context, issuer string, client *http.Client) (
 }
 
 // readAssertion reads a JWT from a file: one line of three base64url
-// parts.
-func readAssertion(flag, path string) (string, error) {
+// parts (name words its setting in errors).
+func readAssertion(name, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", flag, err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", flag, path, err)
+		return "", fmt.Errorf("%s %s: %w", name, path, err)
 	}
 	if len(data) > maxKeyFile {
-		return "", fmt.Errorf("%s %s: larger than %d bytes", flag, path, maxKeyFile)
+		return "", fmt.Errorf("%s %s: larger than %d bytes", name, path, maxKeyFile)
 	}
 	jwtText := strings.TrimSpace(string(data))
 	parts := strings.Split(jwtText, ".")
 	if len(parts) != 3 || strings.ContainsFunc(jwtText, func(r rune) bool {
 		return !(r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) {
-		return "", fmt.Errorf("%s %s: not a JWT (three base64url parts separated by dots)", flag, path)
+		return "", fmt.Errorf("%s %s: not a JWT (three base64url parts separated by dots)", name, path)
 	}
 	return jwtText, nil
 }
@@ -279,14 +279,15 @@ const maxKeyFile = 64 << 10
 
 // signAssertion makes a client assertion (RFC 7523): issuer and subject
 // the client id, audience the authorization server's issuer, valid for
-// five minutes, with a fresh id, signed with the key in path.
-func signAssertion(path, clientID string, asm *oauthex.AuthServerMeta, now time.Time) (string, error) {
-	key, method, err := readKey(path)
+// five minutes, with a fresh id, signed with the key in path (name words
+// the ClientKeyFile setting in errors).
+func signAssertion(name, path, clientID string, asm *oauthex.AuthServerMeta, now time.Time) (string, error) {
+	key, method, err := readKey(name, path)
 	if err != nil {
 		return "", err
 	}
 	if algs := asm.TokenEndpointAuthSigningAlgValuesSupported; len(algs) > 0 && !slices.Contains(algs, method.Alg()) {
-		return "", fmt.Errorf("--client-key %s signs with %s, but the authorization server takes only %s", path, method.Alg(), strings.Join(algs, ", "))
+		return "", fmt.Errorf("%s %s signs with %s, but the authorization server takes only %s", name, path, method.Alg(), strings.Join(algs, ", "))
 	}
 	claims := jwt.RegisteredClaims{
 		Issuer:    clientID,
@@ -305,22 +306,22 @@ func signAssertion(path, clientID string, asm *oauthex.AuthServerMeta, now time.
 
 // readKey reads a PEM private key (PKCS #8, SEC 1 EC or PKCS #1 RSA) and
 // the signing method that fits it.
-func readKey(path string) (crypto.Signer, jwt.SigningMethod, error) {
+func readKey(name, path string) (crypto.Signer, jwt.SigningMethod, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--client-key: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("--client-key %s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", name, path, err)
 	}
 	if len(data) > maxKeyFile {
-		return nil, nil, fmt.Errorf("--client-key %s: larger than %d bytes", path, maxKeyFile)
+		return nil, nil, fmt.Errorf("%s %s: larger than %d bytes", name, path, maxKeyFile)
 	}
 	block, _ := pem.Decode(data)
 	if block == nil {
-		return nil, nil, fmt.Errorf("--client-key %s: no PEM block", path)
+		return nil, nil, fmt.Errorf("%s %s: no PEM block", name, path)
 	}
 	var key any
 	switch block.Type {
@@ -331,10 +332,10 @@ func readKey(path string) (crypto.Signer, jwt.SigningMethod, error) {
 	case "RSA PRIVATE KEY":
 		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
 	default:
-		return nil, nil, fmt.Errorf("--client-key %s: a %q PEM block is not a private key", path, block.Type)
+		return nil, nil, fmt.Errorf("%s %s: a %q PEM block is not a private key", name, path, block.Type)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("--client-key %s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", name, path, err)
 	}
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
@@ -349,5 +350,5 @@ func readKey(path string) (crypto.Signer, jwt.SigningMethod, error) {
 	case *rsa.PrivateKey:
 		return k, jwt.SigningMethodRS256, nil
 	}
-	return nil, nil, fmt.Errorf("--client-key %s: use an EC (P-256, P-384, P-521) or RSA key", path)
+	return nil, nil, fmt.Errorf("%s %s: use an EC (P-256, P-384, P-521) or RSA key", name, path)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
-	r, redirect, err := listen("")
+	r, redirect, err := listen("RedirectURL", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
 
 func TestReceiverOnAFixedAddress(t *testing.T) {
 	for _, bad := range []string{"https://127.0.0.1:1/cb", "http://example.com:1/cb", "http://127.0.0.1/cb", "http://127.0.0.1:1/cb?x=1"} {
-		if _, _, err := listen(bad); err == nil {
+		if _, _, err := listen("RedirectURL", bad); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}
 	}

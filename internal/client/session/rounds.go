@@ -227,7 +227,7 @@ func (s *Session) ListTasks(ctx context.Context) ([]*tasks.GetTaskResult, error)
 		return nil, err
 	}
 	if !taskclient.Legacy(s.cs) {
-		return nil, &Error{Kind: KindServer, Op: op, Err: fmt.Errorf("protocol %s has no tasks/list (it is a method of protocol 2025-11-25; give --protocol 2025-11-25 to a server that speaks it)", s.ProtocolVersion())}
+		return nil, &Error{Kind: KindServer, Op: op, Err: s.hinted(fmt.Errorf("protocol %s has no tasks/list (it is a method of protocol 2025-11-25, for a server that speaks it)", s.ProtocolVersion()), SettingProtocol, "2025-11-25")}
 	}
 	if !s.offer.List {
 		return nil, &Error{Kind: KindServer, Op: op, Err: errors.New("the server does not offer tasks/list (its capabilities have no tasks.list)")}
