@@ -521,17 +521,13 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 }
 
 // promptToCall is the prompt named name when kind is "prompt" and the
-// server listed one (the last so named); hold s.mu.
+// server listed one (the first so named, the one its page shows); hold
+// s.mu.
 func (s *Server) promptToCall(kind, name string) *mcp.Prompt {
-	var prompt *mcp.Prompt
-	if s.conn != nil && kind == "prompt" {
-		for _, p := range s.conn.Prompts {
-			if p.Name == name {
-				prompt = p
-			}
-		}
+	if s.conn == nil || kind != "prompt" {
+		return nil
 	}
-	return prompt
+	return first(s.conn.Prompts, func(p *mcp.Prompt) bool { return p.Name == name })
 }
 
 // readToolArgs reads the arguments of a call of tool t, from the form's

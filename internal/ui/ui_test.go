@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // guarded is a Server whose handler accepts the Host 127.0.0.1:8080.
@@ -147,5 +149,25 @@ func TestKeepNewest(t *testing.T) {
 	}
 	if len(list) != 100 || list[0] != 151 || list[99] != 250 {
 		t.Errorf("kept %d: %v…%v", len(list), list[0], list[len(list)-1])
+	}
+}
+
+// A server that lists a prompt's name twice: the call takes the prompt
+// whose page the person filled in (the first), not another of the name.
+func TestPromptCalledIsThePromptShown(t *testing.T) {
+	s, err := New(Options{Token: "secret-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	shown := &mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}}
+	other := &mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "whom", Required: true}}}
+	s.conn = &conn{}
+	s.conn.Prompts = []*mcp.Prompt{shown, other}
+	if got := s.promptToCall("prompt", "greet"); got != shown {
+		t.Errorf("the call would take %+v, the page shows %+v", got, shown)
+	}
+	if got := s.promptToCall("tool", "greet"); got != nil {
+		t.Errorf("a tool call took the prompt %+v", got)
 	}
 }
