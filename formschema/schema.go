@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Kind is the kind of input a field asks for.
@@ -22,9 +21,6 @@ const (
 	SingleEnum  Kind = "single-enum"  // one value out of a list
 	MultiSelect Kind = "multi-select" // several values out of a list
 )
-
-// Formats a string field may declare.
-var allowedFormats = []string{"email", "uri", "date", "date-time"}
 
 // Option is one choice of an enum field.
 type Option struct {
@@ -393,8 +389,8 @@ func (p *property) numberField(f *Field, typ string, fail func(string, ...any) e
 // lengths.
 func (p *property) stringField(f *Field, fail func(string, ...any) error) error {
 	f.Kind = String
-	if p.Format != "" && !slices.Contains(allowedFormats, p.Format) {
-		return fail("format %q is not allowed; use one of %s", p.Format, strings.Join(allowedFormats, ", "))
+	if known, names := knownFormat(p.Format); p.Format != "" && !known {
+		return fail("format %q is not allowed; use one of %s", p.Format, names)
 	}
 	f.Format = p.Format
 	if err := checkBounds(p.MinLength, p.MaxLength, "minLength", "maxLength", fail); err != nil {

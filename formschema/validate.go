@@ -201,23 +201,41 @@ func (f *Field) choices() string {
 	return strings.Join(vals, ", ")
 }
 
-// formats are the string formats a form may ask for: the name, what a
-// value must be (for the error), and the check of a value.
-var formats = []struct {
+// A format is a string format a form may ask for: its name, what a value
+// must be (for the error), and the check of a value.
+type format struct {
 	name, want string
 	ok         func(string) bool
-}{
-	{"email", "an email address", isEmail},
-	{"uri", "an absolute URI", isAbsoluteURI},
-	{"date", "a date (YYYY-MM-DD)", isDate},
-	{"date-time", "a date-time (RFC 3339)", isDateTime},
+}
+
+// formats are the string formats a form may ask for (a value, not a
+// variable: the table cannot be changed).
+func formats() [4]format {
+	return [...]format{
+		{"email", "an email address", isEmail},
+		{"uri", "an absolute URI", isAbsoluteURI},
+		{"date", "a date (YYYY-MM-DD)", isDate},
+		{"date-time", "a date-time (RFC 3339)", isDateTime},
+	}
+}
+
+// knownFormat reports whether a form may ask for the format name, and
+// lists the ones it may ask for.
+func knownFormat(name string) (ok bool, names string) {
+	all := formats()
+	list := make([]string, len(all))
+	for i, f := range all {
+		ok = ok || f.name == name
+		list[i] = f.name
+	}
+	return ok, strings.Join(list, ", ")
 }
 
 // checkFormat reports whether s is not written in the format (one of
 // formats, or "" for any).
-func checkFormat(format, s string) error {
-	for _, f := range formats {
-		if f.name == format && !f.ok(s) {
+func checkFormat(name, s string) error {
+	for _, f := range formats() {
+		if f.name == name && !f.ok(s) {
 			return fmt.Errorf("must be %s, got %q", f.want, s)
 		}
 	}
