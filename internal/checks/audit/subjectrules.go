@@ -469,6 +469,10 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 		return
 	}
 	other := a.otherTarget()
+	secondIdentity := OptionOtherHeaders
+	if a.opts.OtherLogin != nil {
+		secondIdentity = OptionOtherLogin
+	}
 	x.probe(ctx, capsAll, nil, func(p *probe) {
 		pending, answers, ok := a.pendingAt(ctx, p, s, x.finalAt)
 		if !ok {
@@ -480,7 +484,7 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 				c.pass(RuleUser, "")
 				return
 			}
-			c.fail(RuleUser, o.evidence("requestState issued to the first identity presented by the second: the server completed the call"))
+			c.fail(RuleUser, o.evidence(fmt.Sprintf("requestState issued to the first identity presented by the second (%s): the server completed the call", a.opts.name(secondIdentity))))
 		})
 		if err != nil {
 			c.na(RuleUser, "the second identity could not connect: "+firstLine(err.Error()))
