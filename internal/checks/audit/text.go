@@ -8,17 +8,22 @@ import (
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
+// asksNothingNote is the note of the rules that do not apply to a
+// subject that asks nothing; after it, a colon and how its call ended when
+// not in a normal result (which the text report reads back).
+const asksNothingNote = "asks nothing"
+
 // foldShown is how many subjects a folded line names before it says how
 // many more there are; the JSON report has every one.
 const foldShown = 20
 
-// WriteText renders the report as one table per subject, the evidence of
-// every failure under its table, and the score. Subjects with no table to
-// show are folded: every one that asks nothing into one line, and the
-// skipped ones into a line per reason. What the server sent (its name,
-// notes and evidence quoting it) is neutralised and kept on its line (see
-// internal/text/termsafe), so it can neither drive the terminal nor forge
-// a line of the report.
+// WriteText renders the report as one table per subject that asks, the
+// evidence of every failure under its table, and the score. Subjects with
+// no table to show are folded: every one that asks nothing into one line,
+// and the skipped ones into a line per reason. What the server sent (its
+// name, notes and evidence quoting it) is neutralised and kept on its line
+// (see internal/text/termsafe), so it can neither drive the terminal nor
+// forge a line of the report.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	name := termsafe.ServerName(r.Server, "")
@@ -121,7 +126,7 @@ func asksNothing(s *Subject) bool {
 // nothing (how its call ended, when not in a normal result), or "".
 func asksNothingRemark(s *Subject) string {
 	for _, res := range s.Results {
-		if rest, ok := strings.CutPrefix(res.Note, "asks nothing: "); ok {
+		if rest, ok := strings.CutPrefix(res.Note, asksNothingNote+": "); ok {
 			return rest
 		}
 	}
