@@ -64,6 +64,11 @@ marked read-only (readOnlyHint), and those --include names.
 --sample and --root declare sampling and roots (deprecated as of 2026-07-28)
 and answer them, so that tools that need them are listed and audited.
 
+The text report has a table for each tool, prompt and resource that asks;
+every one that asks nothing is named on one line (the first 20, then how
+many more), and the tools skipped are one line per reason. --format json
+keeps every one in full.
+
 An --include or --args that names nothing the server offers is a usage
 error. An audit in which no rule applied to any tool, prompt or resource
 (nothing offered, everything skipped, nothing asked) reports why instead of

@@ -518,11 +518,11 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	// With ReadOnly, what is not marked read-only is skipped as that,
 	// whether or not its annotations also make it destructive.
 	if a.opts.ReadOnly && !s.readOnly && !included {
-		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and %s was given; pass %s %s to audit it", a.opts.name(OptionReadOnly), a.opts.name(OptionInclude), t.Name)
+		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and %s was given", a.opts.name(OptionReadOnly)) + skipHint(a.opts.name(OptionInclude), t.Name)
 		return s
 	}
 	if why := destructive(t); why != "" && !included {
-		s.report.Skipped = fmt.Sprintf("destructive (%s); pass %s %s to audit it", why, a.opts.name(OptionInclude), t.Name)
+		s.report.Skipped = fmt.Sprintf("destructive (%s)", why) + skipHint(a.opts.name(OptionInclude), t.Name)
 		return s
 	}
 	s.args = a.opts.Args[t.Name]
@@ -530,6 +530,13 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 		s.args = schemaargs.Args(t.InputSchema)
 	}
 	return s
+}
+
+// skipHint ends a skipped tool's Subject.Skipped: how to audit it
+// (include names the option that allows it). The text report reads the
+// reason back without it (Report.skipReason).
+func skipHint(include, name string) string {
+	return fmt.Sprintf("; pass %s %s to audit it", include, name)
 }
 
 // destructive says why a tool counts as destructive by its annotations and

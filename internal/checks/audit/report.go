@@ -41,7 +41,8 @@ type Subject struct {
 	Kind string `json:"kind"` // tool, prompt, resource or server
 	Name string `json:"name"` // the tool or prompt name, the resource URI; empty for the server
 	// Skipped, when not empty, says why the subject was not called at all
-	// (a destructive tool the audit was not told it may call).
+	// (a destructive tool the audit was not told it may call, or with
+	// ReadOnly one not marked read-only), then how to audit it.
 	Skipped string `json:"skipped,omitempty"`
 	// NotCalled, when not empty, says why the audit could not call the
 	// subject (a tool that runs only as a task the server does not
@@ -149,8 +150,8 @@ func (r *Report) Percent() (percent float64, ok bool) {
 }
 
 // NothingChecked says why no rule applied to any tool, prompt or resource
-// (none was offered, all were skipped as destructive, none asked a
-// question), or "" when some did.
+// (none was offered, all were skipped as destructive or not marked
+// read-only, none asked a question), or "" when some did.
 func (r *Report) NothingChecked() string {
 	c, checked := tallyCoverage(r.Subjects)
 	if checked {

@@ -136,9 +136,9 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		}
 		return false
 	}
-	x.asksNothing = "asks nothing"
+	x.asksNothing = asksNothingNote
 	if !s.report.Asks && x.last.kind != kComplete {
-		x.asksNothing = "asks nothing: the call ends in " + firstLine(x.last.describe())
+		x.asksNothing = asksNothingNote + ": the call ends in " + firstLine(x.last.describe())
 	}
 	x.finalAt = len(base.rounds) - 1
 	if base.completes() {
