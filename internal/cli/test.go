@@ -149,6 +149,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		Stdin:         opts.IO.In,
 		Verbose:       opts.Verbose,
 		Samples:       samples,
+		NoTasks:       "(--no-tasks was given); run without --no-tasks to drive tasks",
 	}
 	// A progress line on a terminal, out of the way while a person
 	// answers there.
