@@ -7,6 +7,7 @@ import (
 	"github.com/askback/askback/internal/checks/grade"
 	"github.com/askback/askback/internal/checks/inspect"
 	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/client/profile"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/script/fromrecording"
 )
@@ -32,5 +33,16 @@ func TestLowerLayersNamedAsFlags(t *testing.T) {
 		if got != "" {
 			t.Errorf("an unknown option named %q, want none", got)
 		}
+	}
+}
+
+// A missing profile is the profile package's typed error; the command
+// says how to add one, as a command line.
+func TestMissingProfileSaysHowToAddOne(t *testing.T) {
+	pl := profile.DefaultPlaces(t.TempDir(), "")
+	_, _, err := lookupProfile(pl, "nobody")
+	want := `no profile "nobody" in ` + pl.Dir + `; add one with: mcp-tester profile add nobody -c CMD (or -u URL)`
+	if err == nil || err.Error() != want || exitCode(err) != ExitUsage {
+		t.Errorf("err = %v (exit %d), want a usage error %q", err, exitCode(err), want)
 	}
 }
