@@ -9,6 +9,7 @@ import (
 	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/client/profile"
 	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/script"
 	"github.com/askback/askback/internal/script/fromrecording"
 )
 
@@ -23,6 +24,7 @@ func TestLowerLayersNamedAsFlags(t *testing.T) {
 		{scriptFlagName(fromrecording.OptionLists), "--lists"},
 		{targetFlagName(target.OptionURL), "-u"},
 		{loginFlagName(login.SettingHeaders), `-H "Name: value"`},
+		{testFlagName(script.OptionServer), "-c, -u, -p"},
 	} {
 		if c.got != c.want {
 			t.Errorf("named %q, want %q", c.got, c.want)
