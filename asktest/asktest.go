@@ -105,10 +105,20 @@ func (tg Target) target(tr *tracker) (*target.Target, error) {
 	case tg.command != "":
 		return &target.Target{Command: tg.command, Env: tg.more}, nil
 	case tg.url != "":
-		t := &target.Target{URL: tg.url, Headers: tg.more, Transport: target.TransportStreamable}
+		t := &target.Target{URL: tg.url, Headers: tg.more, Transport: target.TransportStreamable, Name: targetOptionName}
 		return t, t.Validate()
 	}
 	return nil, fmt.Errorf("asktest: no server: make the Target with asktest.Server, Command or URL")
+}
+
+// targetOptionName names a field of the session's target as the asktest
+// function that gives it.
+func targetOptionName(o target.Option) string {
+	switch o {
+	case target.OptionURL:
+		return "asktest.URL"
+	}
+	return ""
 }
 
 // Options say how a test's client speaks to the server. The zero value

@@ -106,6 +106,7 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	rep := catalogdiff.Compare(old, cur)
 	rep.Old.Source, rep.New.Source = opts.Old, source
 	rep.Files = files
+	rep.Name = catalogDiffFlagName
 	if err := writeCatalogDiff(opts.IO, opts.Format, rep, threshold, files); err != nil {
 		return err
 	}
@@ -114,6 +115,16 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("the catalog has %s changes (--fail-on %s)", w, threshold)}
 	}
 	return nil
+}
+
+// catalogDiffFlagName names an option of the diff's reports as the flag
+// that sets it.
+func catalogDiffFlagName(o catalogdiff.Option) string {
+	switch o {
+	case catalogdiff.OptionThreshold:
+		return "--fail-on"
+	}
+	return ""
 }
 
 func writeCatalogDiff(ios *iostreams.IOStreams, format string, rep *catalogdiff.Report, t catalogdiff.Threshold, files catalogdiff.Files) error {

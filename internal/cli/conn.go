@@ -223,7 +223,17 @@ func (o *ConnOptions) deprecationNote(io *iostreams.IOStreams) func(string) {
 }
 
 func (o *ConnOptions) target() *target.Target {
-	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport, Login: o.Auth.built}
+	return &target.Target{Command: o.Command, URL: o.URL, Headers: o.Headers, Transport: o.Transport, Login: o.Auth.built, Name: targetFlagName}
+}
+
+// targetFlagName names a field of the target as the flag that sets it, for
+// the target's errors.
+func targetFlagName(o target.Option) string {
+	switch o {
+	case target.OptionURL:
+		return "-u"
+	}
+	return ""
 }
 
 // withLogin builds the login an HTTP target uses (once) and returns the

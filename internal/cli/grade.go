@@ -169,7 +169,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		s.Close()
 		return grade.Evidence{}, err
 	}
-	ev := grade.Evidence{Observed: observed(s, srv)}
+	ev := grade.Evidence{Observed: observed(s, srv), Name: gradeFlagName}
 	if err := s.Ping(ctx); err != nil {
 		if session.KindOf(err) == session.KindUnreachable {
 			s.Close()
@@ -215,6 +215,16 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	srv.Probes = askedProbes(rep)
 	ev.Inspect = inspect.Evaluate(srv)
 	return ev, nil
+}
+
+// gradeFlagName names an option of the grade as the flag that sets it, for
+// the checks not made.
+func gradeFlagName(o grade.Option) string {
+	switch o {
+	case grade.OptionCheckIcons:
+		return "--check-icons"
+	}
+	return ""
 }
 
 // askedProbes are the tools and prompts the audit saw asking, as inspect's

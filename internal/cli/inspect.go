@@ -119,6 +119,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	}
 	rep := inspect.Evaluate(srv)
+	rep.Name = inspectFlagName
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
 		return htmlreport.WriteInspect(w, htmlMeta(opts.IO, "mcp-tester inspect", s.Target().Describe()), rep, srv.Probes, srv.Icons)
 	}); err != nil {
@@ -142,6 +143,16 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("score %d is below --min-score %d", rep.Score, opts.MinScore)}
 	}
 	return nil
+}
+
+// inspectFlagName names an option of inspect's report as the flag that
+// sets it, for the report's advice.
+func inspectFlagName(o inspect.Option) string {
+	switch o {
+	case inspect.OptionProbe:
+		return "--probe"
+	}
+	return ""
 }
 
 // gather lists everything the server offers, every page (catalog.List):

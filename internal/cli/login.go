@@ -156,6 +156,8 @@ func loginFlagName(s login.Setting) string {
 		return "--login-timeout"
 	case login.SettingRequestTimeout:
 		return "--timeout"
+	case login.SettingHeaders:
+		return `-H "Name: value"`
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +60,19 @@ func (o *ConnOptions) applyProfile() error {
 	return nil
 }
 
+// lookupProfile finds the profile name as profile.Places.Lookup does; a
+// usage error when it is not there, which says how to add it.
+func lookupProfile(pl profile.Places, name string) (*profile.Profile, string, error) {
+	p, path, err := pl.Lookup(name)
+	if err != nil {
+		if _, ok := errors.AsType[*profile.NotFoundError](err); ok {
+			return nil, "", usageErr("%v; add one with: mcp-tester profile add %s -c CMD (or -u URL)", err, name)
+		}
+		return nil, "", usageErr("%v", err)
+	}
+	return p, path, nil
+}
+
 // loadProfile is the profile named by -p, enabled and valid, with ${ENV}
 // expanded.
 func (o *ConnOptions) loadProfile() (*profile.Profile, error) {
@@ -66,9 +80,9 @@ func (o *ConnOptions) loadProfile() (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, path, err := pl.Lookup(o.Profile)
+	p, path, err := lookupProfile(pl, o.Profile)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, err
 	}
 	if p.Disabled {
 		return nil, usageErr("profile %q in %s is disabled; enable it with: mcp-tester profile enable %s", o.Profile, path, o.Profile)
@@ -215,9 +229,9 @@ func editProfile(name string, edit func(*profile.File)) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, path, err := pl.Lookup(name)
+	_, path, err := lookupProfile(pl, name)
 	if err != nil {
-		return "", usageErr("%v", err)
+		return "", err
 	}
 	f, err := profile.Load(path)
 	if err != nil {

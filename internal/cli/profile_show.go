@@ -44,9 +44,9 @@ func runProfileShow(opts *ProfileShowOptions) error {
 	if err != nil {
 		return err
 	}
-	p, path, err := pl.Lookup(opts.Name)
+	p, path, err := lookupProfile(pl, opts.Name)
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	p = redactProfile(p)
 	if opts.Format == report.JSON {

@@ -121,7 +121,7 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 		out = "SCRIPT.mcp"
 	}
 	var counts fromrecording.Counts
-	src, warnings, err := fromrecording.Write(conv, fromrecording.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts})
+	src, warnings, err := fromrecording.Write(conv, fromrecording.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts, Name: scriptFlagName})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
 	}
@@ -134,6 +134,16 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: %s\n", name, w.Line, termsafe.Line(w.Text))
 	}
 	return opts.emit(src, scriptSummary(counts, name, rec.Truncated))
+}
+
+// scriptFlagName names an option of the script writer as the flag that
+// sets it, for its errors.
+func scriptFlagName(o fromrecording.Option) string {
+	switch o {
+	case fromrecording.OptionLists:
+		return "--lists"
+	}
+	return ""
 }
 
 // parseIgnore reads the --ignore paths; the whole result is no path to

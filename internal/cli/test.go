@@ -149,6 +149,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		Stdin:         opts.IO.In,
 		Verbose:       opts.Verbose,
 		Samples:       samples,
+		NoTasks:       "(--no-tasks was given); run without --no-tasks to drive tasks",
 	}
 	// A progress line on a terminal, out of the way while a person
 	// answers there.
@@ -164,6 +165,7 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return err
 	}
 	rep := script.RunAll(ctx, scripts, ropts)
+	rep.Name = testFlagName
 	status.Done()
 	if err := writeTestReports(opts, sopts, rep); err != nil {
 		return err
@@ -272,6 +274,16 @@ func setTestOutputs(opts *TestOptions, ropts *script.RunOptions) error {
 		ropts.Record = opts.Answers.record
 	}
 	return nil
+}
+
+// testFlagName names an option of the scripts' report as the flags that
+// set it, for the report's help.
+func testFlagName(o script.Option) string {
+	switch o {
+	case script.OptionServer:
+		return "-c, -u, -p"
+	}
+	return ""
 }
 
 // writeTestReports writes the report of a run of test in the format asked

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/askback/askback/internal/client/exchange"
@@ -19,6 +20,40 @@ const (
 type Report struct {
 	Scripts  []*ScriptResult // in the order given, whatever the parallelism
 	Duration time.Duration
+	// Name names one of the caller's options in its terms, for the help
+	// that points at it (a command line's flags); nil, or "", names it as
+	// the Go API does ([Option.String]). The caller sets it.
+	Name func(Option) string
+}
+
+// Option is one of the caller's choices the report's help points at;
+// [Report.Name] words it for the caller.
+type Option int
+
+// The options the report's help points at.
+const (
+	// OptionServer is how a script reaches the server
+	// ([RunOptions.Connect], [RunOptions.ConnectScript]).
+	OptionServer Option = iota + 1
+)
+
+// String names o in the Go API's terms.
+func (o Option) String() string {
+	switch o {
+	case OptionServer:
+		return "RunOptions.Connect"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the option o as the caller named it (Report.Name).
+func (r *Report) name(o Option) string {
+	if r.Name != nil {
+		if n := r.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // ScriptResult is the outcome of one script.

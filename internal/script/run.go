@@ -67,6 +67,11 @@ type RunOptions struct {
 	// nor the Fallback answer fail its step instead of being declined; it
 	// ends the error message (answer.Who.Strict).
 	Strict string
+	// NoTasks ends the error of a task command (get_task, cancel_task,
+	// wait_task) in a session without the tasks extension (ErrNoTasks):
+	// why it has none and the way on, in the caller's terms (a command
+	// line's flag); empty, in the Go API's (session.Options.Tasks).
+	NoTasks string
 	// Samples are model replies (mcp-tester test --sample) for the requests
 	// that the replies queued by sample_response do not cover, used in
 	// order before Fallback; each script takes them from the first.

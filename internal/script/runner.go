@@ -2,6 +2,7 @@ package script
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -535,6 +536,10 @@ func runWrapped(r *runner, ctx context.Context, c *command, res *StepResult) *fa
 	return r.exec(ctx, c.sub, res)
 }
 
+// noTasksHint ends the error of a task command in a session without the
+// tasks extension when RunOptions.NoTasks does not.
+const noTasksHint = "(session.Options.Tasks was false); set session.Options.Tasks to drive tasks"
+
 // act sends a command that reaches the server, records it as the last
 // command, and settles the answers queued for it. The error is a
 // *scriptError when the command could not be sent as written.
@@ -549,6 +554,9 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		samples = r.handSamples()
 	}
 	out, err := c.def.send(r, ctx, c, answers)
+	if errors.Is(err, ErrNoTasks) {
+		err = fmt.Errorf("%w %s", err, cmp.Or(r.opts.NoTasks, noTasksHint))
+	}
 	if c.def.asks {
 		r.settleSamples(c, samples)
 	}

@@ -37,7 +37,7 @@ type SessionConn struct {
 
 func (c *SessionConn) tasksOn(what string) error {
 	if c.noTasks {
-		return fmt.Errorf("%s: %w (--no-tasks was given); run without --no-tasks to drive tasks", what, ErrNoTasks)
+		return fmt.Errorf("%s: %w", what, ErrNoTasks)
 	}
 	return nil
 }

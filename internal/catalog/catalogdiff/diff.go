@@ -52,6 +52,40 @@ type Report struct {
 	// Files say where the catalogs compared are written, for SARIF to
 	// show each change at its line; the caller sets them.
 	Files Files
+	// Name names one of the caller's options in its terms, for the lines
+	// of the reports that point at it (a command line's flag); nil, or
+	// "", names it as this package does ([Option.String]).
+	Name func(Option) string
+}
+
+// Option is one of the caller's choices a report points at; [Report.Name]
+// words it for the caller.
+type Option int
+
+// The options a report points at.
+const (
+	// OptionThreshold is the [Threshold] a diff fails at, the argument of
+	// [Report.WriteText], [Report.WriteJSON] and [Report.WriteMarkdown].
+	OptionThreshold Option = iota + 1
+)
+
+// String names o in this package's terms.
+func (o Option) String() string {
+	switch o {
+	case OptionThreshold:
+		return "Threshold"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the option o as the caller named it (Report.Name).
+func (r *Report) name(o Option) string {
+	if r.Name != nil {
+		if n := r.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // Count returns how many changes of class c the report has.

@@ -153,8 +153,9 @@ func asking(rep *audit.Report, why string) []Item {
 }
 
 // description are inspect's criteria, each worth its weight, but the
-// protocol version (a conformance check here).
-func description(rep *inspect.Report, iconsChecked bool) []Item {
+// protocol version (a conformance check here). checkIcons names, in the
+// caller's terms, the way to fetch the icons when they were not.
+func description(rep *inspect.Report, iconsChecked bool, checkIcons string) []Item {
 	var out []Item
 	if rep == nil {
 		return []Item{notChecked("inspect", "the server describes itself", "inspect was not run")}
@@ -171,7 +172,7 @@ func description(rep *inspect.Report, iconsChecked bool) []Item {
 			out = append(out, it)
 			continue
 		case c.ID == inspect.CritIcons && !iconsChecked && rep.IconsSeen > 0:
-			it := notChecked(id, c.Name, fmt.Sprintf("%d icon(s) not fetched (--check-icons fetches them)", rep.IconsSeen))
+			it := notChecked(id, c.Name, fmt.Sprintf("%d icon(s) not fetched (%s fetches them)", rep.IconsSeen, checkIcons))
 			it.Weight = float64(c.Weight)
 			out = append(out, it)
 			continue

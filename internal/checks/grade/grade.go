@@ -123,6 +123,40 @@ type Evidence struct {
 	// criterion is otherwise not checked).
 	IconsChecked bool
 	Scan         *scan.Report
+	// Name names one of the caller's options in its terms, for the items
+	// whose Why points at it (a command line's flag); nil, or "", names it
+	// as this package does ([Option.String]).
+	Name func(Option) string
+}
+
+// Option is one of the caller's choices an item's Why points at as the
+// way to check it; [Evidence.Name] words it for the caller.
+type Option int
+
+// The options an item's Why points at.
+const (
+	// OptionCheckIcons is fetching the icons (inspect.CheckIcons), which
+	// [Evidence.IconsChecked] says was done.
+	OptionCheckIcons Option = iota + 1
+)
+
+// String names o in the Go API's terms.
+func (o Option) String() string {
+	switch o {
+	case OptionCheckIcons:
+		return "inspect.CheckIcons"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the option o as the caller named it (Evidence.Name).
+func (e Evidence) name(o Option) string {
+	if e.Name != nil {
+		if n := e.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // Compute grades a server from the evidence.
@@ -131,7 +165,7 @@ func Compute(e Evidence) *Grade {
 	var items []Item
 	items = append(items, weigh(Conformance, conformance(e.Observed))...)
 	items = append(items, weigh(Asking, asking(e.Audit, e.AuditWhy))...)
-	items = append(items, weigh(Description, description(e.Inspect, e.IconsChecked))...)
+	items = append(items, weigh(Description, description(e.Inspect, e.IconsChecked, e.name(OptionCheckIcons)))...)
 	items = append(items, weigh(Safety, safety(e.Scan))...)
 	g.Items = items
 	var earned, checked, total float64

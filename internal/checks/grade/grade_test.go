@@ -207,3 +207,33 @@ func TestPoisonedToolsCapTheGrade(t *testing.T) {
 		t.Errorf("five poisoned tools graded %s (%d), caps %v; want F", g.Letter, g.Score, g.Caps)
 	}
 }
+
+// Icons not fetched are not checked, and the item says how to fetch them:
+// as the Go API does, or as the caller's Name says (a command line's flag).
+func TestIconsNotFetchedNameTheWayToFetch(t *testing.T) {
+	flag := func(o grade.Option) string {
+		if o == grade.OptionCheckIcons {
+			return "--check-icons"
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		nameOf func(grade.Option) string
+		want   string
+	}{
+		{nil, "2 icon(s) not fetched (inspect.CheckIcons fetches them)"},
+		{func(grade.Option) string { return "" }, "2 icon(s) not fetched (inspect.CheckIcons fetches them)"},
+		{flag, "2 icon(s) not fetched (--check-icons fetches them)"},
+	} {
+		e := evidence()
+		e.Inspect = &inspect.Report{IconsSeen: 2, Criteria: []inspect.Criterion{{ID: inspect.CritIcons, Name: "Icons", Weight: 5, Applies: true}}}
+		e.Name = c.nameOf
+		it := item(grade.Compute(e), "inspect/"+inspect.CritIcons)
+		if it.Status != grade.NotChecked || it.Why != c.want {
+			t.Errorf("icons: %+v, want not checked: %q", it, c.want)
+		}
+	}
+	if got := grade.Option(0).String(); got != "Option(0)" {
+		t.Errorf("Option(0) = %q", got)
+	}
+}

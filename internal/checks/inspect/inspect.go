@@ -9,7 +9,11 @@
 // their results into the Server before Evaluate reads them.
 package inspect
 
-import "github.com/askback/askback/internal/catalog"
+import (
+	"strconv"
+
+	"github.com/askback/askback/internal/catalog"
+)
 
 // Server is what a client saw of a server (its listing, catalog.List)
 // and what the checks that talk to the network or the server found.
@@ -59,6 +63,42 @@ type Report struct {
 	Errors    []Finding   `json:"errors,omitempty"`
 	Elicit    Elicitation `json:"elicitation"`
 	IconsSeen int         `json:"iconsSeen"`
+	// Name names one of the caller's options in its terms, for the advice
+	// of WriteText that points at it (a command line's flag); nil, or "",
+	// names it as this package does ([Option.String]). The caller sets it.
+	Name func(Option) string `json:"-"`
+}
+
+// Option is one of the caller's choices the report's advice points at;
+// [Report.Name] words it for the caller.
+type Option int
+
+// The options the report's advice points at.
+const (
+	// OptionProbe is probing: calling read-only tools and getting prompts
+	// to see which ask, the results of which are [Server.Probes].
+	OptionProbe Option = iota + 1
+)
+
+// String names o in this package's terms.
+func (o Option) String() string {
+	switch o {
+	case OptionProbe:
+		return "probing (Server.Probes)"
+	}
+	return "Option(" + strconv.Itoa(int(o)) + ")"
+}
+
+// OptionName words the option o as the caller named it ([Report.Name]),
+// or as this package does: for the pages other packages write of the
+// report.
+func (r *Report) OptionName(o Option) string {
+	if r.Name != nil {
+		if n := r.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // Counts are the sizes of the server's lists.

@@ -143,7 +143,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	case insufficient && bearer["error"] != "insufficient_scope":
 		return h.fail(forbidden(bearer))
 	case resp.StatusCode == http.StatusUnauthorized && bearer == nil:
-		return h.fail(errors.New("the server answered 401 Unauthorized without a Bearer or DPoP challenge: it does not ask for an OAuth login; send its credentials with -H \"Name: value\""))
+		return h.fail(fmt.Errorf("the server answered 401 Unauthorized without a Bearer or DPoP challenge: it does not ask for an OAuth login; send its credentials with %s", h.l.Settings.name(SettingHeaders)))
 	}
 	if err := h.bound(sentToken(req), insufficient, bearer); err != nil {
 		return err

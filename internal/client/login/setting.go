@@ -38,6 +38,10 @@ const (
 	// SettingRequestTimeout is the time limit of the request that needed
 	// the login (the caller's, not a field of Settings).
 	SettingRequestTimeout
+	// SettingHeaders is the headers sent with every request to the server
+	// (the caller's, not a field of Settings): how to send credentials
+	// other than an OAuth login's.
+	SettingHeaders
 )
 
 // String words the setting as the field of Settings that holds it.
@@ -71,6 +75,8 @@ func (set Setting) String() string {
 		return "Settings.Timeout"
 	case SettingRequestTimeout:
 		return "the request's time limit"
+	case SettingHeaders:
+		return "the target's headers"
 	}
 	return "Setting(" + strconv.Itoa(int(set)) + ")"
 }

@@ -233,7 +233,18 @@ func (p Places) List() []string {
 	return out
 }
 
-// Lookup finds a profile by name in the first file that has it.
+// A NotFoundError is Lookup's error for a name no file has a profile of.
+type NotFoundError struct {
+	Name   string
+	Places []string // the files looked in, in search order
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no profile %q in %s", e.Name, strings.Join(e.Places, " or "))
+}
+
+// Lookup finds a profile by name in the first file that has it; a
+// *NotFoundError when none has.
 func (p Places) Lookup(name string) (*Profile, string, error) {
 	for _, path := range p.List() {
 		f, err := Load(path)
@@ -247,5 +258,5 @@ func (p Places) Lookup(name string) (*Profile, string, error) {
 			return pr, path, nil
 		}
 	}
-	return nil, "", fmt.Errorf("no profile %q in %s; add one with: mcp-tester profile add %s -c CMD (or -u URL)", name, strings.Join(p.List(), " or "), name)
+	return nil, "", &NotFoundError{Name: name, Places: p.List()}
 }

@@ -1,6 +1,8 @@
 package profile_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,8 +94,12 @@ func TestValidate(t *testing.T) {
 func TestPlacesOrderAndSave(t *testing.T) {
 	wd, cfg := t.TempDir(), t.TempDir()
 	places := profile.DefaultPlaces(wd, cfg)
-	if _, _, err := places.Lookup("x"); err == nil || !strings.Contains(err.Error(), "profile add") {
-		t.Fatalf("a missing profile should say how to add one, got %v", err)
+	// A missing profile is a *NotFoundError naming where it was looked
+	// for; how to add one is the caller's to say (a command line).
+	_, _, err := places.Lookup("x")
+	nf, ok := errors.AsType[*profile.NotFoundError](err)
+	if !ok || nf.Name != "x" || err.Error() != fmt.Sprintf("no profile \"x\" in %s or %s", places.Dir, places.User) {
+		t.Fatalf("a missing profile: got %v, want a *NotFoundError naming both places", err)
 	}
 	user := &profile.File{Profiles: map[string]*profile.Profile{"x": {Command: "user"}, "only-user": {Command: "u2"}}}
 	if err := user.Save(places.User); err != nil {

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"mime"
@@ -34,6 +35,9 @@ type headerTransport struct {
 	refused *refusal
 	// answers, when not nil, keeps what the server answered.
 	answers *answers
+	// urlName names the target's URL in the caller's terms, for
+	// OtherOriginError.
+	urlName string
 }
 
 // refusal keeps the first error a guard refused something with.
@@ -66,7 +70,7 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		if r.Body != nil {
 			r.Body.Close()
 		}
-		return nil, h.refused.note(&OtherOriginError{Target: h.origin.String(), To: r.URL.String()})
+		return nil, h.refused.note(&OtherOriginError{Target: h.origin.String(), To: r.URL.String(), URLName: h.urlName})
 	}
 	if len(h.headers) > 0 {
 		r = r.Clone(r.Context())
@@ -94,11 +98,14 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type OtherOriginError struct {
 	Target string // the URL given
 	To     string // where the server sent the tester
+	// URLName names the way to give the target's URL in the caller's
+	// terms ([Target.Name]); "" names it as Target's field.
+	URLName string
 }
 
 func (e *OtherOriginError) Error() string {
-	return fmt.Sprintf("the server sent the tester on to %s (a redirect, or the endpoint of an SSE stream), away from %s: not followed, so that headers and logins go to no other server; to talk to that server, name it with -u",
-		credential.RedactURL(e.To), origin(credential.RedactURL(e.Target)))
+	return fmt.Sprintf("the server sent the tester on to %s (a redirect, or the endpoint of an SSE stream), away from %s: not followed, so that headers and logins go to no other server; to talk to that server, name it with %s",
+		credential.RedactURL(e.To), origin(credential.RedactURL(e.Target)), cmp.Or(e.URLName, OptionURL.String()))
 }
 
 // origin returns the scheme and host of a URL.

@@ -53,6 +53,39 @@ type Target struct {
 	// the client's end of a new connection and a function that ends the
 	// server's end, which the Conn's Cleanup calls.
 	Dial func() (mcp.Transport, func(), error)
+	// Name names one of these fields in the caller's terms, for the errors
+	// that point at it (a command line's flag); nil, or "", names it as
+	// this struct's field ([Option.String]).
+	Name func(Option) string
+}
+
+// Option is one of Target's fields an error points at as the way on;
+// [Target.Name] words it for the caller.
+type Option int
+
+// The fields an error points at.
+const (
+	// OptionURL is [Target.URL].
+	OptionURL Option = iota + 1
+)
+
+// String names o as a field of Target.
+func (o Option) String() string {
+	switch o {
+	case OptionURL:
+		return "Target.URL"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the field o as the caller named it (Target.Name).
+func (t *Target) name(o Option) string {
+	if t.Name != nil {
+		if n := t.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // ErrNoServer is Validate's error for a target that names no server, and
@@ -256,7 +289,7 @@ func (t *Target) HTTPClient() *http.Client {
 // headerTransport); what it refuses is noted in refused, when not nil.
 func (t *Target) httpClient(base http.RoundTripper, refused *refusal) *http.Client {
 	h, _ := ParseHeaders(t.Headers)
-	ht := &headerTransport{base: base, headers: h, refused: refused}
+	ht := &headerTransport{base: base, headers: h, refused: refused, urlName: t.name(OptionURL)}
 	if u, err := url.Parse(t.URL); err == nil && u.Host != "" {
 		ht.origin = u
 	}

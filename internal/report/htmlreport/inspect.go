@@ -11,17 +11,19 @@ import (
 
 // inspectPage is the body of an `inspect` report.
 type inspectPage struct {
-	Score     int
-	ScoreBar  meter
-	Server    string
-	Protocol  string
-	Offers    string
-	Declares  string
-	Errors    []findingView
-	Criteria  []criterionView
-	Findings  int
-	Asking    []askingView
-	Probed    bool
+	Score    int
+	ScoreBar meter
+	Server   string
+	Protocol string
+	Offers   string
+	Declares string
+	Errors   []findingView
+	Criteria []criterionView
+	Findings int
+	Asking   []askingView
+	Probed   bool
+	// ProbeName names probing in the caller's terms (inspect.OptionProbe).
+	ProbeName string
 	Probes    []probeView
 	Icons     []iconView
 	IconsSeen int
@@ -119,7 +121,7 @@ func (t text) probe(p inspect.Probe) probeView {
 
 // WriteInspect writes the page of `inspect`: the score, each criterion
 // with its points and the findings with what to do about each, which tools
-// and prompts ask the user, and what --probe and --check-icons found.
+// and prompts ask the user, and what probing and checking the icons found.
 func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe, icons []inspect.IconCheck) error {
 	t := text{m.Hide}
 	name := t.serverName(r.Server, r.Version)
@@ -131,6 +133,7 @@ func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe
 		Offers:    fmt.Sprintf("%d tool%s, %d prompt%s, %d resource%s, %d resource template%s", r.Counts.Tools, plural(r.Counts.Tools), r.Counts.Prompts, plural(r.Counts.Prompts), r.Counts.Resources, plural(r.Counts.Resources), r.Counts.Templates, plural(r.Counts.Templates)),
 		Declares:  t.line(strings.Join(r.Declares, ", ")),
 		Probed:    r.Elicit.Probed,
+		ProbeName: r.OptionName(inspect.OptionProbe),
 		IconsSeen: r.IconsSeen,
 	}
 	for _, e := range r.Errors {

@@ -44,6 +44,40 @@ type Options struct {
 	// Counts, when set, is filled in with how many calls the script
 	// replays and how many it does not.
 	Counts *Counts
+	// Name names one of the caller's options in its terms, for the errors
+	// that point at it (a command line's flag); nil, or "", names it as
+	// the Go API does ([Option.String]).
+	Name func(Option) string
+}
+
+// Option is one of the caller's choices an error of Write points at as
+// the way on; [Options.Name] words it for the caller.
+type Option int
+
+// The options an error of Write points at.
+const (
+	// OptionLists takes a recording's list requests as calls
+	// ([conversation.Options.Lists], given when the conversation is read).
+	OptionLists Option = iota + 1
+)
+
+// String names o in the Go API's terms.
+func (o Option) String() string {
+	switch o {
+	case OptionLists:
+		return "conversation.Options.Lists"
+	}
+	return fmt.Sprintf("Option(%d)", int(o))
+}
+
+// name words the option o as the caller named it (Options.Name).
+func (opts Options) name(o Option) string {
+	if opts.Name != nil {
+		if n := opts.Name(o); n != "" {
+			return n
+		}
+	}
+	return o.String()
 }
 
 // Counts says what became of the recording's calls in a script.
@@ -80,7 +114,7 @@ const heredocAt = 500
 func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, error) {
 	if len(conv.Calls) == 0 {
 		if conv.Lists > 0 {
-			return nil, nil, fmt.Errorf("%w: it holds %d list request(s), which --lists makes calls of", ErrNothing, conv.Lists)
+			return nil, nil, fmt.Errorf("%w: it holds %d list request(s), which %s makes calls of", ErrNothing, conv.Lists, opts.name(OptionLists))
 		}
 		return nil, nil, ErrNothing
 	}
