@@ -73,6 +73,8 @@ section "requestState codec"
 gobench reqstate.txt ./reqstate Codec -benchtime 3125x -count 3
 # The arguments' canonical form and the payload's reader on jsonscan's scanner against reqstate's former ones.
 gobench reqstate-json.txt ./reqstate 'ArgsDigest|PayloadRead' -benchtime 3125x -count 3
+# An object of 16,000 keys digested against json.Valid of the same bytes: linear in the keys.
+gobench reqstate-keys.txt ./reqstate 'DigestManyKeys' -benchtime 3x -count 3
 gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x
 gobench replay.txt ./replay Memory -benchtime 500x
 fi
