@@ -150,6 +150,7 @@ gobench allocs-reqstate.txt ./reqstate 'IssueOpenAllocations' -benchtime 200x
 gobench allocs-script.txt ./internal/script 'RunnerAllocations|StepParsedAgain|ParseAllocations' -benchtime 20x
 gobench allocs-cli.txt ./internal/cli 'CommandTree' -benchtime 50x
 gobench allocs-strictjson.txt ./internal/encoding/strictjson 'DeepNesting' -benchtime 20x
+gobench allocs-start.txt ./internal/testsupport/fixtures/yardstick 'StartInitialisation' -benchtime 5x
 gobench allocs-jsonscan.txt ./internal/encoding/jsonscan 'PassAllocations' -benchtime 300x
 fi
 
