@@ -147,7 +147,7 @@ gobench allocs-replay.txt ./replay 'ClaimQueueSteadyState' -benchtime 1000x
 gobench allocs-session.txt ./internal/client/session 'AnsweredAdd' -benchtime 1000x
 gobench allocs-target.txt ./internal/client/target 'TailReadFrom' -benchtime 5x
 gobench allocs-reqstate.txt ./reqstate 'IssueOpenAllocations' -benchtime 200x
-gobench allocs-script.txt ./internal/script 'RunnerAllocations|StepParsedAgain|ParseAllocations' -benchtime 20x
+gobench allocs-script.txt ./internal/script 'RunnerAllocations|StepParsedAgain|ParseAllocations' -benchtime 100x
 gobench allocs-cli.txt ./internal/cli 'CommandTree' -benchtime 50x
 gobench allocs-strictjson.txt ./internal/encoding/strictjson 'DeepNesting' -benchtime 20x
 gobench allocs-start.txt ./internal/testsupport/fixtures/yardstick 'StartInitialisation' -benchtime 5x
