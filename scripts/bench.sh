@@ -73,6 +73,8 @@ section "requestState codec"
 gobench reqstate.txt ./reqstate Codec -benchtime 3125x -count 3
 # The arguments' canonical form and the payload's reader on jsonscan's scanner against reqstate's former ones.
 gobench reqstate-json.txt ./reqstate 'ArgsDigest|PayloadRead' -benchtime 3125x -count 3
+# An object of 16,000 keys digested against json.Valid of the same bytes: linear in the keys.
+gobench reqstate-keys.txt ./reqstate 'DigestManyKeys' -benchtime 3x -count 3
 gobench reqstate-exchange.txt ./reqstate Exchange -benchtime 50x
 gobench replay.txt ./replay Memory -benchtime 500x
 fi
@@ -145,6 +147,11 @@ gobench allocs-replay.txt ./replay 'ClaimQueueSteadyState' -benchtime 1000x
 gobench allocs-session.txt ./internal/client/session 'AnsweredAdd' -benchtime 1000x
 gobench allocs-target.txt ./internal/client/target 'TailReadFrom' -benchtime 5x
 gobench allocs-reqstate.txt ./reqstate 'IssueOpenAllocations' -benchtime 200x
+gobench allocs-script.txt ./internal/script 'RunnerAllocations|StepParsedAgain|ParseAllocations' -benchtime 100x
+gobench allocs-cli.txt ./internal/cli 'CommandTree' -benchtime 50x
+gobench allocs-strictjson.txt ./internal/encoding/strictjson 'DeepNesting' -benchtime 20x
+gobench allocs-start.txt ./internal/testsupport/fixtures/yardstick 'StartInitialisation' -benchtime 5x
+gobench allocs-jsonscan.txt ./internal/encoding/jsonscan 'PassAllocations' -benchtime 300x
 fi
 
 section "Ratios ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average now $(load))"
