@@ -15,12 +15,12 @@ import (
 func TestPathSteps(t *testing.T) {
 	key, item := jsonscan.KeyStep, jsonscan.ItemStep
 	for path, want := range map[string][]jsonscan.Step{
-		"$":                  nil,
-		"$.instructions":     {key("instructions")},
-		"$.tools[12].name":   {key("tools"), item(12), key("name")},
+		"$":                nil,
+		"$.instructions":   {key("instructions")},
+		"$.tools[12].name": {key("tools"), item(12), key("name")},
 		`$.tools[0].inputSchema.properties["a b"].description`: {key("tools"), item(0), key("inputSchema"), key("properties"), key("a b"), key("description")},
-		`$.x["note\u200b"]["q\"]["]`:                             {key("x"), key("note\u200b"), key(`q"][`)},
-		"$._meta.$ref[0][1]":                                     {key("_meta"), key("$ref"), item(0), item(1)},
+		`$.x["note\u200b"]["q\"]["]`:                           {key("x"), key("note\u200b"), key(`q"][`)},
+		"$._meta.$ref[0][1]":                                   {key("_meta"), key("$ref"), item(0), item(1)},
 	} {
 		got, ok := scan.PathSteps(path)
 		if !ok || !reflect.DeepEqual(got, want) {
