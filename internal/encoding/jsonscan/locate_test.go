@@ -1,7 +1,12 @@
 package jsonscan
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -87,4 +92,79 @@ func TestLocateRefuses(t *testing.T) {
 			t.Errorf("Locate(%s) = %v, want %v", c.in, err, c.want)
 		}
 	}
+}
+
+// FuzzLocate checks Locate against encoding/json: it refuses what Repeats
+// refuses (and empty data), and otherwise finds the value of every path
+// into the decoded value, the JSON at its place decoding to that value.
+func FuzzLocate(f *testing.F) {
+	for _, s := range repeatCases {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"properties":{"a b":{"description":"x\u0041"}}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > MaxDepth {
+			return
+		}
+		whole, decodeErr := decodeNumbers(data)
+		paths, values := walkPaths(whole)
+		places, err := Locate(data, paths)
+		switch repeat := Repeats(data); {
+		case len(bytes.TrimSpace(data)) == 0 || repeat != nil:
+			if err == nil {
+				t.Fatalf("Locate(%q) accepts what Repeats refuses (%v)", data, repeat)
+			}
+			return
+		case decodeErr != nil || err != nil:
+			t.Fatalf("Locate(%q): %v; encoding/json: %v", data, err, decodeErr)
+		}
+		for i, p := range places {
+			if p.Found != len(paths[i]) {
+				t.Fatalf("Locate(%q): %v found %d steps", data, paths[i], p.Found)
+			}
+			if got, err := decodeNumbers(data[p.Start:p.End]); err != nil || !reflect.DeepEqual(got, values[i]) {
+				t.Fatalf("Locate(%q): %v at %q, want %v", data, paths[i], data[p.Start:p.End], values[i])
+			}
+		}
+	})
+}
+
+// decodeNumbers decodes data, one JSON value, as encoding/json does, each
+// number kept as written.
+func decodeNumbers(data []byte) (any, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("not one JSON value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// walkPaths returns the paths of v and of a few of the values in it (at
+// each level the first key and the last item), with their values.
+func walkPaths(v any) ([][]Step, []any) {
+	var paths [][]Step
+	var values []any
+	var path []Step
+	for depth := 0; depth < 64; depth++ {
+		paths, values = append(paths, slices.Clone(path)), append(values, v)
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				return paths, values
+			}
+			k := slices.Min(slices.Collect(maps.Keys(x)))
+			path, v = append(path, KeyStep(k)), x[k]
+		case []any:
+			if len(x) == 0 {
+				return paths, values
+			}
+			path, v = append(path, ItemStep(len(x)-1)), x[len(x)-1]
+		default:
+			return paths, values
+		}
+	}
+	return paths, values
 }
