@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/askback/askback/internal/encoding/jsonscan"
 	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,6 +23,11 @@ type Named struct {
 	// Saved is the catalog as `catalog save` wrote it, when the file is
 	// one (it has a catalogFormat); nil for the other forms.
 	Saved *Catalog
+	// At is where the catalog is in the file: no step for the whole file,
+	// "catalog", or servers[i].catalog. The listing's lists are the
+	// file's, item for item: a path into the listing
+	// ($.tools[0].description) is the same path from there.
+	At []jsonscan.Step
 }
 
 // The members of a listing document, one of which a file must have to be
@@ -79,6 +85,7 @@ func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named
 		if err != nil {
 			return nil, fmt.Errorf("\"catalog\" is not a catalog: %w", err)
 		}
+		n.At = []jsonscan.Step{jsonscan.KeyStep("catalog")}
 		return []Named{n}, nil
 	}
 	if raw, ok := top["servers"]; ok {
@@ -127,6 +134,7 @@ func readServers(raw json.RawMessage) ([]Named, error) {
 			return nil, fmt.Errorf("servers[%d].catalog: %w", i, err)
 		}
 		n.Name = s.Name // the name the file gives it, whatever the server's
+		n.At = []jsonscan.Step{jsonscan.KeyStep("servers"), jsonscan.ItemStep(i), jsonscan.KeyStep("catalog")}
 		out = append(out, n)
 	}
 	if len(out) == 0 {

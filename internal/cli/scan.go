@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -130,13 +131,22 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := scan.Scan(append(servers, files...)...)
+	for _, f := range files {
+		for _, n := range f.servers {
+			servers = append(servers, scan.Server{Name: n.Name, Catalog: n.Listing})
+		}
+	}
+	rep := scan.Scan(servers...)
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {
 		return htmlreport.WriteScan(w, htmlMeta(opts.IO, "mcp-tester scan", scanTarget(opts)), rep, incomplete)
 	}); err != nil {
 		return err
 	}
-	if err := opts.report(rep, incomplete, fileOf); err != nil {
+	at := sarif.Anchor{File: opts.SARIFFile, Files: fileOf}
+	if opts.Format == report.SARIF {
+		at.Regions = catalogRegions(rep, files, fileOf)
+	}
+	if err := opts.report(rep, incomplete, at); err != nil {
 		return err
 	}
 	if failOn > 0 {
@@ -169,9 +179,9 @@ func (opts *ScanOptions) servers(ctx context.Context, names []string, files bool
 }
 
 // report writes the scan's report in the format asked for, with what
-// could not be scanned; fileOf says which catalog file each server
-// came from.
-func (opts *ScanOptions) report(rep *scan.Report, incomplete []string, fileOf map[string]string) error {
+// could not be scanned; at says where code scanning shows the findings
+// (which catalog file each server came from, and where in it).
+func (opts *ScanOptions) report(rep *scan.Report, incomplete []string, at sarif.Anchor) error {
 	return emit(opts.IO, opts.Format, report.Writers{
 		Text: func(w io.Writer) error {
 			if err := rep.WriteText(w); err != nil {
@@ -192,15 +202,23 @@ func (opts *ScanOptions) report(rep *scan.Report, incomplete []string, fileOf ma
 			}{rep, opts.FailOn, incomplete})
 		},
 		SARIF: report.Incomplete(rep, strings.Join(incomplete, "; ")),
-		At:    sarif.Anchor{File: opts.SARIFFile, Files: fileOf},
+		At:    at,
 	})
 }
 
-// readCatalogFiles reads the servers of the --catalog files, and which
-// file each came from; a file that cannot be read or holds no catalog is
-// a usage error, before anything is started.
-func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) {
-	var out []scan.Server
+// catalogFile is a --catalog file read: its path, its bytes and the
+// servers it holds.
+type catalogFile struct {
+	path    string
+	data    []byte
+	servers []catalog.Named
+}
+
+// readCatalogFiles reads the --catalog files, and which file each server
+// came from (the last that holds one of its name); a file that cannot be
+// read or holds no catalog is a usage error, before anything is started.
+func readCatalogFiles(paths []string) ([]catalogFile, map[string]string, error) {
+	var out []catalogFile
 	fileOf := map[string]string{}
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -218,10 +236,32 @@ func readCatalogFiles(paths []string) ([]scan.Server, map[string]string, error) 
 		}
 		for _, s := range servers {
 			fileOf[s.Name] = p
-			out = append(out, scan.Server{Name: s.Name, Catalog: s.Listing})
 		}
+		out = append(out, catalogFile{path: p, data: data, servers: servers})
 	}
 	return out, fileOf, nil
+}
+
+// catalogRegions are where in the --catalog files the findings about
+// their servers are (sarif.Anchor's Regions): each server's findings are
+// located in the file it is shown at (fileOf).
+func catalogRegions(rep *scan.Report, files []catalogFile, fileOf map[string]string) map[string]map[string]sarif.Region {
+	out := map[string]map[string]sarif.Region{}
+	for _, f := range files {
+		var servers []catalog.Named
+		for _, n := range f.servers {
+			if fileOf[n.Name] == f.path {
+				servers = append(servers, n)
+			}
+		}
+		// catalog.ReadFile read the file strictly: Regions reads it too.
+		regions, err := rep.Regions(f.data, servers)
+		if err != nil {
+			continue
+		}
+		maps.Copy(out, regions)
+	}
+	return out
 }
 
 // parseFailOn reads --fail-on: a severity, or never (0).

@@ -35,7 +35,8 @@ func securitySeverity(s Severity) string {
 // each finding, located by its JSON path in the server's catalog (with
 // the server's name before it when several servers were scanned) and in
 // the file at names for its server (at.FileOf: code scanning shows a
-// finding at a file; "": none).
+// finding at a file; "": none), at its region there when at knows it
+// (at.RegionOf: a catalog file's, see Regions).
 func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 	run := &sarif.Run{Tool: tool}
 	for _, rule := range Rules() {
@@ -59,6 +60,9 @@ func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 			props["excerpt"] = f.Excerpt
 		}
 		loc := sarif.Location{Path: path, Kind: "member", Description: f.Subject, File: at.FileOf(f.Server)}
+		if loc.File != "" {
+			loc = loc.In(at.RegionOf(f.Server, f.Path))
+		}
 		run.Results = append(run.Results, sarif.Result{
 			RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: f.Subject + ": " + f.Reason,
 			Locations: []sarif.Location{loc}, Properties: props,

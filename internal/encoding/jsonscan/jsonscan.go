@@ -757,9 +757,11 @@ func (s *scanner) leave(end byte) error {
 }
 
 // object reads an object. into is nil, a *Result (the top of a result:
-// its keys are checked and its content, task and resultType noted) or an
+// its keys are checked and its content, task and resultType noted), an
 // *envelope (the top of a message: its own keys are checked, its members
-// noted, and its result read as a checked value).
+// noted, and its result read as a checked value), a *locating (Locate's:
+// the members a path goes on through are located) or one of Receive's
+// levels.
 func (s *scanner) object(into any) error {
 	if err := s.enter(); err != nil {
 		return err
@@ -839,6 +841,8 @@ func (s *scanner) memberValue(into any, key span) error {
 			s.note(into, key, span{start: start, end: s.pos, set: true})
 		}
 		return err
+	case *locating:
+		return s.locateMember(into, key)
 	}
 	if ok, err := s.received(into, key); ok {
 		return err

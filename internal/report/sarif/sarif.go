@@ -54,6 +54,17 @@ type Anchor struct {
 	// Files are the files servers were read from, by the server's name
 	// (scan --catalog): their results are shown there, not at File.
 	Files map[string]string
+	// Regions are where in those files the results about their servers
+	// are, by the server's name and then the result's logical path: a
+	// result not there is shown at the whole file.
+	Regions map[string]map[string]Region
+}
+
+// RegionOf is the region of the result at path about server in the file
+// the server was read from: the zero Region (the whole file) when not
+// known.
+func (a Anchor) RegionOf(server, path string) Region {
+	return a.Regions[server][path]
 }
 
 // FileOf is the file at which the results about server are shown: the
@@ -222,7 +233,7 @@ func (r *Run) doc() (runDoc, error) {
 	}
 	results := slices.Clone(r.Results)
 	slices.SortStableFunc(results, compareResults)
-	doc := runDoc{Tool: toolDoc{Driver: driver}, Results: []resultDoc{}, ColumnKind: "unicodeCodePoints"}
+	doc := runDoc{Tool: toolDoc{Driver: driver}, Results: []resultDoc{}, ColumnKind: ColumnKind}
 	for i, res := range results {
 		n, ok := index[res.RuleID]
 		if !ok {
