@@ -321,6 +321,7 @@ func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 		NoColor:    o.getenv("NO_COLOR") != "",
 		Opener:     interactive.SystemBrowser(o.getenv, runtime.GOOS),
 		Hide:       io.Hide,
+		Note:       func(note string) { fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", note) },
 	})
 }
 

@@ -36,7 +36,8 @@ func newLoggingCmd(ios *iostreams.IOStreams, runF func(context.Context, *Logging
 		Short: "Set the server's logging level and print its log messages",
 		Long: `Set the level of the log messages the server sends (logging/setLevel):
 debug, info, notice, warning, error, critical, alert or emergency. With
---count N, wait for N messages (bounded by --timeout) and print them.
+--count N, wait for N messages (bounded by --timeout) and print them; a
+server that does not offer logging sends none, and is not waited for.
 Logging is deprecated as of protocol 2026-07-28 but still works.`,
 		Example: `  mcp-tester logging warning -c bin/manytools
   mcp-tester logging debug -c bin/manytools --count 4 --timeout 30s`,
@@ -70,6 +71,12 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 		return err
 	}
 	defer s.Close()
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28 but still works; the tester tests it
+	if opts.Count > 0 && s.ServerCapabilities().Logging == nil {
+		// A server that declared no logging sends no log message: waiting
+		// for --count of them would only wait out --timeout.
+		return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: the server does not offer logging (its capabilities have no logging), so it sends no log message: none was waited for", opts.Count)}
+	}
 	if err := s.SetLogLevel(ctx, level); err != nil {
 		return err
 	}
@@ -77,6 +84,8 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 	defer cancel()
 	if opts.Format != "json" {
 		fmt.Fprintf(opts.IO.ErrOut, "Logging level set to %s.\n", level)
+	}
+	if opts.Format != "json" {
 		if opts.Count > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "Waiting for %s (%s; Ctrl-C stops)…\n", nLogMessages(opts.Count), waitBound(opts.Conn.Timeout))
 		}

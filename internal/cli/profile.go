@@ -24,6 +24,18 @@ func places() (profile.Places, error) {
 	return profile.DefaultPlaces(wd, cfg), nil
 }
 
+// loadProfiles reads the profiles file at path. A file that cannot be
+// read or is not a profiles file (an unknown key, named with its line) is
+// a usage error; one that does not exist still satisfies
+// errors.Is(err, fs.ErrNotExist).
+func loadProfiles(path string) (*profile.File, error) {
+	f, err := profile.Load(path)
+	if err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	return f, nil
+}
+
 // applyProfile fills the connection flags that were not given from the
 // profile named by -p, with ${ENV} expanded.
 func (o *ConnOptions) applyProfile() error {
@@ -233,7 +245,7 @@ func editProfile(name string, edit func(*profile.File)) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := profile.Load(path)
+	f, err := loadProfiles(path)
 	if err != nil {
 		return "", err
 	}

@@ -89,7 +89,7 @@ func runProfileAdd(opts *ProfileAddOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := profile.Load(path)
+	f, err := loadProfiles(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		f, err = &profile.File{Profiles: map[string]*profile.Profile{}}, nil
 	}

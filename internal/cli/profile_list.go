@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/askback/askback/internal/cli/iostreams"
-	"github.com/askback/askback/internal/client/profile"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
@@ -49,7 +48,7 @@ func runProfileList(opts *ProfileListOptions) error {
 	var entries []profileEntry
 	seen := map[string]bool{}
 	for _, path := range pl.List() {
-		f, err := profile.Load(path)
+		f, err := loadProfiles(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"sort"
@@ -297,7 +299,10 @@ func (o *ScanOptions) profileNames() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := enabledProfiles(pl)
+	names, err := enabledProfiles(pl)
+	if err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		return nil, usageErr("--all-profiles: no enabled profile in %s", strings.Join(pl.List(), " or "))
 	}
@@ -305,14 +310,18 @@ func (o *ScanOptions) profileNames() ([]string, error) {
 }
 
 // enabledProfiles are the names of the enabled profiles in the files of
-// pl, sorted; a file that cannot be read is passed over.
-func enabledProfiles(pl profile.Places) []string {
+// pl, sorted; a file that does not exist is passed over, one that cannot
+// be read is an error (as it is to -p).
+func enabledProfiles(pl profile.Places) ([]string, error) {
 	seen := map[string]bool{}
 	var names []string
 	for _, path := range pl.List() {
-		f, err := profile.Load(path)
-		if err != nil {
+		f, err := loadProfiles(path)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if err != nil {
+			return nil, err
 		}
 		for _, n := range f.Names() {
 			if !seen[n] && !f.Profiles[n].Disabled {
@@ -322,7 +331,7 @@ func enabledProfiles(pl profile.Places) []string {
 		}
 	}
 	sort.Strings(names)
-	return names
+	return names, nil
 }
 
 // gatherCatalogs lists what each server offers: the one of -c/-u (names

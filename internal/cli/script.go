@@ -57,8 +57,9 @@ that was there is replaced only when the script is complete.
 
 Exit codes: 0 the script was written (warnings or not); 1 it could not be
 written; 2 a bad recording (not one, a line that is not what the proxy
-writes, a protocol version this tester does not speak, nothing to replay) or
-bad flags: nothing is written.`,
+writes, a protocol version this tester does not speak, nothing to replay,
+such as a recording cut short before its one call was answered) or bad
+flags: nothing is written.`,
 		Example: `  mcp-tester script examples/deployer/deploy.jsonl
   mcp-tester script examples/deployer/deploy.jsonl -o /tmp/deploy.mcp
   mcp-tester test -s /tmp/deploy.mcp -c bin/deployer
@@ -123,6 +124,8 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	var counts fromrecording.Counts
 	src, warnings, err := fromrecording.Write(conv, fromrecording.Options{Source: opts.Recording, Output: out, Match: mode, Ignore: ignore, Counts: &counts, Name: scriptFlagName})
 	if err != nil {
+		// The warnings say which calls could not be replayed, and why.
+		opts.warn(name, warnings)
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
 	}
 	// What is written must run: a script that does not parse is a fault
@@ -130,10 +133,15 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	if _, err := script.ParseFile(out, src); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("the script made of %s does not parse, so nothing was written: %w", opts.Recording, err)}
 	}
+	opts.warn(name, warnings)
+	return opts.emit(src, counts, scriptSummary(counts, name, rec.Truncated))
+}
+
+// warn writes the warnings of the recording name on stderr.
+func (opts *ScriptOptions) warn(name string, warnings []fromrecording.Warning) {
 	for _, w := range warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: %s\n", name, w.Line, termsafe.Line(w.Text))
 	}
-	return opts.emit(src, scriptSummary(counts, name, rec.Truncated))
 }
 
 // scriptFlagName names an option of the script writer as the flag that
@@ -175,11 +183,16 @@ func (opts *ScriptOptions) checkOutput() error {
 	return checkOutPath("-o", opts.Output)
 }
 
-// emit writes the script to stdout, or to -o with a summary on stderr.
-func (opts *ScriptOptions) emit(src []byte, summary string) error {
+// emit writes the script to stdout, or to -o with a summary on stderr. On
+// stdout the summary is written (to stderr) only when some calls are not
+// replayed, which the script shows only as comments.
+func (opts *ScriptOptions) emit(src []byte, counts fromrecording.Counts, summary string) error {
 	if opts.Output == "" {
 		if _, err := opts.IO.Out.Write(src); err != nil {
 			return &exitError{code: ExitFailed, err: err}
+		}
+		if counts.Commented > 0 || counts.LeftOut > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: the script replays %s\n", summary)
 		}
 		return nil
 	}
@@ -199,7 +212,7 @@ func scriptSummary(c fromrecording.Counts, name string, truncated bool) string {
 	}
 	var not []string
 	if c.Commented > 0 {
-		not = append(not, fmt.Sprintf("%s written only as a comment, not replayed", nCalls(c.Commented)))
+		not = append(not, fmt.Sprintf("%s written only as a comment, not replayed (%s)", nCalls(c.Commented), c.WhyCommented()))
 	}
 	if c.LeftOut > 0 {
 		not = append(not, nCalls(c.LeftOut)+" left out")

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/text/termsafe"
@@ -35,6 +37,10 @@ type Options struct {
 	// before it is shown (and in a form's pre-filled defaults): a server
 	// that echoes a token in a question does not get it on the screen.
 	Hide func(string) string
+	// Note, if set, is told once, in one line, that the input ended and
+	// that no more questions are shown (for the command's stderr). Nil
+	// writes the line to Out.
+	Note func(string)
 }
 
 // Answerer asks a person at the terminal. It implements answer.Answerer.
@@ -44,11 +50,16 @@ type Answerer struct {
 	mu   sync.Mutex
 	in   io.Reader
 	tty  *terminalInput // the terminal shared by the forms, when In is one
+	// shown is opts.Out as the questions write to it: it drops what a
+	// prompt writes once the input has ended.
+	shown *untilEnd
+	ended sync.Once // the note that the input ended, said once
 }
 
 // New returns an Answerer that asks through opts.In and opts.Out.
 func New(opts Options) *Answerer {
 	a := &Answerer{opts: opts, in: opts.In}
+	a.shown = &untilEnd{w: opts.Out, ended: a.atEOF}
 	if opts.Accessible && opts.In != nil {
 		// The accessible prompts read a line at a time, each with a fresh
 		// scanner; never let one scanner swallow the next answers.
@@ -61,8 +72,9 @@ func New(opts Options) *Answerer {
 
 // turn waits for the person's attention, one request at a time, and
 // returns what gives it back; answer.ErrNoAnswer when there is no request
-// (asked is false) or nobody to ask (no input or output), the context's
-// error when it ended while waiting.
+// (asked is false), nobody to ask (no input or output) or no input left
+// (nothing is shown then), the context's error when it ended while
+// waiting.
 func (a *Answerer) turn(ctx context.Context, asked bool) (unlock func(), err error) {
 	if a == nil || a.in == nil || a.opts.Out == nil || !asked {
 		return nil, answer.ErrNoAnswer
@@ -72,7 +84,30 @@ func (a *Answerer) turn(ctx context.Context, asked bool) (unlock func(), err err
 		a.mu.Unlock()
 		return nil, err
 	}
+	if a.atEOF() {
+		a.mu.Unlock()
+		a.inputEnded()
+		return nil, answer.ErrNoAnswer
+	}
 	return a.mu.Unlock, nil
+}
+
+// inputEnded says, once, that the input ended: the prompt it cut short
+// gets its line ended, and the note tells that no question is shown any
+// more and that each is declined (the session declines a question nobody
+// answers).
+func (a *Answerer) inputEnded() {
+	a.ended.Do(func() {
+		const note = "the input ended: no more questions are shown; this one and any after it are declined"
+		if a.shown.midLine() {
+			fmt.Fprintln(a.opts.Out)
+		}
+		if a.opts.Note != nil {
+			a.opts.Note(note)
+			return
+		}
+		fmt.Fprintln(a.opts.Out, note)
+	})
 }
 
 // Answer shows q to the person and returns what they chose. It returns
@@ -113,18 +148,18 @@ func asker(q *answer.Question) string {
 type lineReader struct {
 	r   *bufio.Reader
 	buf []byte
-	eof bool
+	eof atomic.Bool // read by what writes the prompts, which an abandoned prompt may do
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
 	if len(l.buf) == 0 {
-		if l.eof {
+		if l.eof.Load() {
 			panic(errInputEnded)
 		}
 		line, err := l.r.ReadBytes('\n')
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
-				l.eof = true
+				l.eof.Store(true)
 			}
 			return 0, err
 		}
@@ -141,7 +176,40 @@ var errInputEnded = errors.New("the input ended")
 // atEOF reports whether the input has ended.
 func (a *Answerer) atEOF() bool {
 	lr, ok := a.in.(*lineReader)
-	return ok && lr.eof
+	return ok && lr.eof.Load()
+}
+
+// untilEnd writes to w until the input has ended, and drops what is
+// written after: a line prompt that met the end of the input goes on to
+// its next field's prompt, or asks again, before it reads (and is
+// stopped); the person, whose input has ended, would see questions that
+// are never asked.
+type untilEnd struct {
+	w     io.Writer
+	ended func() bool
+	mu    sync.Mutex
+	open  bool // the last byte written was not a newline
+}
+
+func (u *untilEnd) Write(p []byte) (int, error) {
+	if u.ended() {
+		return len(p), nil
+	}
+	n, err := u.w.Write(p)
+	if n > 0 {
+		u.mu.Lock()
+		u.open = p[n-1] != '\n'
+		u.mu.Unlock()
+	}
+	return n, err
+}
+
+// midLine reports whether what was written last ended within a line (a
+// prompt waiting for its answer).
+func (u *untilEnd) midLine() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.open
 }
 
 func result(action string, content map[string]any) *mcp.ElicitResult {

@@ -93,6 +93,37 @@ func TestAccessibleEndOfInputIsNoAnswer(t *testing.T) {
 	}
 }
 
+// Once the input has ended nothing more is shown: neither the prompts the
+// form goes on to, nor a later question; one note says so, once.
+func TestEndOfInputShowsNothingMore(t *testing.T) {
+	q := formQuestion(t, "Roll out?", deploySchema)
+	var out bytes.Buffer
+	var notes []string
+	a := New(Options{In: strings.NewReader("2\n"), Out: &out, Accessible: true,
+		Note: func(s string) { notes = append(notes, s) }})
+	if _, err := a.Answer(context.Background(), q); !errors.Is(err, answer.ErrNoAnswer) {
+		t.Fatalf("input ended mid-form: err = %v, want ErrNoAnswer", err)
+	}
+	seen := out.String()
+	if !strings.Contains(seen, "[y/N]") || strings.Contains(seen, "Your answer") {
+		t.Errorf("shown after the input ended (the action's prompt), or the prompt that met the end not shown:\n%s", seen)
+	}
+	if !strings.HasSuffix(seen, "[y/N] \n") {
+		t.Errorf("the prompt the end cut short should end its line:\n%q", seen)
+	}
+	out.Reset()
+	if _, err := a.Answer(context.Background(), formQuestion(t, "And now?", deploySchema)); !errors.Is(err, answer.ErrNoAnswer) {
+		t.Fatalf("a question after the end: err = %v, want ErrNoAnswer", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a question after the end of the input was shown:\n%s", out.String())
+	}
+	want := []string{"the input ended: no more questions are shown; this one and any after it are declined"}
+	if !reflect.DeepEqual(notes, want) {
+		t.Errorf("notes = %q, want %q", notes, want)
+	}
+}
+
 func TestNoTerminalNoAnswer(t *testing.T) {
 	q := formQuestion(t, "Roll out?", deploySchema)
 	for _, a := range []*Answerer{nil, New(Options{Out: &bytes.Buffer{}}), New(Options{In: strings.NewReader("")})} {

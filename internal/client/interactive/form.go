@@ -50,7 +50,7 @@ func (a *Answerer) styles() styles {
 // out is where text around the forms goes, with colors reduced to what the
 // person's terminal and settings allow.
 func (a *Answerer) out() io.Writer {
-	var fw io.Writer = a.opts.Out
+	var fw io.Writer = a.shown
 	if a.opts.Hide != nil {
 		fw = hidingWriter{w: fw, hide: a.opts.Hide}
 	}
@@ -126,6 +126,7 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 	}
 	switch {
 	case errors.Is(err, errInputEnded), a.atEOF():
+		a.inputEnded()
 		return false, answer.ErrNoAnswer
 	case errors.Is(err, huh.ErrUserAborted):
 		return true, nil

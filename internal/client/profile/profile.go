@@ -148,9 +148,17 @@ func Parse(data []byte) (*File, error) {
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
 	}
-	f := &File{}
 	// A key the file format does not know (a misspelt "timout") is named,
-	// with its line, rather than left out without a word.
+	// with its line and the keys that are known, rather than left out
+	// without a word; so is a part of the wrong shape.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if err := checkShape(&doc); err != nil {
+		return nil, err
+	}
+	f := &File{}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(f); err != nil && !errors.Is(err, io.EOF) {
@@ -175,6 +183,11 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	f, err := Parse(data)
+	var fe *Error
+	if errors.As(err, &fe) {
+		fe.Path = path
+		return nil, fe
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read profiles from %s: %w", path, err)
 	}

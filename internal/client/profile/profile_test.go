@@ -176,3 +176,47 @@ func TestParseNamesAnUnknownKey(t *testing.T) {
 		t.Errorf("an empty file: %v, %v", f, err)
 	}
 }
+
+// An unknown key or a part of the wrong shape is said in the file's words:
+// its line, the key, the nearest known key and all of them; never the Go
+// type the file is decoded into.
+func TestParseErrorsSpeakOfTheFile(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"profiles:\n  dev:\n    command: x\n    timout: 5s\n",
+			`line 4: unknown key "timout" in profile "dev"; did you mean "timeout"? (a profile's keys: auth, command, disabled, headers, protocol, timeout, transport, url)`},
+		{"profile:\n  dev:\n    command: x\n",
+			`line 1: unknown key "profile" at the top of the file; did you mean "profiles"? (the file's keys: profiles)`},
+		{"profiles:\n  dev:\n    url: http://x\n    auth:\n      identity: me\n      colour: red\n",
+			`line 6: unknown key "colour" in the auth of profile "dev" (auth's keys: assertion_file, client_credentials, client_id, client_key, client_metadata_url, client_secret, id_token_file, identity, idp_client_id, idp_issuer, no_browser, redirect_url, scopes)`},
+		{"profiles:\n  a: &base\n    command: x\n  b:\n    <<: *base\n    urll: y\n",
+			`line 6: unknown key "urll" in profile "b"; did you mean "url"? (a profile's keys: auth, command, disabled, headers, protocol, timeout, transport, url)`},
+		{"profiles: [1, 2]\n", `line 1: profiles must be a mapping of profile names to profiles`},
+		{"profiles:\n  a: 3\n", `line 2: profile "a" must be a mapping of keys such as command or url`},
+		{"profiles:\n  a:\n    headers: [x]\n", `line 3: profile "a": headers must be a mapping of header names to values`},
+		{"- profiles\n", `line 1: the file must be a mapping with the key profiles`},
+	}
+	for _, c := range cases {
+		_, err := profile.Parse([]byte(c.file))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q) = %v\nwant %s", c.file, err, c.want)
+		}
+	}
+	// A profile that merges another's keys is read with them.
+	f, err := profile.Parse([]byte("profiles:\n  a: &base\n    command: x\n  b:\n    <<: *base\n    timeout: 5s\n"))
+	if err != nil || f.Profiles["b"].Command != "x" || f.Profiles["b"].Timeout != "5s" {
+		t.Errorf("a merged profile: %+v, %v", f, err)
+	}
+}
+
+// Load names the file with the line.
+func TestLoadNamesTheFileAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), profile.FileName)
+	if err := os.WriteFile(path, []byte("profiles:\n  dev:\n    comand: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := profile.Load(path)
+	want := path + `:3: unknown key "comand" in profile "dev"; did you mean "command"?`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Load = %v, want it to begin %s", err, want)
+	}
+}

@@ -110,7 +110,9 @@ func TestLongValuesStillParse(t *testing.T) {
 		{"an argument longer than a line", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","arguments":{"a":"` + long + `"}}}`,
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
-		}, nil, 1},
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, []string{"call_tool", "assert_equals"}, 1},
 		{"a question's message longer than a line", []string{call,
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"` + long + `","requestedSchema":{"type":"object"}}}}}}`,
 			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r","inputResponses":{"k":{"action":"decline"}}}}`,

@@ -1,6 +1,7 @@
 package fromrecording
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,9 +11,9 @@ import (
 	"github.com/askback/askback/internal/script"
 )
 
-// fromLines writes the script of a recording given as "DIR MESSAGE" lines
-// (or "event KIND"), with its warnings.
-func fromLines(t *testing.T, lines ...string) (string, []Warning) {
+// conversationOf reads a recording given as "DIR MESSAGE" lines (or
+// "event KIND").
+func conversationOf(t *testing.T, lines ...string) *conversation.Conversation {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"bin/s"}` + "\n")
@@ -32,6 +33,14 @@ func fromLines(t *testing.T, lines ...string) (string, []Warning) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conv
+}
+
+// fromLines writes the script of a recording given as "DIR MESSAGE" lines
+// (or "event KIND"), with its warnings.
+func fromLines(t *testing.T, lines ...string) (string, []Warning) {
+	t.Helper()
+	conv := conversationOf(t, lines...)
 	src, warns, err := Write(conv, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +68,9 @@ func TestWhatCannotBeReplayed(t *testing.T) {
 		{"a call the client cancelled", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
 			`c2s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
-		}, "\n# line 2 of the recording: the client cancelled tools/call slow (line 2): a script cannot cancel a call half-way\n# not replayed: call_tool slow\n", 1},
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		}, "\n# line 2 of the recording: the client cancelled tools/call slow (line 2): a script cannot cancel a call half-way\n# not replayed: call_tool slow\n\ncall_tool x\nassert_equals \"ok\"\n", 1},
 		{"a task left running", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
@@ -96,5 +107,61 @@ func TestWhatCannotBeReplayed(t *testing.T) {
 				t.Errorf("warnings %v, want %d", warns, tc.warns)
 			}
 		})
+	}
+}
+
+// A script that would replay no call is not written: a recording cut short
+// before its one call was answered would make a script of comments that
+// passes without doing anything. The error says what became of the calls.
+func TestNothingReplayedIsAnError(t *testing.T) {
+	const (
+		slow   = `c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`
+		cancel = `c2s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
+		other  = `c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other"}}`
+	)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+		count Counts
+	}{
+		{"cut short before the answer", []string{slow},
+			"its one call got no result in the recording", Counts{Commented: 1, NoResult: 1}},
+		{"cancelled", []string{slow, cancel},
+			"its one call was cancelled by the client", Counts{Commented: 1, Cancelled: 1}},
+		{"both", []string{slow, cancel, other},
+			"of its 2 calls, 1 got no result in the recording, 1 was cancelled by the client (the warnings say which)", Counts{Commented: 2, NoResult: 1, Cancelled: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conv := conversationOf(t, tc.lines...)
+			var counts Counts
+			src, warns, err := Write(conv, Options{Counts: &counts})
+			want := "the recording holds no call a script can replay: " + tc.want + ", so a script of it would replay nothing; no script was written"
+			if !errors.Is(err, ErrNothing) || err.Error() != want || src != nil {
+				t.Errorf("Write = %q, %v\nwant the error %s", src, err, want)
+			}
+			if len(warns) == 0 {
+				t.Error("no warning says which call is not replayed")
+			}
+			if counts != tc.count {
+				t.Errorf("counts %+v, want %+v", counts, tc.count)
+			}
+		})
+	}
+}
+
+func TestWhyCommented(t *testing.T) {
+	for _, tc := range []struct {
+		c    Counts
+		want string
+	}{
+		{Counts{Commented: 1, NoResult: 1}, "it got no result in the recording"},
+		{Counts{Commented: 1, Cancelled: 1}, "the client cancelled it"},
+		{Counts{Commented: 3, NoResult: 1, Cancelled: 2}, "1 got no result in the recording, 2 were cancelled by the client"},
+		{Counts{}, ""},
+	} {
+		if got := tc.c.WhyCommented(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
 	}
 }

@@ -89,8 +89,61 @@ type Counts struct {
 	// and without questions, as at the end of a recording cut short, or a
 	// call the client cancelled).
 	Commented int
+	// NoResult and Cancelled say why Commented calls are: they got no
+	// result in the recording, or the client cancelled them.
+	NoResult, Cancelled int
 	// LeftOut is the number of calls a script cannot write.
 	LeftOut int
+}
+
+// WhyCommented says why the calls written only as comments are (they got
+// no result in the recording, the client cancelled them): "it got no
+// result in the recording", "2 got no result in the recording, 1 was
+// cancelled by the client"; empty when there are none.
+func (c Counts) WhyCommented() string {
+	if c.Commented == 1 {
+		if c.Cancelled == 1 {
+			return "the client cancelled it"
+		}
+		return "it got no result in the recording"
+	}
+	return strings.Join(c.whyNot(false), ", ")
+}
+
+// whyNot says in parts what became of the calls not replayed; with
+// leftOut, of those left out too.
+func (c Counts) whyNot(leftOut bool) []string {
+	var out []string
+	if c.NoResult > 0 {
+		out = append(out, fmt.Sprintf("%d got no result in the recording", c.NoResult))
+	}
+	switch {
+	case c.Cancelled == 1:
+		out = append(out, "1 was cancelled by the client")
+	case c.Cancelled > 1:
+		out = append(out, fmt.Sprintf("%d were cancelled by the client", c.Cancelled))
+	}
+	if leftOut && c.LeftOut > 0 {
+		out = append(out, fmt.Sprintf("%d cannot be written in a script", c.LeftOut))
+	}
+	return out
+}
+
+// nothingReplayed is the error of a script that would replay no call: it
+// says what became of the calls the recording holds.
+func (c Counts) nothingReplayed() error {
+	var why string
+	switch {
+	case c.Commented+c.LeftOut != 1:
+		why = fmt.Sprintf("of its %d calls, %s (the warnings say which)", c.Commented+c.LeftOut, strings.Join(c.whyNot(true), ", "))
+	case c.Cancelled == 1:
+		why = "its one call was cancelled by the client"
+	case c.NoResult == 1:
+		why = "its one call got no result in the recording"
+	default:
+		why = "its one call cannot be written in a script"
+	}
+	return fmt.Errorf("%w: %s, so a script of it would replay nothing; no script was written", ErrNothing, why)
 }
 
 // Warning is something of the recording the script does not do as the
@@ -139,6 +192,11 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 	}
 	if opts.Counts != nil {
 		*opts.Counts = w.counts
+	}
+	if w.counts.Replayed == 0 {
+		// A recording cut short before its one call was answered: a
+		// script of comments would pass without doing anything.
+		return nil, w.warnings, w.counts.nothingReplayed()
 	}
 	if n := w.buf.Len(); n > script.MaxFileSize {
 		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
@@ -273,6 +331,11 @@ func (w *writer) call(c *conversation.Call) {
 		// written, commented out.
 		w.comment("not replayed: %s", cmd)
 		w.counts.Commented++
+		if c.Cancelled {
+			w.counts.Cancelled++
+		} else {
+			w.counts.NoResult++
+		}
 		return
 	}
 	w.counts.Replayed++
