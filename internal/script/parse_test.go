@@ -264,11 +264,10 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		start := time.Now()
+		// No wall-clock bound here: a busy machine misses any. Parsing
+		// cost by size is measured by BenchmarkParseAllocations; a parse
+		// that never ends fails the fuzz run's -timeout.
 		s, err := ParseFile("f.mcp", src)
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("parsing %d bytes took %s", len(src), d)
-		}
 		lines := strings.Count(string(src), "\n") + 1
 		if err != nil {
 			var se SyntaxErrors
