@@ -534,7 +534,7 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 
 // skipHint ends a skipped tool's Subject.Skipped: how to audit it
 // (include names the option that allows it). The text report reads the
-// reason back without it (Report.skipReason).
+// reason back without it (Report.Fold).
 func skipHint(include, name string) string {
 	return fmt.Sprintf("; pass %s %s to audit it", include, name)
 }

@@ -8,11 +8,6 @@ import (
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
-// asksNothingNote is the note of the rules that do not apply to a
-// subject that asks nothing; after it, a colon and how its call ended when
-// not in a normal result (which the text report reads back).
-const asksNothingNote = "asks nothing"
-
 // foldShown is how many subjects a folded line names before it says how
 // many more there are; the JSON report has every one.
 const foldShown = 20
@@ -28,18 +23,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	name := termsafe.ServerName(r.Server, "")
 	ew.printf("audit of %s at %s, protocol %s\n", name, termsafe.Line(r.Target), termsafe.Line(r.Protocol))
-	var quiet []*Subject
-	var skips []*skipGroup
-	for _, s := range r.Subjects {
-		switch {
-		case s.Skipped != "":
-			skips = r.addSkip(skips, s)
-		case asksNothing(s):
-			quiet = append(quiet, s)
-		default:
-			writeSubject(ew, s)
-		}
+	fold := r.Fold()
+	for _, s := range fold.Shown {
+		writeSubject(ew, s)
 	}
+	quiet, skips := fold.AsksNothing, fold.Skipped
 	if len(quiet) > 0 || len(skips) > 0 {
 		ew.printf("\n")
 	}
@@ -47,7 +35,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("%s\n", asksNothingLine(quiet))
 	}
 	for _, g := range skips {
-		ew.printf("%s\n", r.skipLine(g))
+		ew.printf("%s\n", skipLine(g))
 	}
 	if len(r.Unprobed) > 0 {
 		ew.printf("\nincomplete: these probes could not connect:\n")
@@ -111,35 +99,13 @@ func writeSubject(ew *errWriter, s *Subject) {
 	}
 }
 
-// asksNothing reports whether s is a tool, prompt or resource that was
-// called and asked nothing, so that every rule is n/a: the text report
-// names it on one line with the others, not in a table of n/a.
-func asksNothing(s *Subject) bool {
-	if s.Kind == "server" || s.Skipped != "" || s.NotCalled != "" || s.Asks {
-		return false
-	}
-	_, ok := allNotApplicable(s.Results)
-	return ok
-}
-
-// asksNothingRemark is what the rules of s say beyond that it asks
-// nothing (how its call ended, when not in a normal result), or "".
-func asksNothingRemark(s *Subject) string {
-	for _, res := range s.Results {
-		if rest, ok := strings.CutPrefix(res.Note, asksNothingNote+": "); ok {
-			return rest
-		}
-	}
-	return ""
-}
-
 // asksNothingLine is the one line that names the subjects that ask
 // nothing (quiet), each with its remark, the first foldShown of them.
 func asksNothingLine(quiet []*Subject) string {
 	var items []string
 	hiddenRemarks := 0
 	for i, s := range quiet {
-		remark := asksNothingRemark(s)
+		remark := s.AsksNothingRemark()
 		if i >= foldShown {
 			if remark != "" {
 				hiddenRemarks++
@@ -162,73 +128,18 @@ func asksNothingLine(quiet []*Subject) string {
 	return line
 }
 
-// skipGroup is the subjects skipped for one reason, in report order.
-type skipGroup struct {
-	reason   string
-	hinted   bool // the reason came with skipHint, which the line words for all
-	subjects []*Subject
-}
-
-// addSkip adds the skipped subject s to the group of its reason in
-// groups (a new one at the end when it has none), and returns groups.
-func (r *Report) addSkip(groups []*skipGroup, s *Subject) []*skipGroup {
-	reason, hinted := r.skipReason(s)
-	for _, g := range groups {
-		if g.reason == reason && g.hinted == hinted {
-			g.subjects = append(g.subjects, s)
-			return groups
-		}
-	}
-	return append(groups, &skipGroup{reason: reason, hinted: hinted, subjects: []*Subject{s}})
-}
-
-// skipReason is why s was skipped without how to audit it (skipHint), and
-// whether its Skipped ended with that hint.
-func (r *Report) skipReason(s *Subject) (reason string, hinted bool) {
-	return strings.CutSuffix(s.Skipped, skipHint(nameWith(r.name, OptionInclude), s.Name))
-}
-
 // skipLine is the one line of the subjects of g: the reason, the first
 // foldShown of them, and how to audit them.
-func (r *Report) skipLine(g *skipGroup) string {
+func skipLine(g *SkipGroup) string {
 	var items []string
-	for _, s := range g.subjects[:min(len(g.subjects), foldShown)] {
+	for _, s := range g.Subjects[:min(len(g.Subjects), foldShown)] {
 		items = append(items, termsafe.Line(s.Label()))
 	}
-	line := fmt.Sprintf("skipped (%d), %s: %s", len(g.subjects), termsafe.Line(g.reason), strings.Join(items, ", "))
-	if more := len(g.subjects) - len(items); more > 0 {
+	line := fmt.Sprintf("skipped (%d), %s: %s", len(g.Subjects), termsafe.Line(g.Reason), strings.Join(items, ", "))
+	if more := len(g.Subjects) - len(items); more > 0 {
 		line += fmt.Sprintf(", and %d more", more)
 	}
-	switch {
-	case !g.hinted:
-	case len(g.subjects) == 1:
-		line += termsafe.Line(skipHint(nameWith(r.name, OptionInclude), g.subjects[0].Name))
-	default:
-		line += fmt.Sprintf("; pass %s NAME to audit one", nameWith(r.name, OptionInclude))
-	}
-	return line
-}
-
-// allNotApplicable reports whether every one of results is n/a, with the
-// note most of them give (the first of those given most often).
-func allNotApplicable(results []*Result) (string, bool) {
-	if len(results) == 0 {
-		return "", false
-	}
-	counts := map[string]int{}
-	for _, res := range results {
-		if res.Status != NA {
-			return "", false
-		}
-		counts[res.Note]++
-	}
-	best := results[0].Note
-	for _, res := range results {
-		if counts[res.Note] > counts[best] {
-			best = res.Note
-		}
-	}
-	return best, true
+	return line + termsafe.Line(g.Hint)
 }
 
 func statusWord(s Status) string {
