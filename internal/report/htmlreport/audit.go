@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/askback/askback/internal/checks/audit"
 )
@@ -16,9 +17,32 @@ type auditPage struct {
 	Unprobed                               []string
 	Failures                               []verdictView
 	Rules                                  []ruleView
-	Subjects                               []subjectView // the matrix: a row per subject, a cell per rule
-	RuleNumbers                            []int
+	// Subjects are the matrix: a row per subject that asks (or the
+	// server, or one the audit could not call), a cell per rule; then the
+	// subjects that ask nothing as one row, and the skipped ones as a row
+	// per reason, as the text report folds them (audit.Report.Fold).
+	Subjects    []subjectView
+	AsksNothing *foldView
+	Skipped     []foldView
+	RuleNumbers []int
 }
+
+// foldView is one folded row of the matrix: how many subjects, the first
+// few by name, and every one of them in a list to open.
+type foldView struct {
+	ID       string // the row's id
+	Title    string // "asks nothing (154)"
+	First    string // `tool "a", tool "b", tool "c", and 151 more`
+	Subjects []foldedSubject
+	Why      string // what the row says across the rules' columns
+}
+
+// foldedSubject is one subject of a folded row, with what it ended in
+// when its call did not end in a normal result.
+type foldedSubject struct{ Label, Remark string }
+
+// foldFirst is how many subjects a folded row names before it is opened.
+const foldFirst = 3
 
 // ruleView is one rule with its verdict for every subject it was checked
 // on.
@@ -40,15 +64,15 @@ type verdictView struct {
 	Class    string // the CSS class of the status
 	Note     string
 	Evidence []evidenceView
+	Fold     string // for the verdict of a folded row, that row's id
 }
 
 type evidenceView struct{ What, Sent, Got string }
 
 // subjectView is one row of the matrix.
 type subjectView struct {
-	Label   string
-	Skipped string
-	Cells   []cellView
+	Label string
+	Cells []cellView
 }
 
 type cellView struct {
@@ -58,7 +82,9 @@ type cellView struct {
 // WriteAudit writes the page of an audit: the score, the failed rules
 // first with their evidence (what the probe did, the request sent and the
 // answer it got), a table of every subject against every rule, then each
-// rule with its verdict for each subject.
+// rule with its verdict for each subject. As in the text report, the
+// subjects that ask nothing are one row of the table (and one verdict of
+// each rule), and the skipped ones a row per reason.
 func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 	t := text{m.Hide}
 	p, f, a := r.Score()
@@ -78,8 +104,26 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 	for i := range body.Rules {
 		rules[body.Rules[i].N] = &body.Rules[i]
 	}
+	index := map[*audit.Subject]int{}
 	for si, s := range r.Subjects {
-		body.Subjects = append(body.Subjects, body.subjectRow(t, rules, si, s))
+		index[s] = si
+	}
+	fold := r.Fold()
+	for _, s := range fold.Shown {
+		body.Subjects = append(body.Subjects, body.subjectRow(t, rules, index[s], s))
+	}
+	if len(fold.AsksNothing) > 0 {
+		fv := foldRow(t, "asks-nothing", "asks nothing", fold.AsksNothing)
+		fv.Why = "every rule n/a"
+		body.AsksNothing = &fv
+		for i := range body.Rules {
+			foldVerdict(t, &body.Rules[i], fv.ID, "asks nothing", fold.AsksNothing)
+		}
+	}
+	for i, g := range fold.Skipped {
+		fv := foldRow(t, fmt.Sprintf("skipped-%d", i+1), "skipped", g.Subjects)
+		fv.Why = "skipped: " + t.line(g.Reason+g.Hint)
+		body.Skipped = append(body.Skipped, fv)
 	}
 	verdict, title := auditVerdict(r, body.Score)
 	name := body.Server
@@ -93,7 +137,7 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 // subject against every rule; each verdict is added to its rule's
 // (rules, by number) and each failure to the page's.
 func (body *auditPage) subjectRow(t text, rules map[int]*ruleView, si int, s *audit.Subject) subjectView {
-	row := subjectView{Label: t.line(s.Label()), Skipped: t.line(s.Skipped)}
+	row := subjectView{Label: t.line(s.Label())}
 	for _, n := range body.RuleNumbers {
 		res := resultOf(s, n)
 		if res == nil {
@@ -117,6 +161,65 @@ func (body *auditPage) subjectRow(t text, rules map[int]*ruleView, si int, s *au
 		row.Cells = append(row.Cells, cellView{Status: statusWord(res.Status), Class: v.Class, Title: v.Rule + ": " + v.Status, Anchor: v.Anchor})
 	}
 	return row
+}
+
+// foldRow is the folded row, of id, of subjects: what (asks nothing,
+// skipped) with their count, the first foldFirst by name, and every one.
+func foldRow(t text, id, what string, subjects []*audit.Subject) foldView {
+	fv := foldView{ID: id, Title: fmt.Sprintf("%s (%d)", what, len(subjects))}
+	var first []string
+	for i, s := range subjects {
+		label := t.line(s.Label())
+		fv.Subjects = append(fv.Subjects, foldedSubject{Label: label, Remark: t.line(s.AsksNothingRemark())})
+		if i < foldFirst {
+			first = append(first, label)
+		}
+	}
+	fv.First = strings.Join(first, ", ")
+	if more := len(subjects) - len(first); more > 0 {
+		fv.First += fmt.Sprintf(", and %d more", more)
+	}
+	return fv
+}
+
+// foldVerdict adds to rv one verdict for subjects, those of the folded
+// row of id (what they are: asks nothing), each n/a, with their notes
+// (each with how many give it when they differ), and counts them.
+func foldVerdict(t text, rv *ruleView, id, what string, subjects []*audit.Subject) {
+	var notes []string
+	count := map[string]int{}
+	n := 0
+	for _, s := range subjects {
+		res := resultOf(s, rv.N)
+		if res == nil {
+			continue
+		}
+		n++
+		if count[res.Note] == 0 {
+			notes = append(notes, res.Note)
+		}
+		count[res.Note]++
+	}
+	if n == 0 {
+		return
+	}
+	if len(notes) > 1 {
+		for i, note := range notes {
+			notes[i] = fmt.Sprintf("%s (%d)", note, count[note])
+		}
+	}
+	v := verdictView{
+		ID:      fmt.Sprintf("rule-%d-%s", rv.N, id),
+		Subject: fmt.Sprintf("%s (%d)", what, n),
+		Status:  string(audit.NA),
+		Word:    statusWord(audit.NA),
+		Class:   statusClass(audit.NA),
+		Note:    t.line(strings.Join(notes, "; ")),
+		Fold:    id,
+	}
+	v.Anchor = v.ID
+	rv.Verdicts = append(rv.Verdicts, v)
+	rv.NotThen += n
 }
 
 // resultOf is the result of s for the rule numbered n (the last, should
