@@ -336,6 +336,72 @@ func TestHTMLReportOfAudit(t *testing.T) {
 	}
 }
 
+// Against a server with hundreds of tools that ask nothing, the table of
+// an audit is as short as its text report: those tools are one row, each
+// named in a list that opens, and one verdict of each rule; the tools that
+// ask keep their rows, with a verdict behind every cell.
+func TestHTMLReportOfAuditFoldsWhatAsksNothing(t *testing.T) {
+	bin := reportBinaries(t)
+	dir := t.TempDir()
+	report := filepath.Join(dir, "audit.html")
+	out, code := runBinary(t, bin, dir, "audit", "-c", filepath.Join(bin, "manytools"), "--args", `lookup_customer={"name":"ada"}`, "--format", "json", "-q", "--html", report)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, out)
+	}
+	var doc struct {
+		Subjects []struct {
+			Kind, Name, Skipped, NotCalled string
+			Asks                           bool
+			Results                        []struct{ Status string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var quiet []string
+	shown, links, reasons := 0, 0, map[string]bool{}
+	for _, s := range doc.Subjects {
+		allNA := len(s.Results) > 0
+		for _, r := range s.Results {
+			allNA = allNA && r.Status == "n/a"
+		}
+		switch {
+		case s.Skipped != "":
+			reason, _, _ := strings.Cut(s.Skipped, "; pass ")
+			reasons[reason] = true
+		case s.Kind != "server" && s.NotCalled == "" && !s.Asks && allNA:
+			quiet = append(quiet, fmt.Sprintf("%s %q", s.Kind, s.Name))
+		default:
+			shown++
+			links += len(s.Results)
+		}
+	}
+	if len(quiet) < 100 {
+		t.Fatalf("only %d tools ask nothing; the fixture should offer more than a hundred", len(quiet))
+	}
+	b := openReport(t, report, "audit-folded")
+	if rows, want := browsertest.Eval[int](b, `document.querySelectorAll("#matrix tbody tr").length`), shown+1+len(reasons); rows != want {
+		t.Errorf("%d rows in the table, want %d: %d subjects that ask or the server, one for the %d that ask nothing, one per reason of skipping", rows, want, shown, len(quiet))
+	}
+	if n := browsertest.Eval[int](b, `document.querySelectorAll("#matrix td a").length`); n != links {
+		t.Errorf("%d verdicts in the table, want %d (those of the subjects not folded)", n, links)
+	}
+	summary := browsertest.Eval[string](b, `document.querySelector("#asks-nothing summary").textContent`)
+	if want := fmt.Sprintf("asks nothing (%d): %s, %s, %s, and %d more", len(quiet), quiet[0], quiet[1], quiet[2], len(quiet)-3); summary != want {
+		t.Errorf("the folded row says %q, want %q", summary, want)
+	}
+	if browsertest.Eval[bool](b, `document.querySelector("#asks-nothing details").open`) {
+		t.Error("the list of what asks nothing is open before it is clicked")
+	}
+	names := browsertest.Eval[[]string](b, `document.querySelector("#asks-nothing summary").click(), [...document.querySelectorAll("#asks-nothing li")].filter(li => li.offsetParent !== null).map(li => li.textContent)`)
+	if strings.Join(names, "\n") != strings.Join(quiet, "\n") {
+		t.Errorf("the opened list shows %d names, want the %d that ask nothing in order", len(names), len(quiet))
+	}
+	if n := browsertest.Eval[int](b, `document.querySelectorAll("#rules tr.verdict.folded a[href='#asks-nothing']").length`); n != 11 {
+		t.Errorf("%d rules with one verdict for what asks nothing, want 11", n)
+	}
+}
+
 // An inspect report shows the score and each criterion's points, as the
 // JSON report has them, and every finding with its advice.
 func TestHTMLReportOfInspect(t *testing.T) {
