@@ -40,6 +40,7 @@ func TestPagesEscapeWhatServersSent(t *testing.T) {
 	aud := &audit.Report{Server: evil, Target: evil, Protocol: evil, Unprobed: []string{evil}, Stopped: evil, Subjects: []*audit.Subject{
 		{Kind: "tool", Name: evil, Results: []*audit.Result{{Rule: audit.RuleTamper, Status: audit.Fail, Note: evil, Evidence: []audit.Evidence{{What: evil, Sent: evil, Got: evil}}}}},
 		{Kind: "tool", Name: evil, Skipped: evil},
+		{Kind: "prompt", Name: evil, Results: []*audit.Result{{Rule: audit.RuleTamper, Status: audit.NA, Note: "asks nothing: " + evil}}},
 	}}
 	ins := &inspect.Report{Server: evil, Version: evil, Protocol: evil, Declares: []string{evil}, Score: 40,
 		Criteria: []inspect.Criterion{{ID: "descriptions", Name: "Tool descriptions", Weight: 20, Points: 5, Applies: true, Findings: []inspect.Finding{{Subject: evil, Problem: evil, Advice: evil}}}},
