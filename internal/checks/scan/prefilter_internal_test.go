@@ -148,7 +148,7 @@ func TestLiteralTestsHoldEveryMatch(t *testing.T) {
 		words []string
 	}{
 		{invisibleElement, invisibleWords}, {roleMarker, roleMarkerWords},
-		{quotedTool, toolWords}, {toolQuoted, toolWords}, {identifierTool, toolWords}, {calledName, callWords},
+		{quotedTool, toolWords}, {toolQuoted, toolWords}, {identifierTool, toolWords}, {calledName, callWords}, {visitVerb, visitWords},
 	} {
 		if !holdsOne(parse(t, c.re.String()), c.words) {
 			t.Errorf("a match of %s may hold none of %q", c.re, c.words)
