@@ -14,9 +14,9 @@ type prose struct {
 	plain, lower string
 	sents        []string
 	lowerSents   []string // sents in lower case
-	// unfiltered runs each phrase's expression on every sentence that
-	// holds one of its words, without the further words it needs (see
-	// scan).
+	// unfiltered runs the expressions without the literal tests before
+	// them (mayHold, a phrase's further words); a phrase's first words
+	// still rule sentences out (see scan).
 	unfiltered bool
 }
 
@@ -116,7 +116,9 @@ func (p *prose) has(words ...string) bool { return hasAny(p.lower, words...) }
 // mayHold reports whether lower holds one of words, or a long s (ſ): the
 // cheap test before a case-insensitive expression every match of which
 // holds one of words, which matches ſ as s where strings.ToLower keeps
-// it.
+// it (every other rune the expressions fold to an ASCII letter
+// strings.ToLower turns into that letter). TestLiteralTestsHoldEveryMatch
+// checks each list of words against its expression.
 func mayHold(lower string, words ...string) bool {
 	return hasAny(lower, words...) || strings.ContainsRune(lower, 'ſ')
 }
