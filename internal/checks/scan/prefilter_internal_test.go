@@ -188,3 +188,47 @@ func TestHoldsOne(t *testing.T) {
 		}
 	}
 }
+
+// firstCapture is what the first group of re holds, or nil.
+func firstCapture(re *syntax.Regexp) *syntax.Regexp {
+	if re.Op == syntax.OpCapture {
+		return re.Sub[0]
+	}
+	for _, sub := range re.Sub {
+		if c := firstCapture(sub); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// isClass reports whether re is the character class [lo-hi], case
+// sensitive.
+func isClass(re *syntax.Regexp, lo, hi rune) bool {
+	return re.Op == syntax.OpCharClass && len(re.Rune) == 2 && re.Rune[0] == lo && re.Rune[1] == hi
+}
+
+// Every match of the expressions for a tool's name holds what
+// namedAsTools asks of a sentence before it runs them: a quote, _ or -,
+// or a lower-case ASCII letter followed by an upper-case one (hasCamel).
+func TestNameTestsHoldEveryMatch(t *testing.T) {
+	joiners := []string{"_", "-"}
+	quoteMarks := strings.Split(quotes, "")
+	if !holdsOne(parse(t, quotedTool.String()), quoteMarks) {
+		t.Errorf("a match of quotedTool may hold no quote")
+	}
+	if !holdsOne(parse(t, toolQuoted.String()), append(quoteMarks, joiners...)) {
+		t.Errorf("a match of toolQuoted may hold neither a quote nor _ or -")
+	}
+	for _, re := range []*lazyre.Regexp{calledName, identifierTool} {
+		name := firstCapture(parse(t, re.String()))
+		if name == nil || name.Op != syntax.OpAlternate || len(name.Sub) != 2 || !holdsOne(name.Sub[0], joiners) {
+			t.Fatalf("%s: the name is not words joined by _ or -, or camelCase", re)
+		}
+		camel := name.Sub[1]
+		if camel.Op != syntax.OpConcat || len(camel.Sub) < 2 || camel.Sub[0].Op != syntax.OpPlus ||
+			!isClass(camel.Sub[0].Sub[0], 'a', 'z') || !isClass(camel.Sub[1], 'A', 'Z') {
+			t.Errorf("%s: the second kind of name, %s, does not begin [a-z]+[A-Z]", re, camel)
+		}
+	}
+}

@@ -48,7 +48,7 @@ var prefilterPieces = []string{
 	"/.env", "all api keys", "the user's tokens", "environment variables", "<!--", "-->", "<IMPORTANT>",
 	"<span style=\"display:none\">", "<div hidden>", "<p aria-hidden=\"true\">", "<b ſtyle='opacity:0'>",
 	"<|im_start|>", "<| system |>", "[INST]", "[/inſt]", "<<SYS>>", "<start_of_turn>", "call send_email", "uſe fooBar",
-	"using the", "invoking", "run", "via", "send_email tool", "'Query Docs' tool", "tool `x_y`", "function get-it",
+	"using the", "invoking", "run", "via", "send_email tool", "sendEmail tool", "call sendEmail", "use `fooBar`", "Call Send-It", "'Query Docs' tool", "tool `x_y`", "function get-it",
 	"calling fooBar", "the query_docs function", "parameter", "fetch", "visit", "browse to", "go to", "requeſt", "wget", "hit", "followed by the user's message", "https://x.example/?q=", "{conversation}", " ", " ", " ", "\n", ". ", "; ", "! ", "? ", "x", "\u200b", "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=",
 }
 

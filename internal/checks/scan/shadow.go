@@ -47,7 +47,7 @@ func (s *scanner) shadowing(t *text, p *prose) {
 		if s.dictatesOtherTools(t, p, i) {
 			continue
 		}
-		if s.mayNameTool(sent, p.lowerSents[i]) && directive.MatchString(sent) {
+		if s.mayNameTool(sent, p.lowerSents[i]) {
 			s.shadowsNamedTool(t, p, i)
 		}
 	}
@@ -69,13 +69,19 @@ func (s *scanner) dictatesOtherTools(t *text, p *prose, i int) bool {
 	return true
 }
 
-// shadowsNamedTool reports the first tool the sentence at i of p (a
-// directive) names that the server does not offer: by whose it is, and
-// whether the sentence changes what it does.
+// shadowsNamedTool reports the first tool the sentence at i of p names
+// that the server does not offer, when the sentence is a directive: by
+// whose it is, and whether the sentence changes what it does. The names
+// are looked for before the directive, which most sentences that name
+// no tool hold.
 func (s *scanner) shadowsNamedTool(t *text, p *prose, i int) {
 	sent := p.sents[i]
+	names := s.namedTools(p, i)
+	if len(names) == 0 || !directive.MatchString(sent) {
+		return
+	}
 	own := s.ownNames[s.server]
-	for _, name := range s.namedTools(p, i) {
+	for _, name := range names {
 		if own[normName(name)] {
 			continue
 		}
@@ -106,7 +112,13 @@ func (s *scanner) namedTools(p *prose, i int) []string {
 // follows.
 func namedAsTools(p *prose, i int) []string {
 	sent, lower := p.sents[i], p.lowerSents[i]
+	// Each expression runs only on a sentence that holds what every
+	// match of it holds: a word, a quote, or what an identifier-shaped
+	// name is written with (see mayHoldIdentifier).
 	tools := p.unfiltered || mayHold(lower, toolWords...)
+	quoted := p.unfiltered || strings.ContainsAny(sent, quotes)
+	joined := p.unfiltered || strings.ContainsAny(sent, "_-")
+	identifier := joined || hasCamel(sent)
 	var out []string
 	add := func(name string, end int) {
 		name = strings.TrimSpace(name)
@@ -115,10 +127,12 @@ func namedAsTools(p *prose, i int) []string {
 		}
 		out = append(out, name)
 	}
-	if tools {
+	if tools && quoted {
 		for _, m := range quotedTool.FindAllStringSubmatchIndex(sent, 8) {
 			add(sent[m[2]:m[3]], m[3])
 		}
+	}
+	if tools && (quoted || joined) {
 		for _, m := range toolQuoted.FindAllStringSubmatchIndex(sent, 8) {
 			if m[2] >= 0 {
 				add(sent[m[2]:m[3]], m[3])
@@ -127,12 +141,12 @@ func namedAsTools(p *prose, i int) []string {
 			}
 		}
 	}
-	if p.unfiltered || mayHold(lower, callWords...) {
+	if identifier && (p.unfiltered || mayHold(lower, callWords...)) {
 		for _, m := range calledName.FindAllStringSubmatchIndex(sent, 8) {
 			add(sent[m[2]:m[3]], m[3])
 		}
 	}
-	if tools {
+	if tools && identifier {
 		for _, m := range identifierTool.FindAllStringSubmatchIndex(sent, 8) {
 			add(sent[m[2]:m[3]], m[3])
 		}
@@ -178,11 +192,20 @@ func (s *scanner) ownerOf(name string) string {
 // quote, "tool", a camelCase word), or other servers were scanned, whose
 // names it may hold.
 func (s *scanner) mayNameTool(sent, lower string) bool {
-	if len(s.servers) > 1 || strings.ContainsAny(sent, "_-`'\"‘“") || hasAny(lower, "tool", "function") {
-		return true
-	}
-	for i := 1; i < len(sent); i++ {
-		if sent[i] >= 'A' && sent[i] <= 'Z' && sent[i-1] >= 'a' && sent[i-1] <= 'z' {
+	return len(s.servers) > 1 || strings.ContainsAny(sent, "_-"+quotes) || hasAny(lower, "tool", "function") || hasCamel(sent)
+}
+
+// quotes are the quotes a tool's name is put in.
+const quotes = "`'\"‘“"
+
+// hasCamel reports whether s holds a lower-case ASCII letter followed by
+// an upper-case one. With _ and -, it is what an identifier-shaped name
+// of the expressions needs: words joined by _ or -
+// ([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+), or camelCase
+// ([a-z]+[A-Z][A-Za-z0-9]*, case-sensitive).
+func hasCamel(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
 			return true
 		}
 	}
