@@ -33,6 +33,9 @@ var (
 	// visitVerb orders an address fetched, opened or posted to: what
 	// sends whatever the address holds to its host.
 	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call)\b`)
+	// visitWords are the words one of which every match of visitVerb
+	// holds (see mayHold).
+	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call"}
 	// userData names the user's or the conversation's data.
 	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:said|says|typed|wrote|asked|entered)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b`)
 	// builtFrom says that data goes into an address: appended, put in
@@ -127,7 +130,7 @@ func (s *scanner) sendOrder(t *text, sent, d string) {
 // Markdown image is only one). It reports whether it found one.
 func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
 	sent := p.sents[i]
-	if !visitVerb.MatchString(sent) {
+	if !p.unfiltered && !mayHold(p.lowerSents[i], visitWords...) || !visitVerb.MatchString(sent) {
 		return false
 	}
 	if u := strings.ToLower(d); strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp") {

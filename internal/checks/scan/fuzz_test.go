@@ -103,10 +103,9 @@ func TestHugeTextEnds(t *testing.T) {
 }
 
 // BenchmarkScanSize scans a 1 MiB description against a 64 KiB one, in
-// turn in the same run: the time grows less than the bytes (every rule is
-// one pass, regular expressions without backtracking, the phrase rules read
-// a text's first 24 KiB and last 8 KiB). It reports the ratio as
-// x-baseline.
+// turn in the same run: the phrase rules read both whole (within the
+// scan's 2 MiB budget), so the time grows about as the bytes. It reports
+// the ratio as x-baseline.
 func BenchmarkScanSize(b *testing.B) {
 	scanText := func(text string) func() {
 		srv := scan.Server{Name: "s", Catalog: &catalog.Listing{Tools: []*mcp.Tool{tool("x", text)}}}

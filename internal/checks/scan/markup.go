@@ -24,6 +24,13 @@ var (
 	roleMarker = lazyre.New(`(?i)<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\s*\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`)
 )
 
+// Words (lower case) one of which every match of an expression holds: a
+// text without any (see mayHold) is not searched with it.
+var (
+	invisibleWords  = []string{"style", "hidden"}                // invisibleElement
+	roleMarkerWords = []string{"<|", "inst]", "<<", "_of_turn>"} // roleMarker
+)
+
 // markup reports text hidden in markup (MCPS007) and tags that address
 // the model (MCPS008).
 func (s *scanner) markup(t *text, p *prose) {
@@ -42,10 +49,10 @@ func (s *scanner) markup(t *text, p *prose) {
 			s.add(RuleHiddenMarkup, High, t, fmt.Sprintf("a Markdown comment ([//]: #), not shown when rendered, holds text: %q", clipWords(body)), m[0])
 		}
 	}
-	if m := invisibleElement.FindString(plain); m != "" {
+	if m := p.findString(invisibleElement, invisibleWords); m != "" {
 		s.add(RuleHiddenMarkup, High, t, "an element styled or marked to be invisible: "+clipWords(m), m)
 	}
-	if m := roleMarker.FindString(plain); m != "" {
+	if m := p.findString(roleMarker, roleMarkerWords); m != "" {
 		s.add(RuleAttentionTags, High, t, fmt.Sprintf("the chat-template role marker %q pretends to start a message of another role", m), m)
 	} else if m := attentionTag.FindString(plain); m != "" {
 		s.add(RuleAttentionTags, Medium, t, fmt.Sprintf("the tag %q addresses the model with authority, as poisoned descriptions do", m), m)

@@ -12,18 +12,18 @@ var (
 	// overridePhrases tell the model to ignore or override its
 	// instructions, or claim precedence over them.
 	overridePhrases = []phrase{
-		newPhrase("ignore|disregard|forget|overlook|dismiss|discard|abandon|aside|attention|heed|mind|follow|obey", `\b(?:ignore|disregard|forget|overlook|dismiss|discard|abandon|(?:set|put|cast|leave)\s+aside|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don'?t|no\s+longer|stop)\s+(?:follow|following|obey|obeying|heed|heeding))\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|former|initial|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming)\b`),
-		newPhrase("override|bypass|circumvent", `\b(?:override|bypass|circumvent)\b[^.!?\n]{0,30}?\b(?:your|system|safety|previous|prior|the\s+user'?s|all|any)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|guidelines|directives|guardrails|safety\s+(?:checks|measures|filters|rules))\b`),
+		newPhrase("ignore|disregard|forget|overlook|dismiss|discard|abandon|aside|attention|heed|mind|follow|obey & instruction|prompt|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming", `\b(?:ignore|disregard|forget|overlook|dismiss|discard|abandon|(?:set|put|cast|leave)\s+aside|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don'?t|no\s+longer|stop)\s+(?:follow|following|obey|obeying|heed|heeding))\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|former|initial|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming)\b`),
+		newPhrase("override|bypass|circumvent & instruction|prompt|guidelines|directives|guardrails|safety", `\b(?:override|bypass|circumvent)\b[^.!?\n]{0,30}?\b(?:your|system|safety|previous|prior|the\s+user'?s|all|any)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|guidelines|directives|guardrails|safety\s+(?:checks|measures|filters|rules))\b`),
 		newPhrase("precedence|priority", `\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|directives?|notes?)\s+(?:take|takes|have|has)\s+(?:precedence|priority)\b`),
-		newPhrase("supersede|override|precedence", `\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+|any\s+)?(?:previous\s+|prior\s+|other\s+|the\s+|your\s+)?(?:system\s+prompt|system\s+message|instructions|user'?s?\s+instructions)\b`),
+		newPhrase("supersede|override|precedence & system|instructions", `\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+|any\s+)?(?:previous\s+|prior\s+|other\s+|the\s+|your\s+)?(?:system\s+prompt|system\s+message|instructions|user'?s?\s+instructions)\b`),
 		newPhrase("you are", `\byou\s+are\s+(?:now|no\s+longer)\s+(?:a|an|in|my|acting|operating|free|unrestricted|jailbroken|bound)\b`),
 		newPhrase("instruction", `\bnew\s+(?:system\s+)?instructions?\s*:`),
 	}
 	// concealPhrases tell the model to keep something from the user or to
 	// act unseen.
 	concealPhrases = []phrase{
-		newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner|requester|end[\s-]user)\b`),
-		newPhrase("hide|conceal", `\b(?:hide|conceal)\b[^.!?\n]{0,40}?\bfrom\s+(?:the\s+)?(?:user|users|human|person)\b`),
+		newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let & user|human|person|operator|owner|requester", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner|requester|end[\s-]user)\b`),
+		newPhrase("hide|conceal & from & user|human|person", `\b(?:hide|conceal)\b[^.!?\n]{0,40}?\bfrom\s+(?:the\s+)?(?:user|users|human|person)\b`),
 		newPhrase("user", `\b(?:the\s+)?user\s+(?:must|should|needs?)\s*(?:not|never|n't)\s+(?:to\s+)?(?:know|see|find\s+out|be\s+told|notice|learn|be\s+aware)\b`),
 		newPhrase("secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly", `\b(?:secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly)\s+(?:send|forward|copy|upload|exfiltrate|transmit|bcc|include|add|append|attach|read|collect|call|invoke|run|execute|change|modify)\b`),
 		newPhrase("mention|reveal|disclose|explain|say", `\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|explain|say)\s+(?:this|that|these|it|anything\s+about\s+(?:this|these))\b`),
@@ -38,16 +38,30 @@ var (
 	// precondition puts a tool in front of every other tool, or of every
 	// conversation.
 	precondition = []phrase{
-		newPhrase("before", `\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|run|invoke))\s+(?:any|every|all|each|other|another)\b[^.!?\n]{0,20}?\b(?:tools?|functions?|commands?|actions?)\b`),
-		newPhrase("before", `\bbefore\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|tool\s+calls?|actions?)\b`),
-		newPhrase("start of|beginning of", `\b(?:at|in)\s+(?:the\s+)?(?:start|beginning)\s+of\s+(?:every|each|any|all)\s+(?:conversations?|sessions?|chats?|turns?|responses?|tasks?|requests?|messages?)\b`),
+		newPhrase("before & tool|function|command|action", `\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|run|invoke))\s+(?:any|every|all|each|other|another)\b[^.!?\n]{0,20}?\b(?:tools?|functions?|commands?|actions?)\b`),
+		newPhrase("before & tool|function|action", `\bbefore\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|tool\s+calls?|actions?)\b`),
+		newPhrase("start of|beginning of & conversation|session|chat|turn|response|task|request|message", `\b(?:at|in)\s+(?:the\s+)?(?:start|beginning)\s+of\s+(?:every|each|any|all)\s+(?:conversations?|sessions?|chats?|turns?|responses?|tasks?|requests?|messages?)\b`),
 		newPhrase("time", `\b(?:every|each)\s+time\s+(?:you|the\s+user|the\s+assistant)\s+(?:respond|answer|reply|receive|start|begin|get)\b`),
-		newPhrase("before", `\bbefore\s+(?:responding|answering|replying)\s+to\s+(?:the\s+user|any|every|each)\b`),
-		newPhrase("before|prior to", `\b(?:call|use|run|invoke)\s+this\s+(?:tool|function)\s+(?:first\s+)?(?:before|prior\s+to)\s+(?:any|every|all|each)\b`),
+		newPhrase("before & responding|answering|replying", `\bbefore\s+(?:responding|answering|replying)\s+to\s+(?:the\s+user|any|every|each)\b`),
+		newPhrase("before|prior to & tool|function", `\b(?:call|use|run|invoke)\s+this\s+(?:tool|function)\s+(?:first\s+)?(?:before|prior\s+to)\s+(?:any|every|all|each)\b`),
 	}
 	// ownScope limits a precondition to the server's own tools.
 	ownScope = lazyre.New(`(?i)\b(?:of|in|from|on|by)\s+this\s+(?:server|mcp\s+server|integration|toolkit|toolset|extension|plugin|package)\b|\bthis\s+server'?s\b|\b(?:these|our)\s+(?:tools|functions)\b`)
 )
+
+// secretFileLiterals are strings (lower case) one of which every match of
+// secretFile holds, one or more for each of its alternatives: a sentence
+// in lower case without any of them (and without ſ, the long s that the
+// expression's case folding matches as s but strings.ToLower keeps) has
+// no match, and secretFile need not run on it. Keep them in step with
+// secretFile: TestLiteralTestsHoldEveryMatch checks each alternative.
+var secretFileLiterals = []string{
+	".ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys",
+	".aws/credentials", ".aws/config", ".netrc", ".npmrc", ".pypirc",
+	".git-credentials", ".docker/config.json", ".kube/config",
+	"/etc/passwd", "/etc/shadow", "/etc/sudoers", "claude_desktop_config.json",
+	"mcp.json", ".config/gcloud", "credentials.json", "wallet.dat", ".gnupg", ".env",
+}
 
 // The words one of which the files and secrets the rules look for need.
 var (
@@ -75,7 +89,7 @@ func (s *scanner) modelDirected(t *text, p *prose) {
 // tools only is of medium severity.
 func (s *scanner) preconditions(t *text, p *prose) {
 	for i, sent := range p.sents {
-		m := findIn(precondition, sent, p.lowerSents[i])
+		m := p.findIn(precondition, i)
 		if m == "" {
 			continue
 		}
@@ -101,7 +115,10 @@ func (s *scanner) secrets(t *text, p *prose) {
 // secretFiles reports sentences that name a file of keys or credentials:
 // high when they ask for its content.
 func (s *scanner) secretFiles(t *text, p *prose) {
-	for _, sent := range p.sents {
+	for i, sent := range p.sents {
+		if !p.unfiltered && !mayHold(p.lowerSents[i], secretFileLiterals...) {
+			continue
+		}
 		loc := secretFile.FindStringIndex(sent)
 		if loc == nil {
 			continue

@@ -14,6 +14,10 @@ type prose struct {
 	plain, lower string
 	sents        []string
 	lowerSents   []string // sents in lower case
+	// unfiltered runs the expressions without the literal tests before
+	// them (mayHold, a phrase's further words); a phrase's first words
+	// still rule sentences out (see scan).
+	unfiltered bool
 }
 
 // newProse prepares plain (a folded text) for the phrase rules.
@@ -27,35 +31,61 @@ func newProse(plain string) *prose {
 
 // phrase is a regular expression that looks for a phrase within one
 // sentence, and the words (lower case) one of which the phrase holds: a
-// sentence without any is not searched.
+// sentence without any is not searched. Each of also is a further list
+// of words one of which every match holds: a sentence without any of one
+// list is not searched either, unless it holds a long s (ſ), which the
+// expression matches as s but strings.ToLower keeps.
 type phrase struct {
 	words []string
+	also  [][]string
 	re    *lazyre.Regexp
 }
 
 // newPhrase compiles expr, case-insensitive, with its words written
-// "a|b|c".
+// "a|b|c", and the further lists every match needs after them, each
+// after " & ": "a|b & c|d".
 func newPhrase(words, expr string) phrase {
-	return phrase{words: strings.Split(words, "|"), re: lazyre.New(`(?i)` + expr)}
+	lists := strings.Split(words, " & ")
+	ph := phrase{words: strings.Split(lists[0], "|"), re: lazyre.New(`(?i)` + expr)}
+	for _, l := range lists[1:] {
+		ph.also = append(ph.also, strings.Split(l, "|"))
+	}
+	return ph
+}
+
+// mayMatch reports whether lower, a sentence in lower case, holds the
+// words the phrase needs; unfiltered, only the first list of them.
+func (ph phrase) mayMatch(lower string, unfiltered bool) bool {
+	if !hasAny(lower, ph.words...) {
+		return false
+	}
+	if unfiltered {
+		return true
+	}
+	for _, l := range ph.also {
+		if !mayHold(lower, l...) {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the first match of phrases in a sentence of the text, in
 // the order of the sentences then of the phrases, and that sentence.
 func (p *prose) find(phrases []phrase) (match, sentence string) {
 	for i, sent := range p.sents {
-		if m := findIn(phrases, sent, p.lowerSents[i]); m != "" {
+		if m := p.findIn(phrases, i); m != "" {
 			return m, sent
 		}
 	}
 	return "", ""
 }
 
-// findIn returns the first match of phrases in sent (lower: sent in lower
-// case), or "".
-func findIn(phrases []phrase, sent, lower string) string {
+// findIn returns the first match of phrases in the sentence at i, or "".
+func (p *prose) findIn(phrases []phrase, i int) string {
 	for _, ph := range phrases {
-		if hasAny(lower, ph.words...) {
-			if m := ph.re.FindString(sent); m != "" {
+		if ph.mayMatch(p.lowerSents[i], p.unfiltered) {
+			if m := ph.re.FindString(p.sents[i]); m != "" {
 				return m
 			}
 		}
@@ -63,9 +93,35 @@ func findIn(phrases []phrase, sent, lower string) string {
 	return ""
 }
 
+// mayHold reports whether the text may hold a match of an expression
+// every match of which holds one of words (see mayHold); unfiltered, it
+// is true.
+func (p *prose) mayHold(words []string) bool {
+	return p.unfiltered || mayHold(p.lower, words...)
+}
+
+// findString returns the first match of re in the text, where every match
+// of re holds one of words (see mayHold), or "".
+func (p *prose) findString(re *lazyre.Regexp, words []string) string {
+	if !p.mayHold(words) {
+		return ""
+	}
+	return re.FindString(p.plain)
+}
+
 // has reports whether the text holds one of words (lower case): a phrase
 // rule whose words are all missing need not run its expressions.
 func (p *prose) has(words ...string) bool { return hasAny(p.lower, words...) }
+
+// mayHold reports whether lower holds one of words, or a long s (ſ): the
+// cheap test before a case-insensitive expression every match of which
+// holds one of words, which matches ſ as s where strings.ToLower keeps
+// it (every other rune the expressions fold to an ASCII letter
+// strings.ToLower turns into that letter). TestLiteralTestsHoldEveryMatch
+// checks each list of words against its expression.
+func mayHold(lower string, words ...string) bool {
+	return hasAny(lower, words...) || strings.ContainsRune(lower, 'ſ')
+}
 
 // hasAny reports whether lower holds one of words.
 func hasAny(lower string, words ...string) bool {

@@ -41,8 +41,13 @@ type Server struct {
 // offer the model together: names that collide are looked for across
 // them, and a description that speaks of another server's tool is
 // shadowing. A nil catalog counts as an empty one.
-func Scan(servers ...Server) *Report {
-	s := &scanner{servers: servers, seen: map[findingKey]int{}}
+func Scan(servers ...Server) *Report { return scan(false, servers...) }
+
+// scan is Scan; unfiltered runs every expression on every sentence,
+// without the cheap literal tests that rule sentences out before it (for
+// the tests that check those tests drop no finding).
+func scan(unfiltered bool, servers ...Server) *Report {
+	s := &scanner{servers: servers, seen: map[findingKey]int{}, unfiltered: unfiltered}
 	for i := range servers {
 		if servers[i].Catalog == nil {
 			servers[i].Catalog = &catalog.Listing{}
@@ -71,6 +76,9 @@ type scanner struct {
 	// unread and unreadBytes count the texts of the server being scanned
 	// that the phrase rules did not read whole, and the bytes left.
 	unread, unreadBytes int
+	// unfiltered runs the expressions without the literal tests that
+	// rule sentences out first (see scan).
+	unfiltered bool
 }
 
 type findingKey struct {
@@ -167,7 +175,7 @@ func nameAsWords(n string) (string, bool) {
 // phraseRules runs the rules that read the phrases of t, plain being
 // what they read of it (folded, within the scan's budget).
 func (s *scanner) phraseRules(t *text, plain string) {
-	p := newProse(plain)
+	p := s.newProse(plain)
 	if t.kind == kindProse {
 		s.mixedWords(t)
 		s.markup(t, p)
@@ -177,14 +185,21 @@ func (s *scanner) phraseRules(t *text, plain string) {
 	// too.
 	b64 := p
 	if d := decoded(plain, false); d != plain {
-		b64 = newProse(d)
+		b64 = s.newProse(d)
 	}
-	s.modelDirected(t, newProse(decoded(plain, true)))
+	s.modelDirected(t, s.newProse(decoded(plain, true)))
 	s.destinations(t, b64)
 	s.squeezed(t, plain)
 	if t.kind == kindProse {
 		s.shadowing(t, orig)
 	}
+}
+
+// newProse is newProse(plain), unfiltered when the scan is.
+func (s *scanner) newProse(plain string) *prose {
+	p := newProse(plain)
+	p.unfiltered = s.unfiltered
+	return p
 }
 
 // Bounds of the rules that read phrases, whose cost grows with the text:

@@ -32,28 +32,36 @@ var (
 	notATool = lazyre.New(`(?i)^[` + "`'\"" + `]?\s+(?:parameter|argument|field|property|option|flag|key|value|attribute|column|variable|setting)s?\b`)
 )
 
+// Words (lower case) one of which every match of expressions holds: a
+// sentence without any (see mayHold) is not searched with them.
+var (
+	toolWords = []string{"tool", "function"}                            // quotedTool, toolQuoted, identifierTool
+	callWords = []string{"call", "use", "using", "invok", "run", "via"} // calledName
+)
+
 // shadowing reports descriptions that tell the model how to use tools
 // the server does not offer (MCPS030): a named tool of another server,
 // a named tool the server does not have, or every other tool.
 func (s *scanner) shadowing(t *text, p *prose) {
 	for i, sent := range p.sents {
-		if s.dictatesOtherTools(t, sent, p.lowerSents[i]) {
+		if s.dictatesOtherTools(t, p, i) {
 			continue
 		}
-		if s.mayNameTool(sent, p.lowerSents[i]) && directive.MatchString(sent) {
-			s.shadowsNamedTool(t, sent)
+		if s.mayNameTool(sent, p.lowerSents[i]) {
+			s.shadowsNamedTool(t, p, i)
 		}
 	}
 }
 
-// dictatesOtherTools reports sentence sent (lower: in lower case) when
-// it dictates how every other tool, or another server's, is used, and
-// says whether it did.
-func (s *scanner) dictatesOtherTools(t *text, sent, lower string) bool {
-	if !hasAny(lower, "tool", "function") {
+// dictatesOtherTools reports the sentence at i of p when it dictates how
+// every other tool, or another server's, is used, and says whether it
+// did.
+func (s *scanner) dictatesOtherTools(t *text, p *prose, i int) bool {
+	sent := p.sents[i]
+	if !hasAny(p.lowerSents[i], "tool", "function") {
 		return false
 	}
-	m := findIn(otherTools, sent, lower)
+	m := p.findIn(otherTools, i)
 	if m == "" || ownScope.MatchString(sent) {
 		return false
 	}
@@ -61,12 +69,19 @@ func (s *scanner) dictatesOtherTools(t *text, sent, lower string) bool {
 	return true
 }
 
-// shadowsNamedTool reports the first tool sentence sent (a directive)
-// names that the server does not offer: by whose it is, and whether the
-// sentence changes what it does.
-func (s *scanner) shadowsNamedTool(t *text, sent string) {
+// shadowsNamedTool reports the first tool the sentence at i of p names
+// that the server does not offer, when the sentence is a directive: by
+// whose it is, and whether the sentence changes what it does. The names
+// are looked for before the directive, which most sentences that name
+// no tool hold.
+func (s *scanner) shadowsNamedTool(t *text, p *prose, i int) {
+	sent := p.sents[i]
+	names := s.namedTools(p, i)
+	if len(names) == 0 || !directive.MatchString(sent) {
+		return
+	}
 	own := s.ownNames[s.server]
-	for _, name := range s.namedTools(sent) {
+	for _, name := range names {
 		if own[normName(name)] {
 			continue
 		}
@@ -84,16 +99,26 @@ func (s *scanner) shadowsNamedTool(t *text, sent string) {
 	}
 }
 
-// namedTools lists the names sentence speaks of as tools, and every tool
-// name of the other servers scanned that it holds as a word.
-func (s *scanner) namedTools(sent string) []string {
-	return append(namedAsTools(sent), s.otherServersTools(sent)...)
+// namedTools lists the names the sentence at i of p speaks of as tools,
+// and every tool name of the other servers scanned that it holds as a
+// word.
+func (s *scanner) namedTools(p *prose, i int) []string {
+	return append(namedAsTools(p, i), s.otherServersTools(p.sents[i])...)
 }
 
-// namedAsTools lists the names sent writes as a tool's: quoted before or
-// after "tool", identifier-shaped after a verb that calls or before
-// "tool"; not those a parameter's or a field's word follows.
-func namedAsTools(sent string) []string {
+// namedAsTools lists the names the sentence at i of p writes as a tool's:
+// quoted before or after "tool", identifier-shaped after a verb that
+// calls or before "tool"; not those a parameter's or a field's word
+// follows.
+func namedAsTools(p *prose, i int) []string {
+	sent, lower := p.sents[i], p.lowerSents[i]
+	// Each expression runs only on a sentence that holds what every
+	// match of it holds: a word, a quote, or what an identifier-shaped
+	// name is written with (see mayHoldIdentifier).
+	tools := p.unfiltered || mayHold(lower, toolWords...)
+	quoted := p.unfiltered || strings.ContainsAny(sent, quotes)
+	joined := p.unfiltered || strings.ContainsAny(sent, "_-")
+	identifier := joined || hasCamel(sent)
 	var out []string
 	add := func(name string, end int) {
 		name = strings.TrimSpace(name)
@@ -102,21 +127,29 @@ func namedAsTools(sent string) []string {
 		}
 		out = append(out, name)
 	}
-	for _, m := range quotedTool.FindAllStringSubmatchIndex(sent, 8) {
-		add(sent[m[2]:m[3]], m[3])
-	}
-	for _, m := range toolQuoted.FindAllStringSubmatchIndex(sent, 8) {
-		if m[2] >= 0 {
+	if tools && quoted {
+		for _, m := range quotedTool.FindAllStringSubmatchIndex(sent, 8) {
 			add(sent[m[2]:m[3]], m[3])
-		} else {
-			add(sent[m[4]:m[5]], m[5])
 		}
 	}
-	for _, m := range calledName.FindAllStringSubmatchIndex(sent, 8) {
-		add(sent[m[2]:m[3]], m[3])
+	if tools && (quoted || joined) {
+		for _, m := range toolQuoted.FindAllStringSubmatchIndex(sent, 8) {
+			if m[2] >= 0 {
+				add(sent[m[2]:m[3]], m[3])
+			} else {
+				add(sent[m[4]:m[5]], m[5])
+			}
+		}
 	}
-	for _, m := range identifierTool.FindAllStringSubmatchIndex(sent, 8) {
-		add(sent[m[2]:m[3]], m[3])
+	if identifier && (p.unfiltered || mayHold(lower, callWords...)) {
+		for _, m := range calledName.FindAllStringSubmatchIndex(sent, 8) {
+			add(sent[m[2]:m[3]], m[3])
+		}
+	}
+	if tools && identifier {
+		for _, m := range identifierTool.FindAllStringSubmatchIndex(sent, 8) {
+			add(sent[m[2]:m[3]], m[3])
+		}
 	}
 	return out
 }
@@ -159,11 +192,20 @@ func (s *scanner) ownerOf(name string) string {
 // quote, "tool", a camelCase word), or other servers were scanned, whose
 // names it may hold.
 func (s *scanner) mayNameTool(sent, lower string) bool {
-	if len(s.servers) > 1 || strings.ContainsAny(sent, "_-`'\"‘“") || hasAny(lower, "tool", "function") {
-		return true
-	}
-	for i := 1; i < len(sent); i++ {
-		if sent[i] >= 'A' && sent[i] <= 'Z' && sent[i-1] >= 'a' && sent[i-1] <= 'z' {
+	return len(s.servers) > 1 || strings.ContainsAny(sent, "_-"+quotes) || hasAny(lower, "tool", "function") || hasCamel(sent)
+}
+
+// quotes are the quotes a tool's name is put in.
+const quotes = "`'\"‘“"
+
+// hasCamel reports whether s holds a lower-case ASCII letter followed by
+// an upper-case one. With _ and -, it is what an identifier-shaped name
+// of the expressions needs: words joined by _ or -
+// ([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+), or camelCase
+// ([a-z]+[A-Z][A-Za-z0-9]*, case-sensitive).
+func hasCamel(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
 			return true
 		}
 	}
