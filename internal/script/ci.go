@@ -25,7 +25,7 @@ func (r *Report) SARIF(tool sarif.Tool, at sarif.Anchor) *sarif.Run {
 			Tags:  []string{"mcp", "test"}})
 	}
 	run.Rules = append(run.Rules, sarif.Rule{ID: connectRule, Level: sarif.Error, Short: "A test script could not reach the server",
-		Help: fmt.Sprintf("Check the server command or URL (%s) and that the server starts.", r.name(OptionServer)), Tags: []string{"mcp", "test"}})
+		Help: fmt.Sprintf("Check the server command or URL (%s) and that the server starts.", r.Name.Word(OptionServer)), Tags: []string{"mcp", "test"}})
 	for _, s := range r.Scripts {
 		if s.Err != nil {
 			run.Results = append(run.Results, sarif.Result{RuleID: connectRule, Message: s.Err.Error(),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/optname"
 )
 
 // Exit codes of `mcp-tester test`.
@@ -23,7 +24,7 @@ type Report struct {
 	// Name names one of the caller's options in its terms, for the help
 	// that points at it (a command line's flags); nil, or "", names it as
 	// the Go API does ([Option.String]). The caller sets it.
-	Name func(Option) string
+	Name optname.Namer[Option]
 }
 
 // Option is one of the caller's choices the report's help points at;
@@ -44,16 +45,6 @@ func (o Option) String() string {
 		return "RunOptions.Connect"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
-}
-
-// name words the option o as the caller named it (Report.Name).
-func (r *Report) name(o Option) string {
-	if r.Name != nil {
-		if n := r.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
 }
 
 // ScriptResult is the outcome of one script.

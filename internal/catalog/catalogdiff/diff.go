@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/text/optname"
 )
 
 // Change is one difference between two catalogs.
@@ -55,7 +56,7 @@ type Report struct {
 	// Name names one of the caller's options in its terms, for the lines
 	// of the reports that point at it (a command line's flag); nil, or
 	// "", names it as this package does ([Option.String]).
-	Name func(Option) string
+	Name optname.Namer[Option]
 }
 
 // Option is one of the caller's choices a report points at; [Report.Name]
@@ -76,16 +77,6 @@ func (o Option) String() string {
 		return "Threshold"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
-}
-
-// name words the option o as the caller named it (Report.Name).
-func (r *Report) name(o Option) string {
-	if r.Name != nil {
-		if n := r.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
 }
 
 // Count returns how many changes of class c the report has.

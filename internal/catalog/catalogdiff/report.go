@@ -109,7 +109,7 @@ func (r *Report) summary(t Threshold) string {
 	s := fmt.Sprintf("%d change%s: %d breaking, %d to review, %d safe", len(r.Changes), plural(len(r.Changes)),
 		r.Count(Breaking), r.Count(Review), r.Count(Safe))
 	if r.Fails(t) {
-		s += fmt.Sprintf(" (fails: %s %s)", r.name(OptionThreshold), t)
+		s += fmt.Sprintf(" (fails: %s %s)", r.Name.Word(OptionThreshold), t)
 	}
 	return s
 }
@@ -179,7 +179,7 @@ func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
 	fmt.Fprintf(&b, "### MCP server catalog: %s\n\n", verdict)
 	fmt.Fprintf(&b, "%s → %s", sideName(r.Old, mdtext.Text), sideName(r.New, mdtext.Text))
 	if r.Fails(t) {
-		fmt.Fprintf(&b, " — **fails** (`%s %s`)", r.name(OptionThreshold), t)
+		fmt.Fprintf(&b, " — **fails** (`%s %s`)", r.Name.Word(OptionThreshold), t)
 	}
 	b.WriteString("\n")
 	sections := []struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/client/toolargs"
 	"github.com/askback/askback/internal/client/wire"
+	"github.com/askback/askback/internal/text/optname"
 	"github.com/askback/askback/internal/text/suggest"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -68,22 +69,6 @@ func (o Option) String() string {
 	return fmt.Sprintf("Option(%d)", int(o))
 }
 
-// name words the option o as the caller named it (Options.Name).
-func (opts Options) name(o Option) string {
-	return nameWith(opts.Name, o)
-}
-
-// nameWith words o with name, or as the field of Options when name is
-// nil or has no word for it.
-func nameWith(name func(Option) string, o Option) string {
-	if name != nil {
-		if n := name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
-}
-
 // Options configure an audit.
 type Options struct {
 	// Target is the server.
@@ -104,7 +89,7 @@ type Options struct {
 	// Name names one of these options in the caller's terms, for the
 	// errors and warnings that point at it (a command line's flag, a
 	// test's option field); nil names them as this struct's fields.
-	Name func(Option) string
+	Name optname.Namer[Option]
 	// Timeout bounds connecting and each request; zero means no limit.
 	Timeout time.Duration
 	// Deadline bounds the whole audit; zero means no limit. When it runs
@@ -266,10 +251,10 @@ func validate(opts Options) error {
 		return nil
 	}
 	if opts.Target.URL == "" {
-		return fmt.Errorf("%s needs an HTTP server (%s): a stdio server has no users to tell apart", opts.name(OptionOtherHeaders), opts.name(OptionURL))
+		return fmt.Errorf("%s needs an HTTP server (%s): a stdio server has no users to tell apart", opts.Name.Word(OptionOtherHeaders), opts.Name.Word(OptionURL))
 	}
 	if _, err := target.ParseHeaders(opts.OtherHeaders); err != nil {
-		return fmt.Errorf("%s: %w", opts.name(OptionOtherHeaders), err)
+		return fmt.Errorf("%s: %w", opts.Name.Word(OptionOtherHeaders), err)
 	}
 	return nil
 }
@@ -362,7 +347,7 @@ func (a *auditor) warnWriters(subjects []*subject) {
 	if len(names) > len(shown) {
 		list += fmt.Sprintf(" and %d more", len(names)-len(shown))
 	}
-	a.opts.Warn(fmt.Sprintf("the audit calls %d tool(s) that are neither marked read-only nor destructive, and may change what the server holds: %s; %s calls only the tools marked read-only", len(names), termsafe.Line(list), a.opts.name(OptionReadOnly)))
+	a.opts.Warn(fmt.Sprintf("the audit calls %d tool(s) that are neither marked read-only nor destructive, and may change what the server holds: %s; %s calls only the tools marked read-only", len(names), termsafe.Line(list), a.opts.Name.Word(OptionReadOnly)))
 }
 
 // checkNames refuses an Include or Args that names no tool, prompt,
@@ -375,7 +360,7 @@ func checkNames(opts Options, subjects []*subject) error {
 	known := offered(names)
 	for _, n := range opts.Include {
 		if n != "*" && !have[n] {
-			return fmt.Errorf("%s %q: the server has no tool, prompt or resource of that name (%s", opts.name(OptionInclude), n, meant(known, n, names))
+			return fmt.Errorf("%s %q: the server has no tool, prompt or resource of that name (%s", opts.Name.Word(OptionInclude), n, meant(known, n, names))
 		}
 	}
 	var argNames []string
@@ -385,7 +370,7 @@ func checkNames(opts Options, subjects []*subject) error {
 	slices.Sort(argNames)
 	for _, n := range argNames {
 		if !have[n] {
-			return fmt.Errorf("%s %q: the server has no tool, prompt or resource template of that name (%s", opts.name(OptionArgs), n+"=…", meant(known, n, names))
+			return fmt.Errorf("%s %q: the server has no tool, prompt or resource template of that name (%s", opts.Name.Word(OptionArgs), n+"=…", meant(known, n, names))
 		}
 	}
 	return checkToolArgs(opts, subjects)
@@ -434,7 +419,7 @@ func checkToolArgs(opts Options, subjects []*subject) error {
 	for _, s := range subjects {
 		if args, ok := opts.Args[s.name]; ok && s.kind == "tool" {
 			if err := toolargs.Check(s.name, s.schema, args); err != nil {
-				return fmt.Errorf("%s %q: %v", opts.name(OptionArgs), s.name+"=…", err)
+				return fmt.Errorf("%s %q: %v", opts.Name.Word(OptionArgs), s.name+"=…", err)
 			}
 		}
 	}
@@ -518,11 +503,11 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	// With ReadOnly, what is not marked read-only is skipped as that,
 	// whether or not its annotations also make it destructive.
 	if a.opts.ReadOnly && !s.readOnly && !included {
-		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and %s was given", a.opts.name(OptionReadOnly)) + skipHint(a.opts.name(OptionInclude), t.Name)
+		s.report.Skipped = fmt.Sprintf("not marked read-only (readOnlyHint not true), and %s was given", a.opts.Name.Word(OptionReadOnly)) + skipHint(a.opts.Name.Word(OptionInclude), t.Name)
 		return s
 	}
 	if why := destructive(t); why != "" && !included {
-		s.report.Skipped = fmt.Sprintf("destructive (%s)", why) + skipHint(a.opts.name(OptionInclude), t.Name)
+		s.report.Skipped = fmt.Sprintf("destructive (%s)", why) + skipHint(a.opts.Name.Word(OptionInclude), t.Name)
 		return s
 	}
 	s.args = a.opts.Args[t.Name]

@@ -42,7 +42,7 @@ type SkipGroup struct {
 // groups folded (see Fold).
 func (r *Report) Fold() Fold {
 	var f Fold
-	include := nameWith(r.name, OptionInclude)
+	include := r.name.Word(OptionInclude)
 	for _, s := range r.Subjects {
 		switch {
 		case s.Skipped != "":

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/askback/askback/internal/text/optname"
 )
 
 // Status is the outcome of one rule for one subject.
@@ -85,7 +87,7 @@ type Report struct {
 	Stopped string `json:"stopped,omitempty"`
 
 	// name words an option in the caller's terms (Options.Name).
-	name func(Option) string
+	name optname.Namer[Option]
 }
 
 // Complete reports whether the audit ran to its end, every probe could
@@ -234,7 +236,7 @@ func (c coverage) include(r *Report) string {
 	if c.skipped > len(c.skippedNames) {
 		names += ", …"
 	}
-	include := nameWith(r.name, OptionInclude)
+	include := r.name.Word(OptionInclude)
 	return fmt.Sprintf("name those the audit may call with %s NAME (skipped: %s) or %s '*'", include, names, include)
 }
 
@@ -244,9 +246,9 @@ func (c coverage) include(r *Report) string {
 func (c coverage) skippedAs(r *Report) string {
 	switch {
 	case c.notReadOnly == c.skipped:
-		return "as not marked read-only (" + nameWith(r.name, OptionReadOnly) + ")"
+		return "as not marked read-only (" + r.name.Word(OptionReadOnly) + ")"
 	case c.notReadOnly > 0:
-		return "as destructive or not marked read-only (" + nameWith(r.name, OptionReadOnly) + ")"
+		return "as destructive or not marked read-only (" + r.name.Word(OptionReadOnly) + ")"
 	}
 	return "as destructive"
 }
@@ -280,9 +282,9 @@ func (r *Report) noQuestion(c coverage) string {
 	case c.unanswered > 0:
 		return fmt.Sprintf("the calls got no answer (%d checks incomplete) or asked nothing", c.unanswered)
 	case r.Protocol != "" && r.Protocol < "2025-06-18":
-		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave %s out, or give 2025-06-18 or newer)", c.called, r.Protocol, nameWith(r.name, OptionProtocol))
+		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave %s out, or give 2025-06-18 or newer)", c.called, r.Protocol, r.name.Word(OptionProtocol))
 	}
-	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with %s NAME=JSON)", c.called, nameWith(r.name, OptionArgs))
+	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with %s NAME=JSON)", c.called, r.name.Word(OptionArgs))
 }
 
 // Failed reports whether any rule failed.

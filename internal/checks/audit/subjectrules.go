@@ -181,7 +181,7 @@ func (x *subjectAudit) incomparable() string {
 	case base.endless:
 		return "the call never completes with accepted answers"
 	case last.kind == kErrorResult || last.kind == kRPCError:
-		return fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with %s %s=JSON)", last.kind, x.a.opts.name(OptionArgs), x.s.name)
+		return fmt.Sprintf("the call ends in %s with the audit's answers (give the arguments with %s %s=JSON)", last.kind, x.a.opts.Name.Word(OptionArgs), x.s.name)
 	case !base.completes():
 		return "the call does not complete: " + last.describe()
 	}
@@ -465,7 +465,7 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 		c.na(RuleUser, "a stdio server has a single user")
 		return
 	case len(a.opts.OtherHeaders) == 0 && a.opts.OtherLogin == nil:
-		c.na(RuleUser, fmt.Sprintf("needs a second identity: %s NAME (a second login) or %s \"Authorization: Bearer …\"", a.opts.name(OptionOtherLogin), a.opts.name(OptionOtherHeaders)))
+		c.na(RuleUser, fmt.Sprintf("needs a second identity: %s NAME (a second login) or %s \"Authorization: Bearer …\"", a.opts.Name.Word(OptionOtherLogin), a.opts.Name.Word(OptionOtherHeaders)))
 		return
 	}
 	other := a.otherTarget()
@@ -484,7 +484,7 @@ func probeUser(ctx context.Context, x *subjectAudit) {
 				c.pass(RuleUser, "")
 				return
 			}
-			c.fail(RuleUser, o.evidence(fmt.Sprintf("requestState issued to the first identity presented by the second (%s): the server completed the call", a.opts.name(secondIdentity))))
+			c.fail(RuleUser, o.evidence(fmt.Sprintf("requestState issued to the first identity presented by the second (%s): the server completed the call", a.opts.Name.Word(secondIdentity))))
 		})
 		if err != nil {
 			c.na(RuleUser, "the second identity could not connect: "+firstLine(err.Error()))

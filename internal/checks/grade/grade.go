@@ -22,6 +22,7 @@ import (
 	"github.com/askback/askback/internal/checks/audit"
 	"github.com/askback/askback/internal/checks/inspect"
 	"github.com/askback/askback/internal/checks/scan"
+	"github.com/askback/askback/internal/text/optname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -126,7 +127,7 @@ type Evidence struct {
 	// Name names one of the caller's options in its terms, for the items
 	// whose Why points at it (a command line's flag); nil, or "", names it
 	// as this package does ([Option.String]).
-	Name func(Option) string
+	Name optname.Namer[Option]
 }
 
 // Option is one of the caller's choices an item's Why points at as the
@@ -149,23 +150,13 @@ func (o Option) String() string {
 	return fmt.Sprintf("Option(%d)", int(o))
 }
 
-// name words the option o as the caller named it (Evidence.Name).
-func (e Evidence) name(o Option) string {
-	if e.Name != nil {
-		if n := e.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
-}
-
 // Compute grades a server from the evidence.
 func Compute(e Evidence) *Grade {
 	g := &Grade{Server: e.Server, Version: e.Version, Protocol: e.Observed.Protocol}
 	var items []Item
 	items = append(items, weigh(Conformance, conformance(e.Observed))...)
 	items = append(items, weigh(Asking, asking(e.Audit, e.AuditWhy))...)
-	items = append(items, weigh(Description, description(e.Inspect, e.IconsChecked, e.name(OptionCheckIcons)))...)
+	items = append(items, weigh(Description, description(e.Inspect, e.IconsChecked, e.Name.Word(OptionCheckIcons)))...)
 	items = append(items, weigh(Safety, safety(e.Scan))...)
 	g.Items = items
 	var earned, checked, total float64

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/text/optname"
 )
 
 // Server is what a client saw of a server (its listing, catalog.List)
@@ -66,7 +67,7 @@ type Report struct {
 	// Name names one of the caller's options in its terms, for the advice
 	// of WriteText that points at it (a command line's flag); nil, or "",
 	// names it as this package does ([Option.String]). The caller sets it.
-	Name func(Option) string `json:"-"`
+	Name optname.Namer[Option] `json:"-"`
 }
 
 // Option is one of the caller's choices the report's advice points at;
@@ -87,18 +88,6 @@ func (o Option) String() string {
 		return "probing (Server.Probes)"
 	}
 	return "Option(" + strconv.Itoa(int(o)) + ")"
-}
-
-// OptionName words the option o as the caller named it ([Report.Name]),
-// or as this package does: for the pages other packages write of the
-// report.
-func (r *Report) OptionName(o Option) string {
-	if r.Name != nil {
-		if n := r.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
 }
 
 // Counts are the sizes of the server's lists.

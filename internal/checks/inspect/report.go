@@ -89,7 +89,7 @@ func (r *Report) writeQuestions(b *strings.Builder) {
 		if r.Elicit.Probed {
 			b.WriteString(" none seen (read-only tools probed; no description says a tool asks)\n")
 		} else {
-			fmt.Fprintf(b, " none said (no description says a tool asks; %s calls read-only tools to find out)\n", r.OptionName(OptionProbe))
+			fmt.Fprintf(b, " none said (no description says a tool asks; %s calls read-only tools to find out)\n", r.Name.Word(OptionProbe))
 		}
 		return
 	}
@@ -103,7 +103,7 @@ func (r *Report) writeQuestions(b *strings.Builder) {
 		fmt.Fprintf(b, "  %s: %s\n", termsafe.Line(t.Name), strings.Join(howItAsks(t), "; "))
 	}
 	if !r.Elicit.Probed {
-		fmt.Fprintf(b, "  (from descriptions only; %s calls read-only tools to see them ask)\n", r.OptionName(OptionProbe))
+		fmt.Fprintf(b, "  (from descriptions only; %s calls read-only tools to see them ask)\n", r.Name.Word(OptionProbe))
 	}
 }
 

@@ -66,9 +66,9 @@ type loginTimeout struct {
 
 func (t *loginTimeout) Error() string {
 	if t.own {
-		return fmt.Sprintf("the login did not end within %s (%s gives more time)", roundWait(t.limit), t.names.name(SettingTimeout))
+		return fmt.Sprintf("the login did not end within %s (%s gives more time)", roundWait(t.limit), t.names.Name.Word(SettingTimeout))
 	}
-	return fmt.Sprintf("the login did not end within the %s the command had left (%s; %s gives a login a limit of its own)", roundWait(t.limit), t.names.name(SettingRequestTimeout), t.names.name(SettingTimeout))
+	return fmt.Sprintf("the login did not end within the %s the command had left (%s; %s gives a login a limit of its own)", roundWait(t.limit), t.names.Name.Word(SettingRequestTimeout), t.names.Name.Word(SettingTimeout))
 }
 
 // asTimeout is the loginTimeout that ended ctx, nil when none did.

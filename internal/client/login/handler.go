@@ -143,7 +143,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	case insufficient && bearer["error"] != "insufficient_scope":
 		return h.fail(forbidden(bearer))
 	case resp.StatusCode == http.StatusUnauthorized && bearer == nil:
-		return h.fail(fmt.Errorf("the server answered 401 Unauthorized without a Bearer or DPoP challenge: it does not ask for an OAuth login; send its credentials with %s", h.l.Settings.name(SettingHeaders)))
+		return h.fail(fmt.Errorf("the server answered 401 Unauthorized without a Bearer or DPoP challenge: it does not ask for an OAuth login; send its credentials with %s", h.l.Settings.Name.Word(SettingHeaders)))
 	}
 	if err := h.bound(sentToken(req), insufficient, bearer); err != nil {
 		return err
@@ -485,7 +485,7 @@ func (t *boundTransport) stepUp(req *http.Request, resp *http.Response) (*http.R
 // receiver for the browser's return made for this login.
 func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool, p *proofing) error {
 	s := &h.l.Settings
-	recv, redirect, err := listen(s.name(SettingRedirectURL), s.RedirectURL)
+	recv, redirect, err := listen(s.Name.Word(SettingRedirectURL), s.RedirectURL)
 	if err != nil {
 		return err
 	}
@@ -648,7 +648,7 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	} else {
 		fmt.Fprintf(w, "mcp-tester: waiting for the browser to come back to %s\n", redirect)
 	}
-	r, err := awaitRedirect(ctx, w, recv, pasted, redirect, h.l.Settings.name(SettingNoBrowser))
+	r, err := awaitRedirect(ctx, w, recv, pasted, redirect, h.l.Settings.Name.Word(SettingNoBrowser))
 	if err != nil {
 		return nil, err
 	}
@@ -721,7 +721,7 @@ func (s *Settings) explain(err error) error {
 	case strings.Contains(msg, "does not match issuer URL"), strings.Contains(msg, "does not match expected issuer"):
 		return fmt.Errorf("%w: refused, since another server may be answering for the authorization server", err)
 	case strings.Contains(msg, "no configured client registration methods"):
-		return fmt.Errorf("%w: give a pre-registered client with %s (and its secret), or %s", err, s.name(SettingClientID), s.name(SettingClientMetadataURL))
+		return fmt.Errorf("%w: give a pre-registered client with %s (and its secret), or %s", err, s.Name.Word(SettingClientID), s.Name.Word(SettingClientMetadataURL))
 	case strings.Contains(msg, "got metadata resource"):
 		return fmt.Errorf("%w: refused, since the protected resource metadata is for another server", err)
 	}

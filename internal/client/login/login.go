@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/askback/askback/internal/text/optname"
 )
 
 // Settings say how to log in. The zero value logs in through the browser
@@ -82,7 +84,7 @@ type Settings struct {
 	// Name words a setting in the caller's terms in errors (the CLI
 	// gives its flags); nil, or an empty word, names the field of
 	// Settings.
-	Name func(Setting) string
+	Name optname.Namer[Setting]
 }
 
 // DefaultTimeout bounds a login whose request has no time limit, and is
@@ -108,9 +110,9 @@ func (s *Settings) Validate() error {
 func (s *Settings) validKind() error {
 	switch {
 	case s.AssertionFile != "" && (s.ClientCredentials || s.ClientKeyFile != ""):
-		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.name(SettingAssertionFile), s.name(SettingClientCredentials), s.name(SettingClientKeyFile))
+		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.Name.Word(SettingAssertionFile), s.Name.Word(SettingClientCredentials), s.Name.Word(SettingClientKeyFile))
 	case s.IDTokenFile != "" && (s.ClientCredentials || s.AssertionFile != ""):
-		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.name(SettingIDTokenFile), s.name(SettingClientCredentials), s.name(SettingAssertionFile))
+		return fmt.Errorf("%s is a login of its own: drop %s and %s", s.Name.Word(SettingIDTokenFile), s.Name.Word(SettingClientCredentials), s.Name.Word(SettingAssertionFile))
 	}
 	return nil
 }
@@ -120,17 +122,17 @@ func (s *Settings) validKind() error {
 func (s *Settings) validClient() error {
 	switch {
 	case s.ClientSecret != "" && s.ClientID == "":
-		return fmt.Errorf("a client secret needs its client id (%s)", s.name(SettingClientID))
+		return fmt.Errorf("a client secret needs its client id (%s)", s.Name.Word(SettingClientID))
 	case s.ClientKeyFile != "" && !s.ClientCredentials:
-		return fmt.Errorf("%s signs client credentials: add %s", s.name(SettingClientKeyFile), s.name(SettingClientCredentials))
+		return fmt.Errorf("%s signs client credentials: add %s", s.Name.Word(SettingClientKeyFile), s.Name.Word(SettingClientCredentials))
 	case !s.ClientCredentials:
 		return nil
 	case s.ClientID == "":
-		return fmt.Errorf("%s needs %s and a secret or %s", s.name(SettingClientCredentials), s.name(SettingClientID), s.name(SettingClientKeyFile))
+		return fmt.Errorf("%s needs %s and a secret or %s", s.Name.Word(SettingClientCredentials), s.Name.Word(SettingClientID), s.Name.Word(SettingClientKeyFile))
 	case s.ClientSecret == "" && s.ClientKeyFile == "":
-		return fmt.Errorf("%s needs a client secret (%s) or %s", s.name(SettingClientCredentials), s.name(SettingClientSecret), s.name(SettingClientKeyFile))
+		return fmt.Errorf("%s needs a client secret (%s) or %s", s.Name.Word(SettingClientCredentials), s.Name.Word(SettingClientSecret), s.Name.Word(SettingClientKeyFile))
 	case s.ClientSecret != "" && s.ClientKeyFile != "":
-		return fmt.Errorf("give a client secret or %s, not both", s.name(SettingClientKeyFile))
+		return fmt.Errorf("give a client secret or %s, not both", s.Name.Word(SettingClientKeyFile))
 	}
 	return nil
 }
@@ -140,11 +142,11 @@ func (s *Settings) validClient() error {
 func (s *Settings) validIdP() error {
 	switch {
 	case s.IDTokenFile != "" && (s.IdPIssuer == "" || s.IdPClientID == "" || s.ClientID == ""):
-		return fmt.Errorf("%s needs %s, %s and the server's %s", s.name(SettingIDTokenFile), s.name(SettingIdPIssuer), s.name(SettingIdPClientID), s.name(SettingClientID))
+		return fmt.Errorf("%s needs %s, %s and the server's %s", s.Name.Word(SettingIDTokenFile), s.Name.Word(SettingIdPIssuer), s.Name.Word(SettingIdPClientID), s.Name.Word(SettingClientID))
 	case s.IDTokenFile == "" && (s.IdPIssuer != "" || s.IdPClientID != ""):
-		return fmt.Errorf("%s and %s go with %s", s.name(SettingIdPIssuer), s.name(SettingIdPClientID), s.name(SettingIDTokenFile))
+		return fmt.Errorf("%s and %s go with %s", s.Name.Word(SettingIdPIssuer), s.Name.Word(SettingIdPClientID), s.Name.Word(SettingIDTokenFile))
 	case s.Timeout < 0:
-		return fmt.Errorf("%s must not be negative", s.name(SettingTimeout))
+		return fmt.Errorf("%s must not be negative", s.Name.Word(SettingTimeout))
 	}
 	return nil
 }
@@ -155,13 +157,13 @@ func (s *Settings) validURLs() error {
 	if s.ClientMetadataURL != "" {
 		u, err := url.Parse(s.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
-			return fmt.Errorf("%s %q: give the https URL of the document, with a path", s.name(SettingClientMetadataURL), s.ClientMetadataURL)
+			return fmt.Errorf("%s %q: give the https URL of the document, with a path", s.Name.Word(SettingClientMetadataURL), s.ClientMetadataURL)
 		}
 	}
 	if s.RedirectURL != "" {
 		u, err := url.Parse(s.RedirectURL)
 		if err != nil || u.Scheme != "http" || u.Port() == "" || !isLoopbackHost(u.Hostname()) || u.RawQuery != "" || u.Fragment != "" {
-			return badRedirect(s.name(SettingRedirectURL), s.RedirectURL)
+			return badRedirect(s.Name.Word(SettingRedirectURL), s.RedirectURL)
 		}
 	}
 	return nil
@@ -171,7 +173,7 @@ func (s *Settings) validURLs() error {
 func (s *Settings) validScopes() error {
 	for _, sc := range s.Scopes {
 		if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
-			return fmt.Errorf("%s %q: one scope each, without spaces or quotes", s.name(SettingScopes), sc)
+			return fmt.Errorf("%s %q: one scope each, without spaces or quotes", s.Name.Word(SettingScopes), sc)
 		}
 	}
 	return nil

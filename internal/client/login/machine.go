@@ -49,7 +49,7 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 	grant := GrantClientCredentials
 	switch {
 	case s.AssertionFile != "":
-		assertion, err := readAssertion(s.name(SettingAssertionFile), s.AssertionFile)
+		assertion, err := readAssertion(s.Name.Word(SettingAssertionFile), s.AssertionFile)
 		if err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func (h *Handler) machine(ctx context.Context, req *http.Request, resp *http.Res
 		cfg.EndpointParams.Set("grant_type", jwtBearer)
 		cfg.EndpointParams.Set("assertion", assertion)
 	case s.ClientKeyFile != "":
-		assertion, err := signAssertion(s.name(SettingClientKeyFile), s.ClientKeyFile, s.ClientID, asm, h.l.now())
+		assertion, err := signAssertion(s.Name.Word(SettingClientKeyFile), s.ClientKeyFile, s.ClientID, asm, h.l.now())
 		if err != nil {
 			return err
 		}
@@ -181,12 +181,12 @@ const jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 // server (token exchange, RFC 8693, with the go-sdk's oauthex).
 func (h *Handler) identityAssertion(ctx context.Context, prm *oauthex.ProtectedResourceMetadata, asm *oauthex.AuthServerMeta, scopes []string) (string, error) {
 	s := &h.l.Settings
-	idToken, err := readAssertion(s.name(SettingIDTokenFile), s.IDTokenFile)
+	idToken, err := readAssertion(s.Name.Word(SettingIDTokenFile), s.IDTokenFile)
 	if err != nil {
 		return "", err
 	}
 	client := h.l.client()
-	tokenURL, err := idpTokenEndpoint(ctx, s.name(SettingIdPIssuer), s.IdPIssuer, client)
+	tokenURL, err := idpTokenEndpoint(ctx, s.Name.Word(SettingIdPIssuer), s.IdPIssuer, client)
 	if err != nil {
 		return "", err
 	}

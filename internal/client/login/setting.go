@@ -80,14 +80,3 @@ func (set Setting) String() string {
 	}
 	return "Setting(" + strconv.Itoa(int(set)) + ")"
 }
-
-// name words set in the caller's terms: Settings.Name's word, or the
-// field of Settings that holds it.
-func (s *Settings) name(set Setting) string {
-	if s.Name != nil {
-		if n := s.Name(set); n != "" {
-			return n
-		}
-	}
-	return set.String()
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/platform/procgroup"
 	"github.com/askback/askback/internal/text/credential"
+	"github.com/askback/askback/internal/text/optname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,7 +57,7 @@ type Target struct {
 	// Name names one of these fields in the caller's terms, for the errors
 	// that point at it (a command line's flag); nil, or "", names it as
 	// this struct's field ([Option.String]).
-	Name func(Option) string
+	Name optname.Namer[Option]
 }
 
 // Option is one of Target's fields an error points at as the way on;
@@ -76,16 +77,6 @@ func (o Option) String() string {
 		return "Target.URL"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
-}
-
-// name words the field o as the caller named it (Target.Name).
-func (t *Target) name(o Option) string {
-	if t.Name != nil {
-		if n := t.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
 }
 
 // ErrNoServer is Validate's error for a target that names no server, and
@@ -289,7 +280,7 @@ func (t *Target) HTTPClient() *http.Client {
 // headerTransport); what it refuses is noted in refused, when not nil.
 func (t *Target) httpClient(base http.RoundTripper, refused *refusal) *http.Client {
 	h, _ := ParseHeaders(t.Headers)
-	ht := &headerTransport{base: base, headers: h, refused: refused, urlName: t.name(OptionURL)}
+	ht := &headerTransport{base: base, headers: h, refused: refused, urlName: t.Name.Word(OptionURL)}
 	if u, err := url.Parse(t.URL); err == nil && u.Host != "" {
 		ht.origin = u
 	}

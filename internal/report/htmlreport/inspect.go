@@ -133,7 +133,7 @@ func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe
 		Offers:    fmt.Sprintf("%d tool%s, %d prompt%s, %d resource%s, %d resource template%s", r.Counts.Tools, plural(r.Counts.Tools), r.Counts.Prompts, plural(r.Counts.Prompts), r.Counts.Resources, plural(r.Counts.Resources), r.Counts.Templates, plural(r.Counts.Templates)),
 		Declares:  t.line(strings.Join(r.Declares, ", ")),
 		Probed:    r.Elicit.Probed,
-		ProbeName: r.OptionName(inspect.OptionProbe),
+		ProbeName: r.Name.Word(inspect.OptionProbe),
 		IconsSeen: r.IconsSeen,
 	}
 	for _, e := range r.Errors {

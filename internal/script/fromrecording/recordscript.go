@@ -26,6 +26,7 @@ import (
 	"github.com/askback/askback/internal/script/fromcall"
 	"github.com/askback/askback/internal/script/syntax"
 	"github.com/askback/askback/internal/text/credential"
+	"github.com/askback/askback/internal/text/optname"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,7 +48,7 @@ type Options struct {
 	// Name names one of the caller's options in its terms, for the errors
 	// that point at it (a command line's flag); nil, or "", names it as
 	// the Go API does ([Option.String]).
-	Name func(Option) string
+	Name optname.Namer[Option]
 }
 
 // Option is one of the caller's choices an error of Write points at as
@@ -68,16 +69,6 @@ func (o Option) String() string {
 		return "conversation.Options.Lists"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
-}
-
-// name words the option o as the caller named it (Options.Name).
-func (opts Options) name(o Option) string {
-	if opts.Name != nil {
-		if n := opts.Name(o); n != "" {
-			return n
-		}
-	}
-	return o.String()
 }
 
 // Counts says what became of the recording's calls in a script.
@@ -167,7 +158,7 @@ const heredocAt = 500
 func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, error) {
 	if len(conv.Calls) == 0 {
 		if conv.Lists > 0 {
-			return nil, nil, fmt.Errorf("%w: it holds %d list request(s), which %s makes calls of", ErrNothing, conv.Lists, opts.name(OptionLists))
+			return nil, nil, fmt.Errorf("%w: it holds %d list request(s), which %s makes calls of", ErrNothing, conv.Lists, opts.Name.Word(OptionLists))
 		}
 		return nil, nil, ErrNothing
 	}
