@@ -280,6 +280,10 @@ var confusables = map[rune]rune{
 	'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P',
 	'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// Latin: the long s, an s to a case-insensitive expression and to a
+	// reader, which strings.ToLower keeps (so that a word test on the
+	// lower-case text would miss "diſmiss")
+	'ſ': 's',
 }
 
 // latinLookalike returns the Latin letter r imitates: a Cyrillic or Greek
