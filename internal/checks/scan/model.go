@@ -51,10 +51,9 @@ var (
 
 // secretFileLiterals are strings (lower case) one of which every match of
 // secretFile holds, one or more for each of its alternatives: a sentence
-// in lower case without any of them (and without ſ, the long s that the
-// expression's case folding matches as s but strings.ToLower keeps) has
-// no match, and secretFile need not run on it. Keep them in step with
-// secretFile: TestLiteralTestsHoldEveryMatch checks each alternative.
+// in lower case without any of them has no match, and secretFile need not
+// run on it. Keep them in step with secretFile:
+// TestLiteralTestsHoldEveryMatch checks each alternative.
 var secretFileLiterals = []string{
 	".ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys",
 	".aws/credentials", ".aws/config", ".netrc", ".npmrc", ".pypirc",

@@ -33,8 +33,7 @@ func newProse(plain string) *prose {
 // sentence, and the words (lower case) one of which the phrase holds: a
 // sentence without any is not searched. Each of also is a further list
 // of words one of which every match holds: a sentence without any of one
-// list is not searched either, unless it holds a long s (ſ), which the
-// expression matches as s but strings.ToLower keeps.
+// list is not searched either.
 type phrase struct {
 	words []string
 	also  [][]string
@@ -113,14 +112,15 @@ func (p *prose) findString(re *lazyre.Regexp, words []string) string {
 // rule whose words are all missing need not run its expressions.
 func (p *prose) has(words ...string) bool { return hasAny(p.lower, words...) }
 
-// mayHold reports whether lower holds one of words, or a long s (ſ): the
-// cheap test before a case-insensitive expression every match of which
-// holds one of words, which matches ſ as s where strings.ToLower keeps
-// it (every other rune the expressions fold to an ASCII letter
-// strings.ToLower turns into that letter). TestLiteralTestsHoldEveryMatch
-// checks each list of words against its expression.
+// mayHold reports whether lower holds one of words: the cheap test before
+// a case-insensitive expression every match of which holds one of words.
+// The expressions read folded text, in which every rune their case
+// folding takes for an ASCII letter is that letter once lower-cased (the
+// fold makes the long s, ſ, an s; strings.ToLower does the rest).
+// TestLiteralTestsHoldEveryMatch checks each list of words against its
+// expression.
 func mayHold(lower string, words ...string) bool {
-	return hasAny(lower, words...) || strings.ContainsRune(lower, 'ſ')
+	return hasAny(lower, words...)
 }
 
 // hasAny reports whether lower holds one of words.
