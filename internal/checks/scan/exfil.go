@@ -26,24 +26,33 @@ var (
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
 	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
-	// placeholder is a place in an address for data to go: {x}, $X,
-	// <x>, %s, or an address that ends in = for a value appended.
-	placeholder = lazyre.New(`\{[^}]*\}|\$\{?[A-Za-z_]\w*|<[^>]+>|%s|\[[A-Z_]{3,}\]|=$`)
+	// addressSlot is a place in an address for a value to go: {x} or
+	// {{x}}, <x>, [X], $X or ${X}, %s, a query value left empty at the end
+	// (?q=), or an upper-case name as a query value (?d=USER_EMAIL). The
+	// groups hold the slot's name, where it has one.
+	addressSlot = lazyre.New(`\{+([^{}\n]*)\}*|<([^<>\n]*)>|\[([A-Z_]{3,})\]?|\$\{?([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)`)
+	// identifierWord ends the name of a slot for an identifier, a count or
+	// a setting rather than the data itself ({conversation_id},
+	// {chatId}, {page}): what a REST address takes.
+	identifierWord = map[string]bool{"id": true, "ids": true, "uuid": true, "guid": true, "number": true, "num": true,
+		"no": true, "count": true, "limit": true, "page": true, "size": true, "type": true, "name": true, "url": true,
+		"format": true, "lang": true, "locale": true, "version": true, "offset": true, "cursor": true, "index": true, "slug": true}
+	// slotData is a slot's name (in words, lower case) that names the
+	// conversation's or the user's data, or a secret.
+	slotData = lazyre.New(`\b(?:conversations?|history|chats?|dialog(?:ue)?|messages?|transcripts?|context|prompts?|summary|secrets?|tokens?|passwords?|e-?mails?|credentials?)\b|\b(?:user|customer)s?\s+(?:[a-z]+\s+)?(?:messages?|inputs?|questions?|query|queries|data|address|location|phone|details|info|information|answers?|files?|notes|text)\b`)
 
 	// visitVerb orders an address fetched, opened or posted to: what
 	// sends whatever the address holds to its host.
-	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call)\b`)
+	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call|retrieve|download|access|click|follow|render|embed)\b`)
 	// visitWords are the words one of which every match of visitVerb
 	// holds (see mayHold).
-	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call"}
+	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call",
+		"retrieve", "download", "access", "click", "follow", "render", "embed"}
 	// userData names the user's or the conversation's data.
-	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:said|says|typed|wrote|asked|entered)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b`)
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+)?(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
-	// dataPlaceholder is a place in an address named for the
-	// conversation's or the user's data.
-	dataPlaceholder = lazyre.New(`(?i)[{<$%\[][^}>\]]{0,20}?(?:conversation|history|chat|messages?|user_?(?:message|input|question|query|data)|prompt|context|transcript|summary|secret|token|password|e-?mail)`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -84,11 +93,11 @@ func (s *scanner) destinations(t *text, p *prose) {
 		if !addresses {
 			continue
 		}
-		dests := destination.FindAllString(sent, 4)
-		if len(dests) == 0 {
+		loc := destination.FindStringIndex(sent)
+		if loc == nil {
 			continue
 		}
-		d := strings.TrimRight(dests[0], ".,;:")
+		d := strings.TrimRight(withSlotTail(sent, loc[0], loc[1]), ".,;:")
 		if !s.visitWithData(t, p, i, d) {
 			s.sendOrder(t, sent, d)
 		}
@@ -99,7 +108,7 @@ func (s *scanner) destinations(t *text, p *prose) {
 // address is remote (MCPS020): high when the address takes data.
 func (s *scanner) remoteImages(t *text, sent string) {
 	for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
-		if placeholder.MatchString(m[1]) {
+		if _, ok := dataSlot(m[1]); ok {
 			s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
 		} else {
 			s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
@@ -117,7 +126,7 @@ func (s *scanner) sendOrder(t *text, sent, d string) {
 		s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
 	case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
 		s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
-	case placeholder.MatchString(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
+	case hasSlot(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
 		s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
 	}
 }
@@ -134,8 +143,8 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
 		return false
 	}
 	if u := strings.ToLower(d); strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp") {
-		if dataPlaceholder.MatchString(d) {
-			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the conversation's data in it", d), sent)
+		if slot, ok := dataSlot(d); ok {
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			return true
 		}
 	}
@@ -143,11 +152,117 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
 	if i+1 < len(p.sents) {
 		both += " " + p.sents[i+1]
 	}
-	if userData.MatchString(both) && builtFrom.MatchString(both) {
+	if (userData.MatchString(both) || cue(both) != "") && builtFrom.MatchString(both) {
 		s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(userData.FindString(both))), both)
 		return true
 	}
 	return false
+}
+
+// withSlotTail returns the address at sent[start:end] with the slot that
+// closes it when the address stops inside one: "{the user's question}"
+// and "<base64>" hold spaces or begin with what ends an address.
+func withSlotTail(sent string, start, end int) string {
+	d := sent[start:end]
+	closer := byte(0)
+	switch {
+	case strings.Count(d, "{") > strings.Count(d, "}"):
+		closer = '}'
+	case end < len(sent) && sent[end] == '<':
+		closer = '>'
+	default:
+		return d
+	}
+	rest := sent[end:]
+	if len(rest) > 100 {
+		rest = rest[:100]
+	}
+	from := 0
+	if closer == '>' {
+		from = 1 // past the '<' that opens the slot
+	}
+	j := strings.IndexByte(rest, closer)
+	if j < from || strings.ContainsAny(rest[from:j], "\n{}<>") {
+		return d
+	}
+	end += j + 1
+	for closer == '}' && end < len(sent) && sent[end] == '}' {
+		end++
+	}
+	return sent[start:end]
+}
+
+// hasSlot reports whether address d has a place for a value that is not
+// an identifier's (see dataSlot).
+func hasSlot(d string) bool {
+	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
+		name := slotName(m)
+		if len(m[5]) > 0 && !namesData(name) {
+			continue // an upper-case value is a slot only when it names data
+		}
+		if !isIdentifier(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// dataSlot returns the first place for a value in address d whose name
+// names the conversation's or the user's data, or a secret
+// ({conversation}, {{chat_history}}, <user message>, ?d=USER_EMAIL),
+// and reports whether there is one. Places for an identifier
+// ({conversation_id}) are not.
+func dataSlot(d string) (string, bool) {
+	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
+		if name := slotName(m); !isIdentifier(name) && namesData(name) {
+			return strings.TrimRight(strings.TrimPrefix(m[0], "="), "&#"), true
+		}
+	}
+	return "", false
+}
+
+// slotName returns the name of the slot matched by addressSlot, in lower
+// case words ("chatHistory" and "CHAT_HISTORY" are "chat history").
+func slotName(m []string) string {
+	var raw string
+	for _, g := range m[1:] {
+		if g != "" {
+			raw = g
+			break
+		}
+	}
+	var b strings.Builder
+	prevLower := false
+	for _, r := range raw {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r + ('a' - 'A'))
+			prevLower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'':
+			b.WriteRune(r)
+			prevLower = r >= 'a' && r <= 'z'
+		default:
+			b.WriteByte(' ')
+			prevLower = false
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// isIdentifier reports whether a slot's name (see slotName) ends in a
+// word for an identifier, a count or a setting.
+func isIdentifier(name string) bool {
+	words := strings.Fields(name)
+	return len(words) > 0 && identifierWord[words[len(words)-1]]
+}
+
+// namesData reports whether a slot's name (see slotName) names the
+// conversation's or the user's data, or a secret.
+func namesData(name string) bool {
+	return slotData.MatchString(name) || userData.MatchString(name) || cue(name) != ""
 }
 
 // sideChannels reports parameters of tool i that carry conversation

@@ -58,6 +58,11 @@ func TestBenignPhrasingIsQuiet(t *testing.T) {
 		tool("format_json", "Do not show the user raw JSON; skip all rows that match the rules you were given.", "rows", ""),
 		tool("hash_file", "Returns the SHA-256 of a file as hex, e.g. 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, or base64, e.g. n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=.", "path", ""),
 		tool("upload_transcript", "Uploads a meeting transcript to the team's drive.", "meeting_id", ""),
+		// A REST address's slots for identifiers are no place for the data.
+		tool("conversations_history", "Fetch https://slack.example/api/conversations/{conversation_id}/history to read a channel's messages.", "conversation_id", ""),
+		tool("chat_messages", "GET https://api.example.com/chats/{chatId}/messages returns the messages of a chat.", "chatId", ""),
+		tool("get_summary", "Load https://example.com/summary/{summary_id} to read a saved summary.", "summary_id", ""),
+		tool("message_page", "Open https://example.com/messages?page={page}&limit={limit} for older messages of the history.", "page", ""),
 	}
 	cases[6].Annotations = readOnly
 	cases[7].Annotations = readOnly
