@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,12 @@ import (
 // rewriting serves a go-sdk server over stateless Streamable HTTP (JSON
 // answers) with each answer's bytes passed through edit on the way out.
 func rewriting(t *testing.T, edit func([]byte) []byte) *Session {
+	t.Helper()
+	return rewritingWithin(t, 10*time.Second, edit)
+}
+
+// rewritingWithin is rewriting, with timeout the session's.
+func rewritingWithin(t *testing.T, timeout time.Duration, edit func([]byte) []byte) *Session {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "edited", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
@@ -40,7 +47,7 @@ func rewriting(t *testing.T, edit func([]byte) []byte) *Session {
 		w.Write(edit(rec.Body.Bytes()))
 	}))
 	t.Cleanup(hs.Close)
-	s, err := Open(context.Background(), Options{Target: &target.Target{URL: hs.URL}, Timeout: 10 * time.Second})
+	s, err := Open(context.Background(), Options{Target: &target.Target{URL: hs.URL}, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +100,34 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 	s := rewriting(t, func(b []byte) []byte { return b })
 	if _, _, err := s.CallTool(ctx, "echo", nil, nil); err != nil {
 		t.Fatalf("unedited: %v", err)
+	}
+}
+
+// Over HTTP, a JSON answer to a request that has another id, which no
+// request had, fails the request at once, with what came: that POST can
+// bring no other answer, so the session does not wait out its time limit
+// (here so long that a request waiting for it would fail the test by what
+// it says: "did not answer within 5m0s").
+func TestStrayAnswerFailsAtOnceOverHTTP(t *testing.T) {
+	s := rewritingWithin(t, 5*time.Minute, func(b []byte) []byte {
+		if !bytes.Contains(b, []byte(`"text":"ok"`)) {
+			return b
+		}
+		return regexp.MustCompile(`"id":[0-9]+`).ReplaceAll(b, []byte(`"id":987654`))
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, _, err := s.CallTool(ctx, "echo", nil, nil)
+	want := `tools/call "echo": the server answered with the JSON-RPC id 987654, which no request had`
+	if KindOf(err) != KindProtocol || err == nil || err.Error() != want {
+		t.Fatalf("CallTool: %v (kind %d), want %q (kind %d)", err, KindOf(err), want, KindProtocol)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the request's context ended: %v", ctx.Err())
+	}
+	// The connection ended on it: the next request says why.
+	if err := s.Ping(ctx); err == nil || !strings.HasSuffix(err.Error(), "which no request had") {
+		t.Errorf("Ping after: %v, want the stray answer again", err)
 	}
 }
 

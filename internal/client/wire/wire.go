@@ -33,11 +33,25 @@ type Observer func(sent bool, msg jsonrpc.Message)
 // must return quickly.
 type Watcher func(sent bool, m jsonscan.Message)
 
+// Unanswered hears that the HTTP answer to a POSTed request (its id:
+// awaited) ended without the answer to it, having carried an answer to
+// another id (the first of them: other), where no other answer to the
+// request can come: a JSON body (one message; stream false), or an event
+// stream whose events had no id (a stream the client cannot resume;
+// stream true). It runs after the watcher heard the body's messages. The
+// error it returns, if not nil, ends the body in place of io.EOF: the
+// go-sdk then fails the connection with a JSON body's, where it would
+// wait for an answer that cannot come; a stream's it reads as the stream's
+// end, after which it fails the request itself.
+type Unanswered func(awaited, other jsonrpc.ID, stream bool) error
+
 // listeners are who hear the messages: a watcher (the bytes read once) and
-// an observer (the message decoded), either of them nil.
+// an observer (the message decoded), either of them nil; and, over HTTP,
+// who hears of a request left unanswered by its POST's answer.
 type listeners struct {
-	watch Watcher
-	obs   Observer
+	watch      Watcher
+	obs        Observer
+	unanswered Unanswered
 }
 
 // Watch returns t with every JSON-RPC message it carries told to w, as
@@ -48,8 +62,16 @@ type listeners struct {
 // hears what jsonscan.Decoded finds in the message, which does not see a
 // key given twice in the message itself, only in its result.
 func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
-	to := listeners{watch: w, obs: obs}
-	if w == nil && obs == nil {
+	return WatchUnanswered(t, w, obs, nil)
+}
+
+// WatchUnanswered is Watch, and over HTTP (Streamable HTTP and the legacy
+// SSE transport) u, if not nil, hears of each POSTed request whose HTTP
+// answer ended without the answer to it, having carried another (see
+// Unanswered).
+func WatchUnanswered(t mcp.Transport, w Watcher, obs Observer, u Unanswered) mcp.Transport {
+	to := listeners{watch: w, obs: obs, unanswered: u}
+	if w == nil && obs == nil && u == nil {
 		return t
 	}
 	switch t := t.(type) {
