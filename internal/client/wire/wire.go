@@ -1,5 +1,6 @@
 // Package wire lets a client see every JSON-RPC message of its session as
-// it crosses the wire, without changing what is sent.
+// it crosses the wire, without changing what is sent; and, over Streamable
+// HTTP, know at once that a request's answer cannot come (see Unanswered).
 //
 // The go-sdk updates its own Streamable HTTP connection after initialize
 // through an unexported method (the protocol version header on every later
@@ -65,10 +66,11 @@ func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
 	return WatchUnanswered(t, w, obs, nil)
 }
 
-// WatchUnanswered is Watch, and over HTTP (Streamable HTTP and the legacy
-// SSE transport) u, if not nil, hears of each POSTed request whose HTTP
-// answer ended without the answer to it, having carried another (see
-// Unanswered).
+// WatchUnanswered is Watch, and over Streamable HTTP u, if not nil, hears
+// of each POSTed request whose HTTP answer ended without the answer to it,
+// having carried another (see Unanswered). Over the legacy SSE transport,
+// whose answers all come on one stream that stays open, and over stdio
+// and in memory, u hears nothing: another message may always come.
 func WatchUnanswered(t mcp.Transport, w Watcher, obs Observer, u Unanswered) mcp.Transport {
 	to := listeners{watch: w, obs: obs, unanswered: u}
 	if w == nil && obs == nil && u == nil {
@@ -80,6 +82,9 @@ func WatchUnanswered(t mcp.Transport, w Watcher, obs Observer, u Unanswered) mcp
 		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
 	case *mcp.SSEClientTransport:
+		// Its answers come on the stream it keeps open, whatever a POST's
+		// answer says: no answer tells that one cannot come.
+		to.unanswered = nil
 		c := *t
 		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
