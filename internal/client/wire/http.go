@@ -114,7 +114,9 @@ type awaited struct {
 	answered   bool
 	other      jsonrpc.ID
 	stream     bool // the answer is an event stream
-	resumable  bool // an event had an id: the client may resume the stream
+	// unsure: an event had an id (the client may resume the stream), or
+	// was too large to read (it may have been the answer).
+	unsure bool
 }
 
 // awaitedIn returns the request with an id in the request body b, nil when
@@ -141,10 +143,14 @@ func (a *awaited) heard(m jsonscan.Message) {
 // end is the end of the answer: the error to end its body with, nil for
 // io.EOF.
 func (a *awaited) end() error {
-	if a == nil || a.answered || !a.other.IsValid() || a.resumable {
+	if a == nil || a.answered || !a.other.IsValid() || a.unsure {
 		return nil
 	}
-	return a.unanswered(a.id, a.other, a.stream)
+	err := a.unanswered(a.id, a.other, a.stream)
+	if a.stream {
+		return nil // the go-sdk ends the request at the stream's end
+	}
+	return err
 }
 
 // observeJSON tells obs the message, or the messages of the batch, in b,
@@ -252,8 +258,8 @@ type eventStream struct {
 func (s *eventStream) feed(p []byte) {
 	if s.r == nil {
 		s.r = eventstream.NewReader(MaxMessage, func(e eventstream.Event) {
-			if e.ID != "" && s.call != nil {
-				s.call.resumable = true
+			if (e.ID != "" || e.Over) && s.call != nil {
+				s.call.unsure = true
 			}
 			if !e.Over && (e.Type == "" || e.Type == "message") && len(e.Data) > 0 {
 				observeJSON(e.Data, false, s.obs, s.call)
@@ -263,5 +269,11 @@ func (s *eventStream) feed(p []byte) {
 	s.r.Write(p)
 }
 
-// end is the end of the stream.
-func (s *eventStream) end() error { return s.call.end() }
+// end is the end of the stream: an event left unended is taken, as the
+// go-sdk takes it.
+func (s *eventStream) end() error {
+	if s.r != nil {
+		s.r.End()
+	}
+	return s.call.end()
+}

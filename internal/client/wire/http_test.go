@@ -102,11 +102,12 @@ func (c canned) RoundTrip(*http.Request) (*http.Response, error) {
 }
 
 // The answer to a POSTed request that ends without the answer to it,
-// having carried an answer to another id, is told, and its body ends with
-// what the listener returns, where no other answer can come: a JSON body,
-// a stream with no event id. An answer to the request, a stream that can
-// be resumed, an error page, a body with no answer at all, a GET: nothing
-// told, io.EOF.
+// having carried an answer to another id, is told where no other answer
+// can come: a JSON body (which then ends with what the listener returns),
+// a stream with no event id (which ends as it came: the go-sdk ends the
+// request). An answer to the request (an unended last event too), a
+// stream that can be resumed, an event too large to read, an error page,
+// a body with no answer at all, a GET: nothing told, io.EOF.
 func TestUnanswered(t *testing.T) {
 	const (
 		call   = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`
@@ -123,6 +124,8 @@ func TestUnanswered(t *testing.T) {
 		{"a JSON stray", "POST", call, canned{200, "application/json", stray}, "3 987654 false"},
 		{"a stream's stray", "POST", call, canned{200, "text/event-stream", "data: " + note + "\n\ndata: " + stray + "\n\n"}, "3 987654 true"},
 		{"a stray, then the answer", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + answer + "\n\n"}, ""},
+		{"a stray, then the answer left unended", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + answer}, ""},
+		{"a stray, then an event too large", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + strings.Repeat("x", MaxMessage+1) + "\n\n"}, ""},
 		{"the answer", "POST", call, canned{200, "application/json", answer}, ""},
 		{"a stream that can be resumed", "POST", call, canned{200, "text/event-stream", "id: 1\ndata: " + stray + "\n\n"}, ""},
 		{"an error page", "POST", call, canned{500, "application/json", stray}, ""},
@@ -151,13 +154,13 @@ func TestUnanswered(t *testing.T) {
 				t.Errorf("the body read %q, want it whole", got)
 			}
 			wantErr := error(nil)
-			if c.want != "" {
+			if c.want != "" && c.answer.media == "application/json" {
 				wantErr = ended
 			}
 			if err != wantErr || strings.Join(heard, "; ") != c.want {
 				t.Errorf("read: %v, heard %q; want %v, %q", err, heard, wantErr, c.want)
 			}
-			if _, again := resp.Body.Read(make([]byte, 1)); c.want != "" && again != ended {
+			if _, again := resp.Body.Read(make([]byte, 1)); wantErr != nil && again != ended {
 				t.Errorf("a read after the end: %v, want %v again", again, ended)
 			}
 		})

@@ -39,11 +39,12 @@ type Watcher func(sent bool, m jsonscan.Message)
 // another id (the first of them: other), where no other answer to the
 // request can come: a JSON body (one message; stream false), or an event
 // stream whose events had no id (a stream the client cannot resume;
-// stream true). It runs after the watcher heard the body's messages. The
-// error it returns, if not nil, ends the body in place of io.EOF: the
-// go-sdk then fails the connection with a JSON body's, where it would
-// wait for an answer that cannot come; a stream's it reads as the stream's
-// end, after which it fails the request itself.
+// stream true). It runs after the watcher heard the answer's messages.
+// The error it returns for a JSON body, if not nil, ends the body in place
+// of io.EOF: the go-sdk then fails the connection with it, where it would
+// wait for an answer that cannot come. A stream ends as it came: the
+// go-sdk ends the request itself when a stream it cannot resume ends
+// without the answer.
 type Unanswered func(awaited, other jsonrpc.ID, stream bool) error
 
 // listeners are who hear the messages: a watcher (the bytes read once) and
