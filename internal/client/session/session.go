@@ -398,7 +398,7 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		if id := s.results.takeStray(); id != "" {
 			// It answered, but to no request of the tester's.
 			e.Kind = KindProtocol
-			e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
+			e.Err = fmt.Errorf("no answer within %s: %w", s.opts.Timeout, strayError(id))
 		}
 	case exited && RPCError(err) == nil:
 		// Say what happened, not how the SDK noticed it. A server
@@ -636,7 +636,7 @@ func (s *Session) timedOut(ctx context.Context, e *Error) {
 	if id := s.results.takeStray(); id != "" {
 		// It answered, but to no request of the tester's.
 		e.Kind = KindProtocol
-		e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
+		e.Err = fmt.Errorf("%w: %w", e.Err, strayError(id))
 	}
 }
 

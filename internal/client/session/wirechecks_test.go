@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/internal/client/target"
@@ -223,4 +225,79 @@ func BenchmarkAnsweredAdd(b *testing.B) {
 	for b.Loop() {
 		r.answered.add(id, "tools/call", false)
 	}
+}
+
+// straying is a server's end of a connection that answers tools/call with
+// the id 987654, which no request had.
+type straying struct {
+	mcp.Connection
+	mu    sync.Mutex
+	calls map[jsonrpc.ID]bool
+}
+
+func (c *straying) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		c.mu.Lock()
+		c.calls[r.ID] = true
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+func (c *straying) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := msg.(*jsonrpc.Response); ok && c.calls[r.ID] {
+		stray := *r
+		stray.ID, _ = jsonrpc.MakeID(float64(987654))
+		msg = &stray
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+type strayingTransport struct{ mcp.Transport }
+
+func (t strayingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &straying{Connection: c, calls: map[jsonrpc.ID]bool{}}, nil
+}
+
+// Where another message may still come (a connection that stays open: a
+// command's stdio, a server in this process), a stray answer does not end
+// the request: it waits for its time limit, and then says what came. In
+// fake time (testing/synctest): the limit passes at once.
+func TestStrayAnswerWaitsWhereMoreMayCome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "straying", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		dial := func() (mcp.Transport, func(), error) {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.Background(), strayingTransport{st}, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return ct, func() { ss.Close() }, nil
+		}
+		s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		start := time.Now()
+		_, _, err = s.CallTool(context.Background(), "echo", nil, nil)
+		want := `tools/call "echo": the server did not answer within 20s: the server answered with the JSON-RPC id 987654, which no request had`
+		if KindOf(err) != KindProtocol || err == nil || err.Error() != want {
+			t.Fatalf("CallTool: %v (kind %d), want %q (kind %d)", err, KindOf(err), want, KindProtocol)
+		}
+		if waited := time.Since(start); waited < 20*time.Second {
+			t.Errorf("the request ended after %s, before its limit", waited)
+		}
+	})
 }
