@@ -326,7 +326,7 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.Watch(tr, s.results.watch, s.observer())
+	tr = wire.WatchUnanswered(tr, s.results.watch, s.observer(), s.results.endUnanswered)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -376,10 +376,16 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		e.Err = le // the login's reason, without the transport's wrapping
 	}
 	wrong := conn.WrongAnswer(err, true)
+	stray := s.results.unansweredBy(err)
 	switch r := conn.Refused(); {
 	case r != nil:
 		// The server was reached and broke the rules of the wire.
 		e.Kind, e.Err = KindProtocol, r
+	case stray != nil:
+		// It answered a request with an answer to none, and no other
+		// answer could come.
+		e.Kind, e.Err = KindProtocol, stray
+		return e
 	case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
 		// It was reached, and answered with something else than
 		// JSON-RPC: say what came back.
@@ -392,7 +398,7 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		if id := s.results.takeStray(); id != "" {
 			// It answered, but to no request of the tester's.
 			e.Kind = KindProtocol
-			e.Err = fmt.Errorf("no answer within %s: the server answered with the JSON-RPC id %s, which no request had", s.opts.Timeout, id)
+			e.Err = fmt.Errorf("no answer within %s: %w", s.opts.Timeout, strayError(id))
 		}
 	case exited && RPCError(err) == nil:
 		// Say what happened, not how the SDK noticed it. A server
@@ -574,6 +580,7 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		return err
 	}
 	e := &Error{Op: op, Err: err}
+	stray := s.results.unansweredBy(err)
 	switch {
 	case login.AsError(err) != nil:
 		// The server refused the login (a scope it would not grant, a
@@ -589,6 +596,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// sent on elsewhere) ended the connection.
 		e.Kind = KindProtocol
 		e.Err = s.conn.Refused()
+	case stray != nil:
+		// The server answered with an answer to no request, and no
+		// other answer could come.
+		e.Kind, e.Err = KindProtocol, stray
 	case timedOut(ctx):
 		s.timedOut(ctx, e)
 	case s.conn.WrongAnswer(err, false) != nil:
@@ -625,7 +636,7 @@ func (s *Session) timedOut(ctx context.Context, e *Error) {
 	if id := s.results.takeStray(); id != "" {
 		// It answered, but to no request of the tester's.
 		e.Kind = KindProtocol
-		e.Err = fmt.Errorf("%w: the server answered with the JSON-RPC id %s, which no request had", e.Err, id)
+		e.Err = fmt.Errorf("%w: %w", e.Err, strayError(id))
 	}
 }
 

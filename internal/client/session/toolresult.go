@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/askback/askback/internal/encoding/jsonscan"
@@ -36,6 +37,14 @@ type toolResults struct {
 	// while every request sent is remembered (dropped: none can be told).
 	stray   string
 	dropped bool
+	// unanswered is the first request whose JSON answer over HTTP was an
+	// answer to no request instead of its own (see endUnanswered): no
+	// other answer to it can come, and the connection ends on it.
+	unanswered error
+	// streamEnded is the latest request whose event stream ended after an
+	// answer to no request instead of its own, until a request that ended
+	// so takes it.
+	streamEnded error
 }
 
 // watch is a wire.Watcher: it notes the requests the client sends and,
@@ -290,6 +299,61 @@ func (t *toolResults) takeRepeated() error {
 	t.repeated = nil
 	return e
 }
+
+// endUnanswered is a wire.Unanswered: the HTTP answer to the request
+// awaited ended without its answer, having carried an answer with the id
+// other. When other is no request's (not a second answer to one answered
+// before), it returns the error that ends the answer's body, and keeps
+// it, so that the request fails at once with it rather than wait out its
+// time limit. Otherwise (an answer meant for another request, or the
+// requests sent are no longer all remembered) it returns nil and the
+// request waits, as for an answer that may still come.
+func (t *toolResults) endUnanswered(awaited, other jsonrpc.ID, stream bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, again := t.answered.find(other); again || t.dropped {
+		return nil
+	}
+	err := strayError(idText(other))
+	switch {
+	case stream:
+		t.streamEnded = err
+	case t.unanswered == nil:
+		t.unanswered = err
+	}
+	return err
+}
+
+// strayError says that the server answered with the JSON-RPC id id, which
+// no request had.
+func strayError(id string) error {
+	return fmt.Errorf("the server answered with the JSON-RPC id %s, which no request had", id)
+}
+
+// unansweredBy returns the error of a request whose HTTP answer ended
+// with an answer to no request (see endUnanswered) when err, a failure of
+// the connection or of a request, follows from it, nil otherwise: over a
+// JSON body, err carries its text (the go-sdk keeps the error only as
+// text); over an event stream, err is the go-sdk's own for a stream that
+// ended without the answer, and takes the error kept.
+func (t *toolResults) unansweredBy(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case err == nil:
+	case t.unanswered != nil && strings.Contains(err.Error(), t.unanswered.Error()):
+		return t.unanswered
+	case t.streamEnded != nil && strings.Contains(err.Error(), streamEndedUnanswered):
+		e := t.streamEnded
+		t.streamEnded = nil
+		return e
+	}
+	return nil
+}
+
+// streamEndedUnanswered is what the go-sdk says of a request whose event
+// stream ended without its answer, and which it will not resume.
+const streamEndedUnanswered = "request terminated without response"
 
 // takeStray returns the id of an answer to no request sent, "" if none
 // came, and forgets it.

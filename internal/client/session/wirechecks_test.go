@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/askback/askback/internal/client/target"
@@ -21,6 +24,12 @@ import (
 // rewriting serves a go-sdk server over stateless Streamable HTTP (JSON
 // answers) with each answer's bytes passed through edit on the way out.
 func rewriting(t *testing.T, edit func([]byte) []byte) *Session {
+	t.Helper()
+	return rewritingWithin(t, 10*time.Second, edit)
+}
+
+// rewritingWithin is rewriting, with timeout the session's.
+func rewritingWithin(t *testing.T, timeout time.Duration, edit func([]byte) []byte) *Session {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "edited", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
@@ -40,7 +49,7 @@ func rewriting(t *testing.T, edit func([]byte) []byte) *Session {
 		w.Write(edit(rec.Body.Bytes()))
 	}))
 	t.Cleanup(hs.Close)
-	s, err := Open(context.Background(), Options{Target: &target.Target{URL: hs.URL}, Timeout: 10 * time.Second})
+	s, err := Open(context.Background(), Options{Target: &target.Target{URL: hs.URL}, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +102,34 @@ func TestAnswerChecksOverHTTP(t *testing.T) {
 	s := rewriting(t, func(b []byte) []byte { return b })
 	if _, _, err := s.CallTool(ctx, "echo", nil, nil); err != nil {
 		t.Fatalf("unedited: %v", err)
+	}
+}
+
+// Over HTTP, a JSON answer to a request that has another id, which no
+// request had, fails the request at once, with what came: that POST can
+// bring no other answer, so the session does not wait out its time limit
+// (here so long that a request waiting for it would fail the test by what
+// it says: "did not answer within 5m0s").
+func TestStrayAnswerFailsAtOnceOverHTTP(t *testing.T) {
+	s := rewritingWithin(t, 5*time.Minute, func(b []byte) []byte {
+		if !bytes.Contains(b, []byte(`"text":"ok"`)) {
+			return b
+		}
+		return regexp.MustCompile(`"id":[0-9]+`).ReplaceAll(b, []byte(`"id":987654`))
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, _, err := s.CallTool(ctx, "echo", nil, nil)
+	want := `tools/call "echo": the server answered with the JSON-RPC id 987654, which no request had`
+	if KindOf(err) != KindProtocol || err == nil || err.Error() != want {
+		t.Fatalf("CallTool: %v (kind %d), want %q (kind %d)", err, KindOf(err), want, KindProtocol)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the request's context ended: %v", ctx.Err())
+	}
+	// The connection ended on it: the next request says why.
+	if err := s.Ping(ctx); err == nil || !strings.HasSuffix(err.Error(), "which no request had") {
+		t.Errorf("Ping after: %v, want the stray answer again", err)
 	}
 }
 
@@ -188,4 +225,79 @@ func BenchmarkAnsweredAdd(b *testing.B) {
 	for b.Loop() {
 		r.answered.add(id, "tools/call", false)
 	}
+}
+
+// straying is a server's end of a connection that answers tools/call with
+// the id 987654, which no request had.
+type straying struct {
+	mcp.Connection
+	mu    sync.Mutex
+	calls map[jsonrpc.ID]bool
+}
+
+func (c *straying) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		c.mu.Lock()
+		c.calls[r.ID] = true
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+func (c *straying) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := msg.(*jsonrpc.Response); ok && c.calls[r.ID] {
+		stray := *r
+		stray.ID, _ = jsonrpc.MakeID(float64(987654))
+		msg = &stray
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+type strayingTransport struct{ mcp.Transport }
+
+func (t strayingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &straying{Connection: c, calls: map[jsonrpc.ID]bool{}}, nil
+}
+
+// Where another message may still come (a connection that stays open: a
+// command's stdio, a server in this process), a stray answer does not end
+// the request: it waits for its time limit, and then says what came. In
+// fake time (testing/synctest): the limit passes at once.
+func TestStrayAnswerWaitsWhereMoreMayCome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "straying", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		dial := func() (mcp.Transport, func(), error) {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.Background(), strayingTransport{st}, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return ct, func() { ss.Close() }, nil
+		}
+		s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		start := time.Now()
+		_, _, err = s.CallTool(context.Background(), "echo", nil, nil)
+		want := `tools/call "echo": the server did not answer within 20s: the server answered with the JSON-RPC id 987654, which no request had`
+		if KindOf(err) != KindProtocol || err == nil || err.Error() != want {
+			t.Fatalf("CallTool: %v (kind %d), want %q (kind %d)", err, KindOf(err), want, KindProtocol)
+		}
+		if waited := time.Since(start); waited < 20*time.Second {
+			t.Errorf("the request ended after %s, before its limit", waited)
+		}
+	})
 }

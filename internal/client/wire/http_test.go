@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -83,4 +86,83 @@ func FuzzEventStream(f *testing.F) {
 			t.Errorf("chunks of %d heard %s, whole %s", n, cut, whole)
 		}
 	})
+}
+
+// canned is a RoundTripper that answers every request with status, media
+// type and body.
+type canned struct {
+	status int
+	media  string
+	body   string
+}
+
+func (c canned) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: c.status, Header: http.Header{"Content-Type": {c.media}},
+		Body: io.NopCloser(strings.NewReader(c.body))}, nil
+}
+
+// The answer to a POSTed request that ends without the answer to it,
+// having carried an answer to another id, is told where no other answer
+// can come: a JSON body (which then ends with what the listener returns),
+// a stream with no event id (which ends as it came: the go-sdk ends the
+// request). An answer to the request (an unended last event too), a
+// stream that can be resumed, an event too large to read, an error page,
+// a body with no answer at all, a GET: nothing told, io.EOF.
+func TestUnanswered(t *testing.T) {
+	const (
+		call   = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`
+		stray  = `{"jsonrpc":"2.0","id":987654,"result":{}}`
+		answer = `{"jsonrpc":"2.0","id":3,"result":{}}`
+		note   = `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`
+	)
+	ended := errors.New("ended unanswered")
+	for _, c := range []struct {
+		name, method, sent string
+		answer             canned
+		want               string // what the listener heard, "" for nothing
+	}{
+		{"a JSON stray", "POST", call, canned{200, "application/json", stray}, "3 987654 false"},
+		{"a stream's stray", "POST", call, canned{200, "text/event-stream", "data: " + note + "\n\ndata: " + stray + "\n\n"}, "3 987654 true"},
+		{"a stray, then the answer", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + answer + "\n\n"}, ""},
+		{"a stray, then the answer left unended", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + answer}, ""},
+		{"a stray, then an event too large", "POST", call, canned{200, "text/event-stream", "data: " + stray + "\n\ndata: " + strings.Repeat("x", MaxMessage+1) + "\n\n"}, ""},
+		{"the answer", "POST", call, canned{200, "application/json", answer}, ""},
+		{"a stream that can be resumed", "POST", call, canned{200, "text/event-stream", "id: 1\ndata: " + stray + "\n\n"}, ""},
+		{"an error page", "POST", call, canned{500, "application/json", stray}, ""},
+		{"no answer at all", "POST", call, canned{200, "text/event-stream", "data: " + note + "\n\n"}, ""},
+		{"a notification sent", "POST", note, canned{200, "application/json", stray}, ""},
+		{"a GET stream", "GET", "", canned{200, "text/event-stream", "data: " + stray + "\n\n"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var heard []string
+			u := func(awaited, other jsonrpc.ID, stream bool) error {
+				heard = append(heard, fmt.Sprint(awaited.Raw(), other.Raw(), stream))
+				return ended
+			}
+			rt := watchingRoundTripper(c.answer, listeners{unanswered: u})
+			var body io.Reader
+			if c.sent != "" {
+				body = strings.NewReader(c.sent)
+			}
+			req, _ := http.NewRequest(c.method, "http://server.test/mcp", body)
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			if string(got) != c.answer.body {
+				t.Errorf("the body read %q, want it whole", got)
+			}
+			wantErr := error(nil)
+			if c.want != "" && c.answer.media == "application/json" {
+				wantErr = ended
+			}
+			if err != wantErr || strings.Join(heard, "; ") != c.want {
+				t.Errorf("read: %v, heard %q; want %v, %q", err, heard, wantErr, c.want)
+			}
+			if _, again := resp.Body.Read(make([]byte, 1)); wantErr != nil && again != ended {
+				t.Errorf("a read after the end: %v, want %v again", again, ended)
+			}
+		})
+	}
 }

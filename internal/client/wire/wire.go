@@ -1,5 +1,6 @@
 // Package wire lets a client see every JSON-RPC message of its session as
-// it crosses the wire, without changing what is sent.
+// it crosses the wire, without changing what is sent; and, over Streamable
+// HTTP, know at once that a request's answer cannot come (see Unanswered).
 //
 // The go-sdk updates its own Streamable HTTP connection after initialize
 // through an unexported method (the protocol version header on every later
@@ -33,11 +34,26 @@ type Observer func(sent bool, msg jsonrpc.Message)
 // must return quickly.
 type Watcher func(sent bool, m jsonscan.Message)
 
+// Unanswered hears that the HTTP answer to a POSTed request (its id:
+// awaited) ended without the answer to it, having carried an answer to
+// another id (the first of them: other), where no other answer to the
+// request can come: a JSON body (one message; stream false), or an event
+// stream whose events had no id (a stream the client cannot resume;
+// stream true). It runs after the watcher heard the answer's messages.
+// The error it returns for a JSON body, if not nil, ends the body in place
+// of io.EOF: the go-sdk then fails the connection with it, where it would
+// wait for an answer that cannot come. A stream ends as it came: the
+// go-sdk ends the request itself when a stream it cannot resume ends
+// without the answer.
+type Unanswered func(awaited, other jsonrpc.ID, stream bool) error
+
 // listeners are who hear the messages: a watcher (the bytes read once) and
-// an observer (the message decoded), either of them nil.
+// an observer (the message decoded), either of them nil; and, over HTTP,
+// who hears of a request left unanswered by its POST's answer.
 type listeners struct {
-	watch Watcher
-	obs   Observer
+	watch      Watcher
+	obs        Observer
+	unanswered Unanswered
 }
 
 // Watch returns t with every JSON-RPC message it carries told to w, as
@@ -48,8 +64,17 @@ type listeners struct {
 // hears what jsonscan.Decoded finds in the message, which does not see a
 // key given twice in the message itself, only in its result.
 func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
-	to := listeners{watch: w, obs: obs}
-	if w == nil && obs == nil {
+	return WatchUnanswered(t, w, obs, nil)
+}
+
+// WatchUnanswered is Watch, and over Streamable HTTP u, if not nil, hears
+// of each POSTed request whose HTTP answer ended without the answer to it,
+// having carried another (see Unanswered). Over the legacy SSE transport,
+// whose answers all come on one stream that stays open, and over stdio
+// and in memory, u hears nothing: another message may always come.
+func WatchUnanswered(t mcp.Transport, w Watcher, obs Observer, u Unanswered) mcp.Transport {
+	to := listeners{watch: w, obs: obs, unanswered: u}
+	if w == nil && obs == nil && u == nil {
 		return t
 	}
 	switch t := t.(type) {
@@ -58,6 +83,9 @@ func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
 		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
 	case *mcp.SSEClientTransport:
+		// Its answers come on the stream it keeps open, whatever a POST's
+		// answer says: no answer tells that one cannot come.
+		to.unanswered = nil
 		c := *t
 		c.HTTPClient = observedClient(t.HTTPClient, to)
 		return &c
