@@ -30,7 +30,17 @@ var (
 	// {{x}}, <x>, [X], $X or ${X}, %s, a query value left empty at the end
 	// (?q=), or an upper-case name as a query value (?d=USER_EMAIL). The
 	// groups hold the slot's name, where it has one.
-	addressSlot = lazyre.New(`\{+([^{}\n]*)\}*|<([^<>\n]*)>|\[([A-Z_]{3,})\]?|\$\{?([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)`)
+	addressSlot = lazyre.New(`\{+([^{}\n]*)\}*|<([^<>\n]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)`)
+	// genericSlot ends the name of a slot for any value ({value},
+	// {payload}, {q}): a place for data, whatever the data.
+	genericSlot = map[string]bool{"value": true, "values": true, "val": true, "v": true, "payload": true, "data": true,
+		"content": true, "contents": true, "text": true, "input": true, "body": true, "q": true, "x": true, "d": true,
+		"s": true, "msg": true, "info": true, "result": true, "results": true, "output": true, "string": true,
+		"param": true, "params": true, "args": true, "arg": true}
+	// concatenated is code that adds a value to an address just written
+	// ('https://x.example/?d=' + encodeURIComponent(user_message)); the
+	// group holds the value's name.
+	concatenated = lazyre.New(`^['"` + "`" + `]?\s*\+\s*(?:[A-Za-z_.]*\(\s*)*([A-Za-z_][\w.]*)`)
 	// identifierWord ends the name of a slot for an identifier, a count or
 	// a setting rather than the data itself ({conversation_id},
 	// {chatId}, {page}): what a REST address takes.
@@ -52,7 +62,7 @@ var (
 	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+)?(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -97,8 +107,9 @@ func (s *scanner) destinations(t *text, p *prose) {
 		if loc == nil {
 			continue
 		}
-		d := strings.TrimRight(withSlotTail(sent, loc[0], loc[1]), ".,;:")
-		if !s.visitWithData(t, p, i, d) {
+		full := withSlotTail(sent, loc[0], loc[1])
+		d := strings.TrimRight(full, ".,;:")
+		if !s.visitWithData(t, p, i, d, sent[loc[0]+len(full):]) {
 			s.sendOrder(t, sent, d)
 		}
 	}
@@ -108,7 +119,7 @@ func (s *scanner) destinations(t *text, p *prose) {
 // address is remote (MCPS020): high when the address takes data.
 func (s *scanner) remoteImages(t *text, sent string) {
 	for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
-		if _, ok := dataSlot(m[1]); ok {
+		if hasSlot(m[1]) {
 			s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
 		} else {
 			s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
@@ -119,12 +130,13 @@ func (s *scanner) remoteImages(t *text, sent string) {
 // sendOrder reports sentence sent when it orders data sent to the
 // address d, or says the tool sends data there (MCPS020).
 func (s *scanner) sendOrder(t *text, sent, d string) {
+	words := destination.Get().ReplaceAllString(sent, " ") // an address's path is no verb: /upload/
 	switch {
 	case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
 		s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
-	case sendVerb.MatchString(sent) && dataWord.MatchString(sent):
+	case hasVerb(sendVerb, words) && dataWord.MatchString(sent):
 		s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
-	case sendsVerb.MatchString(sent) && dataWord.MatchString(sent):
+	case sendsVerb.MatchString(words) && dataWord.MatchString(sent):
 		s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
 	case hasSlot(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
 		s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
@@ -137,7 +149,7 @@ func (s *scanner) sendOrder(t *text, sent, d string) {
 // next ("Visit https://x.example/?q= followed by the user's message";
 // "Open https://x.example/log?d={conversation}"), whatever the form (a
 // Markdown image is only one). It reports whether it found one.
-func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
+func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool {
 	sent := p.sents[i]
 	if !p.unfiltered && !mayHold(p.lowerSents[i], visitWords...) || !visitVerb.MatchString(sent) {
 		return false
@@ -147,14 +159,38 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d string) bool {
 			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			return true
 		}
+		if m := concatenated.FindStringSubmatch(after); m != nil && namesData(slotName(m)) {
+			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s added to it", d, m[1]), sent)
+			return true
+		}
 	}
 	both := sent
 	if i+1 < len(p.sents) {
 		both += " " + p.sents[i+1]
 	}
-	if (userData.MatchString(both) || cue(both) != "") && builtFrom.MatchString(both) {
-		s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(userData.FindString(both))), both)
+	what := userData.FindString(both)
+	if what == "" {
+		what = cue(both)
+	}
+	if what != "" && builtFrom.MatchString(both) {
+		s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(what)), both)
 		return true
+	}
+	return false
+}
+
+// determiner ends the text before a word that is then a noun: "the
+// user's email", "a copy", "your mail".
+var determiner = lazyre.New(`(?i)(?:'s|s'|\b(?:the|a|an|your|their|his|her|its|our|my|this|that|each|every|any))\s+(?:[a-z-]+\s+)?$`)
+
+// hasVerb reports whether s holds a match of verb that is no noun: one
+// not preceded by a determiner ("the user's email" names an e-mail,
+// "e-mail the user's data" orders one sent).
+func hasVerb(verb *lazyre.Regexp, s string) bool {
+	for _, loc := range verb.FindAllStringIndex(s, 8) {
+		if !determiner.MatchString(s[:loc[0]]) {
+			return true
+		}
 	}
 	return false
 }
@@ -192,16 +228,25 @@ func withSlotTail(sent string, start, end int) string {
 	return sent[start:end]
 }
 
-// hasSlot reports whether address d has a place for a value that is not
-// an identifier's (see dataSlot).
+// hasSlot reports whether address d has a place for data: one without a
+// name (%s, a query value left empty), one whose name names data (see
+// dataSlot) or any value ({value}, {payload}). A place for an identifier
+// or a setting ({owner}, {repo}, {city}, {conversation_id}) is none.
 func hasSlot(d string) bool {
 	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
 		name := slotName(m)
-		if len(m[5]) > 0 && !namesData(name) {
-			continue // an upper-case value is a slot only when it names data
-		}
-		if !isIdentifier(name) {
+		switch {
+		case len(m[6]) > 0:
+			// An upper-case value is a slot only when it names data.
+			if namesData(name) && !isIdentifier(name) {
+				return true
+			}
+		case name == "", namesData(name) && !isIdentifier(name):
 			return true
+		default:
+			if words := strings.Fields(name); genericSlot[words[len(words)-1]] {
+				return true
+			}
 		}
 	}
 	return false
