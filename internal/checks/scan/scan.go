@@ -18,6 +18,8 @@ package scan
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/askback/askback/internal/catalog"
@@ -54,9 +56,12 @@ func scan(unfiltered bool, servers ...Server) *Report {
 		}
 	}
 	s.ownNames = make([]nameSet, len(servers))
+	var sizes []int
 	for i, srv := range servers {
 		s.ownNames[i] = ownNames(srv.Catalog)
+		texts(srv.Catalog, func(t *text) { sizes = append(sizes, len(t.s)) })
 	}
+	s.share = fairShare(sizes, phraseBudget)
 	for i := range servers {
 		s.server = i
 		s.scanServer(servers[i].Catalog)
@@ -73,6 +78,7 @@ type scanner struct {
 	findings []Finding
 	seen     map[findingKey]int // index in findings of a rule's finding on a path
 	spent    int                // bytes read by the phrase rules (readable)
+	share    int                // the most the phrase rules read of one text (fairShare)
 	// unread and unreadBytes count the texts of the server being scanned
 	// that the phrase rules did not read whole, and the bytes left.
 	unread, unreadBytes int
@@ -213,26 +219,43 @@ const (
 )
 
 // readable returns the part of plain (t folded) that the phrase rules
-// read: all of it while the scan's budget lasts, else what is left of
-// it, false when nothing is; what is not read is counted for the
-// server's finding (MCPS009).
+// read: all of it when it is within the scan's fair share and budget,
+// else its beginning and end as far as they go, false when nothing is
+// left; what is not read is counted for the server's finding (MCPS009).
 func (s *scanner) readable(t *text, plain string) (string, bool) {
 	if len(t.s) > longText {
 		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: a text this long buries what it says in bulk that no person reads, while the model reads all of it", len(t.s)), "")
 	}
-	left := phraseBudget - s.spent
-	if left <= 0 {
+	limit := min(s.share, phraseBudget-s.spent)
+	if limit <= 0 {
 		s.unread++
 		s.unreadBytes += len(plain)
 		return "", false
 	}
-	if len(plain) > left {
+	if len(plain) > limit {
 		s.unread++
-		s.unreadBytes += len(plain) - left
-		plain = runecut.Prefix(plain, left)
+		s.unreadBytes += len(plain) - limit
+		head := runecut.Prefix(plain, limit-limit/4)
+		plain = head + "\n" + runecut.Suffix(plain, limit-len(head))
 	}
 	s.spent += len(plain)
 	return plain, true
+}
+
+// fairShare is the most the phrase rules read of one text so that texts
+// of the sizes given fit in budget: every text whole when they all fit,
+// else every text up to the same share, the largest cut to it. One long
+// text (or a few) then leaves the budget to the others: padding a
+// description does not hide the next tool's.
+func fairShare(sizes []int, budget int) int {
+	sort.Ints(sizes)
+	for i, size := range sizes {
+		if share := budget / (len(sizes) - i); size > share {
+			return share
+		}
+		budget -= size
+	}
+	return math.MaxInt
 }
 
 // headTail is s cut to its first 24 KiB and last 8 KiB, at rune
