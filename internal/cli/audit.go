@@ -279,6 +279,10 @@ func auditFlagName(o audit.Option) string {
 		return "--other-identity"
 	case audit.OptionProtocol:
 		return "--protocol"
+	case audit.OptionSamples:
+		return "--sample"
+	case audit.OptionRoots:
+		return "--root"
 	}
 	return o.String()
 }

@@ -46,6 +46,10 @@ const (
 	OptionOtherLogin
 	// OptionProtocol is [Options.Protocol].
 	OptionProtocol
+	// OptionSamples is [Options.Samples].
+	OptionSamples
+	// OptionRoots is [Options.Roots].
+	OptionRoots
 )
 
 // String names o as a field of [Options].
@@ -65,6 +69,10 @@ func (o Option) String() string {
 		return "OtherLogin"
 	case OptionProtocol:
 		return "Protocol"
+	case OptionSamples:
+		return "Samples"
+	case OptionRoots:
+		return "Roots"
 	}
 	return fmt.Sprintf("Option(%d)", int(o))
 }
@@ -449,6 +457,7 @@ func (a *auditor) list(ctx context.Context, p *probe) ([]*subject, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.rep.Declared = l.Declared
 	if _, templates := l.ListErrors["resources/templates/list"]; l.Failed != nil && !(templates && len(l.ListErrors) == 1) {
 		return nil, l.Failed
 	}

@@ -74,9 +74,13 @@ func (s *Subject) Result(r Rule) *Result {
 
 // Report is the outcome of an audit.
 type Report struct {
-	Server   string     `json:"server"`   // the server's name from its implementation info
-	Target   string     `json:"target"`   // how it was reached
-	Protocol string     `json:"protocol"` // the protocol version negotiated
+	Server   string `json:"server"`   // the server's name from its implementation info
+	Target   string `json:"target"`   // how it was reached
+	Protocol string `json:"protocol"` // the protocol version negotiated
+	// Declared are the capabilities the client that listed the server
+	// declared ("elicitation (form, url)", "sampling", "roots"): a server
+	// may offer some tools only to clients that declare some of them.
+	Declared []string   `json:"clientCapabilities"`
 	Subjects []*Subject `json:"subjects"`
 	// Unprobed lists the probes that could not connect (the server went
 	// away, or refused the second identity): the audit is incomplete.

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/askback/askback/internal/text/termsafe"
@@ -23,6 +24,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	name := termsafe.ServerName(r.Server, "")
 	ew.printf("audit of %s at %s, protocol %s\n", name, termsafe.Line(r.Target), termsafe.Line(r.Protocol))
+	if line := r.declaredLine(); line != "" {
+		ew.printf("  %s\n", line)
+	}
 	fold := r.Fold()
 	for _, s := range fold.Shown {
 		writeSubject(ew, s)
@@ -163,4 +167,40 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// declaredLine says what the client that listed the server declared, and
+// what it did not that a server may offer tools by (sampling, roots), with
+// the options that declare them; "" when the report does not say.
+func (r *Report) declaredLine() string {
+	if r.Declared == nil {
+		return ""
+	}
+	line := "listed by a client that declared " + strings.Join(r.Declared, ", ")
+	if len(r.Declared) == 0 {
+		line = "listed by a client that declared nothing"
+	}
+	var missing, options []string
+	for _, c := range []struct {
+		capability string
+		option     Option
+	}{{"sampling", OptionSamples}, {"roots", OptionRoots}} {
+		if !slices.Contains(r.Declared, c.capability) {
+			missing = append(missing, c.capability)
+			options = append(options, r.name.Word(c.option))
+		}
+	}
+	if len(missing) == 0 {
+		return line
+	}
+	return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare %s are not listed (%s declare %s)",
+		line, strings.Join(missing, " or "), pronoun(len(missing)), strings.Join(options, ", "), pronoun(len(missing)))
+}
+
+// pronoun is "it" for one, "them" for more.
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
