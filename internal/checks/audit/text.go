@@ -24,7 +24,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	name := termsafe.ServerName(r.Server, "")
 	ew.printf("audit of %s at %s, protocol %s\n", name, termsafe.Line(r.Target), termsafe.Line(r.Protocol))
-	if line := r.declaredLine(); line != "" {
+	if line := r.DeclaredLine(); line != "" {
 		ew.printf("  %s\n", line)
 	}
 	fold := r.Fold()
@@ -169,10 +169,10 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 }
 
-// declaredLine says what the client that listed the server declared, and
+// DeclaredLine says what the client that listed the server declared, and
 // what it did not that a server may offer tools by (sampling, roots), with
 // the options that declare them; "" when the report does not say.
-func (r *Report) declaredLine() string {
+func (r *Report) DeclaredLine() string {
 	if r.Declared == nil {
 		return ""
 	}

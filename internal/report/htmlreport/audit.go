@@ -11,6 +11,7 @@ import (
 // auditPage is the body of an `audit` report.
 type auditPage struct {
 	Server, Protocol                       string
+	Declared                               string // what the listing client declared (audit.Report.DeclaredLine)
 	Score                                  string // "92%", or "" when nothing was checked
 	Passed, Failed, Applicable, Incomplete int
 	NothingChecked, Stopped                string
@@ -88,7 +89,7 @@ type cellView struct {
 func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 	t := text{m.Hide}
 	p, f, a := r.Score()
-	body := auditPage{Server: t.line(r.Server), Protocol: t.line(r.Protocol), Passed: p, Failed: f, Applicable: a,
+	body := auditPage{Server: t.line(r.Server), Protocol: t.line(r.Protocol), Declared: t.line(r.DeclaredLine()), Passed: p, Failed: f, Applicable: a,
 		Incomplete: r.Unchecked(), NothingChecked: t.line(r.NothingChecked()), Stopped: t.line(r.Stopped)}
 	if pct, ok := r.Percent(); ok {
 		body.Score = fmt.Sprintf("%.0f%%", pct)

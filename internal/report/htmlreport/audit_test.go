@@ -101,3 +101,18 @@ func TestAuditFoldsWhatAsksNothing(t *testing.T) {
 		t.Error("a subject that asks nothing has a row or a verdict of its own")
 	}
 }
+
+// The page says what the listing client declared, and what it did not
+// that a server may offer tools by, as the text report does.
+func TestAuditSaysWhatWasDeclared(t *testing.T) {
+	r := manyQuiet()
+	r.Declared = []string{"elicitation (form, url)"}
+	var b strings.Builder
+	if err := htmlreport.WriteAudit(&b, fixedMeta, r); err != nil {
+		t.Fatal(err)
+	}
+	want := `<p id="declared">listed by a client that declared elicitation (form, url); not sampling or roots: tools a server offers only to clients that declare them are not listed (Samples, Roots declare them)</p>`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the page does not say what was declared: want %s", want)
+	}
+}
