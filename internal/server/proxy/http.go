@@ -796,7 +796,10 @@ func (h *Handler) endpointSession(q url.Values) string {
 
 // requestSecrets are the credentials a request carries: credential
 // headers (Authorization, DPoP, Cookie, Mcp-Session-Id, API keys), each
-// cookie's value, and tokens in its URL.
+// cookie's value, and tokens in its URL. The headers that mirror the
+// message (Mcp-Method, Mcp-Name, Mcp-Param-…) give none: a task id in
+// Mcp-Name, hidden, would be hidden in every message that names the task
+// (see credential.Header).
 func requestSecrets(r *http.Request) []string {
 	return credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
 }
