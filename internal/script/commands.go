@@ -79,7 +79,7 @@ func init() {
 	wrapsRemote := func(inner *cmd) bool { return inner.send != nil || inner.wraps != nil }
 	wrapsRemoteOrCheck := func(inner *cmd) bool { return wrapsRemote(inner) || inner.assertion }
 	commandList = []*cmd{
-		{name: cmdname.ElicitResponse, usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}']", min: 1, max: 2,
+		{name: cmdname.ElicitResponse, usage: "elicit_response [KEY=]accept|decline|cancel ['{JSON content}'] [exact]", min: 1, max: 3,
 			check: checkElicitResponse, run: queueAnswer},
 		{name: cmdname.SampleResponse, usage: `sample_response "reply text" | sample_response '{"text": …, "model": …, "stopReason": …, "role": …}'`, min: 1, max: 1,
 			check: checkSampleResponse, run: queueSample},
@@ -195,6 +195,7 @@ func (p *parser) literalArg(c *command, i int, what string) (string, bool) {
 // answerArg is the answer queued by elicit_response.
 type answerArg struct {
 	key, action string
+	exact       bool           // the content is sent as written: no defaults filled in
 	content     map[string]any // parsed at parse time when written without variables
 	tmpl        *token         // content with variables, parsed when the step runs
 	origin      answer.Origin  // the answer's identity: where it is written
@@ -220,6 +221,9 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 	}
 	// The --elicit form accept:{JSON} is accepted too.
 	word, inline, hasInline := strings.Cut(word, ":")
+	if a.exact, ok = p.exactArg(c); !ok {
+		return
+	}
 	if hasInline && len(c.args) == 2 {
 		p.errorf(c.args[1].col, "the content is given twice: after accept: and as an argument")
 		return
@@ -242,7 +246,30 @@ func checkElicitResponse(p *parser, c *command, outers []*cmd) {
 	if len(c.args) == 2 && !p.contentArg(c, a) {
 		return
 	}
+	if a.exact && a.action != "accept" {
+		p.errorf(t.col, "exact is for the content of accept; %s takes none", a.action)
+		return
+	}
 	c.answer = a
+}
+
+// exactArg reads the last argument of elicit_response c when it is the
+// word exact, and takes it off c's arguments: the answer's content is then
+// sent as written, without the schema's defaults. Three arguments must end
+// with it.
+func (p *parser) exactArg(c *command) (exact, ok bool) {
+	last := c.args[len(c.args)-1]
+	if len(c.args) > 1 && last.kind == bareToken {
+		if w, lit := last.literal(); lit && w == "exact" {
+			c.args = c.args[:len(c.args)-1]
+			return true, true
+		}
+	}
+	if len(c.args) == 3 {
+		p.errorf(last.col, "elicit_response takes the word exact after the content, or nothing; usage: %s", c.def.usage)
+		return false, false
+	}
+	return false, true
 }
 
 // answerAction is the action word of elicit_response (token t): accept,

@@ -38,13 +38,21 @@ func TestParseElicitForms(t *testing.T) {
 	s := mustParse(t, "e.mcp", `elicit_response accept:{"confirm": true}
 elicit_response target=accept:{"confirm": false}
 elicit_response other=accept '{"x": 1}'
-elicit_response cancel`)
-	for i, want := range []string{`accept {"confirm":true}`, `target=accept {"confirm":false}`, `other=accept {"x":1}`, `cancel null`} {
+elicit_response cancel
+elicit_response accept '{"name": "Ann"}' exact
+elicit_response k=accept:{"a": 1} exact
+elicit_response accept {"it's": 1} exact
+elicit_response accept exact`)
+	for i, want := range []string{`accept {"confirm":true}`, `target=accept {"confirm":false}`, `other=accept {"x":1}`, `cancel null`,
+		`accept {"name":"Ann"} exact`, `k=accept {"a":1} exact`, `accept {"it's":1} exact`, `accept null exact`} {
 		a := mustCommand(t, s, i).answer
 		b, _ := json.Marshal(a.content)
 		got := a.action + " " + string(b)
 		if a.key != "" {
 			got = a.key + "=" + got
+		}
+		if a.exact {
+			got += " exact"
 		}
 		if got != want {
 			t.Errorf("line %d: %s, want %s", i+1, got, want)
@@ -144,7 +152,10 @@ func TestSyntaxErrors(t *testing.T) {
 		{"get_prompt p who", `t.mcp:1:14: get_prompt takes named arguments only: write NAME:VALUE`},
 		{"read_resource a b", `t.mcp:1:17: read_resource takes 1 argument; usage: read_resource URI`},
 		{"ping now", `t.mcp:1:6: ping takes 0 arguments; usage: ping`},
-		{"elicit_response", `t.mcp:1:1: elicit_response takes 1 to 2 arguments; usage: elicit_response [KEY=]accept|decline|cancel ['{JSON content}']`},
+		{"elicit_response", `t.mcp:1:1: elicit_response takes 1 to 3 arguments; usage: elicit_response [KEY=]accept|decline|cancel ['{JSON content}'] [exact]`},
+		{`elicit_response accept '{}' please`, `t.mcp:1:29: elicit_response takes the word exact after the content, or nothing; usage: elicit_response [KEY=]accept|decline|cancel ['{JSON content}'] [exact]`},
+		{`elicit_response decline exact`, `t.mcp:1:17: exact is for the content of accept; decline takes none`},
+		{`elicit_response accept '{}' exact exact`, `t.mcp:1:35: elicit_response takes 1 to 3 arguments; usage: elicit_response [KEY=]accept|decline|cancel ['{JSON content}'] [exact]`},
 		{"elicit_response acept", `t.mcp:1:17: unknown action "acept"; did you mean "accept"?`},
 		{"elicit_response maybe", `t.mcp:1:17: unknown action "maybe"; use accept, decline or cancel`},
 		{"elicit_response =accept", `t.mcp:1:17: empty question key before =; write KEY=accept`},

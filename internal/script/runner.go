@@ -423,7 +423,7 @@ func queueAnswer(r *runner, _ context.Context, c *command, res *StepResult) *fai
 
 // answerOf builds the answer of an elicit_response step.
 func (r *runner) answerOf(c *command) (answer.Spec, error) {
-	a := answer.Spec{Key: c.answer.key, Action: c.answer.action, Content: c.answer.content, Origin: c.answer.origin}
+	a := answer.Spec{Key: c.answer.key, Action: c.answer.action, Content: c.answer.content, Origin: c.answer.origin, Exact: c.answer.exact}
 	if c.answer.tmpl != nil {
 		s, err := c.answer.tmpl.value(r.vars)
 		if err != nil {

@@ -447,7 +447,7 @@ func DecodeQuestion(raw json.RawMessage) (*mcp.ElicitParams, error) {
 // 2025-11-25 that is the task alone (its result comes with [Client.Result]),
 // its ttl and pollInterval given as TTLMs and PollIntervalMs.
 func (c *Client) Get(ctx context.Context, id string) (*tasks.GetTaskResult, error) {
-	raw, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *getResult](withTaskID(ctx, id), c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
+	raw, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *getResult](c.routed(ctx, id), c.cs, tasks.MethodGet, &tasks.GetTaskParams{TaskID: id})
 	if err != nil {
 		return nil, fmt.Errorf("tasks/get %s: %w", id, err)
 	}
@@ -456,6 +456,17 @@ func (c *Client) Get(ctx context.Context, id string) (*tasks.GetTaskResult, erro
 		return nil, fmt.Errorf("tasks/get %s: the server answered for task %q", id, g.TaskID)
 	}
 	return g, nil
+}
+
+// routed marks ctx, for a tasks/* request about task id, to carry the
+// Mcp-Name routing header, which the tasks extension of protocol
+// 2026-07-28 asks for; protocol 2025-11-25 defines no such header, and a
+// session of it sends none.
+func (c *Client) routed(ctx context.Context, id string) context.Context {
+	if Legacy(c.cs) {
+		return ctx
+	}
+	return withTaskID(ctx, id)
 }
 
 // Update sends answers to a task's questions (tasks/update).
@@ -468,7 +479,7 @@ func (c *Client) Update(ctx context.Context, id string, responses map[string]*mc
 		}
 		raw[k] = b
 	}
-	_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: id, InputResponses: raw})
+	_, err := mcp.CallCustomMethod[*tasks.UpdateTaskParams, *tasks.UpdateTaskResult](c.routed(ctx, id), c.cs, tasks.MethodUpdate, &tasks.UpdateTaskParams{TaskID: id, InputResponses: raw})
 	if err != nil {
 		return fmt.Errorf("tasks/update %s: %w", id, err)
 	}
@@ -478,7 +489,7 @@ func (c *Client) Update(ctx context.Context, id string, responses map[string]*mc
 // Cancel asks the server to cancel a task (tasks/cancel). The task may still
 // end otherwise if it finished first.
 func (c *Client) Cancel(ctx context.Context, id string) error {
-	_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](withTaskID(ctx, id), c.cs, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: id})
+	_, err := mcp.CallCustomMethod[*tasks.CancelTaskParams, *tasks.CancelTaskResult](c.routed(ctx, id), c.cs, tasks.MethodCancel, &tasks.CancelTaskParams{TaskID: id})
 	if err != nil {
 		return fmt.Errorf("tasks/cancel %s: %w", id, err)
 	}

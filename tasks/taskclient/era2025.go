@@ -235,7 +235,7 @@ func (c *Client) startTask(ctx context.Context, params *mcp.CallToolParams) (*St
 // JSON-RPC error. The server may ask questions while it waits, with
 // elicitation/create requests of its own.
 func (c *Client) Result(ctx context.Context, id string) (*mcp.CallToolResult, error) {
-	res, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *mcp.CallToolResult](withTaskID(ctx, id), c.cs, MethodResult, &tasks.GetTaskParams{TaskID: id})
+	res, err := mcp.CallCustomMethod[*tasks.GetTaskParams, *mcp.CallToolResult](ctx, c.cs, MethodResult, &tasks.GetTaskParams{TaskID: id})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", MethodResult, id, err)
 	}

@@ -1,9 +1,13 @@
 package taskclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -63,16 +67,14 @@ func (c *sentConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// A server of protocol 2025-11-25 that runs job only as a task: the client
-// reads the offer and the tool's taskSupport the go-sdk drops, asks for a
-// task with params.task, polls tasks/get and takes the result with
-// tasks/result.
-func TestTasksOf2025(t *testing.T) {
-	ctx := context.Background()
+// server2025 is a server of protocol 2025-11-25 that runs job only as a
+// task, t1, done on the second poll.
+func server2025(t *testing.T) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "job", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "job runs only as a task"}
 	})
+	var mu sync.Mutex
 	polls := 0
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -94,9 +96,12 @@ func TestTasksOf2025(t *testing.T) {
 		}
 	})
 	if err := mcp.AddReceivingCustomMethod(server, "tasks/get", func(ctx context.Context, ss *mcp.ServerSession, p *tasks.GetTaskParams) (*raw, error) {
+		mu.Lock()
 		polls++
+		n := polls
+		mu.Unlock()
 		status := "working"
-		if polls > 1 {
+		if n > 1 {
 			status = "completed"
 		}
 		return &raw{b: json.RawMessage(`{"taskId":"t1","status":"` + status + `","createdAt":"x","lastUpdatedAt":"x","ttl":60000,"pollInterval":5}`)}, nil
@@ -108,6 +113,70 @@ func TestTasksOf2025(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return server
+}
+
+// A server of protocol 2025-11-25 that runs job only as a task: the client
+// reads the offer and the tool's taskSupport the go-sdk drops, asks for a
+// task with params.task, polls tasks/get and takes the result with
+// Over Streamable HTTP a session of protocol 2025-11-25, which defines no
+// Mcp-Name header, sends none: not on tasks/get, not on tasks/result, not
+// on tasks/cancel. (The tasks extension of 2026-07-28 asks for it; see
+// TestTaskOverHTTP.)
+func TestNoRoutingHeaderOf2025(t *testing.T) {
+	ctx := context.Background()
+	server := server2025(t)
+	var mu sync.Mutex
+	named := map[string]string{} // method -> Mcp-Name
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var msg struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(b, &msg) == nil && strings.HasPrefix(msg.Method, "tasks/") {
+				mu.Lock()
+				named[msg.Method] = r.Header.Get("Mcp-Name")
+				mu.Unlock()
+			}
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	if err := Register(client); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := Connect(ctx, client, Transport(&mcp.StreamableClientTransport{Endpoint: srv.URL}), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tc := New(cs, &Options{AsTask: func(string) bool { return true }, Sleep: func(context.Context, time.Duration) error { return nil }})
+	if _, err := tc.CallTool(ctx, &mcp.CallToolParams{Name: "job"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = tc.Cancel(ctx, "t1") // the server has no tasks/cancel: only the header counts
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range []string{tasks.MethodGet, MethodResult, tasks.MethodCancel} {
+		n, ok := named[m]
+		if !ok {
+			t.Errorf("no %s seen", m)
+		}
+		if n != "" {
+			t.Errorf("%s carried Mcp-Name %q on protocol 2025-11-25", m, n)
+		}
+	}
+}
+
+// tasks/result.
+func TestTasksOf2025(t *testing.T) {
+	ctx := context.Background()
+	server := server2025(t)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {

@@ -138,7 +138,8 @@ func withTaskID(ctx context.Context, id string) context.Context {
 
 // Transport prepares t for task calls. For Streamable HTTP it returns a copy
 // whose HTTP client sets the Mcp-Name routing header on tasks/get,
-// tasks/update and tasks/cancel and lets this package read the raw answer of
+// tasks/update and tasks/cancel of protocol 2026-07-28 (2025-11-25 has no
+// such header) and lets this package read the raw answer of
 // its own requests (tool calls, and on protocol 2025-11-25 the initialize
 // and tools/list answers that say which calls may be tasks); every other
 // transport gets a connection that does the latter. Requests not made

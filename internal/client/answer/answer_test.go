@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -117,6 +118,57 @@ func TestFinish(t *testing.T) {
 	}
 	if _, err := Finish(q, nil, true); err == nil {
 		t.Error("nil answer accepted")
+	}
+}
+
+// An answer to be sent exactly as given (Spec.Exact, handed on by the
+// Queue) gets no defaults: the content is what was written, or none; it
+// is still validated. FillsDefaults says when that makes a difference.
+func TestExactAnswerGetsNoDefaults(t *testing.T) {
+	schema := `{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"integer","default":42},"ok":{"type":"boolean"}},"required":["name"]}`
+	form, err := formschema.Parse(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(s Spec) *Question {
+		q := &Question{Params: &mcp.ElicitParams{Message: "m"}, Form: form}
+		if _, err := NewQueue(s).Answer(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	q := ask(Spec{Action: "accept", Content: map[string]any{"name": "Ann"}, Exact: true})
+	res, err := Finish(q, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ann"}}, true)
+	if err != nil || len(res.Content) != 1 || res.Content["name"] != "Ann" {
+		t.Errorf("exact: %v %v", res, err)
+	}
+	if _, err := Finish(q, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": 1}}, true); err == nil {
+		t.Error("an exact answer of the wrong type passed validation")
+	}
+	q = ask(Spec{Action: "accept", Exact: true})
+	if res, err := Finish(q, &mcp.ElicitResult{Action: "accept"}, false); err != nil || res.Content != nil {
+		t.Errorf("exact without content: %v %v", res, err)
+	}
+	q = ask(Spec{Action: "accept", Content: map[string]any{"name": "Ann"}})
+	if res, err := Finish(q, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ann"}}, true); err != nil || fmt.Sprint(res.Content["n"]) != "42" {
+		t.Errorf("not exact: %v %v", res, err)
+	}
+
+	for _, c := range []struct {
+		content map[string]any
+		want    bool
+	}{
+		{map[string]any{"name": "Ann"}, true},
+		{nil, true},
+		{map[string]any{"name": "Ann", "n": nil}, true},
+		{map[string]any{"name": "Ann", "n": 7}, false},
+	} {
+		if got := FillsDefaults(json.RawMessage(schema), c.content); got != c.want {
+			t.Errorf("FillsDefaults(%v) = %v, want %v", c.content, got, c.want)
+		}
+	}
+	if FillsDefaults(json.RawMessage(`{"type":"object","properties":{"a":{"type":"object"}}}`), nil) {
+		t.Error("a schema outside the form subset fills in defaults")
 	}
 }
 

@@ -3,12 +3,14 @@ package answer
 import (
 	"fmt"
 
+	"github.com/askback/askback/formschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Finish prepares an answer for sending. For an accepted form question it
 // fills absent fields from the schema's defaults (SEP-1034), so a bare
-// accept sends the defaults, and, when validate is set, checks the content
+// accept sends the defaults, unless the answer is to be sent exactly as
+// given (q.Exact), and, when validate is set, checks the content
 // against the requested schema; a mismatch is an *InvalidAnswerError naming
 // the question and the field. URL questions carry no content. Decline and
 // cancel are sent without content.
@@ -36,7 +38,10 @@ func Finish(q *Question, res *mcp.ElicitResult, validate bool) (*mcp.ElicitResul
 		out.Content = res.Content
 		return out, nil
 	}
-	out.Content = q.Form.ApplyDefaults(res.Content)
+	out.Content = res.Content
+	if !q.Exact {
+		out.Content = q.Form.ApplyDefaults(res.Content)
+	}
 	if !validate {
 		return out, nil
 	}
@@ -44,6 +49,24 @@ func Finish(q *Question, res *mcp.ElicitResult, validate bool) (*mcp.ElicitResul
 		return nil, &InvalidAnswerError{Question: q.label(), Err: err}
 	}
 	return out, nil
+}
+
+// FillsDefaults reports whether [Finish] would add to the content of an
+// accepted answer to a form whose requested schema is requestedSchema: a
+// field the content leaves out (or answers with null) has a default. An
+// answer that must reach the server as it is then needs [Spec.Exact]. A
+// schema outside the form subset fills in nothing.
+func FillsDefaults(requestedSchema any, content map[string]any) bool {
+	form, err := formschema.Parse(requestedSchema)
+	if err != nil {
+		return false
+	}
+	for _, f := range form.Fields {
+		if v, ok := content[f.Name]; (!ok || v == nil) && f.Default != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *Question) label() string {

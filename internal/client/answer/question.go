@@ -1,8 +1,9 @@
 // Package answer turns a server's question into an answer. An [Answerer]
 // is the one interface every source of answers implements: the scripted
 // [Queue] (from --elicit flags or elicit_response), a person at the
-// terminal, the audit. [Finish] applies the schema's defaults and validates
-// an accepted answer, once, whoever gave it.
+// terminal, the audit. [Finish] applies the schema's defaults (unless the
+// answer is to be sent exactly as given) and validates an accepted answer,
+// once, whoever gave it.
 package answer
 
 import (
@@ -24,6 +25,9 @@ type Question struct {
 	// Form is the parsed requested schema of a form question, nil for URL
 	// questions.
 	Form *formschema.Schema
+	// Exact is set by the Answerer whose answer is to be sent exactly as
+	// given ([Spec.Exact]): [Finish] then fills in no defaults.
+	Exact bool
 }
 
 // Mode is "form" or "url".

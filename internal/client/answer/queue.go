@@ -79,6 +79,7 @@ func (q *Queue) Answer(_ context.Context, qu *Question) (*mcp.ElicitResult, erro
 		return nil, ErrNoAnswer
 	}
 	q.used[pick] = true
+	qu.Exact = q.specs[pick].Exact
 	return q.specs[pick].Result(), nil
 }
 

@@ -25,6 +25,12 @@ type Spec struct {
 	// command line and scripts leave them zero.
 	Round int
 	Mode  string
+	// Exact sends an accepted answer's content exactly as given: the
+	// schema's defaults are not filled in for the fields it leaves out (a
+	// script's "elicit_response accept '{…}' exact", which a script made
+	// from a recording writes where the recorded answer left out a field
+	// with a default). Validation is unchanged.
+	Exact bool
 }
 
 // Allows reports whether s may answer qu by its Round and Mode.

@@ -255,7 +255,10 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 		line += q.Key + "="
 	}
 	line += action
-	if action == "accept" && a.Content != nil && q.Mode() == "form" {
+	if action != "accept" || q.Mode() != "form" {
+		return line, nil
+	}
+	if a.Content != nil {
 		c, err := compactJSON(a.Content)
 		if err != nil {
 			return "", fmt.Errorf("record the answer to %q: %w", q.Key, err)
@@ -265,6 +268,11 @@ func elicitResponse(q exchange.Entry, keyed bool) (string, error) {
 		} else {
 			line += " '" + c + "'"
 		}
+	}
+	// The content is what was sent: where a default would be filled in
+	// for a field it leaves out, it was sent exactly as given, and is again.
+	if q.Params != nil && answer.FillsDefaults(q.Params.RequestedSchema, a.Content) {
+		line += " exact"
 	}
 	return line, nil
 }

@@ -56,6 +56,35 @@ assert_contains "Deployment not started (decline)."
 	}
 }
 
+// An answer sent without a field the form has a default for was sent
+// exactly as given: the recorded script says exact, so that it is sent so
+// again; an answer that holds every such field needs no exact.
+func TestRecordExactAnswer(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"name": map[string]any{"type": "string"}, "n": map[string]any{"type": "integer", "default": 42}}}
+	for _, c := range []struct {
+		content map[string]any
+		want    string
+	}{
+		{map[string]any{"name": "Ann"}, `elicit_response accept '{"name":"Ann"}' exact`},
+		{nil, `elicit_response accept exact`},
+		{map[string]any{"name": "Ann", "n": 42}, `elicit_response accept '{"n":42,"name":"Ann"}'`},
+	} {
+		q := exchange.Entry{Method: "tools/call", Name: "who", Round: 1, Params: &mcp.ElicitParams{Mode: "form", Message: "who?", RequestedSchema: schema},
+			Answer: &mcp.ElicitResult{Action: "accept", Content: c.content}}
+		var b strings.Builder
+		if err := fromcall.Write(&b, fromcall.Step{Method: "tools/call", Name: "who", Questions: []exchange.Entry{q}, Result: toolText("ok")}); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(b.String(), "\n"); first != c.want {
+			t.Errorf("answer %v: %s, want %s", c.content, first, c.want)
+		}
+		if _, err := script.ParseFile("rec.mcp", []byte(b.String())); err != nil {
+			t.Errorf("the recorded script does not parse: %v", err)
+		}
+	}
+}
+
 func TestRecordQuotingSurvivesTheParser(t *testing.T) {
 	hostile := "it's \"quoted\" $HOME \\ # not a comment // nor this\n\tline2 \x1b[2J \u202e"
 	steps := []fromcall.Step{{

@@ -165,3 +165,34 @@ func TestWhyCommented(t *testing.T) {
 		}
 	}
 }
+
+// An answer recorded without a field whose schema has a default (a client
+// that fills in none) is written with exact, so that the script sends it
+// as it was recorded; one that holds every such field is written as
+// before, and so is one to a form without defaults.
+func TestRecordedAnswerSentExactly(t *testing.T) {
+	const schema = `{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"integer","default":42}},"required":["name"]}`
+	ask := func(content string) string {
+		body, _ := fromLines(t,
+			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+			`s2c {"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"who?","requestedSchema":`+schema+`}}`,
+			`c2s {"jsonrpc":"2.0","id":0,"result":{"action":"accept"`+content+`}}`,
+			`s2c {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`)
+		for _, l := range strings.Split(body, "\n") {
+			if strings.HasPrefix(l, "elicit_response") {
+				return l
+			}
+		}
+		return body
+	}
+	for content, want := range map[string]string{
+		`,"content":{"name":"Ann"}`:        `elicit_response accept '{"name":"Ann"}' exact`,
+		`,"content":{"name":"it's"}`:       `elicit_response accept {"name":"it's"} exact`,
+		``:                                 `elicit_response accept exact`,
+		`,"content":{"name":"Ann","n":42}`: `elicit_response accept '{"name":"Ann","n":42}'`,
+	} {
+		if got := ask(content); got != want {
+			t.Errorf("answer %s: %s, want %s", content, got, want)
+		}
+	}
+}

@@ -573,8 +573,19 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 		action = "cancel"
 	}
 	line := cmdname.ElicitResponse + " " + key + action
-	if action != "accept" || len(a.Content) == 0 || string(a.Content) == "null" {
+	if action != "accept" {
 		return line
+	}
+	// The answer is sent as recorded: where the tester would fill in a
+	// default for a field the recorded answer left out, "exact" stops it.
+	exact := ""
+	none := len(a.Content) == 0 || string(a.Content) == "null"
+	var content map[string]any
+	if (none || json.Unmarshal(a.Content, &content) == nil) && answer.FillsDefaults(requestedSchema(q), content) {
+		exact = " exact"
+	}
+	if none {
+		return line + exact
 	}
 	if hidden, paths := hideJSON(a.Content); len(paths) > 0 {
 		a.Content = hidden
@@ -584,11 +595,23 @@ func (w *writer) elicitResponse(key string, q *conversation.Question) string {
 	if err != nil {
 		return line
 	}
-	content := expect.Compact(v)
-	if strings.Contains(content, "'") {
-		return line + " " + content // bare JSON needs no quotes
+	text := expect.Compact(v)
+	if strings.Contains(text, "'") {
+		return line + " " + text + exact // bare JSON needs no quotes
 	}
-	return line + " '" + content + "'"
+	return line + " '" + text + "'" + exact
+}
+
+// requestedSchema is the requested schema of the form question q, as
+// recorded; nil when there is none.
+func requestedSchema(q *conversation.Question) any {
+	var p struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(q.Params, &p) != nil || len(p.RequestedSchema) == 0 {
+		return nil
+	}
+	return p.RequestedSchema
 }
 
 // sampleResponse writes the model reply the client gave.

@@ -232,7 +232,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) bool {
 
 // newExchange is the exchange r begins, its stream numbered, the
 // credentials of r made known to the recording before anything of it is
-// written.
+// written (those only guessed at, once its body is read: readRequest).
 func (h *Handler) newExchange(r *http.Request) *exchange {
 	x := &exchange{r: r, public: &url.URL{Scheme: "http", Host: r.Host}, facts: recording.HTTP{Method: r.Method, Path: r.URL.RequestURI(),
 		ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"), LastEventID: r.Header.Get("Last-Event-Id")}}
@@ -252,6 +252,7 @@ func (h *Handler) newExchange(r *http.Request) *exchange {
 // answer that says why).
 func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchange) (body []byte, ok bool) {
 	if r.Body == nil || r.Body == http.NoBody {
+		h.o.Rec.AddSecrets(guessedSecrets(r, nil)...)
 		return nil, true
 	}
 	var b []byte
@@ -279,6 +280,9 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 		writeRPCError(w, http.StatusUnsupportedMediaType, nil, fmt.Sprintf("%s: a JSON-RPC message must be posted as application/json, not %q", Name, r.Header.Get("Content-Type")))
 		return nil, false
 	}
+	// Known before the message is written, which may hold one inside a
+	// longer text.
+	h.o.Rec.AddSecrets(guessedSecrets(r, body)...)
 	if isRPC(body) {
 		x.hasJSON = true
 		x.id = requestID(body)
@@ -794,11 +798,46 @@ func (h *Handler) endpointSession(q url.Values) string {
 	return ""
 }
 
-// requestSecrets are the credentials a request carries: credential
-// headers (Authorization, DPoP, Cookie, Mcp-Session-Id, API keys), each
-// cookie's value, and tokens in its URL.
+// requestSecrets are the credentials a request carries by the name of
+// their header or their form: credential headers (Authorization, DPoP,
+// Cookie, Mcp-Session-Id, API keys), tokens, each cookie's value, and
+// tokens in its URL. The headers that mirror the message (Mcp-Method,
+// Mcp-Name, Mcp-Param-…) give none: a task id in Mcp-Name, hidden, would
+// be hidden in every message that names the task (see credential.Header).
+// The values only guessed to be secrets are [guessedSecrets].
 func requestSecrets(r *http.Request) []string {
-	return credential.Secrets("http://proxy"+r.URL.RequestURI(), headerLines(r.Header))
+	var lines []string
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			if credential.Name(k) || credential.Token(strings.TrimSpace(v)) {
+				lines = append(lines, k+": "+v)
+			}
+		}
+	}
+	return credential.Secrets("http://proxy"+r.URL.RequestURI(), lines)
+}
+
+// guessedSecrets are the values of r's other headers, none of HTTP's or
+// MCP's own, that look generated (credential.Header: a tenant's token
+// under a name of its own), but for those the message r carries (body)
+// holds as a string of its own: a request id or a task id copied from the
+// message into a header is the message's content, which the recording
+// keeps.
+func guessedSecrets(r *http.Request, body []byte) []string {
+	var lines []string
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			v = strings.TrimSpace(v)
+			if credential.Name(k) || credential.Token(v) || !credential.Header(k, v) {
+				continue // a credential known already, or none
+			}
+			if bytes.Contains(body, []byte(strconv.Quote(v))) {
+				continue
+			}
+			lines = append(lines, k+": "+v)
+		}
+	}
+	return credential.Secrets("", lines)
 }
 
 // responseSecrets are the credentials an answer carries in its headers:
@@ -815,16 +854,6 @@ func responseSecrets(resp *http.Response) []string {
 		}
 	}
 	return credential.Secrets(resp.Header.Get("Location"), lines)
-}
-
-func headerLines(h http.Header) []string {
-	var out []string
-	for k, vs := range h {
-		for _, v := range vs {
-			out = append(out, k+": "+v)
-		}
-	}
-	return out
 }
 
 // hopByHop are the headers of one connection, not forwarded (RFC 9110

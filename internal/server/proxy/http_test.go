@@ -643,3 +643,42 @@ func TestRefusesCrossSiteRequests(t *testing.T) {
 		t.Errorf("a refused request was recorded:\n%s", r.file.String())
 	}
 }
+
+// Only credentials are hidden: a header's value that is the message's own
+// content (a task id in Mcp-Name, a request id copied into a header of
+// the client's own) is recorded as the message holds it, while a
+// generated-looking value of such a header that the message does not hold
+// (a tenant's token), the bearer token and the session id are hidden
+// wherever the server echoes them.
+func TestOnlyCredentialsHidden(t *testing.T) {
+	const task = "NF6H4GHUV4MGVX6RXCHUA5HGWC"
+	const reqID = "7f3c9a0b2e4d4c1e9b8a6f5d"
+	const tenant = "tn0a1b2c3d4e5f6a7b8c9d0e"
+	call := `{"jsonrpc":"2.0","id":"` + reqID + `","method":"tasks/get","params":{"taskId":"` + task + `"}}`
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%q,"result":{"taskId":%q,"status":"working","statusMessage":"for %s, as %s in %s"}}`,
+			reqID, task, req.Header.Get("X-Tenant"), req.Header.Get("Authorization"), req.Header.Get("Mcp-Session-Id"))
+	}), nil)
+	resp := r.post(call, http.Header{
+		"Authorization":  {"Bearer tok-abcdefghijklmnop"},
+		"Mcp-Session-Id": {"session-0123456789"},
+		"Mcp-Method":     {"tasks/get"},
+		"Mcp-Name":       {task},
+		"X-Request-Id":   {reqID},
+		"X-Tenant":       {tenant},
+	})
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	rec := r.file.String()
+	for _, kept := range []string{`"taskId":"` + task + `"`, `"id":"` + reqID + `"`} {
+		if strings.Count(rec, kept) != 2 {
+			t.Errorf("%s is not in both messages:\n%s", kept, rec)
+		}
+	}
+	for _, secret := range []string{tenant, "tok-abcdefghijklmnop", "session-0123456789"} {
+		if strings.Contains(rec, secret) {
+			t.Errorf("the recording holds %q:\n%s", secret, rec)
+		}
+	}
+}

@@ -109,13 +109,35 @@ func IsJWT(v string) bool {
 }
 
 // Header reports whether a header's value is a credential: its name says
-// so ([Name]: X-Api-Key, X-Csrf, X-Passphrase, X-Pat), its value is a token
-// by its form ([Token]), or, in a header that is none of HTTP's and MCP's
-// own (which carry no credentials), its value looks generated (see
-// [Opaque]): a tenant's or a gateway's token under a name of its own
-// (X-Tenant: 7f3c…) is one whatever the header is called.
+// so ([Name]: Authorization, Cookie, X-Api-Key, X-Csrf, X-Passphrase,
+// X-Pat, and MCP's session id, which lets whoever holds it speak in the
+// session), its value is a token by its form ([Token]), or, in a header
+// that is none of HTTP's and MCP's own (which carry no credentials), its
+// value looks generated (see [Opaque]): a tenant's or a gateway's token
+// under a name of its own (X-Tenant: 7f3c…) is one whatever the header is
+// called.
+//
+// A header that mirrors a field of the JSON-RPC message it comes with
+// (see [Mirrored]: Mcp-Method, Mcp-Name, Mcp-Param-…) is never one, however
+// its value looks: a task id in Mcp-Name is the message's own content,
+// which whoever reads the message needs, and a secret the message holds
+// is the message's to hide.
 func Header(name, value string) bool {
+	if Mirrored(name) {
+		return false
+	}
 	return Name(name) || Token(value) || !plainHeader(name) && Opaque(value)
+}
+
+// Mirrored reports whether the header called name is one of those the
+// Streamable HTTP transport of MCP copies from the JSON-RPC message a
+// request carries, for intermediaries to route by: Mcp-Method (the
+// method), Mcp-Name (the tool's or prompt's name, the resource's URI, the
+// task's id) and Mcp-Param-{name} (a tool argument a tool's schema marks
+// with x-mcp-header).
+func Mirrored(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	return n == "mcp-method" || n == "mcp-name" || strings.HasPrefix(n, "mcp-param-")
 }
 
 // plainHeaders are the headers of HTTP and MCP that carry no credential.

@@ -2,6 +2,7 @@ package credential_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,43 @@ func TestHeaderClass(t *testing.T) {
 	if got := credential.RedactURL("https://h/cb?pat=abcdef&state=s1234567&code=c123&x=1"); strings.Contains(got, "abcdef") ||
 		strings.Contains(got, "s1234567") || strings.Contains(got, "c123") || !strings.Contains(got, "x=1") {
 		t.Errorf("RedactURL = %s", got)
+	}
+}
+
+// The headers that mirror a JSON-RPC message's own fields are never
+// credentials, whatever their names or values look like: a task id in
+// Mcp-Name hidden as one would be hidden in every message that names the
+// task. The credentials around them still are.
+func TestMirroredHeadersAreContent(t *testing.T) {
+	taskID := "NF6H4GHUV4MGVX6RXCHUA5HGWC"
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJ0YXNrIjoiMSJ9.c2lnbmF0dXJlMTIzNDU2"
+	for _, h := range [][2]string{
+		{"Mcp-Name", taskID}, {"mcp-name", "786512e2-9e0d-44bd-8f29-789f320fe840"}, {"Mcp-Name", jwt},
+		{"Mcp-Method", "tasks/get"}, {"Mcp-Param-Region", "eu9west4north2south1"}, {"Mcp-Param-Api-Key", "k3y0123456789abcdef"},
+	} {
+		if credential.Header(h[0], h[1]) {
+			t.Errorf("Header(%q, %q) = true, want false", h[0], h[1])
+		}
+		if got := credential.Secrets("", []string{h[0] + ": " + h[1]}); len(got) != 0 {
+			t.Errorf("Secrets(%s: %s) = %q, want none", h[0], h[1], got)
+		}
+	}
+	got := credential.Secrets("", []string{"Mcp-Name: " + taskID, "Authorization: Bearer s3cr3t-t0ken", "Mcp-Session-Id: 1868a90c4f2b4e7d9a3c", "X-Api-Key: abcdef123"})
+	for _, want := range []string{"s3cr3t-t0ken", "1868a90c4f2b4e7d9a3c", "abcdef123"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets = %q, want %q among them", got, want)
+		}
+	}
+	if slices.Contains(got, taskID) {
+		t.Errorf("Secrets = %q: the task id is among them", got)
+	}
+	for _, h := range [][2]string{
+		{"Mcp-Session-Id", "1868a90c4f2b4e7d9a3c"}, {"Authorization", "Bearer abc"}, {"Cookie", "sid=abcdef"},
+		{"Proxy-Authorization", "Basic dTpw"}, {"X-Api-Key", "abc"},
+	} {
+		if !credential.Header(h[0], h[1]) {
+			t.Errorf("Header(%q, %q) = false, want true", h[0], h[1])
+		}
 	}
 }
 
