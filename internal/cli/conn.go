@@ -126,7 +126,7 @@ func addRoundsFlag(cmd *cobra.Command, o *ConnOptions) {
 
 // addValidateFlag binds --no-validate, for commands that send answers.
 func addValidateFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().BoolVar(&o.NoValidate, "no-validate", false, "send answers as written (no defaults, no schema validation); call: send --args without checking them against the tool's input schema")
+	cmd.Flags().BoolVar(&o.NoValidate, "no-validate", false, "send answers without checking them against the form's schema (defaults are still filled in: a script's elicit_response … exact sends an answer as written); call: send --args without checking them against the tool's input schema")
 }
 
 // addTasksFlag binds --no-tasks, for commands that call tools.
