@@ -103,7 +103,9 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			}
 		case <-rctx.Done():
 			if ctx.Err() != nil {
-				return nil
+				// Interrupted before --count was met: a failure, which Main
+				// words as the interrupt (exit 130), as every waiting command.
+				return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: %s came before it was interrupted", opts.Count, nLogMessages(n))}
 			}
 			if n == 0 {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: no log message came before --timeout %s ran out: the server sent none at level %s or above", opts.Count, opts.Conn.Timeout, level)}
