@@ -144,12 +144,38 @@ func asking(rep *audit.Report, why string) []Item {
 		default:
 			w := "it applied to nothing the server does"
 			if len(notes) > 0 {
-				w = strings.Join(notes[:min(len(notes), 2)], "; ")
+				w = joinNotes(notes, 2)
 			}
 			out = append(out, notChecked(id, r.Title, w))
 		}
 	}
 	return out
+}
+
+// joinNotes joins the first n reasons of notes, each said once: notes that
+// begin alike ("asks nothing", "asks nothing: the call ends in an isError
+// result") share their beginning, which comes once, followed by what each
+// adds ("asks nothing: the call ends in an isError result").
+func joinNotes(notes []string, n int) string {
+	var heads []string
+	tails := map[string][]string{}
+	for _, note := range notes {
+		head, tail, _ := strings.Cut(note, ": ")
+		if !slices.Contains(heads, head) {
+			heads = append(heads, head)
+		}
+		if tail != "" && !slices.Contains(tails[head], tail) {
+			tails[head] = append(tails[head], tail)
+		}
+	}
+	var out []string
+	for _, head := range heads[:min(len(heads), n)] {
+		if t := tails[head]; len(t) > 0 {
+			head += ": " + strings.Join(t[:min(len(t), n)], "; ")
+		}
+		out = append(out, head)
+	}
+	return strings.Join(out, "; ")
 }
 
 // description are inspect's criteria, each worth its weight, but the
