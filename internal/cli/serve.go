@@ -102,7 +102,8 @@ Exit codes: 0 the client did what was recorded (every request matched, every
 answer as recorded); 1 it did not (an answer differed, a requestState was
 refused, a request or a question's answer was missing, a question needed a
 capability the client did not declare); 2 usage: bad flags, a bad --fault, a
-recording that cannot be read or served (nothing was served).`,
+recording that cannot be read or served, a --listen address it cannot listen
+on (taken, not this machine's) (nothing was served).`,
 		Example: `  mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/serve-deploy.jsonl -- bin/deployer' \
       --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
   mcp-tester call deploy -c 'mcp-tester serve /tmp/serve-deploy.jsonl --report /tmp/serve-report.json' \
@@ -193,7 +194,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	var ln net.Listener
 	if opts.Listen != "" {
 		if ln, err = listen.Announce(opts.Listen, opts.AddrFile); err != nil {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
+			return listenFailed(opts.Listen, opts.AddrFile, err)
 		}
 		defer ln.Close()
 	}
