@@ -112,8 +112,10 @@ func (t *Target) Validate() error {
 	case t.Command != "" && t.URL != "":
 		return ErrTwoServers
 	}
-	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		return &FieldError{Field: "URL", Value: t.URL, Problem: "must start with http:// or https://"}
+	if t.URL != "" {
+		if err := CheckURL(t.URL); err != nil {
+			return &FieldError{Field: "URL", Value: t.URL, Problem: err.Error()}
+		}
 	}
 	switch t.Transport {
 	case "", TransportAuto, TransportStreamable, TransportSSE:
