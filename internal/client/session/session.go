@@ -141,10 +141,11 @@ type Session struct {
 	support     map[string]taskclient.Support
 	supportOnce sync.Once
 
-	toolsOnce sync.Once   // the tools were listed (knowTools)
-	results   toolResults // tools/call answers as sent (see CallTool)
-	execs     *executions // the listed tools' execution members (Options.KeepExecution)
-	closed    atomic.Bool // Close was called
+	toolsOnce sync.Once    // the tools were listed (knowTools)
+	results   toolResults  // tools/call answers as sent (see CallTool)
+	forms     writtenForms // the forms' schemas as the server wrote them
+	execs     *executions  // the listed tools' execution members (Options.KeepExecution)
+	closed    atomic.Bool  // Close was called
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
@@ -327,7 +328,7 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.WatchUnanswered(tr, s.results.watch, s.observer(), s.results.endUnanswered)
+	tr = wire.WatchForms(tr, s.results.watch, s.observer(), s.results.endUnanswered, s.forms.note)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
