@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/checks/urlcheck"
-	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/text/credential"
 
@@ -147,7 +146,7 @@ func checkURLFlag(w io.Writer, flag, raw string) error {
 	if len(hidden) > 0 {
 		fmt.Fprintf(w, "mcp-tester: warning: %s %s: %s\n", flag, credential.RedactURL(raw), urlcheck.DescribeHidden(hidden))
 	}
-	if err := target.CheckURL(raw); err != nil {
+	if err := urlcheck.ServerURL(raw); err != nil {
 		return usageErr("%s %s: %v", flag, credential.RedactURL(raw), err)
 	}
 	return nil

@@ -22,7 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/text/credential"
 	"github.com/askback/askback/internal/text/lazyre"
@@ -107,7 +107,7 @@ func (p *Profile) Validate() error {
 	}
 	if p.URL != "" && !strings.Contains(p.URL, "${") {
 		// (One that refers to the environment is checked once expanded.)
-		if err := target.CheckURL(p.URL); err != nil {
+		if err := urlcheck.ServerURL(p.URL); err != nil {
 			return fmt.Errorf("url %s: %v", credential.RedactURL(p.URL), err)
 		}
 	}

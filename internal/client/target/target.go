@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/platform/procgroup"
 	"github.com/askback/askback/internal/text/credential"
@@ -113,7 +114,7 @@ func (t *Target) Validate() error {
 		return ErrTwoServers
 	}
 	if t.URL != "" {
-		if err := CheckURL(t.URL); err != nil {
+		if err := urlcheck.ServerURL(t.URL); err != nil {
 			return &FieldError{Field: "URL", Value: t.URL, Problem: err.Error()}
 		}
 	}

@@ -1,4 +1,4 @@
-package target
+package urlcheck
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"strings"
 )
 
-// CheckURL checks the URL of an HTTP server, wherever one is accepted (a
+// ServerURL checks the URL of an HTTP server, wherever one is accepted (a
 // flag, a profile, mcp-tester.yml), and says what is wrong with it: a
 // scheme other than http or https, no host, a port that is not a TCP port
 // (1 to 65535), or text that does not read as a URL. The error holds no
 // part of the URL, so that the caller names it as it shows it (credentials
 // hidden).
-func CheckURL(raw string) error {
+func ServerURL(raw string) error {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok || (!strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https")) {
 		return errors.New("must start with http:// or https://")

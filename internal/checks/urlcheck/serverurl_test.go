@@ -1,9 +1,9 @@
-package target
+package urlcheck
 
 import "testing"
 
 // Every way a server URL can be wrong is named, and good ones pass.
-func TestCheckURL(t *testing.T) {
+func TestServerURL(t *testing.T) {
 	for raw, want := range map[string]string{
 		"http://127.0.0.1:8080/mcp":       "",
 		"https://example.com/mcp":         "",
@@ -21,13 +21,13 @@ func TestCheckURL(t *testing.T) {
 		"127.0.0.1:8080/mcp":              "must start with http:// or https://",
 		"http://a b/mcp":                  `it does not read as a URL: invalid character " " in host name`,
 	} {
-		err := CheckURL(raw)
+		err := ServerURL(raw)
 		got := ""
 		if err != nil {
 			got = err.Error()
 		}
 		if got != want {
-			t.Errorf("CheckURL(%q) = %q, want %q", raw, got, want)
+			t.Errorf("ServerURL(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }
