@@ -13,13 +13,19 @@ import (
 )
 
 func main() {
+	os.Exit(run())
+}
+
+// run is the whole of mcp-tester (the transcripts run it as the binary
+// does): an interrupt (Ctrl-C) ends the context the command runs in, which
+// the command then reports.
+func run() int {
 	if p, ok := gcPercent(os.Getenv); ok {
 		debug.SetGCPercent(p)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cli.Main(ctx, iostreams.System(), os.Args[1:])
-	stop()
-	os.Exit(code)
+	defer stop()
+	return cli.Main(ctx, iostreams.System(), os.Args[1:])
 }
 
 // defaultGCPercent is the garbage collector's target (GOGC) of an

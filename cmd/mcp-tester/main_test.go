@@ -28,9 +28,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(waitingTests{m}, map[string]func(){
-		"mcp-tester": func() {
-			os.Exit(cli.Main(context.Background(), iostreams.System(), os.Args[1:]))
-		},
+		"mcp-tester": func() { os.Exit(run()) },
 	})
 }
 

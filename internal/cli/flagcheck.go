@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -148,12 +146,8 @@ func checkURLFlag(w io.Writer, flag, raw string) error {
 	if len(hidden) > 0 {
 		fmt.Fprintf(w, "mcp-tester: warning: %s %s: %s\n", flag, credential.RedactURL(raw), urlcheck.DescribeHidden(hidden))
 	}
-	if u, err := url.Parse(raw); err == nil {
-		if p := u.Port(); p != "" {
-			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-				return usageErr("%s %s: port %s is no TCP port (1 to 65535)", flag, credential.RedactURL(raw), p)
-			}
-		}
+	if err := urlcheck.ServerURL(raw); err != nil {
+		return usageErr("%s %s: %v", flag, credential.RedactURL(raw), err)
 	}
 	return nil
 }

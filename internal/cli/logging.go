@@ -38,7 +38,11 @@ func newLoggingCmd(ios *iostreams.IOStreams, runF func(context.Context, *Logging
 debug, info, notice, warning, error, critical, alert or emergency. With
 --count N, wait for N messages (bounded by --timeout) and print them; a
 server that does not offer logging sends none, and is not waited for.
-Logging is deprecated as of protocol 2026-07-28 but still works.`,
+Logging is deprecated as of protocol 2026-07-28 but still works.
+
+Exit codes: 0 the level was set (and --count messages came); 1 fewer came
+before --timeout, or the server offers no logging; 130 interrupted before
+they came.`,
 		Example: `  mcp-tester logging warning -c bin/manytools
   mcp-tester logging debug -c bin/manytools --count 4 --timeout 30s`,
 		Args:      cobra.ExactArgs(1),
@@ -103,7 +107,9 @@ func runLogging(ctx context.Context, opts *LoggingOptions) error {
 			}
 		case <-rctx.Done():
 			if ctx.Err() != nil {
-				return nil
+				// Interrupted before --count was met: a failure, which Main
+				// words as the interrupt (exit 130), as every waiting command.
+				return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: %s came before it was interrupted", opts.Count, nLogMessages(n))}
 			}
 			if n == 0 {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("--count %d: no log message came before --timeout %s ran out: the server sent none at level %s or above", opts.Count, opts.Conn.Timeout, level)}

@@ -78,7 +78,8 @@ unless --show-state.
 Exit codes: 0 the client ended the session (stdio) or the proxy was
 interrupted (HTTP); the server's own exit code when it exited with one other
 than 0; 3 the server ended the session or could not be reached (HTTP: when it
-was gone at the end); 2 usage.`,
+was gone at the end); 2 usage: bad flags, a --listen address it cannot listen
+on (taken, not this machine's; nothing was forwarded).`,
 		Example: `  mcp-tester ping -c 'mcp-tester proxy -o /tmp/ping.jsonl -- bin/deployer'
   mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/deploy.jsonl -c bin/deployer' --args '{"service":"auth"}' --elicit decline`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -225,7 +226,7 @@ func runHTTPProxy(ctx context.Context, opts *ProxyOptions) error {
 	}
 	ln, err := listen.Announce(opts.Listen, opts.AddrFile)
 	if err != nil {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
+		return listenFailed(opts.Listen, opts.AddrFile, err)
 	}
 	defer ln.Close()
 	rec, f, err := recording.Create(opts.Output, recording.Header{Transport: transport, Server: credential.RedactURL(opts.URL),

@@ -34,7 +34,11 @@ func newResourcesSubscribeCmd(ios *iostreams.IOStreams, runF func(context.Contex
 		Long: `Subscribe to a resource and print a line for each update the server sends.
 It stops after --count updates, when --timeout (if given) has passed, or on
 Ctrl-C, then unsubscribes. With protocol 2026-07-28 the subscription is a
-subscriptions/listen stream; with older versions, resources/subscribe.`,
+subscriptions/listen stream; with older versions, resources/subscribe.
+
+Exit codes: 0 it ended (with --count, after that many updates); 1 fewer than
+--count came before --timeout; 130 interrupted before --count updates came
+(without --count, Ctrl-C is the way to end: exit 0).`,
 		Example: `  mcp-tester resources subscribe clock://now -c bin/manytools --count 3
   bin/manytools -http 127.0.0.1:8081 &
   mcp-tester resources subscribe clock://now -u http://127.0.0.1:8081/mcp --count 2 --timeout 1m --format json`,

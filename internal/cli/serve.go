@@ -102,7 +102,9 @@ Exit codes: 0 the client did what was recorded (every request matched, every
 answer as recorded); 1 it did not (an answer differed, a requestState was
 refused, a request or a question's answer was missing, a question needed a
 capability the client did not declare); 2 usage: bad flags, a bad --fault, a
-recording that cannot be read or served (nothing was served).`,
+recording that cannot be read or served, a --listen address it cannot listen
+on (taken, not this machine's) (nothing was served), or a --report file that
+could not be written at the end (the client did what was recorded).`,
 		Example: `  mcp-tester call deploy -c 'mcp-tester proxy -o /tmp/serve-deploy.jsonl -- bin/deployer' \
       --args '{"service":"auth"}' --elicit 'accept:{"environment":"production","confirm":true}'
   mcp-tester call deploy -c 'mcp-tester serve /tmp/serve-deploy.jsonl --report /tmp/serve-report.json' \
@@ -193,7 +195,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	var ln net.Listener
 	if opts.Listen != "" {
 		if ln, err = listen.Announce(opts.Listen, opts.AddrFile); err != nil {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("listen on %s: %w", opts.Listen, err)}
+			return listenFailed(opts.Listen, opts.AddrFile, err)
 		}
 		defer ln.Close()
 	}
@@ -281,8 +283,6 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, ln net.Listener, s *stan
 	return nil
 }
 
-// finishServe writes the report and says how the client did: exit 0 when
-// it did what was recorded, 1 otherwise.
 // reportFile is the --report file, rewritten whole (beside it, then
 // renamed) after each change of the report, so that it always holds a
 // whole report, as of the stand-in's last event.
@@ -291,7 +291,8 @@ type reportFile struct {
 	errOut io.Writer
 
 	mu     sync.Mutex
-	failed bool
+	failed bool  // a write failed, which was said
+	last   error // what the last write came to
 }
 
 // write writes the report as it stands.
@@ -315,12 +316,25 @@ func (f *reportFile) rewrite(s *standin.Standin) {
 	err := f.write(s)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.last = err
 	if err != nil && !f.failed {
 		f.failed = true
 		fmt.Fprintf(f.errOut, "mcp-tester serve: --report: %v\n", err)
 	}
 }
 
+// unwritten is the error of the report's last write (the one at the end),
+// nil when it was written or none was asked for; said tells whether a
+// failed write was already said on stderr.
+func (f *reportFile) unwritten() (said bool, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed, f.last
+}
+
+// finishServe says how the client did and whether the report was written:
+// exit 0 when the client did what was recorded, 1 when it did not, else 2
+// when the report could not be written at the end.
 func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
 	s.End()
 	r := s.Report()
@@ -338,6 +352,13 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 	if !r.OK {
 		verdict = fmt.Sprintf("%d problem(s)", len(r.Problems)+r.Dropped)
 	}
+	said, unwritten := report.unwritten()
+	if unwritten != nil {
+		verdict += "; the report was not written to " + opts.Report
+		if !said {
+			verdict += fmt.Sprintf(" (%v)", unwritten)
+		}
+	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %d request(s) answered from the recording, %d of %d answer(s) as recorded; %s\n",
 		r.Requests, r.Matched, r.Checked, verdict)
 	if serveErr != nil {
@@ -349,6 +370,11 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 	}
 	if !r.OK {
 		return &exitError{code: ExitFailed}
+	}
+	if unwritten != nil {
+		// The --report file could not be written, as when it cannot be
+		// at the start: a usage error (exit 2), said above.
+		return &exitError{code: ExitUsage}
 	}
 	return nil
 }

@@ -27,7 +27,10 @@ func newTasksWaitCmd(ios *iostreams.IOStreams, runF func(context.Context, *Tasks
 waits are answered like those of call: the --elicit answers in order, then a
 person at the terminal (or with --interactive); a question left over is
 declined. Each is printed as an [ELICIT] line. The whole wait is bounded by
---timeout (the time a person takes to answer aside), as a call's is.`,
+--timeout (the time a person takes to answer aside), as a call's is: a task
+still running when it runs out did not end (exit 1, with its last status;
+it may still run on the server), a server that did not answer a poll in
+time is unreachable (exit 3).`,
 		Example: `  bin/deployer -http 127.0.0.1:8080 &
   TASK=$(mcp-tester call rollout -u http://127.0.0.1:8080/mcp --args '{"service":"web","version":"1.0.0"}' \
       --no-wait --format json | jq -r .task.taskId)

@@ -51,7 +51,10 @@ The page listens on loopback only unless --listen names another address,
 and every request must carry the random token of the printed address (then
 a cookie): only the person holding it can reach the page or start a
 command. The page runs no script and fetches nothing from elsewhere. It
-stops on Ctrl-C.`,
+stops on Ctrl-C.
+
+Exit codes: 2 usage: bad flags, a --listen address it cannot listen on
+(taken, not this machine's; nothing was served).`,
 		Example: `  mcp-tester ui -c bin/deployer --listen 127.0.0.1:7777 --no-open &
   curl -s http://127.0.0.1:7777/
   bin/deployer -http 127.0.0.1:8080 &
@@ -105,7 +108,7 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 	}
 	ln, err := srv.Listen(opts.Listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", opts.Listen, err)
+		return listenFailed(opts.Listen, "", err)
 	}
 	if !ui.IsLoopback(ln.Addr().String()) {
 		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: warning: --listen %s is not loopback: anyone who can reach this address and has the token can start commands on this machine\n", opts.Listen)

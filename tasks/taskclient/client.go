@@ -296,6 +296,21 @@ func (c *Client) report(u Update, last *Update) {
 	c.opts.OnUpdate(u)
 }
 
+// A NotEndedError is the error of a wait for a task that its context ended
+// (a time limit, an interrupt) between two polls: the server had answered
+// every poll, and the task had not ended. Last is its last status.
+type NotEndedError struct {
+	Last Update
+	Err  error // the context's error
+}
+
+func (e *NotEndedError) Error() string {
+	return fmt.Sprintf("waiting for task %s: %v", e.Last.TaskID, e.Err)
+}
+
+// Unwrap returns the context's error.
+func (e *NotEndedError) Unwrap() error { return e.Err }
+
 func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.CallToolResult, error) {
 	var last *Update
 	if first != nil {
@@ -311,6 +326,9 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 		if poll > 1 || first != nil {
 			if !skipSleep {
 				if err := c.opts.Sleep(ctx, interval); err != nil {
+					if last != nil {
+						return nil, &NotEndedError{Last: *last, Err: err}
+					}
 					return nil, fmt.Errorf("waiting for task %s: %w", id, err)
 				}
 			}

@@ -144,12 +144,51 @@ func asking(rep *audit.Report, why string) []Item {
 		default:
 			w := "it applied to nothing the server does"
 			if len(notes) > 0 {
-				w = strings.Join(notes[:min(len(notes), 2)], "; ")
+				w = joinNotes(notes, 2)
 			}
 			out = append(out, notChecked(id, r.Title, w))
 		}
 	}
 	return out
+}
+
+// joinNotes joins the first n reasons of notes, each said once: notes that
+// begin alike ("asks nothing", "asks nothing: the call ends in an isError
+// result") share their beginning, which comes once, followed by what each
+// adds ("asks nothing: the call ends in an isError result"). A note that
+// only adds to one without an addition does not count towards n.
+func joinNotes(notes []string, n int) string {
+	var heads []string
+	tails := map[string][]string{}
+	count := 0
+	for _, note := range notes {
+		head, tail, _ := strings.Cut(note, ": ")
+		known := slices.Contains(heads, head)
+		switch {
+		case known && (tail == "" || slices.Contains(tails[head], tail)):
+			continue // said already
+		case known && len(tails[head]) == 0:
+			// It only says more of a reason given.
+		case count == n:
+			continue
+		default:
+			count++
+		}
+		if !known {
+			heads = append(heads, head)
+		}
+		if tail != "" {
+			tails[head] = append(tails[head], tail)
+		}
+	}
+	out := make([]string, 0, len(heads))
+	for _, head := range heads {
+		if t := tails[head]; len(t) > 0 {
+			head += ": " + strings.Join(t, "; ")
+		}
+		out = append(out, head)
+	}
+	return strings.Join(out, "; ")
 }
 
 // description are inspect's criteria, each worth its weight, but the

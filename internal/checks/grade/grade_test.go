@@ -237,3 +237,29 @@ func TestIconsNotFetchedNameTheWayToFetch(t *testing.T) {
 		t.Errorf("Option(0) = %q", got)
 	}
 }
+
+// A rule that applied to no tool gives its reasons each once: one tool that
+// asks nothing and one that asks nothing and ends in an isError result are
+// "asks nothing: the call ends in an isError result", not the beginning
+// twice.
+func TestNotAppliedReasonsSaidOnce(t *testing.T) {
+	e := evidence()
+	asks := &audit.Subject{Kind: "tool", Name: "ask"}
+	quiet := &audit.Subject{Kind: "tool", Name: "lookup"}
+	failing := &audit.Subject{Kind: "tool", Name: "broken"}
+	e.Audit = &audit.Report{Protocol: "2026-07-28", Subjects: []*audit.Subject{asks, quiet, failing}}
+	rules := audit.Rules()
+	for _, r := range rules {
+		if r.ID == "state-tamper" {
+			quiet.Results = append(quiet.Results, &audit.Result{Rule: r, Status: audit.NA, Note: "asks nothing"})
+			failing.Results = append(failing.Results, &audit.Result{Rule: r, Status: audit.NA, Note: "asks nothing: the call ends in an isError result"})
+			continue
+		}
+		asks.Results = append(asks.Results, &audit.Result{Rule: r, Status: audit.Pass})
+	}
+	g := grade.Compute(e)
+	it := item(g, "audit/state-tamper")
+	if it.Status != grade.NotChecked || it.Why != "asks nothing: the call ends in an isError result" {
+		t.Errorf("state-tamper: %s %q, want not checked, asks nothing once", it.Status, it.Why)
+	}
+}

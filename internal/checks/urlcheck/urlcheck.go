@@ -3,6 +3,7 @@
 // URL, the host to highlight, and warnings about what makes a link suspicious: punycode or
 // mixed-script host names, raw IP addresses, plain http to anything but this machine,
 // user info in the URL, and credentials or tokens in the query or fragment.
+// ServerURL is the one check of the URL of a server a person gives.
 //
 // The functions are pure: they never resolve or fetch anything.
 package urlcheck

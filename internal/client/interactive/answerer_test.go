@@ -310,3 +310,28 @@ func TestHideCredentialsInQuestions(t *testing.T) {
 		t.Errorf("answer %s %v, want accept env=a", res.Action, res.Content)
 	}
 }
+
+// An empty line at a multi-select with a default ends the choice as it
+// stands (the default), as it keeps a single select's default; without a
+// default it is still no answer to the prompt.
+func TestAccessibleMultiSelectEmptyLineKeepsDefault(t *testing.T) {
+	q := formQuestion(t, "Which regions?", `{"type":"object","properties":{
+	  "regions":{"type":"array","items":{"enum":["eu","us","ap"]},"default":["eu","ap"]},
+	  "zone":{"type":"string","enum":["a","b"],"default":"b"}}}`)
+	typed := strings.Join([]string{
+		"",  // regions: keep the default
+		"",  // zone: keep the default
+		"1", // Submit
+	}, "\n") + "\n"
+	res, seen, err := accessible(t, q, typed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"regions": []any{"eu", "ap"}, "zone": "b"}
+	if res.Action != "accept" || !reflect.DeepEqual(res.Content, want) {
+		t.Errorf("answer = %s %#v, want %#v\n%s", res.Action, res.Content, want, seen)
+	}
+	if strings.Contains(seen, "Invalid") || !strings.Contains(seen, "an empty line keeps the choice ticked") {
+		t.Errorf("the empty line was refused, or not offered:\n%s", seen)
+	}
+}

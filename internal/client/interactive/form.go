@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -205,6 +206,11 @@ func (a *Answerer) askForm(ctx context.Context, q *answer.Question) (*mcp.Elicit
 // widget builds the huh field for one described field, bound to v. Line
 // prompts show only a title, so there the hints join it.
 func widget(f *Field, v *Value, accessible bool) huh.Field {
+	if accessible && f.Widget == SelectMany && f.schema != nil && f.schema.Default != nil {
+		g := *f
+		g.Description = joinHints([]string{f.Description, "an empty line keeps the choice ticked"})
+		f = &g
+	}
 	if accessible && f.Description != "" {
 		g := *f
 		g.Title += " — " + f.Description
@@ -226,6 +232,9 @@ func widget(f *Field, v *Value, accessible bool) huh.Field {
 		if f.Limit > 0 {
 			m = m.Limit(f.Limit)
 		}
+		if accessible && f.schema != nil && f.schema.Default != nil {
+			return blankKeepsChoice{m}
+		}
 		return m
 	}
 	in := huh.NewInput().Key(f.Name).Title(f.Title).Description(f.Description).
@@ -235,6 +244,39 @@ func widget(f *Field, v *Value, accessible bool) huh.Field {
 		in = in.CharLimit(f.CharLimit)
 	}
 	return in
+}
+
+// blankKeepsChoice is the line prompt of a multi-select with a default: an
+// empty line ends the choice as it stands (the default, unless the person
+// changed it), as it keeps the default of a single select. The forms
+// library's own prompt takes only 0 for that, and calls an empty line
+// invalid.
+type blankKeepsChoice struct {
+	*huh.MultiSelect[string]
+}
+
+// RunAccessible runs the prompt with an empty line read as 0.
+func (b blankKeepsChoice) RunAccessible(w io.Writer, r io.Reader) error {
+	return b.MultiSelect.RunAccessible(w, &blankAsZero{r: r, atStart: true})
+}
+
+// blankAsZero reads r, a line at a time as lineReader hands it out, with a
+// line that holds nothing but spaces read as "0".
+type blankAsZero struct {
+	r       io.Reader
+	atStart bool // the next byte begins a line
+}
+
+func (b *blankAsZero) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	chunk := p[:n]
+	if b.atStart && n > 0 && len(p) >= 2 && chunk[n-1] == '\n' && strings.TrimSpace(string(chunk)) == "" {
+		n = copy(p, "0\n")
+	}
+	if n > 0 {
+		b.atStart = p[n-1] == '\n'
+	}
+	return n, err
 }
 
 func selectOne(title, desc string, options []Option, v *string) *huh.Select[string] {

@@ -17,8 +17,10 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/encoding/strictjson"
 	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/askback/askback/internal/text/lazyre"
 )
 
@@ -112,9 +114,12 @@ func ValidIdentity(name string) error {
 // cached: scheme and host in lower case, no default port, no user
 // information, no fragment. Two spellings of one server share a login.
 func Key(server string) (string, error) {
+	if err := urlcheck.ServerURL(server); err != nil {
+		return "", fmt.Errorf("server %s: %v", credential.RedactURL(server), err)
+	}
 	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("server %q: give the http:// or https:// URL of the MCP endpoint", server)
+	if err != nil {
+		return "", fmt.Errorf("server %s: %v", credential.RedactURL(server), err)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	u.Host = strings.ToLower(u.Host)

@@ -22,7 +22,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/askback/askback/internal/text/lazyre"
 )
 
@@ -102,6 +104,12 @@ func (p *Profile) Validate() error {
 		return errors.New("it names no server: give a command or a url")
 	case p.Command != "" && p.URL != "":
 		return errors.New("it gives both a command and a url; keep one")
+	}
+	if p.URL != "" && !strings.Contains(p.URL, "${") {
+		// (One that refers to the environment is checked once expanded.)
+		if err := urlcheck.ServerURL(p.URL); err != nil {
+			return fmt.Errorf("url %s: %v", credential.RedactURL(p.URL), err)
+		}
 	}
 	if p.Auth != nil && p.Command != "" {
 		return errors.New("auth is for a url: a command server needs no login")

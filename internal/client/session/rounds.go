@@ -518,7 +518,8 @@ func (s *Session) checkQuestion(op, label string, q *answer.Question) error {
 		if p.URL != "" {
 			return protocolErr(op, "%s is a form but carries a url", label)
 		}
-		form, err := formschema.Parse(p.RequestedSchema)
+		// As the server wrote it: its fields in the server's order.
+		form, err := formschema.Parse(s.forms.written(p.RequestedSchema))
 		if err != nil {
 			if s.opts.Validate {
 				return protocolErr(op, "%s: the requested schema is outside the form subset: %v", label, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/client/wire"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -140,10 +141,11 @@ type Session struct {
 	support     map[string]taskclient.Support
 	supportOnce sync.Once
 
-	toolsOnce sync.Once   // the tools were listed (knowTools)
-	results   toolResults // tools/call answers as sent (see CallTool)
-	execs     *executions // the listed tools' execution members (Options.KeepExecution)
-	closed    atomic.Bool // Close was called
+	toolsOnce sync.Once    // the tools were listed (knowTools)
+	results   toolResults  // tools/call answers as sent (see CallTool)
+	forms     writtenForms // the forms' schemas as the server wrote them
+	execs     *executions  // the listed tools' execution members (Options.KeepExecution)
+	closed    atomic.Bool  // Close was called
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
@@ -326,7 +328,7 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.WatchUnanswered(tr, s.results.watch, s.observer(), s.results.endUnanswered)
+	tr = wire.WatchForms(tr, s.results.watch, s.observer(), s.results.endUnanswered, s.forms.note)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -600,6 +602,8 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server answered with an answer to no request, and no
 		// other answer could come.
 		e.Kind, e.Err = KindProtocol, stray
+	case timedOut(ctx) && notEnded(err) != nil:
+		s.taskNotEnded(ctx, e, notEnded(err))
 	case timedOut(ctx):
 		s.timedOut(ctx, e)
 	case s.conn.WrongAnswer(err, false) != nil:
@@ -621,6 +625,32 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		e.Err = fmt.Errorf("the server's answer could not be read: %w", err)
 	}
 	return e
+}
+
+// notEnded is the task that err says had not ended when its wait did, or nil.
+func notEnded(err error) *taskclient.NotEndedError {
+	var ne *taskclient.NotEndedError
+	if errors.As(err, &ne) {
+		return ne
+	}
+	return nil
+}
+
+// taskNotEnded makes e say that the wait of ctx for a task ran out of time
+// while the task ran: the server answered every poll, so this is no server
+// that did not answer (exit 3) but a call that did not end (exit 1), with
+// the task's last status.
+func (s *Session) taskNotEnded(ctx context.Context, e *Error, ne *taskclient.NotEndedError) {
+	e.Kind = KindServer
+	within := "within " + s.opts.Timeout.String()
+	if c := context.Cause(ctx); !errors.Is(c, errRequestTimeout) && !errors.Is(c, target.ErrTimeLimit) {
+		within = "before the caller's time limit ran out"
+	}
+	status := fmt.Sprintf("%q", ne.Last.Status)
+	if ne.Last.StatusMessage != "" {
+		status += " (" + termsafe.Clip(ne.Last.StatusMessage, 200) + ")"
+	}
+	e.Err = fmt.Errorf("task %s did not end %s: its last status was %s; the server answered every poll, and the task may still run there", ne.Last.TaskID, within, status)
 }
 
 // timedOut makes e say that the request of ctx ran out of time: its

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/client/login"
 	"github.com/askback/askback/internal/platform/procgroup"
 	"github.com/askback/askback/internal/text/credential"
@@ -112,8 +113,10 @@ func (t *Target) Validate() error {
 	case t.Command != "" && t.URL != "":
 		return ErrTwoServers
 	}
-	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		return &FieldError{Field: "URL", Value: t.URL, Problem: "must start with http:// or https://"}
+	if t.URL != "" {
+		if err := urlcheck.ServerURL(t.URL); err != nil {
+			return &FieldError{Field: "URL", Value: t.URL, Problem: err.Error()}
+		}
 	}
 	switch t.Transport {
 	case "", TransportAuto, TransportStreamable, TransportSSE:

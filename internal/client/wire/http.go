@@ -173,6 +173,9 @@ func observeJSON(b []byte, sent bool, obs listeners, call *awaited) {
 		}
 		return
 	}
+	if !sent && obs.forms != nil && bytes.Contains(b, formSchemaKey) {
+		obs.forms(b)
+	}
 	if obs.watch != nil || call != nil {
 		if m := jsonscan.Scan(b); m.Kind != jsonscan.NotRPC {
 			if obs.watch != nil {

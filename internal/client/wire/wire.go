@@ -15,6 +15,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
@@ -47,13 +48,27 @@ type Watcher func(sent bool, m jsonscan.Message)
 // without the answer.
 type Unanswered func(awaited, other jsonrpc.ID, stream bool) error
 
+// FormSchemas hears the JSON of a message received that holds a form's
+// schema (a "requestedSchema" member, at any depth), as the server wrote
+// it: a decoded message has lost the order of an object's members, which
+// for a form is the order of its fields. Over HTTP it is the message's
+// bytes; over transports that hand over decoded messages (stdio, in
+// memory), the raw params or result, which keep their order. It runs on
+// the path of the message and must not keep raw beyond the call.
+type FormSchemas func(raw []byte)
+
+// formSchemaKey is what a message holding a form's schema holds.
+var formSchemaKey = []byte(`"requestedSchema"`)
+
 // listeners are who hear the messages: a watcher (the bytes read once) and
-// an observer (the message decoded), either of them nil; and, over HTTP,
-// who hears of a request left unanswered by its POST's answer.
+// an observer (the message decoded), either of them nil; over HTTP, who
+// hears of a request left unanswered by its POST's answer; and who hears
+// the forms' schemas as written.
 type listeners struct {
 	watch      Watcher
 	obs        Observer
 	unanswered Unanswered
+	forms      FormSchemas
 }
 
 // Watch returns t with every JSON-RPC message it carries told to w, as
@@ -73,8 +88,15 @@ func Watch(t mcp.Transport, w Watcher, obs Observer) mcp.Transport {
 // whose answers all come on one stream that stays open, and over stdio
 // and in memory, u hears nothing: another message may always come.
 func WatchUnanswered(t mcp.Transport, w Watcher, obs Observer, u Unanswered) mcp.Transport {
-	to := listeners{watch: w, obs: obs, unanswered: u}
-	if w == nil && obs == nil && u == nil {
+	return WatchForms(t, w, obs, u, nil)
+}
+
+// WatchForms is WatchUnanswered, and forms, if not nil, hears the JSON of
+// each message received that holds a form's schema, as the server wrote
+// it (see FormSchemas).
+func WatchForms(t mcp.Transport, w Watcher, obs Observer, u Unanswered, forms FormSchemas) mcp.Transport {
+	to := listeners{watch: w, obs: obs, unanswered: u, forms: forms}
+	if w == nil && obs == nil && u == nil && forms == nil {
 		return t
 	}
 	switch t := t.(type) {
@@ -137,6 +159,18 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *conn) tell(sent bool, msg jsonrpc.Message) {
+	if !sent && c.obs.forms != nil {
+		var raw []byte
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			raw = m.Params
+		case *jsonrpc.Response:
+			raw = m.Result
+		}
+		if bytes.Contains(raw, formSchemaKey) {
+			c.obs.forms(raw)
+		}
+	}
 	if c.obs.watch != nil {
 		if m := jsonscan.Decoded(msg); m.Kind != jsonscan.NotRPC {
 			c.obs.watch(sent, m)
