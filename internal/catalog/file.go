@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -354,12 +355,7 @@ func objectDifference(p Path, a, b map[string]any) (Path, string) {
 func memberNames() map[string]bool {
 	names := map[string]bool{}
 	for _, v := range []any{Catalog{}, Server{}, Icon{}, Tool{}, ToolAnnotations{}, Prompt{}, Argument{}, Resource{}, Template{}} {
-		t := reflect.TypeOf(v)
-		for i := range t.NumField() {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
-				names[name] = true
-			}
-		}
+		maps.Copy(names, jsonNames(v))
 	}
 	return names
 }

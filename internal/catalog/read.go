@@ -175,7 +175,8 @@ func readOne(name string, data []byte) (Named, error) {
 	}
 	l := &Listing{Info: &mcp.InitializeResult{ServerInfo: doc.Server, ProtocolVersion: doc.ProtocolVersion,
 		Capabilities: doc.Capabilities, Instructions: doc.Instructions},
-		Tools: doc.Tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities}
+		Tools: doc.Tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities,
+		Sent: Sent{Capabilities: top["capabilities"]}}
 	if saved != nil {
 		savedAnnotations(l, saved)
 	}
