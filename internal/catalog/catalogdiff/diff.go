@@ -207,6 +207,28 @@ func (d *differ) server(old, new *catalog.Catalog) {
 			nilIfEmpty(old.ProtocolVersion), nilIfEmpty(new.ProtocolVersion))
 	}
 	d.text(RuleInstructionsChanged, "instructions", who, "instructions", old.Instructions, new.Instructions)
+	d.others("server", who, o.Other, n.Other)
+}
+
+// others compares the members of an item the catalog keeps as the server
+// sent them and has no field for (its _meta, a later protocol's), each
+// whole: any change is to review.
+func (d *differ) others(p catalog.Path, who string, old, new map[string]any) {
+	for _, k := range unionKeys(old, new) {
+		d.steps++
+		o, inOld := old[k]
+		n, inNew := new[k]
+		msg := "changed"
+		switch {
+		case !inOld:
+			msg = "added"
+		case !inNew:
+			msg = "removed"
+		case reflect.DeepEqual(o, n):
+			continue
+		}
+		d.add(RuleMemberChanged, p.Key(k), who, fmt.Sprintf("member %s %s", k, msg), o, n)
+	}
 }
 
 // capabilities compares two capability objects member by member: one
@@ -237,7 +259,8 @@ func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, 
 	n, inNew := new[k]
 	name := strings.TrimPrefix(string(at), "capabilities.")
 	switch {
-	case reflect.DeepEqual(o, n):
+	case reflect.DeepEqual(o, n), isOff(o) && isOff(n):
+		// Absent and false mean the same: not declared.
 	case inOld && (!inNew || n == false) && o != false:
 		d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
 	case inNew && (!inOld || o == false) && n != false:
@@ -248,6 +271,10 @@ func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, 
 		d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
 	}
 }
+
+// isOff reports a capability's member that is absent (nil) or false, which
+// MCP reads alike.
+func isOff(v any) bool { return v == nil || v == false }
 
 // unionKeys is every key of a and b, sorted.
 func unionKeys[V any](a, b map[string]V) []string {
@@ -391,28 +418,37 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
 	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
 	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
+	d.others(p, who, o.Other, n.Other)
 }
 
-// execution compares how a tool runs as a task: one that now requires a
+// execution compares how a tool runs as a task, by what it means (no
+// execution, or no taskSupport, is "forbidden"): one that now requires a
 // task breaks direct callers; any other change is to review.
 func (d *differ) execution(p catalog.Path, who string, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if reflect.DeepEqual(withTaskSupport(o), withTaskSupport(n)) {
 		return
 	}
-	support := func(v any) string {
-		m, _ := v.(map[string]any)
-		s, _ := m["taskSupport"].(string)
-		if s == "" {
-			return "forbidden" // absent: the tool does not run as a task
-		}
-		return s
-	}
+	support := func(v any) string { return withTaskSupport(v)["taskSupport"].(string) }
 	was, now := support(o), support(n)
 	if now == "required" && was != "required" {
 		d.add(RuleTaskRequired, p.Key("taskSupport"), who, fmt.Sprintf("task support %q, was %q", now, was), was, now)
 		return
 	}
 	d.add(RuleExecutionChanged, p, who, fmt.Sprintf("execution changed (task support %q, was %q)", now, was), o, n)
+}
+
+// withTaskSupport is a tool's execution member with the taskSupport MCP
+// gives it when absent ("forbidden": the tool does not run as a task).
+func withTaskSupport(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if s, ok := out["taskSupport"].(string); !ok || s == "" {
+		out["taskSupport"] = "forbidden"
+	}
+	return out
 }
 
 // annotations compares a tool's hints by what they mean (an absent hint
@@ -651,6 +687,7 @@ func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
 		d.text(RuleTitleChanged, at.Key("title"), who, fmt.Sprintf("argument %q title", na.Name), oa.Title, na.Title)
 		d.text(RuleDescriptionChanged, at.Key("description"), who, fmt.Sprintf("argument %q description", na.Name), oa.Description, na.Description)
 	}
+	d.others(p, who, o.Other, n.Other)
 }
 
 func resourcePath(uri string) catalog.Path { return catalog.Path("resources").Key(uri) }
@@ -673,7 +710,7 @@ func asResources(templates []catalog.Template) []catalog.Resource {
 	out := make([]catalog.Resource, len(templates))
 	for i, t := range templates {
 		out[i] = catalog.Resource{URI: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
-			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons}
+			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons, Other: t.Other}
 	}
 	return out
 }
@@ -704,6 +741,7 @@ func (d *differ) resource(p catalog.Path, who string, o, n catalog.Resource) {
 		op, np := deref(o.Priority), deref(n.Priority)
 		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(op, "none"), shortOr(np, "none")), op, np)
 	}
+	d.others(p, who, o.Other, n.Other)
 }
 
 func deref(f *float64) any {

@@ -138,6 +138,7 @@ var (
 	RuleVersionChanged   = Rule{"server-version-changed", Safe, "The server's version changed", "", ""}
 	RuleExecutionChanged = Rule{"tool-execution-changed", Review, "How a tool runs as a task changed (its execution member)", "Check that callers that run it directly, or as a task, still can.", ""}
 	RuleCapabilityOption = Rule{"capability-changed", Review, "A capability's settings changed", "Check what clients of the old settings do.", ""}
+	RuleMemberChanged    = Rule{"member-changed", Review, "Another member the server sent of itself, a tool, a prompt or a resource changed (its _meta, a member of a later protocol)", "Check what clients make of it: some show it, or act on it.", ""}
 )
 
 // Rules lists every rule, breaking first.
@@ -148,7 +149,7 @@ func Rules() []Rule {
 		RuleInputTypeNarrowed, RuleInputEnumNarrowed, RuleInputBoundTighter, RuleInputSchemaChanged, RuleOutputRemoved,
 		RuleOutputChanged, RuleTaskRequired, RuleCapabilityRemoved,
 		RuleDescriptionChanged, RuleTitleChanged, RuleInstructionsChanged, RuleRugPull, RuleAnnotationChanged, RuleIconChanged,
-		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleExecutionChanged, RuleCapabilityOption,
+		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleExecutionChanged, RuleCapabilityOption, RuleMemberChanged,
 		RuleToolAdded, RulePromptAdded, RuleResourceAdded, RuleInputAdded, RuleArgumentAdded, RuleInputLoosened,
 		RuleOutputExtended, RuleCapabilityAdded, RuleVersionChanged,
 	}
