@@ -256,6 +256,9 @@ func parseSaved(data []byte) (*Catalog, error) {
 	if err := checkFormat(top); err != nil {
 		return nil, err
 	}
+	if err := checkCase(top); err != nil {
+		return nil, err
+	}
 	var c Catalog
 	dec = json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -290,6 +293,43 @@ func checkFormat(top map[string]any) error {
 	}
 	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
 		return fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
+	}
+	return nil
+}
+
+// checkCase refuses a member of the server, a tool, a prompt, a resource
+// or a template that differs from one of the format's only in letter case
+// (any other member is one the server sent, kept as sent), naming where it
+// is.
+func checkCase(top map[string]any) error {
+	check := func(p Path, v any, of any) error {
+		m, _ := v.(map[string]any)
+		known := jsonNames(of)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if known[k] {
+				continue
+			}
+			for name := range known {
+				if strings.EqualFold(k, name) {
+					return fmt.Errorf("%s: not a member of a catalog (%q is)", p.Key(k), name)
+				}
+			}
+		}
+		return nil
+	}
+	if err := check("server", top["server"], Server{}); err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		name string
+		of   any
+	}{{"tools", Tool{}}, {"prompts", Prompt{}}, {"resources", Resource{}}, {"resourceTemplates", Template{}}} {
+		items, _ := top[list.name].([]any)
+		for i, item := range items {
+			if err := check(itemPath(Path(list.name), i, item), item, list.of); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -44,12 +44,20 @@ type Side struct {
 	Source  string `json:"source"` // the file, or how the live server was reached
 	Server  string `json:"server"`
 	Version string `json:"version,omitempty"`
+	// Protocol and ClientCapabilities are the protocol version the
+	// catalog was read on and what its client declared.
+	Protocol           string   `json:"protocolVersion,omitempty"`
+	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 }
 
 // Report is the outcome of a comparison.
 type Report struct {
 	Old, New Side
-	Changes  []Change
+	// Notes say what to know before the changes: that the catalogs were
+	// read by clients that declared different capabilities or spoke
+	// different protocol versions, and what that changed.
+	Notes   []string
+	Changes []Change
 	// Files say where the catalogs compared are written, for SARIF to
 	// show each change at its line; the caller sets them.
 	Files Files
@@ -111,8 +119,16 @@ func (r *Report) Fails(t Threshold) bool {
 
 // Compare lists the changes from old to new, most serious first, then by
 // where they are.
+// A change that what the new catalog's client declared explains (it
+// declared less than the old one's) is to review, not breaking (see
+// client.go).
 func Compare(old, new *catalog.Catalog) *Report {
-	return compare(old, new).report(old, new)
+	d := compare(old, new)
+	c := compareClients(old, new)
+	d.forClients(c)
+	r := d.report(old, new)
+	r.Notes = c.notes(old, new)
+	return r
 }
 
 // compare finds the changes from old to new, unsorted.
@@ -132,7 +148,9 @@ func (d *differ) report(old, new *catalog.Catalog) *Report {
 	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		return cmp.Or(-cmp.Compare(a.Class(), b.Class()), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Rule.ID, b.Rule.ID), cmp.Compare(a.Message, b.Message))
 	})
-	side := func(c *catalog.Catalog) Side { return Side{Server: c.Server.Name, Version: c.Server.Version} }
+	side := func(c *catalog.Catalog) Side {
+		return Side{Server: c.Server.Name, Version: c.Server.Version, Protocol: c.ProtocolVersion, ClientCapabilities: c.ClientCapabilities}
+	}
 	return &Report{Old: side(old), New: side(new), Changes: d.changes}
 }
 
