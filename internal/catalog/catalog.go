@@ -7,20 +7,21 @@
 //
 // The file diffs well in git: keys sorted, tools and prompts in name order,
 // resources by URI, templates by URI template, one value a line, two
-// spaces of indentation, and nothing that changes from run to run (no
-// times, no sizes or modification dates of resources, no _meta).
-// Characters that must not reach a terminal are written as \u escapes.
+// spaces of indentation, and nothing that changes with a resource's
+// content (its size and modification date). Characters that must not
+// reach a terminal are written as \u escapes.
 //
 // Listing is the one model of a server's catalog; Catalog is not a second
 // one but its file form: the projection of a Listing that `catalog save`
 // writes and `catalog diff` compares, built only by FromListing (from a
 // server) and parseSaved (from a file). It stays a type of its own because
 // the projection is where the file's rules live, once: what it leaves out
-// (_meta, a resource's lastModified and size, the order the server listed
-// in), what it adds that the go-sdk's types cannot hold (a tool's
-// execution member, read from the raw tools/list answer; capabilities as
-// plain JSON, which a file's reading keeps whole and checks by writing it
-// again), and how it orders. Comparing projections is what
+// (a resource's lastModified and size, the order the server listed in),
+// what it keeps that the go-sdk's types cannot hold, read from what the
+// server sent (Listing.Sent): every capability as sent (tasks, those of
+// an extension, a later protocol's), a tool's execution, and every other
+// member of the server's info and of an item (_meta, a later protocol's),
+// each item's Other; and how it orders. Comparing projections is what
 // makes a file just saved and the live server it came from show no
 // change by construction; a diff of Listings would have to repeat every
 // one of those rules, and the file and the server would be compared by
