@@ -91,15 +91,44 @@ func (l Lines) Line(p Path) int {
 // Encode returns the catalog as its canonical file, and the line of every
 // path in it.
 func (c *Catalog) Encode() ([]byte, Lines, error) {
+	return c.encode(nil)
+}
+
+// LinesOf returns the lines of paths in the catalog's canonical file, and
+// of every path they are in (which Lines.Line falls back on): for each of
+// them, what Encode's lines say, without keeping a line for every path of
+// the file.
+func (c *Catalog) LinesOf(paths []Path) (Lines, error) {
+	want := map[Path]bool{"": true}
+	for _, p := range paths {
+		for ; p != "" && !want[p]; p = p.Parent() {
+			want[p] = true
+		}
+	}
+	_, lines, err := c.encode(want)
+	return lines, err
+}
+
+// encode writes the canonical file, noting the line of each path in want
+// (every path when want is nil). The lists are made plain one item at a
+// time, so that no more than one item's plain form is held at once.
+func (c *Catalog) encode(want map[Path]bool) ([]byte, Lines, error) {
 	cc := *c
 	cc.Format = Format
 	cc.fill()
 	cc.Sort()
-	tree, err := plain(&cc)
+	lists := cc
+	cc.Tools, cc.Prompts, cc.Resources, cc.Templates = nil, nil, nil, nil
+	head, err := plain(&cc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("catalog: %w", err)
 	}
-	e := &encoder{lines: Lines{}, line: 1}
+	tree := head.(map[string]any)
+	tree["tools"] = items(lists.Tools)
+	tree["prompts"] = items(lists.Prompts)
+	tree["resources"] = items(lists.Resources)
+	tree["resourceTemplates"] = items(lists.Templates)
+	e := &encoder{lines: Lines{}, line: 1, want: want}
 	if err := e.value("", tree, 0); err != nil {
 		return nil, nil, err
 	}
@@ -107,9 +136,27 @@ func (c *Catalog) Encode() ([]byte, Lines, error) {
 	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
 }
 
+// lazyList is a list whose items are made plain as they are written.
+type lazyList struct {
+	n    int
+	item func(i int) (any, error)
+}
+
+// items is list as a lazyList.
+func items[T any](list []T) lazyList {
+	return lazyList{n: len(list), item: func(i int) (any, error) { return plain(list[i]) }}
+}
+
+// Bytes returns the catalog as its canonical file (Encode without the
+// lines).
+func (c *Catalog) Bytes() ([]byte, error) {
+	b, _, err := c.encode(map[Path]bool{})
+	return b, err
+}
+
 // Write writes the catalog's canonical file.
 func (c *Catalog) Write(w io.Writer) error {
-	b, _, err := c.Encode()
+	b, err := c.Bytes()
 	if err != nil {
 		return err
 	}
@@ -120,6 +167,7 @@ func (c *Catalog) Write(w io.Writer) error {
 type encoder struct {
 	buf   bytes.Buffer
 	lines Lines
+	want  map[Path]bool // the paths whose lines to note; nil: every path
 	line  int
 }
 
@@ -132,11 +180,15 @@ func (e *encoder) newline(depth int) {
 }
 
 func (e *encoder) value(p Path, v any, depth int) error {
-	e.lines[p] = e.line
+	if e.want == nil || e.want[p] {
+		e.lines[p] = e.line
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		return e.object(p, v, depth)
 	case []any:
+		return e.array(p, lazyList{n: len(v), item: func(i int) (any, error) { return v[i], nil }}, depth)
+	case lazyList:
 		return e.array(p, v, depth)
 	}
 	return e.scalar(v)
@@ -173,13 +225,17 @@ func (e *encoder) object(p Path, v map[string]any, depth int) error {
 }
 
 // array writes the array v at p: one item a line.
-func (e *encoder) array(p Path, v []any, depth int) error {
-	if len(v) == 0 {
+func (e *encoder) array(p Path, v lazyList, depth int) error {
+	if v.n == 0 {
 		e.buf.WriteString("[]")
 		return nil
 	}
 	e.buf.WriteByte('[')
-	for i, item := range v {
+	for i := range v.n {
+		item, err := v.item(i)
+		if err != nil {
+			return fmt.Errorf("catalog: %w", err)
+		}
 		if i > 0 {
 			e.buf.WriteByte(',')
 		}
