@@ -291,32 +291,25 @@ func itemPath(list Path, i int, item any) Path {
 
 // parseSaved is how ReadFile reads a catalog with a catalogFormat: one
 // JSON object in the form Encode writes (any spacing), no key twice in
-// one object, no member the format does not have, catalogFormat 1.
+// one object, no member the format does not have, catalogFormat 1. What
+// was read is checked against the file one list item at a time, so that
+// no more than one item is held twice.
 func parseSaved(data []byte) (*Catalog, error) {
 	if err := strictjson.CheckRepeats(data); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the catalog's JSON object")
-	}
-	top, ok := tree.(map[string]any)
-	if !ok {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' && json.Valid(data) {
 		return nil, errors.New("not a JSON object")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
 	}
 	if err := checkFormat(top); err != nil {
 		return nil, err
 	}
-	if err := checkCase(top); err != nil {
-		return nil, err
-	}
 	var c Catalog
-	dec = json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
@@ -325,11 +318,10 @@ func parseSaved(data []byte) (*Catalog, error) {
 	// What was read, written again, must be what the file holds: nothing
 	// dropped (a member the format does not have, a key in other letter
 	// case that encoding/json would match anyway), nothing made up.
-	again, err := plain(&c)
-	if err != nil {
-		return nil, err
-	}
-	if p, what := firstDifference("", tree, again); what != "" {
+	if p, what, err := c.differsFrom(top); err != nil || what != "" {
+		if err != nil {
+			return nil, err
+		}
 		where := string(p)
 		if where == "" {
 			where = "the top level"
@@ -340,12 +332,107 @@ func parseSaved(data []byte) (*Catalog, error) {
 	return &c, nil
 }
 
+// savedList is one list of a catalog as parseSaved checks it: its name,
+// how many items were read, the plain form of the i-th, and the type of
+// its items.
+type savedList struct {
+	name string
+	n    int
+	item func(i int) (any, error)
+	of   any
+}
+
+// differsFrom names the first place where c, written again, differs from
+// the file's top-level members top (its lists item by item), or a member
+// that differs from one of the format's only in letter case.
+func (c *Catalog) differsFrom(top map[string]json.RawMessage) (Path, string, error) {
+	lists := []savedList{
+		{"tools", len(c.Tools), func(i int) (any, error) { return plain(c.Tools[i]) }, Tool{}},
+		{"prompts", len(c.Prompts), func(i int) (any, error) { return plain(c.Prompts[i]) }, Prompt{}},
+		{"resources", len(c.Resources), func(i int) (any, error) { return plain(c.Resources[i]) }, Resource{}},
+		{"resourceTemplates", len(c.Templates), func(i int) (any, error) { return plain(c.Templates[i]) }, Template{}},
+	}
+	head := *c
+	head.Tools, head.Prompts, head.Resources, head.Templates = nil, nil, nil, nil
+	again, err := plain(&head)
+	if err != nil {
+		return "", "", err
+	}
+	againTop, _ := again.(map[string]any)
+	file := map[string]any{}
+	for k, raw := range top {
+		if file[k], err = plainJSON(raw); err != nil {
+			return "", "", err
+		}
+	}
+	for _, l := range lists {
+		againTop[l.name] = []any{}
+		if _, ok := file[l.name].([]any); ok {
+			file[l.name] = []any{} // compared item by item below
+		}
+	}
+	if err := checkCase("server", file["server"], Server{}); err != nil {
+		return "", "", err
+	}
+	if p, what := firstDifference("", file, againTop); what != "" {
+		return p, what, nil
+	}
+	for _, l := range lists {
+		if p, what, err := l.differsFrom(top[l.name]); err != nil || what != "" {
+			return p, what, err
+		}
+	}
+	return "", "", nil
+}
+
+// differsFrom compares the list as read with the file's (raw), one item
+// at a time.
+func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", "", nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return "", "", err
+	}
+	i := 0
+	for ; dec.More(); i++ {
+		var item any
+		if err := dec.Decode(&item); err != nil {
+			return "", "", err
+		}
+		if i >= l.n {
+			return Path(l.name), "not in the form of a catalog", nil
+		}
+		p := itemPath(Path(l.name), i, item)
+		if err := checkCase(p, item, l.of); err != nil {
+			return "", "", err
+		}
+		again, err := l.item(i)
+		if err != nil {
+			return "", "", err
+		}
+		if q, what := firstDifference(p, item, again); what != "" {
+			return q, what, nil
+		}
+	}
+	if i != l.n {
+		return Path(l.name), "not in the form of a catalog", nil
+	}
+	return "", "", nil
+}
+
 // checkFormat refuses a file's top-level object without the
 // catalogFormat this reader reads.
-func checkFormat(top map[string]any) error {
-	f, ok := top["catalogFormat"]
+func checkFormat(top map[string]json.RawMessage) error {
+	raw, ok := top["catalogFormat"]
 	if !ok {
 		return errors.New("no catalogFormat: not a catalog written by mcp-tester catalog save")
+	}
+	f, err := plainJSON(raw)
+	if err != nil {
+		return err
 	}
 	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
 		return fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
@@ -353,37 +440,20 @@ func checkFormat(top map[string]any) error {
 	return nil
 }
 
-// checkCase refuses a member of the server, a tool, a prompt, a resource
-// or a template that differs from one of the format's only in letter case
-// (any other member is one the server sent, kept as sent), naming where it
-// is.
-func checkCase(top map[string]any) error {
-	check := func(p Path, v any, of any) error {
-		m, _ := v.(map[string]any)
-		known := jsonNames(of)
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if known[k] {
-				continue
-			}
-			for name := range known {
-				if strings.EqualFold(k, name) {
-					return fmt.Errorf("%s: not a member of a catalog (%q is)", p.Key(k), name)
-				}
-			}
+// checkCase refuses a member of v, an object of the catalog's type of
+// (Server{}, Tool{}, …) at p, that differs from one of the format's only
+// in letter case (any other member is one the server sent, kept as sent),
+// naming where it is.
+func checkCase(p Path, v any, of any) error {
+	m, _ := v.(map[string]any)
+	known := jsonNames(of)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if known[k] || !foldsToKnown(k, known) {
+			continue
 		}
-		return nil
-	}
-	if err := check("server", top["server"], Server{}); err != nil {
-		return err
-	}
-	for _, list := range []struct {
-		name string
-		of   any
-	}{{"tools", Tool{}}, {"prompts", Prompt{}}, {"resources", Resource{}}, {"resourceTemplates", Template{}}} {
-		items, _ := top[list.name].([]any)
-		for i, item := range items {
-			if err := check(itemPath(Path(list.name), i, item), item, list.of); err != nil {
-				return err
+		for name := range known {
+			if strings.EqualFold(k, name) {
+				return fmt.Errorf("%s: not a member of a catalog (%q is)", p.Key(k), name)
 			}
 		}
 	}

@@ -11,8 +11,8 @@ import (
 // The catalog's types with Other members write them beside their fields,
 // and read every member their fields do not name into Other: a member
 // the server sent is kept whatever it is (a later protocol's, a vendor's,
-// _meta), while one that differs from a field's name only in letter case
-// (which encoding/json would read into the field) is refused.
+// _meta), but for one that differs from a field's name only in letter case
+// (which encoding/json reads into the field, and parseSaved refuses).
 
 type (
 	serverFields   Server
@@ -122,10 +122,8 @@ func readOther(b []byte, fields any) (map[string]any, error) {
 		if known[k] {
 			continue
 		}
-		for name := range known {
-			if strings.EqualFold(k, name) {
-				return nil, fmt.Errorf("%s: not a member of a catalog (%q is)", Path("").Key(k), name)
-			}
+		if foldsToKnown(k, known) {
+			continue // read into the field by encoding/json; parseSaved refuses it, with where
 		}
 		v, err := plainJSON(raw)
 		if err != nil {
@@ -139,6 +137,17 @@ func readOther(b []byte, fields any) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return other, dec.Decode(fields)
+}
+
+// foldsToKnown reports whether k differs from a name of known only in
+// letter case.
+func foldsToKnown(k string, known map[string]bool) bool {
+	for name := range known {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonNames are the JSON names of the fields of the struct v.

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,14 +53,17 @@ var fileMembers = append(slices.Clip(documentMembers), "catalogFormat", "protoco
 // where (a line and column, or a path). A caller reads at most
 // MaxFileSize bytes.
 func ReadFile(name string, data []byte) ([]Named, error) {
-	out, err := readFile(name, data)
+	out, err := readFile(name, data, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
 }
 
-func readFile(name string, data []byte) ([]Named, error) {
+// readFile reads the servers of a catalog file; savedOnly reads of a
+// saved catalog only its Catalog (no Listing), which is all ReadSaved
+// wants: the file is then not held a third time in the go-sdk's types.
+func readFile(name string, data []byte, savedOnly bool) ([]Named, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("larger than %d MiB", MaxFileSize>>20)
 	}
@@ -73,15 +77,15 @@ func readFile(name string, data []byte) ([]Named, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readForm(name, data, top)
+	return readForm(name, data, top, savedOnly)
 }
 
 // readForm reads a catalog file (data, its top-level members top) by its
 // form: {"catalog": …}, {"servers": […]}, or one catalog, saved or a
 // listing document.
-func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named, error) {
+func readForm(name string, data []byte, top map[string]json.RawMessage, savedOnly bool) ([]Named, error) {
 	if raw, ok := top["catalog"]; ok {
-		n, err := readOne(name, raw)
+		n, err := readOne(name, raw, savedOnly)
 		if err != nil {
 			return nil, fmt.Errorf("\"catalog\" is not a catalog: %w", err)
 		}
@@ -89,13 +93,13 @@ func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named
 		return []Named{n}, nil
 	}
 	if raw, ok := top["servers"]; ok {
-		return readServers(raw)
+		return readServers(raw, savedOnly)
 	}
 	_, saved := top["catalogFormat"]
 	if !saved && !hasAny(top, documentMembers) {
 		return nil, fmt.Errorf("no catalog: none of %s", strings.Join(documentMembers, ", "))
 	}
-	n, err := readOne(name, data)
+	n, err := readOne(name, data, savedOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +109,9 @@ func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named
 // ReadSaved reads a catalog file that `catalog save` wrote (with
 // ReadFile): any other form is refused.
 func ReadSaved(name string, data []byte) (*Catalog, error) {
-	named, err := ReadFile(name, data)
+	named, err := readFile(name, data, true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(named) != 1 || named[0].Saved == nil {
 		return nil, fmt.Errorf("%s: no catalogFormat: not a catalog written by mcp-tester catalog save", name)
@@ -116,7 +120,7 @@ func ReadSaved(name string, data []byte) (*Catalog, error) {
 }
 
 // readServers reads the corpus's list of named catalogs.
-func readServers(raw json.RawMessage) ([]Named, error) {
+func readServers(raw json.RawMessage, savedOnly bool) ([]Named, error) {
 	var servers []struct {
 		Name    string          `json:"name"`
 		Catalog json.RawMessage `json:"catalog"`
@@ -129,7 +133,7 @@ func readServers(raw json.RawMessage) ([]Named, error) {
 		if s.Name == "" || len(s.Catalog) == 0 || string(s.Catalog) == "null" {
 			return nil, fmt.Errorf("servers[%d] needs a name and a catalog", i)
 		}
-		n, err := readOne(s.Name, s.Catalog)
+		n, err := readOne(s.Name, s.Catalog, savedOnly)
 		if err != nil {
 			return nil, fmt.Errorf("servers[%d].catalog: %w", i, err)
 		}
@@ -157,8 +161,9 @@ type document struct {
 	Templates          []*mcp.ResourceTemplate `json:"resourceTemplates"`
 }
 
-// readOne reads one catalog: a saved one or a listing document.
-func readOne(name string, data []byte) (Named, error) {
+// readOne reads one catalog: a saved one or a listing document (of a
+// saved one only its Catalog when savedOnly).
+func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 	top, err := members(data)
 	if err != nil {
 		return Named{}, err
@@ -167,6 +172,9 @@ func readOne(name string, data []byte) (Named, error) {
 	if _, ok := top["catalogFormat"]; ok {
 		if saved, err = parseSaved(data); err != nil {
 			return Named{}, err
+		}
+		if savedOnly {
+			return Named{Name: cmp.Or(saved.Server.Name, name), Saved: saved}, nil
 		}
 	}
 	var doc document
