@@ -88,6 +88,9 @@ type Tool struct {
 	Name         string           `json:"name"`
 	Title        string           `json:"title,omitempty"`
 	Description  string           `json:"description,omitempty"`
+	// InputSchema and OutputSchema are plain JSON trees, or their JSON
+	// text (json.RawMessage) when read from a file: SchemaTree reads
+	// either.
 	InputSchema  any              `json:"inputSchema"`
 	OutputSchema any              `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,6 +121,20 @@ func TestFetchEncodeParse(t *testing.T) {
 	}
 	if got := lines.Line("tools.zeta.inputSchema.properties.nope"); got != lines["tools.zeta.inputSchema.properties"] {
 		t.Errorf("a path not in the file is shown at %d, want its nearest parent's line", got)
+	}
+	if ok, err := c.Matches(data); !ok || err != nil {
+		t.Errorf("the catalog does not match its own file: %v", err)
+	}
+	changed := bytes.Replace(data, []byte(`"alpha"`), []byte(`"alphA"`), 1)
+	for _, other := range [][]byte{data[:len(data)-1], append(slices.Clip(data), ' '), changed, bytes.ReplaceAll(data, []byte("  "), []byte(" "))} {
+		if ok, _ := c.Matches(other); ok {
+			t.Errorf("the catalog matches another file:\n%s", other)
+		}
+	}
+	if lines2, err := c.LinesOf([]Path{"tools.zeta.inputSchema.properties.b.maximum", "prompts.p.arguments.nope"}); err != nil ||
+		lines2.Line("tools.zeta.inputSchema.properties.b.maximum") != lines.Line("tools.zeta.inputSchema.properties.b.maximum") ||
+		lines2.Line("prompts.p.arguments.nope") != lines.Line("prompts.p.arguments.nope") || len(lines2) >= len(lines) {
+		t.Errorf("LinesOf: %v %v", lines2, err)
 	}
 	back, err := parseSaved(data)
 	if err != nil {

@@ -105,14 +105,38 @@ func (c *Catalog) LinesOf(paths []Path) (Lines, error) {
 			want[p] = true
 		}
 	}
-	_, lines, err := c.encode(want)
-	return lines, err
+	e := &encoder{lines: Lines{}, line: 1, want: want, discard: true}
+	return e.lines, c.encodeTo(e)
 }
 
 // encode writes the canonical file, noting the line of each path in want
 // (every path when want is nil). The lists are made plain one item at a
 // time, so that no more than one item's plain form is held at once.
 func (c *Catalog) encode(want map[Path]bool) ([]byte, Lines, error) {
+	e := &encoder{lines: Lines{}, line: 1, want: want}
+	if err := c.encodeTo(e); err != nil {
+		return nil, nil, err
+	}
+	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
+}
+
+// encodeTo writes the canonical file with e (which escapes nothing:
+// termsafe.JSON does, without adding a line).
+func (c *Catalog) encodeTo(e *encoder) error {
+	tree, err := c.fileTree()
+	if err != nil {
+		return err
+	}
+	if err := e.value("", tree, 0); err != nil {
+		return err
+	}
+	e.buf.WriteByte('\n')
+	return nil
+}
+
+// fileTree is the catalog's plain form, its lists made plain item by item
+// as they are written (lazyList).
+func (c *Catalog) fileTree() (map[string]any, error) {
 	cc := *c
 	cc.Format = Format
 	cc.fill()
@@ -121,19 +145,14 @@ func (c *Catalog) encode(want map[Path]bool) ([]byte, Lines, error) {
 	cc.Tools, cc.Prompts, cc.Resources, cc.Templates = nil, nil, nil, nil
 	head, err := plain(&cc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: %w", err)
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	tree := head.(map[string]any)
 	tree["tools"] = items(lists.Tools)
 	tree["prompts"] = items(lists.Prompts)
 	tree["resources"] = items(lists.Resources)
 	tree["resourceTemplates"] = items(lists.Templates)
-	e := &encoder{lines: Lines{}, line: 1, want: want}
-	if err := e.value("", tree, 0); err != nil {
-		return nil, nil, err
-	}
-	e.buf.WriteByte('\n')
-	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
+	return tree, nil
 }
 
 // lazyList is a list whose items are made plain as they are written.
@@ -154,6 +173,29 @@ func (c *Catalog) Bytes() ([]byte, error) {
 	return b, err
 }
 
+// Matches reports whether data is the catalog's canonical file, byte for
+// byte (what Bytes returns), without holding the file it writes: it is
+// compared line by line as it is written.
+func (c *Catalog) Matches(data []byte) (bool, error) {
+	same := true
+	e := &encoder{lines: Lines{}, line: 1, want: map[Path]bool{}, discard: true, sink: func(text []byte) {
+		if !same {
+			return
+		}
+		safe := termsafe.JSON(text) // within a line: no string spans two
+		if !bytes.HasPrefix(data, safe) {
+			same = false
+			return
+		}
+		data = data[len(safe):]
+	}}
+	if err := c.encodeTo(e); err != nil {
+		return false, err
+	}
+	e.sink(e.buf.Bytes())
+	return same && len(data) == 0, nil
+}
+
 // Write writes the catalog's canonical file.
 func (c *Catalog) Write(w io.Writer) error {
 	b, err := c.Bytes()
@@ -169,9 +211,19 @@ type encoder struct {
 	lines Lines
 	want  map[Path]bool // the paths whose lines to note; nil: every path
 	line  int
+	// discard keeps no text, only lines (LinesOf): a value never spans a
+	// line, so the text before each new line can go, to sink if set.
+	discard bool
+	sink    func(text []byte)
 }
 
 func (e *encoder) newline(depth int) {
+	if e.discard {
+		if e.sink != nil {
+			e.sink(e.buf.Bytes())
+		}
+		e.buf.Reset()
+	}
 	e.buf.WriteByte('\n')
 	e.line++
 	for range depth {
@@ -301,18 +353,31 @@ func parseSaved(data []byte) (*Catalog, error) {
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' && json.Valid(data) {
 		return nil, errors.New("not a JSON object")
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	var refs map[string]rawRef
+	if err := json.Unmarshal(data, &refs); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	top := make(map[string]json.RawMessage, len(refs))
+	for k, v := range refs {
+		top[k] = json.RawMessage(v)
 	}
 	if err := checkFormat(top); err != nil {
 		return nil, err
 	}
+	// Decoded as encoding/json does without a decoder of its own (which
+	// would copy the file): the items' types read their numbers as
+	// json.Number themselves (readOther), the capabilities are read again
+	// so.
 	var c Catalog
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
+	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
+	}
+	if raw, ok := top["capabilities"]; ok {
+		caps, err := plainJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("not a catalog: %w", err)
+		}
+		c.Capabilities, _ = caps.(map[string]any)
 	}
 	c.fill()
 	// What was read, written again, must be what the file holds: nothing
@@ -361,15 +426,16 @@ func (c *Catalog) differsFrom(top map[string]json.RawMessage) (Path, string, err
 	againTop, _ := again.(map[string]any)
 	file := map[string]any{}
 	for k, raw := range top {
+		if slices.ContainsFunc(lists, func(l savedList) bool { return l.name == k }) && bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("[")) {
+			file[k] = []any{} // compared item by item below
+			continue
+		}
 		if file[k], err = plainJSON(raw); err != nil {
 			return "", "", err
 		}
 	}
 	for _, l := range lists {
 		againTop[l.name] = []any{}
-		if _, ok := file[l.name].([]any); ok {
-			file[l.name] = []any{} // compared item by item below
-		}
 	}
 	if err := checkCase("server", file["server"], Server{}); err != nil {
 		return "", "", err
@@ -391,19 +457,17 @@ func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", "", nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
+	var items []rawRef
+	if err := json.Unmarshal(raw, &items); err != nil {
 		return "", "", err
 	}
-	i := 0
-	for ; dec.More(); i++ {
-		var item any
-		if err := dec.Decode(&item); err != nil {
+	if len(items) != l.n {
+		return Path(l.name), "not in the form of a catalog", nil
+	}
+	for i, itemRaw := range items {
+		item, err := plainJSON(itemRaw)
+		if err != nil {
 			return "", "", err
-		}
-		if i >= l.n {
-			return Path(l.name), "not in the form of a catalog", nil
 		}
 		p := itemPath(Path(l.name), i, item)
 		if err := checkCase(p, item, l.of); err != nil {
@@ -416,9 +480,6 @@ func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
 		if q, what := firstDifference(p, item, again); what != "" {
 			return q, what, nil
 		}
-	}
-	if i != l.n {
-		return Path(l.name), "not in the form of a catalog", nil
 	}
 	return "", "", nil
 }

@@ -241,9 +241,13 @@ func mcpAnnotations(audience []string, priority *float64) *mcp.Annotations {
 // name differs only in letter case from a member of a catalog file (it
 // would be left unread).
 func members(data []byte) (map[string]json.RawMessage, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	var refs map[string]rawRef
+	if err := json.Unmarshal(data, &refs); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	top := make(map[string]json.RawMessage, len(refs))
+	for k, v := range refs {
+		top[k] = json.RawMessage(v)
 	}
 	for k := range top {
 		for _, want := range fileMembers {
@@ -253,6 +257,17 @@ func members(data []byte) (map[string]json.RawMessage, error) {
 		}
 	}
 	return top, nil
+}
+
+// rawRef is a JSON value as the part of the text it is in, not a copy:
+// json.Unmarshal hands UnmarshalJSON a part of the text it was given,
+// which the catalog readers keep and never change while they read it.
+type rawRef []byte
+
+// UnmarshalJSON keeps b, the value's part of the text.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 func hasAny(top map[string]json.RawMessage, names []string) bool {
@@ -267,6 +282,9 @@ func hasAny(top map[string]json.RawMessage, names []string) bool {
 // oneValue refuses data that is not one JSON value, saying where: the
 // line and column of a syntax error, or of what comes after the value.
 func oneValue(data []byte) error {
+	if json.Valid(data) {
+		return nil // one value: json.Valid refuses anything after it
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -63,11 +62,11 @@ func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, b
 	if err != nil {
 		return nil, false, usageErr("%v", err)
 	}
-	again, err := c.Bytes()
+	same, err := c.Matches(data)
 	if err != nil {
 		return nil, false, err
 	}
-	if !bytes.Equal(again, data) {
+	if !same {
 		fmt.Fprintf(ios.ErrOut, "mcp-tester: note: %s is not in the form catalog save writes: changes are shown by path, not by line (save it again to fix)\n", path)
 		return c, false, nil
 	}

@@ -420,7 +420,7 @@ func (d *differ) tools(old, new []catalog.Tool) {
 	members(d, kind[catalog.Tool]{
 		noun: "tool", path: toolPath, key: func(t catalog.Tool) string { return t.Name },
 		shape: func(t catalog.Tool) (string, bool) {
-			in, out := digestOf(t.InputSchema), digestOf(t.OutputSchema)
+			in, out := digestOf(catalog.SchemaTree(t.InputSchema)), digestOf(catalog.SchemaTree(t.OutputSchema))
 			return string(in[:]) + string(out[:]), true
 		},
 		guess:   "renamed to %q? (same schemas)",
@@ -434,8 +434,10 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.icons(p, who, o.Icons, n.Icons)
 	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
 	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
-	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
-	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
+	// The schemas' trees are made for one pair at a time (a catalog read
+	// from a file holds their text).
+	d.input(p.Key("inputSchema"), who, catalog.SchemaTree(o.InputSchema), catalog.SchemaTree(n.InputSchema))
+	d.output(p.Key("outputSchema"), who, catalog.SchemaTree(o.OutputSchema), catalog.SchemaTree(n.OutputSchema))
 	d.others(p, who, o.Other, n.Other)
 }
 
