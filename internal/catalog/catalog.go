@@ -85,9 +85,9 @@ type Icon struct {
 
 // Tool is one tool.
 type Tool struct {
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description,omitempty"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
 	// InputSchema and OutputSchema are plain JSON trees, or their JSON
 	// text (json.RawMessage) when read from a file: SchemaTree reads
 	// either.
