@@ -80,7 +80,7 @@ func compact(b json.RawMessage) json.RawMessage {
 	if json.Compact(&buf, b) != nil {
 		return b
 	}
-	return json.RawMessage(buf.Bytes())
+	return bytes.Clone(buf.Bytes()) // no spare capacity
 }
 
 // SchemaTree is a tool's schema (InputSchema, OutputSchema) as a plain
