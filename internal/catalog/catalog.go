@@ -7,20 +7,21 @@
 //
 // The file diffs well in git: keys sorted, tools and prompts in name order,
 // resources by URI, templates by URI template, one value a line, two
-// spaces of indentation, and nothing that changes from run to run (no
-// times, no sizes or modification dates of resources, no _meta).
-// Characters that must not reach a terminal are written as \u escapes.
+// spaces of indentation, and nothing that changes with a resource's
+// content (its size and modification date). Characters that must not
+// reach a terminal are written as \u escapes.
 //
 // Listing is the one model of a server's catalog; Catalog is not a second
 // one but its file form: the projection of a Listing that `catalog save`
 // writes and `catalog diff` compares, built only by FromListing (from a
 // server) and parseSaved (from a file). It stays a type of its own because
 // the projection is where the file's rules live, once: what it leaves out
-// (_meta, a resource's lastModified and size, the order the server listed
-// in), what it adds that the go-sdk's types cannot hold (a tool's
-// execution member, read from the raw tools/list answer; capabilities as
-// plain JSON, which a file's reading keeps whole and checks by writing it
-// again), and how it orders. Comparing projections is what
+// (a resource's lastModified and size, the order the server listed in),
+// what it keeps that the go-sdk's types cannot hold, read from what the
+// server sent (Listing.Sent): every capability as sent (tasks, those of
+// an extension, a later protocol's), a tool's execution, and every other
+// member of the server's info and of an item (_meta, a later protocol's),
+// each item's Other; and how it orders. Comparing projections is what
 // makes a file just saved and the live server it came from show no
 // change by construction; a diff of Listings would have to repeat every
 // one of those rules, and the file and the server would be compared by
@@ -68,6 +69,10 @@ type Server struct {
 	Version     string `json:"version,omitempty"`
 	WebsiteURL  string `json:"websiteUrl,omitempty"`
 	Icons       []Icon `json:"icons,omitempty"`
+	// Other are the members the server sent that the fields above do not
+	// name (its _meta, a member of a later protocol), as plain JSON; the
+	// file writes them beside the others.
+	Other map[string]any `json:"-"`
 }
 
 // Icon is an icon of the server, a tool, a prompt or a resource.
@@ -80,9 +85,12 @@ type Icon struct {
 
 // Tool is one tool.
 type Tool struct {
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description,omitempty"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema and OutputSchema are plain JSON trees, or their JSON
+	// text (json.RawMessage) when read from a file: SchemaTree reads
+	// either.
 	InputSchema  any              `json:"inputSchema"`
 	OutputSchema any              `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
@@ -90,6 +98,8 @@ type Tool struct {
 	// server listed it.
 	Execution any    `json:"execution,omitempty"`
 	Icons     []Icon `json:"icons,omitempty"`
+	// Other: see Server.Other.
+	Other map[string]any `json:"-"`
 }
 
 // ToolAnnotations are a tool's hints; a nil hint was not given.
@@ -130,6 +140,8 @@ type Prompt struct {
 	Description string     `json:"description,omitempty"`
 	Arguments   []Argument `json:"arguments,omitempty"`
 	Icons       []Icon     `json:"icons,omitempty"`
+	// Other: see Server.Other.
+	Other map[string]any `json:"-"`
 }
 
 // Argument is one argument of a prompt.
@@ -151,6 +163,8 @@ type Resource struct {
 	Audience    []string `json:"audience,omitempty"`
 	Priority    *float64 `json:"priority,omitempty"`
 	Icons       []Icon   `json:"icons,omitempty"`
+	// Other: see Server.Other.
+	Other map[string]any `json:"-"`
 }
 
 // Template is one resource template.
@@ -163,6 +177,8 @@ type Template struct {
 	Audience    []string `json:"audience,omitempty"`
 	Priority    *float64 `json:"priority,omitempty"`
 	Icons       []Icon   `json:"icons,omitempty"`
+	// Other: see Server.Other.
+	Other map[string]any `json:"-"`
 }
 
 // Lister is what Fetch needs of a session: what the server said when it
@@ -174,14 +190,13 @@ type Lister interface {
 	ListPrompts(context.Context, session.Pages) ([]*mcp.Prompt, string, error)
 	ListResources(context.Context, session.Pages) ([]*mcp.Resource, string, error)
 	ListResourceTemplates(context.Context, session.Pages) ([]*mcp.ResourceTemplate, string, error)
-	// ToolExecution is a listed tool's execution member, nil when none.
-	ToolExecution(name string) json.RawMessage
 	// Declared are the client capabilities the session declared.
 	Declared() []string
 }
 
 // Fetch reads the catalog of the server behind s: every page of each list
-// the server declares, as List reads them. A list that fails fails the
+// the server declares, as List reads them, every member as the server sent
+// it when s keeps them (a Sender). A list that fails fails the
 // fetch: a catalog with a list missing would read as everything in it
 // removed.
 func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
@@ -195,12 +210,12 @@ func Fetch(ctx context.Context, s Lister) (*Catalog, error) {
 	if l.Failed != nil {
 		return nil, l.Failed
 	}
-	return FromListing(l, s.ServerCapabilities(), s.ToolExecution)
+	return FromListing(l)
 }
 
-// FromListing is the catalog of l: caps are the server's capabilities,
-// execution a listed tool's execution member (nil when none).
-func FromListing(l *Listing, caps *mcp.ServerCapabilities, execution func(tool string) json.RawMessage) (*Catalog, error) {
+// FromListing is the catalog of l: every member the server sent (l.Sent),
+// but for what the file leaves out (see the package comment).
+func FromListing(l *Listing) (*Catalog, error) {
 	init := l.Info
 	if init == nil {
 		init = &mcp.InitializeResult{}
@@ -209,48 +224,76 @@ func FromListing(l *Listing, caps *mcp.ServerCapabilities, execution func(tool s
 	if len(c.ClientCapabilities) == 0 {
 		c.ClientCapabilities = nil
 	}
+	var err error
 	if si := init.ServerInfo; si != nil {
 		c.Server = Server{Name: si.Name, Title: si.Title, Description: si.Description, Version: si.Version, WebsiteURL: si.WebsiteURL, Icons: icons(si.Icons)}
+		if c.Server.Other, err = others(l.Sent.ServerInfo, Server{}); err != nil {
+			return nil, fmt.Errorf("serverInfo: %w", err)
+		}
 	}
-	if caps == nil {
-		caps = &mcp.ServerCapabilities{}
-	}
-	generic, err := plain(caps)
-	if err != nil {
+	if c.Capabilities, err = l.Capabilities(); err != nil {
 		return nil, fmt.Errorf("capabilities: %w", err)
 	}
-	c.Capabilities, _ = generic.(map[string]any)
-	if c.Tools, err = tools(l.Tools, execution); err != nil {
-		return nil, err
+	for _, t := range l.Tools {
+		ct, err := tool(t, l.Sent.Tools[t.Name])
+		if err != nil {
+			return nil, err
+		}
+		c.Tools = append(c.Tools, ct)
 	}
 	for _, p := range l.Prompts {
-		c.Prompts = append(c.Prompts, prompt(p))
+		cp := prompt(p)
+		if cp.Other, err = others(l.Sent.Prompts[p.Name], Prompt{}); err != nil {
+			return nil, fmt.Errorf("prompt %q: %w", p.Name, err)
+		}
+		c.Prompts = append(c.Prompts, cp)
 	}
 	for _, r := range l.Resources {
-		c.Resources = append(c.Resources, resource(r))
+		cr := resource(r)
+		if cr.Other, err = others(l.Sent.Resources[r.URI], Resource{}, leftOut()...); err != nil {
+			return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+		}
+		c.Resources = append(c.Resources, cr)
 	}
 	for _, t := range l.Templates {
-		c.Templates = append(c.Templates, template(t))
+		ct := template(t)
+		if ct.Other, err = others(l.Sent.Templates[t.URITemplate], Template{}, leftOut()...); err != nil {
+			return nil, fmt.Errorf("resource template %q: %w", t.URITemplate, err)
+		}
+		c.Templates = append(c.Templates, ct)
 	}
 	c.Sort()
 	return c, nil
 }
 
-// tools are the file form of listed tools, each with its execution
-// member (nil when none).
-func tools(listed []*mcp.Tool, execution func(tool string) json.RawMessage) ([]Tool, error) {
-	var out []Tool
-	for _, t := range listed {
-		ct, err := tool(t)
-		if err != nil {
-			return nil, err
+// leftOut are the members of a listed resource or template the file does
+// not keep as sent: its size (it changes with its content), and its
+// annotations, kept as audience and priority (their lastModified is a
+// time).
+func leftOut() []string { return []string{"size", "annotations"} }
+
+// others are the members of the item sent (nil when not read as sent)
+// that the catalog's type of it (a Tool{}, a Server{}, …) has no field for,
+// but for those skipped, as plain JSON; nil when none.
+func others(sent json.RawMessage, of any, skip ...string) (map[string]any, error) {
+	if len(sent) == 0 {
+		return nil, nil
+	}
+	v, err := plainJSON(sent)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	known := jsonNames(of)
+	var out map[string]any
+	for k, v := range m {
+		if known[k] || slices.Contains(skip, k) {
+			continue
 		}
-		if ex := execution(t.Name); ex != nil {
-			if ct.Execution, err = plain(ex); err != nil {
-				return nil, fmt.Errorf("tool %q: execution: %w", t.Name, err)
-			}
+		if out == nil {
+			out = map[string]any{}
 		}
-		out = append(out, ct)
+		out[k] = v
 	}
 	return out, nil
 }
@@ -272,7 +315,10 @@ func (c *Catalog) Sort() {
 	})
 }
 
-func tool(t *mcp.Tool) (Tool, error) {
+// tool is the file form of the listed tool t; sent is the tool as the
+// server sent it (nil when not read so): its execution and the members
+// the go-sdk's Tool does not know.
+func tool(t *mcp.Tool, sent json.RawMessage) (Tool, error) {
 	in, err := plain(t.InputSchema)
 	if err != nil {
 		return Tool{}, fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
@@ -285,6 +331,16 @@ func tool(t *mcp.Tool) (Tool, error) {
 	if a := t.Annotations; a != nil {
 		ct.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: &a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 			IdempotentHint: &a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+	}
+	if ct.Other, err = others(sent, Tool{}); err != nil {
+		return Tool{}, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if sent != nil {
+		var m map[string]any
+		if v, err := plainJSON(sent); err == nil {
+			m, _ = v.(map[string]any)
+		}
+		ct.Execution = m["execution"]
 	}
 	return ct, nil
 }
@@ -347,6 +403,11 @@ func plain(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return plainJSON(b)
+}
+
+// plainJSON is the JSON text b as plain reads it back.
+func plainJSON(b []byte) (any, error) {
 	if string(b) == "null" {
 		return nil, nil
 	}

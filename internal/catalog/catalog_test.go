@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,10 @@ type lister struct {
 	fail      error
 	// templatesFail is the answer to resources/templates/list.
 	templatesFail error
+	// sentCaps and sent are what the server sent as it sent it: its
+	// capabilities, and items by "method key".
+	sentCaps json.RawMessage
+	sent     map[string]json.RawMessage
 }
 
 // page hands items to p.Page one item a page, as a session does.
@@ -37,11 +42,10 @@ func page[T any](p session.Pages, items []T) ([]T, string, error) {
 
 func (l *lister) InitializeResult() *mcp.InitializeResult { return l.init }
 func (l *lister) Declared() []string                      { return []string{"elicitation (form, url)", "sampling", "roots"} }
-func (l *lister) ToolExecution(name string) json.RawMessage {
-	if name == "deploy" {
-		return json.RawMessage(`{"taskSupport":"optional"}`)
-	}
-	return nil
+func (l *lister) RawCapabilities() json.RawMessage        { return l.sentCaps }
+func (l *lister) RawServerInfo() json.RawMessage          { return nil }
+func (l *lister) Listed(method, key string) json.RawMessage {
+	return l.sent[method+" "+key]
 }
 func (l *lister) ServerCapabilities() *mcp.ServerCapabilities { return l.init.Capabilities }
 func (l *lister) ListTools(_ context.Context, p session.Pages) ([]*mcp.Tool, string, error) {
@@ -118,6 +122,20 @@ func TestFetchEncodeParse(t *testing.T) {
 	if got := lines.Line("tools.zeta.inputSchema.properties.nope"); got != lines["tools.zeta.inputSchema.properties"] {
 		t.Errorf("a path not in the file is shown at %d, want its nearest parent's line", got)
 	}
+	if ok, err := c.Matches(data); !ok || err != nil {
+		t.Errorf("the catalog does not match its own file: %v", err)
+	}
+	changed := bytes.Replace(data, []byte(`"alpha"`), []byte(`"alphA"`), 1)
+	for _, other := range [][]byte{data[:len(data)-1], append(slices.Clip(data), ' '), changed, bytes.ReplaceAll(data, []byte("  "), []byte(" "))} {
+		if ok, _ := c.Matches(other); ok {
+			t.Errorf("the catalog matches another file:\n%s", other)
+		}
+	}
+	if lines2, err := c.LinesOf([]Path{"tools.zeta.inputSchema.properties.b.maximum", "prompts.p.arguments.nope"}); err != nil ||
+		lines2.Line("tools.zeta.inputSchema.properties.b.maximum") != lines.Line("tools.zeta.inputSchema.properties.b.maximum") ||
+		lines2.Line("prompts.p.arguments.nope") != lines.Line("prompts.p.arguments.nope") || len(lines2) >= len(lines) {
+		t.Errorf("LinesOf: %v %v", lines2, err)
+	}
 	back, err := parseSaved(data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
@@ -188,4 +206,51 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("the canonical form is not stable:\n%s\n---\n%s", out, again)
 		}
 	})
+}
+
+// A catalog keeps every capability and every member of an item the server
+// sent, those the go-sdk's types do not know too (tasks, a member of a
+// known capability, experimental, extensions, a tool's _meta or a member of
+// a later protocol), and reads them back as written; a member that differs
+// from one of the file's only in letter case is refused.
+func TestFetchKeepsWhatTheServerSent(t *testing.T) {
+	l := sampleLister()
+	l.sentCaps = json.RawMessage(`{"tools":{"listChanged":true,"later":1},"prompts":{},"resources":{"subscribe":true},
+		"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"experimental":{"x":{}},"extensions":{"io.example/y":{}}}`)
+	l.sent = map[string]json.RawMessage{
+		"tools/list zeta":          json.RawMessage(`{"name":"zeta","inputSchema":{"type":"object"},"_meta":{"ui/resourceUri":"ui://z"},"later":[1.5],"execution":{"taskSupport":"optional"}}`),
+		"prompts/list p":           json.RawMessage(`{"name":"p","_meta":{"k":"v"}}`),
+		"resources/list file:///b": json.RawMessage(`{"uri":"file:///b","name":"b","size":99,"annotations":{"lastModified":"2026-01-01T00:00:00Z"},"later":true}`),
+	}
+	c, err := Fetch(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, want := range []string{`"tasks": {`, `"requests": {`, `"call": {}`, `"later": 1`, `"experimental": {`, `"io.example/y": {}`,
+		`"ui/resourceUri": "ui://z"`, `"later": [`, `"k": "v"`, `"later": true`, `"taskSupport": "optional"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the file lacks %s:\n%s", want, text)
+		}
+	}
+	for _, absent := range []string{"lastModified", `"size"`} {
+		if strings.Contains(text, absent) {
+			t.Errorf("the file holds %q:\n%s", absent, text)
+		}
+	}
+	back, err := parseSaved(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if again, _, _ := back.Encode(); !bytes.Equal(again, data) {
+		t.Errorf("read and written again, the file changed:\n%s\n---\n%s", data, again)
+	}
+	cased := strings.Replace(text, `"name": "zeta"`, `"name": "zeta", "Description": "d"`, 1)
+	if _, err := parseSaved([]byte(cased)); err == nil || !strings.Contains(err.Error(), `"description" is`) {
+		t.Errorf("a member in other letter case: %v", err)
+	}
 }

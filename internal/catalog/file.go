@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -90,25 +91,114 @@ func (l Lines) Line(p Path) int {
 // Encode returns the catalog as its canonical file, and the line of every
 // path in it.
 func (c *Catalog) Encode() ([]byte, Lines, error) {
+	return c.encode(nil)
+}
+
+// LinesOf returns the lines of paths in the catalog's canonical file, and
+// of every path they are in (which Lines.Line falls back on): for each of
+// them, what Encode's lines say, without keeping a line for every path of
+// the file.
+func (c *Catalog) LinesOf(paths []Path) (Lines, error) {
+	want := map[Path]bool{"": true}
+	for _, p := range paths {
+		for ; p != "" && !want[p]; p = p.Parent() {
+			want[p] = true
+		}
+	}
+	e := &encoder{lines: Lines{}, line: 1, want: want, discard: true}
+	return e.lines, c.encodeTo(e)
+}
+
+// encode writes the canonical file, noting the line of each path in want
+// (every path when want is nil). The lists are made plain one item at a
+// time, so that no more than one item's plain form is held at once.
+func (c *Catalog) encode(want map[Path]bool) ([]byte, Lines, error) {
+	e := &encoder{lines: Lines{}, line: 1, want: want}
+	if err := c.encodeTo(e); err != nil {
+		return nil, nil, err
+	}
+	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
+}
+
+// encodeTo writes the canonical file with e (which escapes nothing:
+// termsafe.JSON does, without adding a line).
+func (c *Catalog) encodeTo(e *encoder) error {
+	tree, err := c.fileTree()
+	if err != nil {
+		return err
+	}
+	if err := e.value("", tree, 0); err != nil {
+		return err
+	}
+	e.buf.WriteByte('\n')
+	return nil
+}
+
+// fileTree is the catalog's plain form, its lists made plain item by item
+// as they are written (lazyList).
+func (c *Catalog) fileTree() (map[string]any, error) {
 	cc := *c
 	cc.Format = Format
 	cc.fill()
 	cc.Sort()
-	tree, err := plain(&cc)
+	lists := cc
+	cc.Tools, cc.Prompts, cc.Resources, cc.Templates = nil, nil, nil, nil
+	head, err := plain(&cc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("catalog: %w", err)
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	e := &encoder{lines: Lines{}, line: 1}
-	if err := e.value("", tree, 0); err != nil {
-		return nil, nil, err
+	tree := head.(map[string]any)
+	tree["tools"] = items(lists.Tools)
+	tree["prompts"] = items(lists.Prompts)
+	tree["resources"] = items(lists.Resources)
+	tree["resourceTemplates"] = items(lists.Templates)
+	return tree, nil
+}
+
+// lazyList is a list whose items are made plain as they are written.
+type lazyList struct {
+	n    int
+	item func(i int) (any, error)
+}
+
+// items is list as a lazyList.
+func items[T any](list []T) lazyList {
+	return lazyList{n: len(list), item: func(i int) (any, error) { return plain(list[i]) }}
+}
+
+// Bytes returns the catalog as its canonical file (Encode without the
+// lines).
+func (c *Catalog) Bytes() ([]byte, error) {
+	b, _, err := c.encode(map[Path]bool{})
+	return b, err
+}
+
+// Matches reports whether data is the catalog's canonical file, byte for
+// byte (what Bytes returns), without holding the file it writes: it is
+// compared line by line as it is written.
+func (c *Catalog) Matches(data []byte) (bool, error) {
+	same := true
+	e := &encoder{lines: Lines{}, line: 1, want: map[Path]bool{}, discard: true, sink: func(text []byte) {
+		if !same {
+			return
+		}
+		safe := termsafe.JSON(text) // within a line: no string spans two
+		if !bytes.HasPrefix(data, safe) {
+			same = false
+			return
+		}
+		data = data[len(safe):]
+	}}
+	if err := c.encodeTo(e); err != nil {
+		return false, err
 	}
-	e.buf.WriteByte('\n')
-	return termsafe.JSON(e.buf.Bytes()), e.lines, nil
+	e.sink(e.buf.Bytes())
+	return same && len(data) == 0, nil
 }
 
 // Write writes the catalog's canonical file.
 func (c *Catalog) Write(w io.Writer) error {
-	b, _, err := c.Encode()
+	b, err := c.Bytes()
 	if err != nil {
 		return err
 	}
@@ -119,10 +209,21 @@ func (c *Catalog) Write(w io.Writer) error {
 type encoder struct {
 	buf   bytes.Buffer
 	lines Lines
+	want  map[Path]bool // the paths whose lines to note; nil: every path
 	line  int
+	// discard keeps no text, only lines (LinesOf): a value never spans a
+	// line, so the text before each new line can go, to sink if set.
+	discard bool
+	sink    func(text []byte)
 }
 
 func (e *encoder) newline(depth int) {
+	if e.discard {
+		if e.sink != nil {
+			e.sink(e.buf.Bytes())
+		}
+		e.buf.Reset()
+	}
 	e.buf.WriteByte('\n')
 	e.line++
 	for range depth {
@@ -131,11 +232,15 @@ func (e *encoder) newline(depth int) {
 }
 
 func (e *encoder) value(p Path, v any, depth int) error {
-	e.lines[p] = e.line
+	if e.want == nil || e.want[p] {
+		e.lines[p] = e.line
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		return e.object(p, v, depth)
 	case []any:
+		return e.array(p, lazyList{n: len(v), item: func(i int) (any, error) { return v[i], nil }}, depth)
+	case lazyList:
 		return e.array(p, v, depth)
 	}
 	return e.scalar(v)
@@ -172,13 +277,17 @@ func (e *encoder) object(p Path, v map[string]any, depth int) error {
 }
 
 // array writes the array v at p: one item a line.
-func (e *encoder) array(p Path, v []any, depth int) error {
-	if len(v) == 0 {
+func (e *encoder) array(p Path, v lazyList, depth int) error {
+	if v.n == 0 {
 		e.buf.WriteString("[]")
 		return nil
 	}
 	e.buf.WriteByte('[')
-	for i, item := range v {
+	for i := range v.n {
+		item, err := v.item(i)
+		if err != nil {
+			return fmt.Errorf("catalog: %w", err)
+		}
 		if i > 0 {
 			e.buf.WriteByte(',')
 		}
@@ -234,42 +343,50 @@ func itemPath(list Path, i int, item any) Path {
 
 // parseSaved is how ReadFile reads a catalog with a catalogFormat: one
 // JSON object in the form Encode writes (any spacing), no key twice in
-// one object, no member the format does not have, catalogFormat 1.
+// one object, no member the format does not have, catalogFormat 1. What
+// was read is checked against the file one list item at a time, so that
+// no more than one item is held twice.
 func parseSaved(data []byte) (*Catalog, error) {
 	if err := strictjson.CheckRepeats(data); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' && json.Valid(data) {
+		return nil, errors.New("not a JSON object")
+	}
+	var refs map[string]rawRef
+	if err := json.Unmarshal(data, &refs); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the catalog's JSON object")
-	}
-	top, ok := tree.(map[string]any)
-	if !ok {
-		return nil, errors.New("not a JSON object")
+	top := make(map[string]json.RawMessage, len(refs))
+	for k, v := range refs {
+		top[k] = json.RawMessage(v)
 	}
 	if err := checkFormat(top); err != nil {
 		return nil, err
 	}
+	// Decoded as encoding/json does without a decoder of its own (which
+	// would copy the file): the items' types read their numbers as
+	// json.Number themselves (readOther), the capabilities are read again
+	// so.
 	var c Catalog
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
+	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
+	}
+	if raw, ok := top["capabilities"]; ok {
+		caps, err := plainJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("not a catalog: %w", err)
+		}
+		c.Capabilities, _ = caps.(map[string]any)
 	}
 	c.fill()
 	// What was read, written again, must be what the file holds: nothing
 	// dropped (a member the format does not have, a key in other letter
 	// case that encoding/json would match anyway), nothing made up.
-	again, err := plain(&c)
-	if err != nil {
-		return nil, err
-	}
-	if p, what := firstDifference("", tree, again); what != "" {
+	if p, what, err := c.differsFrom(top); err != nil || what != "" {
+		if err != nil {
+			return nil, err
+		}
 		where := string(p)
 		if where == "" {
 			where = "the top level"
@@ -280,15 +397,126 @@ func parseSaved(data []byte) (*Catalog, error) {
 	return &c, nil
 }
 
+// savedList is one list of a catalog as parseSaved checks it: its name,
+// how many items were read, the plain form of the i-th, and the type of
+// its items.
+type savedList struct {
+	name string
+	n    int
+	item func(i int) (any, error)
+	of   any
+}
+
+// differsFrom names the first place where c, written again, differs from
+// the file's top-level members top (its lists item by item), or a member
+// that differs from one of the format's only in letter case.
+func (c *Catalog) differsFrom(top map[string]json.RawMessage) (Path, string, error) {
+	lists := []savedList{
+		{"tools", len(c.Tools), func(i int) (any, error) { return plain(c.Tools[i]) }, Tool{}},
+		{"prompts", len(c.Prompts), func(i int) (any, error) { return plain(c.Prompts[i]) }, Prompt{}},
+		{"resources", len(c.Resources), func(i int) (any, error) { return plain(c.Resources[i]) }, Resource{}},
+		{"resourceTemplates", len(c.Templates), func(i int) (any, error) { return plain(c.Templates[i]) }, Template{}},
+	}
+	head := *c
+	head.Tools, head.Prompts, head.Resources, head.Templates = nil, nil, nil, nil
+	again, err := plain(&head)
+	if err != nil {
+		return "", "", err
+	}
+	againTop, _ := again.(map[string]any)
+	file := map[string]any{}
+	for k, raw := range top {
+		if slices.ContainsFunc(lists, func(l savedList) bool { return l.name == k }) && bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("[")) {
+			file[k] = []any{} // compared item by item below
+			continue
+		}
+		if file[k], err = plainJSON(raw); err != nil {
+			return "", "", err
+		}
+	}
+	for _, l := range lists {
+		againTop[l.name] = []any{}
+	}
+	if err := checkCase("server", file["server"], Server{}); err != nil {
+		return "", "", err
+	}
+	if p, what := firstDifference("", file, againTop); what != "" {
+		return p, what, nil
+	}
+	for _, l := range lists {
+		if p, what, err := l.differsFrom(top[l.name]); err != nil || what != "" {
+			return p, what, err
+		}
+	}
+	return "", "", nil
+}
+
+// differsFrom compares the list as read with the file's (raw), one item
+// at a time.
+func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", "", nil
+	}
+	var items []rawRef
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return "", "", err
+	}
+	if len(items) != l.n {
+		return Path(l.name), "not in the form of a catalog", nil
+	}
+	for i, itemRaw := range items {
+		item, err := plainJSON(itemRaw)
+		if err != nil {
+			return "", "", err
+		}
+		p := itemPath(Path(l.name), i, item)
+		if err := checkCase(p, item, l.of); err != nil {
+			return "", "", err
+		}
+		again, err := l.item(i)
+		if err != nil {
+			return "", "", err
+		}
+		if q, what := firstDifference(p, item, again); what != "" {
+			return q, what, nil
+		}
+	}
+	return "", "", nil
+}
+
 // checkFormat refuses a file's top-level object without the
 // catalogFormat this reader reads.
-func checkFormat(top map[string]any) error {
-	f, ok := top["catalogFormat"]
+func checkFormat(top map[string]json.RawMessage) error {
+	raw, ok := top["catalogFormat"]
 	if !ok {
 		return errors.New("no catalogFormat: not a catalog written by mcp-tester catalog save")
 	}
+	f, err := plainJSON(raw)
+	if err != nil {
+		return err
+	}
 	if n, ok := f.(json.Number); !ok || n.String() != strconv.Itoa(Format) {
 		return fmt.Errorf("catalogFormat %v: this mcp-tester reads format %d", f, Format)
+	}
+	return nil
+}
+
+// checkCase refuses a member of v, an object of the catalog's type of
+// (Server{}, Tool{}, …) at p, that differs from one of the format's only
+// in letter case (any other member is one the server sent, kept as sent),
+// naming where it is.
+func checkCase(p Path, v any, of any) error {
+	m, _ := v.(map[string]any)
+	known := jsonNames(of)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if known[k] || !foldsToKnown(k, known) {
+			continue
+		}
+		for name := range known {
+			if strings.EqualFold(k, name) {
+				return fmt.Errorf("%s: not a member of a catalog (%q is)", p.Key(k), name)
+			}
+		}
 	}
 	return nil
 }
@@ -354,12 +582,7 @@ func objectDifference(p Path, a, b map[string]any) (Path, string) {
 func memberNames() map[string]bool {
 	names := map[string]bool{}
 	for _, v := range []any{Catalog{}, Server{}, Icon{}, Tool{}, ToolAnnotations{}, Prompt{}, Argument{}, Resource{}, Template{}} {
-		t := reflect.TypeOf(v)
-		for i := range t.NumField() {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
-				names[name] = true
-			}
-		}
+		maps.Copy(names, jsonNames(v))
 	}
 	return names
 }

@@ -38,6 +38,48 @@ type Listing struct {
 	// Failed is the first list that failed (in the order tools, prompts,
 	// resources, templates), as its error; nil when none did.
 	Failed error `json:"-"`
+	// Sent is what the server sent as it sent it, where the go-sdk's
+	// types above keep only what they know.
+	Sent Sent `json:"-"`
+}
+
+// Sent is what a server sent as it sent it, every member: its
+// capabilities (the go-sdk's ServerCapabilities drops those it does not
+// know, such as tasks, and the members of a known one it does not know),
+// its serverInfo, and each item of its lists (a tool's execution, a member
+// of a later protocol). A member is nil, or an item missing, when it was
+// not read as sent (a listing made in this process, a listing document).
+type Sent struct {
+	Capabilities json.RawMessage
+	ServerInfo   json.RawMessage
+	// Tools and Prompts are by name, Resources by URI, Templates by URI
+	// template.
+	Tools, Prompts, Resources, Templates map[string]json.RawMessage
+}
+
+// Capabilities are the capabilities the server declared, every member, as
+// plain JSON (objects, arrays, strings, json.Number, booleans, nil): as
+// sent when they were read so, else as the go-sdk decoded them. Never nil.
+func (l *Listing) Capabilities() (map[string]any, error) {
+	var v any
+	var err error
+	switch {
+	case len(l.Sent.Capabilities) > 0 && string(l.Sent.Capabilities) != "null":
+		v, err = plainJSON(l.Sent.Capabilities)
+	case l.Info != nil && l.Info.Capabilities != nil:
+		v, err = plain(l.Info.Capabilities)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if v != nil && !ok {
+		return nil, fmt.Errorf("capabilities: not a JSON object")
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
 }
 
 // ServerInfo is what the server says of itself (its serverInfo); nil
@@ -55,6 +97,16 @@ func (l *Listing) Instructions() string {
 		return ""
 	}
 	return l.Info.Instructions
+}
+
+// Sender is a session that keeps what the server sent as it sent it
+// (*session.Session does, with session.Options.KeepListed).
+type Sender interface {
+	RawCapabilities() json.RawMessage
+	RawServerInfo() json.RawMessage
+	// Listed is the item keyed key of the list method as sent, nil when
+	// none was.
+	Listed(method, key string) json.RawMessage
 }
 
 // Lists names the lists List asks for.
@@ -133,7 +185,42 @@ func List(ctx context.Context, s Lister, o Options) (*Listing, error) {
 			return nil, err
 		}
 	}
+	if sender, ok := s.(Sender); ok {
+		l.keepSent(sender)
+	}
 	return l, nil
+}
+
+// keepSent keeps what s kept of what the server sent of l.
+func (l *Listing) keepSent(s Sender) {
+	l.Sent.Capabilities, l.Sent.ServerInfo = s.RawCapabilities(), s.RawServerInfo()
+	keep := func(method string, keys []string) map[string]json.RawMessage {
+		var out map[string]json.RawMessage
+		for _, k := range keys {
+			if raw := s.Listed(method, k); raw != nil {
+				if out == nil {
+					out = map[string]json.RawMessage{}
+				}
+				out[k] = raw
+			}
+		}
+		return out
+	}
+	l.Sent.Tools = keep("tools/list", keysOf(l.Tools, func(t *mcp.Tool) string { return t.Name }))
+	l.Sent.Prompts = keep("prompts/list", keysOf(l.Prompts, func(p *mcp.Prompt) string { return p.Name }))
+	l.Sent.Resources = keep("resources/list", keysOf(l.Resources, func(r *mcp.Resource) string { return r.URI }))
+	l.Sent.Templates = keep("resources/templates/list", keysOf(l.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }))
+}
+
+// keysOf is the key of each item that is not nil.
+func keysOf[T any](items []*T, key func(*T) string) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if it != nil {
+			out = append(out, key(it))
+		}
+	}
+	return out
 }
 
 // note notes the failure err of the list method, or returns it when it

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,14 +53,17 @@ var fileMembers = append(slices.Clip(documentMembers), "catalogFormat", "protoco
 // where (a line and column, or a path). A caller reads at most
 // MaxFileSize bytes.
 func ReadFile(name string, data []byte) ([]Named, error) {
-	out, err := readFile(name, data)
+	out, err := readFile(name, data, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
 }
 
-func readFile(name string, data []byte) ([]Named, error) {
+// readFile reads the servers of a catalog file; savedOnly reads of a
+// saved catalog only its Catalog (no Listing), which is all ReadSaved
+// wants: the file is then not held a third time in the go-sdk's types.
+func readFile(name string, data []byte, savedOnly bool) ([]Named, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("larger than %d MiB", MaxFileSize>>20)
 	}
@@ -73,15 +77,15 @@ func readFile(name string, data []byte) ([]Named, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readForm(name, data, top)
+	return readForm(name, data, top, savedOnly)
 }
 
 // readForm reads a catalog file (data, its top-level members top) by its
 // form: {"catalog": …}, {"servers": […]}, or one catalog, saved or a
 // listing document.
-func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named, error) {
+func readForm(name string, data []byte, top map[string]json.RawMessage, savedOnly bool) ([]Named, error) {
 	if raw, ok := top["catalog"]; ok {
-		n, err := readOne(name, raw)
+		n, err := readOne(name, raw, savedOnly)
 		if err != nil {
 			return nil, fmt.Errorf("\"catalog\" is not a catalog: %w", err)
 		}
@@ -89,13 +93,13 @@ func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named
 		return []Named{n}, nil
 	}
 	if raw, ok := top["servers"]; ok {
-		return readServers(raw)
+		return readServers(raw, savedOnly)
 	}
 	_, saved := top["catalogFormat"]
 	if !saved && !hasAny(top, documentMembers) {
 		return nil, fmt.Errorf("no catalog: none of %s", strings.Join(documentMembers, ", "))
 	}
-	n, err := readOne(name, data)
+	n, err := readOne(name, data, savedOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +109,9 @@ func readForm(name string, data []byte, top map[string]json.RawMessage) ([]Named
 // ReadSaved reads a catalog file that `catalog save` wrote (with
 // ReadFile): any other form is refused.
 func ReadSaved(name string, data []byte) (*Catalog, error) {
-	named, err := ReadFile(name, data)
+	named, err := readFile(name, data, true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(named) != 1 || named[0].Saved == nil {
 		return nil, fmt.Errorf("%s: no catalogFormat: not a catalog written by mcp-tester catalog save", name)
@@ -116,7 +120,7 @@ func ReadSaved(name string, data []byte) (*Catalog, error) {
 }
 
 // readServers reads the corpus's list of named catalogs.
-func readServers(raw json.RawMessage) ([]Named, error) {
+func readServers(raw json.RawMessage, savedOnly bool) ([]Named, error) {
 	var servers []struct {
 		Name    string          `json:"name"`
 		Catalog json.RawMessage `json:"catalog"`
@@ -129,7 +133,7 @@ func readServers(raw json.RawMessage) ([]Named, error) {
 		if s.Name == "" || len(s.Catalog) == 0 || string(s.Catalog) == "null" {
 			return nil, fmt.Errorf("servers[%d] needs a name and a catalog", i)
 		}
-		n, err := readOne(s.Name, s.Catalog)
+		n, err := readOne(s.Name, s.Catalog, savedOnly)
 		if err != nil {
 			return nil, fmt.Errorf("servers[%d].catalog: %w", i, err)
 		}
@@ -157,8 +161,9 @@ type document struct {
 	Templates          []*mcp.ResourceTemplate `json:"resourceTemplates"`
 }
 
-// readOne reads one catalog: a saved one or a listing document.
-func readOne(name string, data []byte) (Named, error) {
+// readOne reads one catalog: a saved one or a listing document (of a
+// saved one only its Catalog when savedOnly).
+func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 	top, err := members(data)
 	if err != nil {
 		return Named{}, err
@@ -168,6 +173,9 @@ func readOne(name string, data []byte) (Named, error) {
 		if saved, err = parseSaved(data); err != nil {
 			return Named{}, err
 		}
+		if savedOnly {
+			return Named{Name: cmp.Or(saved.Server.Name, name), Saved: saved}, nil
+		}
 	}
 	var doc document
 	if err := strictjson.DecodeLikeSDK(data, &doc); err != nil {
@@ -175,7 +183,8 @@ func readOne(name string, data []byte) (Named, error) {
 	}
 	l := &Listing{Info: &mcp.InitializeResult{ServerInfo: doc.Server, ProtocolVersion: doc.ProtocolVersion,
 		Capabilities: doc.Capabilities, Instructions: doc.Instructions},
-		Tools: doc.Tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities}
+		Tools: doc.Tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities,
+		Sent: Sent{Capabilities: top["capabilities"]}}
 	if saved != nil {
 		savedAnnotations(l, saved)
 	}
@@ -232,9 +241,13 @@ func mcpAnnotations(audience []string, priority *float64) *mcp.Annotations {
 // name differs only in letter case from a member of a catalog file (it
 // would be left unread).
 func members(data []byte) (map[string]json.RawMessage, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	var refs map[string]rawRef
+	if err := json.Unmarshal(data, &refs); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	top := make(map[string]json.RawMessage, len(refs))
+	for k, v := range refs {
+		top[k] = json.RawMessage(v)
 	}
 	for k := range top {
 		for _, want := range fileMembers {
@@ -244,6 +257,17 @@ func members(data []byte) (map[string]json.RawMessage, error) {
 		}
 	}
 	return top, nil
+}
+
+// rawRef is a JSON value as the part of the text it is in, not a copy:
+// json.Unmarshal hands UnmarshalJSON a part of the text it was given,
+// which the catalog readers keep and never change while they read it.
+type rawRef []byte
+
+// UnmarshalJSON keeps b, the value's part of the text.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 func hasAny(top map[string]json.RawMessage, names []string) bool {
@@ -258,6 +282,9 @@ func hasAny(top map[string]json.RawMessage, names []string) bool {
 // oneValue refuses data that is not one JSON value, saying where: the
 // line and column of a syntax error, or of what comes after the value.
 func oneValue(data []byte) error {
+	if json.Valid(data) {
+		return nil // one value: json.Valid refuses anything after it
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {

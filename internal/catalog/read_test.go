@@ -2,7 +2,6 @@ package catalog_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -80,12 +79,12 @@ func TestReadFile(t *testing.T) {
 func TestReadFileOfASavedCatalog(t *testing.T) {
 	l := &catalog.Listing{
 		Info: &mcp.InitializeResult{ProtocolVersion: "2026-07-28", Instructions: "Be brief.",
-			ServerInfo: &mcp.Implementation{Name: "notes", Version: "2.0"}},
+			ServerInfo: &mcp.Implementation{Name: "notes", Version: "2.0"}, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
 		Tools:     []*mcp.Tool{{Name: "b", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, {Name: "a", Description: "A.", InputSchema: map[string]any{"type": "object"}}},
 		Resources: []*mcp.Resource{{URI: "file:///n", Name: "n", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 0.5}}},
 		Declared:  []string{"elicitation"},
 	}
-	c, err := catalog.FromListing(l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, func(string) json.RawMessage { return nil })
+	c, err := catalog.FromListing(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -45,32 +44,33 @@ func fetchCatalog(ctx context.Context, ios *iostreams.IOStreams, conn *ConnOptio
 	return c, s.Target().Describe(), nil
 }
 
-// readCatalogFile reads a catalog file and the lines of its paths: those of
-// the file as catalog save writes it, or none (with a note on stderr) when
-// it was written otherwise, as lines would then point elsewhere.
-func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, catalog.Lines, error) {
+// readCatalogFile reads a catalog file, and whether it is in the form
+// catalog save writes: then the lines of its paths can be shown
+// (catalog.LinesOf); otherwise (with a note on stderr) they would point
+// elsewhere.
+func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, false, usageErr("%v", err)
 	}
 	defer f.Close()
 	data, err := readBounded(f, catalog.MaxFileSize)
 	if err != nil {
-		return nil, nil, usageErr("%s: %v", path, err)
+		return nil, false, usageErr("%s: %v", path, err)
 	}
 	c, err := catalog.ReadSaved(path, data)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, false, usageErr("%v", err)
 	}
-	again, lines, err := c.Encode()
+	same, err := c.Matches(data)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
-	if !bytes.Equal(again, data) {
+	if !same {
 		fmt.Fprintf(ios.ErrOut, "mcp-tester: note: %s is not in the form catalog save writes: changes are shown by path, not by line (save it again to fix)\n", path)
-		lines = nil
+		return c, false, nil
 	}
-	return c, lines, nil
+	return c, true, nil
 }
 
 // readBounded reads f, refusing more than limit bytes.

@@ -91,11 +91,12 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	if err != nil {
 		return err
 	}
-	files := catalogdiff.Files{Old: opts.Old, OldLines: oldLines}
+	files := catalogdiff.Files{Old: opts.Old}
 	var cur *catalog.Catalog
+	var newLines bool
 	source := opts.New
 	if opts.New != "" {
-		cur, files.NewLines, err = readCatalogFile(opts.IO, opts.New)
+		cur, newLines, err = readCatalogFile(opts.IO, opts.New)
 		files.New = opts.New
 	} else {
 		cur, source, err = fetchCatalog(ctx, opts.IO, &opts.Conn)
@@ -105,6 +106,22 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	}
 	rep := catalogdiff.Compare(old, cur)
 	rep.Old.Source, rep.New.Source = opts.Old, source
+	// The lines of the changes only: a line for every path of two large
+	// files would cost more memory than the catalogs.
+	paths := make([]catalog.Path, len(rep.Changes))
+	for i, c := range rep.Changes {
+		paths[i] = c.Path
+	}
+	if oldLines {
+		if files.OldLines, err = old.LinesOf(paths); err != nil {
+			return err
+		}
+	}
+	if newLines {
+		if files.NewLines, err = cur.LinesOf(paths); err != nil {
+			return err
+		}
+	}
 	rep.Files = files
 	rep.Name = catalogDiffFlagName
 	if err := writeCatalogDiff(opts.IO, opts.Format, rep, threshold, files); err != nil {

@@ -337,7 +337,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	return session.Options{
 		OnProgress:      onProgress,
 		DeclareSampling: o.listing,
-		KeepExecution:   o.listing,
+		KeepListed:      o.listing,
 		Roots:           roots,
 		Deprecated:      o.deprecationNote(io),
 		Target:          t,

@@ -44,12 +44,20 @@ type Side struct {
 	Source  string `json:"source"` // the file, or how the live server was reached
 	Server  string `json:"server"`
 	Version string `json:"version,omitempty"`
+	// Protocol and ClientCapabilities are the protocol version the
+	// catalog was read on and what its client declared.
+	Protocol           string   `json:"protocolVersion,omitempty"`
+	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 }
 
 // Report is the outcome of a comparison.
 type Report struct {
 	Old, New Side
-	Changes  []Change
+	// Notes say what to know before the changes: that the catalogs were
+	// read by clients that declared different capabilities or spoke
+	// different protocol versions, and what that changed.
+	Notes   []string
+	Changes []Change
 	// Files say where the catalogs compared are written, for SARIF to
 	// show each change at its line; the caller sets them.
 	Files Files
@@ -111,8 +119,16 @@ func (r *Report) Fails(t Threshold) bool {
 
 // Compare lists the changes from old to new, most serious first, then by
 // where they are.
+// A change that what the new catalog's client declared explains (it
+// declared less than the old one's) is to review, not breaking (see
+// client.go).
 func Compare(old, new *catalog.Catalog) *Report {
-	return compare(old, new).report(old, new)
+	d := compare(old, new)
+	c := compareClients(old, new)
+	d.forClients(c)
+	r := d.report(old, new)
+	r.Notes = c.notes(old, new)
+	return r
 }
 
 // compare finds the changes from old to new, unsorted.
@@ -132,7 +148,9 @@ func (d *differ) report(old, new *catalog.Catalog) *Report {
 	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		return cmp.Or(-cmp.Compare(a.Class(), b.Class()), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Rule.ID, b.Rule.ID), cmp.Compare(a.Message, b.Message))
 	})
-	side := func(c *catalog.Catalog) Side { return Side{Server: c.Server.Name, Version: c.Server.Version} }
+	side := func(c *catalog.Catalog) Side {
+		return Side{Server: c.Server.Name, Version: c.Server.Version, Protocol: c.ProtocolVersion, ClientCapabilities: c.ClientCapabilities}
+	}
 	return &Report{Old: side(old), New: side(new), Changes: d.changes}
 }
 
@@ -207,6 +225,28 @@ func (d *differ) server(old, new *catalog.Catalog) {
 			nilIfEmpty(old.ProtocolVersion), nilIfEmpty(new.ProtocolVersion))
 	}
 	d.text(RuleInstructionsChanged, "instructions", who, "instructions", old.Instructions, new.Instructions)
+	d.others("server", who, o.Other, n.Other)
+}
+
+// others compares the members of an item the catalog keeps as the server
+// sent them and has no field for (its _meta, a later protocol's), each
+// whole: any change is to review.
+func (d *differ) others(p catalog.Path, who string, old, new map[string]any) {
+	for _, k := range unionKeys(old, new) {
+		d.steps++
+		o, inOld := old[k]
+		n, inNew := new[k]
+		msg := "changed"
+		switch {
+		case !inOld:
+			msg = "added"
+		case !inNew:
+			msg = "removed"
+		case reflect.DeepEqual(o, n):
+			continue
+		}
+		d.add(RuleMemberChanged, p.Key(k), who, fmt.Sprintf("member %s %s", k, msg), o, n)
+	}
 }
 
 // capabilities compares two capability objects member by member: one
@@ -237,7 +277,8 @@ func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, 
 	n, inNew := new[k]
 	name := strings.TrimPrefix(string(at), "capabilities.")
 	switch {
-	case reflect.DeepEqual(o, n):
+	case reflect.DeepEqual(o, n), isOff(o) && isOff(n):
+		// Absent and false mean the same: not declared.
 	case inOld && (!inNew || n == false) && o != false:
 		d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
 	case inNew && (!inOld || o == false) && n != false:
@@ -248,6 +289,10 @@ func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, 
 		d.add(RuleCapabilityOption, at, "server", fmt.Sprintf("capability %s changed", name), o, n)
 	}
 }
+
+// isOff reports a capability's member that is absent (nil) or false, which
+// MCP reads alike.
+func isOff(v any) bool { return v == nil || v == false }
 
 // unionKeys is every key of a and b, sorted.
 func unionKeys[V any](a, b map[string]V) []string {
@@ -375,7 +420,7 @@ func (d *differ) tools(old, new []catalog.Tool) {
 	members(d, kind[catalog.Tool]{
 		noun: "tool", path: toolPath, key: func(t catalog.Tool) string { return t.Name },
 		shape: func(t catalog.Tool) (string, bool) {
-			in, out := digestOf(t.InputSchema), digestOf(t.OutputSchema)
+			in, out := digestOf(catalog.SchemaTree(t.InputSchema)), digestOf(catalog.SchemaTree(t.OutputSchema))
 			return string(in[:]) + string(out[:]), true
 		},
 		guess:   "renamed to %q? (same schemas)",
@@ -389,30 +434,41 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.icons(p, who, o.Icons, n.Icons)
 	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
 	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
-	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
-	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
+	// The schemas' trees are made for one pair at a time (a catalog read
+	// from a file holds their text).
+	d.input(p.Key("inputSchema"), who, catalog.SchemaTree(o.InputSchema), catalog.SchemaTree(n.InputSchema))
+	d.output(p.Key("outputSchema"), who, catalog.SchemaTree(o.OutputSchema), catalog.SchemaTree(n.OutputSchema))
+	d.others(p, who, o.Other, n.Other)
 }
 
-// execution compares how a tool runs as a task: one that now requires a
+// execution compares how a tool runs as a task, by what it means (no
+// execution, or no taskSupport, is "forbidden"): one that now requires a
 // task breaks direct callers; any other change is to review.
 func (d *differ) execution(p catalog.Path, who string, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if reflect.DeepEqual(withTaskSupport(o), withTaskSupport(n)) {
 		return
 	}
-	support := func(v any) string {
-		m, _ := v.(map[string]any)
-		s, _ := m["taskSupport"].(string)
-		if s == "" {
-			return "forbidden" // absent: the tool does not run as a task
-		}
-		return s
-	}
+	support := func(v any) string { return withTaskSupport(v)["taskSupport"].(string) }
 	was, now := support(o), support(n)
 	if now == "required" && was != "required" {
 		d.add(RuleTaskRequired, p.Key("taskSupport"), who, fmt.Sprintf("task support %q, was %q", now, was), was, now)
 		return
 	}
 	d.add(RuleExecutionChanged, p, who, fmt.Sprintf("execution changed (task support %q, was %q)", now, was), o, n)
+}
+
+// withTaskSupport is a tool's execution member with the taskSupport MCP
+// gives it when absent ("forbidden": the tool does not run as a task).
+func withTaskSupport(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if s, ok := out["taskSupport"].(string); !ok || s == "" {
+		out["taskSupport"] = "forbidden"
+	}
+	return out
 }
 
 // annotations compares a tool's hints by what they mean (an absent hint
@@ -651,6 +707,7 @@ func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
 		d.text(RuleTitleChanged, at.Key("title"), who, fmt.Sprintf("argument %q title", na.Name), oa.Title, na.Title)
 		d.text(RuleDescriptionChanged, at.Key("description"), who, fmt.Sprintf("argument %q description", na.Name), oa.Description, na.Description)
 	}
+	d.others(p, who, o.Other, n.Other)
 }
 
 func resourcePath(uri string) catalog.Path { return catalog.Path("resources").Key(uri) }
@@ -673,7 +730,7 @@ func asResources(templates []catalog.Template) []catalog.Resource {
 	out := make([]catalog.Resource, len(templates))
 	for i, t := range templates {
 		out[i] = catalog.Resource{URI: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
-			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons}
+			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons, Other: t.Other}
 	}
 	return out
 }
@@ -704,6 +761,7 @@ func (d *differ) resource(p catalog.Path, who string, o, n catalog.Resource) {
 		op, np := deref(o.Priority), deref(n.Priority)
 		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(op, "none"), shortOr(np, "none")), op, np)
 	}
+	d.others(p, who, o.Other, n.Other)
 }
 
 func deref(f *float64) any {

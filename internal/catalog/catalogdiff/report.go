@@ -69,6 +69,9 @@ const maxShown = 4000
 func (r *Report) WriteText(w io.Writer, t Threshold) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s → %s\n", sideName(r.Old, termsafe.Line), sideName(r.New, termsafe.Line))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", termsafe.Line(n))
+	}
 	for _, c := range r.Changes {
 		fmt.Fprintf(&b, "%-9s %s\n", strings.ToUpper(c.Class().String()), termsafe.Line(c.Text()))
 		fmt.Fprintf(&b, "          at %s [%s]\n", termsafe.Line(string(c.Path)), c.Rule.ID)
@@ -127,6 +130,7 @@ type jsonReport struct {
 	FailOn  string         `json:"failOn"`
 	Failed  bool           `json:"failed"`
 	Counts  map[string]int `json:"counts"`
+	Notes   []string       `json:"notes,omitempty"`
 	Changes []jsonChange   `json:"changes"`
 }
 
@@ -148,8 +152,8 @@ type jsonChange struct {
 // catalog is a file, where in it.
 func (r *Report) WriteJSON(w io.Writer, t Threshold, f Files) error {
 	doc := jsonReport{Old: r.Old, New: r.New, FailOn: t.String(), Failed: r.Fails(t),
-		Counts:  map[string]int{"breaking": r.Count(Breaking), "review": r.Count(Review), "safe": r.Count(Safe)},
-		Changes: []jsonChange{}}
+		Counts: map[string]int{"breaking": r.Count(Breaking), "review": r.Count(Review), "safe": r.Count(Safe)},
+		Notes:  r.Notes, Changes: []jsonChange{}}
 	for _, c := range r.Changes {
 		file, line := f.Locate(c)
 		doc.Changes = append(doc.Changes, jsonChange{Class: c.Class(), Rule: c.Rule.ID, Path: string(c.Path), Subject: c.Subject,
@@ -182,6 +186,9 @@ func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
 		fmt.Fprintf(&b, " — **fails** (`%s %s`)", r.Name.Word(OptionThreshold), t)
 	}
 	b.WriteString("\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n> Note: %s\n", mdtext.Text(n))
+	}
 	sections := []struct {
 		class Class
 		title string

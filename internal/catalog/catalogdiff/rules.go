@@ -127,17 +127,19 @@ var (
 	RuleResourceInfoChanged = Rule{"resource-info-changed", Review, "A resource's name changed", "Clients show it.", ""}
 
 	// Safe.
-	RuleToolAdded        = Rule{"tool-added", Safe, "A tool was added", "", ""}
-	RulePromptAdded      = Rule{"prompt-added", Safe, "A prompt was added", "", ""}
-	RuleResourceAdded    = Rule{"resource-added", Safe, "A resource or resource template was added", "", ""}
-	RuleInputAdded       = Rule{"input-added", Safe, "An optional input was added", "", ""}
-	RuleArgumentAdded    = Rule{"prompt-argument-added", Safe, "An optional prompt argument was added, or one is no longer required", "", ""}
-	RuleInputLoosened    = Rule{"input-loosened", Safe, "An input accepts more: a type widened, a value added, a bound loosened, no longer required", "", ""}
-	RuleOutputExtended   = Rule{"output-extended", Safe, "The output promises more: a field or an output schema added, values narrowed", "", ""}
-	RuleCapabilityAdded  = Rule{"capability-added", Safe, "A capability was added", "", ""}
-	RuleVersionChanged   = Rule{"server-version-changed", Safe, "The server's version changed", "", ""}
-	RuleExecutionChanged = Rule{"tool-execution-changed", Review, "How a tool runs as a task changed (its execution member)", "Check that callers that run it directly, or as a task, still can.", ""}
-	RuleCapabilityOption = Rule{"capability-changed", Review, "A capability's settings changed", "Check what clients of the old settings do.", ""}
+	RuleToolAdded          = Rule{"tool-added", Safe, "A tool was added", "", ""}
+	RulePromptAdded        = Rule{"prompt-added", Safe, "A prompt was added", "", ""}
+	RuleResourceAdded      = Rule{"resource-added", Safe, "A resource or resource template was added", "", ""}
+	RuleInputAdded         = Rule{"input-added", Safe, "An optional input was added", "", ""}
+	RuleArgumentAdded      = Rule{"prompt-argument-added", Safe, "An optional prompt argument was added, or one is no longer required", "", ""}
+	RuleInputLoosened      = Rule{"input-loosened", Safe, "An input accepts more: a type widened, a value added, a bound loosened, no longer required", "", ""}
+	RuleOutputExtended     = Rule{"output-extended", Safe, "The output promises more: a field or an output schema added, values narrowed", "", ""}
+	RuleCapabilityAdded    = Rule{"capability-added", Safe, "A capability was added", "", ""}
+	RuleVersionChanged     = Rule{"server-version-changed", Safe, "The server's version changed", "", ""}
+	RuleExecutionChanged   = Rule{"tool-execution-changed", Review, "How a tool runs as a task changed (its execution member)", "Check that callers that run it directly, or as a task, still can.", ""}
+	RuleCapabilityOption   = Rule{"capability-changed", Review, "A capability's settings changed", "Check what clients of the old settings do.", ""}
+	RuleClientDeclaredLess = Rule{"client-declared-less", Review, "Something only the old catalog has (a tool, prompt, resource or capability) is missing from a catalog whose client declared less (a client capability, an older protocol)", "The server may offer it only to clients that declare more: save both catalogs with the same client (the same mcp-tester and --protocol) to compare the server alone.", ""}
+	RuleMemberChanged      = Rule{"member-changed", Review, "Another member the server sent of itself, a tool, a prompt or a resource changed (its _meta, a member of a later protocol)", "Check what clients make of it: some show it, or act on it.", ""}
 )
 
 // Rules lists every rule, breaking first.
@@ -148,7 +150,7 @@ func Rules() []Rule {
 		RuleInputTypeNarrowed, RuleInputEnumNarrowed, RuleInputBoundTighter, RuleInputSchemaChanged, RuleOutputRemoved,
 		RuleOutputChanged, RuleTaskRequired, RuleCapabilityRemoved,
 		RuleDescriptionChanged, RuleTitleChanged, RuleInstructionsChanged, RuleRugPull, RuleAnnotationChanged, RuleIconChanged,
-		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleExecutionChanged, RuleCapabilityOption,
+		RuleServerInfoChanged, RuleProtocolChanged, RuleSchemaNoteChanged, RuleResourceInfoChanged, RuleExecutionChanged, RuleCapabilityOption, RuleMemberChanged, RuleClientDeclaredLess,
 		RuleToolAdded, RulePromptAdded, RuleResourceAdded, RuleInputAdded, RuleArgumentAdded, RuleInputLoosened,
 		RuleOutputExtended, RuleCapabilityAdded, RuleVersionChanged,
 	}

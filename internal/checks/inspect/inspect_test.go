@@ -254,3 +254,16 @@ func FuzzDataIcon(f *testing.F) {
 		}
 	})
 }
+
+// The capabilities declared are named as the server sent them, those the
+// go-sdk does not know (tasks) too.
+func TestDeclaresEveryCapabilitySent(t *testing.T) {
+	s := &inspect.Server{Listing: catalog.Listing{Info: info(inspect.Latest), Sent: catalog.Sent{Capabilities: json.RawMessage(
+		`{"logging":{},"tools":{"listChanged":false},"resources":{"listChanged":true,"subscribe":true},` +
+			`"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},"experimental":{"x":{}},"extensions":{"io.example/y":{}},"off":false}`)}}}
+	got := strings.Join(inspect.Evaluate(s).Declares, ", ")
+	want := "tools, resources (subscribe, listChanged), logging, experimental x, extension io.example/y, tasks (cancel, list, requests)"
+	if got != want {
+		t.Errorf("declares %q, want %q", got, want)
+	}
+}

@@ -447,69 +447,73 @@ func elicitationCriterion(e Elicitation) Criterion {
 	return c
 }
 
-// declared names the capabilities the server declared.
+// declared names the capabilities the server declared, every one as it
+// sent it (those the go-sdk does not know too, such as tasks): tools,
+// prompts, resources, completions and logging first, in that order, then
+// the others by name, each experimental capability and extension named
+// (experimental NAME, extension NAME). A capability is named with the
+// members it turns on (true, or an object): "resources (subscribe,
+// listChanged)", "tasks (cancel, list, requests)".
 func declared(s *Server) []string {
 	out := []string{}
-	if s.Info == nil || s.Info.Capabilities == nil {
+	caps, err := s.Listing.Capabilities()
+	if err != nil {
 		return out
 	}
-	c := s.Info.Capabilities
-	if c.Tools != nil {
-		out = append(out, withFlags("tools", flag{"listChanged", c.Tools.ListChanged}))
-	}
-	if c.Prompts != nil {
-		out = append(out, withFlags("prompts", flag{"listChanged", c.Prompts.ListChanged}))
-	}
-	if c.Resources != nil {
-		out = append(out, withFlags("resources", flag{"subscribe", c.Resources.Subscribe}, flag{"listChanged", c.Resources.ListChanged}))
-	}
-	if c.Completions != nil {
-		out = append(out, "completions")
-	}
-	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
-	if c.Logging != nil {
-		out = append(out, "logging")
-	}
-	for name := range c.Experimental {
-		out = append(out, "experimental "+name)
-	}
-	for name := range c.Extensions {
-		out = append(out, "extension "+name)
-	}
-	sort.Strings(out[min(len(out), countBasic(c)):])
-	return out
-}
-
-// flag is one flag of a capability, and whether it is on.
-type flag struct {
-	name string
-	on   bool
-}
-
-// withFlags names a capability with the flags that are on: "resources
-// (subscribe, listChanged)", or "tools" when none is.
-func withFlags(name string, flags ...flag) string {
-	var on []string
-	for _, f := range flags {
-		if f.on {
-			on = append(on, f.name)
+	basic := []string{"tools", "prompts", "resources", "completions", "logging"}
+	for _, name := range basic {
+		if on(caps[name]) {
+			out = append(out, withFlags(name, caps[name]))
 		}
 	}
-	if len(on) == 0 {
+	var rest []string
+	for _, name := range slices.Sorted(maps.Keys(caps)) {
+		v := caps[name]
+		switch {
+		case slices.Contains(basic, name) || !on(v):
+		case name == "experimental" || name == "extensions":
+			m, _ := v.(map[string]any)
+			for _, sub := range slices.Sorted(maps.Keys(m)) {
+				rest = append(rest, strings.TrimSuffix(name, "s")+" "+sub) // experimental x, extension y
+			}
+		default:
+			rest = append(rest, withFlags(name, v))
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// on reports whether a capability, or a member of one, is turned on: true,
+// or an object (of settings, maybe none).
+func on(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case map[string]any:
+		return true
+	}
+	return false
+}
+
+// withFlags names a capability with its members that are on:
+// "resources (subscribe, listChanged)" (subscribe and listChanged first,
+// the others by name), or "tools" when none is.
+func withFlags(name string, v any) string {
+	m, _ := v.(map[string]any)
+	var flags []string
+	for _, f := range []string{"subscribe", "listChanged"} {
+		if on(m[f]) {
+			flags = append(flags, f)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(m)) {
+		if f != "subscribe" && f != "listChanged" && on(m[f]) {
+			flags = append(flags, f)
+		}
+	}
+	if len(flags) == 0 {
 		return name
 	}
-	return name + " (" + strings.Join(on, ", ") + ")"
-}
-
-// countBasic is how many of the capabilities listed first are the fixed
-// ones (kept in their order; the rest are sorted).
-func countBasic(c *mcp.ServerCapabilities) int {
-	n := 0
-	//lint:ignore SA1019 logging is deprecated as of 2026-07-28, and still worth reporting
-	for _, on := range []bool{c.Tools != nil, c.Prompts != nil, c.Resources != nil, c.Completions != nil, c.Logging != nil} {
-		if on {
-			n++
-		}
-	}
-	return n
+	return name + " (" + strings.Join(flags, ", ") + ")"
 }

@@ -76,10 +76,11 @@ type Options struct {
 	// the audit's evidence). It never changes what is sent: over HTTP it
 	// reads copies of the bodies (see the wire package).
 	Observe wire.Observer
-	// KeepExecution keeps each listed tool's execution member, which the
-	// go-sdk's Tool leaves out (see ToolExecution): for the commands that
-	// show or save a catalog.
-	KeepExecution bool
+	// KeepListed keeps what the server sent of itself (its capabilities
+	// and serverInfo) and each item of its lists as sent, every member,
+	// which the go-sdk's types drop in part (see Listed, RawCapabilities,
+	// ToolExecution): for the commands that show or save a catalog.
+	KeepListed bool
 	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks)
 	// on tool calls to a server that offers it (in its capabilities): a
 	// tool the server runs as a task is then waited for, its questions
@@ -144,7 +145,7 @@ type Session struct {
 	toolsOnce sync.Once    // the tools were listed (knowTools)
 	results   toolResults  // tools/call answers as sent (see CallTool)
 	forms     writtenForms // the forms' schemas as the server wrote them
-	execs     *executions  // the listed tools' execution members (Options.KeepExecution)
+	listed    *listed      // what the server sent of itself and its lists (Options.KeepListed)
 	closed    atomic.Bool  // Close was called
 
 	mu    sync.Mutex
@@ -340,20 +341,20 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 }
 
 // observer is what sees every message: Options.Observe, and the record of
-// executions when Options.KeepExecution asks for it.
+// the server's own words (listed) when Options.KeepListed asks for it.
 func (s *Session) observer() func(sent bool, msg jsonrpc.Message) {
 	obs := s.opts.Observe
-	if !s.opts.KeepExecution {
+	if !s.opts.KeepListed {
 		return obs
 	}
-	s.execs = &executions{}
+	s.listed = &listed{}
 	if outer := obs; outer != nil {
 		return func(sent bool, msg jsonrpc.Message) {
-			s.execs.observe(sent, msg)
+			s.listed.observe(sent, msg)
 			outer(sent, msg)
 		}
 	}
-	return s.execs.observe
+	return s.listed.observe
 }
 
 // firstVersion is the protocol version the session offers first on conn.

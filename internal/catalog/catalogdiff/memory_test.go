@@ -1,0 +1,102 @@
+package catalogdiff
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/askback/askback/internal/catalog"
+)
+
+// largeFiles are two saved catalogs of n tools, each with an input schema
+// of 25 described properties; in the second every tool's field_3 allows
+// one more character.
+func largeFiles(t testing.TB, n int) (old, new []byte) {
+	file := func(extra int) []byte {
+		c := &catalog.Catalog{Server: catalog.Server{Name: "big", Version: "1"}, ProtocolVersion: "2025-11-25",
+			Capabilities: map[string]any{"tools": map[string]any{}}}
+		for i := range n {
+			props := map[string]any{}
+			for j := range 25 {
+				max := 100 + j
+				if j == 3 {
+					max += extra
+				}
+				props[fmt.Sprintf("field_%d", j)] = map[string]any{"type": "string", "maxLength": max,
+					"description": fmt.Sprintf("Field %d of tool %d: a value the caller gives, described at length.", j, i)}
+			}
+			c.Tools = append(c.Tools, catalog.Tool{Name: fmt.Sprintf("tool_%05d", i), Description: fmt.Sprintf("Tool %d.", i),
+				InputSchema: map[string]any{"type": "object", "properties": props, "required": []any{"field_0"}}})
+		}
+		b, _, err := c.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return file(0), file(1)
+}
+
+// heapInUse is the memory the heap holds after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// readBoth reads two saved catalogs, and returns them with what they hold
+// of the heap and what reading them allocated, each per byte of the files.
+func readBoth(t testing.TB, old, new []byte) (co, cn *catalog.Catalog, held, allocated float64) {
+	var before runtime.MemStats
+	base := heapInUse()
+	runtime.ReadMemStats(&before)
+	co, err := catalog.ReadSaved("old.json", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn, err = catalog.ReadSaved("new.json", new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	input := float64(len(old) + len(new))
+	return co, cn, float64(heapInUse()-base) / input, float64(after.TotalAlloc-before.TotalAlloc) / input
+}
+
+// Two large catalogs read from their files hold less memory than the
+// files (their tools' schemas are kept as their text, made trees one pair
+// at a time by the comparison), where trees of them held 2.5 times as
+// much: catalog diff's memory is a small multiple of its input. A ratio
+// of sizes, measured in this process, not a time.
+func TestSavedCatalogsHoldLessThanTheirFiles(t *testing.T) {
+	old, new := largeFiles(t, 300)
+	co, cn, held, _ := readBoth(t, old, new)
+	t.Logf("held %.2f bytes per byte of the files", held)
+	if held > 1.2 {
+		t.Errorf("the catalogs read hold %.2f bytes of heap per byte of their files, want at most 1.2", held)
+	}
+	rep := Compare(co, cn)
+	if len(rep.Changes) != 300 || rep.Changes[0].Rule != RuleInputLoosened {
+		t.Errorf("%d changes, the first %v", len(rep.Changes), rep.Changes[0].Rule)
+	}
+	runtime.KeepAlive(co)
+	runtime.KeepAlive(cn)
+}
+
+// BenchmarkReadLargeCatalogs reads two saved catalogs of 3,000 tools (14.6
+// MiB each) and compares them, reporting what the catalogs read hold and
+// what reading them allocated, per byte of the files.
+func BenchmarkReadLargeCatalogs(b *testing.B) {
+	old, new := largeFiles(b, 3000)
+	var held, allocated float64
+	for b.Loop() {
+		co, cn, h, a := readBoth(b, old, new)
+		held, allocated = h, a
+		Compare(co, cn)
+	}
+	b.ReportMetric(held, "held/input-byte")
+	b.ReportMetric(allocated, "alloc/input-byte")
+	b.ReportMetric(float64(len(old)+len(new))/(1<<20), "input-MiB")
+}

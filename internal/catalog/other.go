@@ -1,0 +1,207 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// The catalog's types with Other members write them beside their fields,
+// and read every member their fields do not name into Other: a member
+// the server sent is kept whatever it is (a later protocol's, a vendor's,
+// _meta), but for one that differs from a field's name only in letter case
+// (which encoding/json reads into the field, and parseSaved refuses).
+
+type (
+	serverFields   Server
+	toolFields     Tool
+	promptFields   Prompt
+	resourceFields Resource
+	templateFields Template
+)
+
+// MarshalJSON writes the server's fields and its Other members.
+func (s Server) MarshalJSON() ([]byte, error) { return withOther(serverFields(s), s.Other) }
+
+// MarshalJSON writes the tool's fields and its Other members.
+func (t Tool) MarshalJSON() ([]byte, error) { return withOther(toolFields(t), t.Other) }
+
+// MarshalJSON writes the prompt's fields and its Other members.
+func (p Prompt) MarshalJSON() ([]byte, error) { return withOther(promptFields(p), p.Other) }
+
+// MarshalJSON writes the resource's fields and its Other members.
+func (r Resource) MarshalJSON() ([]byte, error) { return withOther(resourceFields(r), r.Other) }
+
+// MarshalJSON writes the template's fields and its Other members.
+func (t Template) MarshalJSON() ([]byte, error) { return withOther(templateFields(t), t.Other) }
+
+// UnmarshalJSON reads the server's fields, and its other members into Other.
+func (s *Server) UnmarshalJSON(b []byte) error {
+	var f serverFields
+	other, err := readOther(b, &f)
+	*s = Server(f)
+	s.Other = other
+	return err
+}
+
+// UnmarshalJSON reads the tool's fields, and its other members into Other.
+// Its schemas are kept as their JSON text (compacted), which takes a
+// fraction of the memory of their tree: a catalog diff of two large
+// catalogs makes the tree of one pair of schemas at a time (SchemaTree).
+func (t *Tool) UnmarshalJSON(b []byte) error {
+	var f toolFields
+	other, err := readOther(b, &f)
+	*t = Tool(f)
+	t.Other = other
+	if err != nil {
+		return err
+	}
+	var schemas struct {
+		In  json.RawMessage `json:"inputSchema"`
+		Out json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(b, &schemas); err != nil {
+		return err
+	}
+	if t.InputSchema != nil {
+		t.InputSchema = compact(schemas.In)
+	}
+	if t.OutputSchema != nil {
+		t.OutputSchema = compact(schemas.Out)
+	}
+	return nil
+}
+
+// compact is the JSON text b without its spaces.
+func compact(b json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return bytes.Clone(buf.Bytes()) // no spare capacity
+}
+
+// SchemaTree is a tool's schema (InputSchema, OutputSchema) as a plain
+// JSON tree (objects, arrays, strings, json.Number, booleans, nil),
+// whether it is held as one or as its JSON text (a catalog read from a
+// file).
+func SchemaTree(v any) any {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		return v
+	}
+	tree, err := plainJSON(raw)
+	if err != nil {
+		return nil // not JSON: never, the file was read as JSON
+	}
+	return tree
+}
+
+// UnmarshalJSON reads the prompt's fields, and its other members into Other.
+func (p *Prompt) UnmarshalJSON(b []byte) error {
+	var f promptFields
+	other, err := readOther(b, &f)
+	*p = Prompt(f)
+	p.Other = other
+	return err
+}
+
+// UnmarshalJSON reads the resource's fields, and its other members into
+// Other.
+func (r *Resource) UnmarshalJSON(b []byte) error {
+	var f resourceFields
+	other, err := readOther(b, &f)
+	*r = Resource(f)
+	r.Other = other
+	return err
+}
+
+// UnmarshalJSON reads the template's fields, and its other members into
+// Other.
+func (t *Template) UnmarshalJSON(b []byte) error {
+	var f templateFields
+	other, err := readOther(b, &f)
+	*t = Template(f)
+	t.Other = other
+	return err
+}
+
+// withOther is fields written as JSON, with the members of other its
+// fields do not name.
+func withOther(fields any, other map[string]any) ([]byte, error) {
+	b, err := json.Marshal(fields)
+	if err != nil || len(other) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range other {
+		if _, ok := m[k]; ok {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Path("").Key(k), err)
+		}
+		m[k] = raw
+	}
+	return json.Marshal(m)
+}
+
+// readOther reads b into fields (a pointer to a struct), numbers as
+// json.Number, and returns the members that none of its fields names, as
+// plain JSON (nil when none).
+func readOther(b []byte, fields any) (map[string]any, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	known := jsonNames(reflect.ValueOf(fields).Elem().Interface())
+	var other map[string]any
+	for k, raw := range m {
+		if known[k] {
+			continue
+		}
+		if foldsToKnown(k, known) {
+			continue // read into the field by encoding/json; parseSaved refuses it, with where
+		}
+		v, err := plainJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		if other == nil {
+			other = map[string]any{}
+		}
+		other[k] = v
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return other, dec.Decode(fields)
+}
+
+// foldsToKnown reports whether k differs from a name of known only in
+// letter case.
+func foldsToKnown(k string, known map[string]bool) bool {
+	for name := range known {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonNames are the JSON names of the fields of the struct v.
+func jsonNames(v any) map[string]bool {
+	t := reflect.TypeOf(v)
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+}
