@@ -83,6 +83,7 @@ type call struct {
 	// so the page shows them together; prepared holds the answers the
 	// person gave to the ones after the first, until the session asks.
 	round     mcp.InputRequestMap
+	written   map[string]json.RawMessage // each form's requested schema as the server wrote it, by key
 	prepared  map[string]*mcp.ElicitResult
 	Forgotten bool // the details were dropped (maxDetailed)
 	cancel    context.CancelFunc
@@ -291,7 +292,7 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 	defer s.mu.Unlock()
 	s.msgs.add(s.describe(c, sent, msg, b))
 	if cur := s.current(); cur != nil && st.asks {
-		cur.round, cur.prepared = st.round, nil
+		cur.round, cur.written, cur.prepared = st.round, st.written, nil
 	}
 	if st.requestState == nil {
 		return
@@ -305,6 +306,10 @@ type roundState struct {
 	requestState *string             // the requestState it carries, if any
 	asks         bool                // an answer that is input_required
 	round        mcp.InputRequestMap // the questions of that answer, when all can be read
+	// written are the round's forms' requested schemas as the server
+	// wrote them, by key: the decoded ones have lost the order of their
+	// fields, the order a person is asked them in.
+	written map[string]json.RawMessage
 }
 
 // readRoundState reads what msg, sent or received, says of the rounds of a call.
@@ -332,6 +337,7 @@ func readRoundState(sent bool, msg jsonrpc.Message) roundState {
 		// asked one at a time, as the session asks them.
 		if json.Unmarshal(raw, &ir) == nil {
 			out.round = ir.InputRequests
+			out.written = writtenSchemas(raw)
 		}
 	}
 	return out
@@ -402,16 +408,17 @@ func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part)
 	if _, ok := c.round[q.Key]; !ok {
 		return nil, nil
 	}
-	parts := roundParts(q, c.round)
-	c.round = nil
+	parts := roundParts(q, c.round, c.written)
+	c.round, c.written = nil, nil
 	return nil, parts
 }
 
 // roundParts are the elicitations of round, q first and the others in the
-// order of their keys, each described for the page. A form whose schema
-// is outside the form subset is left out: the session refuses it when it
-// comes to it.
-func roundParts(q *answer.Question, round mcp.InputRequestMap) []*part {
+// order of their keys, each described for the page, a form's fields in the
+// order of its schema as written (by key) where it is known. A form whose
+// schema is outside the form subset is left out: the session refuses it
+// when it comes to it.
+func roundParts(q *answer.Question, round mcp.InputRequestMap, written map[string]json.RawMessage) []*part {
 	keys := make([]string, 0, len(round))
 	for k, r := range round {
 		if p, ok := r.(*mcp.ElicitParams); ok && p != nil && k != q.Key {
@@ -424,7 +431,11 @@ func roundParts(q *answer.Question, round mcp.InputRequestMap) []*part {
 		p := round[k].(*mcp.ElicitParams)
 		o := &answer.Question{Key: k, Round: q.Round, Via: q.Via, Server: q.Server, Params: p}
 		if o.Mode() == "form" {
-			form, err := formschema.Parse(p.RequestedSchema)
+			var schema any = p.RequestedSchema
+			if w, ok := written[k]; ok {
+				schema = w
+			}
+			form, err := formschema.Parse(schema)
 			if err != nil {
 				continue
 			}
@@ -433,6 +444,29 @@ func roundParts(q *answer.Question, round mcp.InputRequestMap) []*part {
 		parts = append(parts, newPart(o))
 	}
 	return parts
+}
+
+// writtenSchemas returns the requested schema of each entry of the
+// inputRequests of an input_required result (raw), as written, by key; an
+// entry without one is left out.
+func writtenSchemas(raw json.RawMessage) map[string]json.RawMessage {
+	var ir struct {
+		InputRequests map[string]struct {
+			Params struct {
+				RequestedSchema json.RawMessage `json:"requestedSchema"`
+			} `json:"params"`
+		} `json:"inputRequests"`
+	}
+	if json.Unmarshal(raw, &ir) != nil {
+		return nil
+	}
+	out := map[string]json.RawMessage{}
+	for k, e := range ir.InputRequests {
+		if len(e.Params.RequestedSchema) > 0 {
+			out[k] = e.Params.RequestedSchema
+		}
+	}
+	return out
 }
 
 // Sample shows a request for a model reply and waits for the person's.
