@@ -290,6 +290,13 @@ func others(sent json.RawMessage, of any, skip ...string) (map[string]any, error
 		if known[k] || slices.Contains(skip, k) {
 			continue
 		}
+		if foldsToKnown(k, known) {
+			// The go-sdk read it into the field of that name (encoding/json
+			// matches names in any letter case): kept there, not twice, so
+			// that the file reads back (a member in other letter case is
+			// refused there, as one that would be read into the field).
+			continue
+		}
 		if out == nil {
 			out = map[string]any{}
 		}

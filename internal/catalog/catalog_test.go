@@ -254,3 +254,28 @@ func TestFetchKeepsWhatTheServerSent(t *testing.T) {
 		t.Errorf("a member in other letter case: %v", err)
 	}
 }
+
+// A member a server sent in other letter case than the protocol's
+// ("Annotations") was read by the go-sdk into that field: the file keeps
+// it there, not a second time as sent, so that the file reads back (it
+// was refused, which made a server's own baseline unusable).
+func TestSentInOtherCaseReadsBack(t *testing.T) {
+	l := sampleLister()
+	l.sent = map[string]json.RawMessage{
+		"tools/list zeta": json.RawMessage(`{"name":"zeta","inputSchema":{"type":"object"},"Annotations":{"readOnlyHint":true},"DESCRIPTION":"x"}`),
+	}
+	c, err := Fetch(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `"Annotations"`) || strings.Contains(string(data), `"DESCRIPTION"`) {
+		t.Errorf("the file keeps a member in other letter case:\n%s", data)
+	}
+	if _, err := parseSaved(data); err != nil {
+		t.Errorf("the file saved does not read back: %v\n%s", err, data)
+	}
+}
