@@ -354,7 +354,10 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 	}
 	said, unwritten := report.unwritten()
 	if unwritten != nil {
-		verdict += "; the report was not written to " + opts.Report
+		if r.OK {
+			verdict = "the client did as recorded"
+		}
+		verdict += ", but the report was not written to " + opts.Report
 		if !said {
 			verdict += fmt.Sprintf(" (%v)", unwritten)
 		}

@@ -193,14 +193,10 @@ func (r *Report) DeclaredLine() string {
 	if len(missing) == 0 {
 		return line
 	}
-	return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare %s are not listed (%s declare %s)",
-		line, strings.Join(missing, " or "), pronoun(len(missing)), strings.Join(options, ", "), pronoun(len(missing)))
-}
-
-// pronoun is "it" for one, "them" for more.
-func pronoun(n int) string {
-	if n == 1 {
-		return "it"
+	if len(missing) == 1 {
+		return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare it are not listed (%s declares it)",
+			line, missing[0], options[0])
 	}
-	return "them"
+	return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare them are not listed (%s declare them)",
+		line, strings.Join(missing, " or "), strings.Join(options, ", "))
 }
