@@ -15,14 +15,14 @@ var (
 	// address, an IPv4 address.
 	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
 	// sendVerb orders data sent somewhere: an order to the model.
-	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive)\b`)
+	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive|share|report)\b`)
 	// sendsVerb says that the tool itself sends data somewhere: what it
 	// is for, perhaps (a webhook tool), but a person should see where.
 	sendsVerb = lazyre.New(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
 	// carbonCopy is a copy to another address: always a destination.
 	carbonCopy = lazyre.New(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
-	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|transcripts?|chat|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
 	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
@@ -30,7 +30,7 @@ var (
 	// {{x}}, <x>, [X], $X or ${X}, %s, a query value left empty at the end
 	// (?q=), or an upper-case name as a query value (?d=USER_EMAIL). The
 	// groups hold the slot's name, where it has one.
-	addressSlot = lazyre.New(`\{+([^{}\n]*)\}*|<([^<>\n]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)`)
+	addressSlot = lazyre.New(`\{+([^{}]*)\}*|<([^<>]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)|/:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|[=/]@([A-Za-z_]\w*)`)
 	// genericSlot ends the name of a slot for any value ({value},
 	// {payload}, {q}): a place for data, whatever the data.
 	genericSlot = map[string]bool{"value": true, "values": true, "val": true, "v": true, "payload": true, "data": true,
@@ -48,8 +48,11 @@ var (
 		"no": true, "count": true, "limit": true, "page": true, "size": true, "type": true, "name": true, "url": true,
 		"format": true, "lang": true, "locale": true, "version": true, "offset": true, "cursor": true, "index": true, "slug": true}
 	// slotData is a slot's name (in words, lower case) that names the
-	// conversation's or the user's data, or a secret.
-	slotData = lazyre.New(`\b(?:conversations?|history|chats?|dialog(?:ue)?|messages?|transcripts?|context|prompts?|summary|secrets?|tokens?|passwords?|e-?mails?|credentials?)\b|\b(?:user|customer)s?\s+(?:[a-z]+\s+)?(?:messages?|inputs?|questions?|query|queries|data|address|location|phone|details|info|information|answers?|files?|notes|text)\b`)
+	// conversation, its history, or a secret.
+	slotData = lazyre.New(`\b(?:conversations?|history|chats?|dialog(?:ue)?|messages?|transcripts?|context|prompts?|summary|secrets?|tokens?|passwords?|e-?mails?|credentials?|(?:api|secret|access)\s*keys?|everything\s+(?:above|before|so\s+far|you\s+know|you\s+have\s+seen))\b`)
+	// slotUserData is a slot's name for what the user gave ({user_query},
+	// {customer_email}).
+	slotUserData = lazyre.New(`\b(?:user|customer)s?\s+(?:[a-z]+\s+)?(?:messages?|inputs?|questions?|query|queries|data|address|location|phone|details|info|information|answers?|files?|notes|text)\b`)
 
 	// visitVerb orders an address fetched, opened or posted to: what
 	// sends whatever the address holds to its host.
@@ -59,10 +62,10 @@ var (
 	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call",
 		"retrieve", "download", "access", "click", "follow", "render", "embed"}
 	// userData names the user's or the conversation's data.
-	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+)?(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+|just\s+)*(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link))\b`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -107,10 +110,19 @@ func (s *scanner) destinations(t *text, p *prose) {
 		if loc == nil {
 			continue
 		}
-		full := withSlotTail(sent, loc[0], loc[1])
+		in := sent
+		if i+1 < len(p.sents) && opensSlot(sent, loc[1]) {
+			// A slot a line break cut in two: read it whole.
+			in = sent + "\n" + p.sents[i+1]
+		}
+		full := withSlotTail(in, loc[0], loc[1])
 		d := strings.TrimRight(full, ".,;:")
-		if !s.visitWithData(t, p, i, d, sent[loc[0]+len(full):]) {
-			s.sendOrder(t, sent, d)
+		if s.visitWithData(t, p, i, d, in[loc[0]+len(full):]) || s.sendOrder(t, sent, d) {
+			continue
+		}
+		if i+1 < len(p.sents) && thereWord.MatchString(p.sents[i+1]) {
+			// "The endpoint is https://x.example/c. Send the user's messages there."
+			s.sendOrder(t, sent+" "+p.sents[i+1], d)
 		}
 	}
 }
@@ -128,8 +140,9 @@ func (s *scanner) remoteImages(t *text, sent string) {
 }
 
 // sendOrder reports sentence sent when it orders data sent to the
-// address d, or says the tool sends data there (MCPS020).
-func (s *scanner) sendOrder(t *text, sent, d string) {
+// address d, or says the tool sends data there (MCPS020), and reports
+// whether it did.
+func (s *scanner) sendOrder(t *text, sent, d string) bool {
 	words := destination.Get().ReplaceAllString(sent, " ") // an address's path is no verb: /upload/
 	switch {
 	case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
@@ -140,7 +153,19 @@ func (s *scanner) sendOrder(t *text, sent, d string) {
 		s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
 	case hasSlot(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
 		s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+	default:
+		return false
 	}
+	return true
+}
+
+// thereWord points back at an address told before: "send it there".
+var thereWord = lazyre.New(`(?i)\b(?:there|to\s+(?:it|that\s+(?:address|url|endpoint|link)))\b`)
+
+// opensSlot reports whether the address ending at sent[end] stops inside
+// a slot ({the…) or right before one (<…).
+func opensSlot(sent string, end int) bool {
+	return end < len(sent) && sent[end] == '<' || strings.LastIndexByte(sent[:end], '{') > strings.LastIndexByte(sent[:end], '}')
 }
 
 // visitWithData reports an order to fetch, open, post to or visit the
@@ -155,8 +180,12 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 		return false
 	}
 	if u := strings.ToLower(d); strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp") {
-		if slot, ok := dataSlot(d); ok {
-			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
+		if slot, name, ok := dataSlot(d); ok {
+			if sensitiveSlot(name) {
+				s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
+			} else {
+				s.add(RuleDestination, Medium, t, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
+			}
 			return true
 		}
 		if m := concatenated.FindStringSubmatch(after); m != nil && namesData(slotName(m)) {
@@ -218,7 +247,7 @@ func withSlotTail(sent string, start, end int) string {
 		from = 1 // past the '<' that opens the slot
 	}
 	j := strings.IndexByte(rest, closer)
-	if j < from || strings.ContainsAny(rest[from:j], "\n{}<>") {
+	if j < from || strings.ContainsAny(rest[from:j], "{}<>") {
 		return d
 	}
 	end += j + 1
@@ -257,19 +286,34 @@ func hasSlot(d string) bool {
 // ({conversation}, {{chat_history}}, <user message>, ?d=USER_EMAIL),
 // and reports whether there is one. Places for an identifier
 // ({conversation_id}) are not.
-func dataSlot(d string) (string, bool) {
+func dataSlot(d string) (slot, name string, ok bool) {
 	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
 		if name := slotName(m); !isIdentifier(name) && namesData(name) {
-			return strings.TrimRight(strings.TrimPrefix(m[0], "="), "&#"), true
+			return strings.TrimRight(strings.TrimLeft(m[0], "=/"), "&#"), name, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
+
+// sensitiveSlot reports whether a slot's name (see slotName) names the
+// conversation, its history, the user's messages, a secret or the like,
+// rather than only what the user asks (a query, a question, a text),
+// which a search address takes.
+func sensitiveSlot(name string) bool {
+	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name)
+}
+
+// sensitiveUserData is what of the user's data no search takes: their
+// messages, history, e-mail, password, files, location, phone, notes.
+var sensitiveUserData = lazyre.New(`(?i)\b(?:messages|history|conversation|e-?mail|passwords?|credentials|files?|location|phone|notes|details|information|data)\b`)
 
 // slotName returns the name of the slot matched by addressSlot, in lower
 // case words ("chatHistory" and "CHAT_HISTORY" are "chat history").
 func slotName(m []string) string {
 	var raw string
+	if len(m) < 2 {
+		return ""
+	}
 	for _, g := range m[1:] {
 		if g != "" {
 			raw = g
@@ -307,7 +351,7 @@ func isIdentifier(name string) bool {
 // namesData reports whether a slot's name (see slotName) names the
 // conversation's or the user's data, or a secret.
 func namesData(name string) bool {
-	return slotData.MatchString(name) || userData.MatchString(name) || cue(name) != ""
+	return slotData.MatchString(name) || slotUserData.MatchString(name) || userData.MatchString(name) || cue(name) != ""
 }
 
 // sideChannels reports parameters of tool i that carry conversation

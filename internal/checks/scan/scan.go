@@ -19,6 +19,7 @@ package scan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,12 +57,15 @@ func scan(unfiltered bool, servers ...Server) *Report {
 		}
 	}
 	s.ownNames = make([]nameSet, len(servers))
-	var sizes []int
+	sizes := map[ownerKey][]int{}
 	for i, srv := range servers {
 		s.ownNames[i] = ownNames(srv.Catalog)
-		texts(srv.Catalog, func(t *text) { sizes = append(sizes, len(t.s)) })
+		texts(srv.Catalog, func(t *text) {
+			k := ownerKey{i, owner(t.subject)}
+			sizes[k] = append(sizes[k], len(t.s))
+		})
 	}
-	s.share = fairShare(sizes, phraseBudget)
+	s.share = shares(sizes, phraseBudget)
 	for i := range servers {
 		s.server = i
 		s.scanServer(servers[i].Catalog)
@@ -78,7 +82,7 @@ type scanner struct {
 	findings []Finding
 	seen     map[findingKey]int // index in findings of a rule's finding on a path
 	spent    int                // bytes read by the phrase rules (readable)
-	share    int                // the most the phrase rules read of one text (fairShare)
+	share    map[ownerKey]int   // the most the phrase rules read of one text, by its owner (shares)
 	// unread and unreadBytes count the texts of the server being scanned
 	// that the phrase rules did not read whole, and the bytes left.
 	unread, unreadBytes int
@@ -226,20 +230,67 @@ func (s *scanner) readable(t *text, plain string) (string, bool) {
 	if len(t.s) > longText {
 		s.add(RuleOversized, Medium, t, fmt.Sprintf("%d bytes: a text this long buries what it says in bulk that no person reads, while the model reads all of it", len(t.s)), "")
 	}
-	limit := min(s.share, phraseBudget-s.spent)
+	share, ok := s.share[ownerKey{s.server, owner(t.subject)}]
+	if !ok {
+		share = math.MaxInt
+	}
+	limit := min(share, phraseBudget-s.spent)
 	if limit <= 0 {
 		s.unread++
 		s.unreadBytes += len(plain)
 		return "", false
 	}
-	if len(plain) > limit {
-		s.unread++
-		s.unreadBytes += len(plain) - limit
-		head := runecut.Prefix(plain, limit-limit/4)
-		plain = head + "\n" + runecut.Suffix(plain, limit-len(head))
+	if len(plain) <= limit {
+		s.spent += len(plain)
+		return plain, true
 	}
-	s.spent += len(plain)
-	return plain, true
+	s.unread++
+	s.unreadBytes += len(plain) - limit
+	s.spent += limit
+	head := runecut.Prefix(plain, limit-limit/4)
+	return head + "\n" + runecut.Suffix(plain, limit-len(head)), true
+}
+
+// ownerKey names what a text belongs to in a scan: a server (its index)
+// and the tool, prompt, resource or template (or the server itself).
+type ownerKey struct {
+	server int
+	owner  string
+}
+
+// owner is what a text of subject belongs to: a tool's parameter is the
+// tool's (`tool "x" parameter "q"` is `tool "x"`'s).
+func owner(subject string) string {
+	if i := strings.Index(subject, `" parameter `); i >= 0 {
+		return subject[:i+1]
+	}
+	return subject
+}
+
+// shares divides budget fairly between owners, then each owner's share
+// between its texts (see fairShare): the most the phrase rules read of a
+// text of each owner. Many texts of one tool (a schema of 300,000 enum
+// values) then take only that tool's share, not every other tool's.
+func shares(sizes map[ownerKey][]int, budget int) map[ownerKey]int {
+	keys := make([]ownerKey, 0, len(sizes))
+	totals := make([]int, 0, len(sizes))
+	for k, ss := range sizes {
+		keys = append(keys, k)
+		total := 0
+		for _, n := range ss {
+			total += n
+		}
+		totals = append(totals, total)
+	}
+	perOwner := fairShare(slices.Clone(totals), budget)
+	out := make(map[ownerKey]int, len(keys))
+	for i, k := range keys {
+		out[k] = fairShare(sizes[k], min(totals[i], perOwner))
+		if totals[i] <= perOwner {
+			out[k] = math.MaxInt // every text of it whole
+		}
+	}
+	return out
 }
 
 // fairShare is the most the phrase rules read of one text so that texts
