@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,9 +53,13 @@ type Writer struct {
 	w       io.Writer
 	secrets []string
 	hider   *credential.Hider
-	written int64
-	stopped bool // at the limit, or closed
-	err     error
+	// guessed are the secrets only guessed from their form (AddGuessed),
+	// content the values a client's message has shown to be content
+	// (KeepAsContent), never hidden as guessed.
+	guessed, content map[string]bool
+	written          int64
+	stopped          bool // at the limit, or closed
+	err              error
 }
 
 // ErrStopped is returned by a Writer that reached its limit or was closed:
@@ -127,6 +132,49 @@ func (w *Writer) AddSecrets(secrets ...string) {
 		added = true
 	}
 	if added || w.hider == nil {
+		w.hider = credential.NewHider(w.secrets)
+	}
+}
+
+// AddGuessed hides values only guessed to be secrets (a generated-looking
+// header of the client's own) in every entry written from now on, unless
+// a client's message has shown them to be content (KeepAsContent).
+func (w *Writer) AddGuessed(values ...string) {
+	w.mu.Lock()
+	var add []string
+	for _, v := range values {
+		if !w.content[v] && !contains(w.secrets, v) {
+			if w.guessed == nil {
+				w.guessed = map[string]bool{}
+			}
+			w.guessed[v] = true
+			add = append(add, v)
+		}
+	}
+	w.mu.Unlock()
+	w.AddSecrets(add...)
+}
+
+// KeepAsContent stops hiding values that were only guessed to be secrets
+// (AddGuessed), from the entry written next on: a client's message holds
+// them as its own content (a request id or task id copied into a header).
+// A secret known by its header's name or its form stays hidden.
+func (w *Writer) KeepAsContent(values ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changed := false
+	for _, v := range values {
+		if w.content == nil {
+			w.content = map[string]bool{}
+		}
+		w.content[v] = true
+		if w.guessed[v] {
+			delete(w.guessed, v)
+			w.secrets = slices.DeleteFunc(w.secrets, func(s string) bool { return s == v })
+			changed = true
+		}
+	}
+	if changed {
 		w.hider = credential.NewHider(w.secrets)
 	}
 }

@@ -252,7 +252,7 @@ func (h *Handler) newExchange(r *http.Request) *exchange {
 // answer that says why).
 func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchange) (body []byte, ok bool) {
 	if r.Body == nil || r.Body == http.NoBody {
-		h.o.Rec.AddSecrets(guessedSecrets(r, nil)...)
+		h.noteGuessed(r, nil)
 		return nil, true
 	}
 	var b []byte
@@ -282,7 +282,7 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 	}
 	// Known before the message is written, which may hold one inside a
 	// longer text.
-	h.o.Rec.AddSecrets(guessedSecrets(r, body)...)
+	h.noteGuessed(r, body)
 	if isRPC(body) {
 		x.hasJSON = true
 		x.id = requestID(body)
@@ -817,14 +817,24 @@ func requestSecrets(r *http.Request) []string {
 	return credential.Secrets("http://proxy"+r.URL.RequestURI(), lines)
 }
 
-// guessedSecrets are the values of r's other headers, none of HTTP's or
-// MCP's own, that look generated (credential.Header: a tenant's token
-// under a name of its own), but for those the message r carries (body)
-// holds as a string of its own: a request id or a task id copied from the
-// message into a header is the message's content, which the recording
-// keeps.
-func guessedSecrets(r *http.Request, body []byte) []string {
-	var lines []string
+// noteGuessed tells the recording the values of r's other headers, none
+// of HTTP's or MCP's own, that look generated (credential.Header: a
+// tenant's token under a name of its own): hidden as guessed secrets but
+// for those the message r carries (body) holds as a string of its own,
+// which are the message's content (a request id or a task id copied from
+// the message into a header) and are kept from then on, whatever an
+// earlier request without them (a probe) made of them.
+func (h *Handler) noteGuessed(r *http.Request, body []byte) {
+	guessed, held := guessedSecrets(r, body)
+	h.o.Rec.KeepAsContent(held...)
+	h.o.Rec.AddGuessed(guessed...)
+}
+
+// guessedSecrets are the values of r's other headers that look generated
+// (see noteGuessed), those the message r carries (body) does not hold and
+// those it holds.
+func guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
+	var lines, heldLines []string
 	for k, vs := range r.Header {
 		for _, v := range vs {
 			v = strings.TrimSpace(v)
@@ -832,12 +842,13 @@ func guessedSecrets(r *http.Request, body []byte) []string {
 				continue // a credential known already, or none
 			}
 			if bytes.Contains(body, []byte(strconv.Quote(v))) {
+				heldLines = append(heldLines, k+": "+v)
 				continue
 			}
 			lines = append(lines, k+": "+v)
 		}
 	}
-	return credential.Secrets("", lines)
+	return credential.Secrets("", lines), credential.Secrets("", heldLines)
 }
 
 // responseSecrets are the credentials an answer carries in its headers:

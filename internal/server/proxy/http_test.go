@@ -682,3 +682,26 @@ func TestOnlyCredentialsHidden(t *testing.T) {
 		}
 	}
 }
+
+// A generated-looking value of a header of the client's own that a
+// request without it took for a secret (the tester's first probe holds
+// no arguments) is content once a request holds it: the arguments that
+// carry it are recorded as sent.
+func TestGuessedSecretHeldLaterIsContent(t *testing.T) {
+	const tenant = "7f3c9a2e8b1d4f60"
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}), nil)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"service":"` + tenant + `"}}}`,
+	} {
+		resp := r.post(body, http.Header{"X-Tenant": {tenant}})
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if rec := r.file.String(); !strings.Contains(rec, `"service":"`+tenant+`"`) {
+		t.Errorf("the arguments that hold the header's value are hidden:\n%s", rec)
+	}
+}
