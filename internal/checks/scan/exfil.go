@@ -111,7 +111,7 @@ func (s *scanner) destinations(t *text, p *prose) {
 			continue
 		}
 		in := sent
-		if i+1 < len(p.sents) && opensSlot(sent, loc[1]) {
+		if i+1 < len(p.sents) && slotCloser(sent, loc[0], loc[1]) != 0 {
 			// A slot a line break cut in two: read it whole.
 			in = sent + "\n" + p.sents[i+1]
 		}
@@ -162,10 +162,17 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 // thereWord points back at an address told before: "send it there".
 var thereWord = lazyre.New(`(?i)\b(?:there|to\s+(?:it|that\s+(?:address|url|endpoint|link)))\b`)
 
-// opensSlot reports whether the address ending at sent[end] stops inside
-// a slot ({the…) or right before one (<…).
-func opensSlot(sent string, end int) bool {
-	return end < len(sent) && sent[end] == '<' || strings.LastIndexByte(sent[:end], '{') > strings.LastIndexByte(sent[:end], '}')
+// slotCloser is the byte that closes the slot the address at
+// sent[start:end] stops inside ('}' for "{the…") or right before ('>' for
+// "<…"), or 0 when it stops in none.
+func slotCloser(sent string, start, end int) byte {
+	switch d := sent[start:end]; {
+	case strings.Count(d, "{") > strings.Count(d, "}"):
+		return '}'
+	case end < len(sent) && sent[end] == '<':
+		return '>'
+	}
+	return 0
 }
 
 // visitWithData reports an order to fetch, open, post to or visit the
@@ -229,13 +236,8 @@ func hasVerb(verb *lazyre.Regexp, s string) bool {
 // and "<base64>" hold spaces or begin with what ends an address.
 func withSlotTail(sent string, start, end int) string {
 	d := sent[start:end]
-	closer := byte(0)
-	switch {
-	case strings.Count(d, "{") > strings.Count(d, "}"):
-		closer = '}'
-	case end < len(sent) && sent[end] == '<':
-		closer = '>'
-	default:
+	closer := slotCloser(sent, start, end)
+	if closer == 0 {
 		return d
 	}
 	rest := sent[end:]

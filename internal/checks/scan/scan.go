@@ -19,7 +19,6 @@ package scan
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -272,23 +271,18 @@ func owner(subject string) string {
 // text of each owner. Many texts of one tool (a schema of 300,000 enum
 // values) then take only that tool's share, not every other tool's.
 func shares(sizes map[ownerKey][]int, budget int) map[ownerKey]int {
-	keys := make([]ownerKey, 0, len(sizes))
 	totals := make([]int, 0, len(sizes))
-	for k, ss := range sizes {
-		keys = append(keys, k)
+	for _, ss := range sizes {
 		total := 0
 		for _, n := range ss {
 			total += n
 		}
 		totals = append(totals, total)
 	}
-	perOwner := fairShare(slices.Clone(totals), budget)
-	out := make(map[ownerKey]int, len(keys))
-	for i, k := range keys {
-		out[k] = fairShare(sizes[k], min(totals[i], perOwner))
-		if totals[i] <= perOwner {
-			out[k] = math.MaxInt // every text of it whole
-		}
+	perOwner := fairShare(totals, budget)
+	out := make(map[ownerKey]int, len(sizes))
+	for k, ss := range sizes {
+		out[k] = fairShare(ss, perOwner) // every text whole when they fit
 	}
 	return out
 }
