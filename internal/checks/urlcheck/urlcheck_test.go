@@ -2,6 +2,7 @@ package urlcheck
 
 import (
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -281,4 +282,21 @@ func TestHiddenInPunycode(t *testing.T) {
 // has reports whether r carries a warning with the code.
 func has(r Report, c Code) bool {
 	return slices.ContainsFunc(r.Warnings, func(w Warning) bool { return w.Code == c })
+}
+
+// Any text given as a server's URL: the check ends with a verdict, and
+// what it accepts is a URL with an http or https scheme and a host.
+func FuzzServerURL(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:65535x/mcp", "https://[::1]:70000/", "http://h:9 /mcp", "ftp://x", "http://@:1", "http://[]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if ServerURL(raw) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Hostname() == "" {
+			t.Fatalf("%q accepted: %v, %+v", raw, err, u)
+		}
+	})
 }
