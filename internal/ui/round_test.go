@@ -1,43 +1,36 @@
 package ui
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The other questions of a round are shown with their fields in the order
-// the server wrote them, as the first one is (the session reads it as
-// written): the decoded schema has lost that order.
-func TestRoundFieldsInTheServersOrder(t *testing.T) {
-	result := `{"resultType":"input_required","requestState":"s","inputRequests":{
-		"a":{"method":"elicitation/create","params":{"mode":"form","message":"Where?","requestedSchema":{"type":"object","properties":{"region":{"type":"string"}}}}},
-		"b":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"string"},"mid":{"type":"string"}},"required":["mid"]}}}}}`
-	st := readRoundState(false, &jsonrpc.Response{Result: json.RawMessage(result)})
-	if !st.asks || len(st.round) != 2 {
-		t.Fatalf("the round was not read: %+v", st)
+// The first question of a round that asks several is shown with the
+// round's later questions (as the session gives them), in the order the
+// session asks them; an answer given there is the answer to the later
+// question when the session asks it, and the person is not asked again.
+func TestRoundShownTogether(t *testing.T) {
+	s := &Server{}
+	c := &call{}
+	s.calls = append(s.calls, c)
+	later := []*answer.Question{
+		{Key: "b", Round: 1, Via: exchange.ViaInputRequired, Params: &mcp.ElicitParams{Message: "Who?"}},
+		{Key: "c", Round: 1, Via: exchange.ViaInputRequired, Params: &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/in"}},
 	}
-	first := st.round["a"].(*mcp.ElicitParams)
-	form, err := formschema.Parse(first.RequestedSchema)
-	if err != nil {
-		t.Fatal(err)
+	first := &answer.Question{Key: "a", Round: 1, Via: exchange.ViaInputRequired, Params: &mcp.ElicitParams{Message: "Where?"}, Later: later}
+	a := &pageAnswerer{s: s}
+	res, parts := a.together(first)
+	if res != nil || len(parts) != 3 || parts[0].Q != first || parts[1].Q.Key != "b" || parts[2].Q.Key != "c" {
+		t.Fatalf("together(a) = %v, %d parts; want a, b and c", res, len(parts))
 	}
-	q := &answer.Question{Key: "a", Round: 1, Via: exchange.ViaInputRequired, Params: first, Form: form}
-	parts := roundParts(q, st.round, st.written)
-	if len(parts) != 2 {
-		t.Fatalf("%d parts, want 2", len(parts))
+	c.prepared = map[string]*mcp.ElicitResult{"b": {Action: "decline"}}
+	if res, parts := a.together(later[0]); res == nil || res.Action != "decline" || parts != nil {
+		t.Errorf("together(b) = %v, %v; want the answer given with a", res, parts)
 	}
-	var names []string
-	for _, f := range parts[1].Q.Form.Fields {
-		names = append(names, f.Name)
-	}
-	if got := strings.Join(names, " "); got != "zeta alpha mid" {
-		t.Errorf("the second form's fields are %q, want the server's order \"zeta alpha mid\"", got)
+	if res, parts := a.together(later[1]); res != nil || parts != nil {
+		t.Errorf("together(c) = %v, %v; want nothing (no answer prepared, no later questions)", res, parts)
 	}
 }

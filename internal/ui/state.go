@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
-	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
@@ -79,11 +77,9 @@ type call struct {
 	States    []*stateRound    // every requestState the server sent
 	Pending   *pending         // the question waiting for the person
 	Progress  string           // the last progress notification
-	// round is every question of the last input_required answer, by key,
-	// so the page shows them together; prepared holds the answers the
-	// person gave to the ones after the first, until the session asks.
-	round     mcp.InputRequestMap
-	written   map[string]json.RawMessage // each form's requested schema as the server wrote it, by key
+	// prepared holds the answers the person gave, with the first question
+	// of a round that asks several, to the ones after it, until the
+	// session asks them.
 	prepared  map[string]*mcp.ElicitResult
 	Forgotten bool // the details were dropped (maxDetailed)
 	cancel    context.CancelFunc
@@ -292,7 +288,7 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 	defer s.mu.Unlock()
 	s.msgs.add(s.describe(c, sent, msg, b))
 	if cur := s.current(); cur != nil && st.asks {
-		cur.round, cur.written, cur.prepared = st.round, st.written, nil
+		cur.prepared = nil
 	}
 	if st.requestState == nil {
 		return
@@ -303,13 +299,8 @@ func (s *Server) observe(c *conn, sent bool, msg jsonrpc.Message) {
 
 // roundState is what a message says of the rounds of a call.
 type roundState struct {
-	requestState *string             // the requestState it carries, if any
-	asks         bool                // an answer that is input_required
-	round        mcp.InputRequestMap // the questions of that answer, when all can be read
-	// written are the round's forms' requested schemas as the server
-	// wrote them, by key: the decoded ones have lost the order of their
-	// fields, the order a person is asked them in.
-	written map[string]json.RawMessage
+	requestState *string // the requestState it carries, if any
+	asks         bool    // an answer that is input_required
 }
 
 // readRoundState reads what msg, sent or received, says of the rounds of a call.
@@ -328,19 +319,7 @@ func readRoundState(sent bool, msg jsonrpc.Message) roundState {
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &st)
 	}
-	out := roundState{requestState: st.RequestState, asks: !sent && st.ResultType == "input_required"}
-	if out.asks {
-		var ir struct {
-			InputRequests mcp.InputRequestMap `json:"inputRequests"`
-		}
-		// An entry the page cannot read leaves every question to be
-		// asked one at a time, as the session asks them.
-		if json.Unmarshal(raw, &ir) == nil {
-			out.round = ir.InputRequests
-			out.written = writtenSchemas(raw)
-		}
-	}
-	return out
+	return roundState{requestState: st.RequestState, asks: !sent && st.ResultType == "input_required"}
 }
 
 // followState follows a requestState from the answer that carried it
@@ -387,8 +366,8 @@ func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 	return v.(*mcp.ElicitResult), nil
 }
 
-// together is the answer the person already gave to q with the other
-// questions of its round, or, for the first question of a round that asks
+// together is the answer the person already gave to q with the first
+// question of its round, or, for the first question of a round that asks
 // several, every elicitation of the round to show in one form.
 func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part) {
 	if q.Key == "" || q.Via != exchange.ViaInputRequired {
@@ -405,68 +384,21 @@ func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part)
 		delete(c.prepared, q.Key)
 		return res, nil
 	}
-	if _, ok := c.round[q.Key]; !ok {
+	if len(q.Later) == 0 {
 		return nil, nil
 	}
-	parts := roundParts(q, c.round, c.written)
-	c.round, c.written = nil, nil
-	return nil, parts
+	return nil, roundParts(q)
 }
 
-// roundParts are the elicitations of round, q first and the others in the
-// order of their keys, each described for the page, a form's fields in the
-// order of its schema as written (by key) where it is known. A form whose
-// schema is outside the form subset is left out: the session refuses it
-// when it comes to it.
-func roundParts(q *answer.Question, round mcp.InputRequestMap, written map[string]json.RawMessage) []*part {
-	keys := make([]string, 0, len(round))
-	for k, r := range round {
-		if p, ok := r.(*mcp.ElicitParams); ok && p != nil && k != q.Key {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+// roundParts are q and the elicitations of its round after it
+// ([answer.Question.Later]), in the order the session asks them, each
+// described for the page.
+func roundParts(q *answer.Question) []*part {
 	parts := []*part{newPart(q)}
-	for _, k := range keys {
-		p := round[k].(*mcp.ElicitParams)
-		o := &answer.Question{Key: k, Round: q.Round, Via: q.Via, Server: q.Server, Params: p}
-		if o.Mode() == "form" {
-			var schema any = p.RequestedSchema
-			if w, ok := written[k]; ok {
-				schema = w
-			}
-			form, err := formschema.Parse(schema)
-			if err != nil {
-				continue
-			}
-			o.Form = form
-		}
+	for _, o := range q.Later {
 		parts = append(parts, newPart(o))
 	}
 	return parts
-}
-
-// writtenSchemas returns the requested schema of each entry of the
-// inputRequests of an input_required result (raw), as written, by key; an
-// entry without one is left out.
-func writtenSchemas(raw json.RawMessage) map[string]json.RawMessage {
-	var ir struct {
-		InputRequests map[string]struct {
-			Params struct {
-				RequestedSchema json.RawMessage `json:"requestedSchema"`
-			} `json:"params"`
-		} `json:"inputRequests"`
-	}
-	if json.Unmarshal(raw, &ir) != nil {
-		return nil
-	}
-	out := map[string]json.RawMessage{}
-	for k, e := range ir.InputRequests {
-		if len(e.Params.RequestedSchema) > 0 {
-			out[k] = e.Params.RequestedSchema
-		}
-	}
-	return out
 }
 
 // Sample shows a request for a model reply and waits for the person's.

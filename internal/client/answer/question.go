@@ -28,6 +28,14 @@ type Question struct {
 	// Exact is set by the Answerer whose answer is to be sent exactly as
 	// given ([Spec.Exact]): [Finish] then fills in no defaults.
 	Exact bool
+	// Later are the other elicitations of this question's round (forms
+	// and URLs) that will be asked after it, in the order they will be
+	// asked, each checked and read as this one is (a form that cannot be
+	// read is left out: it is refused when its turn comes). It is set on
+	// the first elicitation of an input_required round that asks several,
+	// for an answerer that shows a round at once; each is still asked in
+	// its turn.
+	Later []*Question
 }
 
 // Mode is "form" or "url".

@@ -70,3 +70,65 @@ func TestFormFieldsInTheServersOrder(t *testing.T) {
 		}
 	}
 }
+
+// laterSeen records, for each question it is asked, the keys of its
+// round's later questions and the fields of their forms.
+type laterSeen struct{ asked []string }
+
+func (l *laterSeen) Answer(_ context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
+	line := q.Key + ":"
+	for _, o := range q.Later {
+		line += " " + o.Key + "(" + o.Mode()
+		if o.Form != nil {
+			for _, f := range o.Form.Fields {
+				line += " " + f.Name
+			}
+		}
+		line += ")"
+	}
+	l.asked = append(l.asked, line)
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
+// The first elicitation of a round that asks several carries the others
+// (Later), in the order they will be asked, each form's fields in the
+// order the server wrote them; a form outside the form subset is left out,
+// and the questions after the first carry none.
+func TestRoundLaterQuestions(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if len(req.Params.InputResponses) > 0 {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+				"a": &mcp.ElicitParams{Message: "Where?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"}}}`)},
+				"b": &mcp.ElicitParams{Message: "Who?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"string"},"mid":{"type":"string"}},"required":["mid"]}`)},
+				"c": &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in", ElicitationID: "e1"},
+				"d": &mcp.ElicitParams{Message: "Nested?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"o":{"type":"object"}}}`)},
+			}}, nil
+		})
+	dial := func() (mcp.Transport, func(), error) {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, func() { ss.Close() }, nil
+	}
+	seen := &laterSeen{}
+	s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Timeout: 30 * time.Second, Protocol: "2026-07-28",
+		Capabilities: Capabilities{Form: true, URL: true}, Answerer: seen, Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, _, err = s.CallTool(context.Background(), "ask", nil, nil)
+	if err == nil {
+		t.Fatal("the form outside the form subset was not refused in its turn")
+	}
+	want := []string{"a: b(form zeta alpha mid) c(url)", "b:", "c:"}
+	if !slices.Equal(seen.asked, want) {
+		t.Errorf("asked %q, want %q", seen.asked, want)
+	}
+}

@@ -141,7 +141,7 @@ func (s *Session) taskClientAs(name string, ans answer.Answerer, observe func(ta
 				c.clock.pause()
 				defer c.clock.resume()
 			}
-			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p)
+			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p, nil)
 		},
 		OnUpdate: onUpdate,
 		Sleep:    s.opts.TaskSleep,
@@ -431,6 +431,7 @@ func (s *Session) answerAll(ctx context.Context, method, name string, round int,
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	later := s.roundLater(op, round, keys, reqs)
 	out := make(mcp.InputResponseMap, len(reqs))
 	for _, key := range keys {
 		var res mcp.InputResponse
@@ -440,7 +441,8 @@ func (s *Session) answerAll(ctx context.Context, method, name string, round int,
 			if p == nil {
 				return nil, protocolErr(op, "question %q asks for nothing (the entry is empty)", key)
 			}
-			res, err = s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+			res, err = s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p, later)
+			later = nil
 		case *mcp.CreateMessageWithToolsParams:
 			res, err = s.sample(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
 		case *mcp.ListRootsParams:
@@ -468,15 +470,39 @@ func describeRequest(r mcp.InputRequest) string {
 	return fmt.Sprintf("%T", r)
 }
 
+// roundLater are the elicitations of a round (its keys in the order they
+// are asked) after the first, as [answer.Question.Later] gives them to the
+// first: none when the round asks fewer than two.
+func (s *Session) roundLater(op string, round int, keys []string, reqs mcp.InputRequestMap) []*answer.Question {
+	var later []*answer.Question
+	first := true
+	for _, key := range keys {
+		p, ok := reqs[key].(*mcp.ElicitParams)
+		if !ok || p == nil {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		q := &answer.Question{Key: key, Round: round, Via: exchange.ViaInputRequired, Server: s.server, Params: p}
+		if s.checkQuestion(op, fmt.Sprintf("question %q", key), q) == nil {
+			later = append(later, q)
+		}
+	}
+	return later
+}
+
 // ask checks one question against the rules, gets its answer, prepares it
-// and logs both.
-func (s *Session) ask(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+// and logs both; later are the round's elicitations after it when it is
+// the first ([answer.Question.Later]).
+func (s *Session) ask(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.ElicitParams, later []*answer.Question) (*mcp.ElicitResult, error) {
 	op := fmt.Sprintf("%s %q", method, name)
 	label := fmt.Sprintf("question %q", key)
 	if key == "" {
 		label = fmt.Sprintf("question %q", p.Message)
 	}
-	q := &answer.Question{Key: key, Round: round, Via: via, Server: s.server, Params: p}
+	q := &answer.Question{Key: key, Round: round, Via: via, Server: s.server, Params: p, Later: later}
 	if err := s.checkQuestion(op, label, q); err != nil {
 		return nil, err
 	}
@@ -578,7 +604,7 @@ func (s *Session) answerURLError(ctx context.Context, method, name string, round
 		}
 		// Like every question of 2025-11-25 it has no key: messages name it
 		// by its message, answers reach it by the matching rule.
-		res, err := s.ask(ctx, exchange.ViaURLError, method, name, "", round, ans, p)
+		res, err := s.ask(ctx, exchange.ViaURLError, method, name, "", round, ans, p, nil)
 		if err != nil {
 			return err
 		}
@@ -613,7 +639,7 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 			if p == nil {
 				p = &mcp.ElicitParams{}
 			}
-			res, err = s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p)
+			res, err = s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p, nil)
 		case "sampling/createMessage":
 			p, _ := req.GetParams().(*mcp.CreateMessageWithToolsParams)
 			res, err = s.sample(ctx, exchange.ViaSamplingRequest, c.method, c.name, "", c.round, c.ans, p)
