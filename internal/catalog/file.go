@@ -231,9 +231,21 @@ func (e *encoder) newline(depth int) {
 	}
 }
 
+// maxLinedDepth is how deep the canonical file writes one member or item
+// a line: a value nested deeper is written whole on its line, compact (its
+// paths have the line of the value, Lines.Line's fallback). Written a line
+// each and indented, a value nested n deep would cost n² bytes, and a path
+// for each of its members n² more.
+const maxLinedDepth = 32
+
 func (e *encoder) value(p Path, v any, depth int) error {
 	if e.want == nil || e.want[p] {
 		e.lines[p] = e.line
+	}
+	if depth >= maxLinedDepth {
+		if _, lazy := v.(lazyList); !lazy {
+			return e.scalar(v)
+		}
 	}
 	switch v := v.(type) {
 	case map[string]any:
@@ -522,37 +534,96 @@ func checkCase(p Path, v any, of any) error {
 }
 
 // firstDifference names the first place where a (the file) and b (what
-// was read of it) differ.
+// was read of it) differ, below p.
 func firstDifference(p Path, a, b any) (Path, string) {
+	at, what := difference(&step{root: p}, a, b)
+	if what == "" {
+		return "", ""
+	}
+	return at.path(), what
+}
+
+// step is one member or item on the way down from a path (root) into a
+// value: the path is made of the steps only when a difference is found,
+// so that the way down a deeply nested value costs no more than its
+// depth (a path made at each step would cost its square).
+type step struct {
+	up    *step
+	root  Path // the path above the first step (up == nil)
+	key   string
+	index int // when key is "" and up != nil
+	depth int // steps below root
+}
+
+// member is s with one more member.
+func (s *step) member(k string) *step { return &step{up: s, key: k, depth: s.depth + 1} }
+
+// item is s with one more item, named as itemPath names it where s is
+// near enough to the top to be one of the catalog's named lists.
+func (s *step) item(i int, v any) *step {
+	if s.depth <= 3 {
+		if q := itemPath(s.path(), i, v); q != s.path().Index(i) {
+			return &step{root: q, depth: s.depth + 1}
+		}
+	}
+	return &step{up: s, index: i, depth: s.depth + 1}
+}
+
+// path is where s is.
+func (s *step) path() Path {
+	var down []*step
+	for ; s.up != nil; s = s.up {
+		down = append(down, s)
+	}
+	var b strings.Builder
+	b.WriteString(string(s.root))
+	for i := len(down) - 1; i >= 0; i-- {
+		d := down[i]
+		switch {
+		case d.key == "":
+			b.WriteString("[" + strconv.Itoa(d.index) + "]")
+		case plainSegment.MatchString(d.key) && b.Len() > 0:
+			b.WriteString("." + d.key)
+		case plainSegment.MatchString(d.key):
+			b.WriteString(d.key)
+		default:
+			b.WriteString("[" + strconv.Quote(d.key) + "]")
+		}
+	}
+	return Path(b.String())
+}
+
+// difference is firstDifference below at.
+func difference(at *step, a, b any) (*step, string) {
 	switch a := a.(type) {
 	case map[string]any:
 		bm, ok := b.(map[string]any)
 		if !ok {
-			return p, "not in the form of a catalog"
+			return at, "not in the form of a catalog"
 		}
-		return objectDifference(p, a, bm)
+		return objectDifference(at, a, bm)
 	case []any:
 		bl, ok := b.([]any)
 		if !ok || len(bl) != len(a) {
-			return p, "not in the form of a catalog"
+			return at, "not in the form of a catalog"
 		}
 		for i := range a {
-			if q, what := firstDifference(itemPath(p, i, a[i]), a[i], bl[i]); what != "" {
+			if q, what := difference(at.item(i, a[i]), a[i], bl[i]); what != "" {
 				return q, what
 			}
 		}
-		return "", ""
+		return nil, ""
 	}
 	if !reflect.DeepEqual(a, b) {
-		return p, "not in the form of a catalog (a value of the wrong type?)"
+		return at, "not in the form of a catalog (a value of the wrong type?)"
 	}
-	return "", ""
+	return nil, ""
 }
 
-// objectDifference is firstDifference of two objects: a member of the
-// file's that was not read (unless omitempty left it out), a member's
-// value, or a member read that the file does not have.
-func objectDifference(p Path, a, b map[string]any) (Path, string) {
+// objectDifference is difference of two objects: a member of the file's
+// that was not read (unless omitempty left it out), a member's value, or
+// a member read that the file does not have.
+func objectDifference(at *step, a, b map[string]any) (*step, string) {
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)
@@ -564,18 +635,18 @@ func objectDifference(p Path, a, b map[string]any) (Path, string) {
 			if empty(a[k]) && memberNames()[k] {
 				continue // written with omitempty: absent on the way back
 			}
-			return p.Key(k), "not a member of a catalog (misspelt, or in other letter case?)"
+			return at.member(k), "not a member of a catalog (misspelt, or in other letter case?)"
 		}
-		if q, what := firstDifference(p.Key(k), a[k], bv); what != "" {
+		if q, what := difference(at.member(k), a[k], bv); what != "" {
 			return q, what
 		}
 	}
 	for k, bv := range b {
 		if _, ok := a[k]; !ok && !empty(bv) {
-			return p.Key(k), "missing"
+			return at.member(k), "missing"
 		}
 	}
-	return "", ""
+	return nil, ""
 }
 
 // memberNames are the JSON names of the members of a catalog's types.

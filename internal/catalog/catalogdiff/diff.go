@@ -242,7 +242,7 @@ func (d *differ) others(p catalog.Path, who string, old, new map[string]any) {
 			msg = "added"
 		case !inNew:
 			msg = "removed"
-		case reflect.DeepEqual(o, n):
+		case sameJSON(o, n):
 			continue
 		}
 		d.add(RuleMemberChanged, p.Key(k), who, fmt.Sprintf("member %s %s", k, msg), o, n)
@@ -259,7 +259,7 @@ func (d *differ) capabilities(p catalog.Path, old, new map[string]any) {
 func (d *differ) capabilitiesAt(p catalog.Path, old, new map[string]any, depth int) {
 	if depth >= maxSchemaDepth {
 		// Deeper than any capability: compared whole, as for schemas.
-		if !reflect.DeepEqual(old, new) {
+		if !sameJSON(old, new) {
 			d.add(RuleCapabilityOption, p, "server", fmt.Sprintf("capability %s changed", strings.TrimPrefix(string(p), "capabilities.")), old, new)
 		}
 		return
@@ -277,7 +277,7 @@ func (d *differ) capability(at catalog.Path, old, new map[string]any, k string, 
 	n, inNew := new[k]
 	name := strings.TrimPrefix(string(at), "capabilities.")
 	switch {
-	case reflect.DeepEqual(o, n), isOff(o) && isOff(n):
+	case sameJSON(o, n), isOff(o) && isOff(n):
 		// Absent and false mean the same: not declared.
 	case inOld && (!inNew || n == false) && o != false:
 		d.removed(RuleCapabilityRemoved, at, "server", fmt.Sprintf("capability %s dropped", name), o, n)
@@ -445,7 +445,7 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 // execution, or no taskSupport, is "forbidden"): one that now requires a
 // task breaks direct callers; any other change is to review.
 func (d *differ) execution(p catalog.Path, who string, o, n any) {
-	if reflect.DeepEqual(withTaskSupport(o), withTaskSupport(n)) {
+	if sameJSON(withTaskSupport(o), withTaskSupport(n)) {
 		return
 	}
 	support := func(v any) string { return withTaskSupport(v)["taskSupport"].(string) }

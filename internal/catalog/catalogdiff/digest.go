@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"reflect"
 	"slices"
 )
 
@@ -98,4 +99,51 @@ func writeCanonObject(h hash.Hash, x map[string]any) {
 		h.Write([]byte(k))
 		writeCanon(h, x[k])
 	}
+}
+
+// sameJSON reports whether a and b, JSON values as encoding/json reads
+// them, are equal as reflect.DeepEqual says, without what DeepEqual
+// allocates to follow maps and slices (which, at each level of a deeply
+// nested schema, added up to hundreds of times the schema's size).
+func sameJSON(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !sameJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !sameJSON(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }

@@ -1,8 +1,11 @@
 package catalogdiff
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/askback/askback/internal/catalog"
@@ -99,4 +102,91 @@ func BenchmarkReadLargeCatalogs(b *testing.B) {
 	b.ReportMetric(held, "held/input-byte")
 	b.ReportMetric(allocated, "alloc/input-byte")
 	b.ReportMetric(float64(len(old)+len(new))/(1<<20), "input-MiB")
+}
+
+// deepFiles are two saved catalogs of one tool nested n deep: its _meta
+// (objects in objects), its input schema (items in items, and anyOf
+// lists in anyOf lists) and its output schema (lists in lists), with the
+// innermost value changed in the second.
+func deepFiles(t testing.TB, n int) (old, new []byte) {
+	nest := func(open, close, leaf string) any {
+		var v any
+		if err := json.Unmarshal([]byte(strings.Repeat(open, n)+leaf+strings.Repeat(close, n)), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	file := func(leaf string) []byte {
+		c := &catalog.Catalog{Server: catalog.Server{Name: "deep", Version: "1"}, ProtocolVersion: "2025-11-25",
+			Capabilities: map[string]any{"tools": map[string]any{}}}
+		c.Tools = append(c.Tools, catalog.Tool{Name: "t",
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+				"items": nest(`{"type":"array","items":`, `}`, `{"type":"`+leaf+`"}`),
+				"anyOf": nest(`{"anyOf":[`, `]}`, `{"type":"`+leaf+`"}`)}},
+			OutputSchema: map[string]any{"type": "object", "x-lists": nest(`[`, `]`, `"`+leaf+`"`)},
+			Other:        map[string]any{"_meta": map[string]any{"deep": nest(`{"a":`, `}`, `"`+leaf+`"`)}}})
+		b, _, err := c.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return file("string"), file("integer")
+}
+
+// allocated is what diffing the two files costs, as catalog diff does it
+// (read, check their form, compare, find the lines, write the report): the
+// bytes allocated and the files' size.
+func allocated(t testing.TB, old, new []byte) (alloc uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	co, err := catalog.ReadSaved("old.json", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn, err := catalog.ReadSaved("new.json", new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cat  *catalog.Catalog
+		file []byte
+	}{{co, old}, {cn, new}} {
+		if same, err := c.cat.Matches(c.file); err != nil || !same {
+			t.Fatalf("a saved catalog is not in its own form (%v)", err)
+		}
+	}
+	rep := Compare(co, cn)
+	var paths []catalog.Path
+	for _, c := range rep.Changes {
+		paths = append(paths, c.Path)
+	}
+	if _, err := co.LinesOf(paths); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(io.Discard, 0); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A value nested n deep costs catalog save and catalog diff in proportion
+// to n, not n²: its file is written a member a line only down to a depth
+// (then whole on a line, where each deeper line was indented by its depth),
+// its paths made only where a difference is, and its comparison allocates
+// nothing at each level. Twice as deep costs about twice as much: a ratio
+// of sizes measured in this process, not a time.
+func TestDeepCatalogsCostTheirDepth(t *testing.T) {
+	old1, new1 := deepFiles(t, 2000)
+	old2, new2 := deepFiles(t, 4000)
+	if grow := float64(len(old2)) / float64(len(old1)); grow > 2.2 {
+		t.Errorf("a catalog twice as deep is written %.1f times as large, want about 2", grow)
+	}
+	a1, a2 := allocated(t, old1, new1), allocated(t, old2, new2)
+	t.Logf("depth 2000: %d bytes, %.1f MB allocated; depth 4000: %d bytes, %.1f MB", len(old1), float64(a1)/1e6, len(old2), float64(a2)/1e6)
+	if grow := float64(a2) / float64(a1); grow > 2.6 {
+		t.Errorf("catalog diff of catalogs twice as deep allocates %.1f times as much, want about 2", grow)
+	}
 }

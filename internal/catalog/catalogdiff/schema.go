@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -60,7 +59,7 @@ func compareSchemas(p catalog.Path, old, new any, steps *int) []finding {
 }
 
 func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
-	if reflect.DeepEqual(old, new) {
+	if sameJSON(old, new) {
 		return
 	}
 	om, ok1 := old.(map[string]any)
@@ -103,7 +102,7 @@ func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
 func cmpRaw(out *findings, p catalog.Path, om, nm map[string]any, e effect, what string, keys ...string) {
 	for _, k := range keys {
 		o, n := om[k], nm[k]
-		if reflect.DeepEqual(o, n) {
+		if sameJSON(o, n) {
 			continue
 		}
 		w := what
@@ -214,7 +213,7 @@ func covers(a, b []string) bool {
 }
 
 func cmpType(out *findings, p catalog.Path, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	ot, nt := types(o), types(n)
@@ -258,7 +257,7 @@ func cmpEnum(out *findings, p catalog.Path, om, nm map[string]any) {
 	switch {
 	case !oHas && !nHas:
 		if _, ok := om["enum"]; ok || nm["enum"] != nil {
-			if !reflect.DeepEqual(om["enum"], nm["enum"]) {
+			if !sameJSON(om["enum"], nm["enum"]) {
 				add(out, finding{path: where, effect: changed, what: "enum", msg: "enum changed", old: om["enum"], new: nm["enum"]})
 			}
 		}
@@ -310,7 +309,7 @@ func cmpValues(out *findings, where catalog.Path, ov, nv []any) {
 
 // valueKey is what two JSON values of an enum share when they are one
 // value: numbers by value (1 and 1.0 are one), anything else as
-// reflect.DeepEqual compares it.
+// sameJSON compares it.
 func valueKey(v any) string {
 	if x, ok := number(v); ok {
 		return "n" + x.RatString()
@@ -349,7 +348,7 @@ var bounds = []bound{
 }
 
 func cmpBound(out *findings, p catalog.Path, b bound, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	at := p.Key(b.key)
@@ -423,7 +422,7 @@ func number(v any) (*big.Rat, bool) {
 // changed pattern may accept other strings: it is taken as narrowing),
 // one removed widens.
 func cmpWord(out *findings, p catalog.Path, key string, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	e := narrowed
@@ -438,7 +437,7 @@ func cmpWord(out *findings, p catalog.Path, key string, o, n any) {
 }
 
 func cmpMultipleOf(out *findings, p catalog.Path, o, n any) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	ov, oOK := number(o)
@@ -461,7 +460,7 @@ func cmpFlag(out *findings, p catalog.Path, key string, o, n any) {
 	ob, _ := o.(bool)
 	nb, _ := n.(bool)
 	if ob == nb {
-		if !reflect.DeepEqual(o, n) && !(o == nil && n == false || o == false && n == nil) {
+		if !sameJSON(o, n) && !(o == nil && n == false || o == false && n == nil) {
 			add(out, finding{path: p.Key(key), effect: changed, what: "bound", msg: key + " changed", old: o, new: n})
 		}
 		return
@@ -624,7 +623,7 @@ func stringSet(list []string) map[string]bool {
 }
 
 func cmpAdditional(out *findings, p catalog.Path, o, n any, depth int) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	at := p.Key("additionalProperties")
@@ -646,7 +645,7 @@ func cmpAdditional(out *findings, p catalog.Path, o, n any, depth int) {
 func isMap(v any) bool { _, ok := v.(map[string]any); return ok }
 
 func cmpItems(out *findings, p catalog.Path, o, n any, depth int) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	at := p.Key("items")
@@ -667,7 +666,7 @@ func cmpItems(out *findings, p catalog.Path, o, n any, depth int) {
 // cmpList compares lists of schemas (anyOf, oneOf, allOf, tuples) item by
 // item when they are as long; otherwise as one change it cannot judge.
 func cmpList(out *findings, p catalog.Path, key string, o, n any, depth int) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	ol, ok1 := o.([]any)
@@ -684,7 +683,7 @@ func cmpList(out *findings, p catalog.Path, key string, o, n any, depth int) {
 // cmpMap compares maps of schemas ($defs) name by name; one removed or
 // added is a change it cannot judge (what refers to it?).
 func cmpMap(out *findings, p catalog.Path, key string, o, n any, depth int) {
-	if reflect.DeepEqual(o, n) {
+	if sameJSON(o, n) {
 		return
 	}
 	om, ok1 := o.(map[string]any)
