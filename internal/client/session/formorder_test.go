@@ -14,6 +14,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// inMemory dials srv in this process, over a connection that hands over
+// decoded messages.
+func inMemory(srv *mcp.Server) func() (mcp.Transport, func(), error) {
+	return func() (mcp.Transport, func(), error) {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, func() { ss.Close() }, nil
+	}
+}
+
 // fieldOrder records the order of the fields of the forms it is asked.
 type fieldOrder struct{ names [][]string }
 
@@ -43,14 +56,7 @@ func TestFormFieldsInTheServersOrder(t *testing.T) {
 		})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	defer hs.Close()
-	dial := func() (mcp.Transport, func(), error) {
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return ct, func() { ss.Close() }, nil
-	}
+	dial := inMemory(srv)
 	for name, tg := range map[string]*target.Target{"http": {URL: hs.URL}, "decoded": {Dial: dial}} {
 		for _, protocol := range []string{"", "2025-11-25"} {
 			rec := &fieldOrder{}
@@ -108,14 +114,7 @@ func TestRoundLaterQuestions(t *testing.T) {
 				"d": &mcp.ElicitParams{Message: "Nested?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"o":{"type":"object"}}}`)},
 			}}, nil
 		})
-	dial := func() (mcp.Transport, func(), error) {
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return ct, func() { ss.Close() }, nil
-	}
+	dial := inMemory(srv)
 	seen := &laterSeen{}
 	s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Timeout: 30 * time.Second, Protocol: "2026-07-28",
 		Capabilities: Capabilities{Form: true, URL: true}, Answerer: seen, Validate: true})
