@@ -1,6 +1,7 @@
 package catalogdiff
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -67,26 +68,25 @@ const maxShown = 4000
 // serious first, with the old and new text of what the model is told,
 // then the counts. Everything a server wrote is escaped.
 func (r *Report) WriteText(w io.Writer, t Threshold) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s → %s\n", sideName(r.Old, termsafe.Line), sideName(r.New, termsafe.Line))
+	b := bufio.NewWriter(w) // written as it is made: a report can be as large as its catalogs
+	fmt.Fprintf(b, "%s → %s\n", sideName(r.Old, termsafe.Line), sideName(r.New, termsafe.Line))
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", termsafe.Line(n))
+		fmt.Fprintf(b, "note: %s\n", termsafe.Line(n))
 	}
 	for _, c := range r.Changes {
-		fmt.Fprintf(&b, "%-9s %s\n", strings.ToUpper(c.Class().String()), termsafe.Line(c.Text()))
-		fmt.Fprintf(&b, "          at %s [%s]\n", termsafe.Line(string(c.Path)), c.Rule.ID)
+		fmt.Fprintf(b, "%-9s %s\n", strings.ToUpper(c.Class().String()), termsafe.Line(c.Text()))
+		fmt.Fprintf(b, "          at %s [%s]\n", termsafe.Line(string(c.Path)), c.Rule.ID)
 		if o, n, ok := c.texts(); ok {
 			if o != "" {
-				fmt.Fprintf(&b, "          - %s\n", indent(termsafe.Clip(o, maxShown)))
+				fmt.Fprintf(b, "          - %s\n", indent(termsafe.Clip(o, maxShown)))
 			}
 			if n != "" {
-				fmt.Fprintf(&b, "          + %s\n", indent(termsafe.Clip(n, maxShown)))
+				fmt.Fprintf(b, "          + %s\n", indent(termsafe.Clip(n, maxShown)))
 			}
 		}
 	}
-	fmt.Fprintln(&b, r.summary(t))
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintln(b, r.summary(t))
+	return b.Flush()
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n            ") }
@@ -124,14 +124,15 @@ func plural(n int) string {
 	return "s"
 }
 
+// jsonReport is the JSON document's members before its "changes", the
+// last, which are written one at a time (WriteJSON).
 type jsonReport struct {
-	Old     Side           `json:"old"`
-	New     Side           `json:"new"`
-	FailOn  string         `json:"failOn"`
-	Failed  bool           `json:"failed"`
-	Counts  map[string]int `json:"counts"`
-	Notes   []string       `json:"notes,omitempty"`
-	Changes []jsonChange   `json:"changes"`
+	Old    Side           `json:"old"`
+	New    Side           `json:"new"`
+	FailOn string         `json:"failOn"`
+	Failed bool           `json:"failed"`
+	Counts map[string]int `json:"counts"`
+	Notes  []string       `json:"notes,omitempty"`
 }
 
 type jsonChange struct {
@@ -151,23 +152,40 @@ type jsonChange struct {
 // with its class, rule, path, message, old and new values and, when a
 // catalog is a file, where in it.
 func (r *Report) WriteJSON(w io.Writer, t Threshold, f Files) error {
-	doc := jsonReport{Old: r.Old, New: r.New, FailOn: t.String(), Failed: r.Fails(t),
+	head := jsonReport{Old: r.Old, New: r.New, FailOn: t.String(), Failed: r.Fails(t),
 		Counts: map[string]int{"breaking": r.Count(Breaking), "review": r.Count(Review), "safe": r.Count(Safe)},
-		Notes:  r.Notes, Changes: []jsonChange{}}
-	for _, c := range r.Changes {
-		file, line := f.Locate(c)
-		doc.Changes = append(doc.Changes, jsonChange{Class: c.Class(), Rule: c.Rule.ID, Path: string(c.Path), Subject: c.Subject,
-			Message: c.Message, Old: c.Old, New: c.New, File: file, Line: line})
-	}
+		Notes:  r.Notes}
+	// The document as one encoding of it indents it, written a change at
+	// a time: a report can be as large as its catalogs.
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(head); err != nil {
 		return err
 	}
-	_, err := w.Write(termsafe.JSON(b.Bytes()))
-	return err
+	bw := bufio.NewWriter(w)
+	bw.Write(termsafe.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n}\n"))))
+	bw.WriteString(",\n  \"changes\": [")
+	enc.SetIndent("    ", "  ")
+	for i, c := range r.Changes {
+		file, line := f.Locate(c)
+		b.Reset()
+		if err := enc.Encode(jsonChange{Class: c.Class(), Rule: c.Rule.ID, Path: string(c.Path), Subject: c.Subject,
+			Message: c.Message, Old: c.Old, New: c.New, File: file, Line: line}); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(termsafe.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
+	}
+	if len(r.Changes) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 // WriteMarkdown writes the report as a pull request's comment: a heading
@@ -175,19 +193,19 @@ func (r *Report) WriteJSON(w io.Writer, t Threshold, f Files) error {
 // the model is told in collapsed details. Server text is plain text there
 // (internal/report/mdtext): no link, image, HTML or mention.
 func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
-	var b strings.Builder
+	b := bufio.NewWriter(w)
 	verdict := "no changes"
 	if len(r.Changes) > 0 {
 		verdict = fmt.Sprintf("%d breaking, %d to review, %d safe", r.Count(Breaking), r.Count(Review), r.Count(Safe))
 	}
-	fmt.Fprintf(&b, "### MCP server catalog: %s\n\n", verdict)
-	fmt.Fprintf(&b, "%s → %s", sideName(r.Old, mdtext.Text), sideName(r.New, mdtext.Text))
+	fmt.Fprintf(b, "### MCP server catalog: %s\n\n", verdict)
+	fmt.Fprintf(b, "%s → %s", sideName(r.Old, mdtext.Text), sideName(r.New, mdtext.Text))
 	if r.Fails(t) {
-		fmt.Fprintf(&b, " — **fails** (`%s %s`)", r.Name.Word(OptionThreshold), t)
+		fmt.Fprintf(b, " — **fails** (`%s %s`)", r.Name.Word(OptionThreshold), t)
 	}
 	b.WriteString("\n")
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\n> Note: %s\n", mdtext.Text(n))
+		fmt.Fprintf(b, "\n> Note: %s\n", mdtext.Text(n))
 	}
 	sections := []struct {
 		class Class
@@ -201,25 +219,24 @@ func (r *Report) WriteMarkdown(w io.Writer, t Threshold) error {
 		if r.Count(s.class) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n#### %s (%d)\n\n| Change | Where | Rule |\n| --- | --- | --- |\n", s.title, r.Count(s.class))
+		fmt.Fprintf(b, "\n#### %s (%d)\n\n| Change | Where | Rule |\n| --- | --- | --- |\n", s.title, r.Count(s.class))
 		var details []Change
 		for _, c := range r.Changes {
 			if c.Class() != s.class {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` |\n", mdtext.Text(c.Text()), mdtext.Code(string(c.Path)), c.Rule.ID)
+			fmt.Fprintf(b, "| %s | %s | `%s` |\n", mdtext.Text(c.Text()), mdtext.Code(string(c.Path)), c.Rule.ID)
 			if _, _, ok := c.texts(); ok {
 				details = append(details, c)
 			}
 		}
 		for _, c := range details {
 			o, n, _ := c.texts()
-			fmt.Fprintf(&b, "\n<details><summary>%s</summary>\n\n", mdtext.Text(c.Text()))
-			fmt.Fprintf(&b, "Before: %s\n\nAfter: %s\n\n</details>\n", mdOr(o), mdOr(n))
+			fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", mdtext.Text(c.Text()))
+			fmt.Fprintf(b, "Before: %s\n\nAfter: %s\n\n</details>\n", mdOr(o), mdOr(n))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 func mdOr(s string) string {

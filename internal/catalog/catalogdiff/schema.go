@@ -314,6 +314,9 @@ func valueKey(v any) string {
 	if x, ok := number(v); ok {
 		return "n" + x.RatString()
 	}
+	if x, ok := v.(string); ok {
+		return "s" + x // most enums' values: no digest to make
+	}
 	d := digestOf(v)
 	return "v" + string(d[:])
 }
