@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -155,7 +156,7 @@ type document struct {
 	Capabilities       *mcp.ServerCapabilities `json:"capabilities"`
 	ClientCapabilities []string                `json:"clientCapabilities"`
 	Instructions       string                  `json:"instructions"`
-	Tools              []*mcp.Tool             `json:"tools"`
+	Tools              []json.RawMessage       `json:"tools"` // read one at a time (fileTools)
 	Prompts            []*mcp.Prompt           `json:"prompts"`
 	Resources          []*mcp.Resource         `json:"resources"`
 	Templates          []*mcp.ResourceTemplate `json:"resourceTemplates"`
@@ -181,10 +182,29 @@ func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 	if err := strictjson.DecodeLikeSDK(data, &doc); err != nil {
 		return Named{}, err
 	}
+	tools, err := fileTools(doc.Tools)
+	if err != nil {
+		return Named{}, err
+	}
 	l := &Listing{Info: &mcp.InitializeResult{ServerInfo: doc.Server, ProtocolVersion: doc.ProtocolVersion,
 		Capabilities: doc.Capabilities, Instructions: doc.Instructions},
-		Tools: doc.Tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities,
+		Tools: tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities,
 		Sent: Sent{Capabilities: top["capabilities"]}}
+	for _, p := range l.Prompts {
+		if p != nil {
+			p.Meta = fitted(p.Meta)
+		}
+	}
+	for _, r := range l.Resources {
+		if r != nil {
+			r.Meta = fitted(r.Meta)
+		}
+	}
+	for _, t := range l.Templates {
+		if t != nil {
+			t.Meta = fitted(t.Meta)
+		}
+	}
 	if saved != nil {
 		savedAnnotations(l, saved)
 	}
@@ -192,6 +212,55 @@ func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 		name = doc.Server.Name
 	}
 	return Named{Name: name, Listing: l, Saved: saved}, nil
+}
+
+// fileTools reads a file's tools one at a time, each one's input and
+// output schemas kept as their text (a json.RawMessage): as trees of maps,
+// the schemas of a large catalog held about ten times the file's size,
+// while a reader (scan, a served catalog) needs one tool's tree at a time.
+func fileTools(raws []json.RawMessage) ([]*mcp.Tool, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	tools := make([]*mcp.Tool, len(raws))
+	for i, raw := range raws {
+		if string(raw) == "null" {
+			continue
+		}
+		// A non-nil pointer in an interface is decoded into: the schemas
+		// are read as their text, never as trees.
+		var in, out json.RawMessage
+		t := &mcp.Tool{InputSchema: &in, OutputSchema: &out}
+		if err := strictjson.DecodeLikeSDK(raw, t); err != nil {
+			return nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		t.InputSchema, t.OutputSchema = schemaText(in), schemaText(out)
+		t.Meta = fitted(t.Meta)
+		tools[i] = t
+	}
+	return tools, nil
+}
+
+// fitted is m in a map of its size: the go-sdk's decoder makes each
+// object it reads into a map[string]any with room for many members (4.75
+// kB for one), which a catalog of many items, each with a small _meta,
+// would hold as many times.
+func fitted(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	out := make(mcp.Meta, len(m))
+	maps.Copy(out, m)
+	return out
+}
+
+// schemaText is a schema's text as a tool's schema (nil when absent or
+// null).
+func schemaText(raw json.RawMessage) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }
 
 // savedAnnotations gives the resources and templates of l the audience

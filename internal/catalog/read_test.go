@@ -2,9 +2,12 @@ package catalog_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,4 +149,40 @@ func FuzzReadFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A catalog file of many tools, each with a small _meta and a schema,
+// read as scan reads it (the saved catalog and the listing both), holds
+// a few bytes of heap per byte of the file (7): the schemas are kept as
+// their text, and each _meta in a map of its size, where the go-sdk's
+// decoder made each _meta a map of 4.75 kB and the schemas trees of such
+// maps (30 bytes per byte). A ratio of sizes, not a time.
+func TestReadFileHoldsAFewTimesTheFile(t *testing.T) {
+	var tools []string
+	for i := range 3000 {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%05d","description":"Does thing %d, described at some length for the model.",`+
+			`"inputSchema":{"type":"object","properties":{"a":{"type":"string","enum":["x","y","z"],"description":"one"},"b":{"type":"integer","description":"two"}}},"_meta":{"k":%d}}`, i, i, i))
+	}
+	data := []byte(`{"catalogFormat":1,"protocolVersion":"2025-11-25","server":{"name":"w","version":"1"},"capabilities":{"tools":{}},"tools":[` +
+		strings.Join(tools, ",") + `]}`)
+	held := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := held()
+	servers, err := catalog.ReadFile("many.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perByte := float64(held()-before) / float64(len(data))
+	runtime.KeepAlive(servers)
+	t.Logf("%d bytes held %.1f bytes of heap per byte", len(data), perByte)
+	if perByte > 10 {
+		t.Errorf("the catalog read holds %.1f bytes of heap per byte of its file, want at most 10", perByte)
+	}
+	if s, ok := servers[0].Listing.Tools[0].InputSchema.(json.RawMessage); !ok || !strings.Contains(string(s), `"enum":["x","y","z"]`) {
+		t.Errorf("the first tool's input schema is %T %v, want its text", servers[0].Listing.Tools[0].InputSchema, servers[0].Listing.Tools[0].InputSchema)
+	}
 }

@@ -126,6 +126,10 @@ func Map(v any) map[string]any {
 		return x
 	case nil:
 		return nil
+	case json.RawMessage:
+		var m map[string]any
+		_ = json.Unmarshal(x, &m)
+		return m
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
