@@ -58,7 +58,7 @@ func runCatalogSave(ctx context.Context, opts *CatalogSaveOptions) error {
 	if err != nil {
 		return err
 	}
-	data, _, err := c.Encode()
+	data, err := c.Bytes() // no line for every path: nothing here shows them
 	if err != nil {
 		return err
 	}
