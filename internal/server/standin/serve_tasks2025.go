@@ -30,8 +30,11 @@ import (
 // completed), and tasks/result by asking the recorded questions, related
 // to the task, then giving the recorded result. The go-sdk keeps no
 // params.task: the stdio connection (taskConn) and the HTTP handler
-// (taskBodies) move it into the call's _meta on the way in. A client that
-// asks for no task gets the call as the task amounts to (see Task2025).
+// (taskBodies) move it into the call's _meta on the way in. A client of
+// 2026-07-28 that declares the tasks extension gets the task as a task of
+// the extension (asExtTask), and one of its tasks/* requests about a task
+// of 2025-11-25 an error that says why (oldClient). A client that asks for
+// no task gets the call as the task amounts to (see Task2025).
 
 // The ttl and pollInterval (milliseconds) of the tasks a stand-in runs for
 // recorded tasks of 2025-11-25, whose recording it does not read them from.

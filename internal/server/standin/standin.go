@@ -15,7 +15,10 @@
 // server ran as a task (of the tasks extension, or of 2025-11-25) runs as
 // a task of the stand-in's own for a client that asks for one, through
 // the recorded statuses, questions and result, and as the call the task
-// amounts to for one that does not.
+// amounts to for one that does not. A recorded task of 2025-11-25 runs,
+// for a client of 2026-07-28 (which the recorded server did not speak),
+// as a task of the tasks extension, which the stand-in then offers such
+// clients; a task one era's client started is not found by the other's.
 //
 // Requests are matched by method and params (see matchKey: _meta,
 // requestState and inputResponses ignored, the rest compared
