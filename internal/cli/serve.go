@@ -90,7 +90,10 @@ A call the recorded server ran as a task (of the tasks extension, or of
 one, with the recorded statuses, questions and result, through the tasks
 requests the server answered (tasks/get, tasks/update, tasks/cancel; or
 tasks/get and tasks/result); a client that asks for none gets the call the
-task amounts to: its questions, then its result.
+task amounts to: its questions, then its result. A recorded task of
+2025-11-25 runs, for a client of 2026-07-28, as a task of the tasks extension,
+which the stand-in then offers; a task a client of 2025-11-25 started is not
+found by a client of 2026-07-28, and the error says why.
 
 --fault injects a fault into the requests of a method (and of one tool, prompt
 or resource when named): METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE]

@@ -311,6 +311,30 @@ func (e *NotEndedError) Error() string {
 // Unwrap returns the context's error.
 func (e *NotEndedError) Unwrap() error { return e.Err }
 
+// MaxSilentPolls is how many polls in a row a wait takes a task to say
+// input_required and show no question (no inputRequests, and none answered
+// in this wait) before it gives up with a [NoQuestionError]: nothing the
+// client can answer would bring such a task on.
+const MaxSilentPolls = 3
+
+// A NoQuestionError is the error of a wait for a task that says it waits
+// for input (input_required) and shows no question to answer, poll after
+// poll: a task of another era (a task of protocol 2025-11-25 asks its
+// questions during tasks/result, which a session of that protocol sends),
+// or a server that lost its questions. Last is its last status.
+type NoQuestionError struct {
+	Last  Update
+	Polls int
+}
+
+func (e *NoQuestionError) Error() string {
+	msg := ""
+	if e.Last.StatusMessage != "" {
+		msg = fmt.Sprintf(" (%s)", e.Last.StatusMessage)
+	}
+	return fmt.Sprintf("task %s is input_required%s but the server showed no question to answer (no inputRequests in %d polls of tasks/get): waiting would not bring it on (a task of protocol 2025-11-25 asks its questions during tasks/result, in a session of that protocol)", e.Last.TaskID, msg, e.Polls)
+}
+
 func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.CallToolResult, error) {
 	var last *Update
 	if first != nil {
@@ -319,6 +343,7 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 	interval := c.interval(first)
 	answered := map[string]bool{}
 	skipSleep := false
+	silent := 0 // polls in a row that said input_required and showed no question
 	for poll := 1; ; poll++ {
 		if poll > c.opts.MaxPolls {
 			return nil, fmt.Errorf("task %s is still %s after %d polls; giving up (it may still run on the server: cancel it with tasks/cancel)", id, last.Status, c.opts.MaxPolls)
@@ -353,6 +378,12 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 		}
 		switch g.Status {
 		case tasks.StatusInputRequired:
+			if silent = silent + 1; len(g.InputRequests) > 0 || len(answered) > 0 {
+				silent = 0
+			}
+			if silent >= MaxSilentPolls {
+				return nil, &NoQuestionError{Last: u, Polls: silent}
+			}
 			n, err := c.answer(ctx, id, g.InputRequests, answered)
 			if err != nil {
 				return nil, err

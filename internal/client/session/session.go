@@ -603,6 +603,9 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server answered with an answer to no request, and no
 		// other answer could come.
 		e.Kind, e.Err = KindProtocol, stray
+	case errors.As(err, new(*taskclient.NoQuestionError)):
+		// The server says its task waits for answers and asks nothing.
+		e.Kind = KindProtocol
 	case timedOut(ctx) && notEnded(err) != nil:
 		s.taskNotEnded(ctx, e, notEnded(err))
 	case timedOut(ctx):

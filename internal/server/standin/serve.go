@@ -101,17 +101,32 @@ func (s *Standin) answeredAside(method string) bool {
 	switch method {
 	case "initialize", "server/discover", "ping":
 		return true
-	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", tasks.MethodUpdate:
+	case "tasks/get", "tasks/cancel", tasks.MethodUpdate:
 		return s.servesTasks()
+	case "tasks/result", "tasks/list":
+		return s.servesTasks2025()
 	}
 	return false
 }
 
 // answerAside answers a request answeredAside: with the go-sdk's answer,
-// initialize's with the recorded capabilities of tasks of 2025-11-25.
+// initialize's with the recorded capabilities of tasks of 2025-11-25 (and
+// to a client of 2025-11-25, without the tasks extension offered for
+// them to clients of 2026-07-28).
 func (s *Standin) answerAside(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := next(ctx, method, req)
-	if method == "initialize" && err == nil && s.servesTasks2025() {
+	if method != "initialize" || err != nil {
+		return res, err
+	}
+	if s.extFor2025 && !modernResult(res) {
+		// The extension offered for the recorded tasks of 2025-11-25 is
+		// for clients of 2026-07-28: an older client gets the recorded
+		// server's capabilities.
+		if res, err = withoutExtension(res, tasks.ExtensionID); err != nil {
+			return nil, err
+		}
+	}
+	if s.servesTasks2025() {
 		return s.withTasks2025(res)
 	}
 	return res, err
@@ -156,20 +171,23 @@ func (s *Standin) answerMatched(ctx context.Context, client, method string, req 
 	return s.recordedAnswer(ctx, method, req, t, next)
 }
 
-// startTask answers a tools/call the recording ran as a task with a task
-// of the stand-in's own, when the client asks for one (it declares the
-// tasks extension, or sends params.task on 2025-11-25), and reports
+// startTask answers a tools/call the recording ran as a task (of either
+// era) with a task of the stand-in's own, when the client asks for one: a
+// task of 2025-11-25 for a client that sends params.task, a task of the
+// tasks extension for one that declares the extension; and reports
 // whether it did.
 func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange) (mcp.Result, bool, error) {
 	if method != "tools/call" {
 		return nil, false, nil
 	}
 	switch {
-	case x.ExtTask != nil && tasks.Declared(req):
-		res, err := s.startExtTask(req, client, x)
-		return res, true, err
 	case x.Task != nil && taskRequested(req) && s.servesTasks2025():
 		res, err := s.startTask2025(client, x)
+		return res, true, err
+	case (x.ExtTask != nil || x.Task != nil) && tasks.Declared(req):
+		// A recorded task of 2025-11-25 runs as the task of the extension
+		// it amounts to (asExtTask).
+		res, err := s.startExtTask(req, client, x)
 		return res, true, err
 	}
 	return nil, false, nil

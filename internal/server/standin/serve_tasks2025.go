@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,8 +30,18 @@ import (
 // completed), and tasks/result by asking the recorded questions, related
 // to the task, then giving the recorded result. The go-sdk keeps no
 // params.task: the stdio connection (taskConn) and the HTTP handler
-// (taskBodies) move it into the call's _meta on the way in. A client that
-// asks for no task gets the call as the task amounts to (see Task2025).
+// (taskBodies) move it into the call's _meta on the way in. A client of
+// 2026-07-28 that declares the tasks extension gets the task as a task of
+// the extension (asExtTask), and one of its tasks/* requests about a task
+// of 2025-11-25 an error that says why (oldClient). A client that asks for
+// no task gets the call as the task amounts to (see Task2025).
+
+// The ttl and pollInterval (milliseconds) of the tasks a stand-in runs for
+// recorded tasks of 2025-11-25, whose recording it does not read them from.
+const (
+	task2025TTL          = 600000
+	task2025PollInterval = 100
+)
 
 // metaTaskParam is the _meta key a tools/call's params.task is moved to on
 // its way in: the go-sdk keeps no params.task.
@@ -105,25 +116,23 @@ func (sc *Script) hasTasks2025() bool {
 	return false
 }
 
-// registerTasks adds the tasks/* methods of the recorded tasks: tasks/get
-// and tasks/cancel for tasks of either era, tasks/result and tasks/list
-// for those of 2025-11-25, tasks/update for those of the tasks extension.
+// registerTasks adds the tasks/* methods of the recorded tasks: tasks/get,
+// tasks/cancel and tasks/update for tasks of either era (a recorded task
+// of 2025-11-25 runs as a task of the extension for a client of
+// 2026-07-28), tasks/result and tasks/list for those of 2025-11-25.
 func (s *Standin) registerTasks() error {
-	has2025, hasExt := s.script.hasTasks2025(), s.script.hasExtTasks()
-	if !has2025 && !hasExt {
+	if !s.servesTasks() {
 		return nil
 	}
 	errs := []error{
 		mcp.AddReceivingCustomMethod(s.server, "tasks/get", s.taskGet),
 		mcp.AddReceivingCustomMethod(s.server, "tasks/cancel", s.taskCancel),
+		mcp.AddReceivingCustomMethod(s.server, tasks.MethodUpdate, s.extTaskUpdate),
 	}
-	if has2025 {
+	if s.script.hasTasks2025() {
 		errs = append(errs,
 			mcp.AddReceivingCustomMethod(s.server, "tasks/result", s.taskResult),
 			mcp.AddReceivingCustomMethod(s.server, "tasks/list", s.taskList))
-	}
-	if hasExt {
-		errs = append(errs, mcp.AddReceivingCustomMethod(s.server, tasks.MethodUpdate, s.extTaskUpdate))
 	}
 	return errors.Join(errs...)
 }
@@ -132,6 +141,9 @@ func (s *Standin) registerTasks() error {
 func (s *Standin) taskGet(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (mcp.Result, error) {
 	switch tk := s.tasks.get(p.TaskID).(type) {
 	case *task2025:
+		if err := oldClient(ss, p, "tasks/get"); err != nil {
+			return nil, err
+		}
 		return &taskGetResult{taskState: tk.status()}, nil
 	case *extTask:
 		if err := declaredTasks(ss, p); err != nil {
@@ -146,6 +158,9 @@ func (s *Standin) taskGet(ctx context.Context, ss *mcp.ServerSession, p *taskIDP
 func (s *Standin) taskCancel(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (mcp.Result, error) {
 	switch tk := s.tasks.get(p.TaskID).(type) {
 	case *task2025:
+		if err := oldClient(ss, p, "tasks/cancel"); err != nil {
+			return nil, err
+		}
 		if !tk.set("cancelled", "cancelled by request") {
 			return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: task %s has ended already", p.TaskID)
 		}
@@ -171,6 +186,19 @@ func (s *Standin) taskList(ctx context.Context, ss *mcp.ServerSession, p *taskID
 	return out, nil
 }
 
+// oldClient refuses a request of a client of 2026-07-28 about a task of
+// 2025-11-25, which a client of that protocol started: it is found
+// nowhere else, as a server of 2025-11-25 (whose clients are of that
+// protocol) would not find another session's task; the error says so,
+// and what to do.
+func oldClient(ss *mcp.ServerSession, p *taskIDParams, method string) error {
+	if (&mcp.ServerRequest[*taskIDParams]{Session: ss, Params: p}).ProtocolVersion() < modern {
+		return nil
+	}
+	return rpcError(jsonrpc.CodeInvalidParams, nil,
+		"mcp-tester serve: no task %q of protocol 2026-07-28: it is a task of protocol 2025-11-25, started by a client of that protocol, and a client of 2026-07-28 cannot %s it (its questions come with tasks/result of 2025-11-25); use protocol 2025-11-25", p.TaskID, strings.TrimPrefix(method, "tasks/"))
+}
+
 func noTask(id string) error {
 	return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: no task %q", id)
 }
@@ -189,14 +217,14 @@ func (s *Standin) startTask2025(client string, x *Exchange) (mcp.Result, error) 
 		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a task id: %v", err)
 	}
 	now := s.opts.Now().UTC().Format(time.RFC3339Nano)
-	tk := &task2025{x: x, state: taskState{ID: hex.EncodeToString(b), Status: "working", CreatedAt: now, LastUpdatedAt: now, TTL: 600000, PollInterval: 100}}
+	tk := &task2025{x: x, state: taskState{ID: hex.EncodeToString(b), Status: "working", CreatedAt: now, LastUpdatedAt: now, TTL: task2025TTL, PollInterval: task2025PollInterval}}
 	if x.Questions() == 0 {
 		tk.state.Status = "completed"
 		if x.Err != nil {
 			tk.state.Status = "failed"
 		}
 	} else {
-		tk.state.Status, tk.state.StatusMessage = "input_required", "the recorded task asks the client"
+		tk.state.Status, tk.state.StatusMessage = "input_required", statusAsking
 	}
 	if err := s.tasks.add(tk.state.ID, client, tk); err != nil {
 		return nil, err

@@ -34,17 +34,52 @@ func (sc *Script) hasExtTasks() bool {
 	return slices.ContainsFunc(sc.Exchanges, func(x *Exchange) bool { return x.ExtTask != nil })
 }
 
-// servesTasks reports whether the stand-in answers tasks/* requests: of
-// the tasks extension, or of 2025-11-25 (servesTasks2025).
+// servesTasks reports whether the stand-in answers the tasks/* requests
+// of the tasks extension (tasks/get, tasks/update, tasks/cancel): for a
+// recording that holds a task of either era (a recorded task of
+// 2025-11-25 runs as a task of the extension for a client of 2026-07-28).
+// tasks/result and tasks/list are answered where servesTasks2025.
 func (s *Standin) servesTasks() bool {
-	return s.script.hasExtTasks() || s.servesTasks2025()
+	return s.script.hasExtTasks() || s.script.hasTasks2025()
+}
+
+// withoutExtension is an initialize result without the extension id in
+// its capabilities.
+func withoutExtension(res mcp.Result, id string) (mcp.Result, error) {
+	return patchResult(res, func(m map[string]json.RawMessage) {
+		var caps map[string]json.RawMessage
+		if json.Unmarshal(m["capabilities"], &caps) != nil || caps == nil {
+			return
+		}
+		var ext map[string]json.RawMessage
+		if json.Unmarshal(caps["extensions"], &ext) != nil || ext == nil {
+			return
+		}
+		delete(ext, id)
+		if len(ext) == 0 {
+			delete(caps, "extensions")
+		} else {
+			caps["extensions"], _ = json.Marshal(ext)
+		}
+		m["capabilities"], _ = json.Marshal(caps)
+	})
+}
+
+// modernResult reports whether an initialize result agreed on protocol
+// 2026-07-28 or later.
+func modernResult(res mcp.Result) bool {
+	ir, ok := res.(*mcp.InitializeResult)
+	return ok && ir.ProtocolVersion >= modern
 }
 
 // extTask is one task of the tasks extension the stand-in runs, serving a
 // recorded one (x.ExtTask).
 type extTask struct {
-	id      string
-	x       *Exchange
+	id string
+	x  *Exchange
+	// rec is what it serves: x.ExtTask, or the task of the extension a
+	// recorded task of 2025-11-25 amounts to (asExtTask).
+	rec     *ExtTask
 	created string
 
 	mu sync.Mutex
@@ -71,12 +106,49 @@ func (s *Standin) startExtTask(req mcp.Request, client string, x *Exchange) (mcp
 			return nil, s.undeclared(req, x, q, ir)
 		}
 	}
+	rec := x.ExtTask
+	if rec == nil {
+		rec = x.asExtTask()
+	}
 	now := stamp(s.opts.Now())
-	tk := &extTask{id: rand.Text(), x: x, created: now, updated: now, answered: map[string]bool{}}
+	tk := &extTask{id: rand.Text(), x: x, rec: rec, created: now, updated: now, answered: map[string]bool{}}
 	if err := s.tasks.add(tk.id, client, tk); err != nil {
 		return nil, err
 	}
-	return &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: tk.info(x.ExtTask.States[0])}, nil
+	return &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: tk.info(rec.States[0])}, nil
+}
+
+// statusAsking is the status message of a task that waits for the
+// recorded questions of a task of 2025-11-25, whose recording keeps no
+// message of its own for it.
+const statusAsking = "the recorded task asks the client"
+
+// asExtTask is the task of the tasks extension that x, a call the server
+// ran as a task of 2025-11-25, amounts to for a client of 2026-07-28 that
+// asks for a task: working, then input_required with each recorded round
+// of questions in turn, then how it ended: completed with the recorded
+// result, failed with the recorded error (or, when the recording holds
+// neither, with why).
+func (x *Exchange) asExtTask() *ExtTask {
+	ttl := int64(task2025TTL)
+	rec := &ExtTask{ID: x.Task.ID, Line: x.Task.Line, TTLMs: &ttl, PollIntervalMs: task2025PollInterval,
+		States: []TaskState{{Line: x.Task.Line, Status: tasks.StatusWorking}}}
+	for _, r := range x.Rounds {
+		st := TaskState{Status: tasks.StatusInputRequired, Message: statusAsking}
+		for _, q := range r.Questions {
+			st.Keys = append(st.Keys, q.Key)
+			if st.Line == 0 {
+				st.Line = q.Line
+			}
+		}
+		rec.States = append(rec.States, st)
+	}
+	end := TaskState{Line: x.ResultLine, Status: tasks.StatusCompleted}
+	if x.Err != nil || !x.Ended {
+		end.Status, end.Message = tasks.StatusFailed, x.Unended
+	}
+	rec.States = append(rec.States, end)
+	return rec
 }
 
 // extTaskUpdate is tasks/update: the answers to the questions the task
@@ -85,6 +157,11 @@ func (s *Standin) startExtTask(req mcp.Request, client string, x *Exchange) (mcp
 func (s *Standin) extTaskUpdate(ctx context.Context, ss *mcp.ServerSession, p *tasks.UpdateTaskParams) (*tasks.UpdateTaskResult, error) {
 	tk, ok := s.tasks.get(p.TaskID).(*extTask)
 	if !ok {
+		if _, old := s.tasks.get(p.TaskID).(*task2025); old {
+			if err := oldClient(ss, &taskIDParams{ParamsBase: p.ParamsBase, TaskID: p.TaskID}, tasks.MethodUpdate); err != nil {
+				return nil, err
+			}
+		}
 		return nil, noTask(p.TaskID)
 	}
 	if err := declaredTasks(ss, p); err != nil {
@@ -129,7 +206,7 @@ func inputResponse(raw json.RawMessage) (mcp.InputResponse, error) {
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // states are the recorded statuses tk serves.
-func (tk *extTask) states() []TaskState { return tk.x.ExtTask.States }
+func (tk *extTask) states() []TaskState { return tk.rec.States }
 
 // state is the status shown. Under tk.mu.
 func (tk *extTask) state() TaskState {
@@ -183,8 +260,12 @@ func (tk *extTask) poll(now time.Time) *tasks.GetTaskResult {
 	case tasks.StatusCompleted:
 		g.Result = tk.x.Result
 	case tasks.StatusFailed:
-		if e := tk.x.Err; e != nil {
+		switch e := tk.x.Err; {
+		case e != nil:
 			g.Error = &tasks.ErrorObject{Code: e.Code, Message: e.Message, Data: e.Data}
+		case !tk.x.Ended:
+			g.Error = &tasks.ErrorObject{Code: jsonrpc.CodeInternalError,
+				Message: fmt.Sprintf("mcp-tester serve: the recording holds no result of %s's task (line %d): %s", tk.x.Label(), tk.x.Line, tk.x.Unended)}
 		}
 	}
 	return g
@@ -288,7 +369,7 @@ func (tk *extTask) unanswered() string {
 
 // info is the task's metadata with status st.
 func (tk *extTask) info(st TaskState) tasks.Info {
-	rec := tk.x.ExtTask
+	rec := tk.rec
 	return tasks.Info{TaskID: tk.id, Status: st.Status, StatusMessage: st.Message,
 		CreatedAt: tk.created, LastUpdatedAt: tk.updated, TTLMs: rec.TTLMs, PollIntervalMs: rec.PollIntervalMs}
 }

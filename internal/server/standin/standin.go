@@ -15,7 +15,10 @@
 // server ran as a task (of the tasks extension, or of 2025-11-25) runs as
 // a task of the stand-in's own for a client that asks for one, through
 // the recorded statuses, questions and result, and as the call the task
-// amounts to for one that does not.
+// amounts to for one that does not. A recorded task of 2025-11-25 runs,
+// for a client of 2026-07-28 (which the recorded server did not speak),
+// as a task of the tasks extension, which the stand-in then offers such
+// clients; a task one era's client started is not found by the other's.
 //
 // Requests are matched by method and params (see matchKey: _meta,
 // requestState and inputResponses ignored, the rest compared
@@ -130,6 +133,10 @@ type Standin struct {
 	// running (serve_tasks2025.go).
 	readsTaskParam bool
 	tasks          *taskTable
+	// extFor2025: the recorded server offered no tasks extension, and the
+	// stand-in offers it to clients of 2026-07-28, for its recorded tasks
+	// of 2025-11-25.
+	extFor2025 bool
 }
 
 // New builds a stand-in for a script.
@@ -304,6 +311,7 @@ func (s *Standin) build() error {
 		return err
 	}
 	s.offerExtensions(caps)
+	s.offerTasksFor2025(caps)
 	if facts.Line > 0 {
 		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
 	} else {
@@ -364,6 +372,20 @@ func (s *Standin) offerExtensions(caps *mcp.ServerCapabilities) {
 		slices.Sort(ids)
 		s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
 	}
+}
+
+// offerTasksFor2025 offers in caps the tasks extension, when the recording
+// holds tasks of 2025-11-25 only: a client of 2026-07-28 that asks for a
+// task gets one, of the extension, as the recorded server gave a client of
+// 2025-11-25 (see asExtTask). A client of 2025-11-25 is not offered it
+// (answerAside).
+func (s *Standin) offerTasksFor2025(caps *mcp.ServerCapabilities) {
+	if !s.script.hasTasks2025() || caps.Extensions[tasks.ExtensionID] != nil {
+		return
+	}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	s.extFor2025 = true
+	s.note("the recorded server ran calls as tasks of protocol 2025-11-25: they run as such tasks for a client of 2025-11-25 that asks for one, and as tasks of the tasks extension (offered to clients of 2026-07-28) for a client of 2026-07-28 that declares it")
 }
 
 // errDropped ends a request whose connection a fault dropped.

@@ -17,9 +17,10 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 // call as the task's flow amounts to: the questions asked during it are
 // the exchange's rounds, the result tasks/result gave is its result. So a
 // client of either era gets what the server gave: its questions (as
-// input_required, or elicitation/create), then the task's result. Over
-// stdio, a client of 2025-11-25 that asks for a task gets one
-// (serve_tasks2025.go).
+// input_required, or elicitation/create), then the task's result. A
+// client of 2025-11-25 that asks for a task gets one (serve_tasks2025.go),
+// and so does a client of 2026-07-28 that declares the tasks extension: a
+// task of the extension (asExtTask).
 type Task2025 struct {
 	ID   string // the task's id in the recording
 	Line int    // the line of the result that created it

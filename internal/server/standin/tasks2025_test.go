@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // params.task is moved into _meta on its way in, unless the params hold
@@ -55,5 +56,35 @@ func TestTaskBodies(t *testing.T) {
 	}
 	if !strings.Contains(string(got), "tasks/get") {
 		t.Fatal("the handler was not reached")
+	}
+}
+
+// A recorded task of 2025-11-25 served as a task of the extension (to a
+// client of 2026-07-28): created working, its question until tasks/update answers
+// it, then its recorded result; one the recording holds no end of fails
+// with why.
+func TestTask2025AsExtTask(t *testing.T) {
+	x := &Exchange{Method: "tools/call", Name: "survey", Line: 3, Task: &Task2025{ID: "r1", Line: 4},
+		Rounds: []*Round{{Questions: []*Question{{Line: 6, Key: "q1", Method: "elicitation/create", Params: json.RawMessage(`{"message":"Which?","requestedSchema":{"type":"object"}}`)}}}},
+		Result: json.RawMessage(`{"content":[]}`), ResultLine: 9, Ended: true}
+	tk := &extTask{id: "S1", x: x, rec: x.asExtTask(), answered: map[string]bool{}}
+	if st := tk.rec.States[0]; st.Status != "working" {
+		t.Errorf("created %+v, want working", st)
+	}
+	if got, want := shows(tk, 2), "input_required:the recorded task asks the client:q1, input_required:the recorded task asks the client:q1"; got != want {
+		t.Fatalf("before the answer\n got %s\nwant %s", got, want)
+	}
+	tk.take(map[string]json.RawMessage{"q1": json.RawMessage(`{"action":"decline"}`)}, time.Unix(0, 0))
+	if got, want := shows(tk, 2), `completed::{"content":[]}, completed::{"content":[]}`; got != want {
+		t.Fatalf("after the answer\n got %s\nwant %s", got, want)
+	}
+
+	x.Ended, x.Result, x.Unended = false, nil, "the client left"
+	tk = &extTask{id: "S2", x: x, rec: x.asExtTask(), answered: map[string]bool{"q1": true}}
+	if got, want := shows(tk, 1), "failed:the client left"; got != want {
+		t.Fatalf("unended\n got %s\nwant %s", got, want)
+	}
+	if g := tk.poll(time.Unix(0, 0)); g.Error == nil || !strings.Contains(g.Error.Message, "the recording holds no result of tools/call survey's task (line 3): the client left") {
+		t.Errorf("unended: error %+v", g.Error)
 	}
 }

@@ -116,7 +116,7 @@ func shows(tk *extTask, n int) string {
 func runExtTask(t *testing.T, cancel bool) *extTask {
 	t.Helper()
 	x := script(t, extTaskRecording(cancel)).Exchanges[0]
-	return &extTask{id: "S1", x: x, answered: map[string]bool{}}
+	return &extTask{id: "S1", x: x, rec: x.ExtTask, answered: map[string]bool{}}
 }
 
 // A served task shows the recorded statuses one tasks/get at a time; it
