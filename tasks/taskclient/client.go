@@ -297,11 +297,12 @@ func (c *Client) report(u Update, last *Update) {
 }
 
 // A NotEndedError is the error of a wait for a task that its context ended
-// (a time limit, an interrupt) between two polls: the server had answered
-// every poll, and the task had not ended. Last is its last status.
+// (a time limit, an interrupt) between two polls or during one: the server
+// had answered every earlier poll, and the task had not ended. Last is its
+// last status.
 type NotEndedError struct {
 	Last Update
-	Err  error // the context's error
+	Err  error // the context's error, or the poll's it cut short
 }
 
 func (e *NotEndedError) Error() string {
@@ -361,6 +362,12 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 		skipSleep = false
 		g, err := c.Get(ctx, id)
 		if err != nil {
+			if last != nil && ctx.Err() != nil {
+				// The time ran out during a poll, the earlier ones
+				// answered: the task had not ended, as when it runs out
+				// between polls (on a loaded machine, either comes).
+				return nil, &NotEndedError{Last: *last, Err: err}
+			}
 			return nil, err
 		}
 		u := Update{TaskID: id, Status: g.Status, StatusMessage: g.StatusMessage, Poll: poll}

@@ -641,8 +641,9 @@ func notEnded(err error) *taskclient.NotEndedError {
 }
 
 // taskNotEnded makes e say that the wait of ctx for a task ran out of time
-// while the task ran: the server answered every poll, so this is no server
-// that did not answer (exit 3) but a call that did not end (exit 1), with
+// while the task ran: the server answered every poll that had time to end
+// (the last may have been under way), so this is no server that did not
+// answer (exit 3) but a call that did not end (exit 1), with
 // the task's last status.
 func (s *Session) taskNotEnded(ctx context.Context, e *Error, ne *taskclient.NotEndedError) {
 	e.Kind = KindServer
@@ -654,7 +655,7 @@ func (s *Session) taskNotEnded(ctx context.Context, e *Error, ne *taskclient.Not
 	if ne.Last.StatusMessage != "" {
 		status += " (" + termsafe.Clip(ne.Last.StatusMessage, 200) + ")"
 	}
-	e.Err = fmt.Errorf("task %s did not end %s: its last status was %s; the server answered every poll, and the task may still run there", ne.Last.TaskID, within, status)
+	e.Err = fmt.Errorf("task %s did not end %s: its last status was %s; the server answered every poll that had time to end, and the task may still run there", ne.Last.TaskID, within, status)
 }
 
 // timedOut makes e say that the request of ctx ran out of time: its
