@@ -175,6 +175,31 @@ func (s *Script) Of(method string) []*Exchange {
 	return out
 }
 
+// requiresTask reports whether a tools/list answer of the recording says
+// the tool name runs only as a task (execution.taskSupport "required",
+// 2025-11-25).
+func (s *Script) requiresTask(name string) bool {
+	for _, x := range s.Of("tools/list") {
+		var list struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(x.Result, &list) != nil {
+			continue
+		}
+		for _, t := range list.Tools {
+			if t.Name == name {
+				return t.Execution.TaskSupport == "required"
+			}
+		}
+	}
+	return false
+}
+
 // Summary says in one line what the script holds.
 func (s *Script) Summary() string {
 	calls, questions := 0, 0
