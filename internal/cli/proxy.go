@@ -156,11 +156,11 @@ func (o *ProxyOptions) checkHTTP() error {
 	default:
 		return usageErr("--transport %q: use streamable or sse", o.Transport)
 	}
-	if err := proxy.CheckListen(o.Listen); err != nil && !o.ListenAny {
-		if errors.Is(err, proxy.ErrNotLoopback) {
-			return usageErr("--listen %s is not a loopback address: the proxy forwards whatever reaches it, credentials included; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
-		}
-		return usageErr("--listen %q: %v", o.Listen, err)
+	if err := checkListenAddr("--listen", o.Listen); err != nil {
+		return err
+	}
+	if err := proxy.CheckListen(o.Listen); errors.Is(err, proxy.ErrNotLoopback) && !o.ListenAny {
+		return usageErr("--listen %s is not a loopback address: the proxy forwards whatever reaches it, credentials included; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
 	}
 	return nil
 }

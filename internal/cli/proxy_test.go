@@ -23,7 +23,7 @@ func TestProxyOptions(t *testing.T) {
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0", "--listen-any"}},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0"}, err: "--listen 0.0.0.0:0 is not a loopback address"},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "10.1.2.3:80"}, err: "is not a loopback address"},
-		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "nohost"}, err: `--listen "nohost"`},
+		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "nohost"}, err: `--listen nohost`},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--transport", "ws"}, err: `--transport "ws": use streamable or sse`},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp?token=ghp_0123456789abcdefghijklmn", "--max-streams", "0"}, err: "--max-streams 0"},
 		{args: []string{"-o", "r.jsonl", "-u", "127.0.0.1:1/mcp"}, err: "give an http:// or https:// URL"},
