@@ -147,9 +147,8 @@ func (o *ProxyOptions) check() error {
 // checkHTTP refuses what cannot run of a proxy to an HTTP server: its URL,
 // its transport, the address to listen on.
 func (o *ProxyOptions) checkHTTP() error {
-	u, err := url.Parse(o.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("--url %q: give an http:// or https:// URL", credential.RedactURL(o.URL))
+	if err := checkURLFlag(o.IO.ErrOut, "--url", o.URL); err != nil {
+		return err
 	}
 	switch o.Transport {
 	case "streamable", "sse":

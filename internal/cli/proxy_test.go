@@ -26,7 +26,7 @@ func TestProxyOptions(t *testing.T) {
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--listen", "nohost"}, err: `--listen nohost`},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp", "--transport", "ws"}, err: `--transport "ws": use streamable or sse`},
 		{args: []string{"-o", "r.jsonl", "-u", "http://127.0.0.1:1/mcp?token=ghp_0123456789abcdefghijklmn", "--max-streams", "0"}, err: "--max-streams 0"},
-		{args: []string{"-o", "r.jsonl", "-u", "127.0.0.1:1/mcp"}, err: "give an http:// or https:// URL"},
+		{args: []string{"-o", "r.jsonl", "-u", "127.0.0.1:1/mcp"}, err: "must start with http:// or https://"},
 		{args: []string{"-o", "r.jsonl", "-c", "x", "--addr-file", "a"}, err: "--addr-file applies to a server reached by URL"},
 		{args: []string{"-o", "r.jsonl", "x", "--", "y"}, err: `unexpected argument "x" before --`},
 		{args: []string{"-c", "x"}, err: "no recording file"},
