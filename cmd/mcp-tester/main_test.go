@@ -58,6 +58,7 @@ func (w waitingTests) Run() int {
 var servers = []string{
 	"./examples/conformance",
 	"./examples/deployer",
+	"./examples/minimal",
 	"./internal/testsupport/fixtures/askserver",
 	"./internal/testsupport/fixtures/evolving",
 	"./internal/testsupport/fixtures/handbook",

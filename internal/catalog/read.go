@@ -50,9 +50,10 @@ var fileMembers = append(slices.Clip(documentMembers), "catalogFormat", "protoco
 // [{"name": …, "catalog": {…}}, …]}, each catalog in them either of the
 // first two. Whatever the form, a key twice in one object, a top-level
 // member in other letter case than the format's, and anything after the
-// JSON value are refused, and every error begins with name and says
-// where (a line and column, or a path). A caller reads at most
-// MaxFileSize bytes.
+// JSON value are refused, and so is a tool, prompt, prompt argument,
+// resource or resource template listed twice (by name, URI or URI
+// template); every error begins with name and says where (a line and
+// column, or a path). A caller reads at most MaxFileSize bytes.
 func ReadFile(name string, data []byte) ([]Named, error) {
 	out, err := readFile(name, data, false)
 	if err != nil {
@@ -78,7 +79,14 @@ func readFile(name string, data []byte, savedOnly bool) ([]Named, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readForm(name, data, top, savedOnly)
+	named, err := readForm(name, data, top, savedOnly)
+	if err != nil {
+		return nil, err
+	}
+	if err := unique(data, named); err != nil {
+		return nil, err
+	}
+	return named, nil
 }
 
 // readForm reads a catalog file (data, its top-level members top) by its

@@ -184,5 +184,45 @@ func TestReadFileHoldsAFewTimesTheFile(t *testing.T) {
 	}
 	if s, ok := servers[0].Listing.Tools[0].InputSchema.(json.RawMessage); !ok || !strings.Contains(string(s), `"enum":["x","y","z"]`) {
 		t.Errorf("the first tool's input schema is %T %v, want its text", servers[0].Listing.Tools[0].InputSchema, servers[0].Listing.Tools[0].InputSchema)
+
+	}
+}
+
+// A catalog that lists one tool, prompt, prompt argument, resource or
+// resource template twice is refused, in every form of file, with both
+// places; a null item is no name.
+func TestReadFileRefusesDuplicates(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"tools": [{"name": "a", "inputSchema": {"type": "object"}}, {"name": "a", "inputSchema": {"type": "object"}}]}`:    `f.json: line 1, column 62, tools[1]: tool "a" listed again (first at line 1, column 12, tools[0]): tools are told apart by name; remove or rename one`,
+		`{"prompts": [{"name": "p"}, {"name": "q"}, {"name": "p"}]}`:                                                         `prompts[2]: prompt "p" listed again (first at line 1, column 14, prompts[0])`,
+		`{"prompts": [{"name": "p", "arguments": [{"name": "x"}, {"name": "x"}]}]}`:                                          `prompts[0].arguments[1]: argument "x" of prompt "p" listed again`,
+		`{"resources": [{"uri": "file:///a", "name": "a"}, null, {"uri": "file:///a", "name": "b"}]}`:                        `resources[2]: resource "file:///a" listed again (first at line 1, column 16, resources[0]): resources are told apart by URI`,
+		`{"resourceTemplates": [{"uriTemplate": "x://{a}", "name": "a"}, {"uriTemplate": "x://{a}", "name": "b"}]}`:          `resourceTemplates[1]: resource template "x://{a}" listed again`,
+		`{"catalog": {"tools": [{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]}}`:                       `catalog.tools[1]: tool "a" listed again (first at line 1, column 24, catalog.tools[0])`,
+		`{"servers": [{"name": "s", "catalog": {}}, {"name": "t", "catalog": {"prompts": [{"name": "p"}, {"name": "p"}]}}]}`: `servers[1].catalog.prompts[1]: prompt "p" listed again`,
+	} {
+		_, err := catalog.ReadFile("f.json", []byte(doc))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %s", doc, err, want)
+		}
+	}
+	// The same name in different lists, or null twice, is no duplicate.
+	for _, doc := range []string{
+		`{"tools": [{"name": "a", "inputSchema": {}}], "prompts": [{"name": "a", "arguments": [{"name": "a"}]}, {"name": "b", "arguments": [{"name": "a"}]}]}`,
+		`{"resources": [null, null]}`,
+	} {
+		if _, err := catalog.ReadFile("f.json", []byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+	// A catalog in the form catalog save writes is refused alike.
+	c := &catalog.Catalog{Server: catalog.Server{Name: "s", Version: "1"}, ProtocolVersion: "2025-11-25",
+		Tools: []catalog.Tool{{Name: "a", InputSchema: map[string]any{"type": "object"}}, {Name: "a", InputSchema: map[string]any{"type": "object"}}}}
+	saved, _, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := catalog.ReadSaved("saved.json", saved); err == nil || !strings.Contains(err.Error(), `saved.json: line 19, column 5, tools[1]: tool "a" listed again (first at line 13, column 5, tools[0])`) {
+		t.Errorf("saved: %v", err)
 	}
 }

@@ -109,7 +109,7 @@ func addAnswerFlags(cmd *cobra.Command, c *ConnOptions, a *AnswerOptions) {
 // addElicitFlag binds --elicit, the scripted answers, and --sample.
 func addElicitFlag(cmd *cobra.Command, o *AnswerOptions) {
 	stringsVar(cmd.Flags(), &o.Elicit, "elicit",
-		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key (repeatable; an answer no question used is an error; questions left over are declined)")
+		"answer the next question: accept, decline, cancel, accept:{json}, or KEY=ANSWER for the question with that key; exact after an accept (accept:{json} exact) sends its content as written, without the schema's defaults, as a script's elicit_response does (repeatable; an answer no question used is an error; questions left over are declined)")
 	addSampleFlag(cmd, o, "")
 }
 

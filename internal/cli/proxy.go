@@ -147,20 +147,19 @@ func (o *ProxyOptions) check() error {
 // checkHTTP refuses what cannot run of a proxy to an HTTP server: its URL,
 // its transport, the address to listen on.
 func (o *ProxyOptions) checkHTTP() error {
-	u, err := url.Parse(o.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("--url %q: give an http:// or https:// URL", credential.RedactURL(o.URL))
+	if err := checkURLFlag(o.IO.ErrOut, "--url", o.URL); err != nil {
+		return err
 	}
 	switch o.Transport {
 	case "streamable", "sse":
 	default:
 		return usageErr("--transport %q: use streamable or sse", o.Transport)
 	}
-	if err := proxy.CheckListen(o.Listen); err != nil && !o.ListenAny {
-		if errors.Is(err, proxy.ErrNotLoopback) {
-			return usageErr("--listen %s is not a loopback address: the proxy forwards whatever reaches it, credentials included; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
-		}
-		return usageErr("--listen %q: %v", o.Listen, err)
+	if err := checkListenAddr("--listen", o.Listen); err != nil {
+		return err
+	}
+	if err := proxy.CheckListen(o.Listen); errors.Is(err, proxy.ErrNotLoopback) && !o.ListenAny {
+		return usageErr("--listen %s is not a loopback address: the proxy forwards whatever reaches it, credentials included; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
 	}
 	return nil
 }

@@ -169,11 +169,11 @@ func (o *ServeOptions) check() ([]standin.Fault, error) {
 		}
 		return faults, nil
 	}
-	if err := proxy.CheckListen(o.Listen); err != nil && !o.ListenAny {
-		if errors.Is(err, proxy.ErrNotLoopback) {
-			return nil, usageErr("--listen %s is not a loopback address: a stand-in answers whoever reaches it; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
-		}
-		return nil, usageErr("--listen %q: %v", o.Listen, err)
+	if err := checkListenAddr("--listen", o.Listen); err != nil {
+		return nil, err
+	}
+	if err := proxy.CheckListen(o.Listen); errors.Is(err, proxy.ErrNotLoopback) && !o.ListenAny {
+		return nil, usageErr("--listen %s is not a loopback address: a stand-in answers whoever reaches it; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
 	}
 	return faults, nil
 }

@@ -25,7 +25,7 @@ func TestServeOptions(t *testing.T) {
 		{args: []string{"r.jsonl", "--fault", "tools/call:delay=2s", "--fault", "tools/call deploy:error=-32603:boom", "--fault", "tools/list:drop"}, faults: 3},
 		{args: []string{"r.jsonl", "--answers", "schema", "--state-ttl", "1m"}},
 		{args: []string{"r.jsonl", "--listen", "0.0.0.0:0"}, err: "--listen 0.0.0.0:0 is not a loopback address"},
-		{args: []string{"r.jsonl", "--listen", "nohost"}, err: `--listen "nohost"`},
+		{args: []string{"r.jsonl", "--listen", "nohost"}, err: `--listen nohost`},
 		{args: []string{"r.jsonl", "--addr-file", "a"}, err: "--addr-file applies to HTTP (--listen ADDR), not to stdio"},
 		{args: []string{"r.jsonl", "--max-sessions", "3"}, err: "--max-sessions applies to HTTP"},
 		{args: []string{"r.jsonl", "--listen", "127.0.0.1:0", "--max-sessions", "0"}, err: "--max-sessions 0: give at least 1"},

@@ -87,6 +87,9 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 	if opts.Conn.Command != "" && opts.Conn.URL != "" {
 		return usageErr("give -c or -u, not both")
 	}
+	if err := checkListenAddr("--listen", opts.Listen); err != nil {
+		return err
+	}
 	browser := interactive.SystemBrowser(opts.getenv, runtime.GOOS)
 	wd, _ := os.Getwd()
 	srv, err := ui.New(ui.Options{

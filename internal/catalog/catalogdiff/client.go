@@ -35,12 +35,38 @@ func (c clients) lacked() string { return strings.Join(c.less, ", ") }
 func compareClients(old, new *catalog.Catalog) clients {
 	var c clients
 	o, n := declaredSet(old.ClientCapabilities), declaredSet(new.ClientCapabilities)
+	// What the new client lacks is said once a capability: a capability
+	// it lacks whole is one item with the modes the old one declared (not
+	// one for it and one for each mode), a mode it lacks of one it
+	// declared is "no NAME (MODE, …)".
+	lackedModes := map[string][]string{}
+	var lacked []string
 	for _, k := range unionKeys(o, n) {
-		if !n[k] {
-			c.less = append(c.less, "no "+k)
-		}
 		if o[k] != n[k] {
 			c.differ = true
+		}
+		if n[k] {
+			continue
+		}
+		name, mode, isMode := strings.Cut(k, " (")
+		if !isMode {
+			lacked = append(lacked, name)
+			continue
+		}
+		if _, ok := lackedModes[name]; !ok && n[name] {
+			lacked = append(lacked, name)
+		}
+		lackedModes[name] = append(lackedModes[name], strings.TrimSuffix(mode, ")"))
+	}
+	for _, name := range lacked {
+		modes := strings.Join(lackedModes[name], ", ")
+		switch {
+		case n[name]:
+			c.less = append(c.less, fmt.Sprintf("no %s (%s)", name, modes))
+		case modes != "":
+			c.less = append(c.less, fmt.Sprintf("no %s at all (the old one's: %s)", name, modes))
+		default:
+			c.less = append(c.less, "no "+name)
 		}
 	}
 	if old.ProtocolVersion != new.ProtocolVersion {
@@ -112,7 +138,7 @@ func (c clients) notes(old, new *catalog.Catalog) []string {
 	out := []string{fmt.Sprintf("the catalogs were read by clients that declared different things (old: %s; new: %s): a server may offer more to a client that declares more",
 		client(old), client(new))}
 	if len(c.less) > 0 {
-		out = append(out, fmt.Sprintf("the new catalog's client declared less (%s): what only the old catalog has is to review, not breaking [%s]",
+		out = append(out, fmt.Sprintf("the new catalog's client declared less (%s): what only the old catalog has is not comparable, to review rather than breaking [%s]",
 			c.lacked(), RuleClientDeclaredLess.ID))
 	}
 	return out

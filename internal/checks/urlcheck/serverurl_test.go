@@ -19,7 +19,14 @@ func TestServerURL(t *testing.T) {
 		"http:///mcp":                     "it names no host",
 		"ftp://x/mcp":                     "must start with http:// or https://",
 		"127.0.0.1:8080/mcp":              "must start with http:// or https://",
-		"http://a b/mcp":                  `it does not read as a URL: invalid character " " in host name`,
+		"http://a b/mcp":                  "it holds a space at character 9: take it out (in a path or query, write it %20)",
+		"http://h:9 /mcp":                 "it holds a space at character 11: take it out (in a path or query, write it %20)",
+		" http://h:9/mcp":                 "it holds a space at character 1: take it out (in a path or query, write it %20)",
+		"http://h:9/mcp\t":                "it holds a control character (U+0009) at character 15: take it out",
+		"http://hé:9/\u00a0":              "it holds a space character (U+00A0) at character 13: take it out",
+		"http://h:9/a\x7f":                "it holds a control character (U+007F) at character 13: take it out",
+		"":                                "it is empty: give http://HOST:PORT/PATH",
+		"http://h%zz/mcp":                 `it does not read as a URL: invalid URL escape "%zz"`,
 	} {
 		err := ServerURL(raw)
 		got := ""

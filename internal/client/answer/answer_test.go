@@ -25,6 +25,11 @@ func TestParseSpec(t *testing.T) {
 		{`target=decline`, `target=decline`},
 		{`target=accept:{"environment":"production","confirm":true}`, `target=accept:{"confirm":true,"environment":"production"}`},
 		{`accept:{"url":"https://x.example/?a=b"}`, `accept:{"url":"https://x.example/?a=b"}`},
+		{`accept:{"a":1} exact`, `accept:{"a":1} exact`},
+		{"accept:{\"a\":1}\texact ", `accept:{"a":1} exact`},
+		{`k=accept:{"a":"b exact"} exact`, `k=accept:{"a":"b exact"} exact`},
+		{`accept exact`, `accept exact`},
+		{`accept:{"a":"exact"}`, `accept:{"a":"exact"}`},
 	}
 	for _, c := range cases {
 		s, err := ParseSpec(c.in)
@@ -33,15 +38,18 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":                   "the action is missing",
-		"yes":                `unknown action "yes"`,
-		`decline:{"a":1}`:    "only accept carries content",
-		`accept:[1]`:         "content is not a JSON object",
-		`accept:{"a":1} x`:   "text after the JSON object",
-		`=accept`:            "the key before '=' is empty",
-		`accept:{"a":`:       "content is not a JSON object",
-		`accept:null`:        "content is not a JSON object: it is null",
-		`target=maybe:{"a"}`: `unknown action "maybe"`,
+		"":                    "the action is missing",
+		"yes":                 `unknown action "yes"`,
+		"decline exact":       "exact is for the content of accept; decline takes none",
+		"exact":               `unknown action "exact"`,
+		`accept:{"a":1}exact`: "text after the JSON object",
+		`decline:{"a":1}`:     "only accept carries content",
+		`accept:[1]`:          "content is not a JSON object",
+		`accept:{"a":1} x`:    "text after the JSON object",
+		`=accept`:             "the key before '=' is empty",
+		`accept:{"a":`:        "content is not a JSON object",
+		`accept:null`:         "content is not a JSON object: it is null",
+		`target=maybe:{"a"}`:  `unknown action "maybe"`,
 	}
 	for in, want := range bad {
 		if _, err := ParseSpec(in); err == nil || !strings.Contains(err.Error(), want) {

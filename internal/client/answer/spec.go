@@ -55,6 +55,9 @@ func (s Spec) String() string {
 		c, _ := json.Marshal(s.Content)
 		b.WriteString(":" + string(c))
 	}
+	if s.Exact {
+		b.WriteString(" exact")
+	}
 	return b.String()
 }
 
@@ -74,10 +77,16 @@ func (s Spec) Result() *mcp.ElicitResult {
 //
 //	accept | decline | cancel | accept:{"field":"value"} | KEY=ANSWER
 //
-// The key is the question's key in the server's inputRequests.
+// The key is the question's key in the server's inputRequests. The word
+// exact after an accept (accept:{"field":"value"} exact, accept exact), as
+// a script's elicit_response takes it, sends its content exactly as
+// written ([Spec.Exact]).
 func ParseSpec(text string) (Spec, error) {
 	var s Spec
 	rest := strings.TrimSpace(text)
+	if before, ok := cutExact(rest); ok {
+		s.Exact, rest = true, before
+	}
 	if key, after, ok := strings.Cut(rest, "="); ok && !strings.ContainsAny(key, ":{ ") {
 		if key == "" {
 			return s, fmt.Errorf("answer %q: the key before '=' is empty", text)
@@ -90,6 +99,9 @@ func ParseSpec(text string) (Spec, error) {
 		return s, fmt.Errorf("answer %q: %w", text, err)
 	}
 	s.Action = action
+	if s.Exact && action != "accept" {
+		return s, fmt.Errorf("answer %q: exact is for the content of accept; %s takes none", text, action)
+	}
 	if !hasContent {
 		return s, nil
 	}
@@ -102,6 +114,16 @@ func ParseSpec(text string) (Spec, error) {
 	}
 	s.Content = c
 	return s, nil
+}
+
+// cutExact is text without the word exact that ends it, after a space:
+// "accept:{…} exact" is "accept:{…}".
+func cutExact(text string) (string, bool) {
+	before, ok := strings.CutSuffix(text, "exact")
+	if !ok || before == "" || (before[len(before)-1] != ' ' && before[len(before)-1] != '\t') {
+		return text, false
+	}
+	return strings.TrimSpace(before), true
 }
 
 // ParseAction checks that a is accept, decline or cancel.

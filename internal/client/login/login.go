@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/text/optname"
 )
 
@@ -164,6 +165,11 @@ func (s *Settings) validURLs() error {
 		u, err := url.Parse(s.RedirectURL)
 		if err != nil || u.Scheme != "http" || u.Port() == "" || !isLoopbackHost(u.Hostname()) || u.RawQuery != "" || u.Fragment != "" {
 			return badRedirect(s.Name.Word(SettingRedirectURL), s.RedirectURL)
+		}
+		// The tester listens there: its port is checked as a flag's URL
+		// is (a fixed TCP port), whether a flag or a profile gave it.
+		if err := urlcheck.ServerURL(s.RedirectURL); err != nil {
+			return fmt.Errorf("%s %s: %w", s.Name.Word(SettingRedirectURL), s.RedirectURL, err)
 		}
 	}
 	return nil

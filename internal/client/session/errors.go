@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/askback/askback/internal/text/termsafe"
@@ -56,7 +57,7 @@ func (e *Error) Error() string {
 	}
 	// What the server said stays on this line: it cannot forge lines of
 	// its own, nor drive the terminal (see internal/text/termsafe).
-	b.WriteString(termsafe.Line(e.Err.Error()))
+	b.WriteString(termsafe.Line(saidOnce(e.Op, e.Err.Error())))
 	if e.Round > 0 {
 		fmt.Fprintf(&b, " (nothing more was sent: the call stays unfinished after %d request(s))", e.Round)
 	}
@@ -70,6 +71,60 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// saidOnce is msg, the message of an operation's error, without what op
+// (`tasks/get "t1"`) already says at its front: the go-sdk's `calling
+// "tasks/get": `, a package's own `tasks/get t1: ` or op itself, each of
+// which would say the operation twice.
+func saidOnce(op, msg string) string {
+	if op == "" {
+		return msg
+	}
+	method, name, _ := strings.Cut(op, " ")
+	if n, err := strconv.Unquote(name); err == nil {
+		name = n
+	}
+	repeats := []string{op + ": ", `calling "` + method + `": `}
+	if name != "" {
+		repeats = append(repeats, method+" "+name+": ")
+	} else {
+		repeats = append(repeats, method+": ")
+	}
+	for {
+		cut := false
+		for _, r := range repeats {
+			if rest, ok := strings.CutPrefix(msg, r); ok && rest != "" {
+				msg, cut = rest, true
+			}
+		}
+		if !cut {
+			return calledOnce(msg)
+		}
+	}
+}
+
+// calledOnce is msg without the go-sdk's `calling "M": ` where the words
+// before it already name M (`tasks/update t1: calling "tasks/update": `).
+func calledOnce(msg string) string {
+	const mark = `: calling "`
+	from := 0
+	for {
+		i := strings.Index(msg[from:], mark)
+		if i < 0 {
+			return msg
+		}
+		i += from
+		method, _, ok := strings.Cut(msg[i+len(mark):], `": `)
+		start := strings.LastIndex(msg[:i], ": ") + 2 // the words before: from the last ": ", or the start
+		if start < 2 {
+			start = 0
+		}
+		if ok && strings.HasPrefix(msg[start:i], method+" ") {
+			msg = msg[:i+2] + msg[i+len(mark)+len(method)+3:]
+		}
+		from = i + 2
+	}
+}
 
 // KindOf returns the kind of err, 0 when it is not a session error.
 func KindOf(err error) Kind {

@@ -4,6 +4,8 @@
 package listen
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -66,4 +68,49 @@ func FreePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CheckAddr checks an address to listen on (HOST:PORT, as net.Listen
+// takes it; an empty HOST is every address of the machine) before
+// anything listens, and says what is wrong with it: no ':' before the
+// port, no port, a port that is not a TCP port (0 to 65535; 0 picks a free
+// one), or a space or control character in it. The error holds no part of
+// the address but the port, so that the caller names the address as its
+// flag shows it. Whether the address is this machine's, free and allowed
+// is for net.Listen to say.
+func CheckAddr(addr string) error {
+	for i, r := range addr {
+		if r == ' ' || r < 0x20 || r == 0x7f {
+			return fmt.Errorf("it holds %s at byte %d: give HOST:PORT, e.g. 127.0.0.1:8080", describeRune(r), i+1)
+		}
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("give HOST:PORT, e.g. 127.0.0.1:8080 (:0 picks a free port): %s", splitReason(err))
+	}
+	if port == "" {
+		return errors.New("the port after the ':' is missing: give one (0 picks a free port)")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 || port[0] == '+' || port[0] == '-' {
+		return fmt.Errorf("port %s is no TCP port (0 to 65535; 0 picks a free one)", port)
+	}
+	return nil
+}
+
+// splitReason is why net.SplitHostPort refused an address, without the
+// address it repeats.
+func splitReason(err error) string {
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return ae.Err
+	}
+	return err.Error()
+}
+
+// describeRune names a space or control character as a person reads it.
+func describeRune(r rune) string {
+	if r == ' ' {
+		return "a space"
+	}
+	return fmt.Sprintf("a control character (U+%04X)", r)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/encoding/eventstream"
 	"github.com/askback/askback/internal/recording"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/internal/server/reqbody"
 	"github.com/askback/askback/internal/text/credential"
 )
@@ -955,14 +956,15 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 var ErrNotLoopback = errors.New("not a loopback address")
 
 // CheckListen reports whether addr (host:port) is on loopback: 127.0.0.0/8,
-// ::1 or localhost.
+// ::1 or localhost. An address that is no HOST:PORT at all is refused as
+// listen.CheckAddr refuses it.
 func CheckListen(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	if err := listen.CheckAddr(addr); err != nil {
 		return err
 	}
-	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
-		return fmt.Errorf("port %s is no TCP port (0 to 65535)", port)
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
 	}
 	if !loopbackHost(host) {
 		return ErrNotLoopback
