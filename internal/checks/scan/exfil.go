@@ -176,9 +176,9 @@ func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 				found[d] = true
 				continue
 			}
-			if j > 0 && backReference.MatchString(sent) {
+			if j > 0 && pointsBack(sent, loc) {
 				if before, ok := orderBefore(sents, j); ok {
-					s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s, told in the sentence after the order", d), before+" "+sent)
+					s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s, told in the sentence after the order", d), before+". "+sent)
 					found[d] = true
 				}
 			}
@@ -212,10 +212,14 @@ func orderWindow(sent string, loc []int) (before, after string) {
 // "to", "into", "at" …, then at most three words ("to our endpoint").
 var orderPreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true, "via": true, "on": true, "with": true}
 
+// addressNoun names an address: "to the following address: https://…".
+var addressNoun = map[string]bool{"address": true, "url": true, "endpoint": true, "webhook": true, "server": true, "link": true, "destination": true, "host": true}
+
 // objectOfOrder reports whether before, the words before an address,
 // end in an order to send to it: a send verb (not a noun: "the user's
 // email"), or a passive order ("must be uploaded"), then at most twelve
-// words, a preposition and at most three words, none a label ("Docs:").
+// words, a preposition and at most three words, none a label ("Docs:")
+// but the last when it names the address ("to this address:").
 func objectOfOrder(before string) bool {
 	words := strings.Fields(before)
 	if len(words) > 20 {
@@ -223,9 +227,9 @@ func objectOfOrder(before string) bool {
 	}
 	prep := -1
 	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
-		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_-"))
-		if strings.HasSuffix(words[k], ":") {
-			return false
+		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_-:"))
+		if strings.HasSuffix(words[k], ":") && (k < len(words)-1 || !orderPreposition[w] && !addressNoun[w]) {
+			return false // a label: "Docs: https://…"
 		}
 		if orderPreposition[w] {
 			prep = k
@@ -254,6 +258,16 @@ var passiveParticiple = map[string]bool{"sent": true, "forwarded": true, "posted
 // backReference points back at what the sentence before told: "use
 // https://… for it", "send it there", "https://… is where it goes".
 var backReference = lazyre.New(`(?i)\b(?:(?:for|with|to)\s+(?:it|them|this|that|these|those)|there|is\s+where|as\s+(?:the|its)\s+(?:destination|endpoint|target|address|url|recipient))\b`)
+
+// pointsBack reports whether the address at loc of sent is told as
+// where what the sentence before told goes: a back reference in the
+// four words after it ("https://… for it", "https://… is where it
+// goes") or before it ("send it there: https://…").
+func pointsBack(sent string, loc []int) bool {
+	before, after := strings.Fields(sent[:loc[0]]), strings.Fields(sent[loc[1]:])
+	before, after = before[max(0, len(before)-4):], after[:min(len(after), 4)]
+	return backReference.MatchString(strings.Join(after, " ")) || backReference.MatchString(strings.Join(before, " "))
+}
 
 // orderBefore returns the sentence before sents[j] (or the one before
 // that) when it orders the user's or the conversation's data sent (a
