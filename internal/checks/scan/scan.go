@@ -123,6 +123,7 @@ func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
 // addresses is one finding that names them all (see Finding.also).
 func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, excerpt string) {
 	s.add(r, sev, t, reason, excerpt)
+	dest = clipWords(dest) // as a reason names it
 	f := &s.findings[s.seen[findingKey{r.ID, s.server, t.where()}]]
 	for _, d := range f.dests {
 		if d == dest {
