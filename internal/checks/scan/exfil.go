@@ -191,8 +191,12 @@ func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 // whether there is one.
 func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d string) bool {
 	before, after := orderWindow(sent, loc)
-	if objectOfOrder(before) && dataWord.MatchString(before+" "+after) {
-		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), before+sent[loc[0]:loc[1]]+after)
+	if sev := objectOfOrder(before); sev != 0 && dataWord.MatchString(before+" "+after) {
+		reason := fmt.Sprintf("orders data sent to %s", d)
+		if sev < High {
+			reason = fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d)
+		}
+		s.addDestination(RuleDestination, sev, t, d, reason, before+sent[loc[0]:loc[1]]+after)
 		return true
 	}
 	w := before + sent[loc[0]:loc[1]] + after
@@ -216,11 +220,13 @@ var orderPreposition = map[string]bool{"to": true, "into": true, "onto": true, "
 var addressNoun = map[string]bool{"address": true, "url": true, "endpoint": true, "webhook": true, "server": true, "link": true, "destination": true, "host": true}
 
 // objectOfOrder reports whether before, the words before an address,
-// end in an order to send to it: a send verb (not a noun: "the user's
-// email"), or a passive order ("must be uploaded"), then at most twelve
-// words, a preposition and at most three words, none a label ("Docs:")
-// but the last when it names the address ("to this address:").
-func objectOfOrder(before string) bool {
+// end in an order to send to it (High): a send verb (not a noun: "the
+// user's email"), or a passive order ("must be uploaded"), then at most
+// twelve words, a preposition and at most three words, none a label
+// ("Docs:") but the last when it names the address ("to this
+// address:"); or in words that say the tool sends there (Medium:
+// "sends", "is uploaded"). It is 0 for neither.
+func objectOfOrder(before string) Severity {
 	words := strings.Fields(before)
 	if len(words) > 20 {
 		words = words[len(words)-20:]
@@ -229,7 +235,7 @@ func objectOfOrder(before string) bool {
 	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
 		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_-:"))
 		if strings.HasSuffix(words[k], ":") && (k < len(words)-1 || !orderPreposition[w] && !addressNoun[w]) {
-			return false // a label: "Docs: https://…"
+			return 0 // a label: "Docs: https://…"
 		}
 		if orderPreposition[w] {
 			prep = k
@@ -237,17 +243,32 @@ func objectOfOrder(before string) bool {
 		}
 	}
 	if prep < 0 {
-		return false
+		return 0
 	}
 	for k := prep - 1; k >= 0 && k >= prep-13; k-- {
 		w := strings.Trim(words[k], "\"'`()*_-,.:")
-		if strings.EqualFold(sendVerb.FindString(w), w) && !determiner.MatchString(strings.Join(words[:k], " ")+" ") ||
-			passiveParticiple[strings.ToLower(w)] && k > 0 && strings.EqualFold(words[k-1], "be") {
-			return true
+		switch {
+		case strings.EqualFold(sendVerb.FindString(w), w) && !determiner.MatchString(strings.Join(words[:k], " ")+" "):
+			return High
+		case passiveParticiple[strings.ToLower(w)] && k > 0 && strings.EqualFold(words[k-1], "be"):
+			if k > 1 && passiveModal[strings.ToLower(words[k-2])] {
+				return High
+			}
+			return Medium
+		case passiveParticiple[strings.ToLower(w)] && k > 0 && passiveAux[strings.ToLower(words[k-1])],
+			strings.EqualFold(sendsVerb.FindString(w), w):
+			return Medium
 		}
 	}
-	return false
+	return 0
 }
+
+// passiveModal makes "be sent" an order: "must be sent", "to be
+// sent" is one only with one before it (see passiveOrder).
+var passiveModal = map[string]bool{"must": true, "should": true, "shall": true, "to": true}
+
+// passiveAux makes a participle say that data is sent: "is sent".
+var passiveAux = map[string]bool{"is": true, "are": true, "gets": true, "get": true}
 
 // passiveParticiple are the participles of the send verbs: "must be
 // uploaded to …".
