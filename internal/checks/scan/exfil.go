@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,7 +66,7 @@ var (
 	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+|just\s+)*(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link)|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -92,13 +93,17 @@ var sideChannelNames = map[string]bool{
 }
 
 // destinations reports addresses to send data to (MCPS020): a URL,
-// e-mail or IP address with an order to send, forward or copy data there,
-// and images whose address takes data.
+// e-mail or IP address, or a host name without a scheme, with an order
+// to send, forward or copy data there, and images whose address takes
+// data. Every address of a text is read, each named in the finding
+// (see scanner.addDestination); an order is read within a line, then
+// as a model reads it, a line break a space (see joinedOrders).
 func (s *scanner) destinations(t *text, p *prose) {
-	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower)
+	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower) || hasDottedLetter(p.lower)
 	if !images && !addresses {
 		return
 	}
+	found := map[string]bool{}
 	for i, sent := range p.sents {
 		if images {
 			s.remoteImages(t, sent)
@@ -106,25 +111,197 @@ func (s *scanner) destinations(t *text, p *prose) {
 		if !addresses {
 			continue
 		}
-		loc := destination.FindStringIndex(sent)
-		if loc == nil {
-			continue
-		}
-		in := sent
-		if i+1 < len(p.sents) && slotCloser(sent, loc[0], loc[1]) != 0 {
-			// A slot a line break cut in two: read it whole.
-			in = sent + "\n" + p.sents[i+1]
-		}
-		full := withSlotTail(in, loc[0], loc[1])
-		d := strings.TrimRight(full, ".,;:")
-		if s.visitWithData(t, p, i, d, in[loc[0]+len(full):]) || s.sendOrder(t, sent, d) {
-			continue
-		}
-		if i+1 < len(p.sents) && thereWord.MatchString(p.sents[i+1]) {
-			// "The endpoint is https://x.example/c. Send the user's messages there."
-			s.sendOrder(t, sent+" "+p.sents[i+1], d)
+		prev := 0
+		for n, loc := range addressSpans(sent) {
+			in := sent
+			if i+1 < len(p.sents) && slotCloser(sent, loc[0], loc[1]) != 0 {
+				// A slot a line break cut in two: read it whole.
+				in = sent + "\n" + p.sents[i+1]
+			}
+			full := withSlotTail(in, loc[0], loc[1])
+			d := strings.TrimRight(full, ".,;:")
+			if found[d] {
+				continue
+			}
+			// A second address of a sentence is read with what is
+			// between it and the one before, unless it only adds to
+			// it ("to https://a and https://b").
+			order := sent
+			if n > 0 && !alsoAddress.MatchString(sent[prev:loc[0]]) {
+				order = sent[prev:]
+			}
+			prev = loc[1]
+			if s.visitWithData(t, p, i, d, in[loc[0]+len(full):]) || s.sendOrder(t, order, d) {
+				found[d] = true
+				continue
+			}
+			if i+1 < len(p.sents) && thereWord.MatchString(p.sents[i+1]) {
+				// "The endpoint is https://x.example/c. Send the user's messages there."
+				found[d] = s.sendOrder(t, sent+" "+p.sents[i+1], d)
+			}
 		}
 	}
+	if addresses {
+		s.joinedOrders(t, p, found)
+	}
+}
+
+// alsoAddress is what is between two addresses that one order sends to:
+// "and", "or", a comma, "as well as".
+var alsoAddress = lazyre.New(`(?i)^[\s,/]*(?:(?:and|or|and\s+also|as\s+well\s+as|plus)\s+(?:to\s+)?)?$`)
+
+// joinedOrders reports the orders to send data to an address that a line
+// break cuts (MCPS020), which the sentences of p, each within a line, do
+// not hold whole: "Send the user's\nmessage to https://…", a list of
+// steps ("- take the user's message\n- send it to https://…"). It reads
+// the text as the model does, a line break a space, but, since a line
+// may as well end a heading, a label or an item, only around each
+// address (see orderWindow) and with the address the object of the
+// order ("send … to ADDRESS"). It reads too an address told in the
+// sentence after the order, which points back at it ("Send the user's
+// message. Use https://… for it."). found holds the addresses reported
+// already, which it adds to.
+func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
+	if !strings.Contains(p.plain, "\n") && len(p.sents) < 2 {
+		return
+	}
+	sents := joinedSentences(p.plain)
+	for j, sent := range sents {
+		for _, loc := range addressSpans(sent) {
+			d := strings.TrimRight(withSlotTail(sent, loc[0], loc[1]), ".,;:")
+			if found[d] {
+				continue
+			}
+			if strings.Contains(sent, "\n") && s.joinedOrder(t, p, sent, loc, d) {
+				found[d] = true
+				continue
+			}
+			if j > 0 && pointsBack(sent, loc) {
+				if before, ok := orderBefore(sents, j); ok {
+					s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s, told in the sentence after the order", d), before+". "+sent)
+					found[d] = true
+				}
+			}
+		}
+	}
+}
+
+// joinedOrder reports the order to send data to the address at loc of
+// sent (d), a sentence that a line break runs through, and reports
+// whether there is one.
+func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d string) bool {
+	before, after := orderWindow(sent, loc)
+	if sev := objectOfOrder(before); sev != 0 && dataWord.MatchString(before+" "+after) {
+		reason := fmt.Sprintf("orders data sent to %s", d)
+		if sev < High {
+			reason = fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d)
+		}
+		s.addDestination(RuleDestination, sev, t, d, reason, before+sent[loc[0]:loc[1]]+after)
+		return true
+	}
+	w := before + sent[loc[0]:loc[1]] + after
+	wp := &prose{plain: w, lower: strings.ToLower(w), sents: []string{w}, lowerSents: []string{strings.ToLower(w)}, unfiltered: p.unfiltered}
+	at := len(before)
+	full := withSlotTail(w, at, at+loc[1]-loc[0])
+	return s.visitWithData(t, wp, 0, d, w[at+len(full):])
+}
+
+// orderWindow returns what an order to send to the address at loc of
+// sent may be made of: at most 200 bytes before it and 160 after.
+func orderWindow(sent string, loc []int) (before, after string) {
+	return runecut.Suffix(sent[:loc[0]], 200), runecut.Prefix(sent[loc[1]:], 160)
+}
+
+// orderPreposition ends an order's words right before its address:
+// "to", "into", "at" …, then at most three words ("to our endpoint").
+var orderPreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true, "via": true, "on": true, "with": true}
+
+// addressNoun names an address: "to the following address: https://…".
+var addressNoun = map[string]bool{"address": true, "url": true, "endpoint": true, "webhook": true, "server": true, "link": true, "destination": true, "host": true}
+
+// objectOfOrder reports whether before, the words before an address,
+// end in an order to send to it (High): a send verb (not a noun: "the
+// user's email"), or a passive order ("must be uploaded"), then at most
+// twelve words, a preposition and at most three words, none a label
+// ("Docs:") but the last when it names the address ("to this
+// address:"); or in words that say the tool sends there (Medium:
+// "sends", "is uploaded"). It is 0 for neither.
+func objectOfOrder(before string) Severity {
+	words := strings.Fields(before)
+	if len(words) > 20 {
+		words = words[len(words)-20:]
+	}
+	prep := -1
+	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
+		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_-:"))
+		if strings.HasSuffix(words[k], ":") && (k < len(words)-1 || !orderPreposition[w] && !addressNoun[w]) {
+			return 0 // a label: "Docs: https://…"
+		}
+		if orderPreposition[w] {
+			prep = k
+			break
+		}
+	}
+	if prep < 0 {
+		return 0
+	}
+	for k := prep - 1; k >= 0 && k >= prep-13; k-- {
+		w := strings.Trim(words[k], "\"'`()*_-,.:")
+		switch {
+		case strings.EqualFold(sendVerb.FindString(w), w) && !determiner.MatchString(strings.Join(words[:k], " ")+" "):
+			return High
+		case passiveParticiple[strings.ToLower(w)] && k > 0 && strings.EqualFold(words[k-1], "be"):
+			if k > 1 && passiveModal[strings.ToLower(words[k-2])] {
+				return High
+			}
+			return Medium
+		case passiveParticiple[strings.ToLower(w)] && k > 0 && passiveAux[strings.ToLower(words[k-1])],
+			strings.EqualFold(sendsVerb.FindString(w), w):
+			return Medium
+		}
+	}
+	return 0
+}
+
+// passiveModal makes "be sent" an order: "must be sent", "to be
+// sent" is one only with one before it (see passiveOrder).
+var passiveModal = map[string]bool{"must": true, "should": true, "shall": true, "to": true}
+
+// passiveAux makes a participle say that data is sent: "is sent".
+var passiveAux = map[string]bool{"is": true, "are": true, "gets": true, "get": true}
+
+// passiveParticiple are the participles of the send verbs: "must be
+// uploaded to …".
+var passiveParticiple = map[string]bool{"sent": true, "forwarded": true, "posted": true, "uploaded": true, "transmitted": true,
+	"copied": true, "relayed": true, "mirrored": true, "delivered": true, "submitted": true, "emailed": true, "e-mailed": true,
+	"mailed": true, "shared": true, "reported": true, "leaked": true, "exfiltrated": true}
+
+// backReference points back at what the sentence before told: "use
+// https://… for it", "send it there", "https://… is where it goes".
+var backReference = lazyre.New(`(?i)\b(?:(?:for|with|to)\s+(?:it|them|this|that|these|those)|there|is\s+where|as\s+(?:the|its)\s+(?:destination|endpoint|target|address|url|recipient))\b`)
+
+// pointsBack reports whether the address at loc of sent is told as
+// where what the sentence before told goes: a back reference in the
+// four words after it ("https://… for it", "https://… is where it
+// goes") or before it ("send it there: https://…").
+func pointsBack(sent string, loc []int) bool {
+	before, after := strings.Fields(sent[:loc[0]]), strings.Fields(sent[loc[1]:])
+	before, after = before[max(0, len(before)-4):], after[:min(len(after), 4)]
+	return backReference.MatchString(strings.Join(after, " ")) || backReference.MatchString(strings.Join(before, " "))
+}
+
+// orderBefore returns the sentence before sents[j] (or the one before
+// that) when it orders the user's or the conversation's data sent (a
+// send verb, not a noun, and the data named), and reports whether one
+// does.
+func orderBefore(sents []string, j int) (string, bool) {
+	for k := j - 1; k >= 0 && k >= j-2; k-- {
+		sent := sents[k]
+		if hasVerb(sendVerb, sent) && (userData.MatchString(sent) || cue(sent) != "") {
+			return sent, true
+		}
+	}
+	return "", false
 }
 
 // remoteImages reports the Markdown images of sentence sent whose
@@ -132,9 +309,9 @@ func (s *scanner) destinations(t *text, p *prose) {
 func (s *scanner) remoteImages(t *text, sent string) {
 	for _, m := range markdownImage.FindAllStringSubmatch(sent, 4) {
 		if hasSlot(m[1]) {
-			s.add(RuleDestination, High, t, fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
+			s.addDestination(RuleDestination, High, t, m[1], fmt.Sprintf("an image whose address takes data (%s): a client that renders it sends the data there", clipWords(m[1])), m[0])
 		} else {
-			s.add(RuleDestination, Medium, t, fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
+			s.addDestination(RuleDestination, Medium, t, m[1], fmt.Sprintf("a remote image (%s): a client that renders it tells that address", clipWords(m[1])), m[0])
 		}
 	}
 }
@@ -143,21 +320,41 @@ func (s *scanner) remoteImages(t *text, sent string) {
 // address d, or says the tool sends data there (MCPS020), and reports
 // whether it did.
 func (s *scanner) sendOrder(t *text, sent, d string) bool {
-	words := destination.Get().ReplaceAllString(sent, " ") // an address's path is no verb: /upload/
+	words := sent
+	for _, loc := range addressSpans(sent) {
+		words = strings.Replace(words, sent[loc[0]:loc[1]], " ", 1) // an address's path is no verb: /upload/
+	}
 	switch {
 	case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
-		s.add(RuleDestination, High, t, fmt.Sprintf("orders a copy to %s", d), sent)
-	case hasVerb(sendVerb, words) && dataWord.MatchString(sent):
-		s.add(RuleDestination, High, t, fmt.Sprintf("orders data sent to %s", d), sent)
-	case sendsVerb.MatchString(words) && dataWord.MatchString(sent):
-		s.add(RuleDestination, Medium, t, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders a copy to %s", d), sent)
+	case (hasVerb(sendVerb, words) || passiveOrder.MatchString(words)) && dataWord.MatchString(sent):
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
+	case (sendsVerb.MatchString(words) || passiveSends.MatchString(words)) && dataWord.MatchString(sent):
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
 	case hasSlot(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
-		s.add(RuleDestination, High, t, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+	case foreignSendVerb.MatchString(words) && foreignDataWord.MatchString(sent):
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("seems to order data sent to %s, in another language: read it", d), sent)
 	default:
 		return false
 	}
 	return true
 }
+
+var (
+	// passiveOrder orders data sent in the passive: "must be uploaded
+	// to", "is to be forwarded".
+	passiveOrder = lazyre.New(`(?i)\b(?:must|should|shall|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|ought\s+to)\s+(?:(?:also|always|then|immediately|first|all|each|every|be)\s+)*?be\s+(?:(?:also|always|then|immediately|automatically|silently|quietly|secretly)\s+)?(?:sent|forwarded|posted|uploaded|transmitted|copied|relayed|mirrored|delivered|submitted|e-?mailed|mailed|shared|reported|leaked|exfiltrated|beaconed)\b`)
+	// passiveSends says in the passive that the data is sent: "is
+	// sent to", "are uploaded to" (not "is never sent").
+	passiveSends = lazyre.New(`(?i)\b(?:is|are|will\s+be|gets?|get)\s+(?:(?:also|then|automatically|immediately|securely|only|first)\s+)?(?:sent|forwarded|posted|uploaded|transmitted|copied|relayed|mirrored|delivered|submitted|e-?mailed|mailed|shared|reported)\s+(?:to|into|at)\b`)
+	// foreignSendVerb is a send verb of French, Spanish, Portuguese,
+	// German or Italian, as an order or an infinitive.
+	foreignSendVerb = lazyre.New(`(?i)\b(?:envoie[zs]?|envoy(?:ez|er|ons)|transmet(?:s|tez|tre)|transf[eè]re[zr]?|transférez|transférer|partage[zr]?|envía|envíe|envíen|enviar|envia|envie|reenvía|reenvíe|reenviar|encaminhe|encaminhar|mand[ae]|mandar|mandare|transmite|transmita|comparte|comparta|compartilhe|sende|sendet|senden|schick(?:e|t|en)?|leite|leitet|weiterleiten|invia|inviare|invii|inoltra|inoltrare|trasmetti|trasmettere|condividi)\b|(?:^|[\s(])übermittl?e?(?:n|t)?\b`)
+	// foreignDataWord is what is sent, in those languages: the
+	// message, the conversation, its history, the data.
+	foreignDataWord = lazyre.New(`(?i)\b(?:messages?|conversations?|historique|donn[ée]es|discussion|mensajes?|conversaci[oó]n|historial|datos|mensage[mn]s?|conversas?|dados|hist[oó]rico|nachrichte?n?|\w*verlauf|gespr[aä]ch\w*|daten|messaggi[o]?|conversazione|cronologia|dati|chat)\b`)
+)
 
 // thereWord points back at an address told before: "send it there".
 var thereWord = lazyre.New(`(?i)\b(?:there|to\s+(?:it|that\s+(?:address|url|endpoint|link)))\b`)
@@ -186,17 +383,17 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 	if !p.unfiltered && !mayHold(p.lowerSents[i], visitWords...) || !visitVerb.MatchString(sent) {
 		return false
 	}
-	if u := strings.ToLower(d); strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp") {
+	if hasScheme(d) || !strings.Contains(d, "@") {
 		if slot, name, ok := dataSlot(d); ok {
 			if sensitiveSlot(name) {
-				s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
+				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			} else {
-				s.add(RuleDestination, Medium, t, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
+				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
 			}
 			return true
 		}
 		if m := concatenated.FindStringSubmatch(after); m != nil && namesData(slotName(m)) {
-			s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with %s added to it", d, m[1]), sent)
+			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with %s added to it", d, m[1]), sent)
 			return true
 		}
 	}
@@ -209,7 +406,7 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 		what = cue(both)
 	}
 	if what != "" && builtFrom.MatchString(both) {
-		s.add(RuleDestination, High, t, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(what)), both)
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(what)), both)
 		return true
 	}
 	return false

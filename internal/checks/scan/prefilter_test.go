@@ -49,7 +49,7 @@ var prefilterPieces = []string{
 	"<span style=\"display:none\">", "<div hidden>", "<p aria-hidden=\"true\">", "<b ſtyle='opacity:0'>",
 	"<|im_start|>", "<| system |>", "[INST]", "[/inſt]", "<<SYS>>", "<start_of_turn>", "call send_email", "uſe fooBar",
 	"using the", "invoking", "run", "via", "send_email tool", "sendEmail tool", "call sendEmail", "use `fooBar`", "Call Send-It", "'Query Docs' tool", "tool `x_y`", "function get-it",
-	"calling fooBar", "the query_docs function", "parameter", "fetch", "visit", "browse to", "go to", "requeſt", "wget", "hit", "followed by the user's message", "https://x.example/?q=", "{conversation}", " ", " ", " ", "\n", ". ", "; ", "! ", "? ", "x", "\u200b", "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=",
+	"calling fooBar", "the query_docs function", "parameter", "fetch", "visit", "browse to", "go to", "requeſt", "wget", "hit", "followed by the user's message", "https://x.example/?q=", "{conversation}", "send it to", "- ", "1. ", "must be uploaded to", "evil-example.com", "e.example/c?d=USER_DATA", "main.go", "&#39;", "user&apos;s", "for it", "envoyez le message à", " ", " ", " ", "\n", ". ", "; ", "! ", "? ", "x", "\u200b", "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=",
 }
 
 // The literal tests that rule sentences out before the regular

@@ -34,6 +34,9 @@ type Finding struct {
 	Count int `json:"count,omitempty"`
 
 	more int
+	// dests are the addresses a finding of MCPS020 is about, in the
+	// order found: its reason names the others (see withOthers).
+	dests []string
 }
 
 // ServerSummary says what was scanned of one server.
@@ -78,11 +81,33 @@ func (s *scanner) report() *Report {
 		if f.more > 0 {
 			f.Count = f.more + 1
 		}
+		f.Reason = withOthers(f.Reason, f.dests)
 		r.Findings = append(r.Findings, f)
 		r.Counts.add(f.Severity)
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
 	return r
+}
+
+// maxOthers bounds the other addresses a reason names.
+const maxOthers = 8
+
+// withOthers is reason followed by the addresses of dests it does not
+// name: "…; also to https://b.example/x, c@d.example".
+func withOthers(reason string, dests []string) string {
+	var others []string
+	for _, d := range dests {
+		if !strings.Contains(reason, d) {
+			others = append(others, d)
+		}
+	}
+	switch n := len(others); {
+	case n == 0:
+		return reason
+	case n > maxOthers:
+		return fmt.Sprintf("%s; also to %s and %d more", reason, strings.Join(others[:maxOthers], ", "), n-maxOthers)
+	}
+	return reason + "; also to " + strings.Join(others, ", ")
 }
 
 // summarize says what the scan read of srv.

@@ -18,6 +18,7 @@ package scan
 
 import (
 	"fmt"
+	"html"
 	"math"
 	"sort"
 	"strings"
@@ -117,6 +118,21 @@ func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
 	})
 }
 
+// addDestination records a finding of rule r on t about the address
+// dest, as add does, and names dest in it: a text that sends to several
+// addresses is one finding that names them all (see Finding.also).
+func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, excerpt string) {
+	s.add(r, sev, t, reason, excerpt)
+	dest = clipWords(dest) // as a reason names it
+	f := &s.findings[s.seen[findingKey{r.ID, s.server, t.where()}]]
+	for _, d := range f.dests {
+		if d == dest {
+			return
+		}
+	}
+	f.dests = append(f.dests, dest)
+}
+
 // scanServer runs the rules that read one catalog. What the phrase
 // rules could not read for the scan's budget is one finding for the
 // server, of high severity: a scan that did not read a text cannot say
@@ -189,6 +205,11 @@ func (s *scanner) phraseRules(t *text, plain string) {
 		s.mixedWords(t)
 		s.markup(t, p)
 	}
+	if u := unescaped(plain); u != plain {
+		// The model reads an HTML entity as the character it stands
+		// for (user&#39;s): the rules that read orders do too.
+		plain, p = u, s.newProse(u)
+	}
 	orig := p
 	// The orders to the model are read in what the text spells decoded
 	// too.
@@ -202,6 +223,18 @@ func (s *scanner) phraseRules(t *text, plain string) {
 	if t.kind == kindProse {
 		s.shadowing(t, orig)
 	}
+}
+
+// unescaped is plain (folded) with its HTML entities (&#39;, &apos;,
+// &agrave;) replaced by the characters they stand for, folded again.
+func unescaped(plain string) string {
+	if !strings.Contains(plain, "&") {
+		return plain
+	}
+	if u := html.UnescapeString(plain); u != plain {
+		return fold(u)
+	}
+	return plain
 }
 
 // newProse is newProse(plain), unfiltered when the scan is.

@@ -1,0 +1,158 @@
+package scan
+
+import (
+	"strings"
+
+	"github.com/askback/askback/internal/text/lazyre"
+)
+
+// An address data can be sent to is written with a scheme
+// (https://x.example/c), as an e-mail or IPv4 address (see destination),
+// or as a host name without a scheme (collect.example.com/?c=…,
+// evil-example.com): a model that is told to visit or send to it does
+// so all the same.
+
+// bareHost is a host name without a scheme: labels, dots, a top-level
+// domain's letters (group 1), and a port, path or query after it.
+var bareHost = lazyre.New(`(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24})\b((?::\d{1,5})?[/?][^\s<>"'` + "`" + `)\]]*|:\d{1,5}\b)?`)
+
+// fileExtensions are the endings of file names and of code (main.go,
+// config.json, Node.js, process.env) that read like a host name: a name
+// that ends in one is no address unless a scheme says it is.
+var fileExtensions = map[string]bool{
+	"go": true, "py": true, "js": true, "mjs": true, "cjs": true, "ts": true, "tsx": true, "jsx": true, "md": true,
+	"rs": true, "rb": true, "sh": true, "txt": true, "json": true, "jsonl": true, "yaml": true, "yml": true,
+	"toml": true, "html": true, "htm": true, "css": true, "csv": true, "xml": true, "log": true, "env": true,
+	"cfg": true, "ini": true, "conf": true, "lock": true, "php": true, "java": true, "kt": true, "swift": true,
+	"cpp": true, "hpp": true, "cc": true, "vue": true, "sql": true, "pdf": true, "png": true, "jpg": true,
+	"jpeg": true, "gif": true, "svg": true, "zip": true, "gz": true, "tar": true, "exe": true, "dll": true,
+	"so": true, "bin": true, "dat": true, "pem": true, "key": true, "crt": true, "ipynb": true, "lua": true,
+	"pl": true, "scala": true, "dart": true, "ex": true, "exs": true, "mdx": true, "rst": true, "tex": true,
+	"doc": true, "docx": true, "xls": true, "xlsx": true, "ppt": true, "pptx": true, "webp": true, "mp3": true,
+	"mp4": true, "wav": true, "db": true, "sqlite": true, "wasm": true, "jar": true, "class": true, "proto": true,
+}
+
+// commonTLDs are the top-level domains a name without a scheme, a port
+// or a path is taken for an address with (evil-example.com): with one of
+// them it is, with another (user.name, window.location) it is not.
+var commonTLDs = map[string]bool{
+	"com": true, "net": true, "org": true, "io": true, "co": true, "ai": true, "app": true, "dev": true,
+	"xyz": true, "info": true, "biz": true, "me": true, "us": true, "uk": true, "de": true, "fr": true,
+	"ru": true, "cn": true, "top": true, "site": true, "online": true, "cloud": true, "tech": true,
+	"store": true, "live": true, "link": true, "click": true, "example": true,
+}
+
+// maxAddresses bounds the addresses read in one sentence.
+const maxAddresses = 8
+
+// addressSpans returns where the addresses of sent are, in order: those
+// destination finds, and host names without a scheme that are not part
+// of one, nor of a file's path (src/main.go), nor a file or code name.
+func addressSpans(sent string) [][]int {
+	spans := destination.FindAllStringIndex(sent, maxAddresses)
+	if !hasDottedLetter(sent) {
+		return spans
+	}
+	for _, m := range bareHost.FindAllStringSubmatchIndex(sent, maxAddresses) {
+		if len(spans) >= maxAddresses {
+			break
+		}
+		if !bareAddress(sent, m) || overlaps(spans, m[0], m[1]) {
+			continue
+		}
+		spans = insertSpan(spans, []int{m[0], m[1]})
+	}
+	return spans
+}
+
+// bareAddress reports whether the match m of bareHost in s is an
+// address: not after a character that makes it part of a path, an
+// address or a word, not a file's name, and with a port, a path, www.
+// or a common top-level domain.
+func bareAddress(s string, m []int) bool {
+	if m[0] > 0 && strings.IndexByte("/.@:\\-_=#&%~+$", s[m[0]-1]) >= 0 {
+		return false
+	}
+	tld := strings.ToLower(s[m[2]:m[3]])
+	if fileExtensions[tld] {
+		return false
+	}
+	return m[4] >= 0 && m[5] > m[4] || commonTLDs[tld] || strings.HasPrefix(strings.ToLower(s[m[0]:m[1]]), "www.")
+}
+
+// overlaps reports whether [start, end) overlaps one of spans.
+func overlaps(spans [][]int, start, end int) bool {
+	for _, sp := range spans {
+		if start < sp[1] && sp[0] < end {
+			return true
+		}
+	}
+	return false
+}
+
+// insertSpan inserts sp into spans, kept in order of their starts.
+func insertSpan(spans [][]int, sp []int) [][]int {
+	i := len(spans)
+	for i > 0 && spans[i-1][0] > sp[0] {
+		i--
+	}
+	spans = append(spans, nil)
+	copy(spans[i+1:], spans[i:])
+	spans[i] = sp
+	return spans
+}
+
+// hasDottedLetter reports whether s holds a dot followed by an ASCII
+// letter: what a host name needs.
+func hasDottedLetter(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && (s[i+1]|0x20 >= 'a' && s[i+1]|0x20 <= 'z') {
+			return true
+		}
+	}
+	return false
+}
+
+// hasScheme reports whether the address d was written with a scheme a
+// browser or a client fetches.
+func hasScheme(d string) bool {
+	u := strings.ToLower(d)
+	return strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp")
+}
+
+// joinedSentences cuts s into sentences as a model reads them: a line
+// break is a space, so that an order cut by one (a hard-wrapped line, a
+// list of steps) is one sentence; they end at a full stop, question or
+// exclamation mark followed by a space or a line break (not the number
+// of a numbered list: "1. copy …"), at a semicolon, and are at most
+// maxSentence bytes.
+func joinedSentences(s string) []string {
+	var out []string
+	start, lineStart := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+			lineStart = i + 1
+		case s[i] == '.' && listNumber(s[lineStart:i]):
+		case endsSentence(s, i):
+			out = appendSentence(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return appendSentence(out, s[start:])
+}
+
+// listNumber reports whether s, the start of a line up to a full stop,
+// is the number of a numbered list: at most three digits.
+func listNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 3 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
