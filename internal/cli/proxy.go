@@ -223,7 +223,9 @@ func runHTTPProxy(ctx context.Context, opts *ProxyOptions) error {
 	if opts.Transport == "sse" {
 		transport = recording.TransportSSE
 	}
-	ln, err := listen.Announce(opts.Listen, opts.AddrFile)
+	// The address is told (--addr-file) once the recording is there: a
+	// client that reads it finds a proxy that records.
+	ln, err := listen.Announce(opts.Listen, "")
 	if err != nil {
 		return listenFailed(opts.Listen, opts.AddrFile, err)
 	}
@@ -234,6 +236,9 @@ func runHTTPProxy(ctx context.Context, opts *ProxyOptions) error {
 		return &exitError{code: ExitFailed, err: err}
 	}
 	defer f.Close()
+	if err := listen.Tell(ln, opts.AddrFile); err != nil {
+		return listenFailed(opts.Listen, opts.AddrFile, err)
+	}
 	h := proxy.NewHandler(proxy.HTTPOptions{Server: server, Rec: rec, MaxStreams: opts.MaxStreams,
 		AnyHost: opts.ListenAny, SSE: opts.Transport == "sse", Log: opts.IO.ErrOut})
 	public := url.URL{Scheme: "http", Host: ln.Addr().String(), Path: server.Path, RawQuery: server.RawQuery}

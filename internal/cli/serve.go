@@ -194,10 +194,11 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	// The address is taken before anything is served or reported: a port
-	// that is taken ends the command with its error alone.
+	// that is taken ends the command with its error alone. It is told
+	// (--addr-file) once the report's first writing is there.
 	var ln net.Listener
 	if opts.Listen != "" {
-		if ln, err = listen.Announce(opts.Listen, opts.AddrFile); err != nil {
+		if ln, err = listen.Announce(opts.Listen, ""); err != nil {
 			return listenFailed(opts.Listen, opts.AddrFile, err)
 		}
 		defer ln.Close()
@@ -213,6 +214,11 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	// stand-in before it serves, not after.
 	if err := report.write(s); err != nil {
 		return usageErr("--report: %v", err)
+	}
+	if ln != nil {
+		if err := listen.Tell(ln, opts.AddrFile); err != nil {
+			return listenFailed(opts.Listen, opts.AddrFile, err)
+		}
 	}
 	for _, n := range s.Notes() {
 		warn("%s", n)

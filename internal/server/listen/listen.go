@@ -24,14 +24,21 @@ func Announce(addr, file string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if file == "" {
-		return ln, nil
-	}
-	if err := outfile.Write(file, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+	if err := Tell(ln, file); err != nil {
 		ln.Close()
 		return nil, err
 	}
 	return ln, nil
+}
+
+// Tell writes the address ln listens on and a newline to file whole, as
+// Announce does (nothing when file is empty): for a server that listens
+// first and says where only once all it serves is ready.
+func Tell(ln net.Listener, file string) error {
+	if file == "" {
+		return nil
+	}
+	return outfile.Write(file, []byte(ln.Addr().String()+"\n"), 0o600)
 }
 
 // FreePort returns a loopback port free now and unlikely to be taken
