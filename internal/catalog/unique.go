@@ -152,3 +152,46 @@ func stepsPath(steps []jsonscan.Step) string {
 	}
 	return string(p)
 }
+
+// Repeated reports the first item of c listed twice by its key (a tool or
+// prompt by name, a prompt's argument by name, a resource by URI, a
+// template by URI template), as "tool \"x\"", or "" when none is: the
+// catalog of a server that lists one twice could not be read back (a file
+// that lists one twice is refused), so catalog save refuses it first.
+func (c *Catalog) Repeated() string {
+	seen := map[string]bool{}
+	first := func(kind, key string) bool {
+		k := kind + "\x00" + key
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	for _, t := range c.Tools {
+		if !first("tool", t.Name) {
+			return fmt.Sprintf("tool %q", t.Name)
+		}
+	}
+	for _, p := range c.Prompts {
+		if !first("prompt", p.Name) {
+			return fmt.Sprintf("prompt %q", p.Name)
+		}
+		for _, a := range p.Arguments {
+			if !first("argument\x00"+p.Name, a.Name) {
+				return fmt.Sprintf("argument %q of prompt %q", a.Name, p.Name)
+			}
+		}
+	}
+	for _, r := range c.Resources {
+		if !first("resource", r.URI) {
+			return fmt.Sprintf("resource %q", r.URI)
+		}
+	}
+	for _, t := range c.Templates {
+		if !first("template", t.URITemplate) {
+			return fmt.Sprintf("resource template %q", t.URITemplate)
+		}
+	}
+	return ""
+}

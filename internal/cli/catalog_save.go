@@ -58,6 +58,11 @@ func runCatalogSave(ctx context.Context, opts *CatalogSaveOptions) error {
 	if err != nil {
 		return err
 	}
+	if what := c.Repeated(); what != "" {
+		// A client could call only one of the two, and the file would be
+		// refused when read back (catalog diff, scan).
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the server lists %s twice: a catalog cannot hold both (a client tells them apart by that key); nothing was saved", termsafe.Line(what))}
+	}
 	data, err := c.Bytes() // no line for every path: nothing here shows them
 	if err != nil {
 		return err
