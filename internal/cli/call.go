@@ -11,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/askback/askback/tasks"
 	"github.com/spf13/cobra"
 )
 
@@ -140,13 +141,28 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 	if err != nil {
 		return err
 	}
-	if err := opts.Answers.unused(asked.Questions); err != nil {
+	if err := opts.Answers.unusedBy(asked.Questions, noWaitUnused(started.Task)); err != nil {
 		return err
 	}
 	if started.Task == nil && started.Result.IsError {
 		return &exitError{code: ExitFailed}
 	}
 	return nil
+}
+
+// noWaitUnused is why an --elicit answer went unused when --no-wait
+// returned with task t: not that the server asked nothing, but that the
+// task asks later, or asks now and nobody waited to answer. "" when the
+// call made no task.
+func noWaitUnused(t *tasks.CreateTaskResult) string {
+	if t == nil {
+		return ""
+	}
+	id := termsafe.Line(t.TaskID)
+	if t.Status == tasks.StatusInputRequired {
+		return fmt.Sprintf("--no-wait returned when task %s asked for input (input_required), without answering: give the answer to mcp-tester tasks wait %s", id, id)
+	}
+	return fmt.Sprintf("--no-wait returned when task %s was created (%s), before it asked anything: give the answer to mcp-tester tasks wait %s", id, termsafe.Line(string(t.Status)), id)
 }
 
 // checkToolCall checks the tool's name and the --args against the
