@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/toolargs"
@@ -183,13 +185,29 @@ func checkToolCall(ctx context.Context, opts *CallOptions, s *session.Session, a
 	}
 	t, err := toolargs.Find(opts.Tool, tools)
 	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s; calling it all the same\n", termsafe.Line(err.Error()))
+		note := err.Error()
+		// Not a typo: the tool may be one the server offers only to a
+		// client that declares what this one did not.
+		var nl *toolargs.NotListedError
+		if errors.As(err, &nl) && nl.Closest == "" && catalog.UndeclaredNote(s.Declared(), declareFlag) != "" {
+			note += "; " + catalog.DeclaredLine(s.Declared(), declareFlag)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s; calling it all the same\n", termsafe.Line(note))
 		return nil
 	}
 	if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
 		return usageErr("--args: %v (--no-validate sends them as written)", err)
 	}
 	return nil
+}
+
+// declareFlag names the flag that declares a client capability a server
+// may offer tools by (catalog.UndeclaredNote).
+func declareFlag(capability string) string {
+	if capability == catalog.CapabilitySampling {
+		return "--sample"
+	}
+	return "--root"
 }
 
 // parseArgs reads --args: a JSON object, its numbers kept as written.
