@@ -37,6 +37,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if len(quiet) > 0 {
 		ew.printf("%s\n", asksNothingLine(quiet))
+		// Said once: with nothing checked, the score line says it.
+		if line := r.MadeUpLine(quiet); line != "" && !strings.Contains(r.NothingChecked(), r.argsHint()) {
+			ew.printf("  %s\n", line)
+		}
 	}
 	for _, g := range skips {
 		ew.printf("%s\n", skipLine(g))
