@@ -94,6 +94,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		return startNoWait(ctx, opts, s, args)
 	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
+	err = opts.Conn.running.taskLeft(ctx, err)
 	if cerr := s.Close(); err == nil {
 		// A second answer to the call, seen only now, is a failure too.
 		err = cerr
