@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -53,18 +52,13 @@ func NewStandIn(tb testing.TB, path string, opts *StandInOptions) *StandIn {
 	if opts == nil {
 		opts = &StandInOptions{}
 	}
-	f, err := os.Open(path)
+	rec, err := recording.ReadFile(path, recording.ReadOptions{})
 	if err != nil {
 		tb.Fatalf("asktest: %v", err)
 	}
-	rec, err := recording.Read(f, recording.ReadOptions{})
-	f.Close()
-	if err != nil {
-		tb.Fatalf("asktest: %s: %v", path, err)
-	}
 	sc, err := standin.Build(rec)
 	if err != nil {
-		tb.Fatalf("asktest: %s: %v", path, err)
+		tb.Fatalf("asktest: %v", recording.InFile(path, err))
 	}
 	for _, w := range sc.Warnings {
 		tb.Logf("asktest: %s: %s", path, w)

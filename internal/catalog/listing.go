@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/encoding/strictjson"
@@ -287,4 +288,52 @@ func (b *budget) pages(method string) session.Pages {
 		}
 		return nil
 	}}
+}
+
+// Capabilities a server may offer tools by: a server may list a tool only
+// to clients that declare the capability its tool asks for.
+const (
+	CapabilitySampling = "sampling"
+	CapabilityRoots    = "roots"
+)
+
+// DeclaredLine says what a client that listed a server declared, and what
+// it did not that a server may offer tools by (UndeclaredNote): "listed by
+// a client that declared elicitation (form, url); not sampling or roots:
+// tools a server offers only to clients that declare them are not listed
+// (--sample, --root declare them)".
+func DeclaredLine(declared []string, option func(capability string) string) string {
+	line := "listed by a client that declared " + strings.Join(declared, ", ")
+	if len(declared) == 0 {
+		line = "listed by a client that declared nothing"
+	}
+	if note := UndeclaredNote(declared, option); note != "" {
+		return line + "; " + note
+	}
+	return line
+}
+
+// UndeclaredNote says which of the capabilities a server may offer tools
+// by (sampling, roots) a client that declared declared did not, and that
+// such tools are then not listed, with the options that declare them
+// (option names them, "--sample" or "Samples"): "not sampling or roots:
+// tools a server offers only to clients that declare them are not listed
+// (--sample, --root declare them)". It is "" when both were declared. The
+// audit's report and a call of a tool the server does not list say it
+// alike.
+func UndeclaredNote(declared []string, option func(capability string) string) string {
+	var missing, options []string
+	for _, c := range []string{CapabilitySampling, CapabilityRoots} {
+		if !slices.Contains(declared, c) {
+			missing = append(missing, c)
+			options = append(options, option(c))
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("not %s: tools a server offers only to clients that declare it are not listed (%s declares it)", missing[0], options[0])
+	}
+	return fmt.Sprintf("not %s: tools a server offers only to clients that declare them are not listed (%s declare them)", strings.Join(missing, " or "), strings.Join(options, ", "))
 }

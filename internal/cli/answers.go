@@ -206,6 +206,14 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 // scripted answer that answered nothing means the run did not test what it
 // says, so it fails (exit 1), naming each. asked are the call's questions.
 func (o *AnswerOptions) unused(asked []exchange.Entry) error {
+	return o.unusedBy(asked, "")
+}
+
+// unusedBy is unused with the reason every unused answer shares when the
+// command stopped before questions that could have used them: later, when
+// not "", says so (--no-wait returned when a task was created, whose
+// questions come after).
+func (o *AnswerOptions) unusedBy(asked []exchange.Entry, later string) error {
 	if o.queue == nil {
 		return nil
 	}
@@ -223,6 +231,8 @@ func (o *AnswerOptions) unused(asked []exchange.Entry) error {
 	for i, s := range left {
 		why := answer.NoKeysNote(s, keys)
 		switch {
+		case later != "":
+			why = later
 		case why != "":
 		case len(keys) == 0:
 			why = "the server asked nothing"

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/toolargs"
@@ -11,6 +13,7 @@ import (
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
+	"github.com/askback/askback/tasks"
 	"github.com/spf13/cobra"
 )
 
@@ -91,6 +94,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		return startNoWait(ctx, opts, s, args)
 	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
+	err = opts.Conn.running.taskLeft(ctx, err)
 	if cerr := s.Close(); err == nil {
 		// A second answer to the call, seen only now, is a failure too.
 		err = cerr
@@ -140,13 +144,28 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 	if err != nil {
 		return err
 	}
-	if err := opts.Answers.unused(asked.Questions); err != nil {
+	if err := opts.Answers.unusedBy(asked.Questions, noWaitUnused(started.Task)); err != nil {
 		return err
 	}
 	if started.Task == nil && started.Result.IsError {
 		return &exitError{code: ExitFailed}
 	}
 	return nil
+}
+
+// noWaitUnused is why an --elicit answer went unused when --no-wait
+// returned with task t: not that the server asked nothing, but that the
+// task asks later, or asks now and nobody waited to answer. "" when the
+// call made no task.
+func noWaitUnused(t *tasks.CreateTaskResult) string {
+	if t == nil {
+		return ""
+	}
+	id := termsafe.Line(t.TaskID)
+	if t.Status == tasks.StatusInputRequired {
+		return fmt.Sprintf("--no-wait returned when task %s asked for input (input_required), without answering: give the answer to mcp-tester tasks wait %s", id, id)
+	}
+	return fmt.Sprintf("--no-wait returned when task %s was created (%s), before it asked anything: give the answer to mcp-tester tasks wait %s", id, termsafe.Line(string(t.Status)), id)
 }
 
 // checkToolCall checks the tool's name and the --args against the
@@ -167,13 +186,29 @@ func checkToolCall(ctx context.Context, opts *CallOptions, s *session.Session, a
 	}
 	t, err := toolargs.Find(opts.Tool, tools)
 	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s; calling it all the same\n", termsafe.Line(err.Error()))
+		note := err.Error()
+		// Not a typo: the tool may be one the server offers only to a
+		// client that declares what this one did not.
+		var nl *toolargs.NotListedError
+		if errors.As(err, &nl) && nl.Closest == "" && catalog.UndeclaredNote(s.Declared(), declareFlag) != "" {
+			note += "; " + catalog.DeclaredLine(s.Declared(), declareFlag)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s; calling it all the same\n", termsafe.Line(note))
 		return nil
 	}
 	if err := toolargs.Check(t.Name, t.InputSchema, args); err != nil {
 		return usageErr("--args: %v (--no-validate sends them as written)", err)
 	}
 	return nil
+}
+
+// declareFlag names the flag that declares a client capability a server
+// may offer tools by (catalog.UndeclaredNote).
+func declareFlag(capability string) string {
+	if capability == catalog.CapabilitySampling {
+		return "--sample"
+	}
+	return "--root"
 }
 
 // parseArgs reads --args: a JSON object, its numbers kept as written.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/tasks"
 )
 
 func TestNewCallCmd(t *testing.T) {
@@ -55,5 +56,22 @@ func TestCallKeepsOneConnection(t *testing.T) {
 	}
 	if n := accepts.Accepted(); n != 1 {
 		t.Errorf("one call of two rounds: the server accepted %d connections, want 1", n)
+	}
+}
+
+// An --elicit answer left over by --no-wait is not said to be one the
+// server never asked for: the task asks later, or asks now unanswered.
+func TestNoWaitUnused(t *testing.T) {
+	if got := noWaitUnused(nil); got != "" {
+		t.Errorf("no task: %q, want none", got)
+	}
+	for status, want := range map[tasks.Status]string{
+		tasks.StatusWorking:       "--no-wait returned when task T1 was created (working), before it asked anything: give the answer to mcp-tester tasks wait T1",
+		tasks.StatusInputRequired: "--no-wait returned when task T1 asked for input (input_required), without answering: give the answer to mcp-tester tasks wait T1",
+	} {
+		task := &tasks.CreateTaskResult{Info: tasks.Info{TaskID: "T1", Status: status}}
+		if got := noWaitUnused(task); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", status, got, want)
+		}
 	}
 }

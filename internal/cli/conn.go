@@ -69,8 +69,12 @@ type ConnOptions struct {
 
 	flags      *pflag.FlagSet   // tells flags given from defaults
 	middleware []mcp.Middleware // for commands that listen to notifications
-	recorder   *trace.Recorder  // the trace, once sessionOptions made it
-	traceTo    io.Writer        // where the trace goes, once prepare began it
+	// running is the task the session last saw running (not ended), for
+	// the line an interrupt leaves (taskLeft); made with the session's
+	// options.
+	running  *runningTask
+	recorder *trace.Recorder // the trace, once sessionOptions made it
+	traceTo  io.Writer       // where the trace goes, once prepare began it
 	// traceShared, traceServer and traceSession: the trace file is the
 	// run's, shared by several sessions (see sharedTrace), and the names
 	// this session's lines carry.
@@ -330,6 +334,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if o.listing && roots == nil {
 		roots = []*mcp.Root{} //lint:ignore SA1019 roots are deprecated but still declared, as servers offer tools by them
 	}
+	o.running = &runningTask{}
 	var onProgress func(session.Progress)
 	if o.Progress {
 		onProgress = progressPrinter(io)
@@ -346,7 +351,7 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		Capabilities:    caps,
 		Validate:        !o.NoValidate,
 		Tasks:           !o.NoTasks,
-		OnTask:          taskStatusPrinter(io),
+		OnTask:          o.running.observe(taskStatusPrinter(io)),
 		MaxRounds:       o.MaxRounds,
 		Timeout:         o.Timeout,
 		ClientName:      "mcp-tester",

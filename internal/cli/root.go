@@ -303,6 +303,10 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		// What failed then (a server that ended with the tester's own
 		// process group, a request cut short) is the interrupt's doing.
 		fmt.Fprintln(io.ErrOut, "mcp-tester: interrupted")
+		var tl *taskLeftError
+		if errors.As(err, &tl) {
+			fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", tl.note())
+		}
 		return ExitInterrupted
 	}
 	var ee *exitError

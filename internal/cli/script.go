@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,15 +106,12 @@ func runScript(_ context.Context, opts *ScriptOptions) error {
 	}
 	name := termsafe.Line(opts.Recording)
 	if rec.Truncated {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: the last line is cut short (the proxy was stopped while it wrote?): the script replays the %d whole entries before it\n", name, len(rec.Entries))
+		// The header, the whole entries, then the line cut short.
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", recording.CutShort(name, len(rec.Entries)+2, fmt.Sprintf("the script replays the %d whole entries before it", len(rec.Entries))))
 	}
 	conv, err := conversation.Read(rec, conversation.Options{Lists: opts.Lists})
 	if err != nil {
-		var ce *recording.Error
-		if errors.As(err, &ce) {
-			return &exitError{code: ExitUsage, err: fmt.Errorf("%s:%d: %v", opts.Recording, ce.Line, ce.Err)}
-		}
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: %w", opts.Recording, err)}
+		return &exitError{code: ExitUsage, err: recording.InFile(opts.Recording, err)}
 	}
 	out := opts.Output
 	if out == "" {
@@ -234,27 +230,7 @@ func nCalls(n int) string {
 // readRecording reads a recording file, bounded, naming the file and line
 // of what is wrong.
 func readRecording(path string) (*recording.Recording, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("recording %s: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("recording %s: is a directory", path)
-	}
-	rec, err := recording.Read(f, recording.ReadOptions{MaxEntries: maxRecordingEntries})
-	if err != nil {
-		var re *recording.Error
-		if errors.As(err, &re) {
-			return nil, fmt.Errorf("%s:%d: %v", path, re.Line, re.Err)
-		}
-		return nil, fmt.Errorf("recording %s: %w", path, err)
-	}
-	return rec, nil
+	return recording.ReadFile(path, recording.ReadOptions{MaxEntries: maxRecordingEntries})
 }
 
 // sameFile reports whether a and b name the same file (both existing).

@@ -241,7 +241,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 // readScript reads the recording and makes it a script, or says which
 // line is wrong (usage: nothing is served).
 func readScript(path string, warn func(string, ...any)) (*standin.Script, error) {
-	f, err := os.Open(path)
+	f, err := recording.Open(path)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -253,14 +253,14 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 		if errors.As(err, &re) && re.Line == 1 && strings.HasSuffix(path, ".mcp") {
 			return nil, usageErr("%s: a .mcp script holds the client's side of a session (what it sends and checks), not the server's (its questions, results and name): serve a recording of the server, made with mcp-tester proxy -o FILE (see docs/record.md)", path)
 		}
-		return nil, usageErr("%s: %v", path, err)
+		return nil, usageErr("%v", recording.InFile(path, err))
 	}
 	script, err := standin.Read(rd, 0)
 	if err != nil {
-		return nil, usageErr("%s: %v", path, err)
+		return nil, usageErr("%v", recording.InFile(path, err))
 	}
 	if script.Truncated {
-		warn("%s: line %d is cut short (a proxy stopped while writing it): serving the %d entries before it", path, rd.Line(), rd.Line()-2)
+		warn("%s", recording.CutShort(path, rd.Line(), fmt.Sprintf("serving the %d whole entries before it", rd.Line()-2)))
 	}
 	for _, w := range script.Warnings {
 		warn("%s: %s", path, w)

@@ -58,6 +58,7 @@ func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
 	}
 	defer s.Close()
 	res, asked, err := s.WaitTask(ctx, opts.ID, nil)
+	err = opts.Conn.running.taskLeft(ctx, err)
 	if err != nil {
 		return withAsked(err, asked)
 	}

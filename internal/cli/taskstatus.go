@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -40,4 +41,59 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 		}
 		fmt.Fprintln(io.ErrOut, line)
 	}
+}
+
+// runningTask remembers the task a session last saw running: a command
+// interrupted while it waits leaves that task running on the server, and
+// says which (taskLeft).
+type runningTask struct {
+	mu sync.Mutex
+	id string // "" when no task runs
+}
+
+// observe returns next, which also records each task's status in t.
+func (t *runningTask) observe(next func(taskclient.Update)) func(taskclient.Update) {
+	return func(u taskclient.Update) {
+		t.mu.Lock()
+		switch {
+		case !u.Status.Terminal():
+			t.id = u.TaskID
+		case t.id == u.TaskID:
+			t.id = ""
+		}
+		t.mu.Unlock()
+		next(u)
+	}
+}
+
+// taskLeft is err, the error of a command interrupted (ctx done) while a
+// task ran, as a *taskLeftError naming the task; err itself otherwise (and
+// when t is nil: no session was opened).
+func (t *runningTask) taskLeft(ctx context.Context, err error) error {
+	if t == nil {
+		return err
+	}
+	t.mu.Lock()
+	id := t.id
+	t.mu.Unlock()
+	if err == nil || ctx.Err() == nil || id == "" {
+		return err
+	}
+	return &taskLeftError{id: id, err: err}
+}
+
+// taskLeftError is the error of a command interrupted while a task ran:
+// the task may still run on the server, and Main says how to cancel it.
+type taskLeftError struct {
+	id  string
+	err error
+}
+
+func (e *taskLeftError) Error() string { return e.err.Error() }
+func (e *taskLeftError) Unwrap() error { return e.err }
+
+// note says that the task was left running, and how to cancel it.
+func (e *taskLeftError) note() string {
+	id := termsafe.Line(e.id)
+	return fmt.Sprintf("task %s was running when interrupted and may still run on the server: cancel it with mcp-tester tasks cancel %s and the connection flags given here", id, shellWord(id))
 }

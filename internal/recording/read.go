@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/askback/askback/internal/encoding/strictjson"
@@ -19,12 +21,78 @@ const maxLine = 2*MaxMessage + 64<<10
 // Error is a line of a recording that is not what a Writer writes, or that
 // a reader of recordings (a conversation, a stand-in) cannot take.
 type Error struct {
+	// File is the recording's file, when it is known (InFile sets it).
+	File string
 	Line int // 1-based
 	Err  error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+// Error reads "FILE:LINE: …" when the file is known, else "line LINE: …".
+func (e *Error) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
 func (e *Error) Unwrap() error { return e.Err }
+
+// InFile names the recording file path in err, an error of reading or
+// serving it, so that every command that reads recordings says it alike:
+// an error of a line (an *Error) reads "PATH:LINE: …", any other
+// "PATH: …". nil stays nil.
+func InFile(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *Error
+	if errors.As(err, &re) {
+		return &Error{File: path, Line: re.Line, Err: re.Err}
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// CutShort is the warning of a recording file whose last line, line, was
+// cut short (a proxy stopped while it wrote it), in the words of every
+// command that reads recordings: "PATH:LINE: the last line is cut short
+// …: " and what the command does with the whole entries before it.
+func CutShort(path string, line int, what string) string {
+	return fmt.Sprintf("%s:%d: the last line is cut short (the proxy was stopped while it wrote it): %s", path, line, what)
+}
+
+// Open opens the recording file at path for reading. Its error names the
+// file ("recording PATH: no such file or directory", "recording PATH: is
+// a directory").
+func Open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("recording %s: is a directory", path)
+	}
+	return f, nil
+}
+
+// ReadFile reads the recording file at path (Open, then Read); its errors
+// name the file (InFile).
+func ReadFile(path string, opts ReadOptions) (*Recording, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := Read(f, opts)
+	if err != nil {
+		return nil, InFile(path, err)
+	}
+	return rec, nil
+}
 
 // Recording is a whole recording, read.
 type Recording struct {

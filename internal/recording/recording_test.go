@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -318,5 +319,41 @@ func TestAnswersAndArgumentsHidden(t *testing.T) {
 	}
 	if _, err := Read(strings.NewReader(out), ReadOptions{}); err != nil {
 		t.Errorf("the recording does not read: %v\n%s", err, out)
+	}
+}
+
+// Every reader of a recording file words what is wrong alike: FILE:LINE:
+// for a line (however deep the error wraps it), FILE: otherwise, and
+// "recording FILE: …" for a file that cannot be opened.
+func TestErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("\x01\x02 no recording\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{bad, bad + ":1: not a recording of mcp-tester proxy"},
+		{empty, empty + ":1: the recording is empty"},
+		{filepath.Join(dir, "none.jsonl"), "recording " + filepath.Join(dir, "none.jsonl") + ": no such file or directory"},
+		{dir, "recording " + dir + ": is a directory"},
+	} {
+		_, err := ReadFile(tc.path, ReadOptions{})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ReadFile(%s) = %v, want %s…", tc.path, err, tc.want)
+		}
+	}
+	wrapped := fmt.Errorf("building: %w", &Error{Line: 7, Err: errors.New("odd")})
+	if got := InFile("r.jsonl", wrapped).Error(); got != "r.jsonl:7: odd" {
+		t.Errorf("InFile of a line's error: %q", got)
+	}
+	if got := InFile("r.jsonl", errors.New("odd")).Error(); got != "r.jsonl: odd" {
+		t.Errorf("InFile of another error: %q", got)
+	}
+	if InFile("r.jsonl", nil) != nil {
+		t.Error("InFile(nil) is not nil")
 	}
 }

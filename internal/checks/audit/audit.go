@@ -488,7 +488,7 @@ func (a *auditor) promptSubject(pr *mcp.Prompt) *subject {
 		}
 	}
 	return &subject{kind: "prompt", name: pr.Name, prompt: pr, args: args,
-		report: &Subject{Kind: "prompt", Name: pr.Name}}
+		report: &Subject{Kind: "prompt", Name: pr.Name, ArgsMadeUp: a.opts.Args[pr.Name] == nil && len(pr.Arguments) > 0}}
 }
 
 // templateSubject prepares the subject of the resource template rt: the
@@ -502,7 +502,7 @@ func (a *auditor) templateSubject(rt *mcp.ResourceTemplate) *subject {
 		}
 	}
 	return &subject{kind: "resource", name: expand(rt.URITemplate, args), template: rt.URITemplate, args: args,
-		report: &Subject{Kind: "resource template", Name: rt.URITemplate}}
+		report: &Subject{Kind: "resource template", Name: rt.URITemplate, ArgsMadeUp: a.opts.Args[rt.URITemplate] == nil && len(templateVars(rt.URITemplate)) > 0}}
 }
 
 func (a *auditor) toolSubject(t *mcp.Tool) *subject {
@@ -522,6 +522,7 @@ func (a *auditor) toolSubject(t *mcp.Tool) *subject {
 	s.args = a.opts.Args[t.Name]
 	if s.args == nil {
 		s.args = schemaargs.Args(t.InputSchema)
+		s.report.ArgsMadeUp = len(schemaargs.Map(schemaargs.Map(t.InputSchema)["properties"])) > 0
 	}
 	return s
 }

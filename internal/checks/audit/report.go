@@ -49,9 +49,12 @@ type Subject struct {
 	// NotCalled, when not empty, says why the audit could not call the
 	// subject (a tool that runs only as a task the server does not
 	// offer): its rules are n/a, and it is not counted as asking nothing.
-	NotCalled string    `json:"notCalled,omitempty"`
-	Asks      bool      `json:"asks"` // whether it asked a question when called
-	Results   []*Result `json:"results,omitempty"`
+	NotCalled string `json:"notCalled,omitempty"`
+	Asks      bool   `json:"asks"` // whether it asked a question when called
+	// ArgsMadeUp: it takes arguments, and the audit made them up (none
+	// were given for it): other arguments may make it ask.
+	ArgsMadeUp bool      `json:"argumentsMadeUp,omitempty"`
+	Results    []*Result `json:"results,omitempty"`
 }
 
 // Label names the subject for people: `tool "deploy"`.
@@ -288,7 +291,35 @@ func (r *Report) noQuestion(c coverage) string {
 	case r.Protocol != "" && r.Protocol < "2025-06-18":
 		return fmt.Sprintf("none of the %d called asked a question: protocol %s has no elicitation, so nothing can be asked (leave %s out, or give 2025-06-18 or newer)", c.called, r.Protocol, r.name.Word(OptionProtocol))
 	}
-	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: give ones that make them ask with %s NAME=JSON)", c.called, r.name.Word(OptionArgs))
+	return fmt.Sprintf("none of the %d called asked a question (the audit made up their arguments: %s)", c.called, r.argsHint())
+}
+
+// argsHint is how to give arguments that make a subject ask.
+func (r *Report) argsHint() string {
+	return fmt.Sprintf("give ones that make them ask with %s NAME=JSON", r.name.Word(OptionArgs))
+}
+
+// MadeUpLine says how many of the subjects that asked nothing (quiet) were
+// called with arguments the audit made up, which may be what kept them
+// from asking, and how to give others; "" when none was.
+func (r *Report) MadeUpLine(quiet []*Subject) string {
+	n := 0
+	for _, s := range quiet {
+		if s.ArgsMadeUp {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		for _, s := range quiet {
+			if s.ArgsMadeUp {
+				return fmt.Sprintf("the audit made up the arguments of %s, which may be why it asked nothing: give ones that make it ask with %s %s=JSON", s.Label(), r.name.Word(OptionArgs), s.Name)
+			}
+		}
+	}
+	return fmt.Sprintf("the audit made up the arguments of %d of them, which may be why they asked nothing: %s", n, r.argsHint())
 }
 
 // Failed reports whether any rule failed.

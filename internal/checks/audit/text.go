@@ -3,9 +3,9 @@ package audit
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
@@ -37,6 +37,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if len(quiet) > 0 {
 		ew.printf("%s\n", asksNothingLine(quiet))
+		// Said once: with nothing checked, the score line says it.
+		if line := r.MadeUpLine(quiet); line != "" && !strings.Contains(r.NothingChecked(), r.argsHint()) {
+			ew.printf("  %s\n", line)
+		}
 	}
 	for _, g := range skips {
 		ew.printf("%s\n", skipLine(g))
@@ -176,27 +180,10 @@ func (r *Report) DeclaredLine() string {
 	if r.Declared == nil {
 		return ""
 	}
-	line := "listed by a client that declared " + strings.Join(r.Declared, ", ")
-	if len(r.Declared) == 0 {
-		line = "listed by a client that declared nothing"
-	}
-	var missing, options []string
-	for _, c := range []struct {
-		capability string
-		option     Option
-	}{{"sampling", OptionSamples}, {"roots", OptionRoots}} {
-		if !slices.Contains(r.Declared, c.capability) {
-			missing = append(missing, c.capability)
-			options = append(options, r.name.Word(c.option))
+	return catalog.DeclaredLine(r.Declared, func(capability string) string {
+		if capability == catalog.CapabilitySampling {
+			return r.name.Word(OptionSamples)
 		}
-	}
-	if len(missing) == 0 {
-		return line
-	}
-	if len(missing) == 1 {
-		return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare it are not listed (%s declares it)",
-			line, missing[0], options[0])
-	}
-	return fmt.Sprintf("%s; not %s: tools a server offers only to clients that declare them are not listed (%s declare them)",
-		line, strings.Join(missing, " or "), strings.Join(options, ", "))
+		return r.name.Word(OptionRoots)
+	})
 }

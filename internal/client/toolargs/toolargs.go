@@ -33,11 +33,30 @@ func Find(name string, tools []*mcp.Tool) (*mcp.Tool, error) {
 		}
 		names = append(names, t.Name)
 	}
-	msg := fmt.Sprintf("the server lists no tool %q", name)
+	nl := &NotListedError{Name: name, listed: names}
 	if h, ok := suggest.Closest(name, names); ok {
-		return nil, fmt.Errorf("%s (did you mean %q?)", msg, h)
+		nl.Closest = h
 	}
-	return nil, fmt.Errorf("%s (it lists %s)", msg, some(names))
+	return nil, nl
+}
+
+// NotListedError is a tool the server does not list: Find's error.
+type NotListedError struct {
+	Name string
+	// Closest is the listed name a typo of Name most likely meant; "" when
+	// none is close.
+	Closest string
+	listed  []string
+}
+
+// Error names the tool a typo most likely meant, else some of those
+// listed.
+func (e *NotListedError) Error() string {
+	msg := fmt.Sprintf("the server lists no tool %q", e.Name)
+	if e.Closest != "" {
+		return fmt.Sprintf("%s (did you mean %q?)", msg, e.Closest)
+	}
+	return fmt.Sprintf("%s (it lists %s)", msg, some(e.listed))
 }
 
 // some lists up to ten names.

@@ -153,8 +153,8 @@ note 4: elicitation/create came while 2 calls were waiting for their results and
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"sure?"}}}}}`,
 			`event client-gone`,
 		}, `tools/call a  rounds=1 [k "sure?" → ] open
-note 2: tools/call a (line 2) has no result: the client left (line 4) first
-note 3: the question at line 3 got no answer: the client left (line 4) first
+note 2: tools/call a has no result: the client left (line 4) first
+note 3: the question got no answer: the client left (line 4) first
 `},
 		{"a cancelled call, a request a script cannot send", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
@@ -162,7 +162,7 @@ note 3: the question at line 3 got no answer: the client left (line 4) first
 			`c2s {"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{}}`,
 			`s2c {"jsonrpc":"2.0","id":2,"result":{"completion":{"values":[]}}}`,
 		}, `tools/call slow  rounds=1 cancelled
-note 2: the client cancelled tools/call slow (line 2): a script cannot cancel a call half-way
+note 2: the client cancelled tools/call slow: a script cannot cancel a call half-way
 note 4: the client sent completion/complete, which a script cannot send: left out
 `},
 		{"a task the client cancels", []string{

@@ -539,15 +539,19 @@ func (b *builder) finish() {
 			// ended with the error.
 			c.Ended, c.urlWait = true, false
 		}
-		if !c.Ended && !c.Cancelled {
-			b.note(c.Line, c, "%s (line %d) has no result: %s first", describe(c), c.Line, why)
-		}
-		if c.Cancelled {
-			b.note(c.Line, c, "the client cancelled %s (line %d): a script cannot cancel a call half-way", describe(c), c.Line)
+		// A note is read after its line (FILE:LINE: or "line N of the
+		// recording:"): its text does not name that line again.
+		switch {
+		case !c.Ended && !c.Cancelled && c.Task != nil:
+			b.note(c.Line, c, "%s started task %s, whose result is not in the recording: %s first", describe(c), c.Task.ID, why)
+		case !c.Ended && !c.Cancelled:
+			b.note(c.Line, c, "%s has no result: %s first", describe(c), why)
+		case c.Cancelled:
+			b.note(c.Line, c, "the client cancelled %s: a script cannot cancel a call half-way", describe(c))
 		}
 		for _, q := range c.Questions {
 			if !c.Ended && q.Answer == nil && q.AnswerErr == nil && q.Method == "elicitation/create" {
-				b.note(q.Line, c, "the question at line %d got no answer: %s first", q.Line, why)
+				b.note(q.Line, c, "the question got no answer: %s first", why)
 			}
 		}
 	}

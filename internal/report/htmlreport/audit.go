@@ -116,6 +116,9 @@ func WriteAudit(w io.Writer, m Meta, r *audit.Report) error {
 	if len(fold.AsksNothing) > 0 {
 		fv := foldRow(t, "asks-nothing", "asks nothing", fold.AsksNothing)
 		fv.Why = "every rule n/a"
+		if line := r.MadeUpLine(fold.AsksNothing); line != "" {
+			fv.Why += "; " + t.line(line)
+		}
 		body.AsksNothing = &fv
 		for i := range body.Rules {
 			foldVerdict(t, &body.Rules[i], fv.ID, "asks nothing", fold.AsksNothing)

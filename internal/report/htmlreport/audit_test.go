@@ -116,3 +116,27 @@ func TestAuditSaysWhatWasDeclared(t *testing.T) {
 		t.Errorf("the page does not say what was declared: want %s", want)
 	}
 }
+
+// The page says, as the text report does, how many of the subjects that
+// asked nothing were called with arguments the audit made up, and how to
+// give others.
+func TestAuditSaysArgumentsWereMadeUp(t *testing.T) {
+	r := manyQuiet()
+	r.Subjects[1].ArgsMadeUp = true
+	r.Subjects[2].ArgsMadeUp = true
+	var b strings.Builder
+	if err := htmlreport.WriteAudit(&b, fixedMeta, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "the audit made up the arguments of 2 of them, which may be why they asked nothing: give ones that make them ask with Args NAME=JSON"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the page does not say the arguments were made up: want %s", want)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\n  "+want+"\n") {
+		t.Errorf("the text report does not say it on the line after the asks-nothing line:\n%s", text.String())
+	}
+}

@@ -70,12 +70,12 @@ func TestWhatCannotBeReplayed(t *testing.T) {
 			`c2s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`,
 			`s2c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
-		}, "\n# line 2 of the recording: the client cancelled tools/call slow (line 2): a script cannot cancel a call half-way\n# not replayed: call_tool slow\n\ncall_tool x\nassert_equals \"ok\"\n", 1},
+		}, "\n# line 2 of the recording: the client cancelled tools/call slow: a script cannot cancel a call half-way\n# not replayed: call_tool slow\n\ncall_tool x\nassert_equals \"ok\"\n", 1},
 		{"a task left running", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
 			`event client-gone`,
-		}, "\n# line 2 of the recording: tools/call rollout (line 2) has no result: the client left (line 4) first\nstart_tool rollout\n", 1},
+		}, "\n# line 2 of the recording: tools/call rollout started task T, whose result is not in the recording: the client left (line 4) first\nstart_tool rollout\n", 1},
 		{"a task the client cancelled after answering", []string{
 			`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rollout"}}`,
 			`s2c {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}`,
@@ -112,7 +112,8 @@ func TestWhatCannotBeReplayed(t *testing.T) {
 
 // A script that would replay no call is not written: a recording cut short
 // before its one call was answered would make a script of comments that
-// passes without doing anything. The error says what became of the calls.
+// passes without doing anything. The error says what became of the calls;
+// of one call, once: its note is the error's reason and no warning.
 func TestNothingReplayedIsAnError(t *testing.T) {
 	const (
 		slow   = `c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`
@@ -123,25 +124,26 @@ func TestNothingReplayedIsAnError(t *testing.T) {
 		name  string
 		lines []string
 		want  string
+		warns int
 		count Counts
 	}{
 		{"cut short before the answer", []string{slow},
-			"its one call got no result in the recording", Counts{Commented: 1, NoResult: 1}},
+			"at line 2, tools/call slow has no result: the recording ends first; no script was written", 0, Counts{Commented: 1, NoResult: 1}},
 		{"cancelled", []string{slow, cancel},
-			"its one call was cancelled by the client", Counts{Commented: 1, Cancelled: 1}},
+			"at line 2, the client cancelled tools/call slow: a script cannot cancel a call half-way; no script was written", 0, Counts{Commented: 1, Cancelled: 1}},
 		{"both", []string{slow, cancel, other},
-			"of its 2 calls, 1 got no result in the recording, 1 was cancelled by the client (the warnings say which)", Counts{Commented: 2, NoResult: 1, Cancelled: 1}},
+			"of its 2 calls, 1 got no result in the recording, 1 was cancelled by the client (the warnings say which), so a script of it would replay nothing; no script was written", 2, Counts{Commented: 2, NoResult: 1, Cancelled: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conv := conversationOf(t, tc.lines...)
 			var counts Counts
 			src, warns, err := Write(conv, Options{Counts: &counts})
-			want := "the recording holds no call a script can replay: " + tc.want + ", so a script of it would replay nothing; no script was written"
+			want := "the recording holds no call a script can replay: " + tc.want
 			if !errors.Is(err, ErrNothing) || err.Error() != want || src != nil {
 				t.Errorf("Write = %q, %v\nwant the error %s", src, err, want)
 			}
-			if len(warns) == 0 {
-				t.Error("no warning says which call is not replayed")
+			if len(warns) != tc.warns {
+				t.Errorf("warnings %v, want %d", warns, tc.warns)
 			}
 			if counts != tc.count {
 				t.Errorf("counts %+v, want %+v", counts, tc.count)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/askback/askback/internal/client/answer"
@@ -137,6 +138,18 @@ func (c Counts) nothingReplayed() error {
 	return fmt.Errorf("%w: %s, so a script of it would replay nothing; no script was written", ErrNothing, why)
 }
 
+// nothingReplayed is the error of a script that would replay no call, and
+// the warnings that go with it. What became of a recording's one call is
+// said once: its note is the error's reason, not a warning too.
+func (w *writer) nothingReplayed() ([]Warning, error) {
+	if len(w.conv.Calls) != 1 || w.counts.Commented != 1 || len(w.notes[w.conv.Calls[0]]) != 1 {
+		return w.warnings, w.counts.nothingReplayed()
+	}
+	n := w.notes[w.conv.Calls[0]][0]
+	warnings := slices.DeleteFunc(slices.Clone(w.warnings), func(x Warning) bool { return x.Line == n.Line && x.Text == n.Text })
+	return warnings, fmt.Errorf("%w: at line %d, %s; no script was written", ErrNothing, n.Line, n.Text)
+}
+
 // Warning is something of the recording the script does not do as the
 // client did; it is also a comment in the script.
 type Warning struct {
@@ -187,7 +200,8 @@ func Write(conv *conversation.Conversation, opts Options) ([]byte, []Warning, er
 	if w.counts.Replayed == 0 {
 		// A recording cut short before its one call was answered: a
 		// script of comments would pass without doing anything.
-		return nil, w.warnings, w.counts.nothingReplayed()
+		warnings, err := w.nothingReplayed()
+		return nil, warnings, err
 	}
 	if n := w.buf.Len(); n > script.MaxFileSize {
 		return nil, w.warnings, fmt.Errorf("the script would be %d bytes, more than the %d a script may have: record fewer or smaller calls", n, script.MaxFileSize)
