@@ -309,8 +309,11 @@ func (t *Target) openCommand() *Conn {
 	cmd.Env = append(cmd.Environ(), t.Env...)
 	p := &process{cmd: cmd, stderr: newTail(8 << 10)}
 	cmd.Stderr = p.stderr
-	// Do not let a grandchild holding stderr open stall Wait.
-	cmd.WaitDelay = 100 * time.Millisecond
+	// Do not let a grandchild holding stderr open stall Wait for long; but
+	// long enough that, on a loaded machine, what the server wrote to
+	// stderr before it exited is copied whole (at 100 ms the last line, the
+	// one that says why, was now and then lost).
+	cmd.WaitDelay = 2 * time.Second
 	grace := t.Grace
 	if grace <= 0 {
 		grace = DefaultGrace
