@@ -146,7 +146,7 @@ func ExampleWantError() {
 		fmt.Println(c.CallTool("undeploy", nil, asktest.WantError()).Err)
 	}).print()
 	// Output:
-	// tools/call "undeploy": calling "tools/call": unknown tool "undeploy"
+	// tools/call "undeploy": unknown tool "undeploy"
 	// PASS
 }
 
