@@ -100,21 +100,44 @@ func unique(data []byte, named []Named) error {
 			return err
 		}
 		for _, l := range lists {
-			first := map[string]int{}
-			for i, k := range l.keys {
-				if l.skip[i] {
-					continue
-				}
-				j, seen := first[k]
-				if !seen {
-					first[k] = i
-					continue
-				}
+			if j, i, ok := l.repeated(); ok {
 				return duplicate(data, n.At, l, j, i)
 			}
 		}
 	}
 	return nil
+}
+
+// repeated returns the first item i of l whose key an earlier item j has.
+func (l keyedList) repeated() (j, i int, ok bool) {
+	first := map[string]int{}
+	for i, k := range l.keys {
+		if l.skip[i] {
+			continue
+		}
+		if j, seen := first[k]; seen {
+			return j, i, true
+		}
+		first[k] = i
+	}
+	return 0, 0, false
+}
+
+// Repeated names the first item that data, a catalog file as Bytes
+// writes it, lists twice by its key ("tool \"x\""), or is "" when none
+// is: the catalog of a server that lists one twice would be refused when
+// read back, so catalog save refuses it first.
+func Repeated(data []byte) (string, error) {
+	lists, err := keyedLists(data)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range lists {
+		if _, i, ok := l.repeated(); ok {
+			return fmt.Sprintf(l.what, l.keys[i]), nil
+		}
+	}
+	return "", nil
 }
 
 // duplicate is the error of item i of list l, whose key item j has.
@@ -151,47 +174,4 @@ func stepsPath(steps []jsonscan.Step) string {
 		}
 	}
 	return string(p)
-}
-
-// Repeated reports the first item of c listed twice by its key (a tool or
-// prompt by name, a prompt's argument by name, a resource by URI, a
-// template by URI template), as "tool \"x\"", or "" when none is: the
-// catalog of a server that lists one twice could not be read back (a file
-// that lists one twice is refused), so catalog save refuses it first.
-func (c *Catalog) Repeated() string {
-	seen := map[string]bool{}
-	first := func(kind, key string) bool {
-		k := kind + "\x00" + key
-		if seen[k] {
-			return false
-		}
-		seen[k] = true
-		return true
-	}
-	for _, t := range c.Tools {
-		if !first("tool", t.Name) {
-			return fmt.Sprintf("tool %q", t.Name)
-		}
-	}
-	for _, p := range c.Prompts {
-		if !first("prompt", p.Name) {
-			return fmt.Sprintf("prompt %q", p.Name)
-		}
-		for _, a := range p.Arguments {
-			if !first("argument\x00"+p.Name, a.Name) {
-				return fmt.Sprintf("argument %q of prompt %q", a.Name, p.Name)
-			}
-		}
-	}
-	for _, r := range c.Resources {
-		if !first("resource", r.URI) {
-			return fmt.Sprintf("resource %q", r.URI)
-		}
-	}
-	for _, t := range c.Templates {
-		if !first("template", t.URITemplate) {
-			return fmt.Sprintf("resource template %q", t.URITemplate)
-		}
-	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/platform/outfile"
 	"github.com/askback/askback/internal/text/termsafe"
@@ -58,14 +59,16 @@ func runCatalogSave(ctx context.Context, opts *CatalogSaveOptions) error {
 	if err != nil {
 		return err
 	}
-	if what := c.Repeated(); what != "" {
-		// A client could call only one of the two, and the file would be
-		// refused when read back (catalog diff, scan).
-		return &exitError{code: ExitFailed, err: fmt.Errorf("the server lists %s twice: a catalog cannot hold both (a client tells them apart by that key); nothing was saved", termsafe.Line(what))}
-	}
 	data, err := c.Bytes() // no line for every path: nothing here shows them
 	if err != nil {
 		return err
+	}
+	// A client could call only one of two items with one key, and the file
+	// would be refused when read back (catalog diff, scan).
+	if what, err := catalog.Repeated(data); err != nil {
+		return err
+	} else if what != "" {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the server lists %s twice: a catalog cannot hold both (a client tells them apart by that key); nothing was saved", termsafe.Line(what))}
 	}
 	if opts.Output == "" || opts.Output == "-" {
 		_, err := opts.IO.Out.Write(data)
