@@ -180,21 +180,11 @@ func (s *Script) Of(method string) []*Exchange {
 // 2025-11-25).
 func (s *Script) requiresTask(name string) bool {
 	for _, x := range s.Of("tools/list") {
-		var list struct {
-			Tools []struct {
-				Name      string `json:"name"`
-				Execution struct {
-					TaskSupport string `json:"taskSupport"`
-				} `json:"execution"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(x.Result, &list) != nil {
-			continue
-		}
-		for _, t := range list.Tools {
-			if t.Name == name {
-				return t.Execution.TaskSupport == "required"
+		if e, ok := executions(x.Result)[name]; ok {
+			var exec struct {
+				TaskSupport string `json:"taskSupport"`
 			}
+			return json.Unmarshal(e, &exec) == nil && exec.TaskSupport == "required"
 		}
 	}
 	return false

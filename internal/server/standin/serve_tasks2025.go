@@ -363,21 +363,7 @@ func (s *Standin) withTasks2025(res mcp.Result) (mcp.Result, error) {
 // withExecution is a tools/list result with each tool's execution as the
 // recording lists it (task support), which the go-sdk's tools drop.
 func withExecution(res mcp.Result, recorded json.RawMessage) (mcp.Result, error) {
-	var rec struct {
-		Tools []struct {
-			Name      string          `json:"name"`
-			Execution json.RawMessage `json:"execution"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(recorded, &rec) != nil {
-		return res, nil
-	}
-	exec := map[string]json.RawMessage{}
-	for _, t := range rec.Tools {
-		if len(t.Execution) > 0 {
-			exec[t.Name] = t.Execution
-		}
-	}
+	exec := executions(recorded)
 	if len(exec) == 0 {
 		return res, nil
 	}
@@ -395,6 +381,27 @@ func withExecution(res mcp.Result, recorded json.RawMessage) (mcp.Result, error)
 		}
 		m["tools"], _ = json.Marshal(tools)
 	})
+}
+
+// executions are the execution members of the tools of a recorded
+// tools/list result, by tool name (none when it cannot be read).
+func executions(recorded json.RawMessage) map[string]json.RawMessage {
+	var rec struct {
+		Tools []struct {
+			Name      string          `json:"name"`
+			Execution json.RawMessage `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(recorded, &rec) != nil {
+		return nil
+	}
+	exec := map[string]json.RawMessage{}
+	for _, t := range rec.Tools {
+		if len(t.Execution) > 0 {
+			exec[t.Name] = t.Execution
+		}
+	}
+	return exec
 }
 
 // patchResult is res with f applied to its JSON object.
