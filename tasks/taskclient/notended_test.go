@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -46,20 +44,9 @@ func TestWaitEndsDuringAPoll(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	defer srv.Close()
-	defer close(release)
-	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
-	if err := taskclient.Register(client); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := client.Connect(ctx, taskclient.Transport(&mcp.StreamableClientTransport{Endpoint: srv.URL}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	tc := taskclient.New(cs, &taskclient.Options{DefaultPollInterval: 5 * time.Millisecond})
-	_, err = tc.Wait(wait, "t1")
+	defer close(release) // before the server closes (pollingClient's cleanup)
+	tc := pollingClient(t, ctx, server)
+	_, err := tc.Wait(wait, "t1")
 	var ne *taskclient.NotEndedError
 	if !errors.As(err, &ne) {
 		t.Fatalf("the wait ended with %v (%T), want a NotEndedError", err, err)

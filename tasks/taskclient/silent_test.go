@@ -24,6 +24,28 @@ type rawResult struct {
 
 func (r *rawResult) MarshalJSON() ([]byte, error) { return r.b, nil }
 
+// pollingClient is a task client on a session of protocol 2026-07-28 with
+// server over stateless Streamable HTTP, polling every 5 ms; both end with
+// the test.
+func pollingClient(t *testing.T, ctx context.Context, server *mcp.Server) *taskclient.Client {
+	t.Helper()
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(srv.Close)
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	if err := taskclient.Register(client); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, taskclient.Transport(&mcp.StreamableClientTransport{Endpoint: srv.URL}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if taskclient.Legacy(cs) {
+		t.Fatal("the session speaks an older protocol than the extension's")
+	}
+	return taskclient.New(cs, &taskclient.Options{DefaultPollInterval: 5 * time.Millisecond})
+}
+
 // A task that says input_required and shows no question (a task of
 // 2025-11-25 asked about in a session of 2026-07-28) ends the wait with a
 // NoQuestionError after MaxSilentPolls polls, instead of polling until the
@@ -40,24 +62,10 @@ func TestWaitForATaskThatShowsNoQuestion(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	defer srv.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
-	if err := taskclient.Register(client); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := client.Connect(ctx, taskclient.Transport(&mcp.StreamableClientTransport{Endpoint: srv.URL}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if taskclient.Legacy(cs) {
-		t.Fatal("the session speaks an older protocol than the extension's")
-	}
-	tc := taskclient.New(cs, &taskclient.Options{DefaultPollInterval: 5 * time.Millisecond})
-	_, err = tc.Wait(ctx, "t1")
+	tc := pollingClient(t, ctx, server)
+	_, err := tc.Wait(ctx, "t1")
 	var nq *taskclient.NoQuestionError
 	if !errors.As(err, &nq) {
 		t.Fatalf("wait: %v, want a NoQuestionError", err)
