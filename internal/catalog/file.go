@@ -562,8 +562,8 @@ func (s *step) member(k string) *step { return &step{up: s, key: k, depth: s.dep
 // near enough to the top to be one of the catalog's named lists.
 func (s *step) item(i int, v any) *step {
 	if s.depth <= 3 {
-		if q := itemPath(s.path(), i, v); q != s.path().Index(i) {
-			return &step{root: q, depth: s.depth + 1}
+		if list := s.path(); itemKey(list) != "" {
+			return &step{root: itemPath(list, i, v), depth: s.depth + 1}
 		}
 	}
 	return &step{up: s, index: i, depth: s.depth + 1}
