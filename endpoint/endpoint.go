@@ -102,9 +102,12 @@ type Options struct {
 	// EventStore, DisableLocalhostProtection, CrossOriginProtection, ...).
 	// Its Stateless and SessionTimeout fields are set by the Handler.
 	HTTP mcp.StreamableHTTPOptions
-	// SessionTimeout closes a 2025-11-25 session that has seen no request
-	// for this long. Zero means DefaultSessionTimeout; it cannot be turned
-	// off.
+	// SessionTimeout closes a 2025-11-25 session that has had no POST in
+	// progress for this long (a GET stream alone does not keep it, as in the
+	// go-sdk): its calls still waiting for an answer are ended first, so
+	// that a client that left in the middle of a question frees its session
+	// then, not at QuestionTimeout. Zero means DefaultSessionTimeout; it
+	// cannot be turned off.
 	SessionTimeout time.Duration
 	// MaxSessions bounds the open 2025-11-25 sessions. Of them,
 	// ReservedSessions are kept for callers that hold none. When all a
@@ -186,6 +189,10 @@ type Handler struct {
 type session struct {
 	last  time.Time       // when its last request began or ended
 	busy  int             // its requests in progress (a GET stream, a call waiting for an answer)
+	posts int             // of them, POSTs: while one is in progress, the session is not idle
+	quiet time.Time       // when its last POST ended (or it opened)
+	idle  *time.Timer     // closes it SessionTimeout after quiet (closeIfIdle)
+	ended error           // why it was given up (closeLaterLocked)
 	user  string          // the authenticated user that opened it, if any
 	share string          // the caller it counts against (subject.Share)
 	ctx   context.Context // the opening request's values (its user's token), to close it
@@ -225,7 +232,10 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 	}
 	stateless, stateful := o.HTTP, o.HTTP
 	stateless.Stateless, stateless.SessionTimeout = true, 0
-	stateful.Stateless, stateful.SessionTimeout = false, o.SessionTimeout
+	// The Handler closes idle sessions itself (closeIfIdle): the go-sdk's
+	// own timer would wait, in Close, for calls whose questions nobody
+	// will answer.
+	stateful.Stateless, stateful.SessionTimeout = false, 0
 	h := &Handler{
 		opts:     o,
 		sessions: map[string]*session{},
@@ -285,10 +295,10 @@ func (h *Handler) endable(next mcp.MethodHandler) mcp.MethodHandler {
 		h.mu.Lock()
 		s := h.sessions[id]
 		if s == nil {
-			_, closing := h.closing[id]
+			closing := h.closing[id]
 			h.mu.Unlock()
-			if closing {
-				return nil, errSessionGivenUp
+			if closing != nil {
+				return nil, closing.ended
 			}
 			return next(ctx, method, req) // not one of the tracked sessions (stateless)
 		}
@@ -312,6 +322,13 @@ func (h *Handler) endable(next mcp.MethodHandler) mcp.MethodHandler {
 
 // errSessionGivenUp ends the calls of a session the Handler gave up.
 var errSessionGivenUp = errors.New("the session was closed to give its place to another client (endpoint.Options.MaxSessions)")
+
+// errSessionIdle ends the calls of a session closed for being idle: its
+// client made no request for SessionTimeout, so nobody will answer them.
+var errSessionIdle = errors.New("the session was closed: its client made no request for endpoint.Options.SessionTimeout")
+
+// errSessionDeleted ends the calls of a session its client closed (DELETE).
+var errSessionDeleted = errors.New("the client closed the session")
 
 // questionTimeout is sending middleware that bounds each request to the
 // client (not notifications) by Options.QuestionTimeout.
@@ -426,9 +443,20 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 		http.Error(w, "session user mismatch: the session was opened by another user", http.StatusForbidden)
 		return
 	}
+	post := r.Method == http.MethodPost
 	if s != nil {
 		s.last = h.opts.Now()
 		s.busy++
+		if post {
+			s.posts++
+		}
+		if r.Method == http.MethodDelete {
+			// The go-sdk closes the session only once its calls have
+			// returned: a call waiting for an answer the client, leaving,
+			// will never give would hold the DELETE (and the place) until
+			// QuestionTimeout.
+			endCallsLocked(s, errSessionDeleted)
+		}
 	}
 	h.mu.Unlock()
 	rec := &statusWriter{ResponseWriter: w}
@@ -438,12 +466,43 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 	if s != nil {
 		s.last = h.opts.Now()
 		s.busy--
-	}
-	if (r.Method == http.MethodDelete && rec.status/100 == 2) || rec.status == http.StatusNotFound {
-		if h.sessions[id] == s {
-			delete(h.sessions, id)
+		if post {
+			if s.posts--; s.posts == 0 {
+				s.quiet = s.last
+				s.idle.Reset(h.opts.SessionTimeout)
+			}
 		}
 	}
+	if (r.Method == http.MethodDelete && rec.status/100 == 2) || rec.status == http.StatusNotFound {
+		if s != nil && h.sessions[id] == s {
+			delete(h.sessions, id)
+			s.idle.Stop()
+		}
+	}
+}
+
+// endCallsLocked ends the calls of s the server is handling, with cause.
+func endCallsLocked(s *session, cause error) {
+	for _, cancel := range s.calls {
+		cancel(cause)
+	}
+}
+
+// closeIfIdle closes the session id, s, if it has had no POST in progress
+// for SessionTimeout, ending its calls first; or waits the rest of that
+// time. A session with a POST in progress is looked at again when its last
+// one ends.
+func (h *Handler) closeIfIdle(id string, s *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sessions[id] != s || s.posts > 0 {
+		return
+	}
+	if quiet := h.opts.Now().Sub(s.quiet); quiet < h.opts.SessionTimeout {
+		s.idle.Reset(h.opts.SessionTimeout - quiet)
+		return
+	}
+	h.closeLaterLocked(id, errSessionIdle)
 }
 
 // open serves an initialize request, which opens a session, unless too
@@ -480,7 +539,10 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
-			h.sessions[id] = &session{last: h.opts.Now(), user: user, share: share, ctx: kept, url: r.URL.String(), host: r.Host}
+			now := h.opts.Now()
+			s := &session{last: now, quiet: now, user: user, share: share, ctx: kept, url: r.URL.String(), host: r.Host}
+			s.idle = time.AfterFunc(h.opts.SessionTimeout, func() { h.closeIfIdle(id, s) })
+			h.sessions[id] = s
 			unreserve()
 			h.mu.Unlock()
 		}
@@ -519,7 +581,7 @@ func (h *Handler) admitLocked(share string) (callerFull, full bool) {
 		h.opening[share]++
 	}
 	for _, id := range evict {
-		h.closeLaterLocked(id)
+		h.closeLaterLocked(id, errSessionGivenUp)
 	}
 	return false, false
 }
@@ -658,21 +720,21 @@ func (o evictionOrder) before(a, b string) bool {
 }
 
 // closeLaterLocked gives up the session id: it no longer counts, its calls
-// in progress are ended (their questions fail), and it is closed in the
-// go-sdk in the background, as its client's DELETE would close it, on
-// behalf of the same user (the context of the request that opened it
+// in progress are ended with cause (their questions fail), and it is closed
+// in the go-sdk in the background, as its client's DELETE would close it,
+// on behalf of the same user (the context of the request that opened it
 // carries the user's token). Until its calls have returned it is counted
 // as closing, and its requests are answered 404.
-func (h *Handler) closeLaterLocked(id string) {
+func (h *Handler) closeLaterLocked(id string, cause error) {
 	s := h.sessions[id]
 	if s == nil {
 		return
 	}
 	delete(h.sessions, id)
+	s.idle.Stop()
+	s.ended = cause
 	h.closing[id] = s
-	for _, cancel := range s.calls {
-		cancel(errSessionGivenUp)
-	}
+	endCallsLocked(s, cause)
 	go func() {
 		h.close(s, id)
 		h.mu.Lock()
@@ -708,7 +770,7 @@ func (h *Handler) sweepLocked() {
 	cutoff := h.opts.Now().Add(-h.opts.SessionTimeout)
 	for id, s := range h.sessions {
 		if s.busy == 0 && s.last.Before(cutoff) {
-			h.closeLaterLocked(id)
+			h.closeLaterLocked(id, errSessionIdle)
 		}
 	}
 }

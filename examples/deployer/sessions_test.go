@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,10 +128,51 @@ func backToBase(t *testing.T, dep *scaleout.Instance, want int, clients ...*http
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("2 minutes after the clients left: %d goroutines (want at most %d); the server's:\n%s", s.Goroutines, want, goroutinesOf(dep))
+			dump := goroutinesOf(dep)
+			t.Fatalf("2 minutes after the clients left: %d goroutines (want at most %d); the server's, by where they wait:\n%s\nin full:\n%s", s.Goroutines, want, waitingWhere(dump), dump)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// waitingWhere sums up a goroutine dump (a Go program's output on
+// SIGQUIT): how many goroutines wait in which state at which function, the
+// first frame of the project or the go-sdk naming the function (else the
+// first frame outside the runtime); the runtime's own goroutines left out.
+// A failure's first lines then say what was left, however its output is cut.
+func waitingWhere(dump string) string {
+	counts := map[string]int{}
+	for _, g := range strings.Split(dump, "\ngoroutine ")[1:] {
+		lines := strings.Split(g, "\n")
+		state := ""
+		if i, j := strings.Index(lines[0], "["), strings.LastIndex(lines[0], "]"); i >= 0 && j > i {
+			state, _, _ = strings.Cut(lines[0][i+1:j], ",") // not how long
+		}
+		where := ""
+		for _, l := range lines[1:] {
+			if l == "" || l[0] == '\t' || strings.HasPrefix(l, "created by") {
+				continue
+			}
+			fn := l[:max(strings.LastIndex(l, "("), 0)]
+			if strings.Contains(fn, "askback") || strings.Contains(fn, "go-sdk") {
+				where = fn
+				break
+			}
+			if where == "" && !strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "internal/") {
+				where = fn
+			}
+		}
+		if where == "" {
+			continue // the runtime's own
+		}
+		counts[fmt.Sprintf("[%s] %s", state, where)]++
+	}
+	var out []string
+	for k, n := range counts {
+		out = append(out, fmt.Sprintf("%4d %s", n, k))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
 }
 
 // goroutinesOf makes the server dep print its goroutines as it exits
