@@ -61,7 +61,7 @@ func NewStandIn(tb testing.TB, path string, opts *StandInOptions) *StandIn {
 		tb.Fatalf("asktest: %v", recording.InFile(path, err))
 	}
 	for _, w := range sc.Warnings {
-		tb.Logf("asktest: %s: %s", path, w)
+		tb.Logf("asktest: %v", recording.InFile(path, w))
 	}
 	so := standin.Options{Recording: path, Answers: standin.AnswersExact}
 	if opts.SchemaOnly {

@@ -263,7 +263,7 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 		warn("%s", recording.CutShort(path, rd.Line(), fmt.Sprintf("serving the %d whole entries before it", rd.Line()-2)))
 	}
 	for _, w := range script.Warnings {
-		warn("%s: %s", path, w)
+		warn("%v", recording.InFile(path, w))
 	}
 	return script, nil
 }

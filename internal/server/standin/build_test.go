@@ -104,6 +104,7 @@ func TestBuildWarns(t *testing.T) {
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}}}` + "\n" +
 		`{"t_ms":1,"dir":"c2s","event":"client-gone","note":"the client closed its side"}` + "\n"
 	sc := script(t, text)
+	warnings := warningText(sc)
 	for _, want := range []string{
 		"line 2: a response to a request the recording does not hold: skipped",
 		`line 3: protocol version "2099-01-01", which this mcp-tester does not speak`,
@@ -111,8 +112,8 @@ func TestBuildWarns(t *testing.T) {
 		"line 4: tools/call a ran as a task (tasks extension) with no taskId: the call is answered with an error",
 		`line 6: question "k" of tools/call b was never answered`,
 	} {
-		if !strings.Contains(strings.Join(sc.Warnings, "\n"), want) {
-			t.Errorf("no warning %q in\n%s", want, strings.Join(sc.Warnings, "\n"))
+		if !strings.Contains(warnings, want) {
+			t.Errorf("no warning %q in\n%s", want, warnings)
 		}
 	}
 	if x := sc.Exchanges[1]; x.Ended || x.Unended != "the client left (line 7), before the server answered" {
@@ -154,7 +155,7 @@ func TestBuildWarnsWhereAmbiguous(t *testing.T) {
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}` + "\n" +
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}` + "\n"
 	sc := script(t, text)
-	warnings := strings.Join(sc.Warnings, "\n")
+	warnings := warningText(sc)
 	for _, want := range []string{
 		"line 4: elicitation/create came while 1 other call(s) were in progress, and nothing says which one asked it: taken as tools/call a's (line 2), the earliest",
 		"line 6: the request id 2 is already the id of the request at line 3, which has no answer yet: an answer with this id is taken as the earlier one's",
@@ -179,4 +180,13 @@ func TestUnknownModeRefused(t *testing.T) {
 	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), `the elicitation's mode "telepathy" is neither form nor url`) {
 		t.Errorf("got %v", err)
 	}
+}
+
+// warningText is sc's warnings, one a line.
+func warningText(sc *Script) string {
+	var lines []string
+	for _, w := range sc.Warnings {
+		lines = append(lines, w.Error())
+	}
+	return strings.Join(lines, "\n")
 }

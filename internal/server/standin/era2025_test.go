@@ -21,7 +21,7 @@ func TestBuildTaskOf2025(t *testing.T) {
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"content":[{"type":"text","text":"sent to staff"}]}}}` + "\n"
 	sc := script(t, text)
 	if len(sc.Warnings) > 0 {
-		t.Errorf("warnings: %s", strings.Join(sc.Warnings, "\n"))
+		t.Errorf("warnings: %v", sc.Warnings)
 	}
 	if len(sc.Exchanges) != 1 {
 		t.Fatalf("%d exchanges, want the call alone", len(sc.Exchanges))

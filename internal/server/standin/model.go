@@ -25,9 +25,9 @@ type Script struct {
 	// Server is what the server said of itself (initialize, or
 	// server/discover and the _meta of its results).
 	Server ServerFacts
-	// Warnings are what the stand-in cannot serve as recorded, each with
-	// its line.
-	Warnings []string
+	// Warnings are what the stand-in cannot serve as recorded, each a
+	// *recording.Error naming its line (recording.InFile adds the file).
+	Warnings []error
 
 	byKey    map[string][]*Exchange // by method and match key, in order
 	byMethod map[string][]*Exchange // by method, in order
