@@ -32,6 +32,7 @@ import (
 
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/keys"
 	"github.com/askback/askback/replay"
 	"github.com/askback/askback/reqstate"
@@ -43,6 +44,10 @@ func main() {
 	addrFile := flag.String("addr-file", "", "write the URL served to this file once listening")
 	bounds := httpserve.RegisterFlags(flag.CommandLine)
 	flag.Parse()
+	if err := listen.CheckFlag("-http", *addr); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(2)
+	}
 	if err := run(*addr, *addrFile, bounds); err != nil {
 		log.Fatal(err)
 	}

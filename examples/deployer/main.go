@@ -39,6 +39,7 @@ import (
 	"github.com/askback/askback/form"
 	"github.com/askback/askback/internal/server/debugstats"
 	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/reqstate"
 	"github.com/askback/askback/tasks"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,6 +52,12 @@ func main() {
 	step := flag.Duration("rollout-step", 300*time.Millisecond, "how long the rollout takes per instance")
 	df := registerDeployFlags(flag.CommandLine)
 	flag.Parse()
+	if *addr != "" {
+		if err := listen.CheckFlag("-http", *addr); err != nil {
+			fmt.Fprintln(os.Stderr, "deployer:", err)
+			os.Exit(2)
+		}
+	}
 	ro := &rolloutOptions{Step: *step}
 	if err := run(context.Background(), os.Stderr, os.Getenv("DEPLOY_STATE_KEY"), *addr, *taskDB, ro, df); err != nil {
 		fmt.Fprintln(os.Stderr, "deployer:", err)

@@ -79,8 +79,8 @@ func (l *requestLog) last() string {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	appLn := listen(t)
-	ghLn := listen(t)
+	appLn := loopbackListener(t)
+	ghLn := loopbackListener(t)
 	s := &stack{
 		appURL:    "http://" + appLn.Addr().String(),
 		ghURL:     "http://" + ghLn.Addr().String(),
@@ -122,7 +122,7 @@ func newStack(t *testing.T) *stack {
 	return s
 }
 
-func listen(t *testing.T) net.Listener {
+func loopbackListener(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -37,6 +37,7 @@ import (
 	"github.com/askback/askback/connect/tokenstore"
 	"github.com/askback/askback/examples/github-connect/fakegithub"
 	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/keys"
 )
 
@@ -98,6 +99,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 		users = append(users, more...)
+	}
+	if err := listen.CheckFlag("-http", *addr); err != nil {
+		return err
 	}
 	listenAddr = *addr
 	if *publicURL == "" {

@@ -28,6 +28,7 @@ import (
 	"github.com/askback/askback/endpoint"
 	"github.com/askback/askback/internal/server/debugstats"
 	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,6 +41,12 @@ func main() {
 	flag.IntVar(&eo.MaxSessionsPerUser, "max-sessions-per-caller", endpoint.DefaultMaxSessionsPerUser, "open sessions of one caller (a client address) at most")
 	bounds := httpserve.RegisterFlags(flag.CommandLine)
 	flag.Parse()
+	if *addr != "" {
+		if err := listen.CheckFlag("-http", *addr); err != nil {
+			fmt.Fprintln(os.Stderr, "oldway:", err)
+			os.Exit(2)
+		}
+	}
 	if err := run(*addr, *addrFile, *stats, &eo, bounds); err != nil {
 		fmt.Fprintln(os.Stderr, "oldway:", err)
 		os.Exit(1)

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/server/httpserve"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/internal/testsupport/fixtures/authserver"
 )
 
@@ -59,6 +60,9 @@ func run() error {
 	dpopChurn := flag.Bool("dpop-nonce-churn", false, "with -dpop, answer every proof with a new nonce (a client must give up)")
 	clickConsent := flag.Bool("test-only-consent-without-sign-in", false, "TESTS ONLY: anyone signs in as anyone with a click, no password")
 	flag.Parse()
+	if err := listen.CheckFlag("-addr", *addr); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"net"
-	"strconv"
-	"strings"
 
 	"github.com/askback/askback/internal/server/listen"
 )
@@ -20,14 +18,8 @@ func checkListenAddr(flag, addr string) error {
 	return nil
 }
 
-// shownAddr is addr as an error shows it: quoted when it is empty or
-// holds a space or control character, as written otherwise.
-func shownAddr(addr string) string {
-	if addr == "" || strings.ContainsFunc(addr, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return strconv.Quote(addr)
-	}
-	return addr
-}
+// shownAddr is addr as an error shows it (listen.Shown).
+func shownAddr(addr string) string { return listen.Shown(addr) }
 
 // listenFailed is the error of a command that serves (serve, proxy, ui)
 // when it cannot listen where --listen (or --addr-file) says: the address is

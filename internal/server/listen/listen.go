@@ -121,3 +121,22 @@ func describeRune(r rune) string {
 	}
 	return fmt.Sprintf("a control character (U+%04X)", r)
 }
+
+// CheckFlag is CheckAddr for the address a command-line flag (flag: "-http")
+// gives a server: its error names the flag and the address as written
+// (Shown), then what is wrong, e.g. `-http 8080: give HOST:PORT, …`.
+func CheckFlag(flag, addr string) error {
+	if err := CheckAddr(addr); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, Shown(addr), err)
+	}
+	return nil
+}
+
+// Shown is an address as an error shows it: quoted when it is empty or
+// holds a space or control character, as written otherwise.
+func Shown(addr string) string {
+	if addr == "" || strings.ContainsFunc(addr, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return strconv.Quote(addr)
+	}
+	return addr
+}
