@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
@@ -63,6 +64,10 @@ type LoginOptions struct {
 	cachedOnly bool
 	flags      *pflag.FlagSet
 	built      *login.Login
+	// profile names the profile that gave the settings in profiled (by
+	// flag name), so that their errors say where they came from.
+	profile  string
+	profiled map[string]bool
 }
 
 // addLoginFlags binds the login flags.
@@ -120,8 +125,24 @@ func (o *LoginOptions) settings() login.Settings {
 		Fresh:             o.Login,
 		CachedOnly:        o.cachedOnly,
 		Timeout:           o.Timeout,
-		Name:              loginFlagName,
+		Name:              o.settingName,
 	}
+}
+
+// settingName names a setting of the login for its errors: as the flag
+// that gives it (loginFlagName), and the profile when the value came from
+// one.
+func (o *LoginOptions) settingName(s login.Setting) string {
+	return o.shown(loginFlagName(s))
+}
+
+// shown is flag ("--redirect-url") as an error names it: with the
+// profile it came from, when it did.
+func (o *LoginOptions) shown(flag string) string {
+	if o.profiled[strings.TrimPrefix(flag, "--")] {
+		return flag + fromProfile(o.profile)
+	}
+	return flag
 }
 
 // loginFlagName names a setting of the login as the flag (or the
@@ -169,7 +190,7 @@ func (o *LoginOptions) build(ios *iostreams.IOStreams) (*login.Login, error) {
 	}
 	s := o.settings()
 	for _, f := range []struct{ name, url string }{{"--client-metadata-url", o.ClientMetadataURL}, {"--idp-issuer", o.IdPIssuer}, {"--redirect-url", o.RedirectURL}} {
-		if err := checkURLFlag(ios.ErrOut, f.name, f.url); err != nil {
+		if err := checkURLFlag(ios.ErrOut, o.shown(f.name), f.url); err != nil {
 			return nil, err
 		}
 	}

@@ -67,7 +67,7 @@ func (o *ConnOptions) applyProfile() error {
 		o.Timeout = d
 	}
 	if x.Auth != nil {
-		o.Auth.fromProfile(x.Auth)
+		o.Auth.fromProfile(o.Profile, x.Auth)
 	}
 	return nil
 }
@@ -109,12 +109,14 @@ func (o *ConnOptions) loadProfile() (*profile.Profile, error) {
 	return x, nil
 }
 
-// fromProfile fills the login options that were not given from a
-// profile's auth settings.
-func (o *LoginOptions) fromProfile(a *profile.Auth) {
+// fromProfile fills the login options that were not given from the auth
+// settings of the profile name, a, and remembers which it filled.
+func (o *LoginOptions) fromProfile(name string, a *profile.Auth) {
+	o.profile, o.profiled = name, map[string]bool{}
 	str := func(flag string, dst *string, v string) {
 		if !o.given(flag) && v != "" {
 			*dst = v
+			o.profiled[flag] = true
 		}
 	}
 	str("identity", &o.Identity, a.Identity)
@@ -131,12 +133,15 @@ func (o *LoginOptions) fromProfile(a *profile.Auth) {
 	}
 	if !o.given("client-credentials") && a.ClientCredentials {
 		o.ClientCredentials = true
+		o.profiled["client-credentials"] = true
 	}
 	if !o.given("no-browser") && a.NoBrowser {
 		o.NoBrowser = true
+		o.profiled["no-browser"] = true
 	}
 	if !o.given("scope") && len(a.Scopes) > 0 {
 		o.Scopes = a.Scopes
+		o.profiled["scope"] = true
 	}
 }
 
