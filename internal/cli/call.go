@@ -14,6 +14,7 @@ import (
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
+	"github.com/askback/askback/tasks/taskclient"
 	"github.com/spf13/cobra"
 )
 
@@ -144,6 +145,9 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 	if err != nil {
 		return err
 	}
+	if note := noWaitReach(started.Task, opts.Conn.Command != "", s.ProtocolVersion()); note != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester: note: %s\n", note)
+	}
 	if err := opts.Answers.unusedBy(asked.Questions, noWaitUnused(started.Task)); err != nil {
 		return err
 	}
@@ -166,6 +170,26 @@ func noWaitUnused(t *tasks.CreateTaskResult) string {
 		return fmt.Sprintf("--no-wait returned when task %s asked for input (input_required), without answering: give the answer to mcp-tester tasks wait %s", id, id)
 	}
 	return fmt.Sprintf("--no-wait returned when task %s was created (%s), before it asked anything: give the answer to mcp-tester tasks wait %s", id, termsafe.Line(string(t.Status)), id)
+}
+
+// noWaitReach is what keeps a later mcp-tester tasks from reaching task t
+// that --no-wait left running: a server started by the command (-c,
+// command) ends with it, and a server of protocol (older than the tasks
+// extension's) may keep tasks per session, as the reference server does,
+// which a later command's session does not reach. "" when nothing does,
+// or when the call made no task.
+func noWaitReach(t *tasks.CreateTaskResult, command bool, protocol string) string {
+	if t == nil {
+		return ""
+	}
+	id := termsafe.Line(t.TaskID)
+	switch {
+	case command:
+		return fmt.Sprintf("the server (-c) is this command's own process and ends with it: task %s ends with it unless the server keeps its tasks beyond its process; to follow a task with mcp-tester tasks, run the server on its own and reach it with -u", id)
+	case protocol < taskclient.ExtensionEra:
+		return fmt.Sprintf("this session (protocol %s) ends with this command: a server that keeps tasks per session, as 2025-11-25 allows, does not find task %s in the session of a later mcp-tester tasks", termsafe.Line(protocol), id)
+	}
+	return ""
 }
 
 // checkToolCall checks the tool's name and the --args against the
