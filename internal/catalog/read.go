@@ -197,7 +197,20 @@ func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 	l := &Listing{Info: &mcp.InitializeResult{ServerInfo: doc.Server, ProtocolVersion: doc.ProtocolVersion,
 		Capabilities: doc.Capabilities, Instructions: doc.Instructions},
 		Tools: tools, Prompts: doc.Prompts, Resources: doc.Resources, Templates: doc.Templates, Declared: doc.ClientCapabilities,
-		Sent: Sent{Capabilities: top["capabilities"]}}
+		Sent: Sent{Capabilities: top["capabilities"], ServerInfo: top["server"]}}
+	// Each item as the file holds it, every member, as a server's listing
+	// keeps what the server sent: a member MCP does not define is read
+	// too (scan), and kept (catalog save).
+	l.Sent.Tools = sentItems(doc.Tools, tools, func(t *mcp.Tool) string { return t.Name })
+	if l.Sent.Prompts, err = sentList(top["prompts"], l.Prompts, func(p *mcp.Prompt) string { return p.Name }); err != nil {
+		return Named{}, err
+	}
+	if l.Sent.Resources, err = sentList(top["resources"], l.Resources, func(r *mcp.Resource) string { return r.URI }); err != nil {
+		return Named{}, err
+	}
+	if l.Sent.Templates, err = sentList(top["resourceTemplates"], l.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }); err != nil {
+		return Named{}, err
+	}
 	for _, p := range l.Prompts {
 		if p != nil {
 			p.Meta = fitted(p.Meta)
@@ -220,6 +233,35 @@ func readOne(name string, data []byte, savedOnly bool) (Named, error) {
 		name = doc.Server.Name
 	}
 	return Named{Name: name, Listing: l, Saved: saved}, nil
+}
+
+// sentList is sentItems of a list as its file holds it (raw), its items
+// read already (items).
+func sentList[T any](raw json.RawMessage, items []*T, key func(*T) string) (map[string]json.RawMessage, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(raw, &raws); err != nil {
+		return nil, err
+	}
+	return sentItems(raws, items, key), nil
+}
+
+// sentItems is each item of items (read from raws[i]) as raws holds it,
+// by its key.
+func sentItems[T any](raws []json.RawMessage, items []*T, key func(*T) string) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for i, it := range items {
+		if it == nil || i >= len(raws) {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]json.RawMessage, len(items))
+		}
+		out[key(it)] = raws[i]
+	}
+	return out
 }
 
 // fileTools reads a file's tools one at a time, each one's input and

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -74,31 +76,117 @@ type visit func(*text)
 // order: names, titles, descriptions, every string of the tools' schemas
 // (at any depth, every keyword: descriptions, defaults and examples of
 // any type, patterns, required names, references, enums, x-* extensions,
-// the names of properties and definitions), annotations and _meta.
+// the names of properties and definitions), annotations and _meta; and
+// every other member an item was sent with (otherTexts).
 func texts(c *catalog.Listing, v visit) {
 	if si := c.ServerInfo(); si != nil {
 		describedTexts(v, "server", "$.server", si.Name, si.Title, si.Description)
+		otherTexts(v, "server", "$.server", c.Sent.ServerInfo, serverMembers)
 	}
 	addText(v, "server", "$.instructions", kindProse, c.Instructions())
 	for i, t := range c.Tools {
 		if t != nil {
 			toolTexts(v, i, t)
+			otherTexts(v, fmt.Sprintf("tool %q", t.Name), fmt.Sprintf("$.tools[%d]", i), c.Sent.Tools[t.Name], toolMembers)
 		}
 	}
 	for i, p := range c.Prompts {
 		if p != nil {
 			promptTexts(v, i, p)
+			otherTexts(v, fmt.Sprintf("prompt %q", p.Name), fmt.Sprintf("$.prompts[%d]", i), c.Sent.Prompts[p.Name], promptMembers)
 		}
 	}
 	for i, r := range c.Resources {
 		if r != nil {
-			locatedTexts(v, fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i), ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
+			subj, base := fmt.Sprintf("resource %q", r.URI), fmt.Sprintf("$.resources[%d]", i)
+			locatedTexts(v, subj, base, ".uri", r.URI, r.Name, r.Title, r.Description, r.Meta)
+			otherTexts(v, subj, base, c.Sent.Resources[r.URI], resourceMembers)
 		}
 	}
 	for i, r := range c.Templates {
 		if r != nil {
-			locatedTexts(v, fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i), ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
+			subj, base := fmt.Sprintf("resource template %q", r.URITemplate), fmt.Sprintf("$.resourceTemplates[%d]", i)
+			locatedTexts(v, subj, base, ".uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.Meta)
+			otherTexts(v, subj, base, c.Sent.Templates[r.URITemplate], templateMembers)
 		}
+	}
+}
+
+// members are the members of an item the scan reads by name, or knows to
+// hold no text the model reads (icons, a tool's execution, a resource's
+// size); and, by member, those of the objects in it (a tool's
+// annotations, each of a prompt's arguments).
+type members struct {
+	known map[string]bool
+	in    map[string]members
+}
+
+func memberSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+var (
+	serverMembers = members{known: memberSet("name", "title", "description", "version", "websiteUrl", "icons")}
+	toolMembers   = members{
+		known: memberSet("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons", "execution"),
+		in:    map[string]members{"annotations": {known: memberSet("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")}},
+	}
+	promptMembers = members{
+		known: memberSet("name", "title", "description", "arguments", "_meta", "icons"),
+		in:    map[string]members{"arguments": {known: memberSet("name", "title", "description", "required")}},
+	}
+	resourceMembers = members{known: memberSet("uri", "name", "title", "description", "mimeType", "size", "annotations", "_meta", "icons")}
+	templateMembers = members{known: memberSet("uriTemplate", "name", "title", "description", "mimeType", "annotations", "_meta", "icons")}
+)
+
+// otherTexts tells visit the members of raw, an item as its server sent it
+// (catalog.Listing.Sent), that the scan does not read by name (m): a
+// member MCP does not define, which a client that hands the model the
+// item whole hands it too, is read as a _meta is, its name included. The
+// objects m names (in) are looked into the same way: an object member, or
+// each object of an array member.
+func otherTexts(v visit, subj, base string, raw json.RawMessage, m members) {
+	if len(raw) == 0 {
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return // not an object: what the go-sdk read of it is all there is
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		at := base + member(k)
+		if inner, ok := m.in[k]; ok {
+			var list []json.RawMessage
+			if json.Unmarshal(obj[k], &list) == nil {
+				for i, e := range list {
+					otherTexts(v, subj, fmt.Sprintf("%s[%d]", at, i), e, inner)
+				}
+			} else {
+				otherTexts(v, subj, at, obj[k], inner)
+			}
+			continue
+		}
+		if m.known[k] {
+			continue
+		}
+		var val any
+		dec := json.NewDecoder(bytes.NewReader(obj[k]))
+		dec.UseNumber()
+		if dec.Decode(&val) != nil {
+			continue
+		}
+		step := &pathStep{base: at}
+		v(&text{subject: subj, at: step, kind: kindName, s: k})
+		walkValue(v, subj, step, val, schemaWalk{})
 	}
 }
 
