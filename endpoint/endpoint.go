@@ -180,6 +180,8 @@ type Handler struct {
 	nopening int                 // of them, in all
 	closing  map[string]*session // sessions given up, being closed in the background
 	callSeq  uint64              // numbers the calls in progress of sessions
+	openSeq  uint64              // numbers the initialize requests (openingHeader)
+	opens    map[uint64]*opened  // the initialize requests being served, by number
 
 	boundMu sync.Mutex
 	bounded map[weak.Pointer[mcp.Server]]struct{} // servers whose questions are bounded
@@ -187,18 +189,19 @@ type Handler struct {
 
 // session is what the Handler knows of an open session.
 type session struct {
-	last  time.Time       // when its last request began or ended
-	busy  int             // its requests in progress (a GET stream, a call waiting for an answer)
-	posts int             // of them, POSTs: while one is in progress, the session is not idle
-	quiet time.Time       // when its last POST ended (or it opened)
-	idle  *time.Timer     // closes it SessionTimeout after quiet (closeIfIdle)
-	ended error           // why it was given up (closeLaterLocked)
-	user  string          // the authenticated user that opened it, if any
-	share string          // the caller it counts against (subject.Share)
-	ctx   context.Context // the opening request's values (its user's token), to close it
-	url   string          // the endpoint's URL and host, to close it
-	host  string
-	calls map[uint64]context.CancelCauseFunc // its requests the server is handling, to end them when it is given up
+	last     time.Time       // when its last request began or ended
+	busy     int             // its requests in progress (a GET stream, a call waiting for an answer)
+	posts    int             // of them, POSTs: while one is in progress, the session is not idle
+	quiet    time.Time       // when its last POST ended (or it opened)
+	idle     *time.Timer     // closes it SessionTimeout after quiet (closeIfIdle)
+	ended    error           // why it was given up (closeLaterLocked)
+	deleting bool            // its client's DELETE is being served: a new call ends at once
+	user     string          // the authenticated user that opened it, if any
+	share    string          // the caller it counts against (subject.Share)
+	ctx      context.Context // the opening request's values (its user's token), to close it
+	url      string          // the endpoint's URL and host, to close it
+	host     string
+	calls    map[uint64]context.CancelCauseFunc // its requests the server is handling, to end them when it is given up
 }
 
 // New returns a Handler serving the server getServer returns for each
@@ -241,6 +244,7 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 		sessions: map[string]*session{},
 		opening:  map[string]int{},
 		closing:  map[string]*session{},
+		opens:    map[uint64]*opened{},
 		bounded:  map[weak.Pointer[mcp.Server]]struct{}{},
 	}
 	bounding := func(r *http.Request) *mcp.Server {
@@ -292,8 +296,15 @@ func (h *Handler) endable(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		id := ss.ID()
+		if method == "initialize" {
+			h.initialized(req, ss)
+		}
 		h.mu.Lock()
 		s := h.sessions[id]
+		if s != nil && s.deleting {
+			h.mu.Unlock()
+			return nil, errSessionDeleted
+		}
 		if s == nil {
 			closing := h.closing[id]
 			h.mu.Unlock()
@@ -380,6 +391,7 @@ func (h *Handler) BodyLimits() (max int64, timeout time.Duration) {
 // letter case) is answered -32602 without reaching it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = subject.WithRequestClient(r, h.opts.Proxies)
+	r.Header.Del(openingHeader) // the Handler's own (open)
 	var body []byte
 	if r.Method == http.MethodPost {
 		var err error
@@ -454,7 +466,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 			// The go-sdk closes the session only once its calls have
 			// returned: a call waiting for an answer the client, leaving,
 			// will never give would hold the DELETE (and the place) until
-			// QuestionTimeout.
+			// QuestionTimeout. A call that begins meanwhile ends at once
+			// (endable), so that none starts waiting after these ended.
+			s.deleting = true
 			endCallsLocked(s, errSessionDeleted)
 		}
 	}
@@ -473,12 +487,21 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 			}
 		}
 	}
-	if (r.Method == http.MethodDelete && rec.status/100 == 2) || rec.status == http.StatusNotFound {
-		if s != nil && h.sessions[id] == s {
+	if r.Method != http.MethodDelete || s == nil {
+		// A 404 of another request does not say the session is gone:
+		// the go-sdk answers 404 to an unknown method of protocol
+		// 2026-07-28 too. A session the go-sdk closed otherwise is
+		// given up when idle (closeIfIdle), its place counted till then.
+		return
+	}
+	if rec.status/100 == 2 || rec.status == http.StatusNotFound {
+		if h.sessions[id] == s {
 			delete(h.sessions, id)
 			s.idle.Stop()
 		}
+		return
 	}
+	s.deleting = false // refused: the session goes on
 }
 
 // endCallsLocked ends the calls of s the server is handling, with cause.
@@ -536,6 +559,13 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	kept := context.WithoutCancel(r.Context())
+	h.mu.Lock()
+	h.openSeq++
+	n := h.openSeq
+	op := &opened{}
+	h.opens[n] = op
+	h.mu.Unlock()
+	r.Header.Set(openingHeader, strconv.FormatUint(n, 10))
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
@@ -543,16 +573,63 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 			s := &session{last: now, quiet: now, user: user, share: share, ctx: kept, url: r.URL.String(), host: r.Host}
 			s.idle = time.AfterFunc(h.opts.SessionTimeout, func() { h.closeIfIdle(id, s) })
 			h.sessions[id] = s
+			op.told = true
 			unreserve()
 			h.mu.Unlock()
 		}
 	}}
 	defer func() {
 		h.mu.Lock()
+		defer h.mu.Unlock()
 		unreserve()
-		h.mu.Unlock()
+		delete(h.opens, n)
+		if op.ss != nil && !op.told {
+			// The go-sdk made a session whose id its client was never
+			// told (it left before the answer): nobody will use it. (Its
+			// close waits for its initialize to return.)
+			go op.ss.Close()
+		}
 	}()
 	h.stateful.ServeHTTP(rec, r)
+}
+
+// openingHeader carries the number of an initialize request the Handler
+// serves (open) to its initialize handler (initialized), so that the
+// session the go-sdk makes for it is known even when its answer never
+// reaches the client. A client's own value is dropped (ServeHTTP).
+const openingHeader = "X-Askback-Opening"
+
+// opened is what the Handler knows of an initialize request it serves:
+// the session the go-sdk made for it, and whether the client was told its
+// id.
+type opened struct {
+	ss   *mcp.ServerSession
+	told bool
+}
+
+// initialized notes the session ss of the initialize request req, whose
+// number open set in openingHeader. When that request has already ended
+// (its client left before the go-sdk handled the initialize), nobody was
+// told the session's id: it is closed once this initialize has returned
+// (the go-sdk's close waits for it).
+func (h *Handler) initialized(req mcp.Request, ss *mcp.ServerSession) {
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil {
+		return
+	}
+	n, err := strconv.ParseUint(extra.Header.Get(openingHeader), 10, 64)
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if op := h.opens[n]; op != nil {
+		op.ss = ss
+		return
+	}
+	if _, tracked := h.sessions[ss.ID()]; !tracked {
+		go ss.Close()
+	}
 }
 
 // admitLocked takes a place for an initialize request of share, and

@@ -26,3 +26,11 @@ func (h *Handler) BusyShare(share string) int {
 	}
 	return n
 }
+
+// Deleting reports whether the session id's DELETE is being served.
+func (h *Handler) Deleting(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[id]
+	return s != nil && s.deleting
+}

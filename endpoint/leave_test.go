@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,4 +110,182 @@ func sessionsOf(s *mcp.Server) int {
 		n++
 	}
 	return n
+}
+
+// rawClient sends one JSON-RPC message to url as a 2025-11-25 client
+// (of session, when not empty; with more headers).
+func rawClient(ctx context.Context, url, method, session, body string, more ...string) (*http.Response, error) {
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	for i := 0; i+1 < len(more); i += 2 {
+		req.Header.Set(more[i], more[i+1])
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// waitNoSessions waits until s has no session open, or fails after a
+// minute (against a hang, not a measure).
+func waitNoSessions(t *testing.T, s *mcp.Server, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); sessionsOf(s) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d session(s) still open on the server: %s", sessionsOf(s), what)
+		}
+	}
+}
+
+// An initialize whose client leaves before its answer leaves no session
+// behind: the go-sdk made one and handled its initialize, but nobody was
+// told its id, so nobody would ever use or close it.
+func TestUnansweredInitializeLeavesNoSession(t *testing.T) {
+	s := askingServer()
+	// The initialize is handled; its answer waits till its client is gone.
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "initialize" {
+				entered <- struct{}{}
+				<-release
+			}
+			return res, err
+		}
+	})
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{SessionTimeout: time.Hour})
+	ended := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		ended <- struct{}{}
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cut := context.WithCancel(context.Background())
+	go func() {
+		if resp, err := rawClient(ctx, srv.URL, http.MethodPost, "", initialize); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-entered
+	cut()
+	<-ended // the request ended without its answer
+	close(release)
+	waitNoSessions(t, s, "an initialize nobody received the answer of")
+	if n := h.Sessions(); n != 0 {
+		t.Errorf("the Handler counts %d session(s)", n)
+	}
+}
+
+// A 404 the go-sdk gives a request of a live session (an unknown method of
+// protocol 2026-07-28) does not make the Handler forget the session: it
+// still counts against its caller's bound, and is still closed when given
+// up. A caller who sends one after each initialize has no more sessions
+// open than its bound.
+func TestA404KeepsTheSessionCounted(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{SessionsOnly: true, MaxSessionsPerUser: 2, SessionTimeout: time.Hour})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	for i := range 5 {
+		resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", initialize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		id := resp.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			t.Fatalf("initialize %d: %d", i, resp.StatusCode)
+		}
+		if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":7,"method":"nope/nope"}`, "Mcp-Protocol-Version", "2026-07-28")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if n := h.Sessions(); n != 2 {
+		t.Errorf("the Handler counts %d sessions of the caller, want its bound, 2", n)
+	}
+	for deadline := time.Now().Add(time.Minute); sessionsOf(s) > 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions open on the server for one caller whose bound is 2", sessionsOf(s))
+		}
+	}
+}
+
+// A call that begins while its session's DELETE is being served ends at
+// once: the go-sdk closes the session only once its calls have returned,
+// and a call that began after the DELETE ended the others would ask its
+// question and hold the DELETE until QuestionTimeout.
+func TestACallDuringDeleteEndsAtOnce(t *testing.T) {
+	s := askingServer()
+	// A tool that takes its time and does not stop for its context: it
+	// holds the DELETE (the go-sdk's close) while the second call comes.
+	slowDone := make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
+		<-slowDone
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	// The second call is taken in by the session before the DELETE, and
+	// reaches the Handler's middleware after it (held here till then).
+	greetIn, greetGo := make(chan struct{}, 1), make(chan struct{})
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "greet" {
+				greetIn <- struct{}{}
+				<-greetGo
+			}
+			return next(ctx, method, req)
+		}
+	})
+	var once sync.Once
+	let := func() { once.Do(func() { close(greetGo); close(slowDone) }) }
+	t.Cleanup(let) // a failure does not leave the server's calls held
+	calls, stop := context.WithCancel(context.Background())
+	defer stop()
+	go rawClient(calls, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	go rawClient(calls, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+	<-greetIn
+	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
+	defer cancel()
+	deleted := make(chan error, 1)
+	go func() {
+		resp, err := rawClient(guard, srv.URL, http.MethodDelete, id, "")
+		if err == nil {
+			resp.Body.Close()
+		}
+		deleted <- err
+	}()
+	for !h.Deleting(id) {
+		if guard.Err() != nil {
+			t.Fatal("the DELETE did not begin")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	let()
+	if err := <-deleted; err != nil {
+		t.Fatalf("the DELETE, with a call begun during it: %v", err)
+	}
+	waitNoSessions(t, s, "after its DELETE")
 }
