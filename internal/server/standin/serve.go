@@ -190,10 +190,10 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 		res, err := s.startExtTask(req, client, x)
 		return res, true, err
 	case x.Task != nil && s.servesTasks2025() && !taskRequested(req) && s.script.requiresTask(nameOf(req)):
-		// As the server does (2025-11-25: method not found), the stand-in
-		// does not pass a call that the server refuses.
-		return nil, true, rpcError(jsonrpc.CodeMethodNotFound, nil,
-			"tool %q runs only as a task (the recording's tools/list says its execution.taskSupport is \"required\"): ask for a task (params.task, or the tasks extension)", nameOf(req))
+		// The server refuses a call of it without a task: so does the
+		// stand-in (untaskedRefusal).
+		res, err := s.script.untaskedRefusal(nameOf(req))
+		return res, true, err
 	}
 	return nil, false, nil
 }

@@ -2,13 +2,18 @@ package standin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // params.task is moved into _meta on its way in, unless the params hold
@@ -86,5 +91,61 @@ func TestTask2025AsExtTask(t *testing.T) {
 	}
 	if g := tk.poll(time.Unix(0, 0)); g.Error == nil || !strings.Contains(g.Error.Message, "the recording holds no result of tools/call survey's task (line 3): the client left") {
 		t.Errorf("unended: error %+v", g.Error)
+	}
+}
+
+// surveyRecording is a recording of a server of 2025-11-25 whose survey
+// runs only as a task, the call run as one; more is what comes after.
+func surveyRecording(more ...string) string {
+	text := header +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"surveyor","version":"1"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"survey","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"survey","arguments":{"topic":"lunch"},"task":{}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1","status":"working","statusMessage":"drafting"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"t1"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":4,"result":{"taskId":"t1","status":"input_required","statusMessage":"asking who comes"}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"t1"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"message":"Who?","requestedSchema":{"type":"object","properties":{"a":{"type":"string"}}}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"a":"staff"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":5,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"content":[{"type":"text","text":"sent to staff"}]}}}` + "\n"
+	return text + strings.Join(more, "")
+}
+
+// A call of a tool that runs only as a task, without one (issue 37): as
+// the recorded server answered such a call when the recording holds one
+// (here a result, isError, as the TypeScript SDK's reference server
+// answers), else -32600 naming the tool and saying it needs a task, never
+// the go-sdk's "method not found" of tools/call.
+func TestUntaskedCallOfTaskTool(t *testing.T) {
+	refused := `{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"survey","arguments":{"topic":"tea"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')"}],"isError":true}}}` + "\n"
+	for _, c := range []struct {
+		name, text, want string
+		isError           bool
+	}{
+		{"own", surveyRecording(), `mcp-tester serve: tool "survey" needs a task: it runs only as a task`, false},
+		{"recorded", surveyRecording(refused), "MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := standin(t, script(t, c.text), Options{})
+			s.readsTaskParam = true // as ServeStdio and Handler do
+			cs := client(t, s, "2025-11-25", false, accept(map[string]any{"a": "staff"}))
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "lunch"}})
+			if !c.isError {
+				var we *jsonrpc.Error
+				if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(we.Message, c.want) || strings.Contains(we.Message, "method not found") {
+					t.Fatalf("got %v, %v; want -32600 %q", res, err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || text(t, res) != c.want {
+				t.Errorf("got %+v, want isError %q", res, c.want)
+			}
+		})
 	}
 }
