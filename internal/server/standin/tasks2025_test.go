@@ -123,7 +123,7 @@ func TestUntaskedCallOfTaskTool(t *testing.T) {
 		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')"}],"isError":true}}}` + "\n"
 	for _, c := range []struct {
 		name, text, want string
-		isError           bool
+		isError          bool
 	}{
 		{"own", surveyRecording(), `mcp-tester serve: tool "survey" needs a task: it runs only as a task`, false},
 		{"recorded", surveyRecording(refused), "MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')", true},
