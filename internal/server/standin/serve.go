@@ -182,7 +182,7 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 	}
 	switch {
 	case x.Task != nil && taskRequested(req) && s.servesTasks2025():
-		res, err := s.startTask2025(client, x)
+		res, err := s.startTask2025(client, sessionID(req), x)
 		return res, true, err
 	case (x.ExtTask != nil || x.Task != nil) && tasks.Declared(req):
 		// A recorded task of 2025-11-25 runs as the task of the extension
@@ -196,6 +196,14 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 		return res, true, err
 	}
 	return nil, false, nil
+}
+
+// sessionID is the id of the session a request came in (none over stdio).
+func sessionID(req mcp.Request) string {
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		return ss.ID()
+	}
+	return ""
 }
 
 // recordedAnswer is the answer to a request that is no call: the recorded
