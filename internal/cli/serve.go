@@ -90,10 +90,16 @@ A call the recorded server ran as a task (of the tasks extension, or of
 one, with the recorded statuses, questions and result, through the tasks
 requests the server answered (tasks/get, tasks/update, tasks/cancel; or
 tasks/get and tasks/result); a client that asks for none gets the call the
-task amounts to: its questions, then its result. A recorded task of
+task amounts to: its questions, then its result. A task shows the status
+messages the server showed, none of the stand-in's own. A recorded task of
 2025-11-25 runs, for a client of 2026-07-28, as a task of the tasks extension,
-which the stand-in then offers; a task a client of 2025-11-25 started is not
-found by a client of 2026-07-28, and the error says why.
+which the stand-in then offers; a task a client of 2025-11-25 started is kept
+in its session, as a server of 2025-11-25 may keep it: another session (a
+client of 2026-07-28, or a later command) does not find it, and the error
+says why. A call without a task of a tool that runs only as a task (its
+execution.taskSupport "required") is refused as the recorded server refused
+such a call, when the recording holds one, else with an error (-32600) that
+names the tool and says it needs a task.
 
 --fault injects a fault into the requests of a method (and of one tool, prompt
 or resource when named): METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE]

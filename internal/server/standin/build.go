@@ -3,7 +3,6 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,6 +55,9 @@ type pending struct {
 	// task is the call whose task of the tasks extension the request is
 	// about (tasks/get, tasks/update, tasks/cancel).
 	task *Exchange
+	// shows2025: the request's result shows recorded tasks of 2025-11-25
+	// (tasks/get, tasks/list, tasks/cancel), their status messages kept.
+	shows2025 bool
 }
 
 // request is a client request waiting for its response.
@@ -81,7 +83,7 @@ func newBuilder(s *Script) *builder {
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
-	b.s.Warnings = append(b.s.Warnings, &recording.Error{Line: line, Err: errors.New(fmt.Sprintf(format, args...))})
+	b.s.Warnings = append(b.s.Warnings, &recording.Error{Line: line, Err: fmt.Errorf(format, args...)})
 }
 
 // Event notes where the client or the server went, and what is not served.
@@ -178,6 +180,7 @@ func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Par
 		return nil, pend, nil
 	}
 	if x, took := b.taskRequest(m.Method, p); took {
+		pend.shows2025 = m.Method != "tasks/result"
 		return x, pend, nil
 	}
 	x, err := b.exchange(w, m, "")
@@ -298,6 +301,11 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 		return nil
 	case p.Data.task != nil:
 		return b.extTaskAnswered(line, p, p.Data.task, m)
+	case p.Data.shows2025:
+		if m.Error == nil {
+			b.taskShown(line, m.Result)
+		}
+		return nil
 	case p.Call == nil:
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Script is what a recording says the server did, as a stand-in serves
@@ -188,6 +189,53 @@ func (s *Script) requiresTask(name string) bool {
 		}
 	}
 	return false
+}
+
+// untaskedRefusal is the answer to a call of the tool name, which runs
+// only as a task (requiresTask), that asks for no task: as the recorded
+// server answered such a call, when the recording holds one (its error,
+// or its result: the reference server of the TypeScript SDK answers with
+// a result, isError, that says the tool needs a task), else a refusal of
+// its own in the words of the specification (2025-11-25, tasks: "Invalid
+// request" for a request that needs a task): -32600, naming the tool and
+// saying it needs a task. It is not the -32601 the specification's
+// tool-level rule names: the go-sdk words every -32601 as "method not
+// found" of tools/call, which it is not.
+func (s *Script) untaskedRefusal(name string) (mcp.Result, error) {
+	for _, x := range s.Of("tools/call") {
+		if x.Name != name || x.Task != nil || x.ExtTask != nil || !x.Ended || askedForTask(x.Params) {
+			continue
+		}
+		if x.Err != nil {
+			e := *x.Err
+			return nil, &e
+		}
+		if isErrorResult(x.Result) {
+			return &rawResult{raw: x.Result}, nil
+		}
+	}
+	return nil, rpcError(jsonrpc.CodeInvalidRequest, nil,
+		"mcp-tester serve: tool %q needs a task: it runs only as a task (the recording's tools/list says its execution.taskSupport is \"required\"), and this call asks for none; ask for a task (params.task of protocol 2025-11-25, or the tasks extension)", name)
+}
+
+// askedForTask reports whether a recorded call's params asked for a task
+// of protocol 2025-11-25 (params.task).
+func askedForTask(params json.RawMessage) bool {
+	var p struct {
+		Task json.RawMessage `json:"task"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	return len(p.Task) > 0 && string(p.Task) != "null"
+}
+
+// isErrorResult reports whether a recorded tool result says isError.
+func isErrorResult(res json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(res, &r) == nil && r.IsError
 }
 
 // Summary says in one line what the script holds.

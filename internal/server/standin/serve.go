@@ -182,7 +182,7 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 	}
 	switch {
 	case x.Task != nil && taskRequested(req) && s.servesTasks2025():
-		res, err := s.startTask2025(client, x)
+		res, err := s.startTask2025(client, sessionID(req), x)
 		return res, true, err
 	case (x.ExtTask != nil || x.Task != nil) && tasks.Declared(req):
 		// A recorded task of 2025-11-25 runs as the task of the extension
@@ -190,12 +190,20 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 		res, err := s.startExtTask(req, client, x)
 		return res, true, err
 	case x.Task != nil && s.servesTasks2025() && !taskRequested(req) && s.script.requiresTask(nameOf(req)):
-		// As the server does (2025-11-25: method not found), the stand-in
-		// does not pass a call that the server refuses.
-		return nil, true, rpcError(jsonrpc.CodeMethodNotFound, nil,
-			"tool %q runs only as a task (the recording's tools/list says its execution.taskSupport is \"required\"): ask for a task (params.task, or the tasks extension)", nameOf(req))
+		// The server refuses a call of it without a task: so does the
+		// stand-in (untaskedRefusal).
+		res, err := s.script.untaskedRefusal(nameOf(req))
+		return res, true, err
 	}
 	return nil, false, nil
+}
+
+// sessionID is the id of the session a request came in (none over stdio).
+func sessionID(req mcp.Request) string {
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		return ss.ID()
+	}
+	return ""
 }
 
 // recordedAnswer is the answer to a request that is no call: the recorded

@@ -50,6 +50,11 @@ const metaTaskParam = "askback.standin/task"
 // task2025 is one task the stand-in runs.
 type task2025 struct {
 	x *Exchange
+	// session is the id of the session that started it (over HTTP its
+	// Mcp-Session-Id; over stdio, one client, none): as the reference
+	// server keeps them, a task of 2025-11-25 is that session's, found by
+	// it alone (taskGet, taskCancel, taskResult, taskList).
+	session string
 
 	mu     sync.Mutex
 	state  taskState
@@ -144,6 +149,9 @@ func (s *Standin) taskGet(ctx context.Context, ss *mcp.ServerSession, p *taskIDP
 		if err := oldClient(ss, p, "tasks/get"); err != nil {
 			return nil, err
 		}
+		if err := tk.ofSession(ss, p.TaskID); err != nil {
+			return nil, err
+		}
 		return &taskGetResult{taskState: tk.status()}, nil
 	case *extTask:
 		if err := declaredTasks(ss, p); err != nil {
@@ -161,7 +169,10 @@ func (s *Standin) taskCancel(ctx context.Context, ss *mcp.ServerSession, p *task
 		if err := oldClient(ss, p, "tasks/cancel"); err != nil {
 			return nil, err
 		}
-		if !tk.set("cancelled", "cancelled by request") {
+		if err := tk.ofSession(ss, p.TaskID); err != nil {
+			return nil, err
+		}
+		if !tk.set("cancelled", tk.x.Task.message("cancelled", -1)) {
 			return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: task %s has ended already", p.TaskID)
 		}
 		return &taskGetResult{taskState: tk.status()}, nil
@@ -175,11 +186,12 @@ func (s *Standin) taskCancel(ctx context.Context, ss *mcp.ServerSession, p *task
 	return nil, noTask(p.TaskID)
 }
 
-// taskList is tasks/list (2025-11-25): the tasks of that era running.
+// taskList is tasks/list (2025-11-25): the tasks of that era the
+// client's session started.
 func (s *Standin) taskList(ctx context.Context, ss *mcp.ServerSession, p *taskIDParams) (*taskListResult, error) {
 	out := &taskListResult{Tasks: []taskState{}}
 	for _, t := range s.tasks.all() {
-		if tk, ok := t.(*task2025); ok {
+		if tk, ok := t.(*task2025); ok && tk.session == ss.ID() {
 			out.Tasks = append(out.Tasks, tk.status())
 		}
 	}
@@ -203,6 +215,17 @@ func noTask(id string) error {
 	return rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: no task %q", id)
 }
 
+// ofSession refuses a request about the task from another session than
+// the one that started it, as a server of 2025-11-25 that keeps its
+// tasks per session (the reference server) finds none: -32602.
+func (tk *task2025) ofSession(ss *mcp.ServerSession, id string) error {
+	if tk.session == ss.ID() {
+		return nil
+	}
+	return rpcError(jsonrpc.CodeInvalidParams, nil,
+		"mcp-tester serve: no task %q in this session: a task of protocol 2025-11-25 is kept in the session that started it, as the reference server keeps it, and this is another", id)
+}
+
 // taskRequested reports whether a tools/call asked to run as a task
 // (params.task, moved into _meta by the stdio connection).
 func taskRequested(req mcp.Request) bool {
@@ -210,21 +233,25 @@ func taskRequested(req mcp.Request) bool {
 	return ok && p != nil && p.Meta[metaTaskParam] != nil
 }
 
-// startTask2025 answers a call with a task of its own that will serve x.
-func (s *Standin) startTask2025(client string, x *Exchange) (mcp.Result, error) {
+// startTask2025 answers a call of session (its id) with a task of its
+// own that will serve x.
+func (s *Standin) startTask2025(client, session string, x *Exchange) (mcp.Result, error) {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: a task id: %v", err)
 	}
 	now := s.opts.Now().UTC().Format(time.RFC3339Nano)
-	tk := &task2025{x: x, state: taskState{ID: hex.EncodeToString(b), Status: "working", CreatedAt: now, LastUpdatedAt: now, TTL: task2025TTL, PollInterval: task2025PollInterval}}
+	tk := &task2025{x: x, session: session, state: taskState{ID: hex.EncodeToString(b), Status: "working", CreatedAt: now, LastUpdatedAt: now, TTL: task2025TTL, PollInterval: task2025PollInterval}}
+	// Its status messages are those the server showed (none where it
+	// showed none), never the stand-in's own.
 	if x.Questions() == 0 {
 		tk.state.Status = "completed"
 		if x.Err != nil {
 			tk.state.Status = "failed"
 		}
+		tk.state.StatusMessage = x.Task.message(tk.state.Status, -1)
 	} else {
-		tk.state.Status, tk.state.StatusMessage = "input_required", statusAsking
+		tk.state.Status, tk.state.StatusMessage = "input_required", x.Task.message("input_required", 0)
 	}
 	if err := s.tasks.add(tk.state.ID, client, tk); err != nil {
 		return nil, err
@@ -273,6 +300,9 @@ func (s *Standin) taskResult(ctx context.Context, ss *mcp.ServerSession, p *task
 	if err != nil {
 		return nil, err
 	}
+	if err := tk.ofSession(ss, p.TaskID); err != nil {
+		return nil, err
+	}
 	x := tk.x
 	tk.mu.Lock()
 	first := !tk.asking
@@ -314,7 +344,7 @@ func (s *Standin) taskResult(ctx context.Context, ss *mcp.ServerSession, p *task
 	if err != nil {
 		return nil, rpcError(jsonrpc.CodeInternalError, nil, "mcp-tester serve: %v", err)
 	}
-	tk.set("completed", "")
+	tk.set("completed", x.Task.message("completed", -1))
 	return &rawResult{raw: raw}, nil
 }
 

@@ -118,23 +118,20 @@ func (s *Standin) startExtTask(req mcp.Request, client string, x *Exchange) (mcp
 	return &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: tk.info(rec.States[0])}, nil
 }
 
-// statusAsking is the status message of a task that waits for the
-// recorded questions of a task of 2025-11-25, whose recording keeps no
-// message of its own for it.
-const statusAsking = "the recorded task asks the client"
-
 // asExtTask is the task of the tasks extension that x, a call the server
 // ran as a task of 2025-11-25, amounts to for a client of 2026-07-28 that
 // asks for a task: working, then input_required with each recorded round
 // of questions in turn, then how it ended: completed with the recorded
 // result, failed with the recorded error (or, when the recording holds
-// neither, with why).
+// neither, with why). Each status shows the message the server showed
+// with it (the nth input_required the nth one), none where it showed
+// none.
 func (x *Exchange) asExtTask() *ExtTask {
 	ttl := int64(task2025TTL)
 	rec := &ExtTask{ID: x.Task.ID, Line: x.Task.Line, TTLMs: &ttl, PollIntervalMs: task2025PollInterval,
-		States: []TaskState{{Line: x.Task.Line, Status: tasks.StatusWorking}}}
-	for _, r := range x.Rounds {
-		st := TaskState{Status: tasks.StatusInputRequired, Message: statusAsking}
+		States: []TaskState{{Line: x.Task.Line, Status: tasks.StatusWorking, Message: x.Task.message("working", 0)}}}
+	for i, r := range x.Rounds {
+		st := TaskState{Status: tasks.StatusInputRequired, Message: x.Task.message("input_required", i)}
 		for _, q := range r.Questions {
 			st.Keys = append(st.Keys, q.Key)
 			if st.Line == 0 {
@@ -143,7 +140,7 @@ func (x *Exchange) asExtTask() *ExtTask {
 		}
 		rec.States = append(rec.States, st)
 	}
-	end := TaskState{Line: x.ResultLine, Status: tasks.StatusCompleted}
+	end := TaskState{Line: x.ResultLine, Status: tasks.StatusCompleted, Message: x.Task.message("completed", -1)}
 	if x.Err != nil || !x.Ended {
 		end.Status, end.Message = tasks.StatusFailed, x.Unended
 	}

@@ -18,7 +18,10 @@
 // amounts to for one that does not. A recorded task of 2025-11-25 runs,
 // for a client of 2026-07-28 (which the recorded server did not speak),
 // as a task of the tasks extension, which the stand-in then offers such
-// clients; a task one era's client started is not found by the other's.
+// clients; a task one era's client started is not found by the other's,
+// and a task of 2025-11-25 by no other session than the one that started
+// it. Tasks show the status messages the recorded server showed, none of
+// the stand-in's own.
 //
 // Requests are matched by method and params (see matchKey: _meta,
 // requestState and inputResponses ignored, the rest compared

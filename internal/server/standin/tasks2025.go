@@ -24,14 +24,81 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 type Task2025 struct {
 	ID   string // the task's id in the recording
 	Line int    // the line of the result that created it
+	// Statuses are the statuses the server showed of the task (in the
+	// result that created it, tasks/get and tasks/list), in order, one
+	// repeated as it was shown kept once: the stand-in's tasks show their
+	// messages, and none of their own (statusMessage).
+	Statuses []Status2025
+}
+
+// Status2025 is a status of a task of 2025-11-25 as the server showed it.
+type Status2025 struct {
+	Status, Message string
+	Line            int
+}
+
+// saw notes a status the server showed of the task.
+func (t *Task2025) saw(line int, status, msg string) {
+	if n := len(t.Statuses); n > 0 && t.Statuses[n-1].Status == status && t.Statuses[n-1].Message == msg {
+		return
+	}
+	t.Statuses = append(t.Statuses, Status2025{Status: status, Message: msg, Line: line})
+}
+
+// message is the message the server showed with status: of the nth time
+// (from 0) the task went into it, when it showed it so often, else "";
+// the last one it showed with it when nth is below 0.
+func (t *Task2025) message(status string, nth int) string {
+	if t == nil {
+		return ""
+	}
+	last, run, prev := "", -1, ""
+	for _, st := range t.Statuses {
+		if st.Status == status {
+			last = st.Message
+			if prev != status {
+				run++
+				if run == nth {
+					return st.Message
+				}
+			}
+		}
+		prev = st.Status
+	}
+	if nth < 0 {
+		return last
+	}
+	return ""
+}
+
+// taskShown notes the statuses a tasks/get or tasks/list result showed of
+// the recorded tasks of 2025-11-25.
+func (b *builder) taskShown(line int, raw json.RawMessage) {
+	var r struct {
+		taskStatus
+		Tasks []taskStatus `json:"tasks"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return
+	}
+	for _, st := range append([]taskStatus{r.taskStatus}, r.Tasks...) {
+		if x := b.tasks[st.TaskID]; x != nil && x.Task != nil && st.Status != "" {
+			x.Task.saw(line, st.Status, st.StatusMessage)
+		}
+	}
+}
+
+// taskStatus is what a result shows of a task of 2025-11-25.
+type taskStatus struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
 }
 
 // taskCreated takes a call the server answered with a task of protocol
 // 2025-11-25: the exchange waits for the task's tasks/result.
 func (b *builder) taskCreated(line int, x *Exchange, raw json.RawMessage) {
-	var t struct {
-		TaskID string `json:"taskId"`
-	}
+	var t taskStatus
 	if json.Unmarshal(raw, &t) != nil || t.TaskID == "" {
 		x.Unended = fmt.Sprintf("the server answered with a task that has no taskId (line %d)", line)
 		b.warn(line, "%s ran as a task with no taskId: the call is answered with an error", x.Label())
@@ -41,6 +108,9 @@ func (b *builder) taskCreated(line int, x *Exchange, raw json.RawMessage) {
 		b.tasks = map[string]*Exchange{}
 	}
 	x.Task = &Task2025{ID: t.TaskID, Line: line}
+	if t.Status != "" {
+		x.Task.saw(line, t.Status, t.StatusMessage)
+	}
 	b.tasks[t.TaskID] = x
 	b.calls.RunsAsTask(x, t.TaskID, x.session)
 }

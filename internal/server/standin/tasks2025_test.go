@@ -2,13 +2,19 @@ package standin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // params.task is moved into _meta on its way in, unless the params hold
@@ -71,7 +77,7 @@ func TestTask2025AsExtTask(t *testing.T) {
 	if st := tk.rec.States[0]; st.Status != "working" {
 		t.Errorf("created %+v, want working", st)
 	}
-	if got, want := shows(tk, 2), "input_required:the recorded task asks the client:q1, input_required:the recorded task asks the client:q1"; got != want {
+	if got, want := shows(tk, 2), "input_required::q1, input_required::q1"; got != want {
 		t.Fatalf("before the answer\n got %s\nwant %s", got, want)
 	}
 	tk.take(map[string]json.RawMessage{"q1": json.RawMessage(`{"action":"decline"}`)}, time.Unix(0, 0))
@@ -86,5 +92,146 @@ func TestTask2025AsExtTask(t *testing.T) {
 	}
 	if g := tk.poll(time.Unix(0, 0)); g.Error == nil || !strings.Contains(g.Error.Message, "the recording holds no result of tools/call survey's task (line 3): the client left") {
 		t.Errorf("unended: error %+v", g.Error)
+	}
+}
+
+// surveyRecording is a recording of a server of 2025-11-25 whose survey
+// runs only as a task, the call run as one; more is what comes after.
+func surveyRecording(more ...string) string {
+	text := header +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"surveyor","version":"1"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"survey","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"survey","arguments":{"topic":"lunch"},"task":{}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1","status":"working","statusMessage":"drafting"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"t1"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":4,"result":{"taskId":"t1","status":"input_required","statusMessage":"asking who comes"}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"t1"}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"message":"Who?","requestedSchema":{"type":"object","properties":{"a":{"type":"string"}}}}}}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"a":"staff"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":5,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"content":[{"type":"text","text":"sent to staff"}]}}}` + "\n"
+	return text + strings.Join(more, "")
+}
+
+// A call of a tool that runs only as a task, without one (issue 37): as
+// the recorded server answered such a call when the recording holds one
+// (here a result, isError, as the TypeScript SDK's reference server
+// answers), else -32600 naming the tool and saying it needs a task, never
+// the go-sdk's "method not found" of tools/call.
+func TestUntaskedCallOfTaskTool(t *testing.T) {
+	refused := `{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"survey","arguments":{"topic":"tea"}}}}` + "\n" +
+		`{"t_ms":1,"dir":"s2c","msg":{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')"}],"isError":true}}}` + "\n"
+	for _, c := range []struct {
+		name, text, want string
+		isError          bool
+	}{
+		{"own", surveyRecording(), `mcp-tester serve: tool "survey" needs a task: it runs only as a task`, false},
+		{"recorded", surveyRecording(refused), "MCP error -32601: Tool survey requires task augmentation (taskSupport: 'required')", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := standin(t, script(t, c.text), Options{})
+			s.readsTaskParam = true // as ServeStdio and Handler do
+			cs := client(t, s, "2025-11-25", false, accept(map[string]any{"a": "staff"}))
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "survey", Arguments: map[string]any{"topic": "lunch"}})
+			if !c.isError {
+				var we *jsonrpc.Error
+				if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(we.Message, c.want) || strings.Contains(we.Message, "method not found") {
+					t.Fatalf("got %v, %v; want -32600 %q", res, err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || text(t, res) != c.want {
+				t.Errorf("got %+v, want isError %q", res, c.want)
+			}
+		})
+	}
+}
+
+// A recorded task of 2025-11-25 shows the status messages the server
+// showed (issue 37), served as a task of either era, and none of the
+// stand-in's own where the server showed none.
+func TestTask2025StatusMessages(t *testing.T) {
+	sc := script(t, surveyRecording())
+	x := sc.Of("tools/call")[0]
+	if got, want := fmt.Sprint(x.Task.Statuses), "[{working drafting 7} {input_required asking who comes 9}]"; got != want {
+		t.Fatalf("statuses %s, want %s", got, want)
+	}
+	tk := &extTask{id: "S1", x: x, rec: x.asExtTask(), answered: map[string]bool{}}
+	if got := tk.rec.States[0].Message; got != "drafting" {
+		t.Errorf("working shows %q, want the recorded drafting", got)
+	}
+	if got, want := shows(tk, 1), "input_required:asking who comes:q1"; got != want {
+		t.Errorf("extension task\n got %s\nwant %s", got, want)
+	}
+	s, _ := standin(t, sc, Options{})
+	res, err := s.startTask2025("c", "", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.(*taskCreateResult).Task; st.Status != "input_required" || st.StatusMessage != "asking who comes" {
+		t.Errorf("task of 2025-11-25 created %+v, want input_required with the recorded message", st)
+	}
+	own := script(t, strings.ReplaceAll(strings.ReplaceAll(surveyRecording(), `,"statusMessage":"drafting"`, ""), `,"statusMessage":"asking who comes"`, ""))
+	res, err = s.startTask2025("c", "", own.Of("tools/call")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.(*taskCreateResult).Task; st.StatusMessage != "" {
+		t.Errorf("no message recorded, the task shows %q", st.StatusMessage)
+	}
+}
+
+// A task of 2025-11-25 is its session's (issue 37), as the reference
+// server keeps it: tasks/list of another session shows it not, and
+// tasks/get, tasks/result and tasks/cancel of another session find none.
+func TestTask2025OfItsSession(t *testing.T) {
+	sc := script(t, surveyRecording())
+	s, _ := standin(t, sc, Options{})
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	x := sc.Of("tools/call")[0]
+	id := func(res mcp.Result) string { return res.(*taskCreateResult).Task.ID }
+	mine, err := s.startTask2025("c", ss.ID(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := s.startTask2025("c", "another-session", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.taskList(ctx, ss, &taskIDParams{})
+	if err != nil || len(list.Tasks) != 1 || list.Tasks[0].ID != id(mine) {
+		t.Fatalf("tasks/list: %+v, %v; want the session's task %s alone", list, err, id(mine))
+	}
+	if _, err := s.taskGet(ctx, ss, &taskIDParams{TaskID: id(mine)}); err != nil {
+		t.Errorf("tasks/get of its own: %v", err)
+	}
+	p := &taskIDParams{TaskID: id(theirs)}
+	for method, call := range map[string]func() error{
+		"tasks/get":    func() error { _, err := s.taskGet(ctx, ss, p); return err },
+		"tasks/result": func() error { _, err := s.taskResult(ctx, ss, p); return err },
+		"tasks/cancel": func() error { _, err := s.taskCancel(ctx, ss, p); return err },
+	} {
+		var we *jsonrpc.Error
+		if err := call(); !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams || !strings.Contains(we.Message, "in this session") {
+			t.Errorf("%s of another session's task: %v, want -32602 saying it is another session's", method, err)
+		}
+	}
+	if st := s.tasks.get(id(theirs)).(*task2025).status(); st.Status != "input_required" {
+		t.Errorf("another session's cancel changed the task: %+v", st)
 	}
 }
