@@ -94,6 +94,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if opts.NoWait {
 		return startNoWait(ctx, opts, s, args)
 	}
+	opts.Conn.running.reached(opts.Conn.Command != "", s.ProtocolVersion())
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	err = opts.Conn.running.taskLeft(ctx, err)
 	if cerr := s.Close(); err == nil {

@@ -57,6 +57,7 @@ func runTasksWait(ctx context.Context, opts *TasksWaitOptions) error {
 		return err
 	}
 	defer s.Close()
+	opts.Conn.running.reached(opts.Conn.Command != "", s.ProtocolVersion())
 	res, asked, err := s.WaitTask(ctx, opts.ID, nil)
 	err = opts.Conn.running.taskLeft(ctx, err)
 	if err != nil {

@@ -49,6 +49,19 @@ func taskStatusPrinter(io *iostreams.IOStreams) func(taskclient.Update) {
 type runningTask struct {
 	mu sync.Mutex
 	id string // "" when no task runs
+	// command and protocol say whether a later command may reach the
+	// task (a server the command started, a session of 2025-11-25): see
+	// laterReach.
+	command  bool
+	protocol string
+}
+
+// reached notes how the command reached its server: one it started (-c)
+// or not, and the protocol its session speaks.
+func (t *runningTask) reached(command bool, protocol string) {
+	t.mu.Lock()
+	t.command, t.protocol = command, protocol
+	t.mu.Unlock()
 }
 
 // observe returns next, which also records each task's status in t.
@@ -74,26 +87,36 @@ func (t *runningTask) taskLeft(ctx context.Context, err error) error {
 		return err
 	}
 	t.mu.Lock()
-	id := t.id
+	id, command, protocol := t.id, t.command, t.protocol
 	t.mu.Unlock()
 	if err == nil || ctx.Err() == nil || id == "" {
 		return err
 	}
-	return &taskLeftError{id: id, err: err}
+	return &taskLeftError{id: id, err: err, command: command, protocol: protocol}
 }
 
 // taskLeftError is the error of a command interrupted while a task ran:
 // the task may still run on the server, and Main says how to cancel it.
 type taskLeftError struct {
-	id  string
-	err error
+	id       string
+	err      error
+	command  bool   // the server was the command's own process (-c)
+	protocol string // the protocol of the command's session
 }
 
 func (e *taskLeftError) Error() string { return e.err.Error() }
 func (e *taskLeftError) Unwrap() error { return e.err }
 
-// note says that the task was left running, and how to cancel it.
+// note says that the task was left running, and how to cancel it; or why
+// no later command can (laterReach).
 func (e *taskLeftError) note() string {
 	id := termsafe.Line(e.id)
-	return fmt.Sprintf("task %s was running when interrupted and may still run on the server: cancel it with mcp-tester tasks cancel %s and the connection flags given here", id, shellWord(id))
+	if e.command {
+		return fmt.Sprintf("task %s was running when interrupted; the server (-c) was this command's own process and ended with it, and the task with it unless the server keeps its tasks beyond its process", id)
+	}
+	cancel := fmt.Sprintf("task %s was running when interrupted and may still run on the server: cancel it with mcp-tester tasks cancel %s and the connection flags given here", id, shellWord(id))
+	if e.protocol != "" && e.protocol < taskclient.ExtensionEra {
+		cancel += fmt.Sprintf(" (and --protocol %s), unless the server keeps tasks per session, as 2025-11-25 allows: this command's session has ended", termsafe.Line(e.protocol))
+	}
+	return cancel
 }
