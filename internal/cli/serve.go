@@ -144,7 +144,7 @@ could not be written at the end (the client did what was recorded).`,
 	stringsVar(f, &opts.Faults, "fault", "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
 	f.StringVar(&opts.Report, "report", "", "write the report (requests, answers checked, every problem) as JSON to this file at the end")
 	f.DurationVar(&opts.StateTTL, "state-ttl", 10*time.Minute, "how long a requestState the stand-in seals stays valid")
-	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients")
+	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients (one client address may hold them all: a bench's workers are one)")
 	return cmd
 }
 

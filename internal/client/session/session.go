@@ -395,6 +395,11 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		e.Kind, e.Err = KindProtocol, wrong
 		return e
 	}
+	if u := conn.Unavailable(); u != "" && e.Kind == KindUnreachable && cctx.Err() == nil {
+		// A server that refused for now (503 with too many sessions, a
+		// gateway's 502): say what it said, and when to come back.
+		e.Err = fmt.Errorf("%w; %s", e.Err, u)
+	}
 	switch exited, state := conn.Exited(); {
 	case cctx.Err() != nil && ctx.Err() == nil:
 		e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)

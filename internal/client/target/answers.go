@@ -40,8 +40,43 @@ type httpAnswer struct {
 	status int
 	ctype  string
 	head   []byte
+	keep   int   // how many first bytes head keeps
 	n      int64 // bytes read so far
 	ended  bool  // read to its end
+	// retryAfter is the Retry-After of an answer that says the server
+	// is not there now (transient).
+	retryAfter string
+}
+
+// unavailableLen is how many bytes of an answer that says the server is
+// not there now (transient) are kept: a server's 503 says why in a
+// sentence or two (too many sessions, and what to do).
+const unavailableLen = 512
+
+// Unavailable says what the server said when its last HTTP answer was one
+// that says it is not there now (429, 502, 503, 504: see transient): the
+// status, the first line of its body and its Retry-After, everything from
+// the server escaped; "" otherwise. A refused initialize then tells why,
+// not only "Service Unavailable".
+func (c *Conn) Unavailable() string {
+	c.answers.mu.Lock()
+	defer c.answers.mu.Unlock()
+	a := c.answers.last
+	if a == nil || !transient(a.status) {
+		return ""
+	}
+	s := fmt.Sprintf("the server answered HTTP %d %s", a.status, http.StatusText(a.status))
+	if line, _, _ := strings.Cut(strings.TrimSpace(string(a.head)), "\n"); line != "" {
+		more := ""
+		if len(line) < int(a.n) && (len(line) == len(a.head) || !a.ended) {
+			more = "…"
+		}
+		s += fmt.Sprintf(": \"%s%s\"", termsafe.Line(clip(line, unavailableLen)), more)
+	}
+	if a.retryAfter != "" {
+		s += fmt.Sprintf(" (Retry-After: %s)", termsafe.Line(clip(a.retryAfter, headLen)))
+	}
+	return s
 }
 
 // describe says what the answer was, everything from the server escaped
@@ -200,7 +235,10 @@ func (as *answers) noteHTTP(r *http.Request, resp *http.Response) *http.Response
 		r.Method != http.MethodPost && r.Method != http.MethodGet:
 		return resp
 	}
-	a := &httpAnswer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type")}
+	a := &httpAnswer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), keep: headLen}
+	if transient(resp.StatusCode) {
+		a.keep, a.retryAfter = unavailableLen, resp.Header.Get("Retry-After")
+	}
 	as.mu.Lock()
 	as.last = a
 	as.mu.Unlock()
@@ -209,8 +247,8 @@ func (as *answers) noteHTTP(r *http.Request, resp *http.Response) *http.Response
 	media, _, _ := mime.ParseMediaType(a.ctype)
 	if media != "application/json" && media != "text/event-stream" {
 		// Read the first bytes now: the go-sdk closes such a body unread.
-		var p [headLen]byte
-		n, _ := io.ReadFull(body, p[:])
+		p := make([]byte, a.keep)
+		n, _ := io.ReadFull(body, p)
 		resp.Body = &replayed{Reader: io.MultiReader(bytes.NewReader(p[:n]), body), c: body}
 	}
 	return resp
@@ -226,7 +264,7 @@ type headBody struct {
 func (b *headBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.mu.Lock()
-	if k := headLen - len(b.a.head); k > 0 {
+	if k := b.a.keep - len(b.a.head); k > 0 {
 		b.a.head = append(b.a.head, p[:min(n, k)]...)
 	}
 	b.a.n += int64(n)

@@ -110,7 +110,10 @@ func (d *droppable) dropped() bool {
 // HTTPOptions configure Handler.
 type HTTPOptions struct {
 	// MaxSessions bounds the open sessions of 2025-11-25 clients
-	// (endpoint.DefaultMaxSessions when zero).
+	// (endpoint.DefaultMaxSessions when zero). One client may hold them
+	// all: a stand-in's clients are a test's, most often at one address
+	// (a bench's workers, a test suite's clients), which the endpoint's
+	// bound per caller would count as one.
 	MaxSessions int
 	// MaxBody bounds a request body (the go-sdk's default when zero).
 	MaxBody int64
@@ -121,7 +124,7 @@ type HTTPOptions struct {
 // 2025-11-25 clients in sessions of their own. A drop fault closes the
 // connection of a request it names without an answer.
 func (s *Standin) Handler(opts HTTPOptions) http.Handler {
-	eo := &endpoint.Options{MaxSessions: opts.MaxSessions}
+	eo := &endpoint.Options{MaxSessions: opts.MaxSessions, MaxSessionsPerUser: opts.MaxSessions}
 	eo.HTTP.MaxRequestBodyBytes = opts.MaxBody
 	var h http.Handler = endpoint.New(func(*http.Request) *mcp.Server { return s.server }, eo)
 	if s.script.hasTasks2025() {
