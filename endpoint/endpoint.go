@@ -327,7 +327,12 @@ func (h *Handler) endable(next mcp.MethodHandler) mcp.MethodHandler {
 			h.mu.Unlock()
 			cancel(nil)
 		}()
-		return next(cctx, method, req)
+		res, err := next(cctx, method, req)
+		if cause := context.Cause(cctx); err != nil && ctx.Err() == nil && cause != nil && !errors.Is(err, cause) {
+			// Ended by the Handler: say why, not only "context canceled".
+			err = fmt.Errorf("%v: %w", cause, err)
+		}
+		return res, err
 	}
 }
 
@@ -441,6 +446,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answers one it closed.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
 	user := subject.OfToken(auth.TokenInfoFromContext(r.Context()))
+	// A DELETE the go-sdk would refuse (another Host, a cross-origin
+	// request, an unknown protocol version) ends nothing.
+	deletes := r.Method == http.MethodDelete && h.passesChecks(r)
 	h.mu.Lock()
 	s := h.sessions[id]
 	if s == nil {
@@ -462,7 +470,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 		if post {
 			s.posts++
 		}
-		if r.Method == http.MethodDelete {
+		if deletes {
 			// The go-sdk closes the session only once its calls have
 			// returned: a call waiting for an answer the client, leaving,
 			// will never give would hold the DELETE (and the place) until
@@ -502,6 +510,19 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	s.deleting = false // refused: the session goes on
+}
+
+// passesChecks reports whether the go-sdk's handler lets r through the
+// checks it makes of every request before its method (the Host of a
+// server on loopback, cross-origin protection, the protocol version
+// header): it is asked the same of r as a PATCH, which it then answers
+// 405 Method Not Allowed, having done nothing.
+func (h *Handler) passesChecks(r *http.Request) bool {
+	probe := r.Clone(r.Context())
+	probe.Method, probe.Body, probe.ContentLength = http.MethodPatch, http.NoBody, 0
+	rec := &statusWriter{ResponseWriter: discard{header: http.Header{}}}
+	h.stateful.ServeHTTP(rec, probe)
+	return rec.status == http.StatusMethodNotAllowed
 }
 
 // endCallsLocked ends the calls of s the server is handling, with cause.

@@ -3,6 +3,7 @@ package endpoint_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -288,4 +289,70 @@ func TestACallDuringDeleteEndsAtOnce(t *testing.T) {
 		t.Fatalf("the DELETE, with a call begun during it: %v", err)
 	}
 	waitNoSessions(t, s, "after its DELETE")
+}
+
+// A DELETE the go-sdk refuses (here, a protocol version it does not
+// speak) ends nothing: the session's call that waits for its answer still
+// gets it, and returns what it asked for.
+func TestARefusedDeleteEndsNoCall(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
+	defer cancel()
+	call, err := rawClient(guard, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Body.Close()
+	lines := bufio.NewScanner(call.Body)
+	var question struct {
+		ID json.RawMessage `json:"id"`
+	}
+	for lines.Scan() {
+		if l, ok := strings.CutPrefix(lines.Text(), "data: "); ok && strings.Contains(l, `"elicitation/create"`) {
+			if err := json.Unmarshal([]byte(l), &question); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if question.ID == nil {
+		t.Fatalf("no question on the call's stream: %v", lines.Err())
+	}
+	resp, err = rawClient(guard, srv.URL, http.MethodDelete, id, "", "Mcp-Protocol-Version", "1999-01-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a DELETE with protocol 1999-01-01: %d, want the go-sdk's 400", resp.StatusCode)
+	}
+	// The question is answered after all: the call goes on.
+	answer := `{"jsonrpc":"2.0","id":` + string(question.ID) + `,"result":{"action":"accept","content":{"name":"ann"}}}`
+	if resp, err = rawClient(guard, srv.URL, http.MethodPost, id, answer); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), `"id":2`) {
+			break
+		}
+	}
+	if !strings.Contains(rest.String(), "hello ann (accept)") {
+		t.Fatalf("the call after a refused DELETE:\n%s", rest.String())
+	}
 }
