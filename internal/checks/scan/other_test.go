@@ -39,7 +39,7 @@ func TestMembersMCPDoesNotDefineAreRead(t *testing.T) {
 
 	// A server's listing: the items as the go-sdk read them, and as sent.
 	var sent struct {
-		Server                                json.RawMessage
+		Server                               json.RawMessage
 		Tools, Prompts, Resources, Templates []json.RawMessage
 	}
 	var typed struct {

@@ -3,7 +3,6 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -81,7 +80,7 @@ func newBuilder(s *Script) *builder {
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
-	b.s.Warnings = append(b.s.Warnings, &recording.Error{Line: line, Err: errors.New(fmt.Sprintf(format, args...))})
+	b.s.Warnings = append(b.s.Warnings, &recording.Error{Line: line, Err: fmt.Errorf(format, args...)})
 }
 
 // Event notes where the client or the server went, and what is not served.
