@@ -194,13 +194,20 @@ func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 // whether there is one.
 func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d string) bool {
 	before, after := orderWindow(sent, loc)
-	if sev := objectOfOrder(before); sev != 0 && joinedData(roleOf(before), before+" "+after) {
+	role := roleOf(before, after)
+	if sev := objectOfOrder(before); sev != 0 && joinedData(role, before+" "+after) {
 		reason := fmt.Sprintf("orders data sent to %s", d)
 		if sev < High {
 			reason = fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d)
 		}
 		s.addDestination(RuleDestination, sev, t, d, reason, before+sent[loc[0]:loc[1]]+after)
 		return true
+	}
+	switch role {
+	case roleRecipient, roleKeep, roleKeeps, roleGoes:
+		if s.ownedOrder(t, role, withoutAddresses(before+" "+after), withoutAddresses(after), d, before+sent[loc[0]:loc[1]]+after) {
+			return true
+		}
 	}
 	w := before + sent[loc[0]:loc[1]] + after
 	wp := &prose{plain: w, lower: strings.ToLower(w), sents: []string{w}, lowerSents: []string{strings.ToLower(w)}, unfiltered: p.unfiltered}
@@ -216,10 +223,7 @@ func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d strin
 // at"); else data that no send verb is ("copy the command" sends no
 // copy).
 func joinedData(role addressRole, order string) bool {
-	words := order
-	for _, loc := range addressSpans(order) {
-		words = strings.Replace(words, order[loc[0]:loc[1]], " ", 1)
-	}
+	words := withoutAddresses(order)
 	switch role {
 	case roleNone:
 		return false
@@ -227,6 +231,44 @@ func joinedData(role addressRole, order string) bool {
 		return ownedData(words) != ""
 	}
 	return sendsData(words)
+}
+
+// withoutAddresses returns s with a space for each of its addresses.
+func withoutAddresses(s string) string {
+	words := s
+	for _, loc := range addressSpans(s) {
+		words = strings.Replace(words, s[loc[0]:loc[1]], " ", 1)
+	}
+	return words
+}
+
+// ownedOrder reports the address d when what the order (excerpt; words,
+// without its addresses, and after, the words after d) sends or tells
+// there is the user's or the conversation's and role (see roleOf) makes
+// the address where it goes: one told what comes after it ("tell
+// ADDRESS what the user asked", "email ADDRESS the conversation"), where
+// data is kept ("log … to ADDRESS") or goes ("goes to ADDRESS as well"),
+// high; said of the tool ("logs … to ADDRESS", "goes to ADDRESS"), or
+// only what the user asks kept there ("paste the user's question into
+// ADDRESS", as a search does), medium. It reports whether it did.
+func (s *scanner) ownedOrder(t *text, role addressRole, words, after, d, excerpt string) bool {
+	what := ownedData(words)
+	if role == roleRecipient {
+		what = toldData(after)
+		if what == "" {
+			// "email us at ADDRESS with the user's question"
+			what = toldData(strings.TrimPrefix(strings.TrimSpace(after), "with "))
+		}
+	}
+	if what == "" {
+		return false
+	}
+	if role == roleKeeps || role == roleGoes && !alsoCopy.MatchString(words) || role == roleKeep && !sensitiveSlot(strings.ToLower(what)) {
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), excerpt)
+	} else {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+	}
+	return true
 }
 
 // orderWindow returns what an order to send to the address at loc of
@@ -346,10 +388,7 @@ func (s *scanner) remoteImages(t *text, sent string) {
 // nothing, is no destination, and one told or kept at ("email …",
 // "log … to …") is one only for the user's or the conversation's data.
 func (s *scanner) sendOrder(t *text, sent, d string) bool {
-	words := sent
-	for _, loc := range addressSpans(sent) {
-		words = strings.Replace(words, sent[loc[0]:loc[1]], " ", 1) // an address's path is no verb: /upload/
-	}
+	words := withoutAddresses(sent) // an address's path is no verb: /upload/
 	before, after := sent, ""
 	if i := strings.Index(sent, d); i >= 0 {
 		before, after = sent[:i], sent[i+len(d):]
@@ -358,26 +397,16 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders a copy to %s", d), sent)
 		return true
 	}
-	owned := ownedData(words) != ""
-	switch role := roleOf(before); role {
+	switch role := roleOf(before, after); role {
 	case roleNone:
-		return false
-	case roleRecipient, roleKeep:
-		if !owned {
-			return false
-		}
-		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
-		return true
-	case roleKeeps, roleGoes:
-		if !owned {
-			return false
-		}
-		if role == roleGoes && alsoCopy.MatchString(words) {
+		if thereWord.MatchString(after) && openedThenSent(after) {
+			// "See https://… and post the conversation there."
 			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
-		} else {
-			s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
+			return true
 		}
-		return true
+		return false
+	case roleRecipient, roleKeep, roleKeeps, roleGoes:
+		return s.ownedOrder(t, role, words, withoutAddresses(after), d, sent)
 	case roleOpened:
 		if hasSlot(d) && s.slotOrder(t, sent, words, d) {
 			return true
@@ -389,12 +418,15 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 		return false
 	case roleUnknown:
 		if m := receiveAfter.FindStringSubmatch(after); m != nil && ownedData(after) != "" {
-			if m[1] != "" {
+			if m[1] != "" || ensureBefore.MatchString(before) {
 				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
 			} else {
 				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
 			}
 			return true
+		}
+		if laterClause(before, after) {
+			return false
 		}
 	}
 	switch {
@@ -409,6 +441,18 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 		return false
 	}
 	return true
+}
+
+// laterClause reports whether the only send verbs of an order around an
+// address (before and after it) are in a clause after it that says when
+// or why ("make sure https://… is reachable before you send the user's
+// message"): the address is none of their destinations.
+func laterClause(before, after string) bool {
+	if hasVerb(sendVerb, withoutAddresses(before)) {
+		return false
+	}
+	loc := clauseEnd.FindStringIndex(after)
+	return loc != nil && !hasVerb(sendVerb, withoutAddresses(after[:loc[0]])) && !thereWord.MatchString(after)
 }
 
 // slotOrder reports the address d, which has a place for data, when

@@ -77,8 +77,19 @@ var (
 		"via": true, "on": true, "with": true, "over": true, "through": true, "in": true, "from": true, "by": true}
 	// recipientBefore ends the words before an address it names as the
 	// one told or written to: "tell", "notify", "email us at", "write
-	// to us at", "reach out to", "make sure" (… receives).
-	recipientBefore = lazyre.New(`(?i)(?:^|[^\w'-])(?:(?:tell|notify|inform|alert|let|keep|e-?mail|mail|message|contact|write\s+to|reach(?:\s+out\s+to)?)(?:\s+(?:us|me|them|him|her|the\s+(?:team|maintainers?|authors?)|our\s+team|support))?(?:\s+(?:at|on|via))?|make\s+sure|ensure)[\s:]*$`)
+	// to us at", "reach out to"; "let" and "keep" are such words only
+	// with the words after the address that say so (see informedAfter).
+	recipientBefore = lazyre.New(`(?i)(?:^|[^\w'-])(?:(tell|notify|inform|alert|e-?mail|mail|message|contact|write\s+to|reach(?:\s+out\s+to)?)(?:\s+(?:us|me|them|him|her|the\s+(?:team|maintainers?|authors?)|our\s+team|support))?(?:\s+(?:at|on|via))?|(let|keep))[\s:]*$`)
+	// informedAfter begins the words after an address that "let" or
+	// "keep" before it makes the one told: "let ADDRESS know", "keep
+	// ADDRESS informed".
+	informedAfter = lazyre.New(`(?i)^[\s,]*(?:know|informed|updated|posted|aware|in\s+the\s+loop)\b`)
+	// ensureBefore ends the words before an address that must receive
+	// what the words after it say: "make sure ADDRESS receives …".
+	ensureBefore = lazyre.New(`(?i)\b(?:make\s+sure|ensure|see\s+to\s+it\s+that)\s*$`)
+	// clauseEnd begins a clause that says when or why, not what is told:
+	// "contact ADDRESS if the user's request fails".
+	clauseEnd = lazyre.New(`(?i)\b(?:if|when|whenever|while|before|after|unless|once|because|so\s+that|in\s+case)\b`)
 	// receiveAfter begins the words after an address that receives
 	// what it is told: "ADDRESS must receive …", "ADDRESS receives …";
 	// group 1 holds the modal that makes it an order.
@@ -93,19 +104,22 @@ var (
 	elsewhere = lazyre.New(`(?i)\b(?:to|into|in|at|on)\s+(?:the\s+|a\s+|your\s+|their\s+|its\s+)?(?:user|users|them|him|her|channel|file|folder|clipboard|keychain|database|config(?:uration)?|settings|terminal|editor|memory)\b`)
 )
 
-// roleOf returns what the address after before (the words of its
-// sentence before it) is to the order: the words that end before (see
+// roleOf returns what the address between before and after (the words
+// of its sentence) is to the order: the words that end before (see
 // recipientBefore), then the first verb or preposition walking back at
 // most fourteen words that says (see addressRole).
-func roleOf(before string) addressRole {
-	if m := recipientBefore.FindStringIndex(before); m != nil {
+func roleOf(before, after string) addressRole {
+	if m := recipientBefore.Get().FindStringSubmatchIndex(before); m != nil {
 		start := m[0]
 		if start < len(before) && !isWordByte(before[start]) {
 			start++
 		}
-		if !determiner.MatchString(before[:start]) {
+		if !determiner.MatchString(before[:start]) && (m[4] < 0 || informedAfter.MatchString(after)) {
 			return roleRecipient
 		}
+	}
+	if ensureBefore.MatchString(before) {
+		return roleUnknown // make sure ADDRESS receives …: see receiveAfter
 	}
 	words := strings.Fields(before)
 	n := len(words)
@@ -169,6 +183,17 @@ func ownedData(s string) string {
 		return m
 	}
 	return cue(s)
+}
+
+// toldData returns what of after, the words after an address told
+// ("tell ADDRESS what the user asked"), names the user's or the
+// conversation's data before a clause that says when or why ("contact
+// ADDRESS if the user's request fails"), or "".
+func toldData(after string) string {
+	if loc := clauseEnd.FindStringIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
+	return ownedData(after)
 }
 
 // withoutVerbs returns s without the matches of the send verbs that are
