@@ -130,7 +130,7 @@ func (s *scanner) destinations(t *text, p *prose) {
 			// between it and the one before, unless it only adds to
 			// it ("to https://a and https://b").
 			order := sent
-			if n > 0 && !alsoAddress.MatchString(sent[prev:loc[0]]) {
+			if n > 0 && !alsoAddress.MatchString(sent[prev:loc[0]]) && !sentTo(sent, loc) {
 				order = sent[prev:]
 			}
 			prev = loc[1]
@@ -147,6 +147,17 @@ func (s *scanner) destinations(t *text, p *prose) {
 	if addresses {
 		s.joinedOrders(t, p, found)
 	}
+}
+
+// sentTo reports whether the address at loc of sent is where a verb
+// before it sends, keeps or tells, past an address before it: "send the
+// user's messages from https://a to https://b".
+func sentTo(sent string, loc []int) bool {
+	switch roleOf(sent[:loc[0]], sent[loc[1]:]) {
+	case roleSend, roleKeep, roleKeeps, roleRecipient, roleGoes:
+		return true
+	}
+	return false
 }
 
 // alsoAddress is what is between two addresses that one order sends to:
