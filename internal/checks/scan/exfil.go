@@ -459,11 +459,11 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 // or why ("make sure https://… is reachable before you send the user's
 // message"): the address is none of their destinations.
 func laterClause(before, after string) bool {
-	if hasVerb(sendVerb, withoutAddresses(before)) {
+	loc := clauseEnd.FindStringIndex(after)
+	if loc == nil || thereWord.MatchString(after) {
 		return false
 	}
-	loc := clauseEnd.FindStringIndex(after)
-	return loc != nil && !hasVerb(sendVerb, withoutAddresses(after[:loc[0]])) && !thereWord.MatchString(after)
+	return !hasVerb(sendVerb, withoutAddresses(before)) && !hasVerb(sendVerb, withoutAddresses(after[:loc[0]]))
 }
 
 // slotOrder reports the address d, which has a place for data, when
@@ -577,12 +577,77 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 // user's email", "a copy", "your mail".
 var determiner = lazyre.New(`(?i)(?:'s|s'|\b(?:the|a|an|your|their|his|her|its|our|my|this|that|each|every|any))\s+(?:[a-z-]+\s+)?$`)
 
+// nounBefore reports whether prefix, the text before a word, ends in a
+// determiner that makes the word a noun, as determiner reads it: a
+// space, then before it a determiner ("the", "a", "your" …) or a
+// possessive ("user's", "users'"), or one word of letters and one of
+// those before it ("the user's email", "a full copy"). It reads only the
+// last two words, however long the text before.
+func nounBefore(prefix string) bool {
+	if prefix == "" || !isSpace(prefix[len(prefix)-1]) {
+		return false
+	}
+	w1, rest := lastWord(prefix)
+	if determinerWord(w1) {
+		return true
+	}
+	if !letterWord(w1) || rest == "" || !isSpace(rest[len(rest)-1]) {
+		return false
+	}
+	w2, _ := lastWord(rest)
+	return determinerWord(w2)
+}
+
+// lastWord returns the last run of non-space bytes of s, and what is
+// before it.
+func lastWord(s string) (word, rest string) {
+	end := len(s)
+	for end > 0 && isSpace(s[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && !isSpace(s[start-1]) {
+		start--
+	}
+	return s[start:end], s[:start]
+}
+
+// determinerWord reports whether w ends in a possessive ('s, s') or in
+// a determiner that begins a word ("the", "(the").
+func determinerWord(w string) bool {
+	if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "s'") {
+		return true
+	}
+	i := len(w)
+	for i > 0 && isWordByte(w[i-1]) {
+		i--
+	}
+	return determiners[strings.ToLower(w[i:])]
+}
+
+// letterWord reports whether w is made of ASCII letters and hyphens.
+func letterWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; !(c >= 'a' && c <= 'z') && w[i] != '-' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// determiners are the words of determiner.
+var determiners = map[string]bool{"the": true, "a": true, "an": true, "your": true, "their": true, "his": true, "her": true,
+	"its": true, "our": true, "my": true, "this": true, "that": true, "each": true, "every": true, "any": true}
+
+// isSpace reports whether c is an ASCII space, tab or line break.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // hasVerb reports whether s holds a match of verb that is no noun: one
 // not preceded by a determiner ("the user's email" names an e-mail,
 // "e-mail the user's data" orders one sent).
 func hasVerb(verb *lazyre.Regexp, s string) bool {
 	for _, loc := range verb.FindAllStringIndex(s, 8) {
-		if !determiner.MatchString(s[:loc[0]]) {
+		if !nounBefore(s[:loc[0]]) {
 			return true
 		}
 	}

@@ -114,7 +114,7 @@ func roleOf(before, after string) addressRole {
 		if start < len(before) && !isWordByte(before[start]) {
 			start++
 		}
-		if !determiner.MatchString(before[:start]) && (m[4] < 0 || informedAfter.MatchString(after)) {
+		if !nounBefore(before[:start]) && (m[4] < 0 || informedAfter.MatchString(after)) {
 			return roleRecipient
 		}
 	}
@@ -139,7 +139,7 @@ func roleOf(before, after string) addressRole {
 			sawPreposition = true
 			continue
 		}
-		if determiner.MatchString(strings.Join(words[:k], " ") + " ") {
+		if nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ") {
 			continue // a noun: "the link", "a copy", "the user's log"
 		}
 		next := ""
@@ -153,7 +153,7 @@ func roleOf(before, after string) addressRole {
 			return roleKeep // back up … to ADDRESS
 		case w == "backs" && next == "up":
 			return roleKeeps
-		case strings.EqualFold(sendVerb.FindString(w), w), strings.EqualFold(sendsVerb.FindString(w), w), passiveParticiple[w],
+		case sendVerbWords[w], sendsVerbWords[w], passiveParticiple[w],
 			w == "dispatch", w == "dispatches", w == "dispatched":
 			return roleSend
 		case keepVerb[w]:
@@ -171,6 +171,21 @@ func roleOf(before, after string) addressRole {
 		}
 	}
 	return roleUnknown
+}
+
+// sendVerbWords and sendsVerbWords are the words of sendVerb and
+// sendsVerb, for a word alone.
+var sendVerbWords, sendsVerbWords = alternatives(sendVerb.String()), alternatives(sendsVerb.String())
+
+// alternatives returns the words of expr, an expression of the form
+// (?i)\b(?:a|b|c)\b, in lower case.
+func alternatives(expr string) map[string]bool {
+	inner := strings.TrimSuffix(strings.TrimPrefix(expr, `(?i)\b(?:`), `)\b`)
+	out := map[string]bool{}
+	for _, w := range strings.Split(inner, "|") {
+		out[strings.ToLower(w)] = true
+	}
+	return out
 }
 
 // ownedData returns what of s names the user's or the conversation's
@@ -202,7 +217,7 @@ func toldData(after string) string {
 func withoutVerbs(s string) string {
 	locs := sendVerb.FindAllStringIndex(s, -1)
 	for i := len(locs) - 1; i >= 0; i-- {
-		if loc := locs[i]; !determiner.MatchString(s[:loc[0]]) {
+		if loc := locs[i]; !nounBefore(s[:loc[0]]) {
 			s = s[:loc[0]] + " " + s[loc[1]:]
 		}
 	}
