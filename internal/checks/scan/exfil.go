@@ -13,8 +13,9 @@ import (
 
 var (
 	// destination is an address data can be sent to: a URL, an e-mail
-	// address, an IPv4 address.
-	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	// address, an IPv4 address; a URL defanged as a model still reads
+	// it (hxxps://evil[.]example[.]com/c).
+	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|\bhxxps?(?:://|\[:\]//)(?:[^\s<>"'` + "`" + `)\[\]]|\[\.\])+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
 	// sendVerb orders data sent somewhere: an order to the model.
 	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive|share|report|dispatch)\b`)
 	// sendsVerb says that the tool itself sends data somewhere: what it
@@ -102,7 +103,7 @@ var sideChannelNames = map[string]bool{
 // (see scanner.addDestination); an order is read within a line, then
 // as a model reads it, a line break a space (see joinedOrders).
 func (s *scanner) destinations(t *text, p *prose) {
-	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower) || hasDottedLetter(p.lower)
+	images, addresses := p.has("!["), p.has("://", "@", "hxxp") || hasDottedDigits(p.lower) || hasDottedLetter(p.lower)
 	if !images && !addresses {
 		return
 	}
