@@ -59,10 +59,10 @@ var (
 	// keepsVerb is keepVerb said of the tool: "logs", "stores".
 	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true,
 		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true}
-	// openVerb opens, fetches or visits what it takes.
+	// openVerb opens, fetches, visits or searches what it takes.
 	openVerb = map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
 		"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
-		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true}
+		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true}
 	// noSendVerb takes an address and sends nothing to it: "see",
 	// "link", "point them to", "install from".
 	noSendVerb = map[string]bool{"see": true, "check": true, "read": true, "link": true, "view": true, "consult": true,
