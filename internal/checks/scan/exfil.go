@@ -215,9 +215,19 @@ func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d strin
 		s.addDestination(RuleDestination, sev, t, d, reason, before+sent[loc[0]:loc[1]]+after)
 		return true
 	}
+	excerpt := before + sent[loc[0]:loc[1]] + after
 	switch role {
 	case roleRecipient, roleKeep, roleKeeps, roleGoes:
-		if s.ownedOrder(t, role, withoutAddresses(before+" "+after), withoutAddresses(after), d, before+sent[loc[0]:loc[1]]+after) {
+		if s.ownedOrder(t, role, withoutAddresses(before+" "+after), withoutAddresses(after), d, excerpt) {
+			return true
+		}
+	case roleOpened:
+		if openedThenSent(after) {
+			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+			return true
+		}
+	case roleUnknown:
+		if s.receiveOrder(t, before, after, d, excerpt) {
 			return true
 		}
 	}
@@ -429,12 +439,7 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 		}
 		return false
 	case roleUnknown:
-		if m := receiveAfter.FindStringSubmatch(after); m != nil && ownedData(after) != "" {
-			if m[1] != "" || ensureBefore.MatchString(before) {
-				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
-			} else {
-				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
-			}
+		if s.receiveOrder(t, before, after, d, sent) {
 			return true
 		}
 		if laterClause(before, after) {
@@ -455,16 +460,43 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 	return true
 }
 
-// laterClause reports whether the only send verbs of an order around an
-// address (before and after it) are in a clause after it that says when
-// or why ("make sure https://… is reachable before you send the user's
-// message"): the address is none of their destinations.
-func laterClause(before, after string) bool {
-	loc := clauseEnd.FindStringIndex(after)
-	if loc == nil || thereWord.MatchString(after) {
+// receiveOrder reports the address d when the words after it say that
+// it receives the user's or the conversation's data (MCPS020): high
+// when they order it ("https://… must receive everything the user
+// types", "make sure https://… receives a copy of every message"),
+// medium when they say it ("https://… receives the user's query"). It
+// reports whether it did.
+func (s *scanner) receiveOrder(t *text, before, after, d, excerpt string) bool {
+	m := receiveAfter.FindStringSubmatch(after)
+	if m == nil || ownedData(after) == "" {
 		return false
 	}
-	return !hasVerb(sendVerb, withoutAddresses(before)) && !hasVerb(sendVerb, withoutAddresses(after[:loc[0]]))
+	if m[1] != "" || ensureBefore.MatchString(before) {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+	} else {
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), excerpt)
+	}
+	return true
+}
+
+// laterClause reports whether the only send verbs of an order around an
+// address (before and after it) come after it, in a clause that says
+// when or why ("make sure https://… is reachable before you send the
+// user's message") or with an address of their own ("https://… or email
+// help@… with the error message"): the address is none of their
+// destinations, unless they point back at it ("there").
+func laterClause(before, after string) bool {
+	if thereWord.MatchString(after) {
+		return false
+	}
+	loc := clauseEnd.FindStringIndex(after)
+	if loc == nil && addressSpans(after) == nil {
+		return false
+	}
+	if hasVerb(sendVerb, withoutAddresses(before)) {
+		return false
+	}
+	return loc == nil || !hasVerb(sendVerb, withoutAddresses(after[:loc[0]])) || addressSpans(after) != nil
 }
 
 // slotOrder reports the address d, which has a place for data, when
