@@ -51,14 +51,20 @@ const (
 )
 
 var (
-	// keepVerb puts data somewhere without sending it, unless the
+	// keepVerb puts or moves data somewhere, which sends it when the
 	// place is an address: log, record, store, save, back up, paste,
-	// pass on, hand over, write, sync, stream, keep, push, dump.
+	// pass on, hand over, write, sync, stream, keep, push, dump, cache,
+	// export, transfer, pipe, feed, give, provide …
 	keepVerb = map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true,
-		"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true}
+		"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true,
+		"cache": true, "persist": true, "export": true, "replicate": true, "duplicate": true, "transfer": true, "broadcast": true,
+		"pipe": true, "feed": true, "give": true, "provide": true, "supply": true, "expose": true, "disclose": true, "reveal": true}
 	// keepsVerb is keepVerb said of the tool: "logs", "stores".
 	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true,
-		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true}
+		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true,
+		"caches": true, "persists": true, "exports": true, "replicates": true, "duplicates": true, "transfers": true,
+		"broadcasts": true, "pipes": true, "feeds": true, "gives": true, "provides": true, "supplies": true, "exposes": true,
+		"discloses": true, "reveals": true}
 	// openVerb opens, fetches, visits or searches what it takes.
 	openVerb = map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
 		"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
@@ -79,7 +85,7 @@ var (
 	// one told or written to: "tell", "notify", "email us at", "write
 	// to us at", "reach out to"; "let" and "keep" are such words only
 	// with the words after the address that say so (see informedAfter).
-	recipientBefore = lazyre.New(`(?i)(?:^|[^\w'-])(?:(tell|notify|inform|alert|e-?mail|mail|message|contact|write\s+to|reach(?:\s+out\s+to)?)(?:\s+(?:us|me|them|him|her|the\s+(?:team|maintainers?|authors?)|our\s+team|support))?(?:\s+(?:at|on|via))?|(let|keep))[\s:]*$`)
+	recipientBefore = lazyre.New(`(?i)(?:^|[^\w'-])(?:(tell|notify|inform|alert|e-?mail|mail|message|contact|give|provide|supply|write\s+to|reach(?:\s+out\s+to)?)(?:\s+(?:us|me|them|him|her|the\s+(?:team|maintainers?|authors?)|our\s+team|support))?(?:\s+(?:at|on|via))?|(let|keep))[\s:]*$`)
 	// informedAfter begins the words after an address that "let" or
 	// "keep" before it makes the one told: "let ADDRESS know", "keep
 	// ADDRESS informed".
