@@ -24,17 +24,18 @@ const (
 	// roleSend: where a send verb sends: "send … to ADDRESS", "is
 	// uploaded to ADDRESS", "sends … to ADDRESS".
 	roleSend
-	// roleKeep: where a verb puts data that sends only what it is
-	// given: "log … to ADDRESS", "store … at ADDRESS", "paste … into
-	// ADDRESS"; an order to send when what it puts there is the user's
-	// or the conversation's.
+	// roleKeep: where a verb puts or moves data: "log … to ADDRESS",
+	// "store … at ADDRESS", "paste … into ADDRESS"; an order to send
+	// when what it puts there is the user's or the conversation's (see
+	// scanner.ownedOrder).
 	roleKeep
 	// roleKeeps: the same said of the tool: "logs … to ADDRESS".
 	roleKeeps
 	// roleRecipient: the one told or written to: "tell ADDRESS",
-	// "notify ADDRESS", "email ADDRESS", "email us at ADDRESS", "make
-	// sure ADDRESS receives": a contact address unless what it is told
-	// is the user's or the conversation's.
+	// "notify ADDRESS", "email ADDRESS", "email us at ADDRESS", "let
+	// ADDRESS know": a contact address unless what it is told is the
+	// user's or the conversation's. ("make sure ADDRESS receives …" is
+	// read from the words after the address: see receiveOrder.)
 	roleRecipient
 	// roleGoes: where data goes: "… goes to ADDRESS".
 	roleGoes
