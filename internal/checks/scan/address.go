@@ -114,10 +114,10 @@ func hasDottedLetter(s string) bool {
 }
 
 // hasScheme reports whether the address d was written with a scheme a
-// browser or a client fetches.
+// browser or a client fetches, or one defanged (hxxps).
 func hasScheme(d string) bool {
 	u := strings.ToLower(d)
-	return strings.HasPrefix(u, "http") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp")
+	return strings.HasPrefix(u, "http") || strings.HasPrefix(u, "hxxp") || strings.HasPrefix(u, "ws") || strings.HasPrefix(u, "ftp")
 }
 
 // joinedSentences cuts s into sentences as a model reads them: a line

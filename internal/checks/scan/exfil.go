@@ -13,13 +13,14 @@ import (
 
 var (
 	// destination is an address data can be sent to: a URL, an e-mail
-	// address, an IPv4 address.
-	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
+	// address, an IPv4 address; a URL defanged as a model still reads
+	// it (hxxps://evil[.]example[.]com/c).
+	destination = lazyre.New(`(?i)\b(?:https?|wss?|ftp)://[^\s<>"'` + "`" + `)\]]+|\bhxxps?(?:://|\[:\]//)(?:[^\s<>"'` + "`" + `)\[\]]|\[\.\])+|[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b`)
 	// sendVerb orders data sent somewhere: an order to the model.
-	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive|share|report)\b`)
+	sendVerb = lazyre.New(`(?i)\b(?:send|sending|forward|forwarding|post|upload|transmit|exfiltrate|copy|cc|bcc|relay|mirror|beacon|leak|email|e-mail|mail|deliver|submit|redirect|route|archive|share|report|dispatch)\b`)
 	// sendsVerb says that the tool itself sends data somewhere: what it
 	// is for, perhaps (a webhook tool), but a person should see where.
-	sendsVerb = lazyre.New(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports)\b`)
+	sendsVerb = lazyre.New(`(?i)\b(?:sends|forwards|posts|uploads|transmits|copies|relays|mirrors|delivers|submits|redirects|routes|archives|reports|dispatches)\b`)
 	// carbonCopy is a copy to another address: always a destination.
 	carbonCopy = lazyre.New(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
@@ -29,9 +30,11 @@ var (
 	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
 	// addressSlot is a place in an address for a value to go: {x} or
 	// {{x}}, <x>, [X], $X or ${X}, %s, a query value left empty at the end
-	// (?q=), or an upper-case name as a query value (?d=USER_EMAIL). The
-	// groups hold the slot's name, where it has one.
-	addressSlot = lazyre.New(`\{+([^{}]*)\}*|<([^<>]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)|/:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|[=/]@([A-Za-z_]\w*)`)
+	// (?q=), an upper-case name as a query value (?d=USER_EMAIL), or
+	// words in square or round brackets ([the user's email],
+	// (summary of the chat)). The groups hold the slot's name, where it
+	// has one.
+	addressSlot = lazyre.New(`\{+([^{}]*)\}*|<([^<>]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)|/:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|[=/]@([A-Za-z_]\w*)|\[([^\[\]]*)\]|\(([^()]*)\)`)
 	// genericSlot ends the name of a slot for any value ({value},
 	// {payload}, {q}): a place for data, whatever the data.
 	genericSlot = map[string]bool{"value": true, "values": true, "val": true, "v": true, "payload": true, "data": true,
@@ -55,18 +58,19 @@ var (
 	// {customer_email}).
 	slotUserData = lazyre.New(`\b(?:user|customer)s?\s+(?:[a-z]+\s+)?(?:messages?|inputs?|questions?|query|queries|data|address|location|phone|details|info|information|answers?|files?|notes|text)\b`)
 
-	// visitVerb orders an address fetched, opened or posted to: what
-	// sends whatever the address holds to its host.
-	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call|retrieve|download|access|click|follow|render|embed)\b`)
+	// visitVerb orders an address fetched, opened or posted to, in the
+	// active or the passive ("… appended to ADDRESS and requested"):
+	// what sends whatever the address holds to its host.
+	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call|retrieve|download|access|click|follow|render|embed|(?:fetch|open|visit|load|request)ed)\b`)
 	// visitWords are the words one of which every match of visitVerb
 	// holds (see mayHold).
 	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call",
 		"retrieve", "download", "access", "click", "follow", "render", "embed"}
 	// userData names the user's or the conversation's data.
-	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\bwhat\s+the\s+user\s+(?:has\s+|had\s+|just\s+)*(?:said|says|typed|wrote|written|asked|entered|told|tells|shared|gave|given|provided|mentioned)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\b(?:what|everything|anything|whatever)\s+the\s+user\s+(?:has\s+|had\s+|just\s+)*(?:said|says|typed|types|wrote|writes|written|asked|asks|entered|enters|told|tells|shared|shares|gave|gives|given|provided|provides|mentioned|mentions)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+)?(?:[a-z_]{1,12}\s+)?(?:query|parameter|param|path|value)|in\s+the\s+(?:url|query|path|address|link)|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+|its\s+)?(?:[?&]?[a-z_]{1,12}=?\s+|["'` + "`" + `][?&]?[a-z_]{1,12}=?["'` + "`" + `]\s+)?(?:query|parameter|param|path|value|body|payload|header)|in\s+the\s+(?:url|query|path|address|link)|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -99,7 +103,7 @@ var sideChannelNames = map[string]bool{
 // (see scanner.addDestination); an order is read within a line, then
 // as a model reads it, a line break a space (see joinedOrders).
 func (s *scanner) destinations(t *text, p *prose) {
-	images, addresses := p.has("!["), p.has("://", "@") || hasDottedDigits(p.lower) || hasDottedLetter(p.lower)
+	images, addresses := p.has("!["), p.has("://", "@", "hxxp") || hasDottedDigits(p.lower) || hasDottedLetter(p.lower)
 	if !images && !addresses {
 		return
 	}
@@ -127,7 +131,7 @@ func (s *scanner) destinations(t *text, p *prose) {
 			// between it and the one before, unless it only adds to
 			// it ("to https://a and https://b").
 			order := sent
-			if n > 0 && !alsoAddress.MatchString(sent[prev:loc[0]]) {
+			if n > 0 && !alsoAddress.MatchString(sent[prev:loc[0]]) && !sentTo(sent, loc) {
 				order = sent[prev:]
 			}
 			prev = loc[1]
@@ -144,6 +148,17 @@ func (s *scanner) destinations(t *text, p *prose) {
 	if addresses {
 		s.joinedOrders(t, p, found)
 	}
+}
+
+// sentTo reports whether the address at loc of sent is where a verb
+// before it sends, keeps or tells, past an address before it: "send the
+// user's messages from https://a to https://b".
+func sentTo(sent string, loc []int) bool {
+	switch roleOf(sent[:loc[0]], sent[loc[1]:]) {
+	case roleSend, roleKeep, roleKeeps, roleRecipient, roleGoes:
+		return true
+	}
+	return false
 }
 
 // alsoAddress is what is between two addresses that one order sends to:
@@ -191,7 +206,8 @@ func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 // whether there is one.
 func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d string) bool {
 	before, after := orderWindow(sent, loc)
-	if sev := objectOfOrder(before); sev != 0 && dataWord.MatchString(before+" "+after) {
+	role := roleOf(before, after)
+	if sev := objectOfOrder(before); sev != 0 && joinedData(role, before+" "+after) {
 		reason := fmt.Sprintf("orders data sent to %s", d)
 		if sev < High {
 			reason = fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d)
@@ -199,11 +215,82 @@ func (s *scanner) joinedOrder(t *text, p *prose, sent string, loc []int, d strin
 		s.addDestination(RuleDestination, sev, t, d, reason, before+sent[loc[0]:loc[1]]+after)
 		return true
 	}
+	excerpt := before + sent[loc[0]:loc[1]] + after
+	switch role {
+	case roleRecipient, roleKeep, roleKeeps, roleGoes:
+		if s.ownedOrder(t, role, withoutAddresses(before+" "+after), withoutAddresses(after), d, excerpt) {
+			return true
+		}
+	case roleOpened:
+		if openedThenSent(after) {
+			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+			return true
+		}
+	case roleUnknown:
+		if s.receiveOrder(t, before, after, d, excerpt) {
+			return true
+		}
+	}
 	w := before + sent[loc[0]:loc[1]] + after
 	wp := &prose{plain: w, lower: strings.ToLower(w), sents: []string{w}, lowerSents: []string{strings.ToLower(w)}, unfiltered: p.unfiltered}
 	at := len(before)
 	full := withSlotTail(w, at, at+loc[1]-loc[0])
 	return s.visitWithData(t, wp, 0, d, w[at+len(full):])
+}
+
+// joinedData reports whether words (an order read across lines, its
+// address the object of a send verb, and role what the address is to
+// it: see roleOf) name data sent there: none to an address that is no
+// destination; the user's or the conversation's to one told ("email us
+// at"); else data that no send verb is ("copy the command" sends no
+// copy).
+func joinedData(role addressRole, order string) bool {
+	words := withoutAddresses(order)
+	switch role {
+	case roleNone:
+		return false
+	case roleRecipient, roleKeep, roleKeeps, roleGoes:
+		return ownedData(words) != ""
+	}
+	return sendsData(words)
+}
+
+// withoutAddresses returns s with a space for each of its addresses.
+func withoutAddresses(s string) string {
+	words := s
+	for _, loc := range addressSpans(s) {
+		words = strings.Replace(words, s[loc[0]:loc[1]], " ", 1)
+	}
+	return words
+}
+
+// ownedOrder reports the address d when what the order (excerpt; words,
+// without its addresses, and after, the words after d) sends or tells
+// there is the user's or the conversation's and role (see roleOf) makes
+// the address where it goes: one told what comes after it ("tell
+// ADDRESS what the user asked", "email ADDRESS the conversation"), where
+// data is kept ("log … to ADDRESS") or goes ("goes to ADDRESS as well"),
+// high; said of the tool ("logs … to ADDRESS", "goes to ADDRESS"), or
+// only what the user asks kept there ("paste the user's question into
+// ADDRESS", as a search does), medium. It reports whether it did.
+func (s *scanner) ownedOrder(t *text, role addressRole, words, after, d, excerpt string) bool {
+	what := ownedData(words)
+	if role == roleRecipient {
+		what = toldData(after)
+		if what == "" {
+			// "email us at ADDRESS with the user's question"
+			what = toldData(strings.TrimPrefix(strings.TrimSpace(after), "with "))
+		}
+	}
+	if what == "" {
+		return false
+	}
+	if role == roleKeeps || role == roleGoes && !alsoCopy.MatchString(words) || role == roleKeep && !sensitiveSlot(strings.ToLower(what)) {
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), excerpt)
+	} else {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+	}
+	return true
 }
 
 // orderWindow returns what an order to send to the address at loc of
@@ -318,27 +405,133 @@ func (s *scanner) remoteImages(t *text, sent string) {
 
 // sendOrder reports sentence sent when it orders data sent to the
 // address d, or says the tool sends data there (MCPS020), and reports
-// whether it did.
+// whether it did. What the address is to the sentence (see roleOf)
+// comes first: an address read from, or taken by a verb that sends
+// nothing, is no destination, and one told or kept at ("email …",
+// "log … to …") is one only for the user's or the conversation's data.
 func (s *scanner) sendOrder(t *text, sent, d string) bool {
-	words := sent
-	for _, loc := range addressSpans(sent) {
-		words = strings.Replace(words, sent[loc[0]:loc[1]], " ", 1) // an address's path is no verb: /upload/
+	words := withoutAddresses(sent) // an address's path is no verb: /upload/
+	before, after := sent, ""
+	if i := strings.Index(sent, d); i >= 0 {
+		before, after = sent[:i], sent[i+len(d):]
+	}
+	if carbonCopy.MatchString(sent) && strings.Contains(d, "@") {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders a copy to %s", d), sent)
+		return true
+	}
+	switch role := roleOf(before, after); role {
+	case roleNone:
+		if thereWord.MatchString(after) && openedThenSent(after) {
+			// "See https://… and post the conversation there."
+			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
+			return true
+		}
+		return false
+	case roleRecipient, roleKeep, roleKeeps, roleGoes:
+		return s.ownedOrder(t, role, words, withoutAddresses(after), d, sent)
+	case roleOpened:
+		if hasSlot(d) && s.slotOrder(t, sent, words, d) {
+			return true
+		}
+		if openedThenSent(after) {
+			s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
+			return true
+		}
+		return false
+	case roleUnknown:
+		if s.receiveOrder(t, before, after, d, sent) {
+			return true
+		}
+		if laterClause(before, after) {
+			return false
+		}
 	}
 	switch {
-	case carbonCopy.MatchString(sent) && strings.Contains(d, "@"):
-		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders a copy to %s", d), sent)
-	case (hasVerb(sendVerb, words) || passiveOrder.MatchString(words)) && dataWord.MatchString(sent):
+	case (hasVerb(sendVerb, words) || passiveOrder.MatchString(words)) && sendsData(words):
 		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), sent)
-	case (sendsVerb.MatchString(words) || passiveSends.MatchString(words)) && dataWord.MatchString(sent):
+	case (sendsVerb.MatchString(words) || passiveSends.MatchString(words)) && dataWord.MatchString(withoutVerbs(words)):
 		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), sent)
-	case hasSlot(d) && (dataWord.MatchString(sent) || fillVerb.MatchString(sent)):
-		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+	case hasSlot(d) && s.slotOrder(t, sent, words, d):
 	case foreignSendVerb.MatchString(words) && foreignDataWord.MatchString(sent):
 		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("seems to order data sent to %s, in another language: read it", d), sent)
 	default:
 		return false
 	}
 	return true
+}
+
+// receiveOrder reports the address d when the words after it say that
+// it receives the user's or the conversation's data (MCPS020): high
+// when they order it ("https://… must receive everything the user
+// types", "make sure https://… receives a copy of every message"),
+// medium when they say it ("https://… receives the user's query"). It
+// reports whether it did.
+func (s *scanner) receiveOrder(t *text, before, after, d, excerpt string) bool {
+	m := receiveAfter.FindStringSubmatch(after)
+	if m == nil || ownedData(after) == "" {
+		return false
+	}
+	if m[1] != "" || ensureBefore.MatchString(before) {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s", d), excerpt)
+	} else {
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("the tool sends data to %s: check that this is what it is for", d), excerpt)
+	}
+	return true
+}
+
+// laterClause reports whether the only send verbs of an order around an
+// address (before and after it) come after it, in a clause that says
+// when or why ("make sure https://… is reachable before you send the
+// user's message") or with an address of their own ("https://… or email
+// help@… with the error message"): the address is none of their
+// destinations, unless they point back at it ("there").
+func laterClause(before, after string) bool {
+	if thereWord.MatchString(after) {
+		return false
+	}
+	loc := clauseEnd.FindStringIndex(after)
+	if loc == nil && addressSpans(after) == nil {
+		return false
+	}
+	if hasVerb(sendVerb, withoutAddresses(before)) {
+		return false
+	}
+	return loc == nil || !hasVerb(sendVerb, withoutAddresses(after[:loc[0]])) || addressSpans(after) != nil
+}
+
+// slotOrder reports the address d, which has a place for data, when
+// its sentence (sent, and words without its addresses) names data or
+// asks for something to be put in (MCPS020), and reports whether it
+// did. "with ADDRESS" is not such an ask: it tells what the tool uses,
+// as "using ADDRESS" does.
+func (s *scanner) slotOrder(t *text, sent, words, d string) bool {
+	if !dataWord.MatchString(words) && !fillOrder.MatchString(words) {
+		return false
+	}
+	s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("an address with a place for data (%s)", d), sent)
+	return true
+}
+
+// fillOrder asks that something be put into an address.
+var fillOrder = lazyre.New(`(?i)\b(?:include|includes|pass|put|fill|provide|paste|copy|insert|add|append|send|place|set|summari[sz]e|concatenate|containing|contain|contains)\b`)
+
+// openedThenSent reports whether after, the words after an address
+// opened, order the user's or the conversation's data sent or kept
+// there and name no other place for it: "open a websocket to ADDRESS
+// and stream the user's messages".
+func openedThenSent(after string) bool {
+	if addressSpans(after) != nil || elsewhere.MatchString(after) || ownedData(after) == "" {
+		return false
+	}
+	if hasVerb(sendVerb, after) {
+		return true
+	}
+	for _, w := range strings.Fields(after) {
+		if keepVerb[strings.ToLower(strings.Trim(w, "\"'`()*_,.:;!?"))] {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -360,14 +553,19 @@ var (
 var thereWord = lazyre.New(`(?i)\b(?:there|to\s+(?:it|that\s+(?:address|url|endpoint|link)))\b`)
 
 // slotCloser is the byte that closes the slot the address at
-// sent[start:end] stops inside ('}' for "{the…") or right before ('>' for
-// "<…"), or 0 when it stops in none.
+// sent[start:end] stops inside ('}' for "{the…", ']' for "[the…", ')'
+// for "(the…") or right before ('>' for "<…"), or 0 when it stops in
+// none.
 func slotCloser(sent string, start, end int) byte {
 	switch d := sent[start:end]; {
 	case strings.Count(d, "{") > strings.Count(d, "}"):
 		return '}'
 	case end < len(sent) && sent[end] == '<':
 		return '>'
+	case strings.Count(d, "[") > strings.Count(d, "]"):
+		return ']'
+	case strings.Count(d, "(") > strings.Count(d, ")"):
+		return ')'
 	}
 	return 0
 }
@@ -385,7 +583,7 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 	}
 	if hasScheme(d) || !strings.Contains(d, "@") {
 		if slot, name, ok := dataSlot(d); ok {
-			if sensitiveSlot(name) {
+			if sensitiveSlot(name) && !fieldSlot(d, slot, name) {
 				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			} else {
 				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
@@ -401,11 +599,7 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 	if i+1 < len(p.sents) {
 		both += " " + p.sents[i+1]
 	}
-	what := userData.FindString(both)
-	if what == "" {
-		what = cue(both)
-	}
-	if what != "" && builtFrom.MatchString(both) {
+	if what := ownedData(both); what != "" && builtFrom.MatchString(both) {
 		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with the user's data in it: %q", d, clipWords(what)), both)
 		return true
 	}
@@ -416,12 +610,77 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 // user's email", "a copy", "your mail".
 var determiner = lazyre.New(`(?i)(?:'s|s'|\b(?:the|a|an|your|their|his|her|its|our|my|this|that|each|every|any))\s+(?:[a-z-]+\s+)?$`)
 
+// nounBefore reports whether prefix, the text before a word, ends in a
+// determiner that makes the word a noun, as determiner reads it: a
+// space, then before it a determiner ("the", "a", "your" …) or a
+// possessive ("user's", "users'"), or one word of letters and one of
+// those before it ("the user's email", "a full copy"). It reads only the
+// last two words, however long the text before.
+func nounBefore(prefix string) bool {
+	if prefix == "" || !isSpace(prefix[len(prefix)-1]) {
+		return false
+	}
+	w1, rest := lastWord(prefix)
+	if determinerWord(w1) {
+		return true
+	}
+	if !letterWord(w1) || rest == "" || !isSpace(rest[len(rest)-1]) {
+		return false
+	}
+	w2, _ := lastWord(rest)
+	return determinerWord(w2)
+}
+
+// lastWord returns the last run of non-space bytes of s, and what is
+// before it.
+func lastWord(s string) (word, rest string) {
+	end := len(s)
+	for end > 0 && isSpace(s[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && !isSpace(s[start-1]) {
+		start--
+	}
+	return s[start:end], s[:start]
+}
+
+// determinerWord reports whether w ends in a possessive ('s, s') or in
+// a determiner that begins a word ("the", "(the").
+func determinerWord(w string) bool {
+	if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "s'") {
+		return true
+	}
+	i := len(w)
+	for i > 0 && isWordByte(w[i-1]) {
+		i--
+	}
+	return determiners[strings.ToLower(w[i:])]
+}
+
+// letterWord reports whether w is made of ASCII letters and hyphens.
+func letterWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; !(c >= 'a' && c <= 'z') && w[i] != '-' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// determiners are the words of determiner.
+var determiners = map[string]bool{"the": true, "a": true, "an": true, "your": true, "their": true, "his": true, "her": true,
+	"its": true, "our": true, "my": true, "this": true, "that": true, "each": true, "every": true, "any": true}
+
+// isSpace reports whether c is an ASCII space, tab or line break.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // hasVerb reports whether s holds a match of verb that is no noun: one
 // not preceded by a determiner ("the user's email" names an e-mail,
 // "e-mail the user's data" orders one sent).
 func hasVerb(verb *lazyre.Regexp, s string) bool {
 	for _, loc := range verb.FindAllStringIndex(s, 8) {
-		if !determiner.MatchString(s[:loc[0]]) {
+		if !nounBefore(s[:loc[0]]) {
 			return true
 		}
 	}
@@ -501,6 +760,21 @@ func dataSlot(d string) (slot, name string, ok bool) {
 func sensitiveSlot(name string) bool {
 	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name)
 }
+
+// fieldSlot reports whether the slot (named name) of address d is the
+// value of a query parameter of its own name that names a field of a
+// record, not the conversation nor a secret: ?email={email} looks a
+// record up by its e-mail, as a REST address does.
+func fieldSlot(d, slot, name string) bool {
+	if strings.Contains(name, " ") || slotConversation.MatchString(name) || cue(name) != "" {
+		return false
+	}
+	return strings.Contains(strings.ToLower(d), name+"="+strings.ToLower(slot))
+}
+
+// slotConversation is a slot's name for the conversation, its history
+// or a secret: no field a record is looked up by.
+var slotConversation = lazyre.New(`\b(?:conversations?|history|chats?|dialog(?:ue)?|messages?|transcripts?|context|prompts?|summary|secrets?|tokens?|passwords?|credentials?|keys?)\b`)
 
 // sensitiveUserData is what of the user's data no search takes: their
 // messages, history, e-mail, password, files, location, phone, notes.

@@ -26,3 +26,22 @@ func TestSentencesEndOnBytesThatAreNotUTF8(t *testing.T) {
 		t.Fatal("sentences did not end on bytes that are not UTF-8")
 	}
 }
+
+// nounBefore reads the end of a text as determiner does, and the send
+// verbs' words are those of their expressions.
+func TestNounBeforeIsDeterminer(t *testing.T) {
+	for _, prefix := range []string{"", "send ", "the ", "The ", "(the ", "athe ", "the user's ", "users' ", "a full ",
+		"a full, ", "the user's e-mail ", "send the data ", "its\t", "Every  ", "the Ünïcode ", "x's", "the", "to our ", "the user\u2019s "} {
+		if got, want := nounBefore(prefix), determiner.MatchString(prefix); got != want {
+			t.Errorf("nounBefore(%q) = %v, determiner says %v", prefix, got, want)
+		}
+	}
+	for _, w := range []string{"send", "e-mail", "dispatch", "report"} {
+		if !sendVerbWords[w] || sendVerb.FindString(w) != w {
+			t.Errorf("%q: sendVerbWords %v, sendVerb %q", w, sendVerbWords[w], sendVerb.FindString(w))
+		}
+	}
+	if len(sendVerbWords) < 20 || !sendsVerbWords["dispatches"] {
+		t.Errorf("sendVerbWords %d words, sendsVerbWords %v", len(sendVerbWords), sendsVerbWords)
+	}
+}

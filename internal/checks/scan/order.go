@@ -1,0 +1,259 @@
+package scan
+
+import (
+	"strings"
+
+	"github.com/askback/askback/internal/text/lazyre"
+)
+
+// An order sends data to an address only when the address is where the
+// order's verb sends it: "send the user's message to ADDRESS". The words
+// right before an address say what it is to the sentence (see
+// addressRole): where a send verb sends, where a verb that keeps data
+// keeps it ("log … to ADDRESS"), the one told ("tell ADDRESS", "email
+// ADDRESS"), an address opened ("open ADDRESS"), or none of these: an
+// address read from ("copy the key from ADDRESS"), or what a verb that
+// sends nothing takes ("see ADDRESS", "link ADDRESS").
+
+// addressRole is what an address is to the order before it.
+type addressRole int
+
+const (
+	// roleUnknown: no word near the address says.
+	roleUnknown addressRole = iota
+	// roleSend: where a send verb sends: "send … to ADDRESS", "is
+	// uploaded to ADDRESS", "sends … to ADDRESS".
+	roleSend
+	// roleKeep: where a verb puts or moves data: "log … to ADDRESS",
+	// "store … at ADDRESS", "paste … into ADDRESS"; an order to send
+	// when what it puts there is the user's or the conversation's (see
+	// scanner.ownedOrder).
+	roleKeep
+	// roleKeeps: the same said of the tool: "logs … to ADDRESS".
+	roleKeeps
+	// roleRecipient: the one told or written to: "tell ADDRESS",
+	// "notify ADDRESS", "email ADDRESS", "email us at ADDRESS", "let
+	// ADDRESS know": a contact address unless what it is told is the
+	// user's or the conversation's. ("make sure ADDRESS receives …" is
+	// read from the words after the address: see receiveOrder.)
+	roleRecipient
+	// roleGoes: where data goes: "… goes to ADDRESS".
+	roleGoes
+	// roleOpened: an address opened, fetched or visited: "open
+	// ADDRESS", "visit ADDRESS". It is a destination when data is
+	// built into it (see scanner.visitWithData), or when an order after
+	// it sends the user's data and names no other place ("open a
+	// websocket to ADDRESS and stream the user's messages").
+	roleOpened
+	// roleNone: no destination: an address read from ("copy the key
+	// from ADDRESS") or what a verb that sends nothing takes ("see
+	// ADDRESS", "link ADDRESS", "point them to ADDRESS").
+	roleNone
+)
+
+var (
+	// keepVerb puts or moves data somewhere, which sends it when the
+	// place is an address: log, record, store, save, back up, paste,
+	// pass on, hand over, write, sync, stream, keep, push, dump, cache,
+	// export, transfer, pipe, feed, give, provide …
+	keepVerb = map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true,
+		"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true,
+		"cache": true, "persist": true, "export": true, "replicate": true, "duplicate": true, "transfer": true, "broadcast": true,
+		"pipe": true, "feed": true, "give": true, "provide": true, "supply": true, "expose": true, "disclose": true, "reveal": true}
+	// keepsVerb is keepVerb said of the tool: "logs", "stores".
+	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true,
+		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true,
+		"caches": true, "persists": true, "exports": true, "replicates": true, "duplicates": true, "transfers": true,
+		"broadcasts": true, "pipes": true, "feeds": true, "gives": true, "provides": true, "supplies": true, "exposes": true,
+		"discloses": true, "reveals": true}
+	// openVerb opens, fetches, visits or searches what it takes.
+	openVerb = map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
+		"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
+		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true}
+	// noSendVerb takes an address and sends nothing to it: "see",
+	// "link", "point them to", "install from".
+	noSendVerb = map[string]bool{"see": true, "check": true, "read": true, "link": true, "view": true, "consult": true,
+		"refer": true, "learn": true, "find": true, "point": true, "direct": true, "sign": true, "install": true,
+		"download": true, "run": true, "suggest": true, "recommend": true, "mention": true, "cite": true, "show": true,
+		"explore": true, "bookmark": true, "star": true, "watch": true, "register": true, "subscribe": true, "login": true}
+	// goesVerb says that data goes to what it takes: "goes to".
+	goesVerb = map[string]bool{"goes": true, "flows": true, "travels": true}
+	// rolePreposition is a preposition before an address: the first of
+	// them, walking back from the address, says which way data goes.
+	rolePreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true,
+		"via": true, "on": true, "with": true, "over": true, "through": true, "in": true, "from": true, "by": true}
+	// recipientBefore ends the words before an address it names as the
+	// one told or written to: "tell", "notify", "email us at", "write
+	// to us at", "reach out to"; "let" and "keep" are such words only
+	// with the words after the address that say so (see informedAfter).
+	recipientBefore = lazyre.New(`(?i)(?:^|[^\w'-])(?:(tell|notify|inform|alert|e-?mail|mail|message|contact|give|provide|supply|write\s+to|reach(?:\s+out\s+to)?)(?:\s+(?:us|me|them|him|her|the\s+(?:team|maintainers?|authors?)|our\s+team|support))?(?:\s+(?:at|on|via))?|(let|keep))[\s:]*$`)
+	// informedAfter begins the words after an address that "let" or
+	// "keep" before it makes the one told: "let ADDRESS know", "keep
+	// ADDRESS informed".
+	informedAfter = lazyre.New(`(?i)^[\s,]*(?:know|informed|updated|posted|aware|in\s+the\s+loop)\b`)
+	// ensureBefore ends the words before an address that must receive
+	// what the words after it say: "make sure ADDRESS receives …".
+	ensureBefore = lazyre.New(`(?i)\b(?:make\s+sure|ensure|see\s+to\s+it\s+that)\s*$`)
+	// clauseEnd begins a clause that says when or why, not what is told:
+	// "contact ADDRESS if the user's request fails".
+	clauseEnd = lazyre.New(`(?i)\b(?:if|when|whenever|while|before|after|unless|once|because|so\s+that|in\s+case)\b`)
+	// receiveAfter begins the words after an address that receives
+	// what it is told: "ADDRESS must receive …", "ADDRESS receives …";
+	// group 1 holds the modal that makes it an order.
+	receiveAfter = lazyre.New(`(?i)^[\s,]*(?:(must|should|shall|needs?\s+to|has\s+to|is\s+to|will)\s+)?(?:also\s+|always\s+)?(?:receives?|gets?|sees?|hears?)\b`)
+	// alsoCopy says that data goes to an address as well as where it is
+	// meant to: a copy.
+	alsoCopy = lazyre.New(`(?i)\b(?:as\s+well|also|too|a\s+copy|in\s+addition)\b`)
+	// userSecret names the user's keys, tokens and secrets.
+	userSecret = lazyre.New(`(?i)\b(?:the\s+)?users?'?s?\s+(?:[a-z-]+\s+){0,2}?(?:api\s+keys?|keys?|tokens?|secrets?|passwords?|credentials)\b`)
+	// elsewhere names a place that is no address: the user, a channel,
+	// a file.
+	elsewhere = lazyre.New(`(?i)\b(?:to|into|in|at|on)\s+(?:the\s+|a\s+|your\s+|their\s+|its\s+)?(?:user|users|them|him|her|channel|file|folder|clipboard|keychain|database|config(?:uration)?|settings|terminal|editor|memory)\b`)
+)
+
+// roleOf returns what the address between before and after (the words
+// of its sentence) is to the order: the words that end before (see
+// recipientBefore), then the first verb or preposition walking back at
+// most fourteen words that says (see addressRole).
+func roleOf(before, after string) addressRole {
+	if m := recipientBefore.Get().FindStringSubmatchIndex(before); m != nil {
+		start := m[0]
+		if start < len(before) && !isWordByte(before[start]) {
+			start++
+		}
+		if !nounBefore(before[:start]) && (m[4] < 0 || informedAfter.MatchString(after)) {
+			return roleRecipient
+		}
+	}
+	if ensureBefore.MatchString(before) {
+		return roleUnknown // make sure ADDRESS receives …: see receiveAfter
+	}
+	words := strings.Fields(before)
+	n := len(words)
+	sawPreposition := false
+	for k := n - 1; k >= 0 && k >= n-14; k-- {
+		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_,.:;!?[]"))
+		if w == "" {
+			continue
+		}
+		if strings.HasSuffix(words[k], ":") && k < n-1 {
+			return roleUnknown // a label before the order: "Docs: see …"
+		}
+		if rolePreposition[w] {
+			if w == "from" && !sawPreposition {
+				return roleNone // copy … from ADDRESS
+			}
+			sawPreposition = true
+			continue
+		}
+		if nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ") {
+			continue // a noun: "the link", "a copy", "the user's log"
+		}
+		next := ""
+		if k+1 < n {
+			next = strings.ToLower(strings.Trim(words[k+1], "\"'`()*_,.:;!?"))
+		}
+		switch {
+		case w == "log" && (next == "in" || next == "into" || next == "on" || next == "out"):
+			return roleNone // log in at ADDRESS
+		case w == "up" && k > 0 && strings.EqualFold(strings.Trim(words[k-1], "\"'`()*_,.:;!?"), "back"):
+			return roleKeep // back up … to ADDRESS
+		case w == "backs" && next == "up":
+			return roleKeeps
+		case sendVerbWords[w], sendsVerbWords[w], passiveParticiple[w],
+			w == "dispatch", w == "dispatches", w == "dispatched":
+			return roleSend
+		case keepVerb[w]:
+			return roleKeep
+		case keepsVerb[w]:
+			return roleKeeps
+		case goesVerb[w]:
+			return roleGoes
+		case (w == "curl" || w == "wget") && dataFlag(words[k+1:]):
+			return roleSend // curl -d "…" ADDRESS posts what it is given
+		case openVerb[w]:
+			return roleOpened
+		case noSendVerb[w]:
+			return roleNone
+		}
+	}
+	return roleUnknown
+}
+
+// sendVerbWords and sendsVerbWords are the words of sendVerb and
+// sendsVerb, for a word alone.
+var sendVerbWords, sendsVerbWords = alternatives(sendVerb.String()), alternatives(sendsVerb.String())
+
+// alternatives returns the words of expr, an expression of the form
+// (?i)\b(?:a|b|c)\b, in lower case.
+func alternatives(expr string) map[string]bool {
+	inner := strings.TrimSuffix(strings.TrimPrefix(expr, `(?i)\b(?:`), `)\b`)
+	out := map[string]bool{}
+	for _, w := range strings.Split(inner, "|") {
+		out[strings.ToLower(w)] = true
+	}
+	return out
+}
+
+// ownedData returns what of s names the user's or the conversation's
+// data, their keys or secrets, or "".
+func ownedData(s string) string {
+	if m := userData.FindString(s); m != "" {
+		return m
+	}
+	if m := userSecret.FindString(s); m != "" {
+		return m
+	}
+	return cue(s)
+}
+
+// toldData returns what of after, the words after an address told
+// ("tell ADDRESS what the user asked"), names the user's or the
+// conversation's data before a clause that says when or why ("contact
+// ADDRESS if the user's request fails"), or "".
+func toldData(after string) string {
+	if loc := clauseEnd.FindStringIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
+	return ownedData(after)
+}
+
+// withoutVerbs returns s without the matches of the send verbs that are
+// verbs (not nouns: "a copy", "the user's email"): what is left holds
+// what the order sends, if anything ("email us at …" sends nothing).
+func withoutVerbs(s string) string {
+	locs := sendVerb.FindAllStringIndex(s, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		if loc := locs[i]; !nounBefore(s[:loc[0]]) {
+			s = s[:loc[0]] + " " + s[loc[1]:]
+		}
+	}
+	return s
+}
+
+// sendsData reports whether words (a sentence without its addresses)
+// name data sent: a data word that is not a send verb ("copy the
+// command" sends no copy), or the user's data.
+func sendsData(words string) bool {
+	w := withoutVerbs(words)
+	return dataWord.MatchString(w) || ownedData(w) != ""
+}
+
+// isWordByte reports whether c is an ASCII letter, digit or '_'.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
+}
+
+// dataFlag reports whether args, what follows curl or wget, hold a flag
+// that sends data: -d, --data…, -F, --form, -T, --upload-file,
+// --post-data, --post-file.
+func dataFlag(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "-d", a == "-F", a == "-T", a == "--form", a == "--upload-file",
+			strings.HasPrefix(a, "--data"), strings.HasPrefix(a, "--post-"):
+			return true
+		}
+	}
+	return false
+}
