@@ -48,25 +48,12 @@ func TestLeavingMidQuestionFreesTheSession(t *testing.T) {
 				}
 				return http.DefaultClient.Do(req)
 			}
-			resp, err := send(context.Background(), http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			id := resp.Header.Get("Mcp-Session-Id")
-			if id == "" {
-				t.Fatalf("initialize: %d, no session", resp.StatusCode)
-			}
-			if resp, err = send(context.Background(), http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			id := openAsking(t, srv.URL)
 
 			// The call's stream brings the question; then the client is gone.
 			callCtx, cut := context.WithCancel(context.Background())
 			defer cut()
-			resp, err = send(callCtx, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+			resp, err := send(callCtx, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +98,27 @@ func sessionsOf(s *mcp.Server) int {
 		n++
 	}
 	return n
+}
+
+// openAsking opens a session at url as a 2025-11-25 client that declares
+// elicitation (it is asked in the session), and returns its id.
+func openAsking(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := rawClient(context.Background(), url, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatalf("initialize: %d, no session", resp.StatusCode)
+	}
+	if resp, err = rawClient(context.Background(), url, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return id
 }
 
 // rawClient sends one JSON-RPC message to url as a 2025-11-25 client
@@ -241,16 +249,7 @@ func TestACallDuringDeleteEndsAtOnce(t *testing.T) {
 	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	id := resp.Header.Get("Mcp-Session-Id")
-	if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	id := openAsking(t, srv.URL)
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "greet" {
@@ -299,16 +298,7 @@ func TestARefusedDeleteEndsNoCall(t *testing.T) {
 	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"}}}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	id := resp.Header.Get("Mcp-Session-Id")
-	if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	id := openAsking(t, srv.URL)
 	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
 	defer cancel()
 	call, err := rawClient(guard, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
@@ -331,7 +321,7 @@ func TestARefusedDeleteEndsNoCall(t *testing.T) {
 	if question.ID == nil {
 		t.Fatalf("no question on the call's stream: %v", lines.Err())
 	}
-	resp, err = rawClient(guard, srv.URL, http.MethodDelete, id, "", "Mcp-Protocol-Version", "1999-01-01")
+	resp, err := rawClient(guard, srv.URL, http.MethodDelete, id, "", "Mcp-Protocol-Version", "1999-01-01")
 	if err != nil {
 		t.Fatal(err)
 	}
