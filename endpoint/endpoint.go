@@ -52,6 +52,7 @@ package endpoint
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -181,6 +182,7 @@ type Handler struct {
 	closing  map[string]*session // sessions given up, being closed in the background
 	callSeq  uint64              // numbers the calls in progress of sessions
 	openSeq  uint64              // numbers the initialize requests (openingHeader)
+	openMark string              // this Handler's mark on its numbers: random, never sent to a client
 	opens    map[uint64]*opened  // the initialize requests being served, by number
 
 	boundMu sync.Mutex
@@ -245,6 +247,7 @@ func New(getServer func(*http.Request) *mcp.Server, opts *Options) *Handler {
 		opening:  map[string]int{},
 		closing:  map[string]*session{},
 		opens:    map[uint64]*opened{},
+		openMark: rand.Text(),
 		bounded:  map[weak.Pointer[mcp.Server]]struct{}{},
 	}
 	bounding := func(r *http.Request) *mcp.Server {
@@ -586,7 +589,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 	op := &opened{}
 	h.opens[n] = op
 	h.mu.Unlock()
-	r.Header.Set(openingHeader, strconv.FormatUint(n, 10))
+	r.Header.Set(openingHeader, h.openMark+"."+strconv.FormatUint(n, 10))
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(hdr http.Header) {
 		if id := hdr.Get("Mcp-Session-Id"); id != "" {
 			h.mu.Lock()
@@ -617,7 +620,10 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 // openingHeader carries the number of an initialize request the Handler
 // serves (open) to its initialize handler (initialized), so that the
 // session the go-sdk makes for it is known even when its answer never
-// reaches the client. A client's own value is dropped (ServeHTTP).
+// reaches the client. The number bears the Handler's random mark: another
+// Handler serving the same server, or a plain go-sdk handler passing a
+// client's own header on, is not taken for this one. A client's own value
+// is dropped (ServeHTTP).
 const openingHeader = "X-Askback-Opening"
 
 // opened is what the Handler knows of an initialize request it serves:
@@ -638,7 +644,11 @@ func (h *Handler) initialized(req mcp.Request, ss *mcp.ServerSession) {
 	if extra == nil || extra.Header == nil {
 		return
 	}
-	n, err := strconv.ParseUint(extra.Header.Get(openingHeader), 10, 64)
+	mark, num, ok := strings.Cut(extra.Header.Get(openingHeader), ".")
+	if !ok || mark != h.openMark {
+		return // not an initialize this Handler served
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
 	if err != nil {
 		return
 	}

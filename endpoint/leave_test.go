@@ -346,3 +346,28 @@ func TestARefusedDeleteEndsNoCall(t *testing.T) {
 		t.Fatalf("the call after a refused DELETE:\n%s", rest.String())
 	}
 }
+
+// One server served by two Handlers (two paths, say): each Handler acts on
+// the initializes it served only, and a session of either works after its
+// initialize.
+func TestOneServerTwoHandlers(t *testing.T) {
+	s := askingServer()
+	mux := http.NewServeMux()
+	mux.Handle("/a", endpoint.New(func(*http.Request) *mcp.Server { return s }, nil))
+	mux.Handle("/b", endpoint.New(func(*http.Request) *mcp.Server { return s }, nil))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	for _, path := range []string{"/a", "/b", "/a", "/b"} {
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + path, DisableStandaloneSSE: true, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Errorf("%s: a ping after the initialize: %v", path, err)
+		}
+		defer cs.Close()
+	}
+}
