@@ -597,7 +597,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 			s := &session{last: now, quiet: now, user: user, share: share, ctx: kept, url: r.URL.String(), host: r.Host}
 			s.idle = time.AfterFunc(h.opts.SessionTimeout, func() { h.closeIfIdle(id, s) })
 			h.sessions[id] = s
-			op.told = true
+			op.told, op.id = true, id
 			unreserve()
 			h.mu.Unlock()
 		}
@@ -607,11 +607,20 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request) {
 		defer h.mu.Unlock()
 		unreserve()
 		delete(h.opens, n)
-		if op.ss != nil && !op.told {
+		switch {
+		case op.ss != nil && !op.told:
 			// The go-sdk made a session whose id its client was never
 			// told (it left before the answer): nobody will use it. (Its
 			// close waits for its initialize to return.)
 			go op.ss.Close()
+		case op.told && (op.ss == nil || op.ss.InitializeParams() == nil):
+			// The initialize failed (the go-sdk could not read it): the
+			// go-sdk closed the session whose id it told, and it no
+			// longer counts.
+			if s := h.sessions[op.id]; s != nil {
+				delete(h.sessions, op.id)
+				s.idle.Stop()
+			}
 		}
 	}()
 	h.stateful.ServeHTTP(rec, r)
@@ -631,7 +640,8 @@ const openingHeader = "X-Askback-Opening"
 // id.
 type opened struct {
 	ss   *mcp.ServerSession
-	told bool
+	told bool   // the client was told the session's id
+	id   string // the id told
 }
 
 // initialized notes the session ss of the initialize request req, whose

@@ -371,3 +371,28 @@ func TestOneServerTwoHandlers(t *testing.T) {
 		defer cs.Close()
 	}
 }
+
+// An initialize the go-sdk cannot read is answered with an error and a
+// session id, and the go-sdk closes that session at once: it does not
+// count against anyone's places.
+func TestAFailedInitializeCountsNoSession(t *testing.T) {
+	s := askingServer()
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{SessionTimeout: time.Hour})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":"nope","clientInfo":{"name":"x","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}`,
+	} {
+		resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	waitNoSessions(t, s, "after initializes that failed")
+	if n := h.Sessions(); n != 0 {
+		t.Errorf("the Handler counts %d session(s) of initializes that failed", n)
+	}
+}
