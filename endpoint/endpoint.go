@@ -515,17 +515,19 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 	s.deleting = false // refused: the session goes on
 }
 
-// passesChecks reports whether the go-sdk's handler lets r through the
-// checks it makes of every request before its method (the Host of a
-// server on loopback, cross-origin protection, the protocol version
-// header): it is asked the same of r as a PATCH, which it then answers
-// 405 Method Not Allowed, having done nothing.
+// passesChecks reports whether the go-sdk's handler lets the DELETE r
+// through the checks it makes of every request before it looks for the
+// session (the Host of a server on loopback, cross-origin protection and
+// its exceptions, the protocol version header): it is sent the same
+// request for a session that cannot exist, which it then answers 404
+// having done nothing.
 func (h *Handler) passesChecks(r *http.Request) bool {
 	probe := r.Clone(r.Context())
-	probe.Method, probe.Body, probe.ContentLength = http.MethodPatch, http.NoBody, 0
+	probe.Body, probe.ContentLength = http.NoBody, 0
+	probe.Header.Set("Mcp-Session-Id", "no session: a probe of the endpoint's checks")
 	rec := &statusWriter{ResponseWriter: discard{header: http.Header{}}}
 	h.stateful.ServeHTTP(rec, probe)
-	return rec.status == http.StatusMethodNotAllowed
+	return rec.status == http.StatusNotFound
 }
 
 // endCallsLocked ends the calls of s the server is handling, with cause.

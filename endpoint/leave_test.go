@@ -396,3 +396,40 @@ func TestAFailedInitializeCountsNoSession(t *testing.T) {
 		t.Errorf("the Handler counts %d session(s) of initializes that failed", n)
 	}
 }
+
+// The go-sdk's checks are asked of the DELETE itself: with cross-origin
+// protection that lets a cross-site DELETE through (a bypass that names
+// the method), that DELETE still ends the session's waiting call, and is
+// answered at once.
+func TestADeleteLetThroughByABypassEndsTheCalls(t *testing.T) {
+	s := askingServer()
+	cop := http.NewCrossOriginProtection()
+	cop.AddInsecureBypassPattern("DELETE /")
+	opts := &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour}
+	opts.HTTP.CrossOriginProtection = cop
+	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, opts)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	id := openAsking(t, srv.URL)
+	callCtx, cut := context.WithCancel(context.Background())
+	defer cut()
+	resp, err := rawClient(callCtx, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() && !strings.Contains(lines.Text(), `"elicitation/create"`) {
+	}
+	cut()
+	resp.Body.Close()
+	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
+	defer cancel()
+	if resp, err = rawClient(guard, srv.URL, http.MethodDelete, id, "", "Sec-Fetch-Site", "cross-site"); err != nil {
+		t.Fatalf("a cross-site DELETE the bypass lets through, of a session whose question waits: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	waitNoSessions(t, s, "after its DELETE")
+}
