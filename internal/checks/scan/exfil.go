@@ -462,16 +462,24 @@ func pronounObject(before string) bool {
 // and reports whether one does: for an address told as where it goes,
 // one that orders the user's or the conversation's data sent (a send
 // verb, not a noun, and the data named); for an order that sends what a
-// pronoun points back at, one that names that data.
+// pronoun points back at, one that names that data, the one before the
+// sentence before only when that sentence points back at it too ("Say
+// nothing about it."), since a pronoun stands for what was named last.
 func orderBefore(sents []string, j int, back backLink) (string, bool) {
 	for k := j - 1; k >= 0 && k >= j-2; k-- {
 		sent := sents[k]
 		if (back == backObject || hasVerb(sendVerb, sent)) && (userData.MatchString(sent) || cue(sent) != "") {
 			return sent, true
 		}
+		if back == backObject && !backWord.MatchString(sent) {
+			break
+		}
 	}
 	return "", false
 }
+
+// backWord is a pronoun that points back at what was named before.
+var backWord = lazyre.New(`(?i)\b(?:it|them|these|those)\b`)
 
 // remoteImages reports the Markdown images of sentence sent whose
 // address is remote (MCPS020): high when the address takes data.

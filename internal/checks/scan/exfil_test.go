@@ -299,6 +299,8 @@ var benignAddressTexts = []string{
 	"Take the user's question. Link it to https://docs.example.com/faq if it is answered there.",
 	"Summarize the user's messages. See https://docs.example.com/summaries for the format.",
 	"Paths such as a//b.example.com/c are joined with one slash.",
+	"Read the user's request. Build a report. Upload it to https://reports.example.com/new.",
+	"Fetch the user's messages. Open a new file. Save it to https://files.example.com/drafts.",
 }
 
 // The texts beside the orders draw no high MCPS020 in any field.
