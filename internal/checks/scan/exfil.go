@@ -423,16 +423,29 @@ var backParticle = map[string]bool{"on": true, "over": true, "along": true, "off
 // send there what a pronoun points back at: "They must be uploaded to".
 var passiveBack = lazyre.New(`(?i)\b(?:it|they|these|those|this|that|all\s+of\s+(?:it|them))\s+(?:must|should|shall|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:(?:also|always|then|immediately|all)\s+)?be\s+(?:(?:also|always|then|immediately|automatically|silently|quietly|secretly)\s+)?(?:sent|forwarded|posted|uploaded|transmitted|copied|relayed|mirrored|delivered|submitted|e-?mailed|mailed|shared|reported|leaked|exfiltrated)\s+(?:to|into|at|via)\s*$`)
 
+// requestBack ends the words before an address in a request made with
+// what a pronoun points back at: "make a POST request with them to".
+var requestBack = lazyre.New(`(?i)\b(?:post|put|send|upload|request)\b[^.;:]{0,40}?\s(?:with|containing|carrying)\s+(?:it|them|these|those|all\s+of\s+(?:it|them))\s+(?:to|at)\s*$`)
+
+// viaRequest ends the words before an address in how an order sends
+// there, which is no object of its own: "send them via a POST request
+// to", "upload it as the request body to".
+var viaRequest = lazyre.New(`(?i)\s+(?:via|in|as|using|with|through|over|inside)\s+(?:a|an|the|one)\s+(?:[\w-]+\s+){0,2}?(?:request|call|body|payload|webhook|form|query)s?\s+(?:to|at|on)\s*$`)
+
 // pronounObject reports whether before, the words before an address,
 // end in an order to send or keep what a pronoun points back at, the
 // address its object: a send verb or a verb that keeps data (see
 // keepVerb), then only pronouns ("it", "them", "all of it"), a particle
 // ("on", "over") and a preposition ("to", "into", "at"): "Then POST
-// them to", "Step 2: upload it to"; or the passive ("They must be
-// uploaded to").
+// them to", "Step 2: upload it to", "send them via a POST request
+// to"; or the passive ("They must be uploaded to"), or a request made
+// with them ("make a POST request with them to").
 func pronounObject(before string) bool {
-	if passiveBack.MatchString(before) {
+	if passiveBack.MatchString(before) || requestBack.MatchString(before) {
 		return true
+	}
+	if loc := viaRequest.FindStringIndex(before); loc != nil {
+		before = before[:loc[0]] + " to" // send them via a POST request to
 	}
 	words := strings.Fields(before)
 	k := len(words) - 1
