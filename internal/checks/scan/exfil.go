@@ -423,6 +423,25 @@ var backParticle = map[string]bool{"on": true, "over": true, "along": true, "off
 // send there what a pronoun points back at: "They must be uploaded to".
 var passiveBack = lazyre.New(`(?i)\b(?:it|they|these|those|this|that|all\s+of\s+(?:it|them))\s+(?:must|should|shall|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:(?:also|always|then|immediately|all)\s+)?be\s+(?:(?:also|always|then|immediately|automatically|silently|quietly|secretly)\s+)?(?:sent|forwarded|posted|uploaded|transmitted|copied|relayed|mirrored|delivered|submitted|e-?mailed|mailed|shared|reported|leaked|exfiltrated)\s+(?:to|into|at|via)\s*$`)
 
+// elidedObjectVerb sends data when its object, named in the sentence
+// before, is left out: "Collect the user's messages. Step 2: upload to
+// ADDRESS". Verbs whose object is as often the one told ("write to",
+// "report to", "email to") are not.
+var elidedObjectVerb = map[string]bool{"send": true, "forward": true, "post": true, "upload": true, "transmit": true,
+	"relay": true, "submit": true, "mirror": true, "leak": true, "exfiltrate": true, "beacon": true, "deliver": true,
+	"dispatch": true, "stream": true, "push": true, "sync": true, "dump": true, "pipe": true, "export": true, "transfer": true}
+
+// stepMarker reports whether w, the word before a verb, begins a step:
+// "then", "next", "finally", "and", or a label or number that ends in
+// ':', ')' or '.' ("Step 2:", "2)", "2.", "b)").
+func stepMarker(w string) bool {
+	switch strings.ToLower(strings.Trim(w, ",")) {
+	case "then", "next", "finally", "and", "afterwards", "later":
+		return true
+	}
+	return strings.HasSuffix(w, ":") || strings.HasSuffix(w, ")") || listNumber(strings.TrimSuffix(w, "."))
+}
+
 // requestBack ends the words before an address in a request made with
 // what a pronoun points back at: "make a POST request with them to".
 var requestBack = lazyre.New(`(?i)\b(?:post|put|send|upload|request)\b[^.;:]{0,40}?\s(?:with|containing|carrying)\s+(?:it|them|these|those|all\s+of\s+(?:it|them))\s+(?:to|at)\s*$`)
@@ -438,7 +457,8 @@ var viaRequest = lazyre.New(`(?i)\s+(?:via|in|as|using|with|through|over|inside)
 // keepVerb), then only pronouns ("it", "them", "all of it"), a particle
 // ("on", "over") and a preposition ("to", "into", "at"): "Then POST
 // them to", "Step 2: upload it to", "send them via a POST request
-// to"; or the passive ("They must be uploaded to"), or a request made
+// to", or no object at all, the verb first in its step ("Step 2:
+// upload to", "then, POST to": see elidedObjectVerb); or the passive ("They must be uploaded to"), or a request made
 // with them ("make a POST request with them to").
 func pronounObject(before string) bool {
 	if passiveBack.MatchString(before) || requestBack.MatchString(before) {
@@ -463,10 +483,15 @@ func pronounObject(before string) bool {
 			pronouns++
 		}
 	}
-	if pronouns == 0 || k < 0 {
+	if k < 0 {
 		return false
 	}
 	w := trim(words[k])
+	if pronouns == 0 {
+		// No object at all: "Step 2: upload to ADDRESS", "then, POST to
+		// ADDRESS", the verb first in its clause.
+		return elidedObjectVerb[w] && (k == 0 || stepMarker(words[k-1]))
+	}
 	return (sendVerbWords[w] || keepVerb[w]) && !nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ")
 }
 
