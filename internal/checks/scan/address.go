@@ -9,8 +9,8 @@ import (
 // An address data can be sent to is written with a scheme
 // (https://x.example/c), as an e-mail or IPv4 address (see destination),
 // or as a host name without a scheme (collect.example.com/?c=…,
-// evil-example.com): a model that is told to visit or send to it does
-// so all the same.
+// evil-example.com), or scheme-relative (//collect.example.com/c): a
+// model that is told to visit or send to it does so all the same.
 
 // bareHost is a host name without a scheme: labels, dots, a top-level
 // domain's letters (group 1), and a port, path or query after it.
@@ -47,7 +47,8 @@ const maxAddresses = 8
 
 // addressSpans returns where the addresses of sent are, in order: those
 // destination finds, and host names without a scheme that are not part
-// of one, nor of a file's path (src/main.go), nor a file or code name.
+// of one, nor of a file's path (src/main.go), nor a file or code name;
+// a scheme-relative address (//host/…) is read with its slashes.
 func addressSpans(sent string) [][]int {
 	spans := destination.FindAllStringIndex(sent, maxAddresses)
 	if !hasDottedLetter(sent) {
@@ -57,20 +58,37 @@ func addressSpans(sent string) [][]int {
 		if len(spans) >= maxAddresses {
 			break
 		}
-		if !bareAddress(sent, m) || overlaps(spans, m[0], m[1]) {
+		start := m[0]
+		if schemeRelative(sent, start) {
+			start -= 2
+		}
+		if !bareAddress(sent, m) || overlaps(spans, start, m[1]) {
 			continue
 		}
-		spans = insertSpan(spans, []int{m[0], m[1]})
+		spans = insertSpan(spans, []int{start, m[1]})
 	}
 	return spans
 }
 
+// schemeRelative reports whether the host name at start of s is written
+// scheme-relative: after "//" at the start of s or after a space, a
+// bracket, a quote, '=' or '>' ("to //collect.example.com/c",
+// src="//cdn.example.com/x.js"), not in a path (a//b.example.com) nor
+// after a scheme (s3://b.example.com is read as destination reads it).
+func schemeRelative(s string, start int) bool {
+	if start < 2 || s[start-1] != '/' || s[start-2] != '/' {
+		return false
+	}
+	return start == 2 || strings.IndexByte(" \t\n\r([{<\"'`=>", s[start-3]) >= 0
+}
+
 // bareAddress reports whether the match m of bareHost in s is an
 // address: not after a character that makes it part of a path, an
-// address or a word, not a file's name, and with a port, a path, www.
-// or a common top-level domain.
+// address or a word (but for the "//" of a scheme-relative address),
+// not a file's name, and with a port, a path, www. or a common
+// top-level domain.
 func bareAddress(s string, m []int) bool {
-	if m[0] > 0 && strings.IndexByte("/.@:\\-_=#&%~+$", s[m[0]-1]) >= 0 {
+	if m[0] > 0 && strings.IndexByte("/.@:\\-_=#&%~+$", s[m[0]-1]) >= 0 && !schemeRelative(s, m[0]) {
 		return false
 	}
 	tld := strings.ToLower(s[m[2]:m[3]])

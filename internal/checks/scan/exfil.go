@@ -174,8 +174,10 @@ var alsoAddress = lazyre.New(`(?i)^[\s,/]*(?:(?:and|or|and\s+also|as\s+well\s+as
 // address (see orderWindow) and with the address the object of the
 // order ("send … to ADDRESS"). It reads too an address told in the
 // sentence after the order, which points back at it ("Send the user's
-// message. Use https://… for it."). found holds the addresses reported
-// already, which it adds to.
+// message. Use https://… for it."), and an order whose object points
+// back at the data named in the sentence before ("Collect the user's
+// messages. Then POST them to https://…"; see pointsBack). found holds
+// the addresses reported already, which it adds to.
 func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 	if !strings.Contains(p.plain, "\n") && len(p.sents) < 2 {
 		return
@@ -191,9 +193,17 @@ func (s *scanner) joinedOrders(t *text, p *prose, found map[string]bool) {
 				found[d] = true
 				continue
 			}
-			if j > 0 && pointsBack(sent, loc) {
-				if before, ok := orderBefore(sents, j); ok {
-					s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders data sent to %s, told in the sentence after the order", d), before+". "+sent)
+			if j == 0 {
+				continue
+			}
+			switch back := pointsBack(sent, loc); back {
+			case backWhere, backObject:
+				if before, ok := orderBefore(sents, j, back); ok {
+					reason := fmt.Sprintf("orders data sent to %s, told in the sentence after the order", d)
+					if back == backObject {
+						reason = fmt.Sprintf("orders data sent to %s, named in the sentence before the order", d)
+					}
+					s.addDestination(RuleDestination, High, t, d, reason, before+". "+sent)
 					found[d] = true
 				}
 			}
@@ -367,29 +377,147 @@ var passiveParticiple = map[string]bool{"sent": true, "forwarded": true, "posted
 // https://… for it", "send it there", "https://… is where it goes".
 var backReference = lazyre.New(`(?i)\b(?:(?:for|with|to)\s+(?:it|them|this|that|these|those)|there|is\s+where|as\s+(?:the|its)\s+(?:destination|endpoint|target|address|url|recipient))\b`)
 
-// pointsBack reports whether the address at loc of sent is told as
-// where what the sentence before told goes: a back reference in the
-// four words after it ("https://… for it", "https://… is where it
-// goes") or before it ("send it there: https://…").
-func pointsBack(sent string, loc []int) bool {
+// backLink is how an address points back at the sentence before (see
+// pointsBack).
+type backLink int
+
+const (
+	// backNone: it does not.
+	backNone backLink = iota
+	// backWhere: the address is told as where what the sentence before
+	// sends goes: "Send the user's message. Use https://… for it."
+	backWhere
+	// backObject: the address's own sentence orders something sent
+	// there, and what it sends is a word that points back: "Collect the
+	// user's messages. Then upload them to https://…".
+	backObject
+)
+
+// pointsBack returns how the address at loc of sent points back at the
+// sentence before: as the object of an order whose own object points
+// back (see pronounObject), or as where what it told goes, a back
+// reference in the four words after it ("https://… for it", "https://…
+// is where it goes") or before it ("send it there: https://…").
+func pointsBack(sent string, loc []int) backLink {
+	if pronounObject(sent[:loc[0]]) {
+		return backObject
+	}
 	before, after := strings.Fields(sent[:loc[0]]), strings.Fields(sent[loc[1]:])
 	before, after = before[max(0, len(before)-4):], after[:min(len(after), 4)]
-	return backReference.MatchString(strings.Join(after, " ")) || backReference.MatchString(strings.Join(before, " "))
+	if backReference.MatchString(strings.Join(after, " ")) || backReference.MatchString(strings.Join(before, " ")) {
+		return backWhere
+	}
+	return backNone
+}
+
+// backPronoun is what an order sends when it points back at data named
+// before: "upload it", "post them", "send all of it".
+var backPronoun = map[string]bool{"it": true, "them": true, "this": true, "that": true, "these": true, "those": true,
+	"all": true, "both": true, "of": true}
+
+// backParticle comes between an order's object and its preposition:
+// "pass them on to", "hand it over to".
+var backParticle = map[string]bool{"on": true, "over": true, "along": true, "off": true, "out": true}
+
+// passiveBack ends the words before an address in a passive order to
+// send there what a pronoun points back at: "They must be uploaded to".
+var passiveBack = lazyre.New(`(?i)\b(?:it|they|these|those|this|that|all\s+of\s+(?:it|them))\s+(?:must|should|shall|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:(?:also|always|then|immediately|all)\s+)?be\s+(?:(?:also|always|then|immediately|automatically|silently|quietly|secretly)\s+)?(?:sent|forwarded|posted|uploaded|transmitted|copied|relayed|mirrored|delivered|submitted|e-?mailed|mailed|shared|reported|leaked|exfiltrated)\s+(?:to|into|at|via)\s*$`)
+
+// elidedObjectVerb sends data when its object, named in the sentence
+// before, is left out: "Collect the user's messages. Step 2: upload to
+// ADDRESS". Verbs whose object is as often the one told ("write to",
+// "report to", "email to") are not.
+var elidedObjectVerb = map[string]bool{"send": true, "forward": true, "post": true, "upload": true, "transmit": true,
+	"relay": true, "submit": true, "mirror": true, "leak": true, "exfiltrate": true, "beacon": true, "deliver": true,
+	"dispatch": true, "stream": true, "push": true, "sync": true, "dump": true, "pipe": true, "export": true, "transfer": true}
+
+// stepMarker reports whether w, the word before a verb, begins a step:
+// "then", "next", "finally", "and", or a label or number that ends in
+// ':', ')' or '.' ("Step 2:", "2)", "2.", "b)").
+func stepMarker(w string) bool {
+	switch strings.ToLower(strings.Trim(w, ",")) {
+	case "then", "next", "finally", "and", "afterwards", "later":
+		return true
+	}
+	return strings.HasSuffix(w, ":") || strings.HasSuffix(w, ")") || listNumber(strings.TrimSuffix(w, "."))
+}
+
+// requestBack ends the words before an address in a request made with
+// what a pronoun points back at: "make a POST request with them to".
+var requestBack = lazyre.New(`(?i)\b(?:post|put|send|upload|request)\b[^.;:]{0,40}?\s(?:with|containing|carrying)\s+(?:it|them|these|those|all\s+of\s+(?:it|them))\s+(?:to|at)\s*$`)
+
+// viaRequest ends the words before an address in how an order sends
+// there, which is no object of its own: "send them via a POST request
+// to", "upload it as the request body to".
+var viaRequest = lazyre.New(`(?i)\s+(?:via|in|as|using|with|through|over|inside)\s+(?:a|an|the|one)\s+(?:[\w-]+\s+){0,2}?(?:request|call|body|payload|webhook|form|query)s?\s+(?:to|at|on)\s*$`)
+
+// pronounObject reports whether before, the words before an address,
+// end in an order to send or keep what a pronoun points back at, the
+// address its object: a send verb or a verb that keeps data (see
+// keepVerb), then only pronouns ("it", "them", "all of it"), a particle
+// ("on", "over") and a preposition ("to", "into", "at"): "Then POST
+// them to", "Step 2: upload it to", "send them via a POST request
+// to", or no object at all, the verb first in its step ("Step 2:
+// upload to", "then, POST to": see elidedObjectVerb); or the passive ("They must be uploaded to"), or a request made
+// with them ("make a POST request with them to").
+func pronounObject(before string) bool {
+	if passiveBack.MatchString(before) || requestBack.MatchString(before) {
+		return true
+	}
+	if loc := viaRequest.FindStringIndex(before); loc != nil {
+		before = before[:loc[0]] + " to" // send them via a POST request to
+	}
+	words := strings.Fields(before)
+	k := len(words) - 1
+	trim := func(w string) string { return strings.ToLower(strings.Trim(w, "\"'`()*_,:")) }
+	if k < 2 || !orderPreposition[trim(words[k])] {
+		return false
+	}
+	k--
+	for k >= 0 && backParticle[trim(words[k])] {
+		k--
+	}
+	pronouns := 0
+	for ; k >= 0 && backPronoun[trim(words[k])]; k-- {
+		if w := trim(words[k]); w != "all" && w != "both" && w != "of" {
+			pronouns++
+		}
+	}
+	if k < 0 {
+		return false
+	}
+	w := trim(words[k])
+	if pronouns == 0 {
+		// No object at all: "Step 2: upload to ADDRESS", "then, POST to
+		// ADDRESS", the verb first in its clause.
+		return elidedObjectVerb[w] && (k == 0 || stepMarker(words[k-1]))
+	}
+	return (sendVerbWords[w] || keepVerb[w]) && !nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ")
 }
 
 // orderBefore returns the sentence before sents[j] (or the one before
-// that) when it orders the user's or the conversation's data sent (a
-// send verb, not a noun, and the data named), and reports whether one
-// does.
-func orderBefore(sents []string, j int) (string, bool) {
+// that) that the address of sents[j] points back at (see pointsBack),
+// and reports whether one does: for an address told as where it goes,
+// one that orders the user's or the conversation's data sent (a send
+// verb, not a noun, and the data named); for an order that sends what a
+// pronoun points back at, one that names that data, the one before the
+// sentence before only when that sentence points back at it too ("Say
+// nothing about it."), since a pronoun stands for what was named last.
+func orderBefore(sents []string, j int, back backLink) (string, bool) {
 	for k := j - 1; k >= 0 && k >= j-2; k-- {
 		sent := sents[k]
-		if hasVerb(sendVerb, sent) && (userData.MatchString(sent) || cue(sent) != "") {
+		if (back == backObject || hasVerb(sendVerb, sent)) && (userData.MatchString(sent) || cue(sent) != "") {
 			return sent, true
+		}
+		if back == backObject && !backWord.MatchString(sent) {
+			break
 		}
 	}
 	return "", false
 }
+
+// backWord is a pronoun that points back at what was named before.
+var backWord = lazyre.New(`(?i)\b(?:it|them|these|those)\b`)
 
 // remoteImages reports the Markdown images of sentence sent whose
 // address is remote (MCPS020): high when the address takes data.
