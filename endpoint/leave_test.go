@@ -198,22 +198,9 @@ func TestA404KeepsTheSessionCounted(t *testing.T) {
 	h := endpoint.New(func(*http.Request) *mcp.Server { return s }, &endpoint.Options{SessionsOnly: true, MaxSessionsPerUser: 2, SessionTimeout: time.Hour})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	for i := range 5 {
-		resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, "", initialize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		id := resp.Header.Get("Mcp-Session-Id")
-		if id == "" {
-			t.Fatalf("initialize %d: %d", i, resp.StatusCode)
-		}
-		if resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		resp, err = rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":7,"method":"nope/nope"}`, "Mcp-Protocol-Version", "2026-07-28")
+	for range 5 {
+		id := openAsking(t, srv.URL)
+		resp, err := rawClient(context.Background(), srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":7,"method":"nope/nope"}`, "Mcp-Protocol-Version", "2026-07-28")
 		if err != nil {
 			t.Fatal(err)
 		}
