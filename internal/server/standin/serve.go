@@ -158,6 +158,11 @@ func (s *Standin) answerMatched(ctx context.Context, client, method string, req 
 		if s.fallsThrough(method) {
 			return next(ctx, method, req)
 		}
+		if method == "tools/call" && s.servesTasks2025() && !taskRequested(req) && !tasks.Declared(req) && s.script.requiresTask(nameOf(req)) {
+			// The server refuses any call of it without a task, whatever
+			// its arguments: so does the stand-in (untaskedRefusal).
+			return s.script.untaskedRefusal(nameOf(req))
+		}
 		return nil, s.unmatched(method, nameOf(req), key)
 	}
 	t.x = s.take(method, as, recorded)
