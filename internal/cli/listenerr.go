@@ -8,18 +8,16 @@ import (
 )
 
 // checkListenAddr checks the address a listen flag (flag: "--listen")
-// names, before anything listens: one check (listen.CheckAddr) and one
-// wording for every command that serves (serve, proxy, ui), the wording
-// of listenFailed. What is wrong is a usage error (exit 2).
+// names, before anything listens: one check and wording (listen.CheckFlag,
+// as the example servers' own flags) for every command that serves (serve,
+// proxy, ui), the wording of listenFailed. What is wrong is a usage error
+// (exit 2).
 func checkListenAddr(flag, addr string) error {
-	if err := listen.CheckAddr(addr); err != nil {
-		return usageErr("%s %s: %v: nothing was served", flag, shownAddr(addr), err)
+	if err := listen.CheckFlag(flag, addr); err != nil {
+		return usageErr("%v: nothing was served", err)
 	}
 	return nil
 }
-
-// shownAddr is addr as an error shows it (listen.Shown).
-func shownAddr(addr string) string { return listen.Shown(addr) }
 
 // listenFailed is the error of a command that serves (serve, proxy, ui)
 // when it cannot listen where --listen (or --addr-file) says: the address is
@@ -28,10 +26,10 @@ func shownAddr(addr string) string { return listen.Shown(addr) }
 func listenFailed(addr, addrFile string, err error) error {
 	var op *net.OpError
 	if errors.As(err, &op) {
-		return usageErr("--listen %s: %v: nothing was served", shownAddr(addr), op.Err)
+		return usageErr("--listen %s: %v: nothing was served", listen.Shown(addr), op.Err)
 	}
 	if addrFile != "" {
 		return usageErr("--addr-file %s: %v: nothing was served", addrFile, err)
 	}
-	return usageErr("--listen %s: %v: nothing was served", shownAddr(addr), err)
+	return usageErr("--listen %s: %v: nothing was served", listen.Shown(addr), err)
 }
