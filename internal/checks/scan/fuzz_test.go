@@ -163,7 +163,9 @@ func BenchmarkScanCorpus(b *testing.B) {
 // Whatever catalog file the one reader accepts, the scan reads whole.
 func FuzzReadCatalogs(f *testing.F) {
 	for _, s := range []string{`{"tools": []}`, `{"catalog": {"tools": [{"name": "a"}]}}`, `{"servers": [{"name": "a", "catalog": {}}]}`,
-		`{"server": {"name": "x"}, "instructions": "i", "prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}`, `[]`, `{"a":1,"a":2}`} {
+		`{"server": {"name": "x"}, "instructions": "i", "prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}`, `[]`, `{"a":1,"a":2}`,
+		// Members MCP does not define, read as sent (otherTexts).
+		`{"server": {"name": "x", "x-note": "n"}, "tools": [{"name": "t", "x-hint": {"a": ["b"]}, "annotations": {"x": "y"}}], "prompts": [{"name": "p", "arguments": [{"name": "a", "hint": "h"}]}], "resources": [{"uri": "u", "name": "r", "x": 1}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
