@@ -32,44 +32,34 @@ func TestLeavingMidQuestionFreesTheSession(t *testing.T) {
 			// that a session held until it ends fails the test; and then
 			// ends, so that the server's close does not hang the test.
 			opts := &endpoint.Options{QuestionTimeout: 2 * time.Minute, SessionTimeout: time.Hour}
+			// The Handler's clock stands still until the client has gone:
+			// a busy machine's pause before the call closes nothing.
+			var mu sync.Mutex
+			now := time.Now()
+			opts.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 			if how == "idle" {
 				opts.SessionTimeout = 200 * time.Millisecond
 			}
 			h := endpoint.New(func(*http.Request) *mcp.Server { return s }, opts)
 			srv := httptest.NewServer(h)
 			t.Cleanup(srv.Close)
-			send := func(ctx context.Context, method, session, body string) (*http.Response, error) {
-				req, _ := http.NewRequestWithContext(ctx, method, srv.URL, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if session != "" {
-					req.Header.Set("Mcp-Session-Id", session)
-					req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-				}
-				return http.DefaultClient.Do(req)
-			}
 			id := openAsking(t, srv.URL)
 
 			// The call's stream brings the question; then the client is gone.
 			callCtx, cut := context.WithCancel(context.Background())
 			defer cut()
-			resp, err := send(callCtx, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+			resp, err := rawClient(callCtx, srv.URL, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := bufio.NewScanner(resp.Body)
-			for lines.Scan() && !strings.Contains(lines.Text(), `"elicitation/create"`) {
-			}
-			if lines.Err() != nil {
-				t.Fatalf("the call's stream ended before its question: %v", lines.Err())
-			}
+			untilQuestion(t, resp.Body)
 			cut()
 			resp.Body.Close()
 
 			guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
 			defer cancel()
 			if how == "DELETE" {
-				resp, err := send(guard, http.MethodDelete, id, "")
+				resp, err := rawClient(guard, srv.URL, http.MethodDelete, id, "")
 				if err != nil {
 					t.Fatalf("the DELETE of a session whose question waits was not answered: %v", err)
 				}
@@ -82,6 +72,12 @@ func TestLeavingMidQuestionFreesTheSession(t *testing.T) {
 				if guard.Err() != nil {
 					t.Fatalf("%d session(s) still open on the server after its client left (%s)", open, how)
 				}
+				// Time passes for the Handler now (a second a look):
+				// the session's last POST ends when the server notices
+				// the cut, and it is idle from then on.
+				mu.Lock()
+				now = now.Add(time.Second)
+				mu.Unlock()
 				time.Sleep(10 * time.Millisecond)
 			}
 			if n := h.Closing(); n != 0 {
@@ -119,6 +115,20 @@ func openAsking(t *testing.T, url string) string {
 	}
 	resp.Body.Close()
 	return id
+}
+
+// untilQuestion reads a call's event stream until the server's question
+// (elicitation/create), and fails when the stream ends before it.
+func untilQuestion(t *testing.T, stream io.Reader) *bufio.Scanner {
+	t.Helper()
+	lines := bufio.NewScanner(stream)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), `"elicitation/create"`) {
+			return lines
+		}
+	}
+	t.Fatalf("the call's stream ended before its question: %v", lines.Err())
+	return nil
 }
 
 // rawClient sends one JSON-RPC message to url as a 2025-11-25 client
@@ -404,9 +414,7 @@ func TestADeleteLetThroughByABypassEndsTheCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := bufio.NewScanner(resp.Body)
-	for lines.Scan() && !strings.Contains(lines.Text(), `"elicitation/create"`) {
-	}
+	untilQuestion(t, resp.Body)
 	cut()
 	resp.Body.Close()
 	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang, not a measure
