@@ -7,6 +7,16 @@ BIN := $(CURDIR)/bin
 TOOLS := $(CURDIR)/.tools
 export PATH := $(BIN):$(TOOLS)/bin:$(PATH)
 
+# One build configuration for everything make builds, vets and tests, the one a
+# release builds with (-trimpath, no cgo): a package compiled once, for this
+# machine, serves make build, lint's vet, every test binary, the binaries the tests
+# build and the release tests' build of this platform, where cgo and the folder in
+# the cache keys made each compile it again (a whole compile of the standard
+# library, the dependencies and the module on a new machine; BENCHMARKS.md, "What
+# make test costs"). No package of the module uses cgo.
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+
 .PHONY: all build demo check test unit lint setup bench release clean
 
 all: build
@@ -40,9 +50,10 @@ lint:
 	@bash scripts/lint.sh
 
 ## unit: go test ./... (the testscript transcripts included). Vet is lint's
-## (-vet=off); ./scripts first, as its release builds take longest.
+## (-vet=off); ./scripts first, as its release builds take longest. The tests run
+## the binaries make build has just built (ASKBACK_TEST_BIN), not a second link of them.
 unit: build
-	$(GO) test -count=1 -vet=off -timeout 80m ./scripts ./...
+	ASKBACK_TEST_BIN=$(BIN) $(GO) test -count=1 -vet=off -timeout 80m ./scripts ./...
 
 ## test: everything CI runs (the conformance suite runs the binaries make build built)
 test: setup lint unit

@@ -17,6 +17,13 @@
 // earlier run, so a run whose binaries are up to date spends no time linking
 // them. go build replaces a binary it relinks (a new file, never one written
 // over), so a run still using the earlier binary keeps it.
+//
+// Where the environment names a folder of binaries built already
+// (ASKBACK_TEST_BIN: make test's unit step names bin/, which make build has
+// just built from the same sources), a binary found there is linked into the
+// run's folder instead of being built: the tests then run the binaries a
+// reader of the documents runs, stamped with their commit, and no second
+// link of them is made.
 package testbin
 
 import (
@@ -64,9 +71,19 @@ func Path(t testing.TB, pkg string) string {
 	return filepath.Join(Need(t, pkg), path.Base(pkg))
 }
 
+// BuiltEnv names the environment variable that names a folder of binaries
+// built already, up to date with the sources (make test sets it to bin/):
+// Build takes a binary from there when it holds one of that name.
+const BuiltEnv = "ASKBACK_TEST_BIN"
+
 // Build is Need for code without a testing.TB, such as TestMain.
 func Build(pkgs ...string) (string, error) {
-	runOnce.Do(func() { run, runErr = Open(os.TempDir(), RunID()) })
+	runOnce.Do(func() {
+		run, runErr = Open(os.TempDir(), RunID())
+		if runErr == nil {
+			run.Built = os.Getenv(BuiltEnv)
+		}
+	})
 	if runErr != nil {
 		return "", runErr
 	}
@@ -84,6 +101,11 @@ var (
 type Run struct {
 	// Dir is the folder the binaries are built into.
 	Dir string
+
+	// Built, when set, is a folder of binaries built already from the same
+	// sources: a binary found there is linked into Dir (a symbolic link),
+	// not built.
+	Built string
 
 	// inUse is held with a shared lock for as long as the process lives,
 	// so that no other run removes the folder while it is used.
@@ -120,7 +142,13 @@ func (r *Run) Build(pkgs ...string) (string, error) {
 
 	var missing []string
 	for _, p := range pkgs {
-		if _, err := os.Stat(filepath.Join(r.Dir, path.Base(p))); errors.Is(err, os.ErrNotExist) {
+		name := path.Base(p)
+		if _, err := os.Stat(filepath.Join(r.Dir, name)); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if ok, err := r.linkBuilt(name); err != nil {
+			return "", err
+		} else if !ok {
 			missing = append(missing, importPath(p))
 		}
 	}
@@ -145,6 +173,25 @@ func (r *Run) Build(pkgs ...string) (string, error) {
 		}
 	}
 	return r.Dir, nil
+}
+
+// linkBuilt links the binary name of r.Built into r.Dir, reporting whether
+// r.Built holds one (a regular, executable file).
+func (r *Run) linkBuilt(name string) (bool, error) {
+	if r.Built == "" {
+		return false, nil
+	}
+	src, err := filepath.Abs(filepath.Join(r.Built, name))
+	if err != nil {
+		return false, fmt.Errorf("test binaries: %w", err)
+	}
+	if fi, err := os.Stat(src); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return false, nil
+	}
+	if err := os.Symlink(src, filepath.Join(r.Dir, name)); err != nil {
+		return false, fmt.Errorf("test binaries: %w", err)
+	}
+	return true, nil
 }
 
 // openStage opens, locked, the stage folder under root of the module that

@@ -175,3 +175,41 @@ func TestPruneLeavesAStageBeingMade(t *testing.T) {
 		t.Fatal("the stage of a module that is gone was kept")
 	}
 }
+
+// A binary the folder of built binaries holds is linked from there, not
+// built; one it lacks is built as without it.
+func TestBuiltBinariesAreTakenAsTheyAre(t *testing.T) {
+	root := t.TempDir()
+	built := t.TempDir()
+	script := "#!/bin/sh\necho prebuilt\n"
+	if err := os.WriteFile(filepath.Join(built, "hello"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(root, "1-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Built = built
+	dir, err := r.Build(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(dir, "hello")).Output()
+	if err != nil || string(out) != "prebuilt\n" {
+		t.Errorf("the binary of the built folder: %q, %v", out, err)
+	}
+
+	r2, err := Open(root, "2-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Built = t.TempDir() // holds no hello
+	dir, err = r2.Build(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(filepath.Join(dir, "hello")).Output()
+	if err != nil || string(out) != "hello\n" {
+		t.Errorf("the binary built for want of one: %q, %v", out, err)
+	}
+}
