@@ -11,8 +11,6 @@ import (
 
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/tasks"
-	"github.com/askback/askback/tasks/taskclient"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,63 +84,5 @@ func TestWaitForATaskThatAsksNothing(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, `task t1 is input_required (asking) but the server showed no question to answer`) || strings.Contains(msg, "could not be read") {
 		t.Errorf("wait: %s", msg)
-	}
-}
-
-// A call interrupted (its context ended) the moment the server's task
-// handle comes back, which the go-sdk reports as the interrupt alone,
-// tells of the task it leaves all the same: the session hears of it
-// (OnTask, Call.Task), which a command says when it is interrupted, and
-// does not take the call for one that started nothing.
-func TestInterruptedAsTheHandleCame(t *testing.T) {
-	caps := &mcp.ServerCapabilities{}
-	caps.AddExtension(tasks.ExtensionID, map[string]any{})
-	srv := mcp.NewServer(&mcp.Implementation{Name: "jobs", Version: "1"}, &mcp.ServerOptions{Capabilities: caps})
-	srv.AddTool(&mcp.Tool{Name: "job", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "not a task"}}}, nil
-	})
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				return &rawResult{b: json.RawMessage(`{"resultType":"task","taskId":"T1","status":"working","statusMessage":"started","createdAt":"x","lastUpdatedAt":"x","ttlMs":60000,"pollIntervalMs":5}`)}, nil
-			}
-			return next(ctx, method, req)
-		}
-	})
-	dial := func() (mcp.Transport, func(), error) {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return ct, func() { ss.Close() }, nil
-	}
-	call, interrupt := context.WithCancel(context.Background())
-	defer interrupt()
-	var heard []taskclient.Update
-	s, err := Open(context.Background(), Options{
-		Target: &target.Target{Dial: dial}, Timeout: time.Minute, Tasks: true,
-		OnTask: func(u taskclient.Update) { heard = append(heard, u) },
-		// The interrupt comes as the answer to the call is read, before
-		// the go-sdk has it.
-		Observe: func(sent bool, msg jsonrpc.Message) {
-			if r, ok := msg.(*jsonrpc.Response); ok && !sent && strings.Contains(string(r.Result), `"resultType":"task"`) {
-				interrupt()
-			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_, c, err := s.CallTool(call, "job", nil, nil)
-	if err == nil || call.Err() == nil {
-		t.Fatalf("the call ended with %v, the interrupt %v; want both", err, call.Err())
-	}
-	if c.Task == nil || c.Task.TaskID != "T1" || c.Task.Status != tasks.StatusWorking {
-		t.Errorf("the call's task is %+v, want T1 working", c.Task)
-	}
-	if len(heard) != 1 || heard[0].TaskID != "T1" || heard[0].Status != tasks.StatusWorking {
-		t.Errorf("OnTask heard %+v, want T1 working once", heard)
 	}
 }
