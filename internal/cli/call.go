@@ -91,10 +91,12 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 			return err
 		}
 	}
-	if opts.NoWait {
-		return startNoWait(ctx, opts, s, args)
-	}
 	opts.Conn.running.reached(opts.Conn.Command != "", s.ProtocolVersion())
+	if opts.NoWait {
+		// Interrupted as the task handle came, the call names the task it
+		// leaves (the session hears of it then, see taskclient.StartTool).
+		return opts.Conn.running.taskLeft(ctx, startNoWait(ctx, opts, s, args))
+	}
 	res, asked, err := s.CallTool(ctx, opts.Tool, args, nil)
 	err = opts.Conn.running.taskLeft(ctx, err)
 	if cerr := s.Close(); err == nil {

@@ -203,11 +203,16 @@ type Started struct {
 //
 // On a session of protocol 2025-11-25 the call asks for a task when
 // [Options.AsTask] says so, and is a plain call otherwise.
+//
+// A call whose context ends (an interrupt, a time limit) just as the
+// server's task handle comes back ends with a [NotEndedError] naming the
+// task, which [Options.OnUpdate] hears first: the server created the task,
+// and it may run on.
 func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*Started, error) {
 	if Legacy(c.cs) && c.opts.AsTask != nil && c.opts.AsTask(params.Name) {
 		return c.startTask(ctx, params)
 	}
-	res, raw, err := c.callRaw(ctx, params)
+	res, raw, err := c.callRaw(ctx, params, extensionHandle)
 	if err != nil {
 		return nil, err
 	}
@@ -215,35 +220,54 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 		// A direct result, or no result kept to be a handle.
 		return &Started{Result: res}, nil
 	}
+	ct, err := extensionHandle(params.Name, raw)
+	if err != nil {
+		return nil, err
+	}
+	if ct == nil {
+		return &Started{Result: res}, nil
+	}
+	return &Started{Task: ct}, nil
+}
+
+// extensionHandle reads raw, the answer to a call of tool name, as the
+// extension's task handle: nil when it is none (its resultType is not
+// "task").
+func extensionHandle(name string, raw json.RawMessage) (*tasks.CreateTaskResult, error) {
 	var probe struct {
 		ResultType string `json:"resultType"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, fmt.Errorf("read the answer of tool %q: %w", params.Name, err)
+		return nil, fmt.Errorf("read the answer of tool %q: %w", name, err)
 	}
 	if probe.ResultType != tasks.ResultTypeTask {
-		return &Started{Result: res}, nil
+		return nil, nil
 	}
 	var ct tasks.CreateTaskResult
 	if err := json.Unmarshal(raw, &ct); err != nil {
-		return nil, fmt.Errorf("read the task handle of tool %q: %w", params.Name, err)
+		return nil, fmt.Errorf("read the task handle of tool %q: %w", name, err)
 	}
 	if ct.TaskID == "" {
-		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", params.Name)
+		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", name)
 	}
-	return &Started{Task: &ct}, nil
+	return &ct, nil
 }
+
+// handleFunc reads the answer to a call of tool name as a task handle: nil
+// when it is none.
+type handleFunc func(name string, raw json.RawMessage) (*tasks.CreateTaskResult, error)
 
 // callRaw calls the tool and returns the result as the go-sdk decoded it
 // and, when that may be a task handle, the raw answer to read it again
 // (nil when the result is direct or no result was kept). A session not
 // connected through Transport cannot say what the raw answer was:
-// ErrNoHandle.
-func (c *Client) callRaw(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, json.RawMessage, error) {
+// ErrNoHandle. handle reads a handle of the call's era, for a call cut
+// short (see [Client.cutShort]).
+func (c *Client) callRaw(ctx context.Context, params *mcp.CallToolParams, handle handleFunc) (*mcp.CallToolResult, json.RawMessage, error) {
 	cctx, cp := withCapture(ctx, "tools/call")
 	res, err := c.cs.CallTool(cctx, params)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.cutShort(ctx, params.Name, cp, handle, err)
 	}
 	if !mayBeTask(res) {
 		return res, nil, nil
@@ -253,6 +277,30 @@ func (c *Client) callRaw(ctx context.Context, params *mcp.CallToolParams) (*mcp.
 		return nil, nil, ErrNoHandle
 	}
 	return res, raw, nil
+}
+
+// cutShort is err, the error of a call of tool name, unless the call's
+// context ended (an interrupt, a time limit) as the server's answer came
+// (the go-sdk then reports the context's end, and drops the answer): when
+// that answer, as cp kept it, is a task handle, the server created the
+// task, which may run on. The error is then a NotEndedError naming it,
+// and OnUpdate hears of the task first, as it does of one the call
+// returns, so that the caller can say which task it leaves.
+func (c *Client) cutShort(ctx context.Context, name string, cp *capture, handle handleFunc, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	raw, _ := cp.get()
+	if raw == nil {
+		return err
+	}
+	ct, herr := handle(name, raw)
+	if herr != nil || ct == nil {
+		return err
+	}
+	u := Update{TaskID: ct.TaskID, Status: ct.Status, StatusMessage: ct.StatusMessage}
+	c.report(u, nil)
+	return &NotEndedError{Last: u, Err: err}
 }
 
 // mayBeTask reports whether res, as the go-sdk decoded it, may be a task
@@ -299,7 +347,9 @@ func (c *Client) report(u Update, last *Update) {
 // A NotEndedError is the error of a wait for a task that its context ended
 // (a time limit, an interrupt) between two polls or during one: the server
 // had answered every earlier poll, and the task had not ended. Last is its
-// last status.
+// last status. It is also the error of a tool call whose context ended as
+// the task handle came back (see [Client.StartTool]): Last is then the
+// status the handle gave.
 type NotEndedError struct {
 	Last Update
 	Err  error // the context's error, or the poll's it cut short

@@ -208,26 +208,41 @@ func (g *getResult) normal() *tasks.GetTaskResult {
 // and reads the task the server created, or the direct result of a server
 // that ran the call as a plain one.
 func (c *Client) startTask(ctx context.Context, params *mcp.CallToolParams) (*Started, error) {
-	res, raw, err := c.callRaw(context.WithValue(ctx, augmentKey{}, &TaskParams{TTL: c.opts.TTL.Milliseconds()}), params)
+	res, raw, err := c.callRaw(context.WithValue(ctx, augmentKey{}, &TaskParams{TTL: c.opts.TTL.Milliseconds()}), params, legacyHandle)
 	if err != nil {
 		return nil, err
 	}
 	if raw == nil {
 		return &Started{Result: res}, nil
 	}
+	ct, err := legacyHandle(params.Name, raw)
+	if err != nil {
+		return nil, err
+	}
+	if ct == nil {
+		return &Started{Result: res}, nil
+	}
+	return &Started{Task: ct}, nil
+}
+
+// legacyHandle reads raw, the answer to a call of tool name that asked for
+// a task of protocol 2025-11-25, as the task the server created, in the
+// extension's words: nil when it carries none (the server ran the call as
+// a plain one).
+func legacyHandle(name string, raw json.RawMessage) (*tasks.CreateTaskResult, error) {
 	var created struct {
 		Task *legacyTask `json:"task"`
 	}
 	if err := json.Unmarshal(raw, &created); err != nil {
-		return nil, fmt.Errorf("read the answer of tool %q: %w", params.Name, err)
+		return nil, fmt.Errorf("read the answer of tool %q: %w", name, err)
 	}
 	if created.Task == nil {
-		return &Started{Result: res}, nil
+		return nil, nil
 	}
 	if created.Task.TaskID == "" {
-		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", params.Name)
+		return nil, fmt.Errorf("tool %q answered with a task that has no taskId", name)
 	}
-	return &Started{Task: &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: created.Task.info()}}, nil
+	return &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: created.Task.info()}, nil
 }
 
 // Result waits for a task of protocol 2025-11-25 to end and returns what

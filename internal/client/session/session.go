@@ -306,6 +306,8 @@ func (s *Session) newClient() (*mcp.Client, error) {
 		copts.ProgressNotificationHandler = s.onProgress
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: s.opts.ClientName, Version: s.opts.ClientVersion}, copts)
+	// Innermost, next to the wire: what every other middleware sends.
+	client.AddSendingMiddleware(notAfterEnd)
 	if s.opts.Tasks {
 		if err := taskclient.Register(client); err != nil {
 			return nil, &Error{Kind: KindAnswer, Err: err}
@@ -486,6 +488,23 @@ func (s *Session) Declared() []string {
 		out = append(out, "roots")
 	}
 	return out
+}
+
+// notAfterEnd refuses a request whose context has already ended (an
+// interrupt, a time limit) before it is sent: a command interrupted while
+// it listed the tools, say, does not go on to send the call it was about
+// to, which would start on the server what the person stopped (a task, a
+// deployment) with nobody to hear of it. The go-sdk would try to send such
+// a request all the same, and over HTTP it may reach the server before it
+// is cancelled. Notifications go as ever (the go-sdk's cancellation of a
+// request is one).
+func notAfterEnd(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if err := ctx.Err(); err != nil && !strings.HasPrefix(method, "notifications/") {
+			return nil, err
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // freshReads keeps the go-sdk from caching resources/read results: a tester
