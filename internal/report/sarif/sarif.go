@@ -359,10 +359,12 @@ func (loc Location) doc() (locationDoc, error) {
 		return d, err
 	}
 	if loc.File != "" {
-		pd := &physicalDoc{ArtifactLocation: artifactDoc{URI: FileURI(loc.File)}}
-		if loc.Line > 0 {
-			pd.Region = &regionDoc{StartLine: loc.Line, StartColumn: loc.Column, EndLine: loc.EndLine, EndColumn: loc.EndColumn}
-		}
+		// A location in a file always has a region: code scanning places a
+		// result at a line (its upload rules require region.startLine), so
+		// one whose place in the file is not known (a live server's text
+		// shown at its catalog snapshot) is shown at the file's first line.
+		pd := &physicalDoc{ArtifactLocation: artifactDoc{URI: FileURI(loc.File)},
+			Region: &regionDoc{StartLine: max(loc.Line, 1), StartColumn: loc.Column, EndLine: loc.EndLine, EndColumn: loc.EndColumn}}
 		d.PhysicalLocation = pd
 	}
 	if loc.Path != "" {
