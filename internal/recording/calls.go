@@ -15,7 +15,8 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 // it waits for its answer, Q of a question of the server while it waits
 // for the client's. An error a hook returns ends the walk.
 type CallHooks[C comparable, R, Q any] interface {
-	// Event hears an entry that is no message.
+	// Event hears an entry that is no message (an EventNotRPC for a
+	// message that does not decode, Walk).
 	Event(line int, e Entry)
 	// Request hears every request and notification of the client first,
 	// before it is paired.

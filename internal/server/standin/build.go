@@ -3,6 +3,7 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -73,6 +74,9 @@ type builder struct {
 	// tasks are the calls the server ran as tasks of 2025-11-25, by the
 	// task's id (tasks2025.go).
 	tasks map[string]*Exchange
+	// skips are the frames that are no JSON-RPC and the notifications
+	// not served, each kind warned of once, at its first line (skip).
+	skips recording.Skips
 }
 
 func newBuilder(s *Script) *builder {
@@ -99,9 +103,21 @@ func (b *builder) Event(line int, e recording.Entry) {
 		}
 	case recording.EventLimit:
 		b.warn(line, "the recording stopped at its size limit: what came after it is not served")
-	case recording.EventNotJSON:
-		b.warn(line, "a frame that was not JSON-RPC (%s): skipped", e.Note)
+	case recording.EventNotJSON, recording.EventNotRPC:
+		b.skip(recording.FrameKind(e), line, recording.FrameWhat(e), "skipped")
 	}
+}
+
+// skip warns of one of kind, left out: one warning of each kind, at the
+// first's line, rewritten with how many there were as more come.
+func (b *builder) skip(kind string, line int, what, done string) {
+	sk := b.skips.Add(kind, line, what)
+	if sk.N > 1 {
+		b.s.Warnings[sk.At] = &recording.Error{Line: sk.First, Err: errors.New(sk.Text(done))}
+		return
+	}
+	sk.At = len(b.s.Warnings)
+	b.warn(line, "%s", sk.Text(done))
 }
 
 func (b *builder) protocol(line int, v string) {
