@@ -103,6 +103,10 @@ func (b *builder) Event(line int, e recording.Entry) {
 	}
 }
 
+// Notification hears a notification of the server: a script replays the
+// client's side, and checks nothing of the server's progress or logs.
+func (b *builder) Notification(recording.Message, *jsonrpc.Request) {}
+
 // checkProtocol refuses a protocol version this tester does not speak.
 func (b *builder) checkProtocol(line int, v string) error {
 	if v == "" {

@@ -108,6 +108,12 @@ func (b *builder) Event(line int, e recording.Entry) {
 	}
 }
 
+// Notification warns of the server's notifications, which are not
+// replayed: once for each method, with how many there were.
+func (b *builder) Notification(w recording.Message, m *jsonrpc.Request) {
+	b.skip("notification "+m.Method, w.Line, fmt.Sprintf("the server's %s, which the stand-in does not replay", m.Method), "")
+}
+
 // skip warns of one of kind, left out: one warning of each kind, at the
 // first's line, rewritten with how many there were as more come.
 func (b *builder) skip(kind string, line int, what, done string) {
