@@ -59,6 +59,8 @@ type pending struct {
 	// shows2025: the request's result shows recorded tasks of 2025-11-25
 	// (tasks/get, tasks/list, tasks/cancel), their status messages kept.
 	shows2025 bool
+	// caps are what the client of an initialize declared (capsOf).
+	caps []string
 }
 
 // request is a client request waiting for its response.
@@ -77,6 +79,9 @@ type builder struct {
 	// skips are the frames that are no JSON-RPC and the notifications
 	// not served, each kind warned of once, at its first line (skip).
 	skips recording.Skips
+	// caps are what the client of each session declared at its
+	// initialize (capsOf), by session ("" over stdio).
+	caps map[string][]string
 }
 
 func newBuilder(s *Script) *builder {
@@ -191,10 +196,16 @@ func (b *builder) Round(w recording.Message, m *jsonrpc.Request, x *Exchange, p 
 func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Params) (*Exchange, pending, error) {
 	pend := pending{proto: protocol(w, p)}
 	switch m.Method {
-	case "initialize", "server/discover":
+	case "initialize":
+		pend.caps = initializeCaps(m.Params)
+		return nil, pend, nil
+	case "server/discover":
 		return nil, pend, nil
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		x, err := b.exchange(w, m, p.Name)
+		if x != nil {
+			x.clientCaps = b.recordedClientCaps(w, p)
+		}
 		return x, pend, err
 	}
 	if x, took := b.extTaskRequest(w.Line, m.Method, p); took {
@@ -319,6 +330,13 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 	}
 	switch {
 	case p.Method == "initialize" || p.Method == "server/discover":
+		if p.Method == "initialize" {
+			// The session is the answer's (over HTTP the request has none yet).
+			if b.caps == nil {
+				b.caps = map[string][]string{}
+			}
+			b.caps[w.Session] = p.Data.caps
+		}
 		b.serverFacts(line, p, m, h)
 		return nil
 	case p.Data.task != nil:
