@@ -27,6 +27,9 @@ const listsBySession = `{"format":"askback-recording/1","started":"2026-12-03T10
 func TestListsByClientCapabilities(t *testing.T) {
 	sc := script(t, listsBySession)
 	s, _ := standin(t, sc, Options{})
+	if notes := strings.Join(s.Notes(), "\n"); !strings.Contains(notes, "tools/list (2 tools; 2 lists that differ by what their clients declared: a client gets the one of the client that declared the nearest)") {
+		t.Errorf("the start-up notes do not say the lists differ by client:\n%s", notes)
+	}
 	names := func(cs *mcp.ClientSession) string {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
