@@ -15,8 +15,12 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 // it waits for its answer, Q of a question of the server while it waits
 // for the client's. An error a hook returns ends the walk.
 type CallHooks[C comparable, R, Q any] interface {
-	// Event hears an entry that is no message.
+	// Event hears an entry that is no message (an EventNotRPC for a
+	// message that does not decode, Walk).
 	Event(line int, e Entry)
+	// Notification hears a notification of the server (progress, a log
+	// message, a list changed).
+	Notification(m Message, r *jsonrpc.Request)
 	// Request hears every request and notification of the client first,
 	// before it is paired.
 	Request(m Message, r *jsonrpc.Request, p Params) error
@@ -209,7 +213,8 @@ func (cr *CallReader[C, R, Q]) ServerResponse(m Message, r *jsonrpc.Response) er
 // it was asked during, or another (ping), answered by the client alone.
 func (cr *CallReader[C, R, Q]) ServerRequest(m Message, r *jsonrpc.Request) error {
 	if !r.ID.IsValid() {
-		return nil // a notification: progress, a log message, a list changed
+		cr.h.Notification(m, r)
+		return nil
 	}
 	var q Q
 	switch r.Method {

@@ -25,7 +25,11 @@ func DecodeMessage(b []byte) (jsonrpc.Message, error) {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
 	var version string
-	if v, ok := members["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" {
+	v, ok := members["jsonrpc"]
+	if !ok {
+		return nil, errors.New(`no "jsonrpc":"2.0" member`)
+	}
+	if json.Unmarshal(v, &version) != nil || version != "2.0" {
 		return nil, fmt.Errorf("invalid message version tag %s; expected \"2.0\"", members["jsonrpc"])
 	}
 	idRaw, hasID := members["id"]

@@ -40,8 +40,9 @@ type Visitor interface {
 	ClientResponse(m Message, r *jsonrpc.Response) error
 }
 
-// Walk hands rec's entries to v in order. A message that does not decode
-// (which Read refuses) is an *Error naming its line.
+// Walk hands rec's entries to v in order: a batch an earlier proxy
+// recorded as one line as its messages, and a message that does not
+// decode as JSON-RPC as an EventNotRPC event.
 func Walk(rec *Recording, v Visitor) error {
 	for i, e := range rec.Entries {
 		if err := visit(Line(i), e, v); err != nil {
@@ -82,9 +83,29 @@ func visit(line int, e Entry, v Visitor) error {
 		v.Event(line, e)
 		return nil
 	}
+	if batch, ok := Batch(e.Message); ok {
+		// An earlier stdio proxy recorded a batch as one line: its
+		// messages, in order, at that line.
+		for _, m := range batch {
+			one := e
+			one.Message = m
+			if err := visitMessage(line, one, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return visitMessage(line, e, v)
+}
+
+// visitMessage hands the message of e to v, or, when it is no JSON-RPC
+// message (a JSON frame an earlier proxy recorded as one), an EventNotRPC.
+func visitMessage(line int, e Entry, v Visitor) error {
 	msg, err := DecodeMessage(e.Message)
 	if err != nil {
-		return &Error{Line: line, Err: err}
+		e.Event, e.Note = EventNotRPC, NotRPCNote(len(e.Message), err)
+		v.Event(line, e)
+		return nil
 	}
 	m := Message{Line: line, Entry: e}
 	if e.HTTP != nil {

@@ -209,9 +209,12 @@ func (rd *Reader) check(e *Entry) error {
 		if len(e.Message) == 0 {
 			return errors.New(`neither a message ("msg") nor an event`)
 		}
-		if _, err := DecodeMessage(e.Message); err != nil {
-			return fmt.Errorf("not a JSON-RPC message: %v", err)
-		}
+		// A batch, or JSON that is no JSON-RPC message (an earlier proxy
+		// recorded a stdio server's JSON log line so), is read as the
+		// proxy now writes it: Walk hands the batch's messages, and the
+		// frame as an EventNotRPC, which readers skip with a warning.
+	case EventNotRPC:
+		// It holds the frame, or nothing when the writer could not keep it.
 	case EventHTTP, EventNotJSON, EventServerGone, EventClientGone, EventLimit, EventEnd:
 		if len(e.Message) != 0 {
 			return fmt.Errorf("a %q event carries a message", e.Event)

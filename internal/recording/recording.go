@@ -49,6 +49,11 @@ const (
 	// EventNotJSON is a frame that was not JSON (a stray line on a stdio
 	// server's stdout, an HTML page); Raw holds its beginning.
 	EventNotJSON = "not-json"
+	// EventNotRPC is a frame that was JSON but no JSON-RPC message (a JSON
+	// log line on a stdio server's stdout); Message holds it as it came,
+	// and Note why it is none. A reader skips it, with a warning; a `msg`
+	// of the same kind in a recording of an earlier proxy is read as one.
+	EventNotRPC = "not-jsonrpc"
 	// EventServerGone is the end of the server: its process exited or its
 	// connection broke. Note says how.
 	EventServerGone = "server-gone"
@@ -87,7 +92,8 @@ type Entry struct {
 	Dir string `json:"dir,omitempty"`
 	// Message is one JSON-RPC message as it crossed the proxy, with
 	// credentials hidden and requestState noted by its length unless the
-	// recording was made with ShowState.
+	// recording was made with ShowState; with EventNotRPC, the JSON frame
+	// that was none.
 	Message json.RawMessage `json:"msg,omitempty"`
 	// Event is one of the Event constants when the entry is no message.
 	Event string `json:"event,omitempty"`
@@ -126,5 +132,8 @@ type HTTP struct {
 	ProtocolVersion string `json:"protocol_version,omitempty"`
 }
 
-// IsMessage reports whether e carries a JSON-RPC message.
+// IsMessage reports whether e carries a JSON-RPC message (or, in a
+// recording of an earlier proxy, a JSON frame recorded as one: Walk
+// hands such a frame to its Visitor as an EventNotRPC, and a batch as its
+// messages).
 func (e Entry) IsMessage() bool { return e.Event == "" }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 func fixedClock() func() time.Time {
@@ -171,6 +173,69 @@ func TestNotJSONFrame(t *testing.T) {
 	}
 }
 
+// A batch is recorded as its messages, and JSON that is no JSON-RPC
+// message (a stdio server's JSON log line) as an EventNotRPC holding it,
+// whoever writes (the stdio proxy as the HTTP one).
+func TestWriterBatchAndNotRPC(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Header{Transport: TransportStdio, Server: "x"}, WriterOptions{})
+	w.Message(ClientToServer, []byte(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`+"\n"), nil)
+	w.Message(ServerToClient, []byte(`{"level":"info","msg":"starting"}`), nil)
+	w.Message(ServerToClient, []byte(`[]`), nil)
+	rec, err := Read(&buf, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Entries) != 4 {
+		t.Fatalf("%d entries, want 4:\n%+v", len(rec.Entries), rec.Entries)
+	}
+	for i, id := range []string{`"id":2`, `"id":3`} {
+		if e := rec.Entries[i]; !e.IsMessage() || !strings.Contains(string(e.Message), id) {
+			t.Errorf("entry %d %+v, want the batch's message with %s", i, e, id)
+		}
+	}
+	for _, e := range rec.Entries[2:] {
+		if e.Event != EventNotRPC || len(e.Message) == 0 || !strings.Contains(e.Note, "no JSON-RPC message") {
+			t.Errorf("entry %+v, want a not-jsonrpc frame that holds it", e)
+		}
+	}
+}
+
+// A recording of an earlier proxy, which wrote a stdio batch as one msg
+// and a JSON log line as a msg, is read whole: Walk hands the batch's
+// messages at its line and the log line as an EventNotRPC.
+func TestWalkEarlierBatchAndNotRPC(t *testing.T) {
+	text := `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"x"}
+{"t_ms":1,"dir":"s2c","msg":{"level":"info","msg":"starting"}}
+{"t_ms":2,"dir":"c2s","msg":[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"hello":1}]}
+`
+	rec, err := Read(strings.NewReader(text), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := Walk(rec, visitLog{&got}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2 event not-jsonrpc s2c", "3 request ping", "3 request tools/list", "3 event not-jsonrpc c2s"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("walked:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+type visitLog struct{ got *[]string }
+
+func (v visitLog) Event(line int, e Entry) {
+	*v.got = append(*v.got, fmt.Sprintf("%d event %s %s", line, e.Event, e.Dir))
+}
+func (v visitLog) ClientRequest(m Message, r *jsonrpc.Request) error {
+	*v.got = append(*v.got, fmt.Sprintf("%d request %s", m.Line, r.Method))
+	return nil
+}
+func (v visitLog) ServerRequest(Message, *jsonrpc.Request) error   { return nil }
+func (v visitLog) ServerResponse(Message, *jsonrpc.Response) error { return nil }
+func (v visitLog) ClientResponse(Message, *jsonrpc.Response) error { return nil }
+
 func TestCreateMode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
 	os.WriteFile(path, []byte("old"), 0o644)
@@ -219,7 +284,6 @@ func TestReadRefuses(t *testing.T) {
 		{"transport", strings.Replace(hdr, "stdio", "carrier-pigeon", 1) + "\n", `unknown transport "carrier-pigeon"`},
 		{"unknown field", hdr + "\n" + `{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"},"extra":1}` + "\n", `line 2: json: unknown field "extra"`},
 		{"direction", hdr + "\n" + strings.Replace(ping, "c2s", "up", 1) + "\n", `line 2: unknown direction "up"`},
-		{"not rpc", hdr + "\n" + `{"t_ms":1,"dir":"c2s","msg":{"hello":1}}` + "\n", "line 2: not a JSON-RPC message"},
 		{"time", hdr + "\n" + ping + "\n" + strings.Replace(ping, `"t_ms":1`, `"t_ms":0.5`, 1) + "\n", "line 3: t_ms 0.5 is earlier"},
 		{"repeat", hdr + "\n" + `{"t_ms":1,"t_ms":2,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n", "line 2:"},
 		{"bad middle", hdr + "\n" + `{"t_ms":1,` + "\n" + ping + "\n", "line 2:"},

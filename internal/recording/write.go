@@ -190,7 +190,10 @@ func contains(list []string, s string) bool {
 
 // Message records one JSON-RPC message that crossed the proxy in the
 // direction dir, with the HTTP facts of its exchange (nil over stdio). A
-// frame that is not JSON is recorded as an EventNotJSON line.
+// batch (a JSON array) is recorded as its messages, one line each; a
+// frame that is not JSON is recorded as an EventNotJSON line, and one
+// that is JSON but no JSON-RPC message (a JSON log line) as an
+// EventNotRPC line that holds it.
 func (w *Writer) Message(dir string, msg []byte, h *HTTP) error {
 	if len(msg) > MaxMessage {
 		return w.Event(Entry{Dir: dir, Event: EventLimit, HTTP: h,
@@ -199,6 +202,23 @@ func (w *Writer) Message(dir string, msg []byte, h *HTTP) error {
 	msg = bytes.TrimSpace(msg)
 	if !json.Valid(msg) {
 		return w.Event(Entry{Dir: dir, Event: EventNotJSON, HTTP: h, Raw: head(msg), Note: fmt.Sprintf("%d bytes that are not JSON", len(msg))})
+	}
+	if batch, ok := Batch(msg); ok {
+		for _, m := range batch {
+			if err := w.message(dir, m, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.message(dir, msg, h)
+}
+
+// message records msg, valid JSON and no batch.
+func (w *Writer) message(dir string, msg []byte, h *HTTP) error {
+	e := Entry{Dir: dir, HTTP: h}
+	if _, err := DecodeMessage(msg); err != nil {
+		e.Event, e.Note = EventNotRPC, NotRPCNote(len(msg), err)
 	}
 	if !w.opts.ShowState {
 		msg = HideState(msg)
@@ -209,7 +229,28 @@ func (w *Writer) Message(dir string, msg []byte, h *HTTP) error {
 	if len(secrets) > 0 {
 		w.AddSecrets(secrets...)
 	}
-	return w.entry(Entry{Dir: dir, Message: msg, HTTP: h})
+	e.Message = msg
+	return w.entry(e)
+}
+
+// Batch returns the messages of msg when it is a JSON-RPC batch: a JSON
+// array of at least one element.
+func Batch(msg []byte) ([]json.RawMessage, bool) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 || msg[0] != '[' {
+		return nil, false
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil || len(batch) == 0 {
+		return nil, false
+	}
+	return batch, true
+}
+
+// NotRPCNote is the note of an EventNotRPC frame of n bytes, which err
+// says why it is no JSON-RPC message.
+func NotRPCNote(n int, err error) string {
+	return fmt.Sprintf("%d bytes of JSON, no JSON-RPC message: %v", n, err)
 }
 
 // Event records an entry that carries no message; e.Event must be set.

@@ -69,6 +69,8 @@ type builder struct {
 	// are there; goneWhy says which.
 	gone    int
 	goneWhy string
+	// skips are the frames that are no JSON-RPC, each kind noted once.
+	skips recording.Skips
 }
 
 func (b *builder) note(line int, c *Call, format string, args ...any) {
@@ -88,8 +90,22 @@ func (b *builder) Event(line int, e recording.Entry) {
 		}
 	case recording.EventLimit:
 		b.note(line, nil, "the recording stopped at its size limit (%s): what came after it is not in the script", strings.TrimSpace(e.Note))
+	case recording.EventNotJSON, recording.EventNotRPC:
+		// Skipped as the stand-in skips it, with the same warning: once
+		// for each kind, at the first one's line, with how many there were.
+		sk := b.skips.Add(recording.FrameKind(e), line, recording.FrameWhat(e))
+		if sk.N == 1 {
+			sk.At = len(b.conv.Notes)
+			b.note(line, nil, "%s", sk.Text("skipped"))
+			return
+		}
+		b.conv.Notes[sk.At].Text = sk.Text("skipped")
 	}
 }
+
+// Notification hears a notification of the server: a script replays the
+// client's side, and checks nothing of the server's progress or logs.
+func (b *builder) Notification(recording.Message, *jsonrpc.Request) {}
 
 // checkProtocol refuses a protocol version this tester does not speak.
 func (b *builder) checkProtocol(line int, v string) error {

@@ -60,20 +60,11 @@ func (r *recorder) check(err error) {
 }
 
 // messages records the JSON-RPC message, or each message of the batch, in
-// body; a body that is not JSON is recorded as such.
+// body; a body that is not JSON, or JSON that is no JSON-RPC, is recorded
+// as such (recording.Writer.Message).
 func (r *recorder) messages(dir string, body []byte, h *recording.HTTP) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return
-	}
-	if body[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(body, &batch) == nil {
-			for _, m := range batch {
-				r.check(r.w.Message(dir, m, h))
-			}
-			return
-		}
 	}
 	r.check(r.w.Message(dir, body, h))
 }

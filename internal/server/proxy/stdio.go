@@ -248,7 +248,7 @@ func forwardLines(src io.Reader, dst io.Writer, dir string, rec *recorder) error
 				rec.event(recording.Entry{Dir: dir, Event: recording.EventLimit,
 					Note: fmt.Sprintf("a line of %d bytes, over the %d-byte limit of one recorded message, was forwarded unrecorded", size, MaxMessage)})
 			case len(bytes.TrimSpace(line)) > 0:
-				rec.check(rec.w.Message(dir, line, nil))
+				rec.messages(dir, line, nil) // a batch as its messages, as over HTTP
 			}
 			line, size, over = line[:0], 0, false
 		}

@@ -3,6 +3,7 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -58,6 +59,8 @@ type pending struct {
 	// shows2025: the request's result shows recorded tasks of 2025-11-25
 	// (tasks/get, tasks/list, tasks/cancel), their status messages kept.
 	shows2025 bool
+	// caps are what the client of an initialize declared (capsOf).
+	caps []string
 }
 
 // request is a client request waiting for its response.
@@ -73,6 +76,12 @@ type builder struct {
 	// tasks are the calls the server ran as tasks of 2025-11-25, by the
 	// task's id (tasks2025.go).
 	tasks map[string]*Exchange
+	// skips are the frames that are no JSON-RPC and the notifications
+	// not served, each kind warned of once, at its first line (skip).
+	skips recording.Skips
+	// caps are what the client of each session declared at its
+	// initialize (capsOf), by session ("" over stdio).
+	caps map[string][]string
 }
 
 func newBuilder(s *Script) *builder {
@@ -99,9 +108,27 @@ func (b *builder) Event(line int, e recording.Entry) {
 		}
 	case recording.EventLimit:
 		b.warn(line, "the recording stopped at its size limit: what came after it is not served")
-	case recording.EventNotJSON:
-		b.warn(line, "a frame that was not JSON-RPC (%s): skipped", e.Note)
+	case recording.EventNotJSON, recording.EventNotRPC:
+		b.skip(recording.FrameKind(e), line, recording.FrameWhat(e), "skipped")
 	}
+}
+
+// Notification warns of the server's notifications, which are not
+// replayed: once for each method, with how many there were.
+func (b *builder) Notification(w recording.Message, m *jsonrpc.Request) {
+	b.skip("notification "+m.Method, w.Line, fmt.Sprintf("the server's %s, which the stand-in does not replay", m.Method), "")
+}
+
+// skip warns of one of kind, left out: one warning of each kind, at the
+// first's line, rewritten with how many there were as more come.
+func (b *builder) skip(kind string, line int, what, done string) {
+	sk := b.skips.Add(kind, line, what)
+	if sk.N > 1 {
+		b.s.Warnings[sk.At] = &recording.Error{Line: sk.First, Err: errors.New(sk.Text(done))}
+		return
+	}
+	sk.At = len(b.s.Warnings)
+	b.warn(line, "%s", sk.Text(done))
 }
 
 func (b *builder) protocol(line int, v string) {
@@ -169,10 +196,16 @@ func (b *builder) Round(w recording.Message, m *jsonrpc.Request, x *Exchange, p 
 func (b *builder) Other(w recording.Message, m *jsonrpc.Request, p recording.Params) (*Exchange, pending, error) {
 	pend := pending{proto: protocol(w, p)}
 	switch m.Method {
-	case "initialize", "server/discover":
+	case "initialize":
+		pend.caps = initializeCaps(m.Params)
+		return nil, pend, nil
+	case "server/discover":
 		return nil, pend, nil
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		x, err := b.exchange(w, m, p.Name)
+		if x != nil {
+			x.clientCaps = b.recordedClientCaps(w, p)
+		}
 		return x, pend, err
 	}
 	if x, took := b.extTaskRequest(w.Line, m.Method, p); took {
@@ -297,6 +330,13 @@ func (b *builder) Response(w recording.Message, p *request, m *jsonrpc.Response)
 	}
 	switch {
 	case p.Method == "initialize" || p.Method == "server/discover":
+		if p.Method == "initialize" {
+			// The session is the answer's (over HTTP the request has none yet).
+			if b.caps == nil {
+				b.caps = map[string][]string{}
+			}
+			b.caps[w.Session] = p.Data.caps
+		}
 		b.serverFacts(line, p, m, h)
 		return nil
 	case p.Data.task != nil:

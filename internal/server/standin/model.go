@@ -76,6 +76,10 @@ type Exchange struct {
 	ExtTask *ExtTask
 
 	session string
+	// clientCaps are what the recorded client declared (capsOf), for a
+	// list: a list is answered with the one whose client declared the
+	// capabilities nearest the asking client's.
+	clientCaps []string
 }
 
 // Round is the questions the server asked at once.

@@ -147,6 +147,10 @@ type lists struct {
 func (s *Standin) listNote(method string, results []*Exchange, n int, kind string, derived []string) {
 	switch {
 	case len(results) > 0:
+		if d := byDeclared(results); d > 1 {
+			s.lists.recorded = append(s.lists.recorded, fmt.Sprintf("%s (%s; %d lists that differ by what their clients declared: a client gets the one of the client that declared the nearest)", method, plural(n, kind), d))
+			break
+		}
 		s.lists.recorded = append(s.lists.recorded, fmt.Sprintf("%s (%s)", method, plural(n, kind)))
 	case len(derived) > 0:
 		s.lists.derived = append(s.lists.derived, fmt.Sprintf("%s (%s %s)", method, plural(len(derived), kind), strings.Join(quoteAll(derived), ", ")))
@@ -161,6 +165,24 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// byDeclared counts the answered lists of results that differ, when
+// their clients declared different capabilities (capsNearest chooses
+// among them); 1 when they do not.
+func byDeclared(results []*Exchange) int {
+	caps := map[string]bool{}
+	answers := map[string]bool{}
+	for _, x := range results {
+		if x.Ended && x.Err == nil {
+			caps[strings.Join(x.clientCaps, ",")] = true
+			answers[string(x.Result)] = true
+		}
+	}
+	if len(caps) < 2 {
+		return 1
+	}
+	return len(answers)
 }
 
 // listsNote says in one line where the lists' answers come from.

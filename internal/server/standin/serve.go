@@ -165,6 +165,15 @@ func (s *Standin) answerMatched(ctx context.Context, client, method string, req 
 		}
 		return nil, s.unmatched(method, nameOf(req), key)
 	}
+	if slices.Contains(listMethods, method) {
+		// A list may depend on what the client declared: the recorded one
+		// whose client declared the nearest.
+		if caps, ok := requestClientCaps(req); ok {
+			var which string
+			recorded, which = capsNearest(recorded, caps)
+			as += "\x00" + which
+		}
+	}
 	t.x = s.take(method, as, recorded)
 	s.rep.update(func(r *Report) { r.Requests++ })
 	if res, started, err := s.startTask(req, client, method, t.x); started {
