@@ -640,7 +640,7 @@ func (s *scanner) slotOrder(t *text, sent, words, d string) bool {
 	if !dataWord.MatchString(words) && !fillOrder.MatchString(words) {
 		return false
 	}
-	if inputSlots(d) {
+	if s.inputSlots(t, d) {
 		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("an address with a place for the tool's input (%s): check that the address is where that is meant to go", d), sent)
 		return true
 	}
@@ -649,14 +649,20 @@ func (s *scanner) slotOrder(t *text, sent, words, d string) bool {
 }
 
 // inputSlots reports whether every place for data in address d (see
-// hasSlot) is the value of a query parameter of its own name that names
-// a field of a record (see fieldSlot): ?email={email} takes what the tool
-// is given, as a REST address does, not the conversation.
-func inputSlots(d string) bool {
+// hasSlot), in text t, is the tool's input: one of its input parameters
+// (see scanner.toolInput), or the value of a query parameter of its own
+// name that names a field of a record (see fieldSlot): ?email={email}
+// takes what the tool is given, as a REST address does, not the
+// conversation.
+func (s *scanner) inputSlots(t *text, d string) bool {
 	n := 0
 	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
 		name := slotName(m)
 		if name == "" || !hasSlot(m[0]) && !namesData(name) {
+			continue
+		}
+		if s.toolInput(t, name) {
+			n++
 			continue
 		}
 		if !fieldSlot(d, strings.TrimRight(strings.TrimLeft(m[0], "=/"), "&#"), name) || ownedSecret(name) != "" {
@@ -738,7 +744,7 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 	}
 	if hasScheme(d) || !strings.Contains(d, "@") {
 		if slot, name, ok := dataSlot(d); ok {
-			if sensitiveSlot(name) && !fieldSlot(d, slot, name) {
+			if sensitiveSlot(name) && !fieldSlot(d, slot, name) && !s.toolInput(t, name) {
 				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			} else {
 				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
