@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/checks/inspect"
 	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/htmlreport"
@@ -215,9 +216,25 @@ func probed(ctx context.Context, p inspect.Probe, do func(context.Context) (*ses
 		p.Error = err.Error()
 	}
 	if call != nil {
-		for _, q := range call.Questions {
-			p.Questions = append(p.Questions, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
-		}
+		p.Questions = probeQuestions(call.Questions)
 	}
 	return p
+}
+
+// probeQuestions are the questions to the user among the server's
+// requests while a probe ran: its elicitations. A request for the
+// client's roots or for a model's reply (roots/list,
+// sampling/createMessage) asks the user nothing, and the server may send
+// it of the session rather than of the call (the reference server asks
+// for the roots right after connecting, whatever runs then): as the audit
+// does (it keeps elicitations apart from the other requests), it is no
+// question of the probed tool.
+func probeQuestions(entries []exchange.Entry) []inspect.Question {
+	var out []inspect.Question
+	for i := range entries {
+		if q := &entries[i]; q.IsElicitation() {
+			out = append(out, inspect.Question{Key: q.Key, Mode: q.Mode(), Message: q.Message()})
+		}
+	}
+	return out
 }

@@ -61,16 +61,16 @@ var (
 	// visitVerb orders an address fetched, opened or posted to, in the
 	// active or the passive ("… appended to ADDRESS and requested"):
 	// what sends whatever the address holds to its host.
-	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call|retrieve|download|access|click|follow|render|embed|(?:fetch|open|visit|load|request)ed)\b`)
+	visitVerb = lazyre.New(`(?i)\b(?:fetch|open|visit|browse\s+to|navigate\s+to|go\s+to|load|request|ping|curl|wget|post|get|hit|call|retrieve|download|access|click|follow|render|embed|(?:fetch|open|visit|load|request)(?:ed|ing)|calling|hitting|retrieving|accessing|pinging|getting)\b`)
 	// visitWords are the words one of which every match of visitVerb
 	// holds (see mayHold).
 	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call",
-		"retrieve", "download", "access", "click", "follow", "render", "embed"}
+		"retriev", "download", "access", "click", "follow", "render", "embed"}
 	// userData names the user's or the conversation's data.
-	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\b(?:what|everything|anything|whatever)\s+the\s+user\s+(?:has\s+|had\s+|just\s+)*(?:said|says|typed|types|wrote|writes|written|asked|asks|entered|enters|told|tells|shared|shares|gave|gives|given|provided|provides|mentioned|mentions)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\b(?:(?:what|everything|anything|whatever)(?:\s+that)?|(?:each|every|any|all|all\s+the)\s+(?:[a-z-]+\s+){0,2}?[a-z-]+(?:\s+that)?|something|things?)\s+(?:the\s+user|users)\s+(?:has\s+|had\s+|just\s+|ever\s+)*(?:said|says|typed|types|wrote|writes|written|asked|asks|entered|enters|told|tells|shared|shares|gave|gives|given|provided|provides|mentioned|mentions|sends|sent|pastes|pasted|uploads|uploaded|submits|submitted)\b|\b(?:whenever|every\s+time|each\s+time|when(?:ever)?|if)\s+the\s+user\s+(?:shares|pastes|uploads|sends|types|writes|enters|mentions|reveals|discloses|gives|provides)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
 	// builtFrom says that data goes into an address: appended, put in
 	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+|its\s+)?(?:[?&]?[a-z_]{1,12}=?\s+|["'` + "`" + `][?&]?[a-z_]{1,12}=?["'` + "`" + `]\s+)?(?:query|parameter|param|path|value|body|payload|header)|in\s+the\s+(?:url|query|path|address|link)|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+|its\s+)?(?:[?&]?[a-z_]{1,12}=?\s+|["'` + "`" + `][?&]?[a-z_]{1,12}=?["'` + "`" + `]\s+)?(?:query|parameter|param|path|value|body|payload|header)|in(?:to)?\s+(?:the|its|a)\s+(?:url|query|path|address|link|request)|with\s+(?:the\s+|a\s+)?(?:(?:entire|full|whole|complete)\s+)?(?:contents?|text|body|copy|summary|transcript|record|log)\s+of\s+(?:the|this|our|your|every|each|all)\b|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -543,6 +543,10 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 	if i := strings.Index(sent, d); i >= 0 {
 		before, after = sent[:i], sent[i+len(d):]
 	}
+	if what := shellPayload(sent, d); what != "" {
+		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s sent to %s by a command (curl, wget)", clipWords(what), d), sent)
+		return true
+	}
 	if carbonCopy.MatchString(sent) && strings.Contains(d, "@") {
 		s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders a copy to %s", d), sent)
 		return true
@@ -636,8 +640,37 @@ func (s *scanner) slotOrder(t *text, sent, words, d string) bool {
 	if !dataWord.MatchString(words) && !fillOrder.MatchString(words) {
 		return false
 	}
+	if s.inputSlots(t, d) {
+		s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("an address with a place for the tool's input (%s): check that the address is where that is meant to go", d), sent)
+		return true
+	}
 	s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("an address with a place for data (%s)", d), sent)
 	return true
+}
+
+// inputSlots reports whether every place for data in address d (see
+// hasSlot), in text t, is the tool's input: one of its input parameters
+// (see scanner.toolInput), or the value of a query parameter of its own
+// name that names a field of a record (see fieldSlot): ?email={email}
+// takes what the tool is given, as a REST address does, not the
+// conversation.
+func (s *scanner) inputSlots(t *text, d string) bool {
+	n := 0
+	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
+		name := slotName(m)
+		if name == "" || !hasSlot(m[0]) && !namesData(name) {
+			continue
+		}
+		if s.toolInput(t, name) {
+			n++
+			continue
+		}
+		if !fieldSlot(d, strings.TrimRight(strings.TrimLeft(m[0], "=/"), "&#"), name) || ownedSecret(name) != "" {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // fillOrder asks that something be put into an address.
@@ -711,7 +744,7 @@ func (s *scanner) visitWithData(t *text, p *prose, i int, d, after string) bool 
 	}
 	if hasScheme(d) || !strings.Contains(d, "@") {
 		if slot, name, ok := dataSlot(d); ok {
-			if sensitiveSlot(name) && !fieldSlot(d, slot, name) {
+			if sensitiveSlot(name) && !fieldSlot(d, slot, name) && !s.toolInput(t, name) {
 				s.addDestination(RuleDestination, High, t, d, fmt.Sprintf("orders %s opened with %s in it", d, slot), sent)
 			} else {
 				s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf("orders %s opened with %s in it: check that the address is where that is meant to go", d, slot), sent)
@@ -853,10 +886,10 @@ func hasSlot(d string) bool {
 		switch {
 		case len(m[6]) > 0:
 			// An upper-case value is a slot only when it names data.
-			if namesData(name) && !isIdentifier(name) {
+			if namesData(name) && !isIdentifier(name) || ownedSecret(name) != "" {
 				return true
 			}
-		case name == "", namesData(name) && !isIdentifier(name):
+		case name == "", namesData(name) && !isIdentifier(name), ownedSecret(name) != "":
 			return true
 		default:
 			if words := strings.Fields(name); genericSlot[words[len(words)-1]] {
@@ -874,7 +907,7 @@ func hasSlot(d string) bool {
 // ({conversation_id}) are not.
 func dataSlot(d string) (slot, name string, ok bool) {
 	for _, m := range addressSlot.FindAllStringSubmatch(d, 8) {
-		if name := slotName(m); !isIdentifier(name) && namesData(name) {
+		if name := slotName(m); !isIdentifier(name) && namesData(name) || ownedSecret(name) != "" {
 			return strings.TrimRight(strings.TrimLeft(m[0], "=/"), "&#"), name, true
 		}
 	}
@@ -886,7 +919,7 @@ func dataSlot(d string) (slot, name string, ok bool) {
 // rather than only what the user asks (a query, a question, a text),
 // which a search address takes.
 func sensitiveSlot(name string) bool {
-	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name)
+	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name) || ownedSecret(name) != ""
 }
 
 // fieldSlot reports whether the slot (named name) of address d is the
@@ -1091,4 +1124,109 @@ func hasDottedDigits(s string) bool {
 		}
 	}
 	return false
+}
+
+// shellCommand begins a command that sends what its flags carry.
+var shellCommand = lazyre.New(`(?i)(?:^|[\s(` + "`" + `'"$:;|&])(?:curl|wget|http|https|xh)\s`)
+
+// shellVar is a shell variable or a command's output in a value:
+// "$USER_MESSAGES", "${CHAT}", "$(cat ~/.bash_history)".
+var shellVar = lazyre.New(`\$\{?([A-Za-z_]\w*)\}?`)
+
+// shellPayload returns what a command of sent (curl, wget) that takes
+// the address d sends there when it names the user's or the
+// conversation's data or a file of secrets: the value of a flag that
+// sends data (-d, --data…, -F, --form, -T, --upload-file, --post-data,
+// --post-file; see dataFlag), a variable named after the data
+// ("$USER_MESSAGES"), or a file read ("$(cat ~/.bash_history)",
+// "@~/.ssh/id_rsa"). It is "" for none.
+func shellPayload(sent, d string) string {
+	if !mayHold(strings.ToLower(sent), "curl", "wget", "http", "xh") {
+		return ""
+	}
+	for _, loc := range shellCommand.FindAllStringIndex(sent, 8) {
+		args := shellWords(sent[loc[1]:])
+		takes := false
+		for _, a := range args {
+			if strings.Contains(a, d) || strings.Contains(d, a) && len(a) > 8 {
+				takes = true
+			}
+		}
+		if !takes {
+			continue
+		}
+		for k, a := range args {
+			if !dataFlag([]string{a}) {
+				continue
+			}
+			value := ""
+			if i := strings.IndexByte(a, '='); i >= 0 && strings.HasPrefix(a, "--") {
+				value = a[i+1:]
+			} else if k+1 < len(args) {
+				value = args[k+1]
+			}
+			if payloadNamesData(value) {
+				return value
+			}
+		}
+	}
+	return ""
+}
+
+// payloadNamesData reports whether value, what a command sends, names
+// the user's or the conversation's data or a secret: a variable named
+// after it, a file of secrets or of the shell's history, or words.
+func payloadNamesData(value string) bool {
+	if value == "" {
+		return false
+	}
+	if secretFile.MatchString(value) || ownedData(value) != "" {
+		return true
+	}
+	for _, m := range shellVar.FindAllStringSubmatch(value, 8) {
+		if name := slotName(m); namesData(name) || ownedSecret(name) != "" || secretTerms().MatchName(m[1]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// shellWords splits a command's words as a shell does, roughly: at
+// spaces outside quotes and $( … ), the quotes dropped; it stops at the
+// end of the command (a line break, ;, |, &&) outside them.
+func shellWords(s string) []string {
+	var out []string
+	var b strings.Builder
+	var quote byte
+	depth := 0
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for i := 0; i < len(s) && len(out) < 64; i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && depth == 0 && (c == '"' || c == '\''):
+			quote = c
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			depth++
+			b.WriteByte(c)
+		case c == ')' && depth > 0:
+			depth--
+			b.WriteByte(c)
+		case quote == 0 && depth == 0 && (c == '\n' || c == ';' || c == '|' || c == '&'):
+			flush()
+			return out
+		case quote == 0 && depth == 0 && (c == ' ' || c == '\t'):
+			flush()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	flush()
+	return out
 }

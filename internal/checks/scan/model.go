@@ -30,7 +30,7 @@ var (
 		newPhrase("keep", `\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
 	}
 	// secretFile names a file that holds keys or credentials.
-	secretFile = lazyre.New(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
+	secretFile = lazyre.New(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.(?:bash|zsh|sh|fish|python|psql|mysql|node_repl|sqlite)_history\b|\.config/gh/hosts\.ya?ml\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
 	// readVerb asks for a file's content.
 	readVerb = lazyre.New(`(?i)\b(?:read|reads|reading|cat|open|load|include|pass|send|attach|upload|provide|copy|paste|extract|fetch|get|print|output|append|concatenate|retrieve|access|contents?)\b`)
 	// secretsGathered asks to gather the user's secrets, or all of them.
@@ -59,12 +59,12 @@ var secretFileLiterals = []string{
 	".aws/credentials", ".aws/config", ".netrc", ".npmrc", ".pypirc",
 	".git-credentials", ".docker/config.json", ".kube/config",
 	"/etc/passwd", "/etc/shadow", "/etc/sudoers", "claude_desktop_config.json",
-	"mcp.json", ".config/gcloud", "credentials.json", "wallet.dat", ".gnupg", ".env",
+	"mcp.json", ".config/gcloud", "credentials.json", "wallet.dat", "_history", ".config/gh/hosts.y", ".gnupg", ".env",
 }
 
 // The words one of which the files and secrets the rules look for need.
 var (
-	secretFileWords = []string{".ssh", "id_", "authorized_keys", ".aws/", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".docker/", ".kube/", "/etc/", "mcp.json", "claude_desktop", ".config/gcloud", "credentials.json", "wallet.dat", ".gnupg", ".env"}
+	secretFileWords = []string{".ssh", "id_", "authorized_keys", ".aws/", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".docker/", ".kube/", "/etc/", "mcp.json", "claude_desktop", ".config/gcloud", "credentials.json", "wallet.dat", "_history", ".config/gh/", ".gnupg", ".env"}
 	secretWords     = []string{"key", "token", "password", "passphrase", "credential", "secret", "seed phrase", "cookie", "environment variable"}
 )
 

@@ -2,6 +2,9 @@ package scan
 
 import (
 	"strings"
+	"sync"
+
+	"github.com/askback/askback/internal/text/credential"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
@@ -69,7 +72,9 @@ var (
 	// openVerb opens, fetches, visits or searches what it takes.
 	openVerb = map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
 		"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
-		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true}
+		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true,
+		"opening": true, "visiting": true, "loading": true, "fetching": true, "requesting": true, "calling": true,
+		"hitting": true, "accessing": true, "retrieving": true, "pinging": true}
 	// noSendVerb takes an address and sends nothing to it: "see",
 	// "link", "point them to", "install from".
 	noSendVerb = map[string]bool{"see": true, "check": true, "read": true, "link": true, "view": true, "consult": true,
@@ -204,7 +209,37 @@ func ownedData(s string) string {
 	if m := userSecret.FindString(s); m != "" {
 		return m
 	}
+	if m := ownedSecret(s); m != "" {
+		return m
+	}
 	return cue(s)
+}
+
+// secretTerms are the project's words for a secret, payment or identity
+// data (credential.DefaultTerms: passwords, keys, tokens, card numbers,
+// social-security numbers, IBANs, one-time codes …), the one list the
+// recorder and the forms read too.
+var secretTerms = sync.OnceValue(credential.DefaultTerms)
+
+// secretOwner names whose a secret is: the user's, the customer's
+// ("USER_SSN", "the user's credit card number", "customer_iban").
+var secretOwner = lazyre.New(`(?i)\b(?:the\s+)?(?:user|customer|client|account\s+holder|patient|visitor|person)(?:'s|s'|s)?\s+`)
+
+// ownedSecret returns the words of s that name a secret of the user's
+// (an owner, see secretOwner, and within the next eight words a term of
+// secretTerms: "the user's credit card number", "user ssn"), or "".
+func ownedSecret(s string) string {
+	if !mayHold(strings.ToLower(s), "user", "customer", "client", "holder", "patient", "visitor", "person") {
+		return ""
+	}
+	for _, loc := range secretOwner.FindAllStringIndex(s, 8) {
+		words := strings.Fields(s[loc[1]:])
+		words = words[:min(len(words), 8)]
+		if term := secretTerms().Match(strings.Join(words, " ")); term != "" {
+			return strings.TrimSpace(s[loc[0]:loc[1]]) + " " + term
+		}
+	}
+	return ""
 }
 
 // toldData returns what of after, the words after an address told

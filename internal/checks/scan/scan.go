@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/text/runecut"
 )
 
@@ -89,6 +90,10 @@ type scanner struct {
 	// unfiltered runs the expressions without the literal tests that
 	// rule sentences out first (see scan).
 	unfiltered bool
+	// inputs are the input parameters of each tool of the server being
+	// scanned, by the subject of its texts (`tool "add"`), their names
+	// as normName makes them (see scanner.toolInput).
+	inputs map[string]map[string]bool
 }
 
 type findingKey struct {
@@ -139,6 +144,7 @@ func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, ex
 // it is safe.
 func (s *scanner) scanServer(c *catalog.Listing) {
 	s.unread, s.unreadBytes = 0, 0
+	s.inputs = toolInputs(c)
 	texts(c, s.textRules)
 	for i, tool := range c.Tools {
 		if tool == nil {
@@ -345,4 +351,41 @@ func headTail(s string) string {
 		return s
 	}
 	return runecut.Prefix(s, maxHead) + "\n" + runecut.Suffix(s, maxTail)
+}
+
+// toolInputs returns the input parameters of each tool of c, by the
+// subject of its texts, their names as normName makes them.
+func toolInputs(c *catalog.Listing) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, tool := range c.Tools {
+		if tool == nil {
+			continue
+		}
+		props, _ := schemaargs.Map(tool.InputSchema)["properties"].(map[string]any)
+		if len(props) == 0 {
+			continue
+		}
+		names := map[string]bool{}
+		for n := range props {
+			if k := normName(n); k != "" {
+				names[k] = true
+			}
+		}
+		out[fmt.Sprintf("tool %q", tool.Name)] = names
+	}
+	return out
+}
+
+// toolInput reports whether the slot named name (see slotName) of an
+// address in a text of t's tool is one of that tool's input parameters
+// ({email} of a tool that takes "email"): the tool's input, which it
+// says where it puts, not the user's data the model is told to add. A
+// slot for the conversation or a secret of the conversation's
+// ({chat_history}) is none, whatever the tool takes.
+func (s *scanner) toolInput(t *text, name string) bool {
+	params := s.inputs[t.subject]
+	if params == nil || name == "" || slotConversation.MatchString(name) || cue(name) != "" {
+		return false
+	}
+	return params[normName(name)]
 }
