@@ -144,7 +144,7 @@ could not be written at the end (the client did what was recorded).`,
 	stringsVar(f, &opts.Faults, "fault", "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
 	f.StringVar(&opts.Report, "report", "", "write the report (requests, answers checked, every problem) as JSON to this file at the end")
 	f.DurationVar(&opts.StateTTL, "state-ttl", 10*time.Minute, "how long a requestState the stand-in seals stays valid")
-	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients (one client address may hold them all: a bench's workers are one)")
+	f.IntVar(&opts.MaxSessions, "max-sessions", standin.DefaultMaxSessions, "HTTP: the most open sessions of 2025-11-25 clients (one client address may hold them all: a bench's workers are one); when all are open, a client's new session takes the place of its address's session idle the longest")
 	return cmd
 }
 
@@ -277,7 +277,8 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 func serveHTTP(ctx context.Context, opts *ServeOptions, ln net.Listener, s *standin.Standin, script *standin.Script, warn func(string, ...any)) error {
 	var err error
 	const maxBody = 4 << 20
-	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody})
+	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody,
+		Full: fmt.Sprintf("mcp-tester serve --max-sessions %d: raise it for more clients of 2025-11-25 at once", opts.MaxSessions)})
 	srv := httpserve.Server(httpserve.Bodies(h, &httpserve.Options{MaxBody: maxBody}), &httpserve.Options{MaxBody: maxBody})
 	warn("serving %s at http://%s/mcp (%s); both protocol eras; interrupt to end", opts.Recording, ln.Addr(), script.Summary())
 	done := make(chan error, 1)

@@ -140,6 +140,9 @@ type Standin struct {
 	// stand-in offers it to clients of 2026-07-28, for its recorded tasks
 	// of 2025-11-25.
 	extFor2025 bool
+	// questionTimeout bounds the wait for a 2025-11-25 client's answer
+	// over HTTP (Handler); zero over stdio, where it does not end.
+	questionTimeout time.Duration
 }
 
 // New builds a stand-in for a script.
