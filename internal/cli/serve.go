@@ -352,17 +352,8 @@ func (f *reportFile) unwritten() (said bool, err error) {
 // exit 0 when the client did what was recorded, 1 when it did not, else 2
 // when the report could not be written at the end.
 func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
-	s.End()
+	s.End() // (it says the questions still unanswered)
 	r := s.Report()
-	for _, p := range r.Problems {
-		if p.Kind == standin.ProblemUnanswered {
-			where := p.Request
-			if p.Line > 0 {
-				where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
-		}
-	}
 	// (End rewrote the report, complete.)
 	verdict := "ok"
 	if !r.OK {

@@ -108,6 +108,17 @@ func (rp *reporter) problem(p Problem) {
 	} else {
 		rp.r.Dropped++
 	}
+	rp.sayLocked(p)
+}
+
+// say writes problem p as a line on the log, without reporting it.
+func (rp *reporter) say(p Problem) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.sayLocked(p)
+}
+
+func (rp *reporter) sayLocked(p Problem) {
 	where := p.Request
 	if p.Line > 0 {
 		where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)

@@ -1,11 +1,16 @@
 package standin
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // initialize opens a 2025-11-25 session at url as a client that never
@@ -69,5 +74,46 @@ func TestSessionsAllBusyRefusalSaysWhatToRaise(t *testing.T) {
 	code, text, _ = initialize(t, hs.URL+"/mcp")
 	if code != http.StatusServiceUnavailable || !strings.HasSuffix(text, "which needs none (raise --max-sessions)\n") {
 		t.Errorf("the second client: %d %q", code, text)
+	}
+}
+
+// A client of 2025-11-25 that never answers its question is one entry of
+// the report, unanswered, before and after the toolkit's bound on the
+// wait ends the call: in the report's words, not the toolkit's.
+func TestUnansweredQuestionTimedOut(t *testing.T) {
+	s, log := standin(t, load(t, "deploy-2026.jsonl"), Options{})
+	hs := httptest.NewServer(s.Handler(HTTPOptions{QuestionTimeout: 50 * time.Millisecond}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	gone := make(chan struct{})
+	c := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			select { // never answers
+			case <-gone:
+			case <-ctx.Done():
+			}
+			return nil, errors.New("gone")
+		}})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	defer close(gone) // before the client closes: it waits for its handler
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "auth"}})
+	if err == nil && !res.IsError {
+		t.Fatalf("the call was answered: %+v", res)
+	}
+	r := s.Report()
+	if len(r.Problems) != 1 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	p := r.Problems[0]
+	want := "the client was asked and did not answer within 50ms (it left mid-question?)"
+	if p.Kind != ProblemUnanswered || p.Detail != want || p.Request != "tools/call deploy" {
+		t.Errorf("problem: %+v, want unanswered: %s", p, want)
+	}
+	if strings.Contains(log.String(), "endpoint.") || strings.Contains(log.String(), "deadline") {
+		t.Errorf("the log speaks the toolkit's words: %s", log)
 	}
 }

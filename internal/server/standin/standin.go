@@ -241,16 +241,23 @@ func (s *Standin) Notes() []string { return s.notes }
 // results whose answers never came back are a ProblemUnanswered.
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
+	r.Problems = append(r.Problems, s.waiting()...)
+	r.OK = r.OK && len(r.Problems) == 0
+	return r
+}
+
+// waiting are the questions asked and not answered so far: those a client
+// of 2025-11-25 is being asked, the tasks' shown, the rounds of
+// input_required results that never came back.
+func (s *Standin) waiting() []Problem {
 	waiting, pending := s.callsAsking()
 	waiting = append(waiting, s.tasksAsking()...)
 	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
-	r.Problems = append(r.Problems, waiting...)
 	if pending > 0 {
-		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
+		waiting = append(waiting, Problem{Kind: ProblemUnanswered, Request: "input_required",
 			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
 	}
-	r.OK = r.OK && len(r.Problems) == 0
-	return r
+	return waiting
 }
 
 // callsAsking are the calls in progress that asked a client of 2025-11-25
@@ -289,7 +296,12 @@ func (s *Standin) tasksAsking() []Problem {
 }
 
 // End marks the report complete: the stand-in serves no more.
+// The questions still unanswered then are each a line on the log (the
+// report lists them).
 func (s *Standin) End() {
+	for _, p := range s.waiting() {
+		s.rep.say(p)
+	}
 	s.rep.update(func(r *Report) { r.Ended = true })
 }
 
