@@ -99,8 +99,8 @@ type Options struct {
 	// Changed, if set, is called after each change of the report (a
 	// request answered, an answer checked, a problem, a fault), without
 	// the stand-in's locks held: mcp-tester serve rewrites its --report
-	// file then, so that a stand-in that is killed leaves its report as of
-	// its last event.
+	// file then (at most once a second), so that a stand-in that is killed
+	// leaves its report as of its last events.
 	Changed func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
