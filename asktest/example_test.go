@@ -256,7 +256,9 @@ func ExampleNewStandIn() {
 	// Output:
 	// Rolling out auth 2.4.1 to production. <nil>
 	// FAIL
-	// asktest: the client differs from the recording: testdata/deploy.jsonl:4: answer: tools/call deploy: the answer differs from the recorded one: recorded {"action":"accept","content":{"confirm":true,"environment":"production"}}, got {"action":"accept","content":{"confirm":true,"environment":"staging"}}
+	// asktest: the client differs from the recording: testdata/deploy.jsonl:4: answer: tools/call deploy: the answer differs from the recorded one
+	//   recorded: {"action":"accept","content":{"confirm":true,"environment":"production"}}
+	//   got:      {"action":"accept","content":{"confirm":true,"environment":"staging"}}
 }
 
 var _ testing.TB = (*T)(nil)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -144,7 +145,7 @@ could not be written at the end (the client did what was recorded).`,
 	stringsVar(f, &opts.Faults, "fault", "inject a fault: METHOD[ NAME]:delay=DURATION, :error=CODE[:MESSAGE] or :drop (repeatable)")
 	f.StringVar(&opts.Report, "report", "", "write the report (requests, answers checked, every problem) as JSON to this file at the end")
 	f.DurationVar(&opts.StateTTL, "state-ttl", 10*time.Minute, "how long a requestState the stand-in seals stays valid")
-	f.IntVar(&opts.MaxSessions, "max-sessions", 16, "HTTP: the most open sessions of 2025-11-25 clients (one client address may hold them all: a bench's workers are one)")
+	f.IntVar(&opts.MaxSessions, "max-sessions", standin.DefaultMaxSessions, "HTTP: the most open sessions of 2025-11-25 clients (one client address may hold them all: a bench's workers are one); when all are open, a client's new session takes the place of its address's session idle the longest")
 	return cmd
 }
 
@@ -277,7 +278,8 @@ func readScript(path string, warn func(string, ...any)) (*standin.Script, error)
 func serveHTTP(ctx context.Context, opts *ServeOptions, ln net.Listener, s *standin.Standin, script *standin.Script, warn func(string, ...any)) error {
 	var err error
 	const maxBody = 4 << 20
-	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody})
+	h := s.Handler(standin.HTTPOptions{MaxSessions: opts.MaxSessions, MaxBody: maxBody,
+		Full: fmt.Sprintf("mcp-tester serve --max-sessions %d: raise it for more clients of 2025-11-25 at once", opts.MaxSessions)})
 	srv := httpserve.Server(httpserve.Bodies(h, &httpserve.Options{MaxBody: maxBody}), &httpserve.Options{MaxBody: maxBody})
 	warn("serving %s at http://%s/mcp (%s); both protocol eras; interrupt to end", opts.Recording, ln.Addr(), script.Summary())
 	done := make(chan error, 1)
@@ -299,16 +301,30 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, ln net.Listener, s *stan
 }
 
 // reportFile is the --report file, rewritten whole (beside it, then
-// renamed) after each change of the report, so that it always holds a
-// whole report, as of the stand-in's last event.
+// renamed) after a change of the report, at most once every
+// reportInterval (a change within it is written at its end), and at the
+// end: so that it holds a whole report, as of the stand-in's last events,
+// without writing the whole of it again for each event.
 type reportFile struct {
 	path   string
 	errOut io.Writer
+	// every is the least time between two writes (reportInterval when
+	// zero); now and after are the clock (time.Now, time.AfterFunc when
+	// nil).
+	every time.Duration
+	now   func() time.Time
+	after func(time.Duration, func())
 
-	mu     sync.Mutex
-	failed bool  // a write failed, which was said
-	last   error // what the last write came to
+	mu      sync.Mutex
+	failed  bool      // a write failed, which was said
+	last    error     // what the last write came to
+	written time.Time // when it was
+	pending bool      // a write is due at the end of the interval
+	writes  int       // the writes so far
 }
+
+// reportInterval is the least time between two writes of the live report.
+const reportInterval = time.Second
 
 // write writes the report as it stands.
 func (f *reportFile) write(s *standin.Standin) error {
@@ -322,12 +338,52 @@ func (f *reportFile) write(s *standin.Standin) error {
 	if err == nil {
 		err = outfile.Write(f.path, b.Bytes(), 0o600)
 	}
+	f.written = f.clock()
+	f.writes++
 	return err
 }
 
-// rewrite writes the report after a change, saying on stderr the first
-// time it could not.
+func (f *reportFile) clock() time.Time {
+	if f.now != nil {
+		return f.now()
+	}
+	return time.Now()
+}
+
+// rewrite writes the report after a change, now or, within reportInterval
+// of the last write, at its end; it says on stderr the first time it could
+// not.
 func (f *reportFile) rewrite(s *standin.Standin) {
+	if f.path == "" || s == nil {
+		return
+	}
+	every := cmp.Or(f.every, reportInterval)
+	f.mu.Lock()
+	if f.pending {
+		f.mu.Unlock()
+		return
+	}
+	if wait := every - f.clock().Sub(f.written); wait > 0 {
+		f.pending = true
+		after := f.after
+		if after == nil {
+			after = func(d time.Duration, fn func()) { time.AfterFunc(d, fn) }
+		}
+		f.mu.Unlock()
+		after(wait, func() {
+			f.mu.Lock()
+			f.pending = false
+			f.mu.Unlock()
+			f.rewrite(s)
+		})
+		return
+	}
+	f.mu.Unlock()
+	f.flush(s)
+}
+
+// flush writes the report now, and notes what came of it.
+func (f *reportFile) flush(s *standin.Standin) {
 	err := f.write(s)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -351,18 +407,9 @@ func (f *reportFile) unwritten() (said bool, err error) {
 // exit 0 when the client did what was recorded, 1 when it did not, else 2
 // when the report could not be written at the end.
 func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
-	s.End()
+	s.End() // (it says the questions still unanswered)
 	r := s.Report()
-	for _, p := range r.Problems {
-		if p.Kind == standin.ProblemUnanswered {
-			where := p.Request
-			if p.Line > 0 {
-				where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
-		}
-	}
-	// (End rewrote the report, complete.)
+	report.flush(s) // complete, whatever is pending
 	verdict := "ok"
 	if !r.OK {
 		verdict = fmt.Sprintf("%d problem(s)", len(r.Problems)+r.Dropped)

@@ -73,7 +73,7 @@ func TestServeDefaults(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Listen != "" || got.Answers != standin.AnswersExact || got.StateTTL != 10*time.Minute || got.MaxSessions != 16 || got.Recording != "r.jsonl" {
+	if got.Listen != "" || got.Answers != standin.AnswersExact || got.StateTTL != 10*time.Minute || got.MaxSessions != standin.DefaultMaxSessions || got.Recording != "r.jsonl" {
 		t.Errorf("%+v", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/askback/askback/internal/text/runecut"
 )
 
 // Kinds of a Problem.
@@ -30,6 +32,54 @@ const (
 // MaxProblems bounds the problems a report keeps; past it they are
 // counted only.
 const MaxProblems = 1000
+
+// MaxValue bounds each value a problem keeps of what a client sent (its
+// answer, its request's params and name) and its detail, in bytes: a
+// longer one is cut, and says how much was left out (a JSON value then
+// becomes a string: its start, then "… (N more bytes)"). So a report
+// holds at most some MaxProblems × 4 × MaxValue bytes, however large the
+// client's messages.
+const MaxValue = 4096
+
+// logValue bounds each value a problem's line on the log shows.
+const logValue = 512
+
+// cutText is s cut to n bytes, saying how many were left out.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := runecut.Prefix(s, n)
+	return head + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
+}
+
+// cutJSON is v, or when longer than n bytes a JSON string of its start
+// and how much was left out.
+func cutJSON(v json.RawMessage, n int) json.RawMessage {
+	if len(v) <= n {
+		return v
+	}
+	b, err := json.Marshal(cutText(string(v), n))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// bounded is p with each value cut to MaxValue.
+func (p Problem) bounded() Problem {
+	p.Request = cutText(p.Request, MaxValue)
+	p.Key = cutText(p.Key, MaxValue)
+	p.Detail = cutText(p.Detail, MaxValue)
+	p.Recorded = cutJSON(p.Recorded, MaxValue)
+	p.Got = cutJSON(p.Got, MaxValue)
+	if p.Nearest != nil {
+		n := *p.Nearest
+		n.Params = cutJSON(n.Params, MaxValue)
+		p.Nearest = &n
+	}
+	return p
+}
 
 // Problem is one way the client differed from the recording.
 type Problem struct {
@@ -101,6 +151,7 @@ func (rp *reporter) tell() {
 
 func (rp *reporter) problem(p Problem) {
 	defer rp.tell()
+	p = p.bounded()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if len(rp.r.Problems) < MaxProblems {
@@ -108,6 +159,17 @@ func (rp *reporter) problem(p Problem) {
 	} else {
 		rp.r.Dropped++
 	}
+	rp.sayLocked(p)
+}
+
+// say writes problem p as a line on the log, without reporting it.
+func (rp *reporter) say(p Problem) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.sayLocked(p)
+}
+
+func (rp *reporter) sayLocked(p Problem) {
 	where := p.Request
 	if p.Line > 0 {
 		where = fmt.Sprintf("%s (line %d)", p.Request, p.Line)
@@ -115,7 +177,12 @@ func (rp *reporter) problem(p Problem) {
 	if p.Key != "" {
 		where += fmt.Sprintf(", question %q", p.Key)
 	}
-	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, where, p.Detail)
+	detail := p.Detail
+	if p.Kind == ProblemAnswer && len(p.Recorded) > 0 && len(p.Got) > 0 {
+		// The values compared, which the detail does not repeat.
+		detail += fmt.Sprintf(": recorded %s, got %s", cutText(string(p.Recorded), logValue), cutText(string(p.Got), logValue))
+	}
+	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, cutText(where, logValue), detail)
 }
 
 // fault counts a fault applied to a request and says so.

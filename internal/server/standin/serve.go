@@ -264,18 +264,28 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 	s.mu.Unlock()
 	s.rep.tell() // it is no longer in progress: a live report says so
 	if failedAsking {
-		s.rep.problem(Problem{Kind: ProblemAnswer, Request: label(method, name), Line: line, Detail: failedWhileAsked(ctx, err)})
+		kind, detail := s.failedWhileAsked(ctx, err)
+		s.rep.problem(Problem{Kind: kind, Request: label(method, name), Line: line, Detail: detail})
 	}
 	return res, err
 }
 
-// failedWhileAsked says why a call failed while the client was asked: it
-// left or cancelled, or err.
-func failedWhileAsked(ctx context.Context, err error) string {
-	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
+// failedWhileAsked says why a call failed while the client was asked,
+// in the report's words: it did not answer in time (unanswered, as while
+// it was waiting), it left or cancelled, or err.
+func (s *Standin) failedWhileAsked(ctx context.Context, err error) (kind, detail string) {
+	s.mu.Lock()
+	waited := s.questionTimeout
+	s.mu.Unlock()
+	switch {
+	case ctx.Err() == nil && waited > 0 && errors.Is(err, context.DeadlineExceeded):
+		// The toolkit's bound on a question (HTTP): the same entry as
+		// while the client was being waited for, with how long.
+		return ProblemUnanswered, fmt.Sprintf("the client was asked and did not answer within %v (it left mid-question?)", waited)
+	case ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed):
+		return ProblemAnswer, fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
 	}
-	return fmt.Sprintf("the call failed while the client was asked: %v", err)
+	return ProblemAnswer, fmt.Sprintf("the call failed while the client was asked: %v", err)
 }
 
 // take returns the exchange that answers the next request of method and

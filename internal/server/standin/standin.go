@@ -99,8 +99,8 @@ type Options struct {
 	// Changed, if set, is called after each change of the report (a
 	// request answered, an answer checked, a problem, a fault), without
 	// the stand-in's locks held: mcp-tester serve rewrites its --report
-	// file then, so that a stand-in that is killed leaves its report as of
-	// its last event.
+	// file then (at most once a second), so that a stand-in that is killed
+	// leaves its report as of its last events.
 	Changed func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -140,6 +140,9 @@ type Standin struct {
 	// stand-in offers it to clients of 2026-07-28, for its recorded tasks
 	// of 2025-11-25.
 	extFor2025 bool
+	// questionTimeout bounds the wait for a 2025-11-25 client's answer
+	// over HTTP (Handler); zero over stdio, where it does not end.
+	questionTimeout time.Duration
 }
 
 // New builds a stand-in for a script.
@@ -238,16 +241,23 @@ func (s *Standin) Notes() []string { return s.notes }
 // results whose answers never came back are a ProblemUnanswered.
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
+	r.Problems = append(r.Problems, s.waiting()...)
+	r.OK = r.OK && len(r.Problems) == 0
+	return r
+}
+
+// waiting are the questions asked and not answered so far: those a client
+// of 2025-11-25 is being asked, the tasks' shown, the rounds of
+// input_required results that never came back.
+func (s *Standin) waiting() []Problem {
 	waiting, pending := s.callsAsking()
 	waiting = append(waiting, s.tasksAsking()...)
 	slices.SortFunc(waiting, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Request, b.Request)) })
-	r.Problems = append(r.Problems, waiting...)
 	if pending > 0 {
-		r.Problems = append(r.Problems, Problem{Kind: ProblemUnanswered, Request: "input_required",
+		waiting = append(waiting, Problem{Kind: ProblemUnanswered, Request: "input_required",
 			Detail: fmt.Sprintf("%d round(s) of questions asked in input_required results never came back answered (the client left mid-question?)", pending)})
 	}
-	r.OK = r.OK && len(r.Problems) == 0
-	return r
+	return waiting
 }
 
 // callsAsking are the calls in progress that asked a client of 2025-11-25
@@ -286,7 +296,12 @@ func (s *Standin) tasksAsking() []Problem {
 }
 
 // End marks the report complete: the stand-in serves no more.
+// The questions still unanswered then are each a line on the log (the
+// report lists them).
 func (s *Standin) End() {
+	for _, p := range s.waiting() {
+		s.rep.say(p)
+	}
 	s.rep.update(func(r *Report) { r.Ended = true })
 }
 

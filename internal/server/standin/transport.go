@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/askback/askback/endpoint"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,23 +112,56 @@ func (d *droppable) dropped() bool {
 // HTTPOptions configure Handler.
 type HTTPOptions struct {
 	// MaxSessions bounds the open sessions of 2025-11-25 clients
-	// (endpoint.DefaultMaxSessions when zero). One client may hold them
-	// all: a stand-in's clients are a test's, most often at one address
-	// (a bench's workers, a test suite's clients), which the endpoint's
-	// bound per caller would count as one.
+	// (DefaultMaxSessions when zero). One client may hold them all: a
+	// stand-in's clients are a test's, most often at one address (a
+	// bench's workers, a test suite's clients), which the endpoint's
+	// bound per caller would count as one. When they are all open, a
+	// client's initialize takes the place of its address's session idle
+	// the longest (no request in progress: a client that left without
+	// closing its session, as many do); it is refused (503) only when
+	// they are all busy, or held by other addresses as many as it holds.
 	MaxSessions int
+	// Full, if set, is added to the text of a refused initialize: what
+	// to raise (mcp-tester serve says --max-sessions).
+	Full string
 	// MaxBody bounds a request body (the go-sdk's default when zero).
 	MaxBody int64
+	// QuestionTimeout bounds the wait for a 2025-11-25 client's answer
+	// to a question (endpoint.DefaultQuestionTimeout when zero): a
+	// question not answered by then is reported unanswered.
+	QuestionTimeout time.Duration
 }
+
+// DefaultMaxSessions is HTTPOptions.MaxSessions when zero: as many
+// sessions as mcp-tester bench has workers at most, each a session.
+const DefaultMaxSessions = 1000
 
 // Handler serves the script over Streamable HTTP at every path, for both
 // eras on one endpoint (endpoint.Handler): 2026-07-28 requests stateless,
 // 2025-11-25 clients in sessions of their own. A drop fault closes the
 // connection of a request it names without an answer.
 func (s *Standin) Handler(opts HTTPOptions) http.Handler {
-	eo := &endpoint.Options{MaxSessions: opts.MaxSessions, MaxSessionsPerUser: opts.MaxSessions}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.QuestionTimeout <= 0 {
+		opts.QuestionTimeout = endpoint.DefaultQuestionTimeout
+	}
+	s.mu.Lock()
+	s.questionTimeout = opts.QuestionTimeout
+	s.mu.Unlock()
+	// No place is kept for callers holding none (ReservedSessions): one
+	// address may hold every session, and when all are open its
+	// initialize takes the place of its own session idle the longest
+	// (the endpoint's bound per caller, at MaxSessions too), instead of
+	// being refused because the kept places are not its to take.
+	eo := &endpoint.Options{MaxSessions: opts.MaxSessions, MaxSessionsPerUser: opts.MaxSessions, ReservedSessions: -1,
+		QuestionTimeout: opts.QuestionTimeout, Now: s.opts.Now}
 	eo.HTTP.MaxRequestBodyBytes = opts.MaxBody
 	var h http.Handler = endpoint.New(func(*http.Request) *mcp.Server { return s.server }, eo)
+	if opts.Full != "" {
+		h = refusalSays(h, opts.Full)
+	}
 	if s.script.hasTasks2025() {
 		// params.task read on the way in: recorded tasks run as tasks.
 		s.mu.Lock()
@@ -171,6 +206,55 @@ func (s *Standin) dropping(h http.Handler, drops []Fault) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// refusalSays is h with full added to the text of each 503 answer (an
+// initialize refused for want of a session's place).
+func refusalSays(h http.Handler, full string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &refusedText{ResponseWriter: w}
+		h.ServeHTTP(rw, r)
+		if rw.refused {
+			text := strings.TrimRight(rw.body.String(), "\n")
+			io.WriteString(w, text+" ("+full+")\n")
+		}
+	})
+}
+
+// refusedText holds back the text of a 503 answer, for refusalSays to add to.
+type refusedText struct {
+	http.ResponseWriter
+	refused bool
+	body    bytes.Buffer
+}
+
+func (rw *refusedText) WriteHeader(code int) {
+	if code == http.StatusServiceUnavailable {
+		rw.refused = true
+		rw.Header().Del("Content-Length")
+	}
+	rw.ResponseWriter.WriteHeader(code)
+}
+
+func (rw *refusedText) Write(p []byte) (int, error) {
+	if rw.refused {
+		if rw.body.Len() < 4096 {
+			rw.body.Write(p[:min(len(p), 4096)])
+		}
+		return len(p), nil
+	}
+	return rw.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// read deadlines).
+func (rw *refusedText) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+
+// Flush flushes what is not held back.
+func (rw *refusedText) Flush() {
+	if f, ok := rw.ResponseWriter.(http.Flusher); ok && !rw.refused {
+		f.Flush()
+	}
 }
 
 // requestNamed is the method of a posted request and the tool or prompt
