@@ -11,11 +11,13 @@ import (
 
 // jsonReport is the JSON report's shape; docs/scripts.md documents it.
 type jsonReport struct {
-	Passed     int          `json:"passed"`
-	Failed     int          `json:"failed"`
-	ExitCode   int          `json:"exitCode"`
-	DurationMS int64        `json:"durationMs"`
-	Scripts    []jsonScript `json:"scripts"`
+	Passed     int   `json:"passed"`
+	Failed     int   `json:"failed"`
+	ExitCode   int   `json:"exitCode"`
+	DurationMS int64 `json:"durationMs"`
+	// Interrupted: the run was interrupted (exitCode 130).
+	Interrupted bool         `json:"interrupted,omitempty"`
+	Scripts     []jsonScript `json:"scripts"`
 }
 
 type jsonScript struct {
@@ -43,13 +45,13 @@ type jsonStep struct {
 }
 
 // WriteJSON writes the report as one indented JSON object: the totals, the
-// exit code, and per script its steps with their status ("passed" or
-// "failed") and, for a failure, the message, expected and actual values
-// and an excerpt of the last response. Control and invisible characters
+// exit code, whether the run was interrupted, and per script its steps
+// with their status ("passed" or "failed") and, for a failure, the
+// message, expected and actual values and an excerpt of the last response. Control and invisible characters
 // are written as \u escapes (see internal/text/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
-	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Scripts: []jsonScript{}}
+	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Interrupted: r.Interrupted, Scripts: []jsonScript{}}
 	for _, s := range r.Scripts {
 		sp, sf := s.Counts()
 		js := jsonScript{File: s.Name, Passed: sp, Failed: sf, DurationMS: s.Duration.Milliseconds(), Steps: []jsonStep{}}

@@ -15,6 +15,9 @@ const (
 	ExitFailed  = 1 // a step failed, or the server answered with something else than MCP
 	ExitUsage   = 2 // bad flags, no script found, or a syntax error (nothing ran)
 	ExitConnect = 3 // a script could not reach the server
+	// ExitInterrupted: the run's context ended (Ctrl-C) before it did, as a
+	// shell reports a command ended by SIGINT.
+	ExitInterrupted = 130
 )
 
 // Report is the outcome of running scripts.
@@ -25,6 +28,10 @@ type Report struct {
 	// that points at it (a command line's flags); nil, or "", names it as
 	// the Go API does ([Option.String]). The caller sets it.
 	Name optname.Namer[Option]
+	// Interrupted is set when the context the run was given was canceled
+	// before the run ended (Ctrl-C): ExitCode is then ExitInterrupted,
+	// whatever the steps that ran found.
+	Interrupted bool
 }
 
 // Option is one of the caller's choices the report's help points at;
@@ -100,11 +107,14 @@ func (r *Report) Counts() (passed, failed int) {
 	return passed, failed
 }
 
-// ExitCode is ExitConnect when a script could not run because the server
-// could not be reached, ExitFailed when a step failed or the server
-// answered its connect with something else than MCP (a web page, no
-// JSON-RPC), ExitOK otherwise.
+// ExitCode is ExitInterrupted when the run was interrupted, ExitConnect
+// when a script could not run because the server could not be reached,
+// ExitFailed when a step failed or the server answered its connect with
+// something else than MCP (a web page, no JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
+	if r.Interrupted {
+		return ExitInterrupted
+	}
 	code := ExitOK
 	for _, s := range r.Scripts {
 		if s.Err != nil && session.KindOf(s.Err) == session.KindProtocol {
