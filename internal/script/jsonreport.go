@@ -46,8 +46,9 @@ type jsonStep struct {
 
 // WriteJSON writes the report as one indented JSON object: the totals, the
 // exit code, whether the run was interrupted, and per script its steps
-// with their status ("passed" or "failed") and, for a failure, the
-// message, expected and actual values and an excerpt of the last response. Control and invisible characters
+// with their status ("passed", "failed", or "interrupted" for a step the
+// interrupt cut short) and, for a failure, the message, expected and
+// actual values and an excerpt of the last response. Control and invisible characters
 // are written as \u escapes (see internal/text/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
@@ -60,7 +61,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		for _, st := range s.Steps {
 			status := "passed"
-			if !st.Passed {
+			switch {
+			case st.Interrupted:
+				status = "interrupted"
+			case !st.Passed:
 				status = "failed"
 			}
 			js.Steps = append(js.Steps, jsonStep{Line: st.Line, Column: st.Col, Command: st.Command, Text: st.Text, Status: status,

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +21,10 @@ const (
 	ExitInterrupted = 130
 )
 
+// ErrInterrupted is the error of a script that did not run, or could not
+// connect, because the run's context had ended (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
+
 // Report is the outcome of running scripts.
 type Report struct {
 	Scripts  []*ScriptResult // in the order given, whatever the parallelism
@@ -29,8 +34,8 @@ type Report struct {
 	// the Go API does ([Option.String]). The caller sets it.
 	Name optname.Namer[Option]
 	// Interrupted is set when the context the run was given was canceled
-	// before the run ended (Ctrl-C): ExitCode is then ExitInterrupted,
-	// whatever the steps that ran found.
+	// before the run ended (Ctrl-C): ExitCode is then ExitInterrupted, whatever the
+	// steps that ran found.
 	Interrupted bool
 }
 
@@ -81,6 +86,10 @@ type StepResult struct {
 	// Questions are what the server asked during the step, each with the
 	// answer it got (or why none was sent), in the order asked.
 	Questions []exchange.Entry
+	// Interrupted is set on a step that failed because the run's context
+	// ended while it waited on the server (Ctrl-C): it says nothing of the
+	// server.
+	Interrupted bool
 	// fix is how an update rewrites the failed check, nil when it cannot.
 	fix *fix
 }
@@ -109,8 +118,9 @@ func (r *Report) Counts() (passed, failed int) {
 
 // ExitCode is ExitInterrupted when the run was interrupted, ExitConnect
 // when a script could not run because the server could not be reached,
-// ExitFailed when a step failed or the server answered its connect with
-// something else than MCP (a web page, no JSON-RPC), ExitOK otherwise.
+// ExitFailed when a step failed or the
+// server answered its connect with something else than MCP (a web page, no
+// JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
 	if r.Interrupted {
 		return ExitInterrupted
