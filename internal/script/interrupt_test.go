@@ -87,3 +87,38 @@ func TestDeadlineIsNoInterrupt(t *testing.T) {
 		t.Errorf("deadline: interrupted %v, exit %d, %v", rep.Interrupted, rep.ExitCode(), rep.Scripts[0].Err)
 	}
 }
+
+// A failed check an update rewrote no longer fails the run: the exit code
+// counts it no more, the JSON report lists it (file, line, old, new) with
+// status "updated", and JUnit skips it with what it expects now.
+func TestMarkUpdated(t *testing.T) {
+	s := mustParse(t, "u.mcp", "call_tool echo text:\"x\"\nassert_contains \"bye\"\n")
+	rep := RunAll(context.Background(), []*Script{s}, RunOptions{Connect: func(context.Context) (Conn, error) { return newFixedConn("hello"), nil }})
+	if rep.ExitCode() != ExitFailed {
+		t.Fatalf("exit %d before the update, want 1", rep.ExitCode())
+	}
+	_, notes, err := Update(s, rep.Scripts[0])
+	if err != nil || len(notes) != 1 || !notes[0].Updated || notes[0].Old != "bye" || notes[0].New != "hello" {
+		t.Fatalf("notes %+v, %v", notes, err)
+	}
+	rep.Scripts[0].MarkUpdated(notes)
+	if rep.ExitCode() != ExitOK {
+		t.Errorf("exit %d after the update, want 0", rep.ExitCode())
+	}
+	var j strings.Builder
+	if err := WriteJSON(&j, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"exitCode": 0,`, `"file": "u.mcp",` + "\n      \"line\": 2,\n      \"old\": \"bye\",\n      \"new\": \"hello\"", `"status": "updated",`} {
+		if !strings.Contains(j.String(), want) {
+			t.Errorf("JSON report has no %s:\n%s", want, j.String())
+		}
+	}
+	var x strings.Builder
+	if err := WriteJUnit(&x, rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<skipped message="failed, and updated: the check now expects &#34;hello&#34; (it expected &#34;bye&#34;)">`; !strings.Contains(x.String(), want) || strings.Contains(x.String(), "<failure") {
+		t.Errorf("JUnit:\n%s\nwant %s and no failure", x.String(), want)
+	}
+}

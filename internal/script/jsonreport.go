@@ -16,8 +16,18 @@ type jsonReport struct {
 	ExitCode   int   `json:"exitCode"`
 	DurationMS int64 `json:"durationMs"`
 	// Interrupted: the run was interrupted (exitCode 130).
-	Interrupted bool         `json:"interrupted,omitempty"`
-	Scripts     []jsonScript `json:"scripts"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Updated are the checks an update rewrote, in the order of the
+	// scripts and their lines.
+	Updated []jsonUpdated `json:"updated,omitempty"`
+	Scripts []jsonScript  `json:"scripts"`
+}
+
+type jsonUpdated struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
 }
 
 type jsonScript struct {
@@ -45,10 +55,12 @@ type jsonStep struct {
 }
 
 // WriteJSON writes the report as one indented JSON object: the totals, the
-// exit code, whether the run was interrupted, and per script its steps
-// with their status ("passed", "failed", or "interrupted" for a step the
-// interrupt cut short) and, for a failure, the message, expected and
-// actual values and an excerpt of the last response. Control and invisible characters
+// exit code, whether the run was interrupted, the checks an update rewrote
+// (file, line, old and new expected value), and per script its steps with
+// their status ("passed", "failed", "interrupted" for a step the interrupt
+// cut short, "updated" for a failed check an update rewrote) and, for a
+// failure, the message, expected and actual values
+// and an excerpt of the last response. Control and invisible characters
 // are written as \u escapes (see internal/text/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
@@ -62,6 +74,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 		for _, st := range s.Steps {
 			status := "passed"
 			switch {
+			case st.Update != nil:
+				status = "updated"
+				doc.Updated = append(doc.Updated, jsonUpdated{File: s.Name, Line: st.Line, Old: st.Update.Old, New: st.Update.New})
 			case st.Interrupted:
 				status = "interrupted"
 			case !st.Passed:

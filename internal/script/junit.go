@@ -13,7 +13,9 @@ import (
 // after the file, a testcase per step named "LINE: COMMAND TEXT". A failed
 // step is a <failure>; a script that could not run has one testcase
 // "connect" with an <error>. What the run's interrupt cut short (a step,
-// a script) is <skipped> with why: no failure of the server.
+// a script) is <skipped> with why: no failure of the server. A failed
+// check an update rewrote is <skipped> too, with what it expects now: it
+// did not pass, and it no longer fails the run.
 func WriteJUnit(w io.Writer, r *Report) error {
 	doc := &junit.Suites{Name: "mcp-tester", Time: junit.Seconds(r.Duration)}
 	for _, s := range r.Scripts {
@@ -30,6 +32,8 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		for _, st := range s.Steps {
 			c := junit.Case{Name: fmt.Sprintf("%d: %s", st.Line, st.Text), Classname: s.Name, Time: junit.Seconds(st.Duration), SystemOut: st.Output}
 			switch {
+			case st.Update != nil:
+				c.Skipped = &junit.Skip{Message: fmt.Sprintf("failed, and updated: the check now expects %q (it expected %q)", st.Update.New, st.Update.Old)}
 			case st.Interrupted:
 				c.Skipped = &junit.Skip{Message: st.Message}
 			case !st.Passed:

@@ -90,6 +90,10 @@ type StepResult struct {
 	// ended while it waited on the server (Ctrl-C): it says nothing of the
 	// server.
 	Interrupted bool
+	// Update is set on a failed check whose expected value an update
+	// rewrote (see [Update] and [ScriptResult.MarkUpdated]): the failure
+	// no longer counts in ExitCode.
+	Update *UpdateNote
 	// fix is how an update rewrites the failed check, nil when it cannot.
 	fix *fix
 }
@@ -118,7 +122,7 @@ func (r *Report) Counts() (passed, failed int) {
 
 // ExitCode is ExitInterrupted when the run was interrupted, ExitConnect
 // when a script could not run because the server could not be reached,
-// ExitFailed when a step failed or the
+// ExitFailed when a step failed (but for a check an update rewrote) or the
 // server answered its connect with something else than MCP (a web page, no
 // JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
@@ -134,9 +138,29 @@ func (r *Report) ExitCode() int {
 		if s.Err != nil {
 			return ExitConnect
 		}
-		if _, f := s.Counts(); f > 0 {
-			code = ExitFailed
+		for _, st := range s.Steps {
+			if !st.Passed && st.Update == nil {
+				code = ExitFailed
+			}
 		}
 	}
 	return code
+}
+
+// MarkUpdated records on the steps of s the checks notes say an update
+// rewrote (once the rewritten script is written): their failures no
+// longer count in the report's exit code, and the reports say what each
+// expects now.
+func (s *ScriptResult) MarkUpdated(notes []UpdateNote) {
+	for i := range notes {
+		n := &notes[i]
+		if !n.Updated {
+			continue
+		}
+		for _, st := range s.Steps {
+			if st.Line == n.Line && !st.Passed {
+				st.Update = n
+			}
+		}
+	}
 }
