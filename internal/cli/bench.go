@@ -90,8 +90,9 @@ how far the run is; nothing is written there when stderr is not a terminal.
 
 Only servers on this machine are loaded: a URL must name a loopback address
 or localhost unless --allow-remote names its host. Exit codes: 0 every flow
-completed; 1 some flows failed; 2 usage error; 3 the server could not be
-reached.`,
+completed; 1 some flows failed, or none ran (a --duration too short for
+the first flow: nothing was measured, and no report is printed); 2 usage
+error; 3 the server could not be reached.`,
 		Example: `  bin/deployer -http 127.0.0.1:8080 &
   mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
       --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 2s
@@ -163,6 +164,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			return err
 		}
 		return &exitError{code: ExitUnreachable, err: err}
+	}
+	if rep.Flows+rep.Failed == 0 {
+		// Nothing checked is a failure: no latency, throughput or share of
+		// the cores is measured of no flow (nor of the interval it left).
+		return &exitError{code: ExitFailed, err: fmt.Errorf("no flow ran in --duration %s: nothing was measured; give a longer --duration or --requests N", opts.Duration)}
 	}
 	rep.Tester.Cores, rep.Tester.SharesCores = testerCores(sopts.Target)
 	warnBenchShare(opts.IO.ErrOut, rep)

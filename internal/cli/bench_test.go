@@ -385,3 +385,19 @@ func goroutinesCreated() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// A bench in which no flow ran (a --duration shorter than the start of the
+// first flow) measured nothing: it fails, saying so, and prints no report
+// of zero latencies and shares of the cores; with --format json its
+// document is the error.
+func TestBenchNothingMeasured(t *testing.T) {
+	url := benchServer(t)
+	code, out, errOut := bench(t, "confirm", "-u", url, "--elicit", "decline", "--duration", "1ns")
+	if code != ExitFailed || out != "" || !strings.Contains(errOut, "mcp-tester: no flow ran in --duration 1ns: nothing was measured") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, and no flow ran", code, out, errOut)
+	}
+	code, out, _ = bench(t, "confirm", "-u", url, "--elicit", "decline", "--duration", "1ns", "--format", "json")
+	if code != ExitFailed || !strings.Contains(out, `"exitCode": 1`) || strings.Contains(out, "cores") {
+		t.Errorf("--format json: exit %d, stdout %q; want 1 and the error document", code, out)
+	}
+}

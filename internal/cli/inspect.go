@@ -119,6 +119,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if opts.CheckIcons || opts.DownloadIcons != "" {
 		srv.Icons = inspect.CheckIcons(ctx, inspect.Icons(srv), inspect.IconOptions{Dir: opts.DownloadIcons, ServerURL: opts.Conn.URL})
 	}
+	if err := ctx.Err(); err != nil {
+		// Interrupted: what failed then (a list, a probe) is no finding
+		// of the server, and a score of what was left is none.
+		return err
+	}
 	rep := inspect.Evaluate(srv)
 	rep.Name = inspectFlagName
 	if err := writeHTML(opts.HTML, func(w io.Writer) error {

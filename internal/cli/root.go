@@ -263,6 +263,25 @@ func errorDoc(err error, code int) failureDoc {
 	return doc
 }
 
+// interruptedDoc is the JSON document of a command interrupted (Ctrl-C)
+// before it printed its own: the questions it asked before (see
+// askedError), "interrupted" with the task it leaves running, if any, exit
+// code 130 and kind "interrupted". err is what the command failed with
+// then, the interrupt's doing.
+func interruptedDoc(err error) failureDoc {
+	msg := "interrupted"
+	var tl *taskLeftError
+	if errors.As(err, &tl) {
+		msg += "; " + tl.note()
+	}
+	doc := failureDoc{Error: map[string]any{"message": msg, "exitCode": ExitInterrupted, "kind": "interrupted"}}
+	var ae *askedError
+	if errors.As(err, &ae) {
+		doc.Questions = ae.questions
+	}
+	return doc
+}
+
 // jsonOutput reports whether cmd prints JSON on stdout: --format json (or
 // --json), --format sarif, or --raw.
 func jsonOutput(cmd *cobra.Command) bool {
@@ -306,6 +325,11 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		var tl *taskLeftError
 		if errors.As(err, &tl) {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", tl.note())
+		}
+		if io.JSONOut() && !io.WroteOut() && !sarifOutput(cmd) {
+			// stdout promised one JSON document: a command interrupted
+			// before it wrote its own gets the interrupt as that document.
+			_ = printer.JSON(io.Out, interruptedDoc(err))
 		}
 		return ExitInterrupted
 	}

@@ -167,18 +167,20 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	rep := script.RunAll(ctx, scripts, ropts)
 	rep.Name = testFlagName
 	status.Done()
+	updated := 0
+	if opts.Update && !rep.Interrupted {
+		// Before the reports, which say what was rewritten and count the
+		// run's outcome after it.
+		updated = updateScripts(opts.IO, scripts, rep)
+	}
 	if err := writeTestReports(opts, sopts, rep); err != nil {
 		return err
 	}
 	code := rep.ExitCode()
-	if opts.Update {
-		var updated int
-		code, updated = updateScripts(opts.IO, scripts, rep)
-		if code == 0 && updated > 0 && (opts.Format == report.Text || opts.Format == "") {
-			// The report above shows the checks failing; they were
-			// rewritten, and that is the run's outcome.
-			fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
-		}
+	if code == 0 && updated > 0 && (opts.Format == report.Text || opts.Format == "") {
+		// The report above shows the checks failing; they were
+		// rewritten, and that is the run's outcome.
+		fmt.Fprintf(opts.IO.Out, "--update: the %d failed check(s) above now expect what the server answered (see the diff on stderr); run again to see them pass\n", updated)
 	}
 	if code != 0 {
 		return &exitError{code: code}
@@ -334,27 +336,26 @@ func (p pausing) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitRes
 
 // updateScripts runs --update: each script's failed checks rewritten with
 // what the run found, the changes shown as a diff on stderr, the files
-// written whole. It returns the exit code: that of the run when a script
-// could not reach the server (then nothing is written), 1 when a failure
-// could not be updated, 0 otherwise.
-func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) (code, total int) {
+// written whole, and the checks rewritten marked in rep (whose exit code
+// then no longer counts them). Nothing is written when a script could not
+// reach the server. It returns how many checks were rewritten.
+func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *script.Report) (total int) {
 	for _, res := range rep.Scripts {
 		if res.Err != nil {
 			fmt.Fprintf(io.ErrOut, "nothing updated: %s could not run (see the report); no file was written\n", termsafe.Line(res.Name))
-			return rep.ExitCode(), 0
+			return 0
 		}
 	}
 	type pending struct {
-		name string
-		data []byte
+		i     int
+		data  []byte
+		notes []script.UpdateNote
 	}
 	var writes []pending
-	code = script.ExitOK
 	for i, s := range scripts {
 		data, notes, err := script.Update(s, rep.Scripts[i])
 		if err != nil {
 			fmt.Fprintf(io.ErrOut, "%s: not updated: %v\n", termsafe.Line(s.Name), err)
-			code = script.ExitFailed
 			continue
 		}
 		updated := 0
@@ -364,23 +365,23 @@ func updateScripts(io *iostreams.IOStreams, scripts []*script.Script, rep *scrip
 				continue
 			}
 			fmt.Fprintf(io.ErrOut, "%s:%d: %s\n", termsafe.Line(s.Name), n.Line, termsafe.Line(strings.TrimPrefix(n.String(), fmt.Sprintf("line %d: ", n.Line))))
-			code = script.ExitFailed
 		}
 		if updated > 0 {
 			old := script.Source(s)
 			fmt.Fprint(io.ErrOut, termsafe.Block(textdiff.Unified(s.Name, s.Name+" (updated)", string(old), string(data), 3)))
-			writes = append(writes, pending{s.Name, data})
+			writes = append(writes, pending{i, data, notes})
 		}
 		fmt.Fprintf(io.ErrOut, "%s: %d expected value(s) updated\n", termsafe.Line(s.Name), updated)
 		total += updated
 	}
 	for _, w := range writes {
-		if err := outfile.Write(w.name, w.data, 0o644); err != nil {
+		if err := outfile.Write(scripts[w.i].Name, w.data, 0o644); err != nil {
 			fmt.Fprintf(io.ErrOut, "--update: %v\n", err)
-			code = script.ExitFailed
+			continue // its checks still fail the run
 		}
+		rep.Scripts[w.i].MarkUpdated(w.notes)
 	}
-	return code, total
+	return total
 }
 
 // bounded gives up on a question when its step's time is up, even when the

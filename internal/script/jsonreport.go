@@ -11,11 +11,23 @@ import (
 
 // jsonReport is the JSON report's shape; docs/scripts.md documents it.
 type jsonReport struct {
-	Passed     int          `json:"passed"`
-	Failed     int          `json:"failed"`
-	ExitCode   int          `json:"exitCode"`
-	DurationMS int64        `json:"durationMs"`
-	Scripts    []jsonScript `json:"scripts"`
+	Passed     int   `json:"passed"`
+	Failed     int   `json:"failed"`
+	ExitCode   int   `json:"exitCode"`
+	DurationMS int64 `json:"durationMs"`
+	// Interrupted: the run was interrupted (exitCode 130).
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Updated are the checks an update rewrote, in the order of the
+	// scripts and their lines.
+	Updated []jsonUpdated `json:"updated,omitempty"`
+	Scripts []jsonScript  `json:"scripts"`
+}
+
+type jsonUpdated struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
 }
 
 type jsonScript struct {
@@ -43,13 +55,16 @@ type jsonStep struct {
 }
 
 // WriteJSON writes the report as one indented JSON object: the totals, the
-// exit code, and per script its steps with their status ("passed" or
-// "failed") and, for a failure, the message, expected and actual values
+// exit code, whether the run was interrupted, the checks an update rewrote
+// (file, line, old and new expected value), and per script its steps with
+// their status ("passed", "failed", "interrupted" for a step the interrupt
+// cut short, "updated" for a failed check an update rewrote) and, for a
+// failure, the message, expected and actual values
 // and an excerpt of the last response. Control and invisible characters
 // are written as \u escapes (see internal/text/termsafe).
 func WriteJSON(w io.Writer, r *Report) error {
 	p, f := r.Counts()
-	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Scripts: []jsonScript{}}
+	doc := jsonReport{Passed: p, Failed: f, ExitCode: r.ExitCode(), DurationMS: r.Duration.Milliseconds(), Interrupted: r.Interrupted, Scripts: []jsonScript{}}
 	for _, s := range r.Scripts {
 		sp, sf := s.Counts()
 		js := jsonScript{File: s.Name, Passed: sp, Failed: sf, DurationMS: s.Duration.Milliseconds(), Steps: []jsonStep{}}
@@ -58,7 +73,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		for _, st := range s.Steps {
 			status := "passed"
-			if !st.Passed {
+			switch {
+			case st.Update != nil:
+				status = "updated"
+				doc.Updated = append(doc.Updated, jsonUpdated{File: s.Name, Line: st.Line, Old: st.Update.Old, New: st.Update.New})
+			case st.Interrupted:
+				status = "interrupted"
+			case !st.Passed:
 				status = "failed"
 			}
 			js.Steps = append(js.Steps, jsonStep{Line: st.Line, Column: st.Col, Command: st.Command, Text: st.Text, Status: status,

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,7 +16,14 @@ const (
 	ExitFailed  = 1 // a step failed, or the server answered with something else than MCP
 	ExitUsage   = 2 // bad flags, no script found, or a syntax error (nothing ran)
 	ExitConnect = 3 // a script could not reach the server
+	// ExitInterrupted: the run's context ended (Ctrl-C) before it did, as a
+	// shell reports a command ended by SIGINT.
+	ExitInterrupted = 130
 )
+
+// ErrInterrupted is the error of a script that did not run, or could not
+// connect, because the run's context had ended (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
 
 // Report is the outcome of running scripts.
 type Report struct {
@@ -25,6 +33,10 @@ type Report struct {
 	// that points at it (a command line's flags); nil, or "", names it as
 	// the Go API does ([Option.String]). The caller sets it.
 	Name optname.Namer[Option]
+	// Interrupted is set when the context the run was given was canceled
+	// before the run ended (Ctrl-C): ExitCode is then ExitInterrupted, whatever the
+	// steps that ran found.
+	Interrupted bool
 }
 
 // Option is one of the caller's choices the report's help points at;
@@ -74,6 +86,14 @@ type StepResult struct {
 	// Questions are what the server asked during the step, each with the
 	// answer it got (or why none was sent), in the order asked.
 	Questions []exchange.Entry
+	// Interrupted is set on a step that failed because the run's context
+	// ended while it waited on the server (Ctrl-C): it says nothing of the
+	// server.
+	Interrupted bool
+	// Update is set on a failed check whose expected value an update
+	// rewrote (see [Update] and [ScriptResult.MarkUpdated]): the failure
+	// no longer counts in ExitCode.
+	Update *UpdateNote
 	// fix is how an update rewrites the failed check, nil when it cannot.
 	fix *fix
 }
@@ -100,11 +120,15 @@ func (r *Report) Counts() (passed, failed int) {
 	return passed, failed
 }
 
-// ExitCode is ExitConnect when a script could not run because the server
-// could not be reached, ExitFailed when a step failed or the server
-// answered its connect with something else than MCP (a web page, no
+// ExitCode is ExitInterrupted when the run was interrupted, ExitConnect
+// when a script could not run because the server could not be reached,
+// ExitFailed when a step failed (but for a check an update rewrote) or the
+// server answered its connect with something else than MCP (a web page, no
 // JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
+	if r.Interrupted {
+		return ExitInterrupted
+	}
 	code := ExitOK
 	for _, s := range r.Scripts {
 		if s.Err != nil && session.KindOf(s.Err) == session.KindProtocol {
@@ -114,9 +138,29 @@ func (r *Report) ExitCode() int {
 		if s.Err != nil {
 			return ExitConnect
 		}
-		if _, f := s.Counts(); f > 0 {
-			code = ExitFailed
+		for _, st := range s.Steps {
+			if !st.Passed && st.Update == nil {
+				code = ExitFailed
+			}
 		}
 	}
 	return code
+}
+
+// MarkUpdated records on the steps of s the checks notes say an update
+// rewrote (once the rewritten script is written): their failures no
+// longer count in the report's exit code, and the reports say what each
+// expects now.
+func (s *ScriptResult) MarkUpdated(notes []UpdateNote) {
+	for i := range notes {
+		n := &notes[i]
+		if !n.Updated {
+			continue
+		}
+		for _, st := range s.Steps {
+			if st.Line == n.Line && !st.Passed {
+				st.Update = n
+			}
+		}
+	}
 }

@@ -192,6 +192,7 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 	close(next)
 	wg.Wait()
 	rep.Duration = time.Since(start)
+	rep.Interrupted = errors.Is(ctx.Err(), context.Canceled)
 	if opts.Progress != nil {
 		writeTotal(opts.Progress, rep)
 	}

@@ -185,6 +185,8 @@ type failure struct {
 	// failed: …"), which becomes the last response when expect_error
 	// expected it; empty: msg.
 	said string
+	// interrupted: the run's context ended while the step waited.
+	interrupted bool
 }
 
 func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
@@ -203,9 +205,18 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 	r.steps = make([]stepRecord, 0, s.NumSteps()) // one for each step that runs
 	r.held.out = r.out
 	fmt.Fprintf(r.out, "%s\n", termsafe.Line(s.Name))
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The run was interrupted before this script's turn came.
+		r.res.Err = fmt.Errorf("not run: %w", ErrInterrupted)
+		writeScriptSummary(r.out, r.res)
+		return r.res
+	}
 	conn, err := r.connect(ctx, s)
 	if err != nil {
 		r.res.Err = fmt.Errorf("could not connect: %w", err)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			r.res.Err = fmt.Errorf("could not connect: %w", ErrInterrupted)
+		}
 		r.res.Duration = time.Since(start)
 		writeScriptSummary(r.out, r.res)
 		return r.res
@@ -392,6 +403,7 @@ func (r *runner) runStep(ctx context.Context, s *Script, st Step, res *StepResul
 	}
 	res.Passed = false
 	res.Message, res.Expected, res.Actual, res.Diff, res.fix = f.msg, f.expected, f.actual, f.diff, f.fix
+	res.Interrupted = f.interrupted
 	if f.response && r.last != nil {
 		res.Response = r.last.excerpt()
 	}
@@ -458,6 +470,9 @@ func runRemote(r *runner, ctx context.Context, c *command, res *StepResult) *fai
 		res.Output = joinNotes(notes)
 	}
 	if err != nil {
+		if f := interruptedStep(ctx, c); f != nil {
+			return f
+		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			return &failure{msg: fmt.Sprintf("%s failed: timed out after %s (the step's time limit): %v", c.def.name, r.limit, err)}
 		}
@@ -487,6 +502,9 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 		return fail("%v", se)
 	}
 	if err != nil {
+		if f := interruptedStep(ctx, c.sub); f != nil {
+			return f // no failure the script expected: the run's end
+		}
 		said := errorSaid(err, r.limit)
 		res.Output = joinNotes(append(r.takeNotes(), "failed as expected: "+said))
 		r.last.caught = said
@@ -498,6 +516,19 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 		return nil
 	}
 	return &failure{msg: "expected the command to fail, but it succeeded", expected: "an error", actual: "a result", response: true}
+}
+
+// interruptedStep is the failure of a step that waited on the server when
+// the run's context ended (Ctrl-C), nil when it did not end: the step's
+// own limit ends its context with DeadlineExceeded, only the run's with
+// Canceled. What the command then failed with (the connection cut, "the
+// server's answer could not be read") is the interrupt's doing, not the
+// server's.
+func interruptedStep(ctx context.Context, c *command) *failure {
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return nil
+	}
+	return &failure{msg: fmt.Sprintf("%s: %v before the server answered", innermost(c).def.name, ErrInterrupted), interrupted: true}
 }
 
 // takeNotes returns and forgets the notes of the step running.

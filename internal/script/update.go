@@ -15,6 +15,9 @@ type UpdateNote struct {
 	Line    int
 	Updated bool
 	Text    string // what was done, or why it could not be
+	// Old and New are the expected value as the script had it and as the
+	// update wrote it (the value, not its quoting), when Updated.
+	Old, New string
 }
 
 func (n UpdateNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Text) }
@@ -115,6 +118,11 @@ func (rw *rewrite) add(st Step, c *command, r *StepResult, lines []string) Updat
 	}
 	note.Updated = true
 	note.Text = fmt.Sprintf("%s updated", st.Command)
+	note.Old, _ = t.literal()
+	note.New = r.fix.text
+	if r.fix.isJSON {
+		note.New = expect.Compact(r.fix.json)
+	}
 	rw.changed = true
 	return note
 }
