@@ -168,7 +168,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		s.Close()
 		return grade.Evidence{}, err
 	}
-	ev := grade.Evidence{Observed: observed(s, srv), Name: gradeFlagName}
+	ev := grade.Evidence{Observed: observed(s, srv), Name: gradeFlagName, ClientCapabilities: srv.Declared}
 	if err := s.Ping(ctx); err != nil {
 		if session.KindOf(err) == session.KindUnreachable {
 			s.Close()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
@@ -60,11 +61,7 @@ func (r *Report) writeHeader(b *strings.Builder) {
 		fmt.Fprintf(b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
 	}
 	if r.ClientCapabilities != nil {
-		caps := strings.Join(r.ClientCapabilities, ", ")
-		if caps == "" {
-			caps = "nothing"
-		}
-		fmt.Fprintf(b, "Listed by a client that declared %s\n", caps)
+		fmt.Fprintf(b, "L%s\n", strings.TrimPrefix(catalog.ListedBy(r.ClientCapabilities), "l"))
 	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))
