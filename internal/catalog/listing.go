@@ -297,16 +297,24 @@ const (
 	CapabilityRoots    = "roots"
 )
 
+// ListedBy is the one wording of what the client that listed a server
+// declared, which every report of a catalog gives (scan, inspect, grade,
+// audit): "listed by a client that declared elicitation (form, url),
+// sampling, roots", or "… declared nothing".
+func ListedBy(declared []string) string {
+	if len(declared) == 0 {
+		return "listed by a client that declared nothing"
+	}
+	return "listed by a client that declared " + strings.Join(declared, ", ")
+}
+
 // DeclaredLine says what a client that listed a server declared, and what
 // it did not that a server may offer tools by (UndeclaredNote): "listed by
 // a client that declared elicitation (form, url); not sampling or roots:
 // tools a server offers only to clients that declare them are not listed
 // (--sample, --root declare them)".
 func DeclaredLine(declared []string, option func(capability string) string) string {
-	line := "listed by a client that declared " + strings.Join(declared, ", ")
-	if len(declared) == 0 {
-		line = "listed by a client that declared nothing"
-	}
+	line := ListedBy(declared)
 	if note := UndeclaredNote(declared, option); note != "" {
 		return line + "; " + note
 	}

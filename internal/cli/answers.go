@@ -187,6 +187,9 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 	}
 	if o.Record != "" {
 		// Found out before anything is sent, not after the call.
+		if err := checkOutPath("--record", o.Record); err != nil {
+			return nil, err
+		}
 		if err := fromcall.Check(o.Record); err != nil {
 			return nil, usageErr("--record: %v", err)
 		}

@@ -140,18 +140,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	}
 	rep, err := runAuditShowing(ctx, opts.IO, opts.Quiet, aopts)
 	if err != nil {
-		var ue *audit.UnreachableError
-		if errors.As(err, &ue) {
-			if session.KindOf(err) == session.KindProtocol {
-				// Reached, but it answered with something else than
-				// MCP (a web page, no JSON-RPC): the server failed.
-				return &exitError{code: ExitFailed, err: err}
-			}
-			return &exitError{code: ExitUnreachable, err: err}
-		}
-		// Options the server cannot honour (audit.UsageError) and bad
-		// options: nothing was called.
-		return usageErr("%v", err)
+		return auditNotRun(err)
 	}
 	if err := writeReportFile("--junit", opts.JUnit, opts.IO.Hide, rep.WriteJUnit); err != nil {
 		return err
@@ -189,6 +178,24 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("nothing was checked: %s (--allow-empty accepts that)", rep.NothingChecked())}
 	}
 	return nil
+}
+
+// auditNotRun is the exit of an audit that could not run (err of
+// audit.Run): a server that could not be reached or did not answer in time
+// exits 3; one that answered, but wrongly (a JSON-RPC error to a list, what
+// is not MCP), exits 1, as every command that met it does; options the
+// server cannot honour (audit.UsageError) and bad options exit 2: nothing
+// was called.
+func auditNotRun(err error) error {
+	var ue *audit.UnreachableError
+	if !errors.As(err, &ue) {
+		return usageErr("%v", err)
+	}
+	switch session.KindOf(err) {
+	case session.KindServer, session.KindProtocol, session.KindAnswer:
+		return &exitError{code: ExitFailed, err: err}
+	}
+	return &exitError{code: ExitUnreachable, err: err}
 }
 
 // runAuditShowing runs the audit aopts describe, its progress on a status

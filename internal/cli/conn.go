@@ -83,6 +83,10 @@ type ConnOptions struct {
 	traceSession string
 	noted        map[string]bool // deprecation notes already printed
 	prepared     bool            // the profile is applied and the trace begun
+	// profiles are the values of every -p given (profileFlag), and
+	// oneServer the command that reads one server, for the error.
+	profiles  []string
+	oneServer string
 }
 
 // addConnFlags binds what every command that connects takes: how to reach
@@ -96,8 +100,37 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 // --protocol, --timeout, -p and the login flags (login.go).
 func addTargetFlags(cmd *cobra.Command, o *ConnOptions) {
 	addServerFlags(cmd, o)
-	cmd.Flags().StringVarP(&o.Profile, "profile", "p", "", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
+	cmd.Flags().VarP(&profileFlag{o: o, cmd: cmd}, "profile", "p", "take the server and its settings from this profile of mcp-tester.yml (flags given win)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", completeProfiles)
+}
+
+// profileFlag is the -p of a command that reads one server: a second -p
+// does not silently replace the first (pflag's way with a string), it is
+// refused when the profile would be applied (applyProfile), naming both.
+type profileFlag struct {
+	o   *ConnOptions
+	cmd *cobra.Command
+}
+
+func (p *profileFlag) String() string { return p.o.Profile }
+func (p *profileFlag) Type() string   { return "string" }
+
+func (p *profileFlag) Set(v string) error {
+	p.o.Profile = v
+	p.o.profiles = append(p.o.profiles, v)
+	if len(p.o.profiles) == 2 {
+		p.o.oneServer = strings.TrimPrefix(p.cmd.CommandPath(), p.cmd.Root().Name()+" ")
+	}
+	return nil
+}
+
+// checkOneProfile refuses -p given more than once to a command that reads
+// one server.
+func (o *ConnOptions) checkOneProfile() error {
+	if len(o.profiles) < 2 {
+		return nil
+	}
+	return usageErr("--profile given %d times (%s): %s reads one server; give one profile (scan reads several)", len(o.profiles), strings.Join(o.profiles, ", "), o.oneServer)
 }
 
 // addServerFlags binds the flags of addTargetFlags but -p, for a command

@@ -164,7 +164,7 @@ func plain[O any](o *O) O {
 // plainConn is o without what the command adds on its way (the flag set,
 // middleware, trace), for comparing.
 func plainConn(o ConnOptions) ConnOptions {
-	o.flags, o.middleware, o.recorder, o.prepared = nil, nil, nil, false
+	o.flags, o.middleware, o.recorder, o.prepared, o.profiles = nil, nil, nil, false, nil
 	o.Auth.flags, o.Auth.built = nil, nil
 	return o
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -169,7 +168,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 		s.Close()
 		return grade.Evidence{}, err
 	}
-	ev := grade.Evidence{Observed: observed(s, srv), Name: gradeFlagName}
+	ev := grade.Evidence{Observed: observed(s, srv), Name: gradeFlagName, ClientCapabilities: srv.Declared}
 	if err := s.Ping(ctx); err != nil {
 		if session.KindOf(err) == session.KindUnreachable {
 			s.Close()
@@ -203,11 +202,7 @@ func gradeEvidence(ctx context.Context, opts *GradeOptions) (grade.Evidence, err
 	}
 	rep, err := runAuditShowing(ctx, opts.IO, opts.Quiet, aopts)
 	if err != nil {
-		var ue *audit.UnreachableError
-		if errors.As(err, &ue) {
-			return grade.Evidence{}, &exitError{code: ExitUnreachable, err: err}
-		}
-		return grade.Evidence{}, usageErr("%v", err)
+		return grade.Evidence{}, auditNotRun(err)
 	}
 	ev.Audit = rep
 	// What the audit saw asking is what inspect's probes would have seen:

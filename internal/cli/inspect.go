@@ -145,6 +145,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if err != nil {
 		return err
 	}
+	if why := rep.Incomplete(); why != "" {
+		// The server answered, wrongly: a score of what it did list is
+		// no score of the server (as scan's incomplete scan).
+		return &exitError{code: ExitFailed, err: fmt.Errorf("the inspection is incomplete, its score partial: %s", why)}
+	}
 	if rep.Score < opts.MinScore {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("score %d is below --min-score %d", rep.Score, opts.MinScore)}
 	}

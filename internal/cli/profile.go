@@ -39,6 +39,9 @@ func loadProfiles(path string) (*profile.File, error) {
 // applyProfile fills the connection flags that were not given from the
 // profile named by -p, with ${ENV} expanded.
 func (o *ConnOptions) applyProfile() error {
+	if err := o.checkOneProfile(); err != nil {
+		return err
+	}
 	if o.Profile == "" {
 		return nil
 	}

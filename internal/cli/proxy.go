@@ -133,6 +133,11 @@ func (o *ProxyOptions) check() error {
 	case o.MaxBytes <= 0:
 		return usageErr("--max-bytes %d: give a size in bytes", o.MaxBytes)
 	}
+	// A recording with no folder to go in is found out before anything
+	// starts (exit 2), as every file flag's.
+	if err := checkOutPath("-o", o.Output); err != nil {
+		return err
+	}
 	if o.URL == "" {
 		for _, name := range httpOnlyFlags {
 			if o.given[name] {
@@ -161,7 +166,7 @@ func (o *ProxyOptions) checkHTTP() error {
 	if err := proxy.CheckListen(o.Listen); errors.Is(err, proxy.ErrNotLoopback) && !o.ListenAny {
 		return usageErr("--listen %s is not a loopback address: the proxy forwards whatever reaches it, credentials included; give 127.0.0.1:PORT, or add --listen-any to listen there anyway", o.Listen)
 	}
-	return nil
+	return checkOutPath("--addr-file", o.AddrFile)
 }
 
 func runProxy(ctx context.Context, opts *ProxyOptions) error {

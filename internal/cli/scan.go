@@ -171,6 +171,9 @@ func (opts *ScanOptions) servers(ctx context.Context, names []string, files bool
 	}
 	if opts.Conn.TraceFile != "" {
 		// Catalog files alone: no message to trace, and a file that says so.
+		if err := checkOutPath("--trace", opts.Conn.TraceFile); err != nil {
+			return nil, nil, err
+		}
 		f, err := outfile.Create(opts.Conn.TraceFile, 0o600)
 		if err != nil {
 			return nil, nil, usageErr("--trace: %v", err)

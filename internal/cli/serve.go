@@ -193,8 +193,10 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	warn := func(format string, args ...any) {
 		fmt.Fprintf(opts.IO.ErrOut, "mcp-tester serve: "+format+"\n", args...)
 	}
-	if err := checkOutPath("--report", opts.Report); err != nil {
-		return err
+	for _, p := range [][2]string{{"--report", opts.Report}, {"--addr-file", opts.AddrFile}} {
+		if err := checkOutPath(p[0], p[1]); err != nil {
+			return err
+		}
 	}
 	script, err := readScript(opts.Recording, warn)
 	if err != nil {

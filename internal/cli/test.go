@@ -200,7 +200,7 @@ func checkTestOptions(opts *TestOptions) error {
 	if opts.Jobs > 1 && (opts.Answers.Interactive || opts.Answers.Record != "") {
 		return usageErr("--jobs %d: a person answers one script at a time; use --jobs 1 with --interactive or --record", opts.Jobs)
 	}
-	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}} {
+	for _, p := range [][2]string{{"--html", opts.HTML}, {"--junit", opts.JUnit}, {"--record", opts.Answers.Record}} {
 		if err := checkOutPath(p[0], p[1]); err != nil {
 			return err
 		}

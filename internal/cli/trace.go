@@ -65,6 +65,9 @@ func (o *ConnOptions) traceWriters(ios *iostreams.IOStreams) ([]io.Writer, error
 	var ws []io.Writer
 	if o.TraceFile != "" {
 		if o.traceShared == nil || !o.traceShared.begun {
+			if err := checkOutPath("--trace", o.TraceFile); err != nil {
+				return nil, err
+			}
 			f, err := outfile.Create(o.TraceFile, 0o600)
 			if err != nil {
 				return nil, usageErr("--trace: %v", err)

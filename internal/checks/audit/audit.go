@@ -142,7 +142,9 @@ type Options struct {
 }
 
 // UnreachableError says that the audit could not run: the server could not
-// be reached, or did not answer the first requests.
+// be reached, or its first requests (the connect, the lists) failed; the
+// session error it wraps (session.KindOf) tells a server that was not
+// reached from one that answered wrongly.
 type UnreachableError struct{ Err error }
 
 func (e *UnreachableError) Error() string { return "the audit could not run: " + e.Err.Error() }

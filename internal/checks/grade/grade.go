@@ -92,6 +92,10 @@ type Grade struct {
 	// Caps say why the letter is lower than the score alone would give.
 	Caps  []string `json:"caps,omitempty"`
 	Items []Item   `json:"items"`
+	// ClientCapabilities are what the client that listed the server
+	// declared (as inspect's and scan's reports say): a server may offer
+	// more to a client that declares more.
+	ClientCapabilities []string `json:"clientCapabilities"`
 }
 
 // Partial reports whether some check was not made.
@@ -115,8 +119,11 @@ type Observed struct {
 // its Why says why.
 type Evidence struct {
 	Server, Version string
-	Observed        Observed
-	Audit           *audit.Report
+	// ClientCapabilities are what the client that listed the server
+	// declared (catalog.Listing's Declared).
+	ClientCapabilities []string
+	Observed           Observed
+	Audit              *audit.Report
 	// AuditWhy says why the audit was not run (it is then not checked).
 	AuditWhy string
 	Inspect  *inspect.Report
@@ -152,7 +159,10 @@ func (o Option) String() string {
 
 // Compute grades a server from the evidence.
 func Compute(e Evidence) *Grade {
-	g := &Grade{Server: e.Server, Version: e.Version, Protocol: e.Observed.Protocol}
+	g := &Grade{Server: e.Server, Version: e.Version, Protocol: e.Observed.Protocol, ClientCapabilities: e.ClientCapabilities}
+	if g.ClientCapabilities == nil {
+		g.ClientCapabilities = []string{}
+	}
 	var items []Item
 	items = append(items, weigh(Conformance, conformance(e.Observed))...)
 	items = append(items, weigh(Asking, asking(e.Audit, e.AuditWhy))...)

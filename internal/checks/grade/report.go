@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/report/sarif"
 	"github.com/askback/askback/internal/text/termsafe"
 )
@@ -27,6 +28,7 @@ func (g *Grade) WriteText(w io.Writer) error {
 	var b strings.Builder
 	name := termsafe.ServerName(g.Server, g.Version)
 	fmt.Fprintf(&b, "Server: %s, protocol %s\n", name, termsafe.Line(g.Protocol))
+	fmt.Fprintf(&b, "L%s\n", strings.TrimPrefix(catalog.ListedBy(g.ClientCapabilities), "l"))
 	fmt.Fprintf(&b, "Grade: %s (%d/100)", g.Letter, g.Score)
 	if g.Partial() {
 		fmt.Fprintf(&b, ", partial evidence: %d%% of the points could be checked", g.Checked)

@@ -61,7 +61,10 @@ type Report struct {
 	Score              int         `json:"score"`
 	Criteria           []Criterion `json:"criteria"`
 	// Errors are the lists the server declared but failed to give.
-	Errors    []Finding   `json:"errors,omitempty"`
+	Errors []Finding `json:"errors,omitempty"`
+	// Partial says that the score leaves out what the lists of Errors
+	// would have held: it is no score of the whole server.
+	Partial   bool        `json:"partial,omitempty"`
 	Elicit    Elicitation `json:"elicitation"`
 	IconsSeen int         `json:"iconsSeen"`
 	// Name names one of the caller's options in its terms, for the advice

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
@@ -16,12 +17,38 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	r.writeHeader(&b)
-	fmt.Fprintf(&b, "\nScore: %d/100\n\n", r.Score)
+	fmt.Fprintf(&b, "\nScore: %d/100%s\n\n", r.Score, r.partialNote())
 	r.writeCriteria(&b)
 	r.writeFindings(&b)
 	r.writeQuestions(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// partialNote says, after the score, which lists it leaves out; "" for a
+// score of the whole server.
+func (r *Report) partialNote() string {
+	if !r.Partial {
+		return ""
+	}
+	lists := make([]string, len(r.Errors))
+	for i, e := range r.Errors {
+		lists[i] = termsafe.Line(e.Subject)
+	}
+	return fmt.Sprintf(" (partial: without what %s would have listed, which could not be read)", strings.Join(lists, " and "))
+}
+
+// Incomplete is why the report is no inspection of the whole server (a
+// list it declares could not be read), or "".
+func (r *Report) Incomplete() string {
+	if !r.Partial {
+		return ""
+	}
+	why := make([]string, len(r.Errors))
+	for i, e := range r.Errors {
+		why[i] = e.Subject + " " + e.Problem
+	}
+	return strings.Join(why, "; ")
 }
 
 // writeHeader writes who the server is, what it offers and declares, and
@@ -34,11 +61,7 @@ func (r *Report) writeHeader(b *strings.Builder) {
 		fmt.Fprintf(b, "Declares: %s\n", termsafe.Line(strings.Join(r.Declares, ", ")))
 	}
 	if r.ClientCapabilities != nil {
-		caps := strings.Join(r.ClientCapabilities, ", ")
-		if caps == "" {
-			caps = "nothing"
-		}
-		fmt.Fprintf(b, "Listed by a client that declared %s\n", caps)
+		fmt.Fprintf(b, "L%s\n", strings.TrimPrefix(catalog.ListedBy(r.ClientCapabilities), "l"))
 	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(b, "Error: %s %s\n", termsafe.Line(e.Subject), termsafe.Line(e.Problem))

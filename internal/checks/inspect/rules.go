@@ -47,6 +47,7 @@ func Evaluate(s *Server) *Report {
 	for _, m := range slices.Sorted(maps.Keys(s.ListErrors)) {
 		r.Errors = append(r.Errors, Finding{Subject: m, Problem: "failed: " + s.ListErrors[m], Advice: "Fix the handler: the server declares the capability, so clients will ask for this list."})
 	}
+	r.Partial = len(r.Errors) > 0
 	r.Elicit = elicitation(s)
 	r.Criteria = []Criterion{
 		descriptions(s),

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/text/termsafe"
 )
 
@@ -187,7 +188,7 @@ func writeSummary(b *strings.Builder, s ServerSummary) {
 	}
 	fmt.Fprintf(b, "Scanned %s: %s\n", name, strings.Join(what, ", "))
 	if s.ClientCapabilities != nil {
-		fmt.Fprintf(b, "  listed by a client that declared %s\n", declared(s.ClientCapabilities))
+		fmt.Fprintf(b, "  %s\n", catalog.ListedBy(s.ClientCapabilities))
 	}
 }
 
@@ -211,13 +212,6 @@ func writeFinding(b *strings.Builder, f Finding, several bool) {
 }
 
 // declared says a list of client capabilities, "nothing" for none.
-func declared(caps []string) string {
-	if len(caps) == 0 {
-		return "nothing"
-	}
-	return strings.Join(caps, ", ")
-}
-
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

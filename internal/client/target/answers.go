@@ -10,9 +10,11 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/askback/askback/internal/text/lazyre"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -130,9 +132,24 @@ type WrongAnswerError struct {
 	Answer string
 	// Stdio says that the server is a command that wrote it on stdout.
 	Stdio bool
+	// Depth, when not 0, says that the message was JSON-RPC as far as the
+	// tester read it, but nested deeper than its reader reads (Depth
+	// levels): the limit is the tester's, not a rule the server broke.
+	Depth int
 }
 
 func (e *WrongAnswerError) Error() string {
+	if e.Depth > 0 {
+		where := "the server answered"
+		if e.Stdio {
+			where = "the server wrote on its stdout"
+		}
+		s := fmt.Sprintf("%s a message nested more than %d deep, which the tester does not read (its reader's limit, not a rule of JSON-RPC)", where, e.Depth)
+		if !e.Stdio && e.Answer != "" {
+			s += ": " + e.Answer
+		}
+		return s
+	}
 	if e.Stdio {
 		return "the server wrote on its stdout what is not JSON-RPC: " + e.Answer
 	}
@@ -166,7 +183,7 @@ func (c *Conn) WrongAnswer(err error, connecting bool) *WrongAnswerError {
 // find is WrongAnswer, with the lock held.
 func (as *answers) find(err error, connecting bool) *WrongAnswerError {
 	if as.stdio != nil {
-		return &WrongAnswerError{Answer: termsafe.Line(clip(as.stdio.Error(), 4*headLen)), Stdio: true}
+		return &WrongAnswerError{Answer: termsafe.Line(clip(as.stdio.Error(), 4*headLen)), Stdio: true, Depth: tooDeep(as.stdio.Error())}
 	}
 	a := as.last
 	if a == nil || transient(a.status) {
@@ -177,9 +194,27 @@ func (as *answers) find(err error, connecting bool) *WrongAnswerError {
 		return nil // the connection itself failed
 	}
 	if connecting || a.status/100 != 2 || unreadable(err.Error()) {
-		return &WrongAnswerError{Answer: a.describe()}
+		return &WrongAnswerError{Answer: a.describe(), Depth: tooDeep(err.Error())}
 	}
 	return nil
+}
+
+// depthRe is the go-sdk's error for a message nested deeper than its
+// reader reads.
+var depthRe = lazyre.New(`exceeded maximum nesting depth of ([0-9]+)`)
+
+// tooDeep is the nesting limit an error of reading a message says was
+// passed, or 0.
+func tooDeep(msg string) int {
+	m := depthRe.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }
 
 // notJSONRPC reports whether err of reading a message says that what
