@@ -72,14 +72,10 @@ func (o *ListOptions) pages() session.Pages {
 
 // listPages opens the session of a list command, lists the pages opts ask
 // for with list (a session's ListTools, ListPrompts, …) and prints them:
-// table writes the rows of the text listing. It returns what it listed.
-func listPages[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), table func(io.Writer, []T)) ([]T, error) {
-	return listPagesAs(ctx, opts, key, list, table, nil)
-}
-
-// listPagesAs is listPages whose JSON lists each item as asJSON makes it
-// from the session (nil: as the go-sdk decoded it).
-func listPagesAs[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), table func(io.Writer, []T), asJSON func(*session.Session, T) (any, error)) ([]T, error) {
+// table writes the rows of the text listing; the JSON lists each item as
+// the server sent it, every member (keyOf is the item's key in its list:
+// session.AsSent). It returns what it listed.
+func listPages[T any](ctx context.Context, opts *ListOptions, key string, list func(*session.Session, context.Context, session.Pages) ([]T, string, error), keyOf func(T) string, table func(io.Writer, []T)) ([]T, error) {
 	s, err := opts.open(ctx)
 	if err != nil {
 		return nil, err
@@ -90,18 +86,22 @@ func listPagesAs[T any](ctx context.Context, opts *ListOptions, key string, list
 		return nil, err
 	}
 	var shown any = nonNil(items)
-	if asJSON != nil && opts.Format == report.JSON {
+	if opts.Format == report.JSON {
+		method := listMethods[key]
 		out := make([]any, 0, len(items))
 		for _, it := range items {
-			v, err := asJSON(s, it)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+			out = append(out, s.AsSent(method, keyOf(it), it))
 		}
 		shown = out
 	}
 	return items, listed(opts, key, shown, len(items), next, func(w io.Writer) { table(w, items) })
+}
+
+// listMethods are the list methods, by the member of their result that
+// holds the items.
+var listMethods = map[string]string{
+	"tools": "tools/list", "prompts": "prompts/list",
+	"resources": "resources/list", "resourceTemplates": "resources/templates/list",
 }
 
 // listed prints a listing: JSON as the server's list result, or a table

@@ -23,7 +23,7 @@ func newPromptsListCmd(ios *iostreams.IOStreams, runF func(context.Context, *Lis
 }
 
 func runPromptsList(ctx context.Context, opts *ListOptions) error {
-	_, err := listPages(ctx, opts, "prompts", (*session.Session).ListPrompts, func(w io.Writer, prompts []*mcp.Prompt) {
+	_, err := listPages(ctx, opts, "prompts", (*session.Session).ListPrompts, func(p *mcp.Prompt) string { return p.Name }, func(w io.Writer, prompts []*mcp.Prompt) {
 		fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
 		for _, p := range prompts {
 			var args []string

@@ -22,7 +22,7 @@ func newResourcesListCmd(ios *iostreams.IOStreams, runF func(context.Context, *L
 }
 
 func runResourcesList(ctx context.Context, opts *ListOptions) error {
-	_, err := listPages(ctx, opts, "resources", (*session.Session).ListResources, func(w io.Writer, res []*mcp.Resource) {
+	_, err := listPages(ctx, opts, "resources", (*session.Session).ListResources, func(r *mcp.Resource) string { return r.URI }, func(w io.Writer, res []*mcp.Resource) {
 		fmt.Fprintln(w, "URI\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URI), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))

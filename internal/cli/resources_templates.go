@@ -21,7 +21,7 @@ func newResourcesTemplatesCmd(ios *iostreams.IOStreams, runF func(context.Contex
 }
 
 func runResourcesTemplates(ctx context.Context, opts *ListOptions) error {
-	_, err := listPages(ctx, opts, "resourceTemplates", (*session.Session).ListResourceTemplates, func(w io.Writer, res []*mcp.ResourceTemplate) {
+	_, err := listPages(ctx, opts, "resourceTemplates", (*session.Session).ListResourceTemplates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }, func(w io.Writer, res []*mcp.ResourceTemplate) {
 		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tTYPE\tDESCRIPTION")
 		for _, r := range res {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.Line(r.URITemplate), cell(r.Name, 30), cell(r.MIMEType, 30), cell(r.Description, 60))

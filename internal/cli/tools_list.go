@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -35,31 +34,12 @@ func runToolsList(ctx context.Context, opts *ListOptions) error {
 // listTools lists the pages of tools opts ask for, prints them and returns
 // them.
 func listTools(ctx context.Context, opts *ListOptions) ([]*mcp.Tool, error) {
-	return listPagesAs(ctx, opts, "tools", (*session.Session).ListTools, func(w io.Writer, tools []*mcp.Tool) {
+	return listPages(ctx, opts, "tools", (*session.Session).ListTools, func(t *mcp.Tool) string { return t.Name }, func(w io.Writer, tools []*mcp.Tool) {
 		fmt.Fprintln(w, "NAME\tHINTS\tDESCRIPTION")
 		for _, t := range tools {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", termsafe.Line(t.Name), hints(t.Annotations), cell(t.Description, 100))
 		}
-	}, toolJSON)
-}
-
-// toolJSON is a listed tool as the server listed it: the go-sdk's Tool
-// with the execution member it has no field for (task support).
-func toolJSON(s *session.Session, t *mcp.Tool) (any, error) {
-	ex := s.ToolExecution(t.Name)
-	if ex == nil {
-		return t, nil
-	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	m["execution"] = ex
-	return m, nil
+	})
 }
 
 // hints summarizes a tool's annotations.

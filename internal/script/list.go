@@ -10,6 +10,7 @@ import (
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/text/suggest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listKinds are what the list command lists, and the member of its result
@@ -71,17 +72,19 @@ func sendList(r *runner, ctx context.Context, c *command, _ []answer.Spec) (*Out
 // List implements ListConn.
 func (c *SessionConn) List(ctx context.Context, kind string) (json.RawMessage, error) {
 	all := session.Pages{All: true}
-	var items any
+	var items []any
 	var err error
+	// Each item as the server sent it, every member (session.AsSent: a
+	// tool's execution among them), so that a recorded list replays.
 	switch kind {
 	case "tools":
-		items, _, err = c.S.ListTools(ctx, all)
+		items, err = asSent(c.S, "tools/list", func() ([]*mcp.Tool, string, error) { return c.S.ListTools(ctx, all) }, func(t *mcp.Tool) string { return t.Name })
 	case "prompts":
-		items, _, err = c.S.ListPrompts(ctx, all)
+		items, err = asSent(c.S, "prompts/list", func() ([]*mcp.Prompt, string, error) { return c.S.ListPrompts(ctx, all) }, func(p *mcp.Prompt) string { return p.Name })
 	case "resources":
-		items, _, err = c.S.ListResources(ctx, all)
+		items, err = asSent(c.S, "resources/list", func() ([]*mcp.Resource, string, error) { return c.S.ListResources(ctx, all) }, func(r *mcp.Resource) string { return r.URI })
 	case "resource_templates":
-		items, _, err = c.S.ListResourceTemplates(ctx, all)
+		items, err = asSent(c.S, "resources/templates/list", func() ([]*mcp.ResourceTemplate, string, error) { return c.S.ListResourceTemplates(ctx, all) }, func(t *mcp.ResourceTemplate) string { return t.URITemplate })
 	default:
 		return nil, fmt.Errorf("list: unknown kind %q", kind)
 	}
@@ -89,4 +92,18 @@ func (c *SessionConn) List(ctx context.Context, kind string) (json.RawMessage, e
 		return nil, err
 	}
 	return json.Marshal(map[string]any{listKinds[kind]: items})
+}
+
+// asSent lists with list and gives each item as the server sent it
+// (session.AsSent), keyed in the list method by keyOf.
+func asSent[T any](s *session.Session, method string, list func() ([]T, string, error), keyOf func(T) string) ([]any, error) {
+	items, _, err := list()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		out = append(out, s.AsSent(method, keyOf(it), it))
+	}
+	return out, nil
 }

@@ -229,6 +229,7 @@ func SessionConnectScript(opts session.Options) func(ctx context.Context, s *Scr
 			o.Roots = append(append([]*mcp.Root{}, o.Roots...), sc.Roots...)
 		}
 		o.Log = nil
+		o.KeepListed = true // list gives each item as the server sent it
 		if o.Target != nil {
 			t := *o.Target
 			o.Target = &t

@@ -136,6 +136,18 @@ func (s *Session) Listed(method, key string) json.RawMessage {
 	return s.listed.items[method][key]
 }
 
+// AsSent is item, listed by the list method under key (a tool's or
+// prompt's name, a resource's URI, a template's URI template), as the
+// server sent it when the session kept it (Listed: every member, those the
+// go-sdk's types lack among them, such as a tool's execution), else item
+// itself: what a listing shows of an item for machines.
+func (s *Session) AsSent(method, key string, item any) any {
+	if raw := s.Listed(method, key); raw != nil {
+		return raw
+	}
+	return item
+}
+
 // RawCapabilities are the capabilities the server declared as it sent
 // them, every member (the go-sdk's ServerCapabilities drops those it does
 // not know, such as tasks); nil when the session does not keep them
