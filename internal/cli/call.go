@@ -134,7 +134,9 @@ func startNoWait(ctx context.Context, opts *CallOptions, s *session.Session, arg
 	switch {
 	case opts.Format == report.JSON:
 		out := printer.Asked{Questions: printer.QuestionsJSON(asked.Questions)}
-		if started.Task != nil {
+		if started.Sent != nil {
+			out.Task = started.Sent // as the server sent it, in its protocol's words
+		} else if started.Task != nil {
 			out.Task = started.Task
 		} else {
 			out.Result = started.Result

@@ -196,6 +196,11 @@ func New(cs *mcp.ClientSession, opts *Options) *Client {
 type Started struct {
 	Result *mcp.CallToolResult
 	Task   *tasks.CreateTaskResult
+	// Sent is the task as the server sent it, every member: the call's
+	// answer (the tasks extension), or its task member (protocol
+	// 2025-11-25, whose members Task has in the extension's words); nil
+	// when the call made no task.
+	Sent json.RawMessage
 }
 
 // StartTool calls a tool declaring the extension and returns without
@@ -227,7 +232,7 @@ func (c *Client) StartTool(ctx context.Context, params *mcp.CallToolParams) (*St
 	if ct == nil {
 		return &Started{Result: res}, nil
 	}
-	return &Started{Task: ct}, nil
+	return &Started{Task: ct, Sent: raw}, nil
 }
 
 // extensionHandle reads raw, the answer to a call of tool name, as the

@@ -222,7 +222,13 @@ func (c *Client) startTask(ctx context.Context, params *mcp.CallToolParams) (*St
 	if ct == nil {
 		return &Started{Result: res}, nil
 	}
-	return &Started{Task: ct}, nil
+	var created struct {
+		Task json.RawMessage `json:"task"`
+	}
+	if err := json.Unmarshal(raw, &created); err != nil {
+		return nil, fmt.Errorf("read the task handle of tool %q: %w", params.Name, err)
+	}
+	return &Started{Task: ct, Sent: created.Task}, nil
 }
 
 // legacyHandle reads raw, the answer to a call of tool name that asked for
