@@ -170,10 +170,18 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		if n := len(rep.Unprobed); n > 0 {
 			why = append(why, fmt.Sprintf("%d probe(s) could not connect (see the end of the report)", n))
 		}
-		if u := rep.Unanswered(); len(u) > 0 && rep.Stopped == "" {
+		u := rep.Unanswered()
+		if len(u) > 0 && rep.Stopped == "" {
 			why = append(why, fmt.Sprintf("%s got no answer within --timeout (raise it, or check the server)", strings.Join(u, ", ")))
 		}
-		return &exitError{code: ExitUnreachable, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(why, "; "))}
+		code := ExitUnreachable
+		if b := rep.Broken(); len(b) > 0 {
+			why = append(why, "the server broke the protocol: "+strings.Join(b, "; "))
+			if len(u) == 0 && len(rep.Unprobed) == 0 && rep.Stopped == "" {
+				code = ExitFailed // it answered, wrongly: as call says
+			}
+		}
+		return &exitError{code: code, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(why, "; "))}
 	case rep.NothingChecked() != "" && !opts.AllowEmpty:
 		return &exitError{code: ExitFailed, err: fmt.Errorf("nothing was checked: %s (--allow-empty accepts that)", rep.NothingChecked())}
 	}

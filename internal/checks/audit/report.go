@@ -53,8 +53,13 @@ type Subject struct {
 	Asks      bool   `json:"asks"` // whether it asked a question when called
 	// ArgsMadeUp: it takes arguments, and the audit made them up (none
 	// were given for it): other arguments may make it ask.
-	ArgsMadeUp bool      `json:"argumentsMadeUp,omitempty"`
-	Results    []*Result `json:"results,omitempty"`
+	ArgsMadeUp bool `json:"argumentsMadeUp,omitempty"`
+	// Broke, when not empty, says how the subject's call broke the
+	// protocol (a task status MCP does not define, an answer that is not
+	// one): its rules could not be checked, by the server's fault, not for
+	// want of time.
+	Broke   string    `json:"broke,omitempty"`
+	Results []*Result `json:"results,omitempty"`
 }
 
 // Label names the subject for people: `tool "deploy"`.
@@ -100,14 +105,30 @@ type Report struct {
 // Complete reports whether the audit ran to its end, every probe could
 // connect and every call got an answer.
 func (r *Report) Complete() bool {
-	return r.Stopped == "" && len(r.Unprobed) == 0 && len(r.Unanswered()) == 0
+	return r.Stopped == "" && len(r.Unprobed) == 0 && len(r.Unanswered()) == 0 && len(r.Broken()) == 0
+}
+
+// Broken lists the subjects whose call broke the protocol (Subject.Broke),
+// by label and how.
+func (r *Report) Broken() []string {
+	var out []string
+	for _, s := range r.Subjects {
+		if s.Broke != "" {
+			out = append(out, s.Label()+": "+s.Broke)
+		}
+	}
+	return out
 }
 
 // Unanswered lists the subjects whose rules could not be checked because
-// their call got no answer, by label.
+// their call got no answer, by label (not those whose call broke the
+// protocol: Broken).
 func (r *Report) Unanswered() []string {
 	var out []string
 	for _, s := range r.Subjects {
+		if s.Broke != "" {
+			continue
+		}
 		for _, res := range s.Results {
 			if res.Status == Incomplete {
 				out = append(out, s.Label())

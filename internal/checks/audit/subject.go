@@ -45,6 +45,7 @@ type outcome struct {
 	requests mcp.InputRequestMap
 	state    string
 	err      error
+	broke    bool // kBroken: the server broke the protocol (not a time limit, not gone)
 	ex       *exchange
 	// Questions the server asked during the request (2025-11-25 and older):
 	// server-initiated elicitations and the URL questions of a -32042 error.
@@ -187,6 +188,7 @@ func failedOutcome(err error) outcome {
 	o := outcome{kind: kBroken, err: err}
 	if se := (*session.Error)(nil); errors.As(err, &se) {
 		o.err = se.Err // the report names the request already
+		o.broke = se.Kind == session.KindProtocol
 	}
 	var w *jsonrpc.Error
 	if errors.As(err, &w) {
@@ -240,6 +242,16 @@ func noAnswerReason(o outcome) string {
 	var e *session.Error
 	if errors.As(o.err, &e) {
 		return e.Err.Error()
+	}
+	return o.err.Error()
+}
+
+// protocolBroken is how the call of o broke the protocol (the server's
+// fault: a session error of kind protocol), or "" when it ended otherwise
+// (no answer in time, the server gone).
+func protocolBroken(o outcome) string {
+	if !o.broke || o.err == nil {
+		return ""
 	}
 	return o.err.Error()
 }

@@ -131,8 +131,13 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 	if !s.report.Asks && x.last.kind == kBroken {
 		// No answer at all: nothing about the subject can be told, and the
 		// other probes would wait as long for nothing.
+		note := "the call got no answer: " + firstLine(noAnswerReason(x.last))
+		if broke := protocolBroken(x.last); broke != "" {
+			s.report.Broke = firstLine(broke)
+			note = "the server broke the protocol: " + s.report.Broke
+		}
 		for _, r := range subjectRules() {
-			x.c.incomplete(r, "the call got no answer: "+firstLine(noAnswerReason(x.last)))
+			x.c.incomplete(r, note)
 		}
 		return false
 	}
