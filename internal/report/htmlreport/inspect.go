@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askback/askback/internal/checks/inspect"
+	"github.com/askback/askback/internal/text/runecut"
 )
 
 // inspectPage is the body of an `inspect` report.
@@ -149,7 +150,7 @@ func WriteInspect(w io.Writer, m Meta, r *inspect.Report, probes []inspect.Probe
 		body.Probes = append(body.Probes, t.probe(p))
 	}
 	for _, ic := range icons {
-		body.Icons = append(body.Icons, iconView{Owner: t.line(ic.Owner), Source: t.line(clip(ic.Source, 200)), Problem: t.line(ic.Problem),
+		body.Icons = append(body.Icons, iconView{Owner: t.line(ic.Owner), Source: t.line(runecut.Clip(ic.Source, 200)), Problem: t.line(ic.Problem),
 			Type: t.line(ic.MIMEType), File: t.line(ic.File), OK: ic.OK, Bytes: ic.Bytes})
 	}
 	verdict := "passed"
@@ -169,16 +170,4 @@ func (t text) question2(q inspect.Question) string {
 		s = strconv.Quote(q.Key) + " " + s
 	}
 	return t.line(s)
-}
-
-// clip cuts s to n bytes where a rune starts, saying how much was left out.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }

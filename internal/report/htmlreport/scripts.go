@@ -181,9 +181,5 @@ func (t text) encode(v any, indent string) string {
 		return t.line(fmt.Sprint(v))
 	}
 	s := strings.TrimSuffix(b.String(), "\n")
-	if len(s) > maxShownJSON {
-		head := runecut.Prefix(s, maxShownJSON)
-		s = head + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
-	}
-	return t.block(s)
+	return t.block(runecut.Clip(s, maxShownJSON))
 }

@@ -44,22 +44,13 @@ const MaxValue = 4096
 // logValue bounds each value a problem's line on the log shows.
 const logValue = 512
 
-// cutText is s cut to n bytes, saying how many were left out.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head := runecut.Prefix(s, n)
-	return head + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
-}
-
 // cutJSON is v, or when longer than n bytes a JSON string of its start
 // and how much was left out.
 func cutJSON(v json.RawMessage, n int) json.RawMessage {
 	if len(v) <= n {
 		return v
 	}
-	b, err := json.Marshal(cutText(string(v), n))
+	b, err := json.Marshal(runecut.Clip(string(v), n))
 	if err != nil {
 		return nil
 	}
@@ -68,9 +59,9 @@ func cutJSON(v json.RawMessage, n int) json.RawMessage {
 
 // bounded is p with each value cut to MaxValue.
 func (p Problem) bounded() Problem {
-	p.Request = cutText(p.Request, MaxValue)
-	p.Key = cutText(p.Key, MaxValue)
-	p.Detail = cutText(p.Detail, MaxValue)
+	p.Request = runecut.Clip(p.Request, MaxValue)
+	p.Key = runecut.Clip(p.Key, MaxValue)
+	p.Detail = runecut.Clip(p.Detail, MaxValue)
 	p.Recorded = cutJSON(p.Recorded, MaxValue)
 	p.Got = cutJSON(p.Got, MaxValue)
 	if p.Nearest != nil {
@@ -180,9 +171,9 @@ func (rp *reporter) sayLocked(p Problem) {
 	detail := p.Detail
 	if p.Kind == ProblemAnswer && len(p.Recorded) > 0 && len(p.Got) > 0 {
 		// The values compared, which the detail does not repeat.
-		detail += fmt.Sprintf(": recorded %s, got %s", cutText(string(p.Recorded), logValue), cutText(string(p.Got), logValue))
+		detail += fmt.Sprintf(": recorded %s, got %s", runecut.Clip(string(p.Recorded), logValue), runecut.Clip(string(p.Got), logValue))
 	}
-	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, cutText(where, logValue), detail)
+	fmt.Fprintf(rp.log, "mcp-tester serve: %s: %s: %s\n", p.Kind, runecut.Clip(where, logValue), detail)
 }
 
 // fault counts a fault applied to a request and says so.

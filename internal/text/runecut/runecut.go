@@ -1,10 +1,12 @@
 // Package runecut cuts text to a number of bytes without cutting a
 // character in two: the one loop every bounded excerpt, status and path
-// shares. What a cut text ends with (an ellipsis, a count of the bytes left
-// out) is the caller's.
+// shares. [Clip] is the one way a cut text says how much it left out.
 package runecut
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Prefix is the longest start of s of at most n bytes that ends where a
 // rune starts: s itself when it is no longer than n.
@@ -17,6 +19,16 @@ func Prefix(s string, n int) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// Clip is s when it is no longer than n bytes, else its Prefix of n bytes
+// followed by how many bytes were left out: "… (N more bytes)".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := Prefix(s, n)
+	return head + "… (" + strconv.Itoa(len(s)-len(head)) + " more bytes)"
 }
 
 // Suffix is the longest end of s of at most n bytes that begins where a

@@ -44,3 +44,22 @@ func FuzzPrefixSuffix(f *testing.F) {
 		}
 	})
 }
+
+// Clip keeps a text that fits, and cuts one that does not where a rune
+// starts, saying how many bytes it left out.
+func TestClipSaysWhatItLeftOut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 5, "short"},
+		{"abcdef", 3, "abc… (3 more bytes)"},
+		{"aé", 2, "a… (2 more bytes)"}, // é is two bytes: not cut in two
+		{"x", 0, "… (1 more bytes)"},
+	} {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -48,11 +48,7 @@ func Block(s string) string {
 // task's status, a progress or log message): at most max bytes of s are
 // shown, cut where a rune starts, then how many bytes were left out.
 func Clip(s string, max int) string {
-	if len(s) <= max {
-		return Line(s)
-	}
-	head := runecut.Prefix(s, max)
-	return Line(head) + fmt.Sprintf("… (%d more bytes)", len(s)-len(head))
+	return Line(runecut.Clip(s, max))
 }
 
 // Has reports whether s holds anything [Block] would change: a control or
