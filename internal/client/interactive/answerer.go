@@ -110,6 +110,12 @@ func (a *Answerer) inputEnded() {
 	})
 }
 
+// interrupted ends the line of the prompt an interrupt cut short, so that
+// what the command says next starts a line of its own.
+func (a *Answerer) interrupted() {
+	a.shown.endLine()
+}
+
 // Answer shows q to the person and returns what they chose. It returns
 // answer.ErrNoAnswer when it cannot ask (no input or output, or a form
 // whose schema could not be read).
@@ -202,6 +208,17 @@ func (u *untilEnd) Write(p []byte) (int, error) {
 		u.mu.Unlock()
 	}
 	return n, err
+}
+
+// endLine ends the line written last, if it is open, even once the input
+// has ended (as it may have with an interrupt).
+func (u *untilEnd) endLine() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.open {
+		u.open = false
+		_, _ = io.WriteString(u.w, "\n")
+	}
 }
 
 // midLine reports whether what was written last ended within a line (a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -81,7 +82,11 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		f = f.WithTheme(huh.ThemeFunc(plainTheme))
 	}
 	if a.opts.Accessible {
-		f = f.WithAccessible(true).WithInput(a.in).WithOutput(a.out())
+		// A prompt left behind (an interrupt ended its question) shows
+		// nothing more: what it would write after is for no question.
+		out := &shutter{w: a.out()}
+		defer out.shut()
+		f = f.WithAccessible(true).WithInput(a.in).WithOutput(out)
 	} else {
 		in := a.in
 		if a.tty != nil {
@@ -120,12 +125,18 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		select {
 		case err = <-done:
 		case <-ctx.Done():
-			return false, fmt.Errorf("ask at the terminal: %w", context.Cause(ctx))
 		}
 	} else {
 		err = f.RunWithContext(ctx)
 	}
 	switch {
+	case ctx.Err() != nil:
+		// Interrupted (or out of time) while the person was asked: that is
+		// what ended the question, whatever the prompt met meanwhile (the
+		// end of an input that ended with the interrupt, the forms
+		// library's own reading of the signal as Esc).
+		a.interrupted()
+		return false, fmt.Errorf("ask at the terminal: %w", context.Cause(ctx))
 	case errors.Is(err, errInputEnded), a.atEOF():
 		a.inputEnded()
 		return false, answer.ErrNoAnswer
@@ -334,6 +345,28 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 		}
 	}
 	return result("accept", nil), nil
+}
+
+// shutter writes to w until it is shut, and drops what comes after.
+type shutter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (s *shutter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+func (s *shutter) shut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
 }
 
 // hidingWriter writes what it is given with hide applied.
