@@ -107,7 +107,7 @@ type Report struct {
 	// Interrupted the flows in flight when the run's context ended (Ctrl-C):
 	// neither, as their servers did nothing wrong.
 	Flows, Failed, Interrupted int
-	Elapsed       time.Duration
+	Elapsed                    time.Duration
 	// Throughput is completed flows per second.
 	Throughput float64
 	// Flow summarises the latency of completed flows, Rounds that of each
