@@ -175,6 +175,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	if err := writeBenchReports(opts, sopts, rep); err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		// Ctrl-C: what ran is reported (the flows it cut short as
+		// interrupted), and the command says it was interrupted (exit 130).
+		return ctx.Err()
+	}
 	if rep.Failed > 0 {
 		return &exitError{code: ExitFailed}
 	}
