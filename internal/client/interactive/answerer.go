@@ -41,6 +41,12 @@ type Options struct {
 	// that no more questions are shown (for the command's stderr). Nil
 	// writes the line to Out.
 	Note func(string)
+	// Interrupt, if set, is what Ctrl-C typed at a full-screen form does:
+	// it interrupts the command, as the signal does at a line prompt (a
+	// full-screen form reads the terminal's keys raw, so that Ctrl-C comes
+	// to it as a key, not as a signal). Nil: Ctrl-C cancels the question,
+	// as Esc does.
+	Interrupt func()
 }
 
 // Answerer asks a person at the terminal. It implements answer.Answerer.

@@ -68,7 +68,11 @@ func (a *Answerer) out() io.Writer {
 
 func (a *Answerer) keymap() *huh.KeyMap {
 	km := huh.NewDefaultKeyMap()
-	km.Quit = key.NewBinding(key.WithKeys("esc", "ctrl+c"), key.WithHelp("esc", "cancel"))
+	quit := []string{"esc", "ctrl+c"}
+	if a.opts.Interrupt != nil {
+		quit = quit[:1] // Ctrl-C interrupts (see run)
+	}
+	km.Quit = key.NewBinding(key.WithKeys(quit...), key.WithHelp("esc", "cancel"))
 	// Esc cancels the question; filtering would give it a second meaning.
 	km.Select.Filter.SetEnabled(false)
 	km.MultiSelect.Filter.SetEnabled(false)
@@ -95,6 +99,18 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 			in = fin
 		}
 		opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(a.opts.Out)}
+		if a.opts.Interrupt != nil {
+			// Ctrl-C has one meaning, at a form as at a line prompt: it
+			// interrupts the command (whose context then ends this form);
+			// no answer is sent for it. Esc cancels the question.
+			opts = append(opts, tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+				if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "ctrl+c" {
+					a.opts.Interrupt()
+					return nil
+				}
+				return msg
+			}))
+		}
 		if a.opts.NoColor {
 			opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 		}
