@@ -248,6 +248,10 @@ func printable(s string) string {
 	return q[1 : len(q)-1]
 }
 
+// errNothingPasted is the end of the input before an address was pasted:
+// no answer, so the login waits on for the browser (see awaitRedirect).
+var errNothingPasted = errors.New("the input ended before an address was pasted")
+
 // readLine reads one line of at most max bytes from r.
 func readLine(r io.Reader, max int) (string, error) {
 	br := bufio.NewReaderSize(io.LimitReader(r, int64(max)+1), 4096)
@@ -257,7 +261,7 @@ func readLine(r io.Reader, max int) (string, error) {
 	}
 	if err != nil && (err != io.EOF || line == "") {
 		if err == io.EOF {
-			return "", errors.New("the input ended before an address was pasted")
+			return "", errNothingPasted
 		}
 		return "", err
 	}

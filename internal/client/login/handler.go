@@ -593,12 +593,21 @@ func awaitRedirect(ctx context.Context, w io.Writer, recv *receiver, pasted <-ch
 		}
 	}
 	var r redirectResult
+	inputEnded := ""
 wait:
 	for {
 		select {
 		case r = <-recv.results:
 			break wait
 		case r = <-pasted:
+			if errors.Is(r.err, errNothingPasted) {
+				// No address to read (a script, a job in the background):
+				// the browser may still come back to the loopback address.
+				inputEnded = "; the input ended before an address was pasted"
+				fmt.Fprintf(w, "mcp-tester: the input ended before an address was pasted: still waiting for the browser to come back to %s\n", redirect)
+				pasted = nil
+				continue
+			}
 			break wait
 		case <-recv.ignored:
 			note()
@@ -609,6 +618,9 @@ wait:
 			why := ""
 			if ignored > 0 {
 				why = fmt.Sprintf(" with this login's state (%d request%s with another state ignored)", ignored, plural(ignored))
+			}
+			if inputEnded != "" {
+				return r, fmt.Errorf("the browser did not come back to %s%s%s: login abandoned", redirect, why, inputEnded)
 			}
 			return r, fmt.Errorf("the browser did not come back to %s%s: login abandoned (%s lets you paste the address)", redirect, why, noBrowser)
 		}

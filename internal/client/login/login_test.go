@@ -363,6 +363,52 @@ func lineWriter(lines chan<- string) io.Writer {
 	return w
 }
 
+// With --no-browser and the input at its end (a script, a job in the
+// background), there is nothing to paste, but the loopback address still
+// listens: a browser on the same machine that the person opened the
+// address in completes the login. The end of the input is said once.
+func TestNoBrowserInputEndedWaitsForTheBrowser(t *testing.T) {
+	server, _ := servers(t, authserver.Options{})
+	lines := make(chan string, 16)
+	l := &login.Login{Settings: login.Settings{NoBrowser: true}, Cache: &login.Cache{Dir: t.TempDir()}, In: strings.NewReader(""), ErrOut: lineWriter(lines)}
+	l.Open = func(context.Context, string) error {
+		t.Error("a browser was opened with --no-browser")
+		return nil
+	}
+	said := make(chan []string, 1)
+	go func() {
+		var seen []string
+		address := ""
+		for line := range lines {
+			seen = append(seen, line)
+			if a, ok := strings.CutPrefix(line, "  "); ok {
+				address = a
+			}
+			if address != "" && strings.Contains(line, "the input ended before an address was pasted: still waiting for the browser") {
+				// The person's browser signs in and follows the redirect
+				// back to the loopback address.
+				resp, err := http.Get(address + "&user=alice")
+				if err != nil {
+					t.Error(err)
+				} else {
+					resp.Body.Close()
+				}
+				said <- seen
+				return
+			}
+		}
+	}()
+	got, err := call(t, l, server, "whoami", nil)
+	if err != nil || got != "alice (scopes: mcp)" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	select {
+	case <-said:
+	default:
+		t.Error("the end of the input was not told of")
+	}
+}
+
 func TestPastedAddressThatIsNotOne(t *testing.T) {
 	server, _ := servers(t, authserver.Options{})
 	l := &login.Login{Settings: login.Settings{NoBrowser: true}, Cache: &login.Cache{Dir: t.TempDir()},
