@@ -249,17 +249,18 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 		return audit.Options{}, err
 	}
 	opts := audit.Options{
-		Hint:          flagHint,
-		Name:          auditFlagName,
-		Target:        t,
-		Protocol:      o.Conn.Protocol,
-		Timeout:       o.Conn.Timeout,
-		MaxRounds:     o.Conn.MaxRounds,
-		Samples:       samples,
-		Roots:         roots,
-		ClientName:    "mcp-tester-audit",
-		ClientVersion: Version(),
-		Trace:         o.Conn.sessionTrace,
+		Hint:           flagHint,
+		Name:           auditFlagName,
+		Target:         t,
+		Protocol:       o.Conn.Protocol,
+		Timeout:        o.Conn.Timeout,
+		ConnectTimeout: o.Conn.connectTimeout(),
+		MaxRounds:      o.Conn.MaxRounds,
+		Samples:        samples,
+		Roots:          roots,
+		ClientName:     "mcp-tester-audit",
+		ClientVersion:  Version(),
+		Trace:          o.Conn.sessionTrace,
 	}
 	if err := o.apply(o.IO, &opts); err != nil {
 		return audit.Options{}, err

@@ -24,7 +24,7 @@ type auditFlags struct {
 	Args          []string // NAME=JSON (--args)
 	Include       []string // destructive tools to call too (--include)
 	ReadOnly      bool     // only the tools marked read-only (--read-only)
-	// Deadline bounds the whole audit (--deadline); DeadlineSet says it
+	// Deadline bounds the audit's checks (--deadline); DeadlineSet says it
 	// was given: without it the bound is deadlineFactor × --timeout.
 	Deadline    time.Duration
 	DeadlineSet bool
@@ -40,7 +40,7 @@ func addAuditFlags(cmd *cobra.Command, a *auditFlags, scope string) {
 	stringsVar(f, &a.Args, "args", scope+`arguments for one tool or prompt: NAME=JSON object (repeatable)`)
 	stringsVar(f, &a.Include, "include", scope+"call this destructive tool too (repeatable; '*' allows every tool)")
 	f.BoolVar(&a.ReadOnly, "read-only", false, scope+"call only the tools marked read-only (readOnlyHint), and those --include names")
-	f.DurationVar(&a.Deadline, "deadline", 0, "time limit for the whole audit; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
+	f.DurationVar(&a.Deadline, "deadline", 0, "time limit for the audit's checks, from when the server has answered the connect and its lists; checks not run by then are reported incomplete (default 20 × --timeout; 0: no limit)")
 }
 
 // noteDeadlineSet records whether --deadline was given; call it before the

@@ -25,18 +25,22 @@ import (
 // ConnOptions are the flags every command that talks to a server shares.
 type ConnOptions struct {
 	// Progress asks for progress on tool calls and prints it (--progress).
-	Progress      bool
-	Command       string
-	URL           string
-	Headers       []string
-	Transport     string
-	Protocol      string
-	Timeout       time.Duration
-	MaxRounds     int
-	NoURL         bool
-	NoElicitation bool
-	NoValidate    bool
-	NoTasks       bool
+	Progress  bool
+	Command   string
+	URL       string
+	Headers   []string
+	Transport string
+	Protocol  string
+	Timeout   time.Duration
+	// ConnectTimeout bounds starting or reaching the server and the
+	// initialize handshake (--connect-timeout); not given, the larger of
+	// a minute and --timeout (session.Options.ConnectLimit).
+	ConnectTimeout time.Duration
+	MaxRounds      int
+	NoURL          bool
+	NoElicitation  bool
+	NoValidate     bool
+	NoTasks        bool
 	// Roots answer roots/list (--root URI[=NAME]); none given: roots are
 	// not declared.
 	Roots []string
@@ -87,6 +91,8 @@ type ConnOptions struct {
 	// oneServer the command that reads one server, for the error.
 	profiles  []string
 	oneServer string
+	// connectNone: a profile gave connect_timeout 0 (no limit).
+	connectNone bool
 }
 
 // addConnFlags binds what every command that connects takes: how to reach
@@ -143,7 +149,8 @@ func addServerFlags(cmd *cobra.Command, o *ConnOptions) {
 	stringsVarP(f, &o.Headers, "header", "H", `send "Name: value" with every HTTP request (repeatable)`)
 	f.StringVar(&o.Transport, "transport", target.TransportAuto, "HTTP transport: auto, streamable or sse")
 	f.StringVar(&o.Protocol, "protocol", "", "protocol version to speak (default: the newest, 2026-07-28)")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for connecting and for each request (0: none)")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit for each request, once connected (0: none)")
+	f.DurationVar(&o.ConnectTimeout, "connect-timeout", 0, "time limit for starting or reaching the server and the initialize handshake (default: the larger of 1m and --timeout; 0: none)")
 	addLoginFlags(cmd, &o.Auth)
 }
 
@@ -387,12 +394,26 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 		OnTask:          o.running.observe(taskStatusPrinter(io)),
 		MaxRounds:       o.MaxRounds,
 		Timeout:         o.Timeout,
+		ConnectTimeout:  o.connectTimeout(),
 		ClientName:      "mcp-tester",
 		ClientVersion:   Version(),
 		Warn:            func(msg string) { fmt.Fprintf(io.ErrOut, "mcp-tester: warning: %s\n", termsafe.Line(msg)) },
 		Middleware:      o.middleware,
 		Observe:         o.observer(),
 	}, nil
+}
+
+// connectTimeout is --connect-timeout as session.Options.ConnectTimeout
+// takes it: not given, zero (the larger of a minute and --timeout); given
+// as 0, negative (no limit).
+func (o *ConnOptions) connectTimeout() time.Duration {
+	switch {
+	case o.ConnectTimeout > 0:
+		return o.ConnectTimeout
+	case o.given("connect-timeout") || o.connectNone:
+		return -1
+	}
+	return 0
 }
 
 func questionName(e exchange.Entry) string {
@@ -447,6 +468,8 @@ func flagHint(s session.Setting, value string) string {
 		return "leave out --no-tasks"
 	case session.SettingValidate:
 		return "use --no-validate to send it anyway"
+	case session.SettingConnectTimeout:
+		return "raise --connect-timeout if the server needs longer to start"
 	}
 	return ""
 }

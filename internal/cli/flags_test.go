@@ -17,9 +17,9 @@ import (
 // Each command registers the flags it uses, and only those.
 func TestCommandFlags(t *testing.T) {
 	login := "assertion-file client-credentials client-id client-key client-metadata-url id-token-file identity idp-client-id idp-issuer login login-timeout no-browser redirect-url scope"
-	conn := "command header profile protocol show-secrets show-state timeout trace transport url verbose " + login
+	conn := "command connect-timeout header profile protocol show-secrets show-state timeout trace transport url verbose " + login
 	want := map[string]string{
-		"audit":               "allow-empty args command deadline format header html include junit max-rounds other-header other-identity profile protocol quiet read-only root sample sarif-file show-secrets show-state timeout trace transport url verbose " + login,
+		"audit":               "allow-empty args command connect-timeout deadline format header html include junit max-rounds other-header other-identity profile protocol quiet read-only root sample sarif-file show-secrets show-state timeout trace transport url verbose " + login,
 		"catalog save":        conn + " output",
 		"catalog diff":        conn + " fail-on format",
 		"auth login":          "header timeout " + login,
@@ -30,12 +30,12 @@ func TestCommandFlags(t *testing.T) {
 		"tools call":          conn + " accessible args elicit format interactive json max-rounds no-elicitation no-tasks no-url no-validate no-wait open open-despite-warnings progress raw record root sample strict",
 		"complete":            conn + " context format prompt template",
 		"completion":          "",
-		"scan":                "all-profiles catalog command fail-on format header html profile protocol sarif-file show-secrets show-state timeout trace transport url verbose " + login,
-		"grade":               "args badge badge-label check-icons command deadline format header html include max-rounds min-grade no-audit other-header other-identity profile protocol quiet read-only sarif-file show-secrets show-state timeout trace transport url verbose " + login,
+		"scan":                "all-profiles catalog command connect-timeout fail-on format header html profile protocol sarif-file show-secrets show-state timeout trace transport url verbose " + login,
+		"grade":               "args badge badge-label check-icons command connect-timeout deadline format header html include max-rounds min-grade no-audit other-header other-identity profile protocol quiet read-only sarif-file show-secrets show-state timeout trace transport url verbose " + login,
 		"inspect":             conn + " check-icons download-icons format html max-probes max-rounds min-score no-elicitation no-tasks no-url probe root sample sarif-file",
 		"logging":             conn + " count format",
 		"ping":                conn + " format",
-		"profile add":         "assertion-file client-credentials client-id client-key client-metadata-url client-secret command force global header identity local no-browser protocol redirect-url scope timeout transport url",
+		"profile add":         "assertion-file client-credentials client-id client-key client-metadata-url client-secret command connect-timeout force global header identity local no-browser protocol redirect-url scope timeout transport url",
 		"profile list":        "format",
 		"proxy":               "addr-file command listen listen-any max-bytes max-streams output show-state transport url",
 		"profile remove":      "",

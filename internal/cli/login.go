@@ -87,7 +87,7 @@ func addLoginFlags(cmd *cobra.Command, o *LoginOptions) {
 	stringsVar(f, &o.Scopes, "scope", "an OAuth scope to ask for besides the ones the server names (repeatable)")
 	f.StringVar(&o.RedirectURL, "redirect-url", "", "the loopback address the browser comes back to (default: a free port on 127.0.0.1)")
 	f.BoolVar(&o.NoBrowser, "no-browser", false, "do not open a browser: print the login address and read back the address the browser ends on")
-	f.DurationVar(&o.Timeout, "login-timeout", 0, "a time limit of its own for an OAuth login, --timeout paused meanwhile (default: the login ends within --timeout)")
+	f.DurationVar(&o.Timeout, "login-timeout", 0, "a time limit of its own for an OAuth login, --timeout (or --connect-timeout, when connecting) paused meanwhile (default: the login ends within them)")
 }
 
 func (o *LoginOptions) getenv(name string) string {
@@ -177,6 +177,8 @@ func loginFlagName(s login.Setting) string {
 		return "--login-timeout"
 	case login.SettingRequestTimeout:
 		return "--timeout"
+	case login.SettingConnectTimeout:
+		return "--connect-timeout"
 	case login.SettingHeaders:
 		return `-H "Name: value"`
 	}

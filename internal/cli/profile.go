@@ -69,6 +69,13 @@ func (o *ConnOptions) applyProfile() error {
 		}
 		o.Timeout = d
 	}
+	if !given("connect-timeout") {
+		d, set, err := x.ConnectTimeoutDuration()
+		if err != nil {
+			return usageErr("profile %q: %v", o.Profile, err)
+		}
+		o.ConnectTimeout, o.connectNone = d, set && d == 0
+	}
 	if x.Auth != nil {
 		o.Auth.fromProfile(o.Profile, x.Auth)
 	}

@@ -24,9 +24,11 @@ type ProfileAddOptions struct {
 	Profile profile.Profile
 	Headers []string
 	Timeout time.Duration
-	Local   bool
-	Global  bool
-	Force   bool
+	// ConnectTimeout is --connect-timeout (0: no limit).
+	ConnectTimeout time.Duration
+	Local          bool
+	Global         bool
+	Force          bool
 	// Auth is the profile's login settings, from the login flags.
 	Auth profile.Auth
 }
@@ -45,6 +47,9 @@ func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *Prof
 			if cmd.Flags().Changed("timeout") {
 				opts.Profile.Timeout = opts.Timeout.String()
 			}
+			if cmd.Flags().Changed("connect-timeout") {
+				opts.Profile.ConnectTimeout = opts.ConnectTimeout.String()
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -57,7 +62,8 @@ func newProfileAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *Prof
 	stringsVarP(f, &opts.Headers, "header", "H", `"Name: value" to send with every HTTP request; write secrets as ${ENV_VAR} (repeatable)`)
 	f.StringVar(&opts.Profile.Transport, "transport", "", "HTTP transport: auto, streamable or sse")
 	f.StringVar(&opts.Profile.Protocol, "protocol", "", "protocol version to speak")
-	f.DurationVar(&opts.Timeout, "timeout", 0, "time limit for connecting and for each request")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "time limit for each request, once connected")
+	f.DurationVar(&opts.ConnectTimeout, "connect-timeout", 0, "time limit for starting or reaching the server and the initialize handshake (0: none)")
 	f.StringVar(&opts.Auth.Identity, "identity", "", "the cached login the profile uses (see mcp-tester auth)")
 	f.StringVar(&opts.Auth.ClientID, "client-id", "", "a pre-registered OAuth client id")
 	f.StringVar(&opts.Auth.ClientSecret, "client-secret", "", "its secret, written as ${ENV_VAR}")

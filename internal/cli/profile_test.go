@@ -70,3 +70,42 @@ func TestNewProfileCmds(t *testing.T) {
 		{name: "no name", args: nil, wantErr: "accepts 1 arg(s), received 0"},
 	})
 }
+
+// --connect-timeout as the session takes it: not given, the session's
+// default (0); given, its value, and 0 there is none (negative); a
+// profile's connect_timeout alike, the flag given winning.
+func TestConnectTimeoutFlagAndProfile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	yml := "profiles:\n  slow:\n    command: x\n    connect_timeout: 5m\n  unbounded:\n    command: x\n    connect_timeout: 0s\n  plain:\n    command: x\n"
+	if err := os.WriteFile(filepath.Join(dir, "mcp-tester.yml"), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"-c", "x"}, 0},
+		{[]string{"-c", "x", "--connect-timeout", "2m"}, 2 * time.Minute},
+		{[]string{"-c", "x", "--connect-timeout", "0"}, -1},
+		{[]string{"-p", "plain"}, 0},
+		{[]string{"-p", "slow"}, 5 * time.Minute},
+		{[]string{"-p", "unbounded"}, -1},
+		{[]string{"-p", "unbounded", "--connect-timeout", "1s"}, time.Second},
+		{[]string{"-p", "slow", "--connect-timeout", "0"}, -1},
+	} {
+		cmd := &cobra.Command{Use: "x"}
+		opts := &ConnOptions{}
+		addConnFlags(cmd, opts)
+		if err := cmd.Flags().Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := opts.applyProfile(); err != nil {
+			t.Fatal(err)
+		}
+		if got := opts.connectTimeout(); got != c.want {
+			t.Errorf("%q: connect timeout %v, want %v", c.args, got, c.want)
+		}
+	}
+}

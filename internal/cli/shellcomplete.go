@@ -72,6 +72,9 @@ func completeFromServer(ios *iostreams.IOStreams, o *ConnOptions, kind string) c
 		if conn.Timeout <= 0 || conn.Timeout > completionTimeout {
 			conn.Timeout = completionTimeout
 		}
+		if conn.ConnectTimeout <= 0 || conn.ConnectTimeout > completionTimeout {
+			conn.ConnectTimeout = completionTimeout
+		}
 		quiet := &iostreams.IOStreams{In: ios.In, Out: io.Discard, ErrOut: io.Discard}
 		s, err := conn.openToList(ctx, quiet, nil)
 		if err != nil {

@@ -144,12 +144,15 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	}
 	ropts := script.RunOptions{
 		ConnectScript: script.SessionConnectScript(sopts),
-		Jobs:          opts.Jobs,
-		StepTimeout:   opts.StepTimeout,
-		Stdin:         opts.IO.In,
-		Verbose:       opts.Verbose,
-		Samples:       samples,
-		NoTasks:       "(--no-tasks was given); run without --no-tasks to drive tasks",
+		// The session bounds its connect (--connect-timeout), and its
+		// error names the flag.
+		ConnectTimeout: -1,
+		Jobs:           opts.Jobs,
+		StepTimeout:    opts.StepTimeout,
+		Stdin:          opts.IO.In,
+		Verbose:        opts.Verbose,
+		Samples:        samples,
+		NoTasks:        "(--no-tasks was given); run without --no-tasks to drive tasks",
 	}
 	// A progress line on a terminal, out of the way while a person
 	// answers there.

@@ -159,6 +159,9 @@ func (o *UIOptions) runArgs(t ui.Target) []string {
 	}
 	flag("--protocol", t.Protocol)
 	out = append(out, "--timeout", c.Timeout.String())
+	if ct := c.connectTimeout(); ct != 0 {
+		out = append(out, "--connect-timeout", max(ct, 0).String())
+	}
 	if t.URL == "" {
 		return out // the rest applies to a server reached by URL
 	}

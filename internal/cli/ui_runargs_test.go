@@ -27,4 +27,9 @@ func TestUIRunArgs(t *testing.T) {
 			t.Errorf("runArgs(%+v) = %s; want %s", tc.t, got, tc.want)
 		}
 	}
+	// --connect-timeout goes along when given.
+	o.Conn.ConnectTimeout = 2 * time.Minute
+	if got, want := strings.Join(o.runArgs(ui.Target{Command: "bin/deployer"}), " "), "-c bin/deployer --timeout 30s --connect-timeout 2m0s"; got != want {
+		t.Errorf("runArgs = %s; want %s", got, want)
+	}
 }

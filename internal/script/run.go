@@ -11,6 +11,7 @@ import (
 
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/session"
 )
 
 // DefaultStepTimeout bounds each step unless RunOptions.StepTimeout or the
@@ -18,8 +19,10 @@ import (
 const DefaultStepTimeout = 30 * time.Second
 
 // DefaultConnectTimeout bounds opening a session unless
-// RunOptions.ConnectTimeout says otherwise.
-const DefaultConnectTimeout = 30 * time.Second
+// RunOptions.ConnectTimeout says otherwise: the session's own default
+// (session.DefaultConnectTimeout), since starting a server may take
+// longer than a step.
+const DefaultConnectTimeout = session.DefaultConnectTimeout
 
 // RunOptions configures a run.
 type RunOptions struct {
@@ -36,7 +39,9 @@ type RunOptions struct {
 	// StepTimeout bounds each step (DefaultStepTimeout when zero).
 	StepTimeout time.Duration
 	// ConnectTimeout bounds opening a script's session
-	// (DefaultConnectTimeout when zero).
+	// (DefaultConnectTimeout when zero); negative leaves the bound to
+	// Connect (a session's Options.ConnectTimeout, whose error names its
+	// setting).
 	ConnectTimeout time.Duration
 	// Stdin is where input_var reads its lines. Shared by all scripts.
 	Stdin io.Reader
@@ -159,7 +164,7 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = DefaultStepTimeout
 	}
-	if opts.ConnectTimeout <= 0 {
+	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = DefaultConnectTimeout
 	}
 	jobs := min(max(opts.Jobs, 1), max(len(scripts), 1))

@@ -262,8 +262,11 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 }
 
 func (r *runner) connect(ctx context.Context, s *Script) (Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.ConnectTimeout)
-	defer cancel()
+	if r.opts.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.ConnectTimeout)
+		defer cancel()
+	}
 	if r.opts.ConnectScript != nil {
 		return r.opts.ConnectScript(ctx, s)
 	}

@@ -98,11 +98,17 @@ type Options struct {
 	// errors and warnings that point at it (a command line's flag, a
 	// test's option field); nil names them as this struct's fields.
 	Name optname.Namer[Option]
-	// Timeout bounds connecting and each request; zero means no limit.
+	// Timeout bounds each request once connected; zero means no limit.
 	Timeout time.Duration
-	// Deadline bounds the whole audit; zero means no limit. When it runs
-	// out the audit stops probing: the checks it did not finish are
-	// Incomplete (never passed) and Report.Stopped says why.
+	// ConnectTimeout bounds each probe's connect: starting or reaching
+	// the server and the initialize handshake (session.Options
+	// ConnectTimeout: zero, the larger of a minute and Timeout; negative,
+	// no limit).
+	ConnectTimeout time.Duration
+	// Deadline bounds the audit's checks, from when the server has
+	// answered its first connect and its lists; zero means no limit. When
+	// it runs out the audit stops probing: the checks it did not finish
+	// are Incomplete (never passed) and Report.Stopped says why.
 	Deadline time.Duration
 	// MaxRounds bounds the rounds of one call; zero means 10.
 	MaxRounds int
@@ -182,13 +188,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	opts = withDefaults(opts)
 	a := &auditor{opts: opts, secrets: headerSecrets(opts.Target.Headers, opts.OtherHeaders), extra: newExtraAnswers(opts.Samples, opts.Roots)}
-	if opts.Deadline > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opts.Deadline, errDeadline)
-		defer cancel()
-	}
-	a.cut = func() bool { return errors.Is(context.Cause(ctx), errDeadline) }
+	a.cut = func() bool { return false }
 
+	// The connect and the lists are bounded by ConnectTimeout and Timeout;
+	// Deadline bounds the checks, from when the server has answered them:
+	// a server that is slow to start (a busy machine, a download) leaves
+	// the checks their time.
 	p, err := a.open(ctx, capsAll, opts.Target)
 	if err != nil {
 		return nil, &UnreachableError{Err: err}
@@ -209,6 +214,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkNames(opts, subjects); err != nil {
 		return nil, &UsageError{Err: err}
 	}
+	if opts.Deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.Deadline, errDeadline)
+		defer cancel()
+	}
+	a.cut = func() bool { return errors.Is(context.Cause(ctx), errDeadline) }
 	a.warnWriters(subjects)
 	server := a.placement(ctx, p, subjects)
 	p.close()

@@ -101,17 +101,18 @@ func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*pro
 		}
 	}
 	s, err := session.Open(ctx, session.Options{
-		Sampler:       p.extra.sampler(),
-		Roots:         p.extra.rootList(),
-		Target:        t,
-		Protocol:      a.opts.Protocol,
-		Hint:          a.opts.Hint,
-		Capabilities:  caps.session(),
-		Timeout:       a.opts.Timeout,
-		MaxRounds:     a.opts.MaxRounds,
-		ClientName:    a.opts.ClientName,
-		ClientVersion: a.opts.ClientVersion,
-		Middleware:    []mcp.Middleware{p.serverRequests},
+		Sampler:        p.extra.sampler(),
+		Roots:          p.extra.rootList(),
+		Target:         t,
+		Protocol:       a.opts.Protocol,
+		Hint:           a.opts.Hint,
+		Capabilities:   caps.session(),
+		Timeout:        a.opts.Timeout,
+		ConnectTimeout: a.opts.ConnectTimeout,
+		MaxRounds:      a.opts.MaxRounds,
+		ClientName:     a.opts.ClientName,
+		ClientVersion:  a.opts.ClientVersion,
+		Middleware:     []mcp.Middleware{p.serverRequests},
 		// A tool that runs only as a task of protocol 2025-11-25 is
 		// called as one (the extension of 2026-07-28 is declared only on
 		// the calls the session runs as tasks, which the audit's are not).

@@ -8,14 +8,18 @@ import (
 )
 
 // Clock is the time limit of the request a login runs in (the command's
-// --timeout, per request): a login without a limit of its own ends
-// within what is left of it; one with its own (Settings.Timeout) pauses
-// it meanwhile.
+// --timeout, per request, or --connect-timeout while connecting): a login
+// without a limit of its own ends within what is left of it; one with its
+// own (Settings.Timeout) pauses it meanwhile.
 type Clock interface {
 	// Pause stops the clock until the function it returns is called.
 	Pause() (resume func())
 	// Left is the time left, false when the clock has no limit.
 	Left() (time.Duration, bool)
+	// Limit is the caller's setting the clock measures, for the error
+	// of a login that ran out of its time: SettingRequestTimeout or
+	// SettingConnectTimeout.
+	Limit() Setting
 }
 
 type clockKey struct{}
@@ -29,6 +33,17 @@ func WithClock(ctx context.Context, c Clock) context.Context {
 func requestClock(ctx context.Context) Clock {
 	c, _ := ctx.Value(clockKey{}).(Clock)
 	return c
+}
+
+// clockLimit is the setting the clock ctx carries measures:
+// SettingRequestTimeout when it carries none.
+func clockLimit(ctx context.Context) Setting {
+	if c := requestClock(ctx); c != nil {
+		if s := c.Limit(); s != 0 {
+			return s
+		}
+	}
+	return SettingRequestTimeout
 }
 
 // pauseClock pauses the clock ctx carries, if any, and returns what
@@ -62,13 +77,16 @@ type loginTimeout struct {
 	limit time.Duration
 	own   bool      // the limit is Settings.Timeout's, not the request's
 	names *Settings // words the settings in the caller's terms
+	// caller is the caller's limit the login shared when not own
+	// (SettingRequestTimeout or SettingConnectTimeout).
+	caller Setting
 }
 
 func (t *loginTimeout) Error() string {
 	if t.own {
 		return fmt.Sprintf("the login did not end within %s (%s gives more time)", roundWait(t.limit), t.names.Name.Word(SettingTimeout))
 	}
-	return fmt.Sprintf("the login did not end within the %s the command had left (%s; %s gives a login a limit of its own)", roundWait(t.limit), t.names.Name.Word(SettingRequestTimeout), t.names.Name.Word(SettingTimeout))
+	return fmt.Sprintf("the login did not end within the %s the command had left (%s; %s gives a login a limit of its own)", roundWait(t.limit), t.names.Name.Word(t.caller), t.names.Name.Word(SettingTimeout))
 }
 
 // asTimeout is the loginTimeout that ended ctx, nil when none did.

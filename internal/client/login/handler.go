@@ -229,7 +229,7 @@ func (h *Handler) run(ctx context.Context, req *http.Request, resp *http.Respons
 		defer resume()
 	}
 	parent := ctx
-	timeout := &loginTimeout{limit: limit, own: own, names: &h.l.Settings}
+	timeout := &loginTimeout{limit: limit, own: own, names: &h.l.Settings, caller: clockLimit(ctx)}
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, timeout)
 	defer cancel()
 	err := h.flowOf(ctx, req, resp, stepUp)

@@ -38,6 +38,10 @@ const (
 	// SettingRequestTimeout is the time limit of the request that needed
 	// the login (the caller's, not a field of Settings).
 	SettingRequestTimeout
+	// SettingConnectTimeout is the time limit of connecting (starting or
+	// reaching the server and the initialize handshake) when a login is
+	// needed to connect (the caller's, not a field of Settings).
+	SettingConnectTimeout
 	// SettingHeaders is the headers sent with every request to the server
 	// (the caller's, not a field of Settings): how to send credentials
 	// other than an OAuth login's.
@@ -75,6 +79,8 @@ func (set Setting) String() string {
 		return "Settings.Timeout"
 	case SettingRequestTimeout:
 		return "the request's time limit"
+	case SettingConnectTimeout:
+		return "the connect's time limit"
 	case SettingHeaders:
 		return "the target's headers"
 	}

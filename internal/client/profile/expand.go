@@ -78,6 +78,7 @@ func (p *Profile) Expanded(lookup func(string) (string, bool)) (*Profile, error)
 	field("transport", &out.Transport)
 	field("protocol", &out.Protocol)
 	field("timeout", &out.Timeout)
+	field("connect_timeout", &out.ConnectTimeout)
 	if p.Auth != nil {
 		a := *p.Auth
 		a.Scopes = append([]string(nil), p.Auth.Scopes...)

@@ -43,8 +43,12 @@ type Profile struct {
 	Transport string `yaml:"transport,omitempty" json:"transport,omitempty"`
 	// Protocol is the protocol version to speak.
 	Protocol string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
-	// Timeout bounds connecting and each request, as a Go duration ("30s").
+	// Timeout bounds each request once connected, as a Go duration
+	// ("30s").
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// ConnectTimeout bounds starting or reaching the server and the
+	// initialize handshake, as a Go duration ("2m"; "0s": no limit).
+	ConnectTimeout string `yaml:"connect_timeout,omitempty" json:"connect_timeout,omitempty"`
 	// Disabled keeps the profile in the file but refuses -p NAME (profile
 	// disable / enable; the field the earlier mcp-tester wrote).
 	Disabled bool `yaml:"disabled,omitempty" json:"disabled,omitempty"`
@@ -114,9 +118,9 @@ func (p *Profile) Validate() error {
 	if p.Auth != nil && p.Command != "" {
 		return errors.New("auth is for a url: a command server needs no login")
 	}
-	if p.Timeout != "" {
-		if _, err := time.ParseDuration(p.Timeout); err != nil {
-			return fmt.Errorf("timeout %q: write a duration such as 30s or 2m", p.Timeout)
+	for _, f := range []struct{ key, v string }{{"timeout", p.Timeout}, {"connect_timeout", p.ConnectTimeout}} {
+		if _, err := duration(f.key, f.v); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -124,12 +128,27 @@ func (p *Profile) Validate() error {
 
 // TimeoutDuration returns the profile's timeout, zero when unset.
 func (p *Profile) TimeoutDuration() (time.Duration, error) {
-	if p.Timeout == "" {
+	return duration("timeout", p.Timeout)
+}
+
+// ConnectTimeoutDuration returns the profile's connect_timeout, and
+// whether it is set.
+func (p *Profile) ConnectTimeoutDuration() (time.Duration, bool, error) {
+	d, err := duration("connect_timeout", p.ConnectTimeout)
+	return d, p.ConnectTimeout != "", err
+}
+
+// duration reads the duration v of key, zero when unset.
+func duration(key, v string) (time.Duration, error) {
+	if v == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(p.Timeout)
+	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("timeout %q: write a duration such as 30s or 2m", p.Timeout)
+		return 0, fmt.Errorf("%s %q: write a duration such as 30s or 2m", key, v)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%s %q: a time can not be negative", key, v)
 	}
 	return d, nil
 }

@@ -183,13 +183,13 @@ func TestParseNamesAnUnknownKey(t *testing.T) {
 func TestParseErrorsSpeakOfTheFile(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"profiles:\n  dev:\n    command: x\n    timout: 5s\n",
-			`line 4: unknown key "timout" in profile "dev"; did you mean "timeout"? (a profile's keys: auth, command, disabled, headers, protocol, timeout, transport, url)`},
+			`line 4: unknown key "timout" in profile "dev"; did you mean "timeout"? (a profile's keys: auth, command, connect_timeout, disabled, headers, protocol, timeout, transport, url)`},
 		{"profile:\n  dev:\n    command: x\n",
 			`line 1: unknown key "profile" at the top of the file; did you mean "profiles"? (the file's keys: profiles)`},
 		{"profiles:\n  dev:\n    url: http://x\n    auth:\n      identity: me\n      colour: red\n",
 			`line 6: unknown key "colour" in the auth of profile "dev" (auth's keys: assertion_file, client_credentials, client_id, client_key, client_metadata_url, client_secret, id_token_file, identity, idp_client_id, idp_issuer, no_browser, redirect_url, scopes)`},
 		{"profiles:\n  a: &base\n    command: x\n  b:\n    <<: *base\n    urll: y\n",
-			`line 6: unknown key "urll" in profile "b"; did you mean "url"? (a profile's keys: auth, command, disabled, headers, protocol, timeout, transport, url)`},
+			`line 6: unknown key "urll" in profile "b"; did you mean "url"? (a profile's keys: auth, command, connect_timeout, disabled, headers, protocol, timeout, transport, url)`},
 		{"profiles: [1, 2]\n", `line 1: profiles must be a mapping of profile names to profiles`},
 		{"profiles:\n  a: 3\n", `line 2: profile "a" must be a mapping of keys such as command or url`},
 		{"profiles:\n  a:\n    headers: [x]\n", `line 3: profile "a": headers must be a mapping of header names to values`},

@@ -24,6 +24,9 @@ type requestClock struct {
 	timer  *time.Timer
 	cancel context.CancelCauseFunc
 	paused int
+	// setting is the caller's limit the clock measures, for a login's
+	// error: the request's (zero) or the connect's.
+	setting login.Setting
 }
 
 // startClock returns a context that ends when d of running time has passed
@@ -54,6 +57,22 @@ func startClock(ctx context.Context, d time.Duration, lean bool) (context.Contex
 	// server) ends within what is left of the request's time, or, with a
 	// limit of its own (--login-timeout), pauses it.
 	return login.WithClock(ctx, c), c
+}
+
+// bounds says which of the caller's limits the clock measures
+// (login.Clock's Limit).
+func (c *requestClock) bounds(s login.Setting) {
+	if c != nil {
+		c.setting = s
+	}
+}
+
+// Limit implements login.Clock.
+func (c *requestClock) Limit() login.Setting {
+	if c == nil || c.setting == 0 {
+		return login.SettingRequestTimeout
+	}
+	return c.setting
 }
 
 // Pause implements login.Clock.

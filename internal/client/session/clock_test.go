@@ -120,3 +120,23 @@ func TestRequestClockLeanOverStdio(t *testing.T) {
 		}
 	})
 }
+
+// Connecting has a bound of its own: given, or the larger of a minute and
+// Timeout (none when Timeout has none); negative is none.
+func TestConnectLimit(t *testing.T) {
+	for _, c := range []struct {
+		timeout, connect, want time.Duration
+	}{
+		{30 * time.Second, 0, time.Minute},
+		{time.Second, 0, time.Minute},
+		{5 * time.Minute, 0, 5 * time.Minute},
+		{0, 0, 0},
+		{time.Second, 2 * time.Second, 2 * time.Second},
+		{time.Hour, time.Second, time.Second},
+		{time.Second, -1, 0},
+	} {
+		if got := (Options{Timeout: c.timeout, ConnectTimeout: c.connect}).ConnectLimit(); got != c.want {
+			t.Errorf("Timeout %v, ConnectTimeout %v: ConnectLimit = %v, want %v", c.timeout, c.connect, got, c.want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ const (
 	// SettingValidate checks answers against their forms before they are
 	// sent (Options.Validate).
 	SettingValidate
+	// SettingConnectTimeout bounds starting or reaching the server and
+	// the initialize handshake (Options.ConnectTimeout).
+	SettingConnectTimeout
 )
 
 // Hint words the way on that an error of the session points at, in the
@@ -51,6 +54,8 @@ func defaultHint(s Setting, value string) string {
 		return "set Options.Tasks"
 	case SettingValidate:
 		return "clear Options.Validate to send it anyway"
+	case SettingConnectTimeout:
+		return "raise Options.ConnectTimeout if the server needs longer to start"
 	}
 	return ""
 }

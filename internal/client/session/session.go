@@ -62,8 +62,13 @@ type Options struct {
 	Validate bool
 	// MaxRounds bounds the rounds of one call; zero means 10.
 	MaxRounds int
-	// Timeout bounds connecting and each request; zero means no limit.
+	// Timeout bounds each request once connected; zero means no limit.
 	Timeout time.Duration
+	// ConnectTimeout bounds connecting: starting or reaching the server
+	// and the initialize handshake (with a login the server asks for
+	// meanwhile). Zero means the larger of DefaultConnectTimeout and
+	// Timeout (no limit when Timeout has none); negative means no limit.
+	ConnectTimeout time.Duration
 	// ClientName and ClientVersion identify the tester to the server.
 	ClientName, ClientVersion string
 	// Warn, if set, receives warnings about a server's odd but survivable
@@ -121,6 +126,26 @@ type Options struct {
 	// progressToken in its _meta) and hears the server's progress
 	// notifications for them, as they come.
 	OnProgress func(Progress)
+}
+
+// DefaultConnectTimeout is the least time a session gives a server to
+// start and answer initialize when Options.ConnectTimeout is zero: a
+// server that is downloaded or built before it starts needs more than a
+// request does.
+const DefaultConnectTimeout = time.Minute
+
+// ConnectLimit is the time limit of connecting that opts give
+// (Options.ConnectTimeout), zero when there is none.
+func (opts Options) ConnectLimit() time.Duration {
+	switch {
+	case opts.ConnectTimeout < 0:
+		return 0
+	case opts.ConnectTimeout > 0:
+		return opts.ConnectTimeout
+	case opts.Timeout <= 0:
+		return 0
+	}
+	return max(DefaultConnectTimeout, opts.Timeout)
 }
 
 // Session is an open connection to a server.
@@ -276,7 +301,8 @@ func (s *Session) connect(ctx context.Context, transport string) error {
 	if err != nil {
 		return err
 	}
-	cctx, clock := s.startClock(ctx)
+	cctx, clock := startClock(ctx, s.opts.ConnectLimit(), s.opts.Target.Command != "")
+	clock.bounds(login.SettingConnectTimeout)
 	defer clock.stop()
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	tr := s.transport(conn, life)
@@ -412,11 +438,11 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	}
 	switch exited, state := conn.Exited(); {
 	case cctx.Err() != nil && ctx.Err() == nil:
-		e.Err = fmt.Errorf("no answer within %s", s.opts.Timeout)
+		e.Err = s.hinted(fmt.Errorf("the server did not answer within %s", s.opts.ConnectLimit()), SettingConnectTimeout, "")
 		if id := s.results.takeStray(); id != "" {
 			// It answered, but to no request of the tester's.
 			e.Kind = KindProtocol
-			e.Err = fmt.Errorf("no answer within %s: %w", s.opts.Timeout, strayError(id))
+			e.Err = fmt.Errorf("the server did not answer within %s: %w", s.opts.ConnectLimit(), strayError(id))
 		}
 	case exited && RPCError(err) == nil:
 		// Say what happened, not how the SDK noticed it. A server
