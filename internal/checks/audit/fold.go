@@ -10,13 +10,19 @@ import (
 // not in a normal result (which AsksNothingRemark reads back).
 const asksNothingNote = "asks nothing"
 
+// callErrorNote begins the note of the rules about questions of a subject
+// whose call ended in an error before it asked anything: not one that
+// asks nothing (it is not known), so it is not folded with those.
+const callErrorNote = "not checked: the call ends in"
+
 // Fold is the subjects of a report as the text and HTML reports show them:
 // those with a table (or a line) of their own, and the rest folded, every
 // one that asks nothing into one group and the skipped ones into a group
 // per reason. The JSON report lists every subject as it is.
 type Fold struct {
 	// Shown are the subjects that keep their own table: those that ask,
-	// the server, and those the audit could not call, in report order.
+	// the server, those the audit could not call, and those whose call
+	// ended in an error before they asked anything, in report order.
 	Shown []*Subject
 	// AsksNothing are the tools, prompts and resources that were called
 	// and asked nothing, so that every rule is n/a, in report order.
@@ -85,6 +91,11 @@ func addSkip(groups []*SkipGroup, reason string, hinted bool, s *Subject) []*Ski
 func AsksNothing(s *Subject) bool {
 	if s.Kind == "server" || s.Skipped != "" || s.NotCalled != "" || s.Asks {
 		return false
+	}
+	for _, res := range s.Results {
+		if strings.HasPrefix(res.Note, callErrorNote) {
+			return false
+		}
 	}
 	_, ok := allNotApplicable(s.Results)
 	return ok

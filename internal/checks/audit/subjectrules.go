@@ -142,7 +142,20 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		return false
 	}
 	x.asksNothing = asksNothingNote
-	if !s.report.Asks && x.last.kind != kComplete {
+	switch {
+	case s.report.Asks || x.last.kind == kComplete:
+	case x.last.kind == kErrorResult || x.last.kind == kRPCError:
+		// Refused before it asked anything (arguments it could not use,
+		// often the audit's own made-up ones): what it asks is not known.
+		x.asksNothing = callErrorNote + " " + firstLine(x.last.describe()) + " before it asked anything, so what it asks is not known"
+		if s.report.ArgsMadeUp {
+			key := s.name // a template's arguments go by the template
+			if s.template != "" {
+				key = s.template
+			}
+			x.asksNothing += fmt.Sprintf(": the audit made up its arguments; give ones it takes with %s %s=JSON", a.opts.Name.Word(OptionArgs), key)
+		}
+	default:
 		x.asksNothing = asksNothingNote + ": the call ends in " + firstLine(x.last.describe())
 	}
 	x.finalAt = len(base.rounds) - 1
