@@ -316,6 +316,9 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	defer s.setCall(nil)
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
+		if err != nil && last != nil {
+			s.cancelRefused(rctx, last)
+		}
 		return s.wrap(rctx, op, err)
 	})
 	call.Questions = s.log.Since(start)
