@@ -159,3 +159,46 @@ func TestServerAskingForEverIsStopped(t *testing.T) {
 		t.Errorf("second call: %v with %d questions; want it stopped the same way", err, len(c.Questions))
 	}
 }
+
+// Questions a server asks while no call is in progress are bounded the
+// same way: past MaxRounds of them, until the next call, each gets the
+// fixed error and none is kept.
+func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	errs := make(chan error, 1)
+	srv.AddTool(&mcp.Tool{Name: "later", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		go func() {
+			var last error
+			for n := 1; n <= 20; n++ {
+				_, last = req.Session.Elicit(context.Background(), &mcp.ElicitParams{Message: fmt.Sprintf("Meanwhile %d?", n), RequestedSchema: map[string]any{"type": "object"}})
+			}
+			errs <- last
+		}()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+	dial := func() (mcp.Transport, func(), error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, func() { ss.Close() }, nil
+	}
+	s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Protocol: "2025-11-25", Timeout: time.Minute,
+		Capabilities: Capabilities{Form: true}, MaxRounds: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.CallTool(context.Background(), "later", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	last := <-errs
+	var w *jsonrpc.Error
+	if !errors.As(last, &w) || w.Code != codeRefused {
+		t.Errorf("the 20th question got %v; want the fixed refusal", last)
+	}
+	if n := s.log.Len(); n > 3 {
+		t.Errorf("%d questions kept between calls, want at most 3", n)
+	}
+}
