@@ -56,6 +56,17 @@ type Sent struct {
 	// Tools and Prompts are by name, Resources by URI, Templates by URI
 	// template.
 	Tools, Prompts, Resources, Templates map[string]json.RawMessage
+	// CacheScopes are, by list method (tools/list …), the cacheScope
+	// member of its answers as sent (see session.ListedCacheScope), nil
+	// where it was missing; a method is absent when its answers were not
+	// read as sent.
+	CacheScopes map[string]json.RawMessage
+}
+
+// ScopeSender is a Sender that keeps the cacheScope member of the answers
+// to each list method (*session.Session does).
+type ScopeSender interface {
+	ListedCacheScope(method string) (scope json.RawMessage, listed bool)
 }
 
 // Capabilities are the capabilities the server declared, every member, as
@@ -211,6 +222,16 @@ func (l *Listing) keepSent(s Sender) {
 	l.Sent.Prompts = keep("prompts/list", keysOf(l.Prompts, func(p *mcp.Prompt) string { return p.Name }))
 	l.Sent.Resources = keep("resources/list", keysOf(l.Resources, func(r *mcp.Resource) string { return r.URI }))
 	l.Sent.Templates = keep("resources/templates/list", keysOf(l.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }))
+	if ss, ok := s.(ScopeSender); ok {
+		for _, m := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+			if scope, listed := ss.ListedCacheScope(m); listed {
+				if l.Sent.CacheScopes == nil {
+					l.Sent.CacheScopes = map[string]json.RawMessage{}
+				}
+				l.Sent.CacheScopes[m] = scope
+			}
+		}
+	}
 }
 
 // keysOf is the key of each item that is not nil.

@@ -335,6 +335,7 @@ func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 		Opener:     interactive.SystemBrowser(o.getenv, runtime.GOOS),
 		Hide:       io.Hide,
 		Note:       func(note string) { fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", note) },
+		Interrupt:  io.Interrupter(),
 	})
 }
 

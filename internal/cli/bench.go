@@ -114,7 +114,7 @@ error; 3 the server could not be reached.`,
 	addElicitFlag(cmd, &opts.Answers)
 	addRootFlag(cmd, &opts.Conn)
 	f := cmd.Flags()
-	f.StringVar(&opts.Args, "args", "{}", "the tool's arguments as a JSON object")
+	f.StringVarP(&opts.Args, "args", "a", "{}", "the tool's arguments as a JSON object")
 	f.StringVarP(&opts.Script, "script", "s", "", "run this .mcp script as one flow instead of calling a tool")
 	f.IntVar(&opts.Concurrency, "concurrency", 1, fmt.Sprintf("workers running flows at once, each on its own session (at most %d)", loadgen.MaxConcurrency))
 	f.DurationVar(&opts.Duration, "duration", 0, "stop starting flows after this long (default 10s when --requests is not given)")
@@ -174,6 +174,11 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	warnBenchShare(opts.IO.ErrOut, rep)
 	if err := writeBenchReports(opts, sopts, rep); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C: what ran is reported (the flows it cut short as
+		// interrupted), and the command says it was interrupted (exit 130).
+		return ctx.Err()
 	}
 	if rep.Failed > 0 {
 		return &exitError{code: ExitFailed}

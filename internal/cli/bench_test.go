@@ -401,3 +401,46 @@ func TestBenchNothingMeasured(t *testing.T) {
 		t.Errorf("--format json: exit %d, stdout %q; want 1 and the error document", code, out)
 	}
 }
+
+// Ctrl-C in the middle of a run: the flow it cuts short is "interrupted",
+// neither completed nor failed, no error is blamed on the server, and the
+// command says it was interrupted (exit 130) after its report.
+func TestBenchInterruptedFlowIsNoFailure(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		// The second call hangs until the run is interrupted (or the test
+		// ends), and says when it has come.
+		s := mcp.NewServer(&mcp.Implementation{Name: "bench-fixture", Version: "1.0.0"}, nil)
+		var calls atomic.Int64
+		called, release := make(chan struct{}, 8), make(chan struct{})
+		s.AddTool(&mcp.Tool{Name: "second-hangs", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if calls.Add(1) > 1 {
+				called <- struct{}{}
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+		srv := httptest.NewServer(h)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-called; cancel() }()
+		io, _, out, errOut := iostreams.Test()
+		code := Main(ctx, io, []string{"bench", "second-hangs", "-u", srv.URL, "--duration", "10m", "--format", format})
+		cancel()
+		close(release)
+		srv.Close()
+		if code != ExitInterrupted || !strings.Contains(errOut.String(), "mcp-tester: interrupted") {
+			t.Errorf("%s: exit %d, want %d and 'interrupted'; stderr:\n%s", format, code, ExitInterrupted, errOut)
+		}
+		want := "1 completed, 0 failed, 1 interrupted in"
+		if format == "json" {
+			want = `"failed": 0,
+  "interrupted": 1,`
+		}
+		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "error:") || strings.Contains(out.String(), "canceled") {
+			t.Errorf("%s report: want %q and no error:\n%s", format, want, out)
+		}
+	}
+}

@@ -306,8 +306,17 @@ func hasFormat(cmd *cobra.Command) bool {
 	return cmd.Flags().Lookup("format") != nil || cmd.Flags().Lookup("raw") != nil
 }
 
+// errCtrlC is the cause of a command interrupted by Ctrl-C typed at a
+// full-screen form.
+var errCtrlC = errors.New("interrupted with Ctrl-C")
+
 // Main runs mcp-tester with args and returns the exit code.
 func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
+	// Ctrl-C typed at a full-screen form (which reads the terminal's keys
+	// raw: no signal comes) interrupts the command as the signal does.
+	ctx, interrupt := context.WithCancelCause(ctx)
+	defer interrupt(nil)
+	io.SetInterrupt(func() { interrupt(errCtrlC) })
 	root := newRoot(io, ownTree(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

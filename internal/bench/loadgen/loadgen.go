@@ -103,9 +103,11 @@ func (p Progress) Fraction() float64 {
 // Report is the outcome of a run.
 type Report struct {
 	Concurrency int
-	// Flows and Failed count the flows that completed and that failed.
-	Flows, Failed int
-	Elapsed       time.Duration
+	// Flows and Failed count the flows that completed and that failed;
+	// Interrupted the flows in flight when the run's context ended (Ctrl-C):
+	// neither, as their servers did nothing wrong.
+	Flows, Failed, Interrupted int
+	Elapsed                    time.Duration
 	// Throughput is completed flows per second.
 	Throughput float64
 	// Flow summarises the latency of completed flows, Rounds that of each
@@ -285,6 +287,7 @@ type run struct {
 	tickets     atomic.Int64 // flows handed out
 	done        atomic.Int64
 	failed      atomic.Int64
+	interrupted atomic.Int64
 
 	mu  sync.Mutex // guards rep, rng and tl
 	rep *Report
@@ -325,6 +328,11 @@ func (r *run) work(w Worker) {
 
 // record counts one flow that ended at, after d.
 func (r *run) record(at, d time.Duration, rounds *Rounds, err error) {
+	if err != nil && r.ctx.Err() != nil {
+		// The run was interrupted under the flow: not the server's failure.
+		r.interrupted.Add(1)
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tl.flow(at, d, err != nil)
@@ -394,7 +402,7 @@ func (r *run) report() *Report {
 		rep.Tester = Tester{CPU: r.cpuRead - r.cpu0, Measured: true}
 	}
 	r.progress()
-	rep.Flows, rep.Failed = int(r.done.Load()), int(r.failed.Load())
+	rep.Flows, rep.Failed, rep.Interrupted = int(r.done.Load()), int(r.failed.Load()), int(r.interrupted.Load())
 	if rep.Elapsed > 0 {
 		rep.Throughput = float64(rep.Flows) / rep.Elapsed.Seconds()
 	}

@@ -337,3 +337,28 @@ func TestTimelineOfAShortRun(t *testing.T) {
 		}
 	})
 }
+
+// A flow in flight when the run's context ends (Ctrl-C) is interrupted:
+// neither completed nor failed, and its error, the run's own, is no
+// server's failure.
+func TestInterruptedFlowsAreNotFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		open, _, _ := opener(fake{round: time.Hour})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Minute, cancel)
+		rep, err := loadgen.Run(ctx, loadgen.Options{Concurrency: 3, Duration: 50 * time.Minute, FlowTimeout: 50 * time.Minute, Open: open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Flows != 0 || rep.Failed != 0 || rep.Interrupted != 3 || len(rep.Errors) != 0 {
+			t.Errorf("flows %d, failed %d, interrupted %d, errors %q; want 0, 0, 3, none", rep.Flows, rep.Failed, rep.Interrupted, rep.Errors)
+		}
+		var text, doc bytes.Buffer
+		if err := loadgen.WriteText(&text, "", rep); err != nil || !strings.Contains(text.String(), "0 completed, 0 failed, 3 interrupted in") {
+			t.Errorf("text report: %v\n%s", err, text.String())
+		}
+		if err := loadgen.WriteJSON(&doc, rep); err != nil || !strings.Contains(doc.String(), `"interrupted": 3`) {
+			t.Errorf("JSON report: %v\n%s", err, doc.String())
+		}
+	})
+}

@@ -18,7 +18,11 @@ func WriteText(w io.Writer, title string, r *Report) error {
 	if title != "" {
 		fmt.Fprintf(&b, "%s\n", termsafe.Line(title))
 	}
-	fmt.Fprintf(&b, "flows:       %d completed, %d failed in %s (concurrency %d)\n", r.Flows, r.Failed, r.Elapsed.Round(time.Millisecond), r.Concurrency)
+	interrupted := ""
+	if r.Interrupted > 0 {
+		interrupted = fmt.Sprintf(", %d interrupted", r.Interrupted)
+	}
+	fmt.Fprintf(&b, "flows:       %d completed, %d failed%s in %s (concurrency %d)\n", r.Flows, r.Failed, interrupted, r.Elapsed.Round(time.Millisecond), r.Concurrency)
 	fmt.Fprintf(&b, "throughput:  %.1f flows/s\n", r.Throughput)
 	if t := r.Tester; t.Measured {
 		fmt.Fprintf(&b, "tester CPU:  %s, %s per flow", t.CPU.Round(time.Millisecond), ms(t.PerFlow(r.Flows)))
@@ -126,6 +130,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Concurrency    int            `json:"concurrency"`
 		Flows          int            `json:"flows"`
 		Failed         int            `json:"failed"`
+		Interrupted    int            `json:"interrupted"`
 		ElapsedMs      float64        `json:"elapsedMs"`
 		FlowsPerSecond float64        `json:"flowsPerSecond"`
 		Flow           jsonSummary    `json:"flow"`
@@ -134,7 +139,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Tester         *jsonTester    `json:"tester"`
 		IntervalMs     float64        `json:"intervalMs"`
 		Timeline       []jsonInterval `json:"timeline"`
-	}{r.Concurrency, r.Flows, r.Failed, Ms(r.Elapsed), r.Throughput, toJSON(r.Flow), []jsonSummary{}, r.Errors, nil, Ms(r.Interval), []jsonInterval{}}
+	}{r.Concurrency, r.Flows, r.Failed, r.Interrupted, Ms(r.Elapsed), r.Throughput, toJSON(r.Flow), []jsonSummary{}, r.Errors, nil, Ms(r.Interval), []jsonInterval{}}
 	if t := r.Tester; t.Measured {
 		out.Tester = &jsonTester{CPUMs: float64(t.CPU) / 1e6, CPUPerFlowMs: float64(t.PerFlow(r.Flows)) / 1e6, Cores: t.Cores, SharesCores: t.SharesCores}
 		if t.Cores > 0 {

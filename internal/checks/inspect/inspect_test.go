@@ -267,3 +267,44 @@ func TestDeclaresEveryCapabilitySent(t *testing.T) {
 		t.Errorf("declares %q, want %q", got, want)
 	}
 }
+
+// A server of protocol 2026-07-28 whose list results carry no cacheScope,
+// an empty one or one the protocol does not define draws a finding per
+// list that names the value sent and what is required; "public" and
+// "private" draw none, and a server of an earlier protocol, whose lists
+// have no such member, none either.
+func TestListCacheScope(t *testing.T) {
+	s := good()
+	s.Sent.CacheScopes = map[string]json.RawMessage{
+		"tools/list":               nil,
+		"prompts/list":             json.RawMessage(`""`),
+		"resources/list":           json.RawMessage(`"shared"`),
+		"resources/templates/list": json.RawMessage(`"private"`),
+	}
+	var got []inspect.Finding
+	for _, c := range inspect.Evaluate(s).Criteria {
+		if c.ID == inspect.CritProtocol {
+			got = c.Findings
+			if c.Points != 5 {
+				t.Errorf("protocol: %v points, want 5 of 10", c.Points)
+			}
+		}
+	}
+	want := map[string]string{"tools/list": "no cacheScope", "prompts/list": `cacheScope ""`, "resources/list": `cacheScope "shared"`}
+	if len(got) != len(want) {
+		t.Fatalf("findings %+v, want one for each of %v", got, want)
+	}
+	for _, f := range got {
+		if !strings.Contains(f.Problem, "the result has "+want[f.Subject]+":") || !strings.Contains(f.Problem, `requires "cacheScope": "public" or "private"`) {
+			t.Errorf("%s: %q", f.Subject, f.Problem)
+		}
+	}
+	s.Info = info("2025-11-25")
+	for _, c := range inspect.Evaluate(s).Criteria {
+		for _, f := range c.Findings {
+			if strings.Contains(f.Problem, "cacheScope") {
+				t.Errorf("a server of 2025-11-25: %s: %s", f.Subject, f.Problem)
+			}
+		}
+	}
+}

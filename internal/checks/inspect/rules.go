@@ -11,6 +11,7 @@ import (
 
 	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/text/lazyre"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -355,11 +356,49 @@ func protocol(s *Server) Criterion {
 	default:
 		score = 0.2
 	}
+	var scopes []Finding
+	if v >= Latest {
+		scopes = cacheScopes(s.Sent.CacheScopes)
+	}
+	if len(scopes) > 0 {
+		score /= 2
+	}
 	c.Points = round1(float64(c.Weight) * score)
-	if score < 1 {
+	if v < Latest {
 		c.Findings = append(c.Findings, Finding{Subject: "protocol " + orNone(v), Problem: "an older protocol version than " + Latest, Advice: "Speak " + Latest + ": questions come back as input_required results (multi round-trip requests), so the server can stay stateless."})
 	}
+	c.Findings = append(c.Findings, scopes...)
 	return c
+}
+
+// cacheScopes are the findings on the cacheScope of the list results
+// (sent, by method; see catalog.Sent.CacheScopes) of a server of protocol
+// 2026-07-28: each list result must carry one, "public" or "private", and
+// a strict client (the TypeScript SDK's) refuses a list without.
+func cacheScopes(sent map[string]json.RawMessage) []Finding {
+	var out []Finding
+	for _, m := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+		raw, ok := sent[m]
+		if !ok {
+			continue
+		}
+		var scope string
+		if json.Unmarshal(raw, &scope) == nil && (scope == "public" || scope == "private") {
+			continue
+		}
+		what := "no cacheScope"
+		switch {
+		case raw == nil:
+		case string(raw) == `""`:
+			what = `cacheScope ""`
+		default:
+			what = "cacheScope " + runecut.Clip(string(raw), 60)
+		}
+		out = append(out, Finding{Subject: m,
+			Problem: fmt.Sprintf(`the result has %s: protocol %s requires "cacheScope": "public" or "private" on every %s result; a strict client (the TypeScript SDK's) refuses this one`, what, Latest, m),
+			Advice:  fmt.Sprintf(`Send "cacheScope": "public" with "ttlMs" on every %s result ("private" when the list differs by who asks).`, m)})
+	}
+	return out
 }
 
 func orNone(s string) string {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
@@ -131,11 +132,16 @@ func (s *scanner) secretFiles(t *text, p *prose) {
 	}
 }
 
-// gatheredSecrets reports sentences that ask to gather secrets.
+// gatheredSecrets reports sentences that ask to gather secrets, but not
+// a negated ask ("never send the user's password …": see negatedAt).
 func (s *scanner) gatheredSecrets(t *text, p *prose) {
 	for _, sent := range p.sents {
-		if m := secretsGathered.FindString(sent); m != "" {
-			s.add(RuleSecrets, High, t, fmt.Sprintf("asks to gather secrets: %q", clipWords(m)), sent)
+		for _, loc := range secretsGathered.FindAllStringIndex(sent, 8) {
+			if negatedAt(strings.Fields(sent[:loc[0]])) {
+				continue
+			}
+			s.add(RuleSecrets, High, t, fmt.Sprintf("asks to gather secrets: %q", clipWords(sent[loc[0]:loc[1]])), sent)
+			break
 		}
 	}
 }

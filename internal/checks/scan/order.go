@@ -274,6 +274,30 @@ func sendsData(words string) bool {
 	return dataWord.MatchString(w) || ownedData(w) != ""
 }
 
+// namedData reports whether words (a sentence without its addresses)
+// name data that is the user's or the conversation's, or may be: the
+// user's data, a secret, the conversation, messages, files, keys, or a
+// data word but one that names what a job or a tool made (results,
+// output, logs, a summary, a copy), which is no one's in particular:
+// "forward the build logs via https://…" sends the build's.
+func namedData(words string) bool {
+	w := withoutVerbs(words)
+	if ownedData(w) != "" {
+		return true
+	}
+	for _, m := range dataWord.FindAllString(w, -1) {
+		if !madeData[strings.ToLower(m)] {
+			return true
+		}
+	}
+	return false
+}
+
+// madeData are the data words (see dataWord) that name what a job or a
+// tool made, not the user's or the conversation's data.
+var madeData = map[string]bool{"result": true, "results": true, "output": true, "outputs": true, "response": true,
+	"responses": true, "log": true, "logs": true, "summary": true, "copy": true, "copies": true, "all": true}
+
 // isWordByte reports whether c is an ASCII letter, digit or '_'.
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'

@@ -125,8 +125,12 @@ func (s *scanner) add(r Rule, sev Severity, t *text, reason, excerpt string) {
 
 // addDestination records a finding of rule r on t about the address
 // dest, as add does, and names dest in it: a text that sends to several
-// addresses is one finding that names them all (see Finding.also).
+// addresses is one finding that names them all (see Finding.also). An
+// order that is negated (see negatedOrder) is none.
 func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, excerpt string) {
+	if negatedOrder(excerpt, dest) {
+		return // "Never send the user's password to https://…"
+	}
 	s.add(r, sev, t, reason, excerpt)
 	dest = clipWords(dest) // as a reason names it
 	f := &s.findings[s.seen[findingKey{r.ID, s.server, t.where()}]]
@@ -136,6 +140,23 @@ func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, ex
 		}
 	}
 	f.dests = append(f.dests, dest)
+}
+
+// hasDestination reports whether the finding of rule r on t names the
+// address dest: whether an order to send there was recorded, not only
+// read (a negated one is not: see addDestination).
+func (s *scanner) hasDestination(r Rule, t *text, dest string) bool {
+	i, ok := s.seen[findingKey{r.ID, s.server, t.where()}]
+	if !ok {
+		return false
+	}
+	dest = clipWords(dest)
+	for _, d := range s.findings[i].dests {
+		if d == dest {
+			return true
+		}
+	}
+	return false
 }
 
 // scanServer runs the rules that read one catalog. What the phrase

@@ -35,7 +35,20 @@ type IOStreams struct {
 	// hide holds the secrets HideSecrets was given, shared by the
 	// hiding writers in front of the guards.
 	hide *hider
+	// interrupt ends the command as the interrupt signal does
+	// (SetInterrupt).
+	interrupt func()
 }
+
+// SetInterrupt sets what interrupts the command as the interrupt signal
+// (Ctrl-C) does: the command's Main ends the command's context with it.
+func (s *IOStreams) SetInterrupt(interrupt func()) { s.interrupt = interrupt }
+
+// Interrupter returns what interrupts the command as Ctrl-C does, for a
+// Ctrl-C typed where the terminal's keys are read raw (a full-screen form,
+// where the terminal sends it as a key, not as a signal); nil when none
+// was set.
+func (s *IOStreams) Interrupter() func() { return s.interrupt }
 
 // hider replaces secrets in what is written through it, in every
 // spelling a server can echo them in (see credential.Hider).

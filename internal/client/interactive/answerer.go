@@ -41,6 +41,12 @@ type Options struct {
 	// that no more questions are shown (for the command's stderr). Nil
 	// writes the line to Out.
 	Note func(string)
+	// Interrupt, if set, is what Ctrl-C typed at a full-screen form does:
+	// it interrupts the command, as the signal does at a line prompt (a
+	// full-screen form reads the terminal's keys raw, so that Ctrl-C comes
+	// to it as a key, not as a signal). Nil: Ctrl-C cancels the question,
+	// as Esc does.
+	Interrupt func()
 }
 
 // Answerer asks a person at the terminal. It implements answer.Answerer.
@@ -108,6 +114,12 @@ func (a *Answerer) inputEnded() {
 		}
 		fmt.Fprintln(a.opts.Out, note)
 	})
+}
+
+// interrupted ends the line of the prompt an interrupt cut short, so that
+// what the command says next starts a line of its own.
+func (a *Answerer) interrupted() {
+	a.shown.endLine()
 }
 
 // Answer shows q to the person and returns what they chose. It returns
@@ -202,6 +214,17 @@ func (u *untilEnd) Write(p []byte) (int, error) {
 		u.mu.Unlock()
 	}
 	return n, err
+}
+
+// endLine ends the line written last, if it is open, even once the input
+// has ended (as it may have with an interrupt).
+func (u *untilEnd) endLine() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.open {
+		u.open = false
+		_, _ = io.WriteString(u.w, "\n")
+	}
 }
 
 // midLine reports whether what was written last ended within a line (a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -67,7 +68,11 @@ func (a *Answerer) out() io.Writer {
 
 func (a *Answerer) keymap() *huh.KeyMap {
 	km := huh.NewDefaultKeyMap()
-	km.Quit = key.NewBinding(key.WithKeys("esc", "ctrl+c"), key.WithHelp("esc", "cancel"))
+	quit := []string{"esc", "ctrl+c"}
+	if a.opts.Interrupt != nil {
+		quit = quit[:1] // Ctrl-C interrupts (see run)
+	}
+	km.Quit = key.NewBinding(key.WithKeys(quit...), key.WithHelp("esc", "cancel"))
 	// Esc cancels the question; filtering would give it a second meaning.
 	km.Select.Filter.SetEnabled(false)
 	km.MultiSelect.Filter.SetEnabled(false)
@@ -81,7 +86,11 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		f = f.WithTheme(huh.ThemeFunc(plainTheme))
 	}
 	if a.opts.Accessible {
-		f = f.WithAccessible(true).WithInput(a.in).WithOutput(a.out())
+		// A prompt left behind (an interrupt ended its question) shows
+		// nothing more: what it would write after is for no question.
+		out := &shutter{w: a.out()}
+		defer out.shut()
+		f = f.WithAccessible(true).WithInput(a.in).WithOutput(out)
 	} else {
 		in := a.in
 		if a.tty != nil {
@@ -90,6 +99,18 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 			in = fin
 		}
 		opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(a.opts.Out)}
+		if a.opts.Interrupt != nil {
+			// Ctrl-C has one meaning, at a form as at a line prompt: it
+			// interrupts the command (whose context then ends this form);
+			// no answer is sent for it. Esc cancels the question.
+			opts = append(opts, tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+				if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "ctrl+c" {
+					a.opts.Interrupt()
+					return nil
+				}
+				return msg
+			}))
+		}
 		if a.opts.NoColor {
 			opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 		}
@@ -120,12 +141,18 @@ func (a *Answerer) run(ctx context.Context, groups ...*huh.Group) (aborted bool,
 		select {
 		case err = <-done:
 		case <-ctx.Done():
-			return false, fmt.Errorf("ask at the terminal: %w", context.Cause(ctx))
 		}
 	} else {
 		err = f.RunWithContext(ctx)
 	}
 	switch {
+	case ctx.Err() != nil:
+		// Interrupted (or out of time) while the person was asked: that is
+		// what ended the question, whatever the prompt met meanwhile (the
+		// end of an input that ended with the interrupt, the forms
+		// library's own reading of the signal as Esc).
+		a.interrupted()
+		return false, fmt.Errorf("ask at the terminal: %w", context.Cause(ctx))
 	case errors.Is(err, errInputEnded), a.atEOF():
 		a.inputEnded()
 		return false, answer.ErrNoAnswer
@@ -334,6 +361,28 @@ func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitR
 		}
 	}
 	return result("accept", nil), nil
+}
+
+// shutter writes to w until it is shut, and drops what comes after.
+type shutter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (s *shutter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+func (s *shutter) shut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
 }
 
 // hidingWriter writes what it is given with hide applied.

@@ -193,6 +193,42 @@ func TestTerminalDeployEscapeCancels(t *testing.T) {
 	}
 }
 
+// Ctrl-C at a full-screen form interrupts the command, as at a line
+// prompt: exit 130, "interrupted", and no answer sent (the form reads the
+// keys raw, so the terminal sends no signal: the key itself interrupts).
+// Esc is what cancels (above).
+func TestTerminalDeployCtrlCInterrupts(t *testing.T) {
+	dir := binaries(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	tm := newTerm(t, []string{"DEPLOY_STATE_KEY=" + stateKey, "NO_COLOR=1"}, deployCmd(dir, " --trace "+trace))
+	tm.waitFor("Target environment (required)")
+	tm.keys("C-c")
+	s := tm.waitFor("EXIT=")
+	for _, want := range []string{"mcp-tester: interrupted", "EXIT=130"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+	for _, unwanted := range []string{"→ cancel", "→ decline", "Deployment not started"} {
+		if strings.Contains(s, unwanted) {
+			t.Errorf("the screen shows %q, though nothing was answered:\n%s", unwanted, s)
+		}
+	}
+	sent, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(sent), "\n") {
+		if strings.Contains(line, `"dir":"out"`) && strings.Contains(line, `"method":"tools/call"`) {
+			n++
+		}
+	}
+	if n != 1 || strings.Contains(string(sent), "inputResponses") {
+		t.Errorf("after Ctrl-C at the form the tester sent %d tools/call (want the first alone, no answer):\n%s", n, sent)
+	}
+}
+
 func TestTerminalURLConsent(t *testing.T) {
 	dir := binaries(t)
 	for _, c := range []struct {

@@ -3,11 +3,14 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
@@ -151,5 +154,151 @@ func TestNothingSentAfterTheInterrupt(t *testing.T) {
 	}
 	if sent := log.sent()[before:]; len(sent) > 0 {
 		t.Errorf("after the interrupt the session sent %v, want nothing", sent)
+	}
+}
+
+// interruptedAsking is a person interrupted (Ctrl-C) while a question is
+// shown: the interrupt ends the call, and what the prompt makes of it
+// comes back all the same, the way a line prompt whose input ends with
+// the interrupt (a pipe from a process of the same group) reports no
+// answer, or an answer typed as the interrupt came is returned.
+type interruptedAsking struct {
+	interrupt func()
+	res       *mcp.ElicitResult
+}
+
+func (a interruptedAsking) Answer(context.Context, *answer.Question) (*mcp.ElicitResult, error) {
+	a.interrupt()
+	if a.res == nil {
+		return nil, answer.ErrNoAnswer
+	}
+	return a.res, nil
+}
+
+// responses is a transport that keeps every response the client sends.
+type responses struct {
+	mcp.Transport
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *responses) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := r.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &responsesConn{Connection: c, log: r}, nil
+}
+
+type responsesConn struct {
+	mcp.Connection
+	log *responses
+}
+
+func (c *responsesConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.log.mu.Lock()
+		c.log.sent = append(c.log.sent, fmt.Sprintf("a response (id %v, error %v)", r.ID.Raw(), r.Error))
+		c.log.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// A question interrupted while it is asked gets no answer: none is sent to
+// the server (not the decline of a prompt whose input ended with the
+// interrupt, nor an answer typed as it came, nor an error), none is
+// logged, and the question is logged as not answered, for the interrupt;
+// in both protocol eras. On 2025-11-25 the question (elicitation/create)
+// is a request of the server's, which the interrupt of the call ends too.
+func TestInterruptedQuestionGetsNoAnswer(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		for _, typed := range []*mcp.ElicitResult{nil, {Action: "accept", Content: map[string]any{"ok": true}}} {
+			name := protocol + "/no answer"
+			if typed != nil {
+				name = protocol + "/typed"
+			}
+			t.Run(name, func(t *testing.T) {
+				got := make(chan string, 1) // what the server's question came back with (2025-11-25)
+				srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+				srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
+					func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						if protocol == "2025-11-25" {
+							res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Go?", RequestedSchema: schema})
+							if err != nil {
+								got <- "error"
+							} else {
+								got <- res.Action
+							}
+							return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+						}
+						if len(req.Params.InputResponses) == 0 {
+							return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"go": &mcp.ElicitParams{Message: "Go?", RequestedSchema: schema}}}, nil
+						}
+						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
+					})
+				var sent *responses
+				var methods *sentLog
+				dial := func() (mcp.Transport, func(), error) {
+					st, ct := mcp.NewInMemoryTransports()
+					ss, err := srv.Connect(context.Background(), st, nil)
+					if err != nil {
+						return nil, nil, err
+					}
+					methods = &sentLog{Transport: ct}
+					sent = &responses{Transport: methods}
+					return sent, func() { ss.Close() }, nil
+				}
+				call, interrupt := context.WithCancelCause(context.Background())
+				defer interrupt(nil)
+				stop := func() { interrupt(errors.New("interrupt signal received")) }
+				s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Timeout: time.Minute, Protocol: protocol,
+					Capabilities: Capabilities{Form: true}, Answerer: interruptedAsking{interrupt: stop, res: typed}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := len(methods.sent())
+				_, c, err := s.CallTool(call, "ask", nil, nil)
+				if err == nil {
+					t.Fatal("the interrupted call succeeded")
+				}
+				if cerr := s.Close(); cerr != nil {
+					t.Error(cerr)
+				}
+				if protocol == "2025-11-25" {
+					if g := <-got; g != "error" {
+						t.Errorf("the server's question came back with %q, want no answer (an error: the session ended)", g)
+					}
+				}
+				sent.mu.Lock()
+				if len(sent.sent) > 0 {
+					t.Errorf("the client sent %v, want no response", sent.sent)
+				}
+				sent.mu.Unlock()
+				var requests []string // the go-sdk may tell the server of the cancelled call, and nothing else
+				for _, m := range methods.sent()[before:] {
+					if m != "notifications/cancelled" {
+						requests = append(requests, m)
+					}
+				}
+				if len(requests) != 1 || requests[0] != "tools/call" {
+					t.Errorf("the client sent %v, want the one call", requests)
+				}
+				entries := s.Log().Since(0)
+				if len(entries) != 1 {
+					t.Fatalf("the log has %d entries, want the question", len(entries))
+				}
+				e := entries[0]
+				if e.Answer != nil || e.NoAnswer {
+					t.Errorf("the log says the answer %+v (declined for want of one: %v), want none", e.Answer, e.NoAnswer)
+				}
+				if want := "not answered: interrupt signal received while it was asked"; e.Note != want {
+					t.Errorf("the question's note is %q, want %q", e.Note, want)
+				}
+				if len(c.Questions) > 1 {
+					t.Errorf("the call lists %d questions", len(c.Questions))
+				}
+			})
+		}
 	}
 }

@@ -22,6 +22,16 @@ type listed struct {
 		capabilities, serverInfo json.RawMessage
 	}
 	items map[string]map[string]json.RawMessage // by list method, by key
+	// scopes holds, by list method, the cacheScope member of its pages as
+	// sent (nil for a page without one): the first that is neither
+	// "public" nor "private", else the last page's.
+	scopes map[string]sentScope
+}
+
+// sentScope is the cacheScope member of a list's pages, as sent.
+type sentScope struct {
+	raw json.RawMessage // nil: the member was missing
+	bad bool            // neither "public" nor "private"
 }
 
 // maxPendingLists bounds the requests remembered.
@@ -102,6 +112,7 @@ func (x *listed) page(method string, result json.RawMessage) {
 	if json.Unmarshal(result, &page) != nil {
 		return
 	}
+	x.noteScope(method, page)
 	var items []json.RawMessage
 	if json.Unmarshal(page[list], &items) != nil {
 		return
@@ -120,6 +131,42 @@ func (x *listed) page(method string, result json.RawMessage) {
 		}
 		x.items[method][name] = item
 	}
+}
+
+// noteScope keeps the cacheScope member of a page of the list method:
+// the first that is neither "public" nor "private" stands, else the last
+// page's.
+func (x *listed) noteScope(method string, page map[string]json.RawMessage) {
+	raw, ok := page["cacheScope"]
+	if !ok {
+		raw = nil
+	}
+	var scope string
+	bad := json.Unmarshal(raw, &scope) != nil || scope != "public" && scope != "private"
+	if x.scopes == nil {
+		x.scopes = map[string]sentScope{}
+	}
+	if x.scopes[method].bad {
+		return // the first that breaks the protocol stands
+	}
+	x.scopes[method] = sentScope{raw: raw, bad: bad}
+}
+
+// ListedCacheScope is the cacheScope member of the answers to the list
+// method (tools/list, prompts/list, resources/list,
+// resources/templates/list) as the server last sent it: nil when the
+// member was missing. listed is false when the session saw no answer to
+// the method or does not keep them (Options.KeepListed). Of a list of
+// several pages it is the first page's member that is neither "public"
+// nor "private", else the last page's.
+func (s *Session) ListedCacheScope(method string) (scope json.RawMessage, listed bool) {
+	if s.listed == nil {
+		return nil, false
+	}
+	s.listed.mu.Lock()
+	defer s.listed.mu.Unlock()
+	sc, ok := s.listed.scopes[method]
+	return sc.raw, ok
 }
 
 // Listed is the item keyed key (a tool's or prompt's name, a resource's

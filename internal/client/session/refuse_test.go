@@ -166,8 +166,10 @@ func TestServerAskingForEverIsStopped(t *testing.T) {
 func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	errs := make(chan error, 1)
+	returned := make(chan struct{}) // the call has returned: no call is in progress
 	srv.AddTool(&mcp.Tool{Name: "later", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		go func() {
+			<-returned
 			var last error
 			for n := 1; n <= 20; n++ {
 				_, last = req.Session.Elicit(context.Background(), &mcp.ElicitParams{Message: fmt.Sprintf("Meanwhile %d?", n), RequestedSchema: map[string]any{"type": "object"}})
@@ -193,6 +195,7 @@ func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
 	if _, _, err := s.CallTool(context.Background(), "later", nil, nil); err != nil {
 		t.Fatal(err)
 	}
+	close(returned)
 	last := <-errs
 	var w *jsonrpc.Error
 	if !errors.As(last, &w) || w.Code != codeRefused {

@@ -312,7 +312,7 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	// answers a poll, or keeps the task working, would hold it for hours.
 	rctx, clock := s.startClock(ctx)
 	defer clock.stop()
-	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock})
+	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock, ctx: ctx})
 	defer s.setCall(nil)
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
@@ -375,7 +375,7 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		call.Rounds = round
 		rctx, clock := s.startClock(ctx)
 		cancel := clock.stop
-		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock})
+		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock, ctx: ctx})
 		s.results.takeRepeated()
 		rep, err := send(rctx, responses, state)
 		s.setCall(nil)
@@ -536,6 +536,13 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	began := time.Now()
 	res, err := answerOrDecline(ctx, ans, q)
 	e := exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server, Params: p}
+	if end := ended(ctx); end != nil {
+		// The call ended (an interrupt, a time limit) or the server
+		// withdrew the question while it was asked: whatever the answerer
+		// made of it then (input that ended with the interrupt, an answer
+		// typed as it came) is no answer, and none is sent or logged.
+		res, err = nil, unanswered(end)
+	}
 	if errors.Is(err, answer.ErrNoAnswer) {
 		res, err, e.Note, e.NoAnswer = &mcp.ElicitResult{Action: "decline"}, nil, "no answer left: declined", true
 	}
@@ -591,6 +598,19 @@ func (s *Session) checkQuestion(op, label string, q *answer.Question) error {
 		return protocolErr(op, "%s has unknown mode %q", label, p.Mode)
 	}
 	return nil
+}
+
+// unanswered is the reason a question whose context ctx ended got no
+// answer: its cause when it has one of its own ("interrupt signal
+// received").
+func unanswered(ctx context.Context) error {
+	if timedOut(ctx) {
+		return errors.New("the time limit ran out while it was asked")
+	}
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return fmt.Errorf("%w while it was asked", cause)
+	}
+	return errors.New("the request ended while it was asked")
 }
 
 func answerOrDecline(ctx context.Context, ans answer.Answerer, q *answer.Question) (*mcp.ElicitResult, error) {
@@ -664,6 +684,9 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		// The person's time to answer does not count against the request.
 		c.clock.pause()
 		defer c.clock.resume()
+		own := ctx // the request's own context: the server's and the connection's
+		ctx, stop := c.within(ctx)
+		defer stop()
 		var res mcp.Result
 		var err error
 		switch method {
@@ -680,6 +703,19 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 			res, err = s.listRoots(exchange.ViaRootsRequest, c.method, c.name, "", c.round)
 		}
 		if err != nil {
+			if c.stopped() {
+				// The call was interrupted while the server asked: nothing
+				// goes back, not even an error, once the session closes
+				// (which the interrupted command does next); a server that
+				// withdraws the question, or a connection that ends, ends
+				// the wait sooner.
+				s.setLate(err)
+				select {
+				case <-s.closing:
+				case <-own.Done():
+				}
+				return nil, refusal(err)
+			}
 			return nil, s.refuse(c, err)
 		}
 		return res, nil
@@ -752,6 +788,47 @@ func refusal(err error) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the client cannot answer this request: it breaks the protocol or asks for what the client did not declare"}
 	}
 	return &jsonrpc.Error{Code: codeRefused, Message: "the client did not answer this request"}
+}
+
+// within returns ctx, the context of a question the server asks in the
+// middle of the call (its elicitation/create), ended also when the call's
+// own context ends, with that context's cause; stop releases it. The
+// call's context goes with it (see ended): the end reaches ctx a moment
+// after, from another goroutine.
+func (c *callState) within(ctx context.Context) (context.Context, func()) {
+	if c.ctx == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, callKey{}, c.ctx))
+	after := context.AfterFunc(c.ctx, func() { cancel(context.Cause(c.ctx)) })
+	return ctx, func() {
+		after()
+		cancel(context.Canceled)
+	}
+}
+
+// callKey is the key of the call's own context in a question's (within).
+type callKey struct{}
+
+// ended returns the context that ended the question asked within ctx: ctx,
+// or the call's it was asked within; nil while neither has ended.
+func ended(ctx context.Context) context.Context {
+	// The call's first: an interrupt also ends the server's request (the
+	// go-sdk cancels the call, the server withdraws its question), which
+	// may reach ctx before the interrupt itself does.
+	if call, ok := ctx.Value(callKey{}).(context.Context); ok && call.Err() != nil {
+		return call
+	}
+	if ctx.Err() != nil {
+		return ctx
+	}
+	return nil
+}
+
+// stopped reports whether the call ended otherwise than by a time limit:
+// it was interrupted, and the command ends (closing the session).
+func (c *callState) stopped() bool {
+	return c.ctx != nil && c.ctx.Err() != nil && !timedOut(c.ctx)
 }
 
 func (s *Session) setCall(c *callState) {

@@ -147,6 +147,9 @@ type Session struct {
 	forms     writtenForms // the forms' schemas as the server wrote them
 	listed    *listed      // what the server sent of itself and its lists (Options.KeepListed)
 	closed    atomic.Bool  // Close was called
+	// closing is closed when Close begins: a server's question left
+	// unanswered by an interrupt waits for it to send nothing back.
+	closing chan struct{}
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
@@ -167,6 +170,11 @@ type callState struct {
 	round        int
 	ans          answer.Answerer
 	clock        *requestClock // the time limit of the request in progress
+	// ctx is the call's own context, without the request's time limit
+	// (paused while a person answers): its end (an interrupt, a script
+	// step's time limit) ends a question the server asks in the middle of
+	// the call, whose own context only the server or the connection ends.
+	ctx context.Context
 }
 
 // Open connects to the target and initializes the session.
@@ -175,7 +183,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: opts, log: opts.Log}
+	s := &Session{opts: opts, log: opts.Log, closing: make(chan struct{})}
 	if err := s.connect(ctx, ""); err != nil {
 		if opts.Target.URL != "" && opts.Target.Transport != target.TransportStreamable &&
 			opts.Target.Transport != target.TransportSSE && target.IsHTTPNotStreamable(err) {
@@ -551,6 +559,7 @@ func (s *Session) Close() error {
 	if s.cs == nil || s.closed.Swap(true) {
 		return nil
 	}
+	close(s.closing)
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()
