@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -80,13 +81,24 @@ type probe struct {
 	policy policy
 	asked  []*mcp.ElicitParams // server-initiated elicitations in the current call
 	others []string            // other server-initiated requests in the current call
+	// max bounds the server-initiated requests of one call (--max-rounds):
+	// the one past it stops the call (stop) and sets keptAsking, and is
+	// not kept.
+	max        int
+	count      int // the server-initiated requests of the current call
+	stop       context.CancelCauseFunc
+	keptAsking bool
 }
+
+// errKeptAsking ends a request whose server asked more than the audit's
+// bound allows.
+var errKeptAsking = errors.New("the server kept asking")
 
 // open starts a probe session with the given capabilities against t. The
 // probe answers the server's requests itself (serverRequests, outermost)
 // and records every request and response on the wire.
 func (a *auditor) open(ctx context.Context, caps capSet, t *target.Target) (*probe, error) {
-	p := &probe{rec: newRecorder(), caps: caps}
+	p := &probe{rec: newRecorder(), caps: caps, max: a.opts.MaxRounds}
 	if caps != capsNone {
 		p.extra = a.extra
 	}
@@ -139,17 +151,51 @@ func (p *probe) setPolicy(pol policy) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.policy = pol
-	p.asked, p.others = nil, nil
+	p.asked, p.others, p.keptAsking, p.count = nil, nil, false, 0
 }
 
-// takeAsked returns and forgets the server-initiated questions so far.
-func (p *probe) takeAsked() ([]*mcp.ElicitParams, []string) {
+// begin makes ctx the context of the probe's next request, which a server
+// that keeps asking ends (see serverRequests); end releases it.
+func (p *probe) begin(ctx context.Context) (context.Context, func()) {
+	ctx, stop := context.WithCancelCause(ctx)
+	p.mu.Lock()
+	p.stop = stop
+	p.mu.Unlock()
+	return ctx, func() {
+		p.mu.Lock()
+		p.stop = nil
+		p.mu.Unlock()
+		stop(context.Canceled)
+	}
+}
+
+// takeAsked returns and forgets the server-initiated questions so far, and
+// whether the server asked past the bound.
+func (p *probe) takeAsked() ([]*mcp.ElicitParams, []string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a, o := p.asked, p.others
-	p.asked, p.others = nil, nil
-	return a, o
+	a, o, k := p.asked, p.others, p.keptAsking
+	p.asked, p.others, p.keptAsking, p.count = nil, nil, false, 0
+	return a, o, k
 }
+
+// pastBound counts a server-initiated request of the current call and
+// reports whether it is past the bound: the call is then stopped.
+// Called with p.mu held.
+func (p *probe) pastBound() bool {
+	p.count++
+	if p.max <= 0 || p.count <= p.max {
+		return false
+	}
+	p.keptAsking = true
+	if p.stop != nil {
+		p.stop(errKeptAsking)
+	}
+	return true
+}
+
+// refusedAsking is the error a request past the bound gets.
+var refusedAsking = &jsonrpc.Error{Code: -1, Message: "the client stopped the request: the server asked too many times"}
 
 // serverRequests is receiving middleware that records every request the
 // server sends the client and answers elicitations by the probe's policy.
@@ -162,6 +208,10 @@ func (p *probe) serverRequests(next mcp.MethodHandler) mcp.MethodHandler {
 				params = &mcp.ElicitParams{}
 			}
 			p.mu.Lock()
+			if p.pastBound() {
+				p.mu.Unlock()
+				return nil, refusedAsking
+			}
 			p.asked = append(p.asked, params)
 			n := len(p.asked)
 			pol := p.policy
@@ -171,6 +221,12 @@ func (p *probe) serverRequests(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return pol(params, n)
 		case "sampling/createMessage", "roots/list":
+			p.mu.Lock()
+			past := p.pastBound()
+			p.mu.Unlock()
+			if past {
+				return nil, refusedAsking
+			}
 			if p.extra.answers(method) {
 				return p.extra.request(ctx, method)
 			}

@@ -67,6 +67,10 @@ func (a *auditor) flow(ctx context.Context, p *probe, s *subject, args map[strin
 		f.rounds = append(f.rounds, o)
 		f.sent = append(f.sent, sent{responses, state})
 		f.record(o, name, p.extra)
+		if o.keptAsking {
+			f.endless = true
+			return f
+		}
 		if o.kind == kRPCError && len(o.urlError) > 0 && retryURL {
 			responses, state = nil, ""
 			continue

@@ -55,6 +55,10 @@ type outcome struct {
 	// leaked is set when a result that is not input_required still carries
 	// inputRequests: questions a client of an older protocol cannot see.
 	leaked bool
+	// keptAsking is set when the server asked with requests of its own
+	// (elicitation/create, sampling, roots) past the audit's bound, which
+	// stopped the request.
+	keptAsking bool
 }
 
 // refused reports whether the server did not complete the request as if
@@ -118,6 +122,8 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 		o   outcome
 		err error
 	)
+	ctx, end := p.begin(ctx)
+	defer end()
 	switch s.kind {
 	case "tool":
 		o, err = callTool(ctx, p, &mcp.CallToolParams{Name: s.name, Arguments: copyArgs(args), InputResponses: responses, RequestState: state})
@@ -137,7 +143,12 @@ func (a *auditor) send(ctx context.Context, p *probe, s *subject, args map[strin
 		p.broken = true
 	}
 	o.ex = p.rec.last(s.method())
-	o.asked, o.others = p.takeAsked()
+	o.asked, o.others, o.keptAsking = p.takeAsked()
+	if o.keptAsking {
+		// Stopped by the audit (see probe.serverRequests): whatever the
+		// request then ended with is not the server's answer.
+		o.kind, o.err, o.broke = kBroken, fmt.Errorf("%w: more than %d requests of its own during one call (--max-rounds)", errKeptAsking, p.max), false
+	}
 	if o.kind == kComplete || o.kind == kErrorResult {
 		o.leaked = carriesInputRequests(o.ex)
 	}

@@ -299,7 +299,12 @@ func verdictBounded(x *subjectAudit) {
 	case !a.modern && last.leaked:
 		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server asks again in a result a protocol %s client cannot answer (inputRequests without input_required)", a.protocol)))
 	case base.endless || x.legacyEndless:
-		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server still asks after %d rounds", len(base.rounds))))
+		rounds := len(base.rounds)
+		if !a.modern {
+			// Each question a request of its own: a round each.
+			rounds = len(base.questions)
+		}
+		c.fail(RuleBounded, last.evidence(fmt.Sprintf("every question accepted, the server still asks after %d rounds", rounds)))
 	case x.s.report.Asks:
 		c.pass(RuleBounded, fmt.Sprintf("ends after %d round(s)", len(base.rounds)))
 	default:
@@ -370,6 +375,8 @@ func probeLegacyDecline(ctx context.Context, x *subjectAudit) {
 				c.pass(RuleDecline, "")
 			case o.kind == kRPCError && len(o.urlError) > 0:
 				// A URL-required error: declining means not repeating the call.
+			case o.keptAsking:
+				c.fail(RuleDecline, o.evidence(fmt.Sprintf("every question answered %s: the server keeps asking", action)))
 			default:
 				c.fail(RuleDecline, o.evidence(fmt.Sprintf("every question answered %s: the server answered with %s", action, o.kind)))
 			}

@@ -38,13 +38,14 @@ type requestClock struct {
 // is the request's, then costs no second timer per call). The context is
 // still one of the request's own, which stop ends: what the request leaves
 // open (the rest of an HTTP body) is let go when the call returns. With
-// lean (a server over stdio, where a request leaves nothing open) there is
-// then no clock at all: ctx itself, and a nil clock, whose methods do
-// nothing.
+// lean (a server over stdio, where a request leaves nothing open and no
+// login happens) the clock is only that: the request's own context, which
+// end can still end (a server that asks too often, an answer refused).
 func startClock(ctx context.Context, d time.Duration, lean bool) (context.Context, *requestClock) {
 	if dl, ok := ctx.Deadline(); ok && d > 0 && time.Until(dl) <= d {
 		if lean {
-			return ctx, nil
+			ctx, cancel := context.WithCancelCause(ctx)
+			return ctx, &requestClock{cancel: cancel}
 		}
 		d = 0
 	}
@@ -133,6 +134,14 @@ func (c *requestClock) stop() {
 	}
 	if c.cancel != nil {
 		c.cancel(context.Canceled)
+	}
+}
+
+// end ends the request at once, with cause: the tester stops a call it
+// will not go on with (see answerServerRequests).
+func (c *requestClock) end(cause error) {
+	if c != nil && c.cancel != nil {
+		c.cancel(cause)
 	}
 }
 

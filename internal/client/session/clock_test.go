@@ -90,26 +90,33 @@ func TestRequestClockDefersToAnEarlierDeadline(t *testing.T) {
 	})
 }
 
-// Over stdio (lean) a request under an earlier deadline gets no clock at
-// all: its context is the caller's, and the clock's methods do nothing.
-// A later deadline still gets the request's own limit.
+// Over stdio (lean) a request under an earlier deadline gets no timer: its
+// context is its own (the tester can still end it), under the caller's,
+// with no time limit of its own. A later deadline still gets the request's
+// own limit.
 func TestRequestClockLeanOverStdio(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		defer cancel()
 		ctx, c := startClock(parent, 50*time.Millisecond, true)
-		if ctx != parent || c != nil {
-			t.Fatalf("a lean clock under an earlier deadline: context %v, clock %v; want the caller's context and none", ctx, c)
+		if c == nil || c.timer != nil {
+			t.Fatalf("a lean clock under an earlier deadline: clock %+v; want one without a timer", c)
 		}
 		c.pause()
 		c.resume()
 		if _, ok := c.Left(); ok {
-			t.Error("no clock has time left")
+			t.Error("no time limit has time left")
+		}
+		stopped := errors.New("stopped")
+		c.end(stopped)
+		if context.Cause(ctx) != stopped || parent.Err() != nil {
+			t.Errorf("end: request ended with %v, caller's context %v; want the cause given and the caller's untouched", context.Cause(ctx), parent.Err())
 		}
 		c.stop()
 		if parent.Err() != nil {
 			t.Error("stop ended the caller's context")
 		}
+		<-parent.Done()
 	})
 	synctest.Test(t, func(t *testing.T) {
 		ctx, c := startClock(context.Background(), 50*time.Millisecond, true)

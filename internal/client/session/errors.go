@@ -38,6 +38,11 @@ type Error struct {
 	// of requests of the call already sent: something reached the server,
 	// though the call was left unfinished. Zero when nothing was sent.
 	Round int
+	// Cancelled is set when the refused answer was for a question the
+	// server asked with a request of its own (protocol 2025-11-25): the
+	// request got an error without the answer (unless the server withdrew
+	// it first), and the call was cancelled.
+	Cancelled bool
 }
 
 // Sent reports whether err happened after a request had reached the
@@ -58,7 +63,10 @@ func (e *Error) Error() string {
 	// What the server said stays on this line: it cannot forge lines of
 	// its own, nor drive the terminal (see internal/text/termsafe).
 	b.WriteString(termsafe.Line(saidOnce(e.Op, e.Err.Error())))
-	if e.Round > 0 {
+	switch {
+	case e.Round > 0 && e.Cancelled:
+		fmt.Fprintf(&b, " (the answer was not sent: the call was cancelled after %d request(s))", e.Round)
+	case e.Round > 0:
 		fmt.Fprintf(&b, " (nothing more was sent: the call stays unfinished after %d request(s))", e.Round)
 	}
 	if e.Stderr != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/askback/askback/internal/platform/sleep"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -69,6 +70,9 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		s.progressToken(params, name)
 		if through {
 			res, err = s.taskClientAs(name, ans, func(u taskclient.Update) { task = &u }, asTask).CallTool(ctx, params)
+			if err != nil && task != nil {
+				s.cancelRefused(ctx, task)
+			}
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
 		}
@@ -87,6 +91,26 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		err = s.hiddenResult(name, empty, handle)
 	}
 	return res, call, err
+}
+
+// cancelRefused cancels (tasks/cancel) the task of a call the tester
+// stopped while the task asked (refuse, the request's context ending with
+// a session *Error as its cause): ending the wait for its result would
+// leave it to run on the server without the answer.
+func (s *Session) cancelRefused(ctx context.Context, task *taskclient.Update) {
+	var e *Error
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &e) {
+		return
+	}
+	switch task.Status {
+	case "completed", "failed", "cancelled":
+		return
+	}
+	cctx, cancel := target.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
+	defer cancel()
+	if err := s.Tasks(nil).Cancel(cctx, task.TaskID); err != nil && s.opts.Warn != nil {
+		s.opts.Warn(fmt.Sprintf("task %s: it may still run on the server: %v", task.TaskID, err))
+	}
 }
 
 // hiddenResult refuses the answer to a call of tool name that ran as no
@@ -292,6 +316,9 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	defer s.setCall(nil)
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
+		if err != nil && last != nil {
+			s.cancelRefused(rctx, last)
+		}
 		return s.wrap(rctx, op, err)
 	})
 	call.Questions = s.log.Since(start)
@@ -646,7 +673,13 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		c := s.getCall()
 		if c == nil {
-			c = &callState{method: "(between calls)", ans: s.opts.Answerer}
+			c = s.betweenCalls()
+		}
+		if err := s.countAsked(c); err != nil {
+			// The server keeps asking: the call is stopped, as a call of
+			// 2026-07-28 is after --max-rounds rounds, and the question is
+			// neither shown nor logged.
+			return nil, s.refuse(c, err)
 		}
 		// The person's time to answer does not count against the request.
 		c.clock.pause()
@@ -670,22 +703,91 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 			res, err = s.listRoots(exchange.ViaRootsRequest, c.method, c.name, "", c.round)
 		}
 		if err != nil {
-			s.setLate(err)
 			if c.stopped() {
 				// The call was interrupted while the server asked: nothing
 				// goes back, not even an error, once the session closes
 				// (which the interrupted command does next); a server that
 				// withdraws the question, or a connection that ends, ends
 				// the wait sooner.
+				s.setLate(err)
 				select {
 				case <-s.closing:
 				case <-own.Done():
 				}
+				return nil, refusal(err)
 			}
-			return nil, err
+			return nil, s.refuse(c, err)
 		}
 		return res, nil
 	}
+}
+
+// countAsked counts one more request the server sent during the call c
+// (elicitation/create, sampling/createMessage, roots/list); the one that
+// reaches MaxRounds is an error: a server of 2025-11-25 that asks again
+// after every answer would be served for ever, each question kept.
+func (s *Session) countAsked(c *callState) error {
+	s.mu.Lock()
+	c.asked++
+	n := c.asked
+	s.mu.Unlock()
+	if n < s.opts.MaxRounds {
+		return nil
+	}
+	return &Error{Kind: KindProtocol, Op: fmt.Sprintf("%s %q", c.method, c.name), Err: s.hinted(fmt.Errorf("the server still asks after %d rounds%w", n, errAskedTooOften), SettingMaxRounds, "")}
+}
+
+// errAskedTooOften ends the message of a call stopped by countAsked.
+var errAskedTooOften = errors.New("; stopped")
+
+// betweenCalls is the state of the questions a server asks while no call
+// is in progress: one for all of them until the next call, so that they
+// are bounded as a call's are.
+func (s *Session) betweenCalls() *callState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle == nil {
+		s.idle = &callState{method: "(between calls)", ans: s.opts.Answerer}
+	}
+	return s.idle
+}
+
+// refuse ends the call c, which the tester will not go on with: err, why
+// (an answer refused, a question that breaks the rules, a server that
+// keeps asking), becomes the call's error, and the server's request gets
+// an error of fixed text. err's own text stays here: it may quote the
+// answer that was refused (a secret typed into the wrong field), which
+// the person was told is not sent. The call is cancelled before the
+// server can go on without the answer (its notifications/cancelled
+// races the error sent here; a server that then finishes the call is
+// not waited for).
+func (s *Session) refuse(c *callState, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindAnswer {
+		e.Round = max(c.round, 1)
+		e.Cancelled = c.clock != nil
+	}
+	s.setLate(err)
+	c.clock.end(err)
+	return refusal(err)
+}
+
+// codeRefused is the code of the error the tester answers a server's
+// request with when it gives no answer: the code protocol 2025-11-25 gives
+// a sampling request the user rejected, the one client-side refusal MCP
+// names.
+const codeRefused = -1
+
+// refusal is what the server is told of a request the tester does not
+// answer for the reason err: fixed words, never err's.
+func refusal(err error) *jsonrpc.Error {
+	if errors.Is(err, errAskedTooOften) {
+		return &jsonrpc.Error{Code: codeRefused, Message: "the client stopped the request: the server asked too many times"}
+	}
+	if KindOf(err) == KindProtocol {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the client cannot answer this request: it breaks the protocol or asks for what the client did not declare"}
+	}
+	return &jsonrpc.Error{Code: codeRefused, Message: "the client did not answer this request"}
 }
 
 // within returns ctx, the context of a question the server asks in the
@@ -711,11 +813,14 @@ type callKey struct{}
 // ended returns the context that ended the question asked within ctx: ctx,
 // or the call's it was asked within; nil while neither has ended.
 func ended(ctx context.Context) context.Context {
-	if ctx.Err() != nil {
-		return ctx
-	}
+	// The call's first: an interrupt also ends the server's request (the
+	// go-sdk cancels the call, the server withdraws its question), which
+	// may reach ctx before the interrupt itself does.
 	if call, ok := ctx.Value(callKey{}).(context.Context); ok && call.Err() != nil {
 		return call
+	}
+	if ctx.Err() != nil {
+		return ctx
 	}
 	return nil
 }
@@ -730,6 +835,9 @@ func (s *Session) setCall(c *callState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cur = c
+	if c != nil {
+		s.idle = nil
+	}
 }
 
 func (s *Session) getCall() *callState {

@@ -178,6 +178,7 @@ type Session struct {
 
 	mu    sync.Mutex
 	cur   *callState      // the call in progress, for server-initiated requests
+	idle  *callState      // the questions asked since the last call ended (betweenCalls)
 	late  error           // an error met while answering a server-initiated request
 	noted map[string]bool // the deprecated features already told of
 	// progress maps the progress tokens of the tool calls in flight to
@@ -190,6 +191,7 @@ type Session struct {
 // call it interrupts.
 type callState struct {
 	method, name string
+	asked        int // the requests the server sent during it (countAsked), under Session.mu
 	round        int
 	ans          answer.Answerer
 	clock        *requestClock // the time limit of the request in progress
