@@ -174,3 +174,88 @@ func listNumber(s string) bool {
 	}
 	return true
 }
+
+// An address spelled out with spaces ("h t t p s : / / t . example .
+// net / x") is read by a model as the address it spells, while no
+// person writes one so but to hide it: its scheme spelled out is what
+// marks it, and the rules about addresses read it closed up (see
+// unspaced).
+
+// spacedScheme is a scheme written with spaces in it or around its
+// "://": "h t t p s : / /", "https : //", "h x x p s [:] //".
+var spacedScheme = lazyre.New(`(?i)\bh[ \t]*[tx][ \t]*[tx][ \t]*p[ \t]*(?:s[ \t]*)?(?::|\[[ \t]*:[ \t]*\])[ \t]*/[ \t]*/`)
+
+// maxSpacedWords bounds the words after a spaced scheme read as the rest
+// of its address.
+const maxSpacedWords = 64
+
+// unspaced returns s with each address spelled out with spaces closed
+// up ("h t t p s : / / t . example . net / x" is
+// "https://t.example.net/x"), or "" when s has none: a scheme written
+// whole ("https://…") is no such address, however the words after it
+// are spaced.
+func unspaced(s string) string {
+	if !strings.Contains(s, "/") {
+		return ""
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range spacedScheme.FindAllStringIndex(s, maxAddresses) {
+		scheme := s[loc[0]:loc[1]]
+		if loc[0] < last || !strings.ContainsAny(scheme, " \t") {
+			continue
+		}
+		end, rest := spacedRest(s, loc[1])
+		if rest == "" {
+			continue
+		}
+		b.WriteString(s[last:loc[0]])
+		b.WriteString(strings.Join(strings.Fields(scheme), ""))
+		b.WriteString(rest)
+		last = end
+	}
+	if last == 0 {
+		return ""
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// spacedRest returns the rest of an address spelled out with spaces
+// whose scheme ends at i of s, closed up, and where it ends: the words
+// after the scheme, on its line, while each is one character, begins
+// with what parts an address ('.', '/', '?' …) or comes after a word
+// made of those only ("t . example-stats . net / x"); a quote or an
+// angle bracket ends it.
+func spacedRest(s string, i int) (end int, rest string) {
+	var b strings.Builder
+	afterSeparator := true // the first word after "//" is the host's
+	for n := 0; n < maxSpacedWords; n++ {
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(s) && !isSpace(s[k]) {
+			k++
+		}
+		word := s[j:k]
+		if word == "" || strings.ContainsAny(word, "\"'<>`") {
+			break
+		}
+		if b.Len() > 0 && !afterSeparator && len(word) != 1 && !addressSeparator(word[0]) {
+			break
+		}
+		b.WriteString(word)
+		afterSeparator = strings.Trim(word, addressSeparators) == ""
+		i = k
+	}
+	return i, b.String()
+}
+
+// addressSeparators part the pieces of an address: its labels, path
+// segments, query and port.
+const addressSeparators = "./:?=&#-_@%+~"
+
+// addressSeparator reports whether c is one of addressSeparators.
+func addressSeparator(c byte) bool { return strings.IndexByte(addressSeparators, c) >= 0 }

@@ -50,18 +50,23 @@ func isBase64Char(c byte) bool {
 // maxDecoded bounds the text decoded from one text's base64 runs.
 const maxDecoded = 16 << 10
 
-// decoded is plain followed, each on lines of their own, by what its
-// base64 runs spell (when they spell text) and, with rotated, its ROT13
-// and itself written backwards: the rules read them all. (An address
-// survives neither ROT13 nor being reversed: the rules about addresses
-// read plain and its base64 only.)
+// decoded is plain followed, each on lines of their own, by plain with
+// its addresses spelled out with spaces closed up (see unspaced), by
+// what its base64 runs spell (when they spell text) and, with rotated,
+// its ROT13 and itself written backwards: the rules read them all. (An
+// address survives neither ROT13 nor being reversed: the rules about
+// addresses read plain, closed up, and its base64 only.)
 func decoded(plain string, rotated bool) string {
 	if strings.IndexFunc(plain, unicode.IsLetter) < 0 {
 		return plain
 	}
 	var b strings.Builder
-	b.Grow(3*len(plain) + 8)
+	b.Grow(4*len(plain) + 8)
 	b.WriteString(plain)
+	if u := unspaced(plain); u != "" {
+		b.WriteString("\n")
+		b.WriteString(u)
+	}
 	n := 0
 	for _, run := range base64Runs(plain) {
 		if n >= maxDecoded {

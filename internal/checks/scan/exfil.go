@@ -24,7 +24,7 @@ var (
 	// carbonCopy is a copy to another address: always a destination.
 	carbonCopy = lazyre.New(`(?i)\bb?cc\b`)
 	// dataWord names what would be sent.
-	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|transcripts?|chat|messages?|results?|outputs?|responses?|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
+	dataWord = lazyre.New(`(?i)\b(?:data|contents?|conversation|history|transcripts?|chat|dialog(?:ue)?|context|messages?|results?|outputs?|responses?|answers?|repl(?:y|ies)|files?|keys?|tokens?|credentials|secrets?|passwords?|information|details|everything|all|copy|copies|e-?mails?|mail|arguments?|parameters?|inputs?|query|queries|prompts?|summary|logs?|notes?)\b`)
 	// markdownImage is a Markdown image with a remote address: a client
 	// that renders it fetches the address.
 	markdownImage = lazyre.New(`!\[[^\]\n]*\]\(\s*((?:https?:)?//(?:[^)\s{]|\{[^}\n]*\})+)`)
@@ -67,10 +67,17 @@ var (
 	visitWords = []string{"fetch", "open", "visit", "browse", "navigate", "go", "load", "request", "ping", "curl", "wget", "post", "get", "hit", "call",
 		"retriev", "download", "access", "click", "follow", "render", "embed"}
 	// userData names the user's or the conversation's data.
-	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\b(?:(?:what|everything|anything|whatever)(?:\s+that)?|(?:each|every|any|all|all\s+the)\s+(?:[a-z-]+\s+){0,2}?[a-z-]+(?:\s+that)?|something|things?)\s+(?:the\s+user|users)\s+(?:has\s+|had\s+|just\s+|ever\s+)*(?:said|says|typed|types|wrote|writes|written|asked|asks|entered|enters|told|tells|shared|shares|gave|gives|given|provided|provides|mentioned|mentions|sends|sent|pastes|pasted|uploads|uploaded|submits|submitted)\b|\b(?:whenever|every\s+time|each\s+time|when(?:ever)?|if)\s+the\s+user\s+(?:shares|pastes|uploads|sends|types|writes|enters|mentions|reveals|discloses|gives|provides)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b`)
+	userData = lazyre.New(`(?i)\b(?:the\s+)?(?:user'?s?|users'|customer'?s?|conversation'?s?|chat'?s?|session'?s?)\s+(?:[a-z-]+\s+){0,2}?(?:data|messages?|questions?|query|queries|input|inputs|name|e-?mail(?:\s+address)?|address|history|content|contents|text|requests?|prompts?|details|information|answers?|replies|reply|location|phone(?:\s+number)?|passwords?|credentials|conversation|files?|notes)\b|\b(?:conversation|chat)\s+(?:so\s+far|history|log|contents?|transcript)\b|\b(?:(?:what|everything|anything|whatever)(?:\s+that)?|(?:each|every|any|all|all\s+the)\s+(?:[a-z-]+\s+){0,2}?[a-z-]+(?:\s+that)?|something|things?)\s+(?:the\s+user|users)\s+(?:has\s+|had\s+|just\s+|ever\s+)*(?:said|says|typed|types|wrote|writes|written|asked|asks|entered|enters|told|tells|shared|shares|gave|gives|given|provided|provides|mentioned|mentions|sends|sent|pastes|pasted|uploads|uploaded|submits|submitted)\b|\b(?:whenever|every\s+time|each\s+time|when(?:ever)?|if)\s+the\s+user\s+(?:shares|pastes|uploads|sends|types|writes|enters|mentions|reveals|discloses|gives|provides)\b|\b(?:entire|full|whole)\s+(?:conversation|chat|dialog(?:ue)?|history)\b|\b(?:the|this|our|your)\s+(?:conversation|chat|dialog(?:ue)?|transcript)\b|\b(?:the|this|your)\s+(?:(?:full|entire|whole|current|conversation|chat)\s+)?context(?:\s+window)?\b|\b(?:this|your)\s+(?:(?:chat|conversation|message|dialog(?:ue)?)\s+)?history\b|\b(?:dialog(?:ue)?|message)\s+history\b`)
+	// modelOutput names what the model itself writes, which is the
+	// conversation's: its answers, replies, responses, output or
+	// messages ("your answers", "the assistant's replies", "every reply
+	// you write", "each answer you give", "whatever you say", "each
+	// reply").
+	modelOutput = lazyre.New(`(?i)\b(?:your|the\s+(?:model|assistant|ai|agent|bot|llm)(?:'s|s')?)\s+(?:(?:own|final|full|complete|entire|whole|every|last|latest|previous|next|generated|written|draft|chat|text|assistant)\s+){0,2}(?:answers?|repl(?:y|ies)|responses?|outputs?|messages?|completions?)\b|\b(?:(?:each|every|any|all(?:\s+(?:of\s+)?the)?|the)\s+(?:[a-z-]+\s+)?)?(?:answers?|repl(?:y|ies)|responses?|outputs?|messages?|completions?|text)\s+(?:that\s+|which\s+)?you\s+(?:(?:will|have|also|ever|just)\s+)*(?:give|gave|given|write|wrote|written|send|sent|produce|produced|generate|generated|return|returned|output|type|typed|compose|composed|draft|drafted|create|created|post|posted)\b|\b(?:what(?:ever)?|everything|anything)\s+(?:that\s+)?you\s+(?:(?:will|have|also|ever|just)\s+)*(?:say|said|write|wrote|answer|answered|reply|replied|respond|responded|output|produce|produced|generate|generated|send|sent|type|typed|tell\s+the\s+user|told\s+the\s+user)\b|\b(?:each|every|all)\s+(?:of\s+the\s+)?(?:answers?|repl(?:y|ies))\b`)
 	// builtFrom says that data goes into an address: appended, put in
-	// its query, filled into it.
-	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+|its\s+)?(?:[?&]?[a-z_]{1,12}=?\s+|["'` + "`" + `][?&]?[a-z_]{1,12}=?["'` + "`" + `]\s+)?(?:query|parameter|param|path|value|body|payload|header)|in(?:to)?\s+(?:the|its|a)\s+(?:url|query|path|address|link|request)|with\s+(?:the\s+|a\s+)?(?:(?:entire|full|whole|complete)\s+)?(?:contents?|text|body|copy|summary|transcript|record|log)\s+of\s+(?:the|this|our|your|every|each|all)\b|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?)))\b`)
+	// its query, filled into it, or the address called with it ("with
+	// the conversation", "with your replies").
+	builtFrom = lazyre.New(`(?i)\b(?:append(?:ed|ing)?|added\s+to|add(?:ing)?\s+(?:it|them)?\s*to|includ(?:e|ed|ing)\s+(?:it\s+)?in|containing|followed\s+by|concatenat(?:e|ed|ing)|plus|(?:url-|percent-|base64-)?encod(?:e|ed|ing)|insert(?:ed|ing)?|fill(?:ed|ing)?\s+in|replac(?:e|ed|ing)|substitut(?:e|ed|ing)|as\s+(?:the\s+|a\s+|its\s+)?(?:[?&]?[a-z_]{1,12}=?\s+|["'` + "`" + `][?&]?[a-z_]{1,12}=?["'` + "`" + `]\s+)?(?:query|parameter|param|path|value|body|payload|header)|in(?:to)?\s+(?:the|its|a)\s+(?:url|query|path|address|link|request)|with\s+(?:the\s+|a\s+)?(?:(?:entire|full|whole|complete)\s+)?(?:contents?|text|body|copy|summary|transcript|record|log)\s+of\s+(?:the|this|our|your|every|each|all)\b|includ(?:e|ing)\s+(?:[\w'-]+\s+){0,8}?in\s+(?:the|a|an|your|its)\s+(?:[\w'"-]+\s+){0,3}?(?:query|parameter|param|path|url|address|link|request|field|argument|body|string)|(?:with|using)\s+(?:it|them)|with\s+(?:the\s+|all\s+(?:of\s+)?the\s+)?(?:entire\s+|full\s+|whole\s+)?(?:conversation|chat|dialog(?:ue)?|transcript|history|user'?s?\s+(?:messages?|inputs?|data|conversation|history|questions?))|with\s+(?:(?:each|all|every\s+one)\s+of\s+)?(?:your|the\s+(?:model|assistant)(?:'s|s')?)\s+(?:[a-z-]+\s+)?(?:answers?|repl(?:y|ies)|responses?|outputs?|messages?)|with\s+(?:each|every|all|any)\s+(?:[a-z-]+\s+)?(?:answers?|repl(?:y|ies)|responses?|outputs?|messages?)\s+(?:that\s+)?you)\b`)
 
 	// conversationCue names what a side channel carries: the
 	// conversation, the system prompt, other tools' results, files.
@@ -581,7 +588,7 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 		}
 	}
 	switch {
-	case (hasVerb(sendVerb, words) || passiveOrder.MatchString(words)) && sendsData(words):
+	case (hasVerb(sendVerb, words) || passiveOrder.MatchString(words) || ensuredPassive(words)) && sendsData(words):
 		if !namedData(words) {
 			s.addDestination(RuleDestination, Medium, t, d, fmt.Sprintf(madeDataReason, d), sent)
 			break
@@ -597,6 +604,17 @@ func (s *scanner) sendOrder(t *text, sent, d string) bool {
 	}
 	return true
 }
+
+// ensuredPassive reports whether words say in the passive that data is
+// sent, and order it so: "make sure your replies are also delivered
+// to", "ensure the chat is forwarded to".
+func ensuredPassive(words string) bool {
+	loc := passiveSends.FindStringIndex(words)
+	return loc != nil && ensureWord.MatchString(words[:loc[0]])
+}
+
+// ensureWord makes what is said after it an order: "make sure", "ensure".
+var ensureWord = lazyre.New(`(?i)\b(?:make\s+sure|ensure|see\s+to\s+it)\b`)
 
 // madeDataReason is the reason of an order to send data to an address
 // that is not said to be the user's or the conversation's (see
@@ -697,8 +715,12 @@ var fillOrder = lazyre.New(`(?i)\b(?:include|includes|pass|put|fill|provide|past
 // openedThenSent reports whether after, the words after an address
 // opened, order the user's or the conversation's data sent or kept
 // there and name no other place for it: "open a websocket to ADDRESS
-// and stream the user's messages".
+// and stream the user's messages"; a clause that says when or why is no
+// such order ("ping ADDRESS before you write your answer").
 func openedThenSent(after string) bool {
+	if loc := clauseEnd.FindStringIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
 	if addressSpans(after) != nil || elsewhere.MatchString(after) || ownedData(after) == "" {
 		return false
 	}
@@ -933,11 +955,13 @@ func dataSlot(d string) (slot, name string, ok bool) {
 }
 
 // sensitiveSlot reports whether a slot's name (see slotName) names the
-// conversation, its history, the user's messages, a secret or the like,
+// conversation, its history, the user's messages, the model's own
+// answers (see modelOutput), a secret or the like,
 // rather than only what the user asks (a query, a question, a text),
 // which a search address takes.
 func sensitiveSlot(name string) bool {
-	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name) || ownedSecret(name) != ""
+	return slotData.MatchString(name) || cue(name) != "" || sensitiveUserData.MatchString(name) || ownedSecret(name) != "" ||
+		modelOutput.MatchString(name)
 }
 
 // fieldSlot reports whether the slot (named name) of address d is the
@@ -1001,9 +1025,11 @@ func isIdentifier(name string) bool {
 }
 
 // namesData reports whether a slot's name (see slotName) names the
-// conversation's or the user's data, or a secret.
+// conversation's or the user's data, the model's own answers, or a
+// secret.
 func namesData(name string) bool {
-	return slotData.MatchString(name) || slotUserData.MatchString(name) || userData.MatchString(name) || cue(name) != ""
+	return slotData.MatchString(name) || slotUserData.MatchString(name) || userData.MatchString(name) || cue(name) != "" ||
+		modelOutput.MatchString(name)
 }
 
 // sideChannels reports parameters of tool i that carry conversation

@@ -51,8 +51,11 @@ var (
 // address d is negated: the verb of the order nearest before d in d's
 // clause (see dataVerb, orderVerb) right after a negator, or, with no
 // such verb before d, the verb after it ("https://… must never receive
-// …"); and no word in the clause that makes d where data goes after all
-// ("except", "but", "only").
+// …"), or, when that verb opens d in a clause that says when ("when you
+// fetch"), the verb beside it that carries the data ("never include
+// the user's email as ?e= when you fetch …"; see negatedCarrier); and no
+// word in the clause that makes d where data goes after all ("except",
+// "but", "only").
 func negatedOrder(excerpt, d string) bool {
 	i := strings.Index(excerpt, d)
 	if i < 0 {
@@ -74,7 +77,15 @@ func negatedOrder(excerpt, d string) bool {
 			if normWord(words[k]) == "up" {
 				k-- // back up
 			}
-			return negatedAt(words[:k])
+			if negatedAt(words[:k]) {
+				return true
+			}
+			if j := openedWhen(words, k); j >= 0 {
+				// "Never include the user's email as ?e= when you
+				// fetch ADDRESS": the verb that carries the data says.
+				return negatedCarrier(words[:j], false) || negatedCarrier(strings.Fields(after), true)
+			}
+			return false
 		}
 	}
 	words = strings.Fields(after)
@@ -82,6 +93,62 @@ func negatedOrder(excerpt, d string) bool {
 		if orderVerb(words, k) {
 			return negatedAt(words[:k])
 		}
+	}
+	return false
+}
+
+// whenWord begins a clause that says when an address is opened: "when
+// you fetch", "before calling", "while loading".
+var whenWord = map[string]bool{"when": true, "whenever": true, "while": true, "before": true, "after": true, "as": true,
+	"once": true, "if": true}
+
+// openedWhen returns where the clause that the verb words[k] is in
+// begins, when that verb opens, fetches or visits (see openVerb) and the
+// clause says when ("when you fetch", "before calling", "while you
+// load"), or -1.
+func openedWhen(words []string, k int) int {
+	if !openVerb[normWord(words[k])] {
+		return -1
+	}
+	for j := k - 1; j >= 0 && j >= k-3; j-- {
+		w := normWord(words[j])
+		if whenWord[w] {
+			return j
+		}
+		if !subjectWord[w] && !negationFiller[w] {
+			return -1
+		}
+	}
+	return -1
+}
+
+// carrierVerb puts data into what it takes, or sends it: the verb of an
+// order to open an address with data in it ("include the user's email
+// as ?e= when you fetch …").
+var carrierVerb = map[string]bool{"include": true, "append": true, "add": true, "put": true, "insert": true, "attach": true,
+	"embed": true, "pass": true, "encode": true, "fill": true, "substitute": true, "place": true, "set": true, "use": true}
+
+// negatedCarrier reports whether words, a clause beside one that opens
+// an address, hold a verb that carries data into it (see carrierVerb,
+// sendVerb) right after a negator, its object the user's or the
+// conversation's data: "never include the user's email as the ?e=
+// parameter". The verb is the last of the clause before the one that
+// opens, or, with after, among the first words of the one after it
+// (", never include …").
+func negatedCarrier(words []string, after bool) bool {
+	for n := range words {
+		k := len(words) - 1 - n
+		if after {
+			if n > 6 {
+				break
+			}
+			k = n
+		}
+		w := normWord(words[k])
+		if !carrierVerb[w] && !sendVerbWords[w] || nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ") {
+			continue
+		}
+		return negatedAt(words[:k]) && ownedData(strings.Join(words[k+1:], " ")) != ""
 	}
 	return false
 }

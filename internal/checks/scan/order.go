@@ -58,13 +58,13 @@ var (
 	// keepVerb puts or moves data somewhere, which sends it when the
 	// place is an address: log, record, store, save, back up, paste,
 	// pass on, hand over, write, sync, stream, keep, push, dump, cache,
-	// export, transfer, pipe, feed, give, provide …
-	keepVerb = map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true,
+	// export, transfer, pipe, feed, give, provide, echo …
+	keepVerb = map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true, "echo": true,
 		"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true,
 		"cache": true, "persist": true, "export": true, "replicate": true, "duplicate": true, "transfer": true, "broadcast": true,
 		"pipe": true, "feed": true, "give": true, "provide": true, "supply": true, "expose": true, "disclose": true, "reveal": true}
 	// keepsVerb is keepVerb said of the tool: "logs", "stores".
-	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true,
+	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true, "echoes": true,
 		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true,
 		"caches": true, "persists": true, "exports": true, "replicates": true, "duplicates": true, "transfers": true,
 		"broadcasts": true, "pipes": true, "feeds": true, "gives": true, "provides": true, "supplies": true, "exposes": true,
@@ -119,15 +119,23 @@ var (
 // roleOf returns what the address between before and after (the words
 // of its sentence) is to the order: the words that end before (see
 // recipientBefore), then the first verb or preposition walking back at
-// most fourteen words that says (see addressRole).
+// most fourteen words that says (see addressRole). A verb right after
+// a subject ("every answer you give to", "each file you read to") is
+// that of a relative clause: the verb of the order before it, if there
+// is one, says. A participle right before "by ADDRESS" makes the
+// address what sends or keeps ("is delivered by https://…"), none.
 func roleOf(before, after string) addressRole {
+	deferred := roleUnknown
 	if m := recipientBefore.Get().FindStringSubmatchIndex(before); m != nil {
 		start := m[0]
 		if start < len(before) && !isWordByte(before[start]) {
 			start++
 		}
 		if !nounBefore(before[:start]) && (m[4] < 0 || informedAfter.MatchString(after)) {
-			return roleRecipient
+			if !afterSubject(before[:start]) {
+				return roleRecipient
+			}
+			deferred = roleRecipient // "every message you write to ADDRESS"
 		}
 	}
 	if ensureBefore.MatchString(before) {
@@ -135,55 +143,129 @@ func roleOf(before, after string) addressRole {
 	}
 	words := strings.Fields(before)
 	n := len(words)
-	sawPreposition := false
+	sawPreposition, agent := false, false
 	for k := n - 1; k >= 0 && k >= n-14; k-- {
 		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_,.:;!?[]"))
 		if w == "" {
 			continue
 		}
 		if strings.HasSuffix(words[k], ":") && k < n-1 {
-			return roleUnknown // a label before the order: "Docs: see …"
+			break // a label before the order: "Docs: see …"
 		}
 		if rolePreposition[w] {
 			if w == "from" && !sawPreposition {
 				return roleNone // copy … from ADDRESS
 			}
+			agent = agent || w == "by" && !sawPreposition
 			sawPreposition = true
 			continue
 		}
 		if nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ") {
 			continue // a noun: "the link", "a copy", "the user's log"
 		}
-		next := ""
-		if k+1 < n {
-			next = strings.ToLower(strings.Trim(words[k+1], "\"'`()*_,.:;!?"))
+		if agent && (passiveParticiple[w] || keepParticiple[w]) {
+			return roleNone // is delivered by ADDRESS: what delivers it
 		}
-		switch {
-		case w == "log" && (next == "in" || next == "into" || next == "on" || next == "out"):
-			return roleNone // log in at ADDRESS
-		case w == "up" && k > 0 && strings.EqualFold(strings.Trim(words[k-1], "\"'`()*_,.:;!?"), "back"):
-			return roleKeep // back up … to ADDRESS
-		case w == "backs" && next == "up":
-			return roleKeeps
-		case sendVerbWords[w], sendsVerbWords[w], passiveParticiple[w],
-			w == "dispatch", w == "dispatches", w == "dispatched":
-			return roleSend
-		case keepVerb[w]:
-			return roleKeep
-		case keepsVerb[w]:
-			return roleKeeps
-		case goesVerb[w]:
-			return roleGoes
-		case (w == "curl" || w == "wget") && dataFlag(words[k+1:]):
-			return roleSend // curl -d "…" ADDRESS posts what it is given
-		case openVerb[w]:
-			return roleOpened
-		case noSendVerb[w]:
-			return roleNone
+		role := verbRole(words, k, w)
+		if role == roleUnknown {
+			continue
 		}
+		if k > 1 && subjectWord[strings.ToLower(words[k-1])] && role != roleNone {
+			if deferred == roleUnknown {
+				deferred = role // every answer you give to ADDRESS
+			}
+			continue
+		}
+		if deferred != roleUnknown && role == roleNone {
+			continue // every reply you write, see …: the relative clause says
+		}
+		return role
+	}
+	return deferred
+}
+
+// verbRole returns what the verb words[k] (w, in lower case without
+// its punctuation) makes an address after it (see roleOf), or
+// roleUnknown when it is no such verb.
+func verbRole(words []string, k int, w string) addressRole {
+	n := len(words)
+	next := ""
+	if k+1 < n {
+		next = strings.ToLower(strings.Trim(words[k+1], "\"'`()*_,.:;!?"))
+	}
+	switch {
+	case w == "log" && (next == "in" || next == "into" || next == "on" || next == "out"):
+		return roleNone // log in at ADDRESS
+	case w == "up" && k > 0 && strings.EqualFold(strings.Trim(words[k-1], "\"'`()*_,.:;!?"), "back"):
+		return roleKeep // back up … to ADDRESS
+	case w == "backs" && next == "up":
+		return roleKeeps
+	case sendVerbWords[w], sendsVerbWords[w], passiveParticiple[w],
+		w == "dispatch", w == "dispatches", w == "dispatched":
+		return roleSend
+	case keepVerb[w]:
+		return roleKeep
+	case keepsVerb[w]:
+		return roleKeeps
+	case keepParticiple[w] && orderedPassive(words[:k]):
+		return roleKeep // must be echoed to ADDRESS
+	case goesVerb[w]:
+		return roleGoes
+	case (w == "curl" || w == "wget") && dataFlag(words[k+1:]):
+		return roleSend // curl -d "…" ADDRESS posts what it is given
+	case openVerb[w]:
+		return roleOpened
+	case noSendVerb[w]:
+		return roleNone
 	}
 	return roleUnknown
 }
+
+// subjectWord is a subject right before a verb that makes it the verb of
+// a relative clause: "every answer you give", "each file we read".
+var subjectWord = map[string]bool{"you": true, "we": true, "i": true, "they": true}
+
+// afterSubject reports whether s, the text before a verb, ends in a
+// subject (see subjectWord) after at least one other word: the verb is
+// that of a relative clause ("every message you write to").
+func afterSubject(s string) bool {
+	w, rest := lastWord(s)
+	return subjectWord[strings.ToLower(w)] && strings.TrimSpace(rest) != ""
+}
+
+// keepParticiple are the participles of the verbs that keep or move
+// data (see keepVerb): an order in the passive with a modal before
+// them ("must be echoed to", "should be mirrored at"; see
+// orderedPassive).
+var keepParticiple = map[string]bool{"logged": true, "recorded": true, "stored": true, "saved": true, "pasted": true,
+	"written": true, "synced": true, "synchronized": true, "synchronised": true, "streamed": true, "pushed": true,
+	"dumped": true, "cached": true, "persisted": true, "exported": true, "replicated": true, "duplicated": true,
+	"transferred": true, "broadcast": true, "broadcasted": true, "piped": true, "echoed": true, "exposed": true,
+	"disclosed": true, "revealed": true, "handed": true, "passed": true}
+
+// orderedPassive reports whether words, those before a participle, end
+// in "be" after a modal that makes it an order ("must be", "should also
+// be", "is to be", "must never be"), past the words that may stand
+// between.
+func orderedPassive(words []string) bool {
+	k := len(words) - 1
+	for k >= 0 && passiveFiller[normWord(words[k])] {
+		k--
+	}
+	if k < 1 || normWord(words[k]) != "be" {
+		return false
+	}
+	for k--; k >= 0 && passiveFiller[normWord(words[k])]; k-- {
+	}
+	return k >= 0 && passiveModal[normWord(words[k])]
+}
+
+// passiveFiller may stand in a passive order between its modal, "be"
+// and the participle: "must also be", "should always be silently", "must
+// never be".
+var passiveFiller = map[string]bool{"also": true, "always": true, "then": true, "immediately": true, "automatically": true,
+	"silently": true, "quietly": true, "secretly": true, "all": true, "each": true, "every": true, "never": true, "not": true,
+	"first": true}
 
 // sendVerbWords and sendsVerbWords are the words of sendVerb and
 // sendsVerb, for a word alone.
@@ -201,9 +283,13 @@ func alternatives(expr string) map[string]bool {
 }
 
 // ownedData returns what of s names the user's or the conversation's
-// data, their keys or secrets, or "".
+// data (the model's own answers among it: see modelOutput), their keys
+// or secrets, or "".
 func ownedData(s string) string {
 	if m := userData.FindString(s); m != "" {
+		return m
+	}
+	if m := modelOutput.FindString(s); m != "" {
 		return m
 	}
 	if m := userSecret.FindString(s); m != "" {
@@ -296,7 +382,8 @@ func namedData(words string) bool {
 // madeData are the data words (see dataWord) that name what a job or a
 // tool made, not the user's or the conversation's data.
 var madeData = map[string]bool{"result": true, "results": true, "output": true, "outputs": true, "response": true,
-	"responses": true, "log": true, "logs": true, "summary": true, "copy": true, "copies": true, "all": true}
+	"responses": true, "answer": true, "answers": true, "reply": true, "replies": true, "log": true, "logs": true,
+	"summary": true, "copy": true, "copies": true, "all": true}
 
 // isWordByte reports whether c is an ASCII letter, digit or '_'.
 func isWordByte(c byte) bool {
