@@ -37,6 +37,7 @@ type inputEnd struct {
 	asking   map[jsonrpc.ID]bool
 	sleeping int
 	ended    bool
+	broken   bool           // a write failed: nothing more can be answered
 	claimed  map[string]int // cut-short requests reported already, by label
 }
 
@@ -77,7 +78,7 @@ func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 	case *jsonrpc.Response:
 		if lbl, ok := e.pending[m.ID]; ok {
 			delete(e.pending, m.ID)
-			if err != nil && e.ended {
+			if err != nil {
 				e.unsent = append(e.unsent, lbl)
 			}
 		}
@@ -85,6 +86,9 @@ func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 		if m.IsCall() && err == nil {
 			e.asking[m.ID] = true
 		}
+	}
+	if err != nil {
+		e.broken = true
 	}
 	e.changedLocked()
 }
@@ -97,10 +101,11 @@ func (e *inputEnd) sleep(delta int) {
 	e.changedLocked()
 }
 
-// settled reports whether every request read is answered, or waits for
-// the client (as many as questions are open to it) or a delay.
+// settledLocked reports whether every request read is answered, or
+// waits for the client (as many as questions are open to it) or a delay,
+// or can no longer be answered (the output is gone).
 func (e *inputEnd) settledLocked() bool {
-	return len(e.pending) == 0 || len(e.asking)+e.sleeping >= len(e.pending)
+	return e.broken || len(e.pending) == 0 || len(e.asking)+e.sleeping >= len(e.pending)
 }
 
 // end marks the client's input ended and waits until the requests read
