@@ -111,7 +111,8 @@ name.
 Exit codes: 0 the client did what was recorded (every request matched, every
 answer as recorded); 1 it did not (an answer differed, a requestState was
 refused, a request or a question's answer was missing, a question needed a
-capability the client did not declare); 2 usage: bad flags, a bad --fault, a
+capability the client did not declare, the client's input ended before a
+request it sent was answered); 2 usage: bad flags, a bad --fault, a
 recording that cannot be read or served, a --listen address it cannot listen
 on (taken, not this machine's) (nothing was served), or a --report file that
 could not be written at the end (the client did what was recorded).`,

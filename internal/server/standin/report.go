@@ -25,7 +25,8 @@ const (
 	// client without elicitation).
 	ProblemCapability = "capability"
 	// ProblemUnanswered: questions asked that the client never came back
-	// to answer (it left mid-question).
+	// to answer (it left mid-question); over stdio, a request the
+	// client's input ended before it was answered.
 	ProblemUnanswered = "unanswered"
 )
 

@@ -264,10 +264,26 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 	s.mu.Unlock()
 	s.rep.tell() // it is no longer in progress: a live report says so
 	if failedAsking {
+		if e := s.stdinEnd(); e != nil && e.hasEnded() {
+			// The client's input ended while it was asked: its answer
+			// could not come.
+			lbl := label(method, name)
+			e.claim(lbl)
+			s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Line: line,
+				Detail: inputEndedDetail(lbl) + " (it was asked a question, whose answer could no longer come)"})
+			return res, err
+		}
 		kind, detail := s.failedWhileAsked(ctx, err)
 		s.rep.problem(Problem{Kind: kind, Request: label(method, name), Line: line, Detail: detail})
 	}
 	return res, err
+}
+
+// stdinEnd is the stdio client's inputEnd (nil over HTTP).
+func (s *Standin) stdinEnd() *inputEnd {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stdin
 }
 
 // failedWhileAsked says why a call failed while the client was asked,
@@ -283,7 +299,8 @@ func (s *Standin) failedWhileAsked(ctx context.Context, err error) (kind, detail
 		// while the client was being waited for, with how long.
 		return ProblemUnanswered, fmt.Sprintf("the client was asked and did not answer within %v (it left mid-question?)", waited)
 	case ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed):
-		return ProblemAnswer, fmt.Sprintf("the client left or cancelled the call while it was asked (%v)", err)
+		// In the report's words: the toolkit's error says how its wait ended.
+		return ProblemAnswer, "the client left or cancelled the call while it was asked"
 	}
 	return ProblemAnswer, fmt.Sprintf("the call failed while the client was asked: %v", err)
 }
@@ -613,6 +630,11 @@ func (s *Standin) fault(ctx context.Context, method, name string) error {
 		s.rep.fault(f, label(method, name))
 		switch f.Kind {
 		case FaultDelay:
+			if e := s.stdinEnd(); e != nil {
+				// Waiting for no one: the end of the input need not wait for it.
+				e.sleep(1)
+				defer e.sleep(-1)
+			}
 			timer := time.NewTimer(f.Delay)
 			select {
 			case <-timer.C:

@@ -126,7 +126,8 @@ type Standin struct {
 	// running are the calls in progress; one asked and still running
 	// waits for a 2025-11-25 client's answer.
 	running map[*track]string
-	drop    func() // ends the connection (stdio); nil over HTTP
+	drop    func()    // ends the connection (stdio); nil over HTTP
+	stdin   *inputEnd // the requests of the stdio client; nil over HTTP
 	// nearest are the indexes of the recorded requests of each method,
 	// for the nearest to an unmatched one; seed hashes their leaves.
 	nearest map[string]*nearestIndex

@@ -20,14 +20,20 @@ import (
 // stand-in as its server command): only JSON-RPC frames are written to
 // out. It returns when the client closes its side, ctx ends, or a drop
 // fault closes the connection (out is then closed if it can be, so that
-// the client sees the server's output end).
+// the client sees the server's output end). The requests read before the
+// client's input ended are answered first; those the end cut short (a
+// question to the client unanswered, an answer that could not be
+// written) are each a ProblemUnanswered.
 func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	conn := newDroppable(in, out)
+	ended := newInputEnd(ctx.Done())
 	s.mu.Lock()
 	s.drop = conn.drop
+	s.stdin = ended
 	s.readsTaskParam = true // the connection reads params.task
 	s.mu.Unlock()
-	ss, err := s.server.Connect(ctx, &taskTransport{inner: &mcp.IOTransport{Reader: conn, Writer: conn}}, nil)
+	inner := &endTransport{inner: &mcp.IOTransport{Reader: conn, Writer: conn}, e: ended}
+	ss, err := s.server.Connect(ctx, &taskTransport{inner: inner}, nil)
 	if err != nil {
 		return err
 	}
@@ -41,6 +47,9 @@ func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	}
 	if conn.dropped() {
 		return nil
+	}
+	for _, lbl := range ended.cutShort() {
+		s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Detail: inputEndedDetail(lbl)})
 	}
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || ctx.Err() != nil) {
 		// The client closed its side, or left (its end of the pipe gone).

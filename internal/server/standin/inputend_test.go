@@ -1,0 +1,97 @@
+package standin
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// lines2025 are the JSON-RPC lines of a 2025-11-25 client that
+// initializes and sends req: its input ends after them.
+func lines2025(req string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+` + req + "\n"
+}
+
+// serveLines serves in over stdio to the end of the input, and returns
+// what was written and the report.
+func serveLines(t *testing.T, s *Standin, in string) (string, Report) {
+	t.Helper()
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	return out.String(), s.Report()
+}
+
+// A call read just before the client's input ended is in the report: its
+// question's answer can no longer come, in the report's words, from a
+// recording of either era.
+func TestInputEndsBeforeCallAnswered(t *testing.T) {
+	for _, rec := range []string{"deploy-2025.jsonl", "deploy-2026.jsonl"} {
+		t.Run(rec, func(t *testing.T) {
+			s, log := standin(t, load(t, rec), Options{})
+			out, r := serveLines(t, s, lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"service":"auth"}}}`))
+			if !strings.Contains(out, `"method":"elicitation/create"`) {
+				t.Errorf("the question was not sent: %s", out)
+			}
+			if r.OK || r.Requests != 1 || len(r.Problems) != 1 {
+				t.Fatalf("report: %+v", r)
+			}
+			p := r.Problems[0]
+			want := "the client's input ended before tools/call deploy was answered (it was asked a question, whose answer could no longer come)"
+			if p.Kind != ProblemUnanswered || p.Request != "tools/call deploy" || p.Detail != want || p.Line == 0 {
+				t.Errorf("problem: %+v, want unanswered: %s", p, want)
+			}
+			if strings.Contains(log.String(), "canceled") || strings.Contains(log.String(), "multi-round-trip") {
+				t.Errorf("the log speaks the toolkit's words: %s", log)
+			}
+		})
+	}
+}
+
+// A list read just before the end of the input is answered from the
+// recording: nothing was cut short.
+func TestInputEndsAfterListAnswered(t *testing.T) {
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{})
+	out, r := serveLines(t, s, lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if !strings.Contains(out, `"id":2,"result"`) {
+		t.Errorf("tools/list was not answered: %s", out)
+	}
+	if !r.OK || len(r.Problems) != 0 {
+		t.Errorf("report: %+v", r)
+	}
+}
+
+// A request held by a delay fault is not waited for: the end of the
+// input cuts it short.
+func TestInputEndsDuringDelay(t *testing.T) {
+	f, err := ParseFault("tools/list:delay=10m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{Faults: []Fault{f}})
+	_, r := serveLines(t, s, lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if r.OK || len(r.Problems) != 1 || r.Problems[0].Detail != "the client's input ended before tools/list was answered" {
+		t.Errorf("report: %+v", r)
+	}
+}
+
+// failingWriter is a client's side gone: every write fails.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// An answer that could not be written is cut short too.
+func TestInputEndsAnswerUnwritten(t *testing.T) {
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{})
+	if err := s.ServeStdio(context.Background(), strings.NewReader(lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)), failingWriter{}); err == nil {
+		t.Log("ServeStdio ended without an error")
+	}
+	r := s.Report()
+	if r.OK || len(r.Problems) == 0 || r.Problems[0].Detail != "the client's input ended before initialize was answered" {
+		t.Errorf("report: %+v", r)
+	}
+}
