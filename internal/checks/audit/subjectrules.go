@@ -149,11 +149,9 @@ func (x *subjectAudit) baseline(ctx context.Context) bool {
 		// often the audit's own made-up ones): what it asks is not known.
 		x.asksNothing = callErrorNote + " " + firstLine(x.last.describe()) + " before it asked anything, so what it asks is not known"
 		if s.report.ArgsMadeUp {
-			key := s.name // a template's arguments go by the template
-			if s.template != "" {
-				key = s.template
-			}
-			x.asksNothing += fmt.Sprintf(": the audit made up its arguments; give ones it takes with %s %s=JSON", a.opts.Name.Word(OptionArgs), key)
+			// The report's name is what --args goes by (a template's is
+			// the template), as MadeUpLine says it.
+			x.asksNothing += fmt.Sprintf(": the audit made up its arguments; give ones it takes with %s %s=JSON", a.opts.Name.Word(OptionArgs), s.report.Name)
 		}
 	default:
 		x.asksNothing = asksNothingNote + ": the call ends in " + firstLine(x.last.describe())
