@@ -603,8 +603,8 @@ wait:
 			if errors.Is(r.err, errNothingPasted) {
 				// No address to read (a script, a job in the background):
 				// the browser may still come back to the loopback address.
-				inputEnded = "; the input ended before an address was pasted"
-				fmt.Fprintf(w, "mcp-tester: the input ended before an address was pasted: still waiting for the browser to come back to %s\n", redirect)
+				inputEnded = "; " + errNothingPasted.Error()
+				fmt.Fprintf(w, "mcp-tester: %v: still waiting for the browser to come back to %s\n", errNothingPasted, redirect)
 				pasted = nil
 				continue
 			}
