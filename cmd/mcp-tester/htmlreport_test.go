@@ -57,7 +57,7 @@ func reportBinaries(t *testing.T) string {
 // hash), and keeps a screenshot named name.
 func openReport(t *testing.T, path, name string) *browsertest.Browser {
 	t.Helper()
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	url := b.Open(path)
 	if reqs := b.Requests(); len(reqs) != 1 || reqs[0] != url {
 		t.Errorf("the page made the requests %q; want only its own file %s", reqs, url)

@@ -22,6 +22,7 @@ import (
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/report/sarif/sariftest"
+	"github.com/askback/askback/internal/testsupport/browsertest"
 	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -50,8 +51,14 @@ func (w waitingTests) Run() int {
 			panic(err)
 		}
 	}
-	return w.m.Run()
+	code := w.m.Run()
+	browsers.Close()
+	return code
 }
+
+// browsers is the one Chromium the tests that open a page (the HTML
+// reports, the UI) share, each in a browser context of its own.
+var browsers browsertest.Shared
 
 // servers are the example and fixture servers the transcripts run, built
 // once per go test run.

@@ -255,7 +255,7 @@ func TestUIByAccessibleNames(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin)
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 
 	p.typeInto("Command (stdio server)", filepath.Join(bin, "deployer"))
@@ -316,7 +316,7 @@ func TestUIReports(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "deployer"))
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	p.see("deployer")
 	for _, what := range []string{"audit", "scan", "inspect", "grade"} {

@@ -43,7 +43,7 @@ type taskCase struct {
 func TestUITasks(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer", "./internal/testsupport/fixtures/tasks2025")
 	browsertest.Require(t)
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	for _, tc := range []taskCase{{
 		name: "extension-2026", server: "deployer -rollout-step 1ms", slow: "deployer -rollout-step 8s", protocol: "2026-07-28",
 		tool: "rollout", fill: []string{"service", "auth-service", "version", "2.4.1"},

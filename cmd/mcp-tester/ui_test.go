@@ -279,7 +279,7 @@ func TestUIDeployer(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer")
 	browsertest.Require(t)
 	httpURL := deployerHTTP(t, bin)
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	for _, tc := range []struct {
 		name, protocol string
 		http           bool
@@ -445,7 +445,7 @@ func TestUIHostileServer(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/hostile")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "hostile"))
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	harmless := func(where string) {
 		t.Helper()
@@ -492,7 +492,7 @@ func TestUIURLQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, dir := startUIEnv(t, bin, []string{"MCP_TESTER_BROWSER=" + launcher}, "-u", "http://"+addr+"/mcp", "-H", "Authorization: Bearer alice-mcp-token")
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	p.click("Tool create_issue")
 	p.fill("repo", "octo-alice/hello")
@@ -531,7 +531,7 @@ func TestUIFormChecks(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/askserver")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	p.click("Tool defaults")
 	p.click("Call defaults with JSON")
@@ -556,7 +556,7 @@ func TestUIConnectAndSample(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/handbook")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin)
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	p.fill("Command (stdio server)", filepath.Join(bin, "handbook"))
 	p.click("Connect")
@@ -615,7 +615,7 @@ func TestUISeveralQuestionsInOneRound(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/askserver")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	p.click("Tool pair")
 	p.click("Call pair with JSON")
@@ -645,7 +645,7 @@ func TestUIRoots(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/handbook")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin)
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	for _, era := range []string{"2026-07-28 (input_required rounds)", "2025-11-25 (elicitation/create)"} {
 		p.fill("Command (stdio server)", filepath.Join(bin, "handbook"))

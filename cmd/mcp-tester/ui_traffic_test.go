@@ -97,7 +97,7 @@ func TestUILoginStepsAndHiddenTokens(t *testing.T) {
 	startServer(t, addr, filepath.Join(bin, "protected"), "-addr", addr, "-tokens-file", tokens, "-leak-token", "-ttl", "2s")
 	url, dir := startUIEnv(t, bin, []string{"MCP_TESTER_BROWSER=" + filepath.Join(bin, "fakebrowser"), "FAKEBROWSER_USER=alice", "FAKEBROWSER_PASSWORD=" + password},
 		"-u", "http://"+addr+"/mcp")
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	k := &pages{p: p}
 	p.see("OAuth login")
@@ -166,7 +166,7 @@ func TestUITrafficFiltersAndHidesPasswords(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./internal/testsupport/fixtures/askserver")
 	browsertest.Require(t)
 	url, dir := startUI(t, bin, "-c", filepath.Join(bin, "askserver"))
-	b := browsertest.New(t)
+	b := browsers.New(t)
 	p := openUI(t, b, url, dir)
 	k := &pages{p: p}
 	const (

@@ -2,30 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/askback/askback/internal/testsupport/browsertest"
 	"github.com/chromedp/chromedp"
 )
-
-// chromiumPath is where scripts/ensure-chromium.sh installs the browser.
-const chromiumPath = "/usr/bin/chromium"
-
-// requireChromium skips the test when the browser is missing on a developer's machine,
-// and fails it in CI (CI is set), where scripts/ensure-chromium.sh must have run.
-func requireChromium(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing in CI: run scripts/ensure-chromium.sh (make setup) before the tests", chromiumPath)
-		}
-		t.Skipf("%s is missing: run scripts/ensure-chromium.sh to run the browser tests", chromiumPath)
-	}
-}
 
 // browser is one person's browser: a fresh browser context, so cookies (the server's
 // sign-in, the flow cookie) belong to that person only.
@@ -37,72 +21,17 @@ type browser struct {
 // chromium is the one browser process of this test binary, started by the first test
 // that needs it; each person gets a fresh browser context in it (own cookies and
 // storage), which is much faster than a process per person. TestMain stops it.
-var chromium struct {
-	once sync.Once
-	ctx  context.Context
-	err  error
-	stop func()
-}
+var chromium browsertest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if chromium.stop != nil {
-		chromium.stop()
-	}
+	chromium.Close()
 	os.Exit(code)
-}
-
-func startChromium() (context.Context, error) {
-	chromium.once.Do(func() {
-		dir, err := os.MkdirTemp("", "github-connect-chromium-")
-		if err != nil {
-			chromium.err = fmt.Errorf("chromium profile: %w", err)
-			return
-		}
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(chromiumPath),
-			chromedp.Headless,
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.NoFirstRun,
-			chromedp.NoDefaultBrowserCheck,
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-dev-shm-usage", true),
-			chromedp.UserDataDir(dir),
-		)
-		ctx, cancel := chromedp.NewContext(actx)
-		chromium.stop = func() {
-			cancel()
-			cancelAlloc()
-			os.RemoveAll(dir)
-		}
-		// The first run starts the browser; it must not carry a timeout (that would
-		// end the browser with it).
-		if err := chromedp.Do(ctx); err != nil {
-			chromium.err = fmt.Errorf("start chromium: %w", err)
-			return
-		}
-		chromium.ctx = ctx
-	})
-	return chromium.ctx, chromium.err
 }
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	requireChromium(t)
-	root, err := startChromium()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("open a browser context: %v", err)
-	}
-	return &browser{t: t, ctx: ctx}
+	return &browser{t: t, ctx: chromium.New(t).Context()}
 }
 
 func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {

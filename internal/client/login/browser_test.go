@@ -2,18 +2,15 @@ package login_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askback/askback/internal/client/login"
+	"github.com/askback/askback/internal/testsupport/browsertest"
 	"github.com/askback/askback/internal/testsupport/fixtures/authserver"
 	"github.com/chromedp/chromedp"
 )
-
-// chromiumPath is where scripts/ensure-chromium.sh installs the browser.
-const chromiumPath = "/usr/bin/chromium"
 
 // TestLoginInChromium logs in as a person does: headless Chromium opens the
 // authorization address, the person clicks "Sign in as alice" on the
@@ -23,26 +20,8 @@ func TestLoginInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: make test runs it, make check (-short) does not")
 	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing in CI: run scripts/ensure-chromium.sh (make setup)", chromiumPath)
-		}
-		t.Skipf("%s is missing: run scripts/ensure-chromium.sh to run the browser test", chromiumPath)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()))
-	defer cancelAlloc()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	bctx, cancelTime := context.WithTimeout(bctx, 60*time.Second)
+	bctx, cancelTime := context.WithTimeout(browsertest.New(t).Context(), 60*time.Second)
 	defer cancelTime()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
 
 	server, _ := servers(t, authserver.Options{})
 	var consent, title, page string

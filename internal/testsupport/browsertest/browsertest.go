@@ -11,6 +11,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,7 +66,9 @@ func Options(dir string) []chromedp.ExecAllocatorOption {
 	}
 }
 
-// Browser is one Chromium for a test, with the requests its tab made.
+// Browser is one browser tab for a test, in a browser context of its own
+// (its own cookies, storage and cache, as a new profile would have), with
+// the requests the tab made.
 type Browser struct {
 	t   testing.TB
 	ctx context.Context
@@ -74,21 +77,83 @@ type Browser struct {
 	requests []string
 }
 
-// New starts a browser for the test (skipping it without Chromium, see
-// Require), stopped when the test ends.
+// Shared is one Chromium that the tests of a test binary share: started by
+// the first test that asks for a browser, each test then gets a browser
+// context of its own in it. A Chromium's start costs more processor time
+// than most tests' pages (about 1.5 s on the 2-core machine), and a browser
+// context keeps one test's cookies and storage from the next as a new
+// profile would. The zero value is ready to use; TestMain calls Close after
+// the tests.
+type Shared struct {
+	mu   sync.Mutex
+	ctx  context.Context // the browser's first tab; its Err is set once the browser is gone
+	stop func()
+}
+
+// New opens a tab in a browser context of its own for the test, closed
+// when the test ends (skipping the test without Chromium, see Require). A
+// browser that has gone (a crash) is started again.
+func (s *Shared) New(t testing.TB) *Browser {
+	t.Helper()
+	Require(t)
+	root, err := s.browser()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a browser context: %v", err)
+	}
+	return listen(t, ctx)
+}
+
+// browser returns the shared browser's first tab, starting the browser if
+// it has not started or has gone.
+func (s *Shared) browser() (context.Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx != nil && s.ctx.Err() == nil {
+		return s.ctx, nil
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+	ctx, stop, err := startRetrying()
+	if err != nil {
+		return nil, err
+	}
+	s.ctx, s.stop = ctx, stop
+	return ctx, nil
+}
+
+// Close stops the shared browser, if it started, and removes its profile.
+func (s *Shared) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != nil {
+		s.stop()
+		s.ctx, s.stop = nil, nil
+	}
+}
+
+// New starts a browser of the test's own (skipping the test without
+// Chromium, see Require), stopped when the test ends. Tests that can share
+// one browser use Shared.
 func New(t testing.TB) *Browser {
 	t.Helper()
 	Require(t)
-	ctx, err := start(t)
+	ctx, stop, err := startRetrying()
 	if err != nil {
-		// Chromium now and then exits before it listens when the machine
-		// is busy (its output then ends with crash reporter lines): one
-		// more try, in a profile of its own.
-		t.Logf("start chromium: %v; trying once more", err)
-		if ctx, err = start(t); err != nil {
-			t.Fatalf("start chromium: %v", err)
-		}
+		t.Fatalf("start chromium: %v", err)
 	}
+	t.Cleanup(stop)
+	return listen(t, ctx)
+}
+
+// listen keeps the requests of the tab ctx.
+func listen(t testing.TB, ctx context.Context) *Browser {
+	t.Helper()
 	b := &Browser{t: t, ctx: ctx}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if r, ok := ev.(*network.EventRequestWillBeSent); ok && r.Request != nil {
@@ -102,20 +167,34 @@ func New(t testing.TB) *Browser {
 	return b
 }
 
-// start starts a browser with a new profile, stopped when the test ends,
-// and returns its tab's context.
-func start(t testing.TB) (context.Context, error) {
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(t.TempDir())...)
+// startRetrying starts a browser with a new profile and returns its first
+// tab and what stops it (and removes the profile). Chromium now and then
+// exits before it listens when the machine is busy (its output then ends
+// with crash reporter lines): one more try, in a profile of its own.
+func startRetrying() (context.Context, func(), error) {
+	ctx, stop, err := start()
+	if err != nil {
+		ctx, stop, err = start()
+	}
+	return ctx, stop, err
+}
+
+// start starts a browser with a new profile.
+func start() (context.Context, func(), error) {
+	dir, err := os.MkdirTemp("", "askback-chromium-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("chromium profile: %w", err)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(dir)...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	stop := func() { cancel(); cancelAlloc(); os.RemoveAll(dir) }
 	// The first action starts the browser: without a time limit, which
 	// would end the browser with it.
 	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		cancelAlloc()
-		return nil, err
+		stop()
+		return nil, nil, err
 	}
-	return ctx, nil
+	return ctx, stop, nil
 }
 
 // Context is the browser tab's chromedp context.
