@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/askback/askback/internal/client/answer"
@@ -433,6 +434,11 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		e.Kind, e.Err = KindProtocol, wrong
 		return e
 	}
+	if addr := refusedAt(err); addr != "" && e.Kind == KindUnreachable {
+		// Nothing listens there: say so in the words a person looks
+		// for, not as the chain of the HTTP client's wrappings.
+		e.Err = fmt.Errorf("nothing listens at %s (connection refused): start the server first, or check the address", addr)
+	}
 	if u := conn.Unavailable(); u != "" && e.Kind == KindUnreachable && cctx.Err() == nil {
 		// A server that refused for now (503 with too many sessions, a
 		// gateway's 502): say what it said, and when to come back.
@@ -453,6 +459,19 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		e.Err = fmt.Errorf("the server exited (%s) before it answered initialize", state)
 	}
 	return e
+}
+
+// refusedAt returns the address whose connection err says was refused
+// (nothing listens there), or "".
+func refusedAt(err error) string {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" || !errors.Is(err, syscall.ECONNREFUSED) {
+		return ""
+	}
+	if op.Addr != nil {
+		return op.Addr.String()
+	}
+	return "the server's address"
 }
 
 // noteInitialize keeps what the server's initialize answer says of it: its
