@@ -71,13 +71,19 @@ func FuzzMemoryUserCounts(f *testing.F) {
 func checkMemoryCounts(t *testing.T, m *Memory, step int) {
 	t.Helper()
 	held := map[uint32]int{}
-	for k, seq := range m.seen {
+	inUse := 0
+	for i, tag := range m.seen.tag {
+		if tag == 0 {
+			continue
+		}
+		inUse++
+		seq := m.seen.seq[i]
 		if int(seq-m.order.first) >= m.order.len() {
 			t.Fatalf("step %d: a nonce held names claim %d, not in the order (%d from %d)", step, seq, m.order.len(), m.order.first)
 		}
 		r := m.order.at(seq)
-		if r.key != k {
-			t.Fatalf("step %d: a nonce held names the claim of another", step)
+		if j := m.seen.find(r.key, &m.order); j != i {
+			t.Fatalf("step %d: the nonce of claim %d, in slot %d, is found in slot %d", step, seq, i, j)
 		}
 		if r.user != 0 {
 			held[r.user]++
@@ -100,8 +106,11 @@ func checkMemoryCounts(t *testing.T, m *Memory, step int) {
 	if len(m.users)+len(m.free)+1 != max(len(m.slots), 1) {
 		t.Fatalf("step %d: %d users + %d free slots of %d", step, len(m.users), len(m.free), len(m.slots))
 	}
-	if len(m.seen) > m.max {
-		t.Fatalf("step %d: %d records, bound %d", step, len(m.seen), m.max)
+	if inUse != m.seen.len() {
+		t.Fatalf("step %d: %d slots in use, the index counts %d", step, inUse, m.seen.len())
+	}
+	if m.seen.len() > m.max {
+		t.Fatalf("step %d: %d records, bound %d", step, m.seen.len(), m.max)
 	}
 }
 

@@ -28,8 +28,8 @@ func TestMemoryUserCountsGoWithTheirNonces(t *testing.T) {
 	if err := m.ClaimUser(ctx, "last", "n-last", now.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.users) != 1 || len(m.seen) != 1 {
-		t.Fatalf("after expiry %d users, %d nonces; want 1 and 1", len(m.users), len(m.seen))
+	if len(m.users) != 1 || m.seen.len() != 1 {
+		t.Fatalf("after expiry %d users, %d nonces; want 1 and 1", len(m.users), m.seen.len())
 	}
 	for i := range users {
 		if err := m.ClaimUser(ctx, fmt.Sprint("other-", i), fmt.Sprint("o-", i), now.Add(time.Minute)); err != nil {
