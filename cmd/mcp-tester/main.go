@@ -5,11 +5,11 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"runtime/debug"
 
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/platform/stopsignal"
 )
 
 func main() {
@@ -17,13 +17,13 @@ func main() {
 }
 
 // run is the whole of mcp-tester (the transcripts run it as the binary
-// does): an interrupt (Ctrl-C) ends the context the command runs in, which
-// the command then reports.
+// does): an interrupt (Ctrl-C) or SIGTERM ends the context the command
+// runs in, which the command then reports, closing what it started.
 func run() int {
 	if p, ok := gcPercent(os.Getenv); ok {
 		debug.SetGCPercent(p)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopsignal.Notify(context.Background())
 	defer stop()
 	return cli.Main(ctx, iostreams.System(), os.Args[1:])
 }

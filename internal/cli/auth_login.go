@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/askback/askback/internal/cli/iostreams"
@@ -50,11 +53,26 @@ SERVER is the server's URL or the name of a profile.`,
 	f := cmd.Flags()
 	opts.Conn.flags = f
 	stringsVarP(f, &opts.Conn.Headers, "header", "H", `send "Name: value" with every request to the server (repeatable)`)
-	f.DurationVar(&opts.Conn.Timeout, "timeout", 30*time.Second, "time limit for reaching the server (the login has --login-timeout)")
+	f.DurationVar(&opts.Conn.Timeout, "timeout", 30*time.Second, "time limit for each request once connected: the tools listed with the new token (0: none)")
+	f.DurationVar(&opts.Conn.ConnectTimeout, "connect-timeout", 0, "time limit for reaching the server, each request for its metadata and the initialize handshake (default: the larger of 1m and --timeout; 0: none)")
 	addLoginFlags(cmd, &opts.Conn.Auth)
-	f.Lookup("login-timeout").Usage = "time limit of the login (default 5m)"
+	f.Lookup("login-timeout").Usage = "time limit of the login, the person's part in the browser included (default 5m)"
 	_ = f.MarkHidden("login") // auth login always logs in
 	return cmd
+}
+
+// unreachableLogin is the error of a login whose server could not be
+// reached (err): worded as every command that connects words it, exit 3.
+func unreachableLogin(sopts session.Options, err error) error {
+	op := "connect to " + sopts.Target.Describe()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("%s: the server did not answer within %s; %s", op, sopts.ConnectLimit(), flagHint(session.SettingConnectTimeout, ""))}
+	}
+	if le := login.AsError(err); le != nil {
+		err = le.Err // the reason, without "log in to" the server named again
+	}
+	return &exitError{code: ExitUnreachable, err: fmt.Errorf("%s: %w", op, err)}
 }
 
 func runAuthLogin(ctx context.Context, opts *AuthLoginOptions) error {
@@ -79,9 +97,22 @@ func runAuthLogin(ctx context.Context, opts *AuthLoginOptions) error {
 	if h == nil {
 		return usageErr("%s is reached with an Authorization header of its own (-H or the profile): there is nothing to log in to", c.URL)
 	}
-	lctx, cancel := context.WithTimeout(ctx, c.Timeout+c.Auth.Timeout)
-	defer cancel()
-	if err := h.Login(lctx, sopts.Target.HTTPClient()); err != nil {
+	// Reaching the server (the request its refusal answers) and each
+	// request for its metadata are bounded by --connect-timeout; the login
+	// as a whole, the person's part in it, by --login-timeout.
+	probe := sopts.Target.HTTPClient()
+	if limit := sopts.ConnectLimit(); limit > 0 {
+		bounded := *probe
+		bounded.Timeout = limit
+		probe = &bounded
+		if l := c.Auth.built; l != nil && l.HTTPClient == nil {
+			l.HTTPClient = &http.Client{Timeout: limit}
+		}
+	}
+	if err := h.Login(ctx, probe); err != nil {
+		if errors.Is(err, login.ErrUnreachable) && ctx.Err() == nil {
+			return unreachableLogin(sopts, err)
+		}
 		return &exitError{code: ExitFailed, err: err}
 	}
 	// Prove the token: the server's tools, listed with it.

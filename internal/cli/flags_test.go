@@ -22,7 +22,7 @@ func TestCommandFlags(t *testing.T) {
 		"audit":               "allow-empty args command connect-timeout deadline format header html include junit max-rounds other-header other-identity profile protocol quiet read-only root sample sarif-file show-secrets show-state timeout trace transport url verbose " + login,
 		"catalog save":        conn + " output",
 		"catalog diff":        conn + " fail-on format",
-		"auth login":          "header timeout " + login,
+		"auth login":          "connect-timeout header timeout " + login,
 		"auth logout":         "all identity",
 		"auth status":         "format identity",
 		"bench":               conn + " allow-remote args concurrency duration elicit format html max-rounds no-elicitation no-tasks no-url no-validate requests script root sample",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/platform/stopsignal"
 	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
@@ -22,11 +23,12 @@ import (
 
 // Exit codes of mcp-tester.
 const (
-	ExitOK          = 0   // everything worked; for test: every step passed
-	ExitFailed      = 1   // the call failed: isError, a JSON-RPC error, a server that broke the rules; for test: a step failed
-	ExitUsage       = 2   // bad flags, arguments, answers or script syntax: nothing was sent
-	ExitUnreachable = 3   // the server could not be reached, exited, or did not answer in time (one that answered something else than JSON-RPC failed: 1)
-	ExitInterrupted = 130 // interrupted (Ctrl-C), as a shell reports a command ended by SIGINT
+	ExitOK          = 0                          // everything worked; for test: every step passed
+	ExitFailed      = 1                          // the call failed: isError, a JSON-RPC error, a server that broke the rules; for test: a step failed
+	ExitUsage       = 2                          // bad flags, arguments, answers or script syntax: nothing was sent
+	ExitUnreachable = 3                          // the server could not be reached, exited, or did not answer in time (one that answered something else than JSON-RPC failed: 1)
+	ExitInterrupted = stopsignal.ExitInterrupted // interrupted (Ctrl-C), as a shell reports a command ended by SIGINT
+	ExitTerminated  = stopsignal.ExitTerminated  // terminated (SIGTERM), as a shell reports a command ended by it
 )
 
 // exitError carries an exit code with an error. A nil err exits silently.
@@ -263,18 +265,19 @@ func errorDoc(err error, code int) failureDoc {
 	return doc
 }
 
-// interruptedDoc is the JSON document of a command interrupted (Ctrl-C)
-// before it printed its own: the questions it asked before (see
-// askedError), "interrupted" with the task it leaves running, if any, exit
-// code 130 and kind "interrupted". err is what the command failed with
-// then, the interrupt's doing.
-func interruptedDoc(err error) failureDoc {
-	msg := "interrupted"
+// interruptedDoc is the JSON document of a command stopped by sig (Ctrl-C,
+// SIGTERM) before it printed its own: the questions it asked before (see
+// askedError), "interrupted" (or "terminated") with the task it leaves
+// running, if any, and the signal's exit code (130, 143) and kind
+// ("interrupted", "terminated"). err is what the command failed with then,
+// the signal's doing.
+func interruptedDoc(err error, sig *stopsignal.Signal) failureDoc {
+	msg := sig.Word()
 	var tl *taskLeftError
 	if errors.As(err, &tl) {
 		msg += "; " + tl.note()
 	}
-	doc := failureDoc{Error: map[string]any{"message": msg, "exitCode": ExitInterrupted, "kind": "interrupted"}}
+	doc := failureDoc{Error: map[string]any{"message": msg, "exitCode": sig.ExitCode(), "kind": sig.Word()}}
 	var ae *askedError
 	if errors.As(err, &ae) {
 		doc.Questions = ae.questions
@@ -329,8 +332,10 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	}
 	if ctx.Err() != nil && !endsOnInterrupt(cmd) {
 		// What failed then (a server that ended with the tester's own
-		// process group, a request cut short) is the interrupt's doing.
-		fmt.Fprintln(io.ErrOut, "mcp-tester: interrupted")
+		// process group, a request cut short) is the interrupt's (or
+		// SIGTERM's) doing.
+		sig := stopsignal.Of(ctx)
+		fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", sig.Word())
 		var tl *taskLeftError
 		if errors.As(err, &tl) {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", tl.note())
@@ -338,9 +343,9 @@ func Main(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 		if io.JSONOut() && !io.WroteOut() && !sarifOutput(cmd) {
 			// stdout promised one JSON document: a command interrupted
 			// before it wrote its own gets the interrupt as that document.
-			_ = printer.JSON(io.Out, interruptedDoc(err))
+			_ = printer.JSON(io.Out, interruptedDoc(err, sig))
 		}
-		return ExitInterrupted
+		return sig.ExitCode()
 	}
 	var ee *exitError
 	if errors.As(err, &ee) && ee.err == nil {

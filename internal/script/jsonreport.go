@@ -15,7 +15,8 @@ type jsonReport struct {
 	Failed     int   `json:"failed"`
 	ExitCode   int   `json:"exitCode"`
 	DurationMS int64 `json:"durationMs"`
-	// Interrupted: the run was interrupted (exitCode 130).
+	// Interrupted: the run was interrupted (exitCode 130; 143 when SIGTERM
+	// ended it).
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Updated are the checks an update rewrote, in the order of the
 	// scripts and their lines.

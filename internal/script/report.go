@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/platform/stopsignal"
 	"github.com/askback/askback/internal/text/optname"
 )
 
@@ -18,7 +19,10 @@ const (
 	ExitConnect = 3 // a script could not reach the server
 	// ExitInterrupted: the run's context ended (Ctrl-C) before it did, as a
 	// shell reports a command ended by SIGINT.
-	ExitInterrupted = 130
+	ExitInterrupted = stopsignal.ExitInterrupted
+	// ExitTerminated: the run's context ended by SIGTERM before it did, as
+	// a shell reports a command ended by it.
+	ExitTerminated = stopsignal.ExitTerminated
 )
 
 // ErrInterrupted is the error of a script that did not run, or could not
@@ -37,6 +41,9 @@ type Report struct {
 	// before the run ended (Ctrl-C): ExitCode is then ExitInterrupted, whatever the
 	// steps that ran found.
 	Interrupted bool
+	// Terminated is set with Interrupted when SIGTERM ended the run's
+	// context ([stopsignal.Signal]): ExitCode is then ExitTerminated.
+	Terminated bool
 }
 
 // Option is one of the caller's choices the report's help points at;
@@ -120,13 +127,17 @@ func (r *Report) Counts() (passed, failed int) {
 	return passed, failed
 }
 
-// ExitCode is ExitInterrupted when the run was interrupted, ExitConnect
+// ExitCode is ExitInterrupted when the run was interrupted (ExitTerminated
+// by SIGTERM), ExitConnect
 // when a script could not run because the server could not be reached,
 // ExitFailed when a step failed (but for a check an update rewrote) or the
 // server answered its connect with something else than MCP (a web page, no
 // JSON-RPC), ExitOK otherwise.
 func (r *Report) ExitCode() int {
 	if r.Interrupted {
+		if r.Terminated {
+			return ExitTerminated
+		}
 		return ExitInterrupted
 	}
 	code := ExitOK

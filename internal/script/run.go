@@ -12,6 +12,7 @@ import (
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/platform/stopsignal"
 )
 
 // DefaultStepTimeout bounds each step unless RunOptions.StepTimeout or the
@@ -198,6 +199,7 @@ func RunAll(ctx context.Context, scripts []*Script, opts RunOptions) *Report {
 	wg.Wait()
 	rep.Duration = time.Since(start)
 	rep.Interrupted = errors.Is(ctx.Err(), context.Canceled)
+	rep.Terminated = rep.Interrupted && stopsignal.Of(ctx).ExitCode() == ExitTerminated
 	if opts.Progress != nil {
 		writeTotal(opts.Progress, rep)
 	}

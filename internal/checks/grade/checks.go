@@ -12,8 +12,10 @@ import (
 	"github.com/askback/askback/internal/checks/schemaargs"
 )
 
-// conformance are the checks of what the tester saw of the protocol.
-func conformance(o Observed) []Item {
+// conformance are the checks of what the tester saw of the protocol; rep,
+// when inspect was run, adds the lists a strict client refuses (its
+// findings on their cacheScope).
+func conformance(o Observed, rep *inspect.Report) []Item {
 	var out []Item
 	switch {
 	case o.Protocol >= inspect.Latest:
@@ -25,10 +27,13 @@ func conformance(o Observed) []Item {
 	}
 	if len(o.Declared) == 0 {
 		out = append(out, notChecked("conformance/lists", "every list the server declares answers", "the server declares no tools, prompts or resources"))
-	} else if len(o.ListErrors) > 0 {
+	} else if refused := listsRefused(o, rep); len(o.ListErrors) > 0 || len(refused) > 0 {
 		var why []string
 		for _, m := range slices.Sorted(maps.Keys(o.ListErrors)) {
 			why = append(why, m+": "+o.ListErrors[m])
+		}
+		for _, f := range refused {
+			why = append(why, f.Subject+": "+f.Problem)
 		}
 		out = append(out, fraction("conformance/lists", "every list the server declares answers", 0, strings.Join(why, "; ")))
 	} else {
@@ -66,6 +71,22 @@ func conformance(o Observed) []Item {
 	}
 	out = append(out, allOf("conformance/tool-schemas", `tool schemas are JSON Schema objects of "type": "object"`, len(o.Tools), badSchema))
 	out = append(out, allOf("conformance/tool-names", "tool names are unique, 1 to 128 of A-Z a-z 0-9 _ - .", len(o.Tools), badName))
+	return out
+}
+
+// listsRefused are inspect's findings on the lists a strict client
+// refuses (inspect.Report.ListsRefused), but of lists that failed outright
+// (o.ListErrors, said already).
+func listsRefused(o Observed, rep *inspect.Report) []inspect.Finding {
+	if rep == nil {
+		return nil
+	}
+	var out []inspect.Finding
+	for _, f := range rep.ListsRefused() {
+		if _, failed := o.ListErrors[f.Subject]; !failed {
+			out = append(out, f)
+		}
+	}
 	return out
 }
 

@@ -164,7 +164,7 @@ func Compute(e Evidence) *Grade {
 		g.ClientCapabilities = []string{}
 	}
 	var items []Item
-	items = append(items, weigh(Conformance, conformance(e.Observed))...)
+	items = append(items, weigh(Conformance, conformance(e.Observed, e.Inspect))...)
 	items = append(items, weigh(Asking, asking(e.Audit, e.AuditWhy))...)
 	items = append(items, weigh(Description, description(e.Inspect, e.IconsChecked, e.Name.Word(OptionCheckIcons)))...)
 	items = append(items, weigh(Safety, safety(e.Scan))...)

@@ -371,13 +371,36 @@ func protocol(s *Server) Criterion {
 	return c
 }
 
+// listMethods are the methods of the lists whose results carry a
+// cacheScope (protocol 2026-07-28).
+var listMethods = []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"}
+
+// ListsRefused are the findings of the protocol criterion on list results
+// a strict client refuses (a cacheScope missing or wrong, protocol
+// 2026-07-28), each with the list's method as its Subject: the one reading
+// of them that the grade shares. None when the criterion is absent.
+func (r *Report) ListsRefused() []Finding {
+	var out []Finding
+	for _, c := range r.Criteria {
+		if c.ID != CritProtocol {
+			continue
+		}
+		for _, f := range c.Findings {
+			if slices.Contains(listMethods, f.Subject) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // cacheScopes are the findings on the cacheScope of the list results
 // (sent, by method; see catalog.Sent.CacheScopes) of a server of protocol
 // 2026-07-28: each list result must carry one, "public" or "private", and
 // a strict client (the TypeScript SDK's) refuses a list without.
 func cacheScopes(sent map[string]json.RawMessage) []Finding {
 	var out []Finding
-	for _, m := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+	for _, m := range listMethods {
 		raw, ok := sent[m]
 		if !ok {
 			continue

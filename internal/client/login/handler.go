@@ -189,6 +189,11 @@ func (h *Handler) mayLogin() error {
 	return h.failed
 }
 
+// ErrUnreachable is the error of a [Handler.Login] whose first request
+// got no answer from the server: it could not be reached, or did not
+// answer within the client's time limit.
+var ErrUnreachable = errors.New("the server could not be reached")
+
 // Login logs in now, cached login or not: it sends the server a request
 // without a token through client and runs the login its refusal calls
 // for; a server that does not refuse is asked for its metadata at the
@@ -202,7 +207,7 @@ func (h *Handler) Login(ctx context.Context, client *http.Client) error {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		return h.fail(fmt.Errorf("the server could not be reached: %w", err))
+		return h.fail(fmt.Errorf("%w: %w", ErrUnreachable, err))
 	}
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		discard(resp)
