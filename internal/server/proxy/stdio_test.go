@@ -178,6 +178,25 @@ func TestStdioClientGoes(t *testing.T) {
 	}
 }
 
+// A server that ignores the end of its input, and once asked to end
+// (SIGTERM) takes longer than the grace to write what it writes last, is
+// given the time to (procgroup.TermGrace): it exits of itself, and is not
+// killed. The proxy used to wait the grace again after SIGTERM, and killed
+// it.
+func TestStdioServerEndingAfterSIGTERMIsNotKilled(t *testing.T) {
+	const ready = "{\"jsonrpc\":\"2.0\",\"method\":\"ready\"}\n"
+	cmd := target.ShellCommand(`trap 'sleep 3; echo "last words" >&2; exit 0' TERM; echo '{"jsonrpc":"2.0","method":"ready"}'; while :; do sleep 1; done`)
+	// The client closes its side once the server is ready (its trap set).
+	pr, pw := io.Pipe()
+	_, res, _, errOut := stdioRunUntil(t, cmd, pr, len(ready), pw)
+	if res.How != "the client closed its side" || res.ExitCode != 0 {
+		t.Errorf("result %+v, want the client gone and the server's exit code 0", res)
+	}
+	if !strings.Contains(errOut, "last words") {
+		t.Errorf("the server's stderr %q, want its last words", errOut)
+	}
+}
+
 // A line over MaxMessage passes whole, and is recorded as a limit.
 func TestStdioLongLine(t *testing.T) {
 	long := `{"jsonrpc":"2.0","id":1,"method":"x","params":{"p":"` + strings.Repeat("z", MaxMessage) + `"}}` + "\n"
