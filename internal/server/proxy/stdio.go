@@ -120,12 +120,22 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 
 	run.wait(ctx, clientIn, serverOut)
 	res := run.res
-	// Whatever the server wrote before it went is forwarded; a grandchild
-	// that holds its stdout open does not hold the proxy.
-	select {
-	case <-serverOut:
-	case <-time.After(grace):
-		outR.Close()
+	// Whatever the server wrote before it went is forwarded, to the end,
+	// however long a busy machine takes: what it started and left holding
+	// its stdout is ended after the grace (its process group), and a
+	// process that left the group holds the proxy no longer than
+	// procgroup.TermGrace more.
+	if !run.outDone {
+		select {
+		case <-serverOut:
+		case <-time.After(grace):
+			_ = procgroup.Kill(cmd.Process.Pid)
+			select {
+			case <-serverOut:
+			case <-time.After(procgroup.TermGrace):
+				outR.Close()
+			}
+		}
 	}
 	inW.Close()
 	res.ExitCode = cmd.ProcessState.ExitCode()
@@ -145,6 +155,7 @@ type serverRun struct {
 	inW     *os.File      // the server's stdin
 	res     StdioResult
 	waitErr error // what Wait returned, once exited is closed
+	outDone bool  // the server's output was forwarded to its end
 }
 
 // wait waits for a side to end (the client's input, clientIn; the
@@ -163,6 +174,7 @@ func (run *serverRun) wait(ctx context.Context, clientIn, serverOut <-chan error
 			run.clientGone("the client closed its side")
 		}
 	case err := <-serverOut:
+		run.outDone = true
 		var we *writeError
 		if errors.As(err, &we) {
 			run.clientGone("the client stopped reading: " + we.err.Error())

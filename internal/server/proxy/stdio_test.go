@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,6 +195,46 @@ func TestStdioServerEndingAfterSIGTERMIsNotKilled(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "last words") {
 		t.Errorf("the server's stderr %q, want its last words", errOut)
+	}
+}
+
+// slowOut is a client that takes its time to read the first line, as a
+// busy machine's client may.
+type slowOut struct {
+	syncBuffer
+	first sync.Once
+	delay time.Duration
+}
+
+func (o *slowOut) Write(p []byte) (int, error) {
+	o.first.Do(func() { time.Sleep(o.delay) })
+	return o.syncBuffer.Write(p)
+}
+
+// What a server wrote before it exited reaches the client whole, however
+// long the client takes to read it: the proxy used to stop forwarding the
+// grace after the server's exit, and the last line, still in the pipe, was
+// lost.
+func TestStdioServerExitsWhileTheClientIsSlow(t *testing.T) {
+	const want = "{\"jsonrpc\":\"2.0\",\"method\":\"one\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"two\"}\n"
+	cmd := target.ShellCommand(`echo '{"jsonrpc":"2.0","method":"one"}'; sleep 0.2; echo '{"jsonrpc":"2.0","method":"two"}'`)
+	w, err := recording.NewWriter(&syncBuffer{}, recording.Header{Transport: recording.TransportStdio, Server: "test"}, recording.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe() // the client keeps its side open
+	defer pw.Close()
+	out := &slowOut{delay: 3 * time.Second} // longer than the grace after the exit
+	var errOut syncBuffer
+	res, err := Stdio(context.Background(), StdioOptions{Cmd: cmd, In: pr, Out: out, ErrOut: &errOut, Rec: w, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ServerGone || res.ExitCode != 0 {
+		t.Errorf("result %+v, want the server gone, exit code 0", res)
+	}
+	if got := out.String(); got != want {
+		t.Errorf("the client got %q, want %q", got, want)
 	}
 }
 
