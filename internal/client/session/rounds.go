@@ -708,7 +708,10 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 				// goes back, not even an error, once the session closes
 				// (which the interrupted command does next); a server that
 				// withdraws the question, or a connection that ends, ends
-				// the wait sooner.
+				// the wait sooner. The go-sdk responds to every request it
+				// handed over, so a question withdrawn before the session
+				// closed gets the refusal's fixed words (never the answer),
+				// as the spec's cancellation allows: the server ignores it.
 				s.setLate(err)
 				select {
 				case <-s.closing:

@@ -40,7 +40,9 @@ type Target struct {
 	// Env is added to the environment of a command server.
 	Env []string
 	// Grace is how long a command server may take to exit after its input
-	// is closed before it is terminated. Zero means 200ms.
+	// is closed before it is terminated (SIGTERM to its process group).
+	// Zero means DefaultGrace. A server terminated then gets
+	// procgroup.TermGrace to exit before it is killed.
 	Grace time.Duration
 	// Login, if set, logs in to an HTTP server that asks for OAuth (and
 	// sends the cached token to one that needs it). It is not used when
@@ -301,13 +303,15 @@ func ShellCommand(line string) *exec.Cmd {
 }
 
 // DefaultGrace is how long a command server may take to exit after its
-// input is closed, and then after SIGTERM, before it is ended (Target.Grace).
+// input is closed before it is terminated (Target.Grace): short, since
+// servers that keep running at the end of their input are common. Once
+// terminated it gets procgroup.TermGrace, since it is then ending.
 const DefaultGrace = 200 * time.Millisecond
 
 func (t *Target) openCommand() *Conn {
 	cmd := ShellCommand(t.Command)
 	cmd.Env = append(cmd.Environ(), t.Env...)
-	p := &process{cmd: cmd, stderr: newTail(8 << 10)}
+	p := &process{cmd: cmd, stderr: newTail(8 << 10), done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	// Do not let a grandchild holding stderr open stall Wait for long; but
 	// long enough that, on a loaded machine, what the server wrote to
@@ -318,7 +322,7 @@ func (t *Target) openCommand() *Conn {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	return &Conn{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace}, proc: p}
+	return &Conn{Transport: &commandTransport{proc: p, grace: grace, endGrace: procgroup.TermGrace}, proc: p}
 }
 
 // shellLine returns the line the shell runs for command. A simple command
@@ -337,13 +341,19 @@ type process struct {
 	cmd    *exec.Cmd
 	stderr *tail
 	once   sync.Once
+	// done is closed once the process has exited (its Wait returned
+	// waitErr).
+	done    chan struct{}
+	waitErr error
 }
 
 func (p *process) exited() (bool, string) {
-	if p.cmd.ProcessState == nil {
+	select {
+	case <-p.done:
+		return true, p.cmd.ProcessState.String()
+	default:
 		return false, ""
 	}
-	return true, p.cmd.ProcessState.String()
 }
 
 func (p *process) kill() {

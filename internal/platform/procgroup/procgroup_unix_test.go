@@ -60,3 +60,50 @@ func TestIsolateSetsProcessGroup(t *testing.T) {
 		t.Fatalf("SysProcAttr = %+v, want Setpgid", cmd.SysProcAttr)
 	}
 }
+
+// endRun starts the shell line in a group of its own, waits until it says
+// it is ready, and ends it with End and the graces given.
+func endRun(t *testing.T, line string, grace, termGrace time.Duration) (Ending, *exec.Cmd) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Stdout = w
+	Isolate(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := io.ReadFull(r, make([]byte, len("ready\n"))); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return End(cmd.Process.Pid, done, grace, termGrace), cmd
+}
+
+// End waits the first grace for a process that exits of itself, then asks
+// (SIGTERM) and waits the second for one that exits when asked, and kills
+// one that does neither. A grace the process is to use is long (a minute,
+// which only a failure waits out); one it is to miss, short.
+func TestEnd(t *testing.T) {
+	const long, short = time.Minute, 100 * time.Millisecond
+	for _, c := range []struct {
+		line             string
+		grace, termGrace time.Duration
+		want             Ending
+		how              string
+	}{
+		{"echo ready; exit 4", long, long, Exited, "exit status 4"},
+		{"trap 'sleep 1; exit 5' TERM; echo ready; while :; do sleep 1; done", short, long, Terminated, "exit status 5"},
+		{"trap '' TERM; echo ready; while :; do sleep 1; done", short, short, Killed, "signal: killed"},
+	} {
+		got, cmd := endRun(t, c.line, c.grace, c.termGrace)
+		if got != c.want || cmd.ProcessState.String() != c.how {
+			t.Errorf("%s: ended %v (%s), want %v (%s)", c.line, got, cmd.ProcessState, c.want, c.how)
+		}
+	}
+}

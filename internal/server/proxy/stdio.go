@@ -31,13 +31,14 @@ type StdioOptions struct {
 	// Rec is the recording.
 	Rec *recording.Writer
 	// Grace is how long the server may take to exit once its input is
-	// closed, and again after SIGTERM, before it is killed; zero means
-	// DefaultGrace.
+	// closed before it is terminated (SIGTERM to its process group); zero
+	// means DefaultGrace. Once terminated it gets procgroup.TermGrace to
+	// exit before it is killed.
 	Grace time.Duration
 }
 
 // DefaultGrace is how long a server may take to exit once the client has
-// closed its side, and again after SIGTERM: longer than the tester gives
+// closed its side, before it is terminated: longer than the tester gives
 // its own command servers (target.DefaultGrace), since a client may close
 // its side right after its last request (echo … | mcp-tester proxy …), and
 // the server, which may still be starting, must get to answer it.
@@ -63,9 +64,10 @@ type StdioResult struct {
 // ErrOut as it comes.
 //
 // It returns when either side ends: the client's EOF closes the server's
-// stdin (then SIGTERM, then SIGKILL to its process group, each after
-// Grace), and the server's exit ends the proxy, whose Out the caller
-// closes. ctx ending (an interrupt) ends the server the same way.
+// stdin (then, after Grace, SIGTERM to its process group, and SIGKILL
+// after procgroup.TermGrace: procgroup.End), and the server's exit ends
+// the proxy, whose Out the caller closes. ctx ending (an interrupt) ends
+// the server the same way.
 func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 	grace := o.Grace
 	if grace <= 0 {
@@ -87,8 +89,10 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 		return StdioResult{}, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, o.ErrOut
-	// Do not let a grandchild holding stderr open stall Wait.
-	cmd.WaitDelay = 100 * time.Millisecond
+	// Do not let a grandchild holding stderr open stall Wait for long; but
+	// long enough that, on a busy machine, what the server wrote to stderr
+	// before it exited is copied whole (as target's command servers).
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		inR.Close()
 		inW.Close()
@@ -100,8 +104,11 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 	inR.Close()
 	outW.Close()
 
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	run := &serverRun{cmd: cmd, rec: rec, grace: grace, exited: make(chan struct{}), inW: inW}
+	go func() {
+		run.waitErr = cmd.Wait()
+		close(run.exited)
+	}()
 	serverOut := make(chan error, 1)
 	go func() {
 		serverOut <- forwardLines(outR, o.Out, recording.ServerToClient, rec)
@@ -111,15 +118,24 @@ func Stdio(ctx context.Context, o StdioOptions) (StdioResult, error) {
 		clientIn <- forwardLines(o.In, inW, recording.ClientToServer, rec)
 	}()
 
-	run := &serverRun{cmd: cmd, rec: rec, grace: grace, exited: exited, inW: inW}
 	run.wait(ctx, clientIn, serverOut)
 	res := run.res
-	// Whatever the server wrote before it went is forwarded; a grandchild
-	// that holds its stdout open does not hold the proxy.
-	select {
-	case <-serverOut:
-	case <-time.After(grace):
-		outR.Close()
+	// Whatever the server wrote before it went is forwarded, to the end,
+	// however long a busy machine takes: what it started and left holding
+	// its stdout is ended after the grace (its process group), and a
+	// process that left the group holds the proxy no longer than
+	// procgroup.TermGrace more.
+	if !run.outDone {
+		select {
+		case <-serverOut:
+		case <-time.After(grace):
+			_ = procgroup.Kill(cmd.Process.Pid)
+			select {
+			case <-serverOut:
+			case <-time.After(procgroup.TermGrace):
+				outR.Close()
+			}
+		}
 	}
 	inW.Close()
 	res.ExitCode = cmd.ProcessState.ExitCode()
@@ -135,10 +151,11 @@ type serverRun struct {
 	cmd     *exec.Cmd
 	rec     *recorder
 	grace   time.Duration
-	exited  <-chan error // the process's Wait
-	inW     *os.File     // the server's stdin
+	exited  chan struct{} // closed once the process's Wait has returned
+	inW     *os.File      // the server's stdin
 	res     StdioResult
-	waitErr error // what Wait returned, once it has
+	waitErr error // what Wait returned, once exited is closed
+	outDone bool  // the server's output was forwarded to its end
 }
 
 // wait waits for a side to end (the client's input, clientIn; the
@@ -157,13 +174,14 @@ func (run *serverRun) wait(ctx context.Context, clientIn, serverOut <-chan error
 			run.clientGone("the client closed its side")
 		}
 	case err := <-serverOut:
+		run.outDone = true
 		var we *writeError
 		if errors.As(err, &we) {
 			run.clientGone("the client stopped reading: " + we.err.Error())
 			break
 		}
 		run.serverEnding()
-	case run.waitErr = <-run.exited:
+	case <-run.exited:
 		run.res.ServerGone = true
 	case <-ctx.Done():
 		run.res.How = "the proxy was interrupted"
@@ -171,30 +189,18 @@ func (run *serverRun) wait(ctx context.Context, clientIn, serverOut <-chan error
 	}
 }
 
-// end ends the server: its input closed, then asked (SIGTERM), then
-// insisted (SIGKILL), each after the grace.
+// end ends the server: its input closed, then, after the grace, asked
+// (SIGTERM), then, after procgroup.TermGrace, insisted (SIGKILL).
 func (run *serverRun) end() {
 	run.inW.Close()
-	select {
-	case run.waitErr = <-run.exited:
-		return
-	case <-time.After(run.grace):
-	}
-	_ = procgroup.Terminate(run.cmd.Process.Pid)
-	select {
-	case run.waitErr = <-run.exited:
-		return
-	case <-time.After(run.grace):
-	}
-	_ = procgroup.Kill(run.cmd.Process.Pid)
-	run.waitErr = <-run.exited
+	procgroup.End(run.cmd.Process.Pid, run.exited, run.grace, procgroup.TermGrace)
 }
 
 // serverEnding waits for a server that closed a side of its own to exit,
 // and ends it if it does not.
 func (run *serverRun) serverEnding() {
 	select {
-	case run.waitErr = <-run.exited:
+	case <-run.exited:
 	case <-time.After(run.grace):
 		run.end()
 	}

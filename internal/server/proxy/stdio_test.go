@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,7 +167,7 @@ func TestStdioClientGoes(t *testing.T) {
 	if res.ServerGone || res.How != "the client closed its side" {
 		t.Errorf("result %+v", res)
 	}
-	if took := time.Since(start); took > time.Minute { // DefaultGrace is 2 s: a minute only a failure takes
+	if took := time.Since(start); took > time.Minute { // the grace (1 s), then procgroup.TermGrace (10 s): a minute only a failure takes
 		t.Errorf("took %v", took)
 	}
 	found := false
@@ -175,6 +176,65 @@ func TestStdioClientGoes(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no client-gone: %+v", rec.Entries)
+	}
+}
+
+// A server that ignores the end of its input, and once asked to end
+// (SIGTERM) takes longer than the grace to write what it writes last, is
+// given the time to (procgroup.TermGrace): it exits of itself, and is not
+// killed. The proxy used to wait the grace again after SIGTERM, and killed
+// it.
+func TestStdioServerEndingAfterSIGTERMIsNotKilled(t *testing.T) {
+	const ready = "{\"jsonrpc\":\"2.0\",\"method\":\"ready\"}\n"
+	cmd := target.ShellCommand(`trap 'sleep 3; echo "last words" >&2; exit 0' TERM; echo '{"jsonrpc":"2.0","method":"ready"}'; while :; do sleep 1; done`)
+	// The client closes its side once the server is ready (its trap set).
+	pr, pw := io.Pipe()
+	_, res, _, errOut := stdioRunUntil(t, cmd, pr, len(ready), pw)
+	if res.How != "the client closed its side" || res.ExitCode != 0 {
+		t.Errorf("result %+v, want the client gone and the server's exit code 0", res)
+	}
+	if !strings.Contains(errOut, "last words") {
+		t.Errorf("the server's stderr %q, want its last words", errOut)
+	}
+}
+
+// slowOut is a client that takes its time to read the first line, as a
+// busy machine's client may.
+type slowOut struct {
+	syncBuffer
+	first sync.Once
+	delay time.Duration
+}
+
+func (o *slowOut) Write(p []byte) (int, error) {
+	o.first.Do(func() { time.Sleep(o.delay) })
+	return o.syncBuffer.Write(p)
+}
+
+// What a server wrote before it exited reaches the client whole, however
+// long the client takes to read it: the proxy used to stop forwarding the
+// grace after the server's exit, and the last line, still in the pipe, was
+// lost.
+func TestStdioServerExitsWhileTheClientIsSlow(t *testing.T) {
+	const want = "{\"jsonrpc\":\"2.0\",\"method\":\"one\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"two\"}\n"
+	cmd := target.ShellCommand(`echo '{"jsonrpc":"2.0","method":"one"}'; sleep 0.2; echo '{"jsonrpc":"2.0","method":"two"}'`)
+	w, err := recording.NewWriter(&syncBuffer{}, recording.Header{Transport: recording.TransportStdio, Server: "test"}, recording.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe() // the client keeps its side open
+	defer pw.Close()
+	out := &slowOut{delay: 3 * time.Second} // longer than the grace after the exit
+	var errOut syncBuffer
+	res, err := Stdio(context.Background(), StdioOptions{Cmd: cmd, In: pr, Out: out, ErrOut: &errOut, Rec: w, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ServerGone || res.ExitCode != 0 {
+		t.Errorf("result %+v, want the server gone, exit code 0", res)
+	}
+	if got := out.String(); got != want {
+		t.Errorf("the client got %q, want %q", got, want)
 	}
 }
 
