@@ -21,10 +21,19 @@ var (
 	// usersRequest says that what the sentence orders happens when the
 	// user asks for it or agrees to it: "when the user asks you to",
 	// "if the user requests it", "at the user's request", "with the
-	// user's consent", "after the user confirms", "for the user to
-	// review". A trigger is not a request: "whenever the user asks a
+	// user's consent", "after the user confirms" (and see forReview).
+	// A trigger is not a request: "whenever the user asks a
 	// question" asks for nothing sent.
-	usersRequest = lazyre.New(`(?i)\b(?:(?:only\s+)?(?:when|whenever|if|once|after|as\s+soon\s+as)\s+(?:the\s+)?user\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks|requests|tells\s+you|instructs\s+you|wants|says\s+so|has\s+asked|asked)(?:\s+(?:you|for\s+(?:it|this|that|one)|it|this|that|so))?(?:\s+to(?:\s+do\s+(?:so|it|this|that))?)?\s*(?:[.,;:!)]|$)|(?:at|on|upon)\s+the\s+user'?s\s+(?:explicit\s+|own\s+)?request|(?:with|given)\s+the\s+user'?s\s+(?:explicit\s+|prior\s+)?(?:consent|permission|approval|confirmation|agreement)|(?:only\s+)?(?:when|if|once|after)\s+the\s+user\s+(?:has\s+)?(?:explicitly\s+)?(?:confirm(?:s|ed)?|approv(?:es|ed)|agree(?:s|d)|consent(?:s|ed)|accept(?:s|ed)|review(?:s|ed))(?:\s+(?:it|this|that|the\s+(?:text|message|draft|content|upload|post|request|action|summary|note|issue|page)))?\s*(?:[.,;:!)]|$)|for\s+the\s+user\s+to\s+(?:review|confirm|approve|check|edit|accept)\b)`)
+	usersRequest = lazyre.New(`(?i)\b(?:(?:only\s+)?(?:when|whenever|if|once|after|as\s+soon\s+as)\s+(?:the\s+)?user\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks|requests|tells\s+you|instructs\s+you|wants|says\s+so|has\s+asked|asked)(?:\s+(?:you|for\s+(?:it|this|that|one)|it|this|that|so))?(?:\s+to(?:\s+do\s+(?:so|it|this|that))?)?\s*(?:[.,;:!)]|$)|(?:at|on|upon)\s+the\s+user'?s\s+(?:explicit\s+|own\s+)?request|(?:with|given)\s+the\s+user'?s\s+(?:explicit\s+|prior\s+)?(?:consent|permission|approval|confirmation|agreement)|(?:only\s+)?(?:when|if|once|after)\s+the\s+user\s+(?:has\s+)?(?:explicitly\s+)?(?:confirm(?:s|ed)?|approv(?:es|ed)|agree(?:s|d)|consent(?:s|ed)|accept(?:s|ed)|review(?:s|ed))(?:\s+(?:it|this|that|the\s+(?:text|message|draft|content|upload|post|request|action|summary|note|issue|page)))?\s*(?:[.,;:!)]|$))`)
+	// forReview says that what the tool prepares waits for the user:
+	// "for the user to review and submit". It is a request only for a
+	// draft the tool opens or shows (see draftWord), of no more than
+	// what the call needs (see bulkData): "send the full conversation to
+	// https://… for the user to review" sends it first.
+	forReview = lazyre.New(`(?i)\bfor\s+the\s+user\s+to\s+(?:review|confirm|approve|check|edit|accept)\b`)
+	// draftWord is a draft the tool prepares or shows: "prefilled",
+	// "opens", "a draft", "a preview".
+	draftWord = lazyre.New(`(?i)\b(?:pre-?fill(?:s|ed)?|drafts?|drafted|opens|shows|displays|previews?)\b`)
 	// userGiven names one thing the user gives a tool for its call: the
 	// query or question to search, a message or file they wrote or
 	// picked: "the user's query", "a message the user wrote", "the file
@@ -46,7 +55,14 @@ const toolSendsReason = "the tool sends data to %s: check that this is what it i
 // address, makes it happen only at the user's request or with their
 // agreement (see usersRequest).
 func atUsersRequest(excerpt string) bool {
-	return mayHold(strings.ToLower(excerpt), "user") && usersRequest.MatchString(excerpt)
+	if !mayHold(strings.ToLower(excerpt), "user") {
+		return false
+	}
+	if usersRequest.MatchString(excerpt) {
+		return true
+	}
+	return forReview.MatchString(excerpt) && draftWord.MatchString(excerpt) && !bulkData.MatchString(excerpt) &&
+		ownedSecret(excerpt) == ""
 }
 
 // userGivenOnly reports whether words, what a tool says it sends,
