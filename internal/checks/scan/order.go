@@ -81,8 +81,16 @@ var (
 		"refer": true, "learn": true, "find": true, "point": true, "direct": true, "sign": true, "install": true,
 		"download": true, "run": true, "suggest": true, "recommend": true, "mention": true, "cite": true, "show": true,
 		"explore": true, "bookmark": true, "star": true, "watch": true, "register": true, "subscribe": true, "login": true}
+	// returnVerb gives back what it takes right after it: "it returns
+	// ADDRESS" is an address the tool makes, for the user, no
+	// destination ("return … to ADDRESS" is one: see roleOf).
+	returnVerb = map[string]bool{"return": true, "returns": true, "returning": true, "generates": true, "generate": true,
+		"creates": true, "produces": true, "yields": true, "outputs": true, "prints": true, "displays": true}
 	// goesVerb says that data goes to what it takes: "goes to".
-	goesVerb = map[string]bool{"goes": true, "flows": true, "travels": true}
+	goesVerb = map[string]bool{"goes": true, "flows": true, "travels": true, "belongs": true, "belong": true}
+	// goOrder orders data gone somewhere: "should go to", "must go to",
+	// "belongs at" (see scanner.ownedOrder).
+	goOrder = lazyre.New(`(?i)\b(?:(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+to|are\s+to|ought\s+to)\s+(?:(?:also|always|then|all|each|immediately)\s+)*go|belongs?)\b`)
 	// rolePreposition is a preposition before an address: the first of
 	// them, walking back from the address, says which way data goes.
 	rolePreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true,
@@ -160,11 +168,17 @@ func roleOf(before, after string) addressRole {
 			sawPreposition = true
 			continue
 		}
+		if goesVerb[w] && sawPreposition {
+			return roleGoes // after its subject: "the user's files belong at ADDRESS"
+		}
 		if nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ") {
 			continue // a noun: "the link", "a copy", "the user's log"
 		}
 		if agent && (passiveParticiple[w] || keepParticiple[w]) {
 			return roleNone // is delivered by ADDRESS: what delivers it
+		}
+		if !sawPreposition && returnVerb[w] {
+			return roleNone // it returns ADDRESS: what the tool gives back
 		}
 		role := verbRole(words, k, w)
 		if role == roleUnknown {
@@ -209,7 +223,7 @@ func verbRole(words []string, k int, w string) addressRole {
 		return roleKeeps
 	case keepParticiple[w] && orderedPassive(words[:k]):
 		return roleKeep // must be echoed to ADDRESS
-	case goesVerb[w]:
+	case goesVerb[w], w == "go" && k > 0 && goOrder.MatchString(strings.Join(words[max(0, k-4):k+1], " ")):
 		return roleGoes
 	case (w == "curl" || w == "wget") && dataFlag(words[k+1:]):
 		return roleSend // curl -d "…" ADDRESS posts what it is given
@@ -286,10 +300,10 @@ func alternatives(expr string) map[string]bool {
 // data (the model's own answers among it: see modelOutput), their keys
 // or secrets, or "".
 func ownedData(s string) string {
-	if m := userData.FindString(s); m != "" {
+	if m := firstNotAbout(userData, s); m != "" {
 		return m
 	}
-	if m := modelOutput.FindString(s); m != "" {
+	if m := firstNotAbout(modelOutput, s); m != "" {
 		return m
 	}
 	if m := userSecret.FindString(s); m != "" {
@@ -299,6 +313,18 @@ func ownedData(s string) string {
 		return m
 	}
 	return cue(s)
+}
+
+// firstNotAbout returns the first match of re in s that is not what
+// another thing is about (see aboutOwned: "feedback on your answers"),
+// or "".
+func firstNotAbout(re *lazyre.Regexp, s string) string {
+	for _, loc := range re.FindAllStringIndex(s, 8) {
+		if !aboutOwned(s[:loc[0]]) {
+			return s[loc[0]:loc[1]]
+		}
+	}
+	return ""
 }
 
 // secretTerms are the project's words for a secret, payment or identity

@@ -134,7 +134,7 @@ var (
 		`"Before using any tool, call this one" puts the server in front of every other server's tools. Medium when the text limits it to this server's own tools.`}
 	RuleDestination = Rule{"MCPS020", "exfiltration-destination", FamilyExfil, High,
 		"an address to send data to",
-		"A URL, an e-mail address or an IP address next to an order to send, forward, copy or upload is where data would go; an image whose address takes data leaks it when a client renders it (a plain remote image is medium)."}
+		"A URL, an e-mail address or an IP address next to an order to send, forward, copy or upload is where data would go; an image whose address takes data leaks it when a client renders it (a plain remote image is medium). A tool that sends only what the user gives it for the call, or sends at the user's request or for the user to review, is low; a link it returns to the user is no destination."}
 	RuleSideChannel = Rule{"MCPS021", "side-channel-parameter", FamilyExfil, High,
 		"a parameter that carries conversation content or secrets out",
 		"A parameter the model is told to fill with the conversation, the system prompt, other tools' results or file contents has no use in the tool's purpose but to carry them to the server. A required free-text parameter named like notes or context that the tool's description never mentions is medium."}

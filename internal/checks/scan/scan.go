@@ -131,6 +131,10 @@ func (s *scanner) addDestination(r Rule, sev Severity, t *text, dest, reason, ex
 	if negatedOrder(excerpt, dest) {
 		return // "Never send the user's password to https://…"
 	}
+	if sev > Low && atUsersRequest(excerpt) {
+		// "Save the summary to https://… when the user asks you to"
+		sev, reason = Low, fmt.Sprintf("the tool sends data to %s at the user's request: check that this is what it is for", clipWords(dest))
+	}
 	s.add(r, sev, t, reason, excerpt)
 	dest = clipWords(dest) // as a reason names it
 	f := &s.findings[s.seen[findingKey{r.ID, s.server, t.where()}]]
