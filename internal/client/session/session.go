@@ -368,6 +368,7 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		tr = taskclient.Transport(tr)
 	}
 	tr = wire.WatchForms(tr, s.results.watch, s.observer(), s.results.endUnanswered, s.forms.note)
+	tr = unreadBound(tr, maxUnread)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -419,6 +420,9 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	wrong := conn.WrongAnswer(err, true)
 	stray := s.results.unansweredBy(err)
 	switch r := conn.Refused(); {
+	case flooded(err):
+		e.Kind, e.Err = KindProtocol, errServerFlooded
+		return e
 	case r != nil:
 		// The server was reached and broke the rules of the wire.
 		e.Kind, e.Err = KindProtocol, r
@@ -646,6 +650,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	e := &Error{Op: op, Err: err}
 	stray := s.results.unansweredBy(err)
 	switch {
+	case flooded(err):
+		// It sent requests of its own and read no answer: the tester
+		// stopped reading from it.
+		e.Kind, e.Err = KindProtocol, errServerFlooded
 	case login.AsError(err) != nil:
 		// The server refused the login (a scope it would not grant, a
 		// token it would not take).
