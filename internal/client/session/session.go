@@ -170,6 +170,7 @@ type Session struct {
 	toolsOnce sync.Once    // the tools were listed (knowTools)
 	results   toolResults  // tools/call answers as sent (see CallTool)
 	forms     writtenForms // the forms' schemas as the server wrote them
+	probe     probeWatch   // whether the server/discover probe was answered
 	listed    *listed      // what the server sent of itself and its lists (Options.KeepListed)
 	closed    atomic.Bool  // Close was called
 	// closing is closed when Close begins: a server's question left
@@ -367,7 +368,17 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.WatchForms(tr, s.results.watch, s.observer(), s.results.endUnanswered, s.forms.note)
+	obs := s.observer()
+	if obs == nil {
+		obs = s.probe.observe
+	} else {
+		outer := obs
+		obs = func(sent bool, msg jsonrpc.Message) {
+			s.probe.observe(sent, msg)
+			outer(sent, msg)
+		}
+	}
+	tr = wire.WatchForms(tr, s.results.watch, obs, s.results.endUnanswered, s.forms.note)
 	tr = unreadBound(tr, maxUnread)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
@@ -445,6 +456,15 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	switch exited, state := conn.Exited(); {
 	case cctx.Err() != nil && ctx.Err() == nil:
 		e.Err = s.hinted(fmt.Errorf("the server did not answer within %s", s.opts.ConnectLimit()), SettingConnectTimeout, "")
+		if s.probe.unanswered() {
+			// Not a slow start: the first request, the probe of protocol
+			// 2026-07-28, went unanswered, as with a server of an earlier
+			// protocol that ignores the requests it does not know (it
+			// should answer "method not found").
+			// A server slow to start answers nothing either: both ways
+			// out are named.
+			e.Err = s.hinted(fmt.Errorf("the server did not answer within %s, not even server/discover, the probe of protocol 2026-07-28 and its first request: a server of an earlier protocol that ignores the requests it does not know never answers it (%s)", s.opts.ConnectLimit(), s.hint(SettingProtocol, "2025-11-25")), SettingConnectTimeout, "")
+		}
 		if id := s.results.takeStray(); id != "" {
 			// It answered, but to no request of the tester's.
 			e.Kind = KindProtocol
