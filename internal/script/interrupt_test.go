@@ -122,3 +122,48 @@ func TestMarkUpdated(t *testing.T) {
 		t.Errorf("JUnit:\n%s\nwant %s and no failure", x.String(), want)
 	}
 }
+
+// An answer handed to a call the run's interrupt cut short was not used,
+// but that says nothing of the server: its elicit_response step is
+// interrupted as the call is, not failed, and the text summary, the JSON
+// report and JUnit agree (no failure, two steps interrupted).
+func TestInterruptedCallLeavesItsAnswerUndecided(t *testing.T) {
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	conn := interruptingConn{newFixedConn("hello"), interrupt}
+	s := mustParse(t, "a.mcp", "elicit_response accept '{\"decision\":\"continue\"}'\ncall_tool echo text:\"x\"\n")
+	rep := RunAll(ctx, []*Script{s}, RunOptions{Connect: func(context.Context) (Conn, error) { return conn, nil }})
+	a := rep.Scripts[0]
+	if len(a.Steps) != 2 {
+		t.Fatalf("steps: %+v", a.Steps)
+	}
+	if st := a.Steps[0]; !st.Interrupted || st.Message != "not used: the run was interrupted during call_tool (line 2)" {
+		t.Errorf("elicit_response step: interrupted %v, message %q", st.Interrupted, st.Message)
+	}
+	if p, f := rep.Counts(); p != 0 || f != 0 || a.InterruptedSteps() != 2 {
+		t.Errorf("counts: %d passed, %d failed, %d interrupted; want 0, 0, 2", p, f, a.InterruptedSteps())
+	}
+	var txt strings.Builder
+	writeScriptSummary(&txt, a)
+	if txt.String() != "a.mcp: 0 passed, 0 failed, 2 interrupted\n" {
+		t.Errorf("text summary %q", txt.String())
+	}
+	var j strings.Builder
+	if err := WriteJSON(&j, rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(j.String(), `"status": "failed"`) || strings.Count(j.String(), `"status": "interrupted"`) != 2 || strings.Contains(j.String(), "never used") {
+		t.Errorf("JSON report:\n%s", j.String())
+	}
+	var x strings.Builder
+	if err := WriteJUnit(&x, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc junit.Suites
+	if err := xml.Unmarshal([]byte(x.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Failures != 0 || doc.Skipped != 2 {
+		t.Errorf("JUnit: failures %d, skipped %d; want 0, 2:\n%s", doc.Failures, doc.Skipped, x.String())
+	}
+}

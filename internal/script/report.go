@@ -105,16 +105,31 @@ type StepResult struct {
 	fix *fix
 }
 
-// Counts returns the number of passed and failed steps of the script.
+// Counts returns the number of passed and failed steps of the script. A
+// step the interrupt cut short (Interrupted) is neither: see
+// InterruptedSteps.
 func (s *ScriptResult) Counts() (passed, failed int) {
 	for _, st := range s.Steps {
-		if st.Passed {
+		switch {
+		case st.Passed:
 			passed++
-		} else {
+		case !st.Interrupted:
 			failed++
 		}
 	}
 	return passed, failed
+}
+
+// InterruptedSteps returns the number of steps of the script the interrupt
+// cut short: they say nothing of the server, passed or failed.
+func (s *ScriptResult) InterruptedSteps() int {
+	n := 0
+	for _, st := range s.Steps {
+		if !st.Passed && st.Interrupted {
+			n++
+		}
+	}
+	return n
 }
 
 // Counts returns the number of passed and failed steps of all scripts.

@@ -598,7 +598,7 @@ func (r *runner) act(ctx context.Context, c *command, res *StepResult) error {
 		return err // nothing was sent and nothing was asked: the last command stays
 	}
 	if c.def.asks {
-		r.settle(c, answers, out, err)
+		r.settle(c, answers, out, err, interruptedStep(ctx, c))
 	}
 	if errors.Is(err, ErrNoTasks) {
 		err = &scriptError{err}
@@ -705,8 +705,11 @@ func (r *runner) record(method, name string, args any, out *Outcome, err error) 
 
 // settle decides the elicit_response steps whose answers were handed to c:
 // an answer the command did not use (the Conn gives it back, with the
-// Origin it was queued with) fails its step.
-func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err error) {
+// Origin it was queued with) fails its step, unless the run was
+// interrupted during c (interrupted, the command's own failure): then
+// nothing tells what the server would have asked, and the step is
+// interrupted, as c is, not failed.
+func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err error, interrupted *failure) {
 	pending := r.pending
 	r.pending = nil
 	if len(pending) == 0 {
@@ -726,6 +729,11 @@ func (r *runner) settle(c *command, answers []answer.Spec, out *Outcome, err err
 			continue
 		}
 		p.step.Passed = false
+		if interrupted != nil {
+			p.step.Interrupted = true
+			p.step.Message = fmt.Sprintf("not used: the run was %v during %s (line %d)", ErrInterrupted, c.def.name, c.line)
+			continue
+		}
 		msg, actual := unusedAnswer(c, p.answer, out, err)
 		p.step.Message = msg
 		if actual != "" {

@@ -82,7 +82,11 @@ func writeScriptSummary(w io.Writer, s *ScriptResult) {
 		return
 	}
 	p, f := s.Counts()
-	fmt.Fprintf(w, "%s: %d passed, %d failed\n", termsafe.Line(s.Name), p, f)
+	interrupted := ""
+	if n := s.InterruptedSteps(); n > 0 {
+		interrupted = fmt.Sprintf(", %d interrupted", n)
+	}
+	fmt.Fprintf(w, "%s: %d passed, %d failed%s\n", termsafe.Line(s.Name), p, f, interrupted)
 }
 
 // writeTotal writes the total line when there are several scripts or a

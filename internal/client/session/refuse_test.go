@@ -129,7 +129,7 @@ func TestRefusedAnswerIsNeverSent(t *testing.T) {
 
 // A server that asks again after every answer is stopped after MaxRounds
 // questions, as a server of 2026-07-28 is after MaxRounds rounds: the
-// question that reaches the bound is neither answered nor kept.
+// question that reaches the bound is not answered, and kept with why.
 func TestServerAskingForEverIsStopped(t *testing.T) {
 	s, log, got := openAsking(t, true, Options{MaxRounds: 3})
 	_, c, err := s.CallTool(context.Background(), "ask", nil, nil)
@@ -139,8 +139,8 @@ func TestServerAskingForEverIsStopped(t *testing.T) {
 	if KindOf(err) != KindProtocol {
 		t.Errorf("kind %v, want KindProtocol", KindOf(err))
 	}
-	if len(c.Questions) != 2 {
-		t.Errorf("%d questions kept, want the 2 answered", len(c.Questions))
+	if len(c.Questions) != 3 || c.Questions[2].Answer != nil {
+		t.Errorf("%d questions kept, want the 2 answered and the one refused", len(c.Questions))
 	}
 	select {
 	case <-got:
@@ -155,14 +155,14 @@ func TestServerAskingForEverIsStopped(t *testing.T) {
 	}
 	// The next call has a bound of its own.
 	_, c, err = s.CallTool(context.Background(), "ask", nil, nil)
-	if err == nil || len(c.Questions) != 2 {
+	if err == nil || len(c.Questions) != 3 {
 		t.Errorf("second call: %v with %d questions; want it stopped the same way", err, len(c.Questions))
 	}
 }
 
 // Questions a server asks while no call is in progress are bounded the
 // same way: past MaxRounds of them, until the next call, each gets the
-// fixed error and none is kept.
+// fixed error, and only the one that reached the bound is kept.
 func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	errs := make(chan error, 1)
@@ -201,7 +201,43 @@ func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
 	if !errors.As(last, &w) || w.Code != codeRefused {
 		t.Errorf("the 20th question got %v; want the fixed refusal", last)
 	}
-	if n := s.log.Len(); n > 3 {
-		t.Errorf("%d questions kept between calls, want at most 3", n)
+	if n := s.log.Len(); n > 4 {
+		t.Errorf("%d questions kept between calls, want at most 4", n)
+	}
+}
+
+// With --max-rounds N the call is the first round and each question of
+// 2025-11-25 another: N-1 questions are answered, the one that reaches
+// the bound is refused, kept in the call's questions with why, and the
+// message counts the rounds in good grammar.
+func TestQuestionPastMaxRoundsIsListed(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		s, log, _ := openAsking(t, true, Options{Answerer: fixedAnswer{"env": "staging"}, MaxRounds: n})
+		_, call, err := s.CallTool(context.Background(), "ask", nil, nil)
+		want := fmt.Sprintf("the server still asks after %d rounds; stopped", n)
+		if n == 1 {
+			want = "the server still asks after 1 round; stopped"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("max %d: error %v; want %q", n, err, want)
+		}
+		if call == nil || len(call.Questions) != n {
+			t.Fatalf("max %d: call %+v; want %d questions", n, call, n)
+		}
+		last := call.Questions[n-1]
+		if last.Answer != nil || last.Note != fmt.Sprintf("not answered: past --max-rounds (%s)", rounds(n)) {
+			t.Errorf("max %d: the refused question is %+v", n, last)
+		}
+		for _, q := range call.Questions[:n-1] {
+			if q.Answer == nil || q.Answer.Action != "accept" {
+				t.Errorf("max %d: question %q not answered: %+v", n, q.Params.Message, q)
+			}
+		}
+		log.mu.Lock()
+		asks := log.asks
+		log.mu.Unlock()
+		if asks < n {
+			t.Errorf("max %d: the server asked %d times", n, asks)
+		}
 	}
 }

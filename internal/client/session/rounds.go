@@ -405,7 +405,8 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 			return call, nil
 		}
 		if round >= s.opts.MaxRounds {
-			return call, &Error{Kind: KindProtocol, Op: op(), Err: s.hinted(fmt.Errorf("the server still asks after %d rounds; stopped", round), SettingMaxRounds, "")}
+			s.logPastBound(method, name, round, rep.requests)
+			return call, &Error{Kind: KindProtocol, Op: op(), Err: s.hinted(fmt.Errorf("the server still asks after %s; stopped", rounds(round)), SettingMaxRounds, "")}
 		}
 		if len(rep.requests) == 0 {
 			// Load shedding: the server asks to be called again later.
@@ -448,6 +449,23 @@ func (s *Session) waitBusy(ctx context.Context, op func() string, n int) error {
 		return s.wrap(ctx, op(), ctx.Err())
 	}
 	return nil
+}
+
+// logPastBound logs the questions of the round that reached --max-rounds
+// unanswered, in the order of their keys, with why; the server's words are
+// bounded as every answer's are (the go-sdk read them whole).
+func (s *Session) logPastBound(method, name string, round int, reqs mcp.InputRequestMap) {
+	keys := make([]string, 0, len(reqs))
+	for k, r := range reqs {
+		if p, ok := r.(*mcp.ElicitParams); ok && p != nil {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		s.log.Add(exchange.Entry{Method: method, Name: name, Via: exchange.ViaInputRequired, Key: key, Round: round, Server: s.server, Params: reqs[key].(*mcp.ElicitParams),
+			Note: "not answered: past --max-rounds (" + rounds(s.opts.MaxRounds) + ")"})
+	}
 }
 
 // answerAll answers the questions of one round in the order of their keys.
@@ -677,8 +695,13 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		if err := s.countAsked(c); err != nil {
 			// The server keeps asking: the call is stopped, as a call of
-			// 2026-07-28 is after --max-rounds rounds, and the question is
-			// neither shown nor logged.
+			// 2026-07-28 is after --max-rounds rounds. The question that
+			// reached the bound is logged unanswered, with why; any later
+			// one is not (a server that floods would fill the log).
+			if p, ok := req.GetParams().(*mcp.ElicitParams); ok && p != nil && s.atBound(c) {
+				s.log.Add(exchange.Entry{Method: c.method, Name: c.name, Via: exchange.ViaRequest, Round: c.round, Server: s.server, Params: p,
+					Note: "not answered: past --max-rounds (" + rounds(s.opts.MaxRounds) + ")"})
+			}
 			return nil, s.refuse(c, err)
 		}
 		// The person's time to answer does not count against the request.
@@ -737,7 +760,23 @@ func (s *Session) countAsked(c *callState) error {
 	if n < s.opts.MaxRounds {
 		return nil
 	}
-	return &Error{Kind: KindProtocol, Op: fmt.Sprintf("%s %q", c.method, c.name), Err: s.hinted(fmt.Errorf("the server still asks after %d rounds%w", n, errAskedTooOften), SettingMaxRounds, "")}
+	return &Error{Kind: KindProtocol, Op: fmt.Sprintf("%s %q", c.method, c.name), Err: s.hinted(fmt.Errorf("the server still asks after %s%w", rounds(n), errAskedTooOften), SettingMaxRounds, "")}
+}
+
+// atBound reports whether the request countAsked just refused for the call
+// c is the one that reached MaxRounds, not a later one.
+func (s *Session) atBound(c *callState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.asked == s.opts.MaxRounds
+}
+
+// rounds is "1 round" or "N rounds".
+func rounds(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 // errAskedTooOften ends the message of a call stopped by countAsked.

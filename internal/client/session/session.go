@@ -171,6 +171,7 @@ type Session struct {
 	toolsOnce sync.Once    // the tools were listed (knowTools)
 	results   toolResults  // tools/call answers as sent (see CallTool)
 	forms     writtenForms // the forms' schemas as the server wrote them
+	probe     probeWatch   // whether the server/discover probe was answered
 	listed    *listed      // what the server sent of itself and its lists (Options.KeepListed)
 	closed    atomic.Bool  // Close was called
 	// closing is closed when Close begins: a server's question left
@@ -368,7 +369,18 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 		// Innermost: it must see the raw answer to spot a task handle.
 		tr = taskclient.Transport(tr)
 	}
-	tr = wire.WatchForms(tr, s.results.watch, s.observer(), s.results.endUnanswered, s.forms.note)
+	obs := s.observer()
+	if obs == nil {
+		obs = s.probe.observe
+	} else {
+		outer := obs
+		obs = func(sent bool, msg jsonrpc.Message) {
+			s.probe.observe(sent, msg)
+			outer(sent, msg)
+		}
+	}
+	tr = wire.WatchForms(tr, s.results.watch, obs, s.results.endUnanswered, s.forms.note)
+	tr = unreadBound(tr, maxUnread)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -420,6 +432,9 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	wrong := conn.WrongAnswer(err, true)
 	stray := s.results.unansweredBy(err)
 	switch r := conn.Refused(); {
+	case flooded(err):
+		e.Kind, e.Err = KindProtocol, errServerFlooded
+		return e
 	case r != nil:
 		// The server was reached and broke the rules of the wire.
 		e.Kind, e.Err = KindProtocol, r
@@ -447,6 +462,15 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	switch exited, state := conn.Exited(); {
 	case cctx.Err() != nil && ctx.Err() == nil:
 		e.Err = s.hinted(fmt.Errorf("the server did not answer within %s", s.opts.ConnectLimit()), SettingConnectTimeout, "")
+		if s.probe.unanswered() {
+			// Not a slow start: the first request, the probe of protocol
+			// 2026-07-28, went unanswered, as with a server of an earlier
+			// protocol that ignores the requests it does not know (it
+			// should answer "method not found").
+			// A server slow to start answers nothing either: both ways
+			// out are named.
+			e.Err = s.hinted(fmt.Errorf("the server did not answer within %s, not even server/discover, the probe of protocol 2026-07-28 and its first request: a server of an earlier protocol that ignores the requests it does not know never answers it (%s)", s.opts.ConnectLimit(), s.hint(SettingProtocol, "2025-11-25")), SettingConnectTimeout, "")
+		}
 		if id := s.results.takeStray(); id != "" {
 			// It answered, but to no request of the tester's.
 			e.Kind = KindProtocol
@@ -665,6 +689,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	e := &Error{Op: op, Err: err}
 	stray := s.results.unansweredBy(err)
 	switch {
+	case flooded(err):
+		// It sent requests of its own and read no answer: the tester
+		// stopped reading from it.
+		e.Kind, e.Err = KindProtocol, errServerFlooded
 	case login.AsError(err) != nil:
 		// The server refused the login (a scope it would not grant, a
 		// token it would not take).

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxUnread bounds the requests of the server's own (elicitation/create,
+// sampling/createMessage, roots/list, ping) that the tester has read and
+// whose answers are not yet written: each holds the request, its answer
+// and a goroutine of the go-sdk until the server reads. A server that
+// keeps sending requests and reads no answer (its input is full) would
+// otherwise take the tester's memory without bound; at the bound the
+// tester stops reading from it, and the session's requests end with
+// errServerFlooded. A server that asks within --max-rounds and reads its
+// answers never has more than a few waiting.
+const maxUnread = 64
+
+// errServerFlooded is why the session stopped reading from a server that
+// sent maxUnread requests of its own whose answers it did not read.
+var errServerFlooded = fmt.Errorf("the server sent %d requests of its own without reading the answers to them; the tester stopped reading from it", maxUnread)
+
+// unreadBound returns t with the server's requests whose answers wait to
+// be written bounded by limit (see maxUnread). The transports of HTTP are
+// returned as they are: a wrapper would hide the go-sdk's hook that
+// updates a Streamable HTTP connection after initialize, and their
+// answers are POSTs of their own, not a pipe the server leaves full.
+func unreadBound(t mcp.Transport, limit int) mcp.Transport {
+	switch t.(type) {
+	case *mcp.StreamableClientTransport, *mcp.SSEClientTransport:
+		return t
+	}
+	return &unreadTransport{inner: t, limit: limit}
+}
+
+type unreadTransport struct {
+	inner mcp.Transport
+	limit int
+}
+
+func (t *unreadTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &unreadConn{Connection: c, limit: t.limit}, nil
+}
+
+// unreadConn counts the server's requests read whose answers have not been
+// written; at limit it reads no more.
+type unreadConn struct {
+	mcp.Connection
+	limit int
+
+	mu      sync.Mutex
+	unread  int  // requests read, their answers not yet written
+	most    int  // the largest unread seen (for tests)
+	stopped bool // limit reached: nothing more is read
+}
+
+func (c *unreadConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.full() {
+		return nil, errServerFlooded
+	}
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		return msg, err
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.unread >= c.limit {
+			// One more than the bound: it is dropped unanswered, and
+			// the connection ends.
+			c.stopped = true
+			return nil, errServerFlooded
+		}
+		c.unread++
+		c.most = max(c.most, c.unread)
+	}
+	return msg, nil
+}
+
+func (c *unreadConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		c.unread = max(c.unread-1, 0)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *unreadConn) full() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopped
+}
+
+// flooded reports whether err comes of a server that flooded the session
+// with requests of its own (errServerFlooded).
+func flooded(err error) bool {
+	return errors.Is(err, errServerFlooded)
+}

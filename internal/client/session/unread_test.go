@@ -1,0 +1,133 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/askback/askback/internal/client/target"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// floodConn is the client's end of a server of protocol 2025-11-25 that,
+// asked for its tools, first sends n elicitation/create requests and reads
+// none of the answers: each answer the tester writes stays blocked (as in
+// a full pipe) until the connection closes.
+type floodConn struct {
+	n       int
+	in      chan jsonrpc.Message
+	closed  chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	blocked int           // answers being written now
+	most    int           // the most answers blocked at once
+	over    chan struct{} // closed when more than maxUnread are blocked
+}
+
+func newFloodConn(n int) *floodConn {
+	return &floodConn{n: n, in: make(chan jsonrpc.Message, n+8), closed: make(chan struct{}), over: make(chan struct{})}
+}
+
+func (c *floodConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+func (c *floodConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.closed:
+		return nil, mcp.ErrConnectionClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *floodConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		switch m.Method {
+		case "initialize":
+			c.in <- &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}`)}
+		case "tools/list":
+			for i := range c.n {
+				id, _ := jsonrpc.MakeID(fmt.Sprintf("flood-%d", i))
+				c.in <- &jsonrpc.Request{ID: id, Method: "elicitation/create", Params: json.RawMessage(`{"mode":"form","message":"Q?","requestedSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)}
+			}
+			c.in <- &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[]}`)}
+		}
+		return nil
+	case *jsonrpc.Response:
+		// An answer to one of its requests: the server never reads it.
+		c.mu.Lock()
+		c.blocked++
+		c.most = max(c.most, c.blocked)
+		if c.blocked == maxUnread+1 {
+			close(c.over)
+		}
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			c.blocked--
+			c.mu.Unlock()
+		}()
+		select {
+		case <-c.closed:
+			return mcp.ErrConnectionClosed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (c *floodConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *floodConn) SessionID() string { return "" }
+
+// A server that floods the tester with requests of its own and reads no
+// answer holds no more than maxUnread of them in the tester: the tester
+// stops reading, and the request under way ends with an error that says
+// why, however many the server sends.
+func TestServerFloodingRequestsIsBounded(t *testing.T) {
+	const flood = 5000
+	fc := newFloodConn(flood)
+	s, err := Open(context.Background(), Options{
+		Target:       &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }},
+		Protocol:     "2025-11-25",
+		Capabilities: Capabilities{Form: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := s.ListTools(context.Background(), Pages{})
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-fc.over:
+		fc.Close()
+		t.Fatalf("more than %d answers waited to be written at once", maxUnread)
+	}
+	fc.mu.Lock()
+	most := fc.most
+	fc.mu.Unlock()
+	if most > maxUnread {
+		t.Errorf("%d answers waited to be written at once; want at most %d", most, maxUnread)
+	}
+	if err == nil || !errors.Is(err, errServerFlooded) || KindOf(err) != KindProtocol {
+		t.Fatalf("ListTools: %v (kind %v); want the protocol error %q", err, KindOf(err), errServerFlooded)
+	}
+	if !strings.Contains(err.Error(), "tools/list") {
+		t.Errorf("error %q does not name the request", err)
+	}
+}
