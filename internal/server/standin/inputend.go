@@ -70,6 +70,19 @@ func (e *inputEnd) read(msg jsonrpc.Message) {
 	e.changedLocked()
 }
 
+// writing notes a message the stand-in is about to write. A question
+// (a request of its own) counts as asked from now: the client may
+// answer it, and its answer be read, before the write has returned, and
+// an answer read must not leave the question counted as open (the end
+// of the input would then cut short the call the answer was for).
+func (e *inputEnd) writing(msg jsonrpc.Message) {
+	if m, ok := msg.(*jsonrpc.Request); ok && m.IsCall() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.asking[m.ID] = true
+	}
+}
+
 // wrote notes a message the stand-in wrote (err: it could not).
 func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 	e.mu.Lock()
@@ -83,8 +96,8 @@ func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 			}
 		}
 	case *jsonrpc.Request:
-		if m.IsCall() && err == nil {
-			e.asking[m.ID] = true
+		if m.IsCall() && err != nil {
+			delete(e.asking, m.ID) // not asked after all
 		}
 	}
 	if err != nil {
@@ -222,6 +235,7 @@ func (c *endConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *endConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.e.writing(msg)
 	err := c.Connection.Write(ctx, msg)
 	c.e.wrote(msg, err)
 	return err

@@ -2,9 +2,13 @@ package standin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // lines2025 are the JSON-RPC lines of a 2025-11-25 client that
@@ -93,5 +97,86 @@ func TestInputEndsAnswerUnwritten(t *testing.T) {
 	r := s.Report()
 	if r.OK || len(r.Problems) == 0 || r.Problems[0].Detail != "the client's input ended before initialize was answered" {
 		t.Errorf("report: %+v", r)
+	}
+}
+
+// fakeConn is a connection whose reads are given one at a time (io.EOF
+// when none is left) and whose Write runs onWrite first, as the client
+// would act while the stand-in's write is under way.
+type fakeConn struct {
+	reads   []jsonrpc.Message
+	onWrite func(jsonrpc.Message)
+}
+
+func (f *fakeConn) Read(context.Context) (jsonrpc.Message, error) {
+	if len(f.reads) == 0 {
+		return nil, io.EOF
+	}
+	m := f.reads[0]
+	f.reads = f.reads[1:]
+	return m, nil
+}
+
+func (f *fakeConn) Write(_ context.Context, m jsonrpc.Message) error {
+	if f.onWrite != nil {
+		f.onWrite(m)
+	}
+	return nil
+}
+
+func (f *fakeConn) Close() error      { return nil }
+func (f *fakeConn) SessionID() string { return "" }
+
+// The client's answer to a question, read before the stand-in's write of
+// the question has returned (a client that answers at once, and closes
+// its input with the same write), is an answer: the call it was for is
+// waited for, not taken as waiting for the client, so the end of the
+// input right after it cuts nothing short.
+func TestInputEndsAfterAnswerReadDuringWrite(t *testing.T) {
+	callID, err := jsonrpc.MakeID(float64(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	questionID, err := jsonrpc.MakeID(float64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeConn{reads: []jsonrpc.Message{
+		&jsonrpc.Request{ID: callID, Method: "tools/call", Params: json.RawMessage(`{"name":"deploy"}`)},
+		&jsonrpc.Response{ID: questionID, Result: json.RawMessage(`{"action":"accept"}`)},
+	}}
+	e := newInputEnd(nil)
+	c := &endConn{Connection: fake, e: e}
+	ctx := context.Background()
+	if _, err := c.Read(ctx); err != nil { // the call
+		t.Fatal(err)
+	}
+	fake.onWrite = func(jsonrpc.Message) {
+		// The answer is read while the question is being written.
+		if _, err := c.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Write(ctx, &jsonrpc.Request{ID: questionID, Method: "elicitation/create"}); err != nil {
+		t.Fatal(err)
+	}
+	fake.onWrite = nil
+	e.mu.Lock()
+	settled := e.settledLocked()
+	e.mu.Unlock()
+	if settled {
+		t.Fatal("with its answer read, the call counts as waiting for the client: the end of the input would cut it short")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Read(ctx) // the end of the input: waits for the call's answer
+	}()
+	if err := c.Write(ctx, &jsonrpc.Response{ID: callID, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if cut := e.cutShort(); len(cut) != 0 {
+		t.Errorf("cut short: %v, want none", cut)
 	}
 }
