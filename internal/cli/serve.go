@@ -69,7 +69,8 @@ that address (loopback unless --listen-any), both protocol eras on one
 endpoint, until interrupted.
 
 It answers initialize (or server/discover) with the recorded server's name,
-capabilities and instructions, the lists with the recorded results (the tools
+capabilities (each it does not serve left out, and named on stderr) and
+instructions, the lists with the recorded results (the tools
 called, when no list was recorded), and each request with the recorded answer:
 requests are matched by method and params (ids, _meta, requestState and
 inputResponses aside; arguments compared by value). The same request recorded

@@ -331,6 +331,7 @@ func (s *Standin) build() error {
 	}
 	s.offerExtensions(caps)
 	s.offerTasksFor2025(caps)
+	s.noteUndeclared(caps)
 	if facts.Line > 0 {
 		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
 	} else {
@@ -391,6 +392,67 @@ func (s *Standin) offerExtensions(caps *mcp.ServerCapabilities) {
 		slices.Sort(ids)
 		s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
 	}
+}
+
+// noteUndeclared notes each member of the recorded server's capabilities
+// that the stand-in's initialize does not declare (caps, as the go-sdk's
+// types hold them, and capabilities.tasks of 2025-11-25 when it runs the
+// recording's tasks of that era): a client is declared less than the
+// recorded server declared, and is told which. The extensions left out
+// are offerExtensions' to say; a member false or null declares nothing.
+func (s *Standin) noteUndeclared(caps *mcp.ServerCapabilities) {
+	var recorded, served map[string]any
+	if json.Unmarshal(s.script.Server.Capabilities, &recorded) != nil || recorded == nil {
+		return
+	}
+	b, err := json.Marshal(caps)
+	if err != nil || json.Unmarshal(b, &served) != nil {
+		return
+	}
+	delete(recorded, "extensions")
+	if s.script.hasTasks2025() {
+		served["tasks"] = recorded["tasks"] // withTasks2025
+	} else if _, ok := recorded["tasks"]; ok && declares(recorded["tasks"]) {
+		delete(recorded, "tasks")
+		s.note("the recorded server declared capabilities.tasks (tasks of protocol 2025-11-25), which the stand-in does not declare: the recording holds no call the server ran as such a task, so it runs none (a call of a tool that runs only as a task is answered as recorded)")
+	}
+	var left []string
+	undeclared("capabilities", recorded, served, &left)
+	if len(left) > 0 {
+		s.note("the recorded server declared %s, which the stand-in does not declare: a stand-in does not serve it", strings.Join(left, ", "))
+	}
+}
+
+// undeclared adds to left the path of each member of recorded (under
+// path) that declares something and that served lacks, in key order.
+func undeclared(path string, recorded, served map[string]any, left *[]string) {
+	keys := make([]string, 0, len(recorded))
+	for k := range recorded {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := recorded[k]
+		if !declares(v) {
+			continue
+		}
+		sv, ok := served[k]
+		if !ok {
+			*left = append(*left, path+"."+k)
+			continue
+		}
+		rm, rok := v.(map[string]any)
+		sm, sok := sv.(map[string]any)
+		if rok && sok {
+			undeclared(path+"."+k, rm, sm, left)
+		}
+	}
+}
+
+// declares reports whether a capability's value declares anything: not
+// false, not null.
+func declares(v any) bool {
+	return v != nil && v != false
 }
 
 // offerTasksFor2025 offers in caps the tasks extension, when the recording
