@@ -37,6 +37,7 @@ type inputEnd struct {
 	asking   map[jsonrpc.ID]bool
 	sleeping int
 	ended    bool
+	stopped  bool           // interrupted before the input ended
 	broken   bool           // a write failed: nothing more can be answered
 	claimed  map[string]int // cut-short requests reported already, by label
 }
@@ -150,6 +151,34 @@ func (e *inputEnd) hasEnded() bool {
 	return e.ended
 }
 
+// interrupt notes that the stand-in is stopped (an interrupt) before the
+// client's input ended: what is cut short then is the interrupt's doing.
+func (e *inputEnd) interrupt() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ended {
+		e.stopped = true
+	}
+	e.changedLocked()
+}
+
+// interrupted reports whether the stand-in was stopped (an interrupt)
+// before the client's input ended.
+func (e *inputEnd) interrupted() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stopped
+}
+
+// cutDetail is the report's words for a request the end cut short: the
+// end of the client's input, or the stand-in interrupted before it.
+func (e *inputEnd) cutDetail(lbl string) string {
+	if e.interrupted() {
+		return fmt.Sprintf("the stand-in was interrupted before %s was answered", lbl)
+	}
+	return inputEndedDetail(lbl)
+}
+
 // claim notes that the cut-short request lbl was reported already.
 func (e *inputEnd) claim(lbl string) {
 	e.mu.Lock()
@@ -157,12 +186,13 @@ func (e *inputEnd) claim(lbl string) {
 	e.claimed[lbl]++
 }
 
-// cutShort are the requests the end of the input left unanswered, in
-// the order read, less those claimed.
+// cutShort are the requests the end of the input, or an interrupt
+// before it, left unanswered, in the order read, less those claimed.
 func (e *inputEnd) cutShort() []string {
+	stopped := e.interrupted()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.ended {
+	if !e.ended && !stopped {
 		return nil
 	}
 	out := slices.Clone(e.unsent)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -178,5 +179,97 @@ func TestInputEndsAfterAnswerReadDuringWrite(t *testing.T) {
 	<-done
 	if cut := e.cutShort(); len(cut) != 0 {
 		t.Errorf("cut short: %v, want none", cut)
+	}
+}
+
+// The recorded calls a client never made are problems of the ended
+// report, each at its line ("missing"): a client that made part of the
+// recording, or none of it, did not do what was recorded. While the
+// stand-in serves, the client may still make them.
+func TestMissingCalls(t *testing.T) {
+	s, log := standin(t, load(t, "deploy-2026.jsonl"), Options{EveryCall: true})
+	serveLines(t, s, lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if r := s.Report(); !r.OK {
+		t.Errorf("while it serves: %+v", r)
+	}
+	s.End()
+	r := s.Report()
+	if r.OK || len(r.Problems) != 2 {
+		t.Fatalf("report: %+v", r)
+	}
+	for i, line := range []int{6, 10} {
+		p := r.Problems[i]
+		if p.Kind != ProblemMissing || p.Request != "tools/call deploy" || p.Line != line || p.Detail != "the client never made this call" {
+			t.Errorf("problem %d: %+v", i, p)
+		}
+	}
+	if !strings.Contains(log.String(), "mcp-tester serve: missing: tools/call deploy (line 10): the client never made this call\n") {
+		t.Errorf("log: %s", log)
+	}
+
+	// One of the two calls made: the other is missing.
+	s, _ = standin(t, load(t, "deploy-2026.jsonl"), Options{EveryCall: true})
+	serveLines(t, s, lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"service":"web"}}}`))
+	s.End()
+	r = s.Report()
+	if len(r.Problems) == 0 || r.Problems[len(r.Problems)-1].Kind != ProblemMissing || r.Problems[len(r.Problems)-1].Line != 6 {
+		t.Errorf("report: %+v", r)
+	}
+
+	// A recording of no call: the client must make one of its requests.
+	s, _ = standin(t, script(t, initRecording(`{"tools":{}}`)), Options{EveryCall: true})
+	s.End()
+	r = s.Report()
+	if r.OK || len(r.Problems) != 1 || r.Problems[0].Kind != ProblemMissing ||
+		r.Problems[0].Detail != "the recording holds no request of a client, and the client made none: nothing was checked" {
+		t.Errorf("report: %+v", r)
+	}
+}
+
+// signalWriter tells when a line holding mark was written.
+type signalWriter struct {
+	mark string
+	once sync.Once
+	seen chan struct{}
+	mu   sync.Mutex
+	b    strings.Builder
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.b.Write(p)
+	w.mu.Unlock()
+	if strings.Contains(string(p), w.mark) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+// A stdio stand-in interrupted while its client is still connected says
+// so: the report is Interrupted, a question the client was being asked is
+// unanswered in the interrupt's words (not the client's leaving).
+func TestInterruptedStdio(t *testing.T) {
+	s, _ := standin(t, load(t, "deploy-2026.jsonl"), Options{})
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &signalWriter{mark: `"method":"elicitation/create"`, seen: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, pr, out) }()
+	go pw.Write([]byte(lines2025(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"service":"auth"}}}`)))
+	<-out.seen
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	s.End()
+	r := s.Report()
+	if !r.Interrupted || r.OK || len(r.Problems) == 0 {
+		t.Fatalf("report: %+v", r)
+	}
+	p := r.Problems[0]
+	want := "the stand-in was interrupted before tools/call deploy was answered (it was asked a question, and the client had not answered)"
+	if p.Kind != ProblemUnanswered || p.Detail != want {
+		t.Errorf("problem: %+v, want %q", p, want)
 	}
 }

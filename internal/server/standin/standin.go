@@ -104,6 +104,11 @@ type Options struct {
 	Changed func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// EveryCall: the client is to make every recorded call; once the
+	// stand-in has ended, each it did not make (and, for a recording of
+	// no call, a client that made none of its requests) is a problem of
+	// the report ("missing"). mcp-tester serve sets it.
+	EveryCall bool
 }
 
 // Standin serves one script. It is safe for concurrent use: one Standin
@@ -243,8 +248,47 @@ func (s *Standin) Notes() []string { return s.notes }
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
 	r.Problems = append(r.Problems, s.waiting()...)
+	if r.Ended && s.opts.EveryCall {
+		// While it serves, the client may still make them.
+		r.Problems = append(r.Problems, s.missing(r.Requests)...)
+	}
 	r.OK = r.OK && len(r.Problems) == 0
 	return r
+}
+
+// missing are the recorded calls the client has not made (each one the
+// recording holds answered, as many times as it holds it: the Nth
+// request of a method and params takes the Nth), in the recorded order;
+// when the recording holds no call, and the client made none of its
+// requests (requests answered from it), one problem that says so: a
+// client that asked nothing checked nothing. They are problems of the
+// report once the stand-in has ended.
+func (s *Standin) missing(requests int) []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Problem
+	calls := 0
+	for _, xs := range s.script.callsByKey() {
+		calls += len(xs)
+		k := xs[0].Method + "\x00" + xs[0].Key
+		made := s.served[k]
+		for _, x := range xs[min(made, len(xs)):] {
+			detail := "the client never made this call"
+			if len(xs) > 1 {
+				detail = fmt.Sprintf("the recording holds this call %d times; the client made it %d time(s)", len(xs), made)
+			}
+			out = append(out, Problem{Kind: ProblemMissing, Request: x.Label(), Line: x.Line, Detail: detail})
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	if calls == 0 && requests == 0 {
+		detail := fmt.Sprintf("the client made none of the recording's %s: nothing was checked", plural(len(s.script.Exchanges), "request"))
+		if len(s.script.Exchanges) == 0 {
+			detail = "the recording holds no request of a client, and the client made none: nothing was checked"
+		}
+		out = append(out, Problem{Kind: ProblemMissing, Request: "requests", Detail: detail})
+	}
+	return out
 }
 
 // waiting are the questions asked and not answered so far: those a client
@@ -302,6 +346,11 @@ func (s *Standin) tasksAsking() []Problem {
 func (s *Standin) End() {
 	for _, p := range s.waiting() {
 		s.rep.say(p)
+	}
+	if s.opts.EveryCall {
+		for _, p := range s.missing(s.rep.snapshot().Requests) {
+			s.rep.say(p)
+		}
 	}
 	s.rep.update(func(r *Report) { r.Ended = true })
 }
