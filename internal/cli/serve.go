@@ -69,7 +69,8 @@ that address (loopback unless --listen-any), both protocol eras on one
 endpoint, until interrupted.
 
 It answers initialize (or server/discover) with the recorded server's name,
-capabilities and instructions, the lists with the recorded results (the tools
+capabilities (each it does not serve left out, and named on stderr) and
+instructions, the lists with the recorded results (the tools
 called, when no list was recorded), and each request with the recorded answer:
 requests are matched by method and params (ids, _meta, requestState and
 inputResponses aside; arguments compared by value). The same request recorded
@@ -108,11 +109,23 @@ or :drop (over HTTP the request's connection is closed unanswered; over stdio
 the stand-in closes its output and ends). Faults apply to every request they
 name.
 
-Exit codes: 0 the client did what was recorded (every request matched, every
-answer as recorded); 1 it did not (an answer differed, a requestState was
-refused, a request or a question's answer was missing, a question needed a
-capability the client did not declare, the client's input ended before a
-request it sent was answered); 2 usage: bad flags, a bad --fault, a
+"The client did what was recorded" means: it made every call the recording
+holds an answer for (tools/call, prompts/get, resources/read), as many times
+as recorded, each matched and answered as recorded; the lists, completions,
+ping and the handshake are answered when asked, not required. A client that
+asked nothing, or skipped a recorded call, did not: each call it never made
+is a problem of kind missing. While it serves, --report says what happened
+so far; the missing calls are counted once it has ended.
+
+Exit codes: 0 the client did what was recorded; 1 it did not (an answer
+differed, a requestState was refused, a request had no recording, a recorded
+call was never made or the client asked nothing, a question's answer was
+missing, a question needed a capability the client did not declare, the
+client's input ended before a request it sent was answered; over HTTP, ended
+by an interrupt, also when no client came); 130 over stdio, interrupted
+(SIGINT, SIGTERM) while the client was connected, before it had done what was
+recorded (the report says "interrupted": true; interrupted after it had, the
+stand-in exits 0); 2 usage: bad flags, a bad --fault, a
 recording that cannot be read or served, a --listen address it cannot listen
 on (taken, not this machine's) (nothing was served), or a --report file that
 could not be written at the end (the client did what was recorded).`,
@@ -216,7 +229,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	var s *standin.Standin
 	report := &reportFile{path: opts.Report, errOut: opts.IO.ErrOut}
 	s, err = standin.New(script, standin.Options{Recording: opts.Recording, Answers: opts.Answers, Faults: faults,
-		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.rewrite(s) }})
+		StateTTL: opts.StateTTL, Log: opts.IO.ErrOut, Changed: func() { report.rewrite(s) }, EveryCall: true})
 	if err != nil {
 		return usageErr("%s: %v", opts.Recording, err)
 	}
@@ -407,8 +420,10 @@ func (f *reportFile) unwritten() (said bool, err error) {
 }
 
 // finishServe says how the client did and whether the report was written:
-// exit 0 when the client did what was recorded, 1 when it did not, else 2
-// when the report could not be written at the end.
+// exit 0 when the client did what was recorded (every recorded call made,
+// each as recorded), 1 when it did not, 130 when a stdio stand-in was
+// interrupted before it had, else 2 when the report could not be written
+// at the end.
 func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
 	s.End() // (it says the questions still unanswered)
 	r := s.Report()
@@ -416,6 +431,11 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 	verdict := "ok"
 	if !r.OK {
 		verdict = fmt.Sprintf("%d problem(s)", len(r.Problems)+r.Dropped)
+		if r.Interrupted {
+			// Stopped before the client was done: what it had not done
+			// is in the problems, but it did not fail them.
+			verdict = "interrupted before the client did what was recorded: " + verdict
+		}
 	}
 	said, unwritten := report.unwritten()
 	if unwritten != nil {
@@ -435,6 +455,9 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 			return serveErr
 		}
 		return &exitError{code: ExitFailed, err: serveErr}
+	}
+	if !r.OK && r.Interrupted {
+		return &exitError{code: ExitInterrupted}
 	}
 	if !r.OK {
 		return &exitError{code: ExitFailed}

@@ -190,3 +190,40 @@ func warningText(sc *Script) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// initRecording is a stdio recording of an initialize whose result
+// declares caps, and nothing else.
+func initRecording(caps string) string {
+	return `{"format":"askback-recording/1","started":"2026-12-03T10:00:00Z","transport":"stdio","server":"s"}` + "\n" +
+		`{"t_ms":1,"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}}` + "\n" +
+		`{"t_ms":2,"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"capabilities":` + caps + `,"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}}` + "\n"
+}
+
+// Every member of the recorded capabilities the stand-in does not declare
+// is named in a note, each once: capabilities.tasks with no task of
+// 2025-11-25 recorded (with why), and whatever the go-sdk's types do not
+// hold; what it declares as recorded, and members false, are not.
+func TestNotesUndeclaredCapabilities(t *testing.T) {
+	s, _ := standin(t, script(t, initRecording(`{"tools":{"listChanged":true,"future":{}},"logging":{},"completions":{"x":{}},`+
+		`"experimental":{"e":{"a":1}},"prompts":{"listChanged":false},"tasks":{"list":{},"requests":{"tools":{"call":{}}}},"newThing":{"on":true},"gone":false}`)), Options{})
+	notes := strings.Join(s.Notes(), "\n")
+	for _, want := range []string{
+		"the recorded server declared capabilities.tasks (tasks of protocol 2025-11-25), which the stand-in does not declare: the recording holds no call the server ran as such a task",
+		"the recorded server declared capabilities.completions.x, capabilities.newThing, capabilities.tools.future, which the stand-in does not declare: a stand-in does not serve it",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes:\n%s\nwant %q", notes, want)
+		}
+	}
+	for _, not := range []string{"experimental", "logging", "prompts", "gone", "listChanged"} {
+		if strings.Contains(notes, "capabilities."+not) {
+			t.Errorf("notes name capabilities.%s, which is declared (or declares nothing):\n%s", not, notes)
+		}
+	}
+	for _, sc := range []*Script{script(t, initRecording(`{"tools":{"listChanged":true},"logging":{}}`)), load(t, "task-2025-asked.jsonl")} {
+		s, _ = standin(t, sc, Options{})
+		if notes := strings.Join(s.Notes(), "\n"); strings.Contains(notes, "does not declare") {
+			t.Errorf("notes of capabilities all declared (tasks of 2025-11-25 recorded, so capabilities.tasks served):\n%s", notes)
+		}
+	}
+}

@@ -37,6 +37,7 @@ type inputEnd struct {
 	asking   map[jsonrpc.ID]bool
 	sleeping int
 	ended    bool
+	stopped  bool           // interrupted before the input ended
 	broken   bool           // a write failed: nothing more can be answered
 	claimed  map[string]int // cut-short requests reported already, by label
 }
@@ -70,6 +71,19 @@ func (e *inputEnd) read(msg jsonrpc.Message) {
 	e.changedLocked()
 }
 
+// writing notes a message the stand-in is about to write. A question
+// (a request of its own) counts as asked from now: the client may
+// answer it, and its answer be read, before the write has returned, and
+// an answer read must not leave the question counted as open (the end
+// of the input would then cut short the call the answer was for).
+func (e *inputEnd) writing(msg jsonrpc.Message) {
+	if m, ok := msg.(*jsonrpc.Request); ok && m.IsCall() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.asking[m.ID] = true
+	}
+}
+
 // wrote notes a message the stand-in wrote (err: it could not).
 func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 	e.mu.Lock()
@@ -83,8 +97,8 @@ func (e *inputEnd) wrote(msg jsonrpc.Message, err error) {
 			}
 		}
 	case *jsonrpc.Request:
-		if m.IsCall() && err == nil {
-			e.asking[m.ID] = true
+		if m.IsCall() && err != nil {
+			delete(e.asking, m.ID) // not asked after all
 		}
 	}
 	if err != nil {
@@ -137,6 +151,34 @@ func (e *inputEnd) hasEnded() bool {
 	return e.ended
 }
 
+// interrupt notes that the stand-in is stopped (an interrupt) before the
+// client's input ended: what is cut short then is the interrupt's doing.
+func (e *inputEnd) interrupt() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ended {
+		e.stopped = true
+	}
+	e.changedLocked()
+}
+
+// interrupted reports whether the stand-in was stopped (an interrupt)
+// before the client's input ended.
+func (e *inputEnd) interrupted() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stopped
+}
+
+// cutDetail is the report's words for a request the end cut short: the
+// end of the client's input, or the stand-in interrupted before it.
+func (e *inputEnd) cutDetail(lbl string) string {
+	if e.interrupted() {
+		return fmt.Sprintf("the stand-in was interrupted before %s was answered", lbl)
+	}
+	return inputEndedDetail(lbl)
+}
+
 // claim notes that the cut-short request lbl was reported already.
 func (e *inputEnd) claim(lbl string) {
 	e.mu.Lock()
@@ -144,12 +186,13 @@ func (e *inputEnd) claim(lbl string) {
 	e.claimed[lbl]++
 }
 
-// cutShort are the requests the end of the input left unanswered, in
-// the order read, less those claimed.
+// cutShort are the requests the end of the input, or an interrupt
+// before it, left unanswered, in the order read, less those claimed.
 func (e *inputEnd) cutShort() []string {
+	stopped := e.interrupted()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.ended {
+	if !e.ended && !stopped {
 		return nil
 	}
 	out := slices.Clone(e.unsent)
@@ -222,6 +265,7 @@ func (c *endConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *endConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.e.writing(msg)
 	err := c.Connection.Write(ctx, msg)
 	c.e.wrote(msg, err)
 	return err

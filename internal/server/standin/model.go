@@ -258,6 +258,31 @@ func (s *Script) Summary() string {
 	return fmt.Sprintf("%s (%s, %s), %s", plural(len(s.Exchanges), "request"), plural(calls, "call"), plural(questions, "question"), proto)
 }
 
+// callsByKey are the recorded calls a client is to make, grouped by
+// method and match key (as the stand-in answers them: take), each group
+// in the recorded order, the groups in the order of their first: the
+// calls the recording holds an answer for (one it ended before
+// answering, the client cancelled or left, is none the client is to
+// make again).
+func (s *Script) callsByKey() [][]*Exchange {
+	var groups [][]*Exchange
+	at := map[string]int{}
+	for _, x := range s.Exchanges {
+		if !isCall(x.Method) || !x.Ended {
+			continue
+		}
+		k := x.Method + "\x00" + x.Key
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], x)
+	}
+	return groups
+}
+
 // isCall reports whether method may ask questions (and so take rounds).
 func isCall(method string) bool {
 	return method == "tools/call" || method == "prompts/get" || method == "resources/read"

@@ -28,6 +28,12 @@ const (
 	// to answer (it left mid-question); over stdio, a request the
 	// client's input ended before it was answered.
 	ProblemUnanswered = "unanswered"
+	// ProblemMissing: a recorded call (tools/call, prompts/get,
+	// resources/read) the client did not make, or made fewer times than
+	// recorded; or, when the recording holds no call, no request of the
+	// recording made at all. A client that asked nothing did not do what
+	// was recorded.
+	ProblemMissing = "missing"
 )
 
 // MaxProblems bounds the problems a report keeps; past it they are
@@ -119,8 +125,14 @@ type Report struct {
 	// MaxProblems); Dropped counts those past it.
 	Problems []Problem `json:"problems"`
 	Dropped  int       `json:"problemsDropped,omitempty"`
-	// OK: no problem at all (the exit code is 0 then, 1 otherwise).
+	// OK: no problem at all: the client made every recorded call, and
+	// did as recorded (the exit code is 0 then, 1 otherwise; 130 when
+	// Interrupted).
 	OK bool `json:"ok"`
+	// Interrupted: over stdio, the stand-in was stopped by a signal
+	// before the client's input ended; what the client had not done by
+	// then is in Problems.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Ended: the stand-in has ended and the report is complete; while it
 	// serves, a report says what happened so far.
 	Ended bool `json:"ended"`

@@ -264,13 +264,16 @@ func (s *Standin) observe(ctx context.Context, method, name string, req mcp.Requ
 	s.mu.Unlock()
 	s.rep.tell() // it is no longer in progress: a live report says so
 	if failedAsking {
-		if e := s.stdinEnd(); e != nil && e.hasEnded() {
+		if e := s.stdinEnd(); e != nil && (e.hasEnded() || e.interrupted()) {
 			// The client's input ended while it was asked: its answer
-			// could not come.
+			// could not come; or the stand-in was stopped meanwhile.
 			lbl := label(method, name)
 			e.claim(lbl)
-			s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Line: line,
-				Detail: inputEndedDetail(lbl) + " (it was asked a question, whose answer could no longer come)"})
+			detail := inputEndedDetail(lbl) + " (it was asked a question, whose answer could no longer come)"
+			if e.interrupted() {
+				detail = e.cutDetail(lbl) + " (it was asked a question, and the client had not answered)"
+			}
+			s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Line: line, Detail: detail})
 			return res, err
 		}
 		kind, detail := s.failedWhileAsked(ctx, err)

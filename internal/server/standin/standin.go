@@ -104,6 +104,11 @@ type Options struct {
 	Changed func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// EveryCall: the client is to make every recorded call; once the
+	// stand-in has ended, each it did not make (and, for a recording of
+	// no call, a client that made none of its requests) is a problem of
+	// the report ("missing"). mcp-tester serve sets it.
+	EveryCall bool
 }
 
 // Standin serves one script. It is safe for concurrent use: one Standin
@@ -243,8 +248,47 @@ func (s *Standin) Notes() []string { return s.notes }
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
 	r.Problems = append(r.Problems, s.waiting()...)
+	if r.Ended && s.opts.EveryCall {
+		// While it serves, the client may still make them.
+		r.Problems = append(r.Problems, s.missing(r.Requests)...)
+	}
 	r.OK = r.OK && len(r.Problems) == 0
 	return r
+}
+
+// missing are the recorded calls the client has not made (each one the
+// recording holds answered, as many times as it holds it: the Nth
+// request of a method and params takes the Nth), in the recorded order;
+// when the recording holds no call, and the client made none of its
+// requests (requests answered from it), one problem that says so: a
+// client that asked nothing checked nothing. They are problems of the
+// report once the stand-in has ended.
+func (s *Standin) missing(requests int) []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Problem
+	calls := 0
+	for _, xs := range s.script.callsByKey() {
+		calls += len(xs)
+		k := xs[0].Method + "\x00" + xs[0].Key
+		made := s.served[k]
+		for _, x := range xs[min(made, len(xs)):] {
+			detail := "the client never made this call"
+			if len(xs) > 1 {
+				detail = fmt.Sprintf("the recording holds this call %d times; the client made it %d time(s)", len(xs), made)
+			}
+			out = append(out, Problem{Kind: ProblemMissing, Request: x.Label(), Line: x.Line, Detail: detail})
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	if calls == 0 && requests == 0 {
+		detail := fmt.Sprintf("the client made none of the recording's %s: nothing was checked", plural(len(s.script.Exchanges), "request"))
+		if len(s.script.Exchanges) == 0 {
+			detail = "the recording holds no request of a client, and the client made none: nothing was checked"
+		}
+		out = append(out, Problem{Kind: ProblemMissing, Request: "requests", Detail: detail})
+	}
+	return out
 }
 
 // waiting are the questions asked and not answered so far: those a client
@@ -303,6 +347,11 @@ func (s *Standin) End() {
 	for _, p := range s.waiting() {
 		s.rep.say(p)
 	}
+	if s.opts.EveryCall {
+		for _, p := range s.missing(s.rep.snapshot().Requests) {
+			s.rep.say(p)
+		}
+	}
 	s.rep.update(func(r *Report) { r.Ended = true })
 }
 
@@ -331,6 +380,7 @@ func (s *Standin) build() error {
 	}
 	s.offerExtensions(caps)
 	s.offerTasksFor2025(caps)
+	s.noteUndeclared(caps)
 	if facts.Line > 0 {
 		s.note("the server %q %s, its capabilities and instructions from line %d", impl.Name, impl.Version, facts.Line)
 	} else {
@@ -391,6 +441,67 @@ func (s *Standin) offerExtensions(caps *mcp.ServerCapabilities) {
 		slices.Sort(ids)
 		s.note("the recorded server offered the extension %s, which a stand-in does not serve: not offered", strings.Join(ids, ", "))
 	}
+}
+
+// noteUndeclared notes each member of the recorded server's capabilities
+// that the stand-in's initialize does not declare (caps, as the go-sdk's
+// types hold them, and capabilities.tasks of 2025-11-25 when it runs the
+// recording's tasks of that era): a client is declared less than the
+// recorded server declared, and is told which. The extensions left out
+// are offerExtensions' to say; a member false or null declares nothing.
+func (s *Standin) noteUndeclared(caps *mcp.ServerCapabilities) {
+	var recorded, served map[string]any
+	if json.Unmarshal(s.script.Server.Capabilities, &recorded) != nil || recorded == nil {
+		return
+	}
+	b, err := json.Marshal(caps)
+	if err != nil || json.Unmarshal(b, &served) != nil {
+		return
+	}
+	delete(recorded, "extensions")
+	if s.script.hasTasks2025() {
+		served["tasks"] = recorded["tasks"] // withTasks2025
+	} else if _, ok := recorded["tasks"]; ok && declares(recorded["tasks"]) {
+		delete(recorded, "tasks")
+		s.note("the recorded server declared capabilities.tasks (tasks of protocol 2025-11-25), which the stand-in does not declare: the recording holds no call the server ran as such a task, so it runs none (a call of a tool that runs only as a task is answered as recorded)")
+	}
+	var left []string
+	undeclared("capabilities", recorded, served, &left)
+	if len(left) > 0 {
+		s.note("the recorded server declared %s, which the stand-in does not declare: a stand-in does not serve it", strings.Join(left, ", "))
+	}
+}
+
+// undeclared adds to left the path of each member of recorded (under
+// path) that declares something and that served lacks, in key order.
+func undeclared(path string, recorded, served map[string]any, left *[]string) {
+	keys := make([]string, 0, len(recorded))
+	for k := range recorded {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := recorded[k]
+		if !declares(v) {
+			continue
+		}
+		sv, ok := served[k]
+		if !ok {
+			*left = append(*left, path+"."+k)
+			continue
+		}
+		rm, rok := v.(map[string]any)
+		sm, sok := sv.(map[string]any)
+		if rok && sok {
+			undeclared(path+"."+k, rm, sm, left)
+		}
+	}
+}
+
+// declares reports whether a capability's value declares anything: not
+// false, not null.
+func declares(v any) bool {
+	return v != nil && v != false
 }
 
 // offerTasksFor2025 offers in caps the tasks extension, when the recording

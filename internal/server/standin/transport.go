@@ -42,14 +42,22 @@ func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		// Interrupted: the input is closed, so that the requests in
+		// progress (a question waiting for the client) are cut short
+		// and the session can close.
+		ended.interrupt()
+		conn.Close()
 		ss.Close()
 		err = <-done
 	}
 	if conn.dropped() {
 		return nil
 	}
+	if ended.interrupted() {
+		s.rep.update(func(r *Report) { r.Interrupted = true })
+	}
 	for _, lbl := range ended.cutShort() {
-		s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Detail: inputEndedDetail(lbl)})
+		s.rep.problem(Problem{Kind: ProblemUnanswered, Request: lbl, Detail: ended.cutDetail(lbl)})
 	}
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || ctx.Err() != nil) {
 		// The client closed its side, or left (its end of the pipe gone).
