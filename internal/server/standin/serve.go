@@ -79,6 +79,10 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		if err := s.fault(ctx, method, nameOf(req)); err != nil {
+			if ctx.Err() == nil {
+				// The client made the call; a fault failed it.
+				s.madeFaulted(method, req)
+			}
 			return nil, err
 		}
 		if s.answeredAside(method) {
@@ -328,6 +332,23 @@ func (s *Standin) take(method, key string, recorded []*Exchange) *Exchange {
 	n := s.served[k]
 	s.served[k] = n + 1
 	return recorded[min(n, len(recorded)-1)]
+}
+
+// madeFaulted counts a request a fault answered (an error, a dropped
+// connection) as made, as take counts one answered from the recording: the
+// client made it, whatever the stand-in was told to do with it.
+func (s *Standin) madeFaulted(method string, req mcp.Request) {
+	var params json.RawMessage
+	if p := req.GetParams(); p != nil {
+		params, _ = json.Marshal(p)
+	}
+	key, err := matchKey(method, params)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served[method+"\x00"+key]++
 }
 
 // final is the recorded answer of an exchange: its result, decoded
