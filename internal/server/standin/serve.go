@@ -141,11 +141,7 @@ func (s *Standin) answerAside(ctx context.Context, method string, req mcp.Reques
 // task of the stand-in's own), anything else gets the recorded answer; a
 // request the recording does not hold gets an error naming the nearest.
 func (s *Standin) answerMatched(ctx context.Context, client, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	var params json.RawMessage
-	if p := req.GetParams(); p != nil {
-		params, _ = json.Marshal(p)
-	}
-	key, err := matchKey(method, params)
+	key, err := requestKey(method, req)
 	if err != nil {
 		return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
 	}
@@ -338,17 +334,23 @@ func (s *Standin) take(method, key string, recorded []*Exchange) *Exchange {
 // connection) as made, as take counts one answered from the recording: the
 // client made it, whatever the stand-in was told to do with it.
 func (s *Standin) madeFaulted(method string, req mcp.Request) {
-	var params json.RawMessage
-	if p := req.GetParams(); p != nil {
-		params, _ = json.Marshal(p)
-	}
-	key, err := matchKey(method, params)
+	key, err := requestKey(method, req)
 	if err != nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.served[method+"\x00"+key]++
+}
+
+// requestKey is the key req is matched with the recording by (matchKey of
+// its params).
+func requestKey(method string, req mcp.Request) (string, error) {
+	var params json.RawMessage
+	if p := req.GetParams(); p != nil {
+		params, _ = json.Marshal(p)
+	}
+	return matchKey(method, params)
 }
 
 // final is the recorded answer of an exchange: its result, decoded
