@@ -55,11 +55,14 @@ func TestServeEndsItsReportOnSIGTERM(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		// Stopped before the client made the recorded calls: exit 130,
-		// the report says so.
+		// Stopped before the client made the recorded calls: exit 143
+		// (SIGTERM's, as every command's), the report says so.
 		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-			t.Fatalf("serve ended with %v, want exit status 130; it said %q", err, said)
+		if !errors.As(err, &exit) || exit.ExitCode() != 143 {
+			t.Fatalf("serve ended with %v, want exit status 143; it said %q", err, said)
+		}
+		if !strings.Contains(strings.Join(said, "\n"), "terminated before the client did what was recorded") {
+			t.Errorf("serve did not say it was terminated; it said %q", said)
 		}
 	case <-time.After(time.Minute): // only a failure waits this long
 		_ = cmd.Process.Kill()

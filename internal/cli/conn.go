@@ -15,6 +15,7 @@ import (
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/client/trace"
+	"github.com/askback/askback/internal/report"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -297,6 +298,20 @@ func (o *ConnOptions) withLogin(ios *iostreams.IOStreams) (*target.Target, error
 	return o.target(), nil
 }
 
+// stdoutIsDocument tells whether the command prints a machine-readable
+// document on stdout: JSON set by the command (call's --raw too), or any
+// --format other than text, whichever command declares it.
+func (o *ConnOptions) stdoutIsDocument() bool {
+	if o.JSON {
+		return true
+	}
+	if o.flags == nil {
+		return false
+	}
+	f := o.flags.Lookup("format")
+	return f != nil && f.Value.String() != report.Text
+}
+
 // open checks the flags and opens a session whose questions are printed as
 // [ELICIT] lines (to stdout, or to stderr when stdout carries JSON) and
 // answered by ans.
@@ -306,8 +321,9 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 		return nil, err
 	}
 	lines := io.Out
-	if o.JSON {
-		// stdout carries one JSON document, the questions in it.
+	if o.stdoutIsDocument() {
+		// stdout carries one document (JSON, SARIF, JUnit …): the
+		// questions go to stderr, and into the document where it has them.
 		lines = io.ErrOut
 	}
 	log := &exchange.Log{}

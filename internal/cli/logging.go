@@ -41,8 +41,8 @@ server that does not offer logging sends none, and is not waited for.
 Logging is deprecated as of protocol 2026-07-28 but still works.
 
 Exit codes: 0 the level was set (and --count messages came); 1 fewer came
-before --timeout, or the server offers no logging; 130 interrupted before
-they came.`,
+before --timeout, or the server offers no logging; 130 interrupted (143
+terminated: SIGTERM) before they came.`,
 		Example: `  mcp-tester logging warning -c bin/manytools
   mcp-tester logging debug -c bin/manytools --count 4 --timeout 30s`,
 		Args:      cobra.ExactArgs(1),

@@ -173,11 +173,9 @@ func runProxy(ctx context.Context, opts *ProxyOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	// An interrupt (main) or a SIGTERM from the client host ends the
-	// session in order; a client that stops reading is a write error,
-	// not a signal that kills the proxy mid-line.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// An interrupt or a SIGTERM from the client host ends ctx (main's
+	// stopsignal) and the session in order; a client that stops reading
+	// is a write error, not a signal that kills the proxy mid-line.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if opts.URL != "" {
 		return runHTTPProxy(ctx, opts)

@@ -37,8 +37,9 @@ Ctrl-C, then unsubscribes. With protocol 2026-07-28 the subscription is a
 subscriptions/listen stream; with older versions, resources/subscribe.
 
 Exit codes: 0 it ended (with --count, after that many updates); 1 fewer than
---count came before --timeout; 130 interrupted before --count updates came
-(without --count, Ctrl-C is the way to end: exit 0).`,
+--count came before --timeout; 130 interrupted (143 terminated: SIGTERM)
+before --count updates came (without --count, Ctrl-C or SIGTERM is the way
+to end: exit 0).`,
 		Example: `  mcp-tester resources subscribe clock://now -c bin/manytools --count 3
   bin/manytools -http 127.0.0.1:8081 &
   mcp-tester resources subscribe clock://now -u http://127.0.0.1:8081/mcp --count 2 --timeout 1m --format json`,

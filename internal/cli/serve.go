@@ -18,6 +18,7 @@ import (
 
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/platform/outfile"
+	"github.com/askback/askback/internal/platform/stopsignal"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/server/httpserve"
 	"github.com/askback/askback/internal/server/listen"
@@ -123,9 +124,9 @@ call was never made or the client asked nothing, a question's answer was
 missing, a question needed a capability the client did not declare, the
 client's input ended before a request it sent was answered; over HTTP, ended
 by an interrupt, also when no client came); 130 over stdio, interrupted
-(SIGINT, SIGTERM) while the client was connected, before it had done what was
-recorded (the report says "interrupted": true; interrupted after it had, the
-stand-in exits 0); 2 usage: bad flags, a bad --fault, a
+(SIGINT; 143 for SIGTERM) while the client was connected, before it had done
+what was recorded (the report says "interrupted": true; interrupted after it
+had, the stand-in exits 0); 2 usage: bad flags, a bad --fault, a
 recording that cannot be read or served, a --listen address it cannot listen
 on (taken, not this machine's) (nothing was served), or a --report file that
 could not be written at the end (the client did what was recorded).`,
@@ -246,9 +247,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	for _, n := range s.Notes() {
 		warn("%s", n)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// A client that leaves closes the pipes: writing to them is then an
+	// An interrupt or a SIGTERM ends ctx (main's stopsignal). A client that leaves closes the pipes: writing to them is then an
 	// error the stand-in reports, not a SIGPIPE that ends it before its
 	// report is complete.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
@@ -258,7 +257,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	} else {
 		err = serveHTTP(ctx, opts, ln, s, script, warn)
 	}
-	return finishServe(opts, s, report, err)
+	return finishServe(opts, s, report, err, stopsignal.Of(ctx))
 }
 
 // readScript reads the recording and makes it a script, or says which
@@ -422,10 +421,14 @@ func (f *reportFile) unwritten() (said bool, err error) {
 // finishServe says how the client did and whether the report was written:
 // exit 0 when the client did what was recorded (every recorded call made,
 // each as recorded), 1 when it did not, 130 when a stdio stand-in was
-// interrupted before it had, else 2 when the report could not be written
-// at the end.
-func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error) error {
+// interrupted before it had (143 when SIGTERM stopped it: stopped, nil
+// while not stopped), else 2 when the report could not be written at the
+// end.
+func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, serveErr error, stopped *stopsignal.Signal) error {
 	s.End() // (it says the questions still unanswered)
+	if stopped == nil {
+		stopped = stopsignal.Interrupt()
+	}
 	r := s.Report()
 	report.flush(s) // complete, whatever is pending
 	verdict := "ok"
@@ -434,7 +437,7 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 		if r.Interrupted {
 			// Stopped before the client was done: what it had not done
 			// is in the problems, but it did not fail them.
-			verdict = "interrupted before the client did what was recorded: " + verdict
+			verdict = stopped.Word() + " before the client did what was recorded: " + verdict
 		}
 	}
 	said, unwritten := report.unwritten()
@@ -457,7 +460,7 @@ func finishServe(opts *ServeOptions, s *standin.Standin, report *reportFile, ser
 		return &exitError{code: ExitFailed, err: serveErr}
 	}
 	if !r.OK && r.Interrupted {
-		return &exitError{code: ExitInterrupted}
+		return &exitError{code: stopped.ExitCode()}
 	}
 	if !r.OK {
 		return &exitError{code: ExitFailed}

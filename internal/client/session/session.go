@@ -156,6 +156,9 @@ type Session struct {
 	conn   *target.Conn
 	log    *exchange.Log
 	server string
+	// unread bounds the answers a stdio server has not read (nil over
+	// HTTP); Close releases what a server that stopped reading holds.
+	unread *unreadTransport
 
 	life context.CancelFunc // ends the connection's own context on Close
 	// tasks: the tester declares the tasks extension and the server offers
@@ -381,6 +384,7 @@ func (s *Session) transport(conn *target.Conn, life context.Context) mcp.Transpo
 	}
 	tr = wire.WatchForms(tr, s.results.watch, obs, s.results.endUnanswered, s.forms.note)
 	tr = unreadBound(tr, maxUnread)
+	s.unread, _ = tr.(*unreadTransport)
 	if _, sse := conn.Transport.(*mcp.SSEClientTransport); sse {
 		// Only the SSE transport ties its stream to the connect context.
 		// Other transports stay unwrapped here: a wrapper would hide the
@@ -629,6 +633,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	close(s.closing)
+	s.unread.release()
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()

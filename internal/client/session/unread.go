@@ -41,6 +41,9 @@ func unreadBound(t mcp.Transport, limit int) mcp.Transport {
 type unreadTransport struct {
 	inner mcp.Transport
 	limit int
+
+	mu   sync.Mutex
+	conn *unreadConn // the last connection made, for release
 }
 
 func (t *unreadTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -48,7 +51,37 @@ func (t *unreadTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &unreadConn{Connection: c, limit: t.limit}, nil
+	uc := &unreadConn{Connection: c, limit: t.limit}
+	t.mu.Lock()
+	t.conn = uc
+	t.mu.Unlock()
+	return uc, nil
+}
+
+// release closes the connection at once when answers to the server's
+// requests are still waiting to be written (the server does not read its
+// input): the go-sdk's close waits for every answer under way to be
+// written, which a server that never reads again would make wait for
+// ever. A server that read every answer is closed as usual, by the
+// session's close. t may be nil (an HTTP transport, not bounded).
+func (t *unreadTransport) release() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	c := t.conn
+	t.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	stuck := c.unread > 0 || c.stopped
+	c.mu.Unlock()
+	if stuck {
+		// The writes waiting on the server's full input fail; the
+		// command server is ended as the session's close ends it.
+		_ = c.Connection.Close()
+	}
 }
 
 // unreadConn counts the server's requests read whose answers have not been

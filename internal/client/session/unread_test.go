@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -27,6 +28,12 @@ type floodConn struct {
 	blocked int           // answers being written now
 	most    int           // the most answers blocked at once
 	over    chan struct{} // closed when more than maxUnread are blocked
+	// pipe makes a blocked answer deaf to its context, as a write to a
+	// full pipe is: it returns only when the connection closes; and the
+	// requests come one at a time, each once the answer to the one before
+	// is being written (a server writing at the pace of a pipe).
+	pipe    bool
+	writing chan struct{} // with pipe: an answer's write began
 }
 
 func newFloodConn(n int) *floodConn {
@@ -53,6 +60,10 @@ func (c *floodConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		case "initialize":
 			c.in <- &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}`)}
 		case "tools/list":
+			if c.pipe {
+				go c.pace()
+				return nil
+			}
 			for i := range c.n {
 				id, _ := jsonrpc.MakeID(fmt.Sprintf("flood-%d", i))
 				c.in <- &jsonrpc.Request{ID: id, Method: "elicitation/create", Params: json.RawMessage(`{"mode":"form","message":"Q?","requestedSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)}
@@ -74,6 +85,14 @@ func (c *floodConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.blocked--
 			c.mu.Unlock()
 		}()
+		if c.pipe {
+			select {
+			case c.writing <- struct{}{}:
+			case <-c.closed:
+			}
+			<-c.closed
+			return mcp.ErrConnectionClosed
+		}
 		select {
 		case <-c.closed:
 			return mcp.ErrConnectionClosed
@@ -82,6 +101,27 @@ func (c *floodConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return nil
+}
+
+// pace sends the requests one at a time, each once the tester has begun
+// writing its answer to the one before, until the connection closes.
+func (c *floodConn) pace() {
+	for i := range c.n {
+		id, _ := jsonrpc.MakeID(fmt.Sprintf("flood-%d", i))
+		select {
+		case c.in <- &jsonrpc.Request{ID: id, Method: "elicitation/create", Params: json.RawMessage(`{"mode":"form","message":"Q?","requestedSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)}:
+		case <-c.closed:
+			return
+		}
+		if i == maxUnread {
+			return // the tester stops reading here
+		}
+		select {
+		case <-c.writing:
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 func (c *floodConn) Close() error {
@@ -129,5 +169,32 @@ func TestServerFloodingRequestsIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "tools/list") {
 		t.Errorf("error %q does not name the request", err)
+	}
+}
+
+// A server that stops reading its input leaves the tester's answers to it
+// blocked in a full pipe, deaf to any context: the session's Close still
+// ends (the go-sdk's close alone waits for them for ever).
+func TestCloseEndsWhenTheServerReadsNoAnswer(t *testing.T) {
+	fc := newFloodConn(5000)
+	fc.pipe, fc.writing = true, make(chan struct{}, 1)
+	s, err := Open(context.Background(), Options{
+		Target:       &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }},
+		Protocol:     "2025-11-25",
+		Capabilities: Capabilities{Form: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ListTools(context.Background(), Pages{}); !errors.Is(err, errServerFlooded) {
+		t.Fatalf("ListTools: %v; want %q", err, errServerFlooded)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // only a failure waits this long
+		fc.Close()
+		t.Fatal("Close did not return while answers to the server were blocked")
 	}
 }
