@@ -158,9 +158,17 @@ func readChecksums(t *testing.T, dir string) (file string, sums map[string]strin
 }
 
 // Building the same commit again gives the same files: linux/amd64 (its
-// archives and packages) and windows/amd64 (its .zip archives), each in
+// binaries, both archives, the .deb and .rpm packages, the checksums), in
 // another temporary folder and with another umask than the shared release
-// of every platform, whose files they must match byte for byte.
+// of every platform, whose files it must match byte for byte.
+//
+// One platform, not two: what the other platforms add to this build is
+// other GOOS/GOARCH for the same go build (the toolchain's to make
+// reproducible) and, for windows, a .zip archive, which pack makes from the
+// same sorted entries, dates and modes as a .tar.gz (internal/release's
+// TestArchivesAreReproducible packs the same files made with another umask
+// both ways and compares the bytes). Building windows/amd64 again too cost
+// 12 s of processor time more.
 //
 // The second build shares the build cache. What it would hide, a compiler
 // that turns the same input into different objects, is the Go toolchain's
@@ -175,7 +183,7 @@ func TestReleaseIsReproducible(t *testing.T) {
 	first := sharedRelease(t)
 	_, sums1 := readChecksums(t, first)
 	second := filepath.Join(t.TempDir(), "again")
-	release(t, second, "linux/amd64 windows/amd64", "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
+	release(t, second, "linux/amd64", "TMPDIR="+t.TempDir(), "RELEASE_UMASK=077")
 	_, sums2 := readChecksums(t, second)
 	var got []string
 	for name, sum := range sums2 {
@@ -191,13 +199,11 @@ func TestReleaseIsReproducible(t *testing.T) {
 		"mcp-tester-0.9.0~releasetest-1.x86_64.rpm",
 		"mcp-tester_0.9.0-releasetest_linux_amd64.tar.gz",
 		"mcp-tester_" + debVersion + "_amd64.deb",
-		"askback-examples_0.9.0-releasetest_windows_amd64.zip",
-		"mcp-tester_0.9.0-releasetest_windows_amd64.zip",
 	}
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the releases of linux/amd64 and windows/amd64 have\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("the release of linux/amd64 has\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

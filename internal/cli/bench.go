@@ -95,7 +95,7 @@ the first flow: nothing was measured, and no report is printed); 2 usage
 error; 3 the server could not be reached.`,
 		Example: `  bin/deployer -http 127.0.0.1:8080 &
   mcp-tester bench deploy -u http://127.0.0.1:8080/mcp --args '{"service":"auth-service"}' \
-      --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --duration 2s
+      --elicit 'accept:{"environment":"production","confirm":true}' --concurrency 8 --requests 400 --duration 2s
   mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 20 --format json
   mcp-tester bench --script examples/deployer/deploy.mcp -c bin/deployer --requests 200 --html /tmp/bench.html`,
 		Args: cobra.MaximumNArgs(1),

@@ -1,14 +1,20 @@
 // What the peer clients share: their command line, the scripted answers and
 // the output the interop transcripts read.
 //
-//   node ts2-client.mjs (--url URL | --command 'CMD ARG...') [--era legacy|auto|modern]
+//   node ts2-client.mjs RUN [--then RUN]...
+//   RUN: (--url URL | --command 'CMD ARG...') [--era legacy|auto|modern]
 //        [--answer accept|decline|cancel|accept:{json}|exit]... [--no-elicitation]
 //        (call TOOL [JSON] | prompt NAME | read URI | tools)
 //
-// Each question prints as "asked: MESSAGE", the result's text as
-// "result: TEXT", an error as "error: MESSAGE" (exit 1). Questions beyond
-// the answers given are declined; the answer "exit" leaves mid-question
-// (exit 4, its connections dropped). Everything ends within 20 seconds.
+// Each run is a client of its own, with a connection (and so a session, or a
+// server process started for it) of its own, as a separate start of the
+// peer would be; the runs go one after the other, in one Node, since
+// loading the SDK costs more processor time than most runs (about 0.3 s of
+// 0.45). Each question prints as "asked: MESSAGE", the result's text as
+// "result: TEXT", an error as "error: MESSAGE" (the next run still goes;
+// the exit status is then 1). Questions beyond the answers given are
+// declined; the answer "exit" leaves mid-question (exit 4, its connections
+// dropped, no later run). Each run ends within 20 seconds.
 
 export function parseArgs(argv) {
     const o = { answers: [], era: 'legacy', elicitation: true, rest: [] };
@@ -80,9 +86,27 @@ export async function act(client, rest) {
     }
 }
 
-// main connects, acts, prints and exits, within a time limit.
+// runs splits argv into the runs --then separates.
+export function runs(argv) {
+    const out = [[]];
+    for (const a of argv) {
+        if (a === '--then') out.push([]);
+        else out[out.length - 1].push(a);
+    }
+    return out;
+}
+
+// main runs each run of argv in turn (each connects, acts and prints,
+// within a time limit), then exits.
 export async function main(connect, argv) {
-    const o = parseArgs(argv);
+    const all = runs(argv).map(parseArgs);
+    for (const o of all) {
+        await runOnce(connect, o);
+    }
+    process.exit(process.exitCode ?? 0);
+}
+
+async function runOnce(connect, o) {
     const timer = setTimeout(() => {
         console.log('error: no result within 20s');
         process.exit(1);
@@ -98,5 +122,4 @@ export async function main(connect, argv) {
         clearTimeout(timer);
         await client?.close().catch(() => {});
     }
-    process.exit(process.exitCode ?? 0);
 }
