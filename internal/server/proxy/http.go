@@ -19,6 +19,7 @@ import (
 
 	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/encoding/eventstream"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/internal/server/reqbody"
@@ -273,7 +274,8 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 		return nil, false
 	}
 	body = b
-	if isRPC(body) && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
+	rpc := isRPC(body)
+	if rpc && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
 		// A message in a form or plain text is what a page of another
 		// site can send without asking first: the go-sdk's handler
 		// (and so the project's endpoint) refuses it, and so does the
@@ -284,7 +286,7 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 	// Known before the message is written, which may hold one inside a
 	// longer text.
 	h.noteGuessed(r, body)
-	if isRPC(body) {
+	if rpc {
 		x.hasJSON = true
 		x.id = requestID(body)
 		h.rec.messages(recording.ClientToServer, body, x.fact(false, ""))
@@ -896,6 +898,14 @@ func copyHeader(dst, src http.Header) {
 
 // requestID returns the id of a single JSON-RPC request, nil otherwise.
 func requestID(body []byte) json.RawMessage {
+	if id, sure := quickRequestID(body); sure {
+		return id
+	}
+	return decodedRequestID(body)
+}
+
+// decodedRequestID is requestID by decoding body.
+func decodedRequestID(body []byte) json.RawMessage {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -993,4 +1003,38 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, h *Handler) e
 func jsonMedia(contentType string) bool {
 	media, _, err := mime.ParseMediaType(contentType)
 	return err == nil && media == "application/json"
+}
+
+// quickRequestID is requestID of a body whose keys are plain (see
+// plainKey), read without decoding it; sure is false when they are not and
+// only the decoder can say.
+func quickRequestID(body []byte) (id json.RawMessage, sure bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil, len(body) > 0 && body[0] == '[' // a batch is no request of its own
+	}
+	var method []byte
+	ids, methods := 0, 0
+	plain := jsonscan.Members(body, func(m jsonscan.Member) bool {
+		if !plainKey(m.Key) {
+			return false
+		}
+		switch {
+		case bytes.EqualFold(m.Key, []byte("id")):
+			id, ids = m.Value, ids+1
+		case bytes.EqualFold(m.Key, []byte("method")):
+			method, methods = m.Value, methods+1
+		}
+		return true
+	})
+	if !plain || ids > 1 || methods > 1 {
+		return nil, false
+	}
+	// The method must decode to a string that is not empty: a string of
+	// more than its quotes (null and no member leave it empty, any other
+	// value fails the decoding).
+	if methods == 0 || method[0] != '"' || len(method) == 2 || ids == 0 {
+		return nil, true
+	}
+	return id, true
 }
