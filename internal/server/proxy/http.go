@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ const maxSessions = 10_000
 // maxFirstEvent bounds what a Handler holds of a stream to read its first
 // event, which may be the endpoint event of the 2024-11-05 transport.
 const maxFirstEvent = 64 << 10
+
+// streamBuf is the size of the buffer an event stream is read through.
+const streamBuf = 32 << 10
 
 // What a Handler holds of the server's messages to record them: any
 // exchange up to smallHold bytes of one message, and at most maxLarge
@@ -105,6 +109,13 @@ type Handler struct {
 	posts     atomic.Int64
 	gets      atomic.Int64
 	stopping  atomic.Bool
+	// bufs keeps the buffers event streams are read through, for the
+	// streams that come after: every POST may be answered as one.
+	bufs sync.Pool
+
+	kindMu sync.Mutex
+	kinds  map[headerLine]headerKind // see headerKind
+	names  map[string]bool           // see credentialName
 
 	mu       sync.Mutex
 	sessions map[string]string // session id → label
@@ -126,7 +137,8 @@ func NewHandler(o HTTPOptions) *Handler {
 		t = dt
 	}
 	return &Handler{o: o, rec: &recorder{w: o.Rec, log: o.Log}, transport: t, origins: http.NewCrossOriginProtection(),
-		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{}}
+		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{},
+		kinds: map[headerLine]headerKind{}, names: map[string]bool{}}
 }
 
 // ServerGone says why the server was found gone when it was last tried,
@@ -244,7 +256,7 @@ func (h *Handler) newExchange(r *http.Request) *exchange {
 	case http.MethodGet:
 		x.facts.Stream = "get-" + strconv.FormatInt(h.gets.Add(1), 10)
 	}
-	h.o.Rec.AddSecrets(requestSecrets(r)...)
+	h.o.Rec.AddSecrets(h.requestSecrets(r)...)
 	x.facts.Session = h.sessionLabel(r.Header.Get("Mcp-Session-Id"), r.URL.Query())
 	return x
 }
@@ -317,7 +329,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, x *exchange, b
 	}
 	defer resp.Body.Close()
 	h.answered()
-	h.o.Rec.AddSecrets(responseSecrets(resp)...)
+	h.o.Rec.AddSecrets(h.responseSecrets(resp)...)
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		x.facts.Session = h.sessionLabel(sid, nil)
 	}
@@ -430,7 +442,13 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	_ = rc.Flush()
 	events := eventstream.NewReader(wire.MaxMessage, func(e eventstream.Event) { h.streamEvent(x, e) })
 	defer h.giveLarge(x)
-	buf := make([]byte, 32<<10)
+	bp, _ := h.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, streamBuf)
+		bp = &b
+	}
+	defer h.bufs.Put(bp)
+	buf := *bp
 	first := x.r.Method == http.MethodGet && h.o.SSE
 	var pending []byte // the start of the stream, held until its first event ends
 	for {
@@ -808,16 +826,85 @@ func (h *Handler) endpointSession(q url.Values) string {
 // Mcp-Name, Mcp-Param-…) give none: a task id in Mcp-Name, hidden, would
 // be hidden in every message that names the task (see credential.Header).
 // The values only guessed to be secrets are [guessedSecrets].
-func requestSecrets(r *http.Request) []string {
+func (h *Handler) requestSecrets(r *http.Request) []string {
 	var lines []string
 	for k, vs := range r.Header {
 		for _, v := range vs {
-			if credential.Name(k) || credential.Token(strings.TrimSpace(v)) {
+			if h.headerKind(k, v) == kindCredential {
 				lines = append(lines, k+": "+v)
 			}
 		}
 	}
 	return credential.Secrets("http://proxy"+r.URL.RequestURI(), lines)
+}
+
+// headerKind is what the credential rules make of a header line of a
+// request: a credential (its name, or its value's form, says so), a value
+// only guessed to be one (credential.Header), or neither.
+type headerKind uint8
+
+const (
+	kindCredential headerKind = iota + 1
+	kindGuessed
+	// 0: neither
+)
+
+// What a Handler remembers of the header lines it has read: up to
+// maxKinds lines of at most maxKindLine bytes each. Clients send the same
+// lines with every request; the rules need not read them again.
+const (
+	maxKinds    = 1024
+	maxKindLine = 256
+)
+
+// credentialName is credential.Name, read once for the names of an
+// answer's headers that come again.
+func (h *Handler) credentialName(name string) bool {
+	h.kindMu.Lock()
+	c, ok := h.names[name]
+	h.kindMu.Unlock()
+	if ok {
+		return c
+	}
+	c = credential.Name(name)
+	if len(name) <= maxKindLine {
+		h.kindMu.Lock()
+		if len(h.names) < maxKinds {
+			h.names[name] = c
+		}
+		h.kindMu.Unlock()
+	}
+	return c
+}
+
+// headerLine is a header's name and one of its values, as sent.
+type headerLine struct{ name, value string }
+
+// headerKind returns what the credential rules make of the header line
+// name: value, read once for the lines that come again.
+func (h *Handler) headerKind(name, value string) headerKind {
+	line := headerLine{name, value}
+	h.kindMu.Lock()
+	k, ok := h.kinds[line]
+	h.kindMu.Unlock()
+	if ok {
+		return k
+	}
+	v := strings.TrimSpace(value)
+	switch {
+	case credential.Name(name) || credential.Token(v):
+		k = kindCredential
+	case credential.Header(name, v):
+		k = kindGuessed
+	}
+	if len(name)+len(value) <= maxKindLine {
+		h.kindMu.Lock()
+		if len(h.kinds) < maxKinds {
+			h.kinds[line] = k
+		}
+		h.kindMu.Unlock()
+	}
+	return k
 }
 
 // noteGuessed tells the recording the values of r's other headers, none
@@ -828,7 +915,7 @@ func requestSecrets(r *http.Request) []string {
 // the message into a header) and are kept from then on, whatever an
 // earlier request without them (a probe) made of them.
 func (h *Handler) noteGuessed(r *http.Request, body []byte) {
-	guessed, held := guessedSecrets(r, body)
+	guessed, held := h.guessedSecrets(r, body)
 	h.o.Rec.KeepAsContent(held...)
 	h.o.Rec.AddGuessed(guessed...)
 }
@@ -836,14 +923,14 @@ func (h *Handler) noteGuessed(r *http.Request, body []byte) {
 // guessedSecrets are the values of r's other headers that look generated
 // (see noteGuessed), those the message r carries (body) does not hold and
 // those it holds.
-func guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
+func (h *Handler) guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
 	var lines, heldLines []string
 	for k, vs := range r.Header {
 		for _, v := range vs {
-			v = strings.TrimSpace(v)
-			if credential.Name(k) || credential.Token(v) || !credential.Header(k, v) {
+			if h.headerKind(k, v) != kindGuessed {
 				continue // a credential known already, or none
 			}
+			v = strings.TrimSpace(v)
 			if bytes.Contains(body, []byte(strconv.Quote(v))) {
 				heldLines = append(heldLines, k+": "+v)
 				continue
@@ -858,10 +945,10 @@ func guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
 // a session id, cookies set.
 // A challenge (WWW-Authenticate) holds no credential, however much its
 // "Bearer" looks like one.
-func responseSecrets(resp *http.Response) []string {
+func (h *Handler) responseSecrets(resp *http.Response) []string {
 	var lines []string
 	for k, vs := range resp.Header {
-		if credential.Name(k) {
+		if h.credentialName(k) {
 			for _, v := range vs {
 				lines = append(lines, k+": "+v)
 			}
@@ -877,23 +964,30 @@ var hopByHop = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-A
 
 // copyHeader copies src into dst, but for the hop-by-hop headers.
 func copyHeader(dst, src http.Header) {
-	skip := map[string]bool{}
-	for _, k := range hopByHop {
-		skip[k] = true
-	}
-	for _, v := range src.Values("Connection") {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				skip[http.CanonicalHeaderKey(f)] = true
-			}
-		}
-	}
+	conn := src.Values("Connection")
 	for k, vs := range src {
-		if skip[http.CanonicalHeaderKey(k)] {
+		if hopHeader(http.CanonicalHeaderKey(k), conn) {
 			continue
 		}
 		dst[k] = append([]string(nil), vs...)
 	}
+}
+
+// hopHeader reports whether the header named k (canonical) belongs to one
+// connection: one of hopByHop, or one a Connection header (its values
+// conn) names.
+func hopHeader(k string, conn []string) bool {
+	if slices.Contains(hopByHop, k) {
+		return true
+	}
+	for _, v := range conn {
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); f != "" && http.CanonicalHeaderKey(f) == k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // requestID returns the id of a single JSON-RPC request, nil otherwise.

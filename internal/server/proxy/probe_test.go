@@ -3,7 +3,14 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/askback/askback/internal/text/credential"
 )
 
 // probes are bodies a client may post: messages as clients write them,
@@ -73,5 +80,53 @@ func checkProbe(t *testing.T, body []byte) {
 	}
 	if got, want := requestID(body), decodedRequestID(body); !bytes.Equal(got, want) || (got == nil) != (want == nil) {
 		t.Errorf("requestID(%s) = %q, decoding says %q", body, got, want)
+	}
+}
+
+// A header line is what the credential rules make of it however often it
+// comes, before and after the Handler's memory of lines is full.
+func TestHeaderKindIsTheRules(t *testing.T) {
+	h := NewHandler(HTTPOptions{Server: &url.URL{Scheme: "http", Host: "127.0.0.1:1"}})
+	lines := [][2]string{{"Authorization", "Bearer abc.def"}, {"Content-Type", "application/json"},
+		{"X-Tenant-Key", "Zq8vK3mN9pL2xR7tY4wB"}, {"X-Trace", " t0k3nValueThatLooksGenerated1234 "},
+		{"Mcp-Name", "Zq8vK3mN9pL2xR7tY4wB"}, {"Cookie", "a=b"}, {"Accept", "sk-abcdefghijklmnopqrstuvwx"},
+		{"User-Agent", "bench/1"}, {"X-Long", strings.Repeat("a1", maxKindLine)}}
+	for i := range maxKinds + 10 {
+		lines = append(lines, [2]string{"X-Filler", fmt.Sprint(i)})
+	}
+	for round := range 2 {
+		for _, l := range lines {
+			v := strings.TrimSpace(l[1])
+			want := headerKind(0)
+			switch {
+			case credential.Name(l[0]) || credential.Token(v):
+				want = kindCredential
+			case credential.Header(l[0], v):
+				want = kindGuessed
+			}
+			if got := h.headerKind(l[0], l[1]); got != want {
+				t.Errorf("round %d: headerKind(%q, %q) = %d, the rules say %d", round, l[0], l[1], got, want)
+			}
+			if got := h.credentialName(l[0]); got != credential.Name(l[0]) {
+				t.Errorf("round %d: credentialName(%q) = %v", round, l[0], got)
+			}
+		}
+	}
+	if len(h.kinds) > maxKinds || len(h.names) > maxKinds {
+		t.Errorf("the Handler remembers %d lines and %d names, past its bound of %d", len(h.kinds), len(h.names), maxKinds)
+	}
+}
+
+// The hop-by-hop headers, and those a Connection header names, are not
+// copied; every other header is, all its values.
+func TestCopyHeaderLeavesHopByHop(t *testing.T) {
+	src := http.Header{"Connection": {"keep-alive, x-hop", "Upgrade"}, "Keep-Alive": {"timeout=5"}, "X-Hop": {"1"},
+		"Upgrade": {"h2c"}, "Te": {"trailers"}, "Transfer-Encoding": {"chunked"}, "Content-Type": {"text/event-stream"},
+		"X-Kept": {"a", "b"}, "Mcp-Session-Id": {"s"}}
+	dst := http.Header{}
+	copyHeader(dst, src)
+	want := http.Header{"Content-Type": {"text/event-stream"}, "X-Kept": {"a", "b"}, "Mcp-Session-Id": {"s"}}
+	if !reflect.DeepEqual(dst, want) {
+		t.Errorf("copyHeader = %v, want %v", dst, want)
 	}
 }
