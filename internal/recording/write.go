@@ -55,6 +55,8 @@ type Writer struct {
 	w       io.Writer
 	secrets []string
 	hider   *credential.Hider
+	// names reads the keys of the messages recorded (HideMessage).
+	names *credential.Names
 	// guessed are the secrets only guessed from their form (AddGuessed),
 	// content the values a client's message has shown to be content
 	// (KeepAsContent), never hidden as guessed.
@@ -87,7 +89,7 @@ func NewWriter(w io.Writer, h Header, opts WriterOptions) (*Writer, error) {
 	if h.Started.IsZero() {
 		h.Started = opts.Now().UTC()
 	}
-	rw := &Writer{opts: opts, start: h.Started, w: w}
+	rw := &Writer{opts: opts, start: h.Started, w: w, names: credential.NewNames()}
 	rw.AddSecrets(opts.Secrets...)
 	h.Server = rw.hider.Hide(h.Server)
 	b, err := json.Marshal(h)
@@ -232,7 +234,7 @@ func (w *Writer) message(dir string, msg []byte, h *HTTP) error {
 	}
 	// What a client says for itself (arguments, answers) is hidden where
 	// it names or looks like a secret, and so is every echo of it.
-	msg, secrets := credential.HideMessage(msg)
+	msg, secrets := w.names.HideMessage(msg)
 	if len(secrets) > 0 {
 		w.AddSecrets(secrets...)
 	}
