@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/encoding/eventstream"
@@ -439,7 +440,16 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	}
 	rc := http.NewResponseController(w)
 	w.WriteHeader(resp.StatusCode)
-	_ = rc.Flush()
+	// The headers go at once on a GET stream, which may say nothing for
+	// long; on a POST's, with its first piece, or on their own if none
+	// comes within headerWait.
+	var late *headerFlush
+	if x.r.Method == http.MethodPost {
+		late = flushLater(rc)
+		defer late.stop()
+	} else {
+		_ = rc.Flush()
+	}
 	events := eventstream.NewReader(wire.MaxMessage, func(e eventstream.Event) { h.streamEvent(x, e) })
 	defer h.giveLarge(x)
 	bp, _ := h.bufs.Get().(*[]byte)
@@ -464,6 +474,10 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			}
 			h.checkHold(x, events)
 			if len(piece) > 0 {
+				if late != nil {
+					late.stop() // the headers go with the piece
+					late = nil
+				}
 				if _, werr := w.Write(piece); werr != nil {
 					h.clientGone(x, "the client closed the event stream "+x.facts.Stream)
 					return
@@ -478,6 +492,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			if len(pending) > 0 {
 				_, _ = w.Write(pending)
 			}
+			late.flush() // a stream that ended empty is sent as one, as before
 			return
 		}
 		if err != nil {
@@ -487,10 +502,60 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			}
 			h.serverGone(x, "the server's event stream "+x.facts.Stream+" broke: "+err.Error())
 			// The client sees the stream break, as it would without the
-			// proxy, not a stream that ended in order.
+			// proxy, not a stream that ended in order: after the headers,
+			// as the server sent them.
+			late.flush()
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// headerWait is how long the headers of a POST's event stream wait for its
+// first piece to go with.
+const headerWait = 10 * time.Millisecond
+
+// headerFlush sends an answer's headers on their own unless the first
+// piece of its body comes within headerWait: they go with it, in one
+// write instead of two.
+type headerFlush struct {
+	mu   sync.Mutex
+	rc   *http.ResponseController
+	t    *time.Timer
+	done bool // the headers went, or go with what the handler writes next
+}
+
+// flushLater flushes rc's headers after headerWait, unless stopped first.
+func flushLater(rc *http.ResponseController) *headerFlush {
+	f := &headerFlush{rc: rc}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = time.AfterFunc(headerWait, f.flush)
+	return f
+}
+
+// flush sends the headers, unless they went or go with a piece.
+func (f *headerFlush) flush() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.done {
+		f.done = true
+		_ = f.rc.Flush()
+	}
+}
+
+// stop keeps the headers for what the handler writes next: once it
+// returns, f touches the response no more.
+func (f *headerFlush) stop() {
+	if f == nil {
+		return
+	}
+	f.t.Stop()
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
 }
 
 // firstEvent feeds piece to events one byte at a time, holding what it
