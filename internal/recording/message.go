@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askback/askback/internal/encoding/jsonscan"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -94,4 +95,64 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return raw
+}
+
+// plainRPC reports whether msg, valid JSON, is a message DecodeMessage
+// reads without an error, when its top-level members show it without
+// decoding them: "jsonrpc" written "2.0", an id that is a string, a short
+// integer or null, and a method that is a string (a request or a
+// notification), or no method, no error and an id that is not null (a
+// result), each of those members once, under a key without escapes. False
+// says only that DecodeMessage must tell.
+func plainRPC(msg []byte) bool {
+	var version, id, method []byte
+	var seen uint8
+	hasError := false
+	ok := jsonscan.Members(msg, func(m jsonscan.Member) bool {
+		var bit uint8
+		switch string(m.Key) {
+		case "jsonrpc":
+			bit, version = 1, m.Value
+		case "id":
+			bit, id = 2, m.Value
+		case "method":
+			bit, method = 4, m.Value
+		case "error":
+			bit, hasError = 8, true
+		default:
+			return bytes.IndexByte(m.Key, '\\') < 0
+		}
+		if seen&bit != 0 {
+			return false // the last one counts: DecodeMessage's to read
+		}
+		seen |= bit
+		return true
+	})
+	if !ok || string(version) != `"2.0"` || (id != nil && !plainID(id)) {
+		return false
+	}
+	if method != nil {
+		return method[0] == '"'
+	}
+	return !hasError && id != nil && string(id) != "null"
+}
+
+// plainID reports whether an id as written is one DecodeMessage reads: a
+// string, null, or an integer of at most 15 digits (exact as a float64).
+func plainID(id []byte) bool {
+	switch {
+	case id[0] == '"' || string(id) == "null":
+		return true
+	case id[0] == '-':
+		id = id[1:]
+	}
+	if len(id) == 0 || len(id) > 15 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -26,6 +26,8 @@ const (
 	MaxMessage = 16 << 20
 	// maxRaw bounds what an EventNotJSON line keeps of its frame.
 	maxRaw = 512
+	// maxRoom bounds the room for one line a Writer keeps between entries.
+	maxRoom = 64 << 10
 )
 
 // WriterOptions configure a Writer.
@@ -53,13 +55,18 @@ type Writer struct {
 	w       io.Writer
 	secrets []string
 	hider   *credential.Hider
+	// names reads the keys of the messages recorded (HideMessage).
+	names *credential.Names
 	// guessed are the secrets only guessed from their form (AddGuessed),
 	// content the values a client's message has shown to be content
 	// (KeepAsContent), never hidden as guessed.
 	guessed, content map[string]bool
 	written          int64
-	stopped          bool // at the limit, or closed
-	err              error
+	// line is the room the last entry was written in, kept for the next
+	// one up to maxRoom bytes.
+	line    []byte
+	stopped bool // at the limit, or closed
+	err     error
 }
 
 // ErrStopped is returned by a Writer that reached its limit or was closed:
@@ -82,7 +89,7 @@ func NewWriter(w io.Writer, h Header, opts WriterOptions) (*Writer, error) {
 	if h.Started.IsZero() {
 		h.Started = opts.Now().UTC()
 	}
-	rw := &Writer{opts: opts, start: h.Started, w: w}
+	rw := &Writer{opts: opts, start: h.Started, w: w, names: credential.NewNames()}
 	rw.AddSecrets(opts.Secrets...)
 	h.Server = rw.hider.Hide(h.Server)
 	b, err := json.Marshal(h)
@@ -217,15 +224,17 @@ func (w *Writer) Message(dir string, msg []byte, h *HTTP) error {
 // message records msg, valid JSON and no batch.
 func (w *Writer) message(dir string, msg []byte, h *HTTP) error {
 	e := Entry{Dir: dir, HTTP: h}
-	if _, err := DecodeMessage(msg); err != nil {
-		e.Event, e.Note = EventNotRPC, NotRPCNote(len(msg), err)
+	if !plainRPC(msg) {
+		if _, err := DecodeMessage(msg); err != nil {
+			e.Event, e.Note = EventNotRPC, NotRPCNote(len(msg), err)
+		}
 	}
 	if !w.opts.ShowState {
 		msg = HideState(msg)
 	}
 	// What a client says for itself (arguments, answers) is hidden where
 	// it names or looks like a secret, and so is every echo of it.
-	msg, secrets := credential.HideMessage(msg)
+	msg, secrets := w.names.HideMessage(msg)
 	if len(secrets) > 0 {
 		w.AddSecrets(secrets...)
 	}
@@ -295,11 +304,17 @@ func (w *Writer) entry(e Entry) error {
 		e.At = 0
 	}
 	hideEntry(w.hider, &e)
-	b, err := json.Marshal(e)
-	if err != nil {
-		return w.fail(fmt.Errorf("recording entry: %w", err))
+	b, ok := appendEntry(w.line[:0], &e)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(e); err != nil {
+			return w.fail(fmt.Errorf("recording entry: %w", err))
+		}
 	}
 	b = append(b, '\n')
+	if cap(b) <= maxRoom {
+		w.line = b[:0] // for the next entry: the writer keeps no slice it was given
+	}
 	if w.written+int64(len(b)) > w.opts.MaxBytes {
 		w.stopped = true
 		stop, _ := json.Marshal(Entry{At: e.At, Event: EventLimit,

@@ -12,13 +12,16 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/askback/askback/internal/client/wire"
 	"github.com/askback/askback/internal/encoding/eventstream"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 	"github.com/askback/askback/internal/recording"
 	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/internal/server/reqbody"
@@ -36,6 +39,9 @@ const maxSessions = 10_000
 // maxFirstEvent bounds what a Handler holds of a stream to read its first
 // event, which may be the endpoint event of the 2024-11-05 transport.
 const maxFirstEvent = 64 << 10
+
+// streamBuf is the size of the buffer an event stream is read through.
+const streamBuf = 32 << 10
 
 // What a Handler holds of the server's messages to record them: any
 // exchange up to smallHold bytes of one message, and at most maxLarge
@@ -104,6 +110,13 @@ type Handler struct {
 	posts     atomic.Int64
 	gets      atomic.Int64
 	stopping  atomic.Bool
+	// bufs keeps the buffers event streams are read through, for the
+	// streams that come after: every POST may be answered as one.
+	bufs sync.Pool
+
+	kindMu sync.Mutex
+	kinds  map[headerLine]headerKind // see headerKind
+	names  map[string]bool           // see credentialName
 
 	mu       sync.Mutex
 	sessions map[string]string // session id → label
@@ -125,7 +138,8 @@ func NewHandler(o HTTPOptions) *Handler {
 		t = dt
 	}
 	return &Handler{o: o, rec: &recorder{w: o.Rec, log: o.Log}, transport: t, origins: http.NewCrossOriginProtection(),
-		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{}}
+		slots: make(chan struct{}, o.MaxStreams), large: make(chan struct{}, maxLarge), sessions: map[string]string{},
+		kinds: map[headerLine]headerKind{}, names: map[string]bool{}}
 }
 
 // ServerGone says why the server was found gone when it was last tried,
@@ -243,7 +257,7 @@ func (h *Handler) newExchange(r *http.Request) *exchange {
 	case http.MethodGet:
 		x.facts.Stream = "get-" + strconv.FormatInt(h.gets.Add(1), 10)
 	}
-	h.o.Rec.AddSecrets(requestSecrets(r)...)
+	h.o.Rec.AddSecrets(h.requestSecrets(r)...)
 	x.facts.Session = h.sessionLabel(r.Header.Get("Mcp-Session-Id"), r.URL.Query())
 	return x
 }
@@ -273,7 +287,8 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 		return nil, false
 	}
 	body = b
-	if isRPC(body) && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
+	rpc := isRPC(body)
+	if rpc && r.Method == http.MethodPost && !jsonMedia(r.Header.Get("Content-Type")) {
 		// A message in a form or plain text is what a page of another
 		// site can send without asking first: the go-sdk's handler
 		// (and so the project's endpoint) refuses it, and so does the
@@ -284,7 +299,7 @@ func (h *Handler) readRequest(w http.ResponseWriter, r *http.Request, x *exchang
 	// Known before the message is written, which may hold one inside a
 	// longer text.
 	h.noteGuessed(r, body)
-	if isRPC(body) {
+	if rpc {
 		x.hasJSON = true
 		x.id = requestID(body)
 		h.rec.messages(recording.ClientToServer, body, x.fact(false, ""))
@@ -315,7 +330,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, x *exchange, b
 	}
 	defer resp.Body.Close()
 	h.answered()
-	h.o.Rec.AddSecrets(responseSecrets(resp)...)
+	h.o.Rec.AddSecrets(h.responseSecrets(resp)...)
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		x.facts.Session = h.sessionLabel(sid, nil)
 	}
@@ -425,10 +440,25 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 	}
 	rc := http.NewResponseController(w)
 	w.WriteHeader(resp.StatusCode)
-	_ = rc.Flush()
+	// The headers go at once on a GET stream, which may say nothing for
+	// long; on a POST's, with its first piece, or on their own if none
+	// comes within headerWait.
+	var late *headerFlush
+	if x.r.Method == http.MethodPost {
+		late = flushLater(rc)
+		defer late.stop()
+	} else {
+		_ = rc.Flush()
+	}
 	events := eventstream.NewReader(wire.MaxMessage, func(e eventstream.Event) { h.streamEvent(x, e) })
 	defer h.giveLarge(x)
-	buf := make([]byte, 32<<10)
+	bp, _ := h.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, streamBuf)
+		bp = &b
+	}
+	defer h.bufs.Put(bp)
+	buf := *bp
 	first := x.r.Method == http.MethodGet && h.o.SSE
 	var pending []byte // the start of the stream, held until its first event ends
 	for {
@@ -444,6 +474,10 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			}
 			h.checkHold(x, events)
 			if len(piece) > 0 {
+				if late != nil {
+					late.stop() // the headers go with the piece
+					late = nil
+				}
 				if _, werr := w.Write(piece); werr != nil {
 					h.clientGone(x, "the client closed the event stream "+x.facts.Stream)
 					return
@@ -458,6 +492,7 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			if len(pending) > 0 {
 				_, _ = w.Write(pending)
 			}
+			late.flush() // a stream that ended empty is sent as one, as before
 			return
 		}
 		if err != nil {
@@ -467,10 +502,60 @@ func (h *Handler) stream(w http.ResponseWriter, resp *http.Response, x *exchange
 			}
 			h.serverGone(x, "the server's event stream "+x.facts.Stream+" broke: "+err.Error())
 			// The client sees the stream break, as it would without the
-			// proxy, not a stream that ended in order.
+			// proxy, not a stream that ended in order: after the headers,
+			// as the server sent them.
+			late.flush()
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// headerWait is how long the headers of a POST's event stream wait for its
+// first piece to go with.
+const headerWait = 10 * time.Millisecond
+
+// headerFlush sends an answer's headers on their own unless the first
+// piece of its body comes within headerWait: they go with it, in one
+// write instead of two.
+type headerFlush struct {
+	mu   sync.Mutex
+	rc   *http.ResponseController
+	t    *time.Timer
+	done bool // the headers went, or go with what the handler writes next
+}
+
+// flushLater flushes rc's headers after headerWait, unless stopped first.
+func flushLater(rc *http.ResponseController) *headerFlush {
+	f := &headerFlush{rc: rc}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = time.AfterFunc(headerWait, f.flush)
+	return f
+}
+
+// flush sends the headers, unless they went or go with a piece.
+func (f *headerFlush) flush() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.done {
+		f.done = true
+		_ = f.rc.Flush()
+	}
+}
+
+// stop keeps the headers for what the handler writes next: once it
+// returns, f touches the response no more.
+func (f *headerFlush) stop() {
+	if f == nil {
+		return
+	}
+	f.t.Stop()
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
 }
 
 // firstEvent feeds piece to events one byte at a time, holding what it
@@ -806,16 +891,85 @@ func (h *Handler) endpointSession(q url.Values) string {
 // Mcp-Name, Mcp-Param-…) give none: a task id in Mcp-Name, hidden, would
 // be hidden in every message that names the task (see credential.Header).
 // The values only guessed to be secrets are [guessedSecrets].
-func requestSecrets(r *http.Request) []string {
+func (h *Handler) requestSecrets(r *http.Request) []string {
 	var lines []string
 	for k, vs := range r.Header {
 		for _, v := range vs {
-			if credential.Name(k) || credential.Token(strings.TrimSpace(v)) {
+			if h.headerKind(k, v) == kindCredential {
 				lines = append(lines, k+": "+v)
 			}
 		}
 	}
 	return credential.Secrets("http://proxy"+r.URL.RequestURI(), lines)
+}
+
+// headerKind is what the credential rules make of a header line of a
+// request: a credential (its name, or its value's form, says so), a value
+// only guessed to be one (credential.Header), or neither.
+type headerKind uint8
+
+const (
+	kindCredential headerKind = iota + 1
+	kindGuessed
+	// 0: neither
+)
+
+// What a Handler remembers of the header lines it has read: up to
+// maxKinds lines of at most maxKindLine bytes each. Clients send the same
+// lines with every request; the rules need not read them again.
+const (
+	maxKinds    = 1024
+	maxKindLine = 256
+)
+
+// credentialName is credential.Name, read once for the names of an
+// answer's headers that come again.
+func (h *Handler) credentialName(name string) bool {
+	h.kindMu.Lock()
+	c, ok := h.names[name]
+	h.kindMu.Unlock()
+	if ok {
+		return c
+	}
+	c = credential.Name(name)
+	if len(name) <= maxKindLine {
+		h.kindMu.Lock()
+		if len(h.names) < maxKinds {
+			h.names[name] = c
+		}
+		h.kindMu.Unlock()
+	}
+	return c
+}
+
+// headerLine is a header's name and one of its values, as sent.
+type headerLine struct{ name, value string }
+
+// headerKind returns what the credential rules make of the header line
+// name: value, read once for the lines that come again.
+func (h *Handler) headerKind(name, value string) headerKind {
+	line := headerLine{name, value}
+	h.kindMu.Lock()
+	k, ok := h.kinds[line]
+	h.kindMu.Unlock()
+	if ok {
+		return k
+	}
+	v := strings.TrimSpace(value)
+	switch {
+	case credential.Name(name) || credential.Token(v):
+		k = kindCredential
+	case credential.Header(name, v):
+		k = kindGuessed
+	}
+	if len(name)+len(value) <= maxKindLine {
+		h.kindMu.Lock()
+		if len(h.kinds) < maxKinds {
+			h.kinds[line] = k
+		}
+		h.kindMu.Unlock()
+	}
+	return k
 }
 
 // noteGuessed tells the recording the values of r's other headers, none
@@ -826,7 +980,7 @@ func requestSecrets(r *http.Request) []string {
 // the message into a header) and are kept from then on, whatever an
 // earlier request without them (a probe) made of them.
 func (h *Handler) noteGuessed(r *http.Request, body []byte) {
-	guessed, held := guessedSecrets(r, body)
+	guessed, held := h.guessedSecrets(r, body)
 	h.o.Rec.KeepAsContent(held...)
 	h.o.Rec.AddGuessed(guessed...)
 }
@@ -834,14 +988,14 @@ func (h *Handler) noteGuessed(r *http.Request, body []byte) {
 // guessedSecrets are the values of r's other headers that look generated
 // (see noteGuessed), those the message r carries (body) does not hold and
 // those it holds.
-func guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
+func (h *Handler) guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
 	var lines, heldLines []string
 	for k, vs := range r.Header {
 		for _, v := range vs {
-			v = strings.TrimSpace(v)
-			if credential.Name(k) || credential.Token(v) || !credential.Header(k, v) {
+			if h.headerKind(k, v) != kindGuessed {
 				continue // a credential known already, or none
 			}
+			v = strings.TrimSpace(v)
 			if bytes.Contains(body, []byte(strconv.Quote(v))) {
 				heldLines = append(heldLines, k+": "+v)
 				continue
@@ -856,10 +1010,10 @@ func guessedSecrets(r *http.Request, body []byte) (guessed, held []string) {
 // a session id, cookies set.
 // A challenge (WWW-Authenticate) holds no credential, however much its
 // "Bearer" looks like one.
-func responseSecrets(resp *http.Response) []string {
+func (h *Handler) responseSecrets(resp *http.Response) []string {
 	var lines []string
 	for k, vs := range resp.Header {
-		if credential.Name(k) {
+		if h.credentialName(k) {
 			for _, v := range vs {
 				lines = append(lines, k+": "+v)
 			}
@@ -875,27 +1029,42 @@ var hopByHop = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-A
 
 // copyHeader copies src into dst, but for the hop-by-hop headers.
 func copyHeader(dst, src http.Header) {
-	skip := map[string]bool{}
-	for _, k := range hopByHop {
-		skip[k] = true
-	}
-	for _, v := range src.Values("Connection") {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				skip[http.CanonicalHeaderKey(f)] = true
-			}
-		}
-	}
+	conn := src.Values("Connection")
 	for k, vs := range src {
-		if skip[http.CanonicalHeaderKey(k)] {
+		if hopHeader(http.CanonicalHeaderKey(k), conn) {
 			continue
 		}
 		dst[k] = append([]string(nil), vs...)
 	}
 }
 
+// hopHeader reports whether the header named k (canonical) belongs to one
+// connection: one of hopByHop, or one a Connection header (its values
+// conn) names.
+func hopHeader(k string, conn []string) bool {
+	if slices.Contains(hopByHop, k) {
+		return true
+	}
+	for _, v := range conn {
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); f != "" && http.CanonicalHeaderKey(f) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // requestID returns the id of a single JSON-RPC request, nil otherwise.
 func requestID(body []byte) json.RawMessage {
+	if id, sure := quickRequestID(body); sure {
+		return id
+	}
+	return decodedRequestID(body)
+}
+
+// decodedRequestID is requestID by decoding body.
+func decodedRequestID(body []byte) json.RawMessage {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -993,4 +1162,38 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, h *Handler) e
 func jsonMedia(contentType string) bool {
 	media, _, err := mime.ParseMediaType(contentType)
 	return err == nil && media == "application/json"
+}
+
+// quickRequestID is requestID of a body whose keys are plain (see
+// plainKey), read without decoding it; sure is false when they are not and
+// only the decoder can say.
+func quickRequestID(body []byte) (id json.RawMessage, sure bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil, len(body) > 0 && body[0] == '[' // a batch is no request of its own
+	}
+	var method []byte
+	ids, methods := 0, 0
+	plain := jsonscan.Members(body, func(m jsonscan.Member) bool {
+		if !plainKey(m.Key) {
+			return false
+		}
+		switch {
+		case bytes.EqualFold(m.Key, []byte("id")):
+			id, ids = m.Value, ids+1
+		case bytes.EqualFold(m.Key, []byte("method")):
+			method, methods = m.Value, methods+1
+		}
+		return true
+	})
+	if !plain || ids > 1 || methods > 1 {
+		return nil, false
+	}
+	// The method must decode to a string that is not empty: a string of
+	// more than its quotes (null and no member leave it empty, any other
+	// value fails the decoding).
+	if methods == 0 || method[0] != '"' || len(method) == 2 || ids == 0 {
+		return nil, true
+	}
+	return id, true
 }

@@ -705,3 +705,39 @@ func TestGuessedSecretHeldLaterIsContent(t *testing.T) {
 		t.Errorf("the arguments that hold the header's value are hidden:\n%s", rec)
 	}
 }
+
+// A POST's event stream that says nothing for a while (a long tool call):
+// the client has the answer's headers before its first event, as it has
+// them from the server itself; a stream that ends empty reaches it as one.
+func TestStreamHeadersBeforeFirstEvent(t *testing.T) {
+	release := make(chan struct{})
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Server", "here")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		if strings.Contains(req.URL.RawQuery, "empty") {
+			return
+		}
+		<-release // held until the client has the headers
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}), nil)
+	resp := r.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, nil) // returns with the headers
+	close(release)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.Header.Get("X-Server") != "here" || !strings.Contains(string(body), `"result"`) {
+		t.Errorf("answer %d %v %q: %v", resp.StatusCode, resp.Header, body, err)
+	}
+	req, _ := http.NewRequest("POST", r.proxy.URL+"/mcp?empty", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(body) != 0 || resp.Header.Get("Content-Type") != "text/event-stream" || len(resp.TransferEncoding) == 0 {
+		t.Errorf("the empty stream: %d %v %v %q: %v", resp.StatusCode, resp.Header, resp.TransferEncoding, body, err)
+	}
+}

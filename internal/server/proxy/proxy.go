@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/encoding/jsonscan"
 	"github.com/askback/askback/internal/recording"
 )
 
@@ -78,6 +79,16 @@ func isRPC(body []byte) bool {
 	if len(body) == 0 || (body[0] != '{' && body[0] != '[') || !json.Valid(body) {
 		return false
 	}
+	if body[0] == '{' {
+		if rpc, sure := quickRPC(body); sure {
+			return rpc
+		}
+	}
+	return decodedRPC(body)
+}
+
+// decodedRPC is isRPC of valid JSON, by decoding it.
+func decodedRPC(body []byte) bool {
 	var probe struct {
 		JSONRPC *string `json:"jsonrpc"`
 	}
@@ -89,4 +100,40 @@ func isRPC(body []byte) bool {
 		body = batch[0]
 	}
 	return json.Unmarshal(body, &probe) == nil && probe.JSONRPC != nil
+}
+
+// quickRPC is isRPC of an object, valid JSON, read without decoding it
+// when its keys are plain (ASCII, no escapes, "jsonrpc" in any case once):
+// rpc is what decoding it into isRPC's probe says, and sure false when the
+// keys are not plain and only the decoder can say.
+func quickRPC(body []byte) (rpc, sure bool) {
+	var version []byte
+	n := 0
+	plain := jsonscan.Members(body, func(m jsonscan.Member) bool {
+		if !plainKey(m.Key) {
+			return false
+		}
+		if bytes.EqualFold(m.Key, []byte("jsonrpc")) {
+			version, n = m.Value, n+1
+		}
+		return true
+	})
+	if !plain || n > 1 {
+		return false, false
+	}
+	// A string sets the probe's pointer; null or no member leaves it nil;
+	// any other value fails the decoding.
+	return n == 1 && version[0] == '"', true
+}
+
+// plainKey reports whether a key as written is one whose bytes are its
+// value and which encoding/json matches against a field's name by ASCII
+// case alone: printable ASCII, no escape.
+func plainKey(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Field reports whether the answer to a form's field, or a tool's or
@@ -193,13 +194,65 @@ func HidePart(member string, raw []byte) (out []byte, secrets []string) {
 	return hideAt(raw, []string{member})
 }
 
+// Names remembers what [Field] made of the keys that are no plain words
+// (such as "io.modelcontextprotocol/clientInfo", which Field reads word by
+// word, allocating), for a reader of many messages: [Names.HideMessage]
+// reads each such key once. It keeps up to maxNames keys of at most
+// maxName bytes (any other is read every time) and is safe for concurrent
+// use.
+type Names struct {
+	mu    sync.Mutex
+	field map[string]bool
+}
+
+// What a Names keeps.
+const (
+	maxNames = 1024
+	maxName  = 128
+)
+
+// NewNames returns an empty Names.
+func NewNames() *Names { return &Names{field: map[string]bool{}} }
+
+// HideMessage is [HideMessage], the keys that are no plain words read once.
+func (n *Names) HideMessage(msg []byte) (out []byte, secrets []string) {
+	return hideAtNames(msg, nil, n)
+}
+
+// isField is Field(name), remembered by n (when not nil).
+func (n *Names) isField(name string) bool {
+	if n == nil {
+		return Field(name)
+	}
+	n.mu.Lock()
+	f, ok := n.field[name]
+	n.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = Field(name)
+	if len(name) <= maxName {
+		n.mu.Lock()
+		if len(n.field) < maxNames {
+			n.field[strings.Clone(name)] = f
+		}
+		n.mu.Unlock()
+	}
+	return f
+}
+
 func hideAt(msg []byte, root []string) (out []byte, secrets []string) {
+	return hideAtNames(msg, root, nil)
+}
+
+// hideAtNames is hideAt, the keys read by names (nil: by Field).
+func hideAtNames(msg []byte, root []string, names *Names) (out []byte, secrets []string) {
 	if !bytes.Contains(msg, []byte(`"arguments"`)) && !bytes.Contains(msg, []byte(`"inputResponses"`)) &&
 		!(bytes.Contains(msg, []byte(`"content"`)) && bytes.Contains(msg, []byte(`"action"`))) &&
 		!bytes.Contains(msg, []byte(`\`)) {
 		return msg, nil
 	}
-	if !mayHold(msg) {
+	if !mayHold(msg, names) {
 		return msg, nil
 	}
 	return walk(msg, root)
@@ -409,7 +462,7 @@ func skipValue(dec *json.Decoder) (int64, bool) {
 // its bytes once without allocating for what most messages are: a key
 // that is a [Field], a string that is a [Value], a number long enough to
 // be a card's, or an escape (which only the walk reads right).
-func mayHold(msg []byte) bool {
+func mayHold(msg []byte, names *Names) bool {
 	digits := 0
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
@@ -424,7 +477,7 @@ func mayHold(msg []byte) bool {
 			continue
 		}
 		end, plain := stringEnd(msg, i+1)
-		if !plain || stringMayHold(msg, i+1, end) {
+		if !plain || stringMayHold(msg, i+1, end, names) {
 			return true
 		}
 		i = end
@@ -448,11 +501,11 @@ func stringEnd(msg []byte, from int) (end int, plain bool) {
 
 // stringMayHold reports whether the string msg[from:end], without escapes,
 // is a key that is a [Field] or a value that is a [Value].
-func stringMayHold(msg []byte, from, end int) bool {
+func stringMayHold(msg []byte, from, end int, names *Names) bool {
 	text := string(msg[from:end]) // not kept: no allocation
 	if isKey(msg, end+1) {
 		term, plain := defaults().matchPlain(text)
-		return term != "" || !plain && Field(text)
+		return term != "" || !plain && names.isField(text)
 	}
 	return Value(text)
 }

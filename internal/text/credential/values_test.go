@@ -152,6 +152,26 @@ func TestHideMessage(t *testing.T) {
 	}
 }
 
+// A reader that remembers the keys that are no plain words hides what
+// HideMessage hides, the first time and every time after.
+func TestNamesHideMessage(t *testing.T) {
+	names := credential.NewNames()
+	for range 2 {
+		for _, m := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"vendor/apiKey":"k-123456","a/b":"c","x2/password":"hunter2!"}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"p4ssw0rd":"hunter2!","n/a":"4111111111111111"}}}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"otp/code":"123456","env":"prod"}}}`,
+		} {
+			want, wantSecrets := credential.HideMessage([]byte(m))
+			got, gotSecrets := names.HideMessage([]byte(m))
+			if string(got) != string(want) || !slices.Equal(gotSecrets, wantSecrets) {
+				t.Errorf("Names.HideMessage(%s)\n = %s %q\nwant %s %q", m, got, gotSecrets, want, wantSecrets)
+			}
+		}
+	}
+}
+
 func FuzzHideMessage(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"hunter2!","n":[{"x":"4111111111111111"}]}}}`))
 	f.Add([]byte(`{"result":{"action":"accept","content":{"pin":{"a":[1,2]},"b":"123-45-6789"}}}`))
