@@ -29,6 +29,7 @@ import (
 	"github.com/askback/askback/ask"
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/encoding/strictjson"
+	"github.com/askback/askback/internal/text/credential"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,7 +58,9 @@ func New[T any](opts *Options) (*Form[T], error) {
 		cfg = *opts
 	}
 	if cfg.Secrets == nil {
-		cfg.Secrets = DefaultSecretPolicy()
+		// DefaultSecretPolicy, its terms built for this call alone: a
+		// server that makes its forms at start-up keeps none of them.
+		cfg.Secrets = &SecretPolicy{terms: credential.BuildDefaultTerms(), allow: map[string]bool{}}
 	}
 	var zero T
 	t := reflect.TypeOf(zero)

@@ -13,6 +13,7 @@ type claimQueue struct {
 	n      int
 	first  uint32      // the sequence number of the first claim
 	spare  *claimChunk // one emptied chunk kept for reuse
+	mem    *outside    // where chunks come from (nil: the heap)
 }
 
 // claimChunkLen is the claims per chunk (32 KiB of them).
@@ -28,7 +29,7 @@ func (q *claimQueue) push(c claimed) uint32 {
 		ch := q.spare
 		q.spare = nil
 		if ch == nil {
-			ch = new(claimChunk)
+			ch = q.mem.newChunk()
 		}
 		q.chunks = append(q.chunks, ch)
 		q.tail = 0
@@ -56,10 +57,12 @@ func (q *claimQueue) pop() {
 	q.first++
 	if q.n == 0 {
 		// Keep one chunk to start again from.
-		q.spare, q.chunks, q.head, q.tail = q.chunks[0], q.chunks[:0], 0, 0
+		q.mem.freeChunk(q.spare)
+		q.spare, q.chunks[0], q.chunks, q.head, q.tail = q.chunks[0], nil, q.chunks[:0], 0, 0
 		return
 	}
 	if q.head == claimChunkLen {
+		q.mem.freeChunk(q.spare)
 		q.spare = q.chunks[0]
 		q.chunks[0] = nil
 		q.chunks = q.chunks[1:]
@@ -71,9 +74,7 @@ func (q *claimQueue) pop() {
 // and its sequence number) is false, keeping the order of the others; they
 // are numbered anew from the first sequence number.
 func (q *claimQueue) keep(live func(c claimed, seq uint32) bool) {
-	var out claimQueue
-	out.spare = q.spare
-	out.first = q.first
+	out := claimQueue{spare: q.spare, first: q.first, mem: q.mem}
 	seq := q.first
 	q.each(func(c claimed, _ uint32) {
 		if live(c, seq) {
@@ -81,6 +82,9 @@ func (q *claimQueue) keep(live func(c claimed, seq uint32) bool) {
 		}
 		seq++
 	})
+	for _, ch := range q.chunks {
+		q.mem.freeChunk(ch)
+	}
 	*q = out
 }
 

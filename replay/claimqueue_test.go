@@ -3,9 +3,34 @@ package replay
 import "testing"
 
 // The queue gives claims back in the order they were added, across chunk
-// boundaries, after emptying and after keep.
+// boundaries, after emptying and after keep, its chunks on the heap or
+// outside it; outside, it holds no more pages than its chunks.
 func TestClaimQueueOrder(t *testing.T) {
-	var q claimQueue
+	t.Run("heap", func(t *testing.T) { testClaimQueueOrder(t, nil) })
+	t.Run("outside", func(t *testing.T) {
+		o := newOutside()
+		testClaimQueueOrder(t, o)
+		if o.mapped() != 0 && !canMap() {
+			t.Fatalf("%d bytes mapped where nothing can be", o.mapped())
+		}
+	})
+}
+
+func testClaimQueueOrder(t *testing.T, mem *outside) {
+	q := claimQueue{mem: mem}
+	held := func(when string) {
+		t.Helper()
+		if mem == nil || !canMap() {
+			return
+		}
+		n := len(q.chunks)
+		if q.spare != nil {
+			n++
+		}
+		if got, want := mem.mapped(), n*claimChunkBytes; got != want {
+			t.Fatalf("%s: %d bytes mapped for %d chunks (%d bytes)", when, got, n, want)
+		}
+	}
 	next, want := int64(0), int64(0)
 	push := func(n int) {
 		for range n {
@@ -23,8 +48,11 @@ func TestClaimQueueOrder(t *testing.T) {
 		}
 	}
 	push(3*claimChunkLen + 5)
+	held("pushed")
 	pop(claimChunkLen + 7)
+	held("popped")
 	push(claimChunkLen)
+	held("pushed again")
 	if got, w := q.len(), int(next-want); got != w {
 		t.Fatalf("len = %d, want %d", got, w)
 	}
@@ -32,6 +60,7 @@ func TestClaimQueueOrder(t *testing.T) {
 	if q.len() != 0 || len(q.chunks) != 0 || q.spare == nil {
 		t.Fatalf("emptied queue: len %d, %d chunks, spare %v", q.len(), len(q.chunks), q.spare != nil)
 	}
+	held("emptied")
 	push(10)
 	pop(10)
 
@@ -46,6 +75,7 @@ func TestClaimQueueOrder(t *testing.T) {
 		}
 		return c.expiry%2 == 0
 	})
+	held("kept")
 	// Numbered anew from the same first number, each found by its number.
 	if q.first != first {
 		t.Fatalf("after keep: first number %d, want %d", q.first, first)
@@ -73,6 +103,7 @@ func TestClaimQueueOrder(t *testing.T) {
 	if w < next-1 {
 		t.Fatalf("after keep: stopped at %d of %d", w, next)
 	}
+	held("emptied after keep")
 }
 
 // Each claim keeps its number from push to pop, across chunks and across

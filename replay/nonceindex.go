@@ -19,6 +19,7 @@ type nonceIndex struct {
 	tag  []uint8
 	n    int // slots in use
 	seed maphash.Seed
+	mem  *outside // where the slots are kept (nil: the heap)
 }
 
 // minIndexSlots is the size of a table when it is first made.
@@ -88,12 +89,13 @@ func (x *nonceIndex) remove(i int, q *claimQueue) {
 // indexes again the claims it held.
 func (x *nonceIndex) resize(size int, q *claimQueue) {
 	oldSeq, oldTag := x.seq, x.tag
-	x.seq, x.tag = make([]uint32, size), make([]uint8, size)
+	x.seq, x.tag = x.mem.newSlots(size)
 	for i, t := range oldTag {
 		if t != 0 {
 			x.place(x.hash(q.at(oldSeq[i]).key), oldSeq[i])
 		}
 	}
+	x.mem.freeSlots(oldSeq)
 }
 
 // rebuild indexes every claim in q, and nothing else, in a table sized for
@@ -103,7 +105,9 @@ func (x *nonceIndex) rebuild(q *claimQueue) {
 	for size < 2*q.len() {
 		size *= 2
 	}
-	x.seq, x.tag, x.n = make([]uint32, size), make([]uint8, size), 0
+	x.mem.freeSlots(x.seq)
+	x.seq, x.tag = x.mem.newSlots(size)
+	x.n = 0
 	q.each(func(c claimed, seq uint32) {
 		x.place(x.hash(c.key), seq)
 		x.n++

@@ -1,6 +1,9 @@
 package credential
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // The allocation-free reading of a plain name finds what the full reading
 // finds (and, reading no warnings in a name, may find more: "dontSharePassword").
@@ -44,4 +47,18 @@ func FuzzMayHold(f *testing.F) {
 			t.Fatalf("mayHold(%s) = false, but the walk hides %q", msg, secrets)
 		}
 	})
+}
+
+// The terms built anew for form.New are the default terms, and match as
+// they do.
+func TestBuiltDefaultTermsAreTheDefaults(t *testing.T) {
+	built, shared := BuildDefaultTerms(), DefaultTerms()
+	if !reflect.DeepEqual(built, shared) {
+		t.Fatalf("BuildDefaultTerms differs from DefaultTerms:\n%+v\n%+v", built, shared)
+	}
+	for _, name := range []string{"password", "apiKey", "X-Csrf-Token", "token_count", "pin_code", "Pin the issue", "environment", "confirm", "card number"} {
+		if got, want := built.MatchName(name), shared.MatchName(name); got != want {
+			t.Errorf("MatchName(%q) = %q built anew, %q shared", name, got, want)
+		}
+	}
 }
