@@ -634,6 +634,7 @@ func (s *Session) Close() error {
 	}
 	close(s.closing)
 	s.unread.release()
+	s.conn.EndAnswers()
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()

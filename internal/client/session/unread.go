@@ -3,9 +3,9 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
+	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,12 +18,13 @@ import (
 // otherwise take the tester's memory without bound; at the bound the
 // tester stops reading from it, and the session's requests end with
 // errServerFlooded. A server that asks within --max-rounds and reads its
-// answers never has more than a few waiting.
-const maxUnread = 64
+// answers never has more than a few waiting. Over HTTP the target bounds
+// the answers whose POSTs are not answered the same way.
+const maxUnread = target.MaxUnread
 
 // errServerFlooded is why the session stopped reading from a server that
 // sent maxUnread requests of its own whose answers it did not read.
-var errServerFlooded = fmt.Errorf("the server sent %d requests of its own without reading the answers to them; the tester stopped reading from it", maxUnread)
+var errServerFlooded = target.ErrServerFlooded
 
 // unreadBound returns t with the server's requests whose answers wait to
 // be written bounded by limit (see maxUnread). The transports of HTTP are

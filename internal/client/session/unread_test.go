@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -196,5 +198,104 @@ func TestCloseEndsWhenTheServerReadsNoAnswer(t *testing.T) {
 	case <-time.After(time.Minute): // only a failure waits this long
 		fc.Close()
 		t.Fatal("Close did not return while answers to the server were blocked")
+	}
+}
+
+// httpFlood is a Streamable HTTP server of protocol 2025-11-25 that,
+// asked for its tools, sends n elicitation/create requests on the
+// answer's event stream, then the list when list is set (else nothing
+// more), and never answers the POSTs that carry the tester's answers.
+func httpFlood(t *testing.T, n int, list bool) *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		switch {
+		case m.Method == "":
+			<-r.Context().Done() // an answer: never taken
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+		case m.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}`, m.ID)
+		case m.Method == "tools/list":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := range n {
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"flood-%d\",\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":\"Q?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}}}\n\n", i)
+				w.(http.Flusher).Flush()
+			}
+			if list {
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"tools\":[]}}\n\n", m.ID)
+				w.(http.Flusher).Flush()
+				return
+			}
+			<-r.Context().Done()
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, m.ID)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// Over HTTP too, a server that floods the tester with requests of its own
+// and takes none of the answers (their POSTs are never answered) holds at
+// most maxUnread of them: the request under way ends with the error that
+// says why, and the session closes.
+func TestHTTPServerFloodingRequestsIsBounded(t *testing.T) {
+	hs := httpFlood(t, 5000, false)
+	s, err := Open(context.Background(), Options{
+		Target:       &target.Target{URL: hs.URL},
+		Protocol:     "2025-11-25",
+		Capabilities: Capabilities{Form: true},
+		MaxRounds:    1 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.ListTools(context.Background(), Pages{})
+	if err == nil || !errors.Is(err, errServerFlooded) || KindOf(err) != KindProtocol {
+		t.Fatalf("ListTools: %v (kind %v); want the protocol error %q", err, KindOf(err), errServerFlooded)
+	}
+	closeWithin(t, s)
+}
+
+// A server that answers but never takes the answers to its own questions
+// (their POSTs hang) does not hang the session's close.
+func TestHTTPCloseEndsWhenTheServerTakesNoAnswer(t *testing.T) {
+	hs := httpFlood(t, 3, true)
+	s, err := Open(context.Background(), Options{
+		Target:       &target.Target{URL: hs.URL},
+		Protocol:     "2025-11-25",
+		Capabilities: Capabilities{Form: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ListTools(context.Background(), Pages{}); err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	closeWithin(t, s)
+}
+
+// closeWithin closes s, and fails the test when Close does not return.
+func closeWithin(t *testing.T, s *Session) {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // only a failure waits this long
+		t.Fatal("Close did not return while answers to the server were under way")
 	}
 }

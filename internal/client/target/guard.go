@@ -38,6 +38,8 @@ type headerTransport struct {
 	// urlName names the target's URL in the caller's terms, for
 	// OtherOriginError.
 	urlName string
+	// inflight, when not nil, keeps the requests under way (see inflight).
+	inflight *inflight
 }
 
 // refusal keeps the first error a guard refused something with.
@@ -81,10 +83,23 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	done := func() {}
+	if h.inflight != nil {
+		tracked, end, err := h.inflight.start(r)
+		if err != nil {
+			if r.Body != nil {
+				r.Body.Close()
+			}
+			return nil, err
+		}
+		r, done = tracked, end
+	}
 	resp, err := h.base.RoundTrip(r)
 	if err != nil || resp.Body == nil {
+		done()
 		return resp, err
 	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: done}
 	resp = h.answers.noteHTTP(r, resp)
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		return resp, nil

@@ -164,8 +164,19 @@ type Conn struct {
 	proc      *process
 	pool      *Pool // the Conn's own, closed by Cleanup
 	refused   refusal
-	answers   answers // what the server answered (see WrongAnswer)
-	hangUp    func()  // ends the server's end of a Dial connection
+	answers   answers   // what the server answered (see WrongAnswer)
+	hangUp    func()    // ends the server's end of a Dial connection
+	inflight  *inflight // an HTTP Conn's requests under way
+}
+
+// EndAnswers ends the answers to the server's own requests that an HTTP
+// server has not yet taken (their POSTs fail at once), so that closing the
+// session does not wait for a server that never answers them. It does
+// nothing for a command server (the session bounds those itself).
+func (c *Conn) EndAnswers() {
+	if c.inflight != nil {
+		c.inflight.endAnswers()
+	}
 }
 
 // Refused returns the first request or answer the Conn's HTTP client
@@ -249,7 +260,9 @@ func (t *Target) Open(transport string) (*Conn, error) {
 		base = h.Transport(base, transport == TransportSSE)
 	}
 	client := t.httpClient(base, &conn.refused)
+	conn.inflight = newInflight(&conn.refused, MaxUnread)
 	client.Transport.(*headerTransport).answers = &conn.answers
+	client.Transport.(*headerTransport).inflight = conn.inflight
 	if transport == TransportSSE {
 		conn.Transport = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}
 		return conn, nil
