@@ -384,6 +384,9 @@ func parseSaved(data []byte) (*Catalog, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
 	}
+	// The lists as long as they are: grown as they were read, each had
+	// room for up to as many items again.
+	c.Tools, c.Prompts, c.Resources, c.Templates = fit(c.Tools), fit(c.Prompts), fit(c.Resources), fit(c.Templates)
 	if raw, ok := top["capabilities"]; ok {
 		caps, err := plainJSON(raw)
 		if err != nil {
@@ -407,6 +410,14 @@ func parseSaved(data []byte) (*Catalog, error) {
 	}
 	c.Sort()
 	return &c, nil
+}
+
+// fit is list in an array of its length (nil stays nil).
+func fit[T any](list []T) []T {
+	if cap(list) == len(list) {
+		return list
+	}
+	return slices.Clone(list)
 }
 
 // savedList is one list of a catalog as parseSaved checks it: its name,
