@@ -1,6 +1,7 @@
 package catalogdiff
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -268,4 +269,36 @@ func TestCompactCatalogsHoldAFewTimesTheirFiles(t *testing.T) {
 	}
 	runtime.KeepAlive(co)
 	runtime.KeepAlive(cn)
+}
+
+// Whether a file is in the form catalog save writes is found at its first
+// line that differs: a compact file is not written whole again in the
+// canonical form to be found different (which cost as much as checking a
+// saved file). A ratio of bytes allocated, not a time.
+func TestMatchesStopsAtTheFirstDifference(t *testing.T) {
+	saved, _ := largeFiles(t, 300)
+	var b bytes.Buffer
+	if err := json.Compact(&b, saved); err != nil {
+		t.Fatal(err)
+	}
+	compact := b.Bytes()
+	c, err := catalog.ReadSaved("c.json", compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matches := func(data []byte, want bool) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		same, err := c.Matches(data)
+		runtime.ReadMemStats(&after)
+		if err != nil || same != want {
+			t.Fatalf("Matches: %v, %v; want %v", same, err, want)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	whole, stopped := matches(saved, true), matches(compact, false)
+	t.Logf("a saved file: %d bytes allocated; a compact one: %d", whole, stopped)
+	if stopped*10 > whole {
+		t.Errorf("finding a compact file not in the saved form allocated %d bytes, a saved one %d: want a tenth at most", stopped, whole)
+	}
 }
