@@ -395,13 +395,14 @@ func parseSaved(data []byte) (*Catalog, error) {
 	// would copy the file): the items' types read their numbers as
 	// json.Number themselves (readOther), the capabilities are read again
 	// so.
-	var c Catalog
+	// The lists are read into arrays of their length (encoding/json fills
+	// the room a slice has): grown as they were read, each was copied as
+	// it doubled, and had room for up to as many items again.
+	c := Catalog{Tools: make([]Tool, 0, count(top["tools"])), Prompts: make([]Prompt, 0, count(top["prompts"])),
+		Resources: make([]Resource, 0, count(top["resources"])), Templates: make([]Template, 0, count(top["resourceTemplates"]))}
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
 	}
-	// The lists as long as they are: grown as they were read, each had
-	// room for up to as many items again.
-	c.Tools, c.Prompts, c.Resources, c.Templates = fit(c.Tools), fit(c.Prompts), fit(c.Resources), fit(c.Templates)
 	if raw, ok := top["capabilities"]; ok {
 		caps, err := plainJSON(raw)
 		if err != nil {
@@ -427,12 +428,13 @@ func parseSaved(data []byte) (*Catalog, error) {
 	return &c, nil
 }
 
-// fit is list in an array of its length (nil stays nil).
-func fit[T any](list []T) []T {
-	if cap(list) == len(list) {
-		return list
+// count is how many items the JSON array raw has (0 when it is not one).
+func count(raw json.RawMessage) int {
+	var items []rawRef
+	if json.Unmarshal(raw, &items) != nil {
+		return 0
 	}
-	return slices.Clone(list)
+	return len(items)
 }
 
 // savedList is one list of a catalog as parseSaved checks it: its name,

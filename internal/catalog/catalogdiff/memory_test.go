@@ -259,8 +259,8 @@ func compactFiles(t testing.TB, n int) (old, new []byte) {
 // time.
 func TestCompactCatalogsHoldAFewTimesTheirFiles(t *testing.T) {
 	old, new := compactFiles(t, 5000)
-	co, cn, held, _ := readBoth(t, old, new)
-	t.Logf("held %.2f bytes per byte of the files", held)
+	co, cn, held, allocated := readBoth(t, old, new)
+	t.Logf("held %.2f bytes per byte of the files, allocated %.1f", held, allocated)
 	if held > 2.6 {
 		t.Errorf("the catalogs read hold %.2f bytes of heap per byte of their files, want at most 2.6", held)
 	}
