@@ -71,8 +71,10 @@ type Server struct {
 	Icons       []Icon `json:"icons,omitempty"`
 	// Other are the members the server sent that the fields above do not
 	// name (its _meta, a member of a later protocol), as plain JSON; the
-	// file writes them beside the others.
-	Other map[string]any `json:"-"`
+	// file writes them beside the others. A catalog read from a file
+	// holds them as their text instead (otherText): Others reads either.
+	Other     map[string]any `json:"-"`
+	otherText json.RawMessage
 }
 
 // Icon is an icon of the server, a tool, a prompt or a resource.
@@ -99,7 +101,8 @@ type Tool struct {
 	Execution any    `json:"execution,omitempty"`
 	Icons     []Icon `json:"icons,omitempty"`
 	// Other: see Server.Other.
-	Other map[string]any `json:"-"`
+	Other     map[string]any `json:"-"`
+	otherText json.RawMessage
 }
 
 // ToolAnnotations are a tool's hints; a nil hint was not given.
@@ -141,7 +144,8 @@ type Prompt struct {
 	Arguments   []Argument `json:"arguments,omitempty"`
 	Icons       []Icon     `json:"icons,omitempty"`
 	// Other: see Server.Other.
-	Other map[string]any `json:"-"`
+	Other     map[string]any `json:"-"`
+	otherText json.RawMessage
 }
 
 // Argument is one argument of a prompt.
@@ -164,7 +168,8 @@ type Resource struct {
 	Priority    *float64 `json:"priority,omitempty"`
 	Icons       []Icon   `json:"icons,omitempty"`
 	// Other: see Server.Other.
-	Other map[string]any `json:"-"`
+	Other     map[string]any `json:"-"`
+	otherText json.RawMessage
 }
 
 // Template is one resource template.
@@ -178,7 +183,8 @@ type Template struct {
 	Priority    *float64 `json:"priority,omitempty"`
 	Icons       []Icon   `json:"icons,omitempty"`
 	// Other: see Server.Other.
-	Other map[string]any `json:"-"`
+	Other     map[string]any `json:"-"`
+	otherText json.RawMessage
 }
 
 // Lister is what Fetch needs of a session: what the server said when it

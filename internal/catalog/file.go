@@ -176,6 +176,9 @@ func (c *Catalog) Bytes() ([]byte, error) {
 // Matches reports whether data is the catalog's canonical file, byte for
 // byte (what Bytes returns), without holding the file it writes: it is
 // compared line by line as it is written.
+//
+// It stops at the first line that differs: a file in another form (compact,
+// by another tool) is not written whole again to be found different.
 func (c *Catalog) Matches(data []byte) (bool, error) {
 	same := true
 	e := &encoder{lines: Lines{}, line: 1, want: map[Path]bool{}, discard: true, sink: func(text []byte) {
@@ -189,7 +192,10 @@ func (c *Catalog) Matches(data []byte) (bool, error) {
 		}
 		data = data[len(safe):]
 	}}
-	if err := c.encodeTo(e); err != nil {
+	e.stop = func() bool { return !same }
+	if err := c.encodeTo(e); errors.Is(err, errStopped) {
+		return false, nil
+	} else if err != nil {
 		return false, err
 	}
 	e.sink(e.buf.Bytes())
@@ -215,7 +221,13 @@ type encoder struct {
 	// line, so the text before each new line can go, to sink if set.
 	discard bool
 	sink    func(text []byte)
+	// stop, when set, ends the writing (errStopped) once it says so,
+	// checked before each item of a list.
+	stop func() bool
 }
+
+// errStopped is what the encoder returns when its stop said to.
+var errStopped = errors.New("catalog: stopped")
 
 func (e *encoder) newline(depth int) {
 	if e.discard {
@@ -296,6 +308,9 @@ func (e *encoder) array(p Path, v lazyList, depth int) error {
 	}
 	e.buf.WriteByte('[')
 	for i := range v.n {
+		if e.stop != nil && e.stop() {
+			return errStopped
+		}
 		item, err := v.item(i)
 		if err != nil {
 			return fmt.Errorf("catalog: %w", err)
@@ -380,7 +395,11 @@ func parseSaved(data []byte) (*Catalog, error) {
 	// would copy the file): the items' types read their numbers as
 	// json.Number themselves (readOther), the capabilities are read again
 	// so.
-	var c Catalog
+	// The lists are read into arrays of their length (encoding/json fills
+	// the room a slice has): grown as they were read, each was copied as
+	// it doubled, and had room for up to as many items again.
+	c := Catalog{Tools: make([]Tool, 0, count(top["tools"])), Prompts: make([]Prompt, 0, count(top["prompts"])),
+		Resources: make([]Resource, 0, count(top["resources"])), Templates: make([]Template, 0, count(top["resourceTemplates"]))}
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("not a catalog: %w", err)
 	}
@@ -407,6 +426,15 @@ func parseSaved(data []byte) (*Catalog, error) {
 	}
 	c.Sort()
 	return &c, nil
+}
+
+// count is how many items the JSON array raw has (0 when it is not one).
+func count(raw json.RawMessage) int {
+	var items []rawRef
+	if json.Unmarshal(raw, &items) != nil {
+		return 0
+	}
+	return len(items)
 }
 
 // savedList is one list of a catalog as parseSaved checks it: its name,

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -23,26 +25,26 @@ type (
 )
 
 // MarshalJSON writes the server's fields and its Other members.
-func (s Server) MarshalJSON() ([]byte, error) { return withOther(serverFields(s), s.Other) }
+func (s Server) MarshalJSON() ([]byte, error) { return withOther(serverFields(s), s.Others()) }
 
 // MarshalJSON writes the tool's fields and its Other members.
-func (t Tool) MarshalJSON() ([]byte, error) { return withOther(toolFields(t), t.Other) }
+func (t Tool) MarshalJSON() ([]byte, error) { return withOther(toolFields(t), t.Others()) }
 
 // MarshalJSON writes the prompt's fields and its Other members.
-func (p Prompt) MarshalJSON() ([]byte, error) { return withOther(promptFields(p), p.Other) }
+func (p Prompt) MarshalJSON() ([]byte, error) { return withOther(promptFields(p), p.Others()) }
 
 // MarshalJSON writes the resource's fields and its Other members.
-func (r Resource) MarshalJSON() ([]byte, error) { return withOther(resourceFields(r), r.Other) }
+func (r Resource) MarshalJSON() ([]byte, error) { return withOther(resourceFields(r), r.Others()) }
 
 // MarshalJSON writes the template's fields and its Other members.
-func (t Template) MarshalJSON() ([]byte, error) { return withOther(templateFields(t), t.Other) }
+func (t Template) MarshalJSON() ([]byte, error) { return withOther(templateFields(t), t.Others()) }
 
 // UnmarshalJSON reads the server's fields, and its other members into Other.
 func (s *Server) UnmarshalJSON(b []byte) error {
 	var f serverFields
 	other, err := readOther(b, &f)
 	*s = Server(f)
-	s.Other = other
+	s.otherText = other
 	return err
 }
 
@@ -54,7 +56,7 @@ func (t *Tool) UnmarshalJSON(b []byte) error {
 	var f toolFields
 	other, err := readOther(b, &f)
 	*t = Tool(f)
-	t.Other = other
+	t.otherText = other
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func (p *Prompt) UnmarshalJSON(b []byte) error {
 	var f promptFields
 	other, err := readOther(b, &f)
 	*p = Prompt(f)
-	p.Other = other
+	p.otherText = other
 	return err
 }
 
@@ -114,7 +116,7 @@ func (r *Resource) UnmarshalJSON(b []byte) error {
 	var f resourceFields
 	other, err := readOther(b, &f)
 	*r = Resource(f)
-	r.Other = other
+	r.otherText = other
 	return err
 }
 
@@ -124,7 +126,7 @@ func (t *Template) UnmarshalJSON(b []byte) error {
 	var f templateFields
 	other, err := readOther(b, &f)
 	*t = Template(f)
-	t.Other = other
+	t.otherText = other
 	return err
 }
 
@@ -153,34 +155,81 @@ func withOther(fields any, other map[string]any) ([]byte, error) {
 }
 
 // readOther reads b into fields (a pointer to a struct), numbers as
-// json.Number, and returns the members that none of its fields names, as
-// plain JSON (nil when none).
-func readOther(b []byte, fields any) (map[string]any, error) {
+// json.Number, and returns the members that none of its fields names as
+// the text of one JSON object (compact), nil when none. Held as trees,
+// the other members of each of many items (a _meta of one member) cost
+// several times their bytes in the file: a map for the members and one
+// for the _meta, each with room for eight; Others makes the tree of one
+// item's when it is asked for.
+func readOther(b []byte, fields any) (json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
 	known := jsonNames(reflect.ValueOf(fields).Elem().Interface())
-	var other map[string]any
-	for k, raw := range m {
+	var other bytes.Buffer
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if known[k] {
 			continue
 		}
 		if foldsToKnown(k, known) {
 			continue // read into the field by encoding/json; parseSaved refuses it, with where
 		}
-		v, err := plainJSON(raw)
+		if other.Len() == 0 {
+			other.WriteByte('{')
+		} else {
+			other.WriteByte(',')
+		}
+		name, err := json.Marshal(k)
 		if err != nil {
 			return nil, err
 		}
-		if other == nil {
-			other = map[string]any{}
+		other.Write(name)
+		other.WriteByte(':')
+		if err := json.Compact(&other, m[k]); err != nil {
+			return nil, err
 		}
-		other[k] = v
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return other, dec.Decode(fields)
+	if err := dec.Decode(fields); err != nil {
+		return nil, err
+	}
+	if other.Len() == 0 {
+		return nil, nil
+	}
+	other.WriteByte('}')
+	return bytes.Clone(other.Bytes()), nil
+}
+
+// Others are the members of the server its fields do not name: Other, or
+// those read from a file, as plain JSON (nil when none).
+func (s Server) Others() map[string]any { return otherMembers(s.Other, s.otherText) }
+
+// Others: see Server.Others.
+func (t Tool) Others() map[string]any { return otherMembers(t.Other, t.otherText) }
+
+// Others: see Server.Others.
+func (p Prompt) Others() map[string]any { return otherMembers(p.Other, p.otherText) }
+
+// Others: see Server.Others.
+func (r Resource) Others() map[string]any { return otherMembers(r.Other, r.otherText) }
+
+// Others: see Server.Others.
+func (t Template) Others() map[string]any { return otherMembers(t.Other, t.otherText) }
+
+// otherMembers is other, or else the members of the JSON object text
+// (readOther's) as plain JSON.
+func otherMembers(other map[string]any, text json.RawMessage) map[string]any {
+	if other != nil || text == nil {
+		return other
+	}
+	v, err := plainJSON(text)
+	if err != nil {
+		return nil // never: readOther wrote it
+	}
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // foldsToKnown reports whether k differs from a name of known only in

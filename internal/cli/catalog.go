@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/askback/askback/internal/catalog"
@@ -73,14 +75,22 @@ func readCatalogFile(ios *iostreams.IOStreams, path string) (*catalog.Catalog, b
 	return c, true, nil
 }
 
-// readBounded reads f, refusing more than limit bytes.
+// readBounded reads f, refusing more than limit bytes. A file is read
+// into a buffer of its size: grown as it is read, the buffer of a large
+// file was copied a dozen times, and the last copy held up to a quarter
+// more than the file.
 func readBounded(f io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	var b bytes.Buffer
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if info, err := st.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= limit {
+			b.Grow(int(info.Size()) + bytes.MinRead) // MinRead: room to see the end without growing
+		}
+	}
+	if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
+	if int64(b.Len()) > limit {
 		return nil, fmt.Errorf("larger than %d MiB", limit>>20)
 	}
-	return data, nil
+	return b.Bytes(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/catalog/catalogdiff"
@@ -87,6 +88,7 @@ func runCatalogDiff(ctx context.Context, opts *CatalogDiffOptions) error {
 	case opts.New == "" && !live:
 		return usageErr("nothing to compare %s with: give a file NEW, or a server (-c CMD, -u URL, -p PROFILE)", opts.Old)
 	}
+	collectAsHeld(os.Getenv)
 	old, oldLines, err := readCatalogFile(opts.IO, opts.Old)
 	if err != nil {
 		return err

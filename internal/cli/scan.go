@@ -122,6 +122,9 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(opts.Catalogs) > 0 {
+		collectAsHeld(os.Getenv)
+	}
 	files, fileOf, err := readCatalogFiles(opts.Catalogs)
 	if err != nil {
 		return err

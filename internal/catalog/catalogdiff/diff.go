@@ -225,7 +225,7 @@ func (d *differ) server(old, new *catalog.Catalog) {
 			nilIfEmpty(old.ProtocolVersion), nilIfEmpty(new.ProtocolVersion))
 	}
 	d.text(RuleInstructionsChanged, "instructions", who, "instructions", old.Instructions, new.Instructions)
-	d.others("server", who, o.Other, n.Other)
+	d.others("server", who, o.Others(), n.Others())
 }
 
 // others compares the members of an item the catalog keeps as the server
@@ -392,26 +392,41 @@ type kind[T any] struct {
 // members reports the items of old and new by key: renamed, removed,
 // added, and each pair on both sides passed to both with its path (in the
 // new catalog) and its name for people.
+//
+// The items are paired by pointer, not copied: a tool is a large value,
+// and the maps and pairs of two catalogs of many tools held a copy of
+// every one.
 func members[T any](d *differ, k kind[T], old, new []T, both func(p catalog.Path, who string, o, n T)) {
-	gone, came, kept := keyed(old, new, k.key)
-	pairs, gone, came := renames(d, gone, came, k.shape)
+	key := func(t *T) string { return k.key(*t) }
+	shape := func(t *T) (string, bool) { return k.shape(*t) }
+	gone, came, kept := keyed(pointers(old), pointers(new), key)
+	pairs, gone, came := renames(d, gone, came, shape)
 	who := func(key string) string { return fmt.Sprintf("%s %q", k.noun, key) }
 	for _, p := range pairs {
-		o, n := k.key(p[0]), k.key(p[1])
+		o, n := key(p[0]), key(p[1])
 		d.removed(k.renamed, k.path(o), who(o), fmt.Sprintf("%s removed; "+k.guess, who(o), n), o, n)
 	}
 	for _, t := range gone {
-		key := k.key(t)
+		key := key(t)
 		d.removed(k.removed, k.path(key), who(key), who(key)+" removed", key, nil)
 	}
 	for _, t := range came {
-		key := k.key(t)
+		key := key(t)
 		d.add(k.added, k.path(key), who(key), who(key)+" added", nil, key)
 	}
 	for _, b := range kept {
-		key := k.key(b[1])
-		both(k.path(key), who(key), b[0], b[1])
+		key := key(b[1])
+		both(k.path(key), who(key), *b[0], *b[1])
 	}
+}
+
+// pointers are pointers to the items of list.
+func pointers[T any](list []T) []*T {
+	out := make([]*T, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	return out
 }
 
 func toolPath(name string) catalog.Path { return catalog.Path("tools").Key(name) }
@@ -438,7 +453,7 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	// from a file holds their text).
 	d.input(p.Key("inputSchema"), who, catalog.SchemaTree(o.InputSchema), catalog.SchemaTree(n.InputSchema))
 	d.output(p.Key("outputSchema"), who, catalog.SchemaTree(o.OutputSchema), catalog.SchemaTree(n.OutputSchema))
-	d.others(p, who, o.Other, n.Other)
+	d.others(p, who, o.Others(), n.Others())
 }
 
 // execution compares how a tool runs as a task, by what it means (no
@@ -707,7 +722,7 @@ func (d *differ) prompt(p catalog.Path, who string, o, n catalog.Prompt) {
 		d.text(RuleTitleChanged, at.Key("title"), who, fmt.Sprintf("argument %q title", na.Name), oa.Title, na.Title)
 		d.text(RuleDescriptionChanged, at.Key("description"), who, fmt.Sprintf("argument %q description", na.Name), oa.Description, na.Description)
 	}
-	d.others(p, who, o.Other, n.Other)
+	d.others(p, who, o.Others(), n.Others())
 }
 
 func resourcePath(uri string) catalog.Path { return catalog.Path("resources").Key(uri) }
@@ -730,7 +745,7 @@ func asResources(templates []catalog.Template) []catalog.Resource {
 	out := make([]catalog.Resource, len(templates))
 	for i, t := range templates {
 		out[i] = catalog.Resource{URI: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
-			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons, Other: t.Other}
+			MIMEType: t.MIMEType, Audience: t.Audience, Priority: t.Priority, Icons: t.Icons, Other: t.Others()}
 	}
 	return out
 }
@@ -761,7 +776,7 @@ func (d *differ) resource(p catalog.Path, who string, o, n catalog.Resource) {
 		op, np := deref(o.Priority), deref(n.Priority)
 		d.add(RuleAnnotationChanged, p.Key("priority"), who, fmt.Sprintf("priority %s → %s", shortOr(op, "none"), shortOr(np, "none")), op, np)
 	}
-	d.others(p, who, o.Other, n.Other)
+	d.others(p, who, o.Others(), n.Others())
 }
 
 func deref(f *float64) any {

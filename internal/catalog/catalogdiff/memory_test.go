@@ -1,6 +1,7 @@
 package catalogdiff
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -227,5 +228,77 @@ func TestReportsAreWrittenAsTheyAreMade(t *testing.T) {
 		if ratio > 4.5 {
 			t.Errorf("writing the %s report allocated %.2f bytes per byte written, want at most 4.5 (is it made whole before it is written?)", name, ratio)
 		}
+	}
+}
+
+// compactFiles are two catalogs of n small tools, each with a
+// description, an input schema of one enum and a _meta of one member,
+// written compact (not in the form catalog save writes: by another tool,
+// or by hand); in the second every _meta differs.
+func compactFiles(t testing.TB, n int) (old, new []byte) {
+	file := func(v int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"catalogFormat":1,"server":{"name":"small","version":"1"},"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"tools":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"t%06d","description":"Tool %d.","inputSchema":{"type":"object","properties":{"a":{"enum":["x","y"]}}},"_meta":{"v":%d}}`, i, i, v)
+		}
+		b.WriteString(`],"prompts":[],"resources":[],"resourceTemplates":[]}`)
+		return []byte(b.String())
+	}
+	return file(1), file(2)
+}
+
+// Compact catalogs of many small tools, each with a _meta, hold about
+// 2.3 times their files once read, where the _meta of each tool held as
+// trees (a map for the tool's other members, one for the _meta) made
+// them hold 7.5 times: an item's other members are kept as their text,
+// like its schemas. A ratio of sizes measured in this process, not a
+// time.
+func TestCompactCatalogsHoldAFewTimesTheirFiles(t *testing.T) {
+	old, new := compactFiles(t, 5000)
+	co, cn, held, allocated := readBoth(t, old, new)
+	t.Logf("held %.2f bytes per byte of the files, allocated %.1f", held, allocated)
+	if held > 2.6 {
+		t.Errorf("the catalogs read hold %.2f bytes of heap per byte of their files, want at most 2.6", held)
+	}
+	if rep := Compare(co, cn); len(rep.Changes) != 5000 || rep.Changes[0].Rule != RuleMemberChanged {
+		t.Errorf("%d changes, want one a tool", len(rep.Changes))
+	}
+	runtime.KeepAlive(co)
+	runtime.KeepAlive(cn)
+}
+
+// Whether a file is in the form catalog save writes is found at its first
+// line that differs: a compact file is not written whole again in the
+// canonical form to be found different (which cost as much as checking a
+// saved file). A ratio of bytes allocated, not a time.
+func TestMatchesStopsAtTheFirstDifference(t *testing.T) {
+	saved, _ := largeFiles(t, 300)
+	var b bytes.Buffer
+	if err := json.Compact(&b, saved); err != nil {
+		t.Fatal(err)
+	}
+	compact := b.Bytes()
+	c, err := catalog.ReadSaved("c.json", compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matches := func(data []byte, want bool) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		same, err := c.Matches(data)
+		runtime.ReadMemStats(&after)
+		if err != nil || same != want {
+			t.Fatalf("Matches: %v, %v; want %v", same, err, want)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	whole, stopped := matches(saved, true), matches(compact, false)
+	t.Logf("a saved file: %d bytes allocated; a compact one: %d", whole, stopped)
+	if stopped*10 > whole {
+		t.Errorf("finding a compact file not in the saved form allocated %d bytes, a saved one %d: want a tenth at most", stopped, whole)
 	}
 }
