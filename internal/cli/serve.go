@@ -115,13 +115,18 @@ holds an answer for (tools/call, prompts/get, resources/read), as many times
 as recorded, each matched and answered as recorded; the lists, completions,
 ping and the handshake are answered when asked, not required. A client that
 asked nothing, or skipped a recorded call, did not: each call it never made
-is a problem of kind missing. While it serves, --report says what happened
-so far; the missing calls are counted once it has ended.
+is a problem of kind missing. A recorded call the stand-in refused, as the
+server refuses it (a tool that runs only as a task called without one, where
+the recording's call ran as a task), is a problem of kind refused, its
+questions never asked; a task the client cancelled where the recording ran
+it to its end, of kind cancelled; a task whose question the client never
+came to be asked, of kind unanswered. While it serves, --report says what
+happened so far; the missing calls and tasks are counted once it has ended.
 
 Exit codes: 0 the client did what was recorded; 1 it did not (an answer
 differed, a requestState was refused, a request had no recording, a recorded
-call was never made or the client asked nothing, a question's answer was
-missing, a question needed a capability the client did not declare, the
+call was never made, refused or its task cancelled, or the client asked
+nothing, a question's answer was missing or a question never asked, a question needed a capability the client did not declare, the
 client's input ended before a request it sent was answered; over HTTP, ended
 by an interrupt, also when no client came); 130 over stdio, interrupted
 (SIGINT; 143 for SIGTERM) while the client was connected, before it had done

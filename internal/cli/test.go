@@ -211,19 +211,15 @@ func checkTestOptions(opts *TestOptions) error {
 	return nil
 }
 
-// loadTestScripts reads the scripts test runs. Nothing checked is a
-// failure, as in audit: a script with no step (empty, or comments alone)
-// would pass without asking the server anything.
+// loadTestScripts reads the scripts test runs. A script with no step
+// (empty, or comments alone) is read like the others: it fails on its own
+// when its turn comes (nothing checked is a failure, as in audit), and the
+// others run.
 func loadTestScripts(paths []string) ([]*script.Script, error) {
 	scripts, err := script.LoadFiles(paths)
 	if err != nil {
 		// Syntax errors and missing files: nothing has run.
 		return nil, &exitError{code: ExitUsage, err: err}
-	}
-	for _, s := range scripts {
-		if s.NumSteps() == 0 {
-			return nil, &exitError{code: ExitFailed, err: fmt.Errorf("%s: nothing to check: the script has no step", termsafe.Line(s.Name))}
-		}
 	}
 	return scripts, nil
 }

@@ -74,6 +74,10 @@ type ScriptResult struct {
 	Duration time.Duration
 }
 
+// NothingChecked is why a script with no step (empty, or comments alone)
+// fails: its one result, at line 1, says so.
+const NothingChecked = "nothing checked: the script has no step (it is empty or holds comments alone)"
+
 // StepResult is the outcome of one step.
 type StepResult struct {
 	Line     int    // 1-based line of the command

@@ -211,6 +211,16 @@ func (r *runner) run(ctx context.Context, s *Script) *ScriptResult {
 		writeScriptSummary(r.out, r.res)
 		return r.res
 	}
+	if s.NumSteps() == 0 {
+		// Nothing checked is a failure of this script (as in audit), and
+		// the others run: no server is started for it.
+		st := &StepResult{Line: 1, Col: 1, Text: "(no step)", Message: NothingChecked}
+		r.res.Steps = []*StepResult{st}
+		_, _ = r.out.Write(appendStep(nil, st))
+		r.res.Duration = time.Since(start)
+		writeScriptSummary(r.out, r.res)
+		return r.res
+	}
 	conn, err := r.connect(ctx, s)
 	if err != nil {
 		r.res.Err = fmt.Errorf("could not connect: %w", err)

@@ -34,6 +34,15 @@ const (
 	// recording made at all. A client that asked nothing did not do what
 	// was recorded.
 	ProblemMissing = "missing"
+	// ProblemRefused: a recorded call the stand-in answered with an error
+	// the recording did not hold, as the server would have (a call of a
+	// tool that runs only as a task, made without asking for one): the
+	// client did not make it as recorded, and its recorded questions
+	// were never asked.
+	ProblemRefused = "refused"
+	// ProblemCancelled: the client cancelled a task the recording ran to
+	// its end (the recording holds no cancel of it).
+	ProblemCancelled = "cancelled"
 )
 
 // MaxProblems bounds the problems a report keeps; past it they are

@@ -160,7 +160,10 @@ func (s *Standin) answerMatched(ctx context.Context, client, method string, req 
 		}
 		if method == "tools/call" && s.servesTasks2025() && !taskRequested(req) && !tasks.Declared(req) && s.script.requiresTask(nameOf(req)) {
 			// The server refuses any call of it without a task, whatever
-			// its arguments: so does the stand-in (untaskedRefusal).
+			// its arguments: so does the stand-in (untaskedRefusal). The
+			// recording holds no such call.
+			s.rep.problem(Problem{Kind: ProblemRefused, Request: label(method, nameOf(req)), Got: json.RawMessage(key),
+				Detail: "the call asks for no task, and the tool runs only as one: the stand-in refused it, as the server does (the recording holds no call of it with these params)"})
 			return s.script.untaskedRefusal(nameOf(req))
 		}
 		return nil, s.unmatched(method, nameOf(req), key)
@@ -205,7 +208,9 @@ func (s *Standin) startTask(req mcp.Request, client, method string, x *Exchange)
 		return res, true, err
 	case x.Task != nil && s.servesTasks2025() && !taskRequested(req) && s.script.requiresTask(nameOf(req)):
 		// The server refuses a call of it without a task: so does the
-		// stand-in (untaskedRefusal).
+		// stand-in (untaskedRefusal), and the client did not make the
+		// call as recorded.
+		s.refusedUntasked(x)
 		res, err := s.script.untaskedRefusal(nameOf(req))
 		return res, true, err
 	}

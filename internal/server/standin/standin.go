@@ -250,6 +250,7 @@ func (s *Standin) Report() Report {
 	r.Problems = append(r.Problems, s.waiting()...)
 	if r.Ended && s.opts.EveryCall {
 		// While it serves, the client may still make them.
+		r.Problems = append(r.Problems, s.taskProblems()...)
 		r.Problems = append(r.Problems, s.missing(r.Requests)...)
 	}
 	r.OK = r.OK && len(r.Problems) == 0
@@ -348,6 +349,9 @@ func (s *Standin) End() {
 		s.rep.say(p)
 	}
 	if s.opts.EveryCall {
+		for _, p := range s.taskProblems() {
+			s.rep.say(p)
+		}
 		for _, p := range s.missing(s.rep.snapshot().Requests) {
 			s.rep.say(p)
 		}

@@ -150,6 +150,18 @@ func TestUntaskedCallOfTaskTool(t *testing.T) {
 					t.Errorf("%s: got %+v, want isError %q", topic, res, c.want)
 				}
 			}
+			// Each refusal is a problem (review43 F9), even without
+			// EveryCall: the recorded call (line 6) was not made as
+			// recorded, its question never asked; the other is not
+			// recorded with these params.
+			var got []string
+			for _, p := range s.Report().Problems {
+				got = append(got, fmt.Sprintf("%s %d %s", p.Kind, p.Line, p.Detail))
+			}
+			if len(got) != 2 || !strings.HasPrefix(got[0], ProblemRefused+" 6 the call asks for no task, and the recording's call ran as a task") ||
+				!strings.Contains(got[0], `its recorded question was never asked: "`) || !strings.HasPrefix(got[1], ProblemRefused+" 0 ") {
+				t.Errorf("problems:\n%s\nwant two refused, the first at line 6", strings.Join(got, "\n"))
+			}
 		})
 	}
 }
