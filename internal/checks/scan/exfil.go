@@ -133,6 +133,10 @@ func (s *scanner) destinations(t *text, p *prose) {
 			}
 			full := withSlotTail(in, loc[0], loc[1])
 			d := strings.TrimRight(full, ".,;:")
+			if s.requestOrder(t, sent, d) {
+				found[d] = true
+				continue
+			}
 			if found[d] {
 				continue
 			}
@@ -913,11 +917,18 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // "e-mail the user's data" orders one sent).
 func hasVerb(verb *lazyre.Regexp, s string) bool {
 	for _, loc := range verb.FindAllStringIndex(s, 8) {
-		if !nounBefore(s[:loc[0]]) {
+		if !nounBefore(s[:loc[0]]) && !ofAfter(s[loc[1]:]) {
 			return true
 		}
 	}
 	return false
+}
+
+// ofAfter reports whether the words after a verb begin with "of": the
+// verb is a noun then ("Mirror of the docs: https://…", "a report of").
+func ofAfter(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	return len(s) >= 2 && strings.EqualFold(s[:2], "of") && (len(s) == 2 || !isWordByte(s[2]))
 }
 
 // withSlotTail returns the address at sent[start:end] with the slot that
