@@ -98,13 +98,19 @@ func (a *Answerer) turn(ctx context.Context, asked bool) (unlock func(), err err
 	return a.mu.Unlock, nil
 }
 
-// inputEnded says, once, that the input ended: the prompt it cut short
+// inputEnded says, once, that the input ended (or could not be read: the
+// note then names the error): the prompt it cut short
 // gets its line ended, and the note tells that no question is shown any
 // more and that each is declined (the session declines a question nobody
 // answers).
 func (a *Answerer) inputEnded() {
 	a.ended.Do(func() {
-		const note = "the input ended: no more questions are shown; this one and any after it are declined"
+		note := "the input ended: no more questions are shown; this one and any after it are declined"
+		if err := a.readFailed(); err != nil {
+			// The answer could not be read: no answer, as at the end of
+			// the input, and the person is told why.
+			note = "reading the answer failed: " + termsafe.Line(err.Error()) + "; no more questions are shown; this one and any after it are declined"
+		}
 		if a.shown.midLine() {
 			fmt.Fprintln(a.opts.Out)
 		}
@@ -157,10 +163,19 @@ func asker(q *answer.Question) string {
 // prompt that reads on once it has been told stops there: Read panics
 // with errInputEnded, which the form's runner recovers (a prompt that asks
 // again after a wrong answer would otherwise ask for ever).
+//
+// A read that fails (anything but the end of the input: a directory, a
+// connection reset) ends the input too, and the line it cut short is
+// dropped: what could not be read is no answer. The forms library's line
+// prompts take a failed read for an empty line (the default, and Submit),
+// which would send an answer nobody gave.
 type lineReader struct {
 	r   *bufio.Reader
 	buf []byte
 	eof atomic.Bool // read by what writes the prompts, which an abandoned prompt may do
+	// failed is the read error that ended the input, when it was not its
+	// end; set before eof.
+	failed atomic.Pointer[error]
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
@@ -169,10 +184,13 @@ func (l *lineReader) Read(p []byte) (int, error) {
 			panic(errInputEnded)
 		}
 		line, err := l.r.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			l.failed.Store(&err)
+			l.eof.Store(true)
+			return 0, err
+		}
 		if len(line) == 0 && err != nil {
-			if errors.Is(err, io.EOF) {
-				l.eof.Store(true)
-			}
+			l.eof.Store(true)
 			return 0, err
 		}
 		l.buf = line
@@ -185,10 +203,21 @@ func (l *lineReader) Read(p []byte) (int, error) {
 // errInputEnded stops a line prompt that reads on after the input ended.
 var errInputEnded = errors.New("the input ended")
 
-// atEOF reports whether the input has ended.
+// atEOF reports whether the input has ended, or failed.
 func (a *Answerer) atEOF() bool {
 	lr, ok := a.in.(*lineReader)
 	return ok && lr.eof.Load()
+}
+
+// readFailed returns the read error that ended the input, or nil when it
+// has not ended or ended as input does.
+func (a *Answerer) readFailed() error {
+	if lr, ok := a.in.(*lineReader); ok {
+		if err := lr.failed.Load(); err != nil {
+			return *err
+		}
+	}
+	return nil
 }
 
 // untilEnd writes to w until the input has ended, and drops what is
