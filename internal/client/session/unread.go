@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -52,19 +53,20 @@ func (t *unreadTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	uc := &unreadConn{Connection: c, limit: t.limit}
+	uc := &unreadConn{Connection: c, limit: t.limit, changed: make(chan struct{})}
 	t.mu.Lock()
 	t.conn = uc
 	t.mu.Unlock()
 	return uc, nil
 }
 
-// release closes the connection at once when answers to the server's
-// requests are still waiting to be written (the server does not read its
-// input): the go-sdk's close waits for every answer under way to be
-// written, which a server that never reads again would make wait for
-// ever. A server that read every answer is closed as usual, by the
-// session's close. t may be nil (an HTTP transport, not bounded).
+// release closes the connection when answers to the server's requests are
+// still waiting to be written (the server does not read its input) after
+// target.AnswerGrace, or at once when the server flooded the session: the
+// go-sdk's close waits for every answer under way to be written, which a
+// server that never reads again would make wait for ever. A server that
+// read every answer is closed as usual, by the session's close. t may be
+// nil (an HTTP transport, not bounded).
 func (t *unreadTransport) release() {
 	if t == nil {
 		return
@@ -75,10 +77,7 @@ func (t *unreadTransport) release() {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	stuck := c.unread > 0 || c.stopped
-	c.mu.Unlock()
-	if stuck {
+	if c.stuck(target.AnswerGrace) {
 		// The writes waiting on the server's full input fail; the
 		// command server is ended as the session's close ends it.
 		_ = c.Connection.Close()
@@ -92,9 +91,32 @@ type unreadConn struct {
 	limit int
 
 	mu      sync.Mutex
-	unread  int  // requests read, their answers not yet written
-	most    int  // the largest unread seen (for tests)
-	stopped bool // limit reached: nothing more is read
+	unread  int           // requests read, their answers not yet written
+	most    int           // the largest unread seen (for tests)
+	stopped bool          // limit reached: nothing more is read
+	changed chan struct{} // closed, and replaced, when an answer is written
+}
+
+// stuck waits up to grace for the answers under way to be written, and
+// reports whether some are still waiting (or the server flooded the
+// session).
+func (c *unreadConn) stuck(grace time.Duration) bool {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		if c.stopped || c.unread == 0 {
+			defer c.mu.Unlock()
+			return c.stopped
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			return true
+		}
+	}
 }
 
 func (c *unreadConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -125,6 +147,8 @@ func (c *unreadConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if _, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		c.unread = max(c.unread-1, 0)
+		close(c.changed)
+		c.changed = make(chan struct{})
 		c.mu.Unlock()
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // MaxUnread bounds the answers to a server's own requests
@@ -34,13 +35,19 @@ type inflight struct {
 	mu      sync.Mutex
 	next    int
 	all     map[int]context.CancelFunc
-	answers map[int]bool // the requests of all that no context ends (answers)
+	answers map[int]bool  // the requests of all that no context ends (answers)
+	changed chan struct{} // closed, and replaced, when an answer ends
 	flooded bool
 }
 
 func newInflight(refused *refusal, limit int) *inflight {
-	return &inflight{refused: refused, limit: limit, all: map[int]context.CancelFunc{}, answers: map[int]bool{}}
+	return &inflight{refused: refused, limit: limit, all: map[int]context.CancelFunc{}, answers: map[int]bool{}, changed: make(chan struct{})}
 }
+
+// AnswerGrace is how long closing a session waits for the answers to a
+// server's requests still under way (see [Conn.EndAnswers]): a server that
+// takes them answers their POSTs at once; past it they are ended.
+const AnswerGrace = 10 * time.Second
 
 // start registers r, and returns it with a context that ending the
 // requests under way ends, and the function that unregisters it. It
@@ -78,7 +85,11 @@ func (f *inflight) start(r *http.Request) (*http.Request, func(), error) {
 		once.Do(func() {
 			f.mu.Lock()
 			delete(f.all, id)
-			delete(f.answers, id)
+			if f.answers[id] {
+				delete(f.answers, id)
+				close(f.changed)
+				f.changed = make(chan struct{})
+			}
 			f.mu.Unlock()
 			cancel()
 		})
@@ -98,8 +109,25 @@ func (f *inflight) takeAll() []context.CancelFunc {
 	return cancels
 }
 
-// endAnswers ends the answers under way (their POSTs fail at once).
-func (f *inflight) endAnswers() {
+// endAnswers waits up to grace for the answers under way to be taken, then
+// ends those left (their POSTs fail at once).
+func (f *inflight) endAnswers(grace time.Duration) {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for waiting := true; waiting; {
+		f.mu.Lock()
+		if len(f.answers) == 0 {
+			f.mu.Unlock()
+			return
+		}
+		changed := f.changed
+		f.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			waiting = false
+		}
+	}
 	f.mu.Lock()
 	var cancels []context.CancelFunc
 	for id := range f.answers {

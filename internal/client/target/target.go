@@ -169,13 +169,14 @@ type Conn struct {
 	inflight  *inflight // an HTTP Conn's requests under way
 }
 
-// EndAnswers ends the answers to the server's own requests that an HTTP
-// server has not yet taken (their POSTs fail at once), so that closing the
-// session does not wait for a server that never answers them. It does
-// nothing for a command server (the session bounds those itself).
+// EndAnswers waits up to AnswerGrace for the answers to the server's own
+// requests that an HTTP server has not yet taken, then ends those left
+// (their POSTs fail at once), so that closing the session does not wait
+// for ever for a server that never takes them. It does nothing for a
+// command server (the session bounds those itself).
 func (c *Conn) EndAnswers() {
 	if c.inflight != nil {
-		c.inflight.endAnswers()
+		c.inflight.endAnswers(AnswerGrace)
 	}
 }
 
