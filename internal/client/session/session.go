@@ -447,6 +447,9 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		// It was reached, and answered with something else than
 		// JSON-RPC: say what came back.
 		e.Kind, e.Err = KindProtocol, wrong
+		if wrong.Untied != nil {
+			e.Kind = KindServer // the server's own error
+		}
 		return e
 	}
 	if addr := refusedAt(err); addr != "" && e.Kind == KindUnreachable {
@@ -722,6 +725,9 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server answered with something else than JSON-RPC.
 		e.Kind = KindProtocol
 		e.Err = s.conn.WrongAnswer(err, false)
+		if s.conn.WrongAnswer(err, false).Untied != nil {
+			e.Kind = KindServer // the server's own error
+		}
 	case undelivered(err):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server could not be reached (%w)", err)
