@@ -18,8 +18,9 @@ import (
 // whose id is null, which JSON-RPC 2.0 answers a request with when it
 // could not read the request's id (a server that refuses a request before
 // reading it, such as one that answers an HTTP 400 "Server not
-// initialized"): a *jsonrpc.Response whose ID is not valid. What is no
-// JSON-RPC message is an error that says what it is.
+// initialized"), or without an id, as the TypeScript SDK writes such an
+// error: a *jsonrpc.Response whose ID is not valid. What is no JSON-RPC
+// message is an error that says what it is.
 func DecodeMessage(b []byte) (jsonrpc.Message, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(b, &members); err != nil {
@@ -65,7 +66,7 @@ func messageID(raw json.RawMessage, hasID bool) (jsonrpc.ID, error) {
 }
 
 // decodeResponse reads the members of a response of id; only an error
-// may have a null id (hasID with an id not valid).
+// may have a null id or none (an id not valid).
 func decodeResponse(members map[string]json.RawMessage, id jsonrpc.ID, hasID bool) (jsonrpc.Message, error) {
 	var werr *jsonrpc.Error
 	if e := nonNull(members["error"]); e != nil {
@@ -76,8 +77,8 @@ func decodeResponse(members map[string]json.RawMessage, id jsonrpc.ID, hasID boo
 	result := members["result"]
 	switch {
 	case id.IsValid():
-	case !hasID:
-		return nil, errors.New("a response without an id")
+	case !hasID && (werr == nil || nonNull(result) != nil):
+		return nil, errors.New("a response without an id that is no error (only an error may have no id)")
 	case werr == nil || nonNull(result) != nil:
 		return nil, errors.New("a response with a null id that is no error (only an error may have a null id)")
 	}

@@ -49,7 +49,8 @@ func TestWaitingPairsByIDSessionAndStream(t *testing.T) {
 
 // An error whose id is null (a server that could not read the request)
 // decodes as a response, and answers the one request sent on its stream;
-// a response without an id, or a result with a null id, is no message.
+// so does one without an id (as the TypeScript SDK writes it); a result
+// without an id or with a null id is no message.
 func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
 	msg, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
 	if err != nil {
@@ -59,8 +60,13 @@ func TestNullIDErrorAnswersTheRequestOnItsStream(t *testing.T) {
 	if !ok || r.ID.IsValid() || r.Error == nil {
 		t.Fatalf("decoded %#v", msg)
 	}
+	if m, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`)); err != nil {
+		t.Error(err)
+	} else if r, ok := m.(*jsonrpc.Response); !ok || r.ID.IsValid() || r.Error == nil {
+		t.Errorf("decoded %#v", m)
+	}
 	for _, bad := range []string{
-		`{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}`,
+		`{"jsonrpc":"2.0","result":{}}`,
 		`{"jsonrpc":"2.0","result":{},"id":null}`,
 		`{"jsonrpc":"2.0","result":{},"id":{"a":1}}`,
 	} {

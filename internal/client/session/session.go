@@ -451,6 +451,9 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 		// It was reached, and answered with something else than
 		// JSON-RPC: say what came back.
 		e.Kind, e.Err = KindProtocol, wrong
+		if wrong.Untied != nil {
+			e.Kind = KindServer // the server's own error
+		}
 		return e
 	}
 	if addr := refusedAt(err); addr != "" && e.Kind == KindUnreachable {
@@ -728,6 +731,14 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server answered with something else than JSON-RPC.
 		e.Kind = KindProtocol
 		e.Err = s.conn.WrongAnswer(err, false)
+		if s.conn.WrongAnswer(err, false).Untied != nil {
+			e.Kind = KindServer // the server's own error
+		}
+	case streamEnded(err):
+		// The HTTP answer to the request, an event stream, ended
+		// before the answer came: between events, or inside one.
+		e.Kind = KindUnreachable
+		e.Err = errStreamEnded
 	case undelivered(err):
 		e.Kind = KindUnreachable
 		e.Err = fmt.Errorf("the server could not be reached (%w)", err)
@@ -787,6 +798,20 @@ func (s *Session) timedOut(ctx context.Context, e *Error) {
 		e.Kind = KindProtocol
 		e.Err = fmt.Errorf("%w: %w", e.Err, strayError(id))
 	}
+}
+
+// errStreamEnded is the error of a request whose HTTP answer, an event
+// stream, ended without the answer to it.
+var errStreamEnded = errors.New("the server ended the event stream of its answer before the answer came")
+
+// streamEnded reports whether err is the go-sdk's of an event stream that
+// ended before the answer to its request: between events ("request
+// terminated without response") or inside one (an event cut short, read
+// to an unexpected end).
+func streamEnded(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "request terminated without response") ||
+		(strings.Contains(msg, "failed to decode event") && strings.Contains(msg, "unexpected EOF"))
 }
 
 // undelivered reports whether err is the go-sdk's refusal of a request its

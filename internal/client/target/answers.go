@@ -32,6 +32,9 @@ type answers struct {
 	mu    sync.Mutex
 	last  *httpAnswer
 	stdio error
+	// untied is the first error tied to no request a command server
+	// wrote (see Untied), once the go-sdk refused it.
+	untied *Untied
 	// wrong is the answer found wrong: the connection ended on it, and
 	// every later request fails for it.
 	wrong *WrongAnswerError
@@ -48,6 +51,22 @@ type httpAnswer struct {
 	// retryAfter is the Retry-After of an answer that says the server
 	// is not there now (transient).
 	retryAfter string
+	// events reads an event stream's events for an error tied to no
+	// request; nil for a body that is no event stream.
+	events *events
+	ev     lines
+}
+
+// untied is the error tied to no request the answer was, or carried
+// last (an event stream), or nil.
+func (a *httpAnswer) untied() *Untied {
+	if a.events != nil {
+		return a.events.untied
+	}
+	if a.ended && int64(len(a.head)) == a.n {
+		return readUntied(a.head)
+	}
+	return nil
 }
 
 // unavailableLen is how many bytes of an answer that says the server is
@@ -132,6 +151,10 @@ type WrongAnswerError struct {
 	Answer string
 	// Stdio says that the server is a command that wrote it on stdout.
 	Stdio bool
+	// Untied, when not nil, is the answer read as JSON-RPC: an error the
+	// server tied to no request (id null or absent). Answer is then the
+	// HTTP answer's status (over HTTP), or "".
+	Untied *Untied
 	// Depth, when not 0, says that the message was JSON-RPC as far as the
 	// tester read it, but nested deeper than its reader reads (Depth
 	// levels): the limit is the tester's, not a rule the server broke.
@@ -139,6 +162,16 @@ type WrongAnswerError struct {
 }
 
 func (e *WrongAnswerError) Error() string {
+	if e.Untied != nil {
+		if e.Stdio {
+			return "the server wrote on its stdout " + e.Untied.String()
+		}
+		s := "the server answered with " + e.Untied.String()
+		if e.Answer != "" {
+			s += " (" + e.Answer + ")"
+		}
+		return s
+	}
 	if e.Depth > 0 {
 		where := "the server answered"
 		if e.Stdio {
@@ -182,6 +215,9 @@ func (c *Conn) WrongAnswer(err error, connecting bool) *WrongAnswerError {
 
 // find is WrongAnswer, with the lock held.
 func (as *answers) find(err error, connecting bool) *WrongAnswerError {
+	if as.untied != nil {
+		return &WrongAnswerError{Untied: as.untied, Stdio: true}
+	}
 	if as.stdio != nil {
 		return &WrongAnswerError{Answer: termsafe.Line(clip(as.stdio.Error(), 4*headLen)), Stdio: true, Depth: tooDeep(as.stdio.Error())}
 	}
@@ -192,6 +228,9 @@ func (as *answers) find(err error, connecting bool) *WrongAnswerError {
 	var op *net.OpError
 	if errors.As(err, &op) {
 		return nil // the connection itself failed
+	}
+	if u := a.untied(); u != nil && (connecting || a.status/100 != 2 || unreadable(err.Error()) || strings.Contains(err.Error(), "invalid request")) {
+		return &WrongAnswerError{Answer: fmt.Sprintf("HTTP %d %s", a.status, http.StatusText(a.status)), Untied: u}
 	}
 	if connecting || a.status/100 != 2 || unreadable(err.Error()) {
 		return &WrongAnswerError{Answer: a.describe(), Depth: tooDeep(err.Error())}
@@ -271,15 +310,23 @@ func (as *answers) noteHTTP(r *http.Request, resp *http.Response) *http.Response
 		return resp
 	}
 	a := &httpAnswer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), keep: headLen}
-	if transient(resp.StatusCode) {
+	media, _, _ := mime.ParseMediaType(a.ctype)
+	switch {
+	case transient(resp.StatusCode):
 		a.keep, a.retryAfter = unavailableLen, resp.Header.Get("Retry-After")
+	case media == "application/json":
+		// Whole, when it is small: an error tied to no request is read
+		// from it (see Untied).
+		a.keep = untiedLen
+	case media == "text/event-stream":
+		a.events = &events{}
+		a.ev.line = a.events.line
 	}
 	as.mu.Lock()
 	as.last = a
 	as.mu.Unlock()
 	body := &headBody{rc: resp.Body, a: a, mu: &as.mu}
 	resp.Body = body
-	media, _, _ := mime.ParseMediaType(a.ctype)
 	if media != "application/json" && media != "text/event-stream" {
 		// Read the first bytes now: the go-sdk closes such a body unread.
 		p := make([]byte, a.keep)
@@ -303,6 +350,9 @@ func (b *headBody) Read(p []byte) (int, error) {
 		b.a.head = append(b.a.head, p[:min(n, k)]...)
 	}
 	b.a.n += int64(n)
+	if b.a.events != nil {
+		b.a.ev.feed(p[:n])
+	}
 	if err == io.EOF {
 		b.a.ended = true
 	}
@@ -325,6 +375,7 @@ func (r *replayed) Close() error { return r.c.Close() }
 type readNoting struct {
 	inner mcp.Transport
 	as    *answers
+	watch *stdoutWatch // what the command wrote, or nil
 }
 
 func (t *readNoting) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -332,16 +383,39 @@ func (t *readNoting) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &readNotingConn{Connection: c, as: t.as}, nil
+	return &readNotingConn{Connection: c, as: t.as, watch: t.watch}, nil
 }
 
 type readNotingConn struct {
 	mcp.Connection
-	as *answers
+	as    *answers
+	watch *stdoutWatch
+	// next is the error every later read returns: the connection ended
+	// on a message the go-sdk could not read.
+	next error
 }
 
 func (c *readNotingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.next != nil {
+		return nil, c.next
+	}
 	msg, err := c.Connection.Read(ctx)
+	if err != nil && invalidRequest(err) {
+		c.as.mu.Lock()
+		u := c.watch.first()
+		if u != nil && c.as.untied == nil && c.as.stdio == nil {
+			c.as.untied = u.Untied
+		}
+		c.as.mu.Unlock()
+		if u != nil {
+			// Hand the message on, as the go-sdk would not, for the
+			// trace to show, then end the connection on it: the go-sdk
+			// drops a response it cannot tie to a request, and the
+			// request it answered would wait for ever.
+			c.next = &WrongAnswerError{Untied: u.Untied, Stdio: true}
+			return u.msg, nil
+		}
+	}
 	if err != nil && notJSONRPC(err) {
 		c.as.mu.Lock()
 		if c.as.stdio == nil {

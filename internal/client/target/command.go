@@ -22,6 +22,8 @@ type commandTransport struct {
 	proc     *process
 	grace    time.Duration // after the input is closed
 	endGrace time.Duration // after SIGTERM
+	// watch reads what the server writes as the go-sdk reads it.
+	watch *stdoutWatch
 }
 
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -51,7 +53,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	ends := &serverEnd{t: t, stdin: stdin, stdout: outR}
 	// Closing the connection closes the server's input, not its output:
 	// whatever it still writes as it ends goes somewhere.
-	return (&mcp.IOTransport{Reader: io.NopCloser(outR), Writer: ends}).Connect(ctx)
+	return (&mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(outR, t.watch)), Writer: ends}).Connect(ctx)
 }
 
 // serverEnd is the server's input, whose Close ends the server.

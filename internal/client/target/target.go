@@ -238,7 +238,7 @@ func (t *Target) Open(transport string) (*Conn, error) {
 	}
 	if t.Command != "" {
 		conn := t.openCommand()
-		conn.Transport = &readNoting{inner: conn.Transport, as: &conn.answers}
+		conn.Transport = &readNoting{inner: conn.Transport, as: &conn.answers, watch: conn.Transport.(*commandTransport).watch}
 		return conn, nil
 	}
 	if transport == "" {
@@ -336,7 +336,7 @@ func (t *Target) openCommand() *Conn {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	return &Conn{Transport: &commandTransport{proc: p, grace: grace, endGrace: procgroup.TermGrace}, proc: p}
+	return &Conn{Transport: &commandTransport{proc: p, grace: grace, endGrace: procgroup.TermGrace, watch: newStdoutWatch()}, proc: p}
 }
 
 // shellLine returns the line the shell runs for command. A simple command

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askback/askback/internal/encoding/eventstream"
 	"github.com/askback/askback/internal/encoding/jsonscan"
+	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -187,7 +188,17 @@ func observeJSON(b []byte, sent bool, obs listeners, call *awaited) {
 		}
 	}
 	if obs.obs != nil {
-		if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+		msg, err := jsonrpc.DecodeMessage(b)
+		if err != nil {
+			// An error tied to no request (id null or absent), which
+			// the go-sdk refuses and the reader of recordings reads.
+			if m, rerr := recording.DecodeMessage(b); rerr == nil {
+				if r, ok := m.(*jsonrpc.Response); ok && !r.ID.IsValid() {
+					msg, err = m, nil
+				}
+			}
+		}
+		if err == nil {
 			obs.obs(sent, msg)
 		}
 	}
