@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -25,7 +26,9 @@ import (
 // question to the client unanswered, an answer that could not be
 // written) are each a ProblemUnanswered.
 func (s *Standin) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	conn := newDroppable(in, out)
+	conn := newDroppable(in, out, func(n int, why string) {
+		s.rep.problem(Problem{Kind: ProblemMalformed, Request: fmt.Sprintf("the client's line %d", n), Detail: why})
+	})
 	ended := newInputEnd(ctx.Done())
 	s.mu.Lock()
 	s.drop = conn.drop
@@ -77,11 +80,16 @@ type droppable struct {
 	gone bool
 }
 
-func newDroppable(in io.Reader, out io.Writer) *droppable {
+func newDroppable(in io.Reader, out io.Writer, bad func(n int, why string)) *droppable {
 	pr, pw := io.Pipe()
 	d := &droppable{out: out, pr: pr, pw: pw}
 	go func() {
-		_, err := io.Copy(pw, in)
+		// What is no message is answered and reported here; the rest
+		// goes on to the go-sdk.
+		err := clientLines(in, pw, d.Write, bad)
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
 		if err == nil {
 			err = io.EOF
 		}
