@@ -140,20 +140,14 @@ func (c *floodConn) SessionID() string { return "" }
 func TestServerFloodingRequestsIsBounded(t *testing.T) {
 	const flood = 5000
 	fc := newFloodConn(flood)
-	s, err := Open(context.Background(), Options{
-		Target:       &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }},
-		Protocol:     "2025-11-25",
-		Capabilities: Capabilities{Form: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFlood(t, &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }}, 0)
 	defer s.Close()
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := s.ListTools(context.Background(), Pages{})
 		done <- err
 	}()
+	var err error
 	select {
 	case err = <-done:
 	case <-fc.over:
@@ -180,14 +174,7 @@ func TestServerFloodingRequestsIsBounded(t *testing.T) {
 func TestCloseEndsWhenTheServerReadsNoAnswer(t *testing.T) {
 	fc := newFloodConn(5000)
 	fc.pipe, fc.writing = true, make(chan struct{}, 1)
-	s, err := Open(context.Background(), Options{
-		Target:       &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }},
-		Protocol:     "2025-11-25",
-		Capabilities: Capabilities{Form: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFlood(t, &target.Target{Dial: func() (mcp.Transport, func(), error) { return fc, func() { fc.Close() }, nil }}, 0)
 	if _, _, err := s.ListTools(context.Background(), Pages{}); !errors.Is(err, errServerFlooded) {
 		t.Fatalf("ListTools: %v; want %q", err, errServerFlooded)
 	}
@@ -254,16 +241,8 @@ func httpFlood(t *testing.T, n int, list bool) *httptest.Server {
 // says why, and the session closes.
 func TestHTTPServerFloodingRequestsIsBounded(t *testing.T) {
 	hs := httpFlood(t, 5000, false)
-	s, err := Open(context.Background(), Options{
-		Target:       &target.Target{URL: hs.URL},
-		Protocol:     "2025-11-25",
-		Capabilities: Capabilities{Form: true},
-		MaxRounds:    1 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = s.ListTools(context.Background(), Pages{})
+	s := openFlood(t, &target.Target{URL: hs.URL}, 1<<20)
+	_, _, err := s.ListTools(context.Background(), Pages{})
 	if err == nil || !errors.Is(err, errServerFlooded) || KindOf(err) != KindProtocol {
 		t.Fatalf("ListTools: %v (kind %v); want the protocol error %q", err, KindOf(err), errServerFlooded)
 	}
@@ -274,14 +253,7 @@ func TestHTTPServerFloodingRequestsIsBounded(t *testing.T) {
 // (their POSTs hang) does not hang the session's close.
 func TestHTTPCloseEndsWhenTheServerTakesNoAnswer(t *testing.T) {
 	hs := httpFlood(t, 3, true)
-	s, err := Open(context.Background(), Options{
-		Target:       &target.Target{URL: hs.URL},
-		Protocol:     "2025-11-25",
-		Capabilities: Capabilities{Form: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFlood(t, &target.Target{URL: hs.URL}, 0)
 	if _, _, err := s.ListTools(context.Background(), Pages{}); err != nil {
 		t.Fatalf("ListTools: %v", err)
 	}
@@ -298,4 +270,15 @@ func closeWithin(t *testing.T, s *Session) {
 	case <-time.After(time.Minute): // only a failure waits this long
 		t.Fatal("Close did not return while answers to the server were under way")
 	}
+}
+
+// openFlood opens a session of protocol 2025-11-25 that answers forms, to
+// a flooding server (maxRounds 0: the default).
+func openFlood(t *testing.T, tg *target.Target, maxRounds int) *Session {
+	t.Helper()
+	s, err := Open(context.Background(), Options{Target: tg, Protocol: "2025-11-25", Capabilities: Capabilities{Form: true}, MaxRounds: maxRounds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
