@@ -450,10 +450,7 @@ func (s *Session) connectError(ctx, cctx context.Context, conn *target.Conn, err
 	case wrong != nil && login.AsError(err) == nil && RPCError(err) == nil && cctx.Err() == nil:
 		// It was reached, and answered with something else than
 		// JSON-RPC: say what came back.
-		e.Kind, e.Err = KindProtocol, wrong
-		if wrong.Untied != nil {
-			e.Kind = KindServer // the server's own error
-		}
+		e.Kind, e.Err = wrongKind(wrong), wrong
 		return e
 	}
 	if addr := refusedAt(err); addr != "" && e.Kind == KindUnreachable {
@@ -729,11 +726,8 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		s.timedOut(ctx, e)
 	case s.conn.WrongAnswer(err, false) != nil:
 		// The server answered with something else than JSON-RPC.
-		e.Kind = KindProtocol
-		e.Err = s.conn.WrongAnswer(err, false)
-		if s.conn.WrongAnswer(err, false).Untied != nil {
-			e.Kind = KindServer // the server's own error
-		}
+		wrong := s.conn.WrongAnswer(err, false)
+		e.Kind, e.Err = wrongKind(wrong), wrong
 	case streamEnded(err):
 		// The HTTP answer to the request, an event stream, ended
 		// before the answer came: between events, or inside one.
@@ -798,6 +792,16 @@ func (s *Session) timedOut(ctx context.Context, e *Error) {
 		e.Kind = KindProtocol
 		e.Err = fmt.Errorf("%w: %w", e.Err, strayError(id))
 	}
+}
+
+// wrongKind is the kind of a request the server answered with something
+// else than JSON-RPC: a protocol error, but for an error the server tied to
+// no request, which is the server's own error.
+func wrongKind(w *target.WrongAnswerError) Kind {
+	if w.Untied != nil {
+		return KindServer
+	}
+	return KindProtocol
 }
 
 // errStreamEnded is the error of a request whose HTTP answer, an event
