@@ -105,9 +105,9 @@ func (c *unreadConn) stuck(grace time.Duration) bool {
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
-		if c.stopped || c.unread == 0 {
-			defer c.mu.Unlock()
-			return c.stopped
+		if stopped := c.stopped; stopped || c.unread == 0 {
+			c.mu.Unlock()
+			return stopped
 		}
 		changed := c.changed
 		c.mu.Unlock()
