@@ -98,8 +98,9 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if err := checkOutPath("--html", opts.HTML); err != nil {
 		return err
 	}
-	// Probe questions are declined quietly: the report tells of them.
-	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}
+	// Probe questions are declined quietly: the report tells of them. The
+	// trace (-v) and warnings still go to stderr, as grade's and scan's do.
+	quiet := &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: opts.IO.ErrOut}
 	ans, err := declaring(opts.Samples)
 	if err != nil {
 		return err
