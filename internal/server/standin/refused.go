@@ -1,10 +1,14 @@
 package standin
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // neverAsked says, for a problem's detail, which recorded questions of x
@@ -31,6 +35,23 @@ func neverAsked(x *Exchange) string {
 func (s *Standin) refusedUntasked(x *Exchange) {
 	s.rep.problem(Problem{Kind: ProblemRefused, Request: x.Label(), Line: x.Line,
 		Detail: "the call asks for no task, and the recording's call ran as a task (the tool runs only as one): the stand-in refused it, as the server does" + neverAsked(x)})
+}
+
+// refusedOwn reports a request the stand-in refused on its own, with err,
+// the error the client got: not as the recorded server would have, but
+// for a bound of its own (its tasks, its requests in progress) or params
+// it cannot match with the recording (keys that repeat or differ only in
+// letter case). The client did not get what the recording holds, which
+// is no pass. line is the recording's line of the call, where known; got,
+// what the client sent, where it says more than the request's name.
+func (s *Standin) refusedOwn(request string, line int, got json.RawMessage, err error) {
+	why := err.Error()
+	var w *jsonrpc.Error
+	if errors.As(err, &w) {
+		why = fmt.Sprintf("%s (%d)", strings.TrimPrefix(w.Message, "mcp-tester serve: "), w.Code)
+	}
+	s.rep.problem(Problem{Kind: ProblemRefused, Request: request, Line: line, Got: got,
+		Detail: "the stand-in refused it on its own: " + termsafe.Line(why)})
 }
 
 // taskProblems are the tasks the client started that did not go as

@@ -38,7 +38,10 @@ const (
 	// the recording did not hold, as the server would have (a call of a
 	// tool that runs only as a task, made without asking for one): the
 	// client did not make it as recorded, and its recorded questions
-	// were never asked.
+	// were never asked. Also a request the stand-in refused on its own:
+	// its tasks or its requests in progress at their bound, or params it
+	// cannot match with the recording (keys that repeat or differ only in
+	// letter case).
 	ProblemRefused = "refused"
 	// ProblemCancelled: the client cancelled a task the recording ran to
 	// its end (the recording holds no cancel of it).
