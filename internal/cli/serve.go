@@ -119,7 +119,8 @@ is a problem of kind missing. A recorded call the stand-in refused, as the
 server refuses it (a tool that runs only as a task called without one, where
 the recording's call ran as a task), is a problem of kind refused, its
 questions never asked; a task the client cancelled where the recording ran
-it to its end, of kind cancelled; a task whose question the client never
+it to its end, of kind cancelled (and one the recording's client cancelled
+that the client did not, of kind missing); a task whose question the client never
 came to be asked, of kind unanswered. A request the stand-in refused on
 its own (its tasks or requests in progress at their bound, params it
 cannot match with the recording) is of kind refused too. Over stdio, a

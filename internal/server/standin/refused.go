@@ -77,6 +77,8 @@ func (s *Standin) taskProblems() []Problem {
 					detail += neverAsked(x)
 				}
 				out = append(out, Problem{Kind: ProblemCancelled, Request: x.Label(), Line: x.Line, Detail: detail})
+			case st.Status != "cancelled" && x.Task.cancelLine() > 0:
+				out = append(out, notCancelled(x, x.Task.cancelLine(), "shown cancelled"))
 			case !asked && x.Questions() > 0:
 				out = append(out, Problem{Kind: ProblemUnanswered, Request: x.Label(), Line: x.Line,
 					Detail: "the client never asked for the task's result (tasks/result)" + neverAsked(x)})
@@ -93,6 +95,8 @@ func (s *Standin) taskProblems() []Problem {
 					detail += neverAsked(x)
 				}
 				out = append(out, Problem{Kind: ProblemCancelled, Request: x.Label(), Line: x.Line, Detail: detail})
+			case !cancelled && tk.rec.CancelLine > 0:
+				out = append(out, notCancelled(x, tk.rec.CancelLine, "tasks/cancel"))
 			case !cancelled && !shown && answered == 0 && x.Questions() > 0:
 				out = append(out, Problem{Kind: ProblemUnanswered, Request: x.Label(), Line: x.Line,
 					Detail: "the client never polled the task (tasks/get) to be shown its questions" + neverAsked(x)})
@@ -100,6 +104,28 @@ func (s *Standin) taskProblems() []Problem {
 		}
 	}
 	return out
+}
+
+// notCancelled is the problem of a task the recording's client cancelled
+// (where: the line of its cancel, or of the status that showed it) and the
+// client did not: a request of the recording it never made (missing).
+func notCancelled(x *Exchange, line int, how string) Problem {
+	return Problem{Kind: ProblemMissing, Request: x.Label(), Line: x.Line,
+		Detail: fmt.Sprintf("the recording's client cancelled the task (%s, line %d); this client never cancelled it", how, line)}
+}
+
+// cancelLine is the line where the recorded task was first shown
+// cancelled, or 0.
+func (t *Task2025) cancelLine() int {
+	if t == nil {
+		return 0
+	}
+	for _, st := range t.Statuses {
+		if st.Status == "cancelled" {
+			return st.Line
+		}
+	}
+	return 0
 }
 
 // cancelled reports whether the recorded task was shown cancelled.

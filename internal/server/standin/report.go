@@ -32,7 +32,8 @@ const (
 	// resources/read) the client did not make, or made fewer times than
 	// recorded; or, when the recording holds no call, no request of the
 	// recording made at all. A client that asked nothing did not do what
-	// was recorded.
+	// was recorded. Also the cancel of a task the recording's client
+	// cancelled, which the client started and never cancelled.
 	ProblemMissing = "missing"
 	// ProblemRefused: a recorded call the stand-in answered with an error
 	// the recording did not hold, as the server would have (a call of a
