@@ -449,10 +449,10 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.icons(p, who, o.Icons, n.Icons)
 	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
 	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
-	// The schemas' trees are made for one pair at a time (a catalog read
-	// from a file holds their text).
-	d.input(p.Key("inputSchema"), who, catalog.SchemaTree(o.InputSchema), catalog.SchemaTree(n.InputSchema))
-	d.output(p.Key("outputSchema"), who, catalog.SchemaTree(o.OutputSchema), catalog.SchemaTree(n.OutputSchema))
+	// A catalog read from a file holds its schemas' text: the comparison
+	// makes trees of the parts of one pair that differ (schema.go).
+	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
+	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
 	d.others(p, who, o.Others(), n.Others())
 }
 
