@@ -42,22 +42,31 @@ type finding struct {
 // catalog file is bounded in size, but its nesting is not.
 const maxSchemaDepth = 64
 
-// findings collects the differences of two schemas, and counts the
-// comparisons of one value with another made to find them (steps), which
-// grow with the schemas' size, never with its square.
+// findings passes on the differences of two schemas as they are found
+// (emit), and counts the comparisons of one value with another made to
+// find them (steps), which grow with the schemas' size, never with its
+// square.
 type findings struct {
-	list  []finding
+	emit  func(finding)
 	steps int
 }
 
-// compareSchemas lists the differences from old to new, two JSON schemas
-// as encoding/json reads them (numbers as json.Number or float64) or as
-// their text (json.RawMessage), and counts its steps in *steps.
+// compareSchemas lists the differences from old to new (schemaDifferences).
 func compareSchemas(p catalog.Path, old, new any, steps *int) []finding {
-	out := &findings{}
+	var list []finding
+	schemaDifferences(p, old, new, steps, func(f finding) { list = append(list, f) })
+	return list
+}
+
+// schemaDifferences passes each difference from old to new to emit as it
+// is found, two JSON schemas as encoding/json reads them (numbers as
+// json.Number or float64) or as their text (json.RawMessage), and counts
+// its steps in *steps. The differences of a schema of many properties,
+// each changed, are not held as a list beside the changes made of them.
+func schemaDifferences(p catalog.Path, old, new any, steps *int, emit func(finding)) {
+	out := &findings{emit: emit}
 	cmpSchema(out, p, old, new, 0)
 	*steps += out.steps
-	return out.list
 }
 
 // rawRef is a JSON value as the part of the text it is in, not a copy.
@@ -234,7 +243,7 @@ func otherKeys(a, b map[string]any) []string {
 	return keys
 }
 
-func add(out *findings, f finding) { out.list = append(out.list, f) }
+func add(out *findings, f finding) { out.emit(f) }
 
 // booleanSchema is the effect of a change between schemas that are not
 // both objects: true (anything) to something else narrows, to true
