@@ -71,10 +71,11 @@ func readBoth(t testing.TB, old, new []byte) (co, cn *catalog.Catalog, held, all
 }
 
 // Two large catalogs read from their files hold less memory than the
-// files (their tools' schemas are kept as their text, made trees one pair
-// at a time by the comparison), where trees of them held 2.5 times as
-// much: catalog diff's memory is a small multiple of its input. A ratio
-// of sizes, measured in this process, not a time.
+// files (their tools' schemas are kept as their text, of which the
+// comparison makes trees of the parts of one pair that differ), where
+// trees of them held 2.5 times as much: catalog diff's memory is a small
+// multiple of its input. A ratio of sizes, measured in this process, not
+// a time.
 func TestSavedCatalogsHoldLessThanTheirFiles(t *testing.T) {
 	old, new := largeFiles(t, 300)
 	co, cn, held, _ := readBoth(t, old, new)
