@@ -720,6 +720,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 	case errors.As(err, new(*taskclient.NoQuestionError)):
 		// The server says its task waits for answers and asks nothing.
 		e.Kind = KindProtocol
+	case errors.As(err, new(*taskclient.PollsExhaustedError)):
+		// Every poll was answered; the task never ended within the
+		// bound: what the server did, not an answer that cannot be read.
+		e.Kind = KindServer
 	case timedOut(ctx) && notEnded(err) != nil:
 		s.taskNotEnded(ctx, e, notEnded(err))
 	case timedOut(ctx):
