@@ -247,8 +247,9 @@ func (s *stack) askedLink(t *testing.T, res *mcp.CallToolResult) string {
 		t.Fatalf("want a URL question for %s/connect/github, got mode %q url %q", s.appURL, q.Mode, q.URL)
 	}
 	// What a careful client shows before opening it: the server's own host, nothing
-	// suspicious (http is fine on loopback), no credential in the query.
-	rep, err := urlcheck.Check(q.URL)
+	// suspicious (http is fine on loopback, and the server is on this machine too), no
+	// credential in the query.
+	rep, err := urlcheck.Check(q.URL, urlcheck.ServerAt(s.appURL))
 	if err != nil {
 		t.Fatalf("urlcheck: %v", err)
 	}

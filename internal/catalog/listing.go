@@ -153,8 +153,10 @@ type Options struct {
 	MaxItems, MaxBytes int
 }
 
-// ErrTooLarge is the error of a listing past its bounds.
-var ErrTooLarge = errors.New("the server's catalog is larger than the tester takes")
+// ErrTooLarge is the error of a listing past its bounds (items, bytes, or
+// the session's pages), wrapped in a session error of KindProtocol: the
+// server sent more than the tester takes, exit 1 in every command.
+var ErrTooLarge = session.ErrTooLarge
 
 // List reads what the server behind s offers: each list o asks for that
 // the server declares, every page. A server that is gone, an answer with a
@@ -297,7 +299,7 @@ func (b *budget) pages(method string) session.Pages {
 	return session.Pages{All: true, Page: func(items any, count int) error {
 		n += count
 		if n > b.items {
-			return fmt.Errorf("%s: more than %d items; stopped: %w", method, b.items, ErrTooLarge)
+			return session.TooLarge(method, fmt.Sprintf("more than %d items", b.items))
 		}
 		data, err := json.Marshal(items)
 		if err != nil {
@@ -305,7 +307,7 @@ func (b *budget) pages(method string) session.Pages {
 		}
 		b.spent += len(data)
 		if b.spent > b.bytes {
-			return fmt.Errorf("%s: the lists pass %d bytes; stopped: %w", method, b.bytes, ErrTooLarge)
+			return session.TooLarge(method, fmt.Sprintf("the lists pass %d bytes", b.bytes))
 		}
 		return nil
 	}}

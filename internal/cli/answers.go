@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
@@ -54,6 +55,10 @@ type AnswerOptions struct {
 	// hide hides the command line's and the login's credentials in what
 	// --record writes, as on the output.
 	hide func(string) string
+	// server is where the server is (ConnOptions.openAnswered sets it):
+	// a link to this machine or a private network from a server that is
+	// not there is warned about, and --open leaves it alone.
+	server urlcheck.Server
 }
 
 // addHumanFlags binds how a person answers: --interactive, --accessible.
@@ -67,7 +72,7 @@ func addHumanFlags(cmd *cobra.Command, o *AnswerOptions) {
 // --elicit answers.
 func addOpenFlag(cmd *cobra.Command, o *AnswerOptions) {
 	cmd.Flags().BoolVar(&o.Open, "open", false, "open the system browser on each URL question an --elicit answer accepts, unless the URL has a warning (never fetched by the tester)")
-	cmd.Flags().BoolVar(&o.OpenDespiteWarnings, "open-despite-warnings", false, "with --open, also open URLs that have a warning (look-alike or raw IP host, plain http, user info, credentials in the URL) without asking anyone")
+	cmd.Flags().BoolVar(&o.OpenDespiteWarnings, "open-despite-warnings", false, "with --open, also open URLs that have a warning (look-alike or raw IP host, plain http, user info, credentials in the URL, this machine or a private network from a server elsewhere) without asking anyone")
 }
 
 // addStrictFlag binds --strict, for commands that call once and check
@@ -336,6 +341,7 @@ func (o *AnswerOptions) person(io *iostreams.IOStreams) answer.Answerer {
 		Hide:       io.Hide,
 		Note:       func(note string) { fmt.Fprintf(io.ErrOut, "mcp-tester: %s\n", note) },
 		Interrupt:  io.Interrupter(),
+		Server:     o.server,
 	})
 }
 

@@ -345,6 +345,7 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 		// questions go to stderr, and into the document where it has them.
 		lines = io.ErrOut
 	}
+	where := o.target().Where()
 	log := &exchange.Log{}
 	log.Observe(func(e exchange.Entry) {
 		if e.Answer == nil && e.IsElicitation() {
@@ -353,7 +354,7 @@ func (o *ConnOptions) open(ctx context.Context, io *iostreams.IOStreams, ans ans
 			return
 		}
 		printer.Question(lines, e)
-		urlNotes(io.ErrOut, e)
+		urlNotes(io.ErrOut, e, where)
 		if e.Note != "" {
 			fmt.Fprintf(io.ErrOut, "mcp-tester: %s: %s\n", questionName(e), termsafe.Line(e.Note))
 		}
@@ -374,6 +375,7 @@ func (o *ConnOptions) openToList(ctx context.Context, io *iostreams.IOStreams, a
 // openAnswered opens a session whose questions a answers: its --elicit
 // answers, then a person (AnswerOptions.answerer).
 func (o *ConnOptions) openAnswered(ctx context.Context, io *iostreams.IOStreams, a *AnswerOptions) (*session.Session, error) {
+	a.server = o.target().Where()
 	ans, err := a.answerer(io)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/cli/iostreams"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/interactive"
@@ -21,18 +22,20 @@ func (o *AnswerOptions) scripted(ios *iostreams.IOStreams, q *answer.Queue) answ
 	if !o.Open {
 		return q
 	}
-	return &openOnAccept{inner: q, opener: interactive.SystemBrowser(o.getenv, runtime.GOOS), errOut: ios.ErrOut, despiteWarnings: o.OpenDespiteWarnings}
+	return &openOnAccept{inner: q, opener: interactive.SystemBrowser(o.getenv, runtime.GOOS), errOut: ios.ErrOut, despiteWarnings: o.OpenDespiteWarnings, server: o.server}
 }
 
 // openOnAccept opens the link of every URL question its inner answerer
 // accepts, unless the link has a warning (a look-alike or raw IP host, plain
-// http, user info, credentials in it): only a person's explicit yes opens
-// such a link, or --open-despite-warnings.
+// http, user info, credentials in it, this machine or a private network
+// from a server elsewhere): only a person's explicit yes opens such a link,
+// or --open-despite-warnings.
 type openOnAccept struct {
 	inner           answer.Answerer
 	opener          interactive.Opener
 	errOut          io.Writer
 	despiteWarnings bool
+	server          urlcheck.Server // where the server is
 }
 
 func (a *openOnAccept) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
@@ -40,7 +43,7 @@ func (a *openOnAccept) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 	if err != nil || res == nil || res.Action != "accept" || q.Mode() != "url" {
 		return res, err
 	}
-	if l := interactive.Inspect(q.Params.URL); len(l.Warnings) > 0 && !a.despiteWarnings {
+	if l := interactive.Inspect(q.Params.URL, a.server); len(l.Warnings) > 0 && !a.despiteWarnings {
 		fmt.Fprintf(a.errOut, "mcp-tester: --open: not opening %s: it has a warning (%s); a link with a warning is opened only when a person says yes at the terminal (leave its --elicit answer out), or with --open-despite-warnings\n",
 			l.URL, strings.Join(l.Warnings, "; "))
 		return res, nil

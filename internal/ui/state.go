@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/internal/catalog"
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/interactive"
@@ -136,8 +137,9 @@ type part struct {
 	Problems []string // why the last submit was refused
 }
 
-// newPart describes question q for the page.
-func newPart(q *answer.Question) *part {
+// newPart describes question q for the page; where is where the server
+// that asks it is.
+func newPart(q *answer.Question, where urlcheck.Server) *part {
 	pt := &part{Q: q, Action: "accept"}
 	if q.Form != nil {
 		pt.Fields = interactive.Describe(q.Form)
@@ -146,7 +148,7 @@ func newPart(q *answer.Question) *part {
 		}
 	}
 	if q.Mode() == "url" {
-		pt.Link = interactive.Inspect(q.Params.URL)
+		pt.Link = interactive.Inspect(q.Params.URL, where)
 	}
 	if q.Params != nil && q.Params.RequestedSchema != nil {
 		if b, err := json.MarshalIndent(q.Params.RequestedSchema, "", "  "); err == nil {
@@ -193,7 +195,11 @@ func (s *Server) Connect(ctx context.Context, t Target) error {
 	opts.Log = &exchange.Log{}
 	opts.Log.Observe(s.heard)
 	// The person answers every question, and writes every model reply.
-	opts.Answerer = answer.Who{Person: &pageAnswerer{s: s}}.Answerer()
+	where := urlcheck.Server{}
+	if opts.Target != nil {
+		where = opts.Target.Where()
+	}
+	opts.Answerer = answer.Who{Person: &pageAnswerer{s: s, where: where}}.Answerer()
 	outer := opts.Observe
 	opts.Observe = func(sent bool, msg jsonrpc.Message) {
 		if outer != nil {
@@ -347,7 +353,11 @@ func idText(id jsonrpc.ID) string {
 }
 
 // pageAnswerer answers questions with what the person submits in the page.
-type pageAnswerer struct{ s *Server }
+type pageAnswerer struct {
+	s *Server
+	// where is where the server is, for the warnings of its links.
+	where urlcheck.Server
+}
 
 // Answer shows the question in the page and waits for the person.
 func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
@@ -357,7 +367,7 @@ func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 	} else if len(parts) > 1 {
 		p.Parts = parts
 	}
-	pt := newPart(q)
+	pt := newPart(q, a.where)
 	p.Fields, p.Values, p.Link, p.Schema = pt.Fields, pt.Values, pt.Link, pt.Schema
 	v, err := a.wait(ctx, p)
 	if err != nil {
@@ -387,16 +397,16 @@ func (a *pageAnswerer) together(q *answer.Question) (*mcp.ElicitResult, []*part)
 	if len(q.Later) == 0 {
 		return nil, nil
 	}
-	return nil, roundParts(q)
+	return nil, roundParts(q, a.where)
 }
 
 // roundParts are q and the elicitations of its round after it
 // ([answer.Question.Later]), in the order the session asks them, each
 // described for the page.
-func roundParts(q *answer.Question) []*part {
-	parts := []*part{newPart(q)}
+func roundParts(q *answer.Question, where urlcheck.Server) []*part {
+	parts := []*part{newPart(q, where)}
 	for _, o := range q.Later {
-		parts = append(parts, newPart(o))
+		parts = append(parts, newPart(o, where))
 	}
 	return parts
 }

@@ -36,7 +36,8 @@ type Options struct {
 	// OnUpdate is called whenever the task's status or status message
 	// changes, and once with the first state seen.
 	OnUpdate func(Update)
-	// MaxPolls bounds the tasks/get requests for one task. Default 1000.
+	// MaxPolls bounds the tasks/get requests for one task (past it, the
+	// wait ends with a [PollsExhaustedError]). Default 1000.
 	MaxPolls int
 	// DefaultPollInterval is used when the server suggests none. Default 1s.
 	DefaultPollInterval time.Duration
@@ -367,6 +368,18 @@ func (e *NotEndedError) Error() string {
 // Unwrap returns the context's error.
 func (e *NotEndedError) Unwrap() error { return e.Err }
 
+// A PollsExhaustedError is the error of a wait for a task that had not
+// ended after [Options.MaxPolls] polls: the server answered every one,
+// and the task may still run there. Last is its last status.
+type PollsExhaustedError struct {
+	Last  Update
+	Polls int
+}
+
+func (e *PollsExhaustedError) Error() string {
+	return fmt.Sprintf("task %s is still %q after %d polls, each answered; giving up (it may still run on the server: cancel it with tasks/cancel)", e.Last.TaskID, e.Last.Status, e.Polls)
+}
+
 // MaxSilentPolls is how many polls in a row a wait takes a task to say
 // input_required and show no question (no inputRequests, and none answered
 // in this wait) before it gives up with a [NoQuestionError]: nothing the
@@ -402,7 +415,11 @@ func (c *Client) wait(ctx context.Context, id string, first *tasks.Info) (*mcp.C
 	silent := 0 // polls in a row that said input_required and showed no question
 	for poll := 1; ; poll++ {
 		if poll > c.opts.MaxPolls {
-			return nil, fmt.Errorf("task %s is still %s after %d polls; giving up (it may still run on the server: cancel it with tasks/cancel)", id, last.Status, c.opts.MaxPolls)
+			e := &PollsExhaustedError{Last: Update{TaskID: id}, Polls: c.opts.MaxPolls}
+			if last != nil {
+				e.Last = *last
+			}
+			return nil, e
 		}
 		if poll > 1 || first != nil {
 			if !skipSleep {
@@ -482,9 +499,16 @@ func finalResult(id string, g *tasks.GetTaskResult) (done bool, res *mcp.CallToo
 	return false, nil, nil
 }
 
+// interval is how long to wait before the next poll: the interval the
+// server suggests in in, capped at MaxPollInterval before it is turned
+// into a Duration (a suggestion near the int64 maximum would wrap
+// around to no wait at all), or DefaultPollInterval when it suggests none.
 func (c *Client) interval(in *tasks.Info) time.Duration {
 	d := c.opts.DefaultPollInterval
 	if in != nil && in.PollIntervalMs > 0 {
+		if in.PollIntervalMs >= c.opts.MaxPollInterval.Milliseconds() {
+			return c.opts.MaxPollInterval
+		}
 		d = time.Duration(in.PollIntervalMs) * time.Millisecond
 	}
 	return min(d, c.opts.MaxPollInterval)

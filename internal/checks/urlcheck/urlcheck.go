@@ -2,7 +2,8 @@
 // elicitation) and reports what a client should show before asking for consent: the full
 // URL, the host to highlight, and warnings about what makes a link suspicious: punycode or
 // mixed-script host names, raw IP addresses, plain http to anything but this machine,
-// user info in the URL, and credentials or tokens in the query or fragment.
+// user info in the URL, credentials or tokens in the query or fragment, and a link to
+// this machine or a private network from a server that is not there (Server).
 // ServerURL is the one check of the URL of a server a person gives.
 //
 // The functions are pure: they never resolve or fetch anything.
@@ -24,6 +25,15 @@ type Code string
 
 // The warnings Check reports.
 const (
+	// ThisMachine: the link points at this machine (localhost, a name
+	// under .localhost, a loopback or unspecified address, in any
+	// spelling), and the server that sent it is not on this machine.
+	ThisMachine Code = "this-machine"
+	// PrivateNetwork: the link points at a private network (an address of
+	// 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16, fc00::/7 or
+	// fe80::/10, or a name under .local, .home.arpa or .internal), and the
+	// server that sent it is not known to be on that network.
+	PrivateNetwork Code = "private-network"
 	// Punycode: a host label is punycode ("xn--"): its letters may imitate another name.
 	Punycode Code = "punycode"
 	// NonASCIIHost: the host is written in Unicode; browsers will show or send its
@@ -81,14 +91,16 @@ type Report struct {
 // maxURL bounds the input Check reads.
 const maxURL = 8192
 
-// Check inspects raw. It returns an error only when raw is not an absolute URL with a
-// host; anything odd about a well-formed URL is a warning in the report.
-func Check(raw string) (Report, error) {
+// Check inspects raw, a link the server from sent. It returns an error only
+// when raw is not an absolute URL with a host; anything odd about a
+// well-formed URL is a warning in the report.
+func Check(raw string, from Server) (Report, error) {
 	u, host, err := parseAbsolute(raw)
 	if err != nil {
 		return Report{}, err
 	}
 	r := Report{URL: raw, Scheme: strings.ToLower(u.Scheme), Host: host, Port: u.Port()}
+	r.placeWarnings(from)
 	ipWarns, isIP := ipWarnings(host)
 	if !isIP {
 		r.nameWarnings()

@@ -53,7 +53,7 @@ func TestCheck(t *testing.T) {
 		{"http://xn--80ak6aa92e.com@203.0.113.7/?token=x", "203.0.113.7", "", []Code{IPAddress, PlainHTTP, UserInfo, Credentials}},
 	} {
 		t.Run(c.url, func(t *testing.T) {
-			r, err := Check(c.url)
+			r, err := Check(c.url, LocalServer())
 			if err != nil {
 				t.Fatalf("Check: %v", err)
 			}
@@ -102,7 +102,7 @@ func TestCheckWarnsAboutEveryIPSpelling(t *testing.T) {
 		"https://0x100000000/":        "",
 		"https://256.1.1.1/":          "",
 	} {
-		r, err := Check(url)
+		r, err := Check(url, LocalServer())
 		if err != nil {
 			t.Errorf("Check(%q): %v", url, err)
 			continue
@@ -120,7 +120,7 @@ func TestCheckWarnsAboutEveryIPSpelling(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"https://example.com/", "https://1.example.com/", "https://0x.example/", "https://a1/", "http://127.0.0.1/", "http://[::1]/"} {
-		if r, _ := Check(name); has(r, IPAddress) {
+		if r, _ := Check(name, LocalServer()); has(r, IPAddress) {
 			t.Errorf("Check(%q) warns about an IP address: %+v", name, r.Warnings)
 		}
 	}
@@ -147,7 +147,7 @@ func FuzzBrowserIPv4(f *testing.F) {
 func TestCheckRefusesWhatIsNotAURL(t *testing.T) {
 	for _, s := range []string{"", " https://a.example", "/connect/github", "mailto:a@example.com",
 		"https://", "http://:80/", "https://a.example/" + strings.Repeat("a", maxURL), "ht tp://x"} {
-		if r, err := Check(s); err == nil {
+		if r, err := Check(s, LocalServer()); err == nil {
 			t.Errorf("Check(%.40q) = %+v, want an error", s, r)
 		}
 	}
@@ -196,7 +196,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := Check(s)
+		r, err := Check(s, LocalServer())
 		if err != nil {
 			return
 		}
@@ -253,7 +253,7 @@ func TestHidden(t *testing.T) {
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("Hidden(%q) = %q, want [%q]", c.raw, got, c.want)
 		}
-		if rep, err := Check(c.raw); err == nil && !has(rep, HiddenChars) {
+		if rep, err := Check(c.raw, LocalServer()); err == nil && !has(rep, HiddenChars) {
 			t.Errorf("Check(%q) has no hidden-characters warning: %+v", c.raw, rep.Warnings)
 		}
 	}
@@ -266,7 +266,7 @@ func TestHidden(t *testing.T) {
 
 // A punycode host that decodes to a bidirectional control is warned of.
 func TestHiddenInPunycode(t *testing.T) {
-	rep, err := Check("https://xn--google31m-5ha0200g.example/login")
+	rep, err := Check("https://xn--google31m-5ha0200g.example/login", LocalServer())
 	if err != nil {
 		t.Fatal(err)
 	}

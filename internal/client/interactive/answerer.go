@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,10 @@ type Options struct {
 	// to it as a key, not as a signal). Nil: Ctrl-C cancels the question,
 	// as Esc does.
 	Interrupt func()
+	// Server is where the server that asks runs, which a link to this
+	// machine or a private network is warned about by; the zero Server
+	// is one whose place is not known (elsewhere).
+	Server urlcheck.Server
 }
 
 // Answerer asks a person at the terminal. It implements answer.Answerer.

@@ -319,7 +319,7 @@ func selectOne(title, desc string, options []Option, v *string) *huh.Select[stri
 func (a *Answerer) askURL(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
 	st := a.styles()
 	w := a.out()
-	l := Inspect(q.Params.URL)
+	l := Inspect(q.Params.URL, a.opts.Server)
 	fmt.Fprintln(w, st.heading.Render(asker(q)+" asks you to open a link:"))
 	fmt.Fprintln(w, indent(termsafe.Block(q.Params.Message), "  "))
 	fmt.Fprintln(w, "  "+l.Before+st.host.Render(l.Host)+l.After)

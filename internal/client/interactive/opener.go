@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/askback/askback/internal/checks/urlcheck"
 )
 
 // BrowserEnv names the environment variable that replaces the system's
@@ -53,7 +55,9 @@ func (b *Browser) Open(ctx context.Context, url string) error {
 	if len(b.Command) == 0 {
 		return errors.New("no browser launcher configured")
 	}
-	if l := Inspect(url); !l.Openable || strings.HasPrefix(url, "-") {
+	// Only what can be opened at all is checked here: the warnings,
+	// the server's place among them, were shown before.
+	if l := Inspect(url, urlcheck.LocalServer()); !l.Openable || strings.HasPrefix(url, "-") {
 		return fmt.Errorf("refusing to open %q: only plain http and https links are opened", url)
 	}
 	wait := b.Wait

@@ -29,12 +29,13 @@ type Link struct {
 	Openable bool
 }
 
-// Inspect reads a URL question's link. Its warnings are those of
-// internal/checks/urlcheck (punycode and mixed-script hosts, raw IP addresses,
-// plain http to anything but this machine, a user part before the host,
-// credentials in the query), and it refuses to open what a browser
-// launcher should never get.
-func Inspect(raw string) Link {
+// Inspect reads the link of a URL question the server from asked. Its
+// warnings are those of internal/checks/urlcheck (punycode and mixed-script
+// hosts, raw IP addresses, plain http to anything but this machine, a user
+// part before the host, credentials in the query, a link to this machine
+// or a private network from a server that is not there), and it refuses to
+// open what a browser launcher should never get.
+func Inspect(raw string, from urlcheck.Server) Link {
 	l := Link{URL: termsafe.Line(raw)}
 	l.Before = l.URL
 	if l.URL != raw {
@@ -50,7 +51,7 @@ func Inspect(raw string) Link {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("only http and https links are opened; this one is %q", u.Scheme+":"))
 		return l
 	}
-	rep, err := urlcheck.Check(raw)
+	rep, err := urlcheck.Check(raw, from)
 	if err != nil {
 		l.Warnings = append(l.Warnings, termsafe.Line(err.Error())+"; it will not be opened")
 		return l

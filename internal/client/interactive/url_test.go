@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/askback/askback/internal/checks/urlcheck"
 )
 
 func TestInspectWarnings(t *testing.T) {
@@ -37,7 +39,7 @@ func TestInspectWarnings(t *testing.T) {
 		{"https://exa mple.com/", "", false, []string{"cannot be read"}},
 	}
 	for _, c := range cases {
-		l := Inspect(c.url)
+		l := Inspect(c.url, urlcheck.LocalServer())
 		if l.Host != c.host || l.Openable != c.openable {
 			t.Errorf("%q: host %q openable %v, want %q %v", c.url, l.Host, l.Openable, c.host, c.openable)
 		}
@@ -64,7 +66,7 @@ func FuzzInspect(f *testing.F) {
 	f.Add("http://user:pw@[::1]:80/x?y#z")
 	f.Add("https://xn--e1afmkfd.xn--p1ai/")
 	f.Fuzz(func(t *testing.T, raw string) {
-		l := Inspect(raw)
+		l := Inspect(raw, urlcheck.Server{})
 		if l.Openable {
 			if l.Before+l.Host+l.After != raw {
 				t.Fatalf("%q: split does not give the URL back", raw)

@@ -658,7 +658,7 @@ func (h *Handler) fetch(ctx context.Context, recv *receiver, redirect string, ar
 	h.l.step(Step{Kind: StepAuthorization, What: "sent the browser to the authorization endpoint (PKCE S256, state)", URL: plainURL(au)})
 	// The address comes from metadata the server pointed to: say where the
 	// person will sign in, and do not open a suspicious one for them.
-	suspicious := signInWarnings(w, args.URL)
+	suspicious := signInWarnings(w, args.URL, urlcheck.ServerAt(h.server))
 	pasted := h.sendBrowser(ctx, w, args.URL, suspicious)
 	if d, ok := ctx.Deadline(); ok {
 		fmt.Fprintf(w, "mcp-tester: waiting up to %s for the browser to come back to %s\n", roundWait(time.Until(d)), redirect)
@@ -702,10 +702,11 @@ func plural(n int) string {
 
 // signInWarnings names the host of the sign-in page and prints the
 // warnings about its address (punycode, mixed scripts, a raw IP address,
-// plain http, user information); it reports whether there were any. The
-// address's own parameters (state, code_challenge) are not credentials.
-func signInWarnings(w io.Writer, address string) bool {
-	rep, err := urlcheck.Check(address)
+// plain http, user information, this machine or a private network when the
+// server is elsewhere); it reports whether there were any. The address's
+// own parameters (state, code_challenge) are not credentials.
+func signInWarnings(w io.Writer, address string, server urlcheck.Server) bool {
+	rep, err := urlcheck.Check(address, server)
 	if err != nil {
 		fmt.Fprintf(w, "mcp-tester: warning: the sign-in address: %s\n", termsafe.Line(err.Error()))
 		return true

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/askback/askback/internal/checks/urlcheck"
 )
 
 func TestReceiverTakesOneAnswerAndEchoesNothing(t *testing.T) {
@@ -74,7 +76,8 @@ func TestReceiverOnAFixedAddress(t *testing.T) {
 
 func TestSignInWarnings(t *testing.T) {
 	var b strings.Builder
-	if signInWarnings(&b, "http://127.0.0.1:8090/authorize?client_id=c&code_challenge=x&state=s") {
+	local := urlcheck.ServerAt("http://127.0.0.1:8090/mcp")
+	if signInWarnings(&b, "http://127.0.0.1:8090/authorize?client_id=c&code_challenge=x&state=s", local) {
 		t.Errorf("a loopback sign-in page was found suspicious:\n%s", &b)
 	}
 	if !strings.Contains(b.String(), "you will sign in at 127.0.0.1\n") {
@@ -87,8 +90,14 @@ func TestSignInWarnings(t *testing.T) {
 		"https://3232235777/authorize",
 	} {
 		b.Reset()
-		if !signInWarnings(&b, address) || !strings.Contains(b.String(), "warning: the sign-in address:") {
+		if !signInWarnings(&b, address, local) || !strings.Contains(b.String(), "warning: the sign-in address:") {
 			t.Errorf("%s: no warning:\n%s", address, &b)
 		}
+	}
+	// A server elsewhere that sends the browser to this machine to sign in.
+	b.Reset()
+	if !signInWarnings(&b, "http://localhost:631/authorize?state=s", urlcheck.ServerAt("https://mcp.example.com/mcp")) ||
+		!strings.Contains(b.String(), "the link points at this machine (localhost), but the server is at mcp.example.com, not on this machine") {
+		t.Errorf("a sign-in page on this machine for a server elsewhere: no warning:\n%s", &b)
 	}
 }

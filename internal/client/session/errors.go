@@ -159,6 +159,20 @@ func RPCError(err error) *jsonrpc.Error {
 // transport could not deliver or whose answer it refused.
 const codeRejected = -32005
 
+// ErrTooLarge is what a list a server sends past the tester's bounds (more
+// pages than MaxPages; in internal/catalog, more items or bytes than a
+// catalog takes) is refused with, wrapped in a KindProtocol error
+// ([TooLarge]): the server sent more than the tester takes, as an answer
+// over its size bound.
+var ErrTooLarge = errors.New("the server's catalog is larger than the tester takes")
+
+// TooLarge is the error of the list op that passed a bound (what: "more
+// than 1000 pages"): KindProtocol, wrapping ErrTooLarge, in one wording
+// wherever a list is bounded.
+func TooLarge(op, what string) *Error {
+	return &Error{Kind: KindProtocol, Op: op, Err: fmt.Errorf("%s; stopped: %w", what, ErrTooLarge)}
+}
+
 func protocolErr(op, format string, args ...any) *Error {
 	return &Error{Kind: KindProtocol, Op: op, Err: fmt.Errorf(format, args...)}
 }

@@ -118,7 +118,7 @@ func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func
 		seen[next] = true
 		cursor = next
 	}
-	return nil, "", protocolErr(op, "more than %d pages; stopped", MaxPages)
+	return nil, "", TooLarge(op, fmt.Sprintf("more than %d pages", MaxPages))
 }
 
 // InitializeResult is what the server said about itself when the session

@@ -721,6 +721,10 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server says its task waits for answers and asks nothing,
 		// or asks more than the tester answers.
 		e.Kind = KindProtocol
+	case errors.As(err, new(*taskclient.PollsExhaustedError)):
+		// Every poll was answered; the task never ended within the
+		// bound: what the server did, not an answer that cannot be read.
+		e.Kind = KindServer
 	case timedOut(ctx) && notEnded(err) != nil:
 		s.taskNotEnded(ctx, e, notEnded(err))
 	case timedOut(ctx):

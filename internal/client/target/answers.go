@@ -38,6 +38,8 @@ type answers struct {
 	// wrong is the answer found wrong: the connection ended on it, and
 	// every later request fails for it.
 	wrong *WrongAnswerError
+	// gen counts the HTTP answers kept as last.
+	gen int
 }
 
 // httpAnswer is one HTTP answer: its status, content type and first bytes.
@@ -294,6 +296,30 @@ func transient(status int) bool {
 	return false
 }
 
+// generation counts the answers noted so far, for forgetBefore.
+func (as *answers) generation() int {
+	if as == nil {
+		return 0
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.gen
+}
+
+// forgetBefore forgets the last answer when no answer came since gen: a
+// request that then failed without an answer of its own must not be
+// blamed on an earlier answer (which was read fine, or already blamed).
+func (as *answers) forgetBefore(gen int) {
+	if as == nil {
+		return
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.gen == gen {
+		as.last = nil
+	}
+}
+
 // noteHTTP keeps resp as the last answer unless it is an acknowledgement
 // (202 or 204 to a POST, 405 to the GET of a stream a server does not
 // offer), and returns it with its body read through a recorder of its
@@ -324,6 +350,7 @@ func (as *answers) noteHTTP(r *http.Request, resp *http.Response) *http.Response
 	}
 	as.mu.Lock()
 	as.last = a
+	as.gen++
 	as.mu.Unlock()
 	body := &headBody{rc: resp.Body, a: a, mu: &as.mu}
 	resp.Body = body

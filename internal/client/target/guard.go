@@ -7,10 +7,12 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/askback/askback/internal/text/credential"
+	"github.com/askback/askback/internal/text/lazyre"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,6 +77,14 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		return nil, h.refused.note(&OtherOriginError{Target: h.origin.String(), To: r.URL.String(), URLName: h.urlName})
 	}
+	if err := sendable(r.Header); err != nil {
+		// A value the server gave (its session id) that no header can
+		// carry: named as such, not as the last answer that was fine.
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, h.refused.note(err)
+	}
 	if len(h.headers) > 0 {
 		r = r.Clone(r.Context())
 		for k, vs := range h.headers {
@@ -95,7 +105,19 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		r, done = tracked, end
 	}
+	gen := h.answers.generation()
 	resp, err := h.base.RoundTrip(r)
+	if err != nil {
+		// This request got no answer: an earlier answer, read fine,
+		// is not the cause of what fails now (a request given up on
+		// says nothing about the answers).
+		if r.Context().Err() == nil {
+			h.answers.forgetBefore(gen)
+		}
+		if hv := malformedHeader(err); hv != nil {
+			err = h.refused.note(hv)
+		}
+	}
 	if err != nil || resp.Body == nil {
 		done()
 		return resp, err
@@ -111,6 +133,66 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp.Body = &boundedBody{rc: resp.Body, max: MaxBody, refused: h.refused}
 	return resp, nil
 }
+
+// A HeaderValueError is a header of the server's that holds characters a
+// header cannot carry: one in its answer that cannot be read (control
+// characters), or a value it gave the tester to send back (its
+// Mcp-Session-Id, an event id for Last-Event-ID), refused before it is
+// sent. An Mcp-Session-Id may hold visible ASCII only (0x21 to 0x7E).
+type HeaderValueError struct {
+	Header string
+	Value  string
+}
+
+func (e *HeaderValueError) Error() string {
+	what := "characters a header cannot carry"
+	if strings.EqualFold(e.Header, "Mcp-Session-Id") {
+		what += " (a session id is visible ASCII only)"
+	}
+	return fmt.Sprintf("the server's %s %q holds %s", e.Header, clip(e.Value, 4*headLen), what)
+}
+
+// malformedHeaderRe is Go's error for a header line of an answer that
+// cannot be read.
+var malformedHeaderRe = lazyre.New(`malformed MIME header line: (.*)$`)
+
+// malformedHeader is the HeaderValueError Go's HTTP client failed an
+// answer with, or nil.
+func malformedHeader(err error) *HeaderValueError {
+	m := malformedHeaderRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		return nil
+	}
+	line := m[1]
+	if u, uerr := strconv.Unquote(line); uerr == nil {
+		line = u
+	}
+	name, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return &HeaderValueError{Header: "header line", Value: line}
+	}
+	return &HeaderValueError{Header: strings.TrimSpace(name), Value: strings.TrimLeft(value, " \t")}
+}
+
+// sendable checks the values of the headers a request carries, among
+// them those the go-sdk copies from what the server sent.
+func sendable(h http.Header) error {
+	for name, vs := range h {
+		for _, v := range vs {
+			ok := !strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
+			if name == "Mcp-Session-Id" {
+				ok = v != "" && strings.Trim(v, visibleASCII) == ""
+			}
+			if !ok {
+				return &HeaderValueError{Header: name, Value: v}
+			}
+		}
+	}
+	return nil
+}
+
+// visibleASCII are the characters of a session id: 0x21 to 0x7E.
+const visibleASCII = "!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
 
 // OtherOriginError is a request the server sent the tester on to another
 // origin than the one it was told to talk to.

@@ -63,6 +63,16 @@ type Target struct {
 	Name optname.Namer[Option]
 }
 
+// Where is where the server runs, for the checks of the links it sends:
+// a command (started here, over stdio) and a server in this process are on
+// this machine; a URL's server is where its host is.
+func (t *Target) Where() urlcheck.Server {
+	if t.URL == "" {
+		return urlcheck.LocalServer()
+	}
+	return urlcheck.ServerAt(t.URL)
+}
+
 // Option is one of Target's fields an error points at as the way on;
 // [Target.Name] words it for the caller.
 type Option int
