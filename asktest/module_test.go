@@ -3,11 +3,11 @@ package asktest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -94,21 +94,54 @@ func TestOutsideModule(t *testing.T) {
 		t.Fatalf("the module's tests fail:\n%s", out)
 	}
 
-	deploy := filepath.Join(work, "deploy.go")
-	good, err := os.ReadFile(deploy)
+	good, err := os.ReadFile(filepath.Join(work, "deploy.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range misbehaviours {
+	// Each misbehaving deployer is a package of its own in the module (the
+	// package's files, deploy.go changed), all tested by one go command:
+	// one load of the module's packages, not one each.
+	type variant struct {
+		pkg  string
+		name string
+		fail []string
+	}
+	var dirs []string
+	var variants []variant
+	for i, m := range misbehaviours {
 		if !bytes.Contains(good, []byte(m.old)) {
 			t.Errorf("%s: deploy.go has no %q to change", m.name, m.old)
 			continue
 		}
-		writeFile(t, deploy, bytes.Replace(good, []byte(m.old), []byte(m.new), 1))
-		out, err := goTest(work, env)
-		failed := failedTests(out)
-		if err == nil || !slices.Equal(failed, m.fail) {
-			t.Errorf("a deployer that %s: the failed tests are %v, want %v\n%s", m.name, failed, m.fail, out)
+		dir := fmt.Sprintf("misbehaviour%d", i)
+		for _, f := range ar.Files {
+			if f.Name == "go.mod" {
+				continue
+			}
+			data := bytes.ReplaceAll(f.Data, []byte("VERSION"), []byte(outsideVersion))
+			if f.Name == "deploy.go" {
+				data = bytes.Replace(good, []byte(m.old), []byte(m.new), 1)
+			}
+			writeFile(t, filepath.Join(work, dir, f.Name), data)
+		}
+		dirs = append(dirs, "./"+dir)
+		variants = append(variants, variant{pkg: "example.test/deployer/" + dir, name: m.name, fail: m.fail})
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	results, err := goTestJSON(work, env, dirs)
+	if err == nil {
+		t.Errorf("go test passed the misbehaving deployers %v", dirs)
+	}
+	for _, v := range variants {
+		r, ok := results[v.pkg]
+		if !ok {
+			t.Errorf("a deployer that %s: go test said nothing of %s (%v)", v.name, v.pkg, err)
+			continue
+		}
+		if !slices.Equal(r.failed, v.fail) {
+			t.Errorf("a deployer that %s: the failed tests are %v, want %v\n%s", v.name, r.failed, v.fail, r.output)
 		}
 	}
 }
@@ -206,15 +239,50 @@ func goTest(dir string, env []string) (string, error) {
 	return string(out), err
 }
 
-// failedTests are the top-level tests that failed in go test -v's output,
-// sorted.
-func failedTests(out string) []string {
-	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^--- FAIL: (\w+) `).FindAllStringSubmatch(out, -1) {
-		names = append(names, m[1])
+// pkgResult is what go test -json said of one package: its top-level
+// tests that failed, sorted, and its output.
+type pkgResult struct {
+	failed []string
+	output string
+}
+
+// goTestJSON runs the tests of the packages pkgs in one go command and
+// returns what it said of each, by import path. A package that does not
+// build has no failed test and its compiler's errors as its output.
+func goTestJSON(dir string, env []string, pkgs []string) (map[string]*pkgResult, error) {
+	cmd := exec.Command("go", append([]string{"test", "-count=1", "-json"}, pkgs...)...)
+	cmd.Dir, cmd.Env = dir, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	results := map[string]*pkgResult{}
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	for {
+		var ev struct {
+			Action, Package, ImportPath, Test, Output string
+		}
+		if dec.Decode(&ev) != nil {
+			break
+		}
+		if ev.Package == "" {
+			// The compiler's output, by the package it builds.
+			ev.Package, _, _ = strings.Cut(ev.ImportPath, " ")
+		}
+		r := results[ev.Package]
+		if r == nil {
+			r = &pkgResult{}
+			results[ev.Package] = r
+		}
+		r.output += ev.Output
+		if ev.Action == "fail" && ev.Test != "" && !strings.Contains(ev.Test, "/") {
+			r.failed = append(r.failed, ev.Test)
+		}
 	}
-	slices.Sort(names)
-	return names
+	for _, r := range results {
+		slices.Sort(r.failed)
+		r.output += stderr.String()
+	}
+	return results, err
 }
 
 func writeFile(t *testing.T, path string, data []byte) {

@@ -40,6 +40,9 @@ gobench() { # gobench LOG PKG PATTERN [go test flags...]
 if want call; then
 section "mcp-tester call"
 gobench call.txt ./cmd/mcp-tester 'DeployCall|LingeringServer' -benchtime 30x
+# What one start of mcp-tester costs (--version) against a Go hello world
+# built with the same flags, 100 pairs in turn, CPU time.
+gobench start.txt ./cmd/mcp-tester 'Start$' -benchtime 10x
 fi
 if want termsafe; then
 section "neutralising server text"

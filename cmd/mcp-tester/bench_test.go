@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/askback/askback/internal/bench/benchratio"
 	"github.com/askback/askback/internal/cli"
 	"github.com/askback/askback/internal/cli/iostreams"
+	"github.com/askback/askback/internal/testsupport/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -84,4 +86,49 @@ func floorCall(b *testing.B, cmd *exec.Cmd, tool string, args map[string]any) {
 		b.Fatalf("call: %v %v", err, res)
 	}
 	cs.Close()
+}
+
+// BenchmarkStart starts `mcp-tester --version` and, in turn, a Go program
+// that prints one line, built here with the same flags (make's GOFLAGS):
+// start/hello is the ratio of their CPU times (user + system, the kernel's
+// accounting of each finished process), what one of the thousands of
+// mcp-tester starts of make test costs above Go's own floor.
+func BenchmarkStart(b *testing.B) {
+	tester := testbin.Path(b, "./cmd/mcp-tester")
+	hello := buildHello(b)
+	done := benchratio.LoadWatch(b)
+	var a, base []float64
+	for b.Loop() {
+		x, y, err := benchratio.Pairs(10,
+			func() *exec.Cmd { return exec.Command(tester, "--version") },
+			func() *exec.Cmd { return exec.Command(hello) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, base = append(a, x...), append(base, y...)
+	}
+	benchratio.Summarize(benchratio.Ratios(a, base)).Report(b, "start/hello")
+	b.ReportMetric(benchratio.Summarize(a).Median, "start-cpu-ms")
+	b.ReportMetric(benchratio.Summarize(base).Median, "hello-cpu-ms")
+	done()
+}
+
+// buildHello builds a Go program that prints one line, in a module of its
+// own, with the go command's environment (make's GOFLAGS and CGO_ENABLED).
+func buildHello(b *testing.B) string {
+	dir := b.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":  "module hello\n\ngo 1.26\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "build", "-o", "hello", ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building the hello world: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "hello")
 }

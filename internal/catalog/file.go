@@ -438,12 +438,12 @@ func count(raw json.RawMessage) int {
 }
 
 // savedList is one list of a catalog as parseSaved checks it: its name,
-// how many items were read, the plain form of the i-th, and the type of
-// its items.
+// how many items were read, the i-th written again as JSON, and the type
+// of its items.
 type savedList struct {
 	name string
 	n    int
-	item func(i int) (any, error)
+	item func(i int) ([]byte, error)
 	of   any
 }
 
@@ -452,10 +452,10 @@ type savedList struct {
 // that differs from one of the format's only in letter case.
 func (c *Catalog) differsFrom(top map[string]json.RawMessage) (Path, string, error) {
 	lists := []savedList{
-		{"tools", len(c.Tools), func(i int) (any, error) { return plain(c.Tools[i]) }, Tool{}},
-		{"prompts", len(c.Prompts), func(i int) (any, error) { return plain(c.Prompts[i]) }, Prompt{}},
-		{"resources", len(c.Resources), func(i int) (any, error) { return plain(c.Resources[i]) }, Resource{}},
-		{"resourceTemplates", len(c.Templates), func(i int) (any, error) { return plain(c.Templates[i]) }, Template{}},
+		{"tools", len(c.Tools), func(i int) ([]byte, error) { return json.Marshal(c.Tools[i]) }, Tool{}},
+		{"prompts", len(c.Prompts), func(i int) ([]byte, error) { return json.Marshal(c.Prompts[i]) }, Prompt{}},
+		{"resources", len(c.Resources), func(i int) ([]byte, error) { return json.Marshal(c.Resources[i]) }, Resource{}},
+		{"resourceTemplates", len(c.Templates), func(i int) ([]byte, error) { return json.Marshal(c.Templates[i]) }, Template{}},
 	}
 	head := *c
 	head.Tools, head.Prompts, head.Resources, head.Templates = nil, nil, nil, nil
@@ -504,8 +504,13 @@ func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
 	if len(items) != l.n {
 		return Path(l.name), "not in the form of a catalog", nil
 	}
+	var buf bytes.Buffer
 	for i, itemRaw := range items {
-		item, err := plainJSON(itemRaw)
+		again, err := l.item(i)
+		if err != nil {
+			return "", "", err
+		}
+		item, back, err := itemTrees(itemRaw, again, itemKey(Path(l.name)), &buf)
 		if err != nil {
 			return "", "", err
 		}
@@ -513,15 +518,52 @@ func (l savedList) differsFrom(raw json.RawMessage) (Path, string, error) {
 		if err := checkCase(p, item, l.of); err != nil {
 			return "", "", err
 		}
-		again, err := l.item(i)
-		if err != nil {
-			return "", "", err
-		}
-		if q, what := firstDifference(p, item, again); what != "" {
+		if q, what := firstDifference(p, item, back); what != "" {
 			return q, what, nil
 		}
 	}
 	return "", "", nil
+}
+
+// itemTrees are an item of a list as the file has it (file) and as it
+// was read, written again (again), as plain trees to compare, but for
+// the members that are the same text in both (the file's compacted), nil
+// in both: a member written back as the file has it cannot differ, and
+// its tree (a tool's schema: ten times its text) is not made. The
+// member that names the item (key) is always made. buf is room to
+// compact in.
+func itemTrees(file, again []byte, key string, buf *bytes.Buffer) (item, back any, err error) {
+	var fm, am map[string]rawRef
+	if json.Unmarshal(file, &fm) != nil || json.Unmarshal(again, &am) != nil || fm == nil || am == nil {
+		// Not two objects: compared whole.
+		if item, err = plainJSON(file); err != nil {
+			return nil, nil, err
+		}
+		back, err = plainJSON(again)
+		return item, back, err
+	}
+	im, bm := make(map[string]any, len(fm)), make(map[string]any, len(am))
+	for k, raw := range fm {
+		if a, ok := am[k]; ok && k != key {
+			buf.Reset()
+			if json.Compact(buf, raw) == nil && bytes.Equal(buf.Bytes(), a) {
+				im[k], bm[k] = nil, nil
+				continue
+			}
+		}
+		if im[k], err = plainJSON(raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	for k, raw := range am {
+		if _, done := bm[k]; done {
+			continue
+		}
+		if bm[k], err = plainJSON(raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	return im, bm, nil
 }
 
 // checkFormat refuses a file's top-level object without the

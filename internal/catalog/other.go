@@ -49,31 +49,36 @@ func (s *Server) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON reads the tool's fields, and its other members into Other.
-// Its schemas are kept as their JSON text (compacted), which takes a
-// fraction of the memory of their tree: a catalog diff of two large
-// catalogs makes the tree of one pair of schemas at a time (SchemaTree).
+// Its schemas are kept as their JSON text (compacted), never made trees
+// here: a tree of a schema costs ten times its text, and a catalog diff
+// of two large catalogs reads into trees only the parts of a pair of
+// schemas that differ.
 func (t *Tool) UnmarshalJSON(b []byte) error {
-	var f toolFields
-	other, err := readOther(b, &f)
-	*t = Tool(f)
+	var w struct {
+		toolFields
+		// The schemas' text, in place of the trees of toolFields' (the
+		// shallower field is the one encoding/json fills).
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	}
+	other, err := readOtherAs(b, &w, jsonNames(Tool{}))
+	*t = Tool(w.toolFields)
 	t.otherText = other
 	if err != nil {
 		return err
 	}
-	var schemas struct {
-		In  json.RawMessage `json:"inputSchema"`
-		Out json.RawMessage `json:"outputSchema"`
-	}
-	if err := json.Unmarshal(b, &schemas); err != nil {
-		return err
-	}
-	if t.InputSchema != nil {
-		t.InputSchema = compact(schemas.In)
-	}
-	if t.OutputSchema != nil {
-		t.OutputSchema = compact(schemas.Out)
-	}
+	t.InputSchema, t.OutputSchema = savedSchema(w.InputSchema), savedSchema(w.OutputSchema)
 	return nil
+}
+
+// savedSchema is a schema's text as a tool read from a file holds it,
+// compacted: nil when absent or null, as encoding/json reads those into an
+// any.
+func savedSchema(raw json.RawMessage) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return compact(raw)
 }
 
 // compact is the JSON text b without its spaces.
@@ -162,11 +167,15 @@ func withOther(fields any, other map[string]any) ([]byte, error) {
 // for the _meta, each with room for eight; Others makes the tree of one
 // item's when it is asked for.
 func readOther(b []byte, fields any) (json.RawMessage, error) {
-	var m map[string]json.RawMessage
+	return readOtherAs(b, fields, jsonNames(reflect.ValueOf(fields).Elem().Interface()))
+}
+
+// readOtherAs is readOther of fields whose JSON names are known.
+func readOtherAs(b []byte, fields any, known map[string]bool) (json.RawMessage, error) {
+	var m map[string]rawRef
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	known := jsonNames(reflect.ValueOf(fields).Elem().Interface())
 	var other bytes.Buffer
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if known[k] {

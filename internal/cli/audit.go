@@ -234,8 +234,8 @@ func (o *AuditOptions) auditOptions() (audit.Options, error) {
 	if err := t.Validate(); err != nil {
 		return audit.Options{}, targetUsage(err)
 	}
-	if o.Conn.MaxRounds < 1 {
-		return audit.Options{}, usageErr("--max-rounds must be at least 1")
+	if err := checkMaxRounds(o.Conn.MaxRounds, true); err != nil {
+		return audit.Options{}, err
 	}
 	if err := checkProtocolFlag(o.Conn.Protocol); err != nil {
 		return audit.Options{}, err

@@ -166,7 +166,26 @@ func addCapabilityFlags(cmd *cobra.Command, o *ConnOptions) {
 // addRoundsFlag binds --max-rounds, for commands that drive the rounds of
 // a call.
 func addRoundsFlag(cmd *cobra.Command, o *ConnOptions) {
-	cmd.Flags().IntVar(&o.MaxRounds, "max-rounds", 10, "stop a call whose server keeps asking after this many rounds")
+	cmd.Flags().IntVar(&o.MaxRounds, "max-rounds", 10, fmt.Sprintf("stop a call whose server keeps asking after this many rounds (at most %d)", maxRoundsCap))
+}
+
+// maxRoundsCap is the most --max-rounds takes: a hundred times the
+// default. Each round of a call is kept (its questions and answers, for
+// the report and the exchange log), so the bound on the rounds is also one
+// on what a server that keeps asking makes the tester hold; no flow a
+// person answers comes near it.
+const maxRoundsCap = 1000
+
+// checkMaxRounds refuses a --max-rounds below 1 (when given: zero, when
+// the command has none, is the session's default) or above maxRoundsCap.
+func checkMaxRounds(n int, given bool) error {
+	switch {
+	case n < 0 || given && n < 1:
+		return usageErr("--max-rounds must be at least 1")
+	case n > maxRoundsCap:
+		return usageErr("--max-rounds %d: at most %d (the rounds of one call; each is kept for the report)", n, maxRoundsCap)
+	}
+	return nil
 }
 
 // addValidateFlag binds --no-validate, for commands that send answers.
@@ -375,9 +394,8 @@ func (o *ConnOptions) sessionOptions(io *iostreams.IOStreams) (session.Options, 
 	if err := t.Validate(); err != nil {
 		return session.Options{}, targetUsage(err)
 	}
-	if o.MaxRounds < 0 || o.given("max-rounds") && o.MaxRounds < 1 {
-		// Zero, when the command has no --max-rounds, is the session's default.
-		return session.Options{}, usageErr("--max-rounds must be at least 1")
+	if err := checkMaxRounds(o.MaxRounds, o.given("max-rounds")); err != nil {
+		return session.Options{}, err
 	}
 	if err := checkProtocolFlag(o.Protocol); err != nil {
 		return session.Options{}, err

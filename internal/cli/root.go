@@ -121,15 +121,27 @@ func commands(io *iostreams.IOStreams) []commandEntry {
 // mcp-tester builds only the command it runs: the whole tree is some
 // 1,200 flags, which the garbage collector would scan again at every
 // cycle of a long run, and which take a tenth of the start.
+//
+// `mcp-tester --version` alone builds no command at all (versionOnly).
 func ownTree(args []string) string {
 	if len(args) == 0 || args[0] == "completion" {
+		return ""
+	}
+	if len(args) == 1 && args[0] == versionOnly {
+		return versionOnly
+	}
+	if strings.HasPrefix(args[0], "-") {
 		return ""
 	}
 	return args[0]
 }
 
-// newRoot builds the root command with the command named only alone, or
-// every command when only is "" or names none.
+// versionOnly is what ownTree returns for `mcp-tester --version`, which
+// prints the version and needs none of the commands.
+const versionOnly = "--version"
+
+// newRoot builds the root command with the command named only alone, none
+// when only is versionOnly, or every command when only is "" or names none.
 func newRoot(io *iostreams.IOStreams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcp-tester",
@@ -164,6 +176,8 @@ from flags, from scripts, or from a person at the terminal.`,
 	all := commands(io)
 	if i := slices.IndexFunc(all, func(c commandEntry) bool { return c.name == only }); i >= 0 {
 		all = all[i : i+1]
+	} else if only == versionOnly {
+		all = nil
 	}
 	for _, c := range all {
 		root.AddCommand(c.build())

@@ -53,6 +53,17 @@ func TestCommandAloneIsTheSame(t *testing.T) {
 			}
 		}
 	}
+	// --version alone builds no command; given anything else, the tree.
+	for _, args := range [][]string{{"--version"}, {"--version", "tools"}, {"--version", "--lang", "de"}, {"--version=false"}} {
+		whole := run(NewRootCmd, args)
+		alone := run(func(io *iostreams.IOStreams) *cobra.Command { return newRoot(io, ownTree(args)) }, args)
+		if whole != alone {
+			t.Errorf("mcp-tester %s:\nthe whole tree:\n%s\nbuilt alone:\n%s", strings.Join(args, " "), whole, alone)
+		}
+	}
+	if got := newRoot(io, ownTree([]string{"--version"})).Commands(); len(got) != 0 {
+		t.Errorf("mcp-tester --version builds %d commands; it needs none", len(got))
+	}
 	if got := ownTree([]string{"completion", "bash"}); got != "" {
 		t.Errorf("completion is built alone (%q), but its scripts list every command", got)
 	}

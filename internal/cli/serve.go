@@ -119,17 +119,22 @@ is a problem of kind missing. A recorded call the stand-in refused, as the
 server refuses it (a tool that runs only as a task called without one, where
 the recording's call ran as a task), is a problem of kind refused, its
 questions never asked; a task the client cancelled where the recording ran
-it to its end, of kind cancelled; a task whose question the client never
-came to be asked, of kind unanswered. Over stdio, a line of the client's
-input that is no JSON-RPC message, or a request whose id is null, is a
-problem of kind malformed (answered with the JSON-RPC error; the stand-in
-reads on). While it serves, --report says what
+it to its end, of kind cancelled (and one the recording's client cancelled
+that the client did not, of kind missing); a task whose question the client never
+came to be asked, of kind unanswered. A request the stand-in refused on
+its own (its tasks or requests in progress at their bound, params it
+cannot match with the recording) is of kind refused too. Over stdio, a
+line of the client's input that is no JSON-RPC message, or a request whose
+id is null, is a problem of kind malformed (answered with the JSON-RPC
+error; the stand-in reads on); over HTTP, a POST whose body is such (the
+go-sdk refuses it: HTTP 400), named by its number and path. While it serves, --report says what
 happened so far; the missing calls and tasks are counted once it has ended.
 
 Exit codes: 0 the client did what was recorded; 1 it did not (an answer
 differed, a requestState was refused, a request had no recording, a recorded
-call was never made, refused or its task cancelled, the client wrote a
-line that is no JSON-RPC message, or the client asked
+call was never made, refused or its task cancelled, the stand-in refused a
+request on its own, the client wrote a line or POST that is no JSON-RPC
+message, or the client asked
 nothing, a question's answer was missing or a question never asked, a question needed a capability the client did not declare, the
 client's input ended before a request it sent was answered; over HTTP, ended
 by an interrupt, also when no client came); 130 over stdio, interrupted

@@ -86,7 +86,18 @@ func decodeResponse(members map[string]json.RawMessage, id jsonrpc.ID, hasID boo
 	if werr != nil {
 		r.Error = werr
 	}
+	if !id.IsValid() {
+		r.Extra = UntiedID{Null: hasID}
+	}
 	return r, nil
+}
+
+// UntiedID is the Extra of a response DecodeMessage read without a valid
+// id (an error tied to no request), which the go-sdk's types cannot tell
+// apart: Null says its id was null; else it had no id at all. So whoever
+// shows the message (the trace) shows it as it was sent.
+type UntiedID struct {
+	Null bool
 }
 
 // nonNull is raw, or nil when it is absent or null (as the go-sdk reads an

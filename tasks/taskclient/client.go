@@ -490,6 +490,33 @@ func (c *Client) interval(in *tasks.Info) time.Duration {
 	return min(d, c.opts.MaxPollInterval)
 }
 
+// MaxQuestions bounds the questions a task may ask in one poll (the
+// entries of inputRequests not answered before) and MaxQuestions times 10
+// the questions of one wait, as a client bounds the questions of one round
+// of input_required and the rounds of one call. A task that asks more ends
+// the wait with an error that says so, before any of them is answered: the
+// protocol sets no bound, and every question asked is answered and kept.
+const MaxQuestions = 100
+
+// maxWaitQuestions bounds the questions answered in one wait for a task.
+const maxWaitQuestions = 10 * MaxQuestions
+
+// TooManyQuestionsError ends the wait for a task that asks more than
+// MaxQuestions questions in one poll, or more than 10 times MaxQuestions
+// in all.
+type TooManyQuestionsError struct {
+	TaskID   string
+	New      int // the questions of the poll, not answered before
+	Answered int // the questions answered before in this wait
+}
+
+func (e *TooManyQuestionsError) Error() string {
+	if e.New > MaxQuestions {
+		return fmt.Sprintf("task %s asks %d questions at once (inputRequests); the client answers at most %d at once; stopped", e.TaskID, e.New, MaxQuestions)
+	}
+	return fmt.Sprintf("task %s asks %d questions in all (%d answered, %d more); the client answers at most %d for one task; stopped", e.TaskID, e.New+e.Answered, e.Answered, e.New, maxWaitQuestions)
+}
+
 // answer answers the questions not answered before, in key order, with one
 // tasks/update. It returns how many it answered.
 func (c *Client) answer(ctx context.Context, id string, requests map[string]json.RawMessage, answered map[string]bool) (int, error) {
@@ -498,6 +525,9 @@ func (c *Client) answer(ctx context.Context, id string, requests map[string]json
 		if !answered[k] {
 			keys = append(keys, k)
 		}
+	}
+	if len(keys) > MaxQuestions || len(keys)+len(answered) > maxWaitQuestions {
+		return 0, &TooManyQuestionsError{TaskID: id, New: len(keys), Answered: len(answered)}
 	}
 	slices.Sort(keys)
 	responses := map[string]*mcp.ElicitResult{}

@@ -29,6 +29,12 @@ func (r *rawResult) MarshalJSON() ([]byte, error) { return r.b, nil }
 // the test.
 func pollingClient(t *testing.T, ctx context.Context, server *mcp.Server) *taskclient.Client {
 	t.Helper()
+	return taskclient.New(pollingSession(t, ctx, server), &taskclient.Options{DefaultPollInterval: 5 * time.Millisecond})
+}
+
+// pollingSession is the session of pollingClient.
+func pollingSession(t *testing.T, ctx context.Context, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
@@ -43,7 +49,7 @@ func pollingClient(t *testing.T, ctx context.Context, server *mcp.Server) *taskc
 	if taskclient.Legacy(cs) {
 		t.Fatal("the session speaks an older protocol than the extension's")
 	}
-	return taskclient.New(cs, &taskclient.Options{DefaultPollInterval: 5 * time.Millisecond})
+	return cs
 }
 
 // A task that says input_required and shows no question (a task of

@@ -449,10 +449,10 @@ func (d *differ) tool(p catalog.Path, who string, o, n catalog.Tool) {
 	d.icons(p, who, o.Icons, n.Icons)
 	d.annotations(p.Key("annotations"), who, o.Annotations, n.Annotations)
 	d.execution(p.Key("execution"), who, o.Execution, n.Execution)
-	// The schemas' trees are made for one pair at a time (a catalog read
-	// from a file holds their text).
-	d.input(p.Key("inputSchema"), who, catalog.SchemaTree(o.InputSchema), catalog.SchemaTree(n.InputSchema))
-	d.output(p.Key("outputSchema"), who, catalog.SchemaTree(o.OutputSchema), catalog.SchemaTree(n.OutputSchema))
+	// A catalog read from a file holds its schemas' text: the comparison
+	// makes trees of the parts of one pair that differ (schema.go).
+	d.input(p.Key("inputSchema"), who, o.InputSchema, n.InputSchema)
+	d.output(p.Key("outputSchema"), who, o.OutputSchema, n.OutputSchema)
 	d.others(p, who, o.Others(), n.Others())
 }
 
@@ -583,14 +583,14 @@ func chain(base, p catalog.Path) string {
 // input classifies the differences of an input schema: what refuses a
 // caller's old arguments breaks, what accepts more is safe.
 func (d *differ) input(p catalog.Path, who string, old, new any) {
-	for _, f := range compareSchemas(p, old, new, &d.steps) {
+	schemaDifferences(p, old, new, &d.steps, func(f finding) {
 		msg := describe("input", p, f)
 		if f.what == "removed" || f.what == "renamed" {
 			d.removed(inputRule(f), f.path, who, msg, f.old, f.new)
 		} else {
 			d.add(inputRule(f), f.path, who, msg, f.old, f.new)
 		}
-	}
+	})
 }
 
 // inputRule is the rule of a difference of an input schema.
@@ -636,14 +636,14 @@ func (d *differ) output(p catalog.Path, who string, old, new any) {
 		d.removed(RuleOutputRemoved, p, who, "output schema removed: structured results are no longer promised", nil, nil)
 		return
 	}
-	for _, f := range compareSchemas(p, old, new, &d.steps) {
+	schemaDifferences(p, old, new, &d.steps, func(f finding) {
 		msg := describe("output", p, f)
 		if f.what == "removed" || f.what == "renamed" {
 			d.removed(RuleOutputRemoved, f.path, who, msg, f.old, f.new)
 		} else {
 			d.add(outputRule(f), f.path, who, msg, f.old, f.new)
 		}
-	}
+	})
 }
 
 // outputRule is the rule of a difference of an output schema that

@@ -1,6 +1,7 @@
 package catalogdiff
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -53,6 +54,8 @@ func writeCanon(h hash.Hash, v any) {
 		writeCanonArray(h, x)
 	case map[string]any:
 		writeCanonObject(h, x)
+	case json.RawMessage:
+		writeCanon(h, whole(x)) // a property left as its text (level)
 	default:
 		// Not a type encoding/json reads into any: its type and value.
 		s := fmt.Sprintf("%T %#v", v, v)
@@ -106,6 +109,15 @@ func writeCanonObject(h hash.Hash, x map[string]any) {
 // allocates to follow maps and slices (which, at each level of a deeply
 // nested schema, added up to hundreds of times the schema's size).
 func sameJSON(a, b any) bool {
+	if isRaw(a) || isRaw(b) {
+		// A property of a schema held as its text (level).
+		x, ok1 := a.(json.RawMessage)
+		y, ok2 := b.(json.RawMessage)
+		if ok1 && ok2 && bytes.Equal(x, y) {
+			return true
+		}
+		a, b = whole(a), whole(b)
+	}
 	switch x := a.(type) {
 	case nil:
 		return b == nil

@@ -1,8 +1,10 @@
 package catalogdiff
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -40,31 +42,125 @@ type finding struct {
 // catalog file is bounded in size, but its nesting is not.
 const maxSchemaDepth = 64
 
-// findings collects the differences of two schemas, and counts the
-// comparisons of one value with another made to find them (steps), which
-// grow with the schemas' size, never with its square.
+// findings passes on the differences of two schemas as they are found
+// (emit), and counts the comparisons of one value with another made to
+// find them (steps), which grow with the schemas' size, never with its
+// square.
 type findings struct {
-	list  []finding
+	emit  func(finding)
 	steps int
 }
 
-// compareSchemas lists the differences from old to new, two JSON schemas
-// as encoding/json reads them (numbers as json.Number or float64), and
-// counts its steps in *steps.
+// compareSchemas lists the differences from old to new (schemaDifferences).
 func compareSchemas(p catalog.Path, old, new any, steps *int) []finding {
-	out := &findings{}
+	var list []finding
+	schemaDifferences(p, old, new, steps, func(f finding) { list = append(list, f) })
+	return list
+}
+
+// schemaDifferences passes each difference from old to new to emit as it
+// is found, two JSON schemas as encoding/json reads them (numbers as
+// json.Number or float64) or as their text (json.RawMessage), and counts
+// its steps in *steps. The differences of a schema of many properties,
+// each changed, are not held as a list beside the changes made of them.
+func schemaDifferences(p catalog.Path, old, new any, steps *int, emit func(finding)) {
+	out := &findings{emit: emit}
 	cmpSchema(out, p, old, new, 0)
 	*steps += out.steps
-	return out.list
+}
+
+// rawRef is a JSON value as the part of the text it is in, not a copy.
+type rawRef []byte
+
+// UnmarshalJSON keeps b, the value's part of the text, which the schema's
+// holder never changes.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// level is the schema v as cmpSchema reads it: a schema held as its text
+// (json.RawMessage) is made a tree, but for its properties, each left as
+// its text (nil when null) until it is compared with another. A schema of
+// many properties is then never a tree whole (ten times its text): two
+// properties of the same text are the same, and the tree of one that
+// differs is garbage once compared.
+func level(v any) any {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		return v
+	}
+	var members map[string]rawRef
+	if json.Unmarshal(raw, &members) != nil || members == nil {
+		return catalog.SchemaTree(raw) // not an object
+	}
+	m := make(map[string]any, len(members))
+	for k, r := range members {
+		var ps map[string]rawRef
+		if k == "properties" && json.Unmarshal(r, &ps) == nil && ps != nil {
+			pm := make(map[string]any, len(ps))
+			for name, pr := range ps {
+				pm[name] = nil
+				if string(pr) != "null" {
+					pm[name] = json.RawMessage(pr)
+				}
+			}
+			m[k] = pm
+			continue
+		}
+		m[k] = catalog.SchemaTree(json.RawMessage(r))
+	}
+	return m
+}
+
+// whole is v with every part level left as text made a tree: a value a
+// finding shows.
+func whole(v any) any {
+	switch x := v.(type) {
+	case json.RawMessage:
+		return catalog.SchemaTree(x)
+	case map[string]any:
+		ps, ok := x["properties"].(map[string]any)
+		if !ok || !hasRaw(ps) {
+			return x
+		}
+		out := maps.Clone(x)
+		wps := make(map[string]any, len(ps))
+		for k, p := range ps {
+			wps[k] = whole(p)
+		}
+		out["properties"] = wps
+		return out
+	}
+	return v
+}
+
+func isRaw(v any) bool { _, ok := v.(json.RawMessage); return ok }
+
+// hasRaw reports whether a value of m is held as its text.
+func hasRaw(m map[string]any) bool {
+	for _, v := range m {
+		if isRaw(v) {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpSchema(out *findings, p catalog.Path, old, new any, depth int) {
+	if o, ok := old.(json.RawMessage); ok {
+		if n, ok := new.(json.RawMessage); ok && bytes.Equal(o, n) {
+			return // the same text: the same schema
+		}
+	}
+	old, new = level(old), level(new)
 	if sameJSON(old, new) {
 		return
 	}
 	om, ok1 := old.(map[string]any)
 	nm, ok2 := new.(map[string]any)
 	if !ok1 || !ok2 || depth >= maxSchemaDepth {
+		old, new = whole(old), whole(new)
 		add(out, finding{path: p, effect: booleanSchema(old, new), what: "keyword", msg: "schema changed", old: old, new: new})
 		return
 	}
@@ -147,7 +243,7 @@ func otherKeys(a, b map[string]any) []string {
 	return keys
 }
 
-func add(out *findings, f finding) { out.list = append(out.list, f) }
+func add(out *findings, f finding) { out.emit(f) }
 
 // booleanSchema is the effect of a change between schemas that are not
 // both objects: true (anything) to something else narrows, to true
@@ -574,7 +670,7 @@ func (c *propertyChange) renames(out *findings, pp catalog.Path) {
 func (c *propertyChange) removedAndAdded(out *findings, pp catalog.Path) {
 	for _, r := range c.removed {
 		if !c.paired[r] {
-			add(out, finding{path: pp.Key(r), effect: changed, what: "removed", name: r, msg: fmt.Sprintf("%q removed", r), old: c.op[r]})
+			add(out, finding{path: pp.Key(r), effect: changed, what: "removed", name: r, msg: fmt.Sprintf("%q removed", r), old: whole(c.op[r])})
 		}
 	}
 	for _, a := range c.added {
@@ -586,7 +682,7 @@ func (c *propertyChange) removedAndAdded(out *findings, pp catalog.Path) {
 		if req {
 			msg = fmt.Sprintf("required %q added", a)
 		}
-		add(out, finding{path: pp.Key(a), effect: widened, what: "added", name: a, required: req, msg: msg, new: c.np[a]})
+		add(out, finding{path: pp.Key(a), effect: widened, what: "added", name: a, required: req, msg: msg, new: whole(c.np[a])})
 	}
 }
 

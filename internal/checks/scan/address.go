@@ -2,6 +2,7 @@ package scan
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
@@ -19,28 +20,32 @@ var bareHost = lazyre.New(`(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-
 // fileExtensions are the endings of file names and of code (main.go,
 // config.json, Node.js, process.env) that read like a host name: a name
 // that ends in one is no address unless a scheme says it is.
-var fileExtensions = map[string]bool{
-	"go": true, "py": true, "js": true, "mjs": true, "cjs": true, "ts": true, "tsx": true, "jsx": true, "md": true,
-	"rs": true, "rb": true, "sh": true, "txt": true, "json": true, "jsonl": true, "yaml": true, "yml": true,
-	"toml": true, "html": true, "htm": true, "css": true, "csv": true, "xml": true, "log": true, "env": true,
-	"cfg": true, "ini": true, "conf": true, "lock": true, "php": true, "java": true, "kt": true, "swift": true,
-	"cpp": true, "hpp": true, "cc": true, "vue": true, "sql": true, "pdf": true, "png": true, "jpg": true,
-	"jpeg": true, "gif": true, "svg": true, "zip": true, "gz": true, "tar": true, "exe": true, "dll": true,
-	"so": true, "bin": true, "dat": true, "pem": true, "key": true, "crt": true, "ipynb": true, "lua": true,
-	"pl": true, "scala": true, "dart": true, "ex": true, "exs": true, "mdx": true, "rst": true, "tex": true,
-	"doc": true, "docx": true, "xls": true, "xlsx": true, "ppt": true, "pptx": true, "webp": true, "mp3": true,
-	"mp4": true, "wav": true, "db": true, "sqlite": true, "wasm": true, "jar": true, "class": true, "proto": true,
-}
+var fileExtensions = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"go": true, "py": true, "js": true, "mjs": true, "cjs": true, "ts": true, "tsx": true, "jsx": true, "md": true,
+		"rs": true, "rb": true, "sh": true, "txt": true, "json": true, "jsonl": true, "yaml": true, "yml": true,
+		"toml": true, "html": true, "htm": true, "css": true, "csv": true, "xml": true, "log": true, "env": true,
+		"cfg": true, "ini": true, "conf": true, "lock": true, "php": true, "java": true, "kt": true, "swift": true,
+		"cpp": true, "hpp": true, "cc": true, "vue": true, "sql": true, "pdf": true, "png": true, "jpg": true,
+		"jpeg": true, "gif": true, "svg": true, "zip": true, "gz": true, "tar": true, "exe": true, "dll": true,
+		"so": true, "bin": true, "dat": true, "pem": true, "key": true, "crt": true, "ipynb": true, "lua": true,
+		"pl": true, "scala": true, "dart": true, "ex": true, "exs": true, "mdx": true, "rst": true, "tex": true,
+		"doc": true, "docx": true, "xls": true, "xlsx": true, "ppt": true, "pptx": true, "webp": true, "mp3": true,
+		"mp4": true, "wav": true, "db": true, "sqlite": true, "wasm": true, "jar": true, "class": true, "proto": true,
+	}
+})
 
 // commonTLDs are the top-level domains a name without a scheme, a port
 // or a path is taken for an address with (evil-example.com): with one of
 // them it is, with another (user.name, window.location) it is not.
-var commonTLDs = map[string]bool{
-	"com": true, "net": true, "org": true, "io": true, "co": true, "ai": true, "app": true, "dev": true,
-	"xyz": true, "info": true, "biz": true, "me": true, "us": true, "uk": true, "de": true, "fr": true,
-	"ru": true, "cn": true, "top": true, "site": true, "online": true, "cloud": true, "tech": true,
-	"store": true, "live": true, "link": true, "click": true, "example": true,
-}
+var commonTLDs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"com": true, "net": true, "org": true, "io": true, "co": true, "ai": true, "app": true, "dev": true,
+		"xyz": true, "info": true, "biz": true, "me": true, "us": true, "uk": true, "de": true, "fr": true,
+		"ru": true, "cn": true, "top": true, "site": true, "online": true, "cloud": true, "tech": true,
+		"store": true, "live": true, "link": true, "click": true, "example": true,
+	}
+})
 
 // maxAddresses bounds the addresses read in one sentence.
 const maxAddresses = 8
@@ -92,10 +97,10 @@ func bareAddress(s string, m []int) bool {
 		return false
 	}
 	tld := strings.ToLower(s[m[2]:m[3]])
-	if fileExtensions[tld] {
+	if fileExtensions()[tld] {
 		return false
 	}
-	return m[4] >= 0 && m[5] > m[4] || commonTLDs[tld] || strings.HasPrefix(strings.ToLower(s[m[0]:m[1]]), "www.")
+	return m[4] >= 0 && m[5] > m[4] || commonTLDs()[tld] || strings.HasPrefix(strings.ToLower(s[m[0]:m[1]]), "www.")
 }
 
 // overlaps reports whether [start, end) overlaps one of spans.

@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/askback/askback/internal/text/lazyre"
@@ -18,18 +19,28 @@ const (
 
 // Words of tool names, lower case (see nameWords).
 var (
-	execNames   = map[string]bool{"exec": true, "execute": true, "shell": true, "bash": true, "powershell": true, "terminal": true, "spawn": true, "subprocess": true, "cmd": true}
-	runObjects  = map[string]bool{"command": true, "commands": true, "code": true, "script": true, "cmd": true, "shell": true, "process": true}
-	evalNames   = map[string]bool{"eval": true, "evaluate": true}
-	deleteNames = map[string]bool{"delete": true, "remove": true, "rm": true, "drop": true, "destroy": true, "purge": true, "wipe": true,
-		"erase": true, "truncate": true, "kill": true, "terminate": true, "uninstall": true, "revoke": true, "unlink": true, "rmdir": true, "overwrite": true}
-	spendNames = map[string]bool{"pay": true, "payment": true, "purchase": true, "buy": true, "checkout": true, "withdraw": true,
-		"refund": true, "donate": true, "charge": true, "trade": true, "sell": true, "swap": true}
+	execNames = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"exec": true, "execute": true, "shell": true, "bash": true, "powershell": true, "terminal": true, "spawn": true, "subprocess": true, "cmd": true}
+	})
+	runObjects = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"command": true, "commands": true, "code": true, "script": true, "cmd": true, "shell": true, "process": true}
+	})
+	evalNames   = sync.OnceValue(func() map[string]bool { return map[string]bool{"eval": true, "evaluate": true} })
+	deleteNames = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"delete": true, "remove": true, "rm": true, "drop": true, "destroy": true, "purge": true, "wipe": true,
+			"erase": true, "truncate": true, "kill": true, "terminate": true, "uninstall": true, "revoke": true, "unlink": true, "rmdir": true, "overwrite": true}
+	})
+	spendNames = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"pay": true, "payment": true, "purchase": true, "buy": true, "checkout": true, "withdraw": true,
+			"refund": true, "donate": true, "charge": true, "trade": true, "sell": true, "swap": true}
+	})
 	// readNames start the names of tools that only look: preview_delete,
 	// get_payment, list_orders.
-	readNames = map[string]bool{"get": true, "list": true, "read": true, "search": true, "find": true, "show": true, "describe": true,
-		"check": true, "preview": true, "validate": true, "estimate": true, "count": true, "query": true, "view": true, "fetch": true,
-		"inspect": true, "explain": true, "lookup": true, "dry": true, "simulate": true, "quote": true, "status": true}
+	readNames = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"get": true, "list": true, "read": true, "search": true, "find": true, "show": true, "describe": true,
+			"check": true, "preview": true, "validate": true, "estimate": true, "count": true, "query": true, "view": true, "fetch": true,
+			"inspect": true, "explain": true, "lookup": true, "dry": true, "simulate": true, "quote": true, "status": true}
+	})
 )
 
 var (
@@ -78,7 +89,7 @@ func (s *scanner) agency(i int, tool *mcp.Tool) {
 func agencyOf(t *mcp.Tool) (what string, byName bool) {
 	words := nameWords(t.Name)
 	desc := headTail(fold(t.Description))
-	if len(words) > 0 && readNames[words[0]] {
+	if len(words) > 0 && readNames()[words[0]] {
 		return "", false // a tool that looks: get_payment, preview_delete
 	}
 	if what := agencyByName(words, desc); what != "" {
@@ -92,13 +103,13 @@ func agencyOf(t *mcp.Tool) (what string, byName bool) {
 func agencyByName(words []string, desc string) string {
 	for i, w := range words {
 		switch {
-		case execNames[w], w == "run" && i+1 < len(words) && runObjects[words[i+1]]:
+		case execNames()[w], w == "run" && i+1 < len(words) && runObjects()[words[i+1]]:
 			return runsCommands
-		case evalNames[w] && codeWords.MatchString(desc):
+		case evalNames()[w] && codeWords.MatchString(desc):
 			return runsCommands
-		case deleteNames[w]:
+		case deleteNames()[w]:
 			return deletes
-		case spendNames[w]:
+		case spendNames()[w]:
 			return spends
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/checks/schemaargs"
 	"github.com/askback/askback/internal/text/lazyre"
@@ -37,10 +38,12 @@ var (
 	addressSlot = lazyre.New(`\{+([^{}]*)\}*|<([^<>]*)>|\[([A-Z_]{3,})\]?|\$\{([A-Za-z_]\w*)\}?|\$([A-Za-z_]\w*)|%s|=$|=([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})(?:[&#]|$)|/:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|[=/]@([A-Za-z_]\w*)|\[([^\[\]]*)\]|\(([^()]*)\)`)
 	// genericSlot ends the name of a slot for any value ({value},
 	// {payload}, {q}): a place for data, whatever the data.
-	genericSlot = map[string]bool{"value": true, "values": true, "val": true, "v": true, "payload": true, "data": true,
-		"content": true, "contents": true, "text": true, "input": true, "body": true, "q": true, "x": true, "d": true,
-		"s": true, "msg": true, "info": true, "result": true, "results": true, "output": true, "string": true,
-		"param": true, "params": true, "args": true, "arg": true}
+	genericSlot = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"value": true, "values": true, "val": true, "v": true, "payload": true, "data": true,
+			"content": true, "contents": true, "text": true, "input": true, "body": true, "q": true, "x": true, "d": true,
+			"s": true, "msg": true, "info": true, "result": true, "results": true, "output": true, "string": true,
+			"param": true, "params": true, "args": true, "arg": true}
+	})
 	// concatenated is code that adds a value to an address just written
 	// ('https://x.example/?d=' + encodeURIComponent(user_message)); the
 	// group holds the value's name.
@@ -48,9 +51,11 @@ var (
 	// identifierWord ends the name of a slot for an identifier, a count or
 	// a setting rather than the data itself ({conversation_id},
 	// {chatId}, {page}): what a REST address takes.
-	identifierWord = map[string]bool{"id": true, "ids": true, "uuid": true, "guid": true, "number": true, "num": true,
-		"no": true, "count": true, "limit": true, "page": true, "size": true, "type": true, "name": true, "url": true,
-		"format": true, "lang": true, "locale": true, "version": true, "offset": true, "cursor": true, "index": true, "slug": true}
+	identifierWord = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"id": true, "ids": true, "uuid": true, "guid": true, "number": true, "num": true,
+			"no": true, "count": true, "limit": true, "page": true, "size": true, "type": true, "name": true, "url": true,
+			"format": true, "lang": true, "locale": true, "version": true, "offset": true, "cursor": true, "index": true, "slug": true}
+	})
 	// slotData is a slot's name (in words, lower case) that names the
 	// conversation, its history, or a secret.
 	slotData = lazyre.New(`\b(?:conversations?|history|chats?|dialog(?:ue)?|messages?|transcripts?|context|prompts?|summary|secrets?|tokens?|passwords?|e-?mails?|credentials?|(?:api|secret|access)\s*keys?|everything\s+(?:above|before|so\s+far|you\s+know|you\s+have\s+seen))\b`)
@@ -98,12 +103,14 @@ var (
 
 // sideChannelNames are the parameter names (see normName) of the side
 // channels poisoned tools ask the model to fill.
-var sideChannelNames = map[string]bool{
-	"notes": true, "note": true, "sidenote": true, "extra": true, "extrainfo": true, "memo": true,
-	"debug": true, "debuginfo": true, "reasoning": true, "rationale": true, "conversation": true,
-	"conversationhistory": true, "history": true, "chathistory": true, "transcript": true,
-	"additionalcontext": true, "additionalinfo": true, "remarks": true, "scratchpad": true, "context": true,
-}
+var sideChannelNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"notes": true, "note": true, "sidenote": true, "extra": true, "extrainfo": true, "memo": true,
+		"debug": true, "debuginfo": true, "reasoning": true, "rationale": true, "conversation": true,
+		"conversationhistory": true, "history": true, "chathistory": true, "transcript": true,
+		"additionalcontext": true, "additionalinfo": true, "remarks": true, "scratchpad": true, "context": true,
+	}
+})
 
 // destinations reports addresses to send data to (MCPS020): a URL,
 // e-mail or IP address, or a host name without a scheme, with an order
@@ -337,10 +344,14 @@ func orderWindow(sent string, loc []int) (before, after string) {
 
 // orderPreposition ends an order's words right before its address:
 // "to", "into", "at" …, then at most three words ("to our endpoint").
-var orderPreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true, "via": true, "on": true, "with": true}
+var orderPreposition = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true, "via": true, "on": true, "with": true}
+})
 
 // addressNoun names an address: "to the following address: https://…".
-var addressNoun = map[string]bool{"address": true, "url": true, "endpoint": true, "webhook": true, "server": true, "link": true, "destination": true, "host": true}
+var addressNoun = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"address": true, "url": true, "endpoint": true, "webhook": true, "server": true, "link": true, "destination": true, "host": true}
+})
 
 // objectOfOrder reports whether before, the words before an address,
 // end in an order to send to it (High): a send verb (not a noun: "the
@@ -357,10 +368,10 @@ func objectOfOrder(before string) Severity {
 	prep := -1
 	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
 		w := strings.ToLower(strings.Trim(words[k], "\"'`()*_-:"))
-		if strings.HasSuffix(words[k], ":") && (k < len(words)-1 || !orderPreposition[w] && !addressNoun[w]) {
+		if strings.HasSuffix(words[k], ":") && (k < len(words)-1 || !orderPreposition()[w] && !addressNoun()[w]) {
 			return 0 // a label: "Docs: https://…"
 		}
-		if orderPreposition[w] {
+		if orderPreposition()[w] {
 			prep = k
 			break
 		}
@@ -373,12 +384,12 @@ func objectOfOrder(before string) Severity {
 		switch {
 		case strings.EqualFold(sendVerb.FindString(w), w) && !determiner.MatchString(strings.Join(words[:k], " ")+" "):
 			return High
-		case passiveParticiple[strings.ToLower(w)] && k > 0 && strings.EqualFold(words[k-1], "be"):
-			if k > 1 && passiveModal[strings.ToLower(words[k-2])] {
+		case passiveParticiple()[strings.ToLower(w)] && k > 0 && strings.EqualFold(words[k-1], "be"):
+			if k > 1 && passiveModal()[strings.ToLower(words[k-2])] {
 				return High
 			}
 			return Medium
-		case passiveParticiple[strings.ToLower(w)] && k > 0 && passiveAux[strings.ToLower(words[k-1])],
+		case passiveParticiple()[strings.ToLower(w)] && k > 0 && passiveAux()[strings.ToLower(words[k-1])],
 			strings.EqualFold(sendsVerb.FindString(w), w):
 			return Medium
 		}
@@ -388,16 +399,20 @@ func objectOfOrder(before string) Severity {
 
 // passiveModal makes "be sent" an order: "must be sent", "to be
 // sent" is one only with one before it (see passiveOrder).
-var passiveModal = map[string]bool{"must": true, "should": true, "shall": true, "to": true}
+var passiveModal = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"must": true, "should": true, "shall": true, "to": true}
+})
 
 // passiveAux makes a participle say that data is sent: "is sent".
-var passiveAux = map[string]bool{"is": true, "are": true, "gets": true, "get": true}
+var passiveAux = sync.OnceValue(func() map[string]bool { return map[string]bool{"is": true, "are": true, "gets": true, "get": true} })
 
 // passiveParticiple are the participles of the send verbs: "must be
 // uploaded to …".
-var passiveParticiple = map[string]bool{"sent": true, "forwarded": true, "posted": true, "uploaded": true, "transmitted": true,
-	"copied": true, "relayed": true, "mirrored": true, "delivered": true, "submitted": true, "emailed": true, "e-mailed": true,
-	"mailed": true, "shared": true, "reported": true, "leaked": true, "exfiltrated": true}
+var passiveParticiple = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sent": true, "forwarded": true, "posted": true, "uploaded": true, "transmitted": true,
+		"copied": true, "relayed": true, "mirrored": true, "delivered": true, "submitted": true, "emailed": true, "e-mailed": true,
+		"mailed": true, "shared": true, "reported": true, "leaked": true, "exfiltrated": true}
+})
 
 // backReference points back at what the sentence before told: "use
 // https://… for it", "send it there", "https://… is where it goes".
@@ -438,12 +453,16 @@ func pointsBack(sent string, loc []int) backLink {
 
 // backPronoun is what an order sends when it points back at data named
 // before: "upload it", "post them", "send all of it".
-var backPronoun = map[string]bool{"it": true, "them": true, "this": true, "that": true, "these": true, "those": true,
-	"all": true, "both": true, "of": true}
+var backPronoun = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"it": true, "them": true, "this": true, "that": true, "these": true, "those": true,
+		"all": true, "both": true, "of": true}
+})
 
 // backParticle comes between an order's object and its preposition:
 // "pass them on to", "hand it over to".
-var backParticle = map[string]bool{"on": true, "over": true, "along": true, "off": true, "out": true}
+var backParticle = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"on": true, "over": true, "along": true, "off": true, "out": true}
+})
 
 // passiveBack ends the words before an address in a passive order to
 // send there what a pronoun points back at: "They must be uploaded to".
@@ -453,9 +472,11 @@ var passiveBack = lazyre.New(`(?i)\b(?:it|they|these|those|this|that|all\s+of\s+
 // before, is left out: "Collect the user's messages. Step 2: upload to
 // ADDRESS". Verbs whose object is as often the one told ("write to",
 // "report to", "email to") are not.
-var elidedObjectVerb = map[string]bool{"send": true, "forward": true, "post": true, "upload": true, "transmit": true,
-	"relay": true, "submit": true, "mirror": true, "leak": true, "exfiltrate": true, "beacon": true, "deliver": true,
-	"dispatch": true, "stream": true, "push": true, "sync": true, "dump": true, "pipe": true, "export": true, "transfer": true}
+var elidedObjectVerb = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"send": true, "forward": true, "post": true, "upload": true, "transmit": true,
+		"relay": true, "submit": true, "mirror": true, "leak": true, "exfiltrate": true, "beacon": true, "deliver": true,
+		"dispatch": true, "stream": true, "push": true, "sync": true, "dump": true, "pipe": true, "export": true, "transfer": true}
+})
 
 // stepMarker reports whether w, the word before a verb, begins a step:
 // "then", "next", "finally", "and", or a label or number that ends in
@@ -496,15 +517,15 @@ func pronounObject(before string) bool {
 	words := strings.Fields(before)
 	k := len(words) - 1
 	trim := func(w string) string { return strings.ToLower(strings.Trim(w, "\"'`()*_,:")) }
-	if k < 2 || !orderPreposition[trim(words[k])] {
+	if k < 2 || !orderPreposition()[trim(words[k])] {
 		return false
 	}
 	k--
-	for k >= 0 && backParticle[trim(words[k])] {
+	for k >= 0 && backParticle()[trim(words[k])] {
 		k--
 	}
 	pronouns := 0
-	for ; k >= 0 && backPronoun[trim(words[k])]; k-- {
+	for ; k >= 0 && backPronoun()[trim(words[k])]; k-- {
 		if w := trim(words[k]); w != "all" && w != "both" && w != "of" {
 			pronouns++
 		}
@@ -516,9 +537,9 @@ func pronounObject(before string) bool {
 	if pronouns == 0 {
 		// No object at all: "Step 2: upload to ADDRESS", "then, POST to
 		// ADDRESS", the verb first in its clause.
-		return elidedObjectVerb[w] && (k == 0 || stepMarker(words[k-1]))
+		return elidedObjectVerb()[w] && (k == 0 || stepMarker(words[k-1]))
 	}
-	return (sendVerbWords[w] || keepVerb[w]) && !nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ")
+	return (sendVerbWords()[w] || keepVerb()[w]) && !nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ")
 }
 
 // maxSentencesBack bounds how far before an address orderBefore looks
@@ -767,7 +788,7 @@ func openedThenSent(after string) bool {
 		return true
 	}
 	for _, w := range strings.Fields(after) {
-		if keepVerb[strings.ToLower(strings.Trim(w, "\"'`()*_,.:;!?"))] {
+		if keepVerb()[strings.ToLower(strings.Trim(w, "\"'`()*_,.:;!?"))] {
 			return true
 		}
 	}
@@ -904,7 +925,7 @@ func determinerWord(w string) bool {
 	for i > 0 && isWordByte(w[i-1]) {
 		i--
 	}
-	return determiners[strings.ToLower(w[i:])]
+	return determiners()[strings.ToLower(w[i:])]
 }
 
 // letterWord reports whether w is made of ASCII letters and hyphens.
@@ -918,8 +939,10 @@ func letterWord(w string) bool {
 }
 
 // determiners are the words of determiner.
-var determiners = map[string]bool{"the": true, "a": true, "an": true, "your": true, "their": true, "his": true, "her": true,
-	"its": true, "our": true, "my": true, "this": true, "that": true, "each": true, "every": true, "any": true}
+var determiners = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"the": true, "a": true, "an": true, "your": true, "their": true, "his": true, "her": true,
+		"its": true, "our": true, "my": true, "this": true, "that": true, "each": true, "every": true, "any": true}
+})
 
 // isSpace reports whether c is an ASCII space, tab or line break.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -987,7 +1010,7 @@ func hasSlot(d string) bool {
 		case name == "", namesData(name) && !isIdentifier(name), ownedSecret(name) != "":
 			return true
 		default:
-			if words := strings.Fields(name); genericSlot[words[len(words)-1]] {
+			if words := strings.Fields(name); genericSlot()[words[len(words)-1]] {
 				return true
 			}
 		}
@@ -1076,7 +1099,7 @@ func slotName(m []string) string {
 // word for an identifier, a count or a setting.
 func isIdentifier(name string) bool {
 	words := strings.Fields(name)
-	return len(words) > 0 && identifierWord[words[len(words)-1]]
+	return len(words) > 0 && identifierWord()[words[len(words)-1]]
 }
 
 // namesData reports whether a slot's name (see slotName) names the
@@ -1171,7 +1194,7 @@ func (s *scanner) descriptionAsksFor(desc *text, sents []string, n string) (ment
 // param) when its name is a side channel's and it takes free text
 // (MCPS021): a place the description never explains.
 func (s *scanner) unexplainedFreeText(param *text, n string, p map[string]any) {
-	if !sideChannelNames[normName(n)] {
+	if !sideChannelNames()[normName(n)] {
 		return
 	}
 	if typ, ok := p["type"]; ok && typ != "string" {
@@ -1367,7 +1390,7 @@ func (s *scanner) slotNamedBy(t *text, d, both string) bool {
 // "log", "record", "store".
 func keepWord(s string) bool {
 	for _, w := range strings.Fields(s) {
-		if keepVerb[normWord(w)] {
+		if keepVerb()[normWord(w)] {
 			return true
 		}
 	}
@@ -1429,7 +1452,7 @@ func (s *scanner) valueSent(t *text, sents []string, j int, loc []int, d string)
 		return false
 	}
 	name := strings.Trim(m[1], "`'\"")
-	pronoun := backPronoun[strings.ToLower(name)] || strings.EqualFold(name, "they")
+	pronoun := backPronoun()[strings.ToLower(name)] || strings.EqualFold(name, "they")
 	for k := j - 1; k >= 0 && k >= j-2; k-- {
 		prev := sents[k]
 		if !pronoun && !mentions(prev, name) {
@@ -1459,7 +1482,7 @@ func (s *scanner) valueSent(t *text, sents []string, j int, loc []int, d string)
 // "send".
 func carries(words string) bool {
 	for _, w := range strings.Fields(words) {
-		if w := normWord(w); carrierVerb[w] || sendVerbWords[w] {
+		if w := normWord(w); carrierVerb()[w] || sendVerbWords()[w] {
 			return true
 		}
 	}

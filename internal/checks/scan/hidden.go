@@ -305,7 +305,7 @@ func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r
 // a Latin letter.
 func hasConfusable(w string) bool {
 	for _, r := range w {
-		if _, ok := confusables[r]; ok {
+		if _, ok := confusables()[r]; ok {
 			return true
 		}
 	}

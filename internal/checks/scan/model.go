@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
@@ -12,24 +13,28 @@ import (
 var (
 	// overridePhrases tell the model to ignore or override its
 	// instructions, or claim precedence over them.
-	overridePhrases = []phrase{
-		newPhrase("ignore|disregard|forget|overlook|dismiss|discard|abandon|aside|attention|heed|mind|follow|obey & instruction|prompt|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming", `\b(?:ignore|disregard|forget|overlook|dismiss|discard|abandon|(?:set|put|cast|leave)\s+aside|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don'?t|no\s+longer|stop)\s+(?:follow|following|obey|obeying|heed|heeding))\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|former|initial|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming)\b`),
-		newPhrase("override|bypass|circumvent & instruction|prompt|guidelines|directives|guardrails|safety", `\b(?:override|bypass|circumvent)\b[^.!?\n]{0,30}?\b(?:your|system|safety|previous|prior|the\s+user'?s|all|any)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|guidelines|directives|guardrails|safety\s+(?:checks|measures|filters|rules))\b`),
-		newPhrase("precedence|priority", `\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|directives?|notes?)\s+(?:take|takes|have|has)\s+(?:precedence|priority)\b`),
-		newPhrase("supersede|override|precedence & system|instructions", `\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+|any\s+)?(?:previous\s+|prior\s+|other\s+|the\s+|your\s+)?(?:system\s+prompt|system\s+message|instructions|user'?s?\s+instructions)\b`),
-		newPhrase("you are", `\byou\s+are\s+(?:now|no\s+longer)\s+(?:a|an|in|my|acting|operating|free|unrestricted|jailbroken|bound)\b`),
-		newPhrase("instruction", `\bnew\s+(?:system\s+)?instructions?\s*:`),
-	}
+	overridePhrases = sync.OnceValue(func() []phrase {
+		return []phrase{
+			newPhrase("ignore|disregard|forget|overlook|dismiss|discard|abandon|aside|attention|heed|mind|follow|obey & instruction|prompt|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming", `\b(?:ignore|disregard|forget|overlook|dismiss|discard|abandon|(?:set|put|cast|leave)\s+aside|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:do\s+not|don'?t|no\s+longer|stop)\s+(?:follow|following|obey|obeying|heed|heeding))\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|former|initial|all|any|your|system|other|existing|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directives|directions|guidance|policies|guardrails|constraints|safeguards|programming)\b`),
+			newPhrase("override|bypass|circumvent & instruction|prompt|guidelines|directives|guardrails|safety", `\b(?:override|bypass|circumvent)\b[^.!?\n]{0,30}?\b(?:your|system|safety|previous|prior|the\s+user'?s|all|any)\b[^.!?\n]{0,20}?\b(?:instructions?|prompts?|guidelines|directives|guardrails|safety\s+(?:checks|measures|filters|rules))\b`),
+			newPhrase("precedence|priority", `\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|directives?|notes?)\s+(?:take|takes|have|has)\s+(?:precedence|priority)\b`),
+			newPhrase("supersede|override|precedence & system|instructions", `\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+|any\s+)?(?:previous\s+|prior\s+|other\s+|the\s+|your\s+)?(?:system\s+prompt|system\s+message|instructions|user'?s?\s+instructions)\b`),
+			newPhrase("you are", `\byou\s+are\s+(?:now|no\s+longer)\s+(?:a|an|in|my|acting|operating|free|unrestricted|jailbroken|bound)\b`),
+			newPhrase("instruction", `\bnew\s+(?:system\s+)?instructions?\s*:`),
+		}
+	})
 	// concealPhrases tell the model to keep something from the user or to
 	// act unseen.
-	concealPhrases = []phrase{
-		newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let & user|human|person|operator|owner|requester", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner|requester|end[\s-]user)\b`),
-		newPhrase("hide|conceal & from & user|human|person", `\b(?:hide|conceal)\b[^.!?\n]{0,40}?\bfrom\s+(?:the\s+)?(?:user|users|human|person)\b`),
-		newPhrase("user", `\b(?:the\s+)?user\s+(?:must|should|needs?)\s*(?:not|never|n't)\s+(?:to\s+)?(?:know|see|find\s+out|be\s+told|notice|learn|be\s+aware)\b`),
-		newPhrase("secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly", `\b(?:secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly)\s+(?:send|forward|copy|upload|exfiltrate|transmit|bcc|include|add|append|attach|read|collect|call|invoke|run|execute|change|modify)\b`),
-		newPhrase("mention|reveal|disclose|explain|say", `\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|explain|say)\s+(?:this|that|these|it|anything\s+about\s+(?:this|these))\b`),
-		newPhrase("keep", `\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
-	}
+	concealPhrases = sync.OnceValue(func() []phrase {
+		return []phrase{
+			newPhrase("tell|inform|mention|reveal|disclos|notify|alert|let & user|human|person|operator|owner|requester", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|let)\b[^.!?\n]{0,40}?\b(?:the\s+)?(?:user|users|human|person|operator|owner|requester|end[\s-]user)\b`),
+			newPhrase("hide|conceal & from & user|human|person", `\b(?:hide|conceal)\b[^.!?\n]{0,40}?\bfrom\s+(?:the\s+)?(?:user|users|human|person)\b`),
+			newPhrase("user", `\b(?:the\s+)?user\s+(?:must|should|needs?)\s*(?:not|never|n't)\s+(?:to\s+)?(?:know|see|find\s+out|be\s+told|notice|learn|be\s+aware)\b`),
+			newPhrase("secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly", `\b(?:secretly|covertly|surreptitiously|silently|quietly|stealthily|discreetly|invisibly)\s+(?:send|forward|copy|upload|exfiltrate|transmit|bcc|include|add|append|attach|read|collect|call|invoke|run|execute|change|modify)\b`),
+			newPhrase("mention|reveal|disclose|explain|say", `\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|explain|say)\s+(?:this|that|these|it|anything\s+about\s+(?:this|these))\b`),
+			newPhrase("keep", `\bkeep\s+(?:this|these|it|that)\s+(?:a\s+)?(?:secret|hidden|confidential|between\s+us)\b`),
+		}
+	})
 	// secretFile names a file that holds keys or credentials.
 	secretFile = lazyre.New(`(?i)(?:~/)?(?:\.ssh\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.aws/(?:credentials|config)\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config\b|/etc/(?:passwd|shadow|sudoers)\b|\bclaude_desktop_config\.json|\.cursor/mcp\.json|\bmcp\.json\b|\.config/gcloud\b|\bcredentials\.json\b|\bwallet\.dat\b|\.(?:bash|zsh|sh|fish|python|psql|mysql|node_repl|sqlite)_history\b|\.config/gh/hosts\.ya?ml\b|\.gnupg\b|(?:^|[\s'"` + "`" + `(/])\.env(?:\.[a-z]+)?\b)`)
 	// readVerb asks for a file's content.
@@ -38,14 +43,16 @@ var (
 	secretsGathered = lazyre.New(`(?i)\b(?:include|pass|send|attach|upload|provide|copy|paste|append|forward|put|add|insert|embed|share|collect|gather|read|extract|list)\b[^.!?\n]{0,40}?\b(?:all|every|any|the\s+user'?s|users'|stored|saved|local)\s+(?:of\s+the\s+)?(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth[\s_-]?tokens?|tokens|passwords?|passphrases?|credentials|private[\s_-]?keys?|secret[\s_-]?keys?|secrets|ssh[\s_-]?keys?|seed\s+phrases?|session\s+cookies?|cookies|environment\s+variables)\b`)
 	// precondition puts a tool in front of every other tool, or of every
 	// conversation.
-	precondition = []phrase{
-		newPhrase("before & tool|function|command|action", `\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|run|invoke))\s+(?:any|every|all|each|other|another)\b[^.!?\n]{0,20}?\b(?:tools?|functions?|commands?|actions?)\b`),
-		newPhrase("before & tool|function|action", `\bbefore\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|tool\s+calls?|actions?)\b`),
-		newPhrase("start of|beginning of & conversation|session|chat|turn|response|task|request|message", `\b(?:at|in)\s+(?:the\s+)?(?:start|beginning)\s+of\s+(?:every|each|any|all)\s+(?:conversations?|sessions?|chats?|turns?|responses?|tasks?|requests?|messages?)\b`),
-		newPhrase("time", `\b(?:every|each)\s+time\s+(?:you|the\s+user|the\s+assistant)\s+(?:respond|answer|reply|receive|start|begin|get)\b`),
-		newPhrase("before & responding|answering|replying", `\bbefore\s+(?:responding|answering|replying)\s+to\s+(?:the\s+user|any|every|each)\b`),
-		newPhrase("before|prior to & tool|function", `\b(?:call|use|run|invoke)\s+this\s+(?:tool|function)\s+(?:first\s+)?(?:before|prior\s+to)\s+(?:any|every|all|each)\b`),
-	}
+	precondition = sync.OnceValue(func() []phrase {
+		return []phrase{
+			newPhrase("before & tool|function|command|action", `\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|run|invoke))\s+(?:any|every|all|each|other|another)\b[^.!?\n]{0,20}?\b(?:tools?|functions?|commands?|actions?)\b`),
+			newPhrase("before & tool|function|action", `\bbefore\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|tool\s+calls?|actions?)\b`),
+			newPhrase("start of|beginning of & conversation|session|chat|turn|response|task|request|message", `\b(?:at|in)\s+(?:the\s+)?(?:start|beginning)\s+of\s+(?:every|each|any|all)\s+(?:conversations?|sessions?|chats?|turns?|responses?|tasks?|requests?|messages?)\b`),
+			newPhrase("time", `\b(?:every|each)\s+time\s+(?:you|the\s+user|the\s+assistant)\s+(?:respond|answer|reply|receive|start|begin|get)\b`),
+			newPhrase("before & responding|answering|replying", `\bbefore\s+(?:responding|answering|replying)\s+to\s+(?:the\s+user|any|every|each)\b`),
+			newPhrase("before|prior to & tool|function", `\b(?:call|use|run|invoke)\s+this\s+(?:tool|function)\s+(?:first\s+)?(?:before|prior\s+to)\s+(?:any|every|all|each)\b`),
+		}
+	})
 	// ownScope limits a precondition to the server's own tools.
 	ownScope = lazyre.New(`(?i)\b(?:of|in|from|on|by)\s+this\s+(?:server|mcp\s+server|integration|toolkit|toolset|extension|plugin|package)\b|\bthis\s+server'?s\b|\b(?:these|our)\s+(?:tools|functions)\b`)
 )
@@ -74,10 +81,10 @@ var (
 // read files or secrets (MCPS012), to run first whatever else is done
 // (MCPS013).
 func (s *scanner) modelDirected(t *text, p *prose) {
-	if m, _ := p.find(overridePhrases); m != "" {
+	if m, _ := p.find(overridePhrases()); m != "" {
 		s.add(RuleOverride, High, t, fmt.Sprintf("tells the model to set its instructions aside: %q", clipWords(m)), m)
 	}
-	if m, _ := p.find(concealPhrases); m != "" {
+	if m, _ := p.find(concealPhrases()); m != "" {
 		s.add(RuleConceal, High, t, fmt.Sprintf("tells the model to keep something from the user: %q", clipWords(m)), m)
 	}
 	s.secrets(t, p)
@@ -89,7 +96,7 @@ func (s *scanner) modelDirected(t *text, p *prose) {
 // tools only is of medium severity.
 func (s *scanner) preconditions(t *text, p *prose) {
 	for i, sent := range p.sents {
-		m := p.findIn(precondition, i)
+		m := p.findIn(precondition(), i)
 		if m == "" {
 			continue
 		}

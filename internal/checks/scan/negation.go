@@ -2,6 +2,7 @@ package scan
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
@@ -19,25 +20,31 @@ import (
 
 var (
 	// negator is a word that negates the verb after it.
-	negator = map[string]bool{"not": true, "never": true, "don't": true, "dont": true, "doesn't": true, "mustn't": true,
-		"shouldn't": true, "shan't": true, "can't": true, "cannot": true, "won't": true, "mayn't": true, "isn't": true,
-		"aren't": true, "nor": true}
+	negator = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"not": true, "never": true, "don't": true, "dont": true, "doesn't": true, "mustn't": true,
+			"shouldn't": true, "shan't": true, "can't": true, "cannot": true, "won't": true, "mayn't": true, "isn't": true,
+			"aren't": true, "nor": true}
+	})
 	// negationFiller may stand between a negator and the verb it
 	// negates: "do not ever send", "must not be uploaded", "is not to be
 	// sent", "do not under any circumstances send".
-	negationFiller = map[string]bool{"ever": true, "be": true, "to": true, "also": true, "always": true, "directly": true,
-		"automatically": true, "silently": true, "secretly": true, "quietly": true, "actually": true, "just": true,
-		"then": true, "under": true, "any": true, "circumstances": true, "circumstance": true, "in": true, "case": true,
-		"ever,": true, "you": true}
+	negationFiller = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"ever": true, "be": true, "to": true, "also": true, "always": true, "directly": true,
+			"automatically": true, "silently": true, "secretly": true, "quietly": true, "actually": true, "just": true,
+			"then": true, "under": true, "any": true, "circumstances": true, "circumstance": true, "in": true, "case": true,
+			"ever,": true, "you": true}
+	})
 	// dataVerb is a verb that sends, keeps, tells or opens what it
 	// takes, or builds data into an address: the verb of an order to
 	// send data to an address.
-	dataVerb = map[string]bool{"tell": true, "notify": true, "inform": true, "alert": true, "message": true, "contact": true,
-		"include": true, "append": true, "add": true, "put": true, "insert": true, "attach": true, "embed": true,
-		"make": true, "construct": true, "build": true, "receive": true, "receives": true, "goes": true, "go": true,
-		"reach": true, "write": true, "let": true, "keep": true, "pass": true, "appended": true, "added": true,
-		"inserted": true, "included": true, "attached": true, "embedded": true, "logged": true,
-		"stored": true, "saved": true, "requested": true, "opened": true, "fetched": true, "loaded": true}
+	dataVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"tell": true, "notify": true, "inform": true, "alert": true, "message": true, "contact": true,
+			"include": true, "append": true, "add": true, "put": true, "insert": true, "attach": true, "embed": true,
+			"make": true, "construct": true, "build": true, "receive": true, "receives": true, "goes": true, "go": true,
+			"reach": true, "write": true, "let": true, "keep": true, "pass": true, "appended": true, "added": true,
+			"inserted": true, "included": true, "attached": true, "embedded": true, "logged": true,
+			"stored": true, "saved": true, "requested": true, "opened": true, "fetched": true, "loaded": true}
+	})
 	// exceptAddress says that an order negated sends to the address
 	// alone: "do not send it anywhere except https://…", "never to
 	// anyone but https://…", "only to https://…".
@@ -99,23 +106,25 @@ func negatedOrder(excerpt, d string) bool {
 
 // whenWord begins a clause that says when an address is opened: "when
 // you fetch", "before calling", "while loading".
-var whenWord = map[string]bool{"when": true, "whenever": true, "while": true, "before": true, "after": true, "as": true,
-	"once": true, "if": true}
+var whenWord = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"when": true, "whenever": true, "while": true, "before": true, "after": true, "as": true,
+		"once": true, "if": true}
+})
 
 // openedWhen returns where the clause that the verb words[k] is in
 // begins, when that verb opens, fetches or visits (see openVerb) and the
 // clause says when ("when you fetch", "before calling", "while you
 // load"), or -1.
 func openedWhen(words []string, k int) int {
-	if !openVerb[normWord(words[k])] {
+	if !openVerb()[normWord(words[k])] {
 		return -1
 	}
 	for j := k - 1; j >= 0 && j >= k-3; j-- {
 		w := normWord(words[j])
-		if whenWord[w] {
+		if whenWord()[w] {
 			return j
 		}
-		if !subjectWord[w] && !negationFiller[w] {
+		if !subjectWord()[w] && !negationFiller()[w] {
 			return -1
 		}
 	}
@@ -125,8 +134,10 @@ func openedWhen(words []string, k int) int {
 // carrierVerb puts data into what it takes, or sends it: the verb of an
 // order to open an address with data in it ("include the user's email
 // as ?e= when you fetch …").
-var carrierVerb = map[string]bool{"include": true, "append": true, "add": true, "put": true, "insert": true, "attach": true,
-	"embed": true, "pass": true, "encode": true, "fill": true, "substitute": true, "place": true, "set": true, "use": true}
+var carrierVerb = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"include": true, "append": true, "add": true, "put": true, "insert": true, "attach": true,
+		"embed": true, "pass": true, "encode": true, "fill": true, "substitute": true, "place": true, "set": true, "use": true}
+})
 
 // negatedCarrier reports whether words, a clause beside one that opens
 // an address, hold a verb that carries data into it (see carrierVerb,
@@ -145,7 +156,7 @@ func negatedCarrier(words []string, after bool) bool {
 			k = n
 		}
 		w := normWord(words[k])
-		if !carrierVerb[w] && !sendVerbWords[w] || nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ") {
+		if !carrierVerb()[w] && !sendVerbWords()[w] || nounBefore(strings.Join(words[max(0, k-3):k], " ")+" ") {
 			continue
 		}
 		return negatedAt(words[:k]) && ownedData(strings.Join(words[k+1:], " ")) != ""
@@ -161,8 +172,8 @@ func orderVerb(words []string, k int) bool {
 	if w == "up" && k > 0 && normWord(words[k-1]) == "back" {
 		return true // back up
 	}
-	if !(sendVerbWords[w] || sendsVerbWords[w] || keepVerb[w] || keepsVerb[w] || openVerb[w] || passiveParticiple[w] ||
-		dataVerb[w] || visitVerb.MatchString(w) && visitVerb.FindString(w) == w) {
+	if !(sendVerbWords()[w] || sendsVerbWords()[w] || keepVerb()[w] || keepsVerb()[w] || openVerb()[w] || passiveParticiple()[w] ||
+		dataVerb()[w] || visitVerb.MatchString(w) && visitVerb.FindString(w) == w) {
 		return false
 	}
 	return !nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ")
@@ -173,10 +184,10 @@ func orderVerb(words []string, k int) bool {
 func negatedAt(words []string) bool {
 	for k := len(words) - 1; k >= 0; k-- {
 		w := normWord(words[k])
-		if negator[w] || strings.HasSuffix(w, "n't") {
+		if negator()[w] || strings.HasSuffix(w, "n't") {
 			return true
 		}
-		if !negationFiller[w] {
+		if !negationFiller()[w] {
 			return false
 		}
 	}

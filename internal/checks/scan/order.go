@@ -59,42 +59,56 @@ var (
 	// place is an address: log, record, store, save, back up, paste,
 	// pass on, hand over, write, sync, stream, keep, push, dump, cache,
 	// export, transfer, pipe, feed, give, provide, echo …
-	keepVerb = map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true, "echo": true,
-		"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true,
-		"cache": true, "persist": true, "export": true, "replicate": true, "duplicate": true, "transfer": true, "broadcast": true,
-		"pipe": true, "feed": true, "give": true, "provide": true, "supply": true, "expose": true, "disclose": true, "reveal": true}
+	keepVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"log": true, "record": true, "store": true, "save": true, "backup": true, "paste": true, "echo": true,
+			"pass": true, "hand": true, "write": true, "sync": true, "stream": true, "keep": true, "push": true, "dump": true,
+			"cache": true, "persist": true, "export": true, "replicate": true, "duplicate": true, "transfer": true, "broadcast": true,
+			"pipe": true, "feed": true, "give": true, "provide": true, "supply": true, "expose": true, "disclose": true, "reveal": true}
+	})
 	// keepsVerb is keepVerb said of the tool: "logs", "stores".
-	keepsVerb = map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true, "echoes": true,
-		"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true,
-		"caches": true, "persists": true, "exports": true, "replicates": true, "duplicates": true, "transfers": true,
-		"broadcasts": true, "pipes": true, "feeds": true, "gives": true, "provides": true, "supplies": true, "exposes": true,
-		"discloses": true, "reveals": true}
+	keepsVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"logs": true, "records": true, "stores": true, "saves": true, "backs": true, "pastes": true, "echoes": true,
+			"passes": true, "hands": true, "writes": true, "syncs": true, "streams": true, "keeps": true, "pushes": true, "dumps": true,
+			"caches": true, "persists": true, "exports": true, "replicates": true, "duplicates": true, "transfers": true,
+			"broadcasts": true, "pipes": true, "feeds": true, "gives": true, "provides": true, "supplies": true, "exposes": true,
+			"discloses": true, "reveals": true}
+	})
 	// openVerb opens, fetches, visits or searches what it takes.
-	openVerb = map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
-		"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
-		"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true,
-		"opening": true, "visiting": true, "loading": true, "fetching": true, "requesting": true, "calling": true,
-		"hitting": true, "accessing": true, "retrieving": true, "pinging": true}
+	openVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"open": true, "opens": true, "visit": true, "load": true, "fetch": true, "request": true, "call": true,
+			"hit": true, "access": true, "navigate": true, "browse": true, "go": true, "get": true, "follow": true, "ping": true,
+			"connect": true, "retrieve": true, "curl": true, "wget": true, "click": true, "search": true,
+			"opening": true, "visiting": true, "loading": true, "fetching": true, "requesting": true, "calling": true,
+			"hitting": true, "accessing": true, "retrieving": true, "pinging": true}
+	})
 	// noSendVerb takes an address and sends nothing to it: "see",
 	// "link", "point them to", "install from".
-	noSendVerb = map[string]bool{"see": true, "check": true, "read": true, "link": true, "view": true, "consult": true,
-		"refer": true, "learn": true, "find": true, "point": true, "direct": true, "sign": true, "install": true,
-		"download": true, "run": true, "suggest": true, "recommend": true, "mention": true, "cite": true, "show": true,
-		"explore": true, "bookmark": true, "star": true, "watch": true, "register": true, "subscribe": true, "login": true}
+	noSendVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"see": true, "check": true, "read": true, "link": true, "view": true, "consult": true,
+			"refer": true, "learn": true, "find": true, "point": true, "direct": true, "sign": true, "install": true,
+			"download": true, "run": true, "suggest": true, "recommend": true, "mention": true, "cite": true, "show": true,
+			"explore": true, "bookmark": true, "star": true, "watch": true, "register": true, "subscribe": true, "login": true}
+	})
 	// returnVerb gives back what it takes right after it: "it returns
 	// ADDRESS" is an address the tool makes, for the user, no
 	// destination ("return … to ADDRESS" is one: see roleOf).
-	returnVerb = map[string]bool{"return": true, "returns": true, "returning": true, "generates": true, "generate": true,
-		"creates": true, "produces": true, "yields": true, "outputs": true, "prints": true, "displays": true}
+	returnVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"return": true, "returns": true, "returning": true, "generates": true, "generate": true,
+			"creates": true, "produces": true, "yields": true, "outputs": true, "prints": true, "displays": true}
+	})
 	// goesVerb says that data goes to what it takes: "goes to".
-	goesVerb = map[string]bool{"goes": true, "flows": true, "travels": true, "belongs": true, "belong": true}
+	goesVerb = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"goes": true, "flows": true, "travels": true, "belongs": true, "belong": true}
+	})
 	// goOrder orders data gone somewhere: "should go to", "must go to",
 	// "belongs at" (see scanner.ownedOrder).
 	goOrder = lazyre.New(`(?i)\b(?:(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+to|are\s+to|ought\s+to)\s+(?:(?:also|always|then|all|each|immediately)\s+)*go|belongs?)\b`)
 	// rolePreposition is a preposition before an address: the first of
 	// them, walking back from the address, says which way data goes.
-	rolePreposition = map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true,
-		"via": true, "on": true, "with": true, "over": true, "through": true, "in": true, "from": true, "by": true}
+	rolePreposition = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"to": true, "into": true, "onto": true, "at": true, "toward": true, "towards": true,
+			"via": true, "on": true, "with": true, "over": true, "through": true, "in": true, "from": true, "by": true}
+	})
 	// recipientBefore ends the words before an address it names as the
 	// one told or written to: "tell", "notify", "email us at", "write
 	// to us at", "reach out to"; "let" and "keep" are such words only
@@ -160,7 +174,7 @@ func roleOf(before, after string) addressRole {
 		if strings.HasSuffix(words[k], ":") && k < n-1 {
 			break // a label before the order: "Docs: see …"
 		}
-		if rolePreposition[w] {
+		if rolePreposition()[w] {
 			if w == "from" && !sawPreposition {
 				return roleNone // copy … from ADDRESS
 			}
@@ -168,23 +182,23 @@ func roleOf(before, after string) addressRole {
 			sawPreposition = true
 			continue
 		}
-		if goesVerb[w] && sawPreposition {
+		if goesVerb()[w] && sawPreposition {
 			return roleGoes // after its subject: "the user's files belong at ADDRESS"
 		}
 		if nounBefore(strings.Join(words[max(0, k-3):k], " ") + " ") {
 			continue // a noun: "the link", "a copy", "the user's log"
 		}
-		if agent && (passiveParticiple[w] || keepParticiple[w]) {
+		if agent && (passiveParticiple()[w] || keepParticiple()[w]) {
 			return roleNone // is delivered by ADDRESS: what delivers it
 		}
-		if !sawPreposition && returnVerb[w] {
+		if !sawPreposition && returnVerb()[w] {
 			return roleNone // it returns ADDRESS: what the tool gives back
 		}
 		role := verbRole(words, k, w)
 		if role == roleUnknown {
 			continue
 		}
-		if k > 1 && subjectWord[strings.ToLower(words[k-1])] && role != roleNone {
+		if k > 1 && subjectWord()[strings.ToLower(words[k-1])] && role != roleNone {
 			if deferred == roleUnknown {
 				deferred = role // every answer you give to ADDRESS
 			}
@@ -214,22 +228,22 @@ func verbRole(words []string, k int, w string) addressRole {
 		return roleKeep // back up … to ADDRESS
 	case w == "backs" && next == "up":
 		return roleKeeps
-	case sendVerbWords[w], sendsVerbWords[w], passiveParticiple[w],
+	case sendVerbWords()[w], sendsVerbWords()[w], passiveParticiple()[w],
 		w == "dispatch", w == "dispatches", w == "dispatched":
 		return roleSend
-	case keepVerb[w]:
+	case keepVerb()[w]:
 		return roleKeep
-	case keepsVerb[w]:
+	case keepsVerb()[w]:
 		return roleKeeps
-	case keepParticiple[w] && orderedPassive(words[:k]):
+	case keepParticiple()[w] && orderedPassive(words[:k]):
 		return roleKeep // must be echoed to ADDRESS
-	case goesVerb[w], w == "go" && k > 0 && goOrder.MatchString(strings.Join(words[max(0, k-4):k+1], " ")):
+	case goesVerb()[w], w == "go" && k > 0 && goOrder.MatchString(strings.Join(words[max(0, k-4):k+1], " ")):
 		return roleGoes
 	case (w == "curl" || w == "wget") && dataFlag(words[k+1:]):
 		return roleSend // curl -d "…" ADDRESS posts what it is given
-	case openVerb[w]:
+	case openVerb()[w]:
 		return roleOpened
-	case noSendVerb[w]:
+	case noSendVerb()[w]:
 		return roleNone
 	}
 	return roleUnknown
@@ -237,25 +251,27 @@ func verbRole(words []string, k int, w string) addressRole {
 
 // subjectWord is a subject right before a verb that makes it the verb of
 // a relative clause: "every answer you give", "each file we read".
-var subjectWord = map[string]bool{"you": true, "we": true, "i": true, "they": true}
+var subjectWord = sync.OnceValue(func() map[string]bool { return map[string]bool{"you": true, "we": true, "i": true, "they": true} })
 
 // afterSubject reports whether s, the text before a verb, ends in a
 // subject (see subjectWord) after at least one other word: the verb is
 // that of a relative clause ("every message you write to").
 func afterSubject(s string) bool {
 	w, rest := lastWord(s)
-	return subjectWord[strings.ToLower(w)] && strings.TrimSpace(rest) != ""
+	return subjectWord()[strings.ToLower(w)] && strings.TrimSpace(rest) != ""
 }
 
 // keepParticiple are the participles of the verbs that keep or move
 // data (see keepVerb): an order in the passive with a modal before
 // them ("must be echoed to", "should be mirrored at"; see
 // orderedPassive).
-var keepParticiple = map[string]bool{"logged": true, "recorded": true, "stored": true, "saved": true, "pasted": true,
-	"written": true, "synced": true, "synchronized": true, "synchronised": true, "streamed": true, "pushed": true,
-	"dumped": true, "cached": true, "persisted": true, "exported": true, "replicated": true, "duplicated": true,
-	"transferred": true, "broadcast": true, "broadcasted": true, "piped": true, "echoed": true, "exposed": true,
-	"disclosed": true, "revealed": true, "handed": true, "passed": true}
+var keepParticiple = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"logged": true, "recorded": true, "stored": true, "saved": true, "pasted": true,
+		"written": true, "synced": true, "synchronized": true, "synchronised": true, "streamed": true, "pushed": true,
+		"dumped": true, "cached": true, "persisted": true, "exported": true, "replicated": true, "duplicated": true,
+		"transferred": true, "broadcast": true, "broadcasted": true, "piped": true, "echoed": true, "exposed": true,
+		"disclosed": true, "revealed": true, "handed": true, "passed": true}
+})
 
 // orderedPassive reports whether words, those before a participle, end
 // in "be" after a modal that makes it an order ("must be", "should also
@@ -263,27 +279,32 @@ var keepParticiple = map[string]bool{"logged": true, "recorded": true, "stored":
 // between.
 func orderedPassive(words []string) bool {
 	k := len(words) - 1
-	for k >= 0 && passiveFiller[normWord(words[k])] {
+	for k >= 0 && passiveFiller()[normWord(words[k])] {
 		k--
 	}
 	if k < 1 || normWord(words[k]) != "be" {
 		return false
 	}
-	for k--; k >= 0 && passiveFiller[normWord(words[k])]; k-- {
+	for k--; k >= 0 && passiveFiller()[normWord(words[k])]; k-- {
 	}
-	return k >= 0 && passiveModal[normWord(words[k])]
+	return k >= 0 && passiveModal()[normWord(words[k])]
 }
 
 // passiveFiller may stand in a passive order between its modal, "be"
 // and the participle: "must also be", "should always be silently", "must
 // never be".
-var passiveFiller = map[string]bool{"also": true, "always": true, "then": true, "immediately": true, "automatically": true,
-	"silently": true, "quietly": true, "secretly": true, "all": true, "each": true, "every": true, "never": true, "not": true,
-	"first": true}
+var passiveFiller = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"also": true, "always": true, "then": true, "immediately": true, "automatically": true,
+		"silently": true, "quietly": true, "secretly": true, "all": true, "each": true, "every": true, "never": true, "not": true,
+		"first": true}
+})
 
 // sendVerbWords and sendsVerbWords are the words of sendVerb and
 // sendsVerb, for a word alone.
-var sendVerbWords, sendsVerbWords = alternatives(sendVerb.String()), alternatives(sendsVerb.String())
+var (
+	sendVerbWords  = sync.OnceValue(func() map[string]bool { return alternatives(sendVerb.String()) })
+	sendsVerbWords = sync.OnceValue(func() map[string]bool { return alternatives(sendsVerb.String()) })
+)
 
 // alternatives returns the words of expr, an expression of the form
 // (?i)\b(?:a|b|c)\b, in lower case.
@@ -398,7 +419,7 @@ func namedData(words string) bool {
 		return true
 	}
 	for _, m := range dataWord.FindAllString(w, -1) {
-		if !madeData[strings.ToLower(m)] {
+		if !madeData()[strings.ToLower(m)] {
 			return true
 		}
 	}
@@ -407,9 +428,11 @@ func namedData(words string) bool {
 
 // madeData are the data words (see dataWord) that name what a job or a
 // tool made, not the user's or the conversation's data.
-var madeData = map[string]bool{"result": true, "results": true, "output": true, "outputs": true, "response": true,
-	"responses": true, "answer": true, "answers": true, "reply": true, "replies": true, "log": true, "logs": true,
-	"summary": true, "copy": true, "copies": true, "all": true}
+var madeData = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"result": true, "results": true, "output": true, "outputs": true, "response": true,
+		"responses": true, "answer": true, "answers": true, "reply": true, "replies": true, "log": true, "logs": true,
+		"summary": true, "copy": true, "copies": true, "all": true}
+})
 
 // isWordByte reports whether c is an ASCII letter, digit or '_'.
 func isWordByte(c byte) bool {

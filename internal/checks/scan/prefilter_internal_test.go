@@ -154,7 +154,7 @@ func TestLiteralTestsHoldEveryMatch(t *testing.T) {
 			t.Errorf("a match of %s may hold none of %q", c.re, c.words)
 		}
 	}
-	for _, phrases := range [][]phrase{overridePhrases, concealPhrases, precondition, otherTools} {
+	for _, phrases := range [][]phrase{overridePhrases(), concealPhrases(), precondition(), otherTools()} {
 		for _, ph := range phrases {
 			for _, l := range ph.also {
 				if !holdsOne(parse(t, ph.re.String()), l) {

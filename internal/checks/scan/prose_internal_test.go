@@ -37,11 +37,11 @@ func TestNounBeforeIsDeterminer(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"send", "e-mail", "dispatch", "report"} {
-		if !sendVerbWords[w] || sendVerb.FindString(w) != w {
-			t.Errorf("%q: sendVerbWords %v, sendVerb %q", w, sendVerbWords[w], sendVerb.FindString(w))
+		if !sendVerbWords()[w] || sendVerb.FindString(w) != w {
+			t.Errorf("%q: sendVerbWords %v, sendVerb %q", w, sendVerbWords()[w], sendVerb.FindString(w))
 		}
 	}
-	if len(sendVerbWords) < 20 || !sendsVerbWords["dispatches"] {
-		t.Errorf("sendVerbWords %d words, sendsVerbWords %v", len(sendVerbWords), sendsVerbWords)
+	if len(sendVerbWords()) < 20 || !sendsVerbWords()["dispatches"] {
+		t.Errorf("sendVerbWords %d words, sendsVerbWords %v", len(sendVerbWords()), sendsVerbWords())
 	}
 }

@@ -3,17 +3,20 @@ package scan
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/askback/askback/internal/text/lazyre"
 )
 
 var (
 	// otherTools speaks of every other tool, or another server's.
-	otherTools = []phrase{
-		newPhrase("must|should|shall|need|required|has to|have to", `\b(?:all|any|every|each)\s+(?:other\s+)?(?:tools?|functions?)\b[^.!?\n]{0,60}?\b(?:must|should|shall|needs?\s+to|are\s+required\s+to|has\s+to|have\s+to)\b`),
-		newPhrase("when", `\bwhen(?:ever)?\s+(?:using|calling|invoking)\s+(?:any|another|other|a\s+different)\s+tools?\b`),
-		newPhrase("other|another", `\b(?:other|another)\s+(?:servers?'?s?|mcp\s+servers?'?s?)\s+tools?\b`),
-	}
+	otherTools = sync.OnceValue(func() []phrase {
+		return []phrase{
+			newPhrase("must|should|shall|need|required|has to|have to", `\b(?:all|any|every|each)\s+(?:other\s+)?(?:tools?|functions?)\b[^.!?\n]{0,60}?\b(?:must|should|shall|needs?\s+to|are\s+required\s+to|has\s+to|have\s+to)\b`),
+			newPhrase("when", `\bwhen(?:ever)?\s+(?:using|calling|invoking)\s+(?:any|another|other|a\s+different)\s+tools?\b`),
+			newPhrase("other|another", `\b(?:other|another)\s+(?:servers?'?s?|mcp\s+servers?'?s?)\s+tools?\b`),
+		}
+	})
 	// quotedTool is a quoted name followed by "tool": 'Query Docs' tool.
 	quotedTool = lazyre.New("[`'\"‘“]([A-Za-z][A-Za-z0-9_. -]{0,62}[A-Za-z0-9])[`'\"’”]\\s+(?i:tool|function)\\b")
 	// toolQuoted is "tool" followed by a quoted or identifier-shaped name.
@@ -61,7 +64,7 @@ func (s *scanner) dictatesOtherTools(t *text, p *prose, i int) bool {
 	if !hasAny(p.lowerSents[i], "tool", "function") {
 		return false
 	}
-	m := p.findIn(otherTools, i)
+	m := p.findIn(otherTools(), i)
 	if m == "" || ownScope.MatchString(sent) {
 		return false
 	}

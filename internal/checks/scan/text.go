@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/askback/askback/internal/catalog"
@@ -281,21 +282,23 @@ type schemaWalk struct {
 // as a key they are the schema's words, not the server's, and no text of
 // their own. Any other key (a property's name, an x-* extension, a
 // made-up keyword, a _meta key) is a text the model reads.
-var schemaKeywords = map[string]bool{
-	"$schema": true, "$id": true, "$ref": true, "$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true,
-	"$vocabulary": true, "$comment": true, "$defs": true, "definitions": true, "type": true, "enum": true,
-	"const": true, "default": true, "examples": true, "title": true, "description": true, "format": true,
-	"properties": true, "patternProperties": true, "additionalProperties": true, "required": true,
-	"items": true, "prefixItems": true, "additionalItems": true, "contains": true, "minContains": true,
-	"maxContains": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true, "if": true, "then": true,
-	"else": true, "dependentSchemas": true, "dependentRequired": true, "dependencies": true,
-	"propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "minimum": true,
-	"maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"minLength": true, "maxLength": true, "pattern": true, "minItems": true, "maxItems": true,
-	"uniqueItems": true, "minProperties": true, "maxProperties": true, "contentEncoding": true,
-	"contentMediaType": true, "contentSchema": true, "deprecated": true, "readOnly": true, "writeOnly": true,
-	"readOnlyHint": true, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true,
-}
+var schemaKeywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"$schema": true, "$id": true, "$ref": true, "$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true,
+		"$vocabulary": true, "$comment": true, "$defs": true, "definitions": true, "type": true, "enum": true,
+		"const": true, "default": true, "examples": true, "title": true, "description": true, "format": true,
+		"properties": true, "patternProperties": true, "additionalProperties": true, "required": true,
+		"items": true, "prefixItems": true, "additionalItems": true, "contains": true, "minContains": true,
+		"maxContains": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true, "if": true, "then": true,
+		"else": true, "dependentSchemas": true, "dependentRequired": true, "dependencies": true,
+		"propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "minimum": true,
+		"maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+		"minLength": true, "maxLength": true, "pattern": true, "minItems": true, "maxItems": true,
+		"uniqueItems": true, "minProperties": true, "maxProperties": true, "contentEncoding": true,
+		"contentMediaType": true, "contentSchema": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+		"readOnlyHint": true, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true,
+	}
+})
 
 // walkValue tells visit every string of a JSON value at any depth, and
 // every key that is not a schema keyword (as a name): nothing is left
@@ -332,7 +335,7 @@ func walkObject(v visit, subj string, at *pathStep, x map[string]any, w schemaWa
 		if w.topProps {
 			ksubj = fmt.Sprintf("%s parameter %q", subj, k)
 		}
-		if w.topProps || !schemaKeywords[k] {
+		if w.topProps || !schemaKeywords()[k] {
 			v(&text{subject: ksubj, at: step, kind: kindName, s: k})
 		}
 		next := schemaWalk{params: w.params, depth: w.depth + 1}
@@ -357,28 +360,30 @@ func member(k string) string {
 // confusables maps letters of other scripts that look like Latin letters
 // to the letter they imitate: the Cyrillic and Greek look-alikes of the
 // Latin alphabet.
-var confusables = map[rune]rune{
-	// Cyrillic
-	'а': 'a', 'в': 'b', 'с': 'c', 'ԁ': 'd', 'е': 'e', 'ё': 'e', 'һ': 'h', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k',
-	'ӏ': 'l', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'ԛ': 'q', 'г': 'r', 'ѕ': 's', 'т': 't', 'ц': 'u', 'ѵ': 'v',
-	'ԝ': 'w', 'х': 'x', 'у': 'y', 'з': '3',
-	'А': 'A', 'В': 'B', 'С': 'C', 'Е': 'E', 'Н': 'H', 'І': 'I', 'Ј': 'J', 'К': 'K', 'М': 'M', 'О': 'O', 'Р': 'P',
-	'Ѕ': 'S', 'Т': 'T', 'Х': 'X', 'У': 'Y', 'Ԝ': 'W',
-	// Greek
-	'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P',
-	'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
-	// Latin: the long s, an s to a case-insensitive expression and to a
-	// reader, which strings.ToLower keeps (so that a word test on the
-	// lower-case text would miss "diſmiss")
-	'ſ': 's',
-}
+var confusables = sync.OnceValue(func() map[rune]rune {
+	return map[rune]rune{
+		// Cyrillic
+		'а': 'a', 'в': 'b', 'с': 'c', 'ԁ': 'd', 'е': 'e', 'ё': 'e', 'һ': 'h', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k',
+		'ӏ': 'l', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'ԛ': 'q', 'г': 'r', 'ѕ': 's', 'т': 't', 'ц': 'u', 'ѵ': 'v',
+		'ԝ': 'w', 'х': 'x', 'у': 'y', 'з': '3',
+		'А': 'A', 'В': 'B', 'С': 'C', 'Е': 'E', 'Н': 'H', 'І': 'I', 'Ј': 'J', 'К': 'K', 'М': 'M', 'О': 'O', 'Р': 'P',
+		'Ѕ': 'S', 'Т': 'T', 'Х': 'X', 'У': 'Y', 'Ԝ': 'W',
+		// Greek
+		'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
+		'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P',
+		'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+		// Latin: the long s, an s to a case-insensitive expression and to a
+		// reader, which strings.ToLower keeps (so that a word test on the
+		// lower-case text would miss "diſmiss")
+		'ſ': 's',
+	}
+})
 
 // latinLookalike returns the Latin letter r imitates: a Cyrillic or Greek
 // look-alike, or a full-width or mathematical letter (by compatibility
 // decomposition); ok is false for every other rune.
 func latinLookalike(r rune) (rune, bool) {
-	if l, ok := confusables[r]; ok {
+	if l, ok := confusables()[r]; ok {
 		return l, true
 	}
 	if !mayDecomposeToLatin(r) {

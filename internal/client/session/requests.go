@@ -204,21 +204,33 @@ func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) 
 			// elicitation/create requests while tasks/result waits.
 			return s.taskClient(params.Name, nil, nil).CallTool(ctx, params)
 		}
-		return s.cs.CallTool(ctx, params)
+		res, err := s.cs.CallTool(ctx, params)
+		if err == nil && res.NeedsInput() && len(res.InputRequests) > MaxRoundQuestions {
+			return nil, tooManyQuestions(fmt.Sprintf("tools/call %q", params.Name), len(res.InputRequests), "inputRequests")
+		}
+		return res, err
 	})
 }
 
 // GetPromptOnce sends one prompts/get, as CallToolOnce does.
 func (s *Session) GetPromptOnce(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	return once(ctx, s, fmt.Sprintf("prompts/get %q", params.Name), func(ctx context.Context) (*mcp.GetPromptResult, error) {
-		return s.cs.GetPrompt(ctx, params)
+		res, err := s.cs.GetPrompt(ctx, params)
+		if err == nil && res.NeedsInput() && len(res.InputRequests) > MaxRoundQuestions {
+			return nil, tooManyQuestions(fmt.Sprintf("prompts/get %q", params.Name), len(res.InputRequests), "inputRequests")
+		}
+		return res, err
 	})
 }
 
 // ReadResourceOnce sends one resources/read, as CallToolOnce does.
 func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	return once(ctx, s, fmt.Sprintf("resources/read %q", params.URI), func(ctx context.Context) (*mcp.ReadResourceResult, error) {
-		return s.cs.ReadResource(ctx, params)
+		res, err := s.cs.ReadResource(ctx, params)
+		if err == nil && res.NeedsInput() && len(res.InputRequests) > MaxRoundQuestions {
+			return nil, tooManyQuestions(fmt.Sprintf("resources/read %q", params.URI), len(res.InputRequests), "inputRequests")
+		}
+		return res, err
 	})
 }
 

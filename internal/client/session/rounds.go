@@ -32,6 +32,21 @@ type Call struct {
 	Task *taskclient.Update
 }
 
+// MaxRoundQuestions bounds the questions one round may ask: the entries of
+// one input_required result's inputRequests, or the questions of one
+// URL-required (-32042) error. A form round asks a handful; the protocol
+// sets no bound, but every question is asked, answered, printed and kept
+// with the call, so a server could otherwise fill memory and the output
+// with one message. A round that asks more is refused before any of its
+// questions is asked. With MaxRounds (10 by default) this also bounds the
+// questions one call keeps.
+const MaxRoundQuestions = taskclient.MaxQuestions
+
+// tooManyQuestions refuses a round of n questions past MaxRoundQuestions.
+func tooManyQuestions(op string, n int, where string) *Error {
+	return protocolErr(op, "the server asks %d questions in one round (%s); the tester answers at most %d a round; stopped", n, where, MaxRoundQuestions)
+}
+
 // reply is one round's answer from the server, whatever the method.
 type reply struct {
 	needsInput bool
@@ -388,6 +403,9 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		if err != nil {
 			if qs := urlRequired(err); qs != nil && round < s.opts.MaxRounds {
 				cancel()
+				if len(qs) > MaxRoundQuestions {
+					return call, tooManyQuestions(op(), len(qs), "the URL-required error's elicitations")
+				}
 				// 2025-11-25: answer the URL questions, then repeat the call.
 				if err := s.answerURLError(ctx, method, name, round, ans, qs); err != nil {
 					return call, err
@@ -405,6 +423,9 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 				s.opts.Warn(fmt.Sprintf("%s: the result carries inputRequests but is not marked input_required (resultType); the questions were ignored", op()))
 			}
 			return call, nil
+		}
+		if len(rep.requests) > MaxRoundQuestions {
+			return call, tooManyQuestions(op(), len(rep.requests), "inputRequests")
 		}
 		if round >= s.opts.MaxRounds {
 			s.logPastBound(method, name, round, rep.requests)

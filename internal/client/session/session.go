@@ -719,8 +719,9 @@ func (s *Session) wrap(ctx context.Context, op string, err error) error {
 		// The server answered with an answer to no request, and no
 		// other answer could come.
 		e.Kind, e.Err = KindProtocol, stray
-	case errors.As(err, new(*taskclient.NoQuestionError)):
-		// The server says its task waits for answers and asks nothing.
+	case errors.As(err, new(*taskclient.NoQuestionError)), errors.As(err, new(*taskclient.TooManyQuestionsError)):
+		// The server says its task waits for answers and asks nothing,
+		// or asks more than the tester answers.
 		e.Kind = KindProtocol
 	case timedOut(ctx) && notEnded(err) != nil:
 		s.taskNotEnded(ctx, e, notEnded(err))

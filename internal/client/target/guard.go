@@ -15,9 +15,9 @@ import (
 )
 
 // MaxBody bounds a response body that is not an event stream (a JSON
-// answer, an error page): the bound the go-sdk puts on one message of a
-// stdio server and on one event of a stream, so that one message is bounded
-// the same on every transport.
+// answer, an error page), and each line and each event of one that is: the
+// bound the go-sdk puts on one message of a stdio server, so that one
+// message is bounded the same on every transport.
 const MaxBody = mcp.DefaultMaxLineLength
 
 // headerTransport sends the target's headers with every request, and only
@@ -25,7 +25,8 @@ const MaxBody = mcp.DefaultMaxLineLength
 // the endpoint a legacy SSE stream names) is refused before anything is
 // sent, so that neither the headers nor a login's token (added by the
 // RoundTrippers below it) reach another server. It bounds the bodies of
-// the answers that are not event streams to MaxBody.
+// the answers that are not event streams to MaxBody, and each event (and
+// each line) of those that are.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
@@ -102,6 +103,9 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp.Body = &doneBody{ReadCloser: resp.Body, done: done}
 	resp = h.answers.noteHTTP(r, resp)
 	if isEventStream(resp.Header.Get("Content-Type")) {
+		// A stream lasts as long as the session may: its events are
+		// bounded, one by one, not its length.
+		resp.Body = &boundedEvents{rc: resp.Body, max: MaxBody, refused: h.refused}
 		return resp, nil
 	}
 	resp.Body = &boundedBody{rc: resp.Body, max: MaxBody, refused: h.refused}
@@ -176,6 +180,11 @@ type boundedBody struct {
 // ErrBodyTooLarge is what reading an answer larger than MaxBody returns.
 var ErrBodyTooLarge = fmt.Errorf("the server's answer is larger than %d MiB; refused", MaxBody>>20)
 
+// ErrEventTooLarge is what reading an event (or a line) of an event stream
+// larger than MaxBody returns: on the stream of a request's answer or on the
+// one a server opens for messages of its own.
+var ErrEventTooLarge = fmt.Errorf("an event the server sent on an event stream is larger than %d MiB; refused", MaxBody>>20)
+
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.n > b.max {
 		return 0, ErrBodyTooLarge
@@ -192,3 +201,50 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 }
 
 func (b *boundedBody) Close() error { return b.rc.Close() }
+
+// boundedEvents fails an event stream one of whose events, or one of whose
+// lines, grows past max, instead of letting the reader above it (the
+// go-sdk's, which keeps an event until the blank line that ends it) hold it
+// all: a server that sends one endless data line, or data lines with no
+// blank line between them, would grow the tester without end. Comment
+// lines (":" first) count too, as the go-sdk keeps them with the event
+// until its blank line. Lines end with CRLF, LF or CR, as the event stream
+// format says.
+type boundedEvents struct {
+	rc      io.ReadCloser
+	max     int64
+	refused *refusal
+	line    int64 // bytes of the line being read
+	event   int64 // bytes of the event being read
+	cr      bool  // the last byte was a CR (a LF after it ends no other line)
+	err     error // the refusal, once made
+}
+
+func (b *boundedEvents) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.rc.Read(p)
+	for i, c := range p[:n] {
+		switch {
+		case c == '\n' && b.cr:
+			b.cr = false
+		case c == '\r' || c == '\n':
+			if b.line == 0 {
+				b.event = 0 // a blank line ends the event
+			}
+			b.line, b.cr = 0, c == '\r'
+		default:
+			b.cr = false
+			b.line++
+			b.event++
+			if b.event > b.max {
+				b.err = b.refused.note(ErrEventTooLarge)
+				return i, b.err
+			}
+		}
+	}
+	return n, err
+}
+
+func (b *boundedEvents) Close() error { return b.rc.Close() }

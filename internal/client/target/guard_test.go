@@ -55,3 +55,35 @@ func TestBoundedBody(t *testing.T) {
 		t.Errorf("refusal not kept: %v", r.get())
 	}
 }
+
+func TestBoundedEvents(t *testing.T) {
+	read := func(stream string, max int64) (string, error, error) {
+		var r refusal
+		b := &boundedEvents{rc: io.NopCloser(strings.NewReader(stream)), max: max, refused: &r}
+		got, err := io.ReadAll(b)
+		return string(got), err, r.get()
+	}
+	// Many events, each within the bound, whatever their total; every line
+	// ending the format allows ends a line and an event.
+	ok := strings.Repeat("data: 1234\n\n", 50) + strings.Repeat("data: 1234\r\n\r\n", 50) +
+		strings.Repeat("data: 1234\r\r", 50) + strings.Repeat(": a comment that is long\n\n", 50) + "data: 1234\n\n"
+	if got, err, refused := read(ok, 25); err != nil || refused != nil || got != ok {
+		t.Errorf("events within the bound: %d of %d bytes, %v, %v", len(got), len(ok), err, refused)
+	}
+	for name, stream := range map[string]string{
+		"one endless data line":          "data: " + strings.Repeat("A", 100),
+		"data lines and no blank line":   strings.Repeat("data: 12\n", 20),
+		"CR-ended lines, no blank line":  strings.Repeat("data: 12\r", 20),
+		"CRLF-ended lines, no blank one": strings.Repeat("data: 12\r\n", 20),
+		"one endless comment":            ":" + strings.Repeat("c", 100),
+		"comments and no blank line":     strings.Repeat(":c\n", 20),
+	} {
+		got, err, refused := read(stream, 20)
+		if !errors.Is(err, ErrEventTooLarge) || !errors.Is(refused, ErrEventTooLarge) {
+			t.Errorf("%s: %v (refusal kept: %v)", name, err, refused)
+		}
+		if len(got) > 40 {
+			t.Errorf("%s: %d bytes read past a bound of 20 per event", name, len(got))
+		}
+	}
+}

@@ -268,7 +268,10 @@ func (t *Target) Open(transport string) (*Conn, error) {
 		conn.Transport = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: client}
 		return conn, nil
 	}
-	st := &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2}
+	// The go-sdk's own bound on one event (0 would leave it unbounded) is a
+	// backstop behind headerTransport's, which refuses an event past MaxBody
+	// first and says so in the tester's words.
+	st := &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: 2, MaxEventSize: 2 * MaxBody}
 	if h != nil {
 		st.OAuthHandler = h
 	}

@@ -158,7 +158,7 @@ func newStdoutWatch() *stdoutWatch {
 			return
 		}
 		if u := readUntied(b); u != nil {
-			w.untied = &untiedMsg{Untied: u, msg: &jsonrpc.Response{Error: u.Err}}
+			w.untied = &untiedMsg{Untied: u, msg: &jsonrpc.Response{Error: u.Err, Extra: recording.UntiedID{Null: !u.NoID}}}
 		}
 	}
 	return w

@@ -83,7 +83,7 @@ func some(names []string) string {
 // schema. The error names the argument, and for a misspelt one the
 // property it most likely meant.
 func Check(tool string, inputSchema any, args map[string]any) error {
-	raw, err := json.Marshal(inputSchema)
+	raw, err := json.Marshal(onlyGiven(inputSchema, args))
 	if err != nil {
 		return nil
 	}
@@ -108,6 +108,33 @@ func Check(tool string, inputSchema any, args map[string]any) error {
 		}
 	}
 	return validate(tool, &s, args)
+}
+
+// onlyGiven is inputSchema with the schemas of the properties args does
+// not give left out (each an empty schema, so that its name is still
+// known): they are not validated, and one of them (an enum of millions of
+// values, say) would cost many times its size once decoded. An input schema
+// of another shape is returned as it is.
+func onlyGiven(inputSchema any, args map[string]any) any {
+	m, ok := inputSchema.(map[string]any)
+	if !ok {
+		return inputSchema
+	}
+	props, ok := m["properties"].(map[string]any)
+	if !ok {
+		return inputSchema
+	}
+	out := maps.Clone(m)
+	kept := make(map[string]any, len(props))
+	for k, v := range props {
+		if _, given := args[k]; given {
+			kept[k] = v
+		} else {
+			kept[k] = map[string]any{}
+		}
+	}
+	out["properties"] = kept
+	return out
 }
 
 // unknownArg says that tool takes no argument k, and what it likely meant.

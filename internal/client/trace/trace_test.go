@@ -12,6 +12,7 @@ import (
 
 	"github.com/askback/askback/internal/client/trace"
 	"github.com/askback/askback/internal/client/wire"
+	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -215,5 +216,25 @@ func TestTraceEscapesControls(t *testing.T) {
 	}
 	if got := v["info"].(map[string]any)["server"]; got != "evil\u009b2J\u202e\x7f" {
 		t.Errorf("the value changed: %q", got)
+	}
+}
+
+// An error a server tied to no request is shown in the trace as the server
+// sent it: with "id": null when its id was null, without an id when it had
+// none, its text escaped.
+func TestUntiedErrorKeepsItsID(t *testing.T) {
+	for _, c := range []struct{ sent, want string }{
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"gone \u001b[2J"}}`, `"kind":"error","id":null,"error":{"code":-32000,"message":"gone \u001b[2J"}`},
+		{`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request"}}`, `"kind":"error","error":{"code":-32000,"message":"Bad Request"}`},
+	} {
+		msg, err := recording.DecodeMessage([]byte(c.sent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		trace.New(&buf, trace.Options{}).Observe(false, msg)
+		if line := buf.String(); !strings.Contains(line, c.want) {
+			t.Errorf("the trace of %s:\n%s\nwant it to hold %s", c.sent, line, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/askback/askback/internal/recording"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -38,6 +39,11 @@ func (r *Recorder) message(dir string, msg jsonrpc.Message) {
 		}
 		method, latency := r.end(pendingKey(other, m.ID.Raw()), now)
 		e := Event{Dir: dir, Kind: KindResponse, ID: m.ID.Raw(), Method: method, Latency: latency, Result: m.Result}
+		if u, ok := m.Extra.(recording.UntiedID); ok && u.Null && !m.ID.IsValid() {
+			// An error tied to no request, its id null as the server
+			// sent it (one sent without an id is shown without).
+			e.ID = json.RawMessage("null")
+		}
 		if m.Error != nil {
 			e.Kind, e.Result = KindError, nil
 			e.Error = errorJSON(m.Error)

@@ -5,6 +5,7 @@
 package printer
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -111,7 +112,7 @@ func ToolResult(w io.Writer, res *mcp.CallToolResult) {
 	}
 	if res.StructuredContent != nil {
 		fmt.Fprintln(w, "Structured content:")
-		fmt.Fprintln(w, indentJSON(res.StructuredContent))
+		writeIndentedJSON(w, res.StructuredContent)
 	}
 }
 
@@ -186,21 +187,89 @@ func JSONLine(w io.Writer, v any) error { return encode(w, v, "") }
 func encode(w io.Writer, v any, indent string) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetIndent("", indent)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
+	}
+	if indent != "" {
+		// Indented as it is written: a copy of the whole indented text
+		// took several times the size of a document of many small values.
+		return writeIndented(w, termsafe.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 	}
 	_, err := w.Write(termsafe.JSON(b.Bytes()))
 	return err
 }
 
-func indentJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
+// writeIndentedJSON writes v indented, escaped as JSON does, and a newline.
+// The text goes to w as it is made (see writeIndented): a result of many
+// small values takes several times its size once indented.
+func writeIndentedJSON(w io.Writer, v any) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return termsafe.Block(fmt.Sprint(v))
+		fmt.Fprintln(w, termsafe.Block(fmt.Sprint(v)))
+		return
 	}
-	return string(termsafe.JSON(b))
+	_ = writeIndented(w, termsafe.JSON(b))
+}
+
+// writeIndented writes doc, compact JSON, to w indented by two spaces a
+// level and ended by a newline, as json.Indent would make it, through a
+// small buffer instead of a copy of the whole indented text. (termsafe.JSON
+// gives the same escapes for the compact text as for the indented one:
+// indenting only adds white space between tokens.)
+func writeIndented(w io.Writer, doc []byte) error {
+	bw := bufio.NewWriter(w)
+	depth := 0
+	inString, escaped := false, false
+	newline := func() {
+		_ = bw.WriteByte('\n')
+		for range depth {
+			_, _ = bw.WriteString("  ")
+		}
+	}
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		if inString {
+			_ = bw.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			_ = bw.WriteByte(c)
+		case '{', '[':
+			_ = bw.WriteByte(c)
+			if i+1 < len(doc) && (doc[i+1] == '}' || doc[i+1] == ']') {
+				_ = bw.WriteByte(doc[i+1]) // empty: kept as {} or []
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			_ = bw.WriteByte(c)
+		case ',':
+			_ = bw.WriteByte(c)
+			newline()
+		case ':':
+			_, _ = bw.WriteString(": ")
+		case ' ', '\t', '\n', '\r':
+		default:
+			_ = bw.WriteByte(c)
+		}
+	}
+	_ = bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 func orUnknown(s string) string {

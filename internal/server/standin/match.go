@@ -111,6 +111,31 @@ func readAsSDK(method string, raw json.RawMessage) (json.RawMessage, error) {
 	return b, nil
 }
 
+// matchedParams is what a request's params hold that is matched, as it
+// came (the members of ignoredParams left out), for a report; nil when
+// they are no JSON object.
+func matchedParams(req mcp.Request) json.RawMessage {
+	p := req.GetParams()
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil || members == nil {
+		return nil
+	}
+	for _, k := range ignoredParams {
+		delete(members, k)
+	}
+	if b, err = json.Marshal(members); err != nil {
+		return nil
+	}
+	return b
+}
+
 // keepMatched leaves in a request's params the members that are matched:
 // not those of ignoredParams; "arguments" absent or null as {} on a call
 // that takes arguments, and left out elsewhere.

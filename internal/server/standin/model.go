@@ -180,6 +180,17 @@ func (s *Script) Of(method string) []*Exchange {
 	return out
 }
 
+// firstLine is the line of the first recorded request of method naming
+// name (a call's tool, prompt or resource), or 0 when it holds none.
+func (s *Script) firstLine(method, name string) int {
+	for _, x := range s.Of(method) {
+		if x.Name == name {
+			return x.Line
+		}
+	}
+	return 0
+}
+
 // requiresTask reports whether a tools/list answer of the recording says
 // the tool name runs only as a task (execution.taskSupport "required",
 // 2025-11-25).

@@ -1,10 +1,14 @@
 package standin
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // neverAsked says, for a problem's detail, which recorded questions of x
@@ -33,6 +37,23 @@ func (s *Standin) refusedUntasked(x *Exchange) {
 		Detail: "the call asks for no task, and the recording's call ran as a task (the tool runs only as one): the stand-in refused it, as the server does" + neverAsked(x)})
 }
 
+// refusedOwn reports a request the stand-in refused on its own, with err,
+// the error the client got: not as the recorded server would have, but
+// for a bound of its own (its tasks, its requests in progress) or params
+// it cannot match with the recording (keys that repeat or differ only in
+// letter case). The client did not get what the recording holds, which
+// is no pass. line is the recording's line of the call, where known; got,
+// what the client sent, where it says more than the request's name.
+func (s *Standin) refusedOwn(request string, line int, got json.RawMessage, err error) {
+	why := err.Error()
+	var w *jsonrpc.Error
+	if errors.As(err, &w) {
+		why = fmt.Sprintf("%s (%d)", strings.TrimPrefix(w.Message, "mcp-tester serve: "), w.Code)
+	}
+	s.rep.problem(Problem{Kind: ProblemRefused, Request: request, Line: line, Got: got,
+		Detail: "the stand-in refused it on its own: " + termsafe.Line(why)})
+}
+
 // taskProblems are the tasks the client started that did not go as
 // recorded: one it cancelled where the recording's ran on (ProblemCancelled),
 // and one whose recorded questions it never came to be asked, as it never
@@ -56,6 +77,8 @@ func (s *Standin) taskProblems() []Problem {
 					detail += neverAsked(x)
 				}
 				out = append(out, Problem{Kind: ProblemCancelled, Request: x.Label(), Line: x.Line, Detail: detail})
+			case st.Status != "cancelled" && x.Task.cancelLine() > 0:
+				out = append(out, notCancelled(x, x.Task.cancelLine(), "shown cancelled"))
 			case !asked && x.Questions() > 0:
 				out = append(out, Problem{Kind: ProblemUnanswered, Request: x.Label(), Line: x.Line,
 					Detail: "the client never asked for the task's result (tasks/result)" + neverAsked(x)})
@@ -72,6 +95,8 @@ func (s *Standin) taskProblems() []Problem {
 					detail += neverAsked(x)
 				}
 				out = append(out, Problem{Kind: ProblemCancelled, Request: x.Label(), Line: x.Line, Detail: detail})
+			case !cancelled && tk.rec.CancelLine > 0:
+				out = append(out, notCancelled(x, tk.rec.CancelLine, "tasks/cancel"))
 			case !cancelled && !shown && answered == 0 && x.Questions() > 0:
 				out = append(out, Problem{Kind: ProblemUnanswered, Request: x.Label(), Line: x.Line,
 					Detail: "the client never polled the task (tasks/get) to be shown its questions" + neverAsked(x)})
@@ -79,6 +104,28 @@ func (s *Standin) taskProblems() []Problem {
 		}
 	}
 	return out
+}
+
+// notCancelled is the problem of a task the recording's client cancelled
+// (where: the line of its cancel, or of the status that showed it) and the
+// client did not: a request of the recording it never made (missing).
+func notCancelled(x *Exchange, line int, how string) Problem {
+	return Problem{Kind: ProblemMissing, Request: x.Label(), Line: x.Line,
+		Detail: fmt.Sprintf("the recording's client cancelled the task (%s, line %d); this client never cancelled it", how, line)}
+}
+
+// cancelLine is the line where the recorded task was first shown
+// cancelled, or 0.
+func (t *Task2025) cancelLine() int {
+	if t == nil {
+		return 0
+	}
+	for _, st := range t.Statuses {
+		if st.Status == "cancelled" {
+			return st.Line
+		}
+	}
+	return 0
 }
 
 // cancelled reports whether the recorded task was shown cancelled.

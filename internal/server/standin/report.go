@@ -32,13 +32,17 @@ const (
 	// resources/read) the client did not make, or made fewer times than
 	// recorded; or, when the recording holds no call, no request of the
 	// recording made at all. A client that asked nothing did not do what
-	// was recorded.
+	// was recorded. Also the cancel of a task the recording's client
+	// cancelled, which the client started and never cancelled.
 	ProblemMissing = "missing"
 	// ProblemRefused: a recorded call the stand-in answered with an error
 	// the recording did not hold, as the server would have (a call of a
 	// tool that runs only as a task, made without asking for one): the
 	// client did not make it as recorded, and its recorded questions
-	// were never asked.
+	// were never asked. Also a request the stand-in refused on its own:
+	// its tasks or its requests in progress at their bound, or params it
+	// cannot match with the recording (keys that repeat or differ only in
+	// letter case).
 	ProblemRefused = "refused"
 	// ProblemCancelled: the client cancelled a task the recording ran to
 	// its end (the recording holds no cancel of it).

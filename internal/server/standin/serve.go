@@ -90,8 +90,10 @@ func (s *Standin) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		client := subject.Share(ctx, "")
 		if !s.inflight.enter(client) {
-			return nil, rpcError(jsonrpc.CodeInternalError, nil,
+			err := rpcError(jsonrpc.CodeInternalError, nil,
 				"mcp-tester serve: %s in progress already, the most it answers at once (for this client); try again when one has ended", plural(s.inflight.max, "request"))
+			s.refusedOwn(label(method, nameOf(req)), 0, nil, err)
+			return nil, err
 		}
 		defer s.inflight.leave(client)
 		return s.answerMatched(ctx, client, method, req, next)
@@ -143,7 +145,9 @@ func (s *Standin) answerAside(ctx context.Context, method string, req mcp.Reques
 func (s *Standin) answerMatched(ctx context.Context, client, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	key, err := requestKey(method, req)
 	if err != nil {
-		return nil, rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
+		e := rpcError(jsonrpc.CodeInvalidParams, nil, "mcp-tester serve: the params of %s cannot be matched with a recorded request: %v", method, err)
+		s.refusedOwn(label(method, nameOf(req)), s.script.firstLine(method, nameOf(req)), matchedParams(req), e)
+		return nil, e
 	}
 	t := &track{}
 	if r, ok := req.(interface{ ProtocolVersion() string }); ok {

@@ -254,6 +254,7 @@ func (s *Standin) startTask2025(client, session string, x *Exchange) (mcp.Result
 		tk.state.Status, tk.state.StatusMessage = "input_required", x.Task.message("input_required", 0)
 	}
 	if err := s.tasks.add(tk.state.ID, client, tk); err != nil {
+		s.refusedOwn(x.Label(), x.Line, nil, err)
 		return nil, err
 	}
 	return &taskCreateResult{Task: tk.status()}, nil

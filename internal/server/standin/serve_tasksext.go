@@ -113,6 +113,7 @@ func (s *Standin) startExtTask(req mcp.Request, client string, x *Exchange) (mcp
 	now := stamp(s.opts.Now())
 	tk := &extTask{id: rand.Text(), x: x, rec: rec, created: now, updated: now, answered: map[string]bool{}}
 	if err := s.tasks.add(tk.id, client, tk); err != nil {
+		s.refusedOwn(x.Label(), x.Line, nil, err)
 		return nil, err
 	}
 	return &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Info: tk.info(rec.States[0])}, nil

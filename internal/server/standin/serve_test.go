@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -568,6 +569,12 @@ func TestInFlightBounded(t *testing.T) {
 	_, err := other.ListTools(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "1 request in progress already, the most it answers at once") {
 		t.Errorf("a request beyond the bound: %v", err)
+	}
+	// The refusal is the stand-in's own: no pass.
+	r := s.Report()
+	if i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Kind == ProblemRefused }); i < 0 || r.OK ||
+		r.Problems[i].Request != "tools/list" || !strings.Contains(r.Problems[i].Detail, "the stand-in refused it on its own: 1 request in progress already") {
+		t.Errorf("the refusal is not reported: %+v", r)
 	}
 	close(release)
 	if err := <-done; err != nil {

@@ -10,10 +10,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/askback/askback/ask"
 	"github.com/askback/askback/endpoint"
+	"github.com/askback/askback/internal/text/runecut"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -200,11 +204,62 @@ func (s *Standin) Handler(opts HTTPOptions) http.Handler {
 			drops = append(drops, f)
 		}
 	}
-	if len(drops) == 0 {
-		return h
+	if len(drops) > 0 {
+		h = s.dropping(h, drops)
 	}
-	return s.dropping(h, drops)
+	return s.malformedPosts(h, opts.MaxBody)
 }
+
+// malformedPosts is h with each POST whose body is no JSON-RPC message, or
+// a request whose id is null, reported as ProblemMalformed, as a line of
+// the client's input is over stdio (the go-sdk answers it: HTTP 400). A
+// POST is named by its number among the POSTs the stand-in received, from
+// all its clients, and its path. A body over max (the go-sdk's bound when
+// zero) is not read for it: a later layer refuses it whole.
+func (s *Standin) malformedPosts(h http.Handler, max int64) http.Handler {
+	if max <= 0 {
+		max = defaultMaxBody
+	}
+	var posts atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		n := posts.Add(1)
+		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+		if err != nil || int64(len(body)) > max {
+			// Passed on as it came, for the layers after to refuse.
+			r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), c: r.Body}
+			h.ServeHTTP(w, r)
+			return
+		}
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		post := fmt.Sprintf("the client's POST %d (%s)", n, termsafe.Line(runecut.Clip(r.URL.Path, 200)))
+		if why, _ := malformed(body); why != "" {
+			s.rep.problem(Problem{Kind: ProblemMalformed, Request: post, Detail: why})
+		} else if err := ask.CheckMessage(body); err != nil && ask.Refuse(body, err).Reply != nil {
+			// A request the endpoint refuses before the stand-in sees it
+			// (a key twice: read two ways), as the stand-in refuses its
+			// params over stdio.
+			s.rep.problem(Problem{Kind: ProblemRefused, Request: post, Detail: "the stand-in refused it on its own: " + termsafe.Line(err.Error())})
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// defaultMaxBody is the go-sdk's bound on a request body, which the
+// Handler keeps when HTTPOptions.MaxBody is zero.
+const defaultMaxBody = mcp.DefaultMaxRequestBodyBytes
+
+// replayBody reads what was read of a body, then the rest of it.
+type replayBody struct {
+	io.Reader
+	c io.Closer
+}
+
+func (b *replayBody) Close() error { return b.c.Close() }
 
 // dropping is h with the connection of a request a drop fault names
 // closed without an answer.

@@ -34,7 +34,7 @@ type Terms struct {
 
 // reindex builds t.index from t.terms.
 func (t *Terms) reindex() {
-	t.index, t.maxLen = map[string][]int{}, 0
+	t.index, t.maxLen = make(map[string][]int, 2*len(t.terms)), 0
 	for k, term := range t.terms {
 		keys := []string{term.joined}
 		if !term.exact {
@@ -102,7 +102,7 @@ var defaults = sync.OnceValue(func() *Terms {
 
 // defaultTermList is every default term, its words normalised.
 func defaultTermList() []secretTerm {
-	var out []secretTerm
+	out := make([]secretTerm, 0, len(defaultSecretTerms)+3+len(nameOnlyTerms))
 	for _, s := range defaultSecretTerms {
 		out = append(out, newTerm(s, false, false))
 	}
