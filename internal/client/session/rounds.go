@@ -819,7 +819,7 @@ func callOf(method, name string) origin {
 
 // asking returns the state a request the server sends now counts against
 // and the request it came in: the call in progress, else the questions
-// asked while no call is in progress (betweenCalls), named by the request
+// asked while no call is in progress (Session.idle), named by the request
 // of the tester's that was waiting for its answer (tools/list, read
 // before the call to check its arguments), else "between calls".
 func (s *Session) asking() (*callState, origin) {
