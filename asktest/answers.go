@@ -65,9 +65,9 @@ func Reply(text string) Answer { return Answer{sample: &answer.Sample{Text: text
 func AnswerFunc(f func(q Question) Answer) Answer { return Answer{fn: f} }
 
 // WantError says that the call is to end with an error (a JSON-RPC error
-// of the server, a question the server may not ask, ...): the call then
-// returns it in [Result.Err] instead of failing the test, and fails the
-// test when it succeeds.
+// of the server, a tool result marked isError, a question the server may
+// not ask, ...): the call then returns it in [Result.Err] instead of
+// failing the test, and fails the test when it succeeds.
 func WantError() Answer { return Answer{wantErr: true} }
 
 // For keeps the answer for the question with this key (the key of its

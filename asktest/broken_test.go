@@ -102,6 +102,11 @@ func TestCallFailures(t *testing.T) {
 		call: func(c *asktest.Client) { c.CallTool("nosuchtool", nil) },
 		want: []string{`CallTool("nosuchtool")`},
 	}, {
+		name: "a tool that reports its failure (isError), not wanted",
+		b:    broken{fails: "Rollback failed: \x1b]0;PWNED\x07web has \u202eone\u200b release."},
+		call: func(c *asktest.Client) { c.CallTool("rollback", web, asktest.Accept(map[string]any{"sure": true})) },
+		want: []string{`CallTool("rollback"): tools/call "rollback": the tool reported an error (isError): Rollback failed: \x1b]0;PWNED\x07web has \u202eone\u200b release.`},
+	}, {
 		name: "a key given to a reply",
 		call: func(c *asktest.Client) { c.CallTool("deploy", web, asktest.Reply("x").For("target")) },
 		want: []string{`reply "x".For("target"): only an answer to a question is kept for a key`},
@@ -128,6 +133,23 @@ func TestWantError(t *testing.T) {
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "nosuchtool") {
 		t.Errorf("Err = %v", r.Err)
 	}
+}
+
+// A tool that reports its failure with an isError result ends the call
+// with an error, as mcp-tester call (exit 1) and a script's expect_error
+// take it: WantError passes on it, in both eras, and Result.Err names the
+// tool and its text while Tool holds the result.
+func TestWantErrorOfIsError(t *testing.T) {
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		c := asktest.NewClient(t, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), &asktest.Options{Era: era})
+		r := c.CallTool("rollback", web, asktest.Accept(map[string]any{"sure": true}), asktest.WantError())
+		if want := `tools/call "rollback": the tool reported an error (isError): Nothing to roll back.`; r.Err == nil || r.Err.Error() != want {
+			t.Errorf("Err = %v, want %s", r.Err, want)
+		}
+		if r.Tool == nil || !r.Tool.IsError || r.Text() != "Nothing to roll back." || len(r.Questions) != 1 {
+			t.Errorf("result %+v, text %q, questions %v", r.Tool, r.Text(), r.Questions)
+		}
+	})
 }
 
 // A server that cannot be reached, or that does not speak the era asked

@@ -70,7 +70,10 @@ func (c *Client) Questions() []Question { return questionsOf(c.s.Log().Entries()
 
 // CallTool calls the tool name with args (a map or a struct, as the tool's
 // input JSON) and answers its questions with answers. A server that runs
-// it as a task is waited for, its questions answered the same way.
+// it as a task is waited for, its questions answered the same way. A
+// result the tool marked isError ends the call with an error, as
+// mcp-tester call takes it: it fails the test unless [WantError] was
+// given, and then [Result.Err] names it and Tool holds the result.
 func (c *Client) CallTool(name string, args any, answers ...Answer) *Result {
 	c.tb.Helper()
 	return c.call(fmt.Sprintf("CallTool(%q)", name), answers, func(ctx context.Context, who answer.Answerer) (*Result, *session.Call, error) {
@@ -79,8 +82,26 @@ func (c *Client) CallTool(name string, args any, answers ...Answer) *Result {
 		if call != nil {
 			r.Task = call.Task
 		}
+		if err == nil && res != nil && res.IsError {
+			err = &toolError{name: name, text: r.Text()}
+		}
 		return r, call, err
 	})
+}
+
+// toolError is the error of a tool call whose result the tool marked
+// isError: how a tool reports that it failed, as mcp-tester call (exit 1)
+// and a script's expect_error take it.
+type toolError struct {
+	name, text string
+}
+
+func (e *toolError) Error() string {
+	text := "(no text)"
+	if e.text != "" {
+		text = termsafe.Line(e.text)
+	}
+	return fmt.Sprintf("tools/call %q: the tool reported an error (isError): %s", e.name, text)
 }
 
 // GetPrompt gets the prompt name with args and answers its questions with
@@ -147,7 +168,9 @@ type Result struct {
 	// Task is the last state seen of the task the server ran the call as
 	// (the tasks extension), nil when it answered directly.
 	Task *taskclient.Update
-	// Err is the error the call ended with, given [WantError].
+	// Err is the error the call ended with, given [WantError]: an error
+	// of the server's (JSON-RPC), a question it may not ask, ... or a tool
+	// result marked isError, which Tool then holds.
 	Err error
 }
 

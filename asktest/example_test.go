@@ -150,6 +150,28 @@ func ExampleWantError() {
 	// PASS
 }
 
+// A tool that reports its failure with an isError result ends the call
+// with an error too: unwanted, it fails the test; wanted, Err names the
+// tool and its text, and Tool holds the result.
+func ExampleWantError_isError() {
+	run("TestRollback", func(t *T) {
+		c := asktest.NewClient(t, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), nil)
+		r := c.CallTool("rollback", web, asktest.Accept(map[string]any{"sure": true}), asktest.WantError())
+		fmt.Println(r.Err)
+		fmt.Println(r.Tool.IsError, r.Text())
+	}).print()
+	run("TestRollback", func(t *T) {
+		c := asktest.NewClient(t, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), nil)
+		c.CallTool("rollback", web, asktest.Accept(map[string]any{"sure": true}))
+	}).print()
+	// Output:
+	// tools/call "rollback": the tool reported an error (isError): Nothing to roll back.
+	// true Nothing to roll back.
+	// PASS
+	// FAIL
+	// CallTool("rollback"): tools/call "rollback": the tool reported an error (isError): Nothing to roll back.
+}
+
 // A prompt that asks.
 func ExampleClient_GetPrompt() {
 	run("TestGreet", func(t *T) {

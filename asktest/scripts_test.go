@@ -103,3 +103,19 @@ func setUpdate(t *testing.T) {
 	}
 	t.Cleanup(func() { flag.Set("update", was) })
 }
+
+// A tool's isError result counts in a script as in mcp-tester test:
+// expect_error passes on it, as WantError does in Go, and assert_is_error
+// checks it after a call_tool (which passes: the step notes it).
+func TestRunScriptsIsError(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rollback.mcp")
+	src := "elicit_response accept '{\"sure\": true}'\nexpect_error call_tool rollback service:\"web\"\n" +
+		"elicit_response accept '{\"sure\": true}'\ncall_tool rollback service:\"web\"\nassert_is_error\nassert_contains \"Nothing to roll back.\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		asktest.RunScripts(t, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), path, &asktest.Options{Era: era})
+	})
+}

@@ -42,13 +42,15 @@ type broken struct {
 	slow     bool          // a tool, slow, waits until its call ends
 	stuck    chan struct{} // slow waits for this, whatever its context says
 	wrongMsg bool          // deploy's message names another version
+	fails    string        // a tool, rollback, reports this failure (isError) once confirmed
 }
 
 // newServer is a server that asks as the example deployer does (deploy),
 // plus a tool that asks for a model reply (summarize), one that asks to
 // open a link instead of a form (askURL), a prompt that asks, and a tool
-// that waits for its context (slow); b breaks it (noAsk: the server
-// has nothing that asks).
+// that waits for its context (slow) and one that asks, then fails with
+// an isError result (rollback); b breaks it (noAsk: the server has
+// nothing that asks).
 func newServer(b broken) *mcp.Server {
 	states, err := reqstate.New(&reqstate.Options{
 		Keys:   []keys.Key{{ID: "test", Secret: []byte("0123456789abcdef0123456789abcdef")}},
@@ -149,6 +151,19 @@ func newServer(b broken) *mcp.Server {
 				}
 				<-ctx.Done()
 				return nil, nil, ctx.Err()
+			})
+	}
+
+	if b.fails != "" {
+		mcp.AddTool(s, &mcp.Tool{Name: "rollback", Description: "Rolls a service back; asks for confirmation, then reports its failure."},
+			func(ctx context.Context, req *mcp.CallToolRequest, in DeployIn) (*mcp.CallToolResult, any, error) {
+				if _, ok := ask.Lookup(req.Params.InputResponses, "sure"); !ok && ask.Modes(req).Has(ask.Form) {
+					return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"sure": &mcp.ElicitParams{Message: "Roll " + in.Service + " back?",
+						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"sure": map[string]any{"type": "boolean"}}}}}}, nil, nil
+				}
+				r := text("%s", b.fails)
+				r.IsError = true
+				return r, nil, nil
 			})
 	}
 

@@ -85,3 +85,28 @@ func TestTaskSleep(t *testing.T) {
 		t.Errorf("TaskSleep heard %v, want 30s first", waits)
 	}
 }
+
+// A task whose result is marked isError ends the call with an error, as a
+// direct call's does: it fails a test that did not want it, and WantError
+// passes on it with the task's last state.
+func TestTaskIsError(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "jobs", Version: "1"}, nil)
+	ext, err := tasks.Install(srv, &tasks.Options{PollInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ext.Close(context.Background()) })
+	ext.AddTool(&mcp.Tool{Name: "migrate", InputSchema: map[string]any{"type": "object"}}, tasks.Required,
+		func(ctx context.Context, task *tasks.Task) (*mcp.CallToolResult, error) {
+			r := text("The copy failed: disk full.")
+			r.IsError = true
+			return r, nil
+		})
+	failing(t, "an isError task not wanted", func(ft *T) {
+		asktest.NewClient(ft, asktest.Server(srv), nil).CallTool("migrate", nil)
+	}, `CallTool("migrate"): tools/call "migrate": the tool reported an error (isError): The copy failed: disk full.`)
+	r := asktest.NewClient(t, asktest.Server(srv), nil).CallTool("migrate", nil, asktest.WantError())
+	if r.Err == nil || r.Task == nil || r.Task.Status != tasks.StatusCompleted || r.Text() != "The copy failed: disk full." {
+		t.Errorf("Err %v, task %+v, text %q", r.Err, r.Task, r.Text())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -173,4 +174,42 @@ func firstRaw(s string) string {
 		}
 	}
 	return "a byte that is not UTF-8"
+}
+
+// The JUnit reports of test and audit show what a hostile server sent as
+// the text report does: every control, bidirectional and invisible
+// character escaped (a CI page that shows the report reads none raw), and
+// the file stays XML a parser reads.
+func TestJUnitReportsOfAHostileServer(t *testing.T) {
+	bin := buildServers(t)
+	dir := t.TempDir()
+	c := []string{"-c", filepath.Join(bin, "hostile")}
+	script := filepath.Join(dir, "hostile.mcp")
+	if err := os.WriteFile(script, []byte("elicit_response accept\nelicit_response accept\ncall_tool ask\nassert_contains \"something the server never says\"\ncall_tool content\ncall_tool fail\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"test":  append([]string{"test", "-s", script}, c...),
+		"audit": append([]string{"audit", "--include", "*", "--timeout", "10s", "-q"}, c...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			report := filepath.Join(dir, name+".xml")
+			runTester(t, hostileRun{args: append(args, "--junit", report)})
+			data, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := string(data)
+			if termsafe.Has(doc) || strings.ContainsRune(doc, 0xfffd) {
+				t.Errorf("the report keeps a raw control character at %s", firstRaw(doc))
+			}
+			if !shownEscaped.MatchString(doc) || !strings.Contains(doc, `\u202e`) {
+				t.Errorf("the report does not show what the server sent, escaped:\n%s", doc)
+			}
+			if err := xml.Unmarshal(data, new(struct{})); err != nil {
+				t.Errorf("the report is not XML: %v", err)
+			}
+		})
+	}
 }

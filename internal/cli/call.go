@@ -209,7 +209,7 @@ func checkToolCall(ctx context.Context, opts *CallOptions, s *session.Session, a
 	if s.ServerCapabilities().Tools == nil {
 		return nil
 	}
-	tools, _, err := s.ListTools(ctx, session.Pages{All: true})
+	tools, _, err := s.ListTools(session.WithPurpose(ctx, "read before the call to check --args"), session.Pages{All: true})
 	if err != nil {
 		return nil
 	}

@@ -34,9 +34,14 @@ const (
 // Answer); a request for a model reply (sampling) has Sample and Reply, a
 // request for the roots has Roots.
 type Entry struct {
-	Seq    int    // position in the log, from 1
-	Method string // the call that asked: tools/call, prompts/get, resources/read
-	Name   string // the tool or prompt name, or the resource URI
+	Seq int // position in the log, from 1
+	// Method is the call that asked (tools/call, prompts/get,
+	// resources/read) or, outside a call, the request of the tester's the
+	// server asked in (tools/list, ping, ...), "(between calls)" when none
+	// was waiting; Name the tool or prompt name, or the resource URI, of
+	// a call.
+	Method string
+	Name   string
 	Via    string // one of the Via constants
 	Key    string // the inputRequests key; empty for server-initiated requests
 	Round  int    // the round of the call in which the question came, from 1

@@ -204,6 +204,66 @@ func TestQuestionsBetweenCallsAreBounded(t *testing.T) {
 	if n := s.log.Len(); n > 4 {
 		t.Errorf("%d questions kept between calls, want at most 4", n)
 	}
+	// The next call fails for them, naming no request (none was waiting).
+	_, _, err = s.CallTool(context.Background(), "later", nil, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "between calls: the server still asks after 4 rounds") {
+		t.Errorf("the next call: %v; want it to fail for the questions asked between calls", err)
+	}
+}
+
+// Questions a server asks while a request of the tester's other than a
+// call waits for its answer (the tools/list read to check a call's
+// arguments) are bounded as those between calls are, and named by that
+// request and why it was made, not as asked between calls.
+func TestQuestionsInAListingNameIt(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "x", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				ss := req.GetSession().(*mcp.ServerSession)
+				for n := 1; n <= 6; n++ {
+					if _, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: fmt.Sprintf("Q%d", n), RequestedSchema: map[string]any{"type": "object"}}); err != nil {
+						break
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	dial := func() (mcp.Transport, func(), error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, func() { ss.Close() }, nil
+	}
+	s, err := Open(context.Background(), Options{Target: &target.Target{Dial: dial}, Protocol: "2025-11-25", Timeout: time.Minute,
+		Capabilities: Capabilities{Form: true}, MaxRounds: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.ListTools(WithPurpose(context.Background(), "read before the call to check --args"), Pages{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.CallTool(context.Background(), "x", nil, nil)
+	want := "tools/list (read before the call to check --args): the server still asks after 4 rounds; stopped"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("the call after the listing: %v; want %s…", err, want)
+	}
+	// The questions are the listing's, in the log.
+	if s.log.Len() == 0 {
+		t.Error("no question logged")
+	}
+	for _, e := range s.log.Entries() {
+		if e.Method != "tools/list" || e.Name != "" {
+			t.Errorf("a question logged as asked in %s %q, want tools/list", e.Method, e.Name)
+		}
+	}
 }
 
 // With --max-rounds N the call is the first round and each question of

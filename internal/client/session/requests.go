@@ -88,6 +88,7 @@ func (s *Session) ListResourceTemplates(ctx context.Context, p Pages) ([]*mcp.Re
 // list fetches the pages p names with fetch, each request bounded by the
 // session's time limit, and returns the items and the next page's cursor.
 func list[T any](ctx context.Context, s *Session, op string, p Pages, fetch func(ctx context.Context, cursor string) ([]T, string, error)) ([]T, string, error) {
+	defer s.send(ctx, op)()
 	var all []T
 	cursor := p.Cursor
 	seen := map[string]bool{}
@@ -160,6 +161,7 @@ func (s *Session) Subscribe(ctx context.Context, uri string) (<-chan error, erro
 	}
 	done := make(chan error, 1)
 	go func() {
+		defer s.send(ctx, op)()
 		done <- s.wrap(ctx, op, s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}))
 	}()
 	return done, nil
@@ -167,7 +169,9 @@ func (s *Session) Subscribe(ctx context.Context, uri string) (<-chan error, erro
 
 // Unsubscribe ends a subscription Subscribe began.
 func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
-	return s.wrap(ctx, "resources/unsubscribe "+strconv.Quote(uri), s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}))
+	op := "resources/unsubscribe " + strconv.Quote(uri)
+	defer s.send(ctx, op)()
+	return s.wrap(ctx, op, s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}))
 }
 
 // SetLogLevel sets the level of the log messages the server sends
@@ -175,6 +179,7 @@ func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
 // stateless server takes the level in each request's _meta instead). The
 // messages arrive as notifications/message.
 func (s *Session) SetLogLevel(ctx context.Context, level string) error {
+	defer s.send(ctx, "logging/setLevel")()
 	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)})
@@ -193,7 +198,7 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 // not (tampered state, answers nobody asked for).
 func (s *Session) CallToolOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	return once(ctx, s, fmt.Sprintf("tools/call %q", params.Name), func(ctx context.Context) (*mcp.CallToolResult, error) {
-		s.knowTools(ctx)
+		s.knowTools(ctx, params.Name)
 		if s.asTask(ctx, params.Name) {
 			// A task of protocol 2025-11-25: its questions come as
 			// elicitation/create requests while tasks/result waits.
@@ -232,6 +237,7 @@ func (s *Session) ReadResourceOnce(ctx context.Context, params *mcp.ReadResource
 // once sends one request with send within the session's time limit and
 // returns its answer, refused when it has a key twice in one object.
 func once[R any](ctx context.Context, s *Session, op string, send func(context.Context) (R, error)) (R, error) {
+	defer s.send(ctx, op)()
 	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	var res R

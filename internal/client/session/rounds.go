@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/askback/askback/formschema"
@@ -70,7 +72,7 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
-	s.knowTools(ctx)
+	s.knowTools(ctx, name)
 	through, asTask, err := s.taskRule(ctx, name, opts.Task)
 	if err != nil {
 		return nil, &Call{}, err
@@ -180,7 +182,7 @@ func (s *Session) taskClientAs(name string, ans answer.Answerer, observe func(ta
 				c.clock.pause()
 				defer c.clock.resume()
 			}
-			return s.ask(ctx, exchange.ViaTask, "tools/call", name, key, round, ans, p, nil)
+			return s.ask(ctx, exchange.ViaTask, callOf("tools/call", name), key, round, ans, p, nil)
 		},
 		OnUpdate: onUpdate,
 		Sleep:    s.opts.TaskSleep,
@@ -202,7 +204,7 @@ func (s *Session) StartTool(ctx context.Context, name string, args any, ans answ
 	if ans == nil {
 		ans = s.opts.Answerer
 	}
-	s.knowTools(ctx)
+	s.knowTools(ctx, name)
 	var started *taskclient.Started
 	call, err := s.drive(ctx, "tools/call", name, ans, func(ctx context.Context, r mcp.InputResponseMap, st string) (reply, error) {
 		var err error
@@ -491,7 +493,8 @@ func (s *Session) logPastBound(method, name string, round int, reqs mcp.InputReq
 
 // answerAll answers the questions of one round in the order of their keys.
 func (s *Session) answerAll(ctx context.Context, method, name string, round int, ans answer.Answerer, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
-	op := fmt.Sprintf("%s %q", method, name)
+	at := callOf(method, name)
+	op := at.op
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		keys = append(keys, k)
@@ -507,12 +510,12 @@ func (s *Session) answerAll(ctx context.Context, method, name string, round int,
 			if p == nil {
 				return nil, protocolErr(op, "question %q asks for nothing (the entry is empty)", key)
 			}
-			res, err = s.ask(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p, later)
+			res, err = s.ask(ctx, exchange.ViaInputRequired, at, key, round, ans, p, later)
 			later = nil
 		case *mcp.CreateMessageWithToolsParams:
-			res, err = s.sample(ctx, exchange.ViaInputRequired, method, name, key, round, ans, p)
+			res, err = s.sample(ctx, exchange.ViaInputRequired, at, key, round, ans, p)
 		case *mcp.ListRootsParams:
-			res, err = s.listRoots(exchange.ViaInputRequired, method, name, key, round)
+			res, err = s.listRoots(exchange.ViaInputRequired, at, key, round)
 		default:
 			return nil, protocolErr(op, "question %q asks for %s, which the tester did not declare and cannot answer", key, describeRequest(reqs[key]))
 		}
@@ -562,8 +565,8 @@ func (s *Session) roundLater(op string, round int, keys []string, reqs mcp.Input
 // ask checks one question against the rules, gets its answer, prepares it
 // and logs both; later are the round's elicitations after it when it is
 // the first ([answer.Question.Later]).
-func (s *Session) ask(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.ElicitParams, later []*answer.Question) (*mcp.ElicitResult, error) {
-	op := fmt.Sprintf("%s %q", method, name)
+func (s *Session) ask(ctx context.Context, via string, at origin, key string, round int, ans answer.Answerer, p *mcp.ElicitParams, later []*answer.Question) (*mcp.ElicitResult, error) {
+	op := at.op
 	label := fmt.Sprintf("question %q", key)
 	if key == "" {
 		label = fmt.Sprintf("question %q", p.Message)
@@ -574,7 +577,7 @@ func (s *Session) ask(ctx context.Context, via, method, name, key string, round 
 	}
 	began := time.Now()
 	res, err := answerOrDecline(ctx, ans, q)
-	e := exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server, Params: p}
+	e := exchange.Entry{Method: at.method, Name: at.name, Via: via, Key: key, Round: round, Server: s.server, Params: p}
 	if end := ended(ctx); end != nil {
 		// The call ended (an interrupt, a time limit) or the server
 		// withdrew the question while it was asked: whatever the answerer
@@ -677,7 +680,8 @@ func urlRequired(err error) []*mcp.ElicitParams {
 // answerURLError answers the URL questions of a -32042 error. Only when
 // every one is accepted (the user opened the links) is the call repeated.
 func (s *Session) answerURLError(ctx context.Context, method, name string, round int, ans answer.Answerer, qs []*mcp.ElicitParams) error {
-	op := fmt.Sprintf("%s %q", method, name)
+	at := callOf(method, name)
+	op := at.op
 	for _, p := range qs {
 		if p == nil {
 			return protocolErr(op, "the URL-required error carries an empty question")
@@ -690,7 +694,7 @@ func (s *Session) answerURLError(ctx context.Context, method, name string, round
 		}
 		// Like every question of 2025-11-25 it has no key: messages name it
 		// by its message, answers reach it by the matching rule.
-		res, err := s.ask(ctx, exchange.ViaURLError, method, name, "", round, ans, p, nil)
+		res, err := s.ask(ctx, exchange.ViaURLError, at, "", round, ans, p, nil)
 		if err != nil {
 			return err
 		}
@@ -710,17 +714,14 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		if method != "elicitation/create" && method != "sampling/createMessage" && method != "roots/list" {
 			return next(ctx, method, req)
 		}
-		c := s.getCall()
-		if c == nil {
-			c = s.betweenCalls()
-		}
-		if err := s.countAsked(c); err != nil {
+		c, at := s.asking()
+		if err := s.countAsked(c, at); err != nil {
 			// The server keeps asking: the call is stopped, as a call of
 			// 2026-07-28 is after --max-rounds rounds. The question that
 			// reached the bound is logged unanswered, with why; any later
 			// one is not (a server that floods would fill the log).
 			if p, ok := req.GetParams().(*mcp.ElicitParams); ok && p != nil && s.atBound(c) {
-				s.log.Add(exchange.Entry{Method: c.method, Name: c.name, Via: exchange.ViaRequest, Round: c.round, Server: s.server, Params: p,
+				s.log.Add(exchange.Entry{Method: at.method, Name: at.name, Via: exchange.ViaRequest, Round: c.round, Server: s.server, Params: p,
 					Note: "not answered: past --max-rounds (" + rounds(s.opts.MaxRounds) + ")"})
 			}
 			return nil, s.refuse(c, err)
@@ -739,12 +740,12 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 			if p == nil {
 				p = &mcp.ElicitParams{}
 			}
-			res, err = s.ask(ctx, exchange.ViaRequest, c.method, c.name, "", c.round, c.ans, p, nil)
+			res, err = s.ask(ctx, exchange.ViaRequest, at, "", c.round, c.ans, p, nil)
 		case "sampling/createMessage":
 			p, _ := req.GetParams().(*mcp.CreateMessageWithToolsParams)
-			res, err = s.sample(ctx, exchange.ViaSamplingRequest, c.method, c.name, "", c.round, c.ans, p)
+			res, err = s.sample(ctx, exchange.ViaSamplingRequest, at, "", c.round, c.ans, p)
 		default:
-			res, err = s.listRoots(exchange.ViaRootsRequest, c.method, c.name, "", c.round)
+			res, err = s.listRoots(exchange.ViaRootsRequest, at, "", c.round)
 		}
 		if err != nil {
 			if c.stopped() {
@@ -773,7 +774,7 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 // (elicitation/create, sampling/createMessage, roots/list); the one that
 // reaches MaxRounds is an error: a server of 2025-11-25 that asks again
 // after every answer would be served for ever, each question kept.
-func (s *Session) countAsked(c *callState) error {
+func (s *Session) countAsked(c *callState, at origin) error {
 	s.mu.Lock()
 	c.asked++
 	n := c.asked
@@ -781,7 +782,7 @@ func (s *Session) countAsked(c *callState) error {
 	if n < s.opts.MaxRounds {
 		return nil
 	}
-	return &Error{Kind: KindProtocol, Op: fmt.Sprintf("%s %q", c.method, c.name), Err: s.hinted(fmt.Errorf("the server still asks after %s%w", rounds(n), errAskedTooOften), SettingMaxRounds, "")}
+	return &Error{Kind: KindProtocol, Op: at.op, Err: s.hinted(fmt.Errorf("the server still asks after %s%w", rounds(n), errAskedTooOften), SettingMaxRounds, "")}
 }
 
 // atBound reports whether the request countAsked just refused for the call
@@ -803,16 +804,80 @@ func rounds(n int) string {
 // errAskedTooOften ends the message of a call stopped by countAsked.
 var errAskedTooOften = errors.New("; stopped")
 
-// betweenCalls is the state of the questions a server asks while no call
-// is in progress: one for all of them until the next call, so that they
-// are bounded as a call's are.
-func (s *Session) betweenCalls() *callState {
+// origin is the request a question came in, as the log keeps it (method
+// and name) and as messages name it (op).
+type origin struct {
+	method, name string
+	op           string
+}
+
+// callOf is the origin of a question asked during the call of name with
+// method: tools/call "deploy".
+func callOf(method, name string) origin {
+	return origin{method: method, name: name, op: fmt.Sprintf("%s %q", method, name)}
+}
+
+// asking returns the state a request the server sends now counts against
+// and the request it came in: the call in progress, else the questions
+// asked while no call is in progress (Session.idle), named by the request
+// of the tester's that was waiting for its answer (tools/list, read
+// before the call to check its arguments), else "between calls".
+func (s *Session) asking() (*callState, origin) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.idle == nil {
-		s.idle = &callState{method: "(between calls)", ans: s.opts.Answerer}
+	if s.cur != nil {
+		return s.cur, callOf(s.cur.method, s.cur.name)
 	}
-	return s.idle
+	// One state for all of them until the next call, so that they are
+	// bounded as a call's are.
+	if s.idle == nil {
+		s.idle = &callState{ans: s.opts.Answerer}
+	}
+	at := origin{method: "(between calls)", op: "between calls"}
+	if n := len(s.sending); n > 0 {
+		r := s.sending[n-1]
+		at = origin{method: r.method, op: r.op}
+	}
+	return s.idle, at
+}
+
+// outside is a request of the tester's other than a call (a listing, a
+// ping), in flight: the questions a server asks while it waits for the
+// answer are named by it.
+type outside struct {
+	method, op string
+}
+
+// send marks the request op (its method, then what it names:
+// `tools/call "x"`, tools/list) as in flight until done is called, for
+// the questions asked meanwhile outside a call; the purpose ctx carries
+// ([WithPurpose]) is added to how they name it.
+func (s *Session) send(ctx context.Context, op string) (done func()) {
+	method, _, _ := strings.Cut(op, " ")
+	if why, _ := ctx.Value(purposeKey{}).(string); why != "" {
+		op += " (" + why + ")"
+	}
+	r := &outside{method: method, op: op}
+	s.mu.Lock()
+	s.sending = append(s.sending, r)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.sending = slices.DeleteFunc(s.sending, func(o *outside) bool { return o == r })
+	}
+}
+
+// purposeKey is the key of the purpose WithPurpose gives a context.
+type purposeKey struct{}
+
+// WithPurpose returns ctx carrying why the tester makes the requests sent
+// with it ("read before the call to check --args"): a question the server
+// asks while one of them (other than a call) waits is named with it,
+// tools/list (read before the call to check --args), in the messages of a
+// call it ends.
+func WithPurpose(ctx context.Context, why string) context.Context {
+	return context.WithValue(ctx, purposeKey{}, why)
 }
 
 // refuse ends the call c, which the tester will not go on with: err, why

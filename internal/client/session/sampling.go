@@ -59,8 +59,8 @@ func (s *Session) deprecated(feature, via string) {
 }
 
 // sample answers a request for a model reply (sampling/createMessage).
-func (s *Session) sample(ctx context.Context, via, method, name, key string, round int, ans answer.Answerer, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
-	op := fmt.Sprintf("%s %q", method, name)
+func (s *Session) sample(ctx context.Context, via string, at origin, key string, round int, ans answer.Answerer, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	op := at.op
 	label := questionLabel(key, "a model reply (sampling/createMessage)")
 	s.deprecated(exchange.AsksSampling, via)
 	if !s.samplingDeclared() {
@@ -87,20 +87,20 @@ func (s *Session) sample(ctx context.Context, via, method, name, key string, rou
 	if err != nil {
 		return nil, &Error{Kind: KindAnswer, Op: op, Err: err}
 	}
-	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
+	s.log.Add(exchange.Entry{Method: at.method, Name: at.name, Via: via, Key: key, Round: round, Server: s.server,
 		Asks: exchange.AsksSampling, Sample: p, Reply: res, Elapsed: int64(time.Since(began))})
 	return res, nil
 }
 
 // listRoots answers a request for the client's roots (roots/list).
-func (s *Session) listRoots(via, method, name, key string, round int) (*mcp.ListRootsResult, error) {
-	op := fmt.Sprintf("%s %q", method, name)
+func (s *Session) listRoots(via string, at origin, key string, round int) (*mcp.ListRootsResult, error) {
+	op := at.op
 	s.deprecated(exchange.AsksRoots, via)
 	if s.opts.Roots == nil {
 		return nil, &Error{Kind: KindProtocol, Op: op, Err: s.hinted(fmt.Errorf("%s asks for roots (roots/list), which the tester did not declare and cannot answer", questionLabel(key, "the roots (roots/list)")), SettingRoots, "")}
 	}
 	roots := append([]*mcp.Root{}, s.opts.Roots...)
-	s.log.Add(exchange.Entry{Method: method, Name: name, Via: via, Key: key, Round: round, Server: s.server,
+	s.log.Add(exchange.Entry{Method: at.method, Name: at.name, Via: via, Key: key, Round: round, Server: s.server,
 		Asks: exchange.AsksRoots, Roots: roots})
 	return &mcp.ListRootsResult{Roots: roots}, nil
 }

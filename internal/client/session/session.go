@@ -181,11 +181,12 @@ type Session struct {
 	// unanswered by an interrupt waits for it to send nothing back.
 	closing chan struct{}
 
-	mu    sync.Mutex
-	cur   *callState      // the call in progress, for server-initiated requests
-	idle  *callState      // the questions asked since the last call ended (betweenCalls)
-	late  error           // an error met while answering a server-initiated request
-	noted map[string]bool // the deprecated features already told of
+	mu      sync.Mutex
+	cur     *callState      // the call in progress, for server-initiated requests
+	idle    *callState      // the questions asked since the last call ended (asking)
+	sending []*outside      // the requests other than calls in flight, the latest last (send)
+	late    error           // an error met while answering a server-initiated request
+	noted   map[string]bool // the deprecated features already told of
 	// progress maps the progress tokens of the tool calls in flight to
 	// their tools (Options.OnProgress); progressSeq numbers the tokens.
 	progress    map[string]string
@@ -651,6 +652,7 @@ func (s *Session) Close() error {
 // protocol, so a server may answer it "method not found": it answered, and
 // the ping succeeds.
 func (s *Session) Ping(ctx context.Context) error {
+	defer s.send(ctx, "ping")()
 	ctx, clock := s.startClock(ctx)
 	defer clock.stop()
 	v := s.ProtocolVersion()

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,13 +19,19 @@ const Modern = "2026-07-28"
 // it has listed in the session; without them such a server refuses the
 // call (HTTP 400). The listing is bounded like any other; if it fails the
 // call goes ahead, and the server says what it misses.
-func (s *Session) knowTools(ctx context.Context) {
+func (s *Session) knowTools(ctx context.Context, name string) {
 	if s.opts.Target.URL == "" || s.ProtocolVersion() < Modern {
 		return
 	}
 	s.toolsOnce.Do(func() {
-		_, _, _ = s.ListTools(ctx, Pages{All: true})
+		_, _, _ = s.ListTools(listedBefore(ctx, name), Pages{All: true})
 	})
+}
+
+// listedBefore is ctx for the tools/list the session makes itself before
+// it calls the tool name.
+func listedBefore(ctx context.Context, name string) context.Context {
+	return WithPurpose(ctx, fmt.Sprintf("read before tools/call %q", name))
 }
 
 // maxSupport bounds the tools whose taskSupport a session keeps.
@@ -71,7 +78,7 @@ func (s *Session) requiresTask(ctx context.Context, name string) bool {
 	s.mu.Unlock()
 	if !known {
 		s.supportOnce.Do(func() {
-			_, _, _ = s.ListTools(ctx, Pages{All: true})
+			_, _, _ = s.ListTools(listedBefore(ctx, name), Pages{All: true})
 		})
 		s.mu.Lock()
 		v = s.support[name]

@@ -24,7 +24,7 @@ func ExampleWrite() {
 	//   <testsuite name="deploy.mcp" tests="3" failures="1" errors="0" skipped="1">
 	//     <testcase name="1: call_tool deploy" classname="deploy.mcp"></testcase>
 	//     <testcase name="2: assert_contains" classname="deploy.mcp">
-	//       <failure message="not found">expected: Rolling out�</failure>
+	//       <failure message="not found">expected: Rolling out\x01</failure>
 	//     </testcase>
 	//     <testcase name="3: assert_elicited" classname="deploy.mcp">
 	//       <skipped message="nothing asked"></skipped>

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/askback/askback/internal/text/termsafe"
 )
 
 // Suites is a report: the <testsuites> element. Write fills in the counts.
@@ -64,9 +66,13 @@ func Seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Write counts the cases of r (tests, failures, errors, skipped, per suite
 // and in total) and writes it as an XML document, indented, ending in a
-// newline. Characters XML cannot carry (control characters a server sent)
-// are written as U+FFFD.
+// newline. Every text of it (names, messages, failures' text, system-out)
+// is neutralised as the other reports are (see internal/text/termsafe):
+// what a server sent reaches a CI page with its control, bidirectional and
+// invisible characters shown as escapes (\x1b, \u202e), none raw, and
+// nothing XML cannot carry.
 func Write(w io.Writer, r *Suites) error {
+	neutralise(r)
 	r.Tests, r.Failures, r.Errors, r.Skipped = 0, 0, 0, 0
 	for i := range r.Suites {
 		s := &r.Suites[i]
@@ -98,4 +104,27 @@ func Write(w io.Writer, r *Suites) error {
 		return fmt.Errorf("write JUnit report: %w", err)
 	}
 	return nil
+}
+
+// neutralise escapes every text of r in place with termsafe.Block: line
+// breaks and tabs are kept (XML writes them in attributes as character
+// references), everything else unsafe is shown escaped.
+func neutralise(r *Suites) {
+	r.Name, r.Time = termsafe.Block(r.Name), termsafe.Block(r.Time)
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		s.Name, s.Time = termsafe.Block(s.Name), termsafe.Block(s.Time)
+		for j := range s.Cases {
+			c := &s.Cases[j]
+			c.Name, c.Classname, c.Time, c.SystemOut = termsafe.Block(c.Name), termsafe.Block(c.Classname), termsafe.Block(c.Time), termsafe.Block(c.SystemOut)
+			for _, p := range []*Problem{c.Failure, c.Error} {
+				if p != nil {
+					p.Message, p.Type, p.Text = termsafe.Block(p.Message), termsafe.Block(p.Type), termsafe.Block(p.Text)
+				}
+			}
+			if c.Skipped != nil {
+				c.Skipped.Message = termsafe.Block(c.Skipped.Message)
+			}
+		}
+	}
 }
