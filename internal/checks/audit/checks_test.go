@@ -7,6 +7,7 @@ import (
 
 	"github.com/askback/askback/formschema"
 	"github.com/askback/askback/internal/checks/schemaargs"
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,7 +49,7 @@ func TestURLProblems(t *testing.T) {
 		"http://[::1]:9000/x",
 	}
 	for _, u := range ok {
-		if p := urlProblems(u, []string{"alice-mcp-token"}); len(p) != 0 {
+		if p := urlProblems(u, []string{"alice-mcp-token"}, urlcheck.LocalServer()); len(p) != 0 {
 			t.Errorf("urlProblems(%q) = %q, want none", u, p)
 		}
 	}
@@ -65,9 +66,30 @@ func TestURLProblems(t *testing.T) {
 		"not a url": "not a valid absolute URL",
 	}
 	for u, want := range bad {
-		p := urlProblems(u, []string{"alice-mcp-token"})
+		p := urlProblems(u, []string{"alice-mcp-token"}, urlcheck.LocalServer())
 		if !strings.Contains(strings.Join(p, "; "), want) {
 			t.Errorf("urlProblems(%q) = %q, want %q", u, p, want)
+		}
+	}
+}
+
+// A link to this machine, or to a private network, is a problem when the
+// server that sent it is elsewhere (it points the person's browser at
+// services the server cannot reach), as --open's check says; from a server
+// on this machine it is its own page.
+func TestURLProblemsOfAServerElsewhere(t *testing.T) {
+	remote := urlcheck.ServerAt("https://mcp.example.com/mcp")
+	for u, want := range map[string]string{
+		"http://127.0.0.1:631/admin/?op=purge-jobs": "the link points at this machine (127.0.0.1), but the server is at mcp.example.com",
+		"http://localhost:8888/tree":                "the link points at this machine (localhost)",
+		"https://192.168.1.1/admin":                 "private network",
+	} {
+		p := strings.Join(urlProblems(u, nil, remote), "; ")
+		if !strings.Contains(p, want) {
+			t.Errorf("urlProblems(%q) from mcp.example.com = %q, want %q", u, p, want)
+		}
+		if p := urlProblems(u, nil, urlcheck.LocalServer()); strings.Contains(strings.Join(p, "; "), "this machine") || strings.Contains(strings.Join(p, "; "), "private network") {
+			t.Errorf("urlProblems(%q) from a server on this machine = %q, want no place problem", u, p)
 		}
 	}
 }
@@ -84,7 +106,7 @@ func TestURLProblemsInTheURLsOrder(t *testing.T) {
 		`query parameter "password" carries a credential`,
 	}
 	for range 50 {
-		got := urlProblems(u, nil)
+		got := urlProblems(u, nil, urlcheck.LocalServer())
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("urlProblems(%q) =\n%s\nwant\n%s", u, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -148,7 +170,7 @@ func FuzzURLProblems(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		_ = urlProblems(raw, []string{"secret-value"})
+		_ = urlProblems(raw, []string{"secret-value"}, urlcheck.ServerAt("https://mcp.example.com/mcp"))
 	})
 }
 

@@ -579,7 +579,7 @@ func verdictURL(x *subjectAudit) {
 			x.c.fail(RuleURL, q.evidence("a URL question without a url"))
 			continue
 		}
-		for _, prob := range urlProblems(q.params.URL, x.a.credentials()) {
+		for _, prob := range urlProblems(q.params.URL, x.a.credentials(), x.a.opts.Target.Where()) {
 			x.c.fail(RuleURL, q.evidence(fmt.Sprintf("URL %s: %s", cutString(q.params.URL, 120), prob)))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/askback/askback/internal/checks/urlcheck"
 	"github.com/askback/askback/internal/text/lazyre"
 )
 
@@ -24,11 +25,14 @@ var credentialParams = map[string]bool{
 
 var emailLike = lazyre.New(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
 
-// urlProblems lists what is wrong with the URL of a URL-mode question:
-// not https (loopback excepted for development), user info, credentials
-// in the query or fragment, a JWT anywhere, an e-mail address, or one of
-// the audit's own credentials (secrets, from the headers it sent).
-func urlProblems(raw string, secrets []string) []string {
+// urlProblems lists what is wrong with the URL of a URL-mode question
+// that the server from sent: not https (loopback excepted for
+// development), user info, credentials in the query or fragment, a JWT
+// anywhere, an e-mail address, one of the audit's own credentials
+// (secrets, from the headers it sent), or a link to this machine or a
+// private network from a server that is not there (urlcheck's place
+// warnings: the person's browser sent at services the server cannot reach).
+func urlProblems(raw string, secrets []string, from urlcheck.Server) []string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return []string{fmt.Sprintf("%q is not a valid absolute URL", raw)}
@@ -36,6 +40,13 @@ func urlProblems(raw string, secrets []string) []string {
 	var out []string
 	if p := schemeProblem(u); p != "" {
 		out = append(out, p)
+	}
+	if rep, err := urlcheck.Check(raw, from); err == nil {
+		for _, w := range rep.Warnings {
+			if w.Code == urlcheck.ThisMachine || w.Code == urlcheck.PrivateNetwork {
+				out = append(out, w.Message)
+			}
+		}
 	}
 	if u.User != nil {
 		out = append(out, "carries user info (user:password@) in the URL")
