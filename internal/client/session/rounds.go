@@ -329,8 +329,9 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	// answers a poll, or keeps the task working, would hold it for hours.
 	rctx, clock := s.startClock(ctx)
 	defer clock.stop()
-	s.setCall(&callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock, ctx: ctx})
-	defer s.setCall(nil)
+	wait := &callState{method: "tasks/get", name: id, round: 1, ans: ans, clock: clock, ctx: ctx}
+	s.setCall(wait)
+	defer s.endCall(wait)
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
 		if err != nil && last != nil {
@@ -392,10 +393,11 @@ func (s *Session) drive(ctx context.Context, method, name string, ans answer.Ans
 		call.Rounds = round
 		rctx, clock := s.startClock(ctx)
 		cancel := clock.stop
-		s.setCall(&callState{method: method, name: name, round: round, ans: ans, clock: clock, ctx: ctx})
+		c := &callState{method: method, name: name, round: round, ans: ans, clock: clock, ctx: ctx}
+		s.setCall(c)
 		s.results.takeRepeated()
 		rep, err := send(rctx, responses, state)
-		s.setCall(nil)
+		s.endCall(c)
 		if bad := s.untrustedRound(op, err); bad != nil {
 			cancel()
 			return call, bad
@@ -965,6 +967,23 @@ func (s *Session) setCall(c *callState) {
 	s.cur = c
 	if c != nil {
 		s.idle = nil
+	}
+}
+
+// endCall ends the call c. A call the server asked too often
+// (countAsked's bound) stays the one later questions count against until
+// the next call: a server that asks again once the call was stopped (a
+// task of 2025-11-25 whose tasks/result still runs while tasks/cancel is on
+// its way) has them refused as past the same bound, neither asked nor
+// shown, whether they come before the call returned or after.
+func (s *Session) endCall(c *callState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == c {
+		s.cur = nil
+	}
+	if c.asked >= s.opts.MaxRounds {
+		s.idle = c
 	}
 }
 
