@@ -718,6 +718,12 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		c, at := s.asking()
 		if err := s.countAsked(c, at); err != nil {
+			if s.isOver(c) {
+				// A question after the call that the bound stopped: refused
+				// as past that bound; that call has already said so, and the
+				// calls after it are not its business.
+				return nil, refusal(err)
+			}
 			// The server keeps asking: the call is stopped, as a call of
 			// 2026-07-28 is after --max-rounds rounds. The question that
 			// reached the bound is logged unanswered, with why; any later
@@ -975,7 +981,8 @@ func (s *Session) setCall(c *callState) {
 // the next call: a server that asks again once the call was stopped (a
 // task of 2025-11-25 whose tasks/result still runs while tasks/cancel is on
 // its way) has them refused as past the same bound, neither asked nor
-// shown, whether they come before the call returned or after.
+// shown, whether they come before the call returned or after; such a late
+// refusal is no error of the calls after it (isOver).
 func (s *Session) endCall(c *callState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -983,8 +990,17 @@ func (s *Session) endCall(c *callState) {
 		s.cur = nil
 	}
 	if c.asked >= s.opts.MaxRounds {
+		c.over = true
 		s.idle = c
 	}
+}
+
+// isOver reports whether c is a call that endCall kept after the bound
+// stopped it.
+func (s *Session) isOver(c *callState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.over
 }
 
 func (s *Session) getCall() *callState {

@@ -206,6 +206,10 @@ type callState struct {
 	// step's time limit) ends a question the server asks in the middle of
 	// the call, whose own context only the server or the connection ends.
 	ctx context.Context
+	// over: the call has returned, stopped by countAsked's bound; it is
+	// kept only so that the server's later questions are refused against
+	// it (endCall), without touching the calls after it. Under Session.mu.
+	over bool
 }
 
 // Open connects to the target and initializes the session.
