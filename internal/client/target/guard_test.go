@@ -87,3 +87,32 @@ func TestBoundedEvents(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBoundedEvents: whatever a server streams, boundedEvents passes on a
+// prefix of it, all of it when no event (its bytes but line endings,
+// between blank lines) is longer than the bound, and refuses it otherwise.
+func FuzzBoundedEvents(f *testing.F) {
+	for _, s := range []string{"data: 1\n\n", "data: 12345678\r\n\r\n", ":c\r:d\r\r", "data: 1\ndata: 2\n", "\r\n\n\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stream string) {
+		const bound = 8
+		var r refusal
+		got, err := io.ReadAll(&boundedEvents{rc: io.NopCloser(strings.NewReader(stream)), max: bound, refused: &r})
+		if !strings.HasPrefix(stream, string(got)) {
+			t.Fatalf("passed on %q, not a prefix of %q", got, stream)
+		}
+		// The longest event, the line endings normalised to LF.
+		norm := strings.ReplaceAll(strings.ReplaceAll(stream, "\r\n", "\n"), "\r", "\n")
+		longest := 0
+		for _, ev := range strings.Split(norm, "\n\n") {
+			longest = max(longest, len(strings.ReplaceAll(ev, "\n", "")))
+		}
+		switch {
+		case longest > bound && !errors.Is(err, ErrEventTooLarge):
+			t.Fatalf("an event of %d bytes passed a bound of %d: %v", longest, bound, err)
+		case longest <= bound && (err != nil || string(got) != stream):
+			t.Fatalf("events of %d bytes at most refused: %v (%d of %d bytes)", longest, err, len(got), len(stream))
+		}
+	})
+}
