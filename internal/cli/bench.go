@@ -141,6 +141,10 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	sopts.Warn = nil // one warning per flow would drown the report
+	// A task's status lines are one call's (call, tasks wait): a bench's
+	// flows would write each of their tasks' statuses, thousands of lines,
+	// where stderr holds one progress line on a terminal and nothing else.
+	sopts.OnTask = nil
 
 	lopts := loadgen.Options{
 		Concurrency: opts.Concurrency,
