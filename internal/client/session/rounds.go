@@ -718,6 +718,7 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		c, at := s.asking()
 		if err := s.countAsked(c, at); err != nil {
+			s.countRefused(c, at)
 			if s.isOver(c) {
 				// A question after the call that the bound stopped: refused
 				// as past that bound; that call has already said so, and the
@@ -791,6 +792,40 @@ func (s *Session) countAsked(c *callState, at origin) error {
 		return nil
 	}
 	return &Error{Kind: KindProtocol, Op: at.op, Err: s.hinted(fmt.Errorf("the server still asks after %s%w", rounds(n), errAskedTooOften), SettingMaxRounds, "")}
+}
+
+// countRefused counts a request of the server's that countAsked refused
+// for c (at the bound or past it, none shown): sayRefused tells how many.
+// The one that stopped a call is not counted: the call's error says so.
+func (s *Session) countRefused(c *callState, at origin) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.method != "" && c.asked == s.opts.MaxRounds {
+		return
+	}
+	if c.refused == 0 {
+		c.refusedAt = at.op
+	}
+	c.refused++
+}
+
+// sayRefused tells, in one line (Options.Warn), how many of the server's
+// requests were refused against c past --max-rounds since it last said
+// so: they were neither asked nor shown, so the questions shown may skip
+// some the server numbered. Said when the call ends, when the questions
+// between calls give way to a call, and when the session closes.
+func (s *Session) sayRefused(c *callState) {
+	if c == nil {
+		return
+	}
+	s.mu.Lock()
+	n, at, asked := c.refused, c.refusedAt, c.asked
+	c.refused = 0
+	s.mu.Unlock()
+	if n == 0 || s.opts.Warn == nil {
+		return
+	}
+	s.opts.Warn(fmt.Sprintf("%s: the server sent %d request(s) of its own (questions, sampling, roots); %d, past --max-rounds (%s), were refused and not shown", at, asked, n, rounds(s.opts.MaxRounds)))
 }
 
 // atBound reports whether the request countAsked just refused for the call
@@ -969,10 +1004,14 @@ func (c *callState) stopped() bool {
 
 func (s *Session) setCall(c *callState) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	idle := s.idle
 	s.cur = c
 	if c != nil {
 		s.idle = nil
+	}
+	s.mu.Unlock()
+	if c != nil {
+		s.sayRefused(idle)
 	}
 }
 
@@ -984,6 +1023,7 @@ func (s *Session) setCall(c *callState) {
 // shown, whether they come before the call returned or after; such a late
 // refusal is no error of the calls after it (isOver).
 func (s *Session) endCall(c *callState) {
+	s.sayRefused(c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == c {

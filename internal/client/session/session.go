@@ -210,6 +210,11 @@ type callState struct {
 	// kept only so that the server's later questions are refused against
 	// it (endCall), without touching the calls after it. Under Session.mu.
 	over bool
+	// refused counts the requests refused against it by countAsked's
+	// bound, none of them shown, since refusedAt (the request the first
+	// came in) last said so (sayRefused). Under Session.mu.
+	refused   int
+	refusedAt string
 }
 
 // Open connects to the target and initializes the session.
@@ -643,6 +648,12 @@ func (s *Session) Close() error {
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()
+	// The questions refused past the bound while no call ran (or after
+	// the call it stopped), which no call's end has told.
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	s.sayRefused(idle)
 	if twice := s.results.takeTwice(); twice != nil {
 		// Seen after the request it answered had ended.
 		return protocolErr("close the session", "%w", twice)
