@@ -17,6 +17,7 @@ import (
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/platform/sleep"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -88,7 +89,7 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		if through {
 			res, err = s.taskClientAs(name, ans, func(u taskclient.Update) { task = &u }, asTask).CallTool(ctx, params)
 			if err != nil && task != nil {
-				s.cancelRefused(ctx, task)
+				s.cancelRefused(ctx, fmt.Sprintf("tools/call %q", name), task)
 			}
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
@@ -114,7 +115,7 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 // stopped while the task asked (refuse, the request's context ending with
 // a session *Error as its cause): ending the wait for its result would
 // leave it to run on the server without the answer.
-func (s *Session) cancelRefused(ctx context.Context, task *taskclient.Update) {
+func (s *Session) cancelRefused(ctx context.Context, op string, task *taskclient.Update) {
 	var e *Error
 	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &e) {
 		return
@@ -122,6 +123,11 @@ func (s *Session) cancelRefused(ctx context.Context, task *taskclient.Update) {
 	switch task.Status {
 	case "completed", "failed", "cancelled":
 		return
+	}
+	if !errors.Is(e, errAskedTooOften) {
+		// A call stopped by the bound refuses the later questions as
+		// past it (endCall); any other stop, as a task cancelled.
+		s.markCancelled(task.TaskID, op)
 	}
 	cctx, cancel := target.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
 	defer cancel()
@@ -295,6 +301,7 @@ func (s *Session) CancelTask(ctx context.Context, id string) error {
 	}
 	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
+	s.markCancelled(id, fmt.Sprintf("task %s", id))
 	return s.refuseRepeats(op, func() error {
 		return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
 	})
@@ -335,7 +342,7 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
 		if err != nil && last != nil {
-			s.cancelRefused(rctx, last)
+			s.cancelRefused(rctx, op, last)
 		}
 		return s.wrap(rctx, op, err)
 	})
@@ -716,6 +723,17 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		if method != "elicitation/create" && method != "sampling/createMessage" && method != "roots/list" {
 			return next(ctx, method, req)
 		}
+		if id := relatedTask(req); id != "" {
+			if op, first, ok := s.wasCancelled(id); ok {
+				// A question about a task the tester cancelled belongs to
+				// the call that ran it, which has ended: neither asked nor
+				// shown, and no question of the call or the calls after it.
+				if first && s.opts.Warn != nil {
+					s.opts.Warn(fmt.Sprintf("%s: the server sent %s about task %s after the tester cancelled the task; refused, not shown%s", op, method, id, quotedMessage(req)))
+				}
+				return nil, &jsonrpc.Error{Code: codeRefused, Message: "the client cancelled the task this request is about"}
+			}
+		}
 		c, at := s.asking()
 		if err := s.countAsked(c, at); err != nil {
 			s.countRefused(c, at)
@@ -777,6 +795,77 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		return res, nil
 	}
+}
+
+// relatedTaskKey is the _meta key of a message about a task (protocol
+// 2025-11-25).
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// relatedTask is the id of the task the server's request req is about
+// (_meta[relatedTaskKey].taskId), "" when it names none.
+func relatedTask(req mcp.Request) string {
+	p := req.GetParams()
+	if p == nil {
+		return ""
+	}
+	m, _ := p.GetMeta()[relatedTaskKey].(map[string]any)
+	id, _ := m["taskId"].(string)
+	return id
+}
+
+// quotedMessage is `: "MESSAGE"` of an elicitation/create req, cut, or "".
+func quotedMessage(req mcp.Request) string {
+	p, ok := req.GetParams().(*mcp.ElicitParams)
+	if !ok || p == nil || p.Message == "" {
+		return ""
+	}
+	return fmt.Sprintf(": %q", runecut.Clip(p.Message, maxQuoted))
+}
+
+// maxQuoted bounds what a warning quotes of a server's question.
+const maxQuoted = 200
+
+// cancelledTask is a task the tester cancelled: the call it was about,
+// and whether a later request of the server's about it was said.
+type cancelledTask struct {
+	op   string
+	said bool
+}
+
+// maxCancelled bounds the cancelled tasks a session remembers.
+const maxCancelled = 1024
+
+// markCancelled notes that the tester cancels the task id, which the call
+// op ran: the server's later requests about it are refused (wasCancelled).
+func (s *Session) markCancelled(id, op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancelled == nil {
+		s.cancelled = map[string]*cancelledTask{}
+	}
+	if _, ok := s.cancelled[id]; ok {
+		return
+	}
+	if len(s.cancelledOrder) == maxCancelled {
+		delete(s.cancelled, s.cancelledOrder[0])
+		s.cancelledOrder = s.cancelledOrder[1:]
+	}
+	s.cancelled[id] = &cancelledTask{op: op}
+	s.cancelledOrder = append(s.cancelledOrder, id)
+}
+
+// wasCancelled reports whether the tester cancelled the task id, the call
+// that ran it, and whether this is the first request about it since.
+func (s *Session) wasCancelled(id string) (op string, first, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.cancelled[id]
+	if t == nil {
+		return "", false, false
+	}
+	first = !t.said
+	t.said = true
+	return t.op, first, true
 }
 
 // countAsked counts one more request the server sent during the call c

@@ -187,6 +187,11 @@ type Session struct {
 	sending []*outside      // the requests other than calls in flight, the latest last (send)
 	late    error           // an error met while answering a server-initiated request
 	noted   map[string]bool // the deprecated features already told of
+	// cancelled are the tasks the tester cancelled (cancelRefused,
+	// CancelTask), by id, with the call each was about, the newest
+	// maxCancelled: the server's later requests about one are refused.
+	cancelled      map[string]*cancelledTask
+	cancelledOrder []string
 	// progress maps the progress tokens of the tool calls in flight to
 	// their tools (Options.OnProgress); progressSeq numbers the tokens.
 	progress    map[string]string
