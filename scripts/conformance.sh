@@ -10,7 +10,8 @@
 # Needs Node 22 and the suite in .tools (scripts/ensure-node.sh installs both), and jq
 # (scripts/ensure-jq.sh; the client scenarios read JSON with it).
 # CONFORMANCE_BIN=DIR takes the binaries from DIR (what `make build` puts in bin/)
-# rather than building them. CONFORMANCE_SCENARIOS="a b" runs only those scenarios;
+# rather than building them. CONFORMANCE_SCENARIOS="a b" runs only those scenarios (a
+# server scenario in a start of the suite of its own, with --scenario);
 # CONFORMANCE_JOBS=N runs N at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,8 +113,11 @@ SERVER_EXPECTED_FAILURES=(
 )
 SERVER_SCENARIOS=("${MRTR_SCENARIOS[@]}" "${STATELESS_SCENARIOS[@]}" "${TASKS_SCENARIOS[@]}" "${SERVER_EXTRA_SCENARIOS[@]}")
 SCENARIOS=("${SERVER_SCENARIOS[@]}" "${CLIENT_SCENARIOS[@]}" "${AS_SCENARIOS[@]}")
+# Every server scenario in one start of the suite (run_server), unless scenarios are named.
+server_together=1
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
   read -r -a SCENARIOS <<<"$CONFORMANCE_SCENARIOS"
+  server_together=0
 fi
 
 bash scripts/ensure-node.sh
@@ -274,8 +278,10 @@ run_scenario() {
     mkdir "$work/as.lock" 2>/dev/null && run_authorization
     return
   fi
-  if is_in "$1" "${SERVER_SCENARIOS[@]}"; then
-    # Run once, for all of them, by the first of them that starts.
+  if [ "$server_together" = 1 ] && is_in "$1" "${SERVER_SCENARIOS[@]}"; then
+    # Run once, for all of them, by the first of them that starts. Named ones
+    # (CONFORMANCE_SCENARIOS) run alone, below: the suite's run of all would run
+    # every one of them.
     mkdir "$work/server.lock" 2>/dev/null && run_server
     return
   fi

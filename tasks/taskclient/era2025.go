@@ -1,6 +1,7 @@
 package taskclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,38 +170,38 @@ func augment(next mcp.MethodHandler) mcp.MethodHandler {
 
 // legacyTask is the Task of protocol 2025-11-25.
 type legacyTask struct {
-	TaskID        string       `json:"taskId"`
-	Status        tasks.Status `json:"status"`
-	StatusMessage string       `json:"statusMessage,omitempty"`
-	CreatedAt     string       `json:"createdAt"`
-	LastUpdatedAt string       `json:"lastUpdatedAt"`
-	TTL           *int64       `json:"ttl"`
-	PollInterval  int64        `json:"pollInterval,omitempty"`
+	TaskID        string                    `json:"taskId"`
+	Status        tasks.Status              `json:"status"`
+	StatusMessage string                    `json:"statusMessage,omitempty"`
+	CreatedAt     string                    `json:"createdAt"`
+	LastUpdatedAt string                    `json:"lastUpdatedAt"`
+	TTL           *millis[fieldTTL]         `json:"ttl"`
+	PollInterval  millis[fieldPollInterval] `json:"pollInterval,omitempty"`
 }
 
 // info is t in the extension's words.
 func (t *legacyTask) info() tasks.Info {
 	return tasks.Info{TaskID: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage,
-		CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: t.TTL, PollIntervalMs: t.PollInterval}
+		CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLMs: ptr(t.TTL), PollIntervalMs: int64(t.PollInterval)}
 }
 
 // getResult is what tasks/get answers in either era: the extension's
-// fields, and the Task of protocol 2025-11-25 (ttl, pollInterval).
+// fields, and the Task of protocol 2025-11-25 (ttl, pollInterval). The
+// times of both are read here (over the extension's members of the same
+// name), so that one that is no whole number is named as such.
 type getResult struct {
 	tasks.GetTaskResult
-	TTL          *int64 `json:"ttl"`
-	PollInterval int64  `json:"pollInterval,omitempty"`
+	TTLMs          *millis[fieldTTLMs]         `json:"ttlMs"`
+	PollIntervalMs millis[fieldPollIntervalMs] `json:"pollIntervalMs,omitempty"`
+	TTL            *millis[fieldTTL]           `json:"ttl"`
+	PollInterval   millis[fieldPollInterval]   `json:"pollInterval,omitempty"`
 }
 
 // normal returns g in the extension's words.
 func (g *getResult) normal() *tasks.GetTaskResult {
 	r := g.GetTaskResult
-	if r.TTLMs == nil {
-		r.TTLMs = g.TTL
-	}
-	if r.PollIntervalMs == 0 {
-		r.PollIntervalMs = g.PollInterval
-	}
+	r.TTLMs = cmp.Or(ptr(g.TTLMs), ptr(g.TTL))
+	r.PollIntervalMs = cmp.Or(int64(g.PollIntervalMs), int64(g.PollInterval))
 	return &r
 }
 

@@ -324,3 +324,34 @@ func TestTaskOf2025CancelledIsNotFailed(t *testing.T) {
 		t.Errorf("updates %v; want the last cancelled", updates)
 	}
 }
+
+// A task's times that are no whole number of milliseconds, in the answer
+// to tasks/get of either era, are refused naming the member and the value;
+// whole ones are read as the extension's.
+func TestTaskTimesAreWholeMilliseconds(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"taskId":"a","status":"working","pollInterval":1500.5}`: `the task's pollInterval is 1500.5: not a whole number of milliseconds`,
+		`{"taskId":"a","status":"working","ttl":"60000"}`:         `the task's ttl is "60000": not a whole number of milliseconds`,
+		`{"taskId":"a","status":"working","pollIntervalMs":1e3}`:  `the task's pollIntervalMs is 1e3: not a whole number of milliseconds`,
+		`{"taskId":"a","status":"working","ttlMs":[1]}`:           `the task's ttlMs is [1]: not a whole number of milliseconds`,
+	} {
+		var g getResult
+		if err := json.Unmarshal([]byte(body), &g); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", body, err, want)
+		}
+	}
+	var g getResult
+	if err := json.Unmarshal([]byte(`{"taskId":"a","status":"working","ttl":60000,"pollInterval":1500}`), &g); err != nil {
+		t.Fatal(err)
+	}
+	if r := g.normal(); r.TTLMs == nil || *r.TTLMs != 60000 || r.PollIntervalMs != 1500 {
+		t.Errorf("read %+v", r)
+	}
+	var h getResult
+	if err := json.Unmarshal([]byte(`{"taskId":"a","status":"working","ttlMs":null,"pollIntervalMs":7}`), &h); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.normal(); r.TTLMs != nil || r.PollIntervalMs != 7 {
+		t.Errorf("read %+v", r)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/askback/askback/internal/client/exchange"
 	"github.com/askback/askback/internal/client/target"
 	"github.com/askback/askback/internal/platform/sleep"
+	"github.com/askback/askback/internal/text/runecut"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -88,7 +89,7 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 		if through {
 			res, err = s.taskClientAs(name, ans, func(u taskclient.Update) { task = &u }, asTask).CallTool(ctx, params)
 			if err != nil && task != nil {
-				s.cancelRefused(ctx, task)
+				s.cancelRefused(ctx, fmt.Sprintf("tools/call %q", name), task)
 			}
 		} else {
 			res, err = s.cs.CallTool(ctx, params)
@@ -114,7 +115,7 @@ func (s *Session) CallToolWith(ctx context.Context, name string, args any, ans a
 // stopped while the task asked (refuse, the request's context ending with
 // a session *Error as its cause): ending the wait for its result would
 // leave it to run on the server without the answer.
-func (s *Session) cancelRefused(ctx context.Context, task *taskclient.Update) {
+func (s *Session) cancelRefused(ctx context.Context, op string, task *taskclient.Update) {
 	var e *Error
 	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &e) {
 		return
@@ -122,6 +123,11 @@ func (s *Session) cancelRefused(ctx context.Context, task *taskclient.Update) {
 	switch task.Status {
 	case "completed", "failed", "cancelled":
 		return
+	}
+	if !errors.Is(e, errAskedTooOften) {
+		// A call stopped by the bound refuses the later questions as
+		// past it (endCall); any other stop, as a task cancelled.
+		s.markCancelled(task.TaskID, op)
 	}
 	cctx, cancel := target.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
 	defer cancel()
@@ -295,6 +301,7 @@ func (s *Session) CancelTask(ctx context.Context, id string) error {
 	}
 	rctx, cancel := target.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
+	s.markCancelled(id, fmt.Sprintf("task %s", id))
 	return s.refuseRepeats(op, func() error {
 		return s.wrap(rctx, op, rpcOr(s.Tasks(nil).Cancel(rctx, id)))
 	})
@@ -335,7 +342,7 @@ func (s *Session) WaitTask(ctx context.Context, id string, ans answer.Answerer) 
 	err := s.refuseRepeats(op, func() (err error) {
 		res, err = s.taskClient("", ans, func(u taskclient.Update) { last = &u }).Wait(rctx, id)
 		if err != nil && last != nil {
-			s.cancelRefused(rctx, last)
+			s.cancelRefused(rctx, op, last)
 		}
 		return s.wrap(rctx, op, err)
 	})
@@ -716,8 +723,20 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 		if method != "elicitation/create" && method != "sampling/createMessage" && method != "roots/list" {
 			return next(ctx, method, req)
 		}
+		if id := relatedTask(req); id != "" {
+			if op, first, ok := s.wasCancelled(id); ok {
+				// A question about a task the tester cancelled belongs to
+				// the call that ran it, which has ended: neither asked nor
+				// shown, and no question of the call or the calls after it.
+				if first && s.opts.Warn != nil {
+					s.opts.Warn(fmt.Sprintf("%s: the server sent %s about task %s after the tester cancelled the task; refused, not shown%s", op, method, id, quotedMessage(req)))
+				}
+				return nil, &jsonrpc.Error{Code: codeRefused, Message: "the client cancelled the task this request is about"}
+			}
+		}
 		c, at := s.asking()
 		if err := s.countAsked(c, at); err != nil {
+			s.countRefused(c, at)
 			if s.isOver(c) {
 				// A question after the call that the bound stopped: refused
 				// as past that bound; that call has already said so, and the
@@ -778,6 +797,77 @@ func (s *Session) answerServerRequests(next mcp.MethodHandler) mcp.MethodHandler
 	}
 }
 
+// relatedTaskKey is the _meta key of a message about a task (protocol
+// 2025-11-25).
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// relatedTask is the id of the task the server's request req is about
+// (_meta[relatedTaskKey].taskId), "" when it names none.
+func relatedTask(req mcp.Request) string {
+	p := req.GetParams()
+	if p == nil {
+		return ""
+	}
+	m, _ := p.GetMeta()[relatedTaskKey].(map[string]any)
+	id, _ := m["taskId"].(string)
+	return id
+}
+
+// quotedMessage is `: "MESSAGE"` of an elicitation/create req, cut, or "".
+func quotedMessage(req mcp.Request) string {
+	p, ok := req.GetParams().(*mcp.ElicitParams)
+	if !ok || p == nil || p.Message == "" {
+		return ""
+	}
+	return fmt.Sprintf(": %q", runecut.Clip(p.Message, maxQuoted))
+}
+
+// maxQuoted bounds what a warning quotes of a server's question.
+const maxQuoted = 200
+
+// cancelledTask is a task the tester cancelled: the call it was about,
+// and whether a later request of the server's about it was said.
+type cancelledTask struct {
+	op   string
+	said bool
+}
+
+// maxCancelled bounds the cancelled tasks a session remembers.
+const maxCancelled = 1024
+
+// markCancelled notes that the tester cancels the task id, which the call
+// op ran: the server's later requests about it are refused (wasCancelled).
+func (s *Session) markCancelled(id, op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancelled == nil {
+		s.cancelled = map[string]*cancelledTask{}
+	}
+	if _, ok := s.cancelled[id]; ok {
+		return
+	}
+	if len(s.cancelledOrder) == maxCancelled {
+		delete(s.cancelled, s.cancelledOrder[0])
+		s.cancelledOrder = s.cancelledOrder[1:]
+	}
+	s.cancelled[id] = &cancelledTask{op: op}
+	s.cancelledOrder = append(s.cancelledOrder, id)
+}
+
+// wasCancelled reports whether the tester cancelled the task id, the call
+// that ran it, and whether this is the first request about it since.
+func (s *Session) wasCancelled(id string) (op string, first, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.cancelled[id]
+	if t == nil {
+		return "", false, false
+	}
+	first = !t.said
+	t.said = true
+	return t.op, first, true
+}
+
 // countAsked counts one more request the server sent during the call c
 // (elicitation/create, sampling/createMessage, roots/list); the one that
 // reaches MaxRounds is an error: a server of 2025-11-25 that asks again
@@ -791,6 +881,40 @@ func (s *Session) countAsked(c *callState, at origin) error {
 		return nil
 	}
 	return &Error{Kind: KindProtocol, Op: at.op, Err: s.hinted(fmt.Errorf("the server still asks after %s%w", rounds(n), errAskedTooOften), SettingMaxRounds, "")}
+}
+
+// countRefused counts a request of the server's that countAsked refused
+// for c (at the bound or past it, none shown): sayRefused tells how many.
+// The one that stopped a call is not counted: the call's error says so.
+func (s *Session) countRefused(c *callState, at origin) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.method != "" && c.asked == s.opts.MaxRounds {
+		return
+	}
+	if c.refused == 0 {
+		c.refusedAt = at.op
+	}
+	c.refused++
+}
+
+// sayRefused tells, in one line (Options.Warn), how many of the server's
+// requests were refused against c past --max-rounds since it last said
+// so: they were neither asked nor shown, so the questions shown may skip
+// some the server numbered. Said when the call ends, when the questions
+// between calls give way to a call, and when the session closes.
+func (s *Session) sayRefused(c *callState) {
+	if c == nil {
+		return
+	}
+	s.mu.Lock()
+	n, at, asked := c.refused, c.refusedAt, c.asked
+	c.refused = 0
+	s.mu.Unlock()
+	if n == 0 || s.opts.Warn == nil {
+		return
+	}
+	s.opts.Warn(fmt.Sprintf("%s: the server sent %d request(s) of its own (questions, sampling, roots); %d, past --max-rounds (%s), were refused and not shown", at, asked, n, rounds(s.opts.MaxRounds)))
 }
 
 // atBound reports whether the request countAsked just refused for the call
@@ -969,10 +1093,14 @@ func (c *callState) stopped() bool {
 
 func (s *Session) setCall(c *callState) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	idle := s.idle
 	s.cur = c
 	if c != nil {
 		s.idle = nil
+	}
+	s.mu.Unlock()
+	if c != nil {
+		s.sayRefused(idle)
 	}
 }
 
@@ -984,6 +1112,7 @@ func (s *Session) setCall(c *callState) {
 // shown, whether they come before the call returned or after; such a late
 // refusal is no error of the calls after it (isOver).
 func (s *Session) endCall(c *callState) {
+	s.sayRefused(c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == c {

@@ -187,6 +187,11 @@ type Session struct {
 	sending []*outside      // the requests other than calls in flight, the latest last (send)
 	late    error           // an error met while answering a server-initiated request
 	noted   map[string]bool // the deprecated features already told of
+	// cancelled are the tasks the tester cancelled (cancelRefused,
+	// CancelTask), by id, with the call each was about, the newest
+	// maxCancelled: the server's later requests about one are refused.
+	cancelled      map[string]*cancelledTask
+	cancelledOrder []string
 	// progress maps the progress tokens of the tool calls in flight to
 	// their tools (Options.OnProgress); progressSeq numbers the tokens.
 	progress    map[string]string
@@ -210,6 +215,11 @@ type callState struct {
 	// kept only so that the server's later questions are refused against
 	// it (endCall), without touching the calls after it. Under Session.mu.
 	over bool
+	// refused counts the requests refused against it by countAsked's
+	// bound, none of them shown, since refusedAt (the request the first
+	// came in) last said so (sayRefused). Under Session.mu.
+	refused   int
+	refusedAt string
 }
 
 // Open connects to the target and initializes the session.
@@ -643,6 +653,12 @@ func (s *Session) Close() error {
 	s.cs.Close()
 	s.life()
 	s.conn.Cleanup()
+	// The questions refused past the bound while no call ran (or after
+	// the call it stopped), which no call's end has told.
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	s.sayRefused(idle)
 	if twice := s.results.takeTwice(); twice != nil {
 		// Seen after the request it answered had ended.
 		return protocolErr("close the session", "%w", twice)

@@ -166,6 +166,17 @@ func (rp *reporter) tell() {
 	}
 }
 
+// add adds ps to the report's problems, each bounded, as far as
+// MaxProblems allows, and counts the rest in Dropped, as reporter.problem
+// does with each problem as it happens.
+func (r *Report) add(ps []Problem) {
+	n := min(len(ps), max(0, MaxProblems-len(r.Problems)))
+	for _, p := range ps[:n] {
+		r.Problems = append(r.Problems, p.bounded())
+	}
+	r.Dropped += len(ps) - n
+}
+
 func (rp *reporter) problem(p Problem) {
 	defer rp.tell()
 	p = p.bounded()

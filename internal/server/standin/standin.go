@@ -244,16 +244,19 @@ func (s *Standin) Server() *mcp.Server { return s.server }
 func (s *Standin) Notes() []string { return s.notes }
 
 // Report returns the report so far. Questions asked in input_required
-// results whose answers never came back are a ProblemUnanswered.
+// results whose answers never came back are a ProblemUnanswered. Its
+// problems, those found as they happened and those found now (questions
+// unanswered, tasks, calls missing), are at most MaxProblems; Dropped
+// counts the rest.
 func (s *Standin) Report() Report {
 	r := s.rep.snapshot()
-	r.Problems = append(r.Problems, s.waiting()...)
+	r.add(s.waiting())
 	if r.Ended && s.opts.EveryCall {
 		// While it serves, the client may still make them.
-		r.Problems = append(r.Problems, s.taskProblems()...)
-		r.Problems = append(r.Problems, s.missing(r.Requests)...)
+		r.add(s.taskProblems())
+		r.add(s.missing(r.Requests))
 	}
-	r.OK = r.OK && len(r.Problems) == 0
+	r.OK = r.OK && len(r.Problems) == 0 && r.Dropped == 0
 	return r
 }
 
