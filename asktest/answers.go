@@ -167,7 +167,13 @@ func (g *given) answerer() answer.Answerer {
 	if len(g.funcs) > 0 {
 		person = g.funcs
 	}
-	return answer.Who{Written: g.queue, Samples: []*answer.Samples{g.samples}, Person: person, Strict: strictHint}.Answerer()
+	return answer.Who{Written: g.queue, Samples: []*answer.Samples{g.samples}, Person: person, Strict: strictHint, Spelling: goSpelling}.Answerer()
+}
+
+// goSpelling names an answer in messages as a test writes it.
+var goSpelling = answer.Spelling{
+	Answer:  func(s answer.Spec) string { return "the answer " + Answer{spec: &s}.String() },
+	Unkeyed: func(key string) string { return fmt.Sprintf("leave out .For(%q)", key) },
 }
 
 // unused describes the answers and replies no question took.
@@ -178,12 +184,11 @@ func (g *given) unused(asked []Question) []string {
 	}
 	var out []string
 	for _, s := range g.queue.Unused() {
-		a := Answer{spec: &s}
-		why := "no question it fits was asked"
-		if answer.NoKeysNote(s, keys) != "" {
-			why = fmt.Sprintf("the questions had no keys (2025-11-25 asks with elicitation/create): leave out .For(%q), and the answer goes to the form that asks for its fields", s.Key)
+		why := goSpelling.NoKeysNote(s, keys)
+		if why == "" {
+			why = "no question it fits was asked"
 		}
-		out = append(out, fmt.Sprintf("the answer %s was not used: %s", a, why))
+		out = append(out, fmt.Sprintf("%s was not used: %s", goSpelling.Answer(s), why))
 	}
 	for _, s := range g.samples.Unused() {
 		out = append(out, fmt.Sprintf("the %s was not used: the server asked for no model reply (sampling) it fits", Answer{sample: &s}))

@@ -200,7 +200,7 @@ func (o *AnswerOptions) answerer(io *iostreams.IOStreams) (answer.Answerer, erro
 		}
 	}
 	o.queue = answer.NewQueue(specs...)
-	who := answer.Who{Written: o.scripted(io, o.queue), Person: o.person(io)}
+	who := answer.Who{Written: o.scripted(io, o.queue), Person: o.person(io), Spelling: elicitSpelling}
 	if len(samples) > 0 {
 		who.Samples = []*answer.Samples{answer.NewSamples(samples...)}
 	}
@@ -249,10 +249,15 @@ func (o *AnswerOptions) unusedBy(asked []exchange.Entry, later string) error {
 		default:
 			why = fmt.Sprintf("the server asked only %d question(s)", len(keys))
 		}
-		parts[i] = fmt.Sprintf("--elicit %s was not used: %s", shellWord(termsafe.Line(s.String())), termsafe.Line(why))
+		parts[i] = fmt.Sprintf("%s was not used: %s", elicitSpelling.Answer(s), termsafe.Line(why))
 	}
 	return &exitError{code: ExitFailed, err: errors.New(strings.Join(parts, "; "))}
 }
+
+// elicitSpelling names an --elicit answer in messages as it is typed.
+var elicitSpelling = answer.Spelling{Answer: func(s answer.Spec) string {
+	return "--elicit " + shellWord(termsafe.Line(s.String()))
+}}
 
 // printAsked prints what a command that asked questions got: with JSON,
 // one document with the questions and result; as text, what text prints

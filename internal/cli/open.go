@@ -38,6 +38,14 @@ type openOnAccept struct {
 	server          urlcheck.Server // where the server is
 }
 
+// Unused implements answer.Leftovers: the --elicit answers left.
+func (a *openOnAccept) Unused() []answer.Spec {
+	if l, ok := a.inner.(answer.Leftovers); ok {
+		return l.Unused()
+	}
+	return nil
+}
+
 func (a *openOnAccept) Answer(ctx context.Context, q *answer.Question) (*mcp.ElicitResult, error) {
 	res, err := a.inner.Answer(ctx, q)
 	if err != nil || res == nil || res.Action != "accept" || q.Mode() != "url" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/text/termsafe"
 	"github.com/askback/askback/tasks"
 	"github.com/askback/askback/tasks/taskclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,8 +58,18 @@ func (c *SessionConn) SetSamples(q *answer.Samples) { c.samples = q }
 // answers and model replies, then the fallback's.
 func (c *SessionConn) answerer(q *answer.Queue) answer.Answerer {
 	f := c.fallback
-	return answer.Who{Written: q, Samples: []*answer.Samples{c.samples, f.Samples}, Person: f.Person, Strict: f.Strict}.Answerer()
+	return answer.Who{Written: q, Samples: []*answer.Samples{c.samples, f.Samples}, Person: f.Person, Strict: f.Strict, Spelling: responseSpelling}.Answerer()
 }
+
+// responseSpelling names an elicit_response answer in messages as it is
+// written, with its line.
+var responseSpelling = answer.Spelling{Answer: func(s answer.Spec) string {
+	name := "elicit_response " + termsafe.Line(s.String())
+	if s.Origin.Line > 0 {
+		name += fmt.Sprintf(" (line %d)", s.Origin.Line)
+	}
+	return name
+}}
 
 // answersOf is the queue of a command's answers, which says which were
 // not used, and what answers its questions.

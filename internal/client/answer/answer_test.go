@@ -325,3 +325,20 @@ func TestQueueKeepsAnswersForTheirRoundAndMode(t *testing.T) {
 		t.Errorf("a form in round 1 took an answer kept for URLs or round 3: %v", err)
 	}
 }
+
+// The failure of Strict names the answers written that are left, each with
+// why it did not apply to the question; answers it cannot list leave the
+// message as it was.
+func TestStrictNamesTheAnswersThatDidNotApply(t *testing.T) {
+	form := &Question{Round: 1, Params: &mcp.ElicitParams{Message: "Where to?"}}
+	q := NewQueue(Spec{Key: "target", Action: "accept"}, Spec{Action: "decline", Mode: "url"})
+	_, err := Who{Written: q, Strict: "add one"}.Answerer().Answer(context.Background(), form)
+	want := `no answer was given for question "Where to?"; "target=accept" did not apply: the questions had no keys (protocol 2025-11-25 asks with elicitation/create); write the answer without "target=": it then goes to the form that asks for its fields; "decline" did not apply: it answers only a URL question (a link to open); this one is a form; add one`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	_, err = Who{Written: Chain{q}, Strict: "add one"}.Answerer().Answer(context.Background(), form)
+	if want := `no answer was given for question "Where to?"; add one`; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

@@ -90,10 +90,15 @@ type Required struct {
 	Answerer Answerer
 	// Hint ends the error message: what to do about it.
 	Hint string
+	// Written are the answers written in advance among Answerer's: those
+	// it still holds ([Leftovers]) are named in the error, each with why
+	// it did not answer the question, as Spelling writes them.
+	Written  Answerer
+	Spelling Spelling
 }
 
 // Answer returns the Answerer's answer, or an error naming the question it
-// had none for.
+// had none for, and the answers written in advance that did not apply.
 func (r Required) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, error) {
 	var res *mcp.ElicitResult
 	err := ErrNoAnswer
@@ -108,6 +113,9 @@ func (r Required) Answer(ctx context.Context, q *Question) (*mcp.ElicitResult, e
 		name = q.Params.Message
 	}
 	msg := fmt.Sprintf("no answer was given for question %q", name)
+	if missed := r.Spelling.Missed(r.Written, q); missed != "" {
+		msg += "; " + missed
+	}
 	if r.Hint != "" {
 		msg += "; " + r.Hint
 	}

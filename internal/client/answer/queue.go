@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,12 +126,52 @@ func (q *Queue) Reset() {
 	q.specs, q.used = nil, nil
 }
 
+// Leftovers is an [Answerer] of answers written in advance that says
+// which it has not used yet: a [Queue], or what wraps one.
+type Leftovers interface {
+	Unused() []Spec
+}
+
+// Spelling is how the author of answers written in advance wrote them, for
+// the messages that name one: each runner has its own (the command line's
+// --elicit, a script's elicit_response, the Go of asktest), while what the
+// messages say is decided here, once. The zero Spelling writes answers as
+// --elicit takes them.
+type Spelling struct {
+	// Answer names an answer: --elicit 'target=accept', elicit_response
+	// accept (line 3). Nil: the answer as --elicit takes it, quoted.
+	Answer func(Spec) string
+	// Unkeyed says how to write an answer without its key: write the
+	// answer without "target=". Nil: that.
+	Unkeyed func(key string) string
+}
+
+func (sp Spelling) answer(s Spec) string {
+	if sp.Answer != nil {
+		return sp.Answer(s)
+	}
+	return fmt.Sprintf("%q", s.String())
+}
+
+func (sp Spelling) unkeyed(key string) string {
+	if sp.Unkeyed != nil {
+		return sp.Unkeyed(key)
+	}
+	return fmt.Sprintf("write the answer without %q", key+"=")
+}
+
 // NoKeysNote explains why a keyed answer matched none of the questions
 // asked, when none of them had a key: a server on protocol 2025-11-25 or
 // older asks with elicitation/create (or a -32042 error), whose questions
 // carry no key. It is empty when some question had a key, or when the spec
-// has none.
+// has none. It spells the answer as --elicit takes it
+// ([Spelling.NoKeysNote]).
 func NoKeysNote(s Spec, keys []string) string {
+	return Spelling{}.NoKeysNote(s, keys)
+}
+
+// NoKeysNote is [NoKeysNote] in sp's spelling.
+func (sp Spelling) NoKeysNote(s Spec, keys []string) string {
 	if s.Key == "" || len(keys) == 0 {
 		return ""
 	}
@@ -139,5 +180,47 @@ func NoKeysNote(s Spec, keys []string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("the questions had no keys (protocol 2025-11-25 asks with elicitation/create); write the answer without %q: it then goes to the form that asks for its fields", s.Key+"=")
+	return fmt.Sprintf("the questions had no keys (protocol 2025-11-25 asks with elicitation/create); %s: it then goes to the form that asks for its fields", sp.unkeyed(s.Key))
+}
+
+// missed says why s, an answer written in advance that the [Queue] still
+// holds, did not answer qu: its key, round or mode keep it for another
+// question. It is "" for an answer that could have answered qu.
+func (sp Spelling) missed(s Spec, qu *Question) string {
+	switch {
+	case s.Key != "" && qu.Key == "":
+		return sp.NoKeysNote(s, []string{qu.Key})
+	case s.Key != "" && s.Key != qu.Key:
+		return fmt.Sprintf("it is kept for the question with the key %q; this one's key is %q", s.Key, qu.Key)
+	case s.Round != 0 && s.Round != qu.Round:
+		return fmt.Sprintf("it is kept for round %d; this question came in round %d", s.Round, qu.Round)
+	case s.Mode != "" && s.Mode != qu.Mode():
+		return fmt.Sprintf("it answers only %s; this one is %s", modeNoun(s.Mode), modeNoun(qu.Mode()))
+	}
+	return ""
+}
+
+// modeNoun is a question of mode m, in a message.
+func modeNoun(m string) string {
+	if m == "url" {
+		return "a URL question (a link to open)"
+	}
+	return "a form"
+}
+
+// Missed names the answers written in advance that written still holds
+// ([Leftovers]), each with why it did not answer qu, spelled by sp; "" when
+// it holds none (or cannot say).
+func (sp Spelling) Missed(written Answerer, qu *Question) string {
+	l, ok := written.(Leftovers)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for _, s := range l.Unused() {
+		if why := sp.missed(s, qu); why != "" {
+			parts = append(parts, sp.answer(s)+" did not apply: "+why)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -20,6 +20,9 @@ type Who struct {
 	// Strict, when set, makes a question nobody answers fail instead of
 	// being declined; it ends the error message, saying what to do.
 	Strict string
+	// Spelling names the answers written in advance that the error of
+	// Strict says did not apply, each with why (see [Required]).
+	Spelling Spelling
 }
 
 // Answerer returns the chain that asks each in turn.
@@ -34,7 +37,7 @@ func (w Who) Answerer() Answerer {
 		chain = append(chain, w.Person)
 	}
 	if w.Strict != "" {
-		return Required{Answerer: chain, Hint: w.Strict}
+		return Required{Answerer: chain, Hint: w.Strict, Written: w.Written, Spelling: w.Spelling}
 	}
 	return chain
 }
