@@ -48,9 +48,10 @@ writes) or as a recording (what mcp-tester proxy writes), run the script,
 and run audit, scan, inspect and grade, from the page.
 
 The page listens on loopback only unless --listen names another address,
-and every request must carry the random token of the printed address (then
-a cookie): only the person holding it can reach the page or start a
-command. The page runs no script and fetches nothing from elsewhere. It
+and every request must carry the random token of the printed address (the
+first segment of every path of the page; no cookie, which the browser would
+send to every other port of the host): only the person holding it can
+reach the page or start a command. The page runs no script and fetches nothing from elsewhere. It
 stops on Ctrl-C.
 
 Exit codes: 2 usage: bad flags, a --listen address it cannot listen on

@@ -34,10 +34,23 @@ var assets embed.FS
 
 // pages are the page's templates, each with the layout, parsed when
 // first used: not at every start of mcp-tester, whatever command runs.
+// Their "at" makes a path of the page its address (pagesAt).
 var pages = sync.OnceValue(parsePages)
+
+// pagesAt are the page's templates for a Server whose addresses start with
+// prefix (the token): "at" puts it before each path.
+func pagesAt(prefix string) map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for name, t := range pages() {
+		c := template.Must(t.Clone())
+		out[name] = c.Funcs(template.FuncMap{"at": func(p string) string { return prefix + p }})
+	}
+	return out
+}
 
 func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
+		"at":      func(p string) string { return p }, // see pagesAt
 		"json":    showJSON,
 		"compact": compactJSON,
 		// t neutralises what a server sent as the terminal does (control,
@@ -219,7 +232,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 	var buf bytes.Buffer
-	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := s.pages[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		http.Error(w, "mcp-tester ui: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -281,7 +294,12 @@ func (s *Server) noteAndBack(w http.ResponseWriter, r *http.Request, to, note st
 	s.mu.Lock()
 	s.last = note
 	s.mu.Unlock()
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	s.seeOther(w, r, to)
+}
+
+// seeOther sends the browser to the page's path to.
+func (s *Server) seeOther(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, s.at(to), http.StatusSeeOther)
 }
 
 func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
@@ -517,7 +535,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	cl := s.addCall(&call{Kind: kind, Name: name, Args: argsText(kind, args, sargs), cancel: cancel, TaskRun: newTaskRun(mode)})
 	go s.runCall(ctx, c, cl, args, sargs)
 	s.settle(r.Context(), cl)
-	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/calls/%d", cl.ID))
 }
 
 // promptToCall is the prompt named name when kind is "prompt" and the
@@ -763,7 +781,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 	to := fmt.Sprintf("/calls/%d", cl.ID)
 	if p == nil || strconv.Itoa(p.Seq) != r.PostFormValue("question") {
 		s.mu.Unlock()
-		http.Redirect(w, r, to, http.StatusSeeOther)
+		s.seeOther(w, r, to)
 		return
 	}
 	action := r.PostFormValue("action")
@@ -773,7 +791,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		res, ok := s.answerParts(r, cl, p)
 		if !ok {
 			s.mu.Unlock()
-			http.Redirect(w, r, to, http.StatusSeeOther)
+			s.seeOther(w, r, to)
 			return
 		}
 		reply = res
@@ -785,7 +803,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		res, ok := s.acceptAnswer(r, p, action)
 		if !ok {
 			s.mu.Unlock()
-			http.Redirect(w, r, to, http.StatusSeeOther)
+			s.seeOther(w, r, to)
 			return
 		}
 		reply = res
@@ -803,7 +821,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		p.reply <- reply
 	}
 	s.waitChange(r.Context(), 10*time.Second, func() bool { return cl.Done || (cl.Pending != nil && cl.Pending != p) })
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	s.seeOther(w, r, to)
 }
 
 // sampleReply is the person's reply to a sampling request: the model reply
@@ -946,7 +964,7 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		cl.cancel()
 	}
 	s.waitChange(r.Context(), 5*time.Second, func() bool { return cl.Done })
-	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/calls/%d", cl.ID))
 }
 
 // checkSavePath refuses to replace a file that exists unless the person
@@ -1093,7 +1111,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	s.waitChange(r.Context(), 20*time.Second, func() bool { return ru.Done })
-	http.Redirect(w, r, fmt.Sprintf("/runs/%d", ru.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/runs/%d", ru.ID))
 }
 
 func (s *Server) findRun(r *http.Request) *run {
