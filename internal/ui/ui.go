@@ -33,6 +33,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -164,6 +166,22 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// Unspecified reports whether addr (HOST:PORT) names every address of the
+// machine: no host, 0.0.0.0 or [::]. The page answers only requests
+// addressed to the address it listens on (Host is checked: no DNS
+// rebinding), and such an address is none that a request names.
+func Unspecified(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
+}
+
 // Listen opens the listener at addr ("" is 127.0.0.1:0) and sets the Host
 // values the page accepts: the address listened on, and for loopback,
 // localhost, 127.0.0.1 and [::1] at that port.
@@ -254,7 +272,7 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setHeaders(w.Header())
 		if !s.hosts[r.Host] {
-			http.Error(w, "mcp-tester ui: this Host is not the page's (DNS rebinding?)", http.StatusMisdirectedRequest)
+			http.Error(w, fmt.Sprintf("mcp-tester ui: Host %s is not the page's: it answers %s (DNS rebinding?)", strconv.Quote(r.Host), s.hostList()), http.StatusMisdirectedRequest)
 			return
 		}
 		if !s.sameOrigin(r) {
@@ -274,6 +292,17 @@ func (s *Server) Handler() http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// hostList is the Host values the page accepts, in byte order (each from
+// the address checked by --listen: nothing to escape).
+func (s *Server) hostList() string {
+	hosts := make([]string, 0, len(s.hosts))
+	for h := range s.hosts {
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	return strings.Join(hosts, ", ")
 }
 
 // strip takes the token off an escaped path: what follows it ("" or a

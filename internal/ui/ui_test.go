@@ -112,6 +112,28 @@ func TestLinksCarryTheToken(t *testing.T) {
 	}
 }
 
+// A request to another Host is told which Host it named, escaped, and
+// the ones the page answers.
+func TestWrongHostSaysWhich(t *testing.T) {
+	_, h := guarded(t)
+	req := httptest.NewRequest("GET", "/secret-token/", nil)
+	req.Host = "rebound.example:8080\x1b[31m"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	want := `mcp-tester ui: Host "rebound.example:8080\x1b[31m" is not the page's: it answers 127.0.0.1:8080, [::1]:8080, localhost:8080 (DNS rebinding?)` + "\n"
+	if rec.Code != http.StatusMisdirectedRequest || rec.Body.String() != want {
+		t.Errorf("%d %q; want 421 %q", rec.Code, rec.Body.String(), want)
+	}
+}
+
+func TestUnspecified(t *testing.T) {
+	for addr, want := range map[string]bool{"0.0.0.0:80": true, "[::]:80": true, ":80": true, ":0": true, "127.0.0.1:0": false, "[::1]:80": false, "192.0.2.2:80": false, "localhost:80": false, "nohost": false} {
+		if got := Unspecified(addr); got != want {
+			t.Errorf("Unspecified(%s) = %v", addr, got)
+		}
+	}
+}
+
 const cspValue = csp
 
 // The message log keeps the newest messages and counts those it let go.
