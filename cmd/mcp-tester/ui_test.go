@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +34,7 @@ type uiPage struct {
 	t    *testing.T
 	b    *browsertest.Browser
 	url  string // with the token
-	base string // scheme and host
+	base string // the page's address without its last "/": scheme, host and the token
 	dir  string // the folder ui runs in
 	from int    // the browser's requests before this page's
 }
@@ -76,7 +80,7 @@ func startUIEnv(t *testing.T, bin string, env []string, args ...string) (url, di
 		t.Fatalf("mcp-tester ui printed no address: %v\n%s", err, errOut.String())
 	}
 	const prefix = "mcp-tester ui: open "
-	if !strings.HasPrefix(line, prefix) || !strings.Contains(line, "/?token=") {
+	if !strings.HasPrefix(line, prefix+"http://") {
 		t.Fatalf("mcp-tester ui printed %q; want %q and the address with its token", line, prefix)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(line, prefix)), dir
@@ -84,7 +88,7 @@ func startUIEnv(t *testing.T, bin string, env []string, args ...string) (url, di
 
 func openUI(t *testing.T, b *browsertest.Browser, url, dir string) *uiPage {
 	t.Helper()
-	p := &uiPage{t: t, b: b, url: url, base: url[:strings.Index(url, "/?")], dir: dir, from: len(b.Requests())}
+	p := &uiPage{t: t, b: b, url: url, base: strings.TrimSuffix(url, "/"), dir: dir, from: len(b.Requests())}
 	b.Do(chromedp.EmulateViewport(browsertest.ViewportWidth, browsertest.ViewportHeight), chromedp.Navigate(url), chromedp.WaitReady("body"))
 	return p
 }
@@ -197,7 +201,7 @@ func (p *uiPage) see(want string) {
 }
 
 // checkOwnRequests fails the test when the tab requested anything but the
-// page's own address.
+// page's own address (its token first).
 //
 // A page this browser showed before (a subtest's) may still make a request
 // or two while the next one loads (it reloads itself while a task runs; on
@@ -214,6 +218,11 @@ func (p *uiPage) checkOwnRequests() {
 		}
 	}
 	for _, r := range all[p.from:] {
+		// The browser asks for an icon at the root by itself (refused:
+		// it carries no token).
+		if r == origin(p.base)+"/favicon.ico" {
+			continue
+		}
 		if !strings.HasPrefix(r, p.base+"/") && !earlier[origin(r)] {
 			p.t.Errorf("the page requested %s, not on its own address %s", r, p.base)
 		}
@@ -373,15 +382,20 @@ func TestUIDeployer(t *testing.T) {
 }
 
 // A request without the token, with another Host or from another Origin
-// is refused; the token in the address gives a cookie, which then does.
+// is refused; the page's address (the token first in its path) is the
+// only way in, and it sets no cookie.
 func TestUIRefusesStrangers(t *testing.T) {
 	bin := testbin.Need(t, "./cmd/mcp-tester", "./examples/deployer")
-	url, _ := startUI(t, bin)
-	base := url[:strings.Index(url, "/?")]
+	page, _ := startUI(t, bin)
+	u, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := "http://" + u.Host
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	do := func(method, path string, header map[string]string) *http.Response {
 		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader("command=touch+pwned"))
+		req, err := http.NewRequest(method, origin+path, strings.NewReader("command=touch+pwned"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,41 +414,145 @@ func TestUIRefusesStrangers(t *testing.T) {
 		res.Body.Close()
 		return res
 	}
-	res := do("GET", "/?token="+url[strings.Index(url, "token=")+len("token="):], nil)
-	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
-		t.Fatalf("the address with the token: %s, cookies %v; want 303 and the cookie", res.Status, res.Cookies())
+	token := strings.Trim(u.Path, "/")
+	if u.RawQuery != "" || token == "" || strings.Contains(token, "/") {
+		t.Fatalf("the page's address %s: want the token as its path", page)
 	}
-	cookie := res.Cookies()[0]
-	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
-		t.Errorf("the cookie is %+v; want HttpOnly and SameSite=Strict", cookie)
+	if res := do("GET", u.Path, nil); res.StatusCode != http.StatusOK || len(res.Cookies()) != 0 {
+		t.Fatalf("the page's address: %s, cookies %v; want 200 and no cookie", res.Status, res.Cookies())
 	}
-	withCookie := cookie.Name + "=" + cookie.Value
+	at := "/" + token
 	for _, tc := range []struct {
 		name   string
 		method string
+		path   string
 		header map[string]string
 		want   int
 	}{
-		{"with the cookie", "GET", map[string]string{"Cookie": withCookie}, http.StatusOK},
-		{"no token", "GET", nil, http.StatusUnauthorized},
-		{"no token, a command", "POST", map[string]string{"Origin": base}, http.StatusUnauthorized},
-		{"wrong token", "GET", map[string]string{"Cookie": cookie.Name + "=nope"}, http.StatusUnauthorized},
-		{"another Host", "GET", map[string]string{"Cookie": withCookie, "Host": "evil.example:80"}, http.StatusMisdirectedRequest},
-		{"another Origin", "POST", map[string]string{"Cookie": withCookie, "Origin": "http://evil.example"}, http.StatusForbidden},
-		{"no Origin on a POST", "POST", map[string]string{"Cookie": withCookie}, http.StatusForbidden},
-		{"cross-site", "POST", map[string]string{"Cookie": withCookie, "Origin": base, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"the page", "GET", at + "/log", nil, http.StatusOK},
+		{"no token", "GET", "/", nil, http.StatusUnauthorized},
+		{"no token, a command", "POST", "/connect", map[string]string{"Origin": origin}, http.StatusUnauthorized},
+		{"the token in a cookie", "POST", "/connect", map[string]string{"Origin": origin, "Cookie": "mcp_tester_ui_" + u.Port() + "=" + token}, http.StatusUnauthorized},
+		{"wrong token", "GET", "/nope/", nil, http.StatusUnauthorized},
+		{"another Host", "GET", at + "/", map[string]string{"Host": "evil.example:80"}, http.StatusMisdirectedRequest},
+		{"another Origin", "POST", at + "/connect", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"another port's Origin", "POST", at + "/connect", map[string]string{"Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
+		{"no Origin on a POST", "POST", at + "/connect", nil, http.StatusForbidden},
+		{"cross-site", "POST", at + "/connect", map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same-site (another port)", "POST", at + "/connect", map[string]string{"Origin": origin, "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
 	} {
-		path := "/"
-		if tc.method == "POST" {
-			path = "/connect"
-		}
-		res := do(tc.method, path, tc.header)
+		res := do(tc.method, tc.path, tc.header)
 		if res.StatusCode != tc.want {
-			t.Errorf("%s: %s %s: %s; want %d", tc.name, tc.method, path, res.Status, tc.want)
+			t.Errorf("%s: %s %s: %s; want %d", tc.name, tc.method, tc.path, res.Status, tc.want)
 		}
 		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
 			t.Errorf("%s: Content-Security-Policy %q", tc.name, csp)
 		}
+	}
+}
+
+// A listener on another port of the same host, which the browser visits
+// after the page (typed in, and followed from the page), gets nothing
+// that reaches the page: cookies are not kept apart by port, so the page
+// sets none, and its address goes in no Referer to another origin.
+// Everything the listener got, sent back to the page, reads no page and
+// starts no command.
+func TestUIAnotherPortGetsNothing(t *testing.T) {
+	bin := testbin.Need(t, "./cmd/mcp-tester")
+	browsertest.Require(t)
+	page, dir := startUI(t, bin)
+	u, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := "http://" + u.Host
+	var mu sync.Mutex
+	var got []*http.Request
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><title>another port</title><p>another port</p>")
+	}))
+	t.Cleanup(other.Close)
+	otherURL := strings.Replace(other.URL, "127.0.0.1", u.Hostname(), 1)
+
+	b := browsers.New(t)
+	p := openUI(t, b, page, dir)
+	p.see("Connect")
+	p.click("Messages")
+	p.see("Messages")
+	// Typed in: the browser sends whatever it keeps for the host.
+	b.Do(chromedp.Navigate(otherURL+"/typed"), chromedp.WaitReady("body"))
+	// Followed from the page: a link the page showed (a server's URL
+	// question, say) sends what the page's Referrer-Policy lets it.
+	b.Do(chromedp.Navigate(page), chromedp.WaitReady("body"))
+	p.see("Connect")
+	js, _ := json.Marshal(otherURL + "/followed")
+	browsertest.Eval[bool](b, `(() => { const a = document.createElement("a"); a.href = `+string(js)+`; document.body.append(a); setTimeout(() => a.click(), 0); return true; })()`)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		mu.Lock()
+		var paths []string
+		for _, r := range got {
+			paths = append(paths, r.URL.Path)
+		}
+		mu.Unlock()
+		if slices.Contains(paths, "/typed") && slices.Contains(paths, "/followed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the browser asked the other port for %q; want /typed and /followed", paths)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	secret := strings.Trim(u.Path, "/") + u.Query().Get("token")
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range got {
+		seen := r.Method + " " + r.URL.String()
+		for k, vs := range r.Header {
+			seen += "\n" + k + ": " + strings.Join(vs, ", ")
+		}
+		if strings.Contains(seen, secret) || r.Header.Get("Cookie") != "" {
+			t.Errorf("the other port got the page's token or a cookie:\n%s", seen)
+		}
+		// What the other port got, sent to the page as its own: a page,
+		// and a command.
+		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for _, try := range []struct{ method, path, body string }{
+			{"GET", "/", ""},
+			{"GET", "/log", ""},
+			{"POST", "/connect", "command=touch+" + url.QueryEscape(filepath.Join(dir, "pwned"))},
+		} {
+			req, _ := http.NewRequest(try.method, origin+try.path, strings.NewReader(try.body))
+			for k, vs := range r.Header {
+				switch k {
+				case "Host", "Content-Length", "Connection", "Accept-Encoding":
+				default:
+					req.Header[k] = vs
+				}
+			}
+			req.Header.Set("Origin", origin)
+			req.Header.Del("Sec-Fetch-Site")
+			if try.method == "POST" {
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			res, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s with what the other port got (%s): %s; want 401", try.method, try.path, r.URL, res.Status)
+			}
+		}
+	}
+	// (POST /connect answers once the command it starts has ended or answered.)
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("the other port started a command through the page")
 	}
 }
 

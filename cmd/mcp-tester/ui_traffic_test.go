@@ -34,7 +34,7 @@ func (k *pages) rawViews() int {
 	p.t.Helper()
 	p.press("link", "Messages")
 	k.keep()
-	links := browsertest.Eval[[]string](p.b, `Array.from(document.querySelectorAll('a[href^="/log/"]'), a => a.href)`)
+	links := browsertest.Eval[[]string](p.b, `Array.from(document.querySelectorAll('a[href*="/log/"]'), a => a.href)`)
 	for _, href := range links {
 		p.b.Do(chromedp.Navigate(href), chromedp.WaitReady("body"))
 		k.keep()
@@ -215,7 +215,7 @@ func TestUITrafficFiltersAndHidesPasswords(t *testing.T) {
 	k.keep()
 
 	// The raw JSON of the first answer of tools/call, as a person opens it.
-	p.b.Do(chromedp.Navigate(browsertest.Eval[string](b, `document.querySelector('a[href^="/log/"]').href`)), chromedp.WaitReady("body"))
+	p.b.Do(chromedp.Navigate(browsertest.Eval[string](b, `document.querySelector('a[href*="/log/"]').href`)), chromedp.WaitReady("body"))
 	raw := browsertest.Eval[string](b, `document.body.innerText`)
 	var msg map[string]any
 	if err := json.Unmarshal([]byte(raw), &msg); err != nil || msg["jsonrpc"] != "2.0" {

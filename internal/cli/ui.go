@@ -12,6 +12,7 @@ import (
 	"github.com/askback/askback/internal/client/interactive"
 	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/client/target"
+	"github.com/askback/askback/internal/server/listen"
 	"github.com/askback/askback/internal/ui"
 	"github.com/spf13/cobra"
 )
@@ -48,13 +49,15 @@ writes) or as a recording (what mcp-tester proxy writes), run the script,
 and run audit, scan, inspect and grade, from the page.
 
 The page listens on loopback only unless --listen names another address,
-and every request must carry the random token of the printed address (then
-a cookie): only the person holding it can reach the page or start a
-command. The page runs no script and fetches nothing from elsewhere. It
+and every request must carry the random token of the printed address (the
+first segment of every path of the page; no cookie, which the browser would
+send to every other port of the host): only the person holding it can
+reach the page or start a command. The page runs no script and fetches nothing from elsewhere. It
 stops on Ctrl-C.
 
 Exit codes: 2 usage: bad flags, a --listen address it cannot listen on
-(taken, not this machine's; nothing was served).`,
+(taken, not this machine's, every address of it: 0.0.0.0, [::] or no host;
+nothing was served).`,
 		Example: `  mcp-tester ui -c bin/deployer --listen 127.0.0.1:7777 --no-open &
   curl -s http://127.0.0.1:7777/
   bin/deployer -http 127.0.0.1:8080 &
@@ -71,7 +74,7 @@ Exit codes: 2 usage: bad flags, a --listen address it cannot listen on
 	addRootFlag(cmd, &opts.Conn)
 	addAskFlags(cmd, &opts.Conn)
 	f := cmd.Flags()
-	f.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "serve the page on this address (a port of 0 picks a free one); anything but loopback is reachable from other machines")
+	f.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "serve the page on this address (a port of 0 picks a free one); anything but loopback is reachable from other machines; name one address, not 0.0.0.0 or [::]")
 	f.BoolVar(&opts.NoOpen, "no-open", false, "print the page's address without opening a browser")
 	return cmd
 }
@@ -89,6 +92,9 @@ func runUI(ctx context.Context, opts *UIOptions) error {
 	}
 	if err := checkListenAddr("--listen", opts.Listen); err != nil {
 		return err
+	}
+	if ui.Unspecified(opts.Listen) {
+		return usageErr("--listen %s is every address of this machine, and the page answers only requests addressed to the one it listens on (it checks their Host, against DNS rebinding): name one, 127.0.0.1:PORT or this machine's address on its network: nothing was served", listen.Shown(opts.Listen))
 	}
 	browser := interactive.SystemBrowser(opts.getenv, runtime.GOOS)
 	wd, _ := os.Getwd()

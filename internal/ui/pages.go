@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/askback/askback/formschema"
+	"github.com/askback/askback/internal/catalog"
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/interactive"
 	"github.com/askback/askback/internal/client/session"
@@ -34,10 +35,23 @@ var assets embed.FS
 
 // pages are the page's templates, each with the layout, parsed when
 // first used: not at every start of mcp-tester, whatever command runs.
+// Their "at" makes a path of the page its address (pagesAt).
 var pages = sync.OnceValue(parsePages)
+
+// pagesAt are the page's templates for a Server whose addresses start with
+// prefix (the token): "at" puts it before each path.
+func pagesAt(prefix string) map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for name, t := range pages() {
+		c := template.Must(t.Clone())
+		out[name] = c.Funcs(template.FuncMap{"at": func(p string) string { return prefix + p }})
+	}
+	return out
+}
 
 func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
+		"at":      func(p string) string { return p }, // see pagesAt
 		"json":    showJSON,
 		"compact": compactJSON,
 		// t neutralises what a server sent as the terminal does (control,
@@ -219,7 +233,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 func (s *Server) render(w http.ResponseWriter, name string, v *view) {
 	var buf bytes.Buffer
-	if err := pages()[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	if err := s.pages[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		http.Error(w, "mcp-tester ui: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -253,20 +267,46 @@ func (s *Server) base(title string) *view {
 }
 
 func viewConn(c *conn) *connView {
-	v := &connView{Target: c.target, Protocol: c.sess.ProtocolVersion(), Tools: c.Tools, Prompts: c.Prompts,
-		Resources: c.Resources, Templates: c.Templates, ListErrs: c.listErrs, Recording: c.recPath}
+	v := &connView{Target: c.target, Protocol: c.sess.ProtocolVersion(), ListErrs: c.listErrs, Recording: c.recPath}
+	v.showListing(c.Listing)
 	v.Era = "2025-11-25 and older: the server asks with elicitation/create requests"
 	if v.Protocol >= "2026-07-28" {
 		v.Era = "2026-07-28: the server asks with input_required results, each answered by a new request"
 	}
 	if ir := c.sess.InitializeResult(); ir != nil {
 		if ir.ServerInfo != nil {
-			v.Name, v.Version, v.Title = ir.ServerInfo.Name, ir.ServerInfo.Version, ir.ServerInfo.Title
+			v.Name, v.Version, v.Title = trim(ir.ServerInfo.Name, maxLine), trim(ir.ServerInfo.Version, maxLine), trim(ir.ServerInfo.Title, maxLine)
 		}
 		v.Instructions = trim(ir.Instructions, maxBody)
 	}
 	v.Capabilities = showJSON(c.sess.ServerCapabilities())
 	return v
+}
+
+// showListing sets what v shows of a listing: the listing is kept whole
+// (calls need its schemas and names); the titles and descriptions shown
+// are cut.
+func (v *connView) showListing(l catalog.Listing) {
+	for _, t := range l.Tools {
+		x := *t
+		x.Title, x.Description = trim(t.Title, maxLine), trim(t.Description, maxBody)
+		v.Tools = append(v.Tools, &x)
+	}
+	for _, p := range l.Prompts {
+		x := *p
+		x.Title, x.Description = trim(p.Title, maxLine), trim(p.Description, maxBody)
+		v.Prompts = append(v.Prompts, &x)
+	}
+	for _, r := range l.Resources {
+		x := *r
+		x.Name, x.Title, x.Description = trim(r.Name, maxLine), trim(r.Title, maxLine), trim(r.Description, maxBody)
+		v.Resources = append(v.Resources, &x)
+	}
+	for _, r := range l.Templates {
+		x := *r
+		x.Title, x.Description = trim(r.Title, maxLine), trim(r.Description, maxBody)
+		v.Templates = append(v.Templates, &x)
+	}
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -281,7 +321,12 @@ func (s *Server) noteAndBack(w http.ResponseWriter, r *http.Request, to, note st
 	s.mu.Lock()
 	s.last = note
 	s.mu.Unlock()
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	s.seeOther(w, r, to)
+}
+
+// seeOther sends the browser to the page's path to.
+func (s *Server) seeOther(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, s.at(to), http.StatusSeeOther)
 }
 
 func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
@@ -310,7 +355,7 @@ func (s *Server) postConnect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.Connect(r.Context(), t); err != nil {
-		s.noteAndBack(w, r, "/", "Could not connect: "+err.Error())
+		s.noteAndBack(w, r, "/", "Could not connect: "+trim(err.Error(), maxBody))
 		return
 	}
 	s.noteAndBack(w, r, "/", "Connected to "+t.Describe()+".")
@@ -386,7 +431,7 @@ func (s *Server) toolPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func toolViewOf(t *mcp.Tool) *toolView {
-	tv := &toolView{Kind: "tool", Name: t.Name, Title: t.Title, Desc: trim(t.Description, maxBody), Schema: showJSON(t.InputSchema), Args: "{}"}
+	tv := &toolView{Kind: "tool", Name: t.Name, Title: trim(t.Title, maxLine), Desc: trim(t.Description, maxBody), Schema: showJSON(t.InputSchema), Args: "{}"}
 	if f := toolForm(t); f != nil {
 		tv.Fields = interactive.Describe(f)
 		for _, fd := range tv.Fields {
@@ -409,7 +454,7 @@ func (s *Server) promptPage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	v.Tool = &toolView{Kind: "prompt", Name: p.Name, Title: p.Title, Desc: trim(p.Description, maxBody), Prompt: p}
+	v.Tool = &toolView{Kind: "prompt", Name: p.Name, Title: trim(p.Title, maxLine), Desc: trim(p.Description, maxBody), Prompt: p}
 	s.render(w, "tool", v)
 }
 
@@ -426,7 +471,7 @@ func (s *Server) templatePage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	v.Tool = &toolView{Kind: "template", Name: p.URITemplate, Title: p.Title, Desc: trim(p.Description, maxBody), Template: p, Args: p.URITemplate}
+	v.Tool = &toolView{Kind: "template", Name: p.URITemplate, Title: trim(p.Title, maxLine), Desc: trim(p.Description, maxBody), Template: p, Args: p.URITemplate}
 	s.render(w, "tool", v)
 }
 
@@ -517,7 +562,7 @@ func (s *Server) postCall(w http.ResponseWriter, r *http.Request) {
 	cl := s.addCall(&call{Kind: kind, Name: name, Args: argsText(kind, args, sargs), cancel: cancel, TaskRun: newTaskRun(mode)})
 	go s.runCall(ctx, c, cl, args, sargs)
 	s.settle(r.Context(), cl)
-	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/calls/%d", cl.ID))
 }
 
 // promptToCall is the prompt named name when kind is "prompt" and the
@@ -556,7 +601,7 @@ func readToolArgs(r *http.Request, t *mcp.Tool) (tv *toolView, args map[string]a
 // readPromptArgs reads the arguments of a request for prompt, each
 // required one given.
 func readPromptArgs(r *http.Request, prompt *mcp.Prompt) (tv *toolView, args map[string]string, problems []string) {
-	tv = &toolView{Kind: "prompt", Name: prompt.Name, Title: prompt.Title, Desc: prompt.Description, Prompt: prompt}
+	tv = &toolView{Kind: "prompt", Name: prompt.Name, Title: trim(prompt.Title, maxLine), Desc: trim(prompt.Description, maxBody), Prompt: prompt}
 	args = map[string]string{}
 	for i, a := range prompt.Arguments {
 		v := r.PostFormValue("f" + strconv.Itoa(i))
@@ -631,7 +676,7 @@ func (s *Server) runCall(ctx context.Context, c *conn, cl *call, args map[string
 		cl.Result = showJSON(out.res)
 	}
 	if out.err != nil {
-		cl.Err = out.err.Error()
+		cl.Err = trim(out.err.Error(), maxBody)
 		if errors.Is(out.err, context.Canceled) {
 			cl.Err = "cancelled: " + cl.Err
 		}
@@ -763,7 +808,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 	to := fmt.Sprintf("/calls/%d", cl.ID)
 	if p == nil || strconv.Itoa(p.Seq) != r.PostFormValue("question") {
 		s.mu.Unlock()
-		http.Redirect(w, r, to, http.StatusSeeOther)
+		s.seeOther(w, r, to)
 		return
 	}
 	action := r.PostFormValue("action")
@@ -773,7 +818,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		res, ok := s.answerParts(r, cl, p)
 		if !ok {
 			s.mu.Unlock()
-			http.Redirect(w, r, to, http.StatusSeeOther)
+			s.seeOther(w, r, to)
 			return
 		}
 		reply = res
@@ -785,7 +830,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		res, ok := s.acceptAnswer(r, p, action)
 		if !ok {
 			s.mu.Unlock()
-			http.Redirect(w, r, to, http.StatusSeeOther)
+			s.seeOther(w, r, to)
 			return
 		}
 		reply = res
@@ -803,7 +848,7 @@ func (s *Server) postAnswer(w http.ResponseWriter, r *http.Request) {
 		p.reply <- reply
 	}
 	s.waitChange(r.Context(), 10*time.Second, func() bool { return cl.Done || (cl.Pending != nil && cl.Pending != p) })
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	s.seeOther(w, r, to)
 }
 
 // sampleReply is the person's reply to a sampling request: the model reply
@@ -946,7 +991,7 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		cl.cancel()
 	}
 	s.waitChange(r.Context(), 5*time.Second, func() bool { return cl.Done })
-	http.Redirect(w, r, fmt.Sprintf("/calls/%d", cl.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/calls/%d", cl.ID))
 }
 
 // checkSavePath refuses to replace a file that exists unless the person
@@ -1093,7 +1138,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	s.waitChange(r.Context(), 20*time.Second, func() bool { return ru.Done })
-	http.Redirect(w, r, fmt.Sprintf("/runs/%d", ru.ID), http.StatusSeeOther)
+	s.seeOther(w, r, fmt.Sprintf("/runs/%d", ru.ID))
 }
 
 func (s *Server) findRun(r *http.Request) *run {

@@ -71,13 +71,13 @@ type call struct {
 	IsError bool   // a tool result with isError
 	Texts   []string
 	Rounds  int
-	Task    string   // the task's last status, when the server ran it as one
+	Task    string   // the task's last status, when the server ran it as one (cut to maxLine)
 	TaskRun *taskRun // the task the call runs as, or the person's choice (tasks.go)
 
 	Questions []exchange.Entry // every question asked, with its answer
 	States    []*stateRound    // every requestState the server sent
 	Pending   *pending         // the question waiting for the person
-	Progress  string           // the last progress notification
+	Progress  string           // the last progress notification, cut to maxLine
 	// prepared holds the answers the person gave, with the first question
 	// of a round that asks several, to the ones after it, until the
 	// session asks them.
@@ -116,7 +116,9 @@ type pending struct {
 	SQ       *answer.SampleQuestion // a request for a model reply
 	Fields   []*interactive.Field   // a form's fields
 	Values   []interactive.Value    // what the person entered (after a refused submit)
-	Link     interactive.Link       // a URL question's link
+	Link     interactive.Link       // a URL question's link (shown, cut: see newPart)
+	Message  string                 // the question's message, cut to maxBody
+	Key      string                 // its key, cut to maxLine
 	Problems []string               // why the last submit was refused
 	Schema   string                 // the requested schema as JSON
 	Sample   string                 // the sampling request's messages as text
@@ -129,6 +131,8 @@ type pending struct {
 // part is one question of a round that asks several.
 type part struct {
 	Q        *answer.Question
+	Message  string // Q's message, cut to maxBody
+	Key      string // Q's key, cut to maxLine
 	Fields   []*interactive.Field
 	Values   []interactive.Value
 	Link     interactive.Link
@@ -137,18 +141,28 @@ type part struct {
 	Problems []string // why the last submit was refused
 }
 
-// newPart describes question q for the page; where is where the server
-// that asks it is.
+// newPart describes question q for the page, every text of the server's
+// cut (the question, its fields, its link as shown; q itself is whole);
+// where is where the server that asks it is.
 func newPart(q *answer.Question, where urlcheck.Server) *part {
-	pt := &part{Q: q, Action: "accept"}
+	pt := &part{Q: q, Action: "accept", Key: trim(q.Key, maxLine)}
+	if q.Params != nil {
+		pt.Message = trim(q.Params.Message, maxBody)
+	}
 	if q.Form != nil {
 		pt.Fields = interactive.Describe(q.Form)
 		for _, f := range pt.Fields {
 			pt.Values = append(pt.Values, f.Start)
+			f.Title, f.Description, f.Placeholder = trim(f.Title, maxBody), trim(f.Description, maxBody), trim(f.Placeholder, maxBody)
+			for i := range f.Options {
+				f.Options[i].Label = trim(f.Options[i].Label, maxBody)
+			}
 		}
 	}
 	if q.Mode() == "url" {
 		pt.Link = interactive.Inspect(q.Params.URL, where)
+		l := &pt.Link
+		l.URL, l.Before, l.Host, l.After, l.Unicode = trim(l.URL, maxBody), trim(l.Before, maxBody), trim(l.Host, maxBody), trim(l.After, maxBody), trim(l.Unicode, maxBody)
 	}
 	if q.Params != nil && q.Params.RequestedSchema != nil {
 		if b, err := json.MarshalIndent(q.Params.RequestedSchema, "", "  "); err == nil {
@@ -158,8 +172,13 @@ func newPart(q *answer.Question, where urlcheck.Server) *part {
 	return pt
 }
 
-// maxBody bounds what the page shows of one value a server sent.
-const maxBody = 64 << 10
+// maxBody bounds what the page keeps and shows of one value a server sent;
+// maxLine bounds a text shown as one line (a progress notification, a
+// task's status, a key).
+const (
+	maxBody = 64 << 10
+	maxLine = 4 << 10
+)
 
 // Connect opens a session to t, lists what the server offers, and makes
 // it the page's session (closing the one before).
@@ -229,11 +248,13 @@ func (s *Server) Connect(ctx context.Context, t Target) error {
 func (s *Server) list(ctx context.Context, c *conn) {
 	l, err := catalog.List(ctx, c.sess, catalog.Options{})
 	if err != nil {
-		c.listErrs = append(c.listErrs, err.Error())
+		c.listErrs = append(c.listErrs, trim(err.Error(), maxBody))
 		return
 	}
 	c.Listing = *l
-	c.listErrs = l.Failures()
+	for _, f := range l.Failures() {
+		c.listErrs = append(c.listErrs, trim(f, maxBody))
+	}
 }
 
 // current is the call in progress; hold s.mu.
@@ -249,19 +270,32 @@ func (s *Server) heard(e exchange.Entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.current(); c != nil {
-		c.Questions = append(c.Questions, e)
+		c.Questions = append(c.Questions, shownEntry(e))
 		s.notify()
 	}
+}
+
+// shownEntry is e as the call's timeline keeps it: the server's texts
+// cut (its message and URL to maxBody, its key to maxLine).
+func shownEntry(e exchange.Entry) exchange.Entry {
+	e.Key, e.Note = trim(e.Key, maxLine), trim(e.Note, maxBody)
+	if e.Params != nil {
+		p := *e.Params
+		p.Message, p.URL = trim(p.Message, maxBody), trim(p.URL, maxBody)
+		e.Params = &p
+	}
+	return e
 }
 
 func (s *Server) onTask(u taskclient.Update) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.current(); c != nil {
-		c.Task = fmt.Sprintf("%s %s", u.TaskID, u.Status)
+		task := fmt.Sprintf("%s %s", u.TaskID, u.Status)
 		if u.StatusMessage != "" {
-			c.Task += ": " + u.StatusMessage
+			task += ": " + u.StatusMessage
 		}
+		c.Task = trim(task, maxLine)
 		c.noteTask(u, s.opts.Now())
 		s.notify()
 	}
@@ -271,7 +305,7 @@ func (s *Server) onProgress(p session.Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.current(); c != nil {
-		c.Progress = p.String()
+		c.Progress = trim(p.String(), maxLine)
 		s.notify()
 	}
 }
@@ -368,7 +402,7 @@ func (a *pageAnswerer) Answer(ctx context.Context, q *answer.Question) (*mcp.Eli
 		p.Parts = parts
 	}
 	pt := newPart(q, a.where)
-	p.Fields, p.Values, p.Link, p.Schema = pt.Fields, pt.Values, pt.Link, pt.Schema
+	p.Fields, p.Values, p.Link, p.Schema, p.Message, p.Key = pt.Fields, pt.Values, pt.Link, pt.Schema, pt.Message, pt.Key
 	v, err := a.wait(ctx, p)
 	if err != nil {
 		return nil, err

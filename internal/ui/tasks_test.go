@@ -98,11 +98,7 @@ func TestTaskShownAsText(t *testing.T) {
 	cl := &call{ID: 1, Kind: "tool", Name: "rollout", Started: testNow, cancel: func() {}}
 	cl.noteTask(taskclient.Update{TaskID: `<b id="forged">t1</b>`, Status: tasks.StatusWorking, StatusMessage: "<script>alert(1)</script>\x1b[31m (2/4)"}, testNow)
 	s.calls = append(s.calls, cl)
-	req := httptest.NewRequest("GET", "/calls/1", nil)
-	req.Host = "127.0.0.1:8080"
-	req.Header.Set("Cookie", s.cookie+"=secret-token")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := get(t, s, h, "/calls/1")
 	body := rec.Body.String()
 	if rec.Code != 200 {
 		t.Fatalf("GET /calls/1: %d %s", rec.Code, body)

@@ -114,6 +114,7 @@ func (s *Server) watch(c *conn, t Target, opts *session.Options) []string {
 	l.OnStep = func(st login.Step) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		st.URL, st.Status, st.Err = trim(st.URL, maxBody), trim(st.Status, maxLine), trim(st.Err, maxBody)
 		c.steps = keepNewest(append(c.steps, loginStep{Time: s.opts.Now(), Step: st}), maxSteps)
 		s.notify()
 	}

@@ -40,12 +40,12 @@ func response(t *testing.T, id int64, result string) *jsonrpc.Response {
 	return &jsonrpc.Response{ID: rid, Result: []byte(result)}
 }
 
-// get asks the guarded handler for path with the run's cookie.
+// get asks the guarded handler for the page's path (its address: the
+// token, then path).
 func get(t *testing.T, s *Server, h http.Handler, path string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest("GET", path, nil)
+	req := httptest.NewRequest("GET", s.at(path), nil)
 	req.Host = "127.0.0.1:8080"
-	req.Header.Set("Cookie", s.cookie+"=secret-token")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
@@ -88,7 +88,7 @@ func TestMessageLogFiltersAndHides(t *testing.T) {
 		return body
 	}
 	all := page("/log")
-	for _, want := range []string{"Showing 5 of 5 messages", "client → server</span> request tools/call id 2", "server → client</span> response tools/call id 2", "took 5ms", "notification notifications/message", `href="/log/4"`, "[redacted]"} {
+	for _, want := range []string{"Showing 5 of 5 messages", "client → server</span> request tools/call id 2", "server → client</span> response tools/call id 2", "took 5ms", "notification notifications/message", `href="/secret-token/log/4"`, "[redacted]"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the log does not show %q:\n%s", want, all)
 		}

@@ -11,10 +11,13 @@
 // style sheet; everything a server sent is data the template engine
 // escapes.
 //
-// Every request must carry the run's token (in the URL once, then a
-// cookie), a Host the server listens as, and, when the browser sends one,
-// an Origin of the page itself: no other site and no DNS rebinding reaches
-// the page, and only the person holding the token can start a command.
+// Every request must carry the run's token as the first segment of its
+// path (every address of the page is a capability URL: nothing but the
+// address grants anything, and no cookie is set, which the browser would
+// send to every other port of the host), a Host the server listens as,
+// and, when the browser sends one, an Origin of the page itself: no other
+// site, no other port of this machine and no DNS rebinding reaches the
+// page, and only the person holding the token can start a command.
 package ui
 
 import (
@@ -24,11 +27,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +103,8 @@ type Server struct {
 	token   string
 	tempDir bool
 	hosts   map[string]bool // the Host values accepted
-	cookie  string
+	prefix  string          // "/" and the token: every address of the page starts with it
+	pages   map[string]*template.Template
 
 	mu     sync.Mutex
 	conn   *conn       // the open session, nil before connecting
@@ -136,6 +144,8 @@ func New(opts Options) (*Server, error) {
 		}
 		s.opts.Dir, s.tempDir = d, true
 	}
+	s.prefix = "/" + url.PathEscape(s.token)
+	s.pages = pagesAt(s.prefix)
 	s.msgs = newMessageLog(opts.MaxMessages)
 	return s, nil
 }
@@ -154,6 +164,22 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Unspecified reports whether addr (HOST:PORT) names every address of the
+// machine: no host, 0.0.0.0 or [::]. The page answers only requests
+// addressed to the address it listens on (Host is checked: no DNS
+// rebinding), and such an address is none that a request names.
+func Unspecified(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 // Listen opens the listener at addr ("" is 127.0.0.1:0) and sets the Host
@@ -183,7 +209,6 @@ func (s *Server) SetListener(ln net.Listener, addr string) {
 	if host != "" {
 		s.hosts[net.JoinHostPort(host, port)] = true
 	}
-	s.cookie = "mcp_tester_ui_" + port
 }
 
 // URL is the address to open, token included.
@@ -192,8 +217,12 @@ func (s *Server) URL(ln net.Listener) string {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 		addr = net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
 	}
-	return "http://" + addr + "/?token=" + url.QueryEscape(s.token)
+	return "http://" + addr + s.at("/")
 }
+
+// at is the address of the page's path p (which starts with "/"): the
+// token, then p.
+func (s *Server) at(p string) string { return s.prefix + p }
 
 // Serve serves the page on ln until ctx ends, then closes the session.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -243,38 +272,62 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setHeaders(w.Header())
 		if !s.hosts[r.Host] {
-			http.Error(w, "mcp-tester ui: this Host is not the page's (DNS rebinding?)", http.StatusMisdirectedRequest)
+			http.Error(w, fmt.Sprintf("mcp-tester ui: Host %s is not the page's: it answers %s (DNS rebinding?)", strconv.Quote(r.Host), s.hostList()), http.StatusMisdirectedRequest)
 			return
 		}
 		if !s.sameOrigin(r) {
 			http.Error(w, "mcp-tester ui: a request from another site is refused", http.StatusForbidden)
 			return
 		}
-		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
-			if !s.tokenOK(t) {
-				http.Error(w, "mcp-tester ui: wrong token: open the address mcp-tester ui printed", http.StatusUnauthorized)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q := r.URL.Query()
-			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
-			return
-		}
-		c, err := r.Cookie(s.cookie)
-		if err != nil || !s.tokenOK(c.Value) {
+		rest, ok := s.strip(r.URL.EscapedPath())
+		if !ok {
 			http.Error(w, "mcp-tester ui: no token: open the address mcp-tester ui printed", http.StatusUnauthorized)
 			return
 		}
+		if rest == "" {
+			http.Redirect(w, r, s.at("/"), http.StatusSeeOther)
+			return
+		}
+		r = stripped(r, rest)
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		mux.ServeHTTP(w, r)
 	})
 }
 
-func (s *Server) tokenOK(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+// hostList is the Host values the page accepts, in byte order (each from
+// the address checked by --listen: nothing to escape).
+func (s *Server) hostList() string {
+	hosts := make([]string, 0, len(s.hosts))
+	for h := range s.hosts {
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	return strings.Join(hosts, ", ")
+}
+
+// strip takes the token off an escaped path: what follows it ("" or a
+// path that starts with "/"), and whether the path started with it.
+func (s *Server) strip(path string) (string, bool) {
+	first, rest := path, ""
+	if i := strings.IndexByte(path[min(1, len(path)):], '/'); i >= 0 {
+		first, rest = path[:i+1], path[i+1:]
+	}
+	return rest, subtle.ConstantTimeCompare([]byte(first), []byte(s.prefix)) == 1
+}
+
+// stripped is r for the path rest (escaped), as http.StripPrefix makes it.
+func stripped(r *http.Request, rest string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.URL = new(url.URL)
+	*r2.URL = *r.URL
+	r2.URL.RawPath = rest
+	if p, err := url.PathUnescape(rest); err == nil {
+		r2.URL.Path = p
+	} else {
+		r2.URL.Path = rest
+	}
+	return r2
 }
 
 // sameOrigin refuses a request another site made: an Origin that is not
@@ -300,7 +353,9 @@ func setHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	// same-origin, not no-referrer: with no-referrer a browser posts the
-	// page's forms with "Origin: null", which sameOrigin must refuse.
+	// page's forms with "Origin: null", which sameOrigin must refuse. The
+	// address (the token in its path) goes in Referer to the page itself
+	// only: another port of this host is another origin.
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")

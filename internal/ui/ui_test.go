@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,23 +37,32 @@ func (a addr) Network() string { return "tcp" }
 func (a addr) String() string  { return string(a) }
 
 func TestGuards(t *testing.T) {
-	s, h := guarded(t)
-	cookie := s.cookie + "=secret-token"
+	_, h := guarded(t)
 	for _, tc := range []struct {
 		name, method, target, host, origin, cookie string
 		want                                       int
 	}{
-		{"the token in the address sets the cookie", "GET", "/?token=secret-token", "127.0.0.1:8080", "", "", http.StatusSeeOther},
-		{"a wrong token", "GET", "/?token=nope", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		{"the address", "GET", "/secret-token/", "127.0.0.1:8080", "", "", http.StatusOK},
+		{"the address without its last slash", "GET", "/secret-token", "127.0.0.1:8080", "", "", http.StatusSeeOther},
+		{"a page", "GET", "/secret-token/log", "127.0.0.1:8080", "", "", http.StatusOK},
+		{"a wrong token", "GET", "/secret-tokem/", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		{"the token longer", "GET", "/secret-token2/", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		{"the token later in the path", "GET", "/log/secret-token/", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
 		{"no token", "GET", "/", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
-		{"the cookie", "GET", "/", "127.0.0.1:8080", "", cookie, http.StatusOK},
-		{"localhost", "GET", "/", "localhost:8080", "", cookie, http.StatusOK},
-		{"another host", "GET", "/", "rebound.example:8080", "", cookie, http.StatusMisdirectedRequest},
-		{"another port", "GET", "/", "127.0.0.1:9090", "", cookie, http.StatusMisdirectedRequest},
-		{"a post from the page", "POST", "/disconnect", "127.0.0.1:8080", "http://127.0.0.1:8080", cookie, http.StatusSeeOther},
-		{"a post from elsewhere", "POST", "/disconnect", "127.0.0.1:8080", "http://evil.example", cookie, http.StatusForbidden},
-		{"a post with Origin null", "POST", "/disconnect", "127.0.0.1:8080", "null", cookie, http.StatusForbidden},
-		{"a post without Origin", "POST", "/disconnect", "127.0.0.1:8080", "", cookie, http.StatusForbidden},
+		{"the token in the query", "GET", "/?token=secret-token", "127.0.0.1:8080", "", "", http.StatusUnauthorized},
+		// The cookie the page set before it went by its address: it
+		// grants nothing, so what another port of the host is sent of
+		// the page's cookies cannot reach it.
+		{"a cookie with the token", "GET", "/", "127.0.0.1:8080", "", "mcp_tester_ui_8080=secret-token", http.StatusUnauthorized},
+		{"a cookie with the token, a command", "POST", "/connect", "127.0.0.1:8080", "http://127.0.0.1:8080", "mcp_tester_ui_8080=secret-token", http.StatusUnauthorized},
+		{"localhost", "GET", "/secret-token/", "localhost:8080", "", "", http.StatusOK},
+		{"another host", "GET", "/secret-token/", "rebound.example:8080", "", "", http.StatusMisdirectedRequest},
+		{"another port", "GET", "/secret-token/", "127.0.0.1:9090", "", "", http.StatusMisdirectedRequest},
+		{"a post from the page", "POST", "/secret-token/disconnect", "127.0.0.1:8080", "http://127.0.0.1:8080", "", http.StatusSeeOther},
+		{"a post from elsewhere", "POST", "/secret-token/disconnect", "127.0.0.1:8080", "http://evil.example", "", http.StatusForbidden},
+		{"a post from another port", "POST", "/secret-token/disconnect", "127.0.0.1:8080", "http://127.0.0.1:9090", "", http.StatusForbidden},
+		{"a post with Origin null", "POST", "/secret-token/disconnect", "127.0.0.1:8080", "null", "", http.StatusForbidden},
+		{"a post without Origin", "POST", "/secret-token/disconnect", "127.0.0.1:8080", "", "", http.StatusForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.target, nil)
@@ -71,10 +81,56 @@ func TestGuards(t *testing.T) {
 			if csp := rec.Header().Get("Content-Security-Policy"); csp != cspValue {
 				t.Errorf("Content-Security-Policy %q", csp)
 			}
-			if tc.want == http.StatusSeeOther && strings.Contains(rec.Header().Get("Location"), "token") {
-				t.Errorf("the redirect keeps the token: %s", rec.Header().Get("Location"))
+			if c := rec.Header().Get("Set-Cookie"); c != "" {
+				t.Errorf("the page sets a cookie: %s", c)
+			}
+			if tc.want == http.StatusSeeOther && !strings.HasPrefix(rec.Header().Get("Location"), "/secret-token/") {
+				t.Errorf("the redirect leaves the page's address: %s", rec.Header().Get("Location"))
 			}
 		})
+	}
+}
+
+// Every link, form and style sheet of a page is at the page's address
+// (its token first), so that each keeps working with no cookie.
+func TestLinksCarryTheToken(t *testing.T) {
+	s, h := guarded(t)
+	s.calls = append(s.calls, &call{ID: 1, Kind: "tool", Name: "deploy", Started: testNow, Done: true, Ended: testNow})
+	s.runs = append(s.runs, &run{ID: 1, Args: []string{"audit"}, Done: true, HTML: "r.html"})
+	for _, path := range []string{"/", "/calls/1", "/log", "/runs/1"} {
+		body := get(t, s, h, path).Body.String()
+		n := 0
+		for _, m := range regexp.MustCompile(`(?:href|action)="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+			n++
+			if !strings.HasPrefix(m[1], "/secret-token/") {
+				t.Errorf("%s: %s is not at the page's address", path, m[0])
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s has no link:\n%s", path, body)
+		}
+	}
+}
+
+// A request to another Host is told which Host it named, escaped, and
+// the ones the page answers.
+func TestWrongHostSaysWhich(t *testing.T) {
+	_, h := guarded(t)
+	req := httptest.NewRequest("GET", "/secret-token/", nil)
+	req.Host = "rebound.example:8080\x1b[31m"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	want := `mcp-tester ui: Host "rebound.example:8080\x1b[31m" is not the page's: it answers 127.0.0.1:8080, [::1]:8080, localhost:8080 (DNS rebinding?)` + "\n"
+	if rec.Code != http.StatusMisdirectedRequest || rec.Body.String() != want {
+		t.Errorf("%d %q; want 421 %q", rec.Code, rec.Body.String(), want)
+	}
+}
+
+func TestUnspecified(t *testing.T) {
+	for addr, want := range map[string]bool{"0.0.0.0:80": true, "[::]:80": true, ":80": true, ":0": true, "127.0.0.1:0": false, "[::1]:80": false, "192.0.2.2:80": false, "localhost:80": false, "nohost": false} {
+		if got := Unspecified(addr); got != want {
+			t.Errorf("Unspecified(%s) = %v", addr, got)
+		}
 	}
 }
 

@@ -305,9 +305,10 @@ func freePorts(text string, given map[string]bool) (map[string]string, error) {
 	return ports, nil
 }
 
-// replacePort puts port where text names the port old.
+// replacePort puts port where text names the port old (of 127.0.0.1,
+// localhost or [::1], or after --port).
 func replacePort(text, old, port string) string {
-	re := regexp.MustCompile(`(127\.0\.0\.1:|localhost:|--port[ =])` + regexp.QuoteMeta(old) + `\b`)
+	re := regexp.MustCompile(`(127\.0\.0\.1:|localhost:|\[::1\]:|--port[ =])` + regexp.QuoteMeta(old) + `\b`)
 	return re.ReplaceAllString(text, "${1}"+port)
 }
 
