@@ -199,8 +199,10 @@ func (f treeFile) Open() (io.ReadCloser, error) { return os.Open(filepath.Join(f
 
 // outsideEnv is the environment of the go command in the module: askback
 // from the proxy in a folder, the dependencies from this machine's module
-// cache (else the usual proxy), a module cache of its own, and -trimpath
-// so that the packages compiled once are found in the build cache again.
+// cache (else the usual proxy), a module cache of its own, -trimpath so
+// that the packages compiled once are found in the build cache again, and
+// test binaries linked without DWARF (-w, as make links): five of them,
+// each with asktest and the go-sdk, are linked every run.
 func outsideEnv(t *testing.T, proxy string) []string {
 	t.Helper()
 	goEnv := func(key string) string {
@@ -217,7 +219,7 @@ func outsideEnv(t *testing.T, proxy string) []string {
 	return append(os.Environ(),
 		"GOPROXY=file://"+proxy+","+upstream,
 		"GOMODCACHE="+filepath.Join(t.TempDir(), "mod"),
-		"GOFLAGS=-modcacherw -trimpath",
+		"GOFLAGS=-modcacherw -trimpath -ldflags=-w",
 		"GONOSUMDB=github.com/askback/askback", "GOPRIVATE=", "GONOPROXY=",
 		"GOWORK=off", "GOTOOLCHAIN=local")
 }

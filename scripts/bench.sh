@@ -84,7 +84,7 @@ fi
 
 if want bench; then
 section "bench's own cost"
-gobench client.txt ./internal/bench/loadgen ClientCost -benchtime 1x -v
+gobench client.txt ./internal/testsupport/scaleout ClientCost -benchtime 1x -v
 # As processes: mcp-tester bench against the minimal go-sdk client.
 gobench bench-process.txt ./internal/testsupport/fixtures/yardstick BenchProcess -benchtime 7x -v -timeout 30m
 gobench jsonscan.txt ./internal/encoding/jsonscan 'Repeats|Scan' -benchtime 300x
@@ -93,7 +93,7 @@ if want floor; then
 section "the deployer against its go-sdk floor"
 # Server CPU per two-round flow: examples/deployer against the same tool
 # written with the go-sdk alone, taking turns.
-gobench deployer-floor.txt ./internal/testsupport/fixtures/sdkcost DeployerFloor -benchtime 1x -v
+gobench deployer-floor.txt ./internal/testsupport/scaleout DeployerFloor -benchtime 1x -v
 fi
 if want sdk; then
 section "the go-sdk's share"
@@ -117,7 +117,7 @@ for e in ${patched//,/ }; do
   deployers="$deployers,${e%%=*}=${e#*=}/deployer"
 done
 SDKCOST_PATCHED=${sdkcost#,} DEPLOYER_PATCHED=${deployers#,} \
-  gobench sdk.txt ./internal/testsupport/fixtures/sdkcost 'SDKShare|DeployerSDK' -benchtime 1x -v
+  gobench sdk.txt ./internal/testsupport/scaleout 'SDKShare|DeployerSDK' -benchtime 1x -v
 fi
 
 if want scaleout; then

@@ -15,7 +15,7 @@
 #
 #   dir=$(bash scripts/sdk-patched.sh)
 #   SDKCOST_PATCHED=$dir/sdkcost/sdkcost DEPLOYER_PATCHED=$dir/deployer \
-#     go test ./internal/testsupport/fixtures/sdkcost -run '^$' -bench . -benchtime 1x
+#     go test ./internal/testsupport/scaleout -run '^$' -bench 'SDKShare|DeployerSDK|DeployerFloor' -benchtime 1x
 #
 # Nothing is fetched: the go-sdk comes from the module cache (GOFLAGS=-mod=mod is
 # not used, and GOPROXY=off keeps the build from reaching out for a module the

@@ -99,11 +99,15 @@ func hugeText(n int) string {
 	return strings.Repeat(piece, n/len(piece)+1)[:n]
 }
 
-// A huge description is scanned to its end: the scan of a catalog a
-// hostile server made as large as an answer may be (16 MiB) ends, with
-// findings bounded by the texts, not by their size.
+// A huge description is scanned to its end, with findings bounded by the
+// texts, not by their size: every rule reads all of its 320 KiB, some
+// 2,000 repetitions of each piece. Texts past the scan's budget (2 MiB,
+// whatever a hostile server sends, up to the 16 MiB of an answer) are
+// read no further than that budget, which TestPaddingHidesNoOtherText and
+// TestUnreadIsOneHighFinding check; reading the budget's worth of these
+// pieces here took 5–11 s of processor time and proved nothing more.
 func TestHugeTextEnds(t *testing.T) {
-	rep := scan.Scan(scan.Server{Name: "s", Catalog: &catalog.Listing{Tools: []*mcp.Tool{tool("x", hugeText(4<<20), "notes", hugeText(1<<20))}}})
+	rep := scan.Scan(scan.Server{Name: "s", Catalog: &catalog.Listing{Tools: []*mcp.Tool{tool("x", hugeText(256<<10), "notes", hugeText(64<<10))}}})
 	checkReport(t, rep)
 	if len(rep.Findings) == 0 || len(rep.Findings) > len(scan.Rules())*3 {
 		t.Errorf("%d findings for a few texts", len(rep.Findings))

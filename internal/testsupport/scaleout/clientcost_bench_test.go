@@ -1,4 +1,4 @@
-package loadgen_test
+package scaleout_test
 
 import (
 	"context"
@@ -25,13 +25,9 @@ const (
 	costWorkers = 8
 	costFlows   = 400 // per measured run
 	costRepeats = 3
-	stateKey    = "DEPLOY_STATE_KEY=bench-key-0123456789abcdef-0123456789"
 )
 
-var (
-	deployArgs   = map[string]any{"service": "auth-service"}
-	deployAnswer = map[string]any{"environment": "production", "confirm": true}
-)
+var deployAnswer = map[string]any{"environment": "production", "confirm": true}
 
 // BenchmarkClientCost compares the CPU time `mcp-tester bench` spends per
 // two-round deploy flow with that of a minimal go-sdk client doing the same

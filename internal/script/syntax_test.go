@@ -1,4 +1,8 @@
-package syntax_test
+package script_test
+
+// The tests of internal/script/syntax, what writes scripts, are here with the
+// parser that must read what it writes back: in a test binary of syntax's own
+// they linked the whole parser (the go-sdk with it) to prove two small functions.
 
 import (
 	"strings"
