@@ -195,6 +195,10 @@ type savedFile struct {
 	Kind string // "script" or "recording"
 	Path string
 	Text string
+	// Warnings are what the script command warned of: what the script
+	// does not replay as the session went (a call still waiting, a
+	// question nobody answered).
+	Warnings []string
 }
 
 // run is a command the page ran: a script's test, or a report.
@@ -1056,6 +1060,7 @@ func (s *Server) postSave(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.Text = trim(string(b), maxBody)
+		f.Warnings = scriptWarnings(errOut.String())
 	default:
 		http.Error(w, "unknown kind", http.StatusBadRequest)
 		return
@@ -1063,7 +1068,40 @@ func (s *Server) postSave(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.files = keepNewest(append(s.files, f), maxDetailed)
 	s.mu.Unlock()
-	s.noteAndBack(w, r, "/#saved", "Saved "+path+".")
+	note := "Saved " + path + "."
+	if n := len(f.Warnings); n > 0 {
+		note = fmt.Sprintf("Saved %s, with %d warning%s: the script does not replay everything as the session went (see under “Saved script”).", path, n, map[bool]string{true: "s"}[n != 1])
+	}
+	s.noteAndBack(w, r, "/#saved", note)
+}
+
+// maxWarnings bounds the warnings of a saved script the page keeps, and
+// maxWarning each one's bytes.
+const (
+	maxWarnings = 50
+	maxWarning  = 4 << 10
+)
+
+// scriptWarnings are the warnings the script command wrote on stderr
+// (each "warning: FILE:LINE: …"), at most maxWarnings, the last saying
+// how many more there were.
+func scriptWarnings(errOut string) []string {
+	var out []string
+	more := 0
+	for _, l := range strings.Split(errOut, "\n") {
+		l, ok := strings.CutPrefix(strings.TrimSpace(l), "warning: ")
+		switch {
+		case !ok:
+		case len(out) < maxWarnings:
+			out = append(out, trim(l, maxWarning))
+		default:
+			more++
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", more))
+	}
+	return out
 }
 
 // targetArgs are the command line flags that reach the session's server.

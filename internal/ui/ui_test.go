@@ -1,6 +1,10 @@
 package ui
 
 import (
+	"context"
+	"fmt"
+	"html"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askback/askback/internal/client/session"
+	"github.com/askback/askback/internal/client/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -225,5 +231,72 @@ func TestPromptCalledIsThePromptShown(t *testing.T) {
 	}
 	if got := s.promptToCall("tool", "greet"); got != nil {
 		t.Errorf("a tool call took the prompt %+v", got)
+	}
+}
+
+// Saving a script shows what the script command warned of (a call still
+// waiting has no result in the recording, a question nobody answered),
+// in the note and under the saved script, not only "Saved …".
+func TestSaveScriptShowsItsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	warnings := []string{
+		"session-1.jsonl:17: tools/call trigger-url-elicitation has no result: the recording ends first",
+		"session-1.jsonl:20: the question got no answer: the recording ends first",
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	dial := func() (mcp.Transport, func(), error) {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, func() { ss.Close() }, nil
+	}
+	sessionOptions := func(Target) (session.Options, error) { return session.Options{Target: &target.Target{Dial: dial}}, nil }
+	s, err := New(Options{Token: "secret-token", Dir: t.TempDir(), WorkDir: dir, SessionOptions: sessionOptions, Run: func(_ context.Context, args []string, _, errOut io.Writer) int {
+		if err := os.WriteFile(args[len(args)-1], []byte("call_tool x\n"), 0o600); err != nil {
+			t.Error(err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(errOut, "warning: %s\n", w)
+		}
+		fmt.Fprintf(errOut, "%s: 1 call from session-1.jsonl; run it: mcp-tester test -s %[1]s\n", args[len(args)-1])
+		return 0
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetListener(fakeAddr("127.0.0.1:8080"), "127.0.0.1:8080")
+	if err := s.Connect(context.Background(), Target{Command: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, target string, body io.Reader) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, body)
+		req.Host = "127.0.0.1:8080"
+		req.Header.Set("Cookie", s.cookie+"=secret-token")
+		if method == "POST" {
+			req.Header.Set("Origin", "http://127.0.0.1:8080")
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := do("POST", "/save", strings.NewReader("kind=script&path=s.mcp")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", rec.Code, rec.Body)
+	}
+	page := html.UnescapeString(do("GET", "/", nil).Body.String())
+	want := "Saved " + filepath.Join(dir, "s.mcp") + ", with 2 warnings: the script does not replay everything as the session went (see under “Saved script”)."
+	if !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q:\n%s", want, page)
+	}
+	for _, w := range warnings {
+		if !strings.Contains(page, "<li>"+w+"</li>") {
+			t.Errorf("the page does not show the warning %q:\n%s", w, page)
+		}
+	}
+	if strings.Contains(page, "run it:") {
+		t.Errorf("the page shows the summary line as a warning:\n%s", page)
 	}
 }

@@ -85,6 +85,13 @@ func addSkip(groups []*SkipGroup, reason string, hinted bool, s *Subject) []*Ski
 	return append(groups, &SkipGroup{Reason: reason, hinted: hinted, Subjects: []*Subject{s}})
 }
 
+// AsksNothingNote reports whether note is the reason a rule about
+// questions gives a subject that asked nothing (it asks nothing, or its
+// call ended before it asked anything), not a reason of the rule's own.
+func AsksNothingNote(note string) bool {
+	return note == asksNothingNote || strings.HasPrefix(note, asksNothingNote+": ") || strings.HasPrefix(note, callErrorNote)
+}
+
 // AsksNothing reports whether s is a tool, prompt or resource that was
 // called and asked nothing, so that every rule is n/a: the reports fold it
 // with the others (see Report.Fold) rather than show a table of n/a.
@@ -113,17 +120,27 @@ func (s *Subject) AsksNothingRemark() string {
 }
 
 // allNotApplicable reports whether every one of results is n/a, with the
-// note most of them give (the first of those given most often).
+// note that says why of the subject: that it asks nothing (or how its call
+// ended before it asked) when a rule says so, which the rules that do not
+// apply on the protocol say otherwise; else the note most of them give
+// (the first of those given most often).
 func allNotApplicable(results []*Result) (string, bool) {
 	if len(results) == 0 {
 		return "", false
 	}
 	counts := map[string]int{}
+	subject := ""
 	for _, res := range results {
 		if res.Status != NA {
 			return "", false
 		}
 		counts[res.Note]++
+		if subject == "" && AsksNothingNote(res.Note) {
+			subject = res.Note
+		}
+	}
+	if subject != "" {
+		return subject, true
 	}
 	best := results[0].Note
 	for _, res := range results {

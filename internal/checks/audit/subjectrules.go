@@ -208,10 +208,12 @@ func (x *subjectAudit) incomparable() string {
 // n; "" when it can.
 func (x *subjectAudit) lacks(n need) string {
 	switch {
+	case n >= needRetries && !x.a.modern:
+		// The rule's own reason, whatever the subject asks: giving it
+		// other arguments would change nothing.
+		return fmt.Sprintf("protocol %s has no requestState or retried requests", x.a.protocol)
 	case n >= needQuestions && !x.s.report.Asks:
 		return x.asksNothing
-	case n >= needRetries && !x.a.modern:
-		return fmt.Sprintf("protocol %s has no requestState or retried requests", x.a.protocol)
 	case n >= needState && x.notComparable != "":
 		return x.notComparable
 	case n >= needState && x.finalState == "":

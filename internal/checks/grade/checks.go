@@ -132,7 +132,8 @@ func asking(rep *audit.Report, why string) []Item {
 	nothing := rep.NothingChecked()
 	for _, r := range audit.Rules() {
 		var pass, fail, incomplete int
-		var failed, notes []string
+		var failed []string
+		var why naReasons
 		for _, s := range rep.Subjects {
 			res := s.Result(r)
 			if res == nil {
@@ -147,9 +148,7 @@ func asking(rep *audit.Report, why string) []Item {
 			case audit.Incomplete:
 				incomplete++
 			case audit.NA:
-				if res.Note != "" && !slices.Contains(notes, res.Note) {
-					notes = append(notes, res.Note)
-				}
+				why.add(s, res.Note)
 			}
 		}
 		id := "audit/" + r.ID
@@ -160,17 +159,56 @@ func asking(rep *audit.Report, why string) []Item {
 			out = append(out, fraction(id, r.Title, 1, fmt.Sprintf("passed for %d subject(s)", pass)))
 		case incomplete > 0:
 			out = append(out, notChecked(id, r.Title, fmt.Sprintf("%d check(s) got no answer in time", incomplete)))
-		case nothing != "" && r != audit.RulePlacement:
-			out = append(out, notChecked(id, r.Title, nothing))
 		default:
-			w := "it applied to nothing the server does"
-			if len(notes) > 0 {
-				w = joinNotes(notes, 2)
-			}
-			out = append(out, notChecked(id, r.Title, w))
+			out = append(out, notChecked(id, r.Title, why.line(nothing)))
 		}
 	}
 	return out
+}
+
+// naReasons are the reasons a rule of the audit did not apply to the
+// subjects it was n/a for.
+type naReasons struct {
+	all, asked []string // each said once: every subject's, those of subjects that asked (and the server's)
+	one        string   // the reason every subject gave, when they gave the same
+	subjects   int
+}
+
+func (n *naReasons) add(s *audit.Subject, note string) {
+	if n.subjects++; n.subjects == 1 {
+		n.one = note
+	} else if note != n.one {
+		n.one = ""
+	}
+	if note == "" {
+		return
+	}
+	if !slices.Contains(n.all, note) {
+		n.all = append(n.all, note)
+	}
+	if (s.Asks || s.Kind == "server") && !slices.Contains(n.asked, note) {
+		n.asked = append(n.asked, note)
+	}
+}
+
+// line is the evidence of a rule no subject could be checked against: its
+// own reason when every subject gave it (the protocol has no
+// requestState); else why nothing was checked at all (nothing, when it
+// says); else the reasons of the subjects that asked, which are why the
+// rule was not checked; and that subjects asked nothing only when none
+// asked.
+func (n *naReasons) line(nothing string) string {
+	switch {
+	case n.one != "" && !audit.AsksNothingNote(n.one):
+		return n.one
+	case nothing != "":
+		return nothing
+	case len(n.asked) > 0:
+		return joinNotes(n.asked, 2)
+	case len(n.all) > 0:
+		return joinNotes(n.all, 2)
+	}
+	return "it applied to nothing the server does"
 }
 
 // joinNotes joins the first n reasons of notes, each said once: notes that

@@ -2,7 +2,9 @@ package grade_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"html"
 	"io"
 	"slices"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/askback/askback/internal/checks/grade"
 	"github.com/askback/askback/internal/checks/inspect"
 	"github.com/askback/askback/internal/checks/scan"
+	"github.com/askback/askback/internal/report/htmlreport"
 	"github.com/askback/askback/internal/report/sarif"
 	"github.com/askback/askback/internal/report/sarif/sariftest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -261,5 +264,88 @@ func TestNotAppliedReasonsSaidOnce(t *testing.T) {
 	it := item(g, "audit/state-tamper")
 	if it.Status != grade.NotChecked || it.Why != "asks nothing: the call ends in an isError result" {
 		t.Errorf("state-tamper: %s %q, want not checked, asks nothing once", it.Status, it.Why)
+	}
+}
+
+// A rule no subject could be checked against gives the reason that holds
+// for it: its own when every subject gave it (protocol 2025-11-25 has no
+// requestState, whatever a tool asks), not the first subject's (made-up
+// arguments, and --args for it, which would change nothing); the reasons
+// of the subjects that asked when some did; and that subjects ask nothing
+// only when none asked. The text, JSON and HTML reports say it alike.
+func TestRuleNothingCheckedSaysWhy(t *testing.T) {
+	const (
+		era      = "protocol 2025-11-25 has no requestState or retried requests"
+		failing  = "not checked: the call ends in an isError result before it asked anything, so what it asks is not known: the audit made up its arguments; give ones it takes with --args gzip=JSON"
+		noState  = "the server sends no requestState"
+		stateful = "state-tamper"
+	)
+	needsState := map[string]bool{"state-tamper": true, "state-bound-to-request": true, "state-bound-to-user": true, "missing-and-extra-answers": true}
+	// subject is a tool whose rules about requestState have the note
+	// state, and the others other (pass when "").
+	subject := func(name string, asks bool, state, other string) *audit.Subject {
+		s := &audit.Subject{Kind: "tool", Name: name, Asks: asks}
+		for _, r := range audit.Rules() {
+			switch {
+			case r == audit.RulePlacement:
+			case needsState[r.ID]:
+				s.Results = append(s.Results, &audit.Result{Rule: r, Status: audit.NA, Note: state})
+			case other == "":
+				s.Results = append(s.Results, &audit.Result{Rule: r, Status: audit.Pass})
+			default:
+				s.Results = append(s.Results, &audit.Result{Rule: r, Status: audit.NA, Note: other})
+			}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name, protocol string
+		subjects       []*audit.Subject
+		want           map[string]string // rule → the evidence line
+	}{
+		{"2025-11-25, tools asked", "2025-11-25", []*audit.Subject{
+			subject("gzip", false, era, failing), subject("ask", true, era, ""), subject("echo", false, era, "asks nothing"),
+		}, map[string]string{stateful: era, "missing-and-extra-answers": era}},
+		{"2025-11-25, the subjects that asked nothing said so", "2025-11-25", []*audit.Subject{
+			subject("gzip", false, failing, failing), subject("ask", true, era, ""), subject("echo", false, "asks nothing", "asks nothing"),
+		}, map[string]string{stateful: era}},
+		{"2025-11-25, nothing asked", "2025-11-25", []*audit.Subject{
+			subject("gzip", false, era, failing), subject("echo", false, era, "asks nothing"),
+		}, map[string]string{stateful: era, "form-schema-subset": "none of the 2 called asked a question (the audit made up their arguments: give ones that make them ask with Args NAME=JSON)"}},
+		{"2026-07-28, no requestState", "2026-07-28", []*audit.Subject{
+			subject("gzip", false, failing, failing), subject("ask", true, noState, ""), subject("echo", false, "asks nothing", "asks nothing"),
+		}, map[string]string{stateful: noState}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := evidence()
+			e.Audit = &audit.Report{Protocol: tc.protocol, Subjects: tc.subjects}
+			g := grade.Compute(e)
+			var text, page bytes.Buffer
+			if err := g.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if err := htmlreport.WriteGrade(&page, htmlreport.Meta{Command: "mcp-tester grade"}, g); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := json.Marshal(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, want := range tc.want {
+				it := item(g, "audit/"+id)
+				if it.Status != grade.NotChecked || it.Why != want {
+					t.Errorf("%s: %s %q; want not checked: %q", id, it.Status, it.Why, want)
+				}
+				if !strings.Contains(text.String(), "?? audit/"+id+" ") || !strings.Contains(text.String(), "\n       "+want+"\n") {
+					t.Errorf("%s: the text does not say %q:\n%s", id, want, text.String())
+				}
+				if w, _ := json.Marshal(want); !bytes.Contains(doc, w) {
+					t.Errorf("%s: the JSON does not say %s:\n%s", id, w, doc)
+				}
+				if !strings.Contains(html.UnescapeString(page.String()), want) {
+					t.Errorf("%s: the HTML does not say %q", id, want)
+				}
+			}
+		})
 	}
 }

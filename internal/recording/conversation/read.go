@@ -160,7 +160,10 @@ func (b *builder) Round(w recording.Message, _ *jsonrpc.Request, c *Call, p reco
 func (b *builder) round(w recording.Message, c *Call, p recording.Params) *pending {
 	c.Rounds++
 	c.RoundLines = append(c.RoundLines, w.Line)
+	// How the call ends is its last request's answer: what an earlier one
+	// answered (the URL error -32042 a retry follows) is no end of it.
 	c.urlWait = false
+	c.Result, c.Err, c.ResultLine = nil, nil, 0
 	return &pending{kind: kindRound, proto: protocol(w, p)}
 }
 

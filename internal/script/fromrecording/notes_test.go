@@ -198,3 +198,61 @@ func TestRecordedAnswerSentExactly(t *testing.T) {
 		}
 	}
 }
+
+// What a script checks of a call's result comes from the call's last
+// request, whichever way the call took several (a retry after the URL
+// error -32042, a round of input_required, a task): a call whose last
+// request got no answer has no result, and the script checks nothing of
+// it (docs/record.md, "What a script cannot replay"), not what an earlier
+// request of it got.
+func TestACallEndsAsItsLastRequest(t *testing.T) {
+	const (
+		init2025 = `c2s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{},"url":{}}},"clientInfo":{"name":"c","version":"1"}}}`
+		inited   = `s2c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
+		call     = `c2s {"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"link","arguments":{"url":"https://example.com/consent"}}}`
+		urlError = `s2c {"jsonrpc":"2.0","id":2,"error":{"code":-32042,"message":"authorize first","data":{"elicitations":[{"mode":"url","url":"https://example.com/a","message":"Open it, then retry.","elicitationId":"e1"}]}}}`
+		asked    = `s2c {"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"mode":"url","url":"https://example.com/consent","message":"Open this.","elicitationId":"e2"}}`
+		cmd      = `call_tool link url:"https://example.com/consent"`
+		checks   = "assert_elicited \"Open it, then retry.\" mode=url\nassert_question '{\"url\":\"https://example.com/a\"}'\n"
+	)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string // the lines of the call, without comments
+	}{
+		{"a retry after the URL error waits for its question", []string{init2025, inited, fmt.Sprintf(call, 2), urlError, fmt.Sprintf(call, 3), asked},
+			"elicit_response accept\nelicit_response cancel\n" + cmd + "\n" + checks +
+				"assert_elicited \"Open this.\" mode=url\nassert_question '{\"url\":\"https://example.com/consent\"}'\nassert_elicited_count 2\n"},
+		{"the client left during a retry after the URL error", []string{init2025, inited, fmt.Sprintf(call, 2), urlError, fmt.Sprintf(call, 3), "event client-gone"},
+			"elicit_response accept\n" + cmd + "\n" + checks + "assert_elicited_count 1\n"},
+		{"a retry after the URL error ended", []string{init2025, inited, fmt.Sprintf(call, 2), urlError, fmt.Sprintf(call, 3),
+			`s2c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"done"}]}}`},
+			"elicit_response accept\n" + cmd + "\n" + checks + "assert_elicited_count 1\n# assert_equals \"done\"\n"},
+		{"no retry after the URL error", []string{init2025, inited, fmt.Sprintf(call, 2), urlError},
+			"elicit_response cancel\nexpect_error " + cmd + "\n" + checks + "assert_elicited_count 1\nassert_error_code -32042\nassert_match \"RPC error (-32042): authorize first\"\n"},
+		{"a round of input_required waits", []string{
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy"}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s1","inputRequests":{"a":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object","properties":{}}}}}}}`,
+			`c2s {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy","requestState":"s1","inputResponses":{"a":{"action":"accept","content":{}}}}}`},
+			"elicit_response a=accept '{}'\ncall_tool deploy\nassert_elicited \"Sure?\" key=a mode=form\nassert_question key=a '{\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}'\nassert_elicited_count 1\n"},
+		{"a task of 2025-11-25 waits for its question", []string{init2025, inited,
+			`c2s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"survey","task":{}}}`,
+			`s2c {"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":1000}}}`,
+			`c2s {"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"t1"}}`,
+			`s2c {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{}}}}`},
+			"start_tool survey\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := fromLines(t, tc.lines...)
+			var got strings.Builder
+			for _, l := range strings.Split(body, "\n") {
+				if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "# assert_")) {
+					got.WriteString(l + "\n")
+				}
+			}
+			if got.String() != tc.want {
+				t.Errorf("script:\n%s\nwant:\n%s\nwhole:\n%s", got.String(), tc.want, body)
+			}
+		})
+	}
+}
