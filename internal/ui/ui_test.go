@@ -272,9 +272,8 @@ func TestSaveScriptShowsItsWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	do := func(method, target string, body io.Reader) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, target, body)
+		req := httptest.NewRequest(method, "/secret-token"+target, body)
 		req.Host = "127.0.0.1:8080"
-		req.Header.Set("Cookie", s.cookie+"=secret-token")
 		if method == "POST" {
 			req.Header.Set("Origin", "http://127.0.0.1:8080")
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
