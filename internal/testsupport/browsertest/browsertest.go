@@ -48,7 +48,13 @@ func Require(t testing.TB) {
 // Options are the allocator options of a headless Chromium with its
 // profile in dir: no sandbox (tests run as root), no GPU, and none of the
 // background traffic (component updates, sync, QUIC probes) a browser
-// starts by itself.
+// starts by itself. A navigation keeps the tab's frame: no new frame and
+// widget for each document (RenderDocument), no back/forward cache and no
+// new browsing instance to feed it. The tests navigate hundreds of times
+// (each click posts a form; the page of a running call reloads every
+// second) and never go back; a new frame per document was about a third
+// of each navigation's processor time (BENCHMARKS.md, "What make test
+// costs"). What a page does and shows is the same either way.
 func Options(dir string) []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(ChromiumPath),
@@ -62,6 +68,8 @@ func Options(dir string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-features", "RenderDocument,BackForwardCache,ProactivelySwapBrowsingInstance"),
+		chromedp.Flag("disable-back-forward-cache", true),
 		chromedp.UserDataDir(dir),
 	}
 }
