@@ -64,10 +64,13 @@ func Reply(text string) Answer { return Answer{sample: &answer.Sample{Text: text
 // the session's, one question at a time.
 func AnswerFunc(f func(q Question) Answer) Answer { return Answer{fn: f} }
 
-// WantError says that the call is to end with an error (a JSON-RPC error
-// of the server, a tool result marked isError, a question the server may
-// not ask, ...): the call then returns it in [Result.Err] instead of
-// failing the test, and fails the test when it succeeds.
+// WantError says that the call is to end with an error of the server's
+// (a JSON-RPC error, a tool result marked isError, a question the server
+// may not ask, ...): the call then returns it in [Result.Err] instead of
+// failing the test, and fails the test when it succeeds. The test's own
+// mistakes are no error of the server's, and fail the test all the same:
+// a question nobody answered, an answer that does not fit its form, an
+// answer no question took.
 func WantError() Answer { return Answer{wantErr: true} }
 
 // For keeps the answer for the question with this key (the key of its

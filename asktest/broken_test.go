@@ -135,6 +135,68 @@ func TestWantError(t *testing.T) {
 	}
 }
 
+// WantError expects an error of the server's: the test's own mistakes (a
+// question nobody answered, an answer that does not fit its form, an
+// answer no question took) fail the test all the same, in every entry
+// point and both eras, while the server's errors still pass.
+func TestWantErrorIsNoCoverForTheTestsMistakes(t *testing.T) {
+	moon := asktest.Accept(map[string]any{"environment": "moon", "confirm": true})
+	number := asktest.Accept(map[string]any{"name": 42})
+	const ownMistake = "(WantError expects an error of the server's; this one is the test's own)"
+	for _, tc := range []struct {
+		name string
+		call func(c *asktest.Client)
+		want []string
+	}{
+		{"CallTool: a question nobody answered", func(c *asktest.Client) { c.CallTool("deploy", web, asktest.WantError()) },
+			[]string{`CallTool("deploy"): tools/call "deploy": no answer was given for question`, ownMistake}},
+		{"GetPrompt: a question nobody answered", func(c *asktest.Client) { c.GetPrompt("greet", nil, asktest.WantError()) },
+			[]string{`GetPrompt("greet"): prompts/get "greet": no answer was given for question`, ownMistake}},
+		{"ReadResource: a question nobody answered", func(c *asktest.Client) { c.ReadResource("note://today", asktest.WantError()) },
+			[]string{`ReadResource("note://today"): resources/read "note://today": no answer was given for question`, ownMistake}},
+		{"CallTool: an answer that does not fit", func(c *asktest.Client) { c.CallTool("deploy", web, moon, asktest.WantError()) },
+			[]string{`field "environment": must be one of "staging", "production", got the string "moon"`, ownMistake}},
+		{"GetPrompt: an answer that does not fit", func(c *asktest.Client) { c.GetPrompt("greet", nil, number, asktest.WantError()) },
+			[]string{`GetPrompt("greet")`, `field "name"`, ownMistake}},
+		{"ReadResource: an answer that does not fit", func(c *asktest.Client) { c.ReadResource("note://today", number, asktest.WantError()) },
+			[]string{`ReadResource("note://today")`, `field "name"`, ownMistake}},
+		{"CallTool: an answer no question took", func(c *asktest.Client) { c.CallTool("nosuchtool", nil, asktest.Decline(), asktest.WantError()) },
+			[]string{`CallTool("nosuchtool"): the answer decline was not used`, "the server asked no question", `the call ended with the error wanted: tools/call "nosuchtool"`}},
+		{"GetPrompt: an answer no question took", func(c *asktest.Client) { c.GetPrompt("nosuchprompt", nil, asktest.Decline(), asktest.WantError()) },
+			[]string{`GetPrompt("nosuchprompt"): the answer decline was not used`, `the call ended with the error wanted: prompts/get "nosuchprompt"`}},
+		{"ReadResource: an answer no question took", func(c *asktest.Client) { c.ReadResource("note://nosuch", asktest.Decline(), asktest.WantError()) },
+			[]string{`ReadResource("note://nosuch"): the answer decline was not used`, `the call ended with the error wanted: resources/read "note://nosuch"`}},
+		{"an isError result and an answer no question took", func(c *asktest.Client) {
+			c.CallTool("rollback", web, asktest.Accept(map[string]any{"sure": true}), asktest.Decline(), asktest.WantError())
+		}, []string{`CallTool("rollback"): the answer decline was not used`, "(isError): Nothing to roll back."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+				failing(t, tc.name, func(ft *T) {
+					c := asktest.NewClient(ft, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), &asktest.Options{Era: era})
+					tc.call(c)
+				}, tc.want...)
+			})
+		})
+	}
+	// The server's errors, each entry point's, still pass.
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		c := asktest.NewClient(t, asktest.Server(newServer(broken{})), &asktest.Options{Era: era})
+		for _, r := range []*asktest.Result{
+			c.CallTool("nosuchtool", nil, asktest.WantError()),
+			c.GetPrompt("nosuchprompt", nil, asktest.WantError()),
+			c.ReadResource("note://nosuch", asktest.WantError()),
+		} {
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "nosuch") {
+				t.Errorf("Err = %v", r.Err)
+			}
+		}
+		if got := c.ReadResource("note://today", asktest.Accept(map[string]any{"name": "Ada"})).Text(); got != "Today, for Ada." {
+			t.Errorf("note: %q", got)
+		}
+	})
+}
+
 // A tool that reports its failure with an isError result ends the call
 // with an error, as mcp-tester call (exit 1) and a script's expect_error
 // take it: WantError passes on it, in both eras, and Result.Err names the

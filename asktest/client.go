@@ -139,16 +139,25 @@ func (c *Client) call(label string, answers []Answer, do func(context.Context, a
 		r.Questions = questionsOf(call.Questions)
 	}
 	switch {
+	case g.wantErr && session.OwnMistake(err):
+		// A question nobody answered, an answer that does not fit: the
+		// test's own mistake, which no WantError expects.
+		c.tb.Fatalf("%s: %s%s\n  (WantError expects an error of the server's; this one is the test's own)", label, err, r.unanswered())
 	case g.wantErr && err == nil:
 		c.tb.Fatalf("%s: no error, want one (WantError); the result:\n%s", label, indent(r.Text()))
 	case g.wantErr:
 		r.Err = err
-		return r
 	case err != nil:
 		c.tb.Fatalf("%s: %s%s", label, err, r.unanswered())
 	}
+	// An answer no question took fails the test whatever the call ended
+	// with: a server that fails before it asks did not take it either.
 	if unused := g.unused(r.Questions); len(unused) > 0 {
-		c.tb.Errorf("%s: %s\n%s", label, strings.Join(unused, "; "), r.asked())
+		ended := ""
+		if r.Err != nil {
+			ended = "\n  the call ended with the error wanted: " + r.Err.Error()
+		}
+		c.tb.Errorf("%s: %s\n%s%s", label, strings.Join(unused, "; "), r.asked(), ended)
 	}
 	return r
 }
@@ -170,7 +179,8 @@ type Result struct {
 	Task *taskclient.Update
 	// Err is the error the call ended with, given [WantError]: an error
 	// of the server's (JSON-RPC), a question it may not ask, ... or a tool
-	// result marked isError, which Tool then holds.
+	// result marked isError, which Tool then holds; never a mistake of the
+	// test's own, which fails the test.
 	Err error
 }
 

@@ -268,7 +268,8 @@ func ExampleRules() {
 }
 
 // A recording of a server serves a Go client; answering otherwise than
-// recorded fails the test when it ends.
+// recorded fails the test when it ends, and so does a recorded call the
+// client never makes (the recording holds a second deploy, of web).
 func ExampleNewStandIn() {
 	run("TestClient", func(t *T) {
 		st := asktest.NewStandIn(t, "testdata/deploy.jsonl", nil)
@@ -281,6 +282,7 @@ func ExampleNewStandIn() {
 	// asktest: the client differs from the recording: testdata/deploy.jsonl:4: answer: tools/call deploy: the answer differs from the recorded one
 	//   recorded: {"action":"accept","content":{"confirm":true,"environment":"production"}}
 	//   got:      {"action":"accept","content":{"confirm":true,"environment":"staging"}}
+	// asktest: the client differs from the recording: testdata/deploy.jsonl:8: missing: tools/call deploy: the client never made this call
 }
 
 var _ testing.TB = (*T)(nil)

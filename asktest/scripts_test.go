@@ -119,3 +119,33 @@ func TestRunScriptsIsError(t *testing.T) {
 		asktest.RunScripts(t, asktest.Server(newServer(broken{fails: "Nothing to roll back."})), path, &asktest.Options{Era: era})
 	})
 }
+
+// expect_error in a script expects an error of the server's, as WantError
+// does: the script's own answer that does not fit the form, and a question
+// no elicit_response answers (RunScripts is always --strict), fail the
+// step, in each asking command and both eras; the server's errors pass.
+func TestRunScriptsExpectErrorIsNoCoverForTheScriptsMistakes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	unfit := write("unfit.mcp", "elicit_response accept '{\"environment\": \"moon\", \"confirm\": true}'\nexpect_error call_tool deploy service:\"web\"\n"+
+		"elicit_response accept '{\"name\": 42}'\nexpect_error get_prompt greet\n"+
+		"elicit_response accept '{\"name\": 42}'\nexpect_error read_resource note://today\n")
+	unanswered := write("unanswered.mcp", "expect_error call_tool deploy service:\"web\"\nexpect_error get_prompt greet\nexpect_error read_resource note://today\n")
+	server := write("server.mcp", "expect_error call_tool nosuchtool\nexpect_error get_prompt nosuchprompt\nexpect_error read_resource note://nosuch\n")
+	const own = "expect_error expects an error of the server's, not the script's own"
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		opts := &asktest.Options{Era: era}
+		failing(t, "answers that do not fit", func(ft *T) { asktest.RunScripts(ft, asktest.Server(newServer(broken{})), unfit, opts) },
+			"unfit.mcp:2: expect_error call_tool", `got the string "moon"`, "unfit.mcp:4: expect_error get_prompt greet", "unfit.mcp:6: expect_error read_resource note://today", `field "name": must be a string`, own)
+		failing(t, "questions nobody answers", func(ft *T) { asktest.RunScripts(ft, asktest.Server(newServer(broken{})), unanswered, opts) },
+			"unanswered.mcp:1: expect_error call_tool", "unanswered.mcp:2: expect_error get_prompt greet", "unanswered.mcp:3: expect_error read_resource note://today",
+			"no answer was given for question", own)
+		asktest.RunScripts(t, asktest.Server(newServer(broken{})), server, opts)
+	})
+}

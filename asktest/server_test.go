@@ -186,6 +186,37 @@ func newServer(b broken) *mcp.Server {
 			name, _ := a.Content["name"].(string)
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + name + "."}}}}, nil
 		})
+	s.AddResource(&mcp.Resource{URI: "note://today", Name: "today", Description: "A note to its reader; asks for a name.", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			note := func(text string) *mcp.ReadResourceResult {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}
+			}
+			if !ask.Modes(req).Has(ask.Form) {
+				return note("Today, for nobody."), nil
+			}
+			q := &mcp.ElicitParams{Message: "For whom?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}}}
+			a, ok := ask.Lookup(req.Params.InputResponses, "name")
+			p := req.Session.InitializeParams()
+			switch {
+			case !ok && (p == nil || p.ProtocolVersion >= "2026-07-28"):
+				return &mcp.ReadResourceResult{InputRequests: mcp.InputRequestMap{"name": q}}, nil
+			case !ok:
+				// The go-sdk asks older clients no resource's input_required
+				// result (see ask.EveryRound): a resource of theirs asks
+				// with elicitation/create itself.
+				r, err := req.Session.Elicit(ctx, q)
+				if err != nil {
+					return nil, err
+				}
+				a, _ = ask.Read(r)
+			}
+			if !a.Accepted() {
+				return note("Today, for a stranger."), nil
+			}
+			name, _ := a.Content["name"].(string)
+			return note("Today, for " + name + "."), nil
+		})
 	return s
 }
 

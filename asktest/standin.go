@@ -32,8 +32,11 @@ type StandInOptions struct {
 // request of the client is answered as recorded (its questions asked
 // again, in the era the client speaks), and each answer the client gives
 // is checked against the recorded one. When the test ends, every way the
-// client differed from the recording fails it: an answer that differs, a
-// request the recording does not hold, a question left unanswered.
+// client differed from the recording fails it, as it fails mcp-tester
+// serve: an answer that differs, a request the recording does not hold, a
+// question left unanswered, a recorded call the client never made (or
+// made fewer times than recorded), a recorded task it did not cancel, or
+// cancelled where the recording did not.
 type StandIn struct {
 	tb   testing.TB
 	name string
@@ -63,7 +66,10 @@ func NewStandIn(tb testing.TB, path string, opts *StandInOptions) *StandIn {
 	for _, w := range sc.Warnings {
 		tb.Logf("asktest: %v", recording.InFile(path, w))
 	}
-	so := standin.Options{Recording: path, Answers: standin.AnswersExact}
+	// EveryCall, as mcp-tester serve: a recorded call the client never
+	// made (or made fewer times), and a recorded task it did not drive as
+	// recorded, are differences too.
+	so := standin.Options{Recording: path, Answers: standin.AnswersExact, EveryCall: true}
 	if opts.SchemaOnly {
 		so.Answers = standin.AnswersSchema
 	}

@@ -70,10 +70,50 @@ func TestStandInFails(t *testing.T) {
 // error it names; a spec the stand-in cannot read fails the test.
 func TestStandInFaults(t *testing.T) {
 	st := asktest.NewStandIn(t, "testdata/deploy.jsonl", &asktest.StandInOptions{Faults: []string{"tools/call deploy:error=-32603:boom"}})
-	if _, err := deployClient(t.Context(), st.Transport(), "2026-07-28", "auth", "production"); err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Errorf("the call with a fault: %v, want the error boom", err)
+	for _, service := range []string{"auth", "web"} { // each recorded call is to be made
+		if _, err := deployClient(t.Context(), st.Transport(), "2026-07-28", service, "production"); err == nil || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("the call of %s with a fault: %v, want the error boom", service, err)
+		}
 	}
 	failing(t, "a fault it cannot read", func(ft *T) {
 		asktest.NewStandIn(ft, "testdata/deploy.jsonl", &asktest.StandInOptions{Faults: []string{"tools/call:explode"}})
 	}, "asktest: StandInOptions.Faults:")
+}
+
+// A client that never makes a recorded call, or makes fewer than were
+// recorded, fails the test when it ends, as mcp-tester serve reports it
+// (missing): in both eras, for a recording of the deployer and one of the
+// TypeScript reference server (2025-11-25, its question asked with
+// elicitation/create).
+func TestStandInMissingCall(t *testing.T) {
+	asktest.EachEra(t, func(t *testing.T, era asktest.Era) {
+		failing(t, "no call", func(ft *T) {
+			st := asktest.NewStandIn(ft, "testdata/deploy.jsonl", nil)
+			c := mcp.NewClient(&mcp.Implementation{Name: "idle-client", Version: "1"}, nil)
+			cs, err := c.Connect(ft.Context(), st.Transport(), &mcp.ClientSessionOptions{ProtocolVersion: string(era)})
+			if err != nil {
+				ft.Fatal(err)
+			}
+			cs.Close()
+		}, "the client differs from the recording: testdata/deploy.jsonl:4: missing: tools/call deploy: the client never made this call",
+			"testdata/deploy.jsonl:8: missing: tools/call deploy")
+		failing(t, "one call of two", func(ft *T) {
+			st := asktest.NewStandIn(ft, "testdata/deploy.jsonl", nil)
+			if got, err := deployClient(ft.Context(), st.Transport(), string(era), "auth", "production"); err != nil || got != "Rolling out auth 2.4.1 to production." {
+				ft.Errorf("%q, %v", got, err)
+			}
+		}, "testdata/deploy.jsonl:8: missing: tools/call deploy")
+		ft := failing(t, "the reference server's call never made", func(ft *T) {
+			st := asktest.NewStandIn(ft, "testdata/everything.jsonl", nil)
+			c := mcp.NewClient(&mcp.Implementation{Name: "idle-client", Version: "1"}, nil)
+			cs, err := c.Connect(ft.Context(), st.Transport(), &mcp.ClientSessionOptions{ProtocolVersion: string(era)})
+			if err != nil {
+				ft.Fatal(err)
+			}
+			cs.Close()
+		}, "missing: tools/call trigger-elicitation-request: the client never made this call")
+		if strings.Contains(ft.Errors(), "testdata/deploy.jsonl:4") {
+			t.Errorf("the wrong recording:\n%s", ft.Errors())
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askback/askback/internal/client/answer"
 	"github.com/askback/askback/internal/client/exchange"
+	"github.com/askback/askback/internal/client/session"
 	"github.com/askback/askback/internal/report/printer"
 	"github.com/askback/askback/internal/script/cmdname"
 	"github.com/askback/askback/internal/script/expect"
@@ -513,6 +514,11 @@ func expectError(r *runner, ctx context.Context, c *command, res *StepResult) *f
 	err := r.act(ctx, c.sub, res)
 	if se, ok := errors.AsType[*scriptError](err); ok {
 		return fail("%v", se)
+	}
+	if session.OwnMistake(err) {
+		// The script's answer does not fit, or a question has none
+		// (--strict): no error of the server's, which is what is expected.
+		return fail("%s failed: %v; expect_error expects an error of the server's, not the script's own", innermost(c.sub).def.name, err)
 	}
 	if err != nil {
 		if f := interruptedStep(ctx, c.sub); f != nil {

@@ -143,6 +143,18 @@ func KindOf(err error) Kind {
 	return 0
 }
 
+// OwnMistake reports whether err is a mistake of the tester's side, not
+// an error the server made: an answer given to the tester that does not
+// fit its question, a question nobody answered where each must be
+// answered (answer.Required: --strict, asktest), a model reply that is
+// missing, an answerer that failed, a request the session's options do
+// not allow (KindAnswer). A run that expects a call to fail (a script's
+// expect_error, asktest's WantError) expects the server's error: a
+// JSON-RPC error, a tool result marked isError, a breach of the protocol
+// or of the rules of asking, a server that cannot be reached or did not
+// answer in time. This is the one place that tells the two apart.
+func OwnMistake(err error) bool { return KindOf(err) == KindAnswer }
+
 // RPCError returns the JSON-RPC error the server sent inside err, if any.
 // The go-sdk's own "rejected by transport" (a request that did not reach
 // the server, or an HTTP answer it could not use) is no answer of the
