@@ -119,6 +119,20 @@ func needed(t *testing.T, why string) {
 // make test spends on nothing else), so it is built by make release alone.
 const testPlatforms = "linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64"
 
+// storedPlatforms are the platforms of the shared release whose archives
+// and packages store their files rather than compress them (release.sh's
+// STORED, which a release never sets): the tests open each and read every
+// file, name, mode and time, which compressing does not change, and
+// compressing them was most of what the release's archives and packages
+// cost (a third of this package's processor time). linux/amd64 is built as
+// a release is: its archives and packages are the ones compared with a
+// second build (TestReleaseIsReproducible), installed
+// (TestReleaseDebInstalls, the .rpm into a folder), and checked to be
+// compressed (TestReleaseEveryPlatform); each compression path (tar.gz,
+// .deb, .rpm at the configured levels; zip's deflate) is the same code for
+// every platform, and internal/release tests the .zip's.
+const storedPlatforms = "linux/arm64 darwin/amd64 darwin/arm64 windows/amd64"
+
 // sharedRelease is the release of testPlatforms the tests share, built
 // once.
 func sharedRelease(t *testing.T) string {
@@ -128,7 +142,7 @@ func sharedRelease(t *testing.T) string {
 	}
 	shared.once.Do(func() {
 		shared.out = filepath.Join(shared.dir, "all")
-		shared.err = runRelease(repoRoot(t), shared.out, testPlatforms)
+		shared.err = runRelease(repoRoot(t), shared.out, testPlatforms, "STORED="+storedPlatforms)
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -245,6 +259,8 @@ func TestReleaseEveryPlatform(t *testing.T) {
 			}
 		}
 		checkBinary(t, name+"/mcp-tester"+exe, files[name+"/mcp-tester"+exe], goos, goarch, commit)
+		stored := strings.Contains(" "+storedPlatforms+" ", " "+platform+" ")
+		checkCompression(t, filepath.Join(dir, name+ext), filesSize(files), stored)
 
 		exname := "askback-examples_" + v + "_" + goos + "_" + goarch
 		exfiles := archiveFiles(t, filepath.Join(dir, exname+ext))
@@ -254,6 +270,7 @@ func TestReleaseEveryPlatform(t *testing.T) {
 		for _, e := range examples {
 			checkBinary(t, exname+"/bin/"+e+exe, exfiles[exname+"/bin/"+e+exe], goos, goarch, "")
 		}
+		checkCompression(t, filepath.Join(dir, exname+ext), filesSize(exfiles), stored)
 	}
 
 	for _, arch := range []string{"amd64", "arm64"} {
@@ -266,6 +283,12 @@ func TestReleaseEveryPlatform(t *testing.T) {
 			if want := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: %s\n", pkg, debVersion, arch); string(out) != want {
 				t.Errorf("%s:\n%s\nwant\n%s", filepath.Base(deb), out, want)
 			}
+			size, err := exec.Command("dpkg-deb", "--showformat", "${Installed-Size}", "--show", deb).Output()
+			kib, _ := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64)
+			if err != nil || kib == 0 {
+				t.Errorf("dpkg-deb --show %s: %q, %v", deb, size, err)
+			}
+			checkCompression(t, deb, kib*1024, arch != "amd64")
 		}
 	}
 
@@ -283,6 +306,12 @@ func TestReleaseEveryPlatform(t *testing.T) {
 		if want := "mcp-tester 0.9.0~releasetest 1 " + rpmArch[arch] + "\n"; string(out) != want {
 			t.Errorf("rpm -qp: %q, want %q", out, want)
 		}
+		size, err := exec.Command("rpm", "-qp", "--qf", "%{SIZE}", p).Output()
+		n, _ := strconv.ParseInt(string(size), 10, 64)
+		if err != nil || n == 0 {
+			t.Errorf("rpm -qp --qf %%{SIZE} %s: %q, %v", p, size, err)
+		}
+		checkCompression(t, p, n, arch != "amd64")
 		list, err := exec.Command("rpm", "-qpl", p).Output()
 		if err != nil {
 			t.Fatal(err)
@@ -407,6 +436,32 @@ func archiveFiles(t *testing.T, path string) map[string][]byte {
 		t.Errorf("%s: entries out of order: %v", filepath.Base(path), names)
 	}
 	return files
+}
+
+// filesSize is the size of the files an archive holds.
+func filesSize(files map[string][]byte) int64 {
+	var n int64
+	for _, b := range files {
+		n += int64(len(b))
+	}
+	return n
+}
+
+// checkCompression checks that path, which holds content bytes of files,
+// is compressed as a release's archives and packages are (gzip's default
+// level makes the binaries about half their size), or stored, as the shared
+// release makes those of storedPlatforms.
+func checkCompression(t *testing.T, path string, content int64, stored bool) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	want := map[bool]string{false: "compressed, as a release is", true: "stored (STORED)"}[stored]
+	if compressed := fi.Size() < content*8/10; compressed == stored {
+		t.Errorf("%s: %d bytes holding %d bytes of files; want it %s", filepath.Base(path), fi.Size(), content, want)
+	}
 }
 
 // checkBinary checks that b is an executable for goos/goarch built as a
@@ -585,8 +640,9 @@ func checkHTMLReport(t *testing.T, path string, since time.Time) {
 // it runs the example script against the installed deployer, and the
 // README's first example runs with the installed binaries alone (the
 // servers' folder on the path, from the folder of their scripts). dpkg -r
-// removes them after. Tests on one machine take turns (a lock), and a
-// mcp-tester installed by someone else is never replaced.
+// removes them after, and runs the triggers the install left pending.
+// Tests on one machine take turns (a lock), and a mcp-tester installed by
+// someone else is never replaced.
 func TestReleaseDebInstalls(t *testing.T) {
 	dir := sharedRelease(t)
 	if os.Geteuid() != 0 {
@@ -618,8 +674,17 @@ func TestReleaseDebInstalls(t *testing.T) {
 		if _, err := os.Stat("/usr/bin/mcp-tester"); err == nil {
 			t.Error("dpkg -r left /usr/bin/mcp-tester")
 		}
+		if out, err := exec.Command("dpkg-query", "-W", "-f", "${Status}", "man-db").Output(); err == nil && strings.Contains(string(out), "trigger") {
+			t.Errorf("dpkg -r left man-db's trigger pending: %s", out)
+		}
 	})
-	if out, err := dpkg(append([]string{"-i"}, debs...)...); err != nil {
+	// --no-triggers: man-db's trigger (mandb, which indexes the man pages
+	// for apropos and whatis) is left pending at the install and runs once,
+	// at the dpkg -r above, not once at each: man finds the installed pages
+	// without the index (man -w, below), and nothing here reads the index.
+	// A mandb run is some 3 s of processor time on a machine with many man
+	// pages; the machine is left with no trigger pending.
+	if out, err := dpkg(append([]string{"--no-triggers", "-i"}, debs...)...); err != nil {
 		t.Fatalf("dpkg -i: %v\n%s", err, out)
 	}
 
