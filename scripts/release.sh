@@ -26,8 +26,7 @@
 # packages hold their files stored, not compressed (a valid .tar.gz, .zip, .deb and .rpm
 # of the same files; see internal/release's Store). The tests open and read every
 # platform's archives and packages; compressing them is most of what they cost, and the
-# platform they install and build again for reproducibility (linux/amd64) is built as a
-# release is. A release never sets it.
+# platform they install (linux/amd64) is built as a release is. A release never sets it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
