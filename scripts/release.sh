@@ -21,6 +21,12 @@
 #
 # RELEASE_URL is where the formula downloads the archives from (default: the GitHub
 # release of VERSION).
+#
+# STORED="linux/arm64 …" is for the release tests alone: those platforms' archives and
+# packages hold their files stored, not compressed (a valid .tar.gz, .zip, .deb and .rpm
+# of the same files; see internal/release's Store). The tests open and read every
+# platform's archives and packages; compressing them is most of what they cost, and the
+# platform they install (linux/amd64) is built as a release is. A release never sets it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,7 +39,8 @@ if [[ ! $version =~ $semver ]]; then
 fi
 v=${version#v}
 platforms=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
-for p in $platforms; do
+stored=${STORED:-}
+for p in $platforms $stored; do
   case $p in
     linux/amd64 | linux/arm64 | darwin/amd64 | darwin/arm64 | windows/amd64 | windows/arm64) ;;
     *) echo "release: platform \"$p\" is not one of linux, darwin, windows on amd64, arm64" >&2; exit 2 ;;
@@ -75,22 +82,32 @@ for p in $platforms; do
   [ "$os" = windows ] && exe=.exe
   ext=tar.gz
   [ "$os" = windows ] && ext=zip
-  echo "  $os/$arch" >&2
+  store=""
+  if [[ " $stored " == *" $p "* ]]; then
+    store=-store
+    echo "  $os/$arch (STORED: archives and packages not compressed; no release)" >&2
+  else
+    echo "  $os/$arch" >&2
+  fi
 
   name=mcp-tester_${v}_${os}_${arch}
   stage=$work/$name
-  mkdir -p "$stage"
-  (cd "$src" && GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$ldflags" -o "$stage/mcp-tester$exe" ./cmd/mcp-tester)
-  cp -R "$work/docs/man" "$work/docs/completions" "$stage/"
-  cp "$src/README.md" "$stage/"
-  pack archive -epoch "$epoch" -prefix "$name" -out "$work/dist/$name.$ext" "$stage"
-
   exname=askback-examples_${v}_${os}_${arch}
   exstage=$work/$exname
-  mkdir -p "$exstage/bin" "$exstage/examples/deployer"
-  (cd "$src" && GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w" -o "$exstage/bin/" "${examples[@]}")
+  mkdir -p "$stage" "$exstage/bin" "$exstage/examples/deployer"
+  # mcp-tester and the example servers in one go build (one load of the module, not
+  # two): the version and commit are stamped into mcp-tester alone, by the -ldflags
+  # whose pattern names it (the last match wins); each binary is linked with the same
+  # flags, so comes out the same, as when each was built by a go build of its own.
+  (cd "$src" && GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w" -ldflags "./cmd/mcp-tester=$ldflags" \
+    -o "$exstage/bin/" ./cmd/mcp-tester "${examples[@]}")
+  mv "$exstage/bin/mcp-tester$exe" "$stage/"
+  cp -R "$work/docs/man" "$work/docs/completions" "$stage/"
+  cp "$src/README.md" "$stage/"
+  pack archive $store -epoch "$epoch" -prefix "$name" -out "$work/dist/$name.$ext" "$stage"
+
   cp "$src/examples/deployer/deploy.mcp" "$exstage/examples/deployer/"
-  pack archive -epoch "$epoch" -prefix "$exname" -out "$work/dist/$exname.$ext" "$exstage"
+  pack archive $store -epoch "$epoch" -prefix "$exname" -out "$work/dist/$exname.$ext" "$exstage"
 
   if [ "$os" = linux ]; then
     pkg=$work/pkg_$arch
@@ -98,10 +115,24 @@ for p in $platforms; do
     cp "$stage/mcp-tester" "$pkg/"
     cp "$work/docs/completions/"* "$pkg/completions/"
     pack gzip -out "$pkg/man" "$work/docs/man/man1/"*.1
+    configs=$src/packaging
+    if [ -n "$store" ]; then
+      # The packages' configurations with gzip's level 0 (stored) for the .deb and the .rpm.
+      configs=$work/packaging-stored
+      mkdir -p "$configs"
+      for c in mcp-tester askback-examples; do
+        sed -e 's/^  compression: .*/  compression: gzip:0/' -e 's/^rpm:$/rpm:\n  compression: gzip:0/' \
+          "$src/packaging/$c.yaml" >"$configs/$c.yaml"
+        if [ "$(grep -c '^  compression: gzip:0$' "$configs/$c.yaml")" != 2 ]; then
+          echo "release: STORED: packaging/$c.yaml does not say its .deb compression where expected" >&2
+          exit 1
+        fi
+      done
+    fi
     for packager in deb rpm; do
-      ARCH=$arch VERSION=$version STAGE=$pkg "$nfpm" package --config "$src/packaging/mcp-tester.yaml" \
+      ARCH=$arch VERSION=$version STAGE=$pkg "$nfpm" package --config "$configs/mcp-tester.yaml" \
         --packager "$packager" --target "$work/dist/" >/dev/null
-      ARCH=$arch VERSION=$version STAGE=$exstage "$nfpm" package --config "$src/packaging/askback-examples.yaml" \
+      ARCH=$arch VERSION=$version STAGE=$exstage "$nfpm" package --config "$configs/askback-examples.yaml" \
         --packager "$packager" --target "$work/dist/" >/dev/null
     done
   fi

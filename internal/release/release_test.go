@@ -46,7 +46,7 @@ func tree(t *testing.T, umask bool) string {
 	return dir
 }
 
-func pack(t *testing.T, dir string, zipped bool) []byte {
+func pack(t *testing.T, dir string, zipped bool, c Compression) []byte {
 	t.Helper()
 	entries, err := Collect(dir, "mcp-tester_0.9.0_linux_amd64")
 	if err != nil {
@@ -54,9 +54,9 @@ func pack(t *testing.T, dir string, zipped bool) []byte {
 	}
 	var b bytes.Buffer
 	if zipped {
-		err = WriteZip(&b, entries, epoch)
+		err = WriteZip(&b, entries, epoch, c)
 	} else {
-		err = WriteTarGz(&b, entries, epoch)
+		err = WriteTarGz(&b, entries, epoch, c)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -66,12 +66,18 @@ func pack(t *testing.T, dir string, zipped bool) []byte {
 
 // Two folders with the same files, made at other times with another umask,
 // give the same archive bytes; the archive holds every entry in order, at
-// the commit's time, owned by root, executable or not as the file was.
+// the commit's time, owned by root, executable or not as the file was, with
+// the file's bytes. A stored archive (the release tests') holds the same as
+// a deflated one (a release's).
 func TestArchivesAreReproducible(t *testing.T) {
-	for _, zipped := range []bool{false, true} {
-		a, b := pack(t, tree(t, false), zipped), pack(t, tree(t, true), zipped)
+	for _, tc := range []struct {
+		zipped bool
+		c      Compression
+	}{{false, Deflate}, {true, Deflate}, {false, Store}, {true, Store}} {
+		zipped := tc.zipped
+		a, b := pack(t, tree(t, false), zipped, tc.c), pack(t, tree(t, true), zipped, tc.c)
 		if !bytes.Equal(a, b) {
-			t.Fatalf("zip=%v: two archives of the same files differ", zipped)
+			t.Fatalf("zip=%v compression=%d: two archives of the same files differ", zipped, tc.c)
 		}
 		type entry struct {
 			name string
@@ -79,6 +85,7 @@ func TestArchivesAreReproducible(t *testing.T) {
 			mod  time.Time
 		}
 		var got []entry
+		var binary []byte
 		if zipped {
 			zr, err := zip.NewReader(bytes.NewReader(a), int64(len(a)))
 			if err != nil {
@@ -86,6 +93,14 @@ func TestArchivesAreReproducible(t *testing.T) {
 			}
 			for _, f := range zr.File {
 				got = append(got, entry{f.Name, int64(f.Mode().Perm()), f.Modified.UTC()})
+				if strings.HasSuffix(f.Name, "/mcp-tester") {
+					rc, err := f.Open()
+					if err != nil {
+						t.Fatal(err)
+					}
+					binary, _ = io.ReadAll(rc)
+					rc.Close()
+				}
 			}
 		} else {
 			gz, err := gzip.NewReader(bytes.NewReader(a))
@@ -108,6 +123,9 @@ func TestArchivesAreReproducible(t *testing.T) {
 					t.Errorf("%s owned by %d:%d (%q:%q)", h.Name, h.Uid, h.Gid, h.Uname, h.Gname)
 				}
 				got = append(got, entry{h.Name, h.Mode, h.ModTime.UTC()})
+				if strings.HasSuffix(h.Name, "/mcp-tester") {
+					binary, _ = io.ReadAll(tr)
+				}
 			}
 		}
 		p := "mcp-tester_0.9.0_linux_amd64/"
@@ -127,6 +145,9 @@ func TestArchivesAreReproducible(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("zip=%v: entry %d = %v, want %v", zipped, i, got[i], want[i])
 			}
+		}
+		if string(binary) != "#!binary" {
+			t.Errorf("zip=%v compression=%d: mcp-tester holds %q", zipped, tc.c, binary)
 		}
 	}
 }

@@ -3,6 +3,7 @@
 //
 //	pack docs -version V -epoch N DIR         man pages (DIR/man/man1) and shell completions (DIR/completions) of mcp-tester
 //	pack archive -epoch N -prefix P -out F DIR  DIR as F (.tar.gz or .zip), unpacking into the folder P
+//	                                            (-store: the files not compressed; the release tests' only)
 //	pack gzip -out DIR FILE...                  each FILE as DIR/FILE.gz (no name, no time in the header)
 //	pack checksums -out F FILE...               the SHA-256 checksums of the files, as sha256sum writes them
 //	pack formula -version V -url BASE -checksums F -out F  the Homebrew formula of mcp-tester
@@ -38,6 +39,7 @@ func main() {
 type flags struct {
 	version, prefix, out, base, sums string
 	epoch                            int64
+	store                            bool
 }
 
 func run(args []string) error {
@@ -52,6 +54,7 @@ func run(args []string) error {
 	fs.StringVar(&f.out, "out", "", "the file (or folder, for gzip) to write")
 	fs.StringVar(&f.base, "url", "", "where the archives are downloaded from")
 	fs.StringVar(&f.sums, "checksums", "", "the checksums file")
+	fs.BoolVar(&f.store, "store", false, "archive: store the files without compressing them (for tests; a release compresses)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -102,7 +105,11 @@ func runArchive(f flags, args []string) error {
 	if len(args) != 1 || f.out == "" || f.prefix == "" {
 		return fmt.Errorf("usage: pack archive -epoch N -prefix P -out FILE DIR")
 	}
-	return archive(args[0], f.prefix, f.out, mtime)
+	c := release.Deflate
+	if f.store {
+		c = release.Store
+	}
+	return archive(args[0], f.prefix, f.out, mtime, c)
 }
 
 // runGzip is pack gzip.
@@ -181,7 +188,7 @@ func docs(dir, version string, mtime time.Time) error {
 	return nil
 }
 
-func archive(dir, prefix, out string, mtime time.Time) error {
+func archive(dir, prefix, out string, mtime time.Time, c release.Compression) error {
 	entries, err := release.Collect(dir, prefix)
 	if err != nil {
 		return err
@@ -189,9 +196,9 @@ func archive(dir, prefix, out string, mtime time.Time) error {
 	return writeFile(out, func(b *bytes.Buffer) error {
 		switch {
 		case strings.HasSuffix(out, ".tar.gz"):
-			return release.WriteTarGz(b, entries, mtime)
+			return release.WriteTarGz(b, entries, mtime, c)
 		case strings.HasSuffix(out, ".zip"):
-			return release.WriteZip(b, entries, mtime)
+			return release.WriteZip(b, entries, mtime, c)
 		}
 		return fmt.Errorf("%s: an archive is .tar.gz or .zip", out)
 	})
