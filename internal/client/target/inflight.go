@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,7 +39,15 @@ type inflight struct {
 	answers map[int]bool  // the requests of all that no context ends (answers)
 	changed chan struct{} // closed, and replaced, when an answer ends
 	flooded bool
+	// ended is set once the session's close has ended the answers under
+	// way (endAnswers): an answer whose POST starts after that is refused
+	// at once, as nothing would end it (the close waits for it for ever).
+	ended bool
 }
+
+// errAnswersEnded is why an answer to a server's request is not sent: the
+// session is closing, and has ended the answers under way.
+var errAnswersEnded = errors.New("the session is closing: the answer was not sent")
 
 func newInflight(refused *refusal, limit int) *inflight {
 	return &inflight{refused: refused, limit: limit, all: map[int]context.CancelFunc{}, answers: map[int]bool{}, changed: make(chan struct{})}
@@ -60,6 +69,11 @@ func (f *inflight) start(r *http.Request) (*http.Request, func(), error) {
 		f.mu.Unlock()
 		cancel()
 		return nil, nil, ErrServerFlooded
+	}
+	if answer && f.ended {
+		f.mu.Unlock()
+		cancel()
+		return nil, nil, errAnswersEnded
 	}
 	id := f.next
 	f.next++
@@ -117,6 +131,7 @@ func (f *inflight) endAnswers(grace time.Duration) {
 	for waiting := true; waiting; {
 		f.mu.Lock()
 		if len(f.answers) == 0 {
+			f.ended = true
 			f.mu.Unlock()
 			return
 		}
@@ -129,6 +144,7 @@ func (f *inflight) endAnswers(grace time.Duration) {
 		}
 	}
 	f.mu.Lock()
+	f.ended = true
 	var cancels []context.CancelFunc
 	for id := range f.answers {
 		cancels = append(cancels, f.all[id])
