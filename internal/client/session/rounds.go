@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -804,28 +805,13 @@ const relatedTaskKey = "io.modelcontextprotocol/related-task"
 // relatedTask is the id of the task the server's request req is about
 // (_meta[relatedTaskKey].taskId), "" when it names none.
 func relatedTask(req mcp.Request) string {
-	var meta map[string]any
+	p := req.GetParams()
 	// A request sent with no params holds a nil pointer of its params'
 	// type (roots/list is most often sent so), whose GetMeta panics.
-	switch p := req.GetParams().(type) {
-	case *mcp.ElicitParams:
-		if p != nil {
-			meta = p.Meta
-		}
-	case *mcp.CreateMessageWithToolsParams:
-		if p != nil {
-			meta = p.Meta
-		}
-	case *mcp.CreateMessageParams:
-		if p != nil {
-			meta = p.Meta
-		}
-	case *mcp.ListRootsParams:
-		if p != nil {
-			meta = p.Meta
-		}
+	if p == nil || reflect.ValueOf(p).IsNil() {
+		return ""
 	}
-	m, _ := meta[relatedTaskKey].(map[string]any)
+	m, _ := p.GetMeta()[relatedTaskKey].(map[string]any)
 	id, _ := m["taskId"].(string)
 	return id
 }
